@@ -1,0 +1,81 @@
+// Command harvester is Harvester's one binary. It only wires: it reads flags and environment,
+// builds the store, the router and its stages, runs them, and turns signals into context
+// cancellation.
+//
+//	harvester harvest --url URL | --file PATH --schema-type TYPE [--job-type TYPE] [--format json]
+//	harvester migrate
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0 // the job completed (record errors included)
+	exitJobError = 1 // the job ended in error, or a service failed
+	exitUsage    = 2 // bad arguments
+)
+
+// usageError marks errors that are the caller's arguments' fault.
+type usageError struct{ error }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := &cobra.Command{
+		Use:           "harvester",
+		Short:         "Harvest open-data metadata into a DCAT-US catalog",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(harvestCommand(), migrateCommand())
+	err := root.ExecuteContext(ctx)
+	var jobErr jobFailed
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &jobErr):
+		return exitJobError
+	case errors.As(err, new(usageError)) || isCobraUsage(err):
+		fmt.Fprintln(stderr, "harvester:", err)
+		fmt.Fprintln(stderr, "Run 'harvester --help' for usage.")
+		return exitUsage
+	}
+	fmt.Fprintln(stderr, "harvester:", err)
+	return exitJobError
+}
+
+// jobFailed is returned after a report was printed for a job that ended in error.
+type jobFailed struct{ jobID string }
+
+func (e jobFailed) Error() string { return "job " + e.jobID + " ended in error" }
+
+// isCobraUsage recognises cobra's own argument errors (unknown command, bad arg count).
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires "} {
+		if len(msg) >= len(p) && (msg[:len(p)] == p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,257 @@
+package harvest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/uuid"
+)
+
+// Version is the envelope version every message carries in its "v" field. A consumer refuses
+// envelopes of another version with a permanent error, so a mixed deployment fails loudly.
+const Version = 1
+
+// Subjects, one per purpose (DESIGN.md "Messages").
+const (
+	SubjectExtract   = "harvest.v1.extract"
+	SubjectCompare   = "harvest.v1.compare"
+	SubjectListing   = "harvest.v1.listing" // Listing messages, handled by COMPARE
+	SubjectTransform = "harvest.v1.transform"
+	SubjectValidate  = "harvest.v1.validate"
+	SubjectSync      = "harvest.v1.sync"
+	SubjectSettled   = "harvest.v1.settled"
+	SubjectReport    = "harvest.v1.report"
+	SubjectTrigger   = "harvest.v1.trigger"
+	// SubjectFailedPrefix + stage name holds records whose stage failed for good, kept for replay.
+	SubjectFailedPrefix = "harvest.v1.failed."
+)
+
+// Metadata keys: they become NATS headers and slog attributes.
+const (
+	MetaSubject    = "harvest_subject" // where the routing publisher sends the message
+	MetaJobID      = "job_id"
+	MetaSourceID   = "source_id"
+	MetaRecordID   = "record_id"
+	MetaIdentifier = "identifier"
+	MetaReason     = "failure_reason" // on failed-subject messages: the last handler error
+)
+
+// Job is the message that starts a job's EXTRACT, published to SubjectExtract.
+type Job struct {
+	V          int        `json:"v"`
+	JobID      string     `json:"job_id"`
+	SourceID   string     `json:"source_id"`
+	JobType    JobType    `json:"job_type"`
+	SourceType SourceType `json:"source_type"`
+	SchemaType SchemaType `json:"schema_type"`
+	URL        string     `json:"url"`
+}
+
+// Record is one record on its way through the stages.
+type Record struct {
+	V          int        `json:"v"`
+	JobID      string     `json:"job_id"`
+	SourceID   string     `json:"source_id"`
+	RecordID   string     `json:"record_id"` // harvest_record id, derived from (job, identifier)
+	JobType    JobType    `json:"job_type"`
+	SchemaType SchemaType `json:"schema_type"`
+	Identifier string     `json:"identifier"`
+	Position   int        `json:"position"`         // 0-based index in the source's listing; -1 for deletes
+	Action     Action     `json:"action,omitempty"` // set by compare
+	SourceHash string     `json:"source_hash,omitempty"`
+	Validated  bool       `json:"validated,omitempty"` // set by validate
+	// Body is the record exactly as the publisher wrote it (source_raw); empty for deletes.
+	Body json.RawMessage `json:"body,omitempty"`
+	// Transformed is the DCAT-US made from Body by TRANSFORM; empty when Body already is DCAT-US.
+	Transformed json.RawMessage `json:"transformed,omitempty"`
+}
+
+// DCAT returns the DCAT-US JSON of the record: Transformed when set, else Body.
+func (r *Record) DCAT() json.RawMessage {
+	if len(r.Transformed) > 0 {
+		return r.Transformed
+	}
+	return r.Body
+}
+
+// Listing tells COMPARE that EXTRACT listed every record of the job: Listed messages (records
+// and errors) were emitted. Compare turns stored-but-unseen identifiers into deletes and then
+// tells the aggregator the expected count.
+type Listing struct {
+	V        int     `json:"v"`
+	JobID    string  `json:"job_id"`
+	SourceID string  `json:"source_id"`
+	JobType  JobType `json:"job_type"`
+	Listed   int     `json:"listed"`
+}
+
+// RecordError is one problem with one record: a harvest_record_error row.
+type RecordError struct {
+	Type     string   `json:"type"` // e.g. ValidationError, DuplicateIdentifier, SyncError
+	Message  string   `json:"message"`
+	Severity Severity `json:"severity"`
+}
+
+// SettledKind tells the aggregator what a Settled message carries.
+type SettledKind string
+
+// Settled kinds.
+const (
+	SettledOutcome  SettledKind = "outcome"  // one record's outcome
+	SettledExpected SettledKind = "expected" // the job's expected count, after a complete listing
+	SettledFailed   SettledKind = "failed"   // the job already ended in error; report it
+)
+
+// Settled goes to the job aggregator (SubjectSettled).
+type Settled struct {
+	V     int         `json:"v"`
+	Kind  SettledKind `json:"kind"`
+	JobID string      `json:"job_id"`
+	// Key is unique per record within the job: IdentifierKey, or PositionKey for a record the
+	// listing could not key (missing or duplicate identifier). The aggregator counts a key once.
+	Key        string        `json:"key,omitempty"`
+	Identifier string        `json:"identifier,omitempty"`
+	RecordID   string        `json:"record_id,omitempty"` // set when a harvest_record row exists
+	Outcome    Outcome       `json:"outcome,omitempty"`
+	Status     RecordStatus  `json:"status,omitempty"` // final harvest_record status
+	Validated  bool          `json:"validated,omitempty"`
+	Errors     []RecordError `json:"errors,omitempty"`
+	Expected   int           `json:"expected,omitempty"`
+}
+
+// Report is the harvest report event published once per finished job (SubjectReport): the
+// FDK harvest report's fields plus the job's counts.
+type Report struct {
+	V               int       `json:"v"`
+	ID              string    `json:"id"` // job id
+	SourceID        string    `json:"sourceId"`
+	URL             string    `json:"url"`
+	DataType        string    `json:"dataType"`
+	JobType         JobType   `json:"jobType"`
+	Status          JobStatus `json:"status"`
+	HarvestError    bool      `json:"harvestError"`
+	ErrorMessage    string    `json:"errorMessage,omitempty"`
+	StartTime       time.Time `json:"startTime"`
+	EndTime         time.Time `json:"endTime"`
+	ChangedCatalogs int       `json:"changedCatalogs"`
+	Total           int       `json:"total"`
+	Added           int       `json:"added"`
+	Updated         int       `json:"updated"`
+	Deleted         int       `json:"deleted"`
+	Unchanged       int       `json:"unchanged"`
+	Errored         int       `json:"errored"`
+	Validated       int       `json:"validated"`
+}
+
+// NewMessage encodes v as a message bound for subject, with the given ids as metadata. ids
+// alternate key and value (MetaJobID, id, …). Values are cleaned of control characters and cut
+// to 256 bytes, because NATS headers cannot carry newlines.
+func NewMessage(subject string, v any, ids ...string) (*message.Message, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s message: %w", subject, err)
+	}
+	m := message.NewMessage(watermill.NewUUID(), body)
+	m.Metadata.Set(MetaSubject, subject)
+	for i := 0; i+1 < len(ids); i += 2 {
+		if ids[i+1] != "" {
+			m.Metadata.Set(ids[i], HeaderValue(ids[i+1]))
+		}
+	}
+	return m, nil
+}
+
+// RecordMessage is NewMessage for a Record, carrying its ids as metadata.
+func RecordMessage(subject string, r *Record) (*message.Message, error) {
+	r.V = Version
+	return NewMessage(subject, r, MetaJobID, r.JobID, MetaSourceID, r.SourceID,
+		MetaRecordID, r.RecordID, MetaIdentifier, r.Identifier)
+}
+
+// SettledMessage is NewMessage for a Settled outcome.
+func SettledMessage(s *Settled) (*message.Message, error) {
+	s.V = Version
+	return NewMessage(SubjectSettled, s, MetaJobID, s.JobID, MetaRecordID, s.RecordID, MetaIdentifier, s.Identifier)
+}
+
+// Decode unmarshals a message body into v and checks its envelope version. Its errors are
+// permanent: redelivering the same bytes cannot succeed.
+func Decode(m *message.Message, v any) error {
+	var env struct {
+		V int `json:"v"`
+	}
+	if err := json.Unmarshal(m.Payload, &env); err != nil {
+		return fmt.Errorf("decode message %s: %w", m.UUID, err)
+	}
+	if env.V != Version {
+		return fmt.Errorf("decode message %s: envelope version %d, want %d", m.UUID, env.V, Version)
+	}
+	if err := json.Unmarshal(m.Payload, v); err != nil {
+		return fmt.Errorf("decode message %s: %w", m.UUID, err)
+	}
+	return nil
+}
+
+// HeaderValue cleans s of control characters and cuts it to 256 bytes, for a NATS header.
+func HeaderValue(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > 256 {
+		s = s[:256]
+	}
+	return s
+}
+
+// RecordID is the harvest_record id of identifier's passage through job jobID: a name-based
+// UUID (RFC 9562 version 5) of the pair, so a redelivered or replayed record keeps its id and
+// every write keyed by it is idempotent. jobID must be a UUID; other strings give the nil UUID
+// as namespace.
+func RecordID(jobID, identifier string) string {
+	ns, err := uuid.Parse(jobID)
+	if err != nil {
+		ns = uuid.Nil
+	}
+	return uuid.NewSHA1(ns, []byte(identifier)).String()
+}
+
+// Next is a handler's return value that carries rec on to subject.
+func Next(subject string, rec *Record) ([]*message.Message, error) {
+	m, err := RecordMessage(subject, rec)
+	if err != nil {
+		return nil, err
+	}
+	return []*message.Message{m}, nil
+}
+
+// Settle is a handler's return value that settles s with the aggregator.
+func Settle(s *Settled) ([]*message.Message, error) {
+	m, err := SettledMessage(s)
+	if err != nil {
+		return nil, err
+	}
+	return []*message.Message{m}, nil
+}
+
+// StoredRecordID is the id of the harvest_record row this record has, or "" when it has none:
+// validate jobs write no rows.
+func (r *Record) StoredRecordID() string {
+	if r.JobType == JobValidate {
+		return ""
+	}
+	return r.RecordID
+}
+
+// IdentifierKey is the aggregator key of a record keyed by its identifier.
+func IdentifierKey(identifier string) string { return "id:" + identifier }
+
+// PositionKey is the aggregator key of a listing entry that has no usable identifier (missing,
+// blank or repeated): its 0-based position in the listing.
+func PositionKey(pos int) string { return fmt.Sprintf("pos:%d", pos) }

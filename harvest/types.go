@@ -1,0 +1,123 @@
+package harvest
+
+import "fmt"
+
+// JobType is what a harvest job does (DESIGN.md "Types"; Data.gov H2.0 job_type).
+type JobType string
+
+// Job types.
+const (
+	JobHarvest      JobType = "harvest"       // only changed records are synced
+	JobForceHarvest JobType = "force_harvest" // every stored record counts as changed
+	JobValidate     JobType = "validate"      // extract, compare, transform, validate; writes no dataset
+	JobClear        JobType = "clear"         // deletes every dataset of the source, keeps history
+)
+
+// ParseJobType returns the JobType spelled s, or an error naming the allowed values.
+func ParseJobType(s string) (JobType, error) {
+	switch t := JobType(s); t {
+	case JobHarvest, JobForceHarvest, JobValidate, JobClear:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown job type %q: want harvest, force_harvest, validate or clear", s)
+}
+
+// WritesCatalog reports whether jobs of this type change the dataset table.
+func (t JobType) WritesCatalog() bool { return t != JobValidate }
+
+// JobStatus is a harvest job's state: new -> in_progress -> complete | error.
+type JobStatus string
+
+// Job statuses.
+const (
+	JobNew        JobStatus = "new"
+	JobInProgress JobStatus = "in_progress"
+	JobComplete   JobStatus = "complete"
+	JobError      JobStatus = "error"
+)
+
+// Finished reports whether the status is terminal.
+func (s JobStatus) Finished() bool { return s == JobComplete || s == JobError }
+
+// SourceType is how a harvest source publishes its records.
+type SourceType string
+
+// Source types (only document is harvested so far).
+const (
+	SourceDocument SourceType = "document"
+)
+
+// SchemaType is the metadata standard a harvest source's records follow.
+type SchemaType string
+
+// Schema types that can be harvested today.
+const (
+	SchemaDCATUS11Federal    SchemaType = "dcatus1.1: federal"
+	SchemaDCATUS11NonFederal SchemaType = "dcatus1.1: non-federal"
+)
+
+// ParseSchemaType returns the SchemaType spelled s, or an error naming the allowed values.
+func ParseSchemaType(s string) (SchemaType, error) {
+	switch t := SchemaType(s); t {
+	case SchemaDCATUS11Federal, SchemaDCATUS11NonFederal:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown schema type %q: want %q or %q", s, SchemaDCATUS11Federal, SchemaDCATUS11NonFederal)
+}
+
+// Action is what a record does to the catalog. Unchanged records are counted, never stored.
+type Action string
+
+// Record actions.
+const (
+	ActionCreate    Action = "create"
+	ActionUpdate    Action = "update"
+	ActionDelete    Action = "delete"
+	ActionUnchanged Action = "unchanged"
+)
+
+// RecordStatus is the status of a harvest_record row.
+type RecordStatus string
+
+// Record statuses.
+const (
+	RecordPending         RecordStatus = "pending" // written by compare, not yet settled
+	RecordSuccess         RecordStatus = "success"
+	RecordErrorValidation RecordStatus = "error_validation"
+	RecordErrorTransform  RecordStatus = "error_transform"
+	RecordFailed          RecordStatus = "error" // sync or other failure
+)
+
+// Outcome is how one record of a job settled; the job aggregator counts each once.
+type Outcome string
+
+// Outcomes; total = added + updated + deleted + unchanged + errored.
+const (
+	OutcomeAdded     Outcome = "added"
+	OutcomeUpdated   Outcome = "updated"
+	OutcomeDeleted   Outcome = "deleted"
+	OutcomeUnchanged Outcome = "unchanged"
+	OutcomeErrored   Outcome = "errored"
+)
+
+// OutcomeOf maps a successful record's action to its outcome.
+func OutcomeOf(a Action) Outcome {
+	switch a {
+	case ActionCreate:
+		return OutcomeAdded
+	case ActionUpdate:
+		return OutcomeUpdated
+	case ActionDelete:
+		return OutcomeDeleted
+	}
+	return OutcomeUnchanged
+}
+
+// Severity of a record error row.
+type Severity string
+
+// Severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)

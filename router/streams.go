@@ -1,0 +1,45 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/harvester-dev/harvester/harvest"
+)
+
+// Stream names.
+const (
+	StreamWork    = "HARVEST_WORK"
+	StreamSettled = "HARVEST_SETTLED"
+	StreamFailed  = "HARVEST_FAILED"
+	StreamReport  = "HARVEST_REPORT"
+)
+
+// streamConfigs are the JetStream streams Harvester uses; nothing here needs nats-server 2.10.
+func streamConfigs() []jetstream.StreamConfig {
+	keep := 30 * 24 * time.Hour
+	return []jetstream.StreamConfig{
+		{Name: StreamWork, Subjects: []string{harvest.SubjectExtract, harvest.SubjectCompare, harvest.SubjectListing,
+			harvest.SubjectTransform, harvest.SubjectValidate, harvest.SubjectSync},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
+		{Name: StreamSettled, Subjects: []string{harvest.SubjectSettled},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
+		{Name: StreamFailed, Subjects: []string{harvest.SubjectFailedPrefix + ">"},
+			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: keep},
+		{Name: StreamReport, Subjects: []string{harvest.SubjectReport},
+			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: keep},
+	}
+}
+
+// EnsureStreams creates Harvester's streams, or updates them to the current configuration.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream) error {
+	for _, cfg := range streamConfigs() {
+		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("ensure stream %s: %w", cfg.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package router
+
+import (
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/compare"
+	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/stages/sync"
+	"github.com/harvester-dev/harvester/stages/transform"
+	"github.com/harvester-dev/harvester/stages/validate"
+)
+
+// Stage names, as `harvester worker --stages` spells them.
+const (
+	StageExtract   = "extract"
+	StageCompare   = "compare"
+	StageListing   = "listing"
+	StageTransform = "transform"
+	StageValidate  = "validate"
+	StageSync      = "sync"
+	StageSettled   = "report"
+)
+
+// stage is one row of the topology: a durable consumer on one subject and its handler.
+type stage struct {
+	name    string
+	subject string
+	handler message.HandlerFunc
+	// ackWait is how long JetStream waits for an ack before redelivering; extract handles a
+	// whole listing per message, so it gets long.
+	ackWait time.Duration
+	// subscriptions is how many messages of this stage one process handles at once.
+	subscriptions int
+	// maxPending caps the messages the server hands one subscription before acks.
+	maxPending int
+}
+
+// topology is every stage and its subject: the one table that wires the pipeline.
+func topology(d *deps) []stage {
+	ex := extract.New(d.store, d.pub, d.fetch)
+	cmp := compare.New(d.store, d.pub)
+	n := d.cfg.Subscriptions
+	return []stage{
+		{StageExtract, harvest.SubjectExtract, noOutput(ex.Handle), time.Hour, 1, 1},
+		{StageCompare, harvest.SubjectCompare, cmp.HandleRecord, time.Minute, n, 64},
+		{StageListing, harvest.SubjectListing, cmp.HandleListing, time.Hour, 1, 1},
+		{StageTransform, harvest.SubjectTransform, transform.New().Handle, time.Minute, n, 64},
+		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
+		{StageSync, harvest.SubjectSync, sync.New(d.store).Handle, time.Minute, n, 64},
+		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, n, 64},
+	}
+}
+
+// StageNames lists every stage in pipeline order.
+func StageNames() []string {
+	return []string{StageExtract, StageCompare, StageListing, StageTransform, StageValidate, StageSync, StageSettled}
+}
+
+func noOutput(h func(*message.Message) error) message.HandlerFunc {
+	return func(m *message.Message) ([]*message.Message, error) { return nil, h(m) }
+}

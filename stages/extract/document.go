@@ -1,0 +1,245 @@
+package extract
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ParseError is a catalog document that cannot be read as a DCAT-US catalog: where (1-based
+// line and column of the byte at fault, 0 when it is about the shape rather than a position)
+// and why.
+type ParseError struct {
+	Line, Column int
+	Err          error
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+	}
+	return e.Err.Error()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ErrLegacyArray is the cause of a ParseError for a Project Open Data 1.0 catalog.
+var ErrLegacyArray = errors.New("the document is a top-level JSON array (a Project Open Data 1.0 catalog); " +
+	"only DCAT-US 1.1 catalogs, an object with a \"dataset\" array, are supported")
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// walkCatalog streams the DCAT-US catalog document in r, calling fn with each element of its
+// "dataset" array (0-based position, raw bytes as written) one at a time: the document is never
+// held in memory whole. A leading UTF-8 BOM is skipped. It returns a *ParseError when the
+// document is not JSON (with the line and column of the syntax error when r is an io.ReadSeeker),
+// is a top-level array (ErrLegacyArray), or is not an object with a "dataset" array; fn's error
+// stops the walk and is returned as is.
+func walkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	skipped := 0
+	if head, _ := br.Peek(3); bytes.Equal(head, utf8BOM) {
+		_, _ = br.Discard(3)
+		skipped = 3
+	}
+	dec := json.NewDecoder(br)
+	err := walk(dec, fn)
+	var perr *ParseError
+	if !errors.As(err, &perr) {
+		return err
+	}
+	if perr.Line == 0 {
+		if off, ok := offsetOf(perr.Err); ok {
+			if rs, ok := r.(io.ReadSeeker); ok {
+				perr.Line, perr.Column = position(rs, off+int64(skipped))
+			}
+		}
+	}
+	return perr
+}
+
+func walk(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return parseErr(err)
+	}
+	switch tok {
+	case json.Delim('['):
+		return &ParseError{Err: ErrLegacyArray}
+	case json.Delim('{'):
+	default:
+		return &ParseError{Err: fmt.Errorf("the document is a JSON %s, not a DCAT-US catalog object", kind(tok))}
+	}
+	found := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return parseErr(err)
+		}
+		if key, _ := tok.(string); key == "dataset" && !found {
+			found = true
+			if err := walkDatasets(dec, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return parseErr(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return parseErr(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("unexpected data after the catalog object")
+		}
+		return parseErr(err)
+	}
+	if !found {
+		return &ParseError{Err: errors.New(`not a DCAT-US catalog: the object has no "dataset" array`)}
+	}
+	return nil
+}
+
+func walkDatasets(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return parseErr(err)
+	}
+	if tok != json.Delim('[') {
+		return &ParseError{Err: fmt.Errorf(`not a DCAT-US catalog: "dataset" is a JSON %s, not an array`, kind(tok))}
+	}
+	for pos := 0; dec.More(); pos++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return parseErr(err)
+		}
+		if err := fn(pos, raw); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return parseErr(err)
+	}
+	return nil
+}
+
+func parseErr(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = errors.New("unexpected end of the document")
+	}
+	return &ParseError{Err: err}
+}
+
+func offsetOf(err error) (int64, bool) {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return syn.Offset, true
+	}
+	return 0, false
+}
+
+// position returns the 1-based line and column of byte offset off in rs (the offset json
+// reports is just past the byte at fault).
+func position(rs io.ReadSeeker, off int64) (line, col int) {
+	if _, err := rs.Seek(0, io.SeekStart); err != nil {
+		return 0, 0
+	}
+	br := bufio.NewReader(io.LimitReader(rs, off))
+	line, col = 1, 0
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return line, max(col, 1)
+		}
+		if b == '\n' {
+			line, col = line+1, 0
+		} else {
+			col++
+		}
+	}
+}
+
+func kind(tok json.Token) string {
+	switch tok.(type) {
+	case json.Delim:
+		if tok == json.Delim('[') {
+			return "array"
+		}
+		return "object"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "number"
+}
+
+// Entry is one element of a catalog's dataset array.
+type Entry struct {
+	Position   int
+	Identifier string          // verbatim (never trimmed); empty when Err is set
+	Title      string          // for error messages about records without an identifier
+	Raw        json.RawMessage // the element exactly as the publisher wrote it
+	Err        error           // why the element cannot be keyed: not an object, missing or blank identifier
+}
+
+// identify fills in an entry's identifier: the "identifier" string, or the "@id" of an
+// identifier object (DCAT-US 3.0). Missing, blank or other shapes are an error.
+func identify(pos int, raw json.RawMessage) Entry {
+	e := Entry{Position: pos, Raw: raw}
+	var d struct {
+		Identifier json.RawMessage `json:"identifier"`
+		Title      any             `json:"title"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		var kindErr *json.UnmarshalTypeError
+		if errors.As(err, &kindErr) && kindErr.Field == "" {
+			e.Err = fmt.Errorf("dataset #%d is a JSON %s, not an object", pos, kindErr.Value)
+			return e
+		}
+		// A field of the wrong type elsewhere does not matter here; look at identifier alone.
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			e.Err = fmt.Errorf("dataset #%d: %v", pos, err)
+			return e
+		}
+		d.Identifier = m["identifier"]
+	}
+	e.Title, _ = d.Title.(string)
+	var id any
+	if len(d.Identifier) > 0 {
+		_ = json.Unmarshal(d.Identifier, &id)
+	}
+	switch v := id.(type) {
+	case string:
+		e.Identifier = v
+	case map[string]any:
+		e.Identifier, _ = v["@id"].(string)
+	case nil:
+	default:
+		e.Err = fmt.Errorf("dataset #%d%s: identifier must be a string or an object with @id, not %s",
+			pos, e.titled(), strings.TrimSpace(string(d.Identifier)))
+		return e
+	}
+	if strings.TrimSpace(e.Identifier) == "" {
+		e.Identifier = ""
+		e.Err = fmt.Errorf("dataset #%d%s has no identifier (missing or blank)", pos, e.titled())
+	}
+	return e
+}
+
+func (e *Entry) titled() string {
+	if e.Title == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (title %q)", e.Title)
+}

@@ -1,0 +1,127 @@
+// Package report is the REPORT stage, the job aggregator. It consumes settled outcomes
+// (harvest.SubjectSettled) and counts each record key of a job once, in the same transaction
+// as the record's error rows and final status, so counts stay exact under redelivery. When the
+// job's expected count is known (after a complete listing) and that many outcomes have settled,
+// it finishes the job (complete) and publishes the harvest report (harvest.SubjectReport). A job
+// that EXTRACT failed is reported as it is, in status error.
+package report
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// Handler is the job aggregator over a store.
+type Handler struct {
+	store    store.Store
+	outcomes *prometheus.CounterVec
+	jobs     *prometheus.CounterVec
+	duration prometheus.Histogram
+}
+
+// New returns the aggregator; its metrics are registered with reg (harvester_records_settled_total
+// by outcome, harvester_jobs_finished_total by status, harvester_job_duration_seconds).
+func New(st store.Store, reg prometheus.Registerer) (*Handler, error) {
+	h := &Handler{
+		store: st,
+		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "harvester_records_settled_total",
+			Help: "Record outcomes counted by the job aggregator."}, []string{"outcome"}),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "harvester_jobs_finished_total",
+			Help: "Harvest jobs finished, by final status."}, []string{"status"}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "harvester_job_duration_seconds",
+			Help: "Wall time from job creation to its end.", Buckets: prometheus.ExponentialBuckets(0.5, 2, 16)}),
+	}
+	for _, c := range []prometheus.Collector{h.outcomes, h.jobs, h.duration} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("register report metrics: %w", err)
+		}
+	}
+	return h, nil
+}
+
+// Handle counts one settled message and returns the harvest report when it finished the job.
+func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
+	ctx := msg.Context()
+	var s harvest.Settled
+	if err := harvest.Decode(msg, &s); err != nil {
+		return nil, harvest.Permanent(err)
+	}
+	switch s.Kind {
+	case harvest.SettledOutcome:
+		_, fresh, err := h.store.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
+			Identifier: s.Identifier, RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status,
+			Validated: s.Validated, Errors: s.Errors})
+		if err != nil {
+			return nil, fmt.Errorf("settle outcome: %w", err)
+		}
+		if fresh {
+			h.outcomes.WithLabelValues(string(s.Outcome)).Inc()
+		}
+	case harvest.SettledExpected:
+		if _, err := h.store.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: s.JobID, Expected: s.Expected}); err != nil {
+			return nil, fmt.Errorf("set expected count: %w", err)
+		}
+	case harvest.SettledFailed:
+		job, err := h.store.JobGet(ctx, s.JobID)
+		if err != nil {
+			return nil, fmt.Errorf("get failed job: %w", err)
+		}
+		return h.report(ctx, job)
+	default:
+		return nil, harvest.Permanent(fmt.Errorf("unknown settled kind %q", s.Kind))
+	}
+	job, finished, err := h.store.JobFinish(ctx, s.JobID)
+	if err != nil || !finished {
+		return nil, err
+	}
+	return h.report(ctx, job)
+}
+
+func (h *Handler) report(ctx context.Context, job *store.Job) ([]*message.Message, error) {
+	src, err := h.store.SourceGet(ctx, job.SourceID)
+	if err != nil {
+		return nil, fmt.Errorf("get source of job: %w", err)
+	}
+	r := NewReport(job, src)
+	if job.Status == harvest.JobError {
+		errs, err := h.store.JobErrorList(ctx, job.ID)
+		if err != nil {
+			return nil, fmt.Errorf("list job errors: %w", err)
+		}
+		if len(errs) > 0 {
+			r.ErrorMessage = errs[len(errs)-1].Message
+		}
+	}
+	h.jobs.WithLabelValues(string(job.Status)).Inc()
+	h.duration.Observe(r.EndTime.Sub(r.StartTime).Seconds())
+	r.V = harvest.Version
+	m, err := harvest.NewMessage(harvest.SubjectReport, r, harvest.MetaJobID, job.ID, harvest.MetaSourceID, job.SourceID)
+	if err != nil {
+		return nil, err
+	}
+	return []*message.Message{m}, nil
+}
+
+// NewReport builds the harvest report event of a finished job (without ErrorMessage).
+func NewReport(job *store.Job, src *store.Source) *harvest.Report {
+	end := time.Now().UTC()
+	if job.FinishedAt != nil {
+		end = job.FinishedAt.UTC()
+	}
+	changed := 0
+	if job.Added+job.Updated+job.Deleted > 0 {
+		changed = 1
+	}
+	return &harvest.Report{V: harvest.Version, ID: job.ID, SourceID: job.SourceID, URL: src.URL, DataType: "dataset",
+		JobType: job.JobType, Status: job.Status, HarvestError: job.Status == harvest.JobError,
+		StartTime: job.CreatedAt.UTC(), EndTime: end, ChangedCatalogs: changed, Total: job.Total, Added: job.Added,
+		Updated: job.Updated, Deleted: job.Deleted, Unchanged: job.Unchanged, Errored: job.Errored,
+		Validated: job.Validated}
+}

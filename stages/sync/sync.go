@@ -1,0 +1,72 @@
+// Package sync is the SYNC stage: it makes the live catalog match a record. create and update
+// upsert the dataset row (the slug is made from the title once and never changed by an update);
+// delete removes it. The search index joins here later. A store failure is returned, so the
+// router retries it and, when retries run out, settles the record as errored.
+package sync
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// slugAttempts bounds the retries with a random suffix after a slug collision.
+const slugAttempts = 5
+
+// Handler is the SYNC stage over a store.
+type Handler struct {
+	store store.Store
+}
+
+// New returns the SYNC stage.
+func New(st store.Store) *Handler { return &Handler{store: st} }
+
+// Handle applies one record (SubjectSync) to the dataset table and settles it.
+func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
+	ctx := msg.Context()
+	var rec harvest.Record
+	if err := harvest.Decode(msg, &rec); err != nil {
+		return nil, harvest.Permanent(err)
+	}
+	switch rec.Action {
+	case harvest.ActionDelete:
+		if _, err := h.store.DatasetDelete(ctx, &store.DatasetDeleteParams{SourceID: rec.SourceID,
+			Identifier: rec.Identifier}); err != nil {
+			return nil, fmt.Errorf("delete dataset: %w", err)
+		}
+	case harvest.ActionCreate, harvest.ActionUpdate:
+		p := &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
+			Slug: Slug(title(rec.DCAT(), rec.Identifier)), DCAT: rec.DCAT(), RecordID: rec.RecordID}
+		_, err := h.store.DatasetUpsert(ctx, p)
+		for i := 0; errors.Is(err, store.ErrConflict) && i < slugAttempts; i++ {
+			p.Slug = suffixed(Slug(title(rec.DCAT(), rec.Identifier)))
+			_, err = h.store.DatasetUpsert(ctx, p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("upsert dataset: %w", err)
+		}
+	default:
+		return nil, harvest.Permanent(fmt.Errorf("sync: unexpected action %q", rec.Action))
+	}
+	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
+		Identifier: rec.Identifier, RecordID: rec.RecordID, Outcome: harvest.OutcomeOf(rec.Action),
+		Status: harvest.RecordSuccess, Validated: rec.Validated})
+}
+
+// title returns the record's title, or fallback when it has no string title.
+func title(dcat json.RawMessage, fallback string) string {
+	var d struct {
+		Title any `json:"title"`
+	}
+	if json.Unmarshal(dcat, &d) == nil {
+		if s, ok := d.Title.(string); ok && s != "" {
+			return s
+		}
+	}
+	return fallback
+}

@@ -1,0 +1,73 @@
+package validate
+
+import (
+	"sync"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/harvester-dev/harvester/harvest"
+)
+
+// Handler is the VALIDATE stage: one compiled Validator per schema type, built on first use.
+type Handler struct {
+	mu         sync.Mutex
+	validators map[harvest.SchemaType]*Validator
+}
+
+// New returns the VALIDATE stage.
+func New() *Handler {
+	return &Handler{validators: map[harvest.SchemaType]*Validator{}}
+}
+
+func (h *Handler) validator(t harvest.SchemaType) (*Validator, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if v, ok := h.validators[t]; ok {
+		return v, nil
+	}
+	v, err := NewValidator(string(t))
+	if err != nil {
+		return nil, err
+	}
+	h.validators[t] = v
+	return v, nil
+}
+
+// Handle validates one record's DCAT-US (SubjectValidate). An invalid record settles as
+// errored with status error_validation and one error row per JSON path. A valid record goes to
+// SYNC, or, in a validate job, settles with the action it would have had.
+func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
+	var rec harvest.Record
+	if err := harvest.Decode(msg, &rec); err != nil {
+		return nil, harvest.Permanent(err)
+	}
+	v, err := h.validator(rec.SchemaType)
+	if err != nil {
+		return h.reject(&rec, []harvest.RecordError{{Type: "ValidationError", Message: err.Error(),
+			Severity: harvest.SeverityError}})
+	}
+	problems, err := v.Validate(rec.DCAT())
+	if err != nil {
+		problems = []Problem{{Path: "$", Message: err.Error()}}
+	}
+	if len(problems) > 0 {
+		errs := make([]harvest.RecordError, len(problems))
+		for i, p := range problems {
+			errs[i] = harvest.RecordError{Type: "ValidationError", Message: p.Path + ": " + p.Message,
+				Severity: harvest.SeverityError}
+		}
+		return h.reject(&rec, errs)
+	}
+	rec.Validated = true
+	if rec.JobType == harvest.JobValidate {
+		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
+			Identifier: rec.Identifier, Outcome: harvest.OutcomeOf(rec.Action), Validated: true})
+	}
+	return harvest.Next(harvest.SubjectSync, &rec)
+}
+
+func (h *Handler) reject(rec *harvest.Record, errs []harvest.RecordError) ([]*message.Message, error) {
+	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
+		Identifier: rec.Identifier, RecordID: rec.StoredRecordID(), Outcome: harvest.OutcomeErrored,
+		Status: harvest.RecordErrorValidation, Errors: errs})
+}

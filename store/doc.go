@@ -1,0 +1,13 @@
+// Package store is Harvester's system of record: harvest sources, jobs, the append-only
+// harvest_record history, record and job errors, the per-job outcome ledger and the live
+// dataset table. Stages talk to storage only through the Store interface.
+//
+// Invariants every backend keeps (pinned by storetest.Run):
+//   - at most one job per source is in_progress (a database constraint, not a check in Go);
+//   - a job's outcome for a record key is counted once, however often it is settled;
+//   - harvest_record rows are never updated except for their status and finish time;
+//   - a dataset's slug never changes once given.
+//
+// Backend errors are mapped at the edge to ErrNotFound and ErrConflict; nothing above this
+// package imports a driver.
+package store

@@ -1,0 +1,68 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+const datasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date`
+
+func scanDataset(row pgx.Row) (*store.Dataset, error) {
+	var d store.Dataset
+	var dcat []byte
+	err := row.Scan(&d.ID, &d.Slug, &d.SourceID, &d.Identifier, &dcat, &d.RecordID, &d.LastHarvestedDate)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	d.DCAT = dcat
+	return &d, nil
+}
+
+// DatasetUpsert implements store.Store.
+func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
+	return scanDataset(s.pool.QueryRow(ctx, `
+		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
+		VALUES ($1, $2, $3, $4, $5, now())
+		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
+			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date
+		RETURNING `+datasetColumns, p.Slug, p.Identifier, string(p.DCAT), p.SourceID, p.RecordID))
+}
+
+// DatasetDelete implements store.Store.
+func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM dataset WHERE harvest_source_id = $1 AND identifier = $2`,
+		p.SourceID, p.Identifier)
+	return tag.RowsAffected() > 0, interpretError(err)
+}
+
+// DatasetGet implements store.Store.
+func (s *Store) DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error) {
+	return scanDataset(s.pool.QueryRow(ctx, `SELECT `+datasetColumns+` FROM dataset
+		WHERE harvest_source_id = $1 AND identifier = $2`, p.SourceID, p.Identifier))
+}
+
+// DatasetList implements store.Store.
+func (s *Store) DatasetList(ctx context.Context, p *store.DatasetListParams) ([]*store.Dataset, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+datasetColumns+` FROM dataset WHERE harvest_source_id = $1
+		ORDER BY identifier`, p.SourceID)
+	ds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Dataset, error) { return scanDataset(row) })
+	return ds, interpretError(err)
+}
+
+// DatasetListUnseen implements store.Store.
+func (s *Store) DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(string) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT d.identifier FROM dataset d
+		WHERE d.harvest_source_id = $1 AND NOT EXISTS (SELECT 1 FROM harvest_job_identifier i
+			WHERE i.harvest_job_id = $2 AND i.identifier = d.identifier)
+		ORDER BY d.identifier`, p.SourceID, p.JobID)
+	if err != nil {
+		return interpretError(err)
+	}
+	defer rows.Close()
+	var id string
+	_, err = pgx.ForEachRow(rows, []any{&id}, func() error { return fn(id) })
+	return interpretError(err)
+}

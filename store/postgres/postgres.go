@@ -1,0 +1,86 @@
+// Package postgres is the PostgreSQL implementation of store.Store, on pgx/v5. Its migrations
+// live in migration/ and are applied with goose.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+//go:embed migration/*.sql
+var migrations embed.FS
+
+// Store is a store.Store over a pgx connection pool.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database at url (a libpq URL or DSN, e.g.
+// postgres://user@host:5432/harvester) and checks the connection. It does not migrate.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to postgres at %s: %w", cfg.ConnConfig.Host, err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Migrate applies the embedded migrations with goose.
+func (s *Store) Migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations, "migration")
+	if err != nil {
+		return err
+	}
+	db := stdlib.OpenDBFromPool(s.pool)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, sub)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// interpretError maps driver errors to the store's sentinels; everything else passes through.
+func interpretError(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, sql.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%w: %s", store.ErrConflict, pgErr.ConstraintName)
+		case "22P02": // invalid_text_representation, e.g. a malformed uuid
+			return store.ErrNotFound
+		}
+	}
+	return err
+}

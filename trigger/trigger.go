@@ -1,0 +1,83 @@
+// Package trigger starts harvest jobs: it finds or creates the harvest source, inserts the job
+// (in_progress; the database refuses a second job in progress for a source) and publishes the
+// job message that EXTRACT consumes. The CLI, the API and the scheduler all start jobs here.
+package trigger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// ErrJobInProgress is returned by Start when the source already has a job in progress.
+var ErrJobInProgress = errors.New("the harvest source already has a job in progress")
+
+// Params describes the job to start.
+type Params struct {
+	// URL is the source's location: an http(s) URL or an absolute file path. It keys the source.
+	URL        string
+	Name       string // source name when it is created; default URL
+	SourceType harvest.SourceType
+	SchemaType harvest.SchemaType
+	JobType    harvest.JobType
+}
+
+// Start creates the job and sends it to EXTRACT. It returns the job as inserted, or
+// ErrJobInProgress, or a store or publish error (a job whose message could not be published is
+// failed so it does not block its source).
+func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params) (*store.Job, error) {
+	name := p.Name
+	if name == "" {
+		name = p.URL
+	}
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
+		SchemaType: p.SchemaType})
+	if err != nil {
+		return nil, fmt.Errorf("find or create harvest source: %w", err)
+	}
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: p.JobType})
+	if errors.Is(err, store.ErrConflict) {
+		return nil, ErrJobInProgress
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create job: %w", err)
+	}
+	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
+		SourceID: src.ID, JobType: p.JobType, SourceType: src.SourceType, SchemaType: src.SchemaType, URL: src.URL},
+		harvest.MetaJobID, job.ID, harvest.MetaSourceID, src.ID)
+	if err == nil {
+		err = pub.Publish(harvest.SubjectExtract, m)
+	}
+	if err != nil {
+		_, _ = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "TriggerError", Message: err.Error()})
+		return nil, fmt.Errorf("send job to extract: %w", err)
+	}
+	return job, nil
+}
+
+// Wait polls the job every interval until it is complete or error, and returns it. It
+// returns ctx's error if ctx ends first.
+func Wait(ctx context.Context, st store.Store, jobID string, interval time.Duration) (*store.Job, error) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		job, err := st.JobGet(ctx, jobID)
+		if err != nil {
+			return nil, fmt.Errorf("get job: %w", err)
+		}
+		if job.Status.Finished() {
+			return job, nil
+		}
+		select {
+		case <-ctx.Done():
+			return job, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
