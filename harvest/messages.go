@@ -65,17 +65,34 @@ type Record struct {
 	SourceHash string     `json:"source_hash,omitempty"`
 	Validated  bool       `json:"validated,omitempty"` // set by validate
 	// Body is the record exactly as the publisher wrote it (source_raw); empty for deletes.
-	Body json.RawMessage `json:"body,omitempty"`
+	Body RawText `json:"body,omitempty"`
 	// Transformed is the DCAT-US made from Body by TRANSFORM; empty when Body already is DCAT-US.
-	Transformed json.RawMessage `json:"transformed,omitempty"`
+	Transformed RawText `json:"transformed,omitempty"`
 }
 
 // DCAT returns the DCAT-US JSON of the record: Transformed when set, else Body.
 func (r *Record) DCAT() json.RawMessage {
 	if len(r.Transformed) > 0 {
-		return r.Transformed
+		return json.RawMessage(r.Transformed)
 	}
-	return r.Body
+	return json.RawMessage(r.Body)
+}
+
+// RawText is JSON text carried byte for byte: it travels as a JSON string, because
+// encoding/json compacts a json.RawMessage and so would lose the publisher's whitespace.
+type RawText []byte
+
+// MarshalJSON encodes the bytes as a JSON string.
+func (t RawText) MarshalJSON() ([]byte, error) { return json.Marshal(string(t)) }
+
+// UnmarshalJSON decodes a JSON string into the bytes.
+func (t *RawText) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*t = RawText(s)
+	return nil
 }
 
 // Listing tells COMPARE that EXTRACT listed every record of the job: Listed messages (records

@@ -39,8 +39,8 @@ func failurePolicy(st store.Store, pub message.Publisher, logger *slog.Logger, s
 	return func(h message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			out, err := h(msg)
-			if err == nil {
-				return out, nil
+			if err == nil || msg.Context().Err() != nil {
+				return out, err // a shutdown is not a failure: the message is redelivered
 			}
 			failed := msg.Copy()
 			failed.Metadata.Set(harvest.MetaSubject, harvest.SubjectFailedPrefix+stage)

@@ -3,6 +3,8 @@ package router
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -157,7 +159,7 @@ func (r *Router) addStage(st stage, wlog watermill.LoggerAdapter) error {
 			return fmt.Errorf("connect %s subscriber: %w", st.name, err)
 		}
 		sub, err := jsw.NewSubscriber(jsw.SubscriberConfig{Conn: nc, Logger: wlog, AckWaitTimeout: st.ackWait,
-			ResourceInitializer: r.durable(st), NakDelay: jsw.NewStaticDelay(time.Second),
+			ResourceInitializer: r.durable(st), NakDelay: jsw.NewStaticDelay(time.Second), AckAsync: true,
 			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(st.maxPending)}})
 		if err != nil {
 			nc.Close()
@@ -170,7 +172,9 @@ func (r *Router) addStage(st stage, wlog watermill.LoggerAdapter) error {
 			failurePolicy(r.cfg.Store, r.pub, r.cfg.Logger, st.name),
 			middleware.Retry{MaxRetries: r.cfg.MaxRetries, InitialInterval: r.cfg.RetryInterval,
 				MaxInterval: 10 * r.cfg.RetryInterval, Multiplier: 2,
-				ShouldRetry: func(p middleware.RetryParams) bool { return !harvest.IsPermanent(p.Err) }}.Middleware,
+				ShouldRetry: func(p middleware.RetryParams) bool {
+					return !harvest.IsPermanent(p.Err) && !errors.Is(p.Err, context.Canceled)
+				}}.Middleware,
 			middleware.Recoverer,
 		)
 	}
@@ -197,6 +201,26 @@ func (r *Router) durable(st stage) jsw.ResourceInitializer {
 
 // Publisher returns the router's routing publisher, for triggers.
 func (r *Router) Publisher() message.Publisher { return r.pub }
+
+// Reports subscribes to harvest report events from now on and returns them on a channel
+// (buffered; events that find it full are dropped) until cancel is called.
+func (r *Router) Reports() (reports <-chan *harvest.Report, cancel func(), err error) {
+	ch := make(chan *harvest.Report, 64)
+	sub, err := r.nc.Subscribe(harvest.SubjectReport, func(m *nats.Msg) {
+		var rep harvest.Report
+		if json.Unmarshal(m.Data, &rep) != nil {
+			return
+		}
+		select {
+		case ch <- &rep:
+		default:
+		}
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("subscribe to reports: %w", err)
+	}
+	return ch, func() { _ = sub.Unsubscribe() }, nil
+}
 
 // Run runs the stages until ctx ends or Close is called.
 func (r *Router) Run(ctx context.Context) error { return r.router.Run(ctx) }

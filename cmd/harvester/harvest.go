@@ -110,6 +110,11 @@ func (f *harvestFlags) run(ctx context.Context, out io.Writer) error {
 	case err := <-runErr:
 		return fmt.Errorf("start stages: %w", err)
 	}
+	reports, unsubscribe, err := r.Reports()
+	if err != nil {
+		return err
+	}
+	defer unsubscribe()
 	job, err := trigger.Start(ctx, st, r.Publisher(), p)
 	if err != nil {
 		return err
@@ -120,6 +125,7 @@ func (f *harvestFlags) run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("waiting for job %s: %w", job.ID, err)
 	}
+	awaitReport(wctx, reports, job.ID)
 	if err := printReport(ctx, out, st, job, p.URL, f.format); err != nil {
 		return err
 	}
@@ -127,6 +133,27 @@ func (f *harvestFlags) run(ctx context.Context, out io.Writer) error {
 		return jobFailed{jobID: job.ID}
 	}
 	return nil
+}
+
+// reportGrace is how long the command waits, after the job finished, for the aggregator to
+// publish its report event before stopping the stages.
+const reportGrace = 10 * time.Second
+
+func awaitReport(ctx context.Context, reports <-chan *harvest.Report, jobID string) {
+	t := time.NewTimer(reportGrace)
+	defer t.Stop()
+	for {
+		select {
+		case rep := <-reports:
+			if rep.ID == jobID {
+				return
+			}
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // jobReport is the --format json report: one object.

@@ -52,14 +52,34 @@ func walkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error
 	if !errors.As(err, &perr) {
 		return err
 	}
-	if perr.Line == 0 {
-		if off, ok := offsetOf(perr.Err); ok {
-			if rs, ok := r.(io.ReadSeeker); ok {
-				perr.Line, perr.Column = position(rs, off+int64(skipped))
-			}
-		}
+	var syn *json.SyntaxError
+	if rs, ok := r.(io.ReadSeeker); ok && perr.Line == 0 && errors.As(perr.Err, &syn) {
+		perr.Line, perr.Column = syntaxPosition(rs, skipped)
 	}
 	return perr
+}
+
+// maxPositionScan bounds the bytes read to place a syntax error.
+const maxPositionScan = 256 << 20
+
+// syntaxPosition returns the line and column of the first syntax error in rs. The offsets that
+// json.Decoder reports are relative to the value it was decoding, so the document is scanned
+// again from its start (up to maxPositionScan bytes; 0, 0 beyond).
+func syntaxPosition(rs io.ReadSeeker, skipped int) (line, col int) {
+	if _, err := rs.Seek(int64(skipped), io.SeekStart); err != nil {
+		return 0, 0
+	}
+	data, err := io.ReadAll(io.LimitReader(rs, maxPositionScan))
+	if err != nil {
+		return 0, 0
+	}
+	var syn *json.SyntaxError
+	if !errors.As(json.Unmarshal(data, new(json.RawMessage)), &syn) {
+		return 0, 0
+	}
+	data = data[:min(int(syn.Offset), len(data))] // the offset counts the byte at fault
+	line = 1 + bytes.Count(data, []byte{'\n'})
+	return line, max(1, len(data)-(bytes.LastIndexByte(data, '\n')+1))
 }
 
 func walk(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error) error {
@@ -135,35 +155,6 @@ func parseErr(err error) error {
 		err = errors.New("unexpected end of the document")
 	}
 	return &ParseError{Err: err}
-}
-
-func offsetOf(err error) (int64, bool) {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		return syn.Offset, true
-	}
-	return 0, false
-}
-
-// position returns the 1-based line and column of byte offset off in rs (the offset json
-// reports is just past the byte at fault).
-func position(rs io.ReadSeeker, off int64) (line, col int) {
-	if _, err := rs.Seek(0, io.SeekStart); err != nil {
-		return 0, 0
-	}
-	br := bufio.NewReader(io.LimitReader(rs, off))
-	line, col = 1, 0
-	for {
-		b, err := br.ReadByte()
-		if err != nil {
-			return line, max(col, 1)
-		}
-		if b == '\n' {
-			line, col = line+1, 0
-		} else {
-			col++
-		}
-	}
 }
 
 func kind(tok json.Token) string {

@@ -134,7 +134,7 @@ func (l *lister) entry(pos int, raw json.RawMessage) error {
 	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, e.Identifier),
-		Identifier: e.Identifier, Position: pos, Body: e.Raw}
+		Identifier: e.Identifier, Position: pos, Body: harvest.RawText(e.Raw)}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err
