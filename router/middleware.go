@@ -62,6 +62,7 @@ func settleFailure(ctx context.Context, st store.Store, stage string, msg *messa
 		RecordID   string          `json:"record_id"`
 		Identifier string          `json:"identifier"`
 		JobType    harvest.JobType `json:"job_type"`
+		Validated  bool            `json:"validated"`
 	}
 	if json.Unmarshal(msg.Payload, &env) != nil || env.JobID == "" {
 		return nil, nil // nothing to settle: the message is on the failed subject
@@ -85,6 +86,6 @@ func settleFailure(ctx context.Context, st store.Store, stage string, msg *messa
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: env.JobID,
 		Key: harvest.IdentifierKey(env.Identifier), Identifier: env.Identifier, RecordID: recordID,
-		Outcome: harvest.OutcomeErrored, Status: harvest.RecordFailed,
+		Outcome: harvest.OutcomeErrored, Status: harvest.RecordFailed, Validated: env.Validated,
 		Errors: []harvest.RecordError{{Type: "StageError", Message: reason, Severity: harvest.SeverityError}}})
 }

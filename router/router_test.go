@@ -1,0 +1,162 @@
+package router_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/router/natstest"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
+	"github.com/harvester-dev/harvester/trigger"
+)
+
+// brokenCatalog is a store whose dataset writes always fail, as a catalog database that is
+// down would: every SYNC fails.
+type brokenCatalog struct{ store.Store }
+
+var errCatalogDown = errors.New("catalog database unavailable")
+
+func (brokenCatalog) DatasetUpsert(context.Context, *store.DatasetUpsertParams) (*store.Dataset, error) {
+	return nil, errCatalogDown
+}
+
+func (brokenCatalog) DatasetDelete(context.Context, *store.DatasetDeleteParams) (bool, error) {
+	return false, errCatalogDown
+}
+
+type testBundle struct {
+	st      store.Store
+	natsURL string
+	reg     *prometheus.Registry
+	router  *router.Router
+}
+
+func setup(t *testing.T, wrap func(store.Store) store.Store) *testBundle {
+	t.Helper()
+	ctx := context.Background()
+	b := &testBundle{st: dbtest.Store(t), natsURL: natstest.URL(t), reg: prometheus.NewRegistry()}
+	r, err := router.New(ctx, router.Config{NATSURL: b.natsURL, Store: wrap(b.st), Registerer: b.reg,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxRetries: 2, RetryInterval: time.Millisecond})
+	require.NoError(t, err)
+	b.router = r
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { require.NoError(t, r.Close()); <-done })
+	select {
+	case <-r.Running():
+	case err := <-done:
+		t.Fatalf("router stopped: %v", err)
+	}
+	return b
+}
+
+func (b *testBundle) harvest(t *testing.T, file string, jobType harvest.JobType) *store.Job {
+	t.Helper()
+	ctx := context.Background()
+	job, err := trigger.Start(ctx, b.st, b.router.Publisher(), trigger.Params{URL: corpustest.Path(t, file),
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, JobType: jobType})
+	require.NoError(t, err)
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	job, err = trigger.Wait(wctx, b.st, job.ID, 20*time.Millisecond)
+	require.NoError(t, err)
+	return job
+}
+
+func TestFailingSyncSettlesEveryRecordAsError(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(s store.Store) store.Store { return brokenCatalog{s} })
+	ctx := context.Background()
+
+	job := b.harvest(t, "dcatus/agency-gsa-2025-01.data.json", harvest.JobHarvest)
+	require.Equal(t, harvest.JobComplete, job.Status)
+	require.Equal(t, 339, job.Total)
+	require.Equal(t, 339, job.Errored)
+	require.Equal(t, 339, job.Validated, "the records were valid; only the sync failed")
+	require.Zero(t, job.Added+job.Updated+job.Deleted+job.Unchanged)
+
+	errs, err := b.st.RecordErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	require.Len(t, errs, 339)
+	for _, e := range errs {
+		require.Equal(t, "StageError", e.Type)
+		require.Contains(t, e.Message, errCatalogDown.Error())
+		rec, err := b.st.RecordGet(ctx, e.RecordID)
+		require.NoError(t, err)
+		require.Equal(t, harvest.RecordFailed, rec.Status)
+	}
+
+	// Every failed record waits on the failed subject for a replay, with its reason.
+	nc, err := nats.Connect(b.natsURL)
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	stream, err := js.Stream(ctx, router.StreamFailed)
+	require.NoError(t, err)
+	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(harvest.SubjectFailedPrefix+"sync"))
+	require.NoError(t, err)
+	require.Equal(t, uint64(339), info.State.Msgs)
+	last, err := stream.GetLastMsgForSubject(ctx, harvest.SubjectFailedPrefix+"sync")
+	require.NoError(t, err)
+	require.Contains(t, last.Header.Get(harvest.MetaReason), errCatalogDown.Error())
+	require.Equal(t, job.ID, last.Header.Get(harvest.MetaJobID))
+
+	require.Equal(t, 339.0, counterValue(t, b.reg, "harvester_records_settled_total", "errored"))
+
+	// A failed sync is not remembered as the record's state: the next run tries again.
+	rerun := b.harvest(t, "dcatus/agency-gsa-2025-01.data.json", harvest.JobHarvest)
+	require.Equal(t, 339, rerun.Errored)
+	require.Zero(t, rerun.Unchanged)
+}
+
+func TestStageMetricsAreExposed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(s store.Store) store.Store { return s })
+	job := b.harvest(t, "dcatus/datagov-cftc.data.json", harvest.JobValidate)
+	require.Equal(t, harvest.JobComplete, job.Status)
+	require.Equal(t, 7, job.Total)
+
+	families, err := b.reg.Gather()
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, f := range families {
+		names[f.GetName()] = true
+	}
+	for _, want := range []string{"harvester_stage_handler_execution_time_seconds",
+		"harvester_records_settled_total", "harvester_jobs_finished_total", "harvester_job_duration_seconds"} {
+		require.True(t, names[want], "metric %s is registered (have %v)", want, names)
+	}
+}
+
+func counterValue(t *testing.T, reg *prometheus.Registry, name, outcome string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" && l.GetValue() == outcome {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s{outcome=%q}", name, outcome)
+	return 0
+}
