@@ -1,0 +1,77 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFetch(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	flaky := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		require.Contains(t, r.Header.Get("User-Agent"), "Harvester")
+		switch r.URL.Path {
+		case "/ok":
+			_, _ = io.WriteString(w, `{"dataset":[]}`)
+		case "/flaky":
+			if int(n) <= flaky {
+				w.WriteHeader(http.StatusBadGateway)
+				return
+			}
+			_, _ = io.WriteString(w, `{"dataset":[]}`)
+		case "/big":
+			_, _ = io.WriteString(w, strings.Repeat(" ", 2048))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cfg := FetchConfig{Backoff: time.Millisecond, MaxBytes: 1024}.WithDefaults()
+	ctx := context.Background()
+
+	f, err := fetch(ctx, cfg, srv.URL+"/ok")
+	require.NoError(t, err)
+	body, err := io.ReadAll(f)
+	require.NoError(t, err)
+	require.Equal(t, `{"dataset":[]}`, string(body))
+	f.Close()
+	require.NoError(t, os.Remove(f.Name()))
+
+	calls.Store(0)
+	_, err = fetch(ctx, cfg, srv.URL+"/missing")
+	var ferr *FetchError
+	require.True(t, errors.As(err, &ferr))
+	require.Equal(t, http.StatusNotFound, ferr.StatusCode)
+	require.EqualError(t, err, "GET "+srv.URL+"/missing: HTTP 404 Not Found")
+	require.Equal(t, int32(1), calls.Load(), "a 404 is not retried")
+
+	calls.Store(0)
+	flaky = 2
+	f, err = fetch(ctx, cfg, srv.URL+"/flaky")
+	require.NoError(t, err, "a 502 is retried")
+	f.Close()
+	os.Remove(f.Name())
+	require.Equal(t, int32(3), calls.Load())
+
+	calls.Store(0)
+	flaky = 10
+	_, err = fetch(ctx, cfg, srv.URL+"/flaky")
+	require.True(t, errors.As(err, &ferr))
+	require.Equal(t, http.StatusBadGateway, ferr.StatusCode)
+	require.Equal(t, int32(cfg.Attempts), calls.Load(), "attempts are bounded")
+
+	_, err = fetch(ctx, cfg, srv.URL+"/big")
+	require.ErrorIs(t, err, errTooLarge)
+}
