@@ -8,4 +8,11 @@ export HARVESTER_TEST_DATABASE_URL=${HARVESTER_TEST_DATABASE_URL:-$DATABASE_URL}
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 go vet ./...
+# The README's harvest command, end to end against the services above (Debian's nats-server,
+# not the in-process one the Go tests use).
+corpus=../shared/corpus/dcatus/agency-gsa-2025-07.data.json
+go run ./cmd/harvester harvest --file "$corpus" --schema-type "dcatus1.1: federal" --format json > /tmp/harvester-smoke.json
+grep -q '"status":"complete"' /tmp/harvester-smoke.json || { echo "smoke harvest did not complete:"; cat /tmp/harvester-smoke.json; exit 1; }
+echo "smoke harvest: $(cat /tmp/harvester-smoke.json)"
+
 go test -count=1 -timeout 20m "$@" ./...
