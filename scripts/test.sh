@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(bash scripts/services.sh)"
 export HARVESTER_TEST_DATABASE_URL=${HARVESTER_TEST_DATABASE_URL:-$DATABASE_URL}
+export HARVESTER_TEST_REQUIRE_POSTGRES=1
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 go vet ./...

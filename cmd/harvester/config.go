@@ -1,29 +1,55 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/postgres"
+	"github.com/harvester-dev/harvester/store/sqlite"
 )
 
-// serviceFlags are the connection settings every command that runs stages shares.
+// serviceFlags are the connection settings every command that runs stages shares. An empty
+// database URL means the SQLite file in the data directory; an empty NATS URL means an
+// in-process nats-server storing in the data directory (the embedded default).
 type serviceFlags struct {
 	databaseURL string
 	natsURL     string
+	dataDir     string
 	logLevel    string
 }
 
 func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.databaseURL, "database-url", os.Getenv("DATABASE_URL"),
-		"Postgres URL, e.g. postgres://user@host:5432/harvester (env DATABASE_URL)")
+		"Postgres URL, e.g. postgres://user@host:5432/harvester (env DATABASE_URL); empty: SQLite in --data-dir")
 	cmd.Flags().StringVar(&f.natsURL, "nats-url", os.Getenv("NATS_URL"),
-		"NATS server with JetStream, e.g. nats://127.0.0.1:4222 (env NATS_URL)")
+		"NATS server with JetStream, e.g. nats://127.0.0.1:4222 (env NATS_URL); empty: in-process server in --data-dir")
+	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
+		"where the embedded default keeps its SQLite database and JetStream data (env HARVESTER_DATA_DIR)")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+}
+
+// servicesHelp says which services a command will use, read from the environment, and how to
+// point it at others.
+func servicesHelp() string {
+	dir := cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data")
+	db := "SQLite database " + filepath.Join(dir, "harvester.db") + " (set DATABASE_URL or --database-url to use Postgres)"
+	if os.Getenv("DATABASE_URL") != "" {
+		db = "Postgres from DATABASE_URL (unset it to use SQLite in the data directory)"
+	}
+	bus := "an in-process nats-server with JetStream storing in " + filepath.Join(dir, "nats") +
+		" (set NATS_URL or --nats-url to use a NATS server)"
+	if os.Getenv("NATS_URL") != "" {
+		bus = "the NATS server at NATS_URL (unset it to run one in-process)"
+	}
+	return "Services in use:\n  store: " + db + "\n  bus:   " + bus + "\n"
 }
 
 func (f *serviceFlags) logger() (*slog.Logger, error) {
@@ -34,14 +60,25 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})), nil
 }
 
-// openStore connects to Postgres and applies pending migrations.
-func (f *serviceFlags) openStore(ctx context.Context) (*postgres.Store, error) {
-	if f.databaseURL == "" {
-		return nil, usageError{fmt.Errorf("no database: set DATABASE_URL or --database-url")}
-	}
-	st, err := postgres.Open(ctx, f.databaseURL)
-	if err != nil {
-		return nil, err
+// openStore opens the store (Postgres when a database URL is set, else the SQLite file in the
+// data directory) and applies pending migrations.
+func (f *serviceFlags) openStore(ctx context.Context) (store.Store, error) {
+	var st store.Store
+	if f.databaseURL != "" {
+		pg, err := postgres.Open(ctx, f.databaseURL)
+		if err != nil {
+			return nil, err
+		}
+		st = pg
+	} else {
+		if err := os.MkdirAll(f.dataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("data directory: %w", err)
+		}
+		lite, err := sqlite.Open(ctx, filepath.Join(f.dataDir, "harvester.db"))
+		if err != nil {
+			return nil, err
+		}
+		st = lite
 	}
 	if err := st.Migrate(ctx); err != nil {
 		st.Close()
@@ -50,11 +87,25 @@ func (f *serviceFlags) openStore(ctx context.Context) (*postgres.Store, error) {
 	return st, nil
 }
 
+// bus returns the NATS URL to use, starting the in-process server when none is configured;
+// stop shuts that server down (a no-op otherwise).
+func (f *serviceFlags) bus() (url string, stop func(), err error) {
+	if f.natsURL != "" {
+		return f.natsURL, func() {}, nil
+	}
+	e, err := router.StartEmbedded(filepath.Join(f.dataDir, "nats"))
+	if err != nil {
+		return "", nil, err
+	}
+	return e.URL(), e.Shutdown, nil
+}
+
 func migrateCommand() *cobra.Command {
 	var f serviceFlags
 	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: "Apply the database migrations that have not run yet",
+		Long:  "Apply the database migrations that have not run yet.\n\n" + servicesHelp(),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := f.openStore(cmd.Context())

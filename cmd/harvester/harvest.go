@@ -36,7 +36,9 @@ The source is created on first use, keyed by its URL (or the file's absolute pat
 next run of the same source compares against what the last one stored.
 
 Exit status: 0 when the job completed (record errors included), 1 when it ended in error,
-2 for bad arguments.`,
+2 for bad arguments.
+
+` + servicesHelp(),
 		Example: `  harvester harvest --url https://agency.example.gov/data.json --schema-type "dcatus1.1: federal"
   harvester harvest --file ./data.json --schema-type "dcatus1.1: non-federal" --job-type validate --format json`,
 		Args: cobra.NoArgs,
@@ -89,15 +91,17 @@ func (f *harvestFlags) run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if f.natsURL == "" {
-		return usageError{errors.New("no NATS: set NATS_URL or --nats-url")}
-	}
 	st, err := f.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	r, err := router.New(ctx, router.Config{NATSURL: f.natsURL, Store: st, Logger: logger,
+	natsURL, stopBus, err := f.bus()
+	if err != nil {
+		return err
+	}
+	defer stopBus()
+	r, err := router.New(ctx, router.Config{NATSURL: natsURL, Store: st, Logger: logger,
 		Registerer: prometheus.NewRegistry()})
 	if err != nil {
 		return err

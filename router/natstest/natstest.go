@@ -4,23 +4,18 @@ package natstest
 
 import (
 	"testing"
-	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/router"
 )
 
 // URL starts a JetStream-enabled server on a random loopback port and returns its client URL;
 // the server shuts down when the test ends.
 func URL(t testing.TB) string {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
-		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	e, err := router.StartEmbedded(t.TempDir())
 	require.NoError(t, err)
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return s.ClientURL()
+	t.Cleanup(e.Shutdown)
+	return e.URL()
 }

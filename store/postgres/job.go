@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -57,7 +58,7 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 			p.JobID, p.Type, p.Message)
 		return err
 	})
-	if err == store.ErrNotFound {
+	if errors.Is(err, store.ErrNotFound) {
 		return s.JobGet(ctx, p.JobID)
 	}
 	return job, interpretError(err)
@@ -70,7 +71,7 @@ func (s *Store) JobFinish(ctx context.Context, jobID string) (*store.Job, bool, 
 		WHERE id = $1 AND status = 'in_progress' AND records_expected IS NOT NULL
 			AND records_settled >= records_expected
 		RETURNING `+jobColumns, jobID))
-	if err == store.ErrNotFound {
+	if errors.Is(err, store.ErrNotFound) {
 		job, err = s.JobGet(ctx, jobID)
 		return job, false, err
 	}

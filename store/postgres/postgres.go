@@ -78,8 +78,8 @@ func interpretError(err error) error {
 		switch pgErr.Code {
 		case "23505": // unique_violation
 			return fmt.Errorf("%w: %s", store.ErrConflict, pgErr.ConstraintName)
-		case "22P02": // invalid_text_representation, e.g. a malformed uuid
-			return store.ErrNotFound
+		case "22P02", "23503": // a malformed uuid; a foreign key to a row that does not exist
+			return fmt.Errorf("%w: %s", store.ErrNotFound, pgErr.Message)
 		}
 	}
 	return err

@@ -1,0 +1,194 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+const jobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
+	records_total, records_added, records_updated, records_deleted, records_unchanged,
+	records_errored, records_validated, records_settled, records_expected`
+
+func scanJob(row interface{ Scan(...any) error }) (*store.Job, error) {
+	var j store.Job
+	var created string
+	var finished sql.NullString
+	var expected sql.NullInt64
+	err := row.Scan(&j.ID, &j.SourceID, &j.JobType, &j.Status, &created, &finished,
+		&j.Total, &j.Added, &j.Updated, &j.Deleted, &j.Unchanged, &j.Errored, &j.Validated,
+		&j.Settled, &expected)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	if j.CreatedAt, err = parseTime(created); err != nil {
+		return nil, err
+	}
+	if finished.Valid {
+		t, err := parseTime(finished.String)
+		if err != nil {
+			return nil, err
+		}
+		j.FinishedAt = &t
+	}
+	if expected.Valid {
+		n := int(expected.Int64)
+		j.Expected = &n
+	}
+	return &j, nil
+}
+
+// JobInsert implements store.Store.
+func (s *Store) JobInsert(ctx context.Context, p *store.JobInsertParams) (*store.Job, error) {
+	id := p.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	t := now()
+	return scanJob(s.db.QueryRowContext(ctx, `
+		INSERT INTO harvest_job (id, harvest_source_id, job_type, status, date_created, heartbeat_at)
+		VALUES (?, ?, ?, 'in_progress', ?, ?) RETURNING `+jobColumns, id, p.SourceID, p.JobType, t, t))
+}
+
+// JobGet implements store.Store.
+func (s *Store) JobGet(ctx context.Context, jobID string) (*store.Job, error) {
+	return scanJob(s.db.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM harvest_job WHERE id = ?`, jobID))
+}
+
+// JobFail implements store.Store.
+func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job, error) {
+	var job *store.Job
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		t := now()
+		job, err = scanJob(tx.QueryRowContext(ctx, `
+			UPDATE harvest_job SET status = 'error', date_finished = ?, records_total = records_settled
+			WHERE id = ? AND status IN ('new', 'in_progress') RETURNING `+jobColumns, t, p.JobID))
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO harvest_job_error (harvest_job_id, type, message, date_created)
+			VALUES (?, ?, ?, ?)`, p.JobID, p.Type, p.Message, t)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return s.JobGet(ctx, p.JobID)
+	}
+	return job, interpretError(err)
+}
+
+// JobFinish implements store.Store.
+func (s *Store) JobFinish(ctx context.Context, jobID string) (*store.Job, bool, error) {
+	job, err := scanJob(s.db.QueryRowContext(ctx, `
+		UPDATE harvest_job SET status = 'complete', date_finished = ?, records_total = records_settled
+		WHERE id = ? AND status = 'in_progress' AND records_expected IS NOT NULL
+			AND records_settled >= records_expected
+		RETURNING `+jobColumns, now(), jobID))
+	if errors.Is(err, store.ErrNotFound) {
+		job, err = s.JobGet(ctx, jobID)
+		return job, false, err
+	}
+	return job, err == nil, err
+}
+
+// JobSetExpected implements store.Store.
+func (s *Store) JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.Job, error) {
+	return scanJob(s.db.QueryRowContext(ctx, `UPDATE harvest_job SET records_expected = ? WHERE id = ? RETURNING `+jobColumns,
+		p.Expected, p.JobID))
+}
+
+// JobIdentifierAdd implements store.Store.
+func (s *Store) JobIdentifierAdd(ctx context.Context, p *store.JobIdentifierAddParams) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO harvest_job_identifier (harvest_job_id, identifier) VALUES (?, ?)
+		ON CONFLICT DO NOTHING`, p.JobID, p.Identifier)
+	return interpretError(err)
+}
+
+// JobErrorList implements store.Store.
+func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobError, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT harvest_job_id, type, message, date_created FROM harvest_job_error
+		WHERE harvest_job_id = ? ORDER BY id`, jobID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []*store.JobError
+	for rows.Next() {
+		var e store.JobError
+		var created string
+		if err := rows.Scan(&e.JobID, &e.Type, &e.Message, &created); err != nil {
+			return nil, interpretError(err)
+		}
+		if e.CreatedAt, err = parseTime(created); err != nil {
+			return nil, err
+		}
+		out = append(out, &e)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// outcomeColumn is the harvest_job counter of each outcome.
+var outcomeColumn = map[harvest.Outcome]string{
+	harvest.OutcomeAdded: "records_added", harvest.OutcomeUpdated: "records_updated",
+	harvest.OutcomeDeleted: "records_deleted", harvest.OutcomeUnchanged: "records_unchanged",
+	harvest.OutcomeErrored: "records_errored",
+}
+
+// OutcomeSettle implements store.Store.
+func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
+	col, ok := outcomeColumn[p.Outcome]
+	if !ok {
+		return nil, false, errors.New("settle outcome: unknown outcome " + string(p.Outcome))
+	}
+	var job *store.Job
+	fresh := false
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome) VALUES (?, ?, ?)
+			ON CONFLICT DO NOTHING`, p.JobID, p.Key, p.Outcome)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		fresh = true
+		t := now()
+		var recordID any
+		if p.RecordID != "" {
+			recordID = p.RecordID
+		}
+		for _, e := range p.Errors {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id,
+				identifier, type, message, severity, date_created) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				p.JobID, recordID, p.Identifier, e.Type, e.Message, e.Severity, t); err != nil {
+				return err
+			}
+		}
+		if recordID != nil && p.Status != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE harvest_record SET status = ?, date_finished = ? WHERE id = ?`,
+				p.Status, t, p.RecordID); err != nil {
+				return err
+			}
+		}
+		validated := 0
+		if p.Validated {
+			validated = 1
+		}
+		job, err = scanJob(tx.QueryRowContext(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
+			`+col+` = `+col+` + 1, records_validated = records_validated + ?, heartbeat_at = ?
+			WHERE id = ? RETURNING `+jobColumns, validated, t, p.JobID))
+		return err
+	})
+	if err != nil {
+		return nil, false, interpretError(err)
+	}
+	if !fresh {
+		job, err = s.JobGet(ctx, p.JobID)
+	}
+	return job, fresh, err
+}

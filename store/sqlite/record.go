@@ -1,0 +1,80 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+const recordColumns = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
+	COALESCE(source_raw, ''), status, date_created`
+
+func scanRecord(row interface{ Scan(...any) error }) (*store.Record, error) {
+	var r store.Record
+	var created string
+	err := row.Scan(&r.ID, &r.JobID, &r.SourceID, &r.Identifier, &r.Action, &r.SourceHash, &r.SourceRaw,
+		&r.Status, &created)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	r.CreatedAt, err = parseTime(created)
+	return &r, err
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// RecordInsert implements store.Store.
+func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.Record, error) {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO harvest_record
+		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, status, date_created)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING`,
+		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, nullable(p.SourceHash), nullable(p.SourceRaw), now())
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return s.RecordGet(ctx, p.ID)
+}
+
+// RecordGet implements store.Store.
+func (s *Store) RecordGet(ctx context.Context, recordID string) (*store.Record, error) {
+	return scanRecord(s.db.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM harvest_record WHERE id = ?`, recordID))
+}
+
+// RecordLatest implements store.Store.
+func (s *Store) RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.Record, error) {
+	return scanRecord(s.db.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM harvest_record
+		WHERE harvest_source_id = ? AND identifier = ?
+			AND status IN ('success', 'error_validation', 'error_transform')
+		ORDER BY date_created DESC LIMIT 1`, p.SourceID, p.Identifier))
+}
+
+// RecordCount implements store.Store.
+func (s *Store) RecordCount(ctx context.Context, sourceID string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM harvest_record WHERE harvest_source_id = ?`, sourceID).Scan(&n)
+	return n, interpretError(err)
+}
+
+// RecordErrorList implements store.Store.
+func (s *Store) RecordErrorList(ctx context.Context, jobID string) ([]*store.RecordError, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT harvest_job_id, COALESCE(harvest_record_id, ''), identifier, type,
+		message, severity FROM harvest_record_error WHERE harvest_job_id = ? ORDER BY identifier, message, id`, jobID)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []*store.RecordError
+	for rows.Next() {
+		var e store.RecordError
+		if err := rows.Scan(&e.JobID, &e.RecordID, &e.Identifier, &e.Type, &e.Message, &e.Severity); err != nil {
+			return nil, interpretError(err)
+		}
+		out = append(out, &e)
+	}
+	return out, interpretError(rows.Err())
+}

@@ -1,0 +1,106 @@
+// Package sqlite is the SQLite implementation of store.Store, for the embedded default: a
+// single database file, pure Go (modernc.org/sqlite, no cgo). It runs in WAL mode with a busy
+// timeout, so several stages can read while one writes. Its migrations live in migration/ and
+// are kept in step with store/postgres.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+//go:embed migration/*.sql
+var migrations embed.FS
+
+// Store is a store.Store over one SQLite database file.
+type Store struct {
+	db *sql.DB
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating it if needed) the SQLite database file at path. It does not migrate.
+func Open(ctx context.Context, path string) (*Store, error) {
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(30000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(8)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() { _ = s.db.Close() }
+
+// Migrate applies the embedded migrations with goose.
+func (s *Store) Migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations, "migration")
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.db, sub)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// interpretError maps driver errors to the store's sentinels; everything else passes through.
+func interpretError(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %s", store.ErrConflict, se.Error())
+		}
+	}
+	return err
+}
+
+// timeLayout is fixed-width, so that text order is time order.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+func now() string { return time.Now().UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(timeLayout, s) }
+
+// inTx runs fn in a transaction (BEGIN IMMEDIATE: the write lock is taken up front, so a busy
+// database waits instead of failing at the first write).
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,244 @@
+package storetest
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+func testJobInsert(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobForceHarvest})
+	require.NoError(t, err)
+	require.NotEmpty(t, job.ID, "an empty ID is generated")
+	require.Equal(t, src.ID, job.SourceID)
+	require.Equal(t, harvest.JobForceHarvest, job.JobType)
+	require.Equal(t, harvest.JobInProgress, job.Status)
+	require.False(t, job.CreatedAt.IsZero())
+	require.Nil(t, job.FinishedAt)
+	require.Nil(t, job.Expected)
+	require.Equal(t, counters{}, countersOf(job))
+
+	got, err := s.JobGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, job, got)
+
+	finishJob(t, s, job.ID)
+	id := uuid.NewString()
+	given, err := s.JobInsert(ctx, &store.JobInsertParams{ID: id, SourceID: src.ID, JobType: harvest.JobValidate})
+	require.NoError(t, err)
+	require.Equal(t, id, given.ID, "a given ID is the job's ID")
+	require.Equal(t, harvest.JobValidate, given.JobType)
+}
+
+func testJobGetNotFound(t *testing.T, s store.Store) {
+	newJob(t, s, newSource(t, s).ID)
+	for _, id := range []string{uuid.NewString(), "not-a-uuid"} {
+		_, err := s.JobGet(t.Context(), id)
+		require.ErrorIs(t, err, store.ErrNotFound, "id %q", id)
+	}
+}
+
+// testJobInsertOneInProgress: a source has at most one in_progress job; sources are independent.
+func testJobInsertOneInProgress(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	first := newJob(t, s, src.ID)
+
+	_, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobForceHarvest})
+	require.ErrorIs(t, err, store.ErrConflict)
+	got, err := s.JobGet(ctx, first.ID)
+	require.NoError(t, err)
+	require.Equal(t, first, got, "the running job is untouched")
+
+	other := newJob(t, s, newSource(t, s).ID)
+	require.NotEqual(t, first.ID, other.ID)
+	require.Equal(t, harvest.JobInProgress, other.Status)
+}
+
+func testJobInsertAfterFinish(t *testing.T, s store.Store) {
+	src := newSource(t, s)
+	first := newJob(t, s, src.ID)
+	finishJob(t, s, first.ID)
+
+	second := newJob(t, s, src.ID)
+	require.NotEqual(t, first.ID, second.ID)
+	_, err := s.JobInsert(t.Context(), &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.ErrorIs(t, err, store.ErrConflict, "the new job is the one in progress now")
+}
+
+func testJobInsertAfterFail(t *testing.T, s store.Store) {
+	src := newSource(t, s)
+	first := newJob(t, s, src.ID)
+	_, err := s.JobFail(t.Context(), &store.JobFailParams{JobID: first.ID, Type: "ExtractError", Message: "timeout"})
+	require.NoError(t, err)
+
+	second := newJob(t, s, src.ID)
+	require.NotEqual(t, first.ID, second.ID)
+}
+
+// testJobFail: an unfinished job ends in error with one job error row, its counts kept.
+func testJobFail(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	settle(t, s, job.ID, "a", harvest.OutcomeAdded)
+	other := newJob(t, s, newSource(t, s).ID)
+
+	failed, err := s.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "ExtractError", Message: "fetch catalog: 404"})
+	require.NoError(t, err)
+	require.Equal(t, job.ID, failed.ID)
+	require.Equal(t, harvest.JobError, failed.Status)
+	require.NotNil(t, failed.FinishedAt)
+	require.Equal(t, 1, failed.Settled)
+	require.Equal(t, 1, failed.Added)
+
+	got, err := s.JobGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, failed, got)
+
+	errs, err := s.JobErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Equal(t, job.ID, errs[0].JobID)
+	require.Equal(t, "ExtractError", errs[0].Type)
+	require.Equal(t, "fetch catalog: 404", errs[0].Message)
+	require.False(t, errs[0].CreatedAt.IsZero())
+
+	errs, err = s.JobErrorList(ctx, other.ID)
+	require.NoError(t, err)
+	require.Empty(t, errs, "another job's errors are not listed")
+}
+
+// testJobFailFinished: failing a finished job keeps its status and adds no error row.
+func testJobFailFinished(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	done := finishJob(t, s, newJob(t, s, src.ID).ID)
+
+	got, err := s.JobFail(ctx, &store.JobFailParams{JobID: done.ID, Type: "ExtractError", Message: "late"})
+	require.NoError(t, err)
+	require.Equal(t, done, got, "a complete job stays complete")
+	errs, err := s.JobErrorList(ctx, done.ID)
+	require.NoError(t, err)
+	require.Empty(t, errs)
+
+	job := newJob(t, s, src.ID)
+	failed, err := s.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "ExtractError", Message: "first"})
+	require.NoError(t, err)
+	again, err := s.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "ParseError", Message: "second"})
+	require.NoError(t, err)
+	require.Equal(t, failed, again, "a failed job is not failed again")
+	errs, err = s.JobErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Equal(t, "first", errs[0].Message)
+}
+
+func testJobSetExpected(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	require.Nil(t, job.Expected)
+
+	got, err := s.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 3})
+	require.NoError(t, err)
+	require.NotNil(t, got.Expected)
+	require.Equal(t, 3, *got.Expected)
+	require.Equal(t, harvest.JobInProgress, got.Status)
+
+	again, err := s.JobGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, got, again)
+}
+
+// testJobFinishWaitsForExpected: a job finishes once, when expected is known and all settled.
+func testJobFinishWaitsForExpected(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	settle(t, s, job.ID, "a", harvest.OutcomeAdded)
+	settle(t, s, job.ID, "b", harvest.OutcomeUnchanged)
+
+	got, finished, err := s.JobFinish(ctx, job.ID)
+	require.NoError(t, err)
+	require.False(t, finished, "expected is unknown")
+	require.Equal(t, harvest.JobInProgress, got.Status)
+	require.Nil(t, got.FinishedAt)
+
+	_, err = s.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 3})
+	require.NoError(t, err)
+	got, finished, err = s.JobFinish(ctx, job.ID)
+	require.NoError(t, err)
+	require.False(t, finished, "2 of 3 settled")
+	require.Equal(t, harvest.JobInProgress, got.Status)
+
+	settle(t, s, job.ID, "c", harvest.OutcomeErrored)
+	done, finished, err := s.JobFinish(ctx, job.ID)
+	require.NoError(t, err)
+	require.True(t, finished)
+	require.Equal(t, harvest.JobComplete, done.Status)
+	require.NotNil(t, done.FinishedAt)
+	require.Equal(t, counters{Total: 3, Added: 1, Unchanged: 1, Errored: 1, Settled: 3}, countersOf(done))
+
+	again, finished, err := s.JobFinish(ctx, job.ID)
+	require.NoError(t, err)
+	require.False(t, finished, "a job is finished once")
+	require.Equal(t, done, again)
+}
+
+// testJobFinishNothingExpected: an empty listing finishes the job at once.
+func testJobFinishNothingExpected(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	_, err := s.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 0})
+	require.NoError(t, err)
+	done, finished, err := s.JobFinish(ctx, job.ID)
+	require.NoError(t, err)
+	require.True(t, finished)
+	require.Equal(t, harvest.JobComplete, done.Status)
+	require.Equal(t, counters{}, countersOf(done))
+}
+
+// testJobFinishFailed: a failed job is never completed.
+func testJobFinishFailed(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	_, err := s.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 1})
+	require.NoError(t, err)
+	settle(t, s, job.ID, "a", harvest.OutcomeAdded)
+	failed, err := s.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "ExtractError", Message: "cancelled"})
+	require.NoError(t, err)
+
+	got, finished, err := s.JobFinish(ctx, job.ID)
+	require.NoError(t, err)
+	require.False(t, finished)
+	require.Equal(t, failed, got)
+}
+
+// testJobFinishConcurrent: racing finishers finish the job exactly once.
+func testJobFinishConcurrent(t *testing.T, s store.Store) {
+	job := newJob(t, s, newSource(t, s).ID)
+	_, err := s.JobSetExpected(t.Context(), &store.JobSetExpectedParams{JobID: job.ID, Expected: 0})
+	require.NoError(t, err)
+
+	const n = 8
+	finished := make([]bool, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { _, finished[i], errs[i] = s.JobFinish(t.Context(), job.ID) })
+	}
+	wg.Wait()
+	count := 0
+	for i := range n {
+		require.NoError(t, errs[i])
+		if finished[i] {
+			count++
+		}
+	}
+	require.Equal(t, 1, count)
+}

@@ -1,0 +1,185 @@
+package storetest
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// testOutcomeSettleOnce: a key already settled for the job changes nothing, whatever it carries.
+func testOutcomeSettleOnce(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	rec := newRecord(t, s, job, "a")
+
+	got, fresh, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{
+		JobID: job.ID, Key: "a", Identifier: "a", RecordID: rec.ID,
+		Outcome: harvest.OutcomeAdded, Status: harvest.RecordSuccess, Validated: true,
+	})
+	require.NoError(t, err)
+	require.True(t, fresh)
+	require.Equal(t, counters{Added: 1, Validated: 1, Settled: 1}, countersOf(got))
+
+	again, fresh, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{
+		JobID: job.ID, Key: "a", Identifier: "a", RecordID: rec.ID,
+		Outcome: harvest.OutcomeErrored, Status: harvest.RecordErrorValidation, Validated: true,
+		Errors: []harvest.RecordError{{Type: "ValidationError", Message: "title missing", Severity: harvest.SeverityError}},
+	})
+	require.NoError(t, err)
+	require.False(t, fresh)
+	require.Equal(t, countersOf(got), countersOf(again), "a second settle counts nothing")
+	current, err := s.JobGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, current, again, "the job is returned as it is")
+
+	stored, err := s.RecordGet(ctx, rec.ID)
+	require.NoError(t, err)
+	require.Equal(t, harvest.RecordSuccess, stored.Status, "a second settle sets no status")
+	errs, err := s.RecordErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	require.Empty(t, errs, "a second settle writes no error rows")
+}
+
+// testOutcomeSettleCounters: each outcome has its counter; total is their sum after finish.
+func testOutcomeSettleCounters(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	settles := []struct {
+		key       string
+		outcome   harvest.Outcome
+		validated bool
+	}{
+		{"a", harvest.OutcomeAdded, true},
+		{"b", harvest.OutcomeAdded, true},
+		{"c", harvest.OutcomeUpdated, true},
+		{"d", harvest.OutcomeDeleted, false},
+		{"e", harvest.OutcomeUnchanged, false},
+		{"f", harvest.OutcomeErrored, true},
+		{"g", harvest.OutcomeErrored, false},
+	}
+	var got *store.Job
+	for _, st := range settles {
+		var fresh bool
+		var err error
+		got, fresh, err = s.OutcomeSettle(ctx, &store.OutcomeSettleParams{
+			JobID: job.ID, Key: st.key, Identifier: st.key, Outcome: st.outcome, Validated: st.validated,
+		})
+		require.NoError(t, err)
+		require.True(t, fresh, st.key)
+	}
+	want := counters{Added: 2, Updated: 1, Deleted: 1, Unchanged: 1, Errored: 2, Validated: 4, Settled: 7}
+	require.Equal(t, want, countersOf(got))
+
+	done := finishJob(t, s, job.ID)
+	want.Total = 7
+	require.Equal(t, want, countersOf(done))
+	require.Equal(t, done.Total, done.Added+done.Updated+done.Deleted+done.Unchanged+done.Errored)
+}
+
+// testOutcomeSettlePerJob: the ledger is per job; the same key counts once in each job.
+func testOutcomeSettlePerJob(t *testing.T, s store.Store) {
+	first := newJob(t, s, newSource(t, s).ID)
+	second := newJob(t, s, newSource(t, s).ID)
+	for _, job := range []*store.Job{first, second} {
+		got, fresh := settle(t, s, job.ID, "a", harvest.OutcomeAdded)
+		require.True(t, fresh)
+		require.Equal(t, counters{Added: 1, Settled: 1}, countersOf(got))
+	}
+}
+
+// testOutcomeSettleErrors: error rows are written with the settle, with or without a record.
+func testOutcomeSettleErrors(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	rec := newRecord(t, s, job, "b")
+	settles := []*store.OutcomeSettleParams{
+		{JobID: job.ID, Key: "b", Identifier: "b", RecordID: rec.ID,
+			Outcome: harvest.OutcomeErrored, Status: harvest.RecordErrorValidation,
+			Errors: []harvest.RecordError{
+				{Type: "ValidationError", Message: "title missing", Severity: harvest.SeverityError},
+				{Type: "ValidationWarning", Message: "description short", Severity: harvest.SeverityWarning},
+			}},
+		{JobID: job.ID, Key: "a", Identifier: "a", Outcome: harvest.OutcomeErrored,
+			Errors: []harvest.RecordError{{Type: "DuplicateIdentifier", Message: "listed twice", Severity: harvest.SeverityError}}},
+		{JobID: job.ID, Key: "listing/3", Outcome: harvest.OutcomeErrored,
+			Errors: []harvest.RecordError{{Type: "ParseError", Message: "not an object", Severity: harvest.SeverityError}}},
+	}
+	var got *store.Job
+	for _, p := range settles {
+		var fresh bool
+		var err error
+		got, fresh, err = s.OutcomeSettle(ctx, p)
+		require.NoError(t, err)
+		require.True(t, fresh)
+	}
+	require.Equal(t, counters{Errored: 3, Settled: 3}, countersOf(got))
+
+	errs, err := s.RecordErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, []*store.RecordError{
+		{JobID: job.ID, Type: "ParseError", Message: "not an object", Severity: harvest.SeverityError},
+		{JobID: job.ID, Identifier: "a", Type: "DuplicateIdentifier", Message: "listed twice", Severity: harvest.SeverityError},
+		{JobID: job.ID, RecordID: rec.ID, Identifier: "b", Type: "ValidationWarning", Message: "description short", Severity: harvest.SeverityWarning},
+		{JobID: job.ID, RecordID: rec.ID, Identifier: "b", Type: "ValidationError", Message: "title missing", Severity: harvest.SeverityError},
+	}, errs)
+
+	stored, err := s.RecordGet(ctx, rec.ID)
+	require.NoError(t, err)
+	require.Equal(t, harvest.RecordErrorValidation, stored.Status)
+}
+
+// testOutcomeSettleRecordStatus: the record's status becomes p.Status; nothing else changes.
+func testOutcomeSettleRecordStatus(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	for _, status := range []harvest.RecordStatus{
+		harvest.RecordSuccess, harvest.RecordErrorValidation, harvest.RecordErrorTransform, harvest.RecordFailed,
+	} {
+		rec := newRecord(t, s, job, string(status))
+		require.Equal(t, harvest.RecordPending, rec.Status)
+		settleRecord(t, s, rec, status)
+
+		got, err := s.RecordGet(ctx, rec.ID)
+		require.NoError(t, err)
+		want := *rec
+		want.Status = status
+		require.Equal(t, &want, got)
+	}
+}
+
+// testOutcomeSettleConcurrent: racing redeliveries of one outcome count it once.
+func testOutcomeSettleConcurrent(t *testing.T, s store.Store) {
+	job := newJob(t, s, newSource(t, s).ID)
+	const n = 8
+	fresh := make([]bool, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, fresh[i], errs[i] = s.OutcomeSettle(t.Context(), &store.OutcomeSettleParams{
+				JobID: job.ID, Key: "a", Identifier: "a", Outcome: harvest.OutcomeAdded,
+				Errors: []harvest.RecordError{{Type: "ValidationWarning", Message: "w", Severity: harvest.SeverityWarning}},
+			})
+		})
+	}
+	wg.Wait()
+	count := 0
+	for i := range n {
+		require.NoError(t, errs[i])
+		if fresh[i] {
+			count++
+		}
+	}
+	require.Equal(t, 1, count)
+
+	got, err := s.JobGet(t.Context(), job.ID)
+	require.NoError(t, err)
+	require.Equal(t, counters{Added: 1, Settled: 1}, countersOf(got))
+	rows, err := s.RecordErrorList(t.Context(), job.ID)
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+}

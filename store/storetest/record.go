@@ -1,0 +1,208 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+func testRecordInsert(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	p := &store.RecordInsertParams{
+		ID:         uuid.NewString(),
+		JobID:      job.ID,
+		SourceID:   job.SourceID,
+		Identifier: "a",
+		Action:     harvest.ActionCreate,
+		SourceHash: "5d41402abc4b2a76",
+		SourceRaw:  "{ \"identifier\" : \"a\",\n  \"title\": \"Café\"  }", // kept byte for byte
+	}
+	rec, err := s.RecordInsert(ctx, p)
+	require.NoError(t, err)
+	require.Equal(t, &store.Record{
+		ID: p.ID, JobID: p.JobID, SourceID: p.SourceID, Identifier: p.Identifier, Action: p.Action,
+		SourceHash: p.SourceHash, SourceRaw: p.SourceRaw, Status: harvest.RecordPending, CreatedAt: rec.CreatedAt,
+	}, rec)
+	require.False(t, rec.CreatedAt.IsZero())
+
+	got, err := s.RecordGet(ctx, rec.ID)
+	require.NoError(t, err)
+	require.Equal(t, rec, got)
+
+	// A delete carries no source: empty hash and raw read back empty.
+	del, err := s.RecordInsert(ctx, &store.RecordInsertParams{
+		ID: uuid.NewString(), JobID: job.ID, SourceID: job.SourceID, Identifier: "b", Action: harvest.ActionDelete,
+	})
+	require.NoError(t, err)
+	require.Equal(t, harvest.ActionDelete, del.Action)
+	require.Empty(t, del.SourceHash)
+	require.Empty(t, del.SourceRaw)
+	require.Equal(t, harvest.RecordPending, del.Status)
+}
+
+// testRecordInsertIdempotent: a redelivered insert returns the stored row, status included.
+func testRecordInsertIdempotent(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	rec := newRecord(t, s, job, "a")
+
+	redelivered := &store.RecordInsertParams{
+		ID: rec.ID, JobID: job.ID, SourceID: job.SourceID, Identifier: "other",
+		Action: harvest.ActionUpdate, SourceHash: "other-hash", SourceRaw: "{}",
+	}
+	got, err := s.RecordInsert(ctx, redelivered)
+	require.NoError(t, err)
+	require.Equal(t, rec, got)
+
+	settleRecord(t, s, rec, harvest.RecordSuccess)
+	got, err = s.RecordInsert(ctx, redelivered)
+	require.NoError(t, err)
+	require.Equal(t, harvest.RecordSuccess, got.Status, "a redelivery does not reset the status")
+	require.Equal(t, rec.Identifier, got.Identifier)
+
+	n, err := s.RecordCount(ctx, job.SourceID)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+}
+
+func testRecordGetNotFound(t *testing.T, s store.Store) {
+	newRecord(t, s, newJob(t, s, newSource(t, s).ID), "a")
+	for _, id := range []string{uuid.NewString(), "not-a-uuid"} {
+		_, err := s.RecordGet(t.Context(), id)
+		require.ErrorIs(t, err, store.ErrNotFound, "id %q", id)
+	}
+}
+
+// testRecordLatest: the newest settled row of a key that can be compared against wins;
+// pending and failed rows are skipped.
+func testRecordLatest(t *testing.T, s store.Store) {
+	src := newSource(t, s)
+	latest := func() *store.Record {
+		t.Helper()
+		rec, err := s.RecordLatest(t.Context(), &store.RecordLatestParams{SourceID: src.ID, Identifier: "a"})
+		require.NoError(t, err)
+		return rec
+	}
+	// inJob writes a record of "a" in a new job, settles it when status is not pending and
+	// finishes the job; it returns the stored row.
+	inJob := func(status harvest.RecordStatus) *store.Record {
+		t.Helper()
+		job := newJob(t, s, src.ID)
+		newRecord(t, s, job, "other")
+		rec := newRecord(t, s, job, "a")
+		if status != harvest.RecordPending {
+			settleRecord(t, s, rec, status)
+		}
+		finishJob(t, s, job.ID)
+		got, err := s.RecordGet(t.Context(), rec.ID)
+		require.NoError(t, err)
+		return got
+	}
+
+	success := inJob(harvest.RecordSuccess)
+	require.Equal(t, success, latest())
+	invalid := inJob(harvest.RecordErrorValidation)
+	require.Equal(t, invalid, latest())
+	untransformed := inJob(harvest.RecordErrorTransform)
+	require.Equal(t, untransformed, latest())
+	inJob(harvest.RecordPending)
+	require.Equal(t, untransformed, latest(), "pending rows are skipped")
+	inJob(harvest.RecordFailed)
+	require.Equal(t, untransformed, latest(), "failed rows are skipped")
+	newest := inJob(harvest.RecordSuccess)
+	require.Equal(t, newest, latest())
+}
+
+func testRecordLatestNotFound(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	_, err := s.RecordLatest(ctx, &store.RecordLatestParams{SourceID: src.ID, Identifier: "a"})
+	require.ErrorIs(t, err, store.ErrNotFound, "no rows")
+
+	job := newJob(t, s, src.ID)
+	newRecord(t, s, job, "a")
+	settleRecord(t, s, newRecord(t, s, job, "b"), harvest.RecordFailed)
+	settleRecord(t, s, newRecord(t, s, job, "c"), harvest.RecordSuccess)
+	for _, identifier := range []string{"a", "b", "d"} {
+		_, err = s.RecordLatest(ctx, &store.RecordLatestParams{SourceID: src.ID, Identifier: identifier})
+		require.ErrorIs(t, err, store.ErrNotFound, identifier)
+	}
+}
+
+// testRecordLatestOtherSource: another source's rows of the same identifier do not count.
+func testRecordLatestOtherSource(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	rec := newRecord(t, s, newJob(t, s, src.ID), "a")
+	settleRecord(t, s, rec, harvest.RecordSuccess)
+	other := newSource(t, s)
+	settleRecord(t, s, newRecord(t, s, newJob(t, s, other.ID), "a"), harvest.RecordSuccess)
+
+	got, err := s.RecordLatest(ctx, &store.RecordLatestParams{SourceID: src.ID, Identifier: "a"})
+	require.NoError(t, err)
+	require.Equal(t, rec.ID, got.ID)
+
+	_, err = s.RecordLatest(ctx, &store.RecordLatestParams{SourceID: newSource(t, s).ID, Identifier: "a"})
+	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+// testRecordCount: every row of the source counts, whatever its status or job.
+func testRecordCount(t *testing.T, s store.Store) {
+	count := func(sourceID string) int {
+		t.Helper()
+		n, err := s.RecordCount(t.Context(), sourceID)
+		require.NoError(t, err)
+		return n
+	}
+	src := newSource(t, s)
+	require.Equal(t, 0, count(src.ID))
+
+	first := newJob(t, s, src.ID)
+	newRecord(t, s, first, "a")
+	settleRecord(t, s, newRecord(t, s, first, "b"), harvest.RecordSuccess)
+	finishJob(t, s, first.ID)
+	second := newJob(t, s, src.ID)
+	newRecord(t, s, second, "a")
+	newRecord(t, s, newJob(t, s, newSource(t, s).ID), "a")
+
+	require.Equal(t, 3, count(src.ID))
+}
+
+// testRecordErrorListOrder: a job's record errors come ordered by identifier, then message.
+func testRecordErrorListOrder(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	other := newJob(t, s, newSource(t, s).ID)
+	settleErrors := func(jobID, identifier string, messages ...string) {
+		t.Helper()
+		p := &store.OutcomeSettleParams{JobID: jobID, Key: identifier, Identifier: identifier, Outcome: harvest.OutcomeErrored}
+		for _, m := range messages {
+			p.Errors = append(p.Errors, harvest.RecordError{Type: "ValidationError", Message: m, Severity: harvest.SeverityError})
+		}
+		_, _, err := s.OutcomeSettle(ctx, p)
+		require.NoError(t, err)
+	}
+	settleErrors(job.ID, "c", "beta", "alpha")
+	settleErrors(other.ID, "a", "alpha")
+	settleErrors(job.ID, "a", "gamma")
+	settleErrors(job.ID, "b", "alpha")
+
+	errs, err := s.RecordErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	type key struct{ identifier, message string }
+	var got []key
+	for _, e := range errs {
+		require.Equal(t, job.ID, e.JobID)
+		got = append(got, key{e.Identifier, e.Message})
+	}
+	require.Equal(t, []key{{"a", "gamma"}, {"b", "alpha"}, {"c", "alpha"}, {"c", "beta"}}, got)
+
+	errs, err = s.RecordErrorList(ctx, newJob(t, s, newSource(t, s).ID).ID)
+	require.NoError(t, err)
+	require.Empty(t, errs)
+}
