@@ -155,13 +155,7 @@ type Report struct {
 	StartTime       time.Time `json:"startTime"`
 	EndTime         time.Time `json:"endTime"`
 	ChangedCatalogs int       `json:"changedCatalogs"`
-	Total           int       `json:"total"`
-	Added           int       `json:"added"`
-	Updated         int       `json:"updated"`
-	Deleted         int       `json:"deleted"`
-	Unchanged       int       `json:"unchanged"`
-	Errored         int       `json:"errored"`
-	Validated       int       `json:"validated"`
+	Counts
 }
 
 // NewMessage encodes v as a message bound for subject, with the given ids as metadata. ids

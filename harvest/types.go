@@ -121,3 +121,15 @@ const (
 	SeverityError   Severity = "error"
 	SeverityWarning Severity = "warning"
 )
+
+// Counts are a job's record counts; Total = Added + Updated + Deleted + Unchanged + Errored.
+// Validated counts the records that passed schema validation (a subset of the others).
+type Counts struct {
+	Total     int `json:"total"`
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Deleted   int `json:"deleted"`
+	Unchanged int `json:"unchanged"`
+	Errored   int `json:"errored"`
+	Validated int `json:"validated"`
+}

@@ -94,15 +94,9 @@ type Job struct {
 	Status     harvest.JobStatus
 	CreatedAt  time.Time
 	FinishedAt *time.Time
-	Total      int
-	Added      int
-	Updated    int
-	Deleted    int
-	Unchanged  int
-	Errored    int
-	Validated  int
-	Settled    int
-	Expected   *int
+	harvest.Counts
+	Settled  int  // outcomes counted so far
+	Expected *int // nil until the listing completed
 }
 
 // Record is a harvest_record row: one record's passage through one job.

@@ -162,18 +162,12 @@ func awaitReport(ctx context.Context, reports <-chan *harvest.Report, jobID stri
 
 // jobReport is the --format json report: one object.
 type jobReport struct {
-	JobID      string   `json:"job_id"`
-	SourceID   string   `json:"source_id"`
-	URL        string   `json:"url"`
-	JobType    string   `json:"job_type"`
-	Status     string   `json:"status"`
-	Total      int      `json:"total"`
-	Added      int      `json:"added"`
-	Updated    int      `json:"updated"`
-	Deleted    int      `json:"deleted"`
-	Unchanged  int      `json:"unchanged"`
-	Errored    int      `json:"errored"`
-	Validated  int      `json:"validated"`
+	JobID    string `json:"job_id"`
+	SourceID string `json:"source_id"`
+	URL      string `json:"url"`
+	JobType  string `json:"job_type"`
+	Status   string `json:"status"`
+	harvest.Counts
 	StartedAt  string   `json:"started_at"`
 	FinishedAt string   `json:"finished_at"`
 	JobErrors  []string `json:"job_errors"`
@@ -188,8 +182,7 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 		return err
 	}
 	rep := jobReport{JobID: job.ID, SourceID: job.SourceID, URL: url, JobType: string(job.JobType),
-		Status: string(job.Status), Total: job.Total, Added: job.Added, Updated: job.Updated, Deleted: job.Deleted,
-		Unchanged: job.Unchanged, Errored: job.Errored, Validated: job.Validated,
+		Status: string(job.Status), Counts: job.Counts,
 		StartedAt: job.CreatedAt.UTC().Format(time.RFC3339), JobErrors: []string{}}
 	if job.FinishedAt != nil {
 		rep.FinishedAt = job.FinishedAt.UTC().Format(time.RFC3339)

@@ -121,7 +121,5 @@ func NewReport(job *store.Job, src *store.Source) *harvest.Report {
 	}
 	return &harvest.Report{V: harvest.Version, ID: job.ID, SourceID: job.SourceID, URL: src.URL, DataType: "dataset",
 		JobType: job.JobType, Status: job.Status, HarvestError: job.Status == harvest.JobError,
-		StartTime: job.CreatedAt.UTC(), EndTime: end, ChangedCatalogs: changed, Total: job.Total, Added: job.Added,
-		Updated: job.Updated, Deleted: job.Deleted, Unchanged: job.Unchanged, Errored: job.Errored,
-		Validated: job.Validated}
+		StartTime: job.CreatedAt.UTC(), EndTime: end, ChangedCatalogs: changed, Counts: job.Counts}
 }
