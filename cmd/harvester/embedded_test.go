@@ -65,3 +65,22 @@ func TestEmbeddedDefaultMatchesPostgresAndNATS(t *testing.T) {
 	require.DirExists(t, dataDir+"/nats", "the in-process nats-server stores in the data directory")
 	require.FileExists(t, dataDir+"/harvester.db")
 }
+
+// TestReadmeFirstCommand runs the README's first command: the sample catalog that ships in
+// examples/, on the embedded default (no Postgres, no NATS server).
+func TestReadmeFirstCommand(t *testing.T) {
+	t.Parallel()
+	args := []string{"harvest", "--file", "../../examples/agency-sample.data.json", "--schema-type", federal,
+		"--database-url", "", "--nats-url", "", "--data-dir", t.TempDir()}
+	first := runJSON(t, args...)
+	require.Equal(t, "complete", first.Status)
+	require.Equal(t, [6]int{36, 32, 0, 0, 0, 4}, [6]int{first.Total, first.Added, first.Updated, first.Deleted,
+		first.Unchanged, first.Errored}, "32 valid, 3 invalid, 1 duplicate identifier")
+
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	require.Equal(t, exitOK, code, errOut.String())
+	text := out.String()
+	require.Contains(t, text, "total 36: added 0, updated 0, deleted 0, unchanged 35, errored 1")
+	require.Contains(t, text, `DuplicateIdentifier "FAES-CGS-0007": dataset #27 repeats identifier "FAES-CGS-0007" of dataset #7`)
+}

@@ -125,9 +125,14 @@ func (f *harvestFlags) run(ctx context.Context, out io.Writer) error {
 	}
 	wctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	job, err = trigger.Wait(wctx, st, job.ID, 50*time.Millisecond)
+	jobID := job.ID
+	job, err = trigger.Wait(wctx, st, jobID, 50*time.Millisecond)
 	if err != nil {
-		return fmt.Errorf("waiting for job %s: %w", job.ID, err)
+		// Interrupted or timed out: end the job, so the source is not left with a job in
+		// progress that blocks its next run, and the stages drop its remaining records.
+		_, _ = st.JobFail(context.WithoutCancel(ctx), &store.JobFailParams{JobID: jobID, Type: "CancelledJob",
+			Message: fmt.Sprintf("the harvest command stopped waiting: %v", err)})
+		return fmt.Errorf("waiting for job %s: %w", jobID, err)
 	}
 	awaitReport(wctx, reports, job.ID)
 	if err := printReport(ctx, out, st, job, p.URL, f.format); err != nil {

@@ -7,6 +7,7 @@
 //	hash differs, or a force_harvest job    -> update   (harvest_record row, on to TRANSFORM)
 //	hash equal                              -> unchanged (settles; nothing written)
 //
+// Records and listings of a job that already ended (failed or cancelled) are dropped.
 // A validate job writes no harvest_record and sends every record on, unchanged ones included.
 // After a complete listing (a harvest.Listing message) the source's live datasets that the job
 // did not list become delete records, sent straight to SYNC, and the aggregator learns the

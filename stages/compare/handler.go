@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
@@ -17,11 +18,12 @@ import (
 type Handler struct {
 	store store.Store
 	pub   message.Publisher
+	jobs  *openJobs
 }
 
 // New returns the COMPARE stage. pub routes by the harvest.MetaSubject metadata.
 func New(st store.Store, pub message.Publisher) *Handler {
-	return &Handler{store: st, pub: pub}
+	return &Handler{store: st, pub: pub, jobs: newOpenJobs(st, time.Second)}
 }
 
 // HandleRecord compares one record (SubjectCompare) and returns the message that carries it on.
@@ -30,6 +32,9 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	var rec harvest.Record
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
+	}
+	if open, err := h.jobs.open(ctx, rec.JobID); err != nil || !open {
+		return nil, err // a record of a job that ended (failed or cancelled) is dropped
 	}
 	hash, err := SourceHash(rec.Body)
 	if err != nil {
@@ -80,9 +85,16 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 	if err := harvest.Decode(msg, &l); err != nil {
 		return nil, harvest.Permanent(err)
 	}
+	job, err := h.store.JobGet(ctx, l.JobID)
+	if err != nil {
+		return nil, fmt.Errorf("get job: %w", err)
+	}
+	if job.Status.Finished() {
+		return nil, nil // the job ended before its listing was handled: delete nothing
+	}
 	deletes := 0
 	if l.JobType.WritesCatalog() {
-		err := h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
+		err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
 			func(identifier string) error {
 				deletes++
 				return h.publishDelete(ctx, &l, identifier)

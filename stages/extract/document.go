@@ -174,7 +174,8 @@ func kind(tok json.Token) string {
 	return "number"
 }
 
-// Entry is one element of a catalog's dataset array.
+// Entry is one element of a catalog's dataset array. Messages number datasets from 1 ("dataset
+// #1" is the first element), as a person reading the file counts them; Position is 0-based.
 type Entry struct {
 	Position   int
 	Identifier string          // verbatim (never trimmed); empty when Err is set
@@ -194,13 +195,13 @@ func identify(pos int, raw json.RawMessage) Entry {
 	if err := json.Unmarshal(raw, &d); err != nil {
 		var kindErr *json.UnmarshalTypeError
 		if errors.As(err, &kindErr) && kindErr.Field == "" {
-			e.Err = fmt.Errorf("dataset #%d is a JSON %s, not an object", pos, kindErr.Value)
+			e.Err = fmt.Errorf("dataset #%d is a JSON %s, not an object", pos+1, kindErr.Value)
 			return e
 		}
 		// A field of the wrong type elsewhere does not matter here; look at identifier alone.
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) != nil {
-			e.Err = fmt.Errorf("dataset #%d: %v", pos, err)
+			e.Err = fmt.Errorf("dataset #%d: %v", pos+1, err)
 			return e
 		}
 		d.Identifier = m["identifier"]
@@ -218,12 +219,12 @@ func identify(pos int, raw json.RawMessage) Entry {
 	case nil:
 	default:
 		e.Err = fmt.Errorf("dataset #%d%s: identifier must be a string or an object with @id, not %s",
-			pos, e.titled(), strings.TrimSpace(string(d.Identifier)))
+			pos+1, e.titled(), strings.TrimSpace(string(d.Identifier)))
 		return e
 	}
 	if strings.TrimSpace(e.Identifier) == "" {
 		e.Identifier = ""
-		e.Err = fmt.Errorf("dataset #%d%s has no identifier (missing or blank)", pos, e.titled())
+		e.Err = fmt.Errorf("dataset #%d%s has no identifier (missing or blank)", pos+1, e.titled())
 	}
 	return e
 }

@@ -125,7 +125,7 @@ func (l *lister) entry(pos int, raw json.RawMessage) error {
 	}
 	if first, dup := l.seen[e.Identifier]; dup {
 		return l.settleError(&e, "DuplicateIdentifier", fmt.Sprintf(
-			"dataset #%d repeats identifier %q of dataset #%d in this catalog; the first one is kept", pos, e.Identifier, first))
+			"dataset #%d repeats identifier %q of dataset #%d in this catalog; the first one is kept", pos+1, e.Identifier, first+1))
 	}
 	l.seen[e.Identifier] = pos
 	if err := l.h.store.JobIdentifierAdd(l.ctx, &store.JobIdentifierAddParams{JobID: l.job.JobID,

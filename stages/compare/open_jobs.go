@@ -1,0 +1,57 @@
+package compare
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+// openJobs answers "is this job still in progress?" for every record without a store read per
+// record: a finished job is remembered for good, an open one is re-checked after recheck.
+type openJobs struct {
+	store   store.Store
+	recheck time.Duration
+
+	mu       sync.Mutex
+	finished map[string]bool
+	checked  map[string]time.Time
+}
+
+// maxRemembered bounds the cache; past it the cache starts afresh.
+const maxRemembered = 10000
+
+func newOpenJobs(st store.Store, recheck time.Duration) *openJobs {
+	return &openJobs{store: st, recheck: recheck, finished: map[string]bool{}, checked: map[string]time.Time{}}
+}
+
+// open reports whether jobID is still in progress, reading the store at most once per recheck.
+func (o *openJobs) open(ctx context.Context, jobID string) (bool, error) {
+	o.mu.Lock()
+	if o.finished[jobID] {
+		o.mu.Unlock()
+		return false, nil
+	}
+	if t, ok := o.checked[jobID]; ok && time.Since(t) < o.recheck {
+		o.mu.Unlock()
+		return true, nil
+	}
+	o.mu.Unlock()
+	job, err := o.store.JobGet(ctx, jobID)
+	if err != nil {
+		return false, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.finished)+len(o.checked) > maxRemembered {
+		o.finished, o.checked = map[string]bool{}, map[string]time.Time{}
+	}
+	if job.Status.Finished() {
+		o.finished[jobID] = true
+		delete(o.checked, jobID)
+		return false, nil
+	}
+	o.checked[jobID] = time.Now()
+	return true, nil
+}
