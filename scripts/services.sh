@@ -31,6 +31,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 bin=$(pg_bin)
 mkdir -p "$dir"
+cd /  # the postgres user may not be able to enter the caller's directory
 
 # PostgreSQL refuses to run as root: the cluster belongs to the postgres user.
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }

@@ -84,7 +84,7 @@ func (h *Handler) open(ctx context.Context, url string) (*os.File, func(), error
 	case filepath.IsAbs(url):
 		f, err := os.Open(url)
 		if err != nil {
-			return nil, nil, fmt.Errorf("open %s: %w", url, err)
+			return nil, nil, fmt.Errorf("open source file: %w", err)
 		}
 		return f, func() { f.Close() }, nil
 	}
