@@ -33,13 +33,13 @@ var ErrLegacyArray = errors.New("the document is a top-level JSON array (a Proje
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// walkCatalog streams the DCAT-US catalog document in r, calling fn with each element of its
+// WalkCatalog streams the DCAT-US catalog document in r, calling fn with each element of its
 // "dataset" array (0-based position, raw bytes as written) one at a time: the document is never
 // held in memory whole. A leading UTF-8 BOM is skipped. It returns a *ParseError when the
 // document is not JSON (with the line and column of the syntax error when r is an io.ReadSeeker),
 // is a top-level array (ErrLegacyArray), or is not an object with a "dataset" array; fn's error
 // stops the walk and is returned as is.
-func walkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error {
+func WalkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	skipped := 0
 	if head, _ := br.Peek(3); bytes.Equal(head, utf8BOM) {
@@ -184,9 +184,9 @@ type Entry struct {
 	Err        error           // why the element cannot be keyed: not an object, missing or blank identifier
 }
 
-// identify fills in an entry's identifier: the "identifier" string, or the "@id" of an
+// Identify fills in an entry's identifier: the "identifier" string, or the "@id" of an
 // identifier object (DCAT-US 3.0). Missing, blank or other shapes are an error.
-func identify(pos int, raw json.RawMessage) Entry {
+func Identify(pos int, raw json.RawMessage) Entry {
 	e := Entry{Position: pos, Raw: raw}
 	var d struct {
 		Identifier json.RawMessage `json:"identifier"`

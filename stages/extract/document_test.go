@@ -16,8 +16,8 @@ import (
 func entries(t *testing.T, doc string) ([]Entry, error) {
 	t.Helper()
 	var out []Entry
-	err := walkCatalog(strings.NewReader(doc), func(pos int, raw json.RawMessage) error {
-		out = append(out, identify(pos, raw))
+	err := WalkCatalog(strings.NewReader(doc), func(pos int, raw json.RawMessage) error {
+		out = append(out, Identify(pos, raw))
 		return nil
 	})
 	return out, err
@@ -82,7 +82,7 @@ func TestWalkCatalogSyntaxErrorPosition(t *testing.T) {
 	} {
 		f, err := os.Open(corpustest.Path(t, tc.file))
 		require.NoError(t, err)
-		err = walkCatalog(f, func(int, json.RawMessage) error { return nil })
+		err = WalkCatalog(f, func(int, json.RawMessage) error { return nil })
 		f.Close()
 		var perr *ParseError
 		require.True(t, errors.As(err, &perr), "%s: %v", tc.file, err)
@@ -105,9 +105,9 @@ func TestWalkCatalogCorpus(t *testing.T) {
 		f, err := os.Open(corpustest.Path(t, tc.file))
 		require.NoError(t, err)
 		n, unkeyed := 0, 0
-		err = walkCatalog(f, func(pos int, raw json.RawMessage) error {
+		err = WalkCatalog(f, func(pos int, raw json.RawMessage) error {
 			n++
-			if identify(pos, raw).Err != nil {
+			if Identify(pos, raw).Err != nil {
 				unkeyed++
 			}
 			return nil
@@ -131,7 +131,7 @@ func BenchmarkWalkCatalog(b *testing.B) {
 	for b.Loop() {
 		f, err := os.Open(path)
 		require.NoError(b, err)
-		err = walkCatalog(f, func(pos int, raw json.RawMessage) error { _ = identify(pos, raw); return nil })
+		err = WalkCatalog(f, func(pos int, raw json.RawMessage) error { _ = Identify(pos, raw); return nil })
 		f.Close()
 		require.NoError(b, err)
 	}

@@ -60,10 +60,10 @@ func (e *FetchError) Unwrap() error { return e.Err }
 // errTooLarge is the cause of a FetchError for a body over MaxBytes.
 var errTooLarge = errors.New("document larger than the size cap")
 
-// fetch downloads url into a temporary file and returns it positioned at its start; the caller
+// Fetch downloads url into a temporary file and returns it positioned at its start; the caller
 // closes and removes it. Network errors, 429 and 5xx are retried with exponential backoff; any
 // other non-2xx status fails at once. Every failure is a *FetchError.
-func fetch(ctx context.Context, c FetchConfig, url string) (*os.File, error) {
+func Fetch(ctx context.Context, c FetchConfig, url string) (*os.File, error) {
 	wait := c.Backoff
 	var err error
 	for attempt := 1; ; attempt++ {

@@ -41,7 +41,7 @@ func TestFetch(t *testing.T) {
 	cfg := FetchConfig{Backoff: time.Millisecond, MaxBytes: 1024}.WithDefaults()
 	ctx := context.Background()
 
-	f, err := fetch(ctx, cfg, srv.URL+"/ok")
+	f, err := Fetch(ctx, cfg, srv.URL+"/ok")
 	require.NoError(t, err)
 	body, err := io.ReadAll(f)
 	require.NoError(t, err)
@@ -50,7 +50,7 @@ func TestFetch(t *testing.T) {
 	require.NoError(t, os.Remove(f.Name()))
 
 	calls.Store(0)
-	_, err = fetch(ctx, cfg, srv.URL+"/missing")
+	_, err = Fetch(ctx, cfg, srv.URL+"/missing")
 	var ferr *FetchError
 	require.True(t, errors.As(err, &ferr))
 	require.Equal(t, http.StatusNotFound, ferr.StatusCode)
@@ -59,7 +59,7 @@ func TestFetch(t *testing.T) {
 
 	calls.Store(0)
 	flaky = 2
-	f, err = fetch(ctx, cfg, srv.URL+"/flaky")
+	f, err = Fetch(ctx, cfg, srv.URL+"/flaky")
 	require.NoError(t, err, "a 502 is retried")
 	f.Close()
 	os.Remove(f.Name())
@@ -67,11 +67,11 @@ func TestFetch(t *testing.T) {
 
 	calls.Store(0)
 	flaky = 10
-	_, err = fetch(ctx, cfg, srv.URL+"/flaky")
+	_, err = Fetch(ctx, cfg, srv.URL+"/flaky")
 	require.True(t, errors.As(err, &ferr))
 	require.Equal(t, http.StatusBadGateway, ferr.StatusCode)
 	require.Equal(t, int32(cfg.Attempts), calls.Load(), "attempts are bounded")
 
-	_, err = fetch(ctx, cfg, srv.URL+"/big")
+	_, err = Fetch(ctx, cfg, srv.URL+"/big")
 	require.ErrorIs(t, err, errTooLarge)
 }

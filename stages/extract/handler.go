@@ -53,14 +53,14 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return h.fail(ctx, &job, "ExtractError", err)
 	}
 	defer cleanup()
-	if err := walkCatalog(f, func(int, json.RawMessage) error { return nil }); err != nil {
+	if err := WalkCatalog(f, func(int, json.RawMessage) error { return nil }); err != nil {
 		return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
 	l := &lister{h: h, ctx: ctx, job: &job, seen: map[string]int{}}
-	if err := walkCatalog(f, l.entry); err != nil {
+	if err := WalkCatalog(f, l.entry); err != nil {
 		var perr *ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
@@ -76,7 +76,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 func (h *Handler) open(ctx context.Context, url string) (*os.File, func(), error) {
 	switch {
 	case strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://"):
-		f, err := fetch(ctx, h.fetch, url)
+		f, err := Fetch(ctx, h.fetch, url)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -119,7 +119,7 @@ type lister struct {
 
 func (l *lister) entry(pos int, raw json.RawMessage) error {
 	l.listed++
-	e := identify(pos, raw)
+	e := Identify(pos, raw)
 	if e.Err != nil {
 		return l.settleError(&e, "MissingIdentifier", e.Err.Error())
 	}
