@@ -1,0 +1,104 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// Config configures the API. Zero fields take the documented defaults.
+type Config struct {
+	// APIKey is the shared secret that writes need, sent as "X-API-Key: <key>" or
+	// "Authorization: Bearer <key>". Empty refuses every write with 401 (HARVESTER_API_KEY
+	// is not set); reads stay open.
+	APIKey string
+	// ProtectReads makes reads need the key too. /healthz, /readyz, /metrics and the OpenAPI
+	// document stay open. It needs APIKey.
+	ProtectReads bool
+	// MaxBodyBytes caps a request body; a larger one is refused with 413. Default 10 MiB.
+	MaxBodyBytes int64
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, 10<<20)
+	return c
+}
+
+func (c Config) validate() error {
+	if c.ProtectReads && c.APIKey == "" {
+		return errors.New("api: ProtectReads needs an APIKey: no request could be served")
+	}
+	if c.MaxBodyBytes < 0 {
+		return errors.New("api: MaxBodyBytes must not be negative")
+	}
+	return nil
+}
+
+// Deps are the API's collaborators.
+type Deps struct {
+	// Store is required.
+	Store store.Store
+	// Logger gets one line per request and the causes of 500s. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics is served at /metrics; nil answers 404.
+	Metrics http.Handler
+	// Ready are the checks /readyz runs, by name (e.g. "database", "nats").
+	Ready map[string]func(context.Context) error
+	// Fetch configures the download of POST /api/v1/validate's url; zero fields take
+	// extract's defaults.
+	Fetch extract.FetchConfig
+}
+
+// server holds what the handlers need; it is the http.Handler that New returns.
+type server struct {
+	cfg     Config
+	store   store.Store
+	log     *slog.Logger
+	metrics http.Handler
+	ready   map[string]func(context.Context) error
+	fetch   extract.FetchConfig
+	mux     *http.ServeMux
+	table   []route
+	handler http.Handler // mux behind the middleware
+}
+
+// New returns the API handler.
+func New(cfg Config, deps Deps) (http.Handler, error) {
+	return newServer(cfg, deps)
+}
+
+func newServer(cfg Config, deps Deps) (*server, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if deps.Store == nil {
+		return nil, errors.New("api: Deps.Store is required")
+	}
+	s := &server{
+		cfg:     cfg,
+		store:   deps.Store,
+		log:     cmp.Or(deps.Logger, slog.Default()),
+		metrics: deps.Metrics,
+		ready:   deps.Ready,
+		fetch:   deps.Fetch.WithDefaults(),
+		mux:     http.NewServeMux(),
+	}
+	s.table = s.routes()
+	for _, rt := range s.table {
+		s.mux.Handle(rt.pattern, s.endpoint(rt))
+	}
+	s.handler = s.logRequests(s.recoverPanics(http.HandlerFunc(s.dispatch)))
+	return s, nil
+}
+
+// ServeHTTP logs the request and answers unknown paths and methods with JSON 404 and 405.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}

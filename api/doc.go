@@ -1,0 +1,16 @@
+// Package api is Harvester's HTTP API under /api/v1: organizations, harvest sources, jobs
+// (start, follow, cancel), job and record errors (JSON or CSV), harvest records, and a
+// validate endpoint that checks a pasted or fetched DCAT-US catalog without storing anything;
+// plus /healthz, /readyz, /metrics and the OpenAPI document at /api/v1/openapi.json.
+//
+// Every route is listed once, in (*server).routes, with a Go 1.22 method pattern and its
+// access level: open (probes, metrics, the OpenAPI document), read (open unless
+// Config.ProtectReads) or write (every POST, PUT and DELETE: the API key is required, and an
+// empty key refuses them all). The OpenAPI document must list exactly the same (method, path)
+// pairs; a test holds the two together.
+//
+// Responses are JSON. Every error is {"error": "..."} (422s add "fields", naming each bad
+// field), and store errors are mapped to statuses in one place (errorStatus): ErrNotFound is
+// 404, ErrConflict 409, anything unexpected 500 with no internals. Lists share one envelope,
+// {"items", "total", "page", "per_page"}. Each request is logged once, at info.
+package api

@@ -1,0 +1,128 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+// organizationJSON is an organization as the API shows it.
+type organizationJSON struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Slug      string    `json:"slug"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func organizationOf(o *store.Organization) organizationJSON {
+	return organizationJSON{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt.UTC()}
+}
+
+// organizationInput is the body of POST and PUT.
+type organizationInput struct {
+	Name string `json:"name"`
+	Slug string `json:"slug"`
+}
+
+// slugPattern is an organization slug: lowercase letters, digits and hyphens.
+var slugPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+const maxSlugLen = 100 // organization.slug is varchar(100) in Data.gov's schema
+
+// decodeOrganization reads and checks the body of POST and PUT.
+func decodeOrganization(r *http.Request) (*organizationInput, error) {
+	data, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	var in organizationInput
+	fields := fieldErrors{}
+	if err := decodeObject(data, &in, fields); err != nil {
+		return nil, err
+	}
+	in.Name = strings.TrimSpace(in.Name)
+	if in.Name == "" {
+		fields.add("name", "required")
+	}
+	switch {
+	case in.Slug == "":
+		fields.add("slug", "required")
+	case len(in.Slug) > maxSlugLen:
+		fields.add("slug", "at most %d characters", maxSlugLen)
+	case !slugPattern.MatchString(in.Slug):
+		fields.add("slug", "%q: use only lowercase letters, digits and hyphens", in.Slug)
+	}
+	return &in, fields.err()
+}
+
+func slugTaken(slug string) string {
+	return fmt.Sprintf("an organization with slug %q already exists", slug)
+}
+
+func orgNotFound(id string) string { return fmt.Sprintf("organization %q not found", id) }
+
+func (s *server) organizationList(w http.ResponseWriter, r *http.Request) error {
+	fields := fieldErrors{}
+	pg := parsePaging(r.URL.Query(), fields)
+	if err := fields.err(); err != nil {
+		return err
+	}
+	p := pg.params()
+	orgs, total, err := s.store.OrganizationList(r.Context(), &p)
+	if err != nil {
+		return fmt.Errorf("list organizations: %w", err)
+	}
+	items := make([]organizationJSON, 0, len(orgs))
+	for _, o := range orgs {
+		items = append(items, organizationOf(o))
+	}
+	return writeJSON(w, http.StatusOK, newList(items, total, pg))
+}
+
+func (s *server) organizationCreate(w http.ResponseWriter, r *http.Request) error {
+	in, err := decodeOrganization(r)
+	if err != nil {
+		return err
+	}
+	o, err := s.store.OrganizationInsert(r.Context(), &store.OrganizationInsertParams{Name: in.Name, Slug: in.Slug})
+	if err != nil {
+		return describe(err, "", slugTaken(in.Slug))
+	}
+	w.Header().Set("Location", "/api/v1/organizations/"+o.ID)
+	return writeJSON(w, http.StatusCreated, organizationOf(o))
+}
+
+func (s *server) organizationGet(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	o, err := s.store.OrganizationGet(r.Context(), id)
+	if err != nil {
+		return describe(err, orgNotFound(id), "")
+	}
+	return writeJSON(w, http.StatusOK, organizationOf(o))
+}
+
+func (s *server) organizationUpdate(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	in, err := decodeOrganization(r)
+	if err != nil {
+		return err
+	}
+	o, err := s.store.OrganizationUpdate(r.Context(), &store.OrganizationUpdateParams{ID: id, Name: in.Name, Slug: in.Slug})
+	if err != nil {
+		return describe(err, orgNotFound(id), slugTaken(in.Slug))
+	}
+	return writeJSON(w, http.StatusOK, organizationOf(o))
+}
+
+func (s *server) organizationDelete(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if err := s.store.OrganizationDelete(r.Context(), id); err != nil {
+		return describe(err, orgNotFound(id), "the organization still has harvest sources: delete or move them first")
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,232 @@
+package api
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// sourceJSON is a harvest source as the API shows it.
+type sourceJSON struct {
+	ID                    string     `json:"id"`
+	Name                  string     `json:"name"`
+	URL                   string     `json:"url"`
+	OrganizationID        *string    `json:"organization_id"` // null: no organization
+	SourceType            string     `json:"source_type"`
+	SchemaType            string     `json:"schema_type"`
+	Frequency             string     `json:"frequency"`
+	NotificationEmails    []string   `json:"notification_emails"`
+	NotificationFrequency string     `json:"notification_frequency"`
+	NextRunAt             *time.Time `json:"next_run_at"` // null for manual sources
+	CreatedAt             time.Time  `json:"created_at"`
+	UpdatedAt             time.Time  `json:"updated_at"`
+}
+
+func sourceOf(src *store.Source) sourceJSON {
+	j := sourceJSON{ID: src.ID, Name: src.Name, URL: src.URL, SourceType: string(src.SourceType),
+		SchemaType: string(src.SchemaType), Frequency: string(src.Frequency),
+		NotificationEmails: src.NotificationEmails, NotificationFrequency: string(src.NotificationFrequency),
+		NextRunAt: utcPtr(src.NextRunAt), CreatedAt: src.CreatedAt.UTC(), UpdatedAt: src.UpdatedAt.UTC()}
+	if src.OrganizationID != "" {
+		j.OrganizationID = &src.OrganizationID
+	}
+	if j.NotificationEmails == nil {
+		j.NotificationEmails = []string{}
+	}
+	return j
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// sourceInput is the body of POST and PUT: every editable field.
+type sourceInput struct {
+	Name                  string   `json:"name"`
+	URL                   string   `json:"url"`
+	OrganizationID        *string  `json:"organization_id"`
+	SourceType            string   `json:"source_type"`
+	SchemaType            string   `json:"schema_type"`
+	Frequency             string   `json:"frequency"`
+	NotificationEmails    []string `json:"notification_emails"`
+	NotificationFrequency string   `json:"notification_frequency"`
+}
+
+// decodeSource reads and checks the body of POST and PUT, naming every bad field. Omitted
+// optional fields take their defaults: source_type document, frequency manual,
+// notification_frequency on_error, no organization, no emails.
+func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error) {
+	data, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	var in sourceInput
+	fields := fieldErrors{}
+	if err := decodeObject(data, &in, fields); err != nil {
+		return nil, err
+	}
+	p := &store.SourceInsertParams{Name: strings.TrimSpace(in.Name), URL: in.URL,
+		SourceType: harvest.SourceType(cmp.Or(in.SourceType, string(harvest.SourceDocument))),
+		Frequency:  harvest.Frequency(cmp.Or(in.Frequency, string(harvest.FrequencyManual))),
+		NotificationFrequency: harvest.NotificationFrequency(cmp.Or(in.NotificationFrequency,
+			string(harvest.NotifyOnError))),
+		NotificationEmails: in.NotificationEmails}
+	if in.OrganizationID != nil {
+		p.OrganizationID = *in.OrganizationID
+	}
+	checkSource(p, in.SchemaType, fields)
+	s.checkOrganization(r, p.OrganizationID, fields)
+	return p, fields.err()
+}
+
+// checkSource records in fields what is wrong with each field of p but the organization;
+// schemaType is the schema type as sent, which it parses into p.
+func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErrors) {
+	if p.Name == "" {
+		fields.add("name", "required")
+	}
+	if msg := checkSourceURL(p.URL); msg != "" {
+		fields.add("url", "%s", msg)
+	}
+	if p.SourceType != harvest.SourceDocument {
+		fields.add("source_type", "source type %q is not supported yet: only %q sources can be harvested",
+			p.SourceType, harvest.SourceDocument)
+	}
+	if schemaType == "" {
+		fields.add("schema_type", "required: %q or %q", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
+	} else if st, err := harvest.ParseSchemaType(schemaType); err != nil {
+		fields.add("schema_type", "%v", err)
+	} else {
+		p.SchemaType = st
+	}
+	if _, err := harvest.ParseFrequency(string(p.Frequency)); err != nil {
+		fields.add("frequency", "%v", err)
+	}
+	if _, err := harvest.ParseNotificationFrequency(string(p.NotificationFrequency)); err != nil {
+		fields.add("notification_frequency", "%v", err)
+	}
+	for i, e := range p.NotificationEmails {
+		if a, err := mail.ParseAddress(e); err != nil || a.Address != e {
+			fields.add("notification_emails", "item %d, %q, is not an email address (write it bare: name@agency.gov)", i+1, e)
+		}
+	}
+}
+
+// checkSourceURL says what is wrong with a source URL, or "".
+func checkSourceURL(raw string) string {
+	if raw == "" {
+		return "required"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Sprintf("%q is not an absolute http(s) URL", raw)
+	}
+	return ""
+}
+
+// checkOrganization records in fields an organization_id that names no organization. An
+// empty id (omitted, null or "") means no organization.
+func (s *server) checkOrganization(r *http.Request, id string, fields fieldErrors) {
+	if id == "" {
+		return
+	}
+	if _, err := s.store.OrganizationGet(r.Context(), id); errors.Is(err, store.ErrNotFound) {
+		fields.add("organization_id", "no organization has id %q", id)
+	}
+}
+
+func sourceNotFound(id string) string { return fmt.Sprintf("harvest source %q not found", id) }
+
+func urlTaken(u string) string { return fmt.Sprintf("a harvest source with url %q already exists", u) }
+
+func (s *server) sourceList(w http.ResponseWriter, r *http.Request) error {
+	fields := fieldErrors{}
+	pg := parsePaging(r.URL.Query(), fields)
+	if err := fields.err(); err != nil {
+		return err
+	}
+	srcs, total, err := s.store.SourceList(r.Context(), &store.SourceListParams{
+		OrganizationID: r.URL.Query().Get("organization_id"), PageParams: pg.params()})
+	if err != nil {
+		return fmt.Errorf("list harvest sources: %w", err)
+	}
+	items := make([]sourceJSON, 0, len(srcs))
+	for _, src := range srcs {
+		items = append(items, sourceOf(src))
+	}
+	return writeJSON(w, http.StatusOK, newList(items, total, pg))
+}
+
+func (s *server) sourceCreate(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.decodeSource(r)
+	if err != nil {
+		return err
+	}
+	src, err := s.store.SourceInsert(r.Context(), p)
+	if errors.Is(err, store.ErrNotFound) { // the organization was deleted since decodeSource looked
+		return (fieldErrors{"organization_id": fmt.Sprintf("no organization has id %q", p.OrganizationID)}).err()
+	}
+	if err != nil {
+		return describe(err, "", urlTaken(p.URL))
+	}
+	w.Header().Set("Location", "/api/v1/harvest_sources/"+src.ID)
+	return writeJSON(w, http.StatusCreated, sourceOf(src))
+}
+
+func (s *server) sourceGet(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	src, err := s.store.SourceGet(r.Context(), id)
+	if err != nil {
+		return describe(err, sourceNotFound(id), "")
+	}
+	return writeJSON(w, http.StatusOK, sourceOf(src))
+}
+
+func (s *server) sourceUpdate(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if _, err := s.store.SourceGet(r.Context(), id); err != nil { // 404 before 422
+		return describe(err, sourceNotFound(id), "")
+	}
+	p, err := s.decodeSource(r)
+	if err != nil {
+		return err
+	}
+	src, err := s.store.SourceUpdate(r.Context(), &store.SourceUpdateParams{ID: id, SourceInsertParams: *p})
+	if err != nil {
+		return describe(err, sourceNotFound(id), urlTaken(p.URL))
+	}
+	return writeJSON(w, http.StatusOK, sourceOf(src))
+}
+
+func (s *server) sourceDelete(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	err := s.store.SourceDelete(r.Context(), id)
+	if errors.Is(err, store.ErrConflict) {
+		return describe(err, "", s.deleteConflict(r, id))
+	}
+	if err != nil {
+		return describe(err, sourceNotFound(id), "")
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// deleteConflict says why a source cannot be deleted: its live datasets, or its unfinished job.
+func (s *server) deleteConflict(r *http.Request, id string) string {
+	if n, err := s.store.DatasetCount(r.Context(), id); err == nil && n > 0 {
+		return fmt.Sprintf("the harvest source has %d live datasets: run a clear job first", n)
+	}
+	return "the harvest source has an unfinished job: wait for it to end or cancel it"
+}

@@ -1,0 +1,176 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// validSource is a source body that passes validation; tests change one field at a time.
+func validSource(url string) map[string]any {
+	return map[string]any{"name": "CFTC data.json", "url": url, "schema_type": "dcatus1.1: federal"}
+}
+
+func TestSourceCRUD(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org := b.newOrganization(t)
+
+	body := validSource("https://www.cftc.gov/data.json")
+	body["organization_id"] = org.ID
+	created := b.write(t, http.MethodPost, "/api/v1/harvest_sources", body)
+	require.Equal(t, http.StatusCreated, created.status, "body: %s", created.body)
+	src := created.object(t)
+	requireSchema(t, "HarvestSource", src)
+	id := src["id"].(string)
+	require.Equal(t, "/api/v1/harvest_sources/"+id, created.header.Get("Location"))
+	require.Equal(t, map[string]any{"name": "CFTC data.json", "url": "https://www.cftc.gov/data.json",
+		"organization_id": org.ID, "source_type": "document", "schema_type": "dcatus1.1: federal",
+		"frequency": "manual", "notification_emails": []any{}, "notification_frequency": "on_error",
+		"next_run_at": nil}, without(src, "id", "created_at", "updated_at"), "defaults")
+
+	got := b.get(t, "/api/v1/harvest_sources/"+id)
+	require.Equal(t, http.StatusOK, got.status)
+	require.Equal(t, src, got.object(t))
+
+	other := b.newSource(t, "") // no organization
+	all := decode[list[sourceJSON]](t, b.get(t, "/api/v1/harvest_sources"))
+	require.Equal(t, 2, all.Total)
+	byOrg := decode[list[sourceJSON]](t, b.get(t, "/api/v1/harvest_sources?organization_id="+org.ID))
+	require.Equal(t, 1, byOrg.Total)
+	require.Equal(t, id, byOrg.Items[0].ID)
+	otherJSON := b.get(t, "/api/v1/harvest_sources/"+other.ID).object(t)
+	require.Nil(t, otherJSON["organization_id"])
+
+	put := map[string]any{"name": "CFTC", "url": "https://www.cftc.gov/data2.json", "organization_id": nil,
+		"source_type": "document", "schema_type": "dcatus1.1: non-federal", "frequency": "daily",
+		"notification_emails": []string{"data@cftc.gov", "ops@cftc.gov"}, "notification_frequency": "always"}
+	updated := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, put)
+	require.Equal(t, http.StatusOK, updated.status, "body: %s", updated.body)
+	u := updated.object(t)
+	requireSchema(t, "HarvestSource", u)
+	require.Equal(t, map[string]any{"name": "CFTC", "url": "https://www.cftc.gov/data2.json", "organization_id": nil,
+		"source_type": "document", "schema_type": "dcatus1.1: non-federal", "frequency": "daily",
+		"notification_emails": []any{"data@cftc.gov", "ops@cftc.gov"}, "notification_frequency": "always"},
+		without(u, "id", "created_at", "updated_at", "next_run_at"))
+	require.NotNil(t, u["next_run_at"], "a daily source is scheduled")
+	require.Equal(t, u, b.get(t, "/api/v1/harvest_sources/"+id).object(t))
+
+	deleted := b.write(t, http.MethodDelete, "/api/v1/harvest_sources/"+id, nil)
+	require.Equal(t, http.StatusNoContent, deleted.status, "body: %s", deleted.body)
+	requireError(t, b.get(t, "/api/v1/harvest_sources/"+id), http.StatusNotFound, `harvest source "`+id+`" not found`)
+	requireError(t, b.write(t, http.MethodDelete, "/api/v1/harvest_sources/"+id, nil), http.StatusNotFound, "not found")
+	requireError(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, put), http.StatusNotFound, "not found")
+}
+
+// without returns m minus keys.
+func without(m map[string]any, keys ...string) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	for _, k := range keys {
+		delete(out, k)
+	}
+	return out
+}
+
+func TestSourceInvalid(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	tests := []struct {
+		name   string
+		change map[string]any
+		fields []string
+		want   string // in the message of the first field
+	}{
+		{"name missing", map[string]any{"name": nil}, []string{"name"}, "required"},
+		{"url missing", map[string]any{"url": nil}, []string{"url"}, "required"},
+		{"url relative", map[string]any{"url": "/data.json"}, []string{"url"}, "not an absolute http(s) URL"},
+		{"url ftp", map[string]any{"url": "ftp://example.gov/data.json"}, []string{"url"}, "not an absolute http(s) URL"},
+		{"url no host", map[string]any{"url": "https:///data.json"}, []string{"url"}, "not an absolute http(s) URL"},
+		{"schema_type missing", map[string]any{"schema_type": nil}, []string{"schema_type"}, "required"},
+		{"schema_type unknown", map[string]any{"schema_type": "iso19115_2"}, []string{"schema_type"}, `unknown schema type "iso19115_2"`},
+		{"source_type waf", map[string]any{"source_type": "waf"}, []string{"source_type"}, `source type "waf" is not supported yet`},
+		{"frequency", map[string]any{"frequency": "hourly"}, []string{"frequency"}, `unknown frequency "hourly"`},
+		{"notification_frequency", map[string]any{"notification_frequency": "never"}, []string{"notification_frequency"}, "unknown notification frequency"},
+		{"email", map[string]any{"notification_emails": []string{"ok@agency.gov", "not-an-email"}}, []string{"notification_emails"}, `item 2, "not-an-email"`},
+		{"email with a display name", map[string]any{"notification_emails": []string{"Jane <jane@agency.gov>"}}, []string{"notification_emails"}, "not an email address"},
+		{"emails not an array", map[string]any{"notification_emails": "a@b.gov"}, []string{"notification_emails"}, "must be an array of strings, not string"},
+		{"organization unknown", map[string]any{"organization_id": "no-such-org"}, []string{"organization_id"}, `no organization has id "no-such-org"`},
+		{"unknown field", map[string]any{"collection_parent_url": "x"}, []string{"collection_parent_url"}, "unknown field"},
+		{"every field at once", map[string]any{"name": "", "url": "data.json", "schema_type": "x", "frequency": "x",
+			"notification_emails": []string{"x"}, "source_type": "ckan", "notification_frequency": "x", "organization_id": "x", "z": 1},
+			[]string{"name", "url", "schema_type", "frequency", "notification_emails", "source_type", "notification_frequency", "organization_id", "z"}, ""},
+	}
+	src := b.newSource(t, "")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			body := validSource("https://example.gov/" + tt.name + "/data.json")
+			for k, v := range tt.change {
+				if v == nil {
+					delete(body, k)
+				} else {
+					body[k] = v
+				}
+			}
+			for _, method := range []string{http.MethodPost, http.MethodPut} {
+				path := "/api/v1/harvest_sources"
+				if method == http.MethodPut {
+					path += "/" + src.ID
+				}
+				fields := requireFields(t, b.write(t, method, path, body), tt.fields...)
+				require.Contains(t, fields[tt.fields[0]], tt.want, method)
+			}
+		})
+	}
+}
+
+func TestSourceConflicts(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	taken := b.newSource(t, "")
+
+	t.Run("duplicate url on create", func(t *testing.T) {
+		t.Parallel()
+		r := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource(taken.URL))
+		requireError(t, r, http.StatusConflict, `a harvest source with url "`+taken.URL+`" already exists`)
+	})
+	t.Run("duplicate url on update", func(t *testing.T) {
+		t.Parallel()
+		other := b.newSource(t, "")
+		requireError(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+other.ID, validSource(taken.URL)),
+			http.StatusConflict, "already exists")
+	})
+	t.Run("delete with an unfinished job", func(t *testing.T) {
+		t.Parallel()
+		src := b.newSource(t, "")
+		job := b.newJob(t, src.ID, harvest.JobHarvest)
+		requireError(t, b.write(t, http.MethodDelete, "/api/v1/harvest_sources/"+src.ID, nil), http.StatusConflict,
+			"unfinished job")
+		b.failJob(t, job.ID)
+		require.Equal(t, http.StatusNoContent, b.write(t, http.MethodDelete, "/api/v1/harvest_sources/"+src.ID, nil).status)
+	})
+	t.Run("delete with datasets", func(t *testing.T) {
+		t.Parallel()
+		src := b.newSource(t, "")
+		job := b.newJob(t, src.ID, harvest.JobHarvest)
+		rec, err := b.store.RecordInsert(ctx, &store.RecordInsertParams{ID: "rec-" + src.ID, JobID: job.ID, SourceID: src.ID,
+			Identifier: "ds-1", Action: harvest.ActionCreate, SourceHash: "abc", SourceRaw: `{"identifier":"ds-1"}`})
+		require.NoError(t, err)
+		_, err = b.store.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: "ds-1",
+			Slug: "ds-1-" + src.ID[:8], DCAT: json.RawMessage(`{"identifier":"ds-1"}`), RecordID: rec.ID})
+		require.NoError(t, err)
+		b.failJob(t, job.ID)
+		requireError(t, b.write(t, http.MethodDelete, "/api/v1/harvest_sources/"+src.ID, nil), http.StatusConflict,
+			"has 1 live datasets: run a clear job first")
+	})
+}

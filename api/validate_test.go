@@ -1,0 +1,225 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+)
+
+// federalDataset is a DCAT-US 1.1 federal dataset that passes validation.
+func federalDataset(identifier string) map[string]any {
+	return map[string]any{
+		"@type": "dcat:Dataset", "title": "Commitments of Traders", "description": "Weekly positions.",
+		"keyword": []string{"futures"}, "modified": "2024-01-05", "identifier": identifier, "accessLevel": "public",
+		"publisher":    map[string]any{"@type": "org:Organization", "name": "CFTC"},
+		"contactPoint": map[string]any{"@type": "vcard:Contact", "fn": "Data Team", "hasEmail": "mailto:data@cftc.gov"},
+		"bureauCode":   []string{"339:00"}, "programCode": []string{"000:000"},
+	}
+}
+
+func validateBody(doc any) map[string]any {
+	return map[string]any{"schema_type": "dcatus1.1: federal", "json": doc}
+}
+
+func TestValidatePasted(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	post := func(t *testing.T, body any) response {
+		t.Helper()
+		return b.write(t, http.MethodPost, "/api/v1/validate", body)
+	}
+
+	t.Run("valid dataset", func(t *testing.T) {
+		t.Parallel()
+		r := post(t, validateBody(federalDataset("COT-1")))
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		requireSchema(t, "ValidationResult", r.object(t))
+		require.Equal(t, validationResult{Valid: true, Records: []recordResult{
+			{Index: 0, Identifier: "COT-1", Valid: true, Errors: []problemJSON{}}}}, decode[validationResult](t, r))
+	})
+	t.Run("invalid dataset", func(t *testing.T) {
+		t.Parallel()
+		ds := federalDataset("COT-2")
+		delete(ds, "title")
+		ds["contactPoint"].(map[string]any)["hasEmail"] = "data@cftc.gov"
+		res := decode[validationResult](t, post(t, validateBody(ds)))
+		require.False(t, res.Valid)
+		require.Len(t, res.Records, 1)
+		require.Equal(t, "COT-2", res.Records[0].Identifier)
+		require.Equal(t, []problemJSON{
+			{Path: "$", Message: "'title' is a required property"},
+			{Path: "$.contactPoint.hasEmail", Message: res.Records[0].Errors[1].Message},
+		}, res.Records[0].Errors)
+		require.Contains(t, res.Records[0].Errors[1].Message, "data@cftc.gov")
+	})
+	t.Run("dataset as text", func(t *testing.T) {
+		t.Parallel()
+		text, err := json.Marshal(federalDataset("COT-3"))
+		require.NoError(t, err)
+		res := decode[validationResult](t, post(t, validateBody(string(text))))
+		require.True(t, res.Valid)
+		require.Equal(t, "COT-3", res.Records[0].Identifier)
+	})
+	t.Run("catalog with a duplicate and a blank identifier", func(t *testing.T) {
+		t.Parallel()
+		catalog := map[string]any{"conformsTo": "https://project-open-data.cio.gov/v1.1/schema",
+			"dataset": []any{federalDataset("A"), federalDataset("B"), federalDataset("A"), federalDataset(" ")}}
+		res := decode[validationResult](t, post(t, validateBody(catalog)))
+		require.False(t, res.Valid)
+		require.Len(t, res.Records, 4)
+		require.True(t, res.Records[0].Valid)
+		require.True(t, res.Records[1].Valid)
+		require.Equal(t, []problemJSON{{Path: "$.identifier",
+			Message: `dataset #3 repeats identifier "A" of dataset #1 in this catalog; a harvest keeps the first one`}},
+			res.Records[2].Errors)
+		require.Equal(t, 3, res.Records[3].Index)
+		require.False(t, res.Records[3].Valid)
+		require.Contains(t, res.Records[3].Errors[len(res.Records[3].Errors)-1].Message, "has no identifier")
+	})
+	t.Run("corpus catalog", func(t *testing.T) {
+		t.Parallel()
+		data, err := os.ReadFile(corpustest.Path(t, "dcatus/datagov-cftc.data.json"))
+		require.NoError(t, err)
+		res := decode[validationResult](t, post(t, validateBody(json.RawMessage(data))))
+		requireCFTC(t, data, res)
+	})
+	t.Run("text that is not JSON", func(t *testing.T) {
+		t.Parallel()
+		r := post(t, validateBody("{\n  \"dataset\": [\n    {\"title\": oops}\n  ]\n}"))
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
+		res := decode[validationResult](t, r)
+		require.False(t, res.Valid)
+		require.Empty(t, res.Records)
+		require.Contains(t, res.Error, "line 3, column 15")
+	})
+	t.Run("Project Open Data 1.0 array", func(t *testing.T) {
+		t.Parallel()
+		r := post(t, validateBody([]any{federalDataset("A")}))
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
+		require.Contains(t, decode[validationResult](t, r).Error, "Project Open Data 1.0")
+	})
+	t.Run("dataset is not an array", func(t *testing.T) {
+		t.Parallel()
+		r := post(t, validateBody(map[string]any{"dataset": "none"}))
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
+		require.Contains(t, decode[validationResult](t, r).Error, `"dataset" is a JSON string, not an array`)
+	})
+
+	bad := []struct {
+		name   string
+		body   any
+		fields []string
+	}{
+		{"schema_type missing", map[string]any{"json": federalDataset("A")}, []string{"schema_type"}},
+		{"schema_type unknown", map[string]any{"schema_type": "dcatus3.0", "json": federalDataset("A")}, []string{"schema_type"}},
+		{"neither json nor url", map[string]any{"schema_type": "dcatus1.1: federal"}, []string{"json"}},
+		{"json null", map[string]any{"schema_type": "dcatus1.1: federal", "json": nil}, []string{"json"}},
+		{"both json and url", map[string]any{"schema_type": "dcatus1.1: federal", "json": federalDataset("A"),
+			"url": "https://example.gov/data.json"}, []string{"url"}},
+		{"url not http", map[string]any{"schema_type": "dcatus1.1: federal", "url": "file:///etc/passwd"}, []string{"url"}},
+		{"unknown field", map[string]any{"schema_type": "dcatus1.1: federal", "json": federalDataset("A"),
+			"fetch_method": "paste"}, []string{"fetch_method"}},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			requireFields(t, post(t, tt.body), tt.fields...)
+		})
+	}
+}
+
+// requireCFTC checks the verdicts on the corpus's CFTC catalog: one record per dataset, in
+// order, with the catalog's identifiers.
+func requireCFTC(t *testing.T, data []byte, res validationResult) {
+	t.Helper()
+	var catalog struct {
+		Dataset []struct {
+			Identifier string `json:"identifier"`
+		} `json:"dataset"`
+	}
+	require.NoError(t, json.Unmarshal(data, &catalog))
+	require.Len(t, res.Records, len(catalog.Dataset))
+	valid := true
+	for i, rec := range res.Records {
+		require.Equal(t, i, rec.Index)
+		require.Equal(t, catalog.Dataset[i].Identifier, rec.Identifier)
+		require.Equal(t, len(rec.Errors) == 0, rec.Valid)
+		valid = valid && rec.Valid
+	}
+	require.Equal(t, valid, res.Valid)
+	require.True(t, res.Valid, "the CFTC catalog is a valid federal catalog: %+v", res.Records)
+}
+
+func TestValidateURL(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	post := func(t *testing.T, url string) response {
+		t.Helper()
+		return b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus1.1: federal", "url": url})
+	}
+
+	t.Run("catalog", func(t *testing.T) {
+		t.Parallel()
+		file := corpustest.Path(t, "dcatus/datagov-cftc.data.json")
+		srv := corpustest.NewServer(t)
+		srv.Serve(file)
+		r := post(t, srv.URL())
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		requireCFTC(t, data, decode[validationResult](t, r))
+	})
+	t.Run("HTTP 404", func(t *testing.T) {
+		t.Parallel()
+		srv := corpustest.NewServer(t)
+		srv.Fail(http.StatusNotFound)
+		r := post(t, srv.URL())
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
+		res := decode[validationResult](t, r)
+		require.False(t, res.Valid)
+		require.NotNil(t, res.Records)
+		require.Equal(t, "the document could not be downloaded: GET "+srv.URL()+": HTTP 404 Not Found", res.Error)
+		require.Equal(t, res.Error, r.object(t)["error"], "an error body like every other")
+	})
+	t.Run("not JSON", func(t *testing.T) {
+		t.Parallel()
+		srv := corpustest.NewServer(t)
+		srv.Serve(corpustest.Path(t, "dcatus/INVALID-not-json.data.json"))
+		r := post(t, srv.URL())
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
+		res := decode[validationResult](t, r)
+		require.True(t, strings.HasPrefix(res.Error, "the document is not a readable DCAT-US catalog: line 3, column 5: "), res.Error)
+	})
+	t.Run("JSON but not a catalog", func(t *testing.T) {
+		t.Parallel()
+		srv := corpustest.NewServer(t)
+		srv.Serve(corpustest.Path(t, "dcatus/INVALID-json-but-not-catalog.json"))
+		r := post(t, srv.URL())
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
+		require.Contains(t, decode[validationResult](t, r).Error, "not a DCAT-US catalog")
+	})
+	t.Run("no server", func(t *testing.T) {
+		t.Parallel()
+		srv := corpustest.NewServer(t)
+		url := srv.URL()
+		srv.Close()
+		r := post(t, url)
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
+		require.Contains(t, decode[validationResult](t, r).Error, "the document could not be downloaded: GET "+url)
+	})
+}
+
+func TestValidateBodyTooLarge(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *Config, _ *Deps) { c.MaxBodyBytes = 1024 })
+	r := b.write(t, http.MethodPost, "/api/v1/validate", validateBody(strings.Repeat("x", 2048)))
+	requireError(t, r, http.StatusRequestEntityTooLarge, "larger than 1024 bytes")
+	ok := b.write(t, http.MethodPost, "/api/v1/validate", validateBody(federalDataset("small")))
+	require.Equal(t, http.StatusOK, ok.status, "body: %s", ok.body)
+}
