@@ -1,6 +1,7 @@
 package harvest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -82,8 +83,21 @@ func (r *Record) DCAT() json.RawMessage {
 // encoding/json compacts a json.RawMessage and so would lose the publisher's whitespace.
 type RawText []byte
 
-// MarshalJSON encodes the bytes as a JSON string.
-func (t RawText) MarshalJSON() ([]byte, error) { return json.Marshal(string(t)) }
+// MarshalJSON encodes the bytes as a JSON string, leaving <, > and & as they are (see marshal).
+func (t RawText) MarshalJSON() ([]byte, error) { return marshal(string(t)) }
+
+// marshal is json.Marshal without HTML escaping: json.Marshal writes <, > and & as \u003c,
+// \u003e and \u0026, six bytes for one, and catalogs are full of HTML descriptions. Messages are
+// read by JSON decoders, never embedded in HTML.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
 
 // UnmarshalJSON decodes a JSON string into the bytes.
 func (t *RawText) UnmarshalJSON(b []byte) error {
@@ -158,11 +172,11 @@ type Report struct {
 	Counts
 }
 
-// NewMessage encodes v as a message bound for subject, with the given ids as metadata. ids
-// alternate key and value (MetaJobID, id, …). Values are cleaned of control characters and cut
-// to 256 bytes, because NATS headers cannot carry newlines.
+// NewMessage encodes v (without HTML escaping) as a message bound for subject, with the given
+// ids as metadata. ids alternate key and value (MetaJobID, id, …). Values are cleaned of
+// control characters and cut to 256 bytes, because NATS headers cannot carry newlines.
 func NewMessage(subject string, v any, ids ...string) (*message.Message, error) {
-	body, err := json.Marshal(v)
+	body, err := marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s message: %w", subject, err)
 	}

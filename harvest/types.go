@@ -1,6 +1,9 @@
 package harvest
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // JobType is what a harvest job does (DESIGN.md "Types"; Data.gov H2.0 job_type).
 type JobType string
@@ -132,4 +135,65 @@ type Counts struct {
 	Unchanged int `json:"unchanged"`
 	Errored   int `json:"errored"`
 	Validated int `json:"validated"`
+}
+
+// Frequency is how often the scheduler harvests a source.
+type Frequency string
+
+// Frequencies (Data.gov H2.0 harvest_source.frequency).
+const (
+	FrequencyManual   Frequency = "manual"
+	FrequencyDaily    Frequency = "daily"
+	FrequencyWeekly   Frequency = "weekly"
+	FrequencyBiweekly Frequency = "biweekly"
+	FrequencyMonthly  Frequency = "monthly"
+)
+
+// ParseFrequency returns the Frequency spelled s, or an error naming the allowed values.
+func ParseFrequency(s string) (Frequency, error) {
+	switch f := Frequency(s); f {
+	case FrequencyManual, FrequencyDaily, FrequencyWeekly, FrequencyBiweekly, FrequencyMonthly:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown frequency %q: want manual, daily, weekly, biweekly or monthly", s)
+}
+
+// After returns the run that follows a run at t: t plus one day, 7 days, 14 days or one
+// calendar month (the same day of the next month, or its last day when it is shorter: Jan 31
+// is followed by Feb 28). A manual source has no next run: the zero time.
+func (f Frequency) After(t time.Time) time.Time {
+	switch f {
+	case FrequencyDaily:
+		return t.AddDate(0, 0, 1)
+	case FrequencyWeekly:
+		return t.AddDate(0, 0, 7)
+	case FrequencyBiweekly:
+		return t.AddDate(0, 0, 14)
+	case FrequencyMonthly:
+		next := t.AddDate(0, 1, 0)
+		if next.Day() != t.Day() { // the next month is shorter: take its last day
+			next = next.AddDate(0, 0, -next.Day())
+		}
+		return next
+	}
+	return time.Time{}
+}
+
+// NotificationFrequency is when a source's notification_emails get the job report.
+type NotificationFrequency string
+
+// Notification frequencies (Data.gov H2.0 harvest_source.notification_frequency).
+const (
+	NotifyOnError         NotificationFrequency = "on_error"           // record errors, or the job failed
+	NotifyAlways          NotificationFrequency = "always"             // every finished job
+	NotifyOnErrorOrUpdate NotificationFrequency = "on_error_or_update" // errors, or anything added/updated/deleted
+)
+
+// ParseNotificationFrequency returns the NotificationFrequency spelled s, or an error.
+func ParseNotificationFrequency(s string) (NotificationFrequency, error) {
+	switch n := NotificationFrequency(s); n {
+	case NotifyOnError, NotifyAlways, NotifyOnErrorOrUpdate:
+		return n, nil
+	}
+	return "", fmt.Errorf("unknown notification frequency %q: want on_error, always or on_error_or_update", s)
 }

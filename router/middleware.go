@@ -21,9 +21,12 @@ func logIDs(logger *slog.Logger, stage string) message.HandlerMiddleware {
 			attrs := []any{"stage", stage, harvest.MetaJobID, msg.Metadata.Get(harvest.MetaJobID),
 				harvest.MetaRecordID, msg.Metadata.Get(harvest.MetaRecordID),
 				harvest.MetaIdentifier, msg.Metadata.Get(harvest.MetaIdentifier)}
-			if err != nil {
+			switch {
+			case err != nil && msg.Context().Err() != nil:
+				logger.Debug("stage interrupted by shutdown", append(attrs, "error", err)...)
+			case err != nil:
 				logger.Warn("stage failed", append(attrs, "error", err)...)
-			} else {
+			default:
 				logger.Debug("stage handled message", attrs...)
 			}
 			return out, err

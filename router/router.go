@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
-	jsw "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/jetstream"
 	"github.com/ThreeDotsLabs/watermill/components/metrics"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
@@ -51,6 +50,8 @@ type Config struct {
 	MaxDeliver int
 	// Fetch configures EXTRACT's HTTP client.
 	Fetch extract.FetchConfig
+	// Notifier emails job reports when a job finishes; nil sends none.
+	Notifier report.Notifier
 }
 
 func (c Config) withDefaults() Config {
@@ -95,10 +96,10 @@ type deps struct {
 // Router runs the configured stages until its context ends or Close is called.
 type Router struct {
 	cfg    Config
-	nc     *nats.Conn
+	bus    *Bus
 	pub    *Publisher
 	router *message.Router
-	subs   []*jsw.Subscriber
+	subs   []*Subscriber
 }
 
 // New connects to NATS, ensures the streams and builds the stages' handlers. It returns an
@@ -108,11 +109,11 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	nc, err := nats.Connect(cfg.NATSURL, nats.Name("harvester"))
+	bus, err := Connect(ctx, cfg.NATSURL)
 	if err != nil {
-		return nil, fmt.Errorf("connect to NATS at %s: %w", cfg.NATSURL, err)
+		return nil, err
 	}
-	r := &Router{cfg: cfg, nc: nc}
+	r := &Router{cfg: cfg, bus: bus, pub: bus.Publisher()}
 	if err := r.build(ctx); err != nil {
 		r.Close()
 		return nil, err
@@ -121,14 +122,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 }
 
 func (r *Router) build(ctx context.Context) error {
-	js, err := jetstream.New(r.nc)
-	if err != nil {
-		return fmt.Errorf("jetstream: %w", err)
-	}
-	if err := EnsureStreams(ctx, js); err != nil {
-		return err
-	}
-	r.pub = NewPublisher(js)
+	var err error
 	wlog := watermill.NewSlogLoggerWithLevelMapping(r.cfg.Logger, map[slog.Level]slog.Level{
 		slog.LevelInfo: slog.LevelDebug})
 	r.router, err = message.NewRouter(message.RouterConfig{CloseTimeout: 30 * time.Second}, wlog)
@@ -136,7 +130,7 @@ func (r *Router) build(ctx context.Context) error {
 		return err
 	}
 	metrics.NewPrometheusMetricsBuilder(r.cfg.Registerer, "harvester", "stage").AddPrometheusRouterMetrics(r.router)
-	rep, err := report.New(r.cfg.Store, r.cfg.Registerer)
+	rep, err := report.New(r.cfg.Store, r.cfg.Registerer, r.cfg.Notifier, r.cfg.Logger)
 	if err != nil {
 		return err
 	}
@@ -145,27 +139,20 @@ func (r *Router) build(ctx context.Context) error {
 		if !slices.Contains(r.cfg.Stages, st.name) {
 			continue
 		}
-		if err := r.addStage(st, wlog); err != nil {
+		if err := r.addStage(st); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *Router) addStage(st stage, wlog watermill.LoggerAdapter) error {
+func (r *Router) addStage(st stage) error {
+	sub := newSubscriber(r.bus.js, streamOf(st.subject), jetstream.ConsumerConfig{
+		Durable: "harvest-" + st.name, FilterSubject: st.subject, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: st.ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, st.maxPending*r.cfg.Subscriptions),
+	}, st.maxPending, time.Second, r.cfg.Logger)
+	r.subs = append(r.subs, sub)
 	for i := range st.subscriptions {
-		nc, err := nats.Connect(r.cfg.NATSURL, nats.Name("harvester-"+st.name))
-		if err != nil {
-			return fmt.Errorf("connect %s subscriber: %w", st.name, err)
-		}
-		sub, err := jsw.NewSubscriber(jsw.SubscriberConfig{Conn: nc, Logger: wlog, AckWaitTimeout: st.ackWait,
-			ResourceInitializer: r.durable(st), NakDelay: jsw.NewStaticDelay(time.Second), AckAsync: true,
-			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(st.maxPending)}})
-		if err != nil {
-			nc.Close()
-			return fmt.Errorf("%s subscriber: %w", st.name, err)
-		}
-		r.subs = append(r.subs, sub)
 		h := r.router.AddHandler(fmt.Sprintf("%s-%d", st.name, i), st.subject, sub, "", r.pub, st.handler)
 		h.AddMiddleware(
 			logIDs(r.cfg.Logger, st.name),
@@ -181,32 +168,17 @@ func (r *Router) addStage(st stage, wlog watermill.LoggerAdapter) error {
 	return nil
 }
 
-// durable creates or binds the stage's durable consumer, shared by every process running it.
-func (r *Router) durable(st stage) jsw.ResourceInitializer {
-	return func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
-		stream := StreamWork
-		if st.subject == harvest.SubjectSettled {
-			stream = StreamSettled
-		}
-		c, err := js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{
-			Durable: "harvest-" + st.name, FilterSubject: st.subject, AckPolicy: jetstream.AckExplicitPolicy,
-			AckWait: st.ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, st.maxPending*r.cfg.Subscriptions),
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("consumer for stage %s: %w", st.name, err)
-		}
-		return c, nil, nil
-	}
-}
-
 // Publisher returns the router's routing publisher, for triggers.
 func (r *Router) Publisher() message.Publisher { return r.pub }
+
+// Bus returns the router's connection, for readiness checks.
+func (r *Router) Bus() *Bus { return r.bus }
 
 // Reports subscribes to harvest report events from now on and returns them on a channel
 // (buffered; events that find it full are dropped) until cancel is called.
 func (r *Router) Reports() (reports <-chan *harvest.Report, cancel func(), err error) {
 	ch := make(chan *harvest.Report, 64)
-	sub, err := r.nc.Subscribe(harvest.SubjectReport, func(m *nats.Msg) {
+	sub, err := r.bus.Conn().Subscribe(harvest.SubjectReport, func(m *nats.Msg) {
 		var rep harvest.Report
 		if json.Unmarshal(m.Data, &rep) != nil {
 			return
@@ -239,8 +211,8 @@ func (r *Router) Close() error {
 		_ = s.Close()
 	}
 	r.subs = nil
-	if r.nc != nil {
-		r.nc.Close()
+	if r.bus != nil {
+		r.bus.Close()
 	}
 	return err
 }

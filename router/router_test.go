@@ -87,8 +87,11 @@ func TestFailingSyncSettlesEveryRecordAsError(t *testing.T) {
 	require.Equal(t, 339, job.Validated, "the records were valid; only the sync failed")
 	require.Zero(t, job.Added+job.Updated+job.Deleted+job.Unchanged)
 
-	errs, err := b.st.RecordErrorList(ctx, job.ID)
+	errs, total, err := b.st.RecordErrorList(ctx, &store.RecordErrorListParams{
+		JobID: job.ID, PageParams: store.PageParams{Limit: 1000},
+	})
 	require.NoError(t, err)
+	require.Equal(t, 339, total)
 	require.Len(t, errs, 339)
 	for _, e := range errs {
 		require.Equal(t, "StageError", e.Type)

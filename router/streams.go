@@ -16,6 +16,7 @@ const (
 	StreamSettled = "HARVEST_SETTLED"
 	StreamFailed  = "HARVEST_FAILED"
 	StreamReport  = "HARVEST_REPORT"
+	StreamTrigger = "HARVEST_TRIGGER"
 )
 
 // streamConfigs are the JetStream streams Harvester uses; nothing here needs nats-server 2.10.
@@ -31,7 +32,21 @@ func streamConfigs() []jetstream.StreamConfig {
 			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: keep},
 		{Name: StreamReport, Subjects: []string{harvest.SubjectReport},
 			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: keep},
+		{Name: StreamTrigger, Subjects: []string{harvest.SubjectTrigger},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
 	}
+}
+
+// streamOf returns the stream that holds subject.
+func streamOf(subject string) string {
+	for _, cfg := range streamConfigs() {
+		for _, s := range cfg.Subjects {
+			if s == subject {
+				return cfg.Name
+			}
+		}
+	}
+	return StreamWork
 }
 
 // EnsureStreams creates Harvester's streams, or updates them to the current configuration.

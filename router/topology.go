@@ -11,6 +11,7 @@ import (
 	"github.com/harvester-dev/harvester/stages/sync"
 	"github.com/harvester-dev/harvester/stages/transform"
 	"github.com/harvester-dev/harvester/stages/validate"
+	"github.com/harvester-dev/harvester/trigger"
 )
 
 // Stage names, as `harvester worker --stages` spells them.
@@ -22,6 +23,7 @@ const (
 	StageValidate  = "validate"
 	StageSync      = "sync"
 	StageSettled   = "report"
+	StageTrigger   = "trigger"
 )
 
 // stage is one row of the topology: a durable consumer on one subject and its handler.
@@ -29,8 +31,8 @@ type stage struct {
 	name    string
 	subject string
 	handler message.HandlerFunc
-	// ackWait is how long JetStream waits for an ack before redelivering; extract handles a
-	// whole listing per message, so it gets long.
+	// ackWait is how long JetStream waits for an ack, or a sign of progress (the subscriber
+	// sends one every ackWait/3 while the handler runs), before redelivering.
 	ackWait time.Duration
 	// subscriptions is how many messages of this stage one process handles at once.
 	subscriptions int
@@ -44,19 +46,21 @@ func topology(d *deps) []stage {
 	cmp := compare.New(d.store, d.pub)
 	n := d.cfg.Subscriptions
 	return []stage{
-		{StageExtract, harvest.SubjectExtract, noOutput(ex.Handle), time.Hour, 1, 1},
+		{StageExtract, harvest.SubjectExtract, noOutput(ex.Handle), time.Minute, 1, 1},
 		{StageCompare, harvest.SubjectCompare, cmp.HandleRecord, time.Minute, n, 64},
-		{StageListing, harvest.SubjectListing, cmp.HandleListing, time.Hour, 1, 1},
+		{StageListing, harvest.SubjectListing, cmp.HandleListing, time.Minute, 1, 1},
 		{StageTransform, harvest.SubjectTransform, transform.New().Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
 		{StageSync, harvest.SubjectSync, sync.New(d.store).Handle, time.Minute, n, 64},
 		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, n, 64},
+		{StageTrigger, harvest.SubjectTrigger, noOutput(trigger.NewHandler(d.store, d.cfg.Logger).Handle), time.Minute, 1, 16},
 	}
 }
 
 // StageNames lists every stage in pipeline order.
 func StageNames() []string {
-	return []string{StageExtract, StageCompare, StageListing, StageTransform, StageValidate, StageSync, StageSettled}
+	return []string{StageExtract, StageCompare, StageListing, StageTransform, StageValidate, StageSync, StageSettled,
+		StageTrigger}
 }
 
 func noOutput(h func(*message.Message) error) message.HandlerFunc {

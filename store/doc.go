@@ -3,7 +3,10 @@
 // dataset table. Stages talk to storage only through the Store interface.
 //
 // Invariants every backend keeps (pinned by storetest.Run):
-//   - at most one job per source is in_progress (a database constraint, not a check in Go);
+//   - at most one job per source is unfinished, new or in_progress (a database constraint, not a
+//     check in Go);
+//   - JobStartQueued starts a queued job only into a free slot under its cap, however many
+//     callers race;
 //   - a job's outcome for a record key is counted once, however often it is settled;
 //   - harvest_record rows are never updated except for their status and finish time;
 //   - a dataset's slug never changes once given.

@@ -1,20 +1,16 @@
 package store
 
-import (
-	"context"
-	"encoding/json"
-	"time"
-
-	"github.com/harvester-dev/harvester/harvest"
-)
+import "context"
 
 // Store is every storage operation Harvester performs. Methods are noun-first and sorted; each
-// takes one params struct. Implementations: store/postgres (and the conformance suite in
-// store/storetest that every implementation must pass).
+// takes one params struct (or a single id). Implementations: store/postgres and store/sqlite;
+// the conformance suite in store/storetest pins their behaviour.
 type Store interface {
 	// Close releases the backend's connections.
 	Close()
 
+	// DatasetCount returns how many live datasets a source has.
+	DatasetCount(ctx context.Context, sourceID string) (int, error)
 	// DatasetDelete removes the live dataset of (source, identifier); it reports whether a row
 	// was removed. Deleting a missing dataset is not an error (redelivery is normal).
 	DatasetDelete(ctx context.Context, p *DatasetDeleteParams) (bool, error)
@@ -32,24 +28,56 @@ type Store interface {
 
 	// JobErrorList returns a job's job-level errors, oldest first.
 	JobErrorList(ctx context.Context, jobID string) ([]*JobError, error)
-	// JobFail ends an unfinished job in status error with one job error row. It returns the
-	// job; a job that had already finished keeps its status and gets no row.
+	// JobFail ends an unfinished job (new or in_progress) in status error with one job error
+	// row. It returns the job; a job that had already finished keeps its status and gets no row.
 	JobFail(ctx context.Context, p *JobFailParams) (*Job, error)
 	// JobFinish marks the job complete when its expected count is known and every expected
 	// outcome has settled. It reports whether this call finished the job.
 	JobFinish(ctx context.Context, jobID string) (*Job, bool, error)
 	// JobGet returns one job, or ErrNotFound.
 	JobGet(ctx context.Context, jobID string) (*Job, error)
+	// JobHeartbeat records that the job is being worked on now (heartbeat_at).
+	JobHeartbeat(ctx context.Context, jobID string) error
 	// JobIdentifierAdd records that the job's listing contained identifier (idempotent).
 	JobIdentifierAdd(ctx context.Context, p *JobIdentifierAddParams) error
-	// JobInsert creates an in_progress job for a source. It returns ErrConflict when the source
-	// already has a job in progress.
+	// JobInsert creates a job for a source: in_progress, or new when p.Queued (it then waits for
+	// JobStartQueued). It returns ErrConflict when the source already has an unfinished job
+	// (new or in_progress), and ErrNotFound when the source does not exist.
 	JobInsert(ctx context.Context, p *JobInsertParams) (*Job, error)
+	// JobList returns one page of jobs, newest first, filtered by p, and the number of jobs
+	// that match the filter.
+	JobList(ctx context.Context, p *JobListParams) ([]*Job, int, error)
+	// JobListOrphaned returns the in_progress jobs whose heartbeat is older than p.Before.
+	JobListOrphaned(ctx context.Context, p *JobListOrphanedParams) ([]*Job, error)
 	// JobSetExpected records the job's expected outcome count and returns the job.
 	JobSetExpected(ctx context.Context, p *JobSetExpectedParams) (*Job, error)
+	// JobStartQueued moves the oldest new jobs to in_progress (heartbeat now) while fewer than
+	// p.MaxInProgress jobs are in progress, atomically, and returns the jobs it started.
+	JobStartQueued(ctx context.Context, p *JobStartQueuedParams) ([]*Job, error)
+
+	// LeaderAcquire makes holder the one active scheduler, or keeps it so: call it on every
+	// tick. It reports whether holder is the leader now. Postgres holds a session advisory lock
+	// (released when the holder's connection dies); SQLite keeps a lease row that expires p.TTL
+	// after the last call.
+	LeaderAcquire(ctx context.Context, p *LeaderParams) (bool, error)
+	// LeaderRelease gives up leadership if holder has it.
+	LeaderRelease(ctx context.Context, p *LeaderParams) error
 
 	// Migrate applies the backend's embedded migrations that have not run yet.
 	Migrate(ctx context.Context) error
+
+	// OrganizationDelete deletes an organization: ErrNotFound if missing, ErrConflict while it
+	// still has harvest sources.
+	OrganizationDelete(ctx context.Context, id string) error
+	// OrganizationGet returns one organization, or ErrNotFound.
+	OrganizationGet(ctx context.Context, id string) (*Organization, error)
+	// OrganizationInsert creates an organization; ErrConflict when the slug is taken.
+	OrganizationInsert(ctx context.Context, p *OrganizationInsertParams) (*Organization, error)
+	// OrganizationList returns one page of organizations ordered by name, and their total.
+	OrganizationList(ctx context.Context, p *PageParams) ([]*Organization, int, error)
+	// OrganizationUpdate replaces an organization's name and slug: ErrNotFound, or ErrConflict
+	// when the slug is taken.
+	OrganizationUpdate(ctx context.Context, p *OrganizationUpdateParams) (*Organization, error)
 
 	// OutcomeSettle counts one record outcome of a job, atomically with its error rows and its
 	// harvest_record status. It returns the job after counting and whether the outcome was new:
@@ -58,8 +86,12 @@ type Store interface {
 
 	// RecordCount returns how many harvest_record rows a source has.
 	RecordCount(ctx context.Context, sourceID string) (int, error)
-	// RecordErrorList returns a job's record error rows ordered by identifier, then message.
-	RecordErrorList(ctx context.Context, jobID string) ([]*RecordError, error)
+	// RecordErrorList returns one page of a job's record error rows ordered by identifier, then
+	// message, and the total number of rows of the job. p.Limit 0 means all.
+	RecordErrorList(ctx context.Context, p *RecordErrorListParams) ([]*RecordError, int, error)
+	// RecordErrorStream calls fn with every record error row of a job in RecordErrorList's
+	// order, streaming rows; fn's error stops and is returned.
+	RecordErrorStream(ctx context.Context, jobID string, fn func(*RecordError) error) error
 	// RecordGet returns one harvest_record, or ErrNotFound.
 	RecordGet(ctx context.Context, recordID string) (*Record, error)
 	// RecordInsert writes a harvest_record row in status pending; inserting an id that exists
@@ -69,169 +101,27 @@ type Store interface {
 	// compare against: status success, error_validation or error_transform. ErrNotFound if none.
 	RecordLatest(ctx context.Context, p *RecordLatestParams) (*Record, error)
 
+	// SourceDelete deletes a source and its history: ErrNotFound if missing, ErrConflict while
+	// it still has live datasets (clear it first) or an unfinished job.
+	SourceDelete(ctx context.Context, id string) error
 	// SourceEnsure returns the source with p.URL, creating it with p's fields when missing; an
 	// existing source keeps its fields except schema_type, which p updates.
 	SourceEnsure(ctx context.Context, p *SourceEnsureParams) (*Source, error)
 	// SourceGet returns one source, or ErrNotFound.
 	SourceGet(ctx context.Context, sourceID string) (*Source, error)
-}
-
-// Source is a harvest_source row.
-type Source struct {
-	ID         string
-	Name       string
-	URL        string
-	SourceType harvest.SourceType
-	SchemaType harvest.SchemaType
-	CreatedAt  time.Time
-}
-
-// Job is a harvest_job row. Counts are records; Expected is nil until the listing completed.
-type Job struct {
-	ID         string
-	SourceID   string
-	JobType    harvest.JobType
-	Status     harvest.JobStatus
-	CreatedAt  time.Time
-	FinishedAt *time.Time
-	harvest.Counts
-	Settled  int  // outcomes counted so far
-	Expected *int // nil until the listing completed
-}
-
-// Record is a harvest_record row: one record's passage through one job.
-type Record struct {
-	ID         string
-	JobID      string
-	SourceID   string
-	Identifier string
-	Action     harvest.Action
-	SourceHash string
-	SourceRaw  string
-	Status     harvest.RecordStatus
-	CreatedAt  time.Time
-}
-
-// RecordError is a harvest_record_error row.
-type RecordError struct {
-	JobID      string
-	RecordID   string // empty when the record never got a harvest_record row
-	Identifier string
-	Type       string
-	Message    string
-	Severity   harvest.Severity
-}
-
-// JobError is a harvest_job_error row.
-type JobError struct {
-	JobID     string
-	Type      string
-	Message   string
-	CreatedAt time.Time
-}
-
-// Dataset is a live dataset row of the federal catalog.
-type Dataset struct {
-	ID                string
-	Slug              string
-	SourceID          string
-	Identifier        string
-	DCAT              json.RawMessage
-	RecordID          string
-	LastHarvestedDate time.Time
-}
-
-// DatasetDeleteParams names a dataset by source and identifier.
-type DatasetDeleteParams struct {
-	SourceID   string
-	Identifier string
-}
-
-// DatasetGetParams names a dataset by source and identifier.
-type DatasetGetParams struct {
-	SourceID   string
-	Identifier string
-}
-
-// DatasetListParams selects a source's datasets.
-type DatasetListParams struct {
-	SourceID string
-}
-
-// DatasetListUnseenParams selects a source's datasets that a job did not list.
-type DatasetListUnseenParams struct {
-	SourceID string
-	JobID    string
-}
-
-// DatasetUpsertParams is a dataset write from SYNC.
-type DatasetUpsertParams struct {
-	SourceID   string
-	Identifier string
-	Slug       string // used only when the dataset is created
-	DCAT       json.RawMessage
-	RecordID   string
-}
-
-// JobFailParams ends a job in error.
-type JobFailParams struct {
-	JobID   string
-	Type    string // e.g. ExtractError, ParseError
-	Message string
-}
-
-// JobIdentifierAddParams records one listed identifier.
-type JobIdentifierAddParams struct {
-	JobID      string
-	Identifier string
-}
-
-// JobInsertParams starts a job.
-type JobInsertParams struct {
-	ID       string // optional; generated when empty
-	SourceID string
-	JobType  harvest.JobType
-}
-
-// JobSetExpectedParams records a job's expected outcome count.
-type JobSetExpectedParams struct {
-	JobID    string
-	Expected int
-}
-
-// OutcomeSettleParams is one record's settled outcome.
-type OutcomeSettleParams struct {
-	JobID      string
-	Key        string
-	Identifier string
-	RecordID   string // optional: the harvest_record whose status becomes Status
-	Outcome    harvest.Outcome
-	Status     harvest.RecordStatus
-	Validated  bool
-	Errors     []harvest.RecordError
-}
-
-// RecordInsertParams is a harvest_record written by COMPARE.
-type RecordInsertParams struct {
-	ID         string
-	JobID      string
-	SourceID   string
-	Identifier string
-	Action     harvest.Action
-	SourceHash string
-	SourceRaw  string
-}
-
-// RecordLatestParams names a record key within a source.
-type RecordLatestParams struct {
-	SourceID   string
-	Identifier string
-}
-
-// SourceEnsureParams finds or creates a source by URL.
-type SourceEnsureParams struct {
-	Name       string
-	URL        string
-	SourceType harvest.SourceType
-	SchemaType harvest.SchemaType
+	// SourceInsert creates a source: ErrConflict when the URL is taken, ErrNotFound when the
+	// organization does not exist. NextRunAt is set from the frequency (now, unless manual).
+	SourceInsert(ctx context.Context, p *SourceInsertParams) (*Source, error)
+	// SourceList returns one page of sources ordered by name, optionally of one organization,
+	// and their total.
+	SourceList(ctx context.Context, p *SourceListParams) ([]*Source, int, error)
+	// SourceListDue returns the sources whose next run is at or before p.Now and that have no
+	// unfinished job, oldest next run first.
+	SourceListDue(ctx context.Context, p *SourceListDueParams) ([]*Source, error)
+	// SourceScheduleNext sets a source's next run (nil: none).
+	SourceScheduleNext(ctx context.Context, p *SourceScheduleNextParams) error
+	// SourceUpdate replaces a source's editable fields: ErrNotFound, or ErrConflict when the
+	// URL is taken. A changed frequency re-plans the next run from the last job's start (or
+	// now when there is none); manual clears it.
+	SourceUpdate(ctx context.Context, p *SourceUpdateParams) (*Source, error)
 }

@@ -1,6 +1,8 @@
-// Package trigger starts harvest jobs: it finds or creates the harvest source, inserts the job
-// (in_progress; the database refuses a second job in progress for a source) and publishes the
-// job message that EXTRACT consumes. The CLI, the API and the scheduler all start jobs here.
+// Package trigger starts harvest jobs. Start (the one-shot CLI) finds or creates the harvest
+// source, inserts the job in_progress and publishes the job message that EXTRACT consumes.
+// Enqueue (the API, the scheduler, trigger messages) inserts the job as new, and the scheduler
+// starts queued jobs within its cap and Dispatches them. The database refuses a second
+// unfinished job for a source. Handler takes FDK-style trigger messages.
 package trigger
 
 import (
@@ -48,13 +50,7 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 	if err != nil {
 		return nil, fmt.Errorf("create job: %w", err)
 	}
-	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
-		SourceID: src.ID, JobType: p.JobType, SourceType: src.SourceType, SchemaType: src.SchemaType, URL: src.URL},
-		harvest.MetaJobID, job.ID, harvest.MetaSourceID, src.ID)
-	if err == nil {
-		err = pub.Publish(harvest.SubjectExtract, m)
-	}
-	if err != nil {
+	if err := publishJob(pub, job, src); err != nil {
 		_, _ = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "TriggerError", Message: err.Error()})
 		return nil, fmt.Errorf("send job to extract: %w", err)
 	}

@@ -24,6 +24,14 @@ func runJSON(t *testing.T, args ...string) jobReport {
 	return rep
 }
 
+// runJSONText decodes a --format json report.
+func runJSONText(t *testing.T, text string) jobReport {
+	t.Helper()
+	var rep jobReport
+	require.NoError(t, json.Unmarshal([]byte(text), &rep), text)
+	return rep
+}
+
 // comparable is a report without what differs between runs (ids, times, locations).
 func comparable(r jobReport) jobReport {
 	r.JobID, r.SourceID, r.StartedAt, r.FinishedAt, r.URL = "", "", "", "", ""

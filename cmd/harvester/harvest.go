@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -35,8 +37,10 @@ func harvestCommand() *cobra.Command {
 The source is created on first use, keyed by its URL (or the file's absolute path), so the
 next run of the same source compares against what the last one stored.
 
-Exit status: 0 when the job completed (record errors included), 1 when it ended in error,
-2 for bad arguments.
+Exit status: 0 when the job completed (record errors included), 1 when it ended in error
+or did not run (e.g. the source already has a job in progress), 2 for bad arguments. With
+--format json, stdout holds exactly one JSON object: the job report, or, when there is no
+report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concerned, when known).
 
 ` + servicesHelp(),
 		Example: `  harvester harvest --url https://agency.example.gov/data.json --schema-type "dcatus1.1: federal"
@@ -55,19 +59,27 @@ Exit status: 0 when the job completed (record errors included), 1 when it ended 
 	return cmd
 }
 
+// params checks every argument, before any service is touched: a bad argument writes nothing.
 func (f *harvestFlags) params() (trigger.Params, error) {
 	p := trigger.Params{SourceType: harvest.SourceDocument}
+	if f.format != "text" && f.format != "json" {
+		return p, usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
+	}
 	switch {
 	case (f.url == "") == (f.file == ""):
 		return p, usageError{errors.New("give exactly one of --url or --file")}
 	case f.file != "":
-		abs, err := filepath.Abs(f.file)
+		abs, err := sourceFile(f.file)
 		if err != nil {
 			return p, usageError{fmt.Errorf("--file: %w", err)}
 		}
 		p.URL = abs
 	default:
-		p.URL = f.url
+		u, err := sourceURL(f.url)
+		if err != nil {
+			return p, usageError{fmt.Errorf("--url: %w", err)}
+		}
+		p.URL = u
 	}
 	var err error
 	if p.SchemaType, err = harvest.ParseSchemaType(f.schemaType); err != nil {
@@ -76,35 +88,94 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 	if p.JobType, err = harvest.ParseJobType(f.jobType); err != nil {
 		return p, usageError{fmt.Errorf("--job-type: %w", err)}
 	}
-	if f.format != "text" && f.format != "json" {
-		return p, usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
+	if f.timeout <= 0 {
+		return p, usageError{fmt.Errorf("--timeout: %v is not a positive duration", f.timeout)}
 	}
 	return p, nil
 }
 
+// sourceURL returns raw when it is an absolute http(s) URL with a host, with its scheme in
+// lower case (EXTRACT tells URLs from file paths by the "http://" and "https://" prefixes).
+func sourceURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a URL: %w", raw, errors.Unwrap(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		hint := ""
+		if u.Scheme == "" {
+			hint = " (for a local file, use --file)"
+		}
+		return "", fmt.Errorf("%q is not an absolute http or https URL, e.g. https://agency.example.gov/data.json%s", raw, hint)
+	}
+	if u.Hostname() == "" {
+		return "", fmt.Errorf("%q has no host", raw)
+	}
+	return u.Scheme + raw[len(u.Scheme):], nil
+}
+
+// sourceFile returns the absolute path of path, which must be an existing regular file.
+func sourceFile(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		what := "not a regular file"
+		if fi.IsDir() {
+			what = "a directory, not a file"
+		}
+		return "", fmt.Errorf("%s is %s", abs, what)
+	}
+	return abs, nil
+}
+
+// run runs the job and prints its report. With --format json, an error that leaves no report
+// (the job did not start or was not waited for) is printed as one JSON error object instead.
 func (f *harvestFlags) run(ctx context.Context, out io.Writer) error {
+	jobID, err := f.harvest(ctx, out)
+	if err != nil && f.format == "json" && !errors.As(err, new(jobFailed)) {
+		_ = json.NewEncoder(out).Encode(errorReport{Status: string(harvest.JobError), Error: err.Error(), JobID: jobID})
+	}
+	return err
+}
+
+// errorReport is the --format json output of a run that has no job report.
+type errorReport struct {
+	Status string `json:"status"` // always "error"
+	Error  string `json:"error"`
+	JobID  string `json:"job_id"` // the job the error is about, when known: this run's, or the one in its way
+}
+
+// harvest runs the job and prints its report; it returns the id of the job the error is about,
+// when there is one.
+func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string, err error) {
 	p, err := f.params()
 	if err != nil {
-		return err
+		return "", err
 	}
 	logger, err := f.logger()
 	if err != nil {
-		return err
+		return "", err
 	}
 	st, err := f.openStore(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer st.Close()
 	natsURL, stopBus, err := f.bus()
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer stopBus()
 	r, err := router.New(ctx, router.Config{NATSURL: natsURL, Store: st, Logger: logger,
 		Registerer: prometheus.NewRegistry()})
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer r.Close()
 	runErr := make(chan error, 1)
@@ -112,36 +183,82 @@ func (f *harvestFlags) run(ctx context.Context, out io.Writer) error {
 	select {
 	case <-r.Running():
 	case err := <-runErr:
-		return fmt.Errorf("start stages: %w", err)
+		return "", fmt.Errorf("start stages: %w", err)
 	}
 	reports, unsubscribe, err := r.Reports()
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer unsubscribe()
 	job, err := trigger.Start(ctx, st, r.Publisher(), p)
+	if errors.Is(err, trigger.ErrJobInProgress) {
+		return jobInProgress(ctx, st, p)
+	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	wctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	jobID := job.ID
+	jobID = job.ID
 	job, err = trigger.Wait(wctx, st, jobID, 50*time.Millisecond)
 	if err != nil {
 		// Interrupted or timed out: end the job, so the source is not left with a job in
 		// progress that blocks its next run, and the stages drop its remaining records.
 		_, _ = st.JobFail(context.WithoutCancel(ctx), &store.JobFailParams{JobID: jobID, Type: "CancelledJob",
 			Message: fmt.Sprintf("the harvest command stopped waiting: %v", err)})
-		return fmt.Errorf("waiting for job %s: %w", jobID, err)
+		switch {
+		case ctx.Err() != nil:
+			return jobID, fmt.Errorf("interrupted while waiting for job %s, which was ended in error (CancelledJob): %w", jobID, err)
+		case errors.Is(err, context.DeadlineExceeded):
+			return jobID, fmt.Errorf("job %s did not finish within --timeout %v and was ended in error (CancelledJob): %w",
+				jobID, f.timeout, err)
+		}
+		return jobID, fmt.Errorf("waiting for job %s: %w", jobID, err)
 	}
 	awaitReport(wctx, reports, job.ID)
 	if err := printReport(ctx, out, st, job, p.URL, f.format); err != nil {
-		return err
+		return job.ID, err
 	}
 	if job.Status == harvest.JobError {
-		return jobFailed{jobID: job.ID}
+		return job.ID, jobFailed{jobID: job.ID}
 	}
-	return nil
+	return job.ID, nil
+}
+
+// jobInProgress explains trigger.ErrJobInProgress: which job holds the source, since when, and
+// how to end it if the process running it died. It returns that job's id.
+func jobInProgress(ctx context.Context, st store.Store, p trigger.Params) (string, error) {
+	name := p.Name
+	if name == "" {
+		name = p.URL
+	}
+	// The source exists (Start found it); SourceEnsure returns it unchanged.
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
+		SchemaType: p.SchemaType})
+	if err != nil {
+		return "", fmt.Errorf("%w: %s (finding which job failed: %v)", trigger.ErrJobInProgress, p.URL, err)
+	}
+	for _, status := range []harvest.JobStatus{harvest.JobInProgress, harvest.JobNew} {
+		jobs, _, err := st.JobList(ctx, &store.JobListParams{SourceID: src.ID, Status: status,
+			PageParams: store.PageParams{Limit: 1}})
+		if err != nil {
+			return "", fmt.Errorf("%w: %s (finding which job failed: %v)", trigger.ErrJobInProgress, p.URL, err)
+		}
+		if len(jobs) == 0 {
+			continue
+		}
+		j := jobs[0]
+		since, dead := "started", "the process running it died"
+		if j.Status == harvest.JobNew {
+			since, dead = "queued", "no scheduler will start it"
+		}
+		return j.ID, fmt.Errorf("%w: %s has job %s (%s, %s), %s %s (%s ago). Wait for it to end; "+
+			"if %s, end it with 'harvester job cancel %s' (with the same --database-url or --data-dir)",
+			trigger.ErrJobInProgress, p.URL, j.ID, j.JobType, j.Status, since,
+			j.CreatedAt.UTC().Format(time.RFC3339), time.Since(j.CreatedAt).Round(time.Second), dead, j.ID)
+	}
+	// The job ended between the two calls.
+	return "", fmt.Errorf("%w: %s had one, which has just ended; run the command again", trigger.ErrJobInProgress, p.URL)
 }
 
 // reportGrace is how long the command waits, after the job finished, for the aggregator to
@@ -209,17 +326,32 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	if job.Errored == 0 {
 		return nil
 	}
-	recErrs, err := st.RecordErrorList(ctx, job.ID)
+	recErrs, total, err := st.RecordErrorList(ctx, &store.RecordErrorListParams{
+		JobID: job.ID, PageParams: store.PageParams{Limit: recordErrorsShown},
+	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  %d record errors", len(recErrs))
-	if len(recErrs) > recordErrorsShown {
-		fmt.Fprintf(out, " (first %d)", recordErrorsShown)
+	// Rows, not records: a record can have several error rows (one per invalid JSON path).
+	fmt.Fprintf(out, "  %s for %s", plural(total, "error row"), plural(job.Errored, "record"))
+	if total > len(recErrs) {
+		fmt.Fprintf(out, " (first %d shown)", len(recErrs))
+	}
+	if len(recErrs) == 0 {
+		fmt.Fprintln(out)
+		return nil
 	}
 	fmt.Fprintln(out, ":")
-	for _, e := range recErrs[:min(len(recErrs), recordErrorsShown)] {
+	for _, e := range recErrs {
 		fmt.Fprintf(out, "    %s %q: %s\n", e.Type, e.Identifier, e.Message)
 	}
 	return nil
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -174,8 +174,11 @@ func TestHarvestDuplicatesAndInvalidVA(t *testing.T) {
 	require.Equal(t, len(valid), rep.Added)
 	require.Equal(t, len(valid), rep.Validated)
 
-	errs, err := b.st.RecordErrorList(ctx, rep.JobID)
+	errs, total, err := b.st.RecordErrorList(ctx, &store.RecordErrorListParams{
+		JobID: rep.JobID, PageParams: store.PageParams{Limit: 100_000},
+	})
 	require.NoError(t, err)
+	require.Len(t, errs, total)
 	dupRows, invalidWithRows := 0, map[string]bool{}
 	for _, e := range errs {
 		require.NotEmpty(t, e.Identifier, "every error row names its identifier")

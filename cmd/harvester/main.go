@@ -3,6 +3,7 @@
 // cancellation.
 //
 //	harvester harvest --url URL | --file PATH --schema-type TYPE [--job-type TYPE] [--format json]
+//	harvester job cancel JOB_ID
 //	harvester migrate
 package main
 
@@ -47,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(harvestCommand(), migrateCommand())
+	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand())
 	err := root.ExecuteContext(ctx)
 	var jobErr jobFailed
 	switch {

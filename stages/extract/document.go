@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParseError is a catalog document that cannot be read as a DCAT-US catalog: where (1-based
@@ -16,6 +17,8 @@ import (
 type ParseError struct {
 	Line, Column int
 	Err          error
+
+	offset int64 // of the byte at fault in the document (BOM excluded) when > 0 and Line is 0
 }
 
 func (e *ParseError) Error() string {
@@ -27,6 +30,10 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
+// ErrDuplicateDataset is the cause of a ParseError for a catalog object with two "dataset"
+// members: which one a reader takes differs between JSON parsers, so neither is trusted.
+var ErrDuplicateDataset = errors.New(`the catalog has more than one "dataset" member`)
+
 // ErrLegacyArray is the cause of a ParseError for a Project Open Data 1.0 catalog.
 var ErrLegacyArray = errors.New("the document is a top-level JSON array (a Project Open Data 1.0 catalog); " +
 	"only DCAT-US 1.1 catalogs, an object with a \"dataset\" array, are supported")
@@ -37,8 +44,10 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // "dataset" array (0-based position, raw bytes as written) one at a time: the document is never
 // held in memory whole. A leading UTF-8 BOM is skipped. It returns a *ParseError when the
 // document is not JSON (with the line and column of the syntax error when r is an io.ReadSeeker),
-// is a top-level array (ErrLegacyArray), or is not an object with a "dataset" array; fn's error
-// stops the walk and is returned as is.
+// is a top-level array (ErrLegacyArray), is not an object with a "dataset" array, or has more
+// than one "dataset" member (ErrDuplicateDataset, found only after the first array was walked:
+// check a document with a walk that does nothing before acting on its records); fn's error stops
+// the walk and is returned as is.
 func WalkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	skipped := 0
@@ -52,9 +61,16 @@ func WalkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error
 	if !errors.As(err, &perr) {
 		return err
 	}
+	rs, ok := r.(io.ReadSeeker)
+	if !ok || perr.Line != 0 {
+		return perr
+	}
 	var syn *json.SyntaxError
-	if rs, ok := r.(io.ReadSeeker); ok && perr.Line == 0 && errors.As(perr.Err, &syn) {
+	switch {
+	case errors.As(perr.Err, &syn):
 		perr.Line, perr.Column = syntaxPosition(rs, skipped)
+	case perr.offset > 0:
+		perr.Line, perr.Column = offsetPosition(rs, skipped, perr.offset)
 	}
 	return perr
 }
@@ -77,9 +93,29 @@ func syntaxPosition(rs io.ReadSeeker, skipped int) (line, col int) {
 	if !errors.As(json.Unmarshal(data, new(json.RawMessage)), &syn) {
 		return 0, 0
 	}
-	data = data[:min(int(syn.Offset), len(data))] // the offset counts the byte at fault
-	line = 1 + bytes.Count(data, []byte{'\n'})
-	return line, max(1, len(data)-(bytes.LastIndexByte(data, '\n')+1))
+	return lineColumn(data[:min(int(syn.Offset), len(data))]) // the offset counts the byte at fault
+}
+
+// offsetPosition returns the line and column of the byte at offset (0-based, after the skipped
+// BOM) in rs, or 0, 0 when it cannot be read.
+func offsetPosition(rs io.ReadSeeker, skipped int, offset int64) (line, col int) {
+	if offset >= maxPositionScan {
+		return 0, 0
+	}
+	if _, err := rs.Seek(int64(skipped), io.SeekStart); err != nil {
+		return 0, 0
+	}
+	data, err := io.ReadAll(io.LimitReader(rs, offset+1))
+	if err != nil || int64(len(data)) != offset+1 {
+		return 0, 0
+	}
+	return lineColumn(data)
+}
+
+// lineColumn returns the 1-based line and column of the last byte of prefix, a document's start.
+func lineColumn(prefix []byte) (line, col int) {
+	line = 1 + bytes.Count(prefix, []byte{'\n'})
+	return line, max(1, len(prefix)-(bytes.LastIndexByte(prefix, '\n')+1))
 }
 
 func walk(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error) error {
@@ -100,7 +136,12 @@ func walk(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error) error 
 		if err != nil {
 			return parseErr(err)
 		}
-		if key, _ := tok.(string); key == "dataset" && !found {
+		if key, _ := tok.(string); key == "dataset" {
+			if found {
+				// The decoder stands just after the key; point at its opening quote (exact unless
+				// the key was written with escapes).
+				return &ParseError{Err: ErrDuplicateDataset, offset: dec.InputOffset() - int64(len(`"dataset"`))}
+			}
 			found = true
 			if err := walkDatasets(dec, fn); err != nil {
 				return err
@@ -234,4 +275,20 @@ func (e *Entry) titled() string {
 		return ""
 	}
 	return fmt.Sprintf(" (title %q)", e.Title)
+}
+
+// named names the entry in a message: its identifier (cut to 256 bytes), else its title.
+func (e *Entry) named() string {
+	if e.Identifier == "" {
+		return e.titled()
+	}
+	id := e.Identifier
+	if len(id) > 256 {
+		cut := 256
+		for cut > 0 && !utf8.RuneStart(id[cut]) {
+			cut--
+		}
+		id = id[:cut] + "…"
+	}
+	return fmt.Sprintf(" (identifier %q)", id)
 }

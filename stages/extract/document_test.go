@@ -62,6 +62,8 @@ func TestWalkCatalogRefusesWhatIsNotACatalog(t *testing.T) {
 		{`{"dataset":[{"identifier":"a"}`, "unexpected end of the document"},
 		{"<!DOCTYPE html><html>", "invalid character '<'"},
 		{"", "unexpected end of the document"},
+		{`{"dataset":[{"identifier":"a"}],"dataset":[{"identifier":"b"}]}`, `the catalog has more than one "dataset" member`},
+		{`{"dataset":[],"dataset":{}}`, `the catalog has more than one "dataset" member`},
 	} {
 		_, err := entries(t, tc.doc)
 		var perr *ParseError

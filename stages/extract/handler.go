@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
@@ -21,12 +22,42 @@ type Handler struct {
 	store store.Store
 	pub   message.Publisher
 	fetch FetchConfig
+	cfg   Config
 }
+
+// DefaultMaxRecordBytes is Config.MaxRecordBytes's default: 900 KiB, which leaves room for the
+// message's headers within NATS's default max_payload of 1 MiB.
+const DefaultMaxRecordBytes = 900 << 10
+
+// Config configures the handler beyond fetching. Zero fields take the documented defaults.
+type Config struct {
+	// MaxRecordBytes caps the encoded message of one record (its body, escaped as a JSON string,
+	// and the envelope) sent to COMPARE. A record over it settles as errored (RecordTooLarge)
+	// instead of failing the publish, and so the whole job. Default DefaultMaxRecordBytes; keep
+	// it below the NATS server's max_payload.
+	MaxRecordBytes int
+}
+
+// Option sets a Config field.
+type Option func(*Config)
+
+// WithMaxRecordBytes sets Config.MaxRecordBytes (0 or less: the default).
+func WithMaxRecordBytes(n int) Option { return func(c *Config) { c.MaxRecordBytes = n } }
+
+// WithConfig replaces the whole Config (zero fields: the defaults).
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
 // New returns the EXTRACT stage. pub routes by harvest.MetaSubject; records are published as
 // they are read.
-func New(st store.Store, pub message.Publisher, fc FetchConfig) *Handler {
-	return &Handler{store: st, pub: pub, fetch: fc.WithDefaults()}
+func New(st store.Store, pub message.Publisher, fc FetchConfig, opts ...Option) *Handler {
+	var cfg Config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.MaxRecordBytes <= 0 {
+		cfg.MaxRecordBytes = DefaultMaxRecordBytes
+	}
+	return &Handler{store: st, pub: pub, fetch: fc.WithDefaults(), cfg: cfg}
 }
 
 // Handle runs the listing of one job (SubjectExtract). It returns an error only for failures
@@ -117,20 +148,46 @@ type lister struct {
 	listed int
 }
 
+// heartbeatEvery is how many listed records pass between two job heartbeats, so a long
+// listing is not taken for an orphan.
+const heartbeatEvery = 1000
+
 func (l *lister) entry(pos int, raw json.RawMessage) error {
 	l.listed++
+	if l.listed%heartbeatEvery == 0 {
+		if err := l.h.store.JobHeartbeat(l.ctx, l.job.JobID); err != nil {
+			return fmt.Errorf("job heartbeat: %w", err)
+		}
+	}
 	e := Identify(pos, raw)
+	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would silently turn each bad byte into
+	// U+FFFD, and Postgres text refuses them: the record is an error, never rewritten.
+	if off := invalidUTF8(raw); off >= 0 {
+		if e.Err != nil || strings.ContainsRune(e.Identifier, utf8.RuneError) || strings.ContainsRune(e.Identifier, 0) {
+			e.Identifier = "" // not a key to trust, nor to store
+		} else if err := l.see(&e); err != nil {
+			return err
+		}
+		return l.settleError(&e, "InvalidEncoding", fmt.Sprintf(
+			"dataset #%d%s is not valid UTF-8: byte 0x%02X at offset %d of the record (%d bytes) "+
+				"is not part of a UTF-8 character; JSON text must be UTF-8 (RFC 8259 §8.1)",
+			pos+1, e.named(), raw[off], off, len(raw)))
+	}
 	if e.Err != nil {
 		return l.settleError(&e, "MissingIdentifier", e.Err.Error())
+	}
+	if strings.ContainsRune(e.Identifier, 0) {
+		reason := fmt.Sprintf("dataset #%d%s: identifier %q contains U+0000 (NUL), which a database "+
+			"text column cannot hold", pos+1, e.titled(), e.Identifier)
+		e.Identifier = "" // the error row could not hold it either; the message names it
+		return l.settleError(&e, "InvalidIdentifier", reason)
 	}
 	if first, dup := l.seen[e.Identifier]; dup {
 		return l.settleError(&e, "DuplicateIdentifier", fmt.Sprintf(
 			"dataset #%d repeats identifier %q of dataset #%d in this catalog; the first one is kept", pos+1, e.Identifier, first+1))
 	}
-	l.seen[e.Identifier] = pos
-	if err := l.h.store.JobIdentifierAdd(l.ctx, &store.JobIdentifierAddParams{JobID: l.job.JobID,
-		Identifier: e.Identifier}); err != nil {
-		return fmt.Errorf("record seen identifier: %w", err)
+	if err := l.see(&e); err != nil {
+		return err
 	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, e.Identifier),
@@ -139,7 +196,46 @@ func (l *lister) entry(pos int, raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
+	// A message over the bus's max payload would fail the publish, and with it the job. Until
+	// the body travels by reference (stored once, the message carrying its key: a later
+	// issue), such a record is one error row. Its identifier was seen, so the dataset it
+	// already has is kept, not deleted.
+	if size, limit := len(m.Payload), l.h.cfg.MaxRecordBytes; size > limit {
+		return l.settleError(&e, "RecordTooLarge", fmt.Sprintf(
+			"dataset #%d%s is too large to send through the stages: its message would be %d bytes "+
+				"(the record is %d bytes), over the limit of %d bytes", pos+1, e.named(), size, len(raw), limit))
+	}
 	return l.h.pub.Publish(harvest.SubjectCompare, m)
+}
+
+// see records that the listing contains the entry's identifier: later records repeating it are
+// duplicates, and COMPARE does not delete its dataset.
+func (l *lister) see(e *Entry) error {
+	if _, dup := l.seen[e.Identifier]; dup {
+		return nil
+	}
+	l.seen[e.Identifier] = e.Position
+	if err := l.h.store.JobIdentifierAdd(l.ctx, &store.JobIdentifierAddParams{JobID: l.job.JobID,
+		Identifier: e.Identifier}); err != nil {
+		return fmt.Errorf("record seen identifier: %w", err)
+	}
+	return nil
+}
+
+// invalidUTF8 returns the offset of the first byte of b that is not part of a valid UTF-8
+// encoding, or -1 when b is valid UTF-8.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for off := 0; off < len(b); {
+		r, size := utf8.DecodeRune(b[off:])
+		if r == utf8.RuneError && size <= 1 {
+			return off
+		}
+		off += size
+	}
+	return -1
 }
 
 func (l *lister) settleError(e *Entry, kind, reason string) error {

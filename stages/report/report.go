@@ -9,28 +9,41 @@ package report
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/store"
 )
+
+// Notifier sends a finished job's report email (notify.Mailer). It returns how many messages
+// it sent.
+type Notifier interface {
+	JobFinished(ctx context.Context, src notify.Source, job notify.Job) (int, error)
+}
 
 // Handler is the job aggregator over a store.
 type Handler struct {
 	store    store.Store
+	notifier Notifier
+	logger   *slog.Logger
 	outcomes *prometheus.CounterVec
 	jobs     *prometheus.CounterVec
 	duration prometheus.Histogram
 }
 
 // New returns the aggregator; its metrics are registered with reg (harvester_records_settled_total
-// by outcome, harvester_jobs_finished_total by status, harvester_job_duration_seconds).
-func New(st store.Store, reg prometheus.Registerer) (*Handler, error) {
+// by outcome, harvester_jobs_finished_total by status, harvester_job_duration_seconds). A nil
+// notifier sends no email.
+func New(st store.Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Logger) (*Handler, error) {
 	h := &Handler{
-		store: st,
+		store:    st,
+		notifier: notifier,
+		logger:   logger,
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "harvester_records_settled_total",
 			Help: "Record outcomes counted by the job aggregator."}, []string{"outcome"}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "harvester_jobs_finished_total",
@@ -99,6 +112,7 @@ func (h *Handler) report(ctx context.Context, job *store.Job) ([]*message.Messag
 			r.ErrorMessage = errs[len(errs)-1].Message
 		}
 	}
+	h.notify(ctx, job, src, r.ErrorMessage)
 	h.jobs.WithLabelValues(string(job.Status)).Inc()
 	h.duration.Observe(r.EndTime.Sub(r.StartTime).Seconds())
 	r.V = harvest.Version
@@ -122,4 +136,30 @@ func NewReport(job *store.Job, src *store.Source) *harvest.Report {
 	return &harvest.Report{V: harvest.Version, ID: job.ID, SourceID: job.SourceID, URL: src.URL, DataType: "dataset",
 		JobType: job.JobType, Status: job.Status, HarvestError: job.Status == harvest.JobError,
 		StartTime: job.CreatedAt.UTC(), EndTime: end, ChangedCatalogs: changed, Counts: job.Counts}
+}
+
+// notify emails the job report to the source's recipients, as its notification_frequency
+// says. A failed email is logged, never retried: the job's outcome does not depend on it.
+func (h *Handler) notify(ctx context.Context, job *store.Job, src *store.Source, jobError string) {
+	if h.notifier == nil || len(src.NotificationEmails) == 0 {
+		return
+	}
+	orgName := ""
+	if src.OrganizationID != "" {
+		if org, err := h.store.OrganizationGet(ctx, src.OrganizationID); err == nil {
+			orgName = org.Name
+		}
+	}
+	finished := time.Now().UTC()
+	if job.FinishedAt != nil {
+		finished = *job.FinishedAt
+	}
+	sent, err := h.notifier.JobFinished(ctx, notify.Source{ID: src.ID, Name: src.Name, URL: src.URL,
+		OrganizationName: orgName, NotificationEmails: src.NotificationEmails,
+		NotificationFrequency: src.NotificationFrequency},
+		notify.Job{ID: job.ID, JobType: job.JobType, Status: job.Status, Counts: job.Counts,
+			StartedAt: job.CreatedAt, FinishedAt: finished, JobError: jobError})
+	if err != nil {
+		h.logger.Error("job report email failed", harvest.MetaJobID, job.ID, "sent", sent, "error", err)
+	}
 }

@@ -61,10 +61,17 @@ func URL(t testing.TB) string {
 // Store returns a migrated postgres.Store on a fresh schema, closed at cleanup.
 func Store(t testing.TB) *postgres.Store {
 	t.Helper()
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, URL(t))
+	st := Open(t, URL(t))
+	require.NoError(t, st.Migrate(context.Background()), fmt.Sprintf("migrate %T", st))
+	return st
+}
+
+// Open returns a postgres.Store on the database at url (from URL), closed at cleanup: with the
+// URL of another test's Store, a second instance of the same schema, as another process has.
+func Open(t testing.TB, url string) *postgres.Store {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), url)
 	require.NoError(t, err)
 	t.Cleanup(st.Close)
-	require.NoError(t, st.Migrate(ctx), fmt.Sprintf("migrate %T", st))
 	return st
 }

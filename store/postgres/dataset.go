@@ -31,6 +31,13 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		RETURNING `+datasetColumns, p.Slug, p.Identifier, string(p.DCAT), p.SourceID, p.RecordID))
 }
 
+// DatasetCount implements store.Store.
+func (s *Store) DatasetCount(ctx context.Context, sourceID string) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1`, sourceID).Scan(&n)
+	return n, interpretError(err)
+}
+
 // DatasetDelete implements store.Store.
 func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error) {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM dataset WHERE harvest_source_id = $1 AND identifier = $2`,

@@ -32,9 +32,30 @@ func (s *Store) JobInsert(ctx context.Context, p *store.JobInsertParams) (*store
 	if id == "" {
 		id = uuid.NewString()
 	}
+	status := harvest.JobInProgress
+	if p.Queued {
+		status = harvest.JobNew
+	}
 	return scanJob(s.pool.QueryRow(ctx, `
 		INSERT INTO harvest_job (id, harvest_source_id, job_type, status, heartbeat_at)
-		VALUES ($1, $2, $3, 'in_progress', now()) RETURNING `+jobColumns, id, p.SourceID, p.JobType))
+		VALUES ($1, $2, $3, $4, CASE WHEN $4 = 'in_progress' THEN now() END)
+		RETURNING `+jobColumns, id, p.SourceID, p.JobType, status))
+}
+
+// JobList implements store.Store.
+func (s *Store) JobList(ctx context.Context, p *store.JobListParams) ([]*store.Job, int, error) {
+	const filter = `($1::uuid IS NULL OR harvest_source_id = $1) AND ($2::text IS NULL OR status = $2)
+		AND ($3::text IS NULL OR job_type = $3)`
+	args := []any{nullable(p.SourceID), nullable(string(p.Status)), nullable(string(p.JobType))}
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM harvest_job WHERE `+filter, args...).Scan(&total); err != nil {
+		return nil, 0, interpretError(err)
+	}
+	limit, offset := p.Bounds()
+	rows, _ := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM harvest_job WHERE `+filter+`
+		ORDER BY date_created DESC, id DESC LIMIT $4 OFFSET $5`, append(args, limit, offset)...)
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Job, error) { return scanJob(row) })
+	return jobs, total, interpretError(err)
 }
 
 // JobGet implements store.Store.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -25,7 +26,19 @@ var migrations embed.FS
 // Store is a store.Store over a pgx connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+
+	mu      sync.Mutex
+	leaders map[string]*pgxpool.Conn // per holder, the connection whose session holds the leader lock
 }
+
+// Advisory lock classes: the first key of pg_advisory_lock(int, int). The second key is
+// hashtext(current_schema()), so that a database shared by several schemas (the tests make one
+// per case) has a leader, a job cap and a migration per schema.
+const (
+	leaderLockClass      = 0x68760001
+	startQueuedLockClass = 0x68760002
+	migrateLockClass     = 0x68760003
+)
 
 var _ store.Store = (*Store)(nil)
 
@@ -44,13 +57,22 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", cfg.ConnConfig.Host, err)
 	}
-	return &Store{pool: pool}, nil
+	return &Store{pool: pool, leaders: map[string]*pgxpool.Conn{}}, nil
 }
 
-// Close closes the pool.
-func (s *Store) Close() { s.pool.Close() }
+// Close gives up every leadership this Store holds and closes the pool.
+func (s *Store) Close() {
+	s.mu.Lock()
+	for holder, conn := range s.leaders {
+		delete(s.leaders, holder)
+		unlockLeader(context.Background(), conn)
+	}
+	s.mu.Unlock()
+	s.pool.Close()
+}
 
-// Migrate applies the embedded migrations with goose.
+// Migrate applies the embedded migrations with goose. Processes that start together (the
+// stages of one deployment) take turns: the first migrates, the others then find nothing to do.
 func (s *Store) Migrate(ctx context.Context) error {
 	sub, err := fs.Sub(migrations, "migration")
 	if err != nil {
@@ -58,7 +80,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	}
 	db := stdlib.OpenDBFromPool(s.pool)
 	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, sub)
+	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithSessionLocker(migrationLocker{}))
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -66,6 +88,21 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// migrationLocker holds the migration advisory lock of the schema for goose: unlike goose's
+// own Postgres locker it waits in the server rather than polling every few seconds, and it is
+// per schema, like the other locks.
+type migrationLocker struct{}
+
+func (migrationLocker) SessionLock(ctx context.Context, conn *sql.Conn) error {
+	_, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext(current_schema()))`, migrateLockClass)
+	return err
+}
+
+func (migrationLocker) SessionUnlock(ctx context.Context, conn *sql.Conn) error {
+	_, err := conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, migrateLockClass)
+	return err
 }
 
 // interpretError maps driver errors to the store's sentinels; everything else passes through.

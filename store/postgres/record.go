@@ -9,15 +9,17 @@ import (
 )
 
 const recordColumns = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
-	COALESCE(source_raw, ''), status, date_created`
+	COALESCE(source_raw, ''), source_transform, status, date_created`
 
 func scanRecord(row pgx.Row) (*store.Record, error) {
 	var r store.Record
+	var transform []byte // nil when NULL
 	err := row.Scan(&r.ID, &r.JobID, &r.SourceID, &r.Identifier, &r.Action, &r.SourceHash, &r.SourceRaw,
-		&r.Status, &r.CreatedAt)
+		&transform, &r.Status, &r.CreatedAt)
 	if err != nil {
 		return nil, interpretError(err)
 	}
+	r.SourceTransform = transform
 	return &r, nil
 }
 
@@ -60,13 +62,53 @@ func (s *Store) RecordCount(ctx context.Context, sourceID string) (int, error) {
 	return n, interpretError(err)
 }
 
+const recordErrorColumns = `harvest_job_id, COALESCE(harvest_record_id::text, ''), identifier, type, message,
+	severity`
+
+func scanRecordError(row pgx.Row) (*store.RecordError, error) {
+	var e store.RecordError
+	if err := row.Scan(&e.JobID, &e.RecordID, &e.Identifier, &e.Type, &e.Message, &e.Severity); err != nil {
+		return nil, interpretError(err)
+	}
+	return &e, nil
+}
+
 // RecordErrorList implements store.Store.
-func (s *Store) RecordErrorList(ctx context.Context, jobID string) ([]*store.RecordError, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT harvest_job_id, COALESCE(harvest_record_id::text, ''), identifier, type,
-		message, severity FROM harvest_record_error WHERE harvest_job_id = $1 ORDER BY identifier, message, id`, jobID)
+func (s *Store) RecordErrorList(ctx context.Context, p *store.RecordErrorListParams) ([]*store.RecordError, int, error) {
+	var total int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM harvest_record_error WHERE harvest_job_id = $1`,
+		p.JobID).Scan(&total)
+	if err != nil {
+		return nil, 0, interpretError(err)
+	}
+	var limit *int // LIMIT NULL is no limit: Limit 0 means all rows here
+	if p.Limit > 0 {
+		limit = &p.Limit
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT `+recordErrorColumns+` FROM harvest_record_error WHERE harvest_job_id = $1
+		ORDER BY identifier, message, id LIMIT $2 OFFSET $3`, p.JobID, limit, max(p.Offset, 0))
 	errs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.RecordError, error) {
-		var e store.RecordError
-		return &e, row.Scan(&e.JobID, &e.RecordID, &e.Identifier, &e.Type, &e.Message, &e.Severity)
+		return scanRecordError(row)
 	})
-	return errs, interpretError(err)
+	return errs, total, interpretError(err)
+}
+
+// RecordErrorStream implements store.Store.
+func (s *Store) RecordErrorStream(ctx context.Context, jobID string, fn func(*store.RecordError) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT `+recordErrorColumns+` FROM harvest_record_error WHERE harvest_job_id = $1
+		ORDER BY identifier, message, id`, jobID)
+	if err != nil {
+		return interpretError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, err := scanRecordError(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return interpretError(rows.Err())
 }

@@ -1,20 +1,78 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
 
-const sourceColumns = `id, name, url, source_type, schema_type, created_at`
+const sourceColumns = `id, COALESCE(organization_id::text, ''), name, url, source_type, schema_type, frequency,
+	notification_emails, notification_frequency, next_run_at, created_at, updated_at`
 
-func scanSource(row interface{ Scan(...any) error }) (*store.Source, error) {
+func scanSource(row pgx.Row) (*store.Source, error) {
 	var s store.Source
-	err := row.Scan(&s.ID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &s.CreatedAt)
+	err := row.Scan(&s.ID, &s.OrganizationID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &s.Frequency,
+		&s.NotificationEmails, &s.NotificationFrequency, &s.NextRunAt, &s.CreatedAt, &s.UpdatedAt)
 	if err != nil {
 		return nil, interpretError(err)
 	}
+	if len(s.NotificationEmails) == 0 {
+		s.NotificationEmails = nil
+	}
 	return &s, nil
+}
+
+// nullable is s, or SQL NULL when s is empty.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// sourceArgs are p's columns organization_id .. notification_frequency with their defaults.
+func sourceArgs(p *store.SourceInsertParams) []any {
+	emails := p.NotificationEmails
+	if emails == nil {
+		emails = []string{}
+	}
+	return []any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
+		cmp.Or(p.Frequency, harvest.FrequencyManual), emails,
+		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError)}
+}
+
+// SourceDelete implements store.Store.
+func (s *Store) SourceDelete(ctx context.Context, id string) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The row lock makes concurrent job and dataset inserts (their foreign key checks take
+		// a key share lock) wait, so the checks below see every row that could block.
+		var one int
+		if err := tx.QueryRow(ctx, `SELECT 1 FROM harvest_source WHERE id = $1 FOR UPDATE`, id).Scan(&one); err != nil {
+			return err
+		}
+		var datasets, unfinished bool
+		err := tx.QueryRow(ctx, `SELECT
+			EXISTS (SELECT 1 FROM dataset WHERE harvest_source_id = $1),
+			EXISTS (SELECT 1 FROM harvest_job WHERE harvest_source_id = $1 AND status IN ('new', 'in_progress'))`,
+			id).Scan(&datasets, &unfinished)
+		switch {
+		case err != nil:
+			return err
+		case datasets:
+			return fmt.Errorf("%w: the source has live datasets", store.ErrConflict)
+		case unfinished:
+			return fmt.Errorf("%w: the source has an unfinished job", store.ErrConflict)
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM harvest_source WHERE id = $1`, id)
+		return err
+	})
+	return interpretError(err)
 }
 
 // SourceEnsure implements store.Store.
@@ -28,4 +86,78 @@ func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (
 // SourceGet implements store.Store.
 func (s *Store) SourceGet(ctx context.Context, sourceID string) (*store.Source, error) {
 	return scanSource(s.pool.QueryRow(ctx, `SELECT `+sourceColumns+` FROM harvest_source WHERE id = $1`, sourceID))
+}
+
+// SourceInsert implements store.Store.
+func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (*store.Source, error) {
+	return scanSource(s.pool.QueryRow(ctx, `
+		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
+			notification_emails, notification_frequency, next_run_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $6 = 'manual' THEN NULL ELSE now() END)
+		RETURNING `+sourceColumns, sourceArgs(p)...))
+}
+
+// SourceList implements store.Store.
+func (s *Store) SourceList(ctx context.Context, p *store.SourceListParams) ([]*store.Source, int, error) {
+	limit, offset := p.Bounds()
+	org := nullable(p.OrganizationID)
+	var total int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM harvest_source
+		WHERE $1::uuid IS NULL OR organization_id = $1`, org).Scan(&total)
+	if err != nil {
+		return nil, 0, interpretError(err)
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT `+sourceColumns+` FROM harvest_source
+		WHERE $1::uuid IS NULL OR organization_id = $1 ORDER BY name, id LIMIT $2 OFFSET $3`, org, limit, offset)
+	srcs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Source, error) { return scanSource(row) })
+	return srcs, total, interpretError(err)
+}
+
+// SourceListDue implements store.Store.
+func (s *Store) SourceListDue(ctx context.Context, p *store.SourceListDueParams) ([]*store.Source, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+sourceColumns+` FROM harvest_source s
+		WHERE frequency <> 'manual' AND next_run_at <= $1
+			AND NOT EXISTS (SELECT 1 FROM harvest_job j
+				WHERE j.harvest_source_id = s.id AND j.status IN ('new', 'in_progress'))
+		ORDER BY next_run_at, id`, p.Now)
+	srcs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Source, error) { return scanSource(row) })
+	return srcs, interpretError(err)
+}
+
+// SourceScheduleNext implements store.Store.
+func (s *Store) SourceScheduleNext(ctx context.Context, p *store.SourceScheduleNextParams) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE harvest_source SET next_run_at = $2 WHERE id = $1`, p.SourceID, p.NextRunAt)
+	if err != nil {
+		return interpretError(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// SourceUpdate implements store.Store.
+func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (*store.Source, error) {
+	var src *store.Source
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var old harvest.Frequency
+		var next, lastJobStart *time.Time
+		var now time.Time
+		err := tx.QueryRow(ctx, `SELECT frequency, next_run_at, now(),
+			(SELECT max(date_created) FROM harvest_job WHERE harvest_source_id = $1)
+			FROM harvest_source WHERE id = $1 FOR UPDATE`, p.ID).Scan(&old, &next, &now, &lastJobStart)
+		if err != nil {
+			return err
+		}
+		if freq := cmp.Or(p.Frequency, harvest.FrequencyManual); freq != old {
+			next = store.PlanNextRun(freq, lastJobStart, now)
+		}
+		args := append(sourceArgs(&p.SourceInsertParams), next, p.ID)
+		src, err = scanSource(tx.QueryRow(ctx, `UPDATE harvest_source SET organization_id = $1, name = $2,
+			url = $3, source_type = $4, schema_type = $5, frequency = $6, notification_emails = $7,
+			notification_frequency = $8, next_run_at = $9, updated_at = now()
+			WHERE id = $10 RETURNING `+sourceColumns, args...))
+		return err
+	})
+	return src, interpretError(err)
 }

@@ -32,6 +32,13 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(p.DCAT), p.SourceID, p.RecordID, now()))
 }
 
+// DatasetCount implements store.Store.
+func (s *Store) DatasetCount(ctx context.Context, sourceID string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM dataset WHERE harvest_source_id = ?`, sourceID).Scan(&n)
+	return n, interpretError(err)
+}
+
 // DatasetDelete implements store.Store.
 func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM dataset WHERE harvest_source_id = ? AND identifier = ?`,

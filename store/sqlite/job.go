@@ -49,10 +49,49 @@ func (s *Store) JobInsert(ctx context.Context, p *store.JobInsertParams) (*store
 	if id == "" {
 		id = uuid.NewString()
 	}
-	t := now()
+	status := harvest.JobInProgress
+	if p.Queued {
+		status = harvest.JobNew
+	}
 	return scanJob(s.db.QueryRowContext(ctx, `
 		INSERT INTO harvest_job (id, harvest_source_id, job_type, status, date_created, heartbeat_at)
-		VALUES (?, ?, ?, 'in_progress', ?, ?) RETURNING `+jobColumns, id, p.SourceID, p.JobType, t, t))
+		VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?4 = 'in_progress' THEN ?5 END) RETURNING `+jobColumns,
+		id, p.SourceID, p.JobType, status, now()))
+}
+
+// JobList implements store.Store.
+func (s *Store) JobList(ctx context.Context, p *store.JobListParams) ([]*store.Job, int, error) {
+	const filter = `(?1 IS NULL OR harvest_source_id = ?1) AND (?2 IS NULL OR status = ?2)
+		AND (?3 IS NULL OR job_type = ?3)`
+	args := []any{nullable(p.SourceID), nullable(string(p.Status)), nullable(string(p.JobType))}
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM harvest_job WHERE `+filter, args...).Scan(&total); err != nil {
+		return nil, 0, interpretError(err)
+	}
+	limit, offset := p.Bounds()
+	jobs, err := queryJobs(ctx, s.db, `SELECT `+jobColumns+` FROM harvest_job WHERE `+filter+`
+		ORDER BY date_created DESC, id DESC LIMIT ?4 OFFSET ?5`, append(args, limit, offset)...)
+	return jobs, total, err
+}
+
+// queryJobs runs a query of jobColumns rows on q (the database or a transaction).
+func queryJobs(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) ([]*store.Job, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []*store.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, interpretError(rows.Err())
 }
 
 // JobGet implements store.Store.

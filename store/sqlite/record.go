@@ -2,20 +2,26 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 
 	"github.com/harvester-dev/harvester/store"
 )
 
 const recordColumns = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
-	COALESCE(source_raw, ''), status, date_created`
+	COALESCE(source_raw, ''), source_transform, status, date_created`
 
 func scanRecord(row interface{ Scan(...any) error }) (*store.Record, error) {
 	var r store.Record
 	var created string
+	var transform sql.NullString
 	err := row.Scan(&r.ID, &r.JobID, &r.SourceID, &r.Identifier, &r.Action, &r.SourceHash, &r.SourceRaw,
-		&r.Status, &created)
+		&transform, &r.Status, &created)
 	if err != nil {
 		return nil, interpretError(err)
+	}
+	if transform.Valid {
+		r.SourceTransform = json.RawMessage(transform.String)
 	}
 	r.CreatedAt, err = parseTime(created)
 	return &r, err
@@ -60,21 +66,51 @@ func (s *Store) RecordCount(ctx context.Context, sourceID string) (int, error) {
 	return n, interpretError(err)
 }
 
+const recordErrorColumns = `harvest_job_id, COALESCE(harvest_record_id, ''), identifier, type, message, severity`
+
 // RecordErrorList implements store.Store.
-func (s *Store) RecordErrorList(ctx context.Context, jobID string) ([]*store.RecordError, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT harvest_job_id, COALESCE(harvest_record_id, ''), identifier, type,
-		message, severity FROM harvest_record_error WHERE harvest_job_id = ? ORDER BY identifier, message, id`, jobID)
+func (s *Store) RecordErrorList(ctx context.Context, p *store.RecordErrorListParams) ([]*store.RecordError, int, error) {
+	var total int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM harvest_record_error WHERE harvest_job_id = ?`,
+		p.JobID).Scan(&total)
 	if err != nil {
-		return nil, interpretError(err)
+		return nil, 0, interpretError(err)
+	}
+	limit := -1 // no limit: Limit 0 means all rows here
+	if p.Limit > 0 {
+		limit = p.Limit
+	}
+	var out []*store.RecordError
+	err = s.streamRecordErrors(ctx, `SELECT `+recordErrorColumns+` FROM harvest_record_error
+		WHERE harvest_job_id = ? ORDER BY identifier, message, id LIMIT ? OFFSET ?`,
+		[]any{p.JobID, limit, max(p.Offset, 0)}, func(e *store.RecordError) error {
+			out = append(out, e)
+			return nil
+		})
+	return out, total, err
+}
+
+// RecordErrorStream implements store.Store.
+func (s *Store) RecordErrorStream(ctx context.Context, jobID string, fn func(*store.RecordError) error) error {
+	return s.streamRecordErrors(ctx, `SELECT `+recordErrorColumns+` FROM harvest_record_error
+		WHERE harvest_job_id = ? ORDER BY identifier, message, id`, []any{jobID}, fn)
+}
+
+// streamRecordErrors calls fn with each row of query; fn's error stops and is returned as is.
+func (s *Store) streamRecordErrors(ctx context.Context, query string, args []any, fn func(*store.RecordError) error) error {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return interpretError(err)
 	}
 	defer rows.Close()
-	var out []*store.RecordError
 	for rows.Next() {
 		var e store.RecordError
 		if err := rows.Scan(&e.JobID, &e.RecordID, &e.Identifier, &e.Type, &e.Message, &e.Severity); err != nil {
-			return nil, interpretError(err)
+			return interpretError(err)
 		}
-		out = append(out, &e)
+		if err := fn(&e); err != nil {
+			return err
+		}
 	}
-	return out, interpretError(rows.Err())
+	return interpretError(rows.Err())
 }

@@ -1,24 +1,82 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
 
-const sourceColumns = `id, name, url, source_type, schema_type, created_at`
+const sourceColumns = `id, COALESCE(organization_id, ''), name, url, source_type, schema_type, frequency,
+	notification_emails, notification_frequency, next_run_at, created_at, updated_at`
 
 func scanSource(row interface{ Scan(...any) error }) (*store.Source, error) {
 	var s store.Source
-	var created string
-	if err := row.Scan(&s.ID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &created); err != nil {
+	var emails, created, updated string
+	var next sql.NullString
+	err := row.Scan(&s.ID, &s.OrganizationID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &s.Frequency,
+		&emails, &s.NotificationFrequency, &next, &created, &updated)
+	if err != nil {
 		return nil, interpretError(err)
 	}
-	var err error
-	s.CreatedAt, err = parseTime(created)
+	if err := json.Unmarshal([]byte(emails), &s.NotificationEmails); err != nil {
+		return nil, fmt.Errorf("source %s: notification_emails: %w", s.ID, err)
+	}
+	if len(s.NotificationEmails) == 0 {
+		s.NotificationEmails = nil
+	}
+	if s.NextRunAt, err = parseNullTime(next); err != nil {
+		return nil, err
+	}
+	if s.CreatedAt, err = parseTime(created); err != nil {
+		return nil, err
+	}
+	s.UpdatedAt, err = parseTime(updated)
 	return &s, err
+}
+
+// sourceArgs are p's columns organization_id .. notification_frequency with their defaults.
+func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
+	list := p.NotificationEmails
+	if list == nil {
+		list = []string{}
+	}
+	emails, err := json.Marshal(list)
+	if err != nil {
+		return nil, err
+	}
+	return []any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
+		cmp.Or(p.Frequency, harvest.FrequencyManual), string(emails),
+		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError)}, nil
+}
+
+// SourceDelete implements store.Store.
+func (s *Store) SourceDelete(ctx context.Context, id string) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var datasets, unfinished bool
+		err := tx.QueryRowContext(ctx, `SELECT
+			EXISTS (SELECT 1 FROM dataset WHERE harvest_source_id = s.id),
+			EXISTS (SELECT 1 FROM harvest_job WHERE harvest_source_id = s.id AND status IN ('new', 'in_progress'))
+			FROM harvest_source s WHERE id = ?`, id).Scan(&datasets, &unfinished)
+		switch {
+		case err != nil:
+			return err
+		case datasets:
+			return fmt.Errorf("%w: the source has live datasets", store.ErrConflict)
+		case unfinished:
+			return fmt.Errorf("%w: the source has an unfinished job", store.ErrConflict)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM harvest_source WHERE id = ?`, id)
+		return err
+	})
+	return interpretError(err)
 }
 
 // SourceEnsure implements store.Store.
@@ -34,4 +92,124 @@ func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (
 // SourceGet implements store.Store.
 func (s *Store) SourceGet(ctx context.Context, sourceID string) (*store.Source, error) {
 	return scanSource(s.db.QueryRowContext(ctx, `SELECT `+sourceColumns+` FROM harvest_source WHERE id = ?`, sourceID))
+}
+
+// SourceInsert implements store.Store.
+func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (*store.Source, error) {
+	args, err := sourceArgs(p)
+	if err != nil {
+		return nil, err
+	}
+	t := now()
+	return scanSource(s.db.QueryRowContext(ctx, `
+		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
+			notification_emails, notification_frequency, id, next_run_at, created_at, updated_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, CASE WHEN ?6 = 'manual' THEN NULL ELSE ?10 END, ?10, ?10)
+		RETURNING `+sourceColumns, append(args, uuid.NewString(), t)...))
+}
+
+// SourceList implements store.Store.
+func (s *Store) SourceList(ctx context.Context, p *store.SourceListParams) ([]*store.Source, int, error) {
+	const filter = `?1 IS NULL OR organization_id = ?1`
+	org := nullable(p.OrganizationID)
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM harvest_source WHERE `+filter, org).Scan(&total); err != nil {
+		return nil, 0, interpretError(err)
+	}
+	limit, offset := p.Bounds()
+	srcs, err := s.querySources(ctx, `SELECT `+sourceColumns+` FROM harvest_source WHERE `+filter+`
+		ORDER BY name, id LIMIT ?2 OFFSET ?3`, org, limit, offset)
+	return srcs, total, err
+}
+
+// SourceListDue implements store.Store.
+func (s *Store) SourceListDue(ctx context.Context, p *store.SourceListDueParams) ([]*store.Source, error) {
+	return s.querySources(ctx, `SELECT `+sourceColumns+` FROM harvest_source s
+		WHERE frequency <> 'manual' AND next_run_at <= ?
+			AND NOT EXISTS (SELECT 1 FROM harvest_job j
+				WHERE j.harvest_source_id = s.id AND j.status IN ('new', 'in_progress'))
+		ORDER BY next_run_at, id`, formatTime(p.Now))
+}
+
+func (s *Store) querySources(ctx context.Context, query string, args ...any) ([]*store.Source, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []*store.Source
+	for rows.Next() {
+		src, err := scanSource(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, src)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// SourceScheduleNext implements store.Store.
+func (s *Store) SourceScheduleNext(ctx context.Context, p *store.SourceScheduleNextParams) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE harvest_source SET next_run_at = ? WHERE id = ?`,
+		formatNullTime(p.NextRunAt), p.SourceID)
+	if err != nil {
+		return interpretError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return cmp.Or(err, store.ErrNotFound)
+	}
+	return nil
+}
+
+// SourceUpdate implements store.Store.
+func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (*store.Source, error) {
+	args, err := sourceArgs(&p.SourceInsertParams)
+	if err != nil {
+		return nil, err
+	}
+	var src *store.Source
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		var old harvest.Frequency
+		var next, lastJobStart sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT frequency, next_run_at,
+			(SELECT max(date_created) FROM harvest_job WHERE harvest_source_id = s.id)
+			FROM harvest_source s WHERE id = ?`, p.ID).Scan(&old, &next, &lastJobStart)
+		if err != nil {
+			return err
+		}
+		t := time.Now()
+		if freq := cmp.Or(p.Frequency, harvest.FrequencyManual); freq != old {
+			last, err := parseNullTime(lastJobStart)
+			if err != nil {
+				return err
+			}
+			next = sql.NullString{}
+			if planned := store.PlanNextRun(freq, last, t); planned != nil {
+				next = sql.NullString{String: formatTime(*planned), Valid: true}
+			}
+		}
+		src, err = scanSource(tx.QueryRowContext(ctx, `UPDATE harvest_source SET organization_id = ?1, name = ?2,
+			url = ?3, source_type = ?4, schema_type = ?5, frequency = ?6, notification_emails = ?7,
+			notification_frequency = ?8, next_run_at = ?9, updated_at = ?10
+			WHERE id = ?11 RETURNING `+sourceColumns, append(args, next, formatTime(t), p.ID)...))
+		return err
+	})
+	return src, interpretError(err)
+}
+
+// formatNullTime is t in the stored time format, or NULL.
+func formatNullTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return formatTime(*t)
+}
+
+// parseNullTime is the stored time s, or nil when s is NULL.
+func parseNullTime(s sql.NullString) (*time.Time, error) {
+	if !s.Valid {
+		return nil, nil
+	}
+	t, err := parseTime(s.String)
+	return &t, err
 }

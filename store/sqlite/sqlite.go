@@ -79,6 +79,8 @@ func interpretError(err error) error {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return fmt.Errorf("%w: %s", store.ErrConflict, se.Error())
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY: // a reference to a row that does not exist
+			return fmt.Errorf("%w: %s", store.ErrNotFound, se.Error())
 		}
 	}
 	return err
@@ -87,7 +89,9 @@ func interpretError(err error) error {
 // timeLayout is fixed-width, so that text order is time order.
 const timeLayout = "2006-01-02T15:04:05.000000000Z"
 
-func now() string { return time.Now().UTC().Format(timeLayout) }
+func now() string { return formatTime(time.Now()) }
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 
 func parseTime(s string) (time.Time, error) { return time.Parse(timeLayout, s) }
 

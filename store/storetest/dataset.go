@@ -251,3 +251,26 @@ func testDatasetDeleteDetection(t *testing.T, s store.Store) {
 	require.Equal(t, rec.ID, latest.ID, "the delete is B's newest record")
 	require.Equal(t, harvest.ActionDelete, latest.Action)
 }
+
+// testDatasetCount: a source's live datasets, not another's, and not deleted ones.
+func testDatasetCount(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	count := func(sourceID string) int {
+		t.Helper()
+		n, err := s.DatasetCount(ctx, sourceID)
+		require.NoError(t, err)
+		return n
+	}
+	job := newJob(t, s, newSource(t, s).ID)
+	require.Zero(t, count(job.SourceID))
+	for _, id := range []string{"a", "b", "c"} {
+		newDataset(t, s, job, id)
+	}
+	newDataset(t, s, newJob(t, s, newSource(t, s).ID), "a")
+	require.Equal(t, 3, count(job.SourceID))
+
+	_, err := s.DatasetDelete(ctx, &store.DatasetDeleteParams{SourceID: job.SourceID, Identifier: "b"})
+	require.NoError(t, err)
+	require.Equal(t, 2, count(job.SourceID))
+	require.Zero(t, count(uuid.NewString()))
+}

@@ -131,3 +131,68 @@ func countersOf(j *store.Job) counters {
 		Unchanged: j.Unchanged, Errored: j.Errored, Validated: j.Validated, Settled: j.Settled,
 	}
 }
+
+// newQueuedJob queues a harvest job (status new) for the source.
+func newQueuedJob(t *testing.T, s store.Store, sourceID string) *store.Job {
+	t.Helper()
+	job, err := s.JobInsert(t.Context(), &store.JobInsertParams{SourceID: sourceID, JobType: harvest.JobHarvest, Queued: true})
+	require.NoError(t, err)
+	require.Equal(t, harvest.JobNew, job.Status)
+	return job
+}
+
+// newOrganization creates an organization named name with a slug no other call uses.
+func newOrganization(t *testing.T, s store.Store, name string) *store.Organization {
+	t.Helper()
+	org, err := s.OrganizationInsert(t.Context(), &store.OrganizationInsertParams{
+		Name: name, Slug: "org-" + uuid.NewString()[:8],
+	})
+	require.NoError(t, err)
+	return org
+}
+
+// sourceParams are SourceInsertParams of a document source named name with a URL no other
+// call uses; the caller sets what else it needs.
+func sourceParams(name string) *store.SourceInsertParams {
+	return &store.SourceInsertParams{
+		Name:       name,
+		URL:        "https://example.gov/" + uuid.NewString() + "/data.json",
+		SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal,
+	}
+}
+
+// insertSource creates the source p describes.
+func insertSource(t *testing.T, s store.Store, p *store.SourceInsertParams) *store.Source {
+	t.Helper()
+	src, err := s.SourceInsert(t.Context(), p)
+	require.NoError(t, err)
+	return src
+}
+
+// recordErrors returns every record error row of the job (RecordErrorList, Limit 0).
+func recordErrors(t *testing.T, s store.Store, jobID string) []*store.RecordError {
+	t.Helper()
+	errs, total, err := s.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: jobID})
+	require.NoError(t, err)
+	require.Len(t, errs, total)
+	return errs
+}
+
+// jobIDs are the jobs' ids, in order.
+func jobIDs(jobs []*store.Job) []string {
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	return ids
+}
+
+// sourceIDs are the sources' ids, in order.
+func sourceIDs(srcs []*store.Source) []string {
+	ids := make([]string, len(srcs))
+	for i, s := range srcs {
+		ids[i] = s.ID
+	}
+	return ids
+}

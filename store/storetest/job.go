@@ -242,3 +242,137 @@ func testJobFinishConcurrent(t *testing.T, s store.Store) {
 	}
 	require.Equal(t, 1, count)
 }
+
+// testJobInsertQueued: a queued job is new, unfinished, and waits for JobStartQueued.
+func testJobInsertQueued(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobValidate, Queued: true})
+	require.NoError(t, err)
+	require.NotEmpty(t, job.ID)
+	require.Equal(t, src.ID, job.SourceID)
+	require.Equal(t, harvest.JobValidate, job.JobType)
+	require.Equal(t, harvest.JobNew, job.Status)
+	require.False(t, job.CreatedAt.IsZero())
+	require.Nil(t, job.FinishedAt)
+	require.Nil(t, job.Expected)
+	require.Equal(t, counters{}, countersOf(job))
+
+	got, err := s.JobGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, job, got)
+}
+
+// testJobInsertOneUnfinished: a queued or running job blocks a second job of either kind for
+// its source, and only for its source.
+func testJobInsertOneUnfinished(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	queued := newSource(t, s)
+	newQueuedJob(t, s, queued.ID)
+	running := newSource(t, s)
+	newJob(t, s, running.ID)
+
+	for _, src := range []*store.Source{queued, running} {
+		for _, q := range []bool{false, true} {
+			_, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest, Queued: q})
+			require.ErrorIs(t, err, store.ErrConflict, "queued %v", q)
+		}
+	}
+	newQueuedJob(t, s, newSource(t, s).ID)
+	jobs, total, err := s.JobList(ctx, &store.JobListParams{})
+	require.NoError(t, err)
+	require.Equal(t, 3, total, "the refused inserts wrote nothing")
+	require.Len(t, jobs, 3)
+}
+
+// testJobInsertUnknownSource: a job needs its source.
+func testJobInsertUnknownSource(t *testing.T, s store.Store) {
+	newSource(t, s)
+	for _, id := range []string{uuid.NewString(), "not-a-uuid"} {
+		for _, q := range []bool{false, true} {
+			_, err := s.JobInsert(t.Context(), &store.JobInsertParams{SourceID: id, JobType: harvest.JobHarvest, Queued: q})
+			require.ErrorIs(t, err, store.ErrNotFound, "source %q, queued %v", id, q)
+		}
+	}
+}
+
+// testJobFailQueued: a job that never started can be failed (cancelled), which frees its source.
+func testJobFailQueued(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job := newQueuedJob(t, s, src.ID)
+
+	failed, err := s.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "Cancelled", Message: "cancelled before start"})
+	require.NoError(t, err)
+	require.Equal(t, harvest.JobError, failed.Status)
+	require.NotNil(t, failed.FinishedAt)
+	errs, err := s.JobErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Equal(t, "Cancelled", errs[0].Type)
+
+	started, err := s.JobStartQueued(ctx, &store.JobStartQueuedParams{MaxInProgress: 5})
+	require.NoError(t, err)
+	require.Empty(t, started, "a failed job is not started")
+	newJob(t, s, src.ID)
+}
+
+// testJobList: newest first, filtered by source, status and type, paged, with the total.
+func testJobList(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src, other := newSource(t, s), newSource(t, s)
+	complete := finishJob(t, s, newJob(t, s, src.ID).ID)
+	failed, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobForceHarvest})
+	require.NoError(t, err)
+	failed, err = s.JobFail(ctx, &store.JobFailParams{JobID: failed.ID, Type: "ExtractError", Message: "404"})
+	require.NoError(t, err)
+	queued := newQueuedJob(t, s, src.ID)
+	validating, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: other.ID, JobType: harvest.JobValidate})
+	require.NoError(t, err)
+
+	list := func(p store.JobListParams) ([]string, int) {
+		t.Helper()
+		jobs, total, err := s.JobList(ctx, &p)
+		require.NoError(t, err)
+		return jobIDs(jobs), total
+	}
+	for _, c := range []struct {
+		name  string
+		p     store.JobListParams
+		want  []*store.Job
+		total int
+	}{
+		{"all", store.JobListParams{}, []*store.Job{validating, queued, failed, complete}, 4},
+		{"source", store.JobListParams{SourceID: src.ID}, []*store.Job{queued, failed, complete}, 3},
+		{"status", store.JobListParams{Status: harvest.JobError}, []*store.Job{failed}, 1},
+		{"new", store.JobListParams{Status: harvest.JobNew}, []*store.Job{queued}, 1},
+		{"type", store.JobListParams{JobType: harvest.JobHarvest}, []*store.Job{queued, complete}, 2},
+		{"all filters", store.JobListParams{SourceID: src.ID, Status: harvest.JobComplete, JobType: harvest.JobHarvest},
+			[]*store.Job{complete}, 1},
+		{"no match", store.JobListParams{SourceID: other.ID, Status: harvest.JobComplete}, nil, 0},
+		{"unknown source", store.JobListParams{SourceID: uuid.NewString()}, nil, 0},
+		{"page", store.JobListParams{PageParams: store.PageParams{Limit: 2, Offset: 1}}, []*store.Job{queued, failed}, 4},
+		{"filtered page", store.JobListParams{SourceID: src.ID, PageParams: store.PageParams{Limit: 2, Offset: 2}},
+			[]*store.Job{complete}, 3},
+		{"past the end", store.JobListParams{PageParams: store.PageParams{Offset: 4}}, nil, 4},
+	} {
+		ids, total := list(c.p)
+		require.Equal(t, jobIDs(c.want), ids, c.name)
+		require.Equal(t, c.total, total, c.name)
+	}
+
+	jobs, _, err := s.JobList(ctx, &store.JobListParams{SourceID: other.ID})
+	require.NoError(t, err)
+	require.Equal(t, []*store.Job{validating}, jobs, "every field is returned")
+}
+
+// testJobListDefaultLimit: Limit 0 is a page of 100.
+func testJobListDefaultLimit(t *testing.T, s store.Store) {
+	for range store.DefaultLimit + 1 {
+		newQueuedJob(t, s, newSource(t, s).ID)
+	}
+	jobs, total, err := s.JobList(t.Context(), &store.JobListParams{})
+	require.NoError(t, err)
+	require.Len(t, jobs, store.DefaultLimit)
+	require.Equal(t, store.DefaultLimit+1, total)
+}

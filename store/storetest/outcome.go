@@ -39,9 +39,7 @@ func testOutcomeSettleOnce(t *testing.T, s store.Store) {
 	stored, err := s.RecordGet(ctx, rec.ID)
 	require.NoError(t, err)
 	require.Equal(t, harvest.RecordSuccess, stored.Status, "a second settle sets no status")
-	errs, err := s.RecordErrorList(ctx, job.ID)
-	require.NoError(t, err)
-	require.Empty(t, errs, "a second settle writes no error rows")
+	require.Empty(t, recordErrors(t, s, job.ID), "a second settle writes no error rows")
 }
 
 // testOutcomeSettleCounters: each outcome has its counter; total is their sum after finish.
@@ -118,14 +116,12 @@ func testOutcomeSettleErrors(t *testing.T, s store.Store) {
 	}
 	require.Equal(t, counters{Errored: 3, Settled: 3}, countersOf(got))
 
-	errs, err := s.RecordErrorList(ctx, job.ID)
-	require.NoError(t, err)
 	require.Equal(t, []*store.RecordError{
 		{JobID: job.ID, Type: "ParseError", Message: "not an object", Severity: harvest.SeverityError},
 		{JobID: job.ID, Identifier: "a", Type: "DuplicateIdentifier", Message: "listed twice", Severity: harvest.SeverityError},
 		{JobID: job.ID, RecordID: rec.ID, Identifier: "b", Type: "ValidationWarning", Message: "description short", Severity: harvest.SeverityWarning},
 		{JobID: job.ID, RecordID: rec.ID, Identifier: "b", Type: "ValidationError", Message: "title missing", Severity: harvest.SeverityError},
-	}, errs)
+	}, recordErrors(t, s, job.ID))
 
 	stored, err := s.RecordGet(ctx, rec.ID)
 	require.NoError(t, err)
@@ -179,7 +175,5 @@ func testOutcomeSettleConcurrent(t *testing.T, s store.Store) {
 	got, err := s.JobGet(t.Context(), job.ID)
 	require.NoError(t, err)
 	require.Equal(t, counters{Added: 1, Settled: 1}, countersOf(got))
-	rows, err := s.RecordErrorList(t.Context(), job.ID)
-	require.NoError(t, err)
-	require.Len(t, rows, 1)
+	require.Len(t, recordErrors(t, s, job.ID), 1)
 }

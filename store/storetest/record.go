@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -33,6 +35,7 @@ func testRecordInsert(t *testing.T, s store.Store) {
 	got, err := s.RecordGet(ctx, rec.ID)
 	require.NoError(t, err)
 	require.Equal(t, rec, got)
+	require.Nil(t, got.SourceTransform, "no transform was stored")
 
 	// A delete carries no source: empty hash and raw read back empty.
 	del, err := s.RecordInsert(ctx, &store.RecordInsertParams{
@@ -178,31 +181,110 @@ func testRecordErrorListOrder(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	job := newJob(t, s, newSource(t, s).ID)
 	other := newJob(t, s, newSource(t, s).ID)
-	settleErrors := func(jobID, identifier string, messages ...string) {
-		t.Helper()
-		p := &store.OutcomeSettleParams{JobID: jobID, Key: identifier, Identifier: identifier, Outcome: harvest.OutcomeErrored}
-		for _, m := range messages {
-			p.Errors = append(p.Errors, harvest.RecordError{Type: "ValidationError", Message: m, Severity: harvest.SeverityError})
-		}
-		_, _, err := s.OutcomeSettle(ctx, p)
-		require.NoError(t, err)
-	}
-	settleErrors(job.ID, "c", "beta", "alpha")
-	settleErrors(other.ID, "a", "alpha")
-	settleErrors(job.ID, "a", "gamma")
-	settleErrors(job.ID, "b", "alpha")
+	settleErrored(t, s, job.ID, "c", "beta", "alpha")
+	settleErrored(t, s, other.ID, "a", "alpha")
+	settleErrored(t, s, job.ID, "a", "gamma")
+	settleErrored(t, s, job.ID, "b", "alpha")
 
-	errs, err := s.RecordErrorList(ctx, job.ID)
-	require.NoError(t, err)
 	type key struct{ identifier, message string }
 	var got []key
-	for _, e := range errs {
+	for _, e := range recordErrors(t, s, job.ID) {
 		require.Equal(t, job.ID, e.JobID)
 		got = append(got, key{e.Identifier, e.Message})
 	}
 	require.Equal(t, []key{{"a", "gamma"}, {"b", "alpha"}, {"c", "alpha"}, {"c", "beta"}}, got)
 
-	errs, err = s.RecordErrorList(ctx, newJob(t, s, newSource(t, s).ID).ID)
+	errs, total, err := s.RecordErrorList(ctx, &store.RecordErrorListParams{JobID: newJob(t, s, newSource(t, s).ID).ID})
 	require.NoError(t, err)
 	require.Empty(t, errs)
+	require.Zero(t, total)
+}
+
+// settleErrored settles identifier as errored in the job with one error row per message.
+func settleErrored(t *testing.T, s store.Store, jobID, identifier string, messages ...string) {
+	t.Helper()
+	p := &store.OutcomeSettleParams{JobID: jobID, Key: identifier, Identifier: identifier, Outcome: harvest.OutcomeErrored}
+	for _, m := range messages {
+		p.Errors = append(p.Errors, harvest.RecordError{Type: "ValidationError", Message: m, Severity: harvest.SeverityError})
+	}
+	_, _, err := s.OutcomeSettle(t.Context(), p)
+	require.NoError(t, err)
+}
+
+// testRecordErrorListPage: a page of the ordered rows, with the job's total; Limit 0 is all.
+func testRecordErrorListPage(t *testing.T, s store.Store) {
+	job := newJob(t, s, newSource(t, s).ID)
+	settleErrored(t, s, newJob(t, s, newSource(t, s).ID).ID, "a", "other job")
+	var want []string
+	for i := range store.DefaultLimit + 5 {
+		id := fmt.Sprintf("id-%03d", i)
+		settleErrored(t, s, job.ID, id, "m")
+		want = append(want, id)
+	}
+	page := func(limit, offset int) ([]string, int) {
+		t.Helper()
+		errs, total, err := s.RecordErrorList(t.Context(), &store.RecordErrorListParams{
+			JobID: job.ID, PageParams: store.PageParams{Limit: limit, Offset: offset},
+		})
+		require.NoError(t, err)
+		var ids []string
+		for _, e := range errs {
+			ids = append(ids, e.Identifier)
+		}
+		return ids, total
+	}
+
+	ids, total := page(0, 0)
+	require.Equal(t, want, ids, "Limit 0 is every row")
+	require.Equal(t, len(want), total)
+	ids, total = page(10, 0)
+	require.Equal(t, want[:10], ids)
+	require.Equal(t, len(want), total)
+	ids, total = page(3, 100)
+	require.Equal(t, want[100:103], ids)
+	require.Equal(t, len(want), total)
+	ids, total = page(0, 100)
+	require.Equal(t, want[100:], ids, "Limit 0 after an offset is the rest")
+	require.Equal(t, len(want), total)
+	ids, total = page(10, len(want))
+	require.Empty(t, ids, "past the end")
+	require.Equal(t, len(want), total)
+}
+
+// testRecordErrorStream: every row of the job in RecordErrorList's order; fn's error stops the
+// stream and is returned.
+func testRecordErrorStream(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	settleErrored(t, s, job.ID, "c", "beta", "alpha")
+	settleErrored(t, s, newJob(t, s, newSource(t, s).ID).ID, "a", "other job")
+	settleErrored(t, s, job.ID, "a", "gamma")
+	settleErrored(t, s, job.ID, "b", "alpha")
+
+	var streamed []*store.RecordError
+	err := s.RecordErrorStream(ctx, job.ID, func(e *store.RecordError) error {
+		streamed = append(streamed, e)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Len(t, streamed, 4)
+	require.Equal(t, recordErrors(t, s, job.ID), streamed)
+
+	stop := errors.New("stop")
+	calls := 0
+	err = s.RecordErrorStream(ctx, job.ID, func(*store.RecordError) error {
+		calls++
+		if calls == 2 {
+			return stop
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, stop)
+	require.Equal(t, 2, calls)
+
+	err = s.RecordErrorStream(ctx, uuid.NewString(), func(*store.RecordError) error {
+		t.Fatal("no rows")
+		return nil
+	})
+	require.NoError(t, err)
 }

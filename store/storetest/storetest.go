@@ -16,15 +16,32 @@ type testCase struct {
 	run  func(t *testing.T, s store.Store)
 }
 
-// Run runs every conformance case as a parallel subtest of t. newStore is called once per case
-// and must return an empty, migrated store that it closes at t's cleanup.
-func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
+// NewStore returns an empty, migrated store that it closes at t's cleanup, and a function that
+// opens another instance of the same database (closed at its own t's cleanup), as a second
+// process would: the leader cases need two.
+type NewStore func(t *testing.T) (s store.Store, open func(t *testing.T) store.Store)
+
+// Run runs every conformance case as a parallel subtest of t. newStore is called once per case.
+func Run(t *testing.T, newStore NewStore) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			c.run(t, newStore(t))
+			s, open := newStore(t)
+			c.run(t, &instance{Store: s, open: open})
 		})
 	}
+}
+
+// instance is the store a case gets; it knows how to open another instance of its database.
+type instance struct {
+	store.Store
+	open func(t *testing.T) store.Store
+}
+
+// otherInstance opens another Store on s's database.
+func otherInstance(t *testing.T, s store.Store) store.Store {
+	t.Helper()
+	return s.(*instance).open(t)
 }
 
 // cases is the whole suite, grouped by the noun of the method under test.
@@ -34,6 +51,23 @@ var cases = []testCase{
 	{"Source/EnsureCreates", testSourceEnsureCreates},
 	{"Source/EnsureExisting", testSourceEnsureExisting},
 	{"Source/GetNotFound", testSourceGetNotFound},
+	{"Source/Insert", testSourceInsert},
+	{"Source/InsertDefaults", testSourceInsertDefaults},
+	{"Source/InsertConflict", testSourceInsertConflict},
+	{"Source/List", testSourceList},
+	{"Source/Update", testSourceUpdate},
+	{"Source/UpdateErrors", testSourceUpdateErrors},
+	{"Source/UpdateReplan", testSourceUpdateReplan},
+	{"Source/ScheduleNext", testSourceScheduleNext},
+	{"Source/ListDue", testSourceListDue},
+	{"Source/Delete", testSourceDelete},
+	{"Source/DeleteConflict", testSourceDeleteConflict},
+
+	{"Organization/Insert", testOrganizationInsert},
+	{"Organization/GetNotFound", testOrganizationGetNotFound},
+	{"Organization/Update", testOrganizationUpdate},
+	{"Organization/List", testOrganizationList},
+	{"Organization/Delete", testOrganizationDelete},
 
 	{"Job/Insert", testJobInsert},
 	{"Job/GetNotFound", testJobGetNotFound},
@@ -47,6 +81,20 @@ var cases = []testCase{
 	{"Job/FinishNothingExpected", testJobFinishNothingExpected},
 	{"Job/FinishFailed", testJobFinishFailed},
 	{"Job/FinishConcurrent", testJobFinishConcurrent},
+	{"Job/InsertQueued", testJobInsertQueued},
+	{"Job/InsertOneUnfinished", testJobInsertOneUnfinished},
+	{"Job/InsertUnknownSource", testJobInsertUnknownSource},
+	{"Job/FailQueued", testJobFailQueued},
+	{"Job/List", testJobList},
+	{"Job/ListDefaultLimit", testJobListDefaultLimit},
+	{"Job/StartQueuedCap", testJobStartQueuedCap},
+	{"Job/StartQueuedCountsRunning", testJobStartQueuedCountsRunning},
+	{"Job/StartQueuedConcurrent", testJobStartQueuedConcurrent},
+	{"Job/Heartbeat", testJobHeartbeat},
+	{"Job/ListOrphaned", testJobListOrphaned},
+
+	{"Leader/Exclusive", testLeaderExclusive},
+	{"Leader/CloseWithoutRelease", testLeaderCloseWithoutRelease},
 
 	{"Outcome/SettleOnce", testOutcomeSettleOnce},
 	{"Outcome/SettleCounters", testOutcomeSettleCounters},
@@ -63,6 +111,8 @@ var cases = []testCase{
 	{"Record/LatestOtherSource", testRecordLatestOtherSource},
 	{"Record/Count", testRecordCount},
 	{"Record/ErrorListOrder", testRecordErrorListOrder},
+	{"Record/ErrorListPage", testRecordErrorListPage},
+	{"Record/ErrorStream", testRecordErrorStream},
 
 	{"Dataset/UpsertCreates", testDatasetUpsertCreates},
 	{"Dataset/UpsertUpdates", testDatasetUpsertUpdates},
@@ -73,4 +123,5 @@ var cases = []testCase{
 	{"Dataset/ListUnseen", testDatasetListUnseen},
 	{"Dataset/ListUnseenStops", testDatasetListUnseenStops},
 	{"Dataset/DeleteDetection", testDatasetDeleteDetection},
+	{"Dataset/Count", testDatasetCount},
 }

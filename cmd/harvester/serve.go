@@ -1,0 +1,295 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/notify"
+	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/scheduler"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// parts says which long-running parts a command runs.
+type parts struct {
+	api, scheduler bool
+	stages         []string // nil: none
+}
+
+// serverFlags configure the long-running commands (serve, worker, scheduler, api).
+type serverFlags struct {
+	serviceFlags
+	addr          string
+	stages        string
+	maxJobs       int
+	orphanTimeout time.Duration
+	interval      time.Duration
+	subscriptions int
+	baseURL       string
+	smtp          notify.Config
+}
+
+func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
+	f.serviceFlags.register(cmd)
+	fl := cmd.Flags()
+	if withAddr {
+		fl.StringVar(&f.addr, "addr", cmp.Or(os.Getenv("HARVESTER_ADDR"), "127.0.0.1:8080"),
+			"where the API, /healthz, /readyz and /metrics listen (env HARVESTER_ADDR)")
+	}
+	fl.IntVar(&f.maxJobs, "max-jobs", envInt("HARVESTER_MAX_JOBS", 4), "most jobs in progress at once (env HARVESTER_MAX_JOBS)")
+	fl.DurationVar(&f.orphanTimeout, "orphan-timeout", 30*time.Minute,
+		"a job in progress with no heartbeat for this long is ended as error")
+	fl.DurationVar(&f.interval, "scheduler-interval", 2*time.Second, "how often the scheduler looks for due and queued jobs")
+	fl.IntVar(&f.subscriptions, "subscriptions", 4, "messages of each per-record stage this process handles at once")
+	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
+		"public URL of this API, for links in emails (env HARVESTER_BASE_URL)")
+	f.smtp = notify.Config{Host: os.Getenv("HARVESTER_SMTP_HOST"), Port: envInt("HARVESTER_SMTP_PORT", 0),
+		Username: os.Getenv("HARVESTER_SMTP_USERNAME"), Password: os.Getenv("HARVESTER_SMTP_PASSWORD"),
+		From: os.Getenv("HARVESTER_SMTP_FROM"), TLS: os.Getenv("HARVESTER_SMTP_TLS")}
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
+}
+
+func serveCommand() *cobra.Command {
+	var f serverFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the API, the scheduler and every stage in one process",
+		Long: `Run the HTTP API (/api/v1, /healthz, /readyz, /metrics), the scheduler and the stages in one
+process: the default for small installations. Writes need HARVESTER_API_KEY. Job report emails
+go out when HARVESTER_SMTP_HOST and HARVESTER_SMTP_FROM are set (HARVESTER_SMTP_PORT,
+HARVESTER_SMTP_USERNAME, HARVESTER_SMTP_PASSWORD, HARVESTER_SMTP_TLS: starttls, tls,
+opportunistic or none).
+
+` + servicesHelp(),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			stages, err := parseStages(f.stages)
+			if err != nil {
+				return err
+			}
+			return f.run(cmd.Context(), parts{api: true, scheduler: true, stages: stages})
+		},
+	}
+	f.register(cmd, true)
+	cmd.Flags().StringVar(&f.stages, "stages", "all", "stages to run here, comma-separated, or all or none")
+	return cmd
+}
+
+func workerCommand() *cobra.Command {
+	var f serverFlags
+	cmd := &cobra.Command{
+		Use:   "worker --stages validate,sync",
+		Short: "Run only the given stages' consumers, to scale them out",
+		Long: `Run only the given stages. Workers of the same stage share its durable JetStream consumer:
+each message goes to one of them. Stages: ` + strings.Join(router.StageNames(), ", ") + `.
+With --addr, /healthz, /readyz and /metrics are served there.
+
+` + servicesHelp(),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			stages, err := parseStages(f.stages)
+			if err != nil {
+				return err
+			}
+			if len(stages) == 0 {
+				return usageError{errors.New("--stages: name at least one stage")}
+			}
+			return f.run(cmd.Context(), parts{stages: stages})
+		},
+	}
+	f.register(cmd, false)
+	cmd.Flags().StringVar(&f.stages, "stages", "", "stages to run, comma-separated ("+strings.Join(router.StageNames(), ",")+") or all")
+	cmd.Flags().StringVar(&f.addr, "addr", "", "where /healthz, /readyz and /metrics listen (default: not served)")
+	return cmd
+}
+
+func schedulerCommand() *cobra.Command {
+	var f serverFlags
+	cmd := &cobra.Command{
+		Use:   "scheduler",
+		Short: "Run only the scheduler: due jobs, the cap on jobs in progress, orphan cleanup",
+		Long:  "Run only the scheduler. Several may run; one is active at a time (leader election).\n\n" + servicesHelp(),
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), parts{scheduler: true}) },
+	}
+	f.register(cmd, false)
+	return cmd
+}
+
+func apiCommand() *cobra.Command {
+	var f serverFlags
+	cmd := &cobra.Command{
+		Use:   "api",
+		Short: "Run only the HTTP API",
+		Long:  "Run only the HTTP API; queued jobs start when a scheduler runs.\n\n" + servicesHelp(),
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), parts{api: true}) },
+	}
+	f.register(cmd, true)
+	return cmd
+}
+
+// parseStages reads a --stages value: all, none, or names.
+func parseStages(s string) ([]string, error) {
+	switch strings.TrimSpace(s) {
+	case "all":
+		return router.StageNames(), nil
+	case "", "none":
+		return nil, nil
+	}
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		found := false
+		for _, known := range router.StageNames() {
+			found = found || known == name
+		}
+		if !found {
+			return nil, usageError{fmt.Errorf("--stages: unknown stage %q (want %s)", name, strings.Join(router.StageNames(), ", "))}
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// run starts the parts, serves until ctx ends (a signal), then stops them in reverse order.
+func (f *serverFlags) run(ctx context.Context, p parts) error {
+	logger, err := f.logger()
+	if err != nil {
+		return err
+	}
+	st, err := f.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	natsURL, stopBus, err := f.bus()
+	if err != nil {
+		return err
+	}
+	defer stopBus()
+	bus, err := router.Connect(ctx, natsURL)
+	if err != nil {
+		return err
+	}
+	defer bus.Close()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+
+	errc := make(chan error, 2)
+	if len(p.stages) > 0 {
+		mailer, err := notify.NewMailer(f.mailConfig())
+		if err != nil {
+			return usageError{err}
+		}
+		r, err := router.New(ctx, router.Config{NATSURL: natsURL, Store: st, Logger: logger, Registerer: reg,
+			Stages: p.stages, Subscriptions: f.subscriptions, Notifier: mailer})
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		go func() { errc <- r.Run(ctx) }()
+		logger.Info("stages running", "stages", p.stages)
+	}
+	if p.scheduler {
+		s, err := scheduler.New(scheduler.Config{Interval: f.interval, MaxInProgress: f.maxJobs,
+			OrphanTimeout: f.orphanTimeout}, st, bus.Publisher(), logger)
+		if err != nil {
+			return usageError{err}
+		}
+		s.Start(ctx)
+		defer s.Stop()
+		logger.Info("scheduler running", "max_jobs", f.maxJobs)
+	}
+	if f.addr != "" {
+		srv, err := f.httpServer(p, st, bus, reg, logger)
+		if err != nil {
+			return err
+		}
+		ln, err := net.Listen("tcp", f.addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", f.addr, err)
+		}
+		go func() { errc <- srv.Serve(ln) }()
+		defer shutdown(srv)
+		logger.Info("listening", "addr", ln.Addr().String())
+		fmt.Fprintf(os.Stderr, "harvester: listening on http://%s\n", ln.Addr())
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) || ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+}
+
+func (f *serverFlags) mailConfig() notify.Config {
+	c := f.smtp
+	c.BaseURL = f.baseURL
+	return c
+}
+
+// httpServer serves the API (when p.api) or only the health and metrics endpoints.
+func (f *serverFlags) httpServer(p parts, st store.Store, bus *router.Bus, reg *prometheus.Registry, logger *slog.Logger) (*http.Server, error) {
+	ready := map[string]func(context.Context) error{
+		"database": func(ctx context.Context) error {
+			_, _, err := st.OrganizationList(ctx, &store.PageParams{Limit: 1})
+			return err
+		},
+		"nats": bus.Ping,
+	}
+	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
+	var h http.Handler
+	if p.api {
+		var err error
+		h, err = api.New(api.Config{APIKey: os.Getenv("HARVESTER_API_KEY")},
+			api.Deps{Store: st, Logger: logger, Metrics: metrics, Ready: ready})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, `{"status":"ok"}`) })
+		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+			for name, check := range ready {
+				if err := check(r.Context()); err != nil {
+					http.Error(w, fmt.Sprintf(`{"status":"not ready","check":%q}`, name), http.StatusServiceUnavailable)
+					return
+				}
+			}
+			fmt.Fprintln(w, `{"status":"ready"}`)
+		})
+		mux.Handle("GET /metrics", metrics)
+		h = mux
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, nil
+}
+
+func shutdown(srv *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(ctx)
+}

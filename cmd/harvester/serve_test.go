@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/notify/smtptest"
+	"github.com/harvester-dev/harvester/router/natstest"
+	"github.com/harvester-dev/harvester/store/dbtest"
+)
+
+// apiClient talks to a running `harvester serve`.
+type apiClient struct {
+	t    *testing.T
+	base string
+	key  string
+}
+
+func (c *apiClient) do(method, path string, body any, key string) (int, []byte) {
+	c.t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		require.NoError(c.t, err)
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, c.base+path, r)
+	require.NoError(c.t, err)
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(c.t, err)
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(c.t, err)
+	return resp.StatusCode, out
+}
+
+// call does a request with the key and decodes a JSON answer of the wanted status into v.
+func (c *apiClient) call(method, path string, body any, want int, v any) {
+	c.t.Helper()
+	status, out := c.do(method, path, body, c.key)
+	require.Equal(c.t, want, status, "%s %s: %s", method, path, out)
+	if v != nil {
+		require.NoError(c.t, json.Unmarshal(out, v), string(out))
+	}
+}
+
+type apiJob struct {
+	ID             string   `json:"id"`
+	Status         string   `json:"status"`
+	Total          int      `json:"total"`
+	Added          int      `json:"added"`
+	Updated        int      `json:"updated"`
+	Deleted        int      `json:"deleted"`
+	Unchanged      int      `json:"unchanged"`
+	Errored        int      `json:"errored"`
+	PercentSettled *float64 `json:"percent_settled"`
+}
+
+func (c *apiClient) waitJob(id string) apiJob {
+	c.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var j apiJob
+		c.call("GET", "/api/v1/harvest_jobs/"+id, nil, http.StatusOK, &j)
+		if j.Status == "complete" || j.Status == "error" {
+			return j
+		}
+		require.True(c.t, time.Now().Before(deadline), "job %s still %s", id, j.Status)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServe runs `harvester serve` (API, scheduler and stages in one process) and uses it as a
+// catalog team would: an organization, a source, jobs started through the API, the record
+// errors as JSON and CSV, and the job report emails.
+func TestServe(t *testing.T) {
+	smtp := smtptest.New(t, smtptest.Options{})
+	t.Setenv("HARVESTER_API_KEY", "s3cret")
+	t.Setenv("HARVESTER_SMTP_HOST", smtp.Host)
+	t.Setenv("HARVESTER_SMTP_PORT", fmt.Sprint(smtp.Port))
+	t.Setenv("HARVESTER_SMTP_FROM", "Harvester <harvester@example.gov>")
+	t.Setenv("HARVESTER_SMTP_TLS", "none")
+	agency := corpustest.NewServer(t)
+	addr := freeAddr(t)
+	natsURL := natstest.URL(t)
+	// The report event of a job is published after its email went out: waiting for it makes
+	// "no email was sent" a fact, not a guess.
+	nc, err := nats.Connect(natsURL)
+	require.NoError(t, err)
+	defer nc.Close()
+	reports := make(chan string, 16)
+	_, err = nc.Subscribe(harvest.SubjectReport, func(m *nats.Msg) { reports <- m.Header.Get(harvest.MetaJobID) })
+	require.NoError(t, err)
+	awaitReport := func(jobID string) {
+		t.Helper()
+		for {
+			select {
+			case id := <-reports:
+				if id == jobID {
+					return
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("no report event for job %s", jobID)
+			}
+		}
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", dbtest.URL(t), "--nats-url", natsURL,
+			"--scheduler-interval", "50ms", "--base-url", "https://harvest.example.gov"}, io.Discard, &stderr)
+	}()
+	t.Cleanup(func() {
+		stop()
+		require.Equal(t, exitOK, <-done, stderr.String())
+	})
+	c := &apiClient{t: t, base: "http://" + addr, key: "s3cret"}
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(c.base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == http.StatusOK
+	}, 30*time.Second, 20*time.Millisecond, "serve became ready")
+
+	// Writes need the key.
+	status, _ := c.do("POST", "/api/v1/organizations", map[string]string{"name": "VA", "slug": "va"}, "")
+	require.Equal(t, http.StatusUnauthorized, status)
+
+	var org struct{ ID string }
+	c.call("POST", "/api/v1/organizations", map[string]string{"name": "Department of Veterans Affairs", "slug": "va"},
+		http.StatusCreated, &org)
+	var src struct{ ID string }
+	c.call("POST", "/api/v1/harvest_sources", map[string]any{"name": "VA data.json", "url": agency.URL(),
+		"organization_id": org.ID, "schema_type": "dcatus1.1: federal", "frequency": "manual",
+		"notification_emails": []string{"data@va.example.gov", "cdo@va.example.gov"}, "notification_frequency": "on_error"},
+		http.StatusCreated, &src)
+
+	// A job with record errors: one email per recipient, with the counts.
+	agency.Serve(corpustest.Path(t, "dcatus/agency-va-2025-07.data.json"))
+	var job apiJob
+	c.call("POST", "/api/v1/harvest_sources/"+src.ID+"/jobs", map[string]string{"job_type": "harvest"}, http.StatusAccepted, &job)
+	c.call("POST", "/api/v1/harvest_sources/"+src.ID+"/jobs", map[string]string{"job_type": "harvest"}, http.StatusConflict, nil)
+	job = c.waitJob(job.ID)
+	require.Equal(t, "complete", job.Status)
+	require.Equal(t, 1856, job.Total)
+	require.Equal(t, job.Total, job.Added+job.Updated+job.Deleted+job.Unchanged+job.Errored)
+	require.Positive(t, job.Errored)
+	require.NotNil(t, job.PercentSettled)
+	require.Equal(t, 100.0, *job.PercentSettled)
+
+	var page struct {
+		Items []struct{ Identifier, Type, Message string }
+		Total int
+	}
+	c.call("GET", "/api/v1/harvest_jobs/"+job.ID+"/record_errors?per_page=100", nil, http.StatusOK, &page)
+	require.Len(t, page.Items, 100)
+	require.Greater(t, page.Total, job.Errored, "invalid records have one row per problem")
+	status, body := c.do("GET", "/api/v1/harvest_jobs/"+job.ID+"/record_errors?format=csv", nil, "")
+	require.Equal(t, http.StatusOK, status)
+	var rows [][]string
+	rows, err = csv.NewReader(bytes.NewReader(body)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, page.Total+1, "a header and every row")
+
+	awaitReport(job.ID)
+	require.Len(t, smtp.Messages(), 2)
+	to := map[string]bool{}
+	for _, m := range smtp.Messages() {
+		require.Len(t, m.To, 1, "one message per recipient")
+		to[m.To[0]] = true
+		_, text := m.Parse(t)
+		require.Regexp(t, fmt.Sprintf(`Errored:\s+%d\n`, job.Errored), text)
+		require.Regexp(t, fmt.Sprintf(`Added:\s+%d\n`, job.Added), text)
+		require.Contains(t, text, "Department of Veterans Affairs")
+		require.Contains(t, text, "https://harvest.example.gov/api/v1/harvest_jobs/"+job.ID)
+	}
+	require.Equal(t, map[string]bool{"data@va.example.gov": true, "cdo@va.example.gov": true}, to)
+
+	// A clean job on the same on_error source sends none.
+	agency.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
+	c.call("POST", "/api/v1/harvest_sources/"+src.ID+"/jobs", nil, http.StatusAccepted, &job)
+	job = c.waitJob(job.ID)
+	require.Equal(t, "complete", job.Status)
+	require.Zero(t, job.Errored)
+	require.Equal(t, 339, job.Added)
+	awaitReport(job.ID)
+	require.Len(t, smtp.Messages(), 2, "a clean job on an on_error source sends no email")
+
+	// The source still has datasets: deleting it is refused until it is cleared.
+	c.call("DELETE", "/api/v1/harvest_sources/"+src.ID, nil, http.StatusConflict, nil)
+	c.call("POST", "/api/v1/harvest_sources/"+src.ID+"/jobs", map[string]string{"job_type": "clear"}, http.StatusAccepted, &job)
+	require.Equal(t, "complete", c.waitJob(job.ID).Status)
+	c.call("DELETE", "/api/v1/harvest_sources/"+src.ID, nil, http.StatusNoContent, nil)
+
+	status, body = c.do("GET", "/metrics", nil, "")
+	require.Equal(t, http.StatusOK, status)
+	require.True(t, strings.Contains(string(body), "harvester_records_settled_total"), "stage metrics are served")
+}

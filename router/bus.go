@@ -1,0 +1,56 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Bus is a connection to NATS JetStream with Harvester's streams in place and a routing
+// Publisher: what a process needs to send work without running stages (the scheduler, the
+// API, the one-shot CLI).
+type Bus struct {
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	pub *Publisher
+}
+
+// Connect connects to the NATS server at url and creates or updates the streams. It returns
+// an error naming url when the server cannot be reached or has no JetStream.
+func Connect(ctx context.Context, url string) (*Bus, error) {
+	nc, err := nats.Connect(url, nats.Name("harvester"), nats.MaxReconnects(-1))
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
+	}
+	js, err := jetstream.New(nc)
+	if err == nil {
+		err = EnsureStreams(ctx, js)
+	}
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("NATS at %s: %w", url, err)
+	}
+	return &Bus{nc: nc, js: js, pub: NewPublisher(js)}, nil
+}
+
+// Publisher returns the routing publisher.
+func (b *Bus) Publisher() *Publisher { return b.pub }
+
+// Conn returns the NATS connection.
+func (b *Bus) Conn() *nats.Conn { return b.nc }
+
+// Ping checks that the server and JetStream answer, within 2 seconds: the readiness check.
+func (b *Bus) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := b.js.AccountInfo(ctx); err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	return nil
+}
+
+// Close closes the connection.
+func (b *Bus) Close() { b.nc.Close() }

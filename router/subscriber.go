@@ -1,0 +1,152 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Subscriber is a watermill Subscriber on one durable JetStream pull consumer. It replaces
+// watermill-nats' jetstream subscriber (v2.1.3), which panics with "send on closed channel"
+// when it is closed while messages arrive, and abandons the message in flight at shutdown so
+// that it waits out a whole AckWait before anyone gets it again. This one:
+//
+//   - sends on its output channel from one goroutine only, which alone closes it;
+//   - tells JetStream the message is in progress every AckWait/3 while the handler runs, so a
+//     long handler (a whole listing) keeps its message and a dead process loses it within one
+//     AckWait;
+//   - naks (redelivers at once) what a shutdown interrupted, and what the handler nacked after
+//     NakDelay.
+type Subscriber struct {
+	js       jetstream.JetStream
+	consumer jetstream.ConsumerConfig
+	stream   string
+	pullMax  int
+	nakDelay time.Duration
+	logger   *slog.Logger
+
+	once    sync.Once
+	closing chan struct{}
+	wg      sync.WaitGroup
+}
+
+var _ message.Subscriber = (*Subscriber)(nil)
+
+// newSubscriber returns a Subscriber that binds (creating or updating) the durable consumer
+// cfg on stream. pullMax bounds the messages buffered client-side per subscription.
+func newSubscriber(js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, pullMax int,
+	nakDelay time.Duration, logger *slog.Logger) *Subscriber {
+	return &Subscriber{js: js, stream: stream, consumer: cfg, pullMax: pullMax, nakDelay: nakDelay, logger: logger,
+		closing: make(chan struct{})}
+}
+
+// Subscribe starts consuming; the topic is the consumer's filter subject and is not used. The
+// returned channel closes when ctx ends or Close is called.
+func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.Message, error) {
+	c, err := s.js.CreateOrUpdateConsumer(ctx, s.stream, s.consumer)
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s on %s: %w", s.consumer.Durable, s.stream, err)
+	}
+	it, err := c.Messages(jetstream.PullMaxMessages(s.pullMax))
+	if err != nil {
+		return nil, fmt.Errorf("consume %s: %w", s.consumer.Durable, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan *message.Message)
+	s.wg.Add(2)
+	go func() { // stop the iterator when asked, which unblocks Next
+		defer s.wg.Done()
+		select {
+		case <-ctx.Done():
+		case <-s.closing:
+			cancel()
+		}
+		it.Stop()
+	}()
+	go func() {
+		defer s.wg.Done()
+		defer close(out)
+		defer cancel()
+		for {
+			msg, err := it.Next()
+			if err != nil {
+				if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
+					return
+				}
+				s.logger.Warn("jetstream consume error", "consumer", s.consumer.Durable, "error", err)
+				continue
+			}
+			s.deliver(ctx, msg, out)
+		}
+	}()
+	return out, nil
+}
+
+// deliver hands one message to the router and settles it with JetStream by the handler's word.
+func (s *Subscriber) deliver(ctx context.Context, msg jetstream.Msg, out chan<- *message.Message) {
+	wm := toWatermill(msg)
+	mctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wm.SetContext(mctx)
+	select {
+	case out <- wm:
+	case <-ctx.Done():
+		_ = msg.Nak()
+		return
+	}
+	progress := time.NewTicker(max(s.consumer.AckWait/3, time.Second))
+	defer progress.Stop()
+	for {
+		select {
+		case <-wm.Acked():
+			if err := msg.Ack(); err != nil {
+				s.logger.Warn("jetstream ack failed", "consumer", s.consumer.Durable, "error", err)
+			}
+			return
+		case <-wm.Nacked():
+			if ctx.Err() != nil {
+				_ = msg.Nak() // interrupted by a shutdown: someone else takes it now
+			} else {
+				_ = msg.NakWithDelay(s.nakDelay)
+			}
+			return
+		case <-progress.C:
+			_ = msg.InProgress()
+		}
+	}
+}
+
+// toWatermill turns a JetStream message into a watermill one: the watermill UUID header
+// becomes the UUID, other non-NATS headers the metadata.
+func toWatermill(msg jetstream.Msg) *message.Message {
+	h := msg.Headers()
+	id := h.Get(wmnats.WatermillUUIDHdr)
+	if id == "" {
+		id = watermill.NewUUID()
+	}
+	wm := message.NewMessage(id, msg.Data())
+	for k, v := range h {
+		if k == wmnats.WatermillUUIDHdr || strings.HasPrefix(k, "Nats-") || k == nats.MsgIdHdr {
+			continue
+		}
+		wm.Metadata.Set(k, strings.Join(v, ","))
+	}
+	return wm
+}
+
+// Close stops every subscription and waits for the messages in flight to be settled.
+func (s *Subscriber) Close() error {
+	s.once.Do(func() { close(s.closing) })
+	s.wg.Wait()
+	return nil
+}

@@ -1,0 +1,13 @@
+// Package scheduler runs the harvest schedule. On every tick the active scheduler (one across
+// all replicas: store.LeaderAcquire, a Postgres advisory lock) does, in order:
+//
+//  1. orphan cleanup: a job in progress whose heartbeat is older than OrphanTimeout is finished
+//     as error (FailedJobCleanup) and reported, so its source can run again;
+//  2. due sources: each source whose next run has come gets a queued (new) harvest job, and its
+//     next run moves on by whole periods of its frequency from the previous plan, so runs do
+//     not drift with the scheduler's own delays;
+//  3. dispatch: queued jobs start, oldest first, while fewer than MaxInProgress are in progress
+//     (store.JobStartQueued), and their job messages go to EXTRACT.
+//
+// Schedulers that are not the leader stand by and try again on the next tick.
+package scheduler

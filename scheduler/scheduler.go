@@ -1,0 +1,216 @@
+package scheduler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/uuid"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/trigger"
+)
+
+// Config configures a Scheduler. Zero fields take the documented defaults.
+type Config struct {
+	// Interval between ticks. Default 2 s.
+	Interval time.Duration
+	// MaxInProgress caps the jobs in progress across the installation. Default 4.
+	MaxInProgress int
+	// OrphanTimeout is how long a job in progress may go without a heartbeat before it is
+	// finished as error. Default 30 minutes.
+	OrphanTimeout time.Duration
+	// Holder names this scheduler in leader election. Default host name, pid and a random id.
+	Holder string
+	// LeaderTTL is the SQLite leader lease. Default 3 × Interval.
+	LeaderTTL time.Duration
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	c.Interval = cmp.Or(c.Interval, 2*time.Second)
+	c.MaxInProgress = cmp.Or(c.MaxInProgress, 4)
+	c.OrphanTimeout = cmp.Or(c.OrphanTimeout, 30*time.Minute)
+	if c.Holder == "" {
+		host, _ := os.Hostname()
+		c.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
+	}
+	c.LeaderTTL = cmp.Or(c.LeaderTTL, 3*c.Interval)
+	return c
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Interval < 0:
+		return errors.New("scheduler config: Interval must not be negative")
+	case c.MaxInProgress < 1:
+		return errors.New("scheduler config: MaxInProgress must be at least 1")
+	case c.OrphanTimeout < 0:
+		return errors.New("scheduler config: OrphanTimeout must not be negative")
+	}
+	return nil
+}
+
+// Scheduler starts due and queued jobs and cleans up orphans; see the package doc.
+type Scheduler struct {
+	cfg    Config
+	store  store.Store
+	pub    message.Publisher
+	logger *slog.Logger
+	now    func() time.Time
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	stopped chan struct{}
+}
+
+// New returns a Scheduler over st that publishes job messages with pub. It returns an error
+// naming the bad Config field.
+func New(cfg Config, st store.Store, pub message.Publisher, logger *slog.Logger) (*Scheduler, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Scheduler{cfg: cfg, store: st, pub: pub, logger: logger, now: time.Now}, nil
+}
+
+// Start runs ticks every Interval in the background until Stop or ctx ends. Starting a
+// started scheduler does nothing.
+func (s *Scheduler) Start(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		return
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.stopped = make(chan struct{})
+	go s.loop(ctx, s.stopped)
+}
+
+// Stop ends the ticks, waits for the one in flight and gives up leadership. Stopping a
+// stopped or never started scheduler does nothing.
+func (s *Scheduler) Stop() {
+	s.mu.Lock()
+	cancel, stopped := s.cancel, s.stopped
+	s.cancel, s.stopped = nil, nil
+	s.mu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	<-stopped
+	ctx, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	_ = s.store.LeaderRelease(ctx, &store.LeaderParams{Holder: s.cfg.Holder})
+}
+
+func (s *Scheduler) loop(ctx context.Context, stopped chan struct{}) {
+	defer close(stopped)
+	t := time.NewTicker(s.cfg.Interval)
+	defer t.Stop()
+	for {
+		if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
+			s.logger.Error("scheduler tick failed", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Tick does one round (see the package doc) if this scheduler is the leader, and nothing
+// otherwise. It returns the errors met, joined; a failing step does not skip the others.
+func (s *Scheduler) Tick(ctx context.Context) error {
+	leader, err := s.store.LeaderAcquire(ctx, &store.LeaderParams{Holder: s.cfg.Holder, TTL: s.cfg.LeaderTTL})
+	if err != nil || !leader {
+		return err
+	}
+	return errors.Join(s.cleanOrphans(ctx), s.queueDue(ctx), s.dispatch(ctx))
+}
+
+// Leader reports whether this scheduler holds leadership now (it acquires it if free).
+func (s *Scheduler) Leader(ctx context.Context) (bool, error) {
+	return s.store.LeaderAcquire(ctx, &store.LeaderParams{Holder: s.cfg.Holder, TTL: s.cfg.LeaderTTL})
+}
+
+func (s *Scheduler) cleanOrphans(ctx context.Context) error {
+	orphans, err := s.store.JobListOrphaned(ctx, &store.JobListOrphanedParams{Before: s.now().Add(-s.cfg.OrphanTimeout)})
+	if err != nil {
+		return fmt.Errorf("list orphaned jobs: %w", err)
+	}
+	for _, j := range orphans {
+		msg := fmt.Sprintf("no progress for more than %s: the worker running this job stopped; "+
+			"the job was ended so that its source can run again", s.cfg.OrphanTimeout)
+		if _, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: j.ID, Type: "FailedJobCleanup", Message: msg}); err != nil {
+			return fmt.Errorf("fail orphaned job %s: %w", j.ID, err)
+		}
+		s.logger.Warn("orphaned job ended", harvest.MetaJobID, j.ID, harvest.MetaSourceID, j.SourceID)
+		m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledFailed, JobID: j.ID})
+		if err == nil {
+			err = s.pub.Publish(harvest.SubjectSettled, m)
+		}
+		if err != nil {
+			return fmt.Errorf("report orphaned job %s: %w", j.ID, err)
+		}
+	}
+	return nil
+}
+
+func (s *Scheduler) queueDue(ctx context.Context) error {
+	now := s.now()
+	due, err := s.store.SourceListDue(ctx, &store.SourceListDueParams{Now: now})
+	if err != nil {
+		return fmt.Errorf("list due sources: %w", err)
+	}
+	for _, src := range due {
+		job, err := trigger.Enqueue(ctx, s.store, src.ID, harvest.JobHarvest)
+		if err != nil && !errors.Is(err, trigger.ErrJobInProgress) {
+			return err
+		}
+		next := NextRun(src.Frequency, *src.NextRunAt, now)
+		if err := s.store.SourceScheduleNext(ctx, &store.SourceScheduleNextParams{SourceID: src.ID, NextRunAt: next}); err != nil {
+			return fmt.Errorf("plan next run of %s: %w", src.ID, err)
+		}
+		if job != nil {
+			s.logger.Info("scheduled job queued", harvest.MetaSourceID, src.ID, harvest.MetaJobID, job.ID)
+		}
+	}
+	return nil
+}
+
+// NextRun returns the first run after now in the series planned..., planned+period, … of
+// frequency f: the next run keeps to the plan instead of drifting with late ticks. It returns
+// nil for a manual source.
+func NextRun(f harvest.Frequency, planned, now time.Time) *time.Time {
+	next := f.After(planned)
+	if next.IsZero() {
+		return nil
+	}
+	for !next.After(now) {
+		next = f.After(next)
+	}
+	return &next
+}
+
+func (s *Scheduler) dispatch(ctx context.Context) error {
+	started, err := s.store.JobStartQueued(ctx, &store.JobStartQueuedParams{MaxInProgress: s.cfg.MaxInProgress})
+	if err != nil {
+		return fmt.Errorf("start queued jobs: %w", err)
+	}
+	var errs []error
+	for _, job := range started {
+		if err := trigger.Dispatch(ctx, s.store, s.pub, job); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,241 @@
+package scheduler_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/router/natstest"
+	"github.com/harvester-dev/harvester/scheduler"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
+	"github.com/harvester-dev/harvester/store/postgres"
+	"github.com/harvester-dev/harvester/store/sqlite"
+	"github.com/harvester-dev/harvester/trigger"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// backends open a fresh store, and a function that opens a second instance on the same data.
+var backends = map[string]func(t *testing.T) (store.Store, func(t *testing.T) store.Store){
+	"postgres": func(t *testing.T) (store.Store, func(t *testing.T) store.Store) {
+		url := dbtest.URL(t)
+		open := func(t *testing.T) store.Store {
+			st, err := postgres.Open(context.Background(), url)
+			require.NoError(t, err)
+			t.Cleanup(st.Close)
+			require.NoError(t, st.Migrate(context.Background()))
+			return st
+		}
+		return open(t), open
+	},
+	"sqlite": func(t *testing.T) (store.Store, func(t *testing.T) store.Store) {
+		path := filepath.Join(t.TempDir(), "h.db")
+		open := func(t *testing.T) store.Store {
+			st, err := sqlite.Open(context.Background(), path)
+			require.NoError(t, err)
+			t.Cleanup(st.Close)
+			require.NoError(t, st.Migrate(context.Background()))
+			return st
+		}
+		return open(t), open
+	},
+}
+
+// runStages runs every stage against st on a fresh in-process NATS and returns its URL.
+func runStages(t *testing.T, st store.Store) string {
+	t.Helper()
+	url := natstest.URL(t)
+	r, err := router.New(context.Background(), router.Config{NATSURL: url, Store: st, Logger: quiet,
+		Registerer: prometheus.NewRegistry()})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(context.Background()) }()
+	t.Cleanup(func() { _ = r.Close(); <-done })
+	<-r.Running()
+	return url
+}
+
+func bus(t *testing.T, url string) *router.Bus {
+	t.Helper()
+	b, err := router.Connect(context.Background(), url)
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+	return b
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCapOnJobsInProgress(t *testing.T) {
+	t.Parallel()
+	for name, open := range backends {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st, _ := open(t)
+			url := runStages(t, st)
+			files := []string{"dcatus/datagov-cftc.data.json", "dcatus/INVALID-datagov-mixed-identifiers.data.json",
+				"dcatus/agency-cfpb-2025-07.data.json", "dcatus/datajson-collection-2-parents-4-children.data.json",
+				"dcatus/INVALID-datajson-missing-identifier-title.data.json"}
+			for _, f := range files {
+				_, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: f, URL: corpustest.Path(t, f),
+					SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11NonFederal,
+					Frequency: harvest.FrequencyDaily})
+				require.NoError(t, err)
+			}
+			s, err := scheduler.New(scheduler.Config{Interval: 20 * time.Millisecond, MaxInProgress: 2},
+				st, bus(t, url).Publisher(), quiet)
+			require.NoError(t, err)
+
+			// Watch the table the whole time: never more than 2 jobs in progress.
+			var most atomic.Int32
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					_, n, err := st.JobList(ctx, &store.JobListParams{Status: harvest.JobInProgress})
+					if err == nil && int32(n) > most.Load() {
+						most.Store(int32(n))
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}()
+			s.Start(ctx)
+			defer s.Stop()
+			waitFor(t, "5 complete jobs", func() bool {
+				_, n, err := st.JobList(ctx, &store.JobListParams{Status: harvest.JobComplete})
+				return err == nil && n == 5
+			})
+			close(stop)
+			wg.Wait()
+			require.LessOrEqual(t, most.Load(), int32(2), "the cap holds")
+			require.Equal(t, int32(2), most.Load(), "jobs do run two at a time")
+
+			sources, _, err := st.SourceList(ctx, &store.SourceListParams{})
+			require.NoError(t, err)
+			for _, src := range sources {
+				require.NotNil(t, src.NextRunAt)
+				require.True(t, src.NextRunAt.After(time.Now().Add(23*time.Hour)), "next run a day later: %v", src.NextRunAt)
+			}
+			_, n, err := st.JobList(ctx, &store.JobListParams{})
+			require.NoError(t, err)
+			require.Equal(t, 5, n, "each due source ran once")
+		})
+	}
+}
+
+func TestStandbySchedulerTakesOverAndCleansOrphans(t *testing.T) {
+	t.Parallel()
+	for name, open := range backends {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			stB, openOther := open(t)
+			stA := openOther(t)
+			src, err := stB.SourceInsert(ctx, &store.SourceInsertParams{Name: "cftc",
+				URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
+				SchemaType: harvest.SchemaDCATUS11NonFederal})
+			require.NoError(t, err)
+
+			// Scheduler A leads and starts a job; its process then dies with the job in flight:
+			// its bus goes away with it, so no stage ever sees the job.
+			deadBus := bus(t, natstest.URL(t))
+			a, err := scheduler.New(scheduler.Config{Holder: "a", Interval: time.Hour, LeaderTTL: 300 * time.Millisecond},
+				stA, deadBus.Publisher(), quiet)
+			require.NoError(t, err)
+			job, err := trigger.Enqueue(ctx, stA, src.ID, harvest.JobHarvest)
+			require.NoError(t, err)
+			require.NoError(t, a.Tick(ctx))
+			got, err := stA.JobGet(ctx, job.ID)
+			require.NoError(t, err)
+			require.Equal(t, harvest.JobInProgress, got.Status)
+
+			url := runStages(t, stB)
+			b, err := scheduler.New(scheduler.Config{Holder: "b", Interval: 20 * time.Millisecond,
+				OrphanTimeout: 200 * time.Millisecond, LeaderTTL: 300 * time.Millisecond}, stB, bus(t, url).Publisher(), quiet)
+			require.NoError(t, err)
+			leader, err := b.Leader(ctx)
+			require.NoError(t, err)
+			require.False(t, leader, "B stands by while A leads")
+
+			stA.Close() // A is killed: no Stop, no release; its connection (or lease) dies with it
+			b.Start(ctx)
+			defer b.Stop()
+			waitFor(t, "the orphan to be ended", func() bool {
+				j, err := stB.JobGet(ctx, job.ID)
+				return err == nil && j.Status == harvest.JobError
+			})
+			errs, err := stB.JobErrorList(ctx, job.ID)
+			require.NoError(t, err)
+			require.Len(t, errs, 1)
+			require.Equal(t, "FailedJobCleanup", errs[0].Type)
+
+			next, err := trigger.Enqueue(ctx, stB, src.ID, harvest.JobHarvest)
+			require.NoError(t, err, "the source can run again")
+			waitFor(t, "the next job to complete", func() bool {
+				j, err := stB.JobGet(ctx, next.ID)
+				return err == nil && j.Status == harvest.JobComplete
+			})
+			j, err := stB.JobGet(ctx, next.ID)
+			require.NoError(t, err)
+			require.Equal(t, 7, j.Total)
+		})
+	}
+}
+
+func TestNextRunKeepsToThePlan(t *testing.T) {
+	t.Parallel()
+	planned := time.Date(2026, 1, 31, 2, 0, 0, 0, time.UTC)
+	late := planned.Add(3 * time.Minute) // the tick that ran it came late
+	require.Equal(t, time.Date(2026, 2, 1, 2, 0, 0, 0, time.UTC), *scheduler.NextRun(harvest.FrequencyDaily, planned, late))
+	require.Equal(t, time.Date(2026, 2, 7, 2, 0, 0, 0, time.UTC), *scheduler.NextRun(harvest.FrequencyWeekly, planned, late))
+	require.Equal(t, time.Date(2026, 2, 28, 2, 0, 0, 0, time.UTC), *scheduler.NextRun(harvest.FrequencyMonthly, planned, late),
+		"a monthly run on the 31st falls on February's last day")
+	// Down for ten days: the next run is the first planned one still ahead, not ten catch-ups.
+	require.Equal(t, time.Date(2026, 2, 11, 2, 0, 0, 0, time.UTC),
+		*scheduler.NextRun(harvest.FrequencyDaily, planned, planned.Add(10*24*time.Hour+time.Hour)))
+	require.Nil(t, scheduler.NextRun(harvest.FrequencyManual, planned, late))
+}
+
+func TestStartStopIsSafe(t *testing.T) {
+	t.Parallel()
+	st, _ := backends["sqlite"](t)
+	s, err := scheduler.New(scheduler.Config{Interval: time.Millisecond}, st, bus(t, natstest.URL(t)).Publisher(), quiet)
+	require.NoError(t, err)
+	s.Stop() // before start
+	for range 20 {
+		s.Start(context.Background())
+		s.Start(context.Background())
+		s.Stop()
+		s.Stop()
+	}
+	_, err = scheduler.New(scheduler.Config{MaxInProgress: -1}, st, nil, quiet)
+	require.ErrorContains(t, err, "MaxInProgress")
+}

@@ -1,0 +1,60 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+// JobHeartbeat implements store.Store.
+func (s *Store) JobHeartbeat(ctx context.Context, jobID string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE harvest_job SET heartbeat_at = now() WHERE id = $1`, jobID)
+	if err != nil {
+		return interpretError(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// JobListOrphaned implements store.Store.
+func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.Job, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM harvest_job
+		WHERE status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < $1)
+		ORDER BY heartbeat_at NULLS FIRST, id`, p.Before)
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Job, error) { return scanJob(row) })
+	return jobs, interpretError(err)
+}
+
+// JobStartQueued implements store.Store. Every caller takes the same transaction-scoped
+// advisory lock before it counts, so two callers never both see room for the same slot;
+// SKIP LOCKED leaves alone a new job that JobFail is ending at the same moment.
+func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParams) ([]*store.Job, error) {
+	var started []*store.Job
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`,
+			startQueuedLockClass); err != nil {
+			return err
+		}
+		var running int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM harvest_job WHERE status = 'in_progress'`).Scan(&running); err != nil {
+			return err
+		}
+		if running >= p.MaxInProgress {
+			return nil
+		}
+		rows, _ := tx.Query(ctx, `WITH started AS (
+				UPDATE harvest_job SET status = 'in_progress', heartbeat_at = now()
+				WHERE id IN (SELECT id FROM harvest_job WHERE status = 'new'
+					ORDER BY date_created, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+				RETURNING `+jobColumns+`)
+			SELECT * FROM started ORDER BY date_created, id`, p.MaxInProgress-running)
+		var err error
+		started, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Job, error) { return scanJob(row) })
+		return err
+	})
+	return started, interpretError(err)
+}

@@ -1,0 +1,54 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"slices"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+// JobHeartbeat implements store.Store.
+func (s *Store) JobHeartbeat(ctx context.Context, jobID string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE harvest_job SET heartbeat_at = ? WHERE id = ?`, now(), jobID)
+	if err != nil {
+		return interpretError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return cmp.Or(err, store.ErrNotFound)
+	}
+	return nil
+}
+
+// JobListOrphaned implements store.Store.
+func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.Job, error) {
+	return queryJobs(ctx, s.db, `SELECT `+jobColumns+` FROM harvest_job
+		WHERE status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < ?)
+		ORDER BY heartbeat_at, id`, formatTime(p.Before))
+}
+
+// JobStartQueued implements store.Store. The transaction begins IMMEDIATE (see inTx), which
+// takes the database's write lock before the count: callers are serialised.
+func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParams) ([]*store.Job, error) {
+	var started []*store.Job
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var running int
+		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM harvest_job WHERE status = 'in_progress'`).Scan(&running)
+		if err != nil || running >= p.MaxInProgress {
+			return err
+		}
+		started, err = queryJobs(ctx, tx, `UPDATE harvest_job SET status = 'in_progress', heartbeat_at = ?
+			WHERE id IN (SELECT id FROM harvest_job WHERE status = 'new' ORDER BY date_created, id LIMIT ?)
+			RETURNING `+jobColumns, now(), p.MaxInProgress-running)
+		return err
+	})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	// RETURNING gives no order.
+	slices.SortFunc(started, func(a, b *store.Job) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return started, nil
+}

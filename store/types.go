@@ -1,0 +1,282 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/harvester-dev/harvester/harvest"
+)
+
+// Organization is an organization row: who publishes a set of harvest sources.
+type Organization struct {
+	ID        string
+	Name      string
+	Slug      string
+	CreatedAt time.Time
+}
+
+// Source is a harvest_source row.
+type Source struct {
+	ID                    string
+	OrganizationID        string // empty when the source belongs to no organization
+	Name                  string
+	URL                   string
+	SourceType            harvest.SourceType
+	SchemaType            harvest.SchemaType
+	Frequency             harvest.Frequency
+	NotificationEmails    []string
+	NotificationFrequency harvest.NotificationFrequency
+	NextRunAt             *time.Time // nil for manual sources
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+}
+
+// Job is a harvest_job row. Counts are records; Expected is nil until the listing completed.
+type Job struct {
+	ID         string
+	SourceID   string
+	JobType    harvest.JobType
+	Status     harvest.JobStatus
+	CreatedAt  time.Time
+	FinishedAt *time.Time
+	harvest.Counts
+	Settled  int  // outcomes counted so far
+	Expected *int // nil until the listing completed
+}
+
+// Record is a harvest_record row: one record's passage through one job.
+type Record struct {
+	ID              string
+	JobID           string
+	SourceID        string
+	Identifier      string
+	Action          harvest.Action
+	SourceHash      string
+	SourceRaw       string
+	SourceTransform json.RawMessage // DCAT-US made by TRANSFORM; nil when the record was DCAT-US
+	Status          harvest.RecordStatus
+	CreatedAt       time.Time
+}
+
+// RecordError is a harvest_record_error row.
+type RecordError struct {
+	JobID      string
+	RecordID   string // empty when the record never got a harvest_record row
+	Identifier string
+	Type       string
+	Message    string
+	Severity   harvest.Severity
+}
+
+// JobError is a harvest_job_error row.
+type JobError struct {
+	JobID     string
+	Type      string
+	Message   string
+	CreatedAt time.Time
+}
+
+// Dataset is a live dataset row of the federal catalog.
+type Dataset struct {
+	ID                string
+	Slug              string
+	SourceID          string
+	Identifier        string
+	DCAT              json.RawMessage
+	RecordID          string
+	LastHarvestedDate time.Time
+}
+
+// DatasetDeleteParams names a dataset by source and identifier.
+type DatasetDeleteParams struct {
+	SourceID   string
+	Identifier string
+}
+
+// DatasetGetParams names a dataset by source and identifier.
+type DatasetGetParams struct {
+	SourceID   string
+	Identifier string
+}
+
+// DatasetListParams selects a source's datasets.
+type DatasetListParams struct {
+	SourceID string
+}
+
+// DatasetListUnseenParams selects a source's datasets that a job did not list.
+type DatasetListUnseenParams struct {
+	SourceID string
+	JobID    string
+}
+
+// DatasetUpsertParams is a dataset write from SYNC.
+type DatasetUpsertParams struct {
+	SourceID   string
+	Identifier string
+	Slug       string // used only when the dataset is created
+	DCAT       json.RawMessage
+	RecordID   string
+}
+
+// JobFailParams ends a job in error.
+type JobFailParams struct {
+	JobID   string
+	Type    string // e.g. ExtractError, ParseError
+	Message string
+}
+
+// JobIdentifierAddParams records one listed identifier.
+type JobIdentifierAddParams struct {
+	JobID      string
+	Identifier string
+}
+
+// JobInsertParams starts a job.
+type JobInsertParams struct {
+	ID       string // optional; generated when empty
+	SourceID string
+	JobType  harvest.JobType
+	Queued   bool // insert as new, to be started by JobStartQueued; else in_progress at once
+}
+
+// JobListParams filters and pages jobs; empty fields do not filter.
+type JobListParams struct {
+	SourceID string
+	Status   harvest.JobStatus
+	JobType  harvest.JobType
+	PageParams
+}
+
+// JobListOrphanedParams selects in_progress jobs whose heartbeat is older than Before.
+type JobListOrphanedParams struct {
+	Before time.Time
+}
+
+// JobStartQueuedParams caps the jobs in progress.
+type JobStartQueuedParams struct {
+	MaxInProgress int
+}
+
+// LeaderParams names the scheduler that wants to lead.
+type LeaderParams struct {
+	Holder string        // unique per scheduler process
+	TTL    time.Duration // SQLite lease length; default 30 s
+}
+
+// PageParams pages a list: at most Limit rows (0: the backend's default of 100) after Offset.
+type PageParams struct {
+	Limit  int
+	Offset int
+}
+
+// DefaultLimit is the page size of a PageParams whose Limit is 0.
+const DefaultLimit = 100
+
+// Bounds returns the page's LIMIT and OFFSET: a Limit of 0 or less is DefaultLimit, a negative
+// Offset is 0.
+func (p PageParams) Bounds() (limit, offset int) {
+	limit = p.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	return limit, max(p.Offset, 0)
+}
+
+// OrganizationInsertParams creates an organization.
+type OrganizationInsertParams struct {
+	Name string
+	Slug string
+}
+
+// OrganizationUpdateParams replaces an organization's fields.
+type OrganizationUpdateParams struct {
+	ID   string
+	Name string
+	Slug string
+}
+
+// RecordErrorListParams pages a job's record errors.
+type RecordErrorListParams struct {
+	JobID string
+	PageParams
+}
+
+// SourceInsertParams creates a source. Empty Frequency means manual, empty
+// NotificationFrequency means on_error.
+type SourceInsertParams struct {
+	OrganizationID        string
+	Name                  string
+	URL                   string
+	SourceType            harvest.SourceType
+	SchemaType            harvest.SchemaType
+	Frequency             harvest.Frequency
+	NotificationEmails    []string
+	NotificationFrequency harvest.NotificationFrequency
+}
+
+// SourceUpdateParams replaces a source's editable fields.
+type SourceUpdateParams struct {
+	ID string
+	SourceInsertParams
+}
+
+// SourceListParams filters and pages sources.
+type SourceListParams struct {
+	OrganizationID string
+	PageParams
+}
+
+// SourceListDueParams asks which sources are due at Now.
+type SourceListDueParams struct {
+	Now time.Time
+}
+
+// SourceScheduleNextParams sets when a source runs next.
+type SourceScheduleNextParams struct {
+	SourceID  string
+	NextRunAt *time.Time
+}
+
+// JobSetExpectedParams records a job's expected outcome count.
+type JobSetExpectedParams struct {
+	JobID    string
+	Expected int
+}
+
+// OutcomeSettleParams is one record's settled outcome.
+type OutcomeSettleParams struct {
+	JobID      string
+	Key        string
+	Identifier string
+	RecordID   string // optional: the harvest_record whose status becomes Status
+	Outcome    harvest.Outcome
+	Status     harvest.RecordStatus
+	Validated  bool
+	Errors     []harvest.RecordError
+}
+
+// RecordInsertParams is a harvest_record written by COMPARE.
+type RecordInsertParams struct {
+	ID         string
+	JobID      string
+	SourceID   string
+	Identifier string
+	Action     harvest.Action
+	SourceHash string
+	SourceRaw  string
+}
+
+// RecordLatestParams names a record key within a source.
+type RecordLatestParams struct {
+	SourceID   string
+	Identifier string
+}
+
+// SourceEnsureParams finds or creates a source by URL.
+type SourceEnsureParams struct {
+	Name       string
+	URL        string
+	SourceType harvest.SourceType
+	SchemaType harvest.SchemaType
+}

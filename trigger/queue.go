@@ -1,0 +1,55 @@
+package trigger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// ErrUnknownSource is returned by Enqueue for a source id that does not exist.
+var ErrUnknownSource = errors.New("unknown harvest source")
+
+// Enqueue creates a job for the source in status new: it waits there until a scheduler starts
+// it within the cap on jobs in progress (Dispatch). It returns ErrJobInProgress when the source
+// already has an unfinished job, ErrUnknownSource for an unknown source.
+func Enqueue(ctx context.Context, st store.Store, sourceID string, jobType harvest.JobType) (*store.Job, error) {
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: sourceID, JobType: jobType, Queued: true})
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return nil, ErrJobInProgress
+	case errors.Is(err, store.ErrNotFound):
+		return nil, ErrUnknownSource
+	case err != nil:
+		return nil, fmt.Errorf("queue job: %w", err)
+	}
+	return job, nil
+}
+
+// Dispatch publishes the job message of a job that was just started (in_progress) to EXTRACT.
+// A job whose message cannot be published is failed, so that it does not hold its source.
+func Dispatch(ctx context.Context, st store.Store, pub message.Publisher, job *store.Job) error {
+	src, err := st.SourceGet(ctx, job.SourceID)
+	if err == nil {
+		err = publishJob(pub, job, src)
+	}
+	if err != nil {
+		_, _ = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "TriggerError", Message: err.Error()})
+		return fmt.Errorf("dispatch job %s: %w", job.ID, err)
+	}
+	return nil
+}
+
+func publishJob(pub message.Publisher, job *store.Job, src *store.Source) error {
+	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
+		SourceID: src.ID, JobType: job.JobType, SourceType: src.SourceType, SchemaType: src.SchemaType, URL: src.URL},
+		harvest.MetaJobID, job.ID, harvest.MetaSourceID, src.ID)
+	if err != nil {
+		return err
+	}
+	return pub.Publish(harvest.SubjectExtract, m)
+}
