@@ -65,11 +65,19 @@ func setup(t *testing.T, wrap func(store.Store) store.Store) *testBundle {
 func (b *testBundle) harvest(t *testing.T, file string, jobType harvest.JobType) *store.Job {
 	t.Helper()
 	ctx := context.Background()
+	reports, unsubscribe, err := b.router.Reports()
+	require.NoError(t, err)
+	defer unsubscribe()
 	job, err := trigger.Start(ctx, b.st, b.router.Publisher(), trigger.Params{URL: corpustest.Path(t, file),
 		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, JobType: jobType})
 	require.NoError(t, err)
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	for rep := range reports { // the report event comes last: after the counts, metrics and email
+		if rep.ID == job.ID {
+			break
+		}
+	}
 	job, err = trigger.Wait(wctx, b.st, job.ID, 20*time.Millisecond)
 	require.NoError(t, err)
 	return job

@@ -81,7 +81,8 @@ type Store interface {
 
 	// OutcomeSettle counts one record outcome of a job, atomically with its error rows and its
 	// harvest_record status. It returns the job after counting and whether the outcome was new:
-	// a key already settled for the job changes nothing and returns false.
+	// a key already settled for the job, or any outcome of a job that has finished (complete or
+	// error: its counts are final), changes nothing and returns false.
 	OutcomeSettle(ctx context.Context, p *OutcomeSettleParams) (*Job, bool, error)
 
 	// RecordCount returns how many harvest_record rows a source has.

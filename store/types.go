@@ -55,6 +55,7 @@ type Record struct {
 	SourceRaw       string
 	SourceTransform json.RawMessage // DCAT-US made by TRANSFORM; nil when the record was DCAT-US
 	Status          harvest.RecordStatus
+	SchemaType      harvest.SchemaType // the schema the record was checked against; "" for deletes
 	CreatedAt       time.Time
 }
 
@@ -265,6 +266,7 @@ type RecordInsertParams struct {
 	Action     harvest.Action
 	SourceHash string
 	SourceRaw  string
+	SchemaType harvest.SchemaType // the schema VALIDATE checks it against
 }
 
 // RecordLatestParams names a record key within a source.

@@ -3,12 +3,14 @@
 // outcome is known (success, or an invalid record: Data.gov H2.0 forgets those and re-inserts
 // them every run, d.g#5299):
 //
-//	no stored record, or stored one deleted -> create   (harvest_record row, on to TRANSFORM)
-//	hash differs, or a force_harvest job    -> update   (harvest_record row, on to TRANSFORM)
-//	hash equal                              -> unchanged (settles; nothing written)
+//	same hash, same schema_type, not deleted -> unchanged (settles; nothing written)
+//	otherwise, or in a force_harvest job     -> update when the catalog has the dataset,
+//	                                            create when it has not (harvest_record row, on
+//	                                            to TRANSFORM)
 //
 // Records and listings of a job that already ended (failed or cancelled) are dropped.
-// A validate job writes no harvest_record and sends every record on, unchanged ones included.
+// A validate job writes no harvest_record and sends every record on, unchanged ones included;
+// its deletes are counted, not made.
 // After a complete listing (a harvest.Listing message) the source's live datasets that the job
 // did not list become delete records, sent straight to SYNC, and the aggregator learns the
 // job's expected count: listed + deletes. A partial or failed listing never reaches here, so

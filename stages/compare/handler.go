@@ -18,12 +18,12 @@ import (
 type Handler struct {
 	store store.Store
 	pub   message.Publisher
-	jobs  *openJobs
+	jobs  *store.OpenJobs
 }
 
 // New returns the COMPARE stage. pub routes by the harvest.MetaSubject metadata.
 func New(st store.Store, pub message.Publisher) *Handler {
-	return &Handler{store: st, pub: pub, jobs: newOpenJobs(st, time.Second)}
+	return &Handler{store: st, pub: pub, jobs: store.NewOpenJobs(st, time.Second)}
 }
 
 // HandleRecord compares one record (SubjectCompare) and returns the message that carries it on.
@@ -33,7 +33,7 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
 	}
-	if open, err := h.jobs.open(ctx, rec.JobID); err != nil || !open {
+	if open, err := h.jobs.Open(ctx, rec.JobID); err != nil || !open {
 		return nil, err // a record of a job that ended (failed or cancelled) is dropped
 	}
 	hash, err := SourceHash(rec.Body)
@@ -56,29 +56,40 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	}
 	if _, err := h.store.RecordInsert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
 		SourceID: rec.SourceID, Identifier: rec.Identifier, Action: action, SourceHash: hash,
-		SourceRaw: string(rec.Body)}); err != nil {
+		SourceRaw: string(rec.Body), SchemaType: rec.SchemaType}); err != nil {
 		return nil, fmt.Errorf("insert harvest_record: %w", err)
 	}
 	return harvest.Next(harvest.SubjectTransform, &rec)
 }
 
+// action decides what the record does to the catalog. It is unchanged when the newest record
+// with a known outcome has the same hash and was checked against the same schema (an invalid
+// record stays unchanged until it, or the source's schema_type, changes). Otherwise it is an
+// update when the catalog has a live dataset for the identifier and a create when it has none,
+// so counts follow the catalog even after an interrupted job.
 func (h *Handler) action(ctx context.Context, rec *harvest.Record, hash string) (harvest.Action, error) {
 	latest, err := h.store.RecordLatest(ctx, &store.RecordLatestParams{SourceID: rec.SourceID, Identifier: rec.Identifier})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return harvest.ActionCreate, nil
 	case err != nil:
 		return "", fmt.Errorf("look up stored record: %w", err)
-	case latest.Action == harvest.ActionDelete:
-		return harvest.ActionCreate, nil
-	case rec.JobType == harvest.JobForceHarvest || latest.SourceHash != hash:
-		return harvest.ActionUpdate, nil
+	case latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
+		latest.SourceHash == hash && (latest.SchemaType == "" || latest.SchemaType == rec.SchemaType):
+		return harvest.ActionUnchanged, nil
 	}
-	return harvest.ActionUnchanged, nil
+	_, err = h.store.DatasetGet(ctx, &store.DatasetGetParams{SourceID: rec.SourceID, Identifier: rec.Identifier})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return harvest.ActionCreate, nil
+	case err != nil:
+		return "", fmt.Errorf("look up dataset: %w", err)
+	}
+	return harvest.ActionUpdate, nil
 }
 
 // HandleListing turns a complete listing (SubjectListing) into delete records and returns the
-// job's expected count for the aggregator. A validate job deletes nothing.
+// job's expected count for the aggregator. A validate job deletes nothing: it counts the
+// deletes a harvest would make.
 func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error) {
 	ctx := msg.Context()
 	var l harvest.Listing
@@ -93,17 +104,27 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 		return nil, nil // the job ended before its listing was handled: delete nothing
 	}
 	deletes := 0
-	if l.JobType.WritesCatalog() {
-		err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
-			func(identifier string) error {
-				deletes++
-				return h.publishDelete(ctx, &l, identifier)
-			})
-		if err != nil {
-			return nil, fmt.Errorf("list deletes: %w", err)
-		}
+	err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
+		func(identifier string) error {
+			deletes++
+			if !l.JobType.WritesCatalog() { // a validate job counts what a harvest would delete
+				return h.settleWouldDelete(&l, identifier)
+			}
+			return h.publishDelete(ctx, &l, identifier)
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list deletes: %w", err)
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: l.Listed + deletes})
+}
+
+func (h *Handler) settleWouldDelete(l *harvest.Listing, identifier string) error {
+	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
+		Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeDeleted})
+	if err != nil {
+		return err
+	}
+	return h.pub.Publish(harvest.SubjectSettled, m)
 }
 
 func (h *Handler) publishDelete(ctx context.Context, l *harvest.Listing, identifier string) error {

@@ -1,6 +1,7 @@
 // Package sync is the SYNC stage: it makes the live catalog match a record. create and update
 // upsert the dataset row (the slug is made from the title once and never changed by an update);
-// delete removes it. The search index joins here later. A store failure is returned, so the
+// delete removes it. Records of a job that ended (failed or cancelled) are dropped. The search
+// index joins here later. A store failure is returned, so the
 // router retries it and, when retries run out, settles the record as errored.
 package sync
 
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
@@ -21,10 +23,13 @@ const slugAttempts = 5
 // Handler is the SYNC stage over a store.
 type Handler struct {
 	store store.Store
+	jobs  *store.OpenJobs
 }
 
 // New returns the SYNC stage.
-func New(st store.Store) *Handler { return &Handler{store: st} }
+func New(st store.Store) *Handler {
+	return &Handler{store: st, jobs: store.NewOpenJobs(st, time.Second)}
+}
 
 // Handle applies one record (SubjectSync) to the dataset table and settles it.
 func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
@@ -32,6 +37,9 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	var rec harvest.Record
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
+	}
+	if open, err := h.jobs.Open(ctx, rec.JobID); err != nil || !open {
+		return nil, err // the job ended (failed or cancelled): its remaining records change nothing
 	}
 	switch rec.Action {
 	case harvest.ActionDelete:

@@ -123,6 +123,9 @@ func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobErr
 	return errs, interpretError(err)
 }
 
+// errJobFinished rolls back the settling of an outcome that arrived after its job ended.
+var errJobFinished = errors.New("job already finished")
+
 // OutcomeSettle implements store.Store.
 func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
 	var job *store.Job
@@ -135,6 +138,25 @@ func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams)
 		}
 		if tag.RowsAffected() == 0 {
 			return nil
+		}
+		col := map[harvest.Outcome]string{
+			harvest.OutcomeAdded: "records_added", harvest.OutcomeUpdated: "records_updated",
+			harvest.OutcomeDeleted: "records_deleted", harvest.OutcomeUnchanged: "records_unchanged",
+			harvest.OutcomeErrored: "records_errored",
+		}[p.Outcome]
+		validated := 0
+		if p.Validated {
+			validated = 1
+		}
+		// A finished job's counts are final: an outcome arriving after the end changes nothing.
+		job, err = scanJob(tx.QueryRow(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
+			`+col+` = `+col+` + 1, records_validated = records_validated + $2, heartbeat_at = now()
+			WHERE id = $1 AND status IN ('new', 'in_progress') RETURNING `+jobColumns, p.JobID, validated))
+		if errors.Is(err, store.ErrNotFound) {
+			return errJobFinished
+		}
+		if err != nil {
+			return err
 		}
 		fresh = true
 		var recordID *string
@@ -150,24 +172,13 @@ func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams)
 			b.Queue(`UPDATE harvest_record SET status = $2, date_finished = now() WHERE id = $1`, p.RecordID, p.Status)
 		}
 		if b.Len() > 0 {
-			if err := tx.SendBatch(ctx, b).Close(); err != nil {
-				return err
-			}
+			return tx.SendBatch(ctx, b).Close()
 		}
-		col := map[harvest.Outcome]string{
-			harvest.OutcomeAdded: "records_added", harvest.OutcomeUpdated: "records_updated",
-			harvest.OutcomeDeleted: "records_deleted", harvest.OutcomeUnchanged: "records_unchanged",
-			harvest.OutcomeErrored: "records_errored",
-		}[p.Outcome]
-		validated := 0
-		if p.Validated {
-			validated = 1
-		}
-		job, err = scanJob(tx.QueryRow(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
-			`+col+` = `+col+` + 1, records_validated = records_validated + $2, heartbeat_at = now()
-			WHERE id = $1 RETURNING `+jobColumns, p.JobID, validated))
-		return err
+		return nil
 	})
+	if errors.Is(err, errJobFinished) {
+		err = nil
+	}
 	if err != nil {
 		return nil, false, interpretError(err)
 	}

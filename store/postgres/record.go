@@ -9,13 +9,13 @@ import (
 )
 
 const recordColumns = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
-	COALESCE(source_raw, ''), source_transform, status, date_created`
+	COALESCE(source_raw, ''), source_transform, status, COALESCE(schema_type, ''), date_created`
 
 func scanRecord(row pgx.Row) (*store.Record, error) {
 	var r store.Record
 	var transform []byte // nil when NULL
 	err := row.Scan(&r.ID, &r.JobID, &r.SourceID, &r.Identifier, &r.Action, &r.SourceHash, &r.SourceRaw,
-		&transform, &r.Status, &r.CreatedAt)
+		&transform, &r.Status, &r.SchemaType, &r.CreatedAt)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -33,9 +33,9 @@ func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (
 		raw = &p.SourceRaw
 	}
 	_, err := s.pool.Exec(ctx, `INSERT INTO harvest_record
-		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, status)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending') ON CONFLICT (id) DO NOTHING`,
-		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, hash, raw)
+		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type, status)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), 'pending') ON CONFLICT (id) DO NOTHING`,
+		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, hash, raw, string(p.SchemaType))
 	if err != nil {
 		return nil, interpretError(err)
 	}

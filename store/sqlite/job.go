@@ -178,6 +178,9 @@ var outcomeColumn = map[harvest.Outcome]string{
 	harvest.OutcomeErrored: "records_errored",
 }
 
+// errJobFinished rolls back the settling of an outcome that arrived after its job ended.
+var errJobFinished = errors.New("job already finished")
+
 // OutcomeSettle implements store.Store.
 func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
 	col, ok := outcomeColumn[p.Outcome]
@@ -220,9 +223,15 @@ func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams)
 		}
 		job, err = scanJob(tx.QueryRowContext(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
 			`+col+` = `+col+` + 1, records_validated = records_validated + ?, heartbeat_at = ?
-			WHERE id = ? RETURNING `+jobColumns, validated, t, p.JobID))
+			WHERE id = ? AND status IN ('new', 'in_progress') RETURNING `+jobColumns, validated, t, p.JobID))
+		if errors.Is(err, store.ErrNotFound) {
+			return errJobFinished // a finished job's counts are final: roll back
+		}
 		return err
 	})
+	if errors.Is(err, errJobFinished) {
+		fresh, err = false, nil
+	}
 	if err != nil {
 		return nil, false, interpretError(err)
 	}

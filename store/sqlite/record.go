@@ -9,14 +9,14 @@ import (
 )
 
 const recordColumns = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
-	COALESCE(source_raw, ''), source_transform, status, date_created`
+	COALESCE(source_raw, ''), source_transform, status, COALESCE(schema_type, ''), date_created`
 
 func scanRecord(row interface{ Scan(...any) error }) (*store.Record, error) {
 	var r store.Record
 	var created string
 	var transform sql.NullString
 	err := row.Scan(&r.ID, &r.JobID, &r.SourceID, &r.Identifier, &r.Action, &r.SourceHash, &r.SourceRaw,
-		&transform, &r.Status, &created)
+		&transform, &r.Status, &r.SchemaType, &created)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -37,9 +37,10 @@ func nullable(s string) any {
 // RecordInsert implements store.Store.
 func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.Record, error) {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO harvest_record
-		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, status, date_created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING`,
-		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, nullable(p.SourceHash), nullable(p.SourceRaw), now())
+		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type, status,
+		date_created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING`,
+		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, nullable(p.SourceHash), nullable(p.SourceRaw),
+		nullable(string(p.SchemaType)), now())
 	if err != nil {
 		return nil, interpretError(err)
 	}

@@ -177,3 +177,38 @@ func testOutcomeSettleConcurrent(t *testing.T, s store.Store) {
 	require.Equal(t, counters{Added: 1, Settled: 1}, countersOf(got))
 	require.Len(t, recordErrors(t, s, job.ID), 1)
 }
+
+// testOutcomeSettleAfterFinish: a finished job's counts are final; late outcomes change nothing.
+func testOutcomeSettleAfterFinish(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	for _, end := range []string{"fail", "complete"} {
+		job := newJob(t, s, src.ID)
+		rec := newRecord(t, s, job, "a")
+		settle(t, s, job.ID, "b", harvest.OutcomeAdded)
+		if end == "fail" {
+			_, err := s.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "CancelledJob", Message: "stop"})
+			require.NoError(t, err)
+		} else {
+			_, err := s.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 1})
+			require.NoError(t, err)
+			_, finished, err := s.JobFinish(ctx, job.ID)
+			require.NoError(t, err)
+			require.True(t, finished)
+		}
+		before, err := s.JobGet(ctx, job.ID)
+		require.NoError(t, err)
+
+		after, fresh, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: "a", Identifier: "a",
+			RecordID: rec.ID, Outcome: harvest.OutcomeErrored, Status: harvest.RecordFailed,
+			Errors: []harvest.RecordError{{Type: "StageError", Message: "late", Severity: harvest.SeverityError}}})
+		require.NoError(t, err, end)
+		require.False(t, fresh, "%s: a late outcome is not counted", end)
+		require.Equal(t, countersOf(before), countersOf(after), end)
+		require.Equal(t, before.Total, after.Added+after.Updated+after.Deleted+after.Unchanged+after.Errored, end)
+		stored, err := s.RecordGet(ctx, rec.ID)
+		require.NoError(t, err)
+		require.Equal(t, harvest.RecordPending, stored.Status, "%s: a late outcome sets no status", end)
+		require.Empty(t, recordErrors(t, s, job.ID), "%s: a late outcome writes no error row", end)
+	}
+}

@@ -23,12 +23,14 @@ func testRecordInsert(t *testing.T, s store.Store) {
 		Action:     harvest.ActionCreate,
 		SourceHash: "5d41402abc4b2a76",
 		SourceRaw:  "{ \"identifier\" : \"a\",\n  \"title\": \"Café\"  }", // kept byte for byte
+		SchemaType: harvest.SchemaDCATUS11Federal,
 	}
 	rec, err := s.RecordInsert(ctx, p)
 	require.NoError(t, err)
 	require.Equal(t, &store.Record{
 		ID: p.ID, JobID: p.JobID, SourceID: p.SourceID, Identifier: p.Identifier, Action: p.Action,
 		SourceHash: p.SourceHash, SourceRaw: p.SourceRaw, Status: harvest.RecordPending, CreatedAt: rec.CreatedAt,
+		SchemaType: harvest.SchemaDCATUS11Federal,
 	}, rec)
 	require.False(t, rec.CreatedAt.IsZero())
 

@@ -1,17 +1,17 @@
-package compare
+package store
 
 import (
 	"context"
 	"sync"
 	"time"
-
-	"github.com/harvester-dev/harvester/store"
 )
 
-// openJobs answers "is this job still in progress?" for every record without a store read per
-// record: a finished job is remembered for good, an open one is re-checked after recheck.
-type openJobs struct {
-	store   store.Store
+// OpenJobs answers "is this job still in progress?" for every record without a store read per
+// record: a finished job is remembered for good, an open one is re-checked after recheck. The
+// stages use it to drop the records of a job that ended (failed or cancelled). Safe for
+// concurrent use.
+type OpenJobs struct {
+	store   Store
 	recheck time.Duration
 
 	mu       sync.Mutex
@@ -22,12 +22,13 @@ type openJobs struct {
 // maxRemembered bounds the cache; past it the cache starts afresh.
 const maxRemembered = 10000
 
-func newOpenJobs(st store.Store, recheck time.Duration) *openJobs {
-	return &openJobs{store: st, recheck: recheck, finished: map[string]bool{}, checked: map[string]time.Time{}}
+// NewOpenJobs returns a cache over st that reads a job's status at most once per recheck.
+func NewOpenJobs(st Store, recheck time.Duration) *OpenJobs {
+	return &OpenJobs{store: st, recheck: recheck, finished: map[string]bool{}, checked: map[string]time.Time{}}
 }
 
-// open reports whether jobID is still in progress, reading the store at most once per recheck.
-func (o *openJobs) open(ctx context.Context, jobID string) (bool, error) {
+// Open reports whether jobID is still new or in progress; a store error is returned as is.
+func (o *OpenJobs) Open(ctx context.Context, jobID string) (bool, error) {
 	o.mu.Lock()
 	if o.finished[jobID] {
 		o.mu.Unlock()
