@@ -205,6 +205,20 @@ func TestServe(t *testing.T) {
 	awaitReport(job.ID)
 	require.Len(t, smtp.Messages(), 2, "a clean job on an on_error source sends no email")
 
+	// A trigger message (as the FDK harvester takes them) starts a force_harvest of the source.
+	require.NoError(t, nc.Publish(harvest.SubjectTrigger, []byte(`{"dataSourceId":"`+src.ID+`","forceUpdate":true}`)))
+	var list struct {
+		Items []apiJob
+		Total int
+	}
+	require.Eventually(t, func() bool {
+		c.call("GET", "/api/v1/harvest_jobs?source_id="+src.ID+"&job_type=force_harvest", nil, http.StatusOK, &list)
+		return list.Total == 1
+	}, 30*time.Second, 20*time.Millisecond, "the trigger queued a force_harvest job")
+	forced := c.waitJob(list.Items[0].ID)
+	require.Equal(t, "complete", forced.Status)
+	require.Equal(t, 339, forced.Updated, "force_harvest updates every record")
+
 	// The source still has datasets: deleting it is refused until it is cleared.
 	c.call("DELETE", "/api/v1/harvest_sources/"+src.ID, nil, http.StatusConflict, nil)
 	c.call("POST", "/api/v1/harvest_sources/"+src.ID+"/jobs", map[string]string{"job_type": "clear"}, http.StatusAccepted, &job)

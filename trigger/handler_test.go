@@ -1,0 +1,92 @@
+package trigger_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/sqlite"
+	"github.com/harvester-dev/harvester/trigger"
+)
+
+func newStore(t *testing.T) store.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "h.db"))
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	require.NoError(t, st.Migrate(context.Background()))
+	return st
+}
+
+func triggerMsg(t *testing.T, v any) *message.Message {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return message.NewMessage(watermill.NewUUID(), b)
+}
+
+func TestTriggerMessages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := newStore(t)
+	h := trigger.NewHandler(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Agency", Slug: "agency"})
+	require.NoError(t, err)
+	var sources []*store.Source
+	for _, u := range []string{"https://a.example.gov/data.json", "https://b.example.gov/data.json", "https://c.example.gov/data.json"} {
+		src, err := st.SourceInsert(ctx, &store.SourceInsertParams{OrganizationID: org.ID, Name: u, URL: u,
+			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		sources = append(sources, src)
+	}
+	other, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "other", URL: "https://other.example.gov/data.json",
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+
+	jobsOf := func(sourceID string) []*store.Job {
+		jobs, _, err := st.JobList(ctx, &store.JobListParams{SourceID: sourceID})
+		require.NoError(t, err)
+		return jobs
+	}
+
+	// One source, forced.
+	require.NoError(t, h.Handle(triggerMsg(t, trigger.Message{DataSourceID: sources[0].ID, ForceUpdate: true})))
+	jobs := jobsOf(sources[0].ID)
+	require.Len(t, jobs, 1)
+	require.Equal(t, harvest.JobForceHarvest, jobs[0].JobType)
+	require.Equal(t, harvest.JobNew, jobs[0].Status, "queued for the scheduler's cap")
+
+	// Every source of a publisher; the one already queued is left as it is.
+	require.NoError(t, h.Handle(triggerMsg(t, trigger.Message{PublisherID: org.ID})))
+	for i, src := range sources {
+		jobs := jobsOf(src.ID)
+		require.Len(t, jobs, 1, "source %d", i)
+		if i > 0 {
+			require.Equal(t, harvest.JobHarvest, jobs[0].JobType)
+		}
+	}
+	require.Empty(t, jobsOf(other.ID), "a source of another organization is not triggered")
+
+	// Unknown ids and malformed messages are acknowledged (nil), not retried, and queue nothing.
+	for _, payload := range []any{
+		trigger.Message{DataSourceID: "4b3a2c1d-0000-4000-8000-000000000000"},
+		trigger.Message{PublisherID: "no-such-publisher"},
+		trigger.Message{},
+		trigger.Message{DataSourceID: sources[1].ID, PublisherID: org.ID},
+		"not an object",
+	} {
+		require.NoError(t, h.Handle(triggerMsg(t, payload)), "%v", payload)
+	}
+	_, total, err := st.JobList(ctx, &store.JobListParams{})
+	require.NoError(t, err)
+	require.Equal(t, 3, total)
+}
