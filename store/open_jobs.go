@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -27,7 +28,8 @@ func NewOpenJobs(st Store, recheck time.Duration) *OpenJobs {
 	return &OpenJobs{store: st, recheck: recheck, finished: map[string]bool{}, checked: map[string]time.Time{}}
 }
 
-// Open reports whether jobID is still new or in progress; a store error is returned as is.
+// Open reports whether jobID is still new or in progress (a job deleted with its source is not);
+// a store error is returned as is.
 func (o *OpenJobs) Open(ctx context.Context, jobID string) (bool, error) {
 	o.mu.Lock()
 	if o.finished[jobID] {
@@ -40,6 +42,9 @@ func (o *OpenJobs) Open(ctx context.Context, jobID string) (bool, error) {
 	}
 	o.mu.Unlock()
 	job, err := o.store.JobGet(ctx, jobID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil // deleted with its source: as good as finished
+	}
 	if err != nil {
 		return false, err
 	}

@@ -97,6 +97,9 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 		return nil, harvest.Permanent(err)
 	}
 	job, err := h.store.JobGet(ctx, l.JobID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil // the job was deleted with its source
+	}
 	if err != nil {
 		return nil, fmt.Errorf("get job: %w", err)
 	}

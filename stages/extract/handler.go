@@ -69,6 +69,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return harvest.Permanent(err)
 	}
 	stored, err := h.store.JobGet(ctx, job.JobID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // the job was deleted with its source
+	}
 	if err != nil {
 		return fmt.Errorf("get job: %w", err)
 	}
@@ -124,7 +127,11 @@ func (h *Handler) open(ctx context.Context, url string) (*os.File, func(), error
 
 // fail ends the job in error with a job error row and asks the aggregator to report it.
 func (h *Handler) fail(ctx context.Context, job *harvest.Job, kind string, cause error) error {
-	if _, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: job.JobID, Type: kind, Message: cause.Error()}); err != nil {
+	_, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: job.JobID, Type: kind, Message: cause.Error()})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // the job was deleted with its source meanwhile
+	}
+	if err != nil {
 		return fmt.Errorf("fail job: %w", err)
 	}
 	return h.publish(harvest.SubjectSettled, &harvest.Settled{V: harvest.Version, Kind: harvest.SettledFailed,

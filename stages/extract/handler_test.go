@@ -2,7 +2,6 @@ package extract
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,89 +9,29 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/google/uuid"
+	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/sqlite"
 )
 
-// fakeStore is the part of store.Store that EXTRACT uses. Like Postgres text, it cannot hold
-// U+0000 in an identifier.
-type fakeStore struct {
-	store.Store // nil: any other method panics
-	mu          sync.Mutex
-	seen        []string
-	failed      []store.JobFailParams
-}
-
-func (s *fakeStore) JobGet(_ context.Context, jobID string) (*store.Job, error) {
-	return &store.Job{ID: jobID, Status: harvest.JobInProgress}, nil
-}
-
-func (s *fakeStore) JobHeartbeat(context.Context, string) error { return nil }
-
-func (s *fakeStore) JobIdentifierAdd(_ context.Context, p *store.JobIdentifierAddParams) error {
-	if strings.ContainsRune(p.Identifier, 0) {
-		return errors.New(`ERROR: invalid byte sequence for encoding "UTF8": 0x00 (SQLSTATE 22021)`)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seen = append(s.seen, p.Identifier)
-	return nil
-}
-
-func (s *fakeStore) JobFail(_ context.Context, p *store.JobFailParams) (*store.Job, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failed = append(s.failed, *p)
-	return &store.Job{ID: p.JobID, Status: harvest.JobError}, nil
-}
-
-// natsMaxPayload is NATS's default max_payload.
-const natsMaxPayload = 1 << 20
-
-// fakePublisher keeps what is published and, like a NATS server, refuses a message over its
-// max payload (payload plus headers).
-type fakePublisher struct {
-	maxPayload int
-	mu         sync.Mutex
-	msgs       map[string][]*message.Message
-}
-
-func (p *fakePublisher) Publish(topic string, msgs ...*message.Message) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, m := range msgs {
-		size := len(m.Payload)
-		for k, v := range m.Metadata {
-			size += len(k) + len(v) + 4
-		}
-		if size > p.maxPayload {
-			return fmt.Errorf("publish to %s: nats: maximum payload exceeded", topic)
-		}
-		if p.msgs == nil {
-			p.msgs = map[string][]*message.Message{}
-		}
-		p.msgs[topic] = append(p.msgs[topic], m)
-	}
-	return nil
-}
-
-func (p *fakePublisher) Close() error { return nil }
-
-// extractRun is one EXTRACT run of a catalog written to a file.
+// extractRun is one EXTRACT run of a catalog written to a file, on a real SQLite store and
+// watermill's in-memory Pub/Sub (STYLE 6: stages are unit-tested on gochannel).
 type extractRun struct {
-	st  *fakeStore
-	pub *fakePublisher
-	err error // Handle's
+	st   store.Store
+	job  *store.Job
+	msgs map[string][]*message.Message // by subject
+	err  error                         // Handle's
 }
 
 func (r *extractRun) records(t *testing.T) []harvest.Record {
 	t.Helper()
 	var out []harvest.Record
-	for _, m := range r.pub.msgs[harvest.SubjectCompare] {
+	for _, m := range r.msgs[harvest.SubjectCompare] {
 		var rec harvest.Record
 		require.NoError(t, harvest.Decode(m, &rec))
 		out = append(out, rec)
@@ -103,7 +42,7 @@ func (r *extractRun) records(t *testing.T) []harvest.Record {
 func (r *extractRun) settled(t *testing.T) []harvest.Settled {
 	t.Helper()
 	var out []harvest.Settled
-	for _, m := range r.pub.msgs[harvest.SubjectSettled] {
+	for _, m := range r.msgs[harvest.SubjectSettled] {
 		var s harvest.Settled
 		require.NoError(t, harvest.Decode(m, &s))
 		out = append(out, s)
@@ -113,15 +52,14 @@ func (r *extractRun) settled(t *testing.T) []harvest.Settled {
 
 func (r *extractRun) listed(t *testing.T) int {
 	t.Helper()
-	msgs := r.pub.msgs[harvest.SubjectListing]
+	msgs := r.msgs[harvest.SubjectListing]
 	require.Len(t, msgs, 1, "one Listing")
 	var l harvest.Listing
 	require.NoError(t, harvest.Decode(msgs[0], &l))
 	return l.Listed
 }
 
-// recordErrors returns the record errors settled for the job, one line per row: type, then
-// message.
+// recordErrors returns the record errors settled for the job, by error type.
 func (r *extractRun) recordErrors(t *testing.T) map[string]harvest.Settled {
 	t.Helper()
 	out := map[string]harvest.Settled{}
@@ -134,17 +72,81 @@ func (r *extractRun) recordErrors(t *testing.T) map[string]harvest.Settled {
 	return out
 }
 
-func runExtract(t *testing.T, doc []byte, opts ...Option) *extractRun {
+// jobErrors returns the job's job-level errors.
+func (r *extractRun) jobErrors(t *testing.T) []*store.JobError {
 	t.Helper()
+	errs, err := r.st.JobErrorList(context.Background(), r.job.ID)
+	require.NoError(t, err)
+	return errs
+}
+
+// unseen returns the identifiers of live datasets the run did not list: what a complete
+// listing would delete.
+func (r *extractRun) unseen(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, r.st.DatasetListUnseen(context.Background(),
+		&store.DatasetListUnseenParams{SourceID: r.job.SourceID, JobID: r.job.ID},
+		func(id string) error { out = append(out, id); return nil }))
+	return out
+}
+
+// runExtract lists doc in a job of a source that has a live dataset for each of live.
+func runExtract(t *testing.T, doc []byte, live []string, opts ...Option) *extractRun {
+	t.Helper()
+	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "data.json")
 	require.NoError(t, os.WriteFile(path, doc, 0o644))
-	r := &extractRun{st: &fakeStore{}, pub: &fakePublisher{maxPayload: natsMaxPayload}}
-	jobID := uuid.NewString()
-	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: jobID,
-		SourceID: uuid.NewString(), JobType: harvest.JobHarvest, SourceType: harvest.SourceDocument,
-		SchemaType: harvest.SchemaType("dcatus1.1: federal"), URL: path})
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
 	require.NoError(t, err)
-	r.err = New(r.st, r.pub, FetchConfig{}, opts...).Handle(m)
+	t.Cleanup(st.Close)
+	require.NoError(t, st.Migrate(ctx))
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: path, SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	if len(live) > 0 {
+		old, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+		require.NoError(t, err)
+		for _, id := range live {
+			rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: harvest.RecordID(old.ID, id), JobID: old.ID,
+				SourceID: src.ID, Identifier: id, Action: harvest.ActionCreate, SourceRaw: "{}"})
+			require.NoError(t, err)
+			_, err = st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: id, Slug: id,
+				DCAT: []byte("{}"), RecordID: rec.ID})
+			require.NoError(t, err)
+		}
+		_, err = st.JobFail(ctx, &store.JobFailParams{JobID: old.ID, Type: "Test", Message: "done"})
+		require.NoError(t, err)
+	}
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+
+	// Publish returns once our collector acked the message: when Handle returns, every message
+	// it published has been collected.
+	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
+	t.Cleanup(func() { _ = pubsub.Close() })
+	r := &extractRun{st: st, job: job, msgs: map[string][]*message.Message{}}
+	var mu sync.Mutex
+	for _, subject := range []string{harvest.SubjectCompare, harvest.SubjectSettled, harvest.SubjectListing} {
+		ch, err := pubsub.Subscribe(ctx, subject)
+		require.NoError(t, err)
+		go func() {
+			for msg := range ch {
+				mu.Lock()
+				r.msgs[subject] = append(r.msgs[subject], msg)
+				mu.Unlock()
+				msg.Ack()
+			}
+		}()
+	}
+	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
+		SourceID: src.ID, JobType: harvest.JobHarvest, SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
+	require.NoError(t, err)
+	m.SetContext(ctx)
+	r.err = New(st, pubsub, FetchConfig{}, opts...).Handle(m)
+	mu.Lock()
+	defer mu.Unlock()
 	return r
 }
 
@@ -161,9 +163,9 @@ func TestHandleRecordTooLarge(t *testing.T) {
 	big := strings.Repeat("x", 3000)
 	doc := []byte(`{"dataset":[{"identifier":"a"},{"identifier":"big","description":"` + big +
 		`"},{"identifier":"c"}]}`)
-	r := runExtract(t, doc, WithMaxRecordBytes(2048))
+	r := runExtract(t, doc, []string{"big"}, WithMaxRecordBytes(2048))
 	require.NoError(t, r.err, "an over-size record does not fail the job")
-	require.Empty(t, r.st.failed)
+	require.Empty(t, r.jobErrors(t))
 	require.Equal(t, []string{"a", "c"}, identifiers(r.records(t)))
 	require.Equal(t, 3, r.listed(t))
 	errs := r.recordErrors(t)
@@ -174,12 +176,12 @@ func TestHandleRecordTooLarge(t *testing.T) {
 	msg := s.Errors[0].Message
 	require.Contains(t, msg, "over the limit of 2048 bytes")
 	require.Contains(t, msg, fmt.Sprintf("the record is %d bytes", len(`{"identifier":"big","description":"`+big+`"}`)))
-	require.Contains(t, r.st.seen, "big", "the record is in the source: its dataset must not be deleted")
+	require.Empty(t, r.unseen(t), "the record is in the source: its dataset must not be deleted")
 
 	// The default limit leaves room for headers in NATS's default 1 MiB payload.
 	require.Equal(t, 900<<10, New(nil, nil, FetchConfig{}).cfg.MaxRecordBytes)
 	huge := strings.Repeat("y", 1<<20)
-	r = runExtract(t, []byte(`{"dataset":[{"identifier":"huge","description":"`+huge+`"},{"identifier":"ok"}]}`))
+	r = runExtract(t, []byte(`{"dataset":[{"identifier":"huge","description":"`+huge+`"},{"identifier":"ok"}]}`), nil)
 	require.NoError(t, r.err, "a record over NATS's max payload does not fail the job")
 	require.Equal(t, []string{"ok"}, identifiers(r.records(t)))
 	require.Contains(t, r.recordErrors(t)["RecordTooLarge"].Errors[0].Message,
@@ -188,7 +190,7 @@ func TestHandleRecordTooLarge(t *testing.T) {
 
 func TestHandleInvalidIdentifier(t *testing.T) {
 	t.Parallel()
-	r := runExtract(t, []byte(`{"dataset":[{"identifier":"a\u0000b"},{"identifier":"ok"}]}`))
+	r := runExtract(t, []byte(`{"dataset":[{"identifier":"a\u0000b"},{"identifier":"ok"}]}`), nil)
 	require.NoError(t, r.err, "a NUL in an identifier does not fail the job")
 	require.Equal(t, []string{"ok"}, identifiers(r.records(t)))
 	require.Equal(t, 2, r.listed(t))
@@ -202,7 +204,7 @@ func TestHandleInvalidIdentifier(t *testing.T) {
 func TestHandleInvalidEncoding(t *testing.T) {
 	t.Parallel()
 	bad := `{"identifier":"latin1","title":"Caf` + "\xe9" + ` data"}`
-	r := runExtract(t, []byte(`{"dataset":[{"identifier":"ok"},`+bad+`]}`))
+	r := runExtract(t, []byte(`{"dataset":[{"identifier":"ok"},`+bad+`]}`), []string{"latin1"})
 	require.NoError(t, r.err, "a record that is not UTF-8 does not fail the job")
 	require.Equal(t, []string{"ok"}, identifiers(r.records(t)))
 	require.Equal(t, 2, r.listed(t))
@@ -211,30 +213,45 @@ func TestHandleInvalidEncoding(t *testing.T) {
 	require.Equal(t, "latin1", s.Identifier)
 	require.Contains(t, s.Errors[0].Message, fmt.Sprintf("byte 0xE9 at offset %d of the record", strings.IndexByte(bad, 0xe9)))
 	require.Contains(t, s.Errors[0].Message, "not valid UTF-8")
-	require.Contains(t, r.st.seen, "latin1", "the record is in the source: its dataset must not be deleted")
+	require.Empty(t, r.unseen(t), "the record is in the source: its dataset must not be deleted")
 }
 
 func TestHandleDuplicateDatasetMember(t *testing.T) {
 	t.Parallel()
 	r := runExtract(t, []byte(`{"dataset":[{"identifier":"a"}],
-  "dataset":[{"identifier":"b"}]}`))
+  "dataset":[{"identifier":"b"}]}`), nil)
 	require.NoError(t, r.err)
-	require.Len(t, r.st.failed, 1, "the job fails")
-	require.Equal(t, "ParseError", r.st.failed[0].Type)
-	require.Contains(t, r.st.failed[0].Message, `the catalog has more than one "dataset" member`)
-	require.Contains(t, r.st.failed[0].Message, "line 2, column 3")
-	require.Empty(t, r.pub.msgs[harvest.SubjectCompare], "no record moves")
-	require.Empty(t, r.pub.msgs[harvest.SubjectListing], "no listing: nothing is deleted")
+	errs := r.jobErrors(t)
+	require.Len(t, errs, 1, "the job fails")
+	require.Equal(t, "ParseError", errs[0].Type)
+	require.Contains(t, errs[0].Message, `the catalog has more than one "dataset" member`)
+	require.Contains(t, errs[0].Message, "line 2, column 3")
+	require.Empty(t, r.msgs[harvest.SubjectCompare], "no record moves")
+	require.Empty(t, r.msgs[harvest.SubjectListing], "no listing: nothing is deleted")
 }
 
 func TestHandleMessageKeepsMarkup(t *testing.T) {
 	t.Parallel()
 	desc := strings.Repeat("<p>a &amp; b</p>", 1000)
 	rec := `{"identifier":"html","description":"` + desc + `"}`
-	r := runExtract(t, []byte(`{"dataset":[`+rec+`]}`))
+	r := runExtract(t, []byte(`{"dataset":[`+rec+`]}`), nil)
 	require.NoError(t, r.err)
-	msgs := r.pub.msgs[harvest.SubjectCompare]
+	msgs := r.msgs[harvest.SubjectCompare]
 	require.Len(t, msgs, 1)
 	require.Less(t, len(msgs[0].Payload), len(rec)+1000, "markup is not escaped as \\u003c")
 	require.Equal(t, rec, string(r.records(t)[0].Body))
+}
+
+func TestHandleJobDeletedWithItsSource(t *testing.T) {
+	t.Parallel()
+	r := runExtract(t, []byte(`{"dataset":[{"identifier":"a"}]}`), nil)
+	require.NoError(t, r.err)
+	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version,
+		JobID: "6f1c2d3e-0000-4000-8000-000000000000", SourceID: r.job.SourceID, JobType: harvest.JobHarvest,
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, URL: "/nonexistent"})
+	require.NoError(t, err)
+	m.SetContext(context.Background())
+	pubsub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
+	defer pubsub.Close()
+	require.NoError(t, New(r.st, pubsub, FetchConfig{}).Handle(m), "a job that no longer exists is acknowledged")
 }

@@ -8,6 +8,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -60,7 +61,16 @@ func New(st store.Store, reg prometheus.Registerer, notifier Notifier, logger *s
 }
 
 // Handle counts one settled message and returns the harvest report when it finished the job.
+// A message of a job that was deleted with its source is dropped.
 func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
+	out, err := h.handle(msg)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return out, err
+}
+
+func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 	ctx := msg.Context()
 	var s harvest.Settled
 	if err := harvest.Decode(msg, &s); err != nil {
