@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -88,17 +89,17 @@ func (s *server) sourceJobCreate(w http.ResponseWriter, r *http.Request) error {
 var jobStatuses = []harvest.JobStatus{harvest.JobNew, harvest.JobInProgress, harvest.JobComplete, harvest.JobError}
 
 func (s *server) jobList(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
 	fields := fieldErrors{}
+	q := readQuery(r, fields, append([]string{"source_id", "status", "job_type"}, pagingParams...)...)
 	pg := parsePaging(q, fields)
-	p := store.JobListParams{SourceID: q.Get("source_id"), PageParams: pg.params()}
-	if v := q.Get("status"); v != "" {
+	p := store.JobListParams{SourceID: q["source_id"], PageParams: pg.params()}
+	if v := q["status"]; v != "" {
 		p.Status = harvest.JobStatus(v)
 		if !slices.Contains(jobStatuses, p.Status) {
 			fields.add("status", "unknown job status %q: want new, in_progress, complete or error", v)
 		}
 	}
-	if v := q.Get("job_type"); v != "" {
+	if v := q["job_type"]; v != "" {
 		var err error
 		if p.JobType, err = harvest.ParseJobType(v); err != nil {
 			fields.add("job_type", "%v", err)
@@ -108,6 +109,9 @@ func (s *server) jobList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	jobs, total, err := s.store.JobList(r.Context(), &p)
+	if errors.Is(err, store.ErrNotFound) { // a source_id Postgres cannot read as a uuid: no such source
+		jobs, total, err = nil, 0, nil
+	}
 	if err != nil {
 		return fmt.Errorf("list harvest jobs: %w", err)
 	}

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"mime"
 	"net/http"
-	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -30,8 +30,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return nil
 }
 
-// readBody returns the request body (capped by endpoint's MaxBytesReader).
+// readBody returns the request body (capped by endpoint's MaxBytesReader), once checkContentType
+// has let it through.
 func readBody(r *http.Request) ([]byte, error) {
+	if err := checkContentType(r); err != nil {
+		return nil, err
+	}
 	data, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	if err != nil && !errors.As(err, &mbe) {
@@ -40,9 +44,30 @@ func readBody(r *http.Request) ([]byte, error) {
 	return data, err
 }
 
+// checkContentType refuses, with 415, a request body whose Content-Type is not
+// application/json: the OpenAPI document declares no other media type. Parameters such as
+// charset are allowed; a body without a Content-Type is read as JSON, and a request without a
+// body passes whatever it says.
+func checkContentType(r *http.Request) error {
+	values := r.Header.Values("Content-Type")
+	if r.ContentLength == 0 || len(values) == 0 {
+		return nil
+	}
+	if len(values) == 1 {
+		if mt, _, err := mime.ParseMediaType(values[0]); err == nil && mt == "application/json" {
+			return nil
+		}
+	}
+	return errorf(http.StatusUnsupportedMediaType, "unsupported Content-Type %q: send the body as application/json",
+		strings.Join(values, ", "))
+}
+
 // decodeObject decodes a JSON object into v, a pointer to a struct with json tags. Malformed
-// JSON, or JSON that is not an object, is a 400 error; members v does not have and members of
-// the wrong type are recorded in fields, so that they are answered with the other bad fields.
+// JSON, or JSON that is not an object, is a 400 error; members v does not have, members of the
+// wrong type and null members are recorded in fields, so that they are answered with the other
+// bad fields. A member may be null only when its field can hold null (a pointer, a slice: the
+// OpenAPI document marks those nullable); null for any other field is refused rather than read
+// as the field's default, which only omitting the member means.
 func decodeObject(data []byte, v any, fields fieldErrors) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errorf(http.StatusBadRequest, "the request body is empty: send a JSON object")
@@ -55,10 +80,14 @@ func decodeObject(data []byte, v any, fields fieldErrors) error {
 		}
 		return errorf(http.StatusBadRequest, "malformed JSON body: %v", err)
 	}
-	known := jsonNames(reflect.TypeOf(v).Elem())
-	for name := range members {
-		if !known[name] {
+	known := jsonFields(reflect.TypeOf(v).Elem())
+	for name, raw := range members {
+		t, ok := known[name]
+		switch {
+		case !ok:
 			fields.add(name, "unknown field")
+		case string(bytes.TrimSpace(raw)) == "null" && !nullable(t):
+			fields.add(name, "must not be null: leave the member out for its default")
 		}
 	}
 	if err := json.Unmarshal(data, v); err != nil {
@@ -71,16 +100,25 @@ func decodeObject(data []byte, v any, fields fieldErrors) error {
 	return nil
 }
 
-// jsonNames returns the member names a struct type decodes.
-func jsonNames(t reflect.Type) map[string]bool {
-	names := map[string]bool{}
+// jsonFields returns the member names a struct type decodes, with the type of each one's field.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	names := map[string]reflect.Type{}
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name != "-" && f.IsExported() {
-			names[cmp.Or(name, f.Name)] = true
+			names[cmp.Or(name, f.Name)] = f.Type
 		}
 	}
 	return names
+}
+
+// nullable says whether a field of type t can hold a JSON null (json.RawMessage is a slice).
+func nullable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		return true
+	}
+	return false
 }
 
 func kindName(t reflect.Type) string {
@@ -127,17 +165,26 @@ const (
 	maxPerPage     = 100
 )
 
-// parsePaging reads ?page= (default 1) and ?per_page= (default 20, at most 100).
-func parsePaging(q url.Values, fields fieldErrors) paging {
+// maxPage is the largest page number: the OpenAPI document's maximum of the page parameter.
+const maxPage = math.MaxInt32
+
+// pagingParams are the query parameters parsePaging reads.
+var pagingParams = []string{"page", "per_page"}
+
+// parsePaging reads ?page= (default 1, at most maxPage) and ?per_page= (default 20, at most
+// 100) from a query that readQuery read with pagingParams.
+func parsePaging(q query, fields fieldErrors) paging {
 	pg := paging{page: 1, perPage: defaultPerPage}
-	pg.page = intParam(q, "page", pg.page, 1, math.MaxInt32, fields)
+	pg.page = intParam(q, "page", pg.page, 1, maxPage, fields)
 	pg.perPage = intParam(q, "per_page", pg.perPage, 1, maxPerPage, fields)
 	return pg
 }
 
-func intParam(q url.Values, name string, def, lo, hi int, fields fieldErrors) int {
-	s := q.Get(name)
-	if s == "" {
+// intParam reads an integer parameter from lo to hi; an absent one (or one readQuery refused)
+// is def.
+func intParam(q query, name string, def, lo, hi int, fields fieldErrors) int {
+	s, ok := q[name]
+	if !ok {
 		return def
 	}
 	n, err := strconv.Atoi(s)

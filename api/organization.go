@@ -44,7 +44,7 @@ func decodeOrganization(r *http.Request) (*organizationInput, error) {
 	if err := decodeObject(data, &in, fields); err != nil {
 		return nil, err
 	}
-	in.Name = strings.TrimSpace(in.Name)
+	in.Name = strings.TrimSpace(in.Name) // the document's name pattern: a character that is not unicode.IsSpace
 	if in.Name == "" {
 		fields.add("name", "required")
 	}
@@ -67,7 +67,7 @@ func orgNotFound(id string) string { return fmt.Sprintf("organization %q not fou
 
 func (s *server) organizationList(w http.ResponseWriter, r *http.Request) error {
 	fields := fieldErrors{}
-	pg := parsePaging(r.URL.Query(), fields)
+	pg := parsePaging(readQuery(r, fields, pagingParams...), fields)
 	if err := fields.err(); err != nil {
 		return err
 	}

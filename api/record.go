@@ -59,10 +59,10 @@ func recordErrorOf(e *store.RecordError) recordErrorJSON {
 // them as a streamed CSV download.
 func (s *server) recordErrorList(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	q := r.URL.Query()
 	fields := fieldErrors{}
+	q := readQuery(r, fields, append([]string{"format"}, pagingParams...)...)
 	pg := parsePaging(q, fields)
-	format := q.Get("format")
+	format := q["format"]
 	if format != "" && format != "json" && format != "csv" {
 		fields.add("format", "unknown format %q: want json or csv", format)
 	}
@@ -99,7 +99,7 @@ type jobErrorJSON struct {
 func (s *server) jobErrorList(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	fields := fieldErrors{}
-	pg := parsePaging(r.URL.Query(), fields)
+	pg := parsePaging(readQuery(r, fields, pagingParams...), fields)
 	if err := fields.err(); err != nil {
 		return err
 	}

@@ -66,7 +66,8 @@ type sourceInput struct {
 
 // decodeSource reads and checks the body of POST and PUT, naming every bad field. Omitted
 // optional fields take their defaults: source_type document, frequency manual,
-// notification_frequency on_error, no organization, no emails.
+// notification_frequency on_error, no organization, no emails (decodeObject refuses null for
+// the first three). A good url is stored with its scheme and host in lower case.
 func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error) {
 	data, err := readBody(r)
 	if err != nil {
@@ -87,6 +88,9 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 		p.OrganizationID = *in.OrganizationID
 	}
 	checkSource(p, in.SchemaType, fields)
+	if _, bad := fields["url"]; !bad {
+		p.URL = lowerSchemeHost(p.URL)
+	}
 	s.checkOrganization(r, p.OrganizationID, fields)
 	return p, fields.err()
 }
@@ -136,6 +140,40 @@ func checkSourceURL(raw string) string {
 	return ""
 }
 
+// lowerSchemeHost returns an absolute URL (one checkSourceURL accepts) with its scheme and host
+// in lower case, so that the unique index on harvest_source.url sees HTTP://Example.gov/x and
+// http://example.gov/x as the same source (RFC 3986 6.2.2.1: both are case-insensitive). It
+// cuts the URL as url.Parse does, and changes nothing else: userinfo, port, path, query and
+// fragment, and every percent-escape (in the host those encode non-ASCII bytes), stay exactly
+// as sent, and so does an IPv6 zone. Only ASCII letters are lowered.
+func lowerSchemeHost(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, ":")
+	if !ok || !strings.HasPrefix(rest, "//") {
+		return raw
+	}
+	authority := rest[2:]
+	tail := ""
+	if i := strings.IndexAny(authority, "/?#"); i >= 0 {
+		authority, tail = authority[:i], authority[i:]
+	}
+	userinfo, host := "", authority
+	if i := strings.LastIndex(authority, "@"); i >= 0 {
+		userinfo, host = authority[:i+1], authority[i+1:]
+	}
+	b := []byte(host)
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '%' && strings.HasPrefix(host, "["): // an IPv6 zone: "%25" and the zone's name
+			i = len(b)
+		case c == '%':
+			i += 2 // the escape's hex digits
+		case 'A' <= c && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return strings.ToLower(scheme) + ":" + "//" + userinfo + string(b) + tail
+}
+
 // checkOrganization records in fields an organization_id that names no organization. An
 // empty id (omitted, null or "") means no organization.
 func (s *server) checkOrganization(r *http.Request, id string, fields fieldErrors) {
@@ -153,12 +191,16 @@ func urlTaken(u string) string { return fmt.Sprintf("a harvest source with url %
 
 func (s *server) sourceList(w http.ResponseWriter, r *http.Request) error {
 	fields := fieldErrors{}
-	pg := parsePaging(r.URL.Query(), fields)
+	q := readQuery(r, fields, append([]string{"organization_id"}, pagingParams...)...)
+	pg := parsePaging(q, fields)
 	if err := fields.err(); err != nil {
 		return err
 	}
 	srcs, total, err := s.store.SourceList(r.Context(), &store.SourceListParams{
-		OrganizationID: r.URL.Query().Get("organization_id"), PageParams: pg.params()})
+		OrganizationID: q["organization_id"], PageParams: pg.params()})
+	if errors.Is(err, store.ErrNotFound) { // an organization_id Postgres cannot read as a uuid: no such organization
+		srcs, total, err = nil, 0, nil
+	}
 	if err != nil {
 		return fmt.Errorf("list harvest sources: %w", err)
 	}
@@ -196,6 +238,9 @@ func (s *server) sourceGet(w http.ResponseWriter, r *http.Request) error {
 
 func (s *server) sourceUpdate(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
+	if err := checkContentType(r); err != nil { // 415 first, as on the other routes with a body
+		return err
+	}
 	if _, err := s.store.SourceGet(r.Context(), id); err != nil { // 404 before 422
 		return describe(err, sourceNotFound(id), "")
 	}

@@ -52,6 +52,9 @@ type Config struct {
 	Fetch extract.FetchConfig
 	// Notifier emails job reports when a job finishes; nil sends none.
 	Notifier report.Notifier
+	// MaxDeleteShare is the largest share of a source's live datasets a harvest job may delete
+	// (0 < share <= 1). Default compare.DefaultMaxDeleteShare (0.5).
+	MaxDeleteShare float64
 }
 
 func (c Config) withDefaults() Config {

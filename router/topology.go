@@ -43,7 +43,7 @@ type stage struct {
 // topology is every stage and its subject: the one table that wires the pipeline.
 func topology(d *deps) []stage {
 	ex := extract.New(d.store, d.pub, d.fetch)
-	cmp := compare.New(d.store, d.pub)
+	cmp := compare.New(d.store, d.pub, d.cfg.MaxDeleteShare)
 	n := d.cfg.Subscriptions
 	return []stage{
 		{StageExtract, harvest.SubjectExtract, noOutput(ex.Handle), time.Minute, 1, 1},

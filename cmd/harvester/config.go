@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,8 @@ type serviceFlags struct {
 	natsURL     string
 	dataDir     string
 	logLevel    string
+	// maxDeleteShare is the largest share of a source's live datasets a harvest job may delete.
+	maxDeleteShare float64
 }
 
 func (f *serviceFlags) register(cmd *cobra.Command) {
@@ -34,6 +37,9 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
 		"where the embedded default keeps its SQLite database and JetStream data (env HARVESTER_DATA_DIR)")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
+		"a harvest job that would delete more than this share of a source's datasets fails and deletes nothing "+
+			"(force_harvest and clear are not bound; env HARVESTER_MAX_DELETE_SHARE)")
 }
 
 // servicesHelp says which services a command will use, read from the environment, and how to
@@ -52,7 +58,11 @@ func servicesHelp() string {
 	return "Services in use:\n  store: " + db + "\n  bus:   " + bus + "\n"
 }
 
+// logger checks the shared flags and returns the logger they ask for.
 func (f *serviceFlags) logger() (*slog.Logger, error) {
+	if f.maxDeleteShare <= 0 || f.maxDeleteShare > 1 {
+		return nil, usageError{fmt.Errorf("--max-delete-share: %v is not in (0, 1]", f.maxDeleteShare)}
+	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return nil, usageError{fmt.Errorf("--log-level: %w", err)}
@@ -119,4 +129,11 @@ func migrateCommand() *cobra.Command {
 	}
 	f.register(cmd)
 	return cmd
+}
+
+func envFloat(name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
+		return v
+	}
+	return def
 }

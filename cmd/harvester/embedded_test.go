@@ -59,7 +59,7 @@ func TestEmbeddedDefaultMatchesPostgresAndNATS(t *testing.T) {
 		{"dcatus/agency-gsa-2025-07.data.json", federal, []string{"--job-type", "force_harvest"}},
 		{"dcatus/agency-gsa-2025-07.data.json", federal, []string{"--job-type", "clear"}},
 		{"dcatus/agency-gsa-2025-01.data.json", federal, nil},
-		{"dcatus/INVALID-datagov-mixed-identifiers.data.json", nonFederal, nil},
+		{"dcatus/INVALID-datagov-mixed-identifiers.data.json", nonFederal, []string{"--max-delete-share", "1"}},
 		{"dcatus/INVALID-not-json.data.json", federal, nil},
 	}
 	for i, s := range steps {

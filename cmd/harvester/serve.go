@@ -202,7 +202,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 		if err != nil {
 			return usageError{err}
 		}
-		r, err := router.New(ctx, router.Config{NATSURL: natsURL, Store: st, Logger: logger, Registerer: reg,
+		r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, NATSURL: natsURL, Store: st, Logger: logger, Registerer: reg,
 			Stages: p.stages, Subscriptions: f.subscriptions, Notifier: mailer})
 		if err != nil {
 			return err

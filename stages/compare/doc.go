@@ -13,6 +13,8 @@
 // its deletes are counted, not made.
 // After a complete listing (a harvest.Listing message) the source's live datasets that the job
 // did not list become delete records, sent straight to SYNC, and the aggregator learns the
-// job's expected count: listed + deletes. A partial or failed listing never reaches here, so
+// job's expected count: listed + deletes. A harvest job whose listing would delete more than
+// the allowed share of the live datasets (default half) fails instead and deletes nothing
+// (DESIGN rule 1); clear and force_harvest jobs are not bound. A partial or failed listing never reaches here, so
 // it deletes nothing.
 package compare

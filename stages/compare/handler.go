@@ -16,14 +16,24 @@ import (
 // aggregator (unchanged); deletes are published through the publisher as they are found, so a
 // source of any size is never held in memory.
 type Handler struct {
-	store store.Store
-	pub   message.Publisher
-	jobs  *store.OpenJobs
+	store          store.Store
+	pub            message.Publisher
+	jobs           *store.OpenJobs
+	maxDeleteShare float64
 }
 
+// DefaultMaxDeleteShare is the share of a source's live datasets a harvest job may delete.
+const DefaultMaxDeleteShare = 0.5
+
 // New returns the COMPARE stage. pub routes by the harvest.MetaSubject metadata.
-func New(st store.Store, pub message.Publisher) *Handler {
-	return &Handler{store: st, pub: pub, jobs: store.NewOpenJobs(st, time.Second)}
+// maxDeleteShare (0 < share <= 1; 0 means DefaultMaxDeleteShare) is the largest share of a
+// source's live datasets that a harvest job may delete (DESIGN rule 1): a listing that would
+// delete more fails the job and deletes nothing. clear and force_harvest jobs are not bound.
+func New(st store.Store, pub message.Publisher, maxDeleteShare float64) *Handler {
+	if maxDeleteShare <= 0 || maxDeleteShare > 1 {
+		maxDeleteShare = DefaultMaxDeleteShare
+	}
+	return &Handler{store: st, pub: pub, jobs: store.NewOpenJobs(st, time.Second), maxDeleteShare: maxDeleteShare}
 }
 
 // HandleRecord compares one record (SubjectCompare) and returns the message that carries it on.
@@ -106,6 +116,9 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 	if job.Status.Finished() {
 		return nil, nil // the job ended before its listing was handled: delete nothing
 	}
+	if refused, err := h.tooManyDeletes(ctx, &l); err != nil || refused != nil {
+		return refused, err
+	}
 	deletes := 0
 	err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
 		func(identifier string) error {
@@ -119,6 +132,34 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 		return nil, fmt.Errorf("list deletes: %w", err)
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: l.Listed + deletes})
+}
+
+// tooManyDeletes fails a harvest job whose listing would delete more than the allowed share of
+// the source's live datasets, and returns the message that reports it; nil when within bounds.
+func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) ([]*message.Message, error) {
+	if l.JobType != harvest.JobHarvest {
+		return nil, nil
+	}
+	live, err := h.store.DatasetCount(ctx, l.SourceID)
+	if err != nil || live == 0 {
+		return nil, err
+	}
+	unseen := 0
+	err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
+		func(string) error { unseen++; return nil })
+	if err != nil {
+		return nil, fmt.Errorf("count deletes: %w", err)
+	}
+	if float64(unseen) <= h.maxDeleteShare*float64(live) {
+		return nil, nil
+	}
+	msg := fmt.Sprintf("the listing would delete %d of the source's %d live datasets (%.0f%%), more than the "+
+		"%.0f%% a harvest may delete; nothing was deleted. If the source really dropped them, run a "+
+		"force_harvest (or a clear job).", unseen, live, 100*float64(unseen)/float64(live), 100*h.maxDeleteShare)
+	if _, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: l.JobID, Type: "DeleteGuard", Message: msg}); err != nil {
+		return nil, fmt.Errorf("fail job: %w", err)
+	}
+	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledFailed, JobID: l.JobID})
 }
 
 func (h *Handler) settleWouldDelete(l *harvest.Listing, identifier string) error {

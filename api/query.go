@@ -1,0 +1,50 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// query is the query string of a request, each good parameter by name.
+type query map[string]string
+
+// readQuery reads the query string of a route that takes the parameters names, as the
+// OpenAPI document declares them: each parameter that is unknown, repeated, empty or badly
+// percent-encoded is recorded in fields by name, so that the 422 names it, and is left out of
+// the result. Routes that take no query parameters do not call it and ignore their query.
+func readQuery(r *http.Request, fields fieldErrors, names ...string) query {
+	q := query{}
+	seen := map[string]bool{}
+	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		if pair == "" { // "?" or "?a=1&": nothing sent
+			continue
+		}
+		rawName, rawValue, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(rawName)
+		if err != nil {
+			fields.add(rawName, "malformed query parameter name: %v", err)
+			continue
+		}
+		if seen[name] {
+			fields.add(name, "repeated: send the query parameter once")
+			delete(q, name)
+			continue
+		}
+		seen[name] = true
+		if !slices.Contains(names, name) {
+			fields.add(name, "unknown query parameter: this operation takes %s", strings.Join(names, ", "))
+			continue
+		}
+		switch value, err := url.QueryUnescape(rawValue); {
+		case err != nil:
+			fields.add(name, "malformed value: %v", err)
+		case value == "":
+			fields.add(name, "must not be empty: leave the parameter out for its default")
+		default:
+			q[name] = value
+		}
+	}
+	return q
+}
