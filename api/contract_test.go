@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // These tests hold the server to its OpenAPI document where a schemathesis run found them
@@ -123,27 +125,26 @@ func TestNamePatternIsTrimSpace(t *testing.T) {
 	t.Parallel()
 	patterns := namePatterns(t)
 	require.Equal(t, patterns["OrganizationInput"], patterns["HarvestSourceInput"], "one rule for names")
-	for schema, pattern := range map[string]string{"OrganizationInput": patterns["OrganizationInput"]} {
-		require.NotRegexp(t, `\\[sSwWdDbB]`, pattern, "%s: no class shorthands", schema)
-		re2 := regexp.MustCompile(pattern)
-		ecma := regexp2.MustCompile(pattern, regexp2.ECMAScript)
-		check := func(s string) {
-			blank := strings.TrimSpace(s) == ""
-			if re2.MatchString(s) == blank {
-				t.Fatalf("%s, RE2: %+q matches %v, but TrimSpace leaves %+q", schema, s, !blank, strings.TrimSpace(s))
-			}
-			if ok, err := ecma.MatchString(s); err != nil || ok == blank {
-				t.Fatalf("%s, ECMA: %+q matches %v (%v), but TrimSpace leaves %+q", schema, s, ok, err, strings.TrimSpace(s))
-			}
+	pattern := patterns["OrganizationInput"]
+	require.NotRegexp(t, `\\[sSwWdDbB]`, pattern, "no class shorthands")
+	re2 := regexp.MustCompile(pattern)
+	ecma := regexp2.MustCompile(pattern, regexp2.ECMAScript)
+	check := func(s string) {
+		blank := strings.TrimSpace(s) == ""
+		if re2.MatchString(s) == blank {
+			t.Fatalf("RE2: %+q matches %v, but TrimSpace leaves %+q", s, !blank, strings.TrimSpace(s))
 		}
-		for r := rune(0); r <= unicode.MaxRune; r++ {
-			if utf8.ValidRune(r) {
-				check(string(r))
-			}
+		if ok, err := ecma.MatchString(s); err != nil || ok == blank {
+			t.Fatalf("ECMA: %+q matches %v (%v), but TrimSpace leaves %+q", s, ok, err, strings.TrimSpace(s))
 		}
-		for _, s := range []string{"\u00a0", "\n", " \t\r\n", "\u3000\u2028", " a ", "\u00a0x\u00a0", "\ufeff", "\u200b", "\u0085", "\x1c"} {
-			check(s)
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if utf8.ValidRune(r) {
+			check(string(r))
 		}
+	}
+	for _, s := range []string{"\u00a0", "\n", " \t\r\n", "\u3000\u2028", " a ", "\u00a0x\u00a0", "\ufeff", "\u200b", "\u0085", "\x1c"} {
+		check(s)
 	}
 }
 
@@ -466,4 +467,27 @@ func TestContentType(t *testing.T) {
 	r = b.request(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", `{"job_type": "validate"}`,
 		"X-API-Key: "+testKey, "Content-Type: application/json; charset=utf-8")
 	require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
+}
+
+// uuidStore answers list filters as the Postgres store does when an id is not a uuid.
+type uuidStore struct{ store.Store }
+
+func (uuidStore) JobList(context.Context, *store.JobListParams) ([]*store.Job, int, error) {
+	return nil, 0, fmt.Errorf("%w: invalid input syntax for type uuid", store.ErrNotFound)
+}
+
+func (uuidStore) SourceList(context.Context, *store.SourceListParams) ([]*store.Source, int, error) {
+	return nil, 0, fmt.Errorf("%w: invalid input syntax for type uuid", store.ErrNotFound)
+}
+
+// TestListFilterNotAUUID: a filter id that is no uuid matches nothing, on Postgres as on
+// SQLite, rather than making the list a 404 that the document does not declare.
+func TestListFilterNotAUUID(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(_ *Config, d *Deps) { d.Store = uuidStore{d.Store} })
+	for _, path := range []string{"/api/v1/harvest_jobs?source_id=nope", "/api/v1/harvest_sources?organization_id=nope"} {
+		r := b.get(t, path)
+		require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+		require.Equal(t, map[string]any{"items": []any{}, "total": 0.0, "page": 1.0, "per_page": 20.0}, r.object(t))
+	}
 }

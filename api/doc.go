@@ -13,4 +13,13 @@
 // field), and store errors are mapped to statuses in one place (errorStatus): ErrNotFound is
 // 404, ErrConflict 409, anything unexpected 500 with no internals. Lists share one envelope,
 // {"items", "total", "page", "per_page"}. Each request is logged once, at info.
+//
+// Requests are held to the document as strictly as its schemas read. Request bodies are
+// application/json: a body with another Content-Type is a 415 (one without a Content-Type is
+// read as JSON). A member that is null is a 422 unless the document marks it nullable (a
+// pointer or slice field); omitting it is what means its default. Routes that declare query
+// parameters (the lists) answer 422 for an unknown, repeated or empty one (readQuery); the
+// others ignore their query. Names must hold a character that is not white space, as the
+// document's pattern says, and a source's url is stored with its scheme and host in lower
+// case.
 package api
