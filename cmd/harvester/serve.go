@@ -124,28 +124,27 @@ With --addr, /healthz, /readyz and /metrics are served there.
 }
 
 func schedulerCommand() *cobra.Command {
-	var f serverFlags
-	cmd := &cobra.Command{
-		Use:   "scheduler",
-		Short: "Run only the scheduler: due jobs, the cap on jobs in progress, orphan cleanup",
-		Long:  "Run only the scheduler. Several may run; one is active at a time (leader election).\n\n" + servicesHelp(),
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), parts{scheduler: true}) },
-	}
-	f.register(cmd, false)
-	return cmd
+	return partCommand("scheduler", "Run only the scheduler: due jobs, the cap on jobs in progress, orphan cleanup",
+		"Run only the scheduler. Several may run; one is active at a time (leader election).",
+		parts{scheduler: true}, false)
 }
 
 func apiCommand() *cobra.Command {
+	return partCommand("api", "Run only the HTTP API",
+		"Run only the HTTP API; queued jobs start when a scheduler runs.", parts{api: true}, true)
+}
+
+// partCommand is a command that runs fixed parts, with the shared server flags.
+func partCommand(use, short, long string, p parts, withAddr bool) *cobra.Command {
 	var f serverFlags
 	cmd := &cobra.Command{
-		Use:   "api",
-		Short: "Run only the HTTP API",
-		Long:  "Run only the HTTP API; queued jobs start when a scheduler runs.\n\n" + servicesHelp(),
+		Use:   use,
+		Short: short,
+		Long:  long + "\n\n" + servicesHelp(),
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), parts{api: true}) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), p) },
 	}
-	f.register(cmd, true)
+	f.register(cmd, withAddr)
 	return cmd
 }
 
