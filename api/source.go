@@ -112,6 +112,9 @@ func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErr
 		fields.add("schema_type", "required: %q or %q", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
 	} else if st, err := harvest.ParseSchemaType(schemaType); err != nil {
 		fields.add("schema_type", "%v", err)
+	} else if st.IsISO() {
+		fields.add("schema_type", "ISO 19115 sources are harvested from the command line for now: want %q or %q",
+			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
 	} else {
 		p.SchemaType = st
 	}

@@ -98,6 +98,9 @@ func decodeValidate(r *http.Request) (*validateInput, *validate.Validator, error
 		fields.add("schema_type", "required: %q or %q", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
 	} else if st, err := harvest.ParseSchemaType(in.SchemaType); err != nil {
 		fields.add("schema_type", "%v", err)
+	} else if st.IsISO() {
+		fields.add("schema_type", "validating ISO 19115 XML here is not supported yet: want %q or %q",
+			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
 	} else if v, err = validate.NewValidator(string(st)); err != nil {
 		return nil, nil, fmt.Errorf("validator for %q: %w", st, err)
 	}

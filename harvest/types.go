@@ -45,10 +45,21 @@ func (s JobStatus) Finished() bool { return s == JobComplete || s == JobError }
 // SourceType is how a harvest source publishes its records.
 type SourceType string
 
-// Source types (only document is harvested so far).
+// Source types that can be harvested today.
 const (
-	SourceDocument SourceType = "document"
+	SourceDocument      SourceType = "document"       // one data.json, or one ISO XML file
+	SourceWAF           SourceType = "waf"            // a web-accessible folder of ISO XML files
+	SourceWAFCollection SourceType = "waf-collection" // a WAF whose records are parts of a parent record
 )
+
+// ParseSourceType returns the SourceType spelled s, or an error naming the allowed values.
+func ParseSourceType(s string) (SourceType, error) {
+	switch t := SourceType(s); t {
+	case SourceDocument, SourceWAF, SourceWAFCollection:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown source type %q: want document, waf or waf-collection", s)
+}
 
 // SchemaType is the metadata standard a harvest source's records follow.
 type SchemaType string
@@ -57,15 +68,22 @@ type SchemaType string
 const (
 	SchemaDCATUS11Federal    SchemaType = "dcatus1.1: federal"
 	SchemaDCATUS11NonFederal SchemaType = "dcatus1.1: non-federal"
+	SchemaISO19115_1         SchemaType = "iso19115_1" // ISO 19115-1 / 19139 XML, transformed to DCAT-US
+	SchemaISO19115_2         SchemaType = "iso19115_2" // ISO 19115-2 XML, transformed to DCAT-US
 )
+
+// IsISO reports whether records of this schema are ISO 19115 XML (TRANSFORM makes DCAT-US of
+// them, validated against the non-federal schema, as Data.gov does).
+func (t SchemaType) IsISO() bool { return t == SchemaISO19115_1 || t == SchemaISO19115_2 }
 
 // ParseSchemaType returns the SchemaType spelled s, or an error naming the allowed values.
 func ParseSchemaType(s string) (SchemaType, error) {
 	switch t := SchemaType(s); t {
-	case SchemaDCATUS11Federal, SchemaDCATUS11NonFederal:
+	case SchemaDCATUS11Federal, SchemaDCATUS11NonFederal, SchemaISO19115_1, SchemaISO19115_2:
 		return t, nil
 	}
-	return "", fmt.Errorf("unknown schema type %q: want %q or %q", s, SchemaDCATUS11Federal, SchemaDCATUS11NonFederal)
+	return "", fmt.Errorf("unknown schema type %q: want %q, %q, %q or %q", s, SchemaDCATUS11Federal,
+		SchemaDCATUS11NonFederal, SchemaISO19115_1, SchemaISO19115_2)
 }
 
 // Action is what a record does to the catalog. Unchanged records are counted, never stored.

@@ -98,6 +98,9 @@ type Store interface {
 	// RecordInsert writes a harvest_record row in status pending; inserting an id that exists
 	// returns the existing row unchanged (redelivery).
 	RecordInsert(ctx context.Context, p *RecordInsertParams) (*Record, error)
+	// RecordTransformSet stores the DCAT-US that TRANSFORM made of a record (source_transform):
+	// ErrNotFound for an unknown record.
+	RecordTransformSet(ctx context.Context, p *RecordTransformSetParams) error
 	// RecordLatest returns the newest record of (source, identifier) whose outcome is known to
 	// compare against: status success, error_validation or error_transform. ErrNotFound if none.
 	RecordLatest(ctx context.Context, p *RecordLatestParams) (*Record, error)
@@ -106,7 +109,8 @@ type Store interface {
 	// it still has live datasets (clear it first) or an unfinished job.
 	SourceDelete(ctx context.Context, id string) error
 	// SourceEnsure returns the source with p.URL, creating it with p's fields when missing; an
-	// existing source keeps its fields except schema_type, which p updates.
+	// existing source keeps its fields except schema_type, source_type and
+	// collection_parent_url, which p updates.
 	SourceEnsure(ctx context.Context, p *SourceEnsureParams) (*Source, error)
 	// SourceGet returns one source, or ErrNotFound.
 	SourceGet(ctx context.Context, sourceID string) (*Source, error)

@@ -27,6 +27,7 @@ type Source struct {
 	NotificationEmails    []string
 	NotificationFrequency harvest.NotificationFrequency
 	NextRunAt             *time.Time // nil for manual sources
+	CollectionParentURL   string     // a waf-collection's parent record; "" otherwise
 	CreatedAt             time.Time
 	UpdatedAt             time.Time
 }
@@ -277,8 +278,15 @@ type RecordLatestParams struct {
 
 // SourceEnsureParams finds or creates a source by URL.
 type SourceEnsureParams struct {
-	Name       string
-	URL        string
-	SourceType harvest.SourceType
-	SchemaType harvest.SchemaType
+	Name                string
+	URL                 string
+	SourceType          harvest.SourceType
+	SchemaType          harvest.SchemaType
+	CollectionParentURL string // waf-collection sources only
+}
+
+// RecordTransformSetParams is the DCAT-US made of one harvest_record.
+type RecordTransformSetParams struct {
+	RecordID        string
+	SourceTransform json.RawMessage
 }

@@ -112,3 +112,16 @@ func (s *Store) RecordErrorStream(ctx context.Context, jobID string, fn func(*st
 	}
 	return interpretError(rows.Err())
 }
+
+// RecordTransformSet implements store.Store.
+func (s *Store) RecordTransformSet(ctx context.Context, p *store.RecordTransformSetParams) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE harvest_record SET source_transform = $2 WHERE id = $1`,
+		p.RecordID, string(p.SourceTransform))
+	if err != nil {
+		return interpretError(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}

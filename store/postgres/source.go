@@ -13,12 +13,12 @@ import (
 )
 
 const sourceColumns = `id, COALESCE(organization_id::text, ''), name, url, source_type, schema_type, frequency,
-	notification_emails, notification_frequency, next_run_at, created_at, updated_at`
+	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''), created_at, updated_at`
 
 func scanSource(row pgx.Row) (*store.Source, error) {
 	var s store.Source
 	err := row.Scan(&s.ID, &s.OrganizationID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &s.Frequency,
-		&s.NotificationEmails, &s.NotificationFrequency, &s.NextRunAt, &s.CreatedAt, &s.UpdatedAt)
+		&s.NotificationEmails, &s.NotificationFrequency, &s.NextRunAt, &s.CollectionParentURL, &s.CreatedAt, &s.UpdatedAt)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -78,9 +78,11 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 // SourceEnsure implements store.Store.
 func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (*store.Source, error) {
 	return scanSource(s.pool.QueryRow(ctx, `
-		INSERT INTO harvest_source (name, url, source_type, schema_type) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (url) DO UPDATE SET schema_type = EXCLUDED.schema_type, updated_at = now()
-		RETURNING `+sourceColumns, p.Name, p.URL, p.SourceType, p.SchemaType))
+		INSERT INTO harvest_source (name, url, source_type, schema_type, collection_parent_url)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''))
+		ON CONFLICT (url) DO UPDATE SET schema_type = EXCLUDED.schema_type, source_type = EXCLUDED.source_type,
+			collection_parent_url = EXCLUDED.collection_parent_url, updated_at = now()
+		RETURNING `+sourceColumns, p.Name, p.URL, p.SourceType, p.SchemaType, p.CollectionParentURL))
 }
 
 // SourceGet implements store.Store.

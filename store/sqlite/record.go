@@ -115,3 +115,16 @@ func (s *Store) streamRecordErrors(ctx context.Context, query string, args []any
 	}
 	return interpretError(rows.Err())
 }
+
+// RecordTransformSet implements store.Store.
+func (s *Store) RecordTransformSet(ctx context.Context, p *store.RecordTransformSetParams) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE harvest_record SET source_transform = ? WHERE id = ?`,
+		string(p.SourceTransform), p.RecordID)
+	if err != nil {
+		return interpretError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}

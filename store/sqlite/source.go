@@ -15,14 +15,14 @@ import (
 )
 
 const sourceColumns = `id, COALESCE(organization_id, ''), name, url, source_type, schema_type, frequency,
-	notification_emails, notification_frequency, next_run_at, created_at, updated_at`
+	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''), created_at, updated_at`
 
 func scanSource(row interface{ Scan(...any) error }) (*store.Source, error) {
 	var s store.Source
 	var emails, created, updated string
 	var next sql.NullString
 	err := row.Scan(&s.ID, &s.OrganizationID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &s.Frequency,
-		&emails, &s.NotificationFrequency, &next, &created, &updated)
+		&emails, &s.NotificationFrequency, &next, &s.CollectionParentURL, &created, &updated)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -83,10 +83,11 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (*store.Source, error) {
 	t := now()
 	return scanSource(s.db.QueryRowContext(ctx, `
-		INSERT INTO harvest_source (id, name, url, source_type, schema_type, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (url) DO UPDATE SET schema_type = excluded.schema_type, updated_at = excluded.updated_at
-		RETURNING `+sourceColumns, uuid.NewString(), p.Name, p.URL, p.SourceType, p.SchemaType, t, t))
+		INSERT INTO harvest_source (id, name, url, source_type, schema_type, collection_parent_url, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?)
+		ON CONFLICT (url) DO UPDATE SET schema_type = excluded.schema_type, source_type = excluded.source_type,
+			collection_parent_url = excluded.collection_parent_url, updated_at = excluded.updated_at
+		RETURNING `+sourceColumns, uuid.NewString(), p.Name, p.URL, p.SourceType, p.SchemaType, p.CollectionParentURL, t, t))
 }
 
 // SourceGet implements store.Store.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -289,4 +290,19 @@ func testRecordErrorStream(t *testing.T, s store.Store) {
 		return nil
 	})
 	require.NoError(t, err)
+}
+
+// testRecordTransformSet: the DCAT-US made of a record is kept with it.
+func testRecordTransformSet(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	rec := newRecord(t, s, job, "https://waf.example.gov/a.xml")
+	dcat := json.RawMessage(`{"identifier":"https://waf.example.gov/a.xml","title":"A","keyword":["x"]}`)
+	require.NoError(t, s.RecordTransformSet(ctx, &store.RecordTransformSetParams{RecordID: rec.ID, SourceTransform: dcat}))
+	got, err := s.RecordGet(ctx, rec.ID)
+	require.NoError(t, err)
+	require.JSONEq(t, string(dcat), string(got.SourceTransform))
+	require.Equal(t, rec.SourceRaw, got.SourceRaw, "the source is kept as it was")
+	err = s.RecordTransformSet(ctx, &store.RecordTransformSetParams{RecordID: uuid.NewString(), SourceTransform: dcat})
+	require.ErrorIs(t, err, store.ErrNotFound)
 }

@@ -75,6 +75,18 @@ func testSourceEnsureExisting(t *testing.T, s store.Store) {
 
 	other := newSource(t, s)
 	require.NotEqual(t, first.ID, other.ID)
+
+	// The source type and a waf-collection's parent follow the latest call too.
+	third, err := s.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "x", URL: first.URL,
+		SourceType: harvest.SourceWAFCollection, SchemaType: harvest.SchemaISO19115_2,
+		CollectionParentURL: "https://agency.example.gov/waf/parent.xml"})
+	require.NoError(t, err)
+	require.Equal(t, first.ID, third.ID)
+	require.Equal(t, harvest.SourceWAFCollection, third.SourceType)
+	require.Equal(t, "https://agency.example.gov/waf/parent.xml", third.CollectionParentURL)
+	got, err = s.SourceGet(ctx, first.ID)
+	require.NoError(t, err)
+	require.Equal(t, third, got)
 }
 
 func testSourceGetNotFound(t *testing.T, s store.Store) {

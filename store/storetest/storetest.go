@@ -97,6 +97,7 @@ var cases = []testCase{
 	{"Leader/CloseWithoutRelease", testLeaderCloseWithoutRelease},
 
 	{"Outcome/SettleOnce", testOutcomeSettleOnce},
+	{"Record/TransformSet", testRecordTransformSet},
 	{"Outcome/SettleAfterFinish", testOutcomeSettleAfterFinish},
 	{"Outcome/SettleCounters", testOutcomeSettleCounters},
 	{"Outcome/SettlePerJob", testOutcomeSettlePerJob},
