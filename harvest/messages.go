@@ -50,6 +50,10 @@ type Job struct {
 	SourceType SourceType `json:"source_type"`
 	SchemaType SchemaType `json:"schema_type"`
 	URL        string     `json:"url"`
+	// CollectionParentURL is a waf-collection's parent record, listed first.
+	CollectionParentURL string `json:"collection_parent_url,omitempty"`
+	// PublisherName names the publisher when an ISO record names none.
+	PublisherName string `json:"publisher_name,omitempty"`
 }
 
 // Record is one record on its way through the stages.
@@ -65,6 +69,16 @@ type Record struct {
 	Action     Action     `json:"action,omitempty"` // set by compare
 	SourceHash string     `json:"source_hash,omitempty"`
 	Validated  bool       `json:"validated,omitempty"` // set by validate
+	// XML is an ISO record's document byte for byte (base64 in the envelope: it may be in a
+	// declared encoding other than UTF-8). Body is empty then.
+	XML []byte `json:"xml,omitempty"`
+	// IsPartOf is the identifier of the collection the record belongs to (waf-collection).
+	IsPartOf string `json:"is_part_of,omitempty"`
+	// PublisherName names the publisher when an ISO record names none.
+	PublisherName string `json:"publisher_name,omitempty"`
+	// Warnings are notes for the record that do not make it fail (a placeholder used by
+	// TRANSFORM, say); they become warning rows when the record settles.
+	Warnings []RecordError `json:"warnings,omitempty"`
 	// Body is the record exactly as the publisher wrote it (source_raw); empty for deletes.
 	Body RawText `json:"body,omitempty"`
 	// Transformed is the DCAT-US made from Body by TRANSFORM; empty when Body already is DCAT-US.

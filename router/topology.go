@@ -49,7 +49,7 @@ func topology(d *deps) []stage {
 		{StageExtract, harvest.SubjectExtract, noOutput(ex.Handle), time.Minute, 1, 1},
 		{StageCompare, harvest.SubjectCompare, cmp.HandleRecord, time.Minute, n, 64},
 		{StageListing, harvest.SubjectListing, cmp.HandleListing, time.Minute, 1, 1},
-		{StageTransform, harvest.SubjectTransform, transform.New().Handle, time.Minute, n, 64},
+		{StageTransform, harvest.SubjectTransform, transform.New(d.store).Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
 		{StageSync, harvest.SubjectSync, sync.New(d.store).Handle, time.Minute, n, 64},
 		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, n, 64},

@@ -46,7 +46,8 @@ func Dispatch(ctx context.Context, st store.Store, pub message.Publisher, job *s
 
 func publishJob(pub message.Publisher, job *store.Job, src *store.Source) error {
 	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
-		SourceID: src.ID, JobType: job.JobType, SourceType: src.SourceType, SchemaType: src.SchemaType, URL: src.URL},
+		SourceID: src.ID, JobType: job.JobType, SourceType: src.SourceType, SchemaType: src.SchemaType, URL: src.URL,
+		CollectionParentURL: src.CollectionParentURL, PublisherName: src.Name},
 		harvest.MetaJobID, job.ID, harvest.MetaSourceID, src.ID)
 	if err != nil {
 		return err

@@ -28,6 +28,8 @@ type Params struct {
 	SourceType harvest.SourceType
 	SchemaType harvest.SchemaType
 	JobType    harvest.JobType
+	// CollectionParentURL is the parent record of a waf-collection source.
+	CollectionParentURL string
 }
 
 // Start creates the job and sends it to EXTRACT. It returns the job as inserted, or
@@ -39,7 +41,7 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 		name = p.URL
 	}
 	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
-		SchemaType: p.SchemaType})
+		SchemaType: p.SchemaType, CollectionParentURL: p.CollectionParentURL})
 	if err != nil {
 		return nil, fmt.Errorf("find or create harvest source: %w", err)
 	}

@@ -22,8 +22,8 @@ import (
 
 type harvestFlags struct {
 	serviceFlags
-	url, file, schemaType, jobType, format string
-	timeout                                time.Duration
+	url, file, schemaType, jobType, format, sourceType, parentURL string
+	timeout                                                       time.Duration
 }
 
 func harvestCommand() *cobra.Command {
@@ -52,7 +52,12 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "", "the source's http(s) URL")
 	fl.StringVar(&f.file, "file", "", "a local data.json file (the source is keyed by its absolute path)")
-	fl.StringVar(&f.schemaType, "schema-type", "", `"dcatus1.1: federal" or "dcatus1.1: non-federal"`)
+	fl.StringVar(&f.schemaType, "schema-type", "",
+		`"dcatus1.1: federal", "dcatus1.1: non-federal", "iso19115_1" or "iso19115_2"`)
+	fl.StringVar(&f.sourceType, "source-type", "document",
+		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files) or waf-collection")
+	fl.StringVar(&f.parentURL, "collection-parent-url", "",
+		"the parent record of a waf-collection: harvested first, and the isPartOf of every other record")
 	fl.StringVar(&f.jobType, "job-type", "harvest", "harvest, force_harvest, validate or clear")
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "give up waiting for the job after this long")
@@ -84,6 +89,23 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 	var err error
 	if p.SchemaType, err = harvest.ParseSchemaType(f.schemaType); err != nil {
 		return p, usageError{fmt.Errorf("--schema-type: %w", err)}
+	}
+	if p.SourceType, err = harvest.ParseSourceType(f.sourceType); err != nil {
+		return p, usageError{fmt.Errorf("--source-type: %w", err)}
+	}
+	switch {
+	case p.SourceType != harvest.SourceDocument && !p.SchemaType.IsISO():
+		return p, usageError{fmt.Errorf("--source-type %s: a WAF holds ISO XML: use --schema-type iso19115_1 or iso19115_2", p.SourceType)}
+	case p.SourceType != harvest.SourceDocument && f.file != "":
+		return p, usageError{fmt.Errorf("--source-type %s: a WAF is a folder listing on a web server: use --url", p.SourceType)}
+	case p.SourceType == harvest.SourceWAFCollection && f.parentURL == "":
+		return p, usageError{errors.New("--source-type waf-collection needs --collection-parent-url")}
+	case p.SourceType != harvest.SourceWAFCollection && f.parentURL != "":
+		return p, usageError{errors.New("--collection-parent-url is for --source-type waf-collection")}
+	case f.parentURL != "":
+		if p.CollectionParentURL, err = sourceURL(f.parentURL); err != nil {
+			return p, usageError{fmt.Errorf("--collection-parent-url: %w", err)}
+		}
 	}
 	if p.JobType, err = harvest.ParseJobType(f.jobType); err != nil {
 		return p, usageError{fmt.Errorf("--job-type: %w", err)}

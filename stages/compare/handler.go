@@ -2,8 +2,11 @@ package compare
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -46,7 +49,7 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	if open, err := h.jobs.Open(ctx, rec.JobID); err != nil || !open {
 		return nil, err // a record of a job that ended (failed or cancelled) is dropped
 	}
-	hash, err := SourceHash(rec.Body)
+	hash, err := recordHash(&rec)
 	if err != nil {
 		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
 			Identifier: rec.Identifier, Outcome: harvest.OutcomeErrored,
@@ -66,7 +69,7 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	}
 	if _, err := h.store.RecordInsert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
 		SourceID: rec.SourceID, Identifier: rec.Identifier, Action: action, SourceHash: hash,
-		SourceRaw: string(rec.Body), SchemaType: rec.SchemaType}); err != nil {
+		SourceRaw: sourceRaw(&rec), SchemaType: rec.SchemaType}); err != nil {
 		return nil, fmt.Errorf("insert harvest_record: %w", err)
 	}
 	return harvest.Next(harvest.SubjectTransform, &rec)
@@ -184,4 +187,24 @@ func (h *Handler) publishDelete(ctx context.Context, l *harvest.Listing, identif
 		return err
 	}
 	return h.pub.Publish(harvest.SubjectSync, m)
+}
+
+// recordHash is the source_hash of a record: SourceHash of a JSON record; for an XML record,
+// the SHA-256 of its bytes (Data.gov H2.0 does not canonicalise XML either).
+func recordHash(rec *harvest.Record) (string, error) {
+	if len(rec.XML) > 0 {
+		sum := sha256.Sum256(rec.XML)
+		return hex.EncodeToString(sum[:]), nil
+	}
+	return SourceHash(rec.Body)
+}
+
+// sourceRaw is what source_raw keeps: the record as written. An XML file in a declared
+// encoding other than UTF-8 is kept with its invalid bytes replaced (U+FFFD), as text columns
+// hold UTF-8 only; its hash is of the original bytes.
+func sourceRaw(rec *harvest.Record) string {
+	if len(rec.XML) > 0 {
+		return strings.ToValidUTF8(string(rec.XML), "\uFFFD")
+	}
+	return string(rec.Body)
 }

@@ -78,6 +78,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if stored.Status.Finished() {
 		return nil // redelivered after the job ended
 	}
+	if (job.SchemaType.IsISO() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
+		return h.listXML(ctx, &job)
+	}
 	if job.JobType == harvest.JobClear {
 		return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
 			SourceID: job.SourceID, JobType: job.JobType}, job.JobID)
@@ -159,12 +162,22 @@ type lister struct {
 // listing is not taken for an orphan.
 const heartbeatEvery = 1000
 
-func (l *lister) entry(pos int, raw json.RawMessage) error {
+// next counts one more entry of the listing and returns its 0-based position, with a job
+// heartbeat every heartbeatEvery entries.
+func (l *lister) next() (int, error) {
+	pos := l.listed
 	l.listed++
 	if l.listed%heartbeatEvery == 0 {
 		if err := l.h.store.JobHeartbeat(l.ctx, l.job.JobID); err != nil {
-			return fmt.Errorf("job heartbeat: %w", err)
+			return pos, fmt.Errorf("job heartbeat: %w", err)
 		}
+	}
+	return pos, nil
+}
+
+func (l *lister) entry(pos int, raw json.RawMessage) error {
+	if _, err := l.next(); err != nil {
+		return err
 	}
 	e := Identify(pos, raw)
 	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would silently turn each bad byte into

@@ -63,7 +63,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
 		Identifier: rec.Identifier, RecordID: rec.RecordID, Outcome: harvest.OutcomeOf(rec.Action),
-		Status: harvest.RecordSuccess, Validated: rec.Validated})
+		Status: harvest.RecordSuccess, Validated: rec.Validated, Errors: rec.Warnings})
 }
 
 // title returns the record's title, or fallback when it has no string title.

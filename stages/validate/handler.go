@@ -41,7 +41,11 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
 	}
-	v, err := h.validator(rec.SchemaType)
+	schema := rec.SchemaType
+	if schema.IsISO() {
+		schema = harvest.SchemaDCATUS11NonFederal // what Data.gov checks transformed ISO records against
+	}
+	v, err := h.validator(schema)
 	if err != nil {
 		return h.reject(&rec, []harvest.RecordError{{Type: "ValidationError", Message: err.Error(),
 			Severity: harvest.SeverityError}})
@@ -61,7 +65,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	rec.Validated = true
 	if rec.JobType == harvest.JobValidate {
 		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-			Identifier: rec.Identifier, Outcome: harvest.OutcomeOf(rec.Action), Validated: true})
+			Identifier: rec.Identifier, Outcome: harvest.OutcomeOf(rec.Action), Validated: true, Errors: rec.Warnings})
 	}
 	return harvest.Next(harvest.SubjectSync, &rec)
 }
@@ -69,5 +73,5 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 func (h *Handler) reject(rec *harvest.Record, errs []harvest.RecordError) ([]*message.Message, error) {
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
 		Identifier: rec.Identifier, RecordID: rec.StoredRecordID(), Outcome: harvest.OutcomeErrored,
-		Status: harvest.RecordErrorValidation, Errors: errs})
+		Status: harvest.RecordErrorValidation, Errors: append(rec.Warnings, errs...)})
 }

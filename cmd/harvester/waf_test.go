@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/router/natstest"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
+	"github.com/harvester-dev/harvester/store/postgres"
+)
+
+// wafServer serves the corpus's real WAF listings, each at the path its links expect, and a
+// corpus ISO file for every .xml link; it counts the XML downloads.
+type wafServer struct {
+	*httptest.Server
+	mu        sync.Mutex
+	downloads int
+}
+
+// wafListings maps each listing's path to its corpus capture (or to literal HTML).
+var wafListings = map[string]string{
+	"/apache/":            "waf/apache-noaa-garfo.html",
+	"/nginx/":             "waf/nginx-alaska-dggs.html",
+	"/ul/":                "waf/apache-census-division-ul.html",
+	"/pre/":               "waf/apache-folder-with-subfolder.html",
+	"/NTADmetadata/":      "waf/iis-bts-ntad.html",
+	"/WAFer_harvest/ISO/": "waf/iis-epa-edg.html",
+}
+
+// subfolder is the listing of /pre/subfolder/: a dated file, and links back up that must not loop.
+const subfolder = `<html><body><pre><a href="../">Parent Directory</a>
+<a href="/pre/">/pre/</a>
+<a href="record-2.xml">record-2.xml</a>          2024-05-01 10:00  12K
+</pre></body></html>`
+
+// wafRecords are the corpus files served for .xml links: valid ISO, odd but valid ISO, and
+// files that must end as error rows.
+var wafRecords = []string{
+	"iso19115/datagov-valid-iso2-gmi.xml",
+	"iso19115/datagov-valid-iso1-gmd.xml",
+	"iso19115/catalog-data-gov-noaa-wcsd-leading-whitespace-gmi.xml",
+	"iso19115/census-series-collection-tl-2013-county-gmi.xml",
+	"iso19115/fgdc-usgs-white-fronted-goose.xml",
+	"iso19115/INVALID-datagov-decode-error.xml",
+	"iso19115/census-2013-county-ea-iso19110-featurecatalogue-latin1.xml",
+	"iso19115/INVALID-ckanspatial-gemini-bad-xml.xml",
+}
+
+func newWAFServer(t *testing.T) *wafServer {
+	t.Helper()
+	s := &wafServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := r.URL.Path
+		switch {
+		case path == "/pre/subfolder/":
+			fmt.Fprint(w, subfolder)
+		case wafListings[path] != "":
+			http.ServeFile(w, r, corpustest.Path(t, wafListings[path]))
+		case strings.HasSuffix(strings.ToLower(path), ".xml"):
+			s.mu.Lock()
+			s.downloads++
+			s.mu.Unlock()
+			h := fnv.New32a()
+			h.Write([]byte(path))
+			w.Header().Set("Content-Type", "application/xml")
+			http.ServeFile(w, r, corpustest.Path(t, wafRecords[int(h.Sum32())%len(wafRecords)]))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *wafServer) downloaded() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.downloads
+	s.downloads = 0
+	return n
+}
+
+func TestHarvestWAFs(t *testing.T) {
+	t.Parallel()
+	srv := newWAFServer(t)
+	dbURL := dbtest.URL(t)
+	services := []string{"--database-url", dbURL, "--nats-url", natstest.URL(t)}
+	st, err := postgres.Open(context.Background(), dbURL)
+	require.NoError(t, err)
+	defer st.Close()
+
+	for listing := range wafListings {
+		url := srv.URL + listing
+		harvest := func(extra ...string) jobReport {
+			args := append([]string{"harvest", "--url", url, "--source-type", "waf", "--schema-type", "iso19115_2"}, extra...)
+			return runJSON(t, append(args, services...)...)
+		}
+		first := harvest()
+		require.Equal(t, "complete", first.Status, listing)
+		require.Equal(t, 2, first.Total, "%s: every .xml file of the listing and nothing else", listing)
+		require.Equal(t, first.Total, first.Added+first.Errored, listing)
+		require.Equal(t, first.Total, srv.downloaded(), listing)
+
+		// Every file is a dataset or an error row with a reason.
+		datasets, err := st.DatasetList(context.Background(), &store.DatasetListParams{SourceID: first.SourceID})
+		require.NoError(t, err)
+		errs, _, err := st.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: first.JobID,
+			PageParams: store.PageParams{Limit: 100}})
+		require.NoError(t, err)
+		failed := map[string]bool{}
+		for _, e := range errs {
+			if e.Severity == "error" {
+				require.NotEmpty(t, e.Message)
+				failed[e.Identifier] = true
+			}
+		}
+		require.Len(t, datasets, first.Added, listing)
+		require.Len(t, failed, first.Errored, listing)
+		for _, d := range datasets {
+			require.True(t, strings.HasPrefix(d.Identifier, srv.URL+"/"), "the identifier is the file's URL: %s", d.Identifier)
+			require.Contains(t, string(d.DCAT), `"geospatial"`)
+		}
+
+		// The listing dates say nothing changed: nothing is downloaded.
+		second := harvest()
+		require.Equal(t, "complete", second.Status, listing)
+		require.Equal(t, 2, second.Unchanged, listing)
+		if listing == "/ul/" { // this listing shows no dates: the files are downloaded and compared
+			require.Equal(t, 2, srv.downloaded(), listing)
+		} else {
+			require.Zero(t, srv.downloaded(), "%s: a harvest with unchanged listing dates downloads no XML", listing)
+		}
+
+		forced := harvest("--job-type", "force_harvest")
+		require.Equal(t, "complete", forced.Status, listing)
+		require.Equal(t, 2, srv.downloaded(), "%s: force_harvest downloads everything", listing)
+	}
+}
+
+// A waf-collection's parent record is harvested first, and every child is part of it.
+func TestHarvestWAFCollection(t *testing.T) {
+	t.Parallel()
+	srv := newWAFServer(t)
+	dbURL := dbtest.URL(t)
+	parent := srv.URL + "/cfg/parent.xml"
+	rep := runJSON(t, "harvest", "--url", srv.URL+"/apache/", "--source-type", "waf-collection",
+		"--collection-parent-url", parent, "--schema-type", "iso19115_2",
+		"--database-url", dbURL, "--nats-url", natstest.URL(t))
+	require.Equal(t, "complete", rep.Status)
+	require.Equal(t, 3, rep.Total, "the parent and the two files")
+	st, err := postgres.Open(context.Background(), dbURL)
+	require.NoError(t, err)
+	defer st.Close()
+	datasets, err := st.DatasetList(context.Background(), &store.DatasetListParams{SourceID: rep.SourceID})
+	require.NoError(t, err)
+	require.NotEmpty(t, datasets)
+	for _, d := range datasets {
+		var dcat struct {
+			IsPartOf *string `json:"isPartOf"`
+		}
+		require.NoError(t, json.Unmarshal(d.DCAT, &dcat))
+		if d.Identifier == parent {
+			require.Nil(t, dcat.IsPartOf, "the parent is part of nothing")
+			continue
+		}
+		require.NotNil(t, dcat.IsPartOf, d.Identifier)
+		require.Equal(t, parent, *dcat.IsPartOf, d.Identifier)
+	}
+}
+
+// One ISO file is a one-record document source.
+func TestHarvestISODocument(t *testing.T) {
+	t.Parallel()
+	rep := runJSON(t, "harvest", "--file", corpustest.Path(t, "iso19115/datagov-valid-iso1-gmd.xml"),
+		"--schema-type", "iso19115_1", "--database-url", dbtest.URL(t), "--nats-url", natstest.URL(t))
+	require.Equal(t, "complete", rep.Status)
+	require.Equal(t, [2]int{1, 1}, [2]int{rep.Total, rep.Added})
+}

@@ -1,0 +1,626 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+)
+
+// WAFFile is one metadata file of a WAF listing.
+type WAFFile struct {
+	URL      string    // absolute URL: the record identifier
+	Modified time.Time // the date the listing shows for the file, UTC; zero when the listing shows none
+}
+
+// WAFConfig bounds a crawl. Zero (or negative) fields take defaults: MaxDepth 10 folders below
+// the root, MaxFolders 10000, MaxFiles 1,000,000, Location UTC.
+type WAFConfig struct {
+	// MaxDepth is how many folder levels below the root are listed; deeper folders are not
+	// fetched (they are out of the crawl's scope, which is not an error).
+	MaxDepth int
+	// MaxFolders caps the listing pages fetched, the root included. A crawl that would need
+	// more fails with ErrWAFLimit.
+	MaxFolders int
+	// MaxFiles caps the distinct files reported. A crawl that finds more fails with
+	// ErrWAFLimit.
+	MaxFiles int
+	// Location is the time zone of the listing dates, which are server-local. Default UTC.
+	Location *time.Location
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c WAFConfig) WithDefaults() WAFConfig {
+	if c.MaxDepth <= 0 {
+		c.MaxDepth = 10
+	}
+	if c.MaxFolders <= 0 {
+		c.MaxFolders = 10000
+	}
+	if c.MaxFiles <= 0 {
+		c.MaxFiles = 1_000_000
+	}
+	if c.Location == nil {
+		c.Location = time.UTC
+	}
+	return c
+}
+
+// ErrWAFLimit is the cause of a crawl that hit WAFConfig.MaxFolders or MaxFiles. The crawl
+// fails rather than returning a truncated listing, which would look like deleted files.
+var ErrWAFLimit = errors.New("WAF crawl limit reached")
+
+// errNotHTML is a listing page with no HTML markup at all (an empty body, plain text).
+var errNotHTML = errors.New("not an HTML directory listing: no markup")
+
+// ParseWAFListing reads one listing page (HTML) at pageURL and returns its .xml files
+// (case-insensitive extension, deduplicated, in page order) and its sub-folders (absolute URLs
+// ending in "/"). It never returns the page itself, its parent or ancestors, query-only sort
+// links (?C=N;O=D), fragments, mailto:, or other hosts. Listing dates are read as UTC.
+//
+// Any link with a query string is ignored, and a fragment is dropped before a link is judged
+// (so href="#no" is the page itself). Folders are every same-host folder that is not the page's
+// own folder or one of its ancestors, so siblings ("../b/") are returned: CrawlWAF keeps only
+// those below its root.
+//
+// A file's date is read from the text near its link, never from another link's text: the text
+// after the link up to the next link or line end (Apache <pre>, nginx, the rest of an Apache
+// table row), or else, when the link's line holds no other link before it, the text from the
+// line start to the link (IIS puts the date before the name). Lines end at newlines (except
+// inside a table row), <br>, and block elements (<tr>, <li>, <p>, <hr>, ...). Formats, first
+// match wins: Apache "2006-01-02 15:04[:05]", nginx "02-Jan-2006 15:04", IIS "1/2/2006 3:04 PM"
+// and IIS long "Monday, January 2, 2006  3:04 PM".
+//
+// Links resolve against pageURL (a <base> element is ignored), and URLs are returned with the
+// host in lower case and without the scheme's default port.
+//
+// A page with no markup at all (an empty or plain-text body) is an error, so that it is never
+// taken for an empty listing.
+func ParseWAFListing(pageURL string, page io.Reader) (files []WAFFile, folders []string, err error) {
+	return parseWAFListing(pageURL, page, time.UTC)
+}
+
+// CrawlWAF walks the listing at root and its sub-folders breadth-first (a visited set, the
+// depth cap, same scheme+host only, never above root), calling fn with each file once. A
+// listing that cannot be fetched or parsed is an error for the whole crawl (a failed listing
+// must never look like an empty one: nothing may be deleted after it). fn's error stops the
+// crawl and is returned.
+//
+// The root is a folder: a root path with no trailing slash whose last segment has no "." (e.g.
+// https://host/waf) is read as that folder (https://host/waf/), so that relative links resolve
+// as a browser would after the server's redirect. Only files and folders below the root's
+// folder are taken; a folder's depth is the number of path segments below it.
+func CrawlWAF(ctx context.Context, fc FetchConfig, cfg WAFConfig, root string, fn func(WAFFile) error) error {
+	fc = fc.WithDefaults()
+	cfg = cfg.WithDefaults()
+	rootURL, err := parsePageURL(root)
+	if err != nil {
+		return err
+	}
+	rootURL.Fragment, rootURL.RawFragment = "", ""
+	if !strings.HasSuffix(rootURL.Path, "/") && !strings.Contains(rootURL.Path[strings.LastIndex(rootURL.Path, "/")+1:], ".") {
+		rootURL.Path += "/"
+		if rootURL.RawPath != "" {
+			rootURL.RawPath += "/"
+		}
+	}
+	rootDir := dirOf(rootURL.Path)
+	under := func(u *url.URL) bool {
+		return u.Scheme == rootURL.Scheme && sameHost(u, rootURL) && strings.HasPrefix(u.Path, rootDir)
+	}
+
+	start := rootURL.String()
+	queue := []string{start}
+	visited := map[string]bool{start: true}
+	seen := make(map[string]struct{})
+	for fetched := 0; len(queue) > 0; fetched++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cur := queue[0]
+		queue = queue[1:]
+		if fetched >= cfg.MaxFolders {
+			return fmt.Errorf("WAF %s: %w: more than %d folders (next: %s)", start, ErrWAFLimit, cfg.MaxFolders, cur)
+		}
+		files, subs, err := fetchWAFListing(ctx, fc, cur, cfg.Location)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			u, err := url.Parse(f.URL)
+			if err != nil || !under(u) {
+				continue
+			}
+			if _, dup := seen[f.URL]; dup {
+				continue
+			}
+			if len(seen) >= cfg.MaxFiles {
+				return fmt.Errorf("WAF %s: %w: more than %d files (next: %s)", start, ErrWAFLimit, cfg.MaxFiles, f.URL)
+			}
+			seen[f.URL] = struct{}{}
+			if err := fn(f); err != nil {
+				return err
+			}
+		}
+		for _, s := range subs {
+			u, err := url.Parse(s)
+			if err != nil || !under(u) || visited[s] {
+				continue
+			}
+			if strings.Count(u.Path[len(rootDir):], "/") > cfg.MaxDepth {
+				continue // out of scope, not a failure
+			}
+			visited[s] = true
+			queue = append(queue, s)
+		}
+	}
+	return nil
+}
+
+// fetchWAFListing downloads and parses one listing page. The error names the page: a
+// *FetchError (URL and HTTP status) when it could not be downloaded.
+func fetchWAFListing(ctx context.Context, fc FetchConfig, pageURL string, loc *time.Location) ([]WAFFile, []string, error) {
+	f, err := Fetch(ctx, fc, pageURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("WAF listing: %w", err)
+	}
+	defer func() {
+		f.Close()
+		os.Remove(f.Name())
+	}()
+	files, folders, err := parseWAFListing(pageURL, f, loc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("WAF listing %s: %w", pageURL, err)
+	}
+	return files, folders, nil
+}
+
+// parsePageURL parses an absolute http(s) URL.
+func parsePageURL(s string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return nil, fmt.Errorf("WAF URL %q: %w", s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return nil, fmt.Errorf("WAF URL %q: not an absolute http(s) URL", s)
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	u.Host = canonicalHost(u)
+	return u, nil
+}
+
+// dirOf is a URL path up to and including its last "/".
+func dirOf(p string) string {
+	return p[:strings.LastIndex(p, "/")+1]
+}
+
+// sameHost compares hosts case-insensitively, ignoring the scheme's default port.
+func sameHost(a, b *url.URL) bool {
+	return canonicalHost(a) == canonicalHost(b)
+}
+
+// canonicalHost is u's host in lower case without the scheme's default port, so that one file
+// has one identifier however its links spell the host.
+func canonicalHost(u *url.URL) string {
+	h := strings.ToLower(strings.TrimSuffix(u.Host, ":"))
+	switch {
+	case u.Scheme == "http" && strings.HasSuffix(h, ":80"):
+		h = strings.TrimSuffix(h, ":80")
+	case u.Scheme == "https" && strings.HasSuffix(h, ":443"):
+		h = strings.TrimSuffix(h, ":443")
+	}
+	return h
+}
+
+// Bounds of the listing parser's memory for pathological pages.
+const (
+	wafMaxToken   = 16 << 20 // bytes of one HTML token (a tag or an unbroken text run)
+	wafSegmentCap = 1024     // bytes of text kept each side of a link for date matching
+	wafMaxNesting = 64       // open <pre>/<table>/<tr> elements tracked; deeper ones are ignored
+)
+
+// segment is the text between two boundaries (a link or a line end): the first and the last
+// wafSegmentCap bytes of it.
+type segment struct {
+	head, tail []byte
+	afterBreak bool // the segment began at a line end, not at a link
+}
+
+func (s *segment) add(t string) {
+	if n := wafSegmentCap - len(s.head); n > 0 {
+		s.head = append(s.head, t[:min(n, len(t))]...)
+	}
+	if len(t) >= wafSegmentCap {
+		s.tail = append(s.tail[:0], t[len(t)-wafSegmentCap:]...)
+		return
+	}
+	s.tail = append(s.tail, t...)
+	if over := len(s.tail) - wafSegmentCap; over > 0 {
+		s.tail = append(s.tail[:0], s.tail[over:]...)
+	}
+}
+
+func (s *segment) reset(afterBreak bool) {
+	s.head, s.tail, s.afterBreak = s.head[:0], s.tail[:0], afterBreak
+}
+
+// wafBlockTags end a line of a listing where they start or end. Table cells do not: a table
+// row is one line.
+var wafBlockTags = map[string]bool{
+	"br": true, "hr": true, "p": true, "div": true, "li": true, "ul": true, "ol": true,
+	"dl": true, "dt": true, "dd": true, "tr": true, "table": true, "thead": true, "tbody": true,
+	"tfoot": true, "pre": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true,
+	"h6": true, "body": true, "html": true, "head": true, "title": true, "blockquote": true,
+	"center": true, "form": true, "address": true, "section": true, "article": true,
+	"header": true, "footer": true, "main": true, "nav": true, "caption": true,
+}
+
+// wafAnchorClosers end an open link when they start or end (unclosed <a> in sloppy listings).
+var wafAnchorClosers = map[string]bool{
+	"td": true, "th": true, "tr": true, "li": true, "pre": true, "table": true, "ul": true,
+	"ol": true, "div": true, "p": true, "body": true, "html": true,
+}
+
+// listingParser is the state of one pass over a listing's tokens.
+type listingParser struct {
+	base    *url.URL
+	baseDir string
+	loc     *time.Location
+
+	files   []WAFFile
+	fileAt  map[string]int
+	folders []string
+	folder  map[string]bool
+
+	ctx      []string // open "pre", "table" and "tr" elements, innermost last
+	seg      segment
+	inAnchor bool
+	skipText int // depth inside <script>/<style>
+
+	pending    int    // index in files of the last file link, whose date is not settled; -1
+	pendingPre string // the text before that link on its line, when the line began there
+	anchorFile int    // index in files of the open link's file; -1
+	anchorPre  string
+}
+
+func parseWAFListing(pageURL string, page io.Reader, loc *time.Location) ([]WAFFile, []string, error) {
+	base, err := parsePageURL(pageURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	p := &listingParser{
+		base: base, baseDir: dirOf(base.Path), loc: loc,
+		fileAt: make(map[string]int), folder: make(map[string]bool),
+		pending: -1, anchorFile: -1,
+	}
+	p.seg.afterBreak = true
+	z := html.NewTokenizer(page)
+	z.SetMaxBuf(wafMaxToken)
+	sawTag := false
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			if err := z.Err(); !errors.Is(err, io.EOF) {
+				return nil, nil, fmt.Errorf("reading listing: %w", err)
+			}
+			p.lineBreak()
+			if !sawTag {
+				return nil, nil, errNotHTML
+			}
+			return p.files, p.folders, nil
+		case html.TextToken:
+			if p.skipText == 0 {
+				p.text(string(z.Text()))
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			sawTag = true
+			name, hasAttr := z.TagName()
+			p.startTag(string(name), tt == html.SelfClosingTagToken, z, hasAttr)
+		case html.EndTagToken:
+			sawTag = true
+			name, _ := z.TagName()
+			p.endTag(string(name))
+		case html.DoctypeToken:
+			sawTag = true
+		}
+	}
+}
+
+func (p *listingParser) startTag(name string, selfClosing bool, z *html.Tokenizer, hasAttr bool) {
+	switch name {
+	case "script", "style":
+		if !selfClosing {
+			p.skipText++
+		}
+		return
+	case "a":
+		var href string
+		found := false
+		for hasAttr {
+			var k, v []byte
+			k, v, hasAttr = z.TagAttr()
+			if !found && string(k) == "href" {
+				href, found = string(v), true
+			}
+		}
+		p.closeAnchor()
+		p.openAnchor(href, found)
+		return
+	}
+	if wafAnchorClosers[name] {
+		p.closeAnchor()
+	}
+	switch name {
+	case "pre", "table", "tr":
+		if name == "tr" {
+			// A new row ends an unclosed one of the same table.
+			if i := p.lastCtx("tr"); i >= 0 && i > p.lastCtx("table") && i > p.lastCtx("pre") {
+				p.ctx = p.ctx[:i]
+			}
+		}
+		if len(p.ctx) < wafMaxNesting {
+			p.ctx = append(p.ctx, name)
+		}
+	}
+	if wafBlockTags[name] {
+		p.lineBreak()
+	}
+}
+
+func (p *listingParser) endTag(name string) {
+	switch name {
+	case "script", "style":
+		if p.skipText > 0 {
+			p.skipText--
+		}
+		return
+	case "a":
+		p.closeAnchor()
+		return
+	}
+	if wafAnchorClosers[name] {
+		p.closeAnchor()
+	}
+	switch name {
+	case "pre", "table", "tr":
+		if i := p.lastCtx(name); i >= 0 {
+			p.ctx = p.ctx[:i]
+		}
+	}
+	if wafBlockTags[name] {
+		p.lineBreak()
+	}
+}
+
+func (p *listingParser) lastCtx(name string) int {
+	for i := len(p.ctx) - 1; i >= 0; i-- {
+		if p.ctx[i] == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// text handles a text run outside links' text: newlines end lines except inside a table row.
+func (p *listingParser) text(t string) {
+	if p.inAnchor {
+		return // a link's own text never dates anything
+	}
+	if n := len(p.ctx); n > 0 && p.ctx[n-1] == "tr" {
+		p.seg.add(t)
+		return
+	}
+	for {
+		i := strings.IndexByte(t, '\n')
+		if i < 0 {
+			p.seg.add(t)
+			return
+		}
+		p.seg.add(t[:i])
+		p.lineBreak()
+		t = t[i+1:]
+	}
+}
+
+// lineBreak ends the current line: the pending file takes its date from the text after it.
+func (p *listingParser) lineBreak() {
+	if p.inAnchor {
+		return // a <br> or newline inside a link's content is part of the link
+	}
+	p.settle()
+	p.seg.reset(true)
+}
+
+// openAnchor starts a link: it ends the segment after the previous file link, and the
+// segment before this one is kept for an IIS-style date when a line end began it.
+func (p *listingParser) openAnchor(href string, hasHref bool) {
+	p.settle()
+	pre := ""
+	if p.seg.afterBreak {
+		pre = string(p.seg.tail)
+	}
+	p.seg.reset(false)
+	p.inAnchor = true
+	p.anchorFile = -1
+	if hasHref {
+		p.anchorFile = p.link(href)
+		p.anchorPre = pre
+	}
+}
+
+func (p *listingParser) closeAnchor() {
+	if !p.inAnchor {
+		return
+	}
+	p.inAnchor = false
+	p.pending, p.pendingPre = p.anchorFile, p.anchorPre
+	p.anchorFile, p.anchorPre = -1, ""
+	p.seg.reset(false)
+}
+
+// settle dates the pending file from the text after its link, else from the text before it.
+func (p *listingParser) settle() {
+	if p.pending < 0 {
+		return
+	}
+	i := p.pending
+	p.pending = -1
+	t, ok := parseListingDate(string(p.seg.head), p.loc)
+	if !ok && p.pendingPre != "" {
+		t, ok = parseListingDate(p.pendingPre, p.loc)
+	}
+	p.pendingPre = ""
+	if ok && p.files[i].Modified.IsZero() {
+		p.files[i].Modified = t
+	}
+}
+
+// link records a link's target as a file or a folder and returns the file's index, or -1.
+func (p *listingParser) link(href string) int {
+	href = strings.TrimSpace(href)
+	if href == "" || strings.HasPrefix(href, "#") {
+		return -1
+	}
+	ref, err := url.Parse(href)
+	if err != nil {
+		return -1
+	}
+	u := p.base.ResolveReference(ref)
+	u.Fragment, u.RawFragment = "", ""
+	if u.Scheme != p.base.Scheme || u.Opaque != "" || u.User != nil || !sameHost(u, p.base) ||
+		u.RawQuery != "" || u.ForceQuery {
+		return -1
+	}
+	if u.Path == "" {
+		u.Path, u.RawPath = "/", ""
+	}
+	u.Host = canonicalHost(u)
+	switch {
+	case strings.HasSuffix(u.Path, "/"):
+		// The page's own folder and its ancestors are prefixes of the page's folder.
+		if strings.HasPrefix(p.baseDir, u.Path) {
+			return -1
+		}
+		s := u.String()
+		if !p.folder[s] {
+			p.folder[s] = true
+			p.folders = append(p.folders, s)
+		}
+	case len(u.Path) > len(".xml") && strings.EqualFold(u.Path[len(u.Path)-len(".xml"):], ".xml") &&
+		u.Path[len(u.Path)-len(".xml")-1] != '/':
+		s := u.String()
+		i, ok := p.fileAt[s]
+		if !ok {
+			i = len(p.files)
+			p.fileAt[s] = i
+			p.files = append(p.files, WAFFile{URL: s})
+		}
+		return i
+	}
+	return -1
+}
+
+var (
+	monthNames = "January|February|March|April|May|June|July|August|September|October|November|December"
+	// Apache: 2026-07-12 02:23 (optionally :SS).
+	reApacheDate = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})[ \t]+(\d{2}):(\d{2})(?::(\d{2}))?\b`)
+	// nginx (and Apache 2.2): 02-Oct-2025 11:47 (optionally :SS).
+	reNginxDate = regexp.MustCompile(`(?i)\b(\d{1,2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{4})[ \t]+(\d{2}):(\d{2})(?::(\d{2}))?\b`)
+	// IIS: 6/17/2021 12:20 PM.
+	reIISDate = regexp.MustCompile(`(?i)\b(\d{1,2})/(\d{1,2})/(\d{4})[ \t]+(\d{1,2}):(\d{2})(?::(\d{2}))?[ \t]*([AP]M)\b`)
+	// IIS long: Friday, July 31, 2026  4:53 PM.
+	reIISLongDate = regexp.MustCompile(`(?i)\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday),[ \t]+(` +
+		monthNames + `)[ \t]+(\d{1,2}),[ \t]+(\d{4})[ \t]+(\d{1,2}):(\d{2})(?::(\d{2}))?[ \t]*([AP]M)\b`)
+)
+
+// parseListingDate finds the first listing date in s, trying the formats in order (Apache,
+// nginx, IIS, IIS long; the first valid match wins), read in loc and returned in UTC.
+func parseListingDate(s string, loc *time.Location) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, false
+	}
+	s = strings.ReplaceAll(s, "\u00a0", " ")
+	for _, m := range reApacheDate.FindAllStringSubmatch(s, 4) {
+		if t, ok := makeDate(m[1], m[2], m[3], m[4], m[5], m[6], "", loc); ok {
+			return t, true
+		}
+	}
+	for _, m := range reNginxDate.FindAllStringSubmatch(s, 4) {
+		if t, ok := makeDate(m[3], monthNumber(m[2]), m[1], m[4], m[5], m[6], "", loc); ok {
+			return t, true
+		}
+	}
+	for _, m := range reIISDate.FindAllStringSubmatch(s, 4) {
+		if t, ok := makeDate(m[3], m[1], m[2], m[4], m[5], m[6], m[7], loc); ok {
+			return t, true
+		}
+	}
+	for _, m := range reIISLongDate.FindAllStringSubmatch(s, 4) {
+		if t, ok := makeDate(m[3], monthNumber(m[1]), m[2], m[4], m[5], m[6], m[7], loc); ok {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// monthNumber is the month number of an English month name or its three-letter abbreviation.
+func monthNumber(name string) string {
+	if len(name) < 3 {
+		return ""
+	}
+	i := strings.Index(strings.ToLower(monthNames), strings.ToLower(name[:3]))
+	if i < 0 {
+		return ""
+	}
+	return strconv.Itoa(strings.Count(monthNames[:i], "|") + 1)
+}
+
+// makeDate builds a valid date from its decimal fields (ampm "AM"/"PM" for a 12-hour clock).
+func makeDate(year, month, day, hour, minute, second, ampm string, loc *time.Location) (time.Time, bool) {
+	num := func(s string) int {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	y, mo, d, h, mi, sec := num(year), num(month), num(day), num(hour), num(minute), 0
+	if second != "" {
+		sec = num(second)
+	}
+	if y < 1 || mo < 1 || mo > 12 || d < 1 || d > 31 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	if ampm == "" {
+		if h < 0 || h > 23 {
+			return time.Time{}, false
+		}
+	} else {
+		if h < 1 || h > 12 {
+			return time.Time{}, false
+		}
+		h %= 12
+		if strings.EqualFold(ampm, "PM") {
+			h += 12
+		}
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, loc)
+	if t.Day() != d || t.Month() != time.Month(mo) {
+		return time.Time{}, false // 31 June, 29 February of a common year
+	}
+	return t.UTC(), true
+}

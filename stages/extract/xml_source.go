@@ -1,0 +1,161 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// listXML lists a source of ISO XML records: one document, a WAF, or a waf-collection (its
+// parent record first, then the WAF, every child part of the parent). The identifier of a
+// record is its file's absolute URL, as Data.gov uses. A listing that cannot be read fails the
+// job, and no Listing is sent, so nothing is deleted; one file that cannot be downloaded is one
+// error row, and the dataset it has is kept.
+func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
+	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+	switch job.SourceType {
+	case harvest.SourceDocument:
+		body, err := h.readXML(ctx, job.URL)
+		if err != nil {
+			return h.fail(ctx, job, "ExtractError", err)
+		}
+		if err := l.xml(job.URL, body, ""); err != nil {
+			return err
+		}
+	case harvest.SourceWAF, harvest.SourceWAFCollection:
+		parent := ""
+		if job.SourceType == harvest.SourceWAFCollection {
+			if job.CollectionParentURL == "" {
+				return h.fail(ctx, job, "ExtractError", errors.New("a waf-collection source needs a collection parent URL"))
+			}
+			body, err := h.readXML(ctx, job.CollectionParentURL)
+			if err != nil {
+				return h.fail(ctx, job, "ExtractError", fmt.Errorf("collection parent: %w", err))
+			}
+			if err := l.xml(job.CollectionParentURL, body, ""); err != nil {
+				return err
+			}
+			parent = job.CollectionParentURL
+		}
+		err := CrawlWAF(ctx, h.fetch, WAFConfig{}, job.URL, func(f WAFFile) error {
+			if err := l.wafFile(f, parent); err != nil {
+				return &stageError{err}
+			}
+			return nil
+		})
+		var se *stageError
+		if errors.As(err, &se) {
+			return se.err // the store or the bus failed: retry the listing
+		}
+		if err != nil {
+			return h.fail(ctx, job, "ExtractError", fmt.Errorf("list WAF %s: %w", job.URL, err))
+		}
+	default:
+		return h.fail(ctx, job, "ExtractError", fmt.Errorf("source type %q is not supported", job.SourceType))
+	}
+	return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
+		SourceID: job.SourceID, JobType: job.JobType, Listed: l.listed}, job.JobID)
+}
+
+// stageError marks an error of ours inside a crawl, apart from the crawl's own.
+type stageError struct{ err error }
+
+func (e *stageError) Error() string { return e.err.Error() }
+
+// readXML returns one XML document: a download for an http(s) URL, the file for a path.
+func (h *Handler) readXML(ctx context.Context, url string) ([]byte, error) {
+	f, cleanup, err := h.open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	return io.ReadAll(io.LimitReader(f, h.fetch.MaxBytes))
+}
+
+// wafFile lists one file of a WAF: unchanged by its listing date, an error row when it cannot
+// be downloaded, or a record.
+func (l *lister) wafFile(f WAFFile, parent string) error {
+	pos, err := l.next()
+	if err != nil {
+		return err
+	}
+	e := Entry{Position: pos, Identifier: f.URL}
+	if _, dup := l.seen[f.URL]; dup {
+		return l.settleError(&e, "DuplicateIdentifier", fmt.Sprintf("file %s is listed twice in the WAF", f.URL))
+	}
+	unchanged, err := l.unchangedByDate(f)
+	if err != nil {
+		return err
+	}
+	if err := l.see(&e); err != nil {
+		return err
+	}
+	if unchanged {
+		m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.job.JobID,
+			Key: harvest.IdentifierKey(f.URL), Identifier: f.URL, Outcome: harvest.OutcomeUnchanged})
+		if err != nil {
+			return err
+		}
+		return l.h.pub.Publish(harvest.SubjectSettled, m)
+	}
+	body, err := l.h.readXML(l.ctx, f.URL)
+	if err != nil {
+		if l.ctx.Err() != nil {
+			return err
+		}
+		return l.settleError(&e, "FetchError", fmt.Sprintf("file %s could not be downloaded: %v", f.URL, err))
+	}
+	return l.sendXML(pos, f.URL, body, parent)
+}
+
+// unchangedByDate reports whether a harvest job may skip downloading a WAF file: its listing
+// shows a date, and the newest record of the file with a known outcome was made after that
+// date, against the same schema. force_harvest and validate jobs download everything.
+func (l *lister) unchangedByDate(f WAFFile) (bool, error) {
+	if l.job.JobType != harvest.JobHarvest || f.Modified.IsZero() {
+		return false, nil
+	}
+	latest, err := l.h.store.RecordLatest(l.ctx, &store.RecordLatestParams{SourceID: l.job.SourceID, Identifier: f.URL})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("look up stored record: %w", err)
+	}
+	return latest.Action != harvest.ActionDelete && (latest.SchemaType == "" || latest.SchemaType == l.job.SchemaType) &&
+		!f.Modified.After(latest.CreatedAt), nil
+}
+
+// xml lists one XML record (a document source, or a collection's parent).
+func (l *lister) xml(url string, body []byte, parent string) error {
+	pos, err := l.next()
+	if err != nil {
+		return err
+	}
+	if err := l.see(&Entry{Position: pos, Identifier: url}); err != nil {
+		return err
+	}
+	return l.sendXML(pos, url, body, parent)
+}
+
+// sendXML sends one XML record, already recorded as seen, to COMPARE.
+func (l *lister) sendXML(pos int, url string, body []byte, parent string) error {
+	e := Entry{Position: pos, Identifier: url}
+	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
+		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, url), Identifier: url,
+		Position: pos, XML: body, IsPartOf: parent, PublisherName: l.job.PublisherName}
+	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
+	if err != nil {
+		return err
+	}
+	if size, limit := len(m.Payload), l.h.cfg.MaxRecordBytes; size > limit {
+		return l.settleError(&e, "RecordTooLarge", fmt.Sprintf(
+			"file %s is too large to send through the stages: its message would be %d bytes "+
+				"(the file is %d bytes), over the limit of %d bytes", url, size, len(body), limit))
+	}
+	return l.h.pub.Publish(harvest.SubjectCompare, m)
+}

@@ -1,0 +1,18 @@
+package iso
+
+import "errors"
+
+// Error kinds returned by Transform, always wrapped with detail; test them with errors.Is.
+var (
+	// ErrNotISO19115 means the document is well-formed XML but not an ISO 19115 metadata record:
+	// FGDC CSDGM (`metadata`), an ISO 19110 feature catalogue (`gfc:FC_FeatureCatalogue`) or any
+	// other root element. The message names the standard found and says it is not supported yet.
+	ErrNotISO19115 = errors.New("not an ISO 19115 metadata record")
+	// ErrMalformedXML means the document is not well-formed XML (truncated, bad syntax, undefined
+	// entity…). The message gives the line and column when known.
+	ErrMalformedXML = errors.New("malformed XML")
+	// ErrEncoding means the bytes are not valid in the encoding the document declares (UTF-8
+	// when it declares none), or the declared encoding is unknown. The message gives the byte
+	// offset of the first bad byte in the input as given.
+	ErrEncoding = errors.New("invalid character encoding")
+)

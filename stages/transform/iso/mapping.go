@@ -1,0 +1,511 @@
+package iso
+
+import (
+	"fmt"
+	"net/url"
+	pathpkg "path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// mapper maps one parsed record to DCAT-US and collects warnings.
+type mapper struct {
+	root     *node
+	warnings []Warning
+}
+
+func (m *mapper) warn(field, format string, args ...any) {
+	m.warnings = append(m.warnings, Warning{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// party is a responsible party (19139 CI_ResponsibleParty or 19115-3 CI_Responsibility).
+type party struct {
+	org, individual, email, role string
+}
+
+func (p party) name() string {
+	if p.org != "" {
+		return p.org
+	}
+	return p.individual
+}
+
+func parties(from []*node) []party {
+	var out []party
+	for _, n := range append(find(from, "CI_ResponsibleParty"), find(from, "CI_Responsibility")...) {
+		p := party{role: code(n.child("role"))}
+		if n.local == "CI_ResponsibleParty" {
+			p.org = value(n.child("organisationName"))
+			p.individual = value(n.child("individualName"))
+		} else {
+			p.org = value(first(path([]*node{n}, "party", "CI_Organisation", "name")))
+			p.individual = value(first(path(find([]*node{n}, "CI_Individual"), "name")))
+		}
+		p.email = value(first(find([]*node{n}, "electronicMailAddress")))
+		out = append(out, p)
+	}
+	return out
+}
+
+func (m *mapper) dataset(identifier, publisherName string) *dataset {
+	root := m.root
+	ident := first(path([]*node{root}, "identificationInfo", "*"))
+	cit := first(path([]*node{ident}, "citation", "CI_Citation"))
+	idents := []*node{ident}
+
+	ds := &dataset{Type: "dcat:Dataset", Identifier: identifier, AccessLevel: "public", Theme: []string{"geospatial"}}
+
+	ds.Title = value(cit.child("title"))
+	if ds.Title == "" {
+		m.warn("title", "the record has no citation title")
+	}
+	ds.Description = value(ident.child("abstract"))
+	if ds.Description == "" {
+		ds.Description = PlaceholderDescription
+		m.warn("description", "the record has no abstract; used the placeholder %q", PlaceholderDescription)
+	}
+
+	// Keywords: all descriptive keywords, de-duplicated case-sensitively, order kept.
+	seen := map[string]bool{}
+	for _, k := range path(idents, "descriptiveKeywords", "MD_Keywords", "keyword") {
+		v := value(k)
+		if v == "" || seen[v] {
+			continue
+		}
+		seen[v] = true
+		ds.Keyword = append(ds.Keyword, v)
+	}
+	if len(ds.Keyword) == 0 {
+		ds.Keyword = []string{PlaceholderKeyword}
+		m.warn("keyword", "the record has no keywords; used the placeholder %q", PlaceholderKeyword)
+	}
+
+	m.dates(ds, cit)
+
+	// Contact point: the resource's point of contact, else the metadata contacts; the first
+	// with an e-mail address wins.
+	contacts := append(parties(path(idents, "pointOfContact")), parties(path([]*node{root}, "contact"))...)
+	ds.ContactPoint = contact{Type: "vcard:Contact"}
+	for _, p := range contacts {
+		if p.email != "" {
+			ds.ContactPoint.FN, ds.ContactPoint.HasEmail = p.name(), "mailto:"+strings.ToLower(strings.TrimPrefix(p.email, "mailto:"))
+			break
+		}
+	}
+	if ds.ContactPoint.FN == "" {
+		for _, p := range contacts {
+			if p.name() != "" {
+				ds.ContactPoint.FN = p.name()
+				break
+			}
+		}
+	}
+	if ds.ContactPoint.FN == "" {
+		ds.ContactPoint.FN = PlaceholderContactName
+		m.warn("contactPoint", "the record has no point of contact name; used the placeholder %q", PlaceholderContactName)
+	}
+	if ds.ContactPoint.HasEmail == "" {
+		ds.ContactPoint.HasEmail = PlaceholderContactEmail
+		m.warn("contactPoint", "the record has no point of contact e-mail; used the placeholder %q", PlaceholderContactEmail)
+	}
+
+	// Publisher: the citation's publisher, any publisher, else the contacts' organisation.
+	all := parties([]*node{root})
+	pub := ""
+	for _, group := range [][]party{parties([]*node{cit}), all} {
+		for _, p := range group {
+			if p.role == "publisher" && p.org != "" {
+				pub = p.org
+				break
+			}
+		}
+		if pub != "" {
+			break
+		}
+	}
+	if pub == "" {
+		for _, p := range contacts {
+			if p.org != "" {
+				pub = p.org
+				break
+			}
+		}
+	}
+	if pub == "" {
+		pub = publisherName
+		if pub == "" {
+			pub = "Not provided"
+		}
+		m.warn("publisher", "the record names no organisation; used %q", pub)
+	}
+	ds.Publisher = organization{Type: "org:Organization", Name: pub}
+
+	m.constraints(ds, idents)
+	m.extents(ds, idents)
+	m.distributions(ds, cit, idents)
+
+	if f := code(first(find(idents, "MD_MaintenanceFrequencyCode"))); f != "" {
+		if p, ok := frequencies[f]; ok {
+			ds.AccrualPeriodicity = p
+		} else if f != "asNeeded" && f != "unknown" && f != "notPlanned" {
+			m.warn("accrualPeriodicity", "unknown maintenance frequency %q dropped", f)
+		}
+	}
+
+	lang := first(path(idents, "language"))
+	if lang == nil {
+		lang = first(find(idents, "defaultLocale"))
+	}
+	if lang == nil {
+		lang = first(path([]*node{root}, "language"))
+	}
+	if lang == nil {
+		lang = first(find([]*node{root}, "defaultLocale"))
+	}
+	if l := languageTag(code(first(append(find([]*node{lang}, "LanguageCode"), lang)))); l != "" {
+		ds.Language = []string{l}
+	}
+	return ds
+}
+
+// frequencies maps MD_MaintenanceFrequencyCode to ISO 8601 repeating durations.
+var frequencies = map[string]string{
+	"continual":    "R/PT1S",
+	"daily":        "R/P1D",
+	"weekly":       "R/P1W",
+	"fortnightly":  "R/P2W",
+	"semimonthly":  "R/P0.5M",
+	"monthly":      "R/P1M",
+	"quarterly":    "R/P3M",
+	"biannually":   "R/P6M",
+	"semiannually": "R/P6M",
+	"annually":     "R/P1Y",
+	"biennially":   "R/P2Y",
+	"irregular":    "irregular",
+}
+
+// dates sets modified (the newest citation date, else the metadata date stamp) and issued (the
+// publication date).
+func (m *mapper) dates(ds *dataset, cit *node) {
+	var newest time.Time
+	for _, d := range path([]*node{cit}, "date", "CI_Date") {
+		raw := value(d.child("date"))
+		t, ok := parseDate(raw)
+		if !ok {
+			if raw != "" {
+				m.warn("modified", "citation date %q is not an ISO 8601 date; ignored", raw)
+			}
+			continue
+		}
+		if t.After(newest) {
+			newest = t
+		}
+		if ds.Issued == "" && code(d.child("dateType")) == "publication" {
+			ds.Issued = t.Format(dateLayout)
+		}
+	}
+	if newest.IsZero() {
+		stamps := append(path([]*node{m.root}, "dateStamp"), path([]*node{m.root}, "dateInfo", "CI_Date", "date")...)
+		for _, s := range stamps {
+			if t, ok := parseDate(value(s)); ok && t.After(newest) {
+				newest = t
+			}
+		}
+	}
+	if newest.IsZero() {
+		ds.Modified = time.Now().UTC().Format(dateLayout)
+		m.warn("modified", "the record has no usable citation date or date stamp; used the time of transformation")
+		return
+	}
+	ds.Modified = newest.Format(dateLayout)
+}
+
+const (
+	dateLayout     = "2006-01-02T15:04:05.000-07:00"
+	temporalLayout = "2006-01-02T15:04:05-07:00"
+)
+
+var dateLayouts = []string{
+	time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02T15:04Z07:00",
+	"2006-01-02", "20060102", "2006-01", "200601", "2006", "20060102T150405", "2006-01-02Z07:00", "2006-01-02 15:04:05",
+}
+
+// parseDate reads the ISO 8601 forms found in records; times without a zone are UTC.
+func parseDate(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, l := range dateLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			if t.Year() < 1 || t.Year() > 9999 {
+				return time.Time{}, false
+			}
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// constraints sets rights (access restriction codes and security classifications) and license
+// (the first URL among the use limitations and use constraints).
+func (m *mapper) constraints(ds *dataset, idents []*node) {
+	cons := path(idents, "resourceConstraints", "*")
+	var rights []string
+	for _, n := range append(find(cons, "accessConstraints"), find(cons, "classification")...) {
+		if c := code(n); c != "" && !slices.Contains(rights, c) {
+			rights = append(rights, c)
+		}
+	}
+	if r := strings.Join(rights, ", "); r != "" {
+		if utf8.RuneCountInString(r) > 255 {
+			r = string([]rune(r)[:255])
+			m.warn("rights", "rights cut to 255 characters")
+		}
+		ds.Rights = r
+	}
+	for _, n := range append(find(cons, "useLimitation"), find(cons, "otherConstraints")...) {
+		for _, cand := range []string{n.child("Anchor").attr("href"), value(n)} {
+			if cand == "" {
+				continue
+			}
+			if u, ok := cleanURL(cand); ok && !strings.ContainsAny(cand, " \t\n") {
+				ds.License = u
+				return
+			}
+		}
+	}
+}
+
+// extents sets spatial ("W,S,E,N" of the first bounding box) and temporal ("begin/end").
+func (m *mapper) extents(ds *dataset, idents []*node) {
+	ext := path(idents, "extent", "EX_Extent")
+	if ext == nil {
+		ext = find(idents, "EX_Extent")
+	}
+	if bb := first(find(ext, "EX_GeographicBoundingBox")); bb != nil {
+		var vals []string
+		for _, side := range []string{"westBoundLongitude", "southBoundLatitude", "eastBoundLongitude", "northBoundLatitude"} {
+			v := value(bb.child(side))
+			if _, err := strconv.ParseFloat(v, 64); err != nil {
+				m.warn("spatial", "bounding box %s %q is not a number; spatial dropped", side, v)
+				vals = nil
+				break
+			}
+			vals = append(vals, v)
+		}
+		if len(vals) == 4 {
+			ds.Spatial = strings.Join(vals, ",")
+		}
+	}
+	te := find(ext, "EX_TemporalExtent")
+	if len(te) == 0 {
+		return
+	}
+	begin := first(find(te[:1], "beginPosition"))
+	end := first(find(te[:1], "endPosition"))
+	if begin == nil {
+		begin = first(find(path(find(te[:1], "begin"), "*"), "timePosition"))
+		end = first(find(path(find(te[:1], "end"), "*"), "timePosition"))
+	}
+	if begin == nil {
+		pos := find(te[:1], "timePosition")
+		if len(pos) > 0 {
+			begin, end = pos[0], pos[len(pos)-1]
+		}
+	}
+	if begin == nil {
+		return
+	}
+	b, okb := parseDate(value(begin))
+	e, oke := parseDate(value(end))
+	if !oke && end != nil && strings.EqualFold(end.attr("indeterminatePosition"), "now") {
+		e, oke = time.Now().UTC().Truncate(24*time.Hour), true
+	}
+	if !okb || !oke {
+		m.warn("temporal", "temporal extent %q/%q is not a pair of ISO 8601 dates; dropped", value(begin), value(end))
+		return
+	}
+	ds.Temporal = b.Format(temporalLayout) + "/" + e.Format(temporalLayout)
+}
+
+// onlineResource is a CI_OnlineResource.
+type onlineResource struct {
+	url, protocol, name, description, function string
+}
+
+func onlineResources(from []*node) []onlineResource {
+	var out []onlineResource
+	for _, n := range find(from, "CI_OnlineResource") {
+		out = append(out, onlineResource{
+			url:         value(n.child("linkage")),
+			protocol:    value(n.child("protocol")),
+			name:        value(n.child("name")),
+			description: value(n.child("description")),
+			function:    code(n.child("function")),
+		})
+	}
+	return out
+}
+
+// distributions sets distribution (distribution online resources, then the resource's other
+// online resources, then the landing page), references (aggregate resources) and landingPage
+// (the citation's online resource).
+func (m *mapper) distributions(ds *dataset, cit *node, idents []*node) {
+	seen := map[string]bool{}
+	add := func(r onlineResource) {
+		u, ok := cleanURL(r.url)
+		if !ok {
+			if r.url != "" {
+				m.warn("distribution", "online resource URL %q is not a valid URL; dropped", r.url)
+			}
+			return
+		}
+		if seen[u] {
+			return
+		}
+		seen[u] = true
+		d := distribution{Type: "dcat:Distribution", Title: r.name, Description: r.description}
+		mt, isFile := guessMediaType(u, r.protocol)
+		if isFile {
+			d.DownloadURL = u
+		} else {
+			d.AccessURL = u
+		}
+		d.MediaType = mt
+		ds.Distribution = append(ds.Distribution, d)
+	}
+	landing := onlineResources([]*node{cit})
+	if len(landing) > 0 {
+		if u, ok := cleanURL(landing[0].url); ok {
+			ds.LandingPage = u
+			seen[u] = true // added last
+		}
+	}
+	for _, r := range onlineResources(path([]*node{m.root}, "distributionInfo")) {
+		add(r)
+	}
+	aggregates := append(path(idents, "aggregationInfo"), path(idents, "associatedResource")...)
+	for _, r := range onlineResources(aggregates) {
+		if u, ok := cleanURL(r.url); ok && !slices.Contains(ds.References, u) {
+			ds.References = append(ds.References, u)
+		}
+		add(r)
+	}
+	for _, r := range onlineResources(idents) {
+		add(r)
+	}
+	if ds.LandingPage != "" {
+		d := distribution{Type: "dcat:Distribution", AccessURL: ds.LandingPage, MediaType: "text/html"}
+		if len(landing) > 0 {
+			d.Title, d.Description = landing[0].name, landing[0].description
+		}
+		ds.Distribution = append(ds.Distribution, d)
+	}
+}
+
+// cleanURL returns an absolute URL, prefixing https:// when that makes a scheme-less address
+// valid (as Data.gov does) and escaping spaces.
+func cleanURL(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s, "\n\r\t") {
+		return "", false
+	}
+	s = strings.ReplaceAll(s, " ", "%20")
+	u, err := url.Parse(s)
+	if err == nil && u.Scheme == "" && !strings.HasPrefix(s, "/") {
+		u, err = url.Parse("https://" + s)
+		if err == nil && !strings.Contains(u.Host, ".") {
+			return "", false
+		}
+		s = "https://" + s
+	}
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "ftp", "ftps", "sftp", "s3", "gs":
+		return s, true
+	}
+	return "", false
+}
+
+// guessMediaType guesses the media type from the URL's file extension and query, and says
+// whether the URL names a file (a downloadURL) rather than a page or service (an accessURL).
+func guessMediaType(raw, protocol string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "text/html", false
+	}
+	q := strings.ToLower(u.RawQuery)
+	if strings.Contains(q, "service=wms") || strings.Contains(q, "service=wfs") || strings.Contains(q, "service=wcs") ||
+		strings.Contains(q, "request=getcapabilities") {
+		return "application/xml", false
+	}
+	ext := strings.ToLower(pathpkg.Ext(u.Path))
+	if mt, ok := fileTypes[ext]; ok {
+		return mt, true
+	}
+	p := strings.ToLower(protocol)
+	if strings.Contains(p, "opendap") {
+		return "application/octet-stream", false
+	}
+	return "text/html", false
+}
+
+// fileTypes maps file extensions of downloadable files to media types.
+var fileTypes = map[string]string{
+	".pdf": "application/pdf", ".zip": "application/zip", ".gz": "application/gzip", ".tgz": "application/gzip",
+	".tar": "application/x-tar", ".csv": "text/csv", ".txt": "text/plain", ".json": "application/json",
+	".geojson": "application/geo+json", ".xml": "application/xml", ".kml": "application/vnd.google-earth.kml+xml",
+	".kmz": "application/vnd.google-earth.kmz", ".nc": "application/x-netcdf", ".nc4": "application/x-netcdf",
+	".hdf": "application/x-hdf", ".h5": "application/x-hdf5", ".he5": "application/x-hdf5",
+	".tif": "image/tiff", ".tiff": "image/tiff", ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+	".gif": "image/gif", ".xls": "application/vnd.ms-excel",
+	".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", ".doc": "application/msword",
+	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document", ".shp": "application/octet-stream",
+	".gdb": "application/octet-stream", ".bz2": "application/x-bzip2", ".7z": "application/x-7z-compressed",
+	".grb": "application/octet-stream", ".grib": "application/octet-stream", ".grb2": "application/octet-stream",
+	".las": "application/octet-stream", ".laz": "application/octet-stream", ".dat": "application/octet-stream",
+	".bin": "application/octet-stream",
+}
+
+// languageTag maps an ISO 639-2 code with an optional country ("eng; USA", "eng", "en") to an
+// RFC 5646 tag ("en-US"); unknown values give "".
+func languageTag(s string) string {
+	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ';' || r == ',' || r == ' ' || r == '_' || r == '-' })
+	if len(fields) == 0 {
+		return ""
+	}
+	lang, ok := languages[fields[0]]
+	if !ok {
+		if len(fields[0]) != 2 || !isAlpha(fields[0]) {
+			return ""
+		}
+		lang = fields[0]
+	}
+	if len(fields) > 1 {
+		switch c := strings.ToUpper(fields[1]); {
+		case c == "USA" || c == "US":
+			return lang + "-US"
+		case len(c) == 2 && isAlpha(c):
+			return lang + "-" + c
+		}
+	}
+	return lang
+}
+
+func isAlpha(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+var languages = map[string]string{
+	"eng": "en", "english": "en", "spa": "es", "fre": "fr", "fra": "fr", "ger": "de", "deu": "de",
+	"por": "pt", "ita": "it", "chi": "zh", "zho": "zh", "jpn": "ja", "rus": "ru", "kor": "ko", "vie": "vi",
+	"ara": "ar", "dut": "nl", "nld": "nl",
+}

@@ -1,0 +1,136 @@
+// Package iso transforms ISO 19115 geospatial metadata records (19115-1/19139 gmd:MD_Metadata,
+// 19115-2 gmi:MI_Metadata, 19115-3 mdb:MD_Metadata) into DCAT-US 1.1 dataset objects, natively
+// in Go, in place of the MDTranslator service ("iso19115_2_datagov" reader, "dcat_us" writer)
+// and the post-processing Data.gov's Harvesting 2.0 applies to its output (identifier forced
+// to the record URL, placeholders for missing required fields, theme "geospatial", landing
+// page added as a distribution, media types guessed).
+package iso
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Warning is a non-fatal note about a transformed record (a placeholder was used, a value was
+// dropped…). Field is the DCAT-US field concerned, e.g. "contactPoint" or "distribution".
+type Warning struct {
+	Field, Message string
+}
+
+// Data.gov's placeholders for missing required fields (datagov-harvester, TRANSFORM).
+const (
+	PlaceholderContactName  = "Not provided - Contact data.gov"
+	PlaceholderContactEmail = "mailto:datagovsupport@gsa.gov"
+	PlaceholderDescription  = "No description was provided."
+	PlaceholderKeyword      = "__"
+)
+
+// Dataset is the DCAT-US 1.1 dataset object Transform writes; the field order is the JSON key
+// order.
+type dataset struct {
+	Type               string         `json:"@type"`
+	Title              string         `json:"title"`
+	Description        string         `json:"description"`
+	Keyword            []string       `json:"keyword"`
+	Modified           string         `json:"modified"`
+	Publisher          organization   `json:"publisher"`
+	ContactPoint       contact        `json:"contactPoint"`
+	Identifier         string         `json:"identifier"`
+	AccessLevel        string         `json:"accessLevel"`
+	Distribution       []distribution `json:"distribution,omitempty"`
+	License            string         `json:"license,omitempty"`
+	Rights             string         `json:"rights,omitempty"`
+	Spatial            string         `json:"spatial,omitempty"`
+	Temporal           string         `json:"temporal,omitempty"`
+	Issued             string         `json:"issued,omitempty"`
+	AccrualPeriodicity string         `json:"accrualPeriodicity,omitempty"`
+	Language           []string       `json:"language,omitempty"`
+	Theme              []string       `json:"theme"`
+	References         []string       `json:"references,omitempty"`
+	LandingPage        string         `json:"landingPage,omitempty"`
+}
+
+type organization struct {
+	Type string `json:"@type"`
+	Name string `json:"name"`
+}
+
+type contact struct {
+	Type     string `json:"@type"`
+	FN       string `json:"fn"`
+	HasEmail string `json:"hasEmail"`
+}
+
+type distribution struct {
+	Type        string `json:"@type"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	AccessURL   string `json:"accessURL,omitempty"`
+	DownloadURL string `json:"downloadURL,omitempty"`
+	MediaType   string `json:"mediaType,omitempty"`
+}
+
+// Transform turns one ISO 19115 record (19115-1 gmd:MD_Metadata, 19115-2 gmi:MI_Metadata, or
+// 19115-3 mdb:MD_Metadata) into a DCAT-US 1.1 dataset object (JSON, keys in a stable order,
+// meant to validate against Data.gov's non-federal dataset schema).
+//
+// identifier is the record's identifier (the file's URL, as Data.gov uses); publisherName
+// fills publisher.name when the record has no organisation (Data.gov uses the organization's
+// name). Missing required fields get Data.gov's placeholders, each with a Warning.
+//
+// Input: a UTF-8 BOM and whitespace before the XML declaration are tolerated; ISO-8859-1,
+// Windows-1252 and ASCII declarations are decoded as declared. DTDs and external entities are
+// never fetched and no entity is expanded beyond XML's predefined five.
+//
+// Errors wrap ErrEncoding (bytes invalid in the declared encoding, with the byte offset),
+// ErrMalformedXML (with line and column) or ErrNotISO19115 (FGDC CSDGM, ISO 19110 or another
+// root element; the message names what was found).
+func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warnings []Warning, err error) {
+	doc, _, err := toUTF8(xml)
+	if err != nil {
+		return nil, nil, err
+	}
+	root, err := parse(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkRoot(root); err != nil {
+		return nil, nil, err
+	}
+	m := &mapper{root: root}
+	ds := m.dataset(identifier, publisherName)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(ds); err != nil {
+		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), m.warnings, nil
+}
+
+// checkRoot accepts the three ISO 19115 record roots and names anything else.
+func checkRoot(root *node) error {
+	const (
+		gmd = "http://www.isotc211.org/2005/gmd"
+		gmi = "http://www.isotc211.org/2005/gmi"
+		gfc = "http://www.isotc211.org/2005/gfc"
+	)
+	switch {
+	case root.local == "MD_Metadata" && root.space == gmd,
+		root.local == "MI_Metadata" && root.space == gmi,
+		root.local == "MD_Metadata" && strings.HasPrefix(root.space, "http://standards.iso.org/iso/19115/-3/mdb/"),
+		root.local == "MI_Metadata" && strings.HasPrefix(root.space, "http://standards.iso.org/iso/19115/-2/gmi/"):
+		return nil
+	case root.local == "metadata" && root.space == "":
+		return fmt.Errorf("%w: the root element is <metadata>, an FGDC CSDGM record; FGDC is not supported yet", ErrNotISO19115)
+	case root.local == "FC_FeatureCatalogue" && (root.space == gfc || strings.Contains(root.space, "/19110/")):
+		return fmt.Errorf("%w: the root element is {%s}FC_FeatureCatalogue, an ISO 19110 feature catalogue, not a metadata record; it is not supported yet", ErrNotISO19115, root.space)
+	}
+	if root.space == "" {
+		return fmt.Errorf("%w: the root element is <%s> (no namespace), an unknown metadata standard; it is not supported yet", ErrNotISO19115, root.local)
+	}
+	return fmt.Errorf("%w: the root element is {%s}%s, an unknown metadata standard; it is not supported yet", ErrNotISO19115, root.space, root.local)
+}
