@@ -215,6 +215,7 @@ type SourceInsertParams struct {
 	Frequency             harvest.Frequency
 	NotificationEmails    []string
 	NotificationFrequency harvest.NotificationFrequency
+	CollectionParentURL   string // waf-collection sources only
 }
 
 // SourceUpdateParams replaces a source's editable fields.

@@ -44,7 +44,7 @@ func sourceArgs(p *store.SourceInsertParams) []any {
 	}
 	return []any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
 		cmp.Or(p.Frequency, harvest.FrequencyManual), emails,
-		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError)}
+		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL)}
 }
 
 // SourceDelete implements store.Store.
@@ -94,8 +94,8 @@ func (s *Store) SourceGet(ctx context.Context, sourceID string) (*store.Source, 
 func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (*store.Source, error) {
 	return scanSource(s.pool.QueryRow(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
-			notification_emails, notification_frequency, next_run_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $6 = 'manual' THEN NULL ELSE now() END)
+			notification_emails, notification_frequency, collection_parent_url, next_run_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $6 = 'manual' THEN NULL ELSE now() END)
 		RETURNING `+sourceColumns, sourceArgs(p)...))
 }
 
@@ -157,8 +157,8 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 		args := append(sourceArgs(&p.SourceInsertParams), next, p.ID)
 		src, err = scanSource(tx.QueryRow(ctx, `UPDATE harvest_source SET organization_id = $1, name = $2,
 			url = $3, source_type = $4, schema_type = $5, frequency = $6, notification_emails = $7,
-			notification_frequency = $8, next_run_at = $9, updated_at = now()
-			WHERE id = $10 RETURNING `+sourceColumns, args...))
+			notification_frequency = $8, collection_parent_url = $9, next_run_at = $10, updated_at = now()
+			WHERE id = $11 RETURNING `+sourceColumns, args...))
 		return err
 	})
 	return src, interpretError(err)

@@ -54,7 +54,7 @@ func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
 	}
 	return []any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
 		cmp.Or(p.Frequency, harvest.FrequencyManual), string(emails),
-		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError)}, nil
+		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL)}, nil
 }
 
 // SourceDelete implements store.Store.
@@ -104,8 +104,9 @@ func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (
 	t := now()
 	return scanSource(s.db.QueryRowContext(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
-			notification_emails, notification_frequency, id, next_run_at, created_at, updated_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, CASE WHEN ?6 = 'manual' THEN NULL ELSE ?10 END, ?10, ?10)
+			notification_emails, notification_frequency, collection_parent_url, id, next_run_at, created_at,
+			updated_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, CASE WHEN ?6 = 'manual' THEN NULL ELSE ?11 END, ?11, ?11)
 		RETURNING `+sourceColumns, append(args, uuid.NewString(), t)...))
 }
 
@@ -191,8 +192,8 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 		}
 		src, err = scanSource(tx.QueryRowContext(ctx, `UPDATE harvest_source SET organization_id = ?1, name = ?2,
 			url = ?3, source_type = ?4, schema_type = ?5, frequency = ?6, notification_emails = ?7,
-			notification_frequency = ?8, next_run_at = ?9, updated_at = ?10
-			WHERE id = ?11 RETURNING `+sourceColumns, append(args, next, formatTime(t), p.ID)...))
+			notification_frequency = ?8, collection_parent_url = ?9, next_run_at = ?10, updated_at = ?11
+			WHERE id = ?12 RETURNING `+sourceColumns, append(args, next, formatTime(t), p.ID)...))
 		return err
 	})
 	return src, interpretError(err)

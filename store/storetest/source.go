@@ -344,3 +344,21 @@ func testSourceDeleteConflict(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.NoError(t, s.SourceDelete(ctx, src.ID))
 }
+
+// testSourceCollectionParent: a waf-collection's parent URL is stored, replaced and cleared.
+func testSourceCollectionParent(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	p := sourceParams("collection")
+	p.SourceType, p.SchemaType = harvest.SourceWAFCollection, harvest.SchemaISO19115_2
+	p.CollectionParentURL = "https://waf.example.gov/cfg/parent.xml"
+	src := insertSource(t, s, p)
+	require.Equal(t, p.CollectionParentURL, src.CollectionParentURL)
+
+	p.SourceType, p.CollectionParentURL = harvest.SourceWAF, ""
+	updated, err := s.SourceUpdate(ctx, &store.SourceUpdateParams{ID: src.ID, SourceInsertParams: *p})
+	require.NoError(t, err)
+	require.Empty(t, updated.CollectionParentURL)
+	got, err := s.SourceGet(ctx, src.ID)
+	require.NoError(t, err)
+	require.Equal(t, updated, got)
+}

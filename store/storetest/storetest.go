@@ -98,6 +98,7 @@ var cases = []testCase{
 
 	{"Outcome/SettleOnce", testOutcomeSettleOnce},
 	{"Record/TransformSet", testRecordTransformSet},
+	{"Source/CollectionParent", testSourceCollectionParent},
 	{"Outcome/SettleAfterFinish", testOutcomeSettleAfterFinish},
 	{"Outcome/SettleCounters", testOutcomeSettleCounters},
 	{"Outcome/SettlePerJob", testOutcomeSettlePerJob},
