@@ -30,9 +30,10 @@ func harvestCommand() *cobra.Command {
 	var f harvestFlags
 	cmd := &cobra.Command{
 		Use:   "harvest (--url URL | --file PATH) --schema-type TYPE",
-		Short: "Run one harvest job of a DCAT-US data.json source through every stage and print its report",
-		Long: `Run one harvest job of a document source (a DCAT-US 1.1 data.json) through every stage
-(extract, compare, transform, validate, sync, report) in this process, and print the job report.
+		Short: "Run one harvest job of a source through every stage and print its report",
+		Long: `Run one harvest job of a source through every stage (extract, compare, transform, validate,
+sync, report) in this process, and print the job report. A source is a DCAT-US 1.1 data.json,
+one ISO 19115 XML file, or a WAF (a folder listing) of ISO 19115 XML files.
 
 The source is created on first use, keyed by its URL (or the file's absolute path), so the
 next run of the same source compares against what the last one stored.
@@ -44,7 +45,8 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 
 ` + servicesHelp(),
 		Example: `  harvester harvest --url https://agency.example.gov/data.json --schema-type "dcatus1.1: federal"
-  harvester harvest --file ./data.json --schema-type "dcatus1.1: non-federal" --job-type validate --format json`,
+  harvester harvest --file ./data.json --schema-type "dcatus1.1: non-federal" --job-type validate --format json
+  harvester harvest --url https://agency.example.gov/waf/ --source-type waf --schema-type iso19115_2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), cmd.OutOrStdout()) },
 	}
