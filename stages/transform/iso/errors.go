@@ -15,4 +15,11 @@ var (
 	// when it declares none), or the declared encoding is unknown. The message gives the byte
 	// offset of the first bad byte in the input as given.
 	ErrEncoding = errors.New("invalid character encoding")
+	// ErrInvalidISO means the document is an ISO 19115-1/-2 (ISO 19139 gmd/gmi) record that
+	// breaks a structural rule of ISO 19139, as Data.gov's MDTranslator reader or an XSD check
+	// would reject it: an element of the gmd/gmi namespace that is not a property of
+	// MD_Metadata/MI_Metadata, or a required property (gmd:role, the gmd:date and gmd:dateType
+	// of a CI_Date…) that is missing, or empty without a gco:nilReason. The message lists the
+	// element paths and the rule each breaks (the first ten problems, then a count of the rest).
+	ErrInvalidISO = errors.New("invalid ISO 19139 record")
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -118,8 +119,6 @@ func TestValidCorpusValidates(t *testing.T) {
 		"noaa-class-cw-region-nodc-0099041-gmi.xml",
 		"noaa-class-cw-region-bad-tags-gmi.xml",
 		"datagov-too-many-keywords-gmi.xml",
-		"INVALID-ckanspatial-iso19139-dataset-invalid-gmd.xml",
-		"INVALID-datagov-invalid-iso2-gmi.xml",
 	} {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
@@ -151,6 +150,15 @@ func TestErrors(t *testing.T) {
 		"fgdc-usgs-us-topo-collection-bom-doctype.xml":               {ErrNotISO19115, "FGDC CSDGM"},
 		"fgdc-catalog-data-gov-metadata-1.xml":                       {ErrNotISO19115, "FGDC CSDGM"},
 		"census-2013-county-ea-iso19110-featurecatalogue-latin1.xml": {ErrNotISO19115, "ISO 19110"},
+		// XSD-invalid: an unknown element before fileIdentifier.
+		"INVALID-ckanspatial-iso19139-dataset-invalid-gmd.xml": {ErrInvalidISO,
+			"1 problem: gmd:MD_Metadata/gmd:nosuchelement is not an element of gmd:MD_Metadata (ISO 19139)"},
+		// MDTranslator: "element 'role' is missing valid nil reason within 'CI_ResponsibleParty'".
+		// Its empty gmd:CI_Address is allowed by ISO 19139 (every CI_Address property is
+		// optional) and MDTranslator does not report it either.
+		"INVALID-datagov-invalid-iso2-gmi.xml": {ErrInvalidISO,
+			"1 problem: gmi:MI_Metadata/gmd:identificationInfo/gmd:MD_DataIdentification/gmd:citation/gmd:CI_Citation/" +
+				"gmd:citedResponsibleParty[1]/gmd:CI_ResponsibleParty/gmd:role is empty and has no gco:nilReason (ISO 19139 requires a role)"},
 	} {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
@@ -201,6 +209,107 @@ func TestSyntheticInputs(t *testing.T) {
 	require.ErrorIs(t, err, ErrMalformedXML)
 }
 
+// isoRecord wraps body in a root element with the gmd, gmi, gco and xlink namespaces bound
+// (gmd to the prefix "x", to show the checks go by namespace URI).
+func isoRecord(root, body string) []byte {
+	return []byte(`<` + root + ` xmlns:x="http://www.isotc211.org/2005/gmd" xmlns:gmd="http://www.isotc211.org/2005/gmd"` +
+		` xmlns:gmi="http://www.isotc211.org/2005/gmi" xmlns:gco="http://www.isotc211.org/2005/gco"` +
+		` xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:geonet="http://www.fao.org/geonetwork">` + body + `</` + root + `>`)
+}
+
+// contactParty is a gmd:contact holding a CI_ResponsibleParty whose role element is role.
+func contactParty(role string) string {
+	return `<x:contact><x:CI_ResponsibleParty><x:organisationName><gco:CharacterString>Org</gco:CharacterString></x:organisationName>` +
+		role + `</x:CI_ResponsibleParty></x:contact>`
+}
+
+// citedDate is an identificationInfo whose citation has one CI_Date holding date and dateType.
+func citedDate(date, dateType string) string {
+	return `<x:identificationInfo><x:MD_DataIdentification><x:citation><x:CI_Citation><x:title><gco:CharacterString>T</gco:CharacterString></x:title>` +
+		`<x:date><x:CI_Date>` + date + dateType + `</x:CI_Date></x:date></x:CI_Citation></x:citation>` +
+		`<x:abstract><gco:CharacterString>A</gco:CharacterString></x:abstract></x:MD_DataIdentification></x:identificationInfo>`
+}
+
+func TestStructuralChecks(t *testing.T) {
+	t.Parallel()
+	const (
+		role     = `<x:role><x:CI_RoleCode codeList="x" codeListValue="pointOfContact"/></x:role>`
+		date     = `<x:date><gco:Date>2020-01-02</gco:Date></x:date>`
+		dateType = `<x:dateType><x:CI_DateTypeCode codeList="x" codeListValue="publication"/></x:dateType>`
+		md       = "gmd:MD_Metadata"
+		mi       = "gmi:MI_Metadata"
+	)
+	for name, tc := range map[string]struct {
+		root, body string
+		want       []string // substrings of the ErrInvalidISO message; none means the record is valid
+	}{
+		"valid gmd":    {md, contactParty(role) + citedDate(date, dateType), nil},
+		"valid gmi":    {mi, contactParty(role) + citedDate(date, dateType) + `<gmi:acquisitionInformation/>`, nil},
+		"foreign ns":   {md, `<geonet:info><nosuchelement/></geonet:info>` + contactParty(role), nil},
+		"empty record": {md, ``, nil},
+		"unknown gmd element": {md, `<x:nosuchelement><gco:CharacterString>a</gco:CharacterString></x:nosuchelement>` + contactParty(role),
+			[]string{"1 problem: gmd:MD_Metadata/gmd:nosuchelement is not an element of gmd:MD_Metadata (ISO 19139)"}},
+		"unknown gmd element in gmi": {mi, contactParty(role) + `<x:fileIdentifer/><x:fileIdentifer/>`,
+			[]string{"2 problems: gmi:MI_Metadata/gmd:fileIdentifer[1] is not an element of gmi:MI_Metadata (ISO 19139); " +
+				"gmi:MI_Metadata/gmd:fileIdentifer[2] is not an element of gmi:MI_Metadata (ISO 19139)"}},
+		"acquisitionInformation in gmd": {md, `<gmi:acquisitionInformation/>`,
+			[]string{"gmd:MD_Metadata/gmi:acquisitionInformation is not an element of gmd:MD_Metadata (ISO 19139)"}},
+		"unknown gmi element": {mi, `<gmi:bogus/>`,
+			[]string{"gmi:MI_Metadata/gmi:bogus is not an element of gmi:MI_Metadata (ISO 19139)"}},
+		"MD_Metadata property as a gmi element": {mi, `<gmi:contact/>`,
+			[]string{"gmi:MI_Metadata/gmi:contact is not an element of gmi:MI_Metadata (ISO 19139)"}},
+		"role nilReason":  {md, contactParty(`<x:role gco:nilReason="inapplicable"/>`), nil},
+		"role by xlink":   {md, contactParty(`<x:role xlink:href="https://example.gov/role"/>`), nil},
+		"role text":       {md, contactParty(`<x:role>pointOfContact</x:role>`), nil},
+		"role empty":      {md, contactParty(`<x:role/>`), []string{"1 problem: gmd:MD_Metadata/gmd:contact/gmd:CI_ResponsibleParty/gmd:role is empty and has no gco:nilReason (ISO 19139 requires a role)"}},
+		"role whitespace": {md, contactParty(`<x:role gco:nilReason=" "> </x:role>`), []string{"gmd:CI_ResponsibleParty/gmd:role is empty and has no gco:nilReason"}},
+		"role missing":    {md, contactParty(``), []string{"1 problem: gmd:MD_Metadata/gmd:contact/gmd:CI_ResponsibleParty has no gmd:role (ISO 19139 requires a role)"}},
+		"second party's role empty": {md, contactParty(role) + contactParty(`<x:role></x:role>`),
+			[]string{"gmd:MD_Metadata/gmd:contact[2]/gmd:CI_ResponsibleParty/gmd:role is empty"}},
+		"date nilReason": {md, citedDate(`<x:date gco:nilReason="missing"/>`, dateType), nil},
+		"date empty and dateType missing": {mi, citedDate(`<x:date/>`, ``), []string{
+			"2 problems: gmi:MI_Metadata/gmd:identificationInfo/gmd:MD_DataIdentification/gmd:citation/gmd:CI_Citation/gmd:date/gmd:CI_Date/gmd:date is empty and has no gco:nilReason (ISO 19139 requires a date); ",
+			"gmd:CI_Date has no gmd:dateType (ISO 19139 requires a date type)"}},
+		"dateType empty": {md, citedDate(date, `<x:dateType/>`), []string{"gmd:CI_Date/gmd:dateType is empty and has no gco:nilReason (ISO 19139 requires a date type)"}},
+		"rules together": {md, `<x:nosuchelement/>` + contactParty(`<x:role/>`), []string{
+			"2 problems: gmd:MD_Metadata/gmd:nosuchelement is not an element of gmd:MD_Metadata (ISO 19139); ",
+			"gmd:MD_Metadata/gmd:contact/gmd:CI_ResponsibleParty/gmd:role is empty"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			check(t, isoRecord(tc.root, tc.body), tc.want)
+		})
+	}
+
+	// 19115-3 records are not checked.
+	check(t, []byte(`<mdb:MD_Metadata xmlns:mdb="http://standards.iso.org/iso/19115/-3/mdb/2.0" xmlns:gmd="http://www.isotc211.org/2005/gmd">`+
+		`<mdb:nosuchelement/><gmd:CI_ResponsibleParty><gmd:role/></gmd:CI_ResponsibleParty></mdb:MD_Metadata>`), nil)
+
+	// Twelve problems: the message lists ten and counts the rest.
+	body := strings.Repeat(contactParty(`<x:role/>`), 12)
+	_, _, err := Transform(isoRecord(md, body), "id", "org")
+	require.ErrorIs(t, err, ErrInvalidISO)
+	require.ErrorContains(t, err, "12 problems: ")
+	require.ErrorContains(t, err, "gmd:contact[10]/gmd:CI_ResponsibleParty/gmd:role is empty")
+	require.NotContains(t, err.Error(), "gmd:contact[11]")
+	require.True(t, strings.HasSuffix(err.Error(), "; and 2 more"), err.Error())
+}
+
+func check(t *testing.T, record []byte, want []string) {
+	t.Helper()
+	out, _, err := Transform(record, "https://example.gov/a.xml", "Example Org")
+	if len(want) == 0 {
+		require.NoError(t, err, "%s", record)
+		require.True(t, json.Valid(out))
+		return
+	}
+	require.Nil(t, out)
+	require.ErrorIs(t, err, ErrInvalidISO)
+	for _, w := range want {
+		require.ErrorContains(t, err, w)
+	}
+}
+
 var fuzzSeeds = []string{
 	"datagov-valid-iso1-gmd.xml", "datagov-valid-iso2-gmi.xml", "mdtranslator-iso19115-3-mdb-dataidentification.xml",
 	"catalog-data-gov-noaa-wcsd-leading-whitespace-gmi.xml", "census-series-collection-tl-2013-county-gmi.xml",
@@ -220,7 +329,7 @@ func FuzzTransform(f *testing.F) {
 		out, _, err := Transform(b, "id", "org")
 		if err != nil {
 			require.Nil(t, out)
-			require.True(t, errors.Is(err, ErrEncoding) || errors.Is(err, ErrMalformedXML) || errors.Is(err, ErrNotISO19115), "unexpected error kind: %v", err)
+			require.True(t, errors.Is(err, ErrEncoding) || errors.Is(err, ErrMalformedXML) || errors.Is(err, ErrNotISO19115) || errors.Is(err, ErrInvalidISO), "unexpected error kind: %v", err)
 			return
 		}
 		require.True(t, json.Valid(out))

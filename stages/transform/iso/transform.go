@@ -85,8 +85,11 @@ type distribution struct {
 // never fetched and no entity is expanded beyond XML's predefined five.
 //
 // Errors wrap ErrEncoding (bytes invalid in the declared encoding, with the byte offset),
-// ErrMalformedXML (with line and column) or ErrNotISO19115 (FGDC CSDGM, ISO 19110 or another
-// root element; the message names what was found).
+// ErrMalformedXML (with line and column), ErrNotISO19115 (FGDC CSDGM, ISO 19110 or another
+// root element; the message names what was found) or ErrInvalidISO (a 19115-1/-2 record that
+// breaks an ISO 19139 structural rule: an unknown gmd/gmi element under the root, or a
+// required gmd:role, CI_Date gmd:date or gmd:dateType missing or empty without a
+// gco:nilReason; the message lists the element paths). 19115-3 records are not checked.
 func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warnings []Warning, err error) {
 	doc, _, err := toUTF8(xml)
 	if err != nil {
@@ -97,6 +100,9 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 		return nil, nil, err
 	}
 	if err := checkRoot(root); err != nil {
+		return nil, nil, err
+	}
+	if err := checkISO19139(root); err != nil {
 		return nil, nil, err
 	}
 	m := &mapper{root: root}
