@@ -25,7 +25,8 @@ type sourceJSON struct {
 	Frequency             string     `json:"frequency"`
 	NotificationEmails    []string   `json:"notification_emails"`
 	NotificationFrequency string     `json:"notification_frequency"`
-	NextRunAt             *time.Time `json:"next_run_at"` // null for manual sources
+	NextRunAt             *time.Time `json:"next_run_at"`           // null for manual sources
+	CollectionParentURL   *string    `json:"collection_parent_url"` // null but for waf-collection sources
 	CreatedAt             time.Time  `json:"created_at"`
 	UpdatedAt             time.Time  `json:"updated_at"`
 }
@@ -37,6 +38,9 @@ func sourceOf(src *store.Source) sourceJSON {
 		NextRunAt: utcPtr(src.NextRunAt), CreatedAt: src.CreatedAt.UTC(), UpdatedAt: src.UpdatedAt.UTC()}
 	if src.OrganizationID != "" {
 		j.OrganizationID = &src.OrganizationID
+	}
+	if src.CollectionParentURL != "" {
+		j.CollectionParentURL = &src.CollectionParentURL
 	}
 	if j.NotificationEmails == nil {
 		j.NotificationEmails = []string{}
@@ -62,12 +66,14 @@ type sourceInput struct {
 	Frequency             string   `json:"frequency"`
 	NotificationEmails    []string `json:"notification_emails"`
 	NotificationFrequency string   `json:"notification_frequency"`
+	CollectionParentURL   *string  `json:"collection_parent_url"`
 }
 
 // decodeSource reads and checks the body of POST and PUT, naming every bad field. Omitted
 // optional fields take their defaults: source_type document, frequency manual,
-// notification_frequency on_error, no organization, no emails (decodeObject refuses null for
-// the first three). A good url is stored with its scheme and host in lower case.
+// notification_frequency on_error, no organization, no emails, no collection_parent_url
+// (decodeObject refuses null for the first three). A good url or collection_parent_url is
+// stored with its scheme and host in lower case.
 func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error) {
 	data, err := readBody(r)
 	if err != nil {
@@ -87,16 +93,25 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 	if in.OrganizationID != nil {
 		p.OrganizationID = *in.OrganizationID
 	}
+	if in.CollectionParentURL != nil {
+		p.CollectionParentURL = *in.CollectionParentURL
+	}
 	checkSource(p, in.SchemaType, fields)
 	if _, bad := fields["url"]; !bad {
 		p.URL = lowerSchemeHost(p.URL)
+	}
+	if _, bad := fields["collection_parent_url"]; !bad {
+		p.CollectionParentURL = lowerSchemeHost(p.CollectionParentURL)
 	}
 	s.checkOrganization(r, p.OrganizationID, fields)
 	return p, fields.err()
 }
 
 // checkSource records in fields what is wrong with each field of p but the organization;
-// schemaType is the schema type as sent, which it parses into p.
+// schemaType is the schema type as sent, which it parses into p. Beyond each field's own
+// values: a waf or waf-collection source lists ISO 19115 XML files, so its schema type must be
+// an ISO one, and a waf-collection source, and only one, has a collection_parent_url (its
+// parent record, which EXTRACT downloads first).
 func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErrors) {
 	if p.Name == "" {
 		fields.add("name", "required")
@@ -104,19 +119,32 @@ func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErr
 	if msg := checkSourceURL(p.URL); msg != "" {
 		fields.add("url", "%s", msg)
 	}
-	if p.SourceType != harvest.SourceDocument {
-		fields.add("source_type", "source type %q is not supported yet: only %q sources can be harvested",
-			p.SourceType, harvest.SourceDocument)
+	srcType, srcErr := harvest.ParseSourceType(string(p.SourceType))
+	if srcErr != nil {
+		fields.add("source_type", "%v", srcErr)
 	}
+	wafType := srcType == harvest.SourceWAF || srcType == harvest.SourceWAFCollection
 	if schemaType == "" {
-		fields.add("schema_type", "required: %q or %q", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
+		fields.add("schema_type", "required: %q, %q, %q or %q", harvest.SchemaDCATUS11Federal,
+			harvest.SchemaDCATUS11NonFederal, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)
 	} else if st, err := harvest.ParseSchemaType(schemaType); err != nil {
 		fields.add("schema_type", "%v", err)
-	} else if st.IsISO() {
-		fields.add("schema_type", "ISO 19115 sources are harvested from the command line for now: want %q or %q",
-			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
+	} else if wafType && !st.IsISO() {
+		fields.add("schema_type", "a %s source lists ISO 19115 XML files: want %q or %q, not %q",
+			srcType, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2, st)
 	} else {
 		p.SchemaType = st
+	}
+	switch {
+	case srcType == harvest.SourceWAFCollection && p.CollectionParentURL == "":
+		fields.add("collection_parent_url", "required for a waf-collection source: the URL of its parent record")
+	case srcType == harvest.SourceWAFCollection:
+		if msg := checkSourceURL(p.CollectionParentURL); msg != "" {
+			fields.add("collection_parent_url", "%s", msg)
+		}
+	case p.CollectionParentURL != "" && srcErr == nil:
+		fields.add("collection_parent_url", "only a waf-collection source has one, not a %s source: leave it out or null",
+			srcType)
 	}
 	if _, err := harvest.ParseFrequency(string(p.Frequency)); err != nil {
 		fields.add("frequency", "%v", err)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -33,7 +34,7 @@ func TestSourceCRUD(t *testing.T) {
 	require.Equal(t, map[string]any{"name": "CFTC data.json", "url": "https://www.cftc.gov/data.json",
 		"organization_id": org.ID, "source_type": "document", "schema_type": "dcatus1.1: federal",
 		"frequency": "manual", "notification_emails": []any{}, "notification_frequency": "on_error",
-		"next_run_at": nil}, without(src, "id", "created_at", "updated_at"), "defaults")
+		"next_run_at": nil, "collection_parent_url": nil}, without(src, "id", "created_at", "updated_at"), "defaults")
 
 	got := b.get(t, "/api/v1/harvest_sources/"+id)
 	require.Equal(t, http.StatusOK, got.status)
@@ -57,8 +58,8 @@ func TestSourceCRUD(t *testing.T) {
 	requireSchema(t, "HarvestSource", u)
 	require.Equal(t, map[string]any{"name": "CFTC", "url": "https://www.cftc.gov/data2.json", "organization_id": nil,
 		"source_type": "document", "schema_type": "dcatus1.1: non-federal", "frequency": "daily",
-		"notification_emails": []any{"data@cftc.gov", "ops@cftc.gov"}, "notification_frequency": "always"},
-		without(u, "id", "created_at", "updated_at", "next_run_at"))
+		"notification_emails": []any{"data@cftc.gov", "ops@cftc.gov"}, "notification_frequency": "always",
+		"collection_parent_url": nil}, without(u, "id", "created_at", "updated_at", "next_run_at"))
 	require.NotNil(t, u["next_run_at"], "a daily source is scheduled")
 	require.Equal(t, u, b.get(t, "/api/v1/harvest_sources/"+id).object(t))
 
@@ -97,15 +98,33 @@ func TestSourceInvalid(t *testing.T) {
 		{"url no host", map[string]any{"url": "https:///data.json"}, []string{"url"}, "not an absolute http(s) URL"},
 		{"schema_type missing", map[string]any{"schema_type": nil}, []string{"schema_type"}, "required"},
 		{"schema_type unknown", map[string]any{"schema_type": "csdgm"}, []string{"schema_type"}, `unknown schema type "csdgm"`},
-		{"schema_type iso", map[string]any{"schema_type": "iso19115_2"}, []string{"schema_type"}, `harvested from the command line for now`},
-		{"source_type waf", map[string]any{"source_type": "waf"}, []string{"source_type"}, `source type "waf" is not supported yet`},
+		{"source_type unknown", map[string]any{"source_type": "ckan"}, []string{"source_type"}, `unknown source type "ckan"`},
+		{"waf with a DCAT-US schema", map[string]any{"source_type": "waf"}, []string{"schema_type"},
+			`a waf source lists ISO 19115 XML files: want "iso19115_1" or "iso19115_2", not "dcatus1.1: federal"`},
+		{"waf-collection with a DCAT-US schema", map[string]any{"source_type": "waf-collection", "schema_type": "dcatus1.1: non-federal",
+			"collection_parent_url": "https://example.gov/waf/parent.xml"}, []string{"schema_type"}, "a waf-collection source lists ISO 19115 XML files"},
+		{"waf-collection without a parent", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_2"},
+			[]string{"collection_parent_url"}, "required for a waf-collection source"},
+		{"waf-collection with an empty parent", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_2",
+			"collection_parent_url": ""}, []string{"collection_parent_url"}, "required for a waf-collection source"},
+		{"waf-collection parent relative", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_2",
+			"collection_parent_url": "/waf/parent.xml"}, []string{"collection_parent_url"}, "not an absolute http(s) URL"},
+		{"waf-collection parent ftp", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_1",
+			"collection_parent_url": "ftp://example.gov/parent.xml"}, []string{"collection_parent_url"}, "not an absolute http(s) URL"},
+		{"waf-collection, neither", map[string]any{"source_type": "waf-collection"}, []string{"schema_type", "collection_parent_url"},
+			"a waf-collection source lists ISO 19115 XML files"},
+		{"document with a parent", map[string]any{"collection_parent_url": "https://example.gov/waf/parent.xml"},
+			[]string{"collection_parent_url"}, "only a waf-collection source has one, not a document source"},
+		{"waf with a parent", map[string]any{"source_type": "waf", "schema_type": "iso19115_2",
+			"collection_parent_url": "https://example.gov/waf/parent.xml"}, []string{"collection_parent_url"}, "not a waf source"},
+		{"collection_parent_url not a string", map[string]any{"collection_parent_url": 7}, []string{"collection_parent_url"}, "string"},
 		{"frequency", map[string]any{"frequency": "hourly"}, []string{"frequency"}, `unknown frequency "hourly"`},
 		{"notification_frequency", map[string]any{"notification_frequency": "never"}, []string{"notification_frequency"}, "unknown notification frequency"},
 		{"email", map[string]any{"notification_emails": []string{"ok@agency.gov", "not-an-email"}}, []string{"notification_emails"}, `item 2, "not-an-email"`},
 		{"email with a display name", map[string]any{"notification_emails": []string{"Jane <jane@agency.gov>"}}, []string{"notification_emails"}, "not an email address"},
 		{"emails not an array", map[string]any{"notification_emails": "a@b.gov"}, []string{"notification_emails"}, "must be an array of strings, not string"},
 		{"organization unknown", map[string]any{"organization_id": "no-such-org"}, []string{"organization_id"}, `no organization has id "no-such-org"`},
-		{"unknown field", map[string]any{"collection_parent_url": "x"}, []string{"collection_parent_url"}, "unknown field"},
+		{"unknown field", map[string]any{"parent_url": "x"}, []string{"parent_url"}, "unknown field"},
 		{"every field at once", map[string]any{"name": "", "url": "data.json", "schema_type": "x", "frequency": "x",
 			"notification_emails": []string{"x"}, "source_type": "ckan", "notification_frequency": "x", "organization_id": "x", "z": 1},
 			[]string{"name", "url", "schema_type", "frequency", "notification_emails", "source_type", "notification_frequency", "organization_id", "z"}, ""},
@@ -173,5 +192,107 @@ func TestSourceConflicts(t *testing.T) {
 		b.failJob(t, job.ID)
 		requireError(t, b.write(t, http.MethodDelete, "/api/v1/harvest_sources/"+src.ID, nil), http.StatusConflict,
 			"has 1 live datasets: run a clear job first")
+	})
+}
+
+// TestSourceKinds creates a source of each kind the harvester harvests, and carries a
+// waf-collection's collection_parent_url through create, read, list and replace.
+func TestSourceKinds(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	create := func(t *testing.T, body map[string]any) map[string]any {
+		t.Helper()
+		r := b.write(t, http.MethodPost, "/api/v1/harvest_sources", body)
+		require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+		src := r.object(t)
+		requireSchema(t, "HarvestSource", src)
+		require.Equal(t, src, b.get(t, "/api/v1/harvest_sources/"+src["id"].(string)).object(t))
+		return src
+	}
+	kinds := []struct {
+		name, sourceType, schemaType string
+		parent                       any // sent as collection_parent_url when not nil
+		wantParent                   any
+	}{
+		{"DCAT-US document", "document", "dcatus1.1: non-federal", nil, nil},
+		{"ISO 19115-1 document", "document", "iso19115_1", nil, nil},
+		{"ISO 19115-2 document, parent null", "document", "iso19115_2", "null", nil},
+		{"waf", "waf", "iso19115_2", nil, nil},
+		{"waf, parent empty", "waf", "iso19115_1", "", nil},
+		{"waf-collection", "waf-collection", "iso19115_2", "https://waf.example.gov/cfg/series.xml",
+			"https://waf.example.gov/cfg/series.xml"},
+		{"waf-collection, parent case", "waf-collection", "iso19115_1", "HTTPS://WAF.Example.GOV/Cfg/Series.xml?A=B",
+			"https://waf.example.gov/Cfg/Series.xml?A=B"},
+	}
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			body := validSource("https://waf.example.gov/" + uuid.NewString() + "/")
+			body["source_type"], body["schema_type"] = k.sourceType, k.schemaType
+			switch k.parent {
+			case nil:
+			case "null":
+				body["collection_parent_url"] = nil
+			default:
+				body["collection_parent_url"] = k.parent
+			}
+			src := create(t, body)
+			require.Equal(t, []any{k.sourceType, k.schemaType, k.wantParent},
+				[]any{src["source_type"], src["schema_type"], src["collection_parent_url"]})
+		})
+	}
+
+	t.Run("collection_parent_url round trip", func(t *testing.T) {
+		t.Parallel()
+		body := validSource("https://waf.example.gov/" + uuid.NewString() + "/")
+		body["source_type"], body["schema_type"] = "waf-collection", "iso19115_2"
+		body["collection_parent_url"] = "https://waf.example.gov/cfg/parent.xml"
+		src := create(t, body)
+		id := src["id"].(string)
+		stored, err := b.store.SourceGet(context.Background(), id)
+		require.NoError(t, err)
+		require.Equal(t, "https://waf.example.gov/cfg/parent.xml", stored.CollectionParentURL)
+		listed := decode[list[sourceJSON]](t, b.get(t, "/api/v1/harvest_sources?per_page=100"))
+		found := false
+		for _, it := range listed.Items {
+			if it.ID == id {
+				found = true
+				require.Equal(t, "https://waf.example.gov/cfg/parent.xml", *it.CollectionParentURL)
+			}
+		}
+		require.True(t, found, "listed")
+
+		put := func(t *testing.T, body map[string]any) map[string]any {
+			t.Helper()
+			r := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body)
+			require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+			u := r.object(t)
+			requireSchema(t, "HarvestSource", u)
+			require.Equal(t, u, b.get(t, "/api/v1/harvest_sources/"+id).object(t))
+			return u
+		}
+		body["collection_parent_url"] = "https://waf.example.gov/cfg/other-parent.xml"
+		require.Equal(t, "https://waf.example.gov/cfg/other-parent.xml", put(t, body)["collection_parent_url"], "replaced")
+
+		requireFields(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, without(body, "collection_parent_url")),
+			"collection_parent_url") // PUT replaces every field: omitted is none, which a waf-collection needs
+		body["source_type"] = "waf"
+		requireFields(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body), "collection_parent_url")
+		body["collection_parent_url"] = nil
+		u := put(t, body)
+		require.Equal(t, []any{"waf", nil}, []any{u["source_type"], u["collection_parent_url"]}, "cleared")
+		stored, err = b.store.SourceGet(context.Background(), id)
+		require.NoError(t, err)
+		require.Empty(t, stored.CollectionParentURL)
+
+		body["source_type"] = "waf-collection"
+		body["collection_parent_url"] = "https://waf.example.gov/cfg/parent.xml"
+		u = put(t, body)
+		require.Equal(t, []any{"waf-collection", "https://waf.example.gov/cfg/parent.xml"},
+			[]any{u["source_type"], u["collection_parent_url"]}, "set again")
+
+		// A source read back can be written back once its read-only members are dropped.
+		u = put(t, without(u, "id", "created_at", "updated_at", "next_run_at"))
+		require.Equal(t, "https://waf.example.gov/cfg/parent.xml", u["collection_parent_url"])
 	})
 }

@@ -118,6 +118,8 @@ func TestValidatePasted(t *testing.T) {
 	}{
 		{"schema_type missing", map[string]any{"json": federalDataset("A")}, []string{"schema_type"}},
 		{"schema_type unknown", map[string]any{"schema_type": "dcatus3.0", "json": federalDataset("A")}, []string{"schema_type"}},
+		{"schema_type iso19115_1", map[string]any{"schema_type": "iso19115_1", "json": federalDataset("A")}, []string{"schema_type"}},
+		{"schema_type iso19115_2", map[string]any{"schema_type": "iso19115_2", "url": "https://example.gov/iso.xml"}, []string{"schema_type"}},
 		{"neither json nor url", map[string]any{"schema_type": "dcatus1.1: federal"}, []string{"json"}},
 		{"json null", map[string]any{"schema_type": "dcatus1.1: federal", "json": nil}, []string{"json"}},
 		{"both json and url", map[string]any{"schema_type": "dcatus1.1: federal", "json": federalDataset("A"),
@@ -132,6 +134,11 @@ func TestValidatePasted(t *testing.T) {
 			requireFields(t, post(t, tt.body), tt.fields...)
 		})
 	}
+	t.Run("ISO schema types are refused", func(t *testing.T) {
+		t.Parallel()
+		f := requireFields(t, post(t, map[string]any{"schema_type": "iso19115_2", "json": "<MI_Metadata/>"}), "schema_type")
+		require.Contains(t, f["schema_type"], "validating ISO 19115 XML here is not supported yet")
+	})
 }
 
 // requireCFTC checks the verdicts on the corpus's CFTC catalog: one record per dataset, in

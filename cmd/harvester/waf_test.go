@@ -187,3 +187,68 @@ func TestHarvestISODocument(t *testing.T) {
 	require.Equal(t, "complete", rep.Status)
 	require.Equal(t, [2]int{1, 1}, [2]int{rep.Total, rep.Added})
 }
+
+// Every INVALID ISO file of the corpus, and the FGDC and ISO 19110 files, end as error rows that
+// say why; the job completes.
+func TestHarvestWAFOfBadFiles(t *testing.T) {
+	t.Parallel()
+	bad := []string{
+		"iso19115/INVALID-ckanspatial-gemini-bad-xml.xml",
+		"iso19115/INVALID-ckanspatial-iso19139-dataset-invalid-gmd.xml",
+		"iso19115/INVALID-datagov-decode-error.xml",
+		"iso19115/INVALID-datagov-invalid-iso2-gmi.xml",
+		"iso19115/fgdc-catalog-data-gov-metadata-1.xml",
+		"iso19115/fgdc-usgs-us-topo-collection-bom-doctype.xml",
+		"iso19115/fgdc-usgs-white-fronted-goose.xml",
+		"iso19115/census-2013-county-ea-iso19110-featurecatalogue-latin1.xml",
+	}
+	files := map[string]string{}
+	listing := "<html><body><pre>\n"
+	for _, f := range bad {
+		name := strings.TrimPrefix(f, "iso19115/")
+		files["/bad/"+name] = corpustest.Path(t, f)
+		listing += fmt.Sprintf("<a href=%q>%s</a>  2024-01-01 00:00  1K\n", name, name)
+	}
+	listing += "</pre></body></html>"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/bad/" {
+			fmt.Fprint(w, listing)
+			return
+		}
+		if p, ok := files[r.URL.Path]; ok {
+			http.ServeFile(w, r, p)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	dbURL := dbtest.URL(t)
+	rep := runJSON(t, "harvest", "--url", srv.URL+"/bad/", "--source-type", "waf", "--schema-type", "iso19115_2",
+		"--database-url", dbURL, "--nats-url", natstest.URL(t))
+	require.Equal(t, "complete", rep.Status)
+	require.Equal(t, len(bad), rep.Total)
+	require.Equal(t, len(bad), rep.Errored)
+
+	st, err := postgres.Open(context.Background(), dbURL)
+	require.NoError(t, err)
+	defer st.Close()
+	errs, _, err := st.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: rep.JobID,
+		PageParams: store.PageParams{Limit: 100}})
+	require.NoError(t, err)
+	reasons := map[string]string{}
+	for _, e := range errs {
+		reasons[strings.TrimPrefix(e.Identifier, srv.URL+"/bad/")] = e.Message
+	}
+	for _, want := range []struct{ file, reason string }{
+		{"INVALID-ckanspatial-gemini-bad-xml.xml", "line"},
+		{"INVALID-ckanspatial-iso19139-dataset-invalid-gmd.xml", "gmd:nosuchelement"},
+		{"INVALID-datagov-decode-error.xml", "byte 0x92 at offset 88"},
+		{"INVALID-datagov-invalid-iso2-gmi.xml", "gmd:role is empty"},
+		{"fgdc-usgs-white-fronted-goose.xml", "FGDC"},
+		{"fgdc-usgs-us-topo-collection-bom-doctype.xml", "FGDC"},
+		{"fgdc-catalog-data-gov-metadata-1.xml", "FGDC"},
+		{"census-2013-county-ea-iso19110-featurecatalogue-latin1.xml", "ISO 19110"},
+	} {
+		require.Contains(t, reasons[want.file], want.reason, want.file)
+	}
+}
