@@ -179,13 +179,36 @@ func TestHarvestWAFCollection(t *testing.T) {
 	}
 }
 
-// One ISO file is a one-record document source.
+// One ISO file is a one-record document source; its DCAT-US is kept as source_transform, and
+// the placeholders it needed are warning rows.
 func TestHarvestISODocument(t *testing.T) {
 	t.Parallel()
-	rep := runJSON(t, "harvest", "--file", corpustest.Path(t, "iso19115/datagov-valid-iso1-gmd.xml"),
-		"--schema-type", "iso19115_1", "--database-url", dbtest.URL(t), "--nats-url", natstest.URL(t))
-	require.Equal(t, "complete", rep.Status)
-	require.Equal(t, [2]int{1, 1}, [2]int{rep.Total, rep.Added})
+	dbURL := dbtest.URL(t)
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, dbURL)
+	require.NoError(t, err)
+	defer st.Close()
+	for _, file := range []string{"iso19115/datagov-valid-iso1-gmd.xml", "iso19115/mdtranslator-iso19115-3-mdb-dataidentification.xml"} {
+		rep := runJSON(t, "harvest", "--file", corpustest.Path(t, file), "--schema-type", "iso19115_1",
+			"--database-url", dbURL, "--nats-url", natstest.URL(t))
+		require.Equal(t, "complete", rep.Status, file)
+		require.Equal(t, [2]int{1, 1}, [2]int{rep.Total, rep.Added}, file)
+		datasets, err := st.DatasetList(ctx, &store.DatasetListParams{SourceID: rep.SourceID})
+		require.NoError(t, err)
+		require.Len(t, datasets, 1)
+		rec, err := st.RecordGet(ctx, datasets[0].RecordID)
+		require.NoError(t, err)
+		require.JSONEq(t, string(datasets[0].DCAT), string(rec.SourceTransform), "the dataset is the transform")
+		require.True(t, strings.HasPrefix(strings.TrimSpace(rec.SourceRaw), "<"), "source_raw is the XML")
+		errs, _, err := st.RecordErrorList(ctx, &store.RecordErrorListParams{JobID: rep.JobID})
+		require.NoError(t, err)
+		for _, e := range errs {
+			require.Equal(t, "warning", string(e.Severity), e.Message)
+		}
+		if strings.Contains(file, "mdb") {
+			require.NotEmpty(t, errs, "the placeholders used are warning rows")
+		}
+	}
 }
 
 // Every INVALID ISO file of the corpus, and the FGDC and ISO 19110 files, end as error rows that
