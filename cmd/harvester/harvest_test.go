@@ -240,6 +240,7 @@ func TestHarvestBrokenSourceDeletesNothing(t *testing.T) {
 		{"json but not a catalog", "dcatus/INVALID-json-but-not-catalog.json", 0, []string{"ParseError", `no "dataset" array`}},
 		{"malformed mid-file", "dcatus/INVALID-cfpb-malformed-geojson-spatial.data.json", 0, []string{"ParseError", "line 82, column 7"}},
 		{"legacy array", "dcatus/pod-v1.0-legacy-array-catalog-sample.json", 0, []string{"Project Open Data 1.0"}},
+		{"an HTML page", "waf/apache-noaa-garfo.html", 0, []string{"ParseError", "HTML page (title \"Index of"}},
 		{"http 404", "", http.StatusNotFound, []string{"ExtractError", "HTTP 404 Not Found"}},
 		{"http 500", "", http.StatusInternalServerError, []string{"ExtractError", "HTTP 500 Internal Server Error"}},
 	} {

@@ -5,9 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -45,12 +50,17 @@ func (c FetchConfig) WithDefaults() FetchConfig {
 type FetchError struct {
 	URL        string
 	StatusCode int
+	PageTitle  string // the <title> of an HTML error page, when the server sent one
 	Err        error
 }
 
 func (e *FetchError) Error() string {
 	if e.StatusCode != 0 {
-		return fmt.Sprintf("GET %s: HTTP %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
+		msg := fmt.Sprintf("GET %s: HTTP %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
+		if e.PageTitle != "" {
+			msg += fmt.Sprintf(" (error page %q)", e.PageTitle)
+		}
+		return msg
 	}
 	return fmt.Sprintf("GET %s: %v", e.URL, e.Err)
 }
@@ -60,51 +70,84 @@ func (e *FetchError) Unwrap() error { return e.Err }
 // errTooLarge is the cause of a FetchError for a body over MaxBytes.
 var errTooLarge = errors.New("document larger than the size cap")
 
+// maxRetryAfter caps the wait a server may ask for with Retry-After.
+const maxRetryAfter = 2 * time.Minute
+
 // Fetch downloads url into a temporary file and returns it positioned at its start; the caller
-// closes and removes it. Network errors, 429 and 5xx are retried with exponential backoff; any
-// other non-2xx status fails at once. Every failure is a *FetchError.
+// closes and removes it. Network errors, 429 and 5xx are retried with jittered exponential
+// backoff, honouring a Retry-After header (at most 2 minutes); any other non-2xx status fails
+// at once. Every failure is a *FetchError; an HTML error page's title is part of it.
 func Fetch(ctx context.Context, c FetchConfig, url string) (*os.File, error) {
 	wait := c.Backoff
 	var err error
 	for attempt := 1; ; attempt++ {
 		var f *os.File
-		var retry bool
-		f, retry, err = fetchOnce(ctx, c, url)
+		var retryAfter time.Duration
+		f, retryAfter, err = fetchOnce(ctx, c, url)
 		if err == nil {
 			return f, nil
 		}
-		if !retry || attempt >= c.Attempts {
+		if retryAfter < 0 || attempt >= c.Attempts {
 			return nil, err
+		}
+		// Jitter spreads the retries of many jobs hitting one server: 50% to 150% of the wait.
+		pause := time.Duration(float64(wait) * (0.5 + rand.Float64()))
+		if retryAfter > 0 {
+			pause = retryAfter
 		}
 		select {
 		case <-ctx.Done():
 			return nil, &FetchError{URL: url, Err: ctx.Err()}
-		case <-time.After(wait):
+		case <-time.After(pause):
 		}
 		wait *= 2
 	}
 }
 
-func fetchOnce(ctx context.Context, c FetchConfig, url string) (f *os.File, retry bool, err error) {
+// retryAfter reads a Retry-After header (seconds or an HTTP date); 0 when absent or unreadable.
+func retryAfter(h http.Header) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	d := time.Duration(0)
+	if secs, err := strconv.Atoi(v); err == nil {
+		d = time.Duration(secs) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = time.Until(t)
+	}
+	return min(max(d, 0), maxRetryAfter)
+}
+
+// fetchOnce makes one GET. retry is negative when the failure is final, 0 to retry after the
+// backoff, or the wait the server asked for.
+func fetchOnce(ctx context.Context, c FetchConfig, url string) (f *os.File, retry time.Duration, err error) {
+	const final = -1
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, false, &FetchError{URL: url, Err: err}
+		return nil, final, &FetchError{URL: url, Err: err}
 	}
 	req.Header.Set("User-Agent", c.UserAgent)
 	req.Header.Set("Accept", "application/json, */*;q=0.5")
 	resp, err := c.Client.Do(req)
 	if err != nil {
-		return nil, ctx.Err() == nil, &FetchError{URL: url, Err: err}
+		if ctx.Err() != nil {
+			return nil, final, &FetchError{URL: url, Err: err}
+		}
+		return nil, 0, &FetchError{URL: url, Err: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		retry = resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
-		return nil, retry, &FetchError{URL: url, StatusCode: resp.StatusCode}
+		page, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		ferr := &FetchError{URL: url, StatusCode: resp.StatusCode, PageTitle: htmlTitle(page)}
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+			return nil, retryAfter(resp.Header), ferr
+		}
+		return nil, final, ferr
 	}
 	f, err = os.CreateTemp("", "harvester-fetch-*")
 	if err != nil {
-		return nil, false, fmt.Errorf("fetch %s: %w", url, err)
+		return nil, final, fmt.Errorf("fetch %s: %w", url, err)
 	}
 	n, err := io.Copy(f, io.LimitReader(resp.Body, c.MaxBytes+1))
 	if err == nil && n > c.MaxBytes {
@@ -116,7 +159,25 @@ func fetchOnce(ctx context.Context, c FetchConfig, url string) (f *os.File, retr
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return nil, !errors.Is(err, errTooLarge), &FetchError{URL: url, Err: err}
+		if errors.Is(err, errTooLarge) {
+			return nil, final, &FetchError{URL: url, Err: err}
+		}
+		return nil, 0, &FetchError{URL: url, Err: err}
 	}
-	return f, false, nil
+	return f, 0, nil
+}
+
+var titleRe = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
+// htmlTitle returns the title of an HTML page (whitespace collapsed, at most 200 bytes), or "".
+func htmlTitle(page []byte) string {
+	m := titleRe.FindSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	t := strings.Join(strings.Fields(html.UnescapeString(string(m[1]))), " ")
+	if len(t) > 200 {
+		t = t[:200]
+	}
+	return t
 }

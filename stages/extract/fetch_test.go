@@ -31,6 +31,10 @@ func TestFetch(t *testing.T) {
 				return
 			}
 			_, _ = io.WriteString(w, `{"dataset":[]}`)
+		case "/maintenance":
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "<html><head><title> Down for\n maintenance </title></head></html>")
 		case "/big":
 			_, _ = io.WriteString(w, strings.Repeat(" ", 2048))
 		default:
@@ -71,6 +75,13 @@ func TestFetch(t *testing.T) {
 	require.True(t, errors.As(err, &ferr))
 	require.Equal(t, http.StatusBadGateway, ferr.StatusCode)
 	require.Equal(t, int32(cfg.Attempts), calls.Load(), "attempts are bounded")
+
+	calls.Store(0)
+	_, err = Fetch(ctx, cfg, srv.URL+"/maintenance")
+	require.True(t, errors.As(err, &ferr))
+	require.Equal(t, "Down for maintenance", ferr.PageTitle)
+	require.Contains(t, err.Error(), `HTTP 503 Service Unavailable (error page "Down for maintenance")`)
+	require.Equal(t, int32(cfg.Attempts), calls.Load(), "a 503 is retried")
 
 	_, err = Fetch(ctx, cfg, srv.URL+"/big")
 	require.ErrorIs(t, err, errTooLarge)

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,6 +92,10 @@ func (h *Handler) Handle(msg *message.Message) error {
 	}
 	defer cleanup()
 	if err := WalkCatalog(f, func(int, json.RawMessage) error { return nil }); err != nil {
+		if title, ok := htmlPage(f); ok {
+			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
+				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
+		}
 		return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -266,4 +271,19 @@ func (l *lister) settleError(e *Entry, kind, reason string) error {
 		return err
 	}
 	return l.h.pub.Publish(harvest.SubjectSettled, m)
+}
+
+// htmlPage reports whether the document in f is an HTML page (a login page, an error page sent
+// with status 200), and its title.
+func htmlPage(f io.ReadSeeker) (title string, ok bool) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", false
+	}
+	head, _ := io.ReadAll(io.LimitReader(f, 64<<10))
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+	lower := bytes.ToLower(head[:min(len(head), 1024)])
+	if !bytes.HasPrefix(lower, []byte("<!doctype html")) && !bytes.Contains(lower, []byte("<html")) {
+		return "", false
+	}
+	return htmlTitle(head), true
 }
