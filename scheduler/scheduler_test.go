@@ -57,6 +57,13 @@ var backends = map[string]func(t *testing.T) (store.Store, func(t *testing.T) st
 func runStages(t *testing.T, st store.Store) string {
 	t.Helper()
 	url := natstest.URL(t)
+	runStagesOn(t, st, url)
+	return url
+}
+
+// runStagesOn runs every stage against st on the NATS server at url.
+func runStagesOn(t *testing.T, st store.Store, url string) {
+	t.Helper()
 	r, err := router.New(context.Background(), router.Config{NATSURL: url, Store: st, Logger: quiet,
 		Registerer: prometheus.NewRegistry()})
 	require.NoError(t, err)
@@ -64,7 +71,6 @@ func runStages(t *testing.T, st store.Store) string {
 	go func() { done <- r.Run(context.Background()) }()
 	t.Cleanup(func() { _ = r.Close(); <-done })
 	<-r.Running()
-	return url
 }
 
 func bus(t *testing.T, url string) *router.Bus {
@@ -167,7 +173,7 @@ func TestStandbySchedulerTakesOverAndCleansOrphans(t *testing.T) {
 			// Scheduler A leads and starts a job; its process then dies with the job in flight:
 			// its bus goes away with it, so no stage ever sees the job.
 			deadBus := bus(t, natstest.URL(t))
-			a, err := scheduler.New(scheduler.Config{Holder: "a", Interval: time.Hour, LeaderTTL: 300 * time.Millisecond},
+			a, err := scheduler.New(scheduler.Config{Holder: "a", Interval: time.Hour, LeaderTTL: 2 * time.Second},
 				stA, deadBus.Publisher(), quiet)
 			require.NoError(t, err)
 			job, err := trigger.Enqueue(ctx, stA, src.ID, harvest.JobHarvest)
@@ -177,13 +183,14 @@ func TestStandbySchedulerTakesOverAndCleansOrphans(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, harvest.JobInProgress, got.Status)
 
-			url := runStages(t, stB)
+			url := natstest.URL(t)
 			b, err := scheduler.New(scheduler.Config{Holder: "b", Interval: 20 * time.Millisecond,
-				OrphanTimeout: 200 * time.Millisecond, LeaderTTL: 300 * time.Millisecond}, stB, bus(t, url).Publisher(), quiet)
+				OrphanTimeout: 200 * time.Millisecond, LeaderTTL: 2 * time.Second}, stB, bus(t, url).Publisher(), quiet)
 			require.NoError(t, err)
 			leader, err := b.Leader(ctx)
 			require.NoError(t, err)
 			require.False(t, leader, "B stands by while A leads")
+			runStagesOn(t, stB, url)
 
 			stA.Close() // A is killed: no Stop, no release; its connection (or lease) dies with it
 			b.Start(ctx)
