@@ -61,7 +61,7 @@ func setup(t *testing.T, opts ...func(*Config, *Deps)) *testBundle {
 	logs := &syncBuffer{}
 	cfg := Config{APIKey: testKey}
 	deps := Deps{Store: st, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
-		Fetch: extract.FetchConfig{Attempts: 1}}
+		Fetch: extract.FetchConfig{Attempts: 1, AllowPrivate: true}}
 	for _, o := range opts {
 		o(&cfg, &deps)
 	}

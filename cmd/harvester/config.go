@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/postgres"
 	"github.com/harvester-dev/harvester/store/sqlite"
@@ -27,6 +28,13 @@ type serviceFlags struct {
 	logLevel    string
 	// maxDeleteShare is the largest share of a source's live datasets a harvest job may delete.
 	maxDeleteShare float64
+	// allowPrivate lets sources live on loopback and private addresses (SSRF guard off).
+	allowPrivate bool
+}
+
+// fetchConfig is the fetch client's configuration from the flags.
+func (f *serviceFlags) fetchConfig() extract.FetchConfig {
+	return extract.FetchConfig{AllowPrivate: f.allowPrivate}
 }
 
 func (f *serviceFlags) register(cmd *cobra.Command) {
@@ -37,6 +45,9 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
 		"where the embedded default keeps its SQLite database and JetStream data (env HARVESTER_DATA_DIR)")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	cmd.Flags().BoolVar(&f.allowPrivate, "allow-private-sources", envBool("HARVESTER_ALLOW_PRIVATE_SOURCES"),
+		"fetch sources on loopback, private and link-local addresses, refused by default "+
+			"(env HARVESTER_ALLOW_PRIVATE_SOURCES=1)")
 	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
 		"a harvest job that would delete more than this share of a source's datasets fails and deletes nothing "+
 			"(force_harvest and clear are not bound; env HARVESTER_MAX_DELETE_SHARE)")
@@ -136,4 +147,9 @@ func envFloat(name string, def float64) float64 {
 		return v
 	}
 	return def
+}
+
+func envBool(name string) bool {
+	b, _ := strconv.ParseBool(os.Getenv(name))
+	return b
 }

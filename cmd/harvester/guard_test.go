@@ -43,3 +43,15 @@ func TestHarvestRefusesToDeleteMostOfASource(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Equal(t, 339, forced.Deleted, "a force_harvest is not bound")
 }
+
+// A source on a private address is refused unless allowed: the job fails and says why.
+func TestPrivateSourcesRefused(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.srv.Serve(corpustest.Path(t, "dcatus/datagov-cftc.data.json"))
+	rep, code := b.harvestURL(t, federal, "--allow-private-sources=false")
+	require.Equal(t, exitJobError, code)
+	require.Len(t, rep.JobErrors, 1)
+	require.Contains(t, rep.JobErrors[0], "127.0.0.1 is a loopback address")
+	require.Contains(t, rep.JobErrors[0], "refused unless allowed")
+}

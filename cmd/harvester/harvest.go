@@ -196,7 +196,7 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		return "", err
 	}
 	defer stopBus()
-	r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, NATSURL: natsURL, Store: st, Logger: logger,
+	r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), NATSURL: natsURL, Store: st, Logger: logger,
 		Registerer: prometheus.NewRegistry()})
 	if err != nil {
 		return "", err

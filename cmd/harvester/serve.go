@@ -201,7 +201,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 		if err != nil {
 			return usageError{err}
 		}
-		r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, NATSURL: natsURL, Store: st, Logger: logger, Registerer: reg,
+		r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), NATSURL: natsURL, Store: st, Logger: logger, Registerer: reg,
 			Stages: p.stages, Subscriptions: f.subscriptions, Notifier: mailer})
 		if err != nil {
 			return err
@@ -265,7 +265,7 @@ func (f *serverFlags) httpServer(p parts, st store.Store, bus *router.Bus, reg *
 	if p.api {
 		var err error
 		h, err = api.New(api.Config{APIKey: os.Getenv("HARVESTER_API_KEY")},
-			api.Deps{Store: st, Logger: logger, Metrics: metrics, Ready: ready})
+			api.Deps{Store: st, Logger: logger, Metrics: metrics, Ready: ready, Fetch: f.fetchConfig()})
 		if err != nil {
 			return nil, err
 		}

@@ -8,11 +8,13 @@ import (
 	"html"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -28,8 +30,14 @@ type FetchConfig struct {
 	Backoff time.Duration
 	// UserAgent is sent with every request. Default "Harvester/0.1".
 	UserAgent string
-	// Client is the HTTP client to use. Default: a new http.Client with Timeout.
+	// Client is the HTTP client to use. Default: a new http.Client with Timeout that refuses to
+	// connect to private addresses unless AllowPrivate.
 	Client *http.Client
+	// AllowPrivate lets sources live on loopback, private (RFC 1918, fc00::/7), link-local
+	// (169.254.0.0/16, where cloud metadata services answer) and unspecified addresses. Off by
+	// default: a harvest source is a URL anyone with the API key can set, and fetching it must
+	// not reach into the harvester's own network (SSRF). Tests and intranet installs turn it on.
+	AllowPrivate bool
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
@@ -40,9 +48,46 @@ func (c FetchConfig) WithDefaults() FetchConfig {
 	c.Backoff = cmp.Or(c.Backoff, 500*time.Millisecond)
 	c.UserAgent = cmp.Or(c.UserAgent, "Harvester/0.1 (open-data metadata harvester)")
 	if c.Client == nil {
-		c.Client = &http.Client{Timeout: c.Timeout}
+		dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+		if !c.AllowPrivate {
+			dialer.Control = refusePrivate
+		}
+		transport := http.DefaultTransport.(*http.Transport).Clone()
+		transport.DialContext = dialer.DialContext
+		c.Client = &http.Client{Timeout: c.Timeout, Transport: transport}
 	}
 	return c
+}
+
+// ErrPrivateAddress is the cause of a FetchError for a source on a private address.
+var ErrPrivateAddress = errors.New("private address refused")
+
+// refusePrivate is a net.Dialer Control hook: it runs after name resolution, on the address
+// actually dialled, so neither a DNS name nor a redirect can lead to a private address.
+func refusePrivate(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return fmt.Errorf("%w: cannot read address %q", ErrPrivateAddress, address)
+	}
+	kind := ""
+	switch {
+	case ip.IsLoopback():
+		kind = "a loopback"
+	case ip.IsPrivate():
+		kind = "a private"
+	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
+		kind = "a link-local"
+	case ip.IsUnspecified():
+		kind = "an unspecified"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: %s is %s address; sources there are refused unless allowed in configuration",
+		ErrPrivateAddress, ip, kind)
 }
 
 // FetchError is a source that could not be downloaded: the URL, the HTTP status when the
@@ -131,7 +176,7 @@ func fetchOnce(ctx context.Context, c FetchConfig, url string) (f *os.File, retr
 	req.Header.Set("Accept", "application/json, */*;q=0.5")
 	resp, err := c.Client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, ErrPrivateAddress) {
 			return nil, final, &FetchError{URL: url, Err: err}
 		}
 		return nil, 0, &FetchError{URL: url, Err: err}

@@ -42,8 +42,15 @@ func TestFetch(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cfg := FetchConfig{Backoff: time.Millisecond, MaxBytes: 1024}.WithDefaults()
 	ctx := context.Background()
+
+	// By default a source on a private address is refused before any request is made.
+	_, err := Fetch(ctx, FetchConfig{Backoff: time.Millisecond}.WithDefaults(), srv.URL+"/ok")
+	require.ErrorIs(t, err, ErrPrivateAddress)
+	require.ErrorContains(t, err, "127.0.0.1 is a loopback address")
+	require.Zero(t, calls.Load(), "nothing was sent")
+
+	cfg := FetchConfig{Backoff: time.Millisecond, MaxBytes: 1024, AllowPrivate: true}.WithDefaults()
 
 	f, err := Fetch(ctx, cfg, srv.URL+"/ok")
 	require.NoError(t, err)
@@ -85,4 +92,20 @@ func TestFetch(t *testing.T) {
 
 	_, err = Fetch(ctx, cfg, srv.URL+"/big")
 	require.ErrorIs(t, err, errTooLarge)
+}
+
+func TestRefusePrivate(t *testing.T) {
+	t.Parallel()
+	for addr, refused := range map[string]bool{
+		"127.0.0.1:80": true, "[::1]:443": true, "10.1.2.3:80": true, "172.16.0.1:80": true,
+		"192.168.1.1:80": true, "[fd00::1]:80": true, "169.254.169.254:80": true, "[fe80::1]:80": true,
+		"0.0.0.0:80": true, "93.184.216.34:443": false, "[2606:2800:220:1::248]:443": false,
+	} {
+		err := refusePrivate("tcp", addr, nil)
+		if refused {
+			require.ErrorIs(t, err, ErrPrivateAddress, addr)
+		} else {
+			require.NoError(t, err, addr)
+		}
+	}
 }

@@ -378,7 +378,7 @@ func fileNames(base string, files []WAFFile) []string {
 
 func TestCrawlWAF(t *testing.T) {
 	t.Parallel()
-	fc := FetchConfig{Backoff: time.Millisecond, Timeout: 10 * time.Second}
+	fc := FetchConfig{Backoff: time.Millisecond, Timeout: 10 * time.Second, AllowPrivate: true}
 
 	t.Run("tree", func(t *testing.T) {
 		t.Parallel()
@@ -453,7 +453,7 @@ func TestCrawlWAF(t *testing.T) {
 		pages := wafTreePages()
 		pages["/waf/a/deep/"] = "500"
 		w := newWAFTree(t, pages)
-		files, err := crawl(t, FetchConfig{Backoff: time.Millisecond, Attempts: 2}, WAFConfig{}, w.srv.URL+"/waf/")
+		files, err := crawl(t, FetchConfig{Backoff: time.Millisecond, Attempts: 2, AllowPrivate: true}, WAFConfig{}, w.srv.URL+"/waf/")
 		require.Error(t, err)
 		var ferr *FetchError
 		require.True(t, errors.As(err, &ferr), "%v", err)
@@ -478,7 +478,7 @@ func TestCrawlWAF(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, ferr.StatusCode)
 
 		w = newWAFTree(t, map[string]string{"/waf/": "500"})
-		_, err = crawl(t, FetchConfig{Backoff: time.Millisecond, Attempts: 1}, WAFConfig{}, w.srv.URL+"/waf/")
+		_, err = crawl(t, FetchConfig{Backoff: time.Millisecond, Attempts: 1, AllowPrivate: true}, WAFConfig{}, w.srv.URL+"/waf/")
 		require.ErrorContains(t, err, w.srv.URL+"/waf/: HTTP 500")
 	})
 
@@ -533,7 +533,7 @@ func TestCrawlWAFEndless(t *testing.T) {
 		_, _ = io.WriteString(rw, wafPage("next/", "../", "../next/", "f.xml", "/waf/"))
 	}))
 	t.Cleanup(srv.Close)
-	files, err := crawl(t, FetchConfig{}, WAFConfig{MaxDepth: 5}, srv.URL+"/waf/")
+	files, err := crawl(t, FetchConfig{AllowPrivate: true}, WAFConfig{MaxDepth: 5}, srv.URL+"/waf/")
 	require.NoError(t, err)
 	require.Len(t, files, 6)
 	require.Equal(t, srv.URL+"/waf/next/next/next/next/next/f.xml", files[5].URL)
