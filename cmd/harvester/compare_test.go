@@ -47,9 +47,7 @@ func TestSchemaChangeRevalidatesUnchangedRecords(t *testing.T) {
 func TestValidateJobCountsDeletes(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"))
-	_, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
+	b.harvestCorpus(t, "dcatus/agency-gsa-2025-07.data.json")
 	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
 	val, code := b.harvestURL(t, federal, "--job-type", "validate")
 	require.Equal(t, exitOK, code)

@@ -18,9 +18,7 @@ func TestHarvestRefusesToDeleteMostOfASource(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
-	first, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
+	first := b.harvestCorpus(t, "dcatus/agency-gsa-2025-01.data.json")
 	require.Equal(t, 339, first.Added)
 
 	empty := filepath.Join(t.TempDir(), "empty.json")

@@ -53,6 +53,17 @@ func (b *testBundle) harvest(t *testing.T, args ...string) (jobReport, int) {
 	return rep, code
 }
 
+// harvestCorpus serves a corpus file at the agency URL and harvests it with the federal
+// schema; the job must complete.
+func (b *testBundle) harvestCorpus(t *testing.T, file string) jobReport {
+	t.Helper()
+	b.srv.Serve(corpustest.Path(t, file))
+	rep, code := b.harvestURL(t, federal)
+	require.Equal(t, exitOK, code, file)
+	require.Equal(t, "complete", rep.Status, file)
+	return rep
+}
+
 func (b *testBundle) harvestURL(t *testing.T, schema string, extra ...string) (jobReport, int) {
 	return b.harvest(t, append([]string{"--url", b.srv.URL(), "--schema-type", schema}, extra...)...)
 }
@@ -90,15 +101,11 @@ func TestHarvestIncrementalGSA(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 
-	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
-	first, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
+	first := b.harvestCorpus(t, "dcatus/agency-gsa-2025-01.data.json")
 	require.Equal(t, "complete", first.Status)
 	require.Equal(t, 339, first.Added)
 
-	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"))
-	second, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
+	second := b.harvestCorpus(t, "dcatus/agency-gsa-2025-07.data.json")
 	require.Equal(t, "complete", second.Status)
 	require.Equal(t, [5]int{4, 99, 0, 240, 0},
 		[5]int{second.Added, second.Updated, second.Deleted, second.Unchanged, second.Errored})
@@ -210,9 +217,7 @@ func TestHarvestDuplicatesAndInvalidVA(t *testing.T) {
 func TestHarvestNullsAgainstFederalSchema(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.srv.Serve(corpustest.Path(t, "dcatus/city-philadelphia-with-nulls.data.json"))
-	rep, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
+	rep := b.harvestCorpus(t, "dcatus/city-philadelphia-with-nulls.data.json")
 	require.Equal(t, "complete", rep.Status)
 	require.Equal(t, 402, rep.Total)
 	require.Equal(t, 402, rep.Errored)
@@ -225,9 +230,7 @@ func TestHarvestBrokenSourceDeletesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
-	first, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
+	first := b.harvestCorpus(t, "dcatus/agency-gsa-2025-01.data.json")
 	require.Equal(t, 339, first.Added)
 
 	for _, tc := range []struct {
@@ -312,12 +315,8 @@ func TestHarvestDeletesWhatTheSourceDropped(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"))
-	_, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
-	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
-	rep, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
+	b.harvestCorpus(t, "dcatus/agency-gsa-2025-07.data.json")
+	rep := b.harvestCorpus(t, "dcatus/agency-gsa-2025-01.data.json")
 	require.Equal(t, [5]int{0, 99, 4, 240, 0}, [5]int{rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored})
 	datasets, err := b.st.DatasetList(ctx, &store.DatasetListParams{SourceID: rep.SourceID})
 	require.NoError(t, err)
