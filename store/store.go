@@ -21,6 +21,9 @@ type Store interface {
 	// DatasetListUnseen calls fn with each identifier of the source's live datasets that the
 	// job did not list (stored minus seen), streaming rows; fn's error stops and is returned.
 	DatasetListUnseen(ctx context.Context, p *DatasetListUnseenParams, fn func(identifier string) error) error
+	// DatasetStream calls fn with every live dataset, of one source when p.SourceID is not
+	// empty, ordered by id, streaming rows; fn's error stops the stream and is returned.
+	DatasetStream(ctx context.Context, p *DatasetListParams, fn func(*Dataset) error) error
 	// DatasetUpsert creates the dataset of (source, identifier) with p.Slug, or updates its
 	// dcat, record and harvest date keeping the slug it has. It returns ErrConflict when a new
 	// dataset's slug is taken by another dataset; the caller picks another slug.

@@ -75,6 +75,26 @@ func (s *Store) DatasetList(ctx context.Context, p *store.DatasetListParams) ([]
 	return out, interpretError(rows.Err())
 }
 
+// DatasetStream implements store.Store.
+func (s *Store) DatasetStream(ctx context.Context, p *store.DatasetListParams, fn func(*store.Dataset) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+datasetColumns+` FROM dataset
+		WHERE ? = '' OR harvest_source_id = ? ORDER BY id`, p.SourceID, p.SourceID)
+	if err != nil {
+		return interpretError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDataset(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return interpretError(rows.Err())
+}
+
 // DatasetListUnseen implements store.Store.
 func (s *Store) DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(string) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT d.identifier FROM dataset d

@@ -123,6 +123,51 @@ func testDatasetList(t *testing.T, s store.Store) {
 	require.Empty(t, list)
 }
 
+// testDatasetStream: every dataset in id order, or one source's; fn's error stops it.
+func testDatasetStream(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	other := newJob(t, s, newSource(t, s).ID)
+	want := map[string]*store.Dataset{}
+	for _, identifier := range []string{"c", "a", "b"} {
+		d := newDataset(t, s, job, identifier)
+		want[d.ID] = d
+	}
+	o := newDataset(t, s, other, "z")
+
+	var got []*store.Dataset
+	require.NoError(t, s.DatasetStream(ctx, &store.DatasetListParams{SourceID: job.SourceID}, func(d *store.Dataset) error {
+		got = append(got, d)
+		return nil
+	}))
+	require.Len(t, got, 3)
+	for i, d := range got {
+		require.Equal(t, want[d.ID], d)
+		if i > 0 {
+			require.Less(t, got[i-1].ID, d.ID, "ordered by id")
+		}
+	}
+
+	seen := map[string]bool{}
+	require.NoError(t, s.DatasetStream(ctx, &store.DatasetListParams{}, func(d *store.Dataset) error {
+		seen[d.ID] = true
+		return nil
+	}))
+	require.True(t, seen[o.ID], "an empty source id streams every source")
+	for id := range want {
+		require.True(t, seen[id])
+	}
+
+	stop := errors.New("stop")
+	calls := 0
+	err := s.DatasetStream(ctx, &store.DatasetListParams{}, func(*store.Dataset) error {
+		calls++
+		return stop
+	})
+	require.ErrorIs(t, err, stop)
+	require.Equal(t, 1, calls)
+}
+
 // testDatasetDelete: delete reports whether it removed a row; the record history stays.
 func testDatasetDelete(t *testing.T, s store.Store) {
 	ctx := t.Context()

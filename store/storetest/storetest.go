@@ -122,6 +122,7 @@ var cases = []testCase{
 	{"Dataset/UpsertSlugConflict", testDatasetUpsertSlugConflict},
 	{"Dataset/GetNotFound", testDatasetGetNotFound},
 	{"Dataset/List", testDatasetList},
+	{"Dataset/Stream", testDatasetStream},
 	{"Dataset/Delete", testDatasetDelete},
 	{"Dataset/ListUnseen", testDatasetListUnseen},
 	{"Dataset/ListUnseenStops", testDatasetListUnseenStops},
