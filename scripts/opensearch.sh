@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs (from Maven Central: OpenSearch's integ-test-zip distribution, which has no security
-# plugin and only the transport-netty4 module, plus the analysis-common module) and starts a
+# plugin and only the transport-netty4 module, plus the analysis-common and geo modules) and starts a
 # single OpenSearch node for tests, on loopback only, plain HTTP. Idempotent: a node that
 # already answers is left alone; the zip is downloaded once and cached under the services dir.
 # Prints the environment to use:
@@ -86,28 +86,32 @@ if [ ! -x "$home/bin/opensearch" ]; then
   rm -rf "$base/unpack"
 fi
 
-# The integ-test zip has only the transport-netty4 module. Graft analysis-common (the language
-# analyzers and the lowercase/asciifolding/ngram/stemmer/synonym... filters and tokenizers) from
-# its Maven jar, which needs no third-party jar; the painless extension it declares is unused.
-# Other modules (mapper-extras, reindex, ...) are not published on Maven Central as jars or zips.
-mod="$home/modules/analysis-common"
-if [ ! -s "$mod/plugin-descriptor.properties" ]; then
-  log "adding module analysis-common from org.opensearch.plugin:analysis-common:$version"
+# The integ-test zip has only the transport-netty4 module. Graft, from their Maven jars (neither
+# needs a third-party jar): analysis-common (the language analyzers and the lowercase/
+# asciifolding/ngram/stemmer/synonym... filters and tokenizers; the painless extension it
+# declares is unused) and geo (the geo_shape field type). Other modules (mapper-extras, reindex,
+# ...) are not published on Maven Central as jars or zips.
+graft() { # NAME CLASSNAME DESCRIPTION
+  local mod="$home/modules/$1"
+  [ -s "$mod/plugin-descriptor.properties" ] && return 0
+  log "adding module $1 from org.opensearch.plugin:$1:$version"
   mkdir -p "$mod"
-  fetch "org.opensearch.plugin:analysis-common:$version" "$mod"
-  [ -s "$mod/analysis-common-$version.jar" ] || { log "download failed: analysis-common"; exit 1; }
+  fetch "org.opensearch.plugin:$1:$version" "$mod"
+  [ -s "$mod/$1-$version.jar" ] || { log "download failed: $1"; exit 1; }
   cat >"$mod/plugin-descriptor.properties" <<EOF
-description=Adds "built in" analyzers to OpenSearch.
+description=$3
 version=$version
-name=analysis-common
-classname=org.opensearch.analysis.common.CommonAnalysisPlugin
+name=$1
+classname=$2
 java.version=11
 opensearch.version=$version
 custom.foldername=
 extended.plugins=
 has.native.controller=false
 EOF
-fi
+}
+graft analysis-common org.opensearch.analysis.common.CommonAnalysisPlugin 'Adds "built in" analyzers to OpenSearch.'
+graft geo org.opensearch.geo.GeoModulePlugin 'Plugin for geospatial features in OpenSearch.'
 
 # Our own config dir (the unpacked home stays pristine); OpenSearch writes its keystore there.
 conf="$base/config"

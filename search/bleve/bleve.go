@@ -1,0 +1,424 @@
+// Package bleve is the search index of the embedded default: bleve v2
+// (github.com/blevesearch/bleve/v2, scorch) on disk in the data directory. The directory holds
+// one bleve index per generation and a file "current" naming the live one, so Rebuild can fill
+// a new generation and swap it in, as the OpenSearch alias does. Only one process may open
+// the directory at a time (bleve holds a file lock); deployments with several SYNC workers use
+// OpenSearch.
+package bleve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/harvester-dev/harvester/search"
+)
+
+// Index is a search.Index on bleve.
+type Index struct {
+	dir string
+	mu  sync.RWMutex // guards idx and gen across Rebuild's swap
+	idx blevesearch.Index
+	gen string
+}
+
+var _ search.Index = (*Index)(nil)
+
+// lockWait is how long Open waits for another process's lock on the index.
+const lockWait = 5 * time.Second
+
+// open indexes of this process by absolute directory: bleve locks a directory per process,
+// so a second Open in the same process shares the first one's index.
+var (
+	openMu sync.Mutex
+	opened = map[string]*shared{}
+)
+
+type shared struct {
+	x    *Index
+	refs int
+}
+
+// Handle is one user's hold on a shared Index; Close releases it, and the index closes with
+// its last handle.
+type Handle struct {
+	*Index
+	key  string
+	once sync.Once
+}
+
+// Close releases the handle.
+func (h *Handle) Close() error {
+	var err error
+	h.once.Do(func() {
+		openMu.Lock()
+		defer openMu.Unlock()
+		s := opened[h.key]
+		if s.refs--; s.refs == 0 {
+			delete(opened, h.key)
+			err = s.x.Close()
+		}
+	})
+	return err
+}
+
+// Open opens (creating when missing) the index in directory dir, shared with every other
+// Open of the same directory in this process. It fails with a clear error when another
+// process holds the index for more than 5 s.
+func Open(dir string) (*Handle, error) {
+	key, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	openMu.Lock()
+	defer openMu.Unlock()
+	if s, ok := opened[key]; ok {
+		s.refs++
+		return &Handle{Index: s.x, key: key}, nil
+	}
+	x, err := open(key)
+	if err != nil {
+		return nil, err
+	}
+	opened[key] = &shared{x: x, refs: 1}
+	return &Handle{Index: x, key: key}, nil
+}
+
+func open(dir string) (*Index, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("search index directory: %w", err)
+	}
+	x := &Index{dir: dir}
+	gen, err := os.ReadFile(filepath.Join(dir, "current"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		idx, name, err := x.create()
+		if err != nil {
+			return nil, err
+		}
+		if err := x.point(name); err != nil {
+			idx.Close()
+			return nil, err
+		}
+		x.idx, x.gen = idx, name
+		return x, nil
+	case err != nil:
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	x.gen = strings.TrimSpace(string(gen))
+	x.idx, err = blevesearch.OpenUsing(filepath.Join(dir, x.gen), map[string]any{"bolt_timeout": lockWait.String()})
+	if err != nil {
+		return nil, fmt.Errorf("search index %s: %w (is another harvester process using it? "+
+			"only one process may hold a bleve index; set OPENSEARCH_URL to share one index)", dir, err)
+	}
+	return x, nil
+}
+
+// create makes a new, empty generation.
+func (x *Index) create() (blevesearch.Index, string, error) {
+	name := fmt.Sprintf("datasets-%d.bleve", time.Now().UnixNano())
+	idx, err := blevesearch.New(filepath.Join(x.dir, name), indexMapping())
+	if err != nil {
+		return nil, "", fmt.Errorf("search index: create %s: %w", name, err)
+	}
+	return idx, name, nil
+}
+
+// point makes generation name the live one, atomically (write and rename).
+func (x *Index) point(name string) error {
+	tmp := filepath.Join(x.dir, "current.tmp")
+	if err := os.WriteFile(tmp, []byte(name+"\n"), 0o644); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(x.dir, "current")); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	return nil
+}
+
+// indexMapping mirrors the OpenSearch mapping: english full text, exact keyword fields for
+// filters and facets (keyword, theme and organization are both), dates, the bounding box as a
+// geoshape, and the DCAT record stored but not indexed.
+func indexMapping() mapping.IndexMapping {
+	text := func(name string, store bool) *mapping.FieldMapping {
+		f := mapping.NewTextFieldMapping()
+		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, "en", store, false, false
+		return f
+	}
+	kw := func(name string, store bool) *mapping.FieldMapping {
+		f := mapping.NewKeywordFieldMapping()
+		f.Name, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, store, false, false
+		return f
+	}
+	doc := mapping.NewDocumentStaticMapping()
+	for _, name := range []string{"id", "slug", "identifier", "source_id", "record_id", "distribution_format"} {
+		doc.AddFieldMappingsAt(name, kw(name, name != "distribution_format"))
+	}
+	for _, name := range []string{"keyword", "theme", "organization"} {
+		doc.AddFieldMappingsAt(name, kw(name, name == "organization"), text(name+".text", false))
+	}
+	doc.AddFieldMappingsAt("title", text("title", true))
+	for _, name := range []string{"description", "publisher", "distribution_title"} {
+		doc.AddFieldMappingsAt(name, text(name, false))
+	}
+	for _, name := range []string{"modified", "issued"} {
+		f := mapping.NewDateTimeFieldMapping()
+		f.Name, f.IncludeInAll = name, false
+		doc.AddFieldMappingsAt(name, f)
+	}
+	geo := mapping.NewGeoShapeFieldMapping()
+	geo.Name, geo.IncludeInAll = "bbox", false
+	doc.AddFieldMappingsAt("bbox", geo)
+	stored := mapping.NewTextFieldMapping()
+	stored.Name, stored.Index, stored.Store, stored.IncludeInAll, stored.IncludeTermVectors = "dcat", false, true, false, false
+	doc.AddFieldMappingsAt("dcat", stored)
+	doc.AddFieldMappingsAt("landing_page", func() *mapping.FieldMapping {
+		f := kw("landing_page", true)
+		f.Index = false
+		return f
+	}())
+
+	im := mapping.NewIndexMapping()
+	im.DefaultMapping = doc
+	im.DefaultAnalyzer = "en"
+	im.StoreDynamic, im.IndexDynamic, im.DocValuesDynamic = false, false, false
+	return im
+}
+
+// fields returns the value bleve indexes for d: the Document's JSON fields, with the DCAT
+// record as a string (stored only) and the bounding box as a GeoJSON-style map.
+func fields(d *search.Document) (map[string]any, error) {
+	dcat := d.DCAT
+	d2 := *d
+	d2.DCAT = nil
+	b, err := json.Marshal(&d2)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	if len(dcat) > 0 {
+		m["dcat"] = string(dcat)
+	}
+	return m, nil
+}
+
+// Apply performs ops as one bleve batch.
+func (x *Index) Apply(_ context.Context, ops []search.Op) ([]error, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	errs := make([]error, len(ops))
+	batch := x.idx.NewBatch()
+	for i, op := range ops {
+		if op.Doc == nil {
+			batch.Delete(op.ID)
+			continue
+		}
+		m, err := fields(op.Doc)
+		if err == nil {
+			err = batch.Index(op.ID, m)
+		}
+		if err != nil {
+			errs[i] = &search.OpError{ID: op.ID, Reason: err.Error()}
+		}
+	}
+	if err := x.idx.Batch(batch); err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	return errs, nil
+}
+
+// Search runs q: a disjunction of match queries over the text fields (title and keywords
+// boosted, like the OpenSearch index), conjoined with term filters, with term facets.
+func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	var must []query.Query
+	if strings.TrimSpace(q.Text) != "" {
+		var any []query.Query
+		for field, boost := range map[string]float64{"title": 3, "description": 1, "keyword.text": 2,
+			"theme.text": 1, "publisher": 1, "organization.text": 1, "distribution_title": 1} {
+			m := blevesearch.NewMatchQuery(q.Text)
+			m.SetField(field)
+			m.SetBoost(boost)
+			any = append(any, m)
+		}
+		id := blevesearch.NewTermQuery(strings.TrimSpace(q.Text))
+		id.SetField("identifier")
+		any = append(any, id)
+		must = append(must, blevesearch.NewDisjunctionQuery(any...))
+	}
+	for field, v := range map[string]string{"organization": q.Organization, "keyword": q.Keyword, "source_id": q.SourceID} {
+		if v != "" {
+			t := blevesearch.NewTermQuery(v)
+			t.SetField(field)
+			must = append(must, t)
+		}
+	}
+	var root query.Query = blevesearch.NewMatchAllQuery()
+	if len(must) > 0 {
+		root = blevesearch.NewConjunctionQuery(must...)
+	}
+	req := blevesearch.NewSearchRequestOptions(root, q.PerPage, q.From(), false)
+	req.Fields = []string{"title", "slug", "identifier", "organization", "source_id"}
+	req.SortBy([]string{"-_score", "id"})
+	req.AddFacet("organization", blevesearch.NewFacetRequest("organization", q.FacetSize))
+	req.AddFacet("keyword", blevesearch.NewFacetRequest("keyword", q.FacetSize))
+	x.mu.RLock()
+	res, err := x.idx.Search(req)
+	x.mu.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	out := &search.Result{Total: int(res.Total), Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
+	for _, h := range res.Hits {
+		out.Hits = append(out.Hits, search.Hit{ID: h.ID, Score: h.Score, Title: field(h.Fields, "title"),
+			Slug: field(h.Fields, "slug"), Identifier: field(h.Fields, "identifier"),
+			Organization: field(h.Fields, "organization"), SourceID: field(h.Fields, "source_id")})
+	}
+	for _, name := range []string{"organization", "keyword"} {
+		out.Facets[name] = []search.Facet{}
+		if f := res.Facets[name]; f != nil && f.Terms != nil {
+			for _, t := range f.Terms.Terms() {
+				out.Facets[name] = append(out.Facets[name], search.Facet{Value: t.Term, Count: t.Count})
+			}
+		}
+	}
+	return out, nil
+}
+
+func field(fields map[string]any, name string) string {
+	switch v := fields[name].(type) {
+	case string:
+		return v
+	case []any: // a multi-valued stored field
+		if len(v) > 0 {
+			s, _ := v[0].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// Scan pages through the documents in id order, 1,000 at a time.
+func (x *Index) Scan(_ context.Context, sourceID string, fn func(search.Entry) error) error {
+	var root query.Query = blevesearch.NewMatchAllQuery()
+	if sourceID != "" {
+		t := blevesearch.NewTermQuery(sourceID)
+		t.SetField("source_id")
+		root = t
+	}
+	var after []string
+	for {
+		req := blevesearch.NewSearchRequestOptions(root, 1000, 0, false)
+		req.Fields = []string{"source_id", "record_id"}
+		req.SortBy([]string{"id"})
+		if after != nil {
+			req.SetSearchAfter(after)
+		}
+		x.mu.RLock()
+		res, err := x.idx.Search(req)
+		x.mu.RUnlock()
+		if err != nil {
+			return fmt.Errorf("search index: scan: %w", err)
+		}
+		for _, h := range res.Hits {
+			if err := fn(search.Entry{ID: h.ID, SourceID: field(h.Fields, "source_id"),
+				RecordID: field(h.Fields, "record_id")}); err != nil {
+				return err
+			}
+			after = []string{h.ID}
+		}
+		if len(res.Hits) < 1000 {
+			return nil
+		}
+	}
+}
+
+// DeleteSource deletes the source's documents in batches of 1,000.
+func (x *Index) DeleteSource(ctx context.Context, sourceID string) error {
+	var ops []search.Op
+	if err := x.Scan(ctx, sourceID, func(e search.Entry) error {
+		ops = append(ops, search.Op{ID: e.ID})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for len(ops) > 0 {
+		n := min(len(ops), 1000)
+		if _, err := x.Apply(ctx, ops[:n]); err != nil {
+			return err
+		}
+		ops = ops[n:]
+	}
+	return nil
+}
+
+// Rebuild fills a new generation, then swaps it in and removes the old one.
+func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document) error) error) error {
+	idx, name, err := x.create()
+	if err != nil {
+		return err
+	}
+	fresh := &Index{dir: x.dir, idx: idx, gen: name}
+	var batch []search.Op
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		errs, err := fresh.Apply(ctx, batch)
+		if err == nil {
+			err = errors.Join(errs...)
+		}
+		batch = batch[:0]
+		return err
+	}
+	err = fill(func(d search.Document) error {
+		batch = append(batch, search.Op{ID: d.ID, Doc: &d})
+		if len(batch) >= 500 {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err == nil {
+		err = x.point(name)
+	}
+	if err != nil {
+		idx.Close()
+		os.RemoveAll(filepath.Join(x.dir, name))
+		return fmt.Errorf("search index: rebuild: %w", err)
+	}
+	x.mu.Lock()
+	old, oldGen := x.idx, x.gen
+	x.idx, x.gen = idx, name
+	x.mu.Unlock()
+	old.Close()
+	return os.RemoveAll(filepath.Join(x.dir, oldGen))
+}
+
+// Refresh is a no-op: a bleve batch is searchable once Apply returns.
+func (x *Index) Refresh(context.Context) error { return nil }
+
+// Close closes the live generation.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.idx.Close()
+}

@@ -1,0 +1,45 @@
+package bleve_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/search/bleve"
+	"github.com/harvester-dev/harvester/search/searchtest"
+)
+
+func TestConformance(t *testing.T) {
+	searchtest.Run(t, func(t *testing.T) search.Index {
+		idx, err := bleve.Open(t.TempDir())
+		require.NoError(t, err)
+		t.Cleanup(func() { idx.Close() })
+		return idx
+	})
+}
+
+// TestOpenTwiceShares: a second Open of one directory in a process shares the index (bleve
+// locks the directory), and the index stays open until its last handle closes.
+func TestOpenTwiceShares(t *testing.T) {
+	dir := t.TempDir()
+	a, err := bleve.Open(dir)
+	require.NoError(t, err)
+	b, err := bleve.Open(dir)
+	require.NoError(t, err)
+	doc := search.Document{ID: "d1", Title: "Shared", Identifier: "x", SourceID: "s"}
+	_, err = a.Apply(t.Context(), []search.Op{{ID: "d1", Doc: &doc}})
+	require.NoError(t, err)
+	require.NoError(t, a.Close())
+	res, err := b.Search(t.Context(), search.Query{Text: "shared"})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Total)
+	require.NoError(t, b.Close())
+
+	c, err := bleve.Open(dir)
+	require.NoError(t, err, "reopened after the last handle closed")
+	res, err = c.Search(t.Context(), search.Query{Text: "shared"})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Total, "documents persist on disk")
+	require.NoError(t, c.Close())
+}

@@ -1,0 +1,213 @@
+package search
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+// Document is what the index holds of one dataset. Field names follow DCAT-US 1.1
+// (https://resources.data.gov/resources/dcat-us/) in snake case; DCAT is the whole record,
+// stored but not indexed field by field.
+type Document struct {
+	ID                 string          `json:"id"`
+	Slug               string          `json:"slug,omitempty"`
+	Title              string          `json:"title,omitempty"`
+	Description        string          `json:"description,omitempty"`
+	Keyword            []string        `json:"keyword,omitempty"`
+	Theme              []string        `json:"theme,omitempty"`
+	Publisher          string          `json:"publisher,omitempty"`
+	Organization       string          `json:"organization,omitempty"`
+	Identifier         string          `json:"identifier"`
+	LandingPage        string          `json:"landing_page,omitempty"`
+	DistributionTitle  []string        `json:"distribution_title,omitempty"`
+	DistributionFormat []string        `json:"distribution_format,omitempty"`
+	Modified           string          `json:"modified,omitempty"` // RFC 3339, only when the record's value is a date or date-time
+	Issued             string          `json:"issued,omitempty"`   // RFC 3339, likewise
+	SourceID           string          `json:"source_id"`
+	RecordID           string          `json:"record_id,omitempty"`
+	BBox               *Shape          `json:"bbox,omitempty"`
+	DCAT               json.RawMessage `json:"dcat,omitempty"`
+}
+
+// Shape is a GeoJSON-style geometry as OpenSearch's geo_shape and bleve's geoshape fields take
+// it: an "envelope" with coordinates [[west, north], [east, south]], or a "point" [lon, lat].
+type Shape struct {
+	Type        string `json:"type"`
+	Coordinates any    `json:"coordinates"`
+}
+
+// dcatFields are the DCAT-US fields a Document is made of. Types are loose on purpose:
+// harvested records put strings where arrays belong and the other way round.
+type dcatFields struct {
+	Title        any `json:"title"`
+	Description  any `json:"description"`
+	Keyword      any `json:"keyword"`
+	Theme        any `json:"theme"`
+	Publisher    any `json:"publisher"`
+	LandingPage  any `json:"landingPage"`
+	Modified     any `json:"modified"`
+	Issued       any `json:"issued"`
+	Spatial      any `json:"spatial"`
+	Distribution any `json:"distribution"`
+}
+
+// FromDataset returns the Document of a live dataset owned by the organization named org.
+// Fields of the wrong JSON type are left out; a record that is not a JSON object gives a
+// document with ids only. It never fails: the index must hold every dataset.
+func FromDataset(d *store.Dataset, org string) Document {
+	doc := Document{ID: d.ID, Slug: d.Slug, Identifier: d.Identifier, SourceID: d.SourceID,
+		RecordID: d.RecordID, Organization: org, DCAT: d.DCAT}
+	var f dcatFields
+	if json.Unmarshal(d.DCAT, &f) != nil {
+		return doc
+	}
+	doc.Title = str(f.Title)
+	doc.Description = str(f.Description)
+	doc.Keyword = strs(f.Keyword)
+	doc.Theme = strs(f.Theme)
+	if p, ok := f.Publisher.(map[string]any); ok {
+		doc.Publisher = str(p["name"])
+	}
+	doc.LandingPage = str(f.LandingPage)
+	doc.Modified = date(str(f.Modified))
+	doc.Issued = date(str(f.Issued))
+	doc.BBox = BBox(f.Spatial)
+	dists, _ := f.Distribution.([]any)
+	for _, x := range dists {
+		dist, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		if t := str(dist["title"]); t != "" {
+			doc.DistributionTitle = append(doc.DistributionTitle, t)
+		}
+		if ft := cmpStr(str(dist["format"]), str(dist["mediaType"])); ft != "" {
+			doc.DistributionFormat = append(doc.DistributionFormat, ft)
+		}
+	}
+	return doc
+}
+
+func cmpStr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return strings.TrimSpace(s)
+}
+
+// strs returns the non-empty strings of a JSON array, or a one-element slice of a string.
+func strs(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case string:
+		if s := strings.TrimSpace(v); s != "" {
+			out = append(out, s)
+		}
+	case []any:
+		for _, x := range v {
+			if s := str(x); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// dateLayouts are the DCAT-US date forms (ISO 8601) a Document keeps; intervals, durations
+// and free text are left out of the date fields (they stay in DCAT).
+var dateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02", "2006-01", "2006"}
+
+// date returns s as RFC 3339 in UTC when it is one of dateLayouts, else "".
+func date(s string) string {
+	for _, layout := range dateLayouts {
+		if t, err := time.Parse(layout, s); err == nil && t.Year() > 0 && t.Year() < 10000 {
+			return t.UTC().Format(time.RFC3339)
+		}
+	}
+	return ""
+}
+
+// BBox returns the bounding box of a DCAT-US spatial value, or nil when it has none. It takes
+// the "W,S,E,N" form DCAT-US 1.1 names (commas or spaces; what our ISO transform writes), and
+// GeoJSON geometry, as an object or a JSON string, whose coordinates it bounds. Place names,
+// out-of-range numbers and a south edge north of the north edge give nil. A box of zero size
+// is a point.
+func BBox(spatial any) *Shape {
+	var lons, lats []float64
+	switch v := spatial.(type) {
+	case string:
+		s := strings.TrimSpace(v)
+		if strings.HasPrefix(s, "{") {
+			var obj any
+			if json.Unmarshal([]byte(s), &obj) != nil {
+				return nil
+			}
+			return BBox(obj)
+		}
+		parts := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+		if len(parts) != 4 {
+			return nil
+		}
+		var n [4]float64
+		for i, p := range parts {
+			f, err := strconv.ParseFloat(p, 64)
+			if err != nil {
+				return nil
+			}
+			n[i] = f
+		}
+		lons, lats = []float64{n[0], n[2]}, []float64{n[1], n[3]}
+		if n[1] > n[3] {
+			return nil
+		}
+	case map[string]any:
+		collect(v["coordinates"], &lons, &lats)
+		if len(lons) == 0 {
+			return nil
+		}
+	default:
+		return nil
+	}
+	w, e, s, n := slices.Min(lons), slices.Max(lons), slices.Min(lats), slices.Max(lats)
+	if w < -180 || e > 180 || s < -90 || n > 90 {
+		return nil
+	}
+	if w == e && s == n {
+		return &Shape{Type: "point", Coordinates: []float64{w, s}}
+	}
+	if w == e || s == n { // a line: widen it a hair so the envelope is valid
+		e, n = math.Nextafter(e, 181), math.Nextafter(n, 91)
+		e, n = min(e, 180), min(n, 90)
+	}
+	return &Shape{Type: "envelope", Coordinates: [][]float64{{w, n}, {e, s}}}
+}
+
+// collect appends the positions of GeoJSON coordinates (any nesting) to lons and lats.
+func collect(c any, lons, lats *[]float64) {
+	arr, ok := c.([]any)
+	if !ok {
+		return
+	}
+	if len(arr) >= 2 {
+		lon, ok1 := arr[0].(float64)
+		lat, ok2 := arr[1].(float64)
+		if ok1 && ok2 {
+			*lons, *lats = append(*lons, lon), append(*lats, lat)
+			return
+		}
+	}
+	for _, x := range arr {
+		collect(x, lons, lats)
+	}
+}

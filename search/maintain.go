@@ -1,0 +1,204 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+// Organizations resolves a harvest source's organization name, caching each answer for a
+// minute (a renamed organization reaches new documents within that time; Reindex refreshes
+// the old ones). Safe for concurrent use.
+type Organizations struct {
+	st    store.Store
+	mu    sync.Mutex
+	names map[string]orgEntry
+}
+
+type orgEntry struct {
+	name string
+	at   time.Time
+}
+
+// NewOrganizations returns an Organizations over st.
+func NewOrganizations(st store.Store) *Organizations {
+	return &Organizations{st: st, names: map[string]orgEntry{}}
+}
+
+// Name returns the name of the organization owning the source, or "" when it has none. A
+// missing source or organization is "" too (the dataset is indexed without one); other store
+// errors are returned.
+func (o *Organizations) Name(ctx context.Context, sourceID string) (string, error) {
+	o.mu.Lock()
+	e, ok := o.names[sourceID]
+	o.mu.Unlock()
+	if ok && time.Since(e.at) < time.Minute {
+		return e.name, nil
+	}
+	name := ""
+	src, err := o.st.SourceGet(ctx, sourceID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return "", err
+	case src.OrganizationID != "":
+		org, err := o.st.OrganizationGet(ctx, src.OrganizationID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return "", err
+		}
+		if err == nil {
+			name = org.Name
+		}
+	}
+	o.mu.Lock()
+	o.names[sourceID] = orgEntry{name: name, at: time.Now()}
+	o.mu.Unlock()
+	return name, nil
+}
+
+// Reindex rebuilds the index from the dataset table. With sourceID "" it builds a whole new
+// index and swaps it in (Index.Rebuild); with a source id it deletes that source's documents
+// and writes them again from its datasets, in bulk requests of 500. It returns how many
+// documents it wrote.
+func Reindex(ctx context.Context, st store.Store, idx Index, sourceID string) (int, error) {
+	orgs := NewOrganizations(st)
+	n := 0
+	stream := func(put func(Document) error) error {
+		return st.DatasetStream(ctx, &store.DatasetListParams{SourceID: sourceID}, func(d *store.Dataset) error {
+			org, err := orgs.Name(ctx, d.SourceID)
+			if err != nil {
+				return err
+			}
+			n++
+			return put(FromDataset(d, org))
+		})
+	}
+	if sourceID == "" {
+		return n, idx.Rebuild(ctx, stream)
+	}
+	if err := idx.DeleteSource(ctx, sourceID); err != nil {
+		return 0, err
+	}
+	var ops []Op
+	flush := func() error {
+		if len(ops) == 0 {
+			return nil
+		}
+		errs, err := idx.Apply(ctx, ops)
+		ops = ops[:0]
+		if err != nil {
+			return err
+		}
+		return errors.Join(errs...)
+	}
+	err := stream(func(d Document) error {
+		ops = append(ops, Op{ID: d.ID, Doc: &d})
+		if len(ops) >= 500 {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	return n, err
+}
+
+// ReconcileReport is what Reconcile found (and, with fix, repaired).
+type ReconcileReport struct {
+	Datasets  int      `json:"datasets"`  // live datasets looked at
+	Documents int      `json:"documents"` // index documents looked at
+	Missing   []string `json:"missing"`   // dataset ids with no document
+	Stale     []string `json:"stale"`     // dataset ids whose document is of another harvest record
+	Orphaned  []string `json:"orphaned"`  // document ids with no dataset
+	Fixed     bool     `json:"fixed"`
+}
+
+// Clean reports whether index and table agree.
+func (r *ReconcileReport) Clean() bool {
+	return len(r.Missing) == 0 && len(r.Stale) == 0 && len(r.Orphaned) == 0
+}
+
+// Reconcile compares the index with the dataset table (of one source when sourceID is not
+// empty): datasets with no document, documents of an older harvest record, and documents with
+// no dataset. With fix it writes the missing and stale documents and deletes the orphans. It
+// holds the index's ids and record ids in memory (about 100 bytes a document).
+func Reconcile(ctx context.Context, st store.Store, idx Index, sourceID string, fix bool) (*ReconcileReport, error) {
+	docs := map[string]string{} // document id -> record id
+	if err := idx.Scan(ctx, sourceID, func(e Entry) error {
+		docs[e.ID] = e.RecordID
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	r := &ReconcileReport{Documents: len(docs), Missing: []string{}, Stale: []string{}, Orphaned: []string{}}
+	orgs := NewOrganizations(st)
+	var ops []Op
+	flush := func() error {
+		if !fix || len(ops) == 0 {
+			ops = ops[:0]
+			return nil
+		}
+		errs, err := idx.Apply(ctx, ops)
+		ops = ops[:0]
+		if err != nil {
+			return err
+		}
+		return errors.Join(errs...)
+	}
+	err := st.DatasetStream(ctx, &store.DatasetListParams{SourceID: sourceID}, func(d *store.Dataset) error {
+		r.Datasets++
+		rec, ok := docs[d.ID]
+		delete(docs, d.ID)
+		switch {
+		case !ok:
+			r.Missing = append(r.Missing, d.ID)
+		case rec != d.RecordID:
+			r.Stale = append(r.Stale, d.ID)
+		default:
+			return nil
+		}
+		if fix {
+			org, err := orgs.Name(ctx, d.SourceID)
+			if err != nil {
+				return err
+			}
+			doc := FromDataset(d, org)
+			ops = append(ops, Op{ID: d.ID, Doc: &doc})
+			if len(ops) >= 500 {
+				return flush()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: %w", err)
+	}
+	for id := range docs {
+		r.Orphaned = append(r.Orphaned, id)
+		if fix {
+			ops = append(ops, Op{ID: id})
+			if len(ops) >= 500 {
+				if err := flush(); err != nil {
+					return nil, fmt.Errorf("reconcile: %w", err)
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, fmt.Errorf("reconcile: %w", err)
+	}
+	slices.Sort(r.Orphaned)
+	if fix {
+		r.Fixed = true
+		if err := idx.Refresh(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}

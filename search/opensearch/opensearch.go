@@ -1,0 +1,431 @@
+// Package opensearch is the search index on OpenSearch 2.x, through
+// github.com/opensearch-project/opensearch-go/v4. Datasets live in a concrete index named
+// "<alias>-<unix nanoseconds>" that an alias (default "harvester-datasets") points at; every
+// read and write goes through the alias, and Rebuild fills a new concrete index and swaps the
+// alias in one _aliases request (https://opensearch.org/docs/2.19/im-plugin/index-alias/).
+// Writes never ask for a refresh; documents become searchable at the index's refresh interval.
+package opensearch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	osgo "github.com/opensearch-project/opensearch-go/v4"
+	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
+
+	"github.com/harvester-dev/harvester/search"
+)
+
+// DefaultAlias is the alias the index is read and written through.
+const DefaultAlias = "harvester-datasets"
+
+// Index is a search.Index on OpenSearch.
+type Index struct {
+	client *opensearchapi.Client
+	alias  string
+}
+
+var _ search.Index = (*Index)(nil)
+
+// Open connects to the OpenSearch node at url (e.g. http://127.0.0.1:9200; user:password in
+// the URL is used for basic auth) and makes sure alias exists, creating its first concrete
+// index with the mapping when it does not. alias "" means DefaultAlias. It fails when the
+// node does not answer within 30 s or refuses the mapping.
+func Open(ctx context.Context, url, alias string) (*Index, error) {
+	if alias == "" {
+		alias = DefaultAlias
+	}
+	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: osgo.Config{
+		Addresses: []string{url}, MaxRetries: 3, EnableRetryOnTimeout: true}})
+	if err != nil {
+		return nil, fmt.Errorf("opensearch: %w", err)
+	}
+	x := &Index{client: client, alias: alias}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	status, err := x.do(ctx, http.MethodHead, "/"+alias, nil, nil)
+	if err != nil && status != http.StatusNotFound {
+		return nil, fmt.Errorf("opensearch at %s: %w", url, err)
+	}
+	if status == http.StatusNotFound {
+		name, err := x.create(ctx)
+		if err != nil {
+			return nil, err
+		}
+		status, err := x.do(ctx, http.MethodPut, "/"+name+"/_alias/"+alias, nil, nil)
+		if err = statusErr(status, err); err != nil {
+			return nil, fmt.Errorf("opensearch: alias %s: %w", alias, err)
+		}
+	}
+	return x, nil
+}
+
+// Alias returns the alias the index is used through.
+func (x *Index) Alias() string { return x.alias }
+
+// mapping is the explicit mapping of a dataset index: full text with the english analyzer
+// (analysis-common), exact keyword fields for filters and facets, dates that tolerate odd
+// values, the bounding box as geo_shape, and the whole DCAT record stored but not indexed.
+var mapping = map[string]any{
+	"settings": map[string]any{"number_of_shards": 1},
+	"mappings": map[string]any{
+		"dynamic": "strict",
+		"properties": map[string]any{
+			"id":                  keyword(),
+			"slug":                keyword(),
+			"title":               map[string]any{"type": "text", "analyzer": "english", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
+			"description":         map[string]any{"type": "text", "analyzer": "english"},
+			"keyword":             keywordText(),
+			"theme":               keywordText(),
+			"publisher":           map[string]any{"type": "text", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
+			"organization":        keywordText(),
+			"identifier":          keyword(),
+			"landing_page":        map[string]any{"type": "keyword", "index": false},
+			"distribution_title":  map[string]any{"type": "text", "analyzer": "english"},
+			"distribution_format": keyword(),
+			"modified":            map[string]any{"type": "date", "ignore_malformed": true},
+			"issued":              map[string]any{"type": "date", "ignore_malformed": true},
+			"source_id":           keyword(),
+			"record_id":           keyword(),
+			"bbox":                map[string]any{"type": "geo_shape", "ignore_malformed": true},
+			"dcat":                map[string]any{"type": "object", "enabled": false},
+		},
+	},
+}
+
+func keyword() map[string]any { return map[string]any{"type": "keyword", "ignore_above": 1024} }
+
+func keywordText() map[string]any {
+	return map[string]any{"type": "keyword", "ignore_above": 1024,
+		"fields": map[string]any{"text": map[string]any{"type": "text", "analyzer": "english"}}}
+}
+
+// create makes a new concrete index with the mapping and returns its name.
+func (x *Index) create(ctx context.Context) (string, error) {
+	name := fmt.Sprintf("%s-%d", x.alias, time.Now().UnixNano())
+	status, err := x.do(ctx, http.MethodPut, "/"+name, mapping, nil)
+	if err = statusErr(status, err); err != nil {
+		return "", fmt.Errorf("opensearch: create index %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// Apply sends ops as one _bulk request to the alias.
+func (x *Index) Apply(ctx context.Context, ops []search.Op) ([]error, error) {
+	return x.apply(ctx, x.alias, ops)
+}
+
+func (x *Index) apply(ctx context.Context, index string, ops []search.Op) ([]error, error) {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	for _, op := range ops {
+		action := "index"
+		if op.Doc == nil {
+			action = "delete"
+		}
+		if err := enc.Encode(map[string]any{action: map[string]string{"_index": index, "_id": op.ID}}); err != nil {
+			return nil, err
+		}
+		if op.Doc != nil {
+			if err := enc.Encode(op.Doc); err != nil {
+				return nil, fmt.Errorf("encode document %s: %w", op.ID, err)
+			}
+		}
+	}
+	resp, err := x.client.Bulk(ctx, opensearchapi.BulkReq{Body: &body})
+	if err != nil {
+		return nil, fmt.Errorf("opensearch: bulk: %w", err)
+	}
+	if len(resp.Items) != len(ops) {
+		return nil, fmt.Errorf("opensearch: bulk: %d items answered for %d operations", len(resp.Items), len(ops))
+	}
+	errs := make([]error, len(ops))
+	for i, item := range resp.Items {
+		for action, r := range item {
+			if r.Error == nil || (action == "delete" && r.Status == http.StatusNotFound) {
+				continue
+			}
+			errs[i] = &search.OpError{ID: ops[i].ID, Status: r.Status,
+				Reason:    strings.TrimSpace(r.Error.Type + ": " + r.Error.Reason + " " + r.Error.Cause.Reason),
+				Retryable: r.Status == http.StatusTooManyRequests || r.Status >= 500}
+		}
+	}
+	return errs, nil
+}
+
+// Search runs q as a bool query: multi_match over the text fields (OR of terms, title and
+// keywords boosted), term filters, and terms aggregations for the facets.
+func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	must := []any{map[string]any{"match_all": map[string]any{}}}
+	if strings.TrimSpace(q.Text) != "" {
+		must = []any{map[string]any{"multi_match": map[string]any{"query": q.Text, "fields": []string{
+			"title^3", "description", "keyword.text^2", "theme.text", "publisher", "organization.text",
+			"identifier", "distribution_title"}}}}
+	}
+	var filter []any
+	for field, v := range map[string]string{"organization": q.Organization, "keyword": q.Keyword, "source_id": q.SourceID} {
+		if v != "" {
+			filter = append(filter, map[string]any{"term": map[string]any{field: v}})
+		}
+	}
+	body := map[string]any{
+		"from": q.From(), "size": q.PerPage, "track_total_hits": true,
+		"_source": []string{"title", "slug", "identifier", "organization", "source_id"},
+		"query":   map[string]any{"bool": map[string]any{"must": must, "filter": filter}},
+		"sort":    []any{"_score", map[string]any{"id": "asc"}},
+		"aggs": map[string]any{
+			"organization": map[string]any{"terms": map[string]any{"field": "organization", "size": q.FacetSize}},
+			"keyword":      map[string]any{"terms": map[string]any{"field": "keyword", "size": q.FacetSize}},
+		},
+	}
+	var out struct {
+		Hits struct {
+			Total struct {
+				Value int `json:"value"`
+			} `json:"total"`
+			Hits []struct {
+				ID     string     `json:"_id"`
+				Score  *float64   `json:"_score"`
+				Source search.Hit `json:"_source"`
+			} `json:"hits"`
+		} `json:"hits"`
+		Aggregations map[string]struct {
+			Buckets []struct {
+				Key   string `json:"key"`
+				Count int    `json:"doc_count"`
+			} `json:"buckets"`
+		} `json:"aggregations"`
+	}
+	status, err := x.do(ctx, http.MethodPost, "/"+x.alias+"/_search", body, &out)
+	if err = statusErr(status, err); err != nil {
+		return nil, fmt.Errorf("opensearch: search: %w", err)
+	}
+	res := &search.Result{Total: out.Hits.Total.Value, Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
+	for _, h := range out.Hits.Hits {
+		hit := h.Source
+		hit.ID = h.ID
+		if h.Score != nil {
+			hit.Score = *h.Score
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	for _, name := range []string{"organization", "keyword"} {
+		res.Facets[name] = []search.Facet{}
+		for _, b := range out.Aggregations[name].Buckets {
+			res.Facets[name] = append(res.Facets[name], search.Facet{Value: b.Key, Count: b.Count})
+		}
+	}
+	return res, nil
+}
+
+// Scan pages through the documents in id order with search_after, 1,000 at a time.
+func (x *Index) Scan(ctx context.Context, sourceID string, fn func(search.Entry) error) error {
+	var after []any
+	for {
+		body := map[string]any{"size": 1000, "sort": []any{map[string]any{"id": "asc"}},
+			"_source": []string{"source_id", "record_id"}, "query": sourceQuery(sourceID)}
+		if after != nil {
+			body["search_after"] = after
+		}
+		var out struct {
+			Hits struct {
+				Hits []struct {
+					ID     string       `json:"_id"`
+					Source search.Entry `json:"_source"`
+					Sort   []any        `json:"sort"`
+				} `json:"hits"`
+			} `json:"hits"`
+		}
+		status, err := x.do(ctx, http.MethodPost, "/"+x.alias+"/_search", body, &out)
+		if err = statusErr(status, err); err != nil {
+			return fmt.Errorf("opensearch: scan: %w", err)
+		}
+		for _, h := range out.Hits.Hits {
+			e := h.Source
+			e.ID = h.ID
+			if err := fn(e); err != nil {
+				return err
+			}
+			after = h.Sort
+		}
+		if len(out.Hits.Hits) < 1000 {
+			return nil
+		}
+	}
+}
+
+func sourceQuery(sourceID string) map[string]any {
+	if sourceID == "" {
+		return map[string]any{"match_all": map[string]any{}}
+	}
+	return map[string]any{"term": map[string]any{"source_id": sourceID}}
+}
+
+// DeleteSource deletes the source's documents in bulk requests of 1,000 (_delete_by_query is
+// in the reindex module, which not every node has).
+func (x *Index) DeleteSource(ctx context.Context, sourceID string) error {
+	var ops []search.Op
+	if err := x.Scan(ctx, sourceID, func(e search.Entry) error {
+		ops = append(ops, search.Op{ID: e.ID})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for len(ops) > 0 {
+		n := min(len(ops), 1000)
+		errs, err := x.Apply(ctx, ops[:n])
+		if err == nil {
+			err = errors.Join(errs...)
+		}
+		if err != nil {
+			return fmt.Errorf("opensearch: delete source %s: %w", sourceID, err)
+		}
+		ops = ops[n:]
+	}
+	return nil
+}
+
+// Rebuild creates a new concrete index, fills it in bulk requests of 500, refreshes it, then
+// points the alias at it alone and deletes the indices the alias pointed at before.
+func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document) error) error) error {
+	var old map[string]any
+	status, err := x.do(ctx, http.MethodGet, "/_alias/"+x.alias, nil, &old)
+	if err = statusErr(status, err); err != nil && status != http.StatusNotFound {
+		return fmt.Errorf("opensearch: read alias %s: %w", x.alias, err)
+	}
+	name, err := x.create(ctx)
+	if err != nil {
+		return err
+	}
+	var batch []search.Op
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		errs, err := x.apply(ctx, name, batch)
+		if err == nil {
+			err = errors.Join(errs...)
+		}
+		batch = batch[:0]
+		return err
+	}
+	err = fill(func(d search.Document) error {
+		batch = append(batch, search.Op{ID: d.ID, Doc: &d})
+		if len(batch) >= 500 {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err == nil {
+		status, err = x.do(ctx, http.MethodPost, "/"+name+"/_refresh", nil, nil)
+		err = statusErr(status, err)
+	}
+	if err == nil {
+		actions := []any{map[string]any{"add": map[string]any{"index": name, "alias": x.alias}}}
+		for idx := range old {
+			actions = append(actions, map[string]any{"remove_index": map[string]any{"index": idx}})
+		}
+		status, err = x.do(ctx, http.MethodPost, "/_aliases", map[string]any{"actions": actions}, nil)
+		err = statusErr(status, err)
+	}
+	if err != nil {
+		_, _ = x.do(context.WithoutCancel(ctx), http.MethodDelete, "/"+name, nil, nil)
+		return fmt.Errorf("opensearch: rebuild: %w", err)
+	}
+	return nil
+}
+
+// Refresh refreshes the alias's index.
+func (x *Index) Refresh(ctx context.Context) error {
+	status, err := x.do(ctx, http.MethodPost, "/"+x.alias+"/_refresh", nil, nil)
+	if err = statusErr(status, err); err != nil {
+		return fmt.Errorf("opensearch: refresh: %w", err)
+	}
+	return nil
+}
+
+// Drop deletes the alias's indices (tests use it to clean up).
+func (x *Index) Drop(ctx context.Context) error {
+	var old map[string]any
+	if status, err := x.do(ctx, http.MethodGet, "/_alias/"+x.alias, nil, &old); statusErr(status, err) != nil {
+		return statusErr(status, err)
+	}
+	for idx := range old {
+		if status, err := x.do(ctx, http.MethodDelete, "/"+idx, nil, nil); statusErr(status, err) != nil {
+			return statusErr(status, err)
+		}
+	}
+	return nil
+}
+
+// Close is a no-op: the client holds no resources beyond idle HTTP connections.
+func (x *Index) Close() error { return nil }
+
+// do performs one request through the client's transport (retries, auth) with a JSON body,
+// decoding a 2xx answer into out. It returns the status; a status ≥ 300 comes with the
+// answer's error text as err.
+func (x *Index) do(ctx context.Context, method, path string, body, out any) (int, error) {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, path, r)
+	if err != nil {
+		return 0, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := x.client.Client.Perform(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if resp.StatusCode >= 300 {
+		return resp.StatusCode, fmt.Errorf("status %d: %s", resp.StatusCode, truncate(string(data), 500))
+	}
+	if out != nil && len(data) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("decode answer: %w", err)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// statusErr turns a not-found status into an error too (do leaves HEAD 404 without a body).
+func statusErr(status int, err error) error {
+	if err == nil && status >= 300 {
+		return fmt.Errorf("status %d", status)
+	}
+	return err
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,237 @@
+// Package searchtest is the conformance suite every search.Index implementation passes: run it
+// from the implementation's tests with a function that opens a fresh, empty index.
+package searchtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// Run runs the suite; open returns a new empty index that the test may Close.
+func Run(t *testing.T, open func(t *testing.T) search.Index) {
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, search.Index)
+	}{
+		{"SearchFindsTitleWord", testSearchFindsTitleWord},
+		{"FiltersAndFacets", testFiltersAndFacets},
+		{"Paging", testPaging},
+		{"UpdateAndDelete", testUpdateAndDelete},
+		{"Scan", testScan},
+		{"DeleteSource", testDeleteSource},
+		{"Rebuild", testRebuild},
+		{"RebuildFailureKeepsLive", testRebuildFailureKeepsLive},
+		{"Shapes", testShapes},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, open(t))
+		})
+	}
+}
+
+// doc builds a document the way SYNC does, from a DCAT record.
+func doc(id, source, org, dcat string) search.Document {
+	return search.FromDataset(&store.Dataset{ID: id, SourceID: source, Identifier: "ident-" + id,
+		Slug: "slug-" + id, RecordID: "rec-" + id, DCAT: json.RawMessage(dcat)}, org)
+}
+
+func put(t *testing.T, idx search.Index, docs ...search.Document) {
+	t.Helper()
+	ops := make([]search.Op, len(docs))
+	for i := range docs {
+		ops[i] = search.Op{ID: docs[i].ID, Doc: &docs[i]}
+	}
+	errs, err := idx.Apply(t.Context(), ops)
+	require.NoError(t, err)
+	require.NoError(t, errors.Join(errs...))
+	require.NoError(t, idx.Refresh(t.Context()))
+}
+
+func find(t *testing.T, idx search.Index, q search.Query) *search.Result {
+	t.Helper()
+	res, err := idx.Search(t.Context(), q)
+	require.NoError(t, err)
+	return res
+}
+
+func ids(res *search.Result) []string {
+	out := []string{}
+	for _, h := range res.Hits {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+func testSearchFindsTitleWord(t *testing.T, idx search.Index) {
+	put(t, idx,
+		doc("d1", "s1", "Org A", `{"title": "Groundwater wells of Ohio", "description": "Wells.", "keyword": ["water"]}`),
+		doc("d2", "s1", "Org A", `{"title": "Bridge inspections", "description": "Annual bridge condition.", "keyword": ["transport"]}`),
+	)
+	res := find(t, idx, search.Query{Text: "groundwater"})
+	require.Equal(t, 1, res.Total)
+	require.Equal(t, []string{"d1"}, ids(res))
+	h := res.Hits[0]
+	require.Equal(t, "Groundwater wells of Ohio", h.Title)
+	require.Equal(t, "slug-d1", h.Slug)
+	require.Equal(t, "ident-d1", h.Identifier)
+	require.Equal(t, "Org A", h.Organization)
+	require.Equal(t, "s1", h.SourceID)
+
+	// English stemming: "inspection" finds "inspections"; the description is searched too.
+	require.Equal(t, []string{"d2"}, ids(find(t, idx, search.Query{Text: "inspection"})))
+	require.Equal(t, []string{"d2"}, ids(find(t, idx, search.Query{Text: "condition"})))
+	require.Equal(t, 2, find(t, idx, search.Query{}).Total, "no text matches everything")
+	require.Equal(t, 0, find(t, idx, search.Query{Text: "volcano"}).Total)
+}
+
+func testFiltersAndFacets(t *testing.T, idx search.Index) {
+	put(t, idx,
+		doc("d1", "s1", "Org A", `{"title": "Rivers one", "keyword": ["water", "rivers"]}`),
+		doc("d2", "s1", "Org A", `{"title": "Rivers two", "keyword": ["water"]}`),
+		doc("d3", "s2", "Org B", `{"title": "Rivers three", "keyword": "water"}`),
+		doc("d4", "s2", "Org B", `{"title": "Roads", "keyword": ["roads"]}`),
+	)
+	res := find(t, idx, search.Query{Text: "rivers"})
+	require.Equal(t, 3, res.Total)
+	require.Equal(t, []search.Facet{{Value: "Org A", Count: 2}, {Value: "Org B", Count: 1}}, res.Facets["organization"])
+	require.Equal(t, []search.Facet{{Value: "water", Count: 3}, {Value: "rivers", Count: 1}}, res.Facets["keyword"])
+
+	require.ElementsMatch(t, []string{"d3"}, ids(find(t, idx, search.Query{Text: "rivers", Organization: "Org B"})))
+	require.ElementsMatch(t, []string{"d1"}, ids(find(t, idx, search.Query{Keyword: "rivers"})))
+	require.ElementsMatch(t, []string{"d3", "d4"}, ids(find(t, idx, search.Query{SourceID: "s2"})))
+	require.Equal(t, 0, find(t, idx, search.Query{Organization: "Org"}).Total, "organization is an exact filter")
+	// The keyword filter ignores keywords of other datasets; facets follow the filters.
+	res = find(t, idx, search.Query{Organization: "Org A"})
+	require.Equal(t, []search.Facet{{Value: "Org A", Count: 2}}, res.Facets["organization"])
+}
+
+func testPaging(t *testing.T, idx search.Index) {
+	var docs []search.Document
+	for i := range 25 {
+		docs = append(docs, doc(fmt.Sprintf("d%02d", i), "s1", "Org", `{"title": "Sample survey"}`))
+	}
+	put(t, idx, docs...)
+	var all []string
+	for page := 1; page <= 3; page++ {
+		res := find(t, idx, search.Query{Text: "survey", Page: page, PerPage: 10})
+		require.Equal(t, 25, res.Total)
+		all = append(all, ids(res)...)
+	}
+	require.Len(t, all, 25)
+	seen := map[string]bool{}
+	for _, id := range all {
+		require.False(t, seen[id], "hit %s on two pages", id)
+		seen[id] = true
+	}
+	_, err := idx.Search(t.Context(), search.Query{Page: 1001, PerPage: 10})
+	require.ErrorIs(t, err, search.ErrTooDeep)
+	_, err = idx.Search(t.Context(), search.Query{PerPage: search.MaxPerPage + 1})
+	require.Error(t, err)
+}
+
+func testUpdateAndDelete(t *testing.T, idx search.Index) {
+	put(t, idx, doc("d1", "s1", "Org", `{"title": "Old title"}`))
+	put(t, idx, doc("d1", "s1", "Org", `{"title": "New title"}`))
+	require.Equal(t, 0, find(t, idx, search.Query{Text: "old"}).Total)
+	require.Equal(t, []string{"d1"}, ids(find(t, idx, search.Query{Text: "new"})))
+
+	errs, err := idx.Apply(t.Context(), []search.Op{{ID: "d1"}, {ID: "never-there"}})
+	require.NoError(t, err)
+	require.NoError(t, errors.Join(errs...), "deleting a missing document is no error")
+	require.NoError(t, idx.Refresh(t.Context()))
+	require.Equal(t, 0, find(t, idx, search.Query{}).Total)
+}
+
+func scan(t *testing.T, idx search.Index, source string) []search.Entry {
+	t.Helper()
+	var out []search.Entry
+	require.NoError(t, idx.Scan(t.Context(), source, func(e search.Entry) error {
+		out = append(out, e)
+		return nil
+	}))
+	return out
+}
+
+func testScan(t *testing.T, idx search.Index) {
+	var docs []search.Document
+	for i := range 2100 { // more than two pages
+		src := "s1"
+		if i%3 == 0 {
+			src = "s2"
+		}
+		docs = append(docs, doc(fmt.Sprintf("d%04d", i), src, "Org", `{"title": "T"}`))
+	}
+	for i := 0; i < len(docs); i += 500 {
+		put(t, idx, docs[i:min(i+500, len(docs))]...)
+	}
+	all := scan(t, idx, "")
+	require.Len(t, all, 2100)
+	for i, e := range all {
+		require.Equal(t, fmt.Sprintf("d%04d", i), e.ID, "ordered by id")
+		require.Equal(t, "rec-"+e.ID, e.RecordID)
+	}
+	require.Len(t, scan(t, idx, "s2"), 700)
+
+	stop := errors.New("stop")
+	require.ErrorIs(t, idx.Scan(t.Context(), "", func(search.Entry) error { return stop }), stop)
+}
+
+func testDeleteSource(t *testing.T, idx search.Index) {
+	put(t, idx, doc("d1", "s1", "Org", `{"title": "A"}`), doc("d2", "s2", "Org", `{"title": "B"}`),
+		doc("d3", "s1", "Org", `{"title": "C"}`))
+	require.NoError(t, idx.DeleteSource(t.Context(), "s1"))
+	require.NoError(t, idx.Refresh(t.Context()))
+	require.Equal(t, []string{"d2"}, ids(find(t, idx, search.Query{})))
+}
+
+func testRebuild(t *testing.T, idx search.Index) {
+	put(t, idx, doc("old", "s1", "Org", `{"title": "Old"}`))
+	require.NoError(t, idx.Rebuild(t.Context(), func(p func(search.Document) error) error {
+		for i := range 1200 {
+			if err := p(doc(fmt.Sprintf("n%04d", i), "s1", "Org", `{"title": "Rebuilt"}`)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, idx.Refresh(t.Context()))
+	require.Equal(t, 1200, find(t, idx, search.Query{}).Total)
+	require.Equal(t, 0, find(t, idx, search.Query{Text: "old"}).Total)
+	// Writes after the swap reach the new index.
+	put(t, idx, doc("later", "s1", "Org", `{"title": "Later"}`))
+	require.Equal(t, []string{"later"}, ids(find(t, idx, search.Query{Text: "later"})))
+}
+
+func testRebuildFailureKeepsLive(t *testing.T, idx search.Index) {
+	put(t, idx, doc("live", "s1", "Org", `{"title": "Live"}`))
+	boom := errors.New("store went away")
+	err := idx.Rebuild(t.Context(), func(p func(search.Document) error) error {
+		if err := p(doc("half", "s1", "Org", `{"title": "Half"}`)); err != nil {
+			return err
+		}
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	require.NoError(t, idx.Refresh(t.Context()))
+	require.Equal(t, []string{"live"}, ids(find(t, idx, search.Query{})))
+}
+
+func testShapes(t *testing.T, idx search.Index) {
+	put(t, idx,
+		doc("box", "s1", "Org", `{"title": "Box", "spatial": "-124.5,32.5,-114.1,42.0"}`),
+		doc("pt", "s1", "Org", `{"title": "Point", "spatial": "-77.0,38.9,-77.0,38.9"}`),
+		doc("geojson", "s1", "Org", `{"title": "GeoJSON", "spatial": {"type": "Polygon", "coordinates": [[[0,0],[10,0],[10,5],[0,0]]]}}`),
+		doc("place", "s1", "Org", `{"title": "Place", "spatial": "Ohio", "modified": "R/P1D", "issued": "2020-01-02"}`),
+		doc("odd", "s1", "Org", `{"title": 7, "keyword": [1, "ok"], "publisher": "not an object", "distribution": "x"}`),
+	)
+	require.Equal(t, 5, find(t, idx, search.Query{}).Total)
+	require.Equal(t, []string{"odd"}, ids(find(t, idx, search.Query{Keyword: "ok"})))
+}
