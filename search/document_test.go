@@ -42,11 +42,11 @@ func TestBBox(t *testing.T) {
 		{map[string]any{"type": "Point", "coordinates": []any{5.0, 6.0}}, &search.Shape{Type: "point", Coordinates: []float64{5, 6}}},
 		{`{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,5],[0,0]]]}`, &search.Shape{Type: "envelope", Coordinates: [][]float64{{0, 5}, {10, 0}}}},
 		{"Ohio", nil},
-		{"1,50,2,40", nil},  // south of north reversed
-		{"1,2,200,3", nil},  // out of range
-		{"1,2,3", nil},      // three numbers
-		{`{"type":`, nil},   // broken JSON
-		{[]any{1.0}, nil},   // not a geometry
+		{"1,50,2,40", nil}, // south of north reversed
+		{"1,2,200,3", nil}, // out of range
+		{"1,2,3", nil},     // three numbers
+		{`{"type":`, nil},  // broken JSON
+		{[]any{1.0}, nil},  // not a geometry
 		{map[string]any{"type": "Polygon"}, nil},
 	} {
 		require.Equal(t, tc.want, search.BBox(tc.in), "%v", tc.in)
