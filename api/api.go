@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -53,6 +54,8 @@ type Deps struct {
 	// Fetch configures the download of POST /api/v1/validate's url; zero fields take
 	// extract's defaults.
 	Fetch extract.FetchConfig
+	// Search answers GET /api/v1/search; nil answers 503.
+	Search search.Index
 }
 
 // server holds what the handlers need; it is the http.Handler that New returns.
@@ -63,6 +66,7 @@ type server struct {
 	metrics http.Handler
 	ready   map[string]func(context.Context) error
 	fetch   extract.FetchConfig
+	search  search.Index
 	mux     *http.ServeMux
 	table   []route
 	handler http.Handler // mux behind the middleware
@@ -88,6 +92,7 @@ func newServer(cfg Config, deps Deps) (*server, error) {
 		metrics: deps.Metrics,
 		ready:   deps.Ready,
 		fetch:   deps.Fetch.WithDefaults(),
+		search:  deps.Search,
 		mux:     http.NewServeMux(),
 	}
 	s.table = s.routes()

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/search/bleve"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/sqlite"
@@ -60,8 +61,11 @@ func setup(t *testing.T, opts ...func(*Config, *Deps)) *testBundle {
 	require.NoError(t, st.Migrate(ctx))
 	logs := &syncBuffer{}
 	cfg := Config{APIKey: testKey}
+	idx, err := bleve.Open(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { idx.Close() })
 	deps := Deps{Store: st, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
-		Fetch: extract.FetchConfig{Attempts: 1, AllowPrivate: true}}
+		Fetch: extract.FetchConfig{Attempts: 1, AllowPrivate: true}, Search: idx}
 	for _, o := range opts {
 		o(&cfg, &deps)
 	}

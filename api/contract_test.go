@@ -298,7 +298,7 @@ func TestQueryParameters(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	good := map[string]string{"page": "1", "per_page": "5", "status": "error", "job_type": "clear",
-		"format": "json", "source_id": "x", "organization_id": "x"}
+		"format": "json", "source_id": "x", "organization_id": "x", "q": "water", "organization": "x", "keyword": "x"}
 	withQuery := 0
 	for _, o := range docOps(t, b) {
 		method, path := routePath(o.pattern)
@@ -346,7 +346,7 @@ func TestQueryParameters(t *testing.T) {
 		requireFields(t, send("page=%zz&x%zz=1"), "page", "x%zz")
 	}
 	require.Equal(t, http.StatusOK, b.get(t, "/api/v1/harvest_jobs?&page=1&").status, "empty pairs are nothing")
-	require.Equal(t, 5, withQuery, "the five list operations")
+	require.Equal(t, 6, withQuery, "the five list operations and search")
 }
 
 // TestEmptyQueryValues names each empty parameter of a list, with the good ones beside it.

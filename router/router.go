@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/report"
 	"github.com/harvester-dev/harvester/store"
@@ -52,6 +53,9 @@ type Config struct {
 	Fetch extract.FetchConfig
 	// Notifier emails job reports when a job finishes; nil sends none.
 	Notifier report.Notifier
+	// Search is the search index SYNC keeps in step with the dataset table (writes are
+	// batched by a search.Batcher); nil keeps no index.
+	Search search.Index
 	// MaxDeleteShare is the largest share of a source's live datasets a harvest job may delete
 	// (0 < share <= 1). Default compare.DefaultMaxDeleteShare (0.5).
 	MaxDeleteShare float64
@@ -94,6 +98,7 @@ type deps struct {
 	pub    message.Publisher
 	fetch  extract.FetchConfig
 	report *report.Handler
+	search *search.Batcher // nil without an index
 }
 
 // Router runs the configured stages until its context ends or Close is called.
@@ -103,6 +108,7 @@ type Router struct {
 	pub    *Publisher
 	router *message.Router
 	subs   []*Subscriber
+	search *search.Batcher
 }
 
 // New connects to NATS, ensures the streams and builds the stages' handlers. It returns an
@@ -137,7 +143,10 @@ func (r *Router) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d := &deps{cfg: r.cfg, store: r.cfg.Store, pub: r.pub, fetch: r.cfg.Fetch, report: rep}
+	if r.cfg.Search != nil && slices.Contains(r.cfg.Stages, StageSync) {
+		r.search = search.NewBatcher(r.cfg.Search, search.BatcherConfig{})
+	}
+	d := &deps{cfg: r.cfg, store: r.cfg.Store, pub: r.pub, fetch: r.cfg.Fetch, report: rep, search: r.search}
 	for _, st := range topology(d) {
 		if !slices.Contains(r.cfg.Stages, st.name) {
 			continue
@@ -214,6 +223,9 @@ func (r *Router) Close() error {
 		_ = s.Close()
 	}
 	r.subs = nil
+	if r.search != nil {
+		r.search.Close()
+	}
 	if r.bus != nil {
 		r.bus.Close()
 	}

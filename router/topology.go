@@ -51,7 +51,7 @@ func topology(d *deps) []stage {
 		{StageListing, harvest.SubjectListing, cmp.HandleListing, time.Minute, 1, 1},
 		{StageTransform, harvest.SubjectTransform, transform.New(d.store).Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
-		{StageSync, harvest.SubjectSync, sync.New(d.store).Handle, time.Minute, n, 64},
+		{StageSync, harvest.SubjectSync, sync.New(d.store, d.search).Handle, time.Minute, n, 64},
 		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, n, 64},
 		{StageTrigger, harvest.SubjectTrigger, noOutput(trigger.NewHandler(d.store, d.cfg.Logger).Handle), time.Minute, 1, 16},
 	}

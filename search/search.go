@@ -54,9 +54,9 @@ type OpError struct {
 
 func (e *OpError) Error() string {
 	if e.Status != 0 {
-		return fmt.Sprintf("search index: document %s: status %d: %s", e.ID, e.Status, e.Reason)
+		return fmt.Sprintf("document %s: status %d: %s", e.ID, e.Status, e.Reason)
 	}
-	return fmt.Sprintf("search index: document %s: %s", e.ID, e.Reason)
+	return fmt.Sprintf("document %s: %s", e.ID, e.Reason)
 }
 
 // Retryable reports whether err (an *OpError or a request-level error) may pass when sent

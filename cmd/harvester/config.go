@@ -8,10 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/search/bleve"
+	"github.com/harvester-dev/harvester/search/opensearch"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/postgres"
@@ -30,6 +34,11 @@ type serviceFlags struct {
 	maxDeleteShare float64
 	// allowPrivate lets sources live on loopback and private addresses (SSRF guard off).
 	allowPrivate bool
+	// opensearchURL selects OpenSearch as the search index; empty means bleve in dataDir.
+	opensearchURL string
+	// searchIndex names the index: the OpenSearch alias, or the bleve directory under
+	// dataDir/search; "none" keeps no index.
+	searchIndex string
 }
 
 // fetchConfig is the fetch client's configuration from the flags.
@@ -48,6 +57,11 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.allowPrivate, "allow-private-sources", envBool("HARVESTER_ALLOW_PRIVATE_SOURCES"),
 		"fetch sources on loopback, private and link-local addresses, refused by default "+
 			"(env HARVESTER_ALLOW_PRIVATE_SOURCES=1)")
+	cmd.Flags().StringVar(&f.opensearchURL, "opensearch-url", os.Getenv("OPENSEARCH_URL"),
+		"OpenSearch node for the search index, e.g. http://127.0.0.1:9200 (env OPENSEARCH_URL); "+
+			"empty: a bleve index in --data-dir/search, which only one process may hold")
+	cmd.Flags().StringVar(&f.searchIndex, "search-index", cmp.Or(os.Getenv("HARVESTER_SEARCH_INDEX"), opensearch.DefaultAlias),
+		"name of the search index: the OpenSearch alias or the bleve directory; none keeps no index (env HARVESTER_SEARCH_INDEX)")
 	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
 		"a harvest job that would delete more than this share of a source's datasets fails and deletes nothing "+
 			"(force_harvest and clear are not bound; env HARVESTER_MAX_DELETE_SHARE)")
@@ -66,7 +80,11 @@ func servicesHelp() string {
 	if os.Getenv("NATS_URL") != "" {
 		bus = "the NATS server at NATS_URL (unset it to run one in-process)"
 	}
-	return "Services in use:\n  store: " + db + "\n  bus:   " + bus + "\n"
+	index := "bleve in " + filepath.Join(dir, "search") + " (set OPENSEARCH_URL or --opensearch-url to use OpenSearch)"
+	if os.Getenv("OPENSEARCH_URL") != "" {
+		index = "OpenSearch at OPENSEARCH_URL"
+	}
+	return "Services in use:\n  store: " + db + "\n  bus:   " + bus + "\n  index: " + index + "\n"
 }
 
 // logger checks the shared flags and returns the logger they ask for.
@@ -106,6 +124,29 @@ func (f *serviceFlags) openStore(ctx context.Context) (store.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// openSearch opens the search index the flags select: OpenSearch when an OpenSearch URL is
+// set, else bleve in the data directory; nil (and no error) for --search-index none. Close
+// the index when done.
+func (f *serviceFlags) openSearch(ctx context.Context) (idx search.Index, err error) {
+	switch {
+	case f.searchIndex == "none":
+		return nil, nil
+	case f.searchIndex == "" || strings.ContainsAny(f.searchIndex, `/\`) || strings.HasPrefix(f.searchIndex, "."):
+		return nil, usageError{fmt.Errorf("--search-index: %q is not a name", f.searchIndex)}
+	case f.opensearchURL != "":
+		x, err := opensearch.Open(ctx, f.opensearchURL, f.searchIndex)
+		if err != nil {
+			return nil, err
+		}
+		return x, nil
+	}
+	x, err := bleve.Open(filepath.Join(f.dataDir, "search", f.searchIndex))
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // bus returns the NATS URL to use, starting the in-process server when none is configured;

@@ -196,8 +196,15 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		return "", err
 	}
 	defer stopBus()
+	idx, err := f.openSearch(ctx)
+	if err != nil {
+		return "", err
+	}
+	if idx != nil {
+		defer idx.Close()
+	}
 	r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), NATSURL: natsURL, Store: st, Logger: logger,
-		Registerer: prometheus.NewRegistry()})
+		Registerer: prometheus.NewRegistry(), Search: idx})
 	if err != nil {
 		return "", err
 	}
@@ -240,6 +247,11 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		return jobID, fmt.Errorf("waiting for job %s: %w", jobID, err)
 	}
 	awaitReport(wctx, reports, job.ID)
+	if idx != nil { // make this job's documents searchable before the command returns
+		if err := idx.Refresh(ctx); err != nil {
+			return job.ID, err
+		}
+	}
 	if err := printReport(ctx, out, st, job, p.URL, f.format); err != nil {
 		return job.ID, err
 	}

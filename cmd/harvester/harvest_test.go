@@ -22,6 +22,7 @@ import (
 
 type testBundle struct {
 	dbURL, natsURL string
+	extra          []string // appended to every harvest command line
 	st             *postgres.Store
 	srv            *corpustest.Server
 }
@@ -44,6 +45,7 @@ func (b *testBundle) harvest(t *testing.T, args ...string) (jobReport, int) {
 	var out, errOut bytes.Buffer
 	args = append([]string{"harvest"}, args...)
 	args = append(args, "--database-url", b.dbURL, "--nats-url", b.natsURL, "--format", "json")
+	args = append(args, b.extra...)
 	code := run(context.Background(), args, &out, &errOut)
 	var rep jobReport
 	if code != exitUsage {

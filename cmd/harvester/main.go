@@ -5,6 +5,9 @@
 //	harvester harvest --url URL | --file PATH --schema-type TYPE [--job-type TYPE] [--format json]
 //	harvester job cancel JOB_ID
 //	harvester migrate
+//	harvester search [QUERY] [--organization O] [--keyword K] [--format json]
+//	harvester reindex [--source ID]
+//	harvester reconcile [--source ID] [--fix]
 package main
 
 import (
@@ -48,7 +51,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand())
+	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
+		searchCommand(), reindexCommand(), reconcileCommand())
 	err := root.ExecuteContext(ctx)
 	var jobErr jobFailed
 	switch {

@@ -7,8 +7,16 @@ import (
 
 // TestMain lets the tests' sources live on 127.0.0.1 (httptest servers), which the harvester
 // refuses by default; worker processes started by the tests inherit the setting.
-// TestPrivateSourcesRefused checks the default.
+// TestPrivateSourcesRefused checks the default. Commands that do not name a data directory
+// keep their search index in a temporary one, not in the source tree.
 func TestMain(m *testing.M) {
 	os.Setenv("HARVESTER_ALLOW_PRIVATE_SOURCES", "1")
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "harvester-cmd-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("HARVESTER_DATA_DIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/scheduler"
+	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -194,6 +196,15 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	defer bus.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	var idx search.Index // SYNC writes it, the API reads it; other parts do not open it
+	if slices.Contains(p.stages, router.StageSync) || (p.api && f.addr != "") {
+		if idx, err = f.openSearch(ctx); err != nil {
+			return err
+		}
+		if idx != nil {
+			defer idx.Close()
+		}
+	}
 
 	errc := make(chan error, 2)
 	if len(p.stages) > 0 {
@@ -202,7 +213,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 			return usageError{err}
 		}
 		r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), NATSURL: natsURL, Store: st, Logger: logger, Registerer: reg,
-			Stages: p.stages, Subscriptions: f.subscriptions, Notifier: mailer})
+			Stages: p.stages, Subscriptions: f.subscriptions, Notifier: mailer, Search: idx})
 		if err != nil {
 			return err
 		}
@@ -221,7 +232,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 		logger.Info("scheduler running", "max_jobs", f.maxJobs)
 	}
 	if f.addr != "" {
-		srv, err := f.httpServer(p, st, bus, reg, logger)
+		srv, err := f.httpServer(p, st, bus, reg, logger, idx)
 		if err != nil {
 			return err
 		}
@@ -252,7 +263,8 @@ func (f *serverFlags) mailConfig() notify.Config {
 }
 
 // httpServer serves the API (when p.api) or only the health and metrics endpoints.
-func (f *serverFlags) httpServer(p parts, st store.Store, bus *router.Bus, reg *prometheus.Registry, logger *slog.Logger) (*http.Server, error) {
+func (f *serverFlags) httpServer(p parts, st store.Store, bus *router.Bus, reg *prometheus.Registry, logger *slog.Logger,
+	idx search.Index) (*http.Server, error) {
 	ready := map[string]func(context.Context) error{
 		"database": func(ctx context.Context) error {
 			_, _, err := st.OrganizationList(ctx, &store.PageParams{Limit: 1})
@@ -265,7 +277,7 @@ func (f *serverFlags) httpServer(p parts, st store.Store, bus *router.Bus, reg *
 	if p.api {
 		var err error
 		h, err = api.New(api.Config{APIKey: os.Getenv("HARVESTER_API_KEY")},
-			api.Deps{Store: st, Logger: logger, Metrics: metrics, Ready: ready, Fetch: f.fetchConfig()})
+			api.Deps{Store: st, Logger: logger, Metrics: metrics, Ready: ready, Fetch: f.fetchConfig(), Search: idx})
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,10 @@
 // one bleve index per generation and a file "current" naming the live one, so Rebuild can fill
 // a new generation and swap it in, as the OpenSearch alias does. Only one process may open
 // the directory at a time (bleve holds a file lock); deployments with several SYNC workers use
-// OpenSearch.
+// OpenSearch. Batches are applied without waiting for bleve to persist them (scorch's
+// unsafe_batch): a write is searchable when Apply returns and reaches disk moments later, so a
+// crash can lose the last writes of the index (never of the dataset table) — run
+// `harvester reconcile --fix` after one.
 package bleve
 
 import (
@@ -116,7 +119,8 @@ func open(dir string) (*Index, error) {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	x.gen = strings.TrimSpace(string(gen))
-	x.idx, err = blevesearch.OpenUsing(filepath.Join(dir, x.gen), map[string]any{"bolt_timeout": lockWait.String()})
+	x.idx, err = blevesearch.OpenUsing(filepath.Join(dir, x.gen), map[string]any{"bolt_timeout": lockWait.String(),
+		"unsafe_batch": true})
 	if err != nil {
 		return nil, fmt.Errorf("search index %s: %w (is another harvester process using it? "+
 			"only one process may hold a bleve index; set OPENSEARCH_URL to share one index)", dir, err)
@@ -127,7 +131,8 @@ func open(dir string) (*Index, error) {
 // create makes a new, empty generation.
 func (x *Index) create() (blevesearch.Index, string, error) {
 	name := fmt.Sprintf("datasets-%d.bleve", time.Now().UnixNano())
-	idx, err := blevesearch.New(filepath.Join(x.dir, name), indexMapping())
+	idx, err := blevesearch.NewUsing(filepath.Join(x.dir, name), indexMapping(), blevesearch.Config.DefaultIndexType,
+		blevesearch.Config.DefaultKVStore, map[string]any{"unsafe_batch": true})
 	if err != nil {
 		return nil, "", fmt.Errorf("search index: create %s: %w", name, err)
 	}
