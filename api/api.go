@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -53,6 +54,9 @@ type Deps struct {
 	// Fetch configures the download of POST /api/v1/validate's url; zero fields take
 	// extract's defaults.
 	Fetch extract.FetchConfig
+	// Replay serves POST /api/v1/harvest_jobs/{id}/replay (router.Bus.Replay over the store);
+	// nil answers it with 503.
+	Replay func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error)
 }
 
 // server holds what the handlers need; it is the http.Handler that New returns.
@@ -63,6 +67,7 @@ type server struct {
 	metrics http.Handler
 	ready   map[string]func(context.Context) error
 	fetch   extract.FetchConfig
+	replay  func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error)
 	mux     *http.ServeMux
 	table   []route
 	handler http.Handler // mux behind the middleware
@@ -88,6 +93,7 @@ func newServer(cfg Config, deps Deps) (*server, error) {
 		metrics: deps.Metrics,
 		ready:   deps.Ready,
 		fetch:   deps.Fetch.WithDefaults(),
+		replay:  deps.Replay,
 		mux:     http.NewServeMux(),
 	}
 	s.table = s.routes()

@@ -4,6 +4,7 @@
 //
 //	harvester harvest --url URL | --file PATH --schema-type TYPE [--job-type TYPE] [--format json]
 //	harvester job cancel JOB_ID
+//	harvester replay --job JOB_ID [--stage STAGE] [--since TIME] [--format json]
 //	harvester migrate
 package main
 
@@ -48,7 +49,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand())
+	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
+		replayCommand())
 	err := root.ExecuteContext(ctx)
 	var jobErr jobFailed
 	switch {
