@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -276,4 +278,39 @@ func awaitJobReport(t *testing.T, reports <-chan *harvest.Report, jobID string) 
 			return nil
 		}
 	}
+}
+
+// TestReplayEmbedded replays a real failure on the embedded default: SQLite (a trigger in the
+// database file refuses the dataset) and the in-process nats-server keeping the failed stream
+// in the data directory between commands.
+func TestReplayEmbedded(t *testing.T) {
+	dataDir := t.TempDir()
+	embedded := []string{"--database-url", "", "--nats-url", "", "--data-dir", dataDir}
+	code, _, stderr := runCmd(append([]string{"migrate"}, embedded...)...)
+	require.Equal(t, exitOK, code, stderr)
+	exec := func(stmt string) {
+		db, err := sql.Open("sqlite", filepath.Join(dataDir, "harvester.db"))
+		require.NoError(t, err)
+		defer db.Close()
+		_, err = db.Exec(stmt)
+		require.NoError(t, err)
+	}
+	exec(`CREATE TRIGGER refuse_dataset BEFORE INSERT ON dataset WHEN NEW.identifier = '` + failingIdentifier + `'
+		BEGIN SELECT RAISE(ABORT, 'dataset refused by the test'); END`)
+
+	first := runJSON(t, append([]string{"harvest", "--file", sampleCatalog, "--schema-type", federal}, embedded...)...)
+	require.Equal(t, withFailure, first.Counts)
+
+	exec(`DROP TRIGGER refuse_dataset`)
+	code, stdout, stderr := runCmd(append([]string{"replay", "--job", first.JobID, "--format", "json", "--timeout", "1m"},
+		embedded...)...)
+	require.Equal(t, exitOK, code, stderr)
+	var rep replayReport
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
+	require.Equal(t, router.ReplayResult{JobID: first.JobID, Found: 1, Replayed: 1}, rep.ReplayResult)
+	require.Equal(t, sampleCounts, rep.Job.Counts)
+	require.Equal(t, "complete", rep.Job.Status)
+
+	second := runJSON(t, append([]string{"harvest", "--file", sampleCatalog, "--schema-type", federal}, embedded...)...)
+	require.Equal(t, 35, second.Unchanged, "the replayed record was stored like the others")
 }
