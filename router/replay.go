@@ -77,7 +77,8 @@ type ReplayResult struct {
 //
 // It returns store.ErrNotFound (wrapped) for an unknown job, ErrReplayStage for a stage not in
 // ReplayStages, and ErrReplayRefused when the job is not complete or is not its source's
-// newest job. Replay only publishes: the stages (of this process or of workers) do the work,
+// newest job (checked once, before sending: a job of the source started while replayed records
+// are in flight is not waited for). Replay only publishes: the stages (of this process or of workers) do the work,
 // and store.Store.OutcomeReopenedCount tells when every replayed record has settled.
 func (b *Bus) Replay(ctx context.Context, st store.Store, p *ReplayParams) (*ReplayResult, error) {
 	if p.Stage != "" && !slices.Contains(ReplayStages(), p.Stage) {
