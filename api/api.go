@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
@@ -56,6 +57,9 @@ type Deps struct {
 	Fetch extract.FetchConfig
 	// Search answers GET /api/v1/search; nil answers 503.
 	Search search.Index
+	// Replay serves POST /api/v1/harvest_jobs/{id}/replay (router.Bus.Replay over the store);
+	// nil answers it with 503.
+	Replay func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error)
 }
 
 // server holds what the handlers need; it is the http.Handler that New returns.
@@ -67,6 +71,7 @@ type server struct {
 	ready   map[string]func(context.Context) error
 	fetch   extract.FetchConfig
 	search  search.Index
+	replay  func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error)
 	mux     *http.ServeMux
 	table   []route
 	handler http.Handler // mux behind the middleware
@@ -93,6 +98,7 @@ func newServer(cfg Config, deps Deps) (*server, error) {
 		ready:   deps.Ready,
 		fetch:   deps.Fetch.WithDefaults(),
 		search:  deps.Search,
+		replay:  deps.Replay,
 		mux:     http.NewServeMux(),
 	}
 	s.table = s.routes()

@@ -183,6 +183,7 @@ var inputTypes = map[string]reflect.Type{
 	"HarvestSourceInput": reflect.TypeFor[sourceInput](),
 	"JobInput":           reflect.TypeFor[jobInput](),
 	"ValidateInput":      reflect.TypeFor[validateInput](),
+	"ReplayInput":        reflect.TypeFor[replayInput](),
 }
 
 // bodySchema returns the name of an operation's request body schema, or "".
@@ -238,6 +239,9 @@ func TestNullMembers(t *testing.T) {
 		},
 		"POST /api/v1/validate": func() (string, map[string]any) {
 			return "/api/v1/validate", validateBody(federalDataset("A"))
+		},
+		"POST /api/v1/harvest_jobs/{id}/replay": func() (string, map[string]any) {
+			return "/api/v1/harvest_jobs/" + uuid.NewString() + "/replay", map[string]any{"stage": "sync"}
 		},
 	}
 	for _, o := range docOps(t, b) {
@@ -458,7 +462,7 @@ func TestContentType(t *testing.T) {
 		require.NotEqual(t, http.StatusUnsupportedMediaType, r.status, "%s: %s", o.pattern, r.body)
 		requireError(t, b.request(t, method, path, `{}`, "Content-Type: text/plain"), http.StatusUnauthorized, "missing API key")
 	}
-	require.Equal(t, 6, withBody)
+	require.Equal(t, 7, withBody)
 
 	src := b.newSource(t, "")
 	r := b.request(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", `{"job_type": "validate"}`,

@@ -6,9 +6,11 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/trigger"
 )
@@ -152,4 +154,53 @@ func (s *server) jobCancel(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return errorf(http.StatusConflict, "the harvest job already finished (status %s)", job.Status)
+}
+
+// replayInput is the optional body of POST /harvest_jobs/{id}/replay.
+type replayInput struct {
+	Stage string `json:"stage"` // "" all record stages
+	Since string `json:"since"` // RFC 3339; "" every message kept
+}
+
+// jobReplay sends a complete job's failed records through the pipeline again (router.Bus.Replay)
+// and answers 202 with how many were sent; the stages settle them afterwards. 409 when the job
+// is not complete or its source has a newer job.
+func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	data, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var in replayInput
+	fields := fieldErrors{}
+	if len(data) > 0 {
+		if err := decodeObject(data, &in, fields); err != nil {
+			return err
+		}
+	}
+	p := &router.ReplayParams{JobID: id, Stage: in.Stage}
+	if in.Stage != "" && !slices.Contains(router.ReplayStages(), in.Stage) {
+		fields.add("stage", "unknown stage %q: want %s", in.Stage, strings.Join(router.ReplayStages(), ", "))
+	}
+	if in.Since != "" {
+		if p.Since, err = time.Parse(time.RFC3339, in.Since); err != nil {
+			fields.add("since", "%q is not an RFC 3339 time such as 2026-11-30T08:00:00Z", in.Since)
+		}
+	}
+	if err := fields.err(); err != nil {
+		return err
+	}
+	if s.replay == nil {
+		return errorf(http.StatusServiceUnavailable, "replay needs the NATS bus, which this server was started without")
+	}
+	res, err := s.replay(r.Context(), p)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return errorf(http.StatusNotFound, "%s", jobNotFound(id))
+	case errors.Is(err, router.ErrReplayRefused):
+		return errorf(http.StatusConflict, "%v", err)
+	case err != nil:
+		return fmt.Errorf("replay job %s: %w", id, err)
+	}
+	return writeJSON(w, http.StatusAccepted, res)
 }

@@ -46,6 +46,7 @@ func (s *server) routes() []route {
 		{"GET /api/v1/harvest_jobs", read, s.jobList},
 		{"GET /api/v1/harvest_jobs/{id}", read, s.jobGet},
 		{"POST /api/v1/harvest_jobs/{id}/cancel", write, s.jobCancel},
+		{"POST /api/v1/harvest_jobs/{id}/replay", write, s.jobReplay},
 		{"GET /api/v1/harvest_jobs/{id}/record_errors", read, s.recordErrorList},
 		{"GET /api/v1/harvest_jobs/{id}/job_errors", read, s.jobErrorList},
 

@@ -79,6 +79,10 @@ type Record struct {
 	// Warnings are notes for the record that do not make it fail (a placeholder used by
 	// TRANSFORM, say); they become warning rows when the record settles.
 	Warnings []RecordError `json:"warnings,omitempty"`
+	// Replay marks a record that `harvester replay` sent again after it failed for good: the
+	// stages let it through although its job has finished, and the aggregator accepts its
+	// outcome once, in place of the errored one (store.Store.OutcomeReopen).
+	Replay bool `json:"replay,omitempty"`
 	// Body is the record exactly as the publisher wrote it (source_raw); empty for deletes.
 	Body RawText `json:"body,omitempty"`
 	// Transformed is the DCAT-US made from Body by TRANSFORM; empty when Body already is DCAT-US.

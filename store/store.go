@@ -82,10 +82,23 @@ type Store interface {
 	// when the slug is taken.
 	OrganizationUpdate(ctx context.Context, p *OrganizationUpdateParams) (*Organization, error)
 
+	// OutcomeReopen re-opens one key of a job whose settled outcome is errored, for a replay
+	// (harvester replay): the key's next OutcomeSettle is accepted even though the job has
+	// finished. Until then the key still counts as errored, so the counts stay exact. It reports
+	// whether the key was re-opened: false when the key has not settled, settled as anything but
+	// errored, or is already re-opened (a replay in flight) since p.StaleBefore or later.
+	OutcomeReopen(ctx context.Context, p *OutcomeReopenParams) (bool, error)
+	// OutcomeReopenedCount returns how many keys of a job are re-opened and still wait for their
+	// replayed outcome.
+	OutcomeReopenedCount(ctx context.Context, jobID string) (int, error)
 	// OutcomeSettle counts one record outcome of a job, atomically with its error rows and its
 	// harvest_record status. It returns the job after counting and whether the outcome was new:
 	// a key already settled for the job, or any outcome of a job that has finished (complete or
-	// error: its counts are final), changes nothing and returns false.
+	// error: its counts are final), changes nothing and returns false. The one exception is the
+	// first outcome of a key re-opened by OutcomeReopen, on a finished job or not: it replaces the
+	// key's errored outcome (the job's errored count moves to the new outcome's count, validated
+	// moves with it, total and settled stay), the key's error rows of the old outcome are
+	// replaced by p.Errors, the record's status becomes p.Status, and the key is closed again.
 	OutcomeSettle(ctx context.Context, p *OutcomeSettleParams) (*Job, bool, error)
 
 	// RecordCount returns how many harvest_record rows a source has.

@@ -259,6 +259,19 @@ type OutcomeSettleParams struct {
 	Errors     []harvest.RecordError
 }
 
+// OutcomeReopenParams names the errored key of a job to re-open for a replay.
+type OutcomeReopenParams struct {
+	JobID string
+	Key   string
+	// Validated says whether the errored outcome counted as validated, for outcomes settled
+	// before migration 006 (which did not record it); later outcomes keep their own flag.
+	Validated bool
+	// StaleBefore: a key re-opened before this time counts as no longer in flight (its replay
+	// was lost, e.g. the replaying process died before publishing) and is re-opened again. Zero:
+	// a re-opened key is never re-opened before its outcome settles.
+	StaleBefore time.Time
+}
+
 // RecordInsertParams is a harvest_record written by COMPARE.
 type RecordInsertParams struct {
 	ID         string

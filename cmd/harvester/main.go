@@ -4,6 +4,7 @@
 //
 //	harvester harvest --url URL | --file PATH --schema-type TYPE [--job-type TYPE] [--format json]
 //	harvester job cancel JOB_ID
+//	harvester replay --job JOB_ID [--stage STAGE] [--since TIME] [--format json]
 //	harvester migrate
 //	harvester search [QUERY] [--organization O] [--keyword K] [--format json]
 //	harvester reindex [--source ID]
@@ -52,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
-		searchCommand(), reindexCommand(), reconcileCommand())
+		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand())
 	err := root.ExecuteContext(ctx)
 	var jobErr jobFailed
 	switch {

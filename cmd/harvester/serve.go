@@ -277,7 +277,10 @@ func (f *serverFlags) httpServer(p parts, st store.Store, bus *router.Bus, reg *
 	if p.api {
 		var err error
 		h, err = api.New(api.Config{APIKey: os.Getenv("HARVESTER_API_KEY")},
-			api.Deps{Store: st, Logger: logger, Metrics: metrics, Ready: ready, Fetch: f.fetchConfig(), Search: idx})
+			api.Deps{Store: st, Logger: logger, Metrics: metrics, Ready: ready, Fetch: f.fetchConfig(), Search: idx,
+				Replay: func(ctx context.Context, rp *router.ReplayParams) (*router.ReplayResult, error) {
+					return bus.Replay(ctx, st, rp)
+				}})
 		if err != nil {
 			return nil, err
 		}

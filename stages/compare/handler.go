@@ -46,8 +46,8 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
 	}
-	if open, err := h.jobs.Open(ctx, rec.JobID); err != nil || !open {
-		return nil, err // a record of a job that ended (failed or cancelled) is dropped
+	if open, err := h.jobs.Open(ctx, rec.JobID); !rec.Replay && (err != nil || !open) {
+		return nil, err // a record of a job that ended (failed or cancelled) is dropped, unless replayed
 	}
 	hash, err := recordHash(&rec)
 	if err != nil {

@@ -78,7 +78,7 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 	}
 	switch s.Kind {
 	case harvest.SettledOutcome:
-		_, fresh, err := h.store.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
+		job, fresh, err := h.store.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
 			Identifier: s.Identifier, RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status,
 			Validated: s.Validated, Errors: s.Errors})
 		if err != nil {
@@ -86,6 +86,9 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 		}
 		if fresh {
 			h.outcomes.WithLabelValues(string(s.Outcome)).Inc()
+		}
+		if fresh && job.Status.Finished() { // a replayed record changed a finished job's counts
+			return h.replayReport(ctx, job)
 		}
 	case harvest.SettledExpected:
 		if _, err := h.store.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: s.JobID, Expected: s.Expected}); err != nil {
@@ -125,8 +128,23 @@ func (h *Handler) report(ctx context.Context, job *store.Job) ([]*message.Messag
 	h.notify(ctx, job, src, r.ErrorMessage)
 	h.jobs.WithLabelValues(string(job.Status)).Inc()
 	h.duration.Observe(r.EndTime.Sub(r.StartTime).Seconds())
+	return reportMessage(r)
+}
+
+// replayReport returns the harvest report of a finished job again after a replayed record
+// changed its counts: the event carries the new counts. No email is sent, and the finished-job
+// metrics are not counted again.
+func (h *Handler) replayReport(ctx context.Context, job *store.Job) ([]*message.Message, error) {
+	src, err := h.store.SourceGet(ctx, job.SourceID)
+	if err != nil {
+		return nil, fmt.Errorf("get source of job: %w", err)
+	}
+	return reportMessage(NewReport(job, src))
+}
+
+func reportMessage(r *harvest.Report) ([]*message.Message, error) {
 	r.V = harvest.Version
-	m, err := harvest.NewMessage(harvest.SubjectReport, r, harvest.MetaJobID, job.ID, harvest.MetaSourceID, job.SourceID)
+	m, err := harvest.NewMessage(harvest.SubjectReport, r, harvest.MetaJobID, r.ID, harvest.MetaSourceID, r.SourceID)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
 	}
-	if open, err := h.jobs.Open(ctx, rec.JobID); err != nil || !open {
+	if open, err := h.jobs.Open(ctx, rec.JobID); !rec.Replay && (err != nil || !open) {
 		return nil, err // the job ended (failed or cancelled): its remaining records change nothing
 	}
 	switch rec.Action {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -126,37 +127,47 @@ func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobErr
 // errJobFinished rolls back the settling of an outcome that arrived after its job ended.
 var errJobFinished = errors.New("job already finished")
 
+// outcomeColumn is the harvest_job counter of each outcome.
+var outcomeColumn = map[harvest.Outcome]string{
+	harvest.OutcomeAdded: "records_added", harvest.OutcomeUpdated: "records_updated",
+	harvest.OutcomeDeleted: "records_deleted", harvest.OutcomeUnchanged: "records_unchanged",
+	harvest.OutcomeErrored: "records_errored",
+}
+
 // OutcomeSettle implements store.Store.
 func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
+	col, ok := outcomeColumn[p.Outcome]
+	if !ok {
+		return nil, false, errors.New("settle outcome: unknown outcome " + string(p.Outcome))
+	}
 	var job *store.Job
 	fresh := false
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome) VALUES ($1, $2, $3)
-			ON CONFLICT DO NOTHING`, p.JobID, p.Key, p.Outcome)
+		tag, err := tx.Exec(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome, validated)
+			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, p.JobID, p.Key, p.Outcome, p.Validated)
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return nil
-		}
-		col := map[harvest.Outcome]string{
-			harvest.OutcomeAdded: "records_added", harvest.OutcomeUpdated: "records_updated",
-			harvest.OutcomeDeleted: "records_deleted", harvest.OutcomeUnchanged: "records_unchanged",
-			harvest.OutcomeErrored: "records_errored",
-		}[p.Outcome]
-		validated := 0
-		if p.Validated {
-			validated = 1
-		}
-		// A finished job's counts are final: an outcome arriving after the end changes nothing.
-		job, err = scanJob(tx.QueryRow(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
-			`+col+` = `+col+` + 1, records_validated = records_validated + $2, heartbeat_at = now()
-			WHERE id = $1 AND status IN ('new', 'in_progress') RETURNING `+jobColumns, p.JobID, validated))
-		if errors.Is(err, store.ErrNotFound) {
-			return errJobFinished
-		}
-		if err != nil {
-			return err
+			job, err = settleReopened(ctx, tx, p, col)
+			if job == nil || err != nil {
+				return err
+			}
+		} else {
+			validated := 0
+			if p.Validated {
+				validated = 1
+			}
+			// A finished job's counts are final: an outcome arriving after the end changes nothing.
+			job, err = scanJob(tx.QueryRow(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
+				`+col+` = `+col+` + 1, records_validated = records_validated + $2, heartbeat_at = now()
+				WHERE id = $1 AND status IN ('new', 'in_progress') RETURNING `+jobColumns, p.JobID, validated))
+			if errors.Is(err, store.ErrNotFound) {
+				return errJobFinished
+			}
+			if err != nil {
+				return err
+			}
 		}
 		fresh = true
 		var recordID *string
@@ -165,8 +176,8 @@ func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams)
 		}
 		b := &pgx.Batch{}
 		for _, e := range p.Errors {
-			b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity)
-				VALUES ($1, $2, $3, $4, $5, $6)`, p.JobID, recordID, p.Identifier, e.Type, e.Message, e.Severity)
+			b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity, key)
+				VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.JobID, recordID, p.Identifier, e.Type, e.Message, e.Severity, p.Key)
 		}
 		if recordID != nil && p.Status != "" {
 			b.Queue(`UPDATE harvest_record SET status = $2, date_finished = now() WHERE id = $1`, p.RecordID, p.Status)
@@ -186,4 +197,64 @@ func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams)
 		job, err = s.JobGet(ctx, p.JobID)
 	}
 	return job, fresh, err
+}
+
+// settleReopened replaces the outcome of a key re-opened for replay with p's, moving the job's
+// counts, and deletes the key's old error rows. It returns nil (and changes nothing) when the
+// key is not re-opened: then it has simply settled already.
+func settleReopened(ctx context.Context, tx pgx.Tx, p *store.OutcomeSettleParams, col string) (*store.Job, error) {
+	var old harvest.Outcome
+	var oldValidated *bool
+	err := tx.QueryRow(ctx, `SELECT outcome, validated FROM harvest_job_outcome
+		WHERE harvest_job_id = $1 AND key = $2 AND replay_at IS NOT NULL FOR UPDATE`, p.JobID, p.Key).Scan(&old, &oldValidated)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE harvest_job_outcome SET outcome = $3, validated = $4, replay_at = NULL
+		WHERE harvest_job_id = $1 AND key = $2`, p.JobID, p.Key, p.Outcome, p.Validated); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM harvest_record_error WHERE harvest_job_id = $1 AND key = $2`,
+		p.JobID, p.Key); err != nil {
+		return nil, err
+	}
+	delta := 0
+	if p.Validated {
+		delta++
+	}
+	if oldValidated != nil && *oldValidated {
+		delta--
+	}
+	set := "records_validated = records_validated + $2"
+	if oldCol := outcomeColumn[old]; oldCol != col {
+		set += ", " + oldCol + " = " + oldCol + " - 1, " + col + " = " + col + " + 1"
+	}
+	return scanJob(tx.QueryRow(ctx, `UPDATE harvest_job SET `+set+` WHERE id = $1 RETURNING `+jobColumns, p.JobID, delta))
+}
+
+// OutcomeReopen implements store.Store.
+func (s *Store) OutcomeReopen(ctx context.Context, p *store.OutcomeReopenParams) (bool, error) {
+	var staleBefore *time.Time
+	if !p.StaleBefore.IsZero() {
+		staleBefore = &p.StaleBefore
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE harvest_job_outcome SET replay_at = clock_timestamp(),
+			validated = coalesce(validated, $3)
+		WHERE harvest_job_id = $1 AND key = $2 AND outcome = 'errored'
+			AND (replay_at IS NULL OR replay_at < $4)`, p.JobID, p.Key, p.Validated, staleBefore)
+	if err != nil {
+		return false, interpretError(err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// OutcomeReopenedCount implements store.Store.
+func (s *Store) OutcomeReopenedCount(ctx context.Context, jobID string) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM harvest_job_outcome
+		WHERE harvest_job_id = $1 AND replay_at IS NOT NULL`, jobID).Scan(&n)
+	return n, interpretError(err)
 }

@@ -190,24 +190,41 @@ func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams)
 	var job *store.Job
 	fresh := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome) VALUES (?, ?, ?)
-			ON CONFLICT DO NOTHING`, p.JobID, p.Key, p.Outcome)
+		res, err := tx.ExecContext(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome, validated)
+			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, p.JobID, p.Key, p.Outcome, p.Validated)
 		if err != nil {
 			return err
 		}
+		t := now()
 		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
+			job, err = settleReopened(ctx, tx, p, col)
+			if job == nil || err != nil {
+				return err
+			}
+		} else {
+			validated := 0
+			if p.Validated {
+				validated = 1
+			}
+			job, err = scanJob(tx.QueryRowContext(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
+				`+col+` = `+col+` + 1, records_validated = records_validated + ?, heartbeat_at = ?
+				WHERE id = ? AND status IN ('new', 'in_progress') RETURNING `+jobColumns, validated, t, p.JobID))
+			if errors.Is(err, store.ErrNotFound) {
+				return errJobFinished // a finished job's counts are final: roll back
+			}
+			if err != nil {
+				return err
+			}
 		}
 		fresh = true
-		t := now()
 		var recordID any
 		if p.RecordID != "" {
 			recordID = p.RecordID
 		}
 		for _, e := range p.Errors {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id,
-				identifier, type, message, severity, date_created) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				p.JobID, recordID, p.Identifier, e.Type, e.Message, e.Severity, t); err != nil {
+				identifier, type, message, severity, date_created, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				p.JobID, recordID, p.Identifier, e.Type, e.Message, e.Severity, t, p.Key); err != nil {
 				return err
 			}
 		}
@@ -217,17 +234,7 @@ func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams)
 				return err
 			}
 		}
-		validated := 0
-		if p.Validated {
-			validated = 1
-		}
-		job, err = scanJob(tx.QueryRowContext(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
-			`+col+` = `+col+` + 1, records_validated = records_validated + ?, heartbeat_at = ?
-			WHERE id = ? AND status IN ('new', 'in_progress') RETURNING `+jobColumns, validated, t, p.JobID))
-		if errors.Is(err, store.ErrNotFound) {
-			return errJobFinished // a finished job's counts are final: roll back
-		}
-		return err
+		return nil
 	})
 	if errors.Is(err, errJobFinished) {
 		fresh, err = false, nil
@@ -239,4 +246,65 @@ func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams)
 		job, err = s.JobGet(ctx, p.JobID)
 	}
 	return job, fresh, err
+}
+
+// settleReopened replaces the outcome of a key re-opened for replay with p's, moving the job's
+// counts, and deletes the key's old error rows. It returns nil (and changes nothing) when the
+// key is not re-opened: then it has simply settled already. The transaction holds the write
+// lock (BEGIN IMMEDIATE), so no other settle of the key interleaves.
+func settleReopened(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams, col string) (*store.Job, error) {
+	var old harvest.Outcome
+	var oldValidated sql.NullBool
+	err := tx.QueryRowContext(ctx, `SELECT outcome, validated FROM harvest_job_outcome
+		WHERE harvest_job_id = ? AND key = ? AND replay_at IS NOT NULL`, p.JobID, p.Key).Scan(&old, &oldValidated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE harvest_job_outcome SET outcome = ?, validated = ?, replay_at = NULL
+		WHERE harvest_job_id = ? AND key = ?`, p.Outcome, p.Validated, p.JobID, p.Key); err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM harvest_record_error WHERE harvest_job_id = ? AND key = ?`,
+		p.JobID, p.Key); err != nil {
+		return nil, err
+	}
+	delta := 0
+	if p.Validated {
+		delta++
+	}
+	if oldValidated.Valid && oldValidated.Bool {
+		delta--
+	}
+	set := "records_validated = records_validated + ?"
+	if oldCol := outcomeColumn[old]; oldCol != col {
+		set += ", " + oldCol + " = " + oldCol + " - 1, " + col + " = " + col + " + 1"
+	}
+	return scanJob(tx.QueryRowContext(ctx, `UPDATE harvest_job SET `+set+` WHERE id = ? RETURNING `+jobColumns, delta, p.JobID))
+}
+
+// OutcomeReopen implements store.Store.
+func (s *Store) OutcomeReopen(ctx context.Context, p *store.OutcomeReopenParams) (bool, error) {
+	var staleBefore any
+	if !p.StaleBefore.IsZero() {
+		staleBefore = formatTime(p.StaleBefore)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE harvest_job_outcome SET replay_at = ?, validated = coalesce(validated, ?)
+		WHERE harvest_job_id = ? AND key = ? AND outcome = 'errored' AND (replay_at IS NULL OR replay_at < ?)`,
+		now(), p.Validated, p.JobID, p.Key, staleBefore)
+	if err != nil {
+		return false, interpretError(err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, interpretError(err)
+}
+
+// OutcomeReopenedCount implements store.Store.
+func (s *Store) OutcomeReopenedCount(ctx context.Context, jobID string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM harvest_job_outcome
+		WHERE harvest_job_id = ? AND replay_at IS NOT NULL`, jobID).Scan(&n)
+	return n, interpretError(err)
 }

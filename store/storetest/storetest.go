@@ -105,6 +105,10 @@ var cases = []testCase{
 	{"Outcome/SettleErrors", testOutcomeSettleErrors},
 	{"Outcome/SettleRecordStatus", testOutcomeSettleRecordStatus},
 	{"Outcome/SettleConcurrent", testOutcomeSettleConcurrent},
+	{"Outcome/ReopenMovesCounts", testOutcomeReopenMovesCounts},
+	{"Outcome/ReopenFailsAgain", testOutcomeReopenFailsAgain},
+	{"Outcome/ReopenStale", testOutcomeReopenStale},
+	{"Outcome/ReopenConcurrent", testOutcomeReopenConcurrent},
 
 	{"Record/Insert", testRecordInsert},
 	{"Record/InsertIdempotent", testRecordInsertIdempotent},
