@@ -373,6 +373,15 @@ func (x *Index) Drop(ctx context.Context) error {
 	return nil
 }
 
+// SetWriteBlock sets or lifts index.blocks.write on the alias's index: while set, every write
+// fails with a cluster_block_exception (status 403). Operators use it to freeze the index;
+// tests use it to make writes fail for real.
+func (x *Index) SetWriteBlock(ctx context.Context, on bool) error {
+	status, err := x.do(ctx, http.MethodPut, "/"+x.alias+"/_settings",
+		map[string]any{"index": map[string]any{"blocks": map[string]any{"write": on}}}, nil)
+	return statusErr(status, err)
+}
+
 // Close is a no-op: the client holds no resources beyond idle HTTP connections.
 func (x *Index) Close() error { return nil }
 
