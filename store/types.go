@@ -291,3 +291,14 @@ type RecordTransformSetParams struct {
 	RecordID        string
 	SourceTransform json.RawMessage
 }
+
+// JobFetch is what one job's extract fetched: the document URL, the schema type it was read
+// with, and the response's cache validators (ETag, Last-Modified; empty when the server sent
+// none), for a later harvest job's conditional GET.
+type JobFetch struct {
+	JobID        string
+	URL          string
+	SchemaType   harvest.SchemaType
+	ETag         string
+	LastModified string
+}
