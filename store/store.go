@@ -31,6 +31,9 @@ type Store interface {
 	// JobFail ends an unfinished job (new or in_progress) in status error with one job error
 	// row. It returns the job; a job that had already finished keeps its status and gets no row.
 	JobFail(ctx context.Context, p *JobFailParams) (*Job, error)
+	// JobFetchGet returns what a job fetched (JobFetchSet); ErrNotFound when the job does not
+	// exist or saved nothing.
+	JobFetchGet(ctx context.Context, jobID string) (*JobFetch, error)
 	// JobFetchLatest returns what the source's last finished job among harvest, force_harvest
 	// and clear jobs fetched (JobFetchSet), when that job completed, is not a clear job and
 	// saved validators: the only fetch a new harvest job may reuse for a conditional GET (after

@@ -10,7 +10,7 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// testJobFetchLatest: only the fetch of the source's last finished harvest, force_harvest or
+// testJobFetchLatest: JobFetchGet returns what JobFetchSet saved; only the fetch of the source's last finished harvest, force_harvest or
 // clear job is reusable, and only when that job completed, is not a clear and saved validators.
 func testJobFetchLatest(t *testing.T, s store.Store) {
 	ctx := t.Context()
@@ -35,16 +35,23 @@ func testJobFetchLatest(t *testing.T, s store.Store) {
 	_, err := latest()
 	require.ErrorIs(t, err, store.ErrNotFound, "no job yet")
 	require.ErrorIs(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: uuid.NewString(), URL: "u"}), store.ErrNotFound)
+	_, err = s.JobFetchGet(ctx, uuid.NewString())
+	require.ErrorIs(t, err, store.ErrNotFound, "no such job")
 
 	job := newJob(t, s, src.ID)
+	_, err = s.JobFetchGet(ctx, job.ID)
+	require.ErrorIs(t, err, store.ErrNotFound, "the job fetched nothing yet")
 	want := &store.JobFetch{JobID: job.ID, URL: "https://x.example/data.json",
 		SchemaType: harvest.SchemaType("dcatus1.1: federal"), ETag: `W/"v1"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT"}
 	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: job.ID, URL: "old"}))
 	require.NoError(t, s.JobFetchSet(ctx, want), "a second save replaces the first")
+	got, err := s.JobFetchGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
 	_, err = latest()
 	require.ErrorIs(t, err, store.ErrNotFound, "the job is still in progress")
 	finishJob(t, s, job.ID)
-	got, err := latest()
+	got, err = latest()
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 
@@ -68,9 +75,10 @@ func testJobFetchLatest(t *testing.T, s store.Store) {
 	_, err = latest()
 	require.ErrorIs(t, err, store.ErrNotFound, "the last job saved no validator")
 
-	run(harvest.JobHarvest, &store.JobFetch{URL: "f", ETag: "e"}, false)
-	_, err = latest()
+	notModified := run(harvest.JobHarvest, &store.JobFetch{URL: "f", ETag: "e", NotModified: true}, false)
+	got, err = latest()
 	require.NoError(t, err)
+	require.Equal(t, &store.JobFetch{JobID: notModified.ID, URL: "f", ETag: "e", NotModified: true}, got)
 	run(harvest.JobClear, nil, false)
 	_, err = latest()
 	require.ErrorIs(t, err, store.ErrNotFound, "the last job was a clear")

@@ -6,8 +6,11 @@ ALTER TABLE harvest_job ADD COLUMN fetch_url TEXT;
 ALTER TABLE harvest_job ADD COLUMN fetch_schema_type TEXT;
 ALTER TABLE harvest_job ADD COLUMN fetch_etag TEXT;
 ALTER TABLE harvest_job ADD COLUMN fetch_last_modified TEXT;
+-- The server answered 304 Not Modified to the job's conditional GET.
+ALTER TABLE harvest_job ADD COLUMN fetch_not_modified BOOLEAN NOT NULL DEFAULT false;
 
 -- +goose Down
+ALTER TABLE harvest_job DROP COLUMN fetch_not_modified;
 ALTER TABLE harvest_job DROP COLUMN fetch_last_modified;
 ALTER TABLE harvest_job DROP COLUMN fetch_etag;
 ALTER TABLE harvest_job DROP COLUMN fetch_schema_type;
