@@ -19,9 +19,21 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
 	switch job.SourceType {
 	case harvest.SourceDocument:
-		body, err := h.readXML(ctx, job.URL)
+		f, cleanup, notModified, err := h.fetchSource(ctx, job)
+		var se *stageError
+		if errors.As(err, &se) {
+			return se.err
+		}
 		if err != nil {
 			return h.fail(ctx, job, "ExtractError", err)
+		}
+		defer cleanup()
+		if notModified {
+			return h.notModified(ctx, job)
+		}
+		body, err := io.ReadAll(io.LimitReader(f, h.fetch.MaxBytes))
+		if err != nil {
+			return h.fail(ctx, job, "ExtractError", fmt.Errorf("read %s: %w", job.URL, err))
 		}
 		if err := l.xml(job.URL, body, ""); err != nil {
 			return err
