@@ -310,3 +310,23 @@ func TestFetchFlags(t *testing.T) {
 	_, err = parse("--fetch-max-per-host", "-1")
 	require.ErrorContains(t, err, "--fetch-max-per-host: must not be negative")
 }
+
+// An ISO XML document source gets the same conditional GET.
+func TestHarvestConditionalGETXML(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	srv := newETagServer(t)
+	srv.serve(t, "iso19115/datagov-valid-iso2-gmi.xml", `"x1"`)
+	harvest := func() jobReport {
+		rep, code := b.harvest(t, "--url", srv.URL+"/record.xml", "--schema-type", "iso19115_2")
+		require.Equal(t, exitOK, code, "job errors: %v", rep.JobErrors)
+		return rep
+	}
+	first := harvest()
+	require.Equal(t, 1, first.Added)
+	require.False(t, srv.lastConditional(t))
+	again := harvest()
+	require.True(t, srv.lastConditional(t))
+	require.True(t, again.NotModified)
+	require.Equal(t, [3]int{1, 1, 0}, [3]int{again.Total, again.Unchanged, again.Deleted})
+}
