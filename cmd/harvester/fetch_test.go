@@ -330,3 +330,17 @@ func TestHarvestConditionalGETXML(t *testing.T) {
 	require.True(t, again.NotModified)
 	require.Equal(t, [3]int{1, 1, 0}, [3]int{again.Total, again.Unchanged, again.Deleted})
 }
+
+// An HTML page sent with status 200 where an ISO XML document was expected fails the job, and
+// the job error says so with the page's title.
+func TestHarvestHTMLPageForXML(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	srv := newETagServer(t)
+	srv.serve(t, "waf/apache-noaa-garfo.html", `"h1"`)
+	rep, code := b.harvest(t, "--url", srv.URL+"/record.xml", "--schema-type", "iso19115_2")
+	require.Equal(t, exitJobError, code)
+	require.Len(t, rep.JobErrors, 1)
+	require.Contains(t, rep.JobErrors[0], `the server sent an HTML page (HTTP 200, title "Index of`)
+	require.Contains(t, rep.JobErrors[0], "where an XML document was expected")
+}

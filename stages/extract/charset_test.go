@@ -80,3 +80,18 @@ func TestValidUTF8(t *testing.T) {
 		require.Equal(t, want, validUTF8(iotest.OneByteReader(bytes.NewReader([]byte(s)))), "%.20q one byte at a time", s)
 	}
 }
+
+func TestNotHTML(t *testing.T) {
+	t.Parallel()
+	for doc, title := range map[string]string{
+		"\xEF\xBB\xBF\n  <!DOCTYPE html><html><head><title>Sign in</title>": "Sign in",
+		"<HTML><TITLE>Error</TITLE>":                                        "Error",
+	} {
+		err := notHTML([]byte(doc))
+		require.ErrorIs(t, err, ErrHTMLPage, doc)
+		require.ErrorContains(t, err, `title "`+title+`"`)
+	}
+	for _, doc := range []string{`<?xml version="1.0"?><gmi:MI_Metadata>`, "<gmd:MD_Metadata><!-- <html> -->", "", "<!-- <html>", "<?xml <html"} {
+		require.NoError(t, notHTML([]byte(doc)), doc)
+	}
+}
