@@ -216,8 +216,12 @@ func Fetch(ctx context.Context, c FetchConfig, url string) (*os.File, error) {
 // to c.MaxBackoff, within c.RetryBudget), honouring a Retry-After header (at most 2 minutes);
 // any other non-2xx status fails at once. A body that is itself gzip (a .gz file) is
 // decompressed. At most c.MaxPerHost GETs to one host run at a time. Every failure is a
-// *FetchError; an HTML error page's title is part of it.
+// *FetchError; an HTML error page's title is part of it. c should come from WithDefaults (a
+// configuration without a Client is completed here, with a per-host limit of its own).
 func FetchDocument(ctx context.Context, c FetchConfig, url string, since Validators) (*Document, error) {
+	if c.Client == nil {
+		c = c.WithDefaults()
+	}
 	start := time.Now()
 	wait := c.Backoff
 	for attempt := 1; ; attempt++ {
