@@ -4,12 +4,14 @@
 package corpustest
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -42,13 +44,20 @@ func Path(t testing.TB, name string) string {
 	return p
 }
 
-// Server is an agency web server with one document at URL() that a test can swap.
+// Server is an agency web server with one document at URL() that a test can swap. Like a real
+// server it answers conditional GETs: each Serve publishes a new version of the document, with
+// its own ETag and a Last-Modified one second after the previous version's (corpus files' own
+// modification times say nothing about which one a test serves last).
 type Server struct {
 	*httptest.Server
-	mu     sync.Mutex
-	file   string
-	status int
+	mu      sync.Mutex
+	file    string
+	status  int
+	version int
 }
+
+// versionEpoch is the Last-Modified time of the first version of a served document.
+var versionEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // NewServer starts a server; it is closed when the test ends.
 func NewServer(t testing.TB) *Server {
@@ -66,6 +75,7 @@ func (s *Server) Serve(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.file, s.status = path, http.StatusOK
+	s.version++
 }
 
 // Fail makes the server answer every request with status.
@@ -77,7 +87,7 @@ func (s *Server) Fail(status int) {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	file, status := s.file, s.status
+	file, status, version := s.file, s.status, s.version
 	s.mu.Unlock()
 	if r.URL.Path != "/data.json" {
 		http.NotFound(w, r)
@@ -87,6 +97,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, http.StatusText(status), status)
 		return
 	}
+	f, err := os.Open(file)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer f.Close()
 	w.Header().Set("Content-Type", "application/json")
-	http.ServeFile(w, r, file)
+	w.Header().Set("ETag", fmt.Sprintf(`"v%d"`, version))
+	http.ServeContent(w, r, file, versionEpoch.Add(time.Duration(version)*time.Second), f)
 }

@@ -34,6 +34,18 @@ type Store interface {
 	// JobFail ends an unfinished job (new or in_progress) in status error with one job error
 	// row. It returns the job; a job that had already finished keeps its status and gets no row.
 	JobFail(ctx context.Context, p *JobFailParams) (*Job, error)
+	// JobFetchGet returns what a job fetched (JobFetchSet); ErrNotFound when the job does not
+	// exist or saved nothing.
+	JobFetchGet(ctx context.Context, jobID string) (*JobFetch, error)
+	// JobFetchLatest returns what the source's last finished job among harvest, force_harvest
+	// and clear jobs fetched (JobFetchSet), when that job completed, is not a clear job and
+	// saved validators: the only fetch a new harvest job may reuse for a conditional GET (after
+	// a failed job or a clear, the catalog may not match the document any more). ErrNotFound
+	// otherwise. Validate jobs and unfinished jobs are passed over.
+	JobFetchLatest(ctx context.Context, sourceID string) (*JobFetch, error)
+	// JobFetchSet saves what a job fetched (p.JobID's row; ErrNotFound for an unknown job),
+	// replacing what it had.
+	JobFetchSet(ctx context.Context, p *JobFetch) error
 	// JobFinish marks the job complete when its expected count is known and every expected
 	// outcome has settled. It reports whether this call finished the job.
 	JobFinish(ctx context.Context, jobID string) (*Job, bool, error)

@@ -304,3 +304,15 @@ type RecordTransformSetParams struct {
 	RecordID        string
 	SourceTransform json.RawMessage
 }
+
+// JobFetch is what one job's extract fetched: the document URL, the schema type it was read
+// with, and the response's cache validators (ETag, Last-Modified; empty when the server sent
+// none), for a later harvest job's conditional GET, and whether the answer was 304.
+type JobFetch struct {
+	JobID        string
+	URL          string
+	SchemaType   harvest.SchemaType
+	ETag         string
+	LastModified string
+	NotModified  bool // the server answered 304 Not Modified: the job reused the validators
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,11 +40,57 @@ type serviceFlags struct {
 	// searchIndex names the index: the OpenSearch alias, or the bleve directory under
 	// dataDir/search; "none" keeps no index.
 	searchIndex string
+	// fetch holds the fetch flags (0: the extract.FetchConfig default); fetchConfig completes it.
+	fetch extract.FetchConfig
+	// fetchMade is the configuration fetchConfig made, shared by every user in the process so
+	// that they share one per-host limit.
+	fetchMade *extract.FetchConfig
 }
 
-// fetchConfig is the fetch client's configuration from the flags.
+// fetchConfig is the fetch client's configuration from the flags, the same one on every call.
 func (f *serviceFlags) fetchConfig() extract.FetchConfig {
-	return extract.FetchConfig{AllowPrivate: f.allowPrivate}
+	if f.fetchMade == nil {
+		c := f.fetch
+		c.AllowPrivate = f.allowPrivate
+		c = c.WithDefaults()
+		f.fetchMade = &c
+	}
+	return *f.fetchMade
+}
+
+// registerFetch adds the fetch client's flags; 0 keeps extract.FetchConfig's default.
+func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", envDuration("HARVESTER_FETCH_TIMEOUT"),
+		"longest one download may take, body included (env HARVESTER_FETCH_TIMEOUT; default 10m)")
+	fl.Int64Var(&f.fetch.MaxBytes, "fetch-max-bytes", envInt64("HARVESTER_FETCH_MAX_BYTES"),
+		"size cap of a downloaded document in bytes, after decompression; a larger one fails the job "+
+			"(env HARVESTER_FETCH_MAX_BYTES; default 1 GiB)")
+	fl.IntVar(&f.fetch.Attempts, "fetch-attempts", int(envInt64("HARVESTER_FETCH_ATTEMPTS")),
+		"tries of one download on a network error, timeout, 429 or 5xx (env HARVESTER_FETCH_ATTEMPTS; default 10)")
+	fl.DurationVar(&f.fetch.RetryBudget, "fetch-retry-budget", envDuration("HARVESTER_FETCH_RETRY_BUDGET"),
+		"no retry of a download starts later than this after its first try (env HARVESTER_FETCH_RETRY_BUDGET; default 2m)")
+	fl.IntVar(&f.fetch.MaxRedirects, "fetch-max-redirects", int(envInt64("HARVESTER_FETCH_MAX_REDIRECTS")),
+		"redirects one download follows; more is a job error (env HARVESTER_FETCH_MAX_REDIRECTS; default 10)")
+	fl.IntVar(&f.fetch.MaxPerHost, "fetch-max-per-host", int(envInt64("HARVESTER_FETCH_MAX_PER_HOST")),
+		"downloads from one host at a time in this process, over all jobs (env HARVESTER_FETCH_MAX_PER_HOST; default 4)")
+}
+
+// checkFetch rejects negative fetch flags.
+func (f *serviceFlags) checkFetch() error {
+	for _, c := range []struct {
+		name string
+		bad  bool
+	}{
+		{"--fetch-timeout", f.fetch.Timeout < 0}, {"--fetch-max-bytes", f.fetch.MaxBytes < 0},
+		{"--fetch-attempts", f.fetch.Attempts < 0}, {"--fetch-retry-budget", f.fetch.RetryBudget < 0},
+		{"--fetch-max-redirects", f.fetch.MaxRedirects < 0}, {"--fetch-max-per-host", f.fetch.MaxPerHost < 0},
+	} {
+		if c.bad {
+			return usageError{fmt.Errorf("%s: must not be negative (0 means the default)", c.name)}
+		}
+	}
+	return nil
 }
 
 func (f *serviceFlags) register(cmd *cobra.Command) {
@@ -65,6 +112,7 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
 		"a harvest job that would delete more than this share of a source's datasets fails and deletes nothing "+
 			"(force_harvest and clear are not bound; env HARVESTER_MAX_DELETE_SHARE)")
+	f.registerFetch(cmd)
 }
 
 // servicesHelp says which services a command will use, read from the environment, and how to
@@ -91,6 +139,9 @@ func servicesHelp() string {
 func (f *serviceFlags) logger() (*slog.Logger, error) {
 	if f.maxDeleteShare <= 0 || f.maxDeleteShare > 1 {
 		return nil, usageError{fmt.Errorf("--max-delete-share: %v is not in (0, 1]", f.maxDeleteShare)}
+	}
+	if err := f.checkFetch(); err != nil {
+		return nil, err
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(f.logLevel)); err != nil {
@@ -193,4 +244,16 @@ func envFloat(name string, def float64) float64 {
 func envBool(name string) bool {
 	b, _ := strconv.ParseBool(os.Getenv(name))
 	return b
+}
+
+// envInt64 reads an integer environment variable; 0 when unset or unreadable.
+func envInt64(name string) int64 {
+	n, _ := strconv.ParseInt(os.Getenv(name), 10, 64)
+	return n
+}
+
+// envDuration reads a duration environment variable (e.g. "90s"); 0 when unset or unreadable.
+func envDuration(name string) time.Duration {
+	d, _ := time.ParseDuration(os.Getenv(name))
+	return d
 }

@@ -329,6 +329,9 @@ type jobReport struct {
 	StartedAt  string   `json:"started_at"`
 	FinishedAt string   `json:"finished_at"`
 	JobErrors  []string `json:"job_errors"`
+	// NotModified: the source answered 304 Not Modified to the job's conditional GET, so its
+	// document was not read again and every live dataset counts as unchanged.
+	NotModified bool `json:"not_modified,omitempty"`
 }
 
 // recordErrorsShown caps the record errors the text report lists.
@@ -348,6 +351,11 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	for _, e := range jobErrs {
 		rep.JobErrors = append(rep.JobErrors, e.Type+": "+e.Message)
 	}
+	if fetch, err := st.JobFetchGet(ctx, job.ID); err == nil {
+		rep.NotModified = fetch.NotModified
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
 	if format == "json" {
 		enc := json.NewEncoder(out)
 		return enc.Encode(rep)
@@ -356,6 +364,10 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	fmt.Fprintf(out, "  total %d: added %d, updated %d, deleted %d, unchanged %d, errored %d (validated %d)\n",
 		rep.Total, rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored, rep.Validated)
 	fmt.Fprintf(out, "  started %s, finished %s\n", rep.StartedAt, rep.FinishedAt)
+	if rep.NotModified {
+		fmt.Fprintln(out, "  not modified: the source answered 304 to a conditional GET, so its document was "+
+			"not read again and every live dataset counts as unchanged")
+	}
 	for _, e := range rep.JobErrors {
 		fmt.Fprintf(out, "  job error: %s\n", e)
 	}

@@ -192,6 +192,10 @@ func (s *errorListStore) JobErrorList(context.Context, string) ([]*store.JobErro
 	return nil, nil
 }
 
+func (s *errorListStore) JobFetchGet(context.Context, string) (*store.JobFetch, error) {
+	return nil, store.ErrNotFound
+}
+
 func (s *errorListStore) RecordErrorList(_ context.Context, p *store.RecordErrorListParams) ([]*store.RecordError, int, error) {
 	require.Equal(s.t, recordErrorsShown, p.Limit, "fetch only the rows printed")
 	require.Zero(s.t, p.Offset)

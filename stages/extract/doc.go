@@ -1,6 +1,8 @@
 // Package extract is the EXTRACT stage: it lists a harvest source's records. For a document
-// source it downloads the catalog to a temporary file (fetch.go: timeout, size cap, retries),
-// checks the whole document once without keeping it (a syntax error, or a second "dataset"
+// source it downloads the catalog to a temporary file (fetch.go: timeouts, size cap, retries
+// within a budget, redirect cap, per-host limit, gzip; charset.go: JSON in other encodings is
+// made UTF-8), conditionally for a harvest job (conditional.go: on 304 every live dataset
+// settles unchanged and nothing is listed, so nothing is deleted), checks the whole document once without keeping it (a syntax error, or a second "dataset"
 // member, fails the job before any record moves, with line and column), then streams the
 // "dataset" array a record at a time:
 //

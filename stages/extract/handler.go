@@ -86,11 +86,18 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
 			SourceID: job.SourceID, JobType: job.JobType}, job.JobID)
 	}
-	f, cleanup, err := h.open(ctx, job.URL)
+	f, cleanup, notModified, err := h.fetchSource(ctx, &job)
+	var se *stageError
+	if errors.As(err, &se) {
+		return se.err
+	}
 	if err != nil {
 		return h.fail(ctx, &job, "ExtractError", err)
 	}
 	defer cleanup()
+	if notModified {
+		return h.notModified(ctx, &job)
+	}
 	if err := WalkCatalog(f, func(int, json.RawMessage) error { return nil }); err != nil {
 		if title, ok := htmlPage(f); ok {
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
@@ -117,7 +124,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 // absolute path.
 func (h *Handler) open(ctx context.Context, url string) (*os.File, func(), error) {
 	switch {
-	case strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://"):
+	case isHTTP(url):
 		f, err := Fetch(ctx, h.fetch, url)
 		if err != nil {
 			return nil, nil, err

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,9 +20,24 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
 	switch job.SourceType {
 	case harvest.SourceDocument:
-		body, err := h.readXML(ctx, job.URL)
+		f, cleanup, notModified, err := h.fetchSource(ctx, job)
+		var se *stageError
+		if errors.As(err, &se) {
+			return se.err
+		}
 		if err != nil {
 			return h.fail(ctx, job, "ExtractError", err)
+		}
+		defer cleanup()
+		if notModified {
+			return h.notModified(ctx, job)
+		}
+		body, err := io.ReadAll(io.LimitReader(f, h.fetch.MaxBytes))
+		if err == nil {
+			err = notHTML(body)
+		}
+		if err != nil {
+			return h.fail(ctx, job, "ExtractError", fmt.Errorf("read %s: %w", job.URL, err))
 		}
 		if err := l.xml(job.URL, body, ""); err != nil {
 			return err
@@ -73,7 +89,43 @@ func (h *Handler) readXML(ctx context.Context, url string) ([]byte, error) {
 		return nil, err
 	}
 	defer cleanup()
-	return io.ReadAll(io.LimitReader(f, h.fetch.MaxBytes))
+	body, err := io.ReadAll(io.LimitReader(f, h.fetch.MaxBytes))
+	if err != nil {
+		return nil, err
+	}
+	return body, notHTML(body)
+}
+
+// ErrHTMLPage is the cause of an error for an HTML page (a login or error page sent with status
+// 200) where an XML document was expected.
+var ErrHTMLPage = errors.New("the server sent an HTML page")
+
+// notHTML returns an error wrapping ErrHTMLPage, with the page's title, when body is an HTML
+// page: its first markup (after a BOM, white space, comments and an XML declaration, within
+// the first 8 KiB) is an HTML doctype or an <html> element.
+func notHTML(body []byte) error {
+	head := bytes.TrimPrefix(body[:min(len(body), 8<<10)], utf8BOM)
+	for {
+		head = bytes.TrimLeft(head, " \t\r\n")
+		var closing []byte
+		switch {
+		case bytes.HasPrefix(head, []byte("<!--")):
+			closing = []byte("-->")
+		case bytes.HasPrefix(head, []byte("<?")):
+			closing = []byte("?>")
+		}
+		end := bytes.Index(head, closing)
+		if closing == nil || end < 0 {
+			break
+		}
+		head = head[end+len(closing):]
+	}
+	lower := bytes.ToLower(head[:min(len(head), 64)])
+	if !bytes.HasPrefix(lower, []byte("<!doctype html")) && !bytes.HasPrefix(lower, []byte("<html")) {
+		return nil
+	}
+	return fmt.Errorf("%w (HTTP 200, title %q) where an XML document was expected", ErrHTMLPage,
+		htmlTitle(body[:min(len(body), 64<<10)]))
 }
 
 // wafFile lists one file of a WAF: unchanged by its listing date, an error row when it cannot
@@ -106,6 +158,9 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 	if err != nil {
 		if l.ctx.Err() != nil {
 			return err
+		}
+		if errors.Is(err, ErrHTMLPage) {
+			return l.settleError(&e, "HTMLPage", fmt.Sprintf("file %s: %v", f.URL, err))
 		}
 		return l.settleError(&e, "FetchError", fmt.Sprintf("file %s could not be downloaded: %v", f.URL, err))
 	}

@@ -92,6 +92,7 @@ var cases = []testCase{
 	{"Job/StartQueuedConcurrent", testJobStartQueuedConcurrent},
 	{"Job/Heartbeat", testJobHeartbeat},
 	{"Job/ListOrphaned", testJobListOrphaned},
+	{"Job/FetchLatest", testJobFetchLatest},
 
 	{"Leader/Exclusive", testLeaderExclusive},
 	{"Leader/CloseWithoutRelease", testLeaderCloseWithoutRelease},

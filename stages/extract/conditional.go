@@ -1,0 +1,98 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// Conditional GET of a document source (RFC 9110 §13.1). A harvest job sends If-None-Match /
+// If-Modified-Since with the validators its source's last finished job saved, when that job
+// completed (store.JobFetchLatest) and fetched the same URL with the same schema type: the
+// catalog then matches the document those validators name. force_harvest and validate jobs send
+// none. Every job that downloads its document saves the response's validators (JobFetchSet).
+//
+// On 304 Not Modified nothing is listed, so COMPARE gets no Listing and deletes nothing: each of
+// the source's live datasets settles as unchanged, the expected count is their number, and the
+// job completes with total = unchanged (records that errored last time are not read again: a
+// force_harvest does that). The job's fetch is marked NotModified for its report.
+
+// since returns the validators the job's GET of its document sends.
+func (h *Handler) since(ctx context.Context, job *harvest.Job) (Validators, error) {
+	if job.JobType != harvest.JobHarvest {
+		return Validators{}, nil
+	}
+	last, err := h.store.JobFetchLatest(ctx, job.SourceID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Validators{}, nil
+	case err != nil:
+		return Validators{}, fmt.Errorf("look up the last fetch: %w", err)
+	case last.URL != job.URL || last.SchemaType != job.SchemaType:
+		return Validators{}, nil
+	}
+	return Validators{ETag: last.ETag, LastModified: last.LastModified}, nil
+}
+
+// fetchSource returns the job's source document: the file itself for an absolute path, else a
+// (conditional) download, whose validators it saves on the job. notModified is true, with no
+// file, when the server answered 304. Errors of the store come wrapped in a *stageError (retry
+// the message); any other error fails the job.
+func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File, cleanup func(), notModified bool, err error) {
+	if !isHTTP(job.URL) {
+		f, cleanup, err = h.open(ctx, job.URL)
+		return f, cleanup, false, err
+	}
+	since, err := h.since(ctx, job)
+	if err != nil {
+		return nil, nil, false, &stageError{err}
+	}
+	doc, err := FetchDocument(ctx, h.fetch, job.URL, since)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if err := h.store.JobFetchSet(ctx, &store.JobFetch{JobID: job.JobID, URL: job.URL, SchemaType: job.SchemaType,
+		ETag: doc.Validators.ETag, LastModified: doc.Validators.LastModified, NotModified: doc.NotModified}); err != nil {
+		doc.Close()
+		return nil, nil, false, &stageError{fmt.Errorf("save the fetch: %w", err)}
+	}
+	if doc.NotModified {
+		return nil, func() {}, true, nil
+	}
+	f, err = h.decodeCharset(doc, job)
+	if err != nil {
+		doc.Close()
+		return nil, nil, false, err
+	}
+	return f, func() { f.Close(); os.Remove(f.Name()) }, false, nil
+}
+
+// notModified settles a job whose document the server reported unchanged: every live dataset
+// of the source is unchanged, and that is the whole job.
+func (h *Handler) notModified(ctx context.Context, job *harvest.Job) error {
+	n := 0
+	// The job has listed nothing, so every live dataset is "unseen".
+	err := h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: job.SourceID, JobID: job.JobID},
+		func(identifier string) error {
+			n++
+			m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.JobID,
+				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged})
+			if err != nil {
+				return err
+			}
+			return h.pub.Publish(harvest.SubjectSettled, m)
+		})
+	if err != nil {
+		return fmt.Errorf("settle the unchanged datasets: %w", err)
+	}
+	return h.publish(harvest.SubjectSettled, &harvest.Settled{V: harvest.Version, Kind: harvest.SettledExpected,
+		JobID: job.JobID, Expected: n}, job.JobID)
+}
+
+func isHTTP(url string) bool {
+	return len(url) > 7 && (url[:7] == "http://" || (len(url) > 8 && url[:8] == "https://"))
+}

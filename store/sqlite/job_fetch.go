@@ -1,0 +1,58 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+const jobFetchColumns = `id, job_type, status, fetch_url, fetch_schema_type, fetch_etag,
+	fetch_last_modified, fetch_not_modified`
+
+func scanJobFetch(row interface{ Scan(...any) error }) (*store.JobFetchRow, error) {
+	var r store.JobFetchRow
+	err := row.Scan(&r.JobID, &r.JobType, &r.Status, &r.URL, &r.SchemaType, &r.ETag, &r.LastModified, &r.NotModified)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return &r, nil
+}
+
+// JobFetchGet implements store.Store.
+func (s *Store) JobFetchGet(ctx context.Context, jobID string) (*store.JobFetch, error) {
+	r, err := scanJobFetch(s.db.QueryRowContext(ctx, `SELECT `+jobFetchColumns+` FROM harvest_job WHERE id = ?`, jobID))
+	if err != nil {
+		return nil, err
+	}
+	return r.Fetch()
+}
+
+// JobFetchLatest implements store.Store.
+func (s *Store) JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error) {
+	r, err := scanJobFetch(s.db.QueryRowContext(ctx, `SELECT `+jobFetchColumns+` FROM harvest_job
+		WHERE harvest_source_id = ? AND status IN ('complete', 'error')
+			AND job_type IN ('harvest', 'force_harvest', 'clear')
+		ORDER BY date_created DESC, id DESC LIMIT 1`, sourceID))
+	if err != nil {
+		return nil, err
+	}
+	return r.Reusable()
+}
+
+// JobFetchSet implements store.Store.
+func (s *Store) JobFetchSet(ctx context.Context, p *store.JobFetch) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE harvest_job SET fetch_url = ?2, fetch_schema_type = ?3,
+		fetch_etag = NULLIF(?4, ''), fetch_last_modified = NULLIF(?5, ''), fetch_not_modified = ?6
+		WHERE id = ?1`, p.JobID, p.URL, string(p.SchemaType), p.ETag, p.LastModified, p.NotModified)
+	if err != nil {
+		return interpretError(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}

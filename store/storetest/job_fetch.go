@@ -1,0 +1,85 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// testJobFetchLatest: JobFetchGet returns what JobFetchSet saved; only the fetch of the source's last finished harvest, force_harvest or
+// clear job is reusable, and only when that job completed, is not a clear and saved validators.
+func testJobFetchLatest(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	other := newSource(t, s)
+	latest := func() (*store.JobFetch, error) { return s.JobFetchLatest(ctx, src.ID) }
+	run := func(jobType harvest.JobType, fetch *store.JobFetch, fail bool) *store.Job {
+		t.Helper()
+		job, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: jobType})
+		require.NoError(t, err)
+		if fetch != nil {
+			fetch.JobID = job.ID
+			require.NoError(t, s.JobFetchSet(ctx, fetch))
+		}
+		if fail {
+			_, err := s.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "ExtractError", Message: "x"})
+			require.NoError(t, err)
+			return job
+		}
+		return finishJob(t, s, job.ID)
+	}
+	_, err := latest()
+	require.ErrorIs(t, err, store.ErrNotFound, "no job yet")
+	require.ErrorIs(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: uuid.NewString(), URL: "u"}), store.ErrNotFound)
+	_, err = s.JobFetchGet(ctx, uuid.NewString())
+	require.ErrorIs(t, err, store.ErrNotFound, "no such job")
+
+	job := newJob(t, s, src.ID)
+	_, err = s.JobFetchGet(ctx, job.ID)
+	require.ErrorIs(t, err, store.ErrNotFound, "the job fetched nothing yet")
+	want := &store.JobFetch{JobID: job.ID, URL: "https://x.example/data.json",
+		SchemaType: harvest.SchemaType("dcatus1.1: federal"), ETag: `W/"v1"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT"}
+	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: job.ID, URL: "old"}))
+	require.NoError(t, s.JobFetchSet(ctx, want), "a second save replaces the first")
+	got, err := s.JobFetchGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	_, err = latest()
+	require.ErrorIs(t, err, store.ErrNotFound, "the job is still in progress")
+	finishJob(t, s, job.ID)
+	got, err = latest()
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+
+	run(harvest.JobValidate, &store.JobFetch{URL: "v", ETag: "v"}, false)
+	got, err = latest()
+	require.NoError(t, err)
+	require.Equal(t, want, got, "a validate job is passed over")
+	_, err = s.JobFetchLatest(ctx, other.ID)
+	require.ErrorIs(t, err, store.ErrNotFound, "per source")
+
+	run(harvest.JobHarvest, &store.JobFetch{URL: "f", ETag: "f"}, true)
+	_, err = latest()
+	require.ErrorIs(t, err, store.ErrNotFound, "the last job failed")
+
+	forced := run(harvest.JobForceHarvest, &store.JobFetch{URL: "f", LastModified: "lm"}, false)
+	got, err = latest()
+	require.NoError(t, err)
+	require.Equal(t, &store.JobFetch{JobID: forced.ID, URL: "f", LastModified: "lm"}, got)
+
+	run(harvest.JobHarvest, &store.JobFetch{URL: "f"}, false)
+	_, err = latest()
+	require.ErrorIs(t, err, store.ErrNotFound, "the last job saved no validator")
+
+	notModified := run(harvest.JobHarvest, &store.JobFetch{URL: "f", ETag: "e", NotModified: true}, false)
+	got, err = latest()
+	require.NoError(t, err)
+	require.Equal(t, &store.JobFetch{JobID: notModified.ID, URL: "f", ETag: "e", NotModified: true}, got)
+	run(harvest.JobClear, nil, false)
+	_, err = latest()
+	require.ErrorIs(t, err, store.ErrNotFound, "the last job was a clear")
+}
