@@ -92,6 +92,7 @@ var cases = []testCase{
 	{"Job/StartQueuedConcurrent", testJobStartQueuedConcurrent},
 	{"Job/Heartbeat", testJobHeartbeat},
 	{"Job/ListOrphaned", testJobListOrphaned},
+	{"Job/Redrive", testJobRedrive},
 
 	{"Leader/Exclusive", testLeaderExclusive},
 	{"Leader/CloseWithoutRelease", testLeaderCloseWithoutRelease},
@@ -116,6 +117,7 @@ var cases = []testCase{
 	{"Record/ErrorListOrder", testRecordErrorListOrder},
 	{"Record/ErrorListPage", testRecordErrorListPage},
 	{"Record/ErrorStream", testRecordErrorStream},
+	{"Record/DeleteStream", testRecordDeleteStream},
 
 	{"Dataset/UpsertCreates", testDatasetUpsertCreates},
 	{"Dataset/UpsertUpdates", testDatasetUpsertUpdates},
