@@ -55,9 +55,14 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 			Identifier: rec.Identifier, Outcome: harvest.OutcomeErrored,
 			Errors: []harvest.RecordError{{Type: "CompareError", Message: err.Error(), Severity: harvest.SeverityError}}})
 	}
-	action, err := h.action(ctx, &rec, hash)
+	action, err := h.decided(ctx, &rec)
 	if err != nil {
 		return nil, err
+	}
+	if action == "" {
+		if action, err = h.action(ctx, &rec, hash); err != nil {
+			return nil, err
+		}
 	}
 	rec.Action, rec.SourceHash = action, hash
 	if rec.JobType == harvest.JobValidate {
@@ -73,6 +78,27 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 		return nil, fmt.Errorf("insert harvest_record: %w", err)
 	}
 	return harvest.Next(harvest.SubjectTransform, &rec)
+}
+
+// decided returns the action this job already decided for the record, or "" when it decided
+// none. A job's record is listed again after a crash or a re-drive (the same RecordID, a
+// UUIDv5 of job and identifier): the first decision stands, as the catalog may since have
+// changed because of it (a created dataset is not an update, a synced record not unchanged),
+// and the record goes on to TRANSFORM again, whose stages are idempotent.
+func (h *Handler) decided(ctx context.Context, rec *harvest.Record) (harvest.Action, error) {
+	if rec.JobType == harvest.JobValidate {
+		return "", nil // a validate job writes no harvest_record and changes no dataset
+	}
+	stored, err := h.store.RecordGet(ctx, rec.RecordID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("look up this job's record: %w", err)
+	case stored.JobID != rec.JobID || stored.Action == harvest.ActionDelete:
+		return "", nil
+	}
+	return stored.Action, nil
 }
 
 // action decides what the record does to the catalog. It is unchanged when the newest record
@@ -119,20 +145,38 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 	if job.Status.Finished() {
 		return nil, nil // the job ended before its listing was handled: delete nothing
 	}
+	if !l.JobType.WritesCatalog() { // a validate job counts what a harvest would delete
+		deletes := 0
+		err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
+			func(identifier string) error {
+				deletes++
+				return h.settleWouldDelete(&l, identifier)
+			})
+		if err != nil {
+			return nil, fmt.Errorf("list deletes: %w", err)
+		}
+		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: l.Listed + deletes})
+	}
 	if refused, err := h.tooManyDeletes(ctx, &l); err != nil || refused != nil {
 		return refused, err
 	}
-	deletes := 0
+	// A listing handled again (redelivery, a crash, a re-drive) finds the deletes of the earlier
+	// pass as delete records, some of whose datasets are gone already: the deletes are those
+	// records plus the unseen live datasets that have none yet, so every pass expects the same
+	// count. (The guard counts only live datasets, so a later pass never refuses what an
+	// earlier one allowed.)
 	err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
-		func(identifier string) error {
-			deletes++
-			if !l.JobType.WritesCatalog() { // a validate job counts what a harvest would delete
-				return h.settleWouldDelete(&l, identifier)
-			}
-			return h.publishDelete(ctx, &l, identifier)
-		})
+		func(identifier string) error { return h.insertDelete(ctx, &l, identifier) })
 	if err != nil {
 		return nil, fmt.Errorf("list deletes: %w", err)
+	}
+	deletes := 0
+	err = h.store.RecordDeleteStream(ctx, l.JobID, func(identifier string) error {
+		deletes++
+		return h.publishDelete(&l, identifier)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("send deletes: %w", err)
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: l.Listed + deletes})
 }
@@ -174,14 +218,20 @@ func (h *Handler) settleWouldDelete(l *harvest.Listing, identifier string) error
 	return h.pub.Publish(harvest.SubjectSettled, m)
 }
 
-func (h *Handler) publishDelete(ctx context.Context, l *harvest.Listing, identifier string) error {
+// insertDelete writes the delete record of identifier in the job (idempotent).
+func (h *Handler) insertDelete(ctx context.Context, l *harvest.Listing, identifier string) error {
+	if _, err := h.store.RecordInsert(ctx, &store.RecordInsertParams{ID: harvest.RecordID(l.JobID, identifier),
+		JobID: l.JobID, SourceID: l.SourceID, Identifier: identifier, Action: harvest.ActionDelete}); err != nil {
+		return fmt.Errorf("insert delete record: %w", err)
+	}
+	return nil
+}
+
+// publishDelete sends the delete record of identifier to SYNC.
+func (h *Handler) publishDelete(l *harvest.Listing, identifier string) error {
 	rec := &harvest.Record{JobID: l.JobID, SourceID: l.SourceID, JobType: l.JobType,
 		RecordID: harvest.RecordID(l.JobID, identifier), Identifier: identifier, Position: -1,
 		Action: harvest.ActionDelete}
-	if _, err := h.store.RecordInsert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
-		SourceID: rec.SourceID, Identifier: identifier, Action: harvest.ActionDelete}); err != nil {
-		return fmt.Errorf("insert delete record: %w", err)
-	}
 	m, err := harvest.RecordMessage(harvest.SubjectSync, rec)
 	if err != nil {
 		return err
