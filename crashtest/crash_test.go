@@ -1,0 +1,120 @@
+package crashtest
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// ciRecords is the size of a scenario's catalog in CI: small enough for 5 runs of every
+// scenario in a few minutes, large enough that kills land mid-listing and mid-stages.
+const ciRecords = 300
+
+// crash is what a scenario does to the installation at the kill point of a job, and how it
+// brings it back.
+type crash func(t *testing.T, c *cluster, r *rand.Rand)
+
+// scenario starts an installation, and for each of its two jobs (a first harvest of n records,
+// then a harvest of the changed catalog: adds, updates, deletes, unchanged and errors) queues
+// the job, crashes the installation at a random point of it, and checks that the job finishes
+// with exactly the counts of an uninterrupted run.
+func scenario(t *testing.T, n int, setup func(c *cluster), hit crash) {
+	r := rng(t)
+	for run := range runs() {
+		t.Run("", func(t *testing.T) {
+			c := newCluster(t)
+			setup(c)
+			for i, build := range []func(*testing.T, int) ([]byte, expectation){firstCatalog, secondCatalog} {
+				doc, want := build(t, n)
+				c.serve(doc)
+				job := c.queue()
+				at := r.IntN(want.counts.Total * 9 / 10)
+				t.Logf("run %d, job %d (%s): crash after %d of %d outcomes", run+1, i+1, job.ID, at, want.counts.Total)
+				c.waitSettled(job.ID, at)
+				hit(t, c, r)
+				c.check(c.wait(job.ID), want)
+			}
+		})
+	}
+}
+
+// pause sleeps up to max, at random: the time a restart takes.
+func pause(r *rand.Rand, max time.Duration) { time.Sleep(time.Duration(r.Int64N(int64(max)))) }
+
+// TestNoCrash is the control: the expectations are what an uninterrupted run gives.
+func TestNoCrash(t *testing.T) {
+	c := newCluster(t)
+	c.start("serve", "serve", "--addr", "127.0.0.1:0")
+	for _, build := range []func(*testing.T, int) ([]byte, expectation){firstCatalog, secondCatalog} {
+		doc, want := build(t, ciRecords)
+		c.serve(doc)
+		job := c.queue()
+		c.check(c.wait(job.ID), want)
+	}
+}
+
+// A stage worker (one of two running every stage) is killed at a random point and restarted.
+func TestKillWorker(t *testing.T) {
+	scenario(t, ciRecords, func(c *cluster) {
+		c.start("scheduler", "scheduler")
+		c.start("worker-a", "worker", "--stages", "all")
+		c.start("worker-b", "worker", "--stages", "all")
+	}, func(t *testing.T, c *cluster, r *rand.Rand) {
+		w := c.procs["worker-a"]
+		w.kill()
+		pause(r, time.Second)
+		w.start(t)
+	})
+}
+
+// The all-in-one serve process is killed at a random point and restarted.
+func TestKillServe(t *testing.T) {
+	scenario(t, ciRecords, func(c *cluster) {
+		c.start("serve", "serve", "--addr", "127.0.0.1:0")
+	}, func(t *testing.T, c *cluster, r *rand.Rand) {
+		p := c.procs["serve"]
+		p.kill()
+		pause(r, time.Second)
+		p.start(t)
+	})
+}
+
+// The scheduler is killed at a random point (from right after it started the job) and
+// restarted.
+func TestKillScheduler(t *testing.T) {
+	scenario(t, ciRecords, func(c *cluster) {
+		c.start("scheduler", "scheduler")
+		c.start("worker", "worker", "--stages", "all")
+	}, func(t *testing.T, c *cluster, r *rand.Rand) {
+		p := c.procs["scheduler"]
+		p.kill()
+		pause(r, time.Second)
+		p.start(t)
+	})
+}
+
+// nats-server is killed at a random point and restarted on its store.
+func TestRestartNATS(t *testing.T) {
+	scenario(t, ciRecords, func(c *cluster) {
+		c.start("scheduler", "scheduler")
+		c.start("worker", "worker", "--stages", "all")
+	}, func(t *testing.T, c *cluster, r *rand.Rand) {
+		c.nats.kill()
+		pause(r, time.Second)
+		c.nats.start()
+	})
+}
+
+// nats-server is killed at a random point and restarted with its store directory wiped: every
+// message in flight, acknowledged or not, is lost. Postgres re-drives the job.
+func TestWipeNATS(t *testing.T) {
+	scenario(t, ciRecords, func(c *cluster) {
+		c.start("scheduler", "scheduler")
+		c.start("worker", "worker", "--stages", "all")
+	}, func(t *testing.T, c *cluster, r *rand.Rand) {
+		c.nats.kill()
+		c.nats.wipe()
+		pause(r, time.Second)
+		c.nats.start()
+	})
+}
