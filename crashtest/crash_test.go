@@ -43,6 +43,7 @@ func pause(r *rand.Rand, max time.Duration) { time.Sleep(time.Duration(r.Int64N(
 
 // TestNoCrash is the control: the expectations are what an uninterrupted run gives.
 func TestNoCrash(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t)
 	c.start("serve", "serve", "--addr", "127.0.0.1:0")
 	for _, build := range []func(*testing.T, int) ([]byte, expectation){firstCatalog, secondCatalog} {
@@ -55,6 +56,7 @@ func TestNoCrash(t *testing.T) {
 
 // A stage worker (one of two running every stage) is killed at a random point and restarted.
 func TestKillWorker(t *testing.T) {
+	t.Parallel()
 	scenario(t, ciRecords, func(c *cluster) {
 		c.start("scheduler", "scheduler")
 		c.start("worker-a", "worker", "--stages", "all")
@@ -69,6 +71,7 @@ func TestKillWorker(t *testing.T) {
 
 // The all-in-one serve process is killed at a random point and restarted.
 func TestKillServe(t *testing.T) {
+	t.Parallel()
 	scenario(t, ciRecords, func(c *cluster) {
 		c.start("serve", "serve", "--addr", "127.0.0.1:0")
 	}, func(t *testing.T, c *cluster, r *rand.Rand) {
@@ -82,6 +85,7 @@ func TestKillServe(t *testing.T) {
 // The scheduler is killed at a random point (from right after it started the job) and
 // restarted.
 func TestKillScheduler(t *testing.T) {
+	t.Parallel()
 	scenario(t, ciRecords, func(c *cluster) {
 		c.start("scheduler", "scheduler")
 		c.start("worker", "worker", "--stages", "all")
@@ -95,6 +99,7 @@ func TestKillScheduler(t *testing.T) {
 
 // nats-server is killed at a random point and restarted on its store.
 func TestRestartNATS(t *testing.T) {
+	t.Parallel()
 	scenario(t, ciRecords, func(c *cluster) {
 		c.start("scheduler", "scheduler")
 		c.start("worker", "worker", "--stages", "all")
@@ -108,6 +113,7 @@ func TestRestartNATS(t *testing.T) {
 // nats-server is killed at a random point and restarted with its store directory wiped: every
 // message in flight, acknowledged or not, is lost. Postgres re-drives the job.
 func TestWipeNATS(t *testing.T) {
+	t.Parallel()
 	scenario(t, ciRecords, func(c *cluster) {
 		c.start("scheduler", "scheduler")
 		c.start("worker", "worker", "--stages", "all")

@@ -321,6 +321,7 @@ func (c *cluster) check(job *store.Job, want expectation) {
 	ctx := context.Background()
 	errs, err := c.st.JobErrorList(ctx, job.ID)
 	require.NoError(c.t, err)
+	c.t.Logf("job %s: %s, re-driven %d times", job.ID, job.Status, job.Redrives)
 	require.Equal(c.t, harvest.JobComplete, job.Status, "job errors: %v", jobErrorText(errs))
 	require.Equal(c.t, want.counts, job.Counts, "counts of job %s (re-driven %d times)", job.ID, job.Redrives)
 	require.Equal(c.t, want.counts.Total, job.Settled)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -23,6 +24,9 @@ type Handler struct {
 	pub            message.Publisher
 	jobs           *store.OpenJobs
 	maxDeleteShare float64
+
+	mu    sync.Mutex
+	beats map[string]time.Time // job -> last heartbeat sent for records already settled
 }
 
 // DefaultMaxDeleteShare is the share of a source's live datasets a harvest job may delete.
@@ -36,7 +40,8 @@ func New(st store.Store, pub message.Publisher, maxDeleteShare float64) *Handler
 	if maxDeleteShare <= 0 || maxDeleteShare > 1 {
 		maxDeleteShare = DefaultMaxDeleteShare
 	}
-	return &Handler{store: st, pub: pub, jobs: store.NewOpenJobs(st, time.Second), maxDeleteShare: maxDeleteShare}
+	return &Handler{store: st, pub: pub, jobs: store.NewOpenJobs(st, time.Second), maxDeleteShare: maxDeleteShare,
+		beats: map[string]time.Time{}}
 }
 
 // HandleRecord compares one record (SubjectCompare) and returns the message that carries it on.
@@ -55,8 +60,8 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 			Identifier: rec.Identifier, Outcome: harvest.OutcomeErrored,
 			Errors: []harvest.RecordError{{Type: "CompareError", Message: err.Error(), Severity: harvest.SeverityError}}})
 	}
-	action, err := h.decided(ctx, &rec)
-	if err != nil {
+	action, settled, err := h.decided(ctx, &rec)
+	if err != nil || settled {
 		return nil, err
 	}
 	if action == "" {
@@ -84,21 +89,46 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 // none. A job's record is listed again after a crash or a re-drive (the same RecordID, a
 // UUIDv5 of job and identifier): the first decision stands, as the catalog may since have
 // changed because of it (a created dataset is not an update, a synced record not unchanged),
-// and the record goes on to TRANSFORM again, whose stages are idempotent.
-func (h *Handler) decided(ctx context.Context, rec *harvest.Record) (harvest.Action, error) {
+// and the record goes on to TRANSFORM again, whose stages are idempotent. A record whose
+// outcome was already counted (its status is no longer pending: the aggregator sets it in the
+// same transaction) has nothing left to do: settled is true, and the job's heartbeat says
+// that the re-drive is making progress.
+func (h *Handler) decided(ctx context.Context, rec *harvest.Record) (action harvest.Action, settled bool, err error) {
 	if rec.JobType == harvest.JobValidate {
-		return "", nil // a validate job writes no harvest_record and changes no dataset
+		return "", false, nil // a validate job writes no harvest_record and changes no dataset
 	}
 	stored, err := h.store.RecordGet(ctx, rec.RecordID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return "", nil
+		return "", false, nil
 	case err != nil:
-		return "", fmt.Errorf("look up this job's record: %w", err)
+		return "", false, fmt.Errorf("look up this job's record: %w", err)
 	case stored.JobID != rec.JobID || stored.Action == harvest.ActionDelete:
-		return "", nil
+		return "", false, nil
+	case stored.Status != harvest.RecordPending:
+		return stored.Action, true, h.beat(ctx, rec.JobID)
 	}
-	return stored.Action, nil
+	return stored.Action, false, nil
+}
+
+// beat records the job's heartbeat, at most once a second per job and process.
+func (h *Handler) beat(ctx context.Context, jobID string) error {
+	h.mu.Lock()
+	last, ok := h.beats[jobID]
+	now := time.Now()
+	if ok && now.Sub(last) < time.Second {
+		h.mu.Unlock()
+		return nil
+	}
+	if len(h.beats) > 1000 {
+		clear(h.beats)
+	}
+	h.beats[jobID] = now
+	h.mu.Unlock()
+	if err := h.store.JobHeartbeat(ctx, jobID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("job heartbeat: %w", err)
+	}
+	return nil
 }
 
 // action decides what the record does to the catalog. It is unchanged when the newest record
