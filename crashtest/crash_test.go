@@ -4,6 +4,10 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
 )
 
 // ciRecords is the size of a scenario's catalog in CI: small enough for 5 runs of every
@@ -155,6 +159,41 @@ func TestAcceptance10000Records(t *testing.T) {
 			pause(r, time.Second)
 			w.start(t)
 			c.check(c.wait(job.ID), want)
+		})
+	}
+}
+
+// Postgres is crashed (immediate shutdown) at a random point of a job and restarted. A store
+// call that fails meanwhile may, once its retries are spent, settle its record as errored
+// with the reason: the job converges (complete with counts that add up, or error with a job
+// error), and a re-run of the same catalog converges to the exact catalog.
+func TestRestartPostgres(t *testing.T) {
+	t.Parallel()
+	r := rng(t)
+	for run := range runs() {
+		t.Run("", func(t *testing.T) {
+			pg := startPostgres(t)
+			c := newCluster(t, pg.URL())
+			c.start("serve", "serve", "--addr", "127.0.0.1:0")
+			doc, want := firstCatalog(t, ciRecords)
+			c.serve(doc)
+			job := c.queue()
+			at := r.IntN(want.counts.Total * 9 / 10)
+			t.Logf("run %d (%s): Postgres crashed after %d of %d outcomes", run+1, job.ID, at, want.counts.Total)
+			c.waitSettled(job.ID, at)
+			pg.stop("immediate")
+			pause(r, 2*time.Second)
+			pg.start()
+			got := c.waitConverged(job.ID)
+			t.Logf("job %s: %s, counts %+v, re-driven %d times", got.ID, got.Status, got.Counts, got.Redrives)
+
+			rerun := c.queue()
+			j := c.wait(rerun.ID)
+			require.Equal(t, harvest.JobComplete, j.Status)
+			require.Equal(t, ciRecords, j.Total)
+			require.Zero(t, j.Deleted)
+			require.Equal(t, ciRecords, j.Added+j.Updated+j.Unchanged+j.Errored, "re-run counts %+v", j.Counts)
+			c.checkLive(want.live)
 		})
 	}
 }

@@ -220,16 +220,23 @@ type cluster struct {
 	dir    string
 }
 
-func newCluster(t *testing.T) *cluster {
+// newCluster starts an installation on a fresh schema of the test Postgres
+// (HARVESTER_TEST_DATABASE_URL), or on the database at dbURL when given.
+func newCluster(t *testing.T, dbURL ...string) *cluster {
 	t.Helper()
-	dbURL := dbtest.URL(t)
-	st, err := postgres.Open(context.Background(), dbURL)
+	var url string
+	if len(dbURL) > 0 {
+		url = dbURL[0]
+	} else {
+		url = dbtest.URL(t)
+	}
+	st, err := postgres.Open(context.Background(), url)
 	require.NoError(t, err)
 	t.Cleanup(st.Close)
 	require.NoError(t, st.Migrate(context.Background()))
 	c := &cluster{t: t, st: st, nats: startNATS(t), procs: map[string]*proc{}, server: corpustest.NewServer(t),
 		dir: t.TempDir()}
-	c.env = append(os.Environ(), "DATABASE_URL="+dbURL, "NATS_URL="+c.nats.URL(),
+	c.env = append(os.Environ(), "DATABASE_URL="+url, "NATS_URL="+c.nats.URL(),
 		"HARVESTER_ALLOW_PRIVATE_SOURCES=1", "HARVESTER_DATA_DIR="+c.dir)
 	c.src, err = st.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "crash test source",
 		URL: c.server.URL(), SourceType: harvest.SourceDocument, SchemaType: schemaType})
@@ -327,13 +334,45 @@ func (c *cluster) check(job *store.Job, want expectation) {
 	require.Equal(c.t, want.counts.Total, job.Settled)
 	require.NotNil(c.t, job.Expected)
 	require.Equal(c.t, want.counts.Total, *job.Expected)
-	live, err := c.st.DatasetList(ctx, &store.DatasetListParams{SourceID: c.src.ID})
+	c.checkLive(want.live)
+}
+
+// checkLive asserts that the live catalog holds exactly the datasets want, each once.
+func (c *cluster) checkLive(want []string) {
+	c.t.Helper()
+	live, err := c.st.DatasetList(context.Background(), &store.DatasetListParams{SourceID: c.src.ID})
 	require.NoError(c.t, err)
 	got := make([]string, 0, len(live))
 	for _, d := range live {
 		got = append(got, d.Identifier)
 	}
-	require.Equal(c.t, want.live, got, "the live catalog: no dataset lost, duplicated or left behind")
+	require.Equal(c.t, want, got, "the live catalog: no dataset lost, duplicated or left behind")
+}
+
+// waitConverged waits for a job that may end either way and checks what any end must give:
+// complete with counts that add up, or error with a job error that says why.
+func (c *cluster) waitConverged(jobID string) *store.Job {
+	c.t.Helper()
+	var j *store.Job
+	deadline := time.Now().Add(jobDeadline)
+	for {
+		var err error
+		j, err = c.st.JobGet(context.Background(), jobID)
+		if err == nil && j.Status.Finished() {
+			break
+		}
+		require.True(c.t, time.Now().Before(deadline), "job %s did not finish within %s (last error %v)", jobID, jobDeadline, err)
+		time.Sleep(50 * time.Millisecond)
+	}
+	errs, err := c.st.JobErrorList(context.Background(), jobID)
+	require.NoError(c.t, err)
+	if j.Status == harvest.JobError {
+		require.NotEmpty(c.t, errs, "a failed job says why")
+		return j
+	}
+	require.Equal(c.t, j.Total, j.Added+j.Updated+j.Deleted+j.Unchanged+j.Errored, "counts add up: %+v", j.Counts)
+	require.Equal(c.t, j.Total, *j.Expected)
+	return j
 }
 
 func jobErrorText(errs []*store.JobError) []string {
