@@ -108,7 +108,12 @@ type natsServer struct {
 func startNATS(t *testing.T) *natsServer {
 	t.Helper()
 	if _, err := exec.LookPath("nats-server"); err != nil {
-		t.Fatalf("the crash tests need the nats-server binary on PATH (Debian package nats-server): %v", err)
+		msg := fmt.Sprintf("the crash tests need the nats-server binary on PATH (scripts/services.sh installs "+
+			"Debian's): %v", err)
+		if os.Getenv("HARVESTER_TEST_REQUIRE_POSTGRES") != "" { // CI: the services are required
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
