@@ -79,18 +79,30 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 		for {
 			msg, err := it.Next()
 			if err != nil {
-				if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
+				if ctx.Err() != nil {
 					return
 				}
-				s.logger.Warn("jetstream consume error", "consumer", s.consumer.Durable, "error", err)
-				if next := s.rebind(ctx, err); next != nil {
-					it.Stop()
-					it = next
-					cur.Store(it)
-					if ctx.Err() != nil { // stopped meanwhile: the stopper may have missed it
-						it.Stop()
-						return
+				closed := errors.Is(err, jetstream.ErrMsgIteratorClosed) // by the client: consumer gone
+				if !closed {
+					s.logger.Warn("jetstream consume error", "consumer", s.consumer.Durable, "error", err)
+				}
+				next := s.rebind(ctx, err)
+				if next == nil {
+					if closed { // a dead iterator: try again in a while
+						select {
+						case <-ctx.Done():
+							return
+						case <-time.After(missedHeartbeat):
+						}
 					}
+					continue
+				}
+				it.Stop()
+				it = next
+				cur.Store(it)
+				if ctx.Err() != nil { // stopped meanwhile: the stopper may have missed it
+					it.Stop()
+					return
 				}
 				continue
 			}
@@ -118,17 +130,21 @@ func (s *Subscriber) bind(ctx context.Context) (jetstream.MessagesContext, error
 }
 
 // rebind returns a new iterator when the broker lost the consumer (a nats-server restarted
-// with its store wiped, or after losing unsynced writes): the streams and the consumer are
-// created again. It returns nil while the consumer exists or the broker cannot be reached.
+// with its store wiped, or after losing unsynced writes; the stream deleted) or the iterator
+// ended by itself: the streams and the consumer are created again. It returns nil while the
+// iterator and its consumer are fine, or when the broker cannot be reached.
 func (s *Subscriber) rebind(ctx context.Context, cause error) jetstream.MessagesContext {
-	if !errors.Is(cause, jetstream.ErrNoHeartbeat) && !errors.Is(cause, jetstream.ErrConsumerDeleted) &&
-		!errors.Is(cause, jetstream.ErrConsumerNotFound) {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err := s.js.Consumer(ctx, s.stream, s.consumer.Durable)
-	if !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {
+	switch {
+	case errors.Is(cause, jetstream.ErrMsgIteratorClosed), errors.Is(cause, jetstream.ErrConsumerDeleted),
+		errors.Is(cause, jetstream.ErrConsumerNotFound):
+	case errors.Is(cause, jetstream.ErrNoHeartbeat): // a broker restarting, or one that forgot us
+		_, err := s.js.Consumer(ctx, s.stream, s.consumer.Durable)
+		if !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil
+		}
+	default:
 		return nil
 	}
 	if err := EnsureStreams(ctx, s.js); err != nil {
