@@ -276,6 +276,14 @@ func (c *cluster) dumpLogs() {
 		c.t.Logf("--- log of %s (last 4 KB):\n%s", name, tail(b, 4<<10))
 	}
 	b, _ := os.ReadFile(c.nats.log)
+	var notable []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "[ERR]") || strings.Contains(line, "[FTL]") || strings.Contains(line, "[WRN]") ||
+			strings.Contains(line, "panic") || strings.Contains(line, "Starting nats-server") {
+			notable = append(notable, line)
+		}
+	}
+	c.t.Logf("--- nats-server log, errors and warnings (last 40):\n%s", strings.Join(notable[max(0, len(notable)-40):], "\n"))
 	c.t.Logf("--- nats-server log (last 2 KB):\n%s", tail(b, 2<<10))
 }
 

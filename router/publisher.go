@@ -46,7 +46,7 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 			// No stream answered: the broker lost its streams (restarted with its store
 			// wiped). Create them again and send once more; a copy stored twice is harmless,
 			// as every stage is idempotent.
-			if err = EnsureStreams(ctx, p.js); err == nil {
+			if err = recreateStreams(ctx, p.js); err == nil {
 				_, err = p.js.PublishMsg(ctx, nm)
 			}
 		}

@@ -147,7 +147,7 @@ func (s *Subscriber) rebind(ctx context.Context, cause error) jetstream.Messages
 	default:
 		return nil
 	}
-	if err := EnsureStreams(ctx, s.js); err != nil {
+	if err := recreateStreams(ctx, s.js); err != nil {
 		s.logger.Warn("jetstream streams lost, not recreated yet", "consumer", s.consumer.Durable, "error", err)
 		return nil
 	}
