@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
@@ -40,7 +41,16 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		if _, err := p.js.PublishMsg(ctx, nm); err != nil {
+		_, err = p.js.PublishMsg(ctx, nm)
+		if errors.Is(err, jetstream.ErrNoStreamResponse) {
+			// No stream answered: the broker lost its streams (restarted with its store
+			// wiped). Create them again and send once more; a copy stored twice is harmless,
+			// as every stage is idempotent.
+			if err = recreateStreams(ctx, p.js); err == nil {
+				_, err = p.js.PublishMsg(ctx, nm)
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("publish to %s: %w", subject, err)
 		}
 	}

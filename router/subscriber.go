@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -53,14 +54,12 @@ func newSubscriber(js jetstream.JetStream, stream string, cfg jetstream.Consumer
 // Subscribe starts consuming; the topic is the consumer's filter subject and is not used. The
 // returned channel closes when ctx ends or Close is called.
 func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.Message, error) {
-	c, err := s.js.CreateOrUpdateConsumer(ctx, s.stream, s.consumer)
+	it, err := s.bind(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("consumer %s on %s: %w", s.consumer.Durable, s.stream, err)
+		return nil, err
 	}
-	it, err := c.Messages(jetstream.PullMaxMessages(s.pullMax))
-	if err != nil {
-		return nil, fmt.Errorf("consume %s: %w", s.consumer.Durable, err)
-	}
+	var cur atomic.Value // the iterator in use: bind replaces it after the broker lost the consumer
+	cur.Store(it)
 	ctx, cancel := context.WithCancel(ctx)
 	out := make(chan *message.Message)
 	s.wg.Add(2)
@@ -71,7 +70,7 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 		case <-s.closing:
 			cancel()
 		}
-		it.Stop()
+		cur.Load().(jetstream.MessagesContext).Stop()
 	}()
 	go func() {
 		defer s.wg.Done()
@@ -80,16 +79,85 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 		for {
 			msg, err := it.Next()
 			if err != nil {
-				if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
+				if ctx.Err() != nil {
 					return
 				}
-				s.logger.Warn("jetstream consume error", "consumer", s.consumer.Durable, "error", err)
+				closed := errors.Is(err, jetstream.ErrMsgIteratorClosed) // by the client: consumer gone
+				if !closed {
+					s.logger.Warn("jetstream consume error", "consumer", s.consumer.Durable, "error", err)
+				}
+				next := s.rebind(ctx, err)
+				if next == nil {
+					if closed { // a dead iterator: try again in a while
+						select {
+						case <-ctx.Done():
+							return
+						case <-time.After(missedHeartbeat):
+						}
+					}
+					continue
+				}
+				it.Stop()
+				it = next
+				cur.Store(it)
+				if ctx.Err() != nil { // stopped meanwhile: the stopper may have missed it
+					it.Stop()
+					return
+				}
 				continue
 			}
 			s.deliver(ctx, msg, out)
 		}
 	}()
 	return out, nil
+}
+
+// missedHeartbeat is the idle heartbeat of a pull: Next reports a broker that stopped
+// answering after twice this long, and the subscriber then checks that its consumer exists.
+const missedHeartbeat = 2 * time.Second
+
+// bind creates (or updates) the durable consumer and starts pulling from it.
+func (s *Subscriber) bind(ctx context.Context) (jetstream.MessagesContext, error) {
+	c, err := s.js.CreateOrUpdateConsumer(ctx, s.stream, s.consumer)
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s on %s: %w", s.consumer.Durable, s.stream, err)
+	}
+	it, err := c.Messages(jetstream.PullMaxMessages(s.pullMax), jetstream.PullHeartbeat(missedHeartbeat))
+	if err != nil {
+		return nil, fmt.Errorf("consume %s: %w", s.consumer.Durable, err)
+	}
+	return it, nil
+}
+
+// rebind returns a new iterator when the broker lost the consumer (a nats-server restarted
+// with its store wiped, or after losing unsynced writes; the stream deleted) or the iterator
+// ended by itself: the streams and the consumer are created again. It returns nil while the
+// iterator and its consumer are fine, or when the broker cannot be reached.
+func (s *Subscriber) rebind(ctx context.Context, cause error) jetstream.MessagesContext {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	switch {
+	case errors.Is(cause, jetstream.ErrMsgIteratorClosed), errors.Is(cause, jetstream.ErrConsumerDeleted),
+		errors.Is(cause, jetstream.ErrConsumerNotFound):
+	case errors.Is(cause, jetstream.ErrNoHeartbeat): // a broker restarting, or one that forgot us
+		_, err := s.js.Consumer(ctx, s.stream, s.consumer.Durable)
+		if !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil
+		}
+	default:
+		return nil
+	}
+	if err := recreateStreams(ctx, s.js); err != nil {
+		s.logger.Warn("jetstream streams lost, not recreated yet", "consumer", s.consumer.Durable, "error", err)
+		return nil
+	}
+	it, err := s.bind(ctx)
+	if err != nil {
+		s.logger.Warn("jetstream consumer lost, not recreated yet", "consumer", s.consumer.Durable, "error", err)
+		return nil
+	}
+	s.logger.Warn("jetstream consumer was lost by the broker and is created again", "consumer", s.consumer.Durable)
+	return it
 }
 
 // deliver hands one message to the router and settles it with JetStream by the handler's word.

@@ -1,8 +1,11 @@
 // Package scheduler runs the harvest schedule. On every tick the active scheduler (one across
 // all replicas: store.LeaderAcquire, a Postgres advisory lock) does, in order:
 //
-//  1. orphan cleanup: a job in progress whose heartbeat is older than OrphanTimeout is finished
-//     as error (FailedJobCleanup) and reported, so its source can run again;
+//  1. orphan cleanup: a job in progress whose heartbeat is older than OrphanTimeout is re-driven
+//     from Postgres (its job message sent to EXTRACT again, same job id; the stages are
+//     idempotent, so it converges to exact counts) up to MaxRedrives times, and then finished
+//     as error (FailedJobCleanup, naming the re-drives) and reported, so its source can run
+//     again;
 //  2. due sources: each source whose next run has come gets a queued (new) harvest job, and its
 //     next run moves on by whole periods of its frequency from the previous plan, so runs do
 //     not drift with the scheduler's own delays;

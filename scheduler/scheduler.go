@@ -25,8 +25,12 @@ type Config struct {
 	// MaxInProgress caps the jobs in progress across the installation. Default 4.
 	MaxInProgress int
 	// OrphanTimeout is how long a job in progress may go without a heartbeat before it is
-	// finished as error. Default 30 minutes.
+	// re-driven (listed again from Postgres, with the same job id), and after MaxRedrives
+	// re-drives finished as error. Default 30 minutes.
 	OrphanTimeout time.Duration
+	// MaxRedrives is how often an orphaned job is re-driven before it is failed. Default 3;
+	// negative: never (an orphan is failed at once).
+	MaxRedrives int
 	// Holder names this scheduler in leader election. Default host name, pid and a random id.
 	Holder string
 	// LeaderTTL is the SQLite leader lease. Default 3 × Interval.
@@ -38,6 +42,8 @@ func (c Config) WithDefaults() Config {
 	c.Interval = cmp.Or(c.Interval, 2*time.Second)
 	c.MaxInProgress = cmp.Or(c.MaxInProgress, 4)
 	c.OrphanTimeout = cmp.Or(c.OrphanTimeout, 30*time.Minute)
+	c.MaxRedrives = cmp.Or(c.MaxRedrives, 3)
+	c.MaxRedrives = max(c.MaxRedrives, 0)
 	if c.Holder == "" {
 		host, _ := os.Hostname()
 		c.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
@@ -142,25 +148,59 @@ func (s *Scheduler) Leader(ctx context.Context) (bool, error) {
 	return s.store.LeaderAcquire(ctx, &store.LeaderParams{Holder: s.cfg.Holder, TTL: s.cfg.LeaderTTL})
 }
 
+// cleanOrphans re-drives each job in progress that stopped making progress: its messages may
+// be lost with a worker that died or with a broker that lost acknowledged writes (JetStream
+// syncs to disk lazily), and Postgres holds everything needed to run it again. The job message
+// goes to EXTRACT again with the same job id; the stages are idempotent on (job, identifier),
+// so the job converges to the counts of an uninterrupted run. After MaxRedrives re-drives
+// without finishing, the job is ended as error (FailedJobCleanup) so its source can run again.
 func (s *Scheduler) cleanOrphans(ctx context.Context) error {
-	orphans, err := s.store.JobListOrphaned(ctx, &store.JobListOrphanedParams{Before: s.now().Add(-s.cfg.OrphanTimeout)})
+	before := s.now().Add(-s.cfg.OrphanTimeout)
+	orphans, err := s.store.JobListOrphaned(ctx, &store.JobListOrphanedParams{Before: before})
 	if err != nil {
 		return fmt.Errorf("list orphaned jobs: %w", err)
 	}
+	var errs []error
 	for _, j := range orphans {
-		msg := fmt.Sprintf("no progress for more than %s: the worker running this job stopped; "+
-			"the job was ended so that its source can run again", s.cfg.OrphanTimeout)
-		if _, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: j.ID, Type: "FailedJobCleanup", Message: msg}); err != nil {
-			return fmt.Errorf("fail orphaned job %s: %w", j.ID, err)
+		job, redriven, err := s.store.JobRedrive(ctx, &store.JobRedriveParams{JobID: j.ID, Before: before, Max: s.cfg.MaxRedrives})
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue // deleted with its source meanwhile
+		case err != nil:
+			errs = append(errs, fmt.Errorf("re-drive orphaned job %s: %w", j.ID, err))
+		case redriven:
+			if err := trigger.Publish(ctx, s.store, s.pub, job); err != nil {
+				errs = append(errs, fmt.Errorf("re-drive orphaned job %s: %w", j.ID, err))
+				continue // tried again after another OrphanTimeout, counted
+			}
+			s.logger.Warn("orphaned job re-driven", harvest.MetaJobID, j.ID, harvest.MetaSourceID, j.SourceID,
+				"redrives", job.Redrives, "max_redrives", s.cfg.MaxRedrives)
+		case job.Status == harvest.JobInProgress && job.Redrives >= s.cfg.MaxRedrives:
+			errs = append(errs, s.failOrphan(ctx, job))
 		}
-		s.logger.Warn("orphaned job ended", harvest.MetaJobID, j.ID, harvest.MetaSourceID, j.SourceID)
-		m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledFailed, JobID: j.ID})
-		if err == nil {
-			err = s.pub.Publish(harvest.SubjectSettled, m)
-		}
-		if err != nil {
-			return fmt.Errorf("report orphaned job %s: %w", j.ID, err)
-		}
+	}
+	return errors.Join(errs...)
+}
+
+// failOrphan ends a job whose re-drives ran out and asks the aggregator to report it.
+func (s *Scheduler) failOrphan(ctx context.Context, j *store.Job) error {
+	msg := fmt.Sprintf("no progress for more than %s: the worker running this job stopped; "+
+		"the job was ended so that its source can run again", s.cfg.OrphanTimeout)
+	if j.Redrives > 0 {
+		msg = fmt.Sprintf("no progress for more than %s after the job was re-driven %d times from the database "+
+			"(listed again from the source): its workers keep stopping or its messages keep being lost; the job "+
+			"was ended so that its source can run again", s.cfg.OrphanTimeout, j.Redrives)
+	}
+	if _, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: j.ID, Type: "FailedJobCleanup", Message: msg}); err != nil {
+		return fmt.Errorf("fail orphaned job %s: %w", j.ID, err)
+	}
+	s.logger.Warn("orphaned job ended", harvest.MetaJobID, j.ID, harvest.MetaSourceID, j.SourceID, "redrives", j.Redrives)
+	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledFailed, JobID: j.ID})
+	if err == nil {
+		err = s.pub.Publish(harvest.SubjectSettled, m)
+	}
+	if err != nil {
+		return fmt.Errorf("report orphaned job %s: %w", j.ID, err)
 	}
 	return nil
 }

@@ -195,14 +195,19 @@ func TestStandbySchedulerTakesOverAndCleansOrphans(t *testing.T) {
 			stA.Close() // A is killed: no Stop, no release; its connection (or lease) dies with it
 			b.Start(ctx)
 			defer b.Stop()
-			waitFor(t, "the orphan to be ended", func() bool {
+			waitFor(t, "the orphan to be re-driven to the end", func() bool {
 				j, err := stB.JobGet(ctx, job.ID)
-				return err == nil && j.Status == harvest.JobError
+				return err == nil && j.Status.Finished()
 			})
+			j, err := stB.JobGet(ctx, job.ID)
+			require.NoError(t, err)
+			require.Equal(t, harvest.JobComplete, j.Status, "the orphan is re-driven from Postgres, not failed")
+			require.Equal(t, 7, j.Total)
+			require.Equal(t, 7, j.Added)
+			require.GreaterOrEqual(t, j.Redrives, 1)
 			errs, err := stB.JobErrorList(ctx, job.ID)
 			require.NoError(t, err)
-			require.Len(t, errs, 1)
-			require.Equal(t, "FailedJobCleanup", errs[0].Type)
+			require.Empty(t, errs)
 
 			next, err := trigger.Enqueue(ctx, stB, src.ID, harvest.JobHarvest)
 			require.NoError(t, err, "the source can run again")
@@ -210,9 +215,48 @@ func TestStandbySchedulerTakesOverAndCleansOrphans(t *testing.T) {
 				j, err := stB.JobGet(ctx, next.ID)
 				return err == nil && j.Status == harvest.JobComplete
 			})
-			j, err := stB.JobGet(ctx, next.ID)
+			j, err = stB.JobGet(ctx, next.ID)
 			require.NoError(t, err)
 			require.Equal(t, 7, j.Total)
+			require.Equal(t, 7, j.Unchanged)
+		})
+	}
+}
+
+// An orphan whose re-drives never make progress (no stage consumes its messages) is re-driven
+// MaxRedrives times, then ended with a job error that says so, and its source can run again.
+func TestRedrivesAreBounded(t *testing.T) {
+	t.Parallel()
+	for name, open := range backends {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st, _ := open(t)
+			src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "cftc",
+				URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
+				SchemaType: harvest.SchemaDCATUS11NonFederal})
+			require.NoError(t, err)
+			job, err := trigger.Enqueue(ctx, st, src.ID, harvest.JobHarvest)
+			require.NoError(t, err)
+			s, err := scheduler.New(scheduler.Config{Interval: 10 * time.Millisecond, OrphanTimeout: 50 * time.Millisecond,
+				MaxRedrives: 2}, st, bus(t, natstest.URL(t)).Publisher(), quiet) // streams, but no stages
+			require.NoError(t, err)
+			s.Start(ctx)
+			defer s.Stop()
+			waitFor(t, "the orphan to be ended", func() bool {
+				j, err := st.JobGet(ctx, job.ID)
+				return err == nil && j.Status == harvest.JobError
+			})
+			j, err := st.JobGet(ctx, job.ID)
+			require.NoError(t, err)
+			require.Equal(t, 2, j.Redrives)
+			errs, err := st.JobErrorList(ctx, job.ID)
+			require.NoError(t, err)
+			require.Len(t, errs, 1)
+			require.Equal(t, "FailedJobCleanup", errs[0].Type)
+			require.Contains(t, errs[0].Message, "re-driven 2 times")
+			_, err = trigger.Enqueue(ctx, st, src.ID, harvest.JobHarvest)
+			require.NoError(t, err, "the source can run again")
 		})
 	}
 }

@@ -64,6 +64,11 @@ type Store interface {
 	JobList(ctx context.Context, p *JobListParams) ([]*Job, int, error)
 	// JobListOrphaned returns the in_progress jobs whose heartbeat is older than p.Before.
 	JobListOrphaned(ctx context.Context, p *JobListOrphanedParams) ([]*Job, error)
+	// JobRedrive counts one re-drive of an orphaned job: when the job is in_progress, its
+	// heartbeat is older than p.Before and it was re-driven fewer than p.Max times, it adds one
+	// to the job's Redrives, sets its heartbeat to now and returns the job and true; otherwise
+	// it changes nothing and returns the job as it is and false. ErrNotFound for an unknown job.
+	JobRedrive(ctx context.Context, p *JobRedriveParams) (*Job, bool, error)
 	// JobSetExpected records the job's expected outcome count and returns the job.
 	JobSetExpected(ctx context.Context, p *JobSetExpectedParams) (*Job, error)
 	// JobStartQueued moves the oldest new jobs to in_progress (heartbeat now) while fewer than
@@ -115,6 +120,10 @@ type Store interface {
 
 	// RecordCount returns how many harvest_record rows a source has.
 	RecordCount(ctx context.Context, sourceID string) (int, error)
+	// RecordDeleteStream calls fn with the identifier of each delete record (action delete) of
+	// a job, ordered by identifier, streaming rows; fn's error stops and is returned. A re-driven
+	// job's deletes are the ones its first complete listing found, even after some were synced.
+	RecordDeleteStream(ctx context.Context, jobID string, fn func(identifier string) error) error
 	// RecordErrorList returns one page of a job's record error rows ordered by identifier, then
 	// message, and the total number of rows of the job. p.Limit 0 means all.
 	RecordErrorList(ctx context.Context, p *RecordErrorListParams) ([]*RecordError, int, error)

@@ -43,6 +43,7 @@ type Job struct {
 	harvest.Counts
 	Settled  int  // outcomes counted so far
 	Expected *int // nil until the listing completed
+	Redrives int  // how often the scheduler re-drove the job after it stopped making progress
 }
 
 // Record is a harvest_record row: one record's passage through one job.
@@ -153,6 +154,14 @@ type JobListParams struct {
 // JobListOrphanedParams selects in_progress jobs whose heartbeat is older than Before.
 type JobListOrphanedParams struct {
 	Before time.Time
+}
+
+// JobRedriveParams selects the orphaned job to re-drive: in_progress, heartbeat older than
+// Before, re-driven fewer than Max times.
+type JobRedriveParams struct {
+	JobID  string
+	Before time.Time
+	Max    int
 }
 
 // JobStartQueuedParams caps the jobs in progress.

@@ -39,6 +39,7 @@ type serverFlags struct {
 	stages        string
 	maxJobs       int
 	orphanTimeout time.Duration
+	maxRedrives   int
 	interval      time.Duration
 	subscriptions int
 	baseURL       string
@@ -54,7 +55,9 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	}
 	fl.IntVar(&f.maxJobs, "max-jobs", envInt("HARVESTER_MAX_JOBS", 4), "most jobs in progress at once (env HARVESTER_MAX_JOBS)")
 	fl.DurationVar(&f.orphanTimeout, "orphan-timeout", 30*time.Minute,
-		"a job in progress with no heartbeat for this long is ended as error")
+		"a job in progress with no heartbeat for this long is re-driven (listed again), and after --max-redrives ended as error")
+	fl.IntVar(&f.maxRedrives, "max-redrives", envInt("HARVESTER_MAX_REDRIVES", 3),
+		"how often an orphaned job is re-driven before it is ended as error; 0: never (env HARVESTER_MAX_REDRIVES)")
 	fl.DurationVar(&f.interval, "scheduler-interval", 2*time.Second, "how often the scheduler looks for due and queued jobs")
 	fl.IntVar(&f.subscriptions, "subscriptions", 4, "messages of each per-record stage this process handles at once")
 	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
@@ -223,7 +226,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	}
 	if p.scheduler {
 		s, err := scheduler.New(scheduler.Config{Interval: f.interval, MaxInProgress: f.maxJobs,
-			OrphanTimeout: f.orphanTimeout}, st, bus.Publisher(), logger)
+			OrphanTimeout: f.orphanTimeout, MaxRedrives: cmp.Or(f.maxRedrives, -1)}, st, bus.Publisher(), logger)
 		if err != nil {
 			return usageError{err}
 		}

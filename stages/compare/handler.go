@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -23,6 +24,9 @@ type Handler struct {
 	pub            message.Publisher
 	jobs           *store.OpenJobs
 	maxDeleteShare float64
+
+	mu    sync.Mutex
+	beats map[string]time.Time // job -> last heartbeat sent for records already settled
 }
 
 // DefaultMaxDeleteShare is the share of a source's live datasets a harvest job may delete.
@@ -36,7 +40,8 @@ func New(st store.Store, pub message.Publisher, maxDeleteShare float64) *Handler
 	if maxDeleteShare <= 0 || maxDeleteShare > 1 {
 		maxDeleteShare = DefaultMaxDeleteShare
 	}
-	return &Handler{store: st, pub: pub, jobs: store.NewOpenJobs(st, time.Second), maxDeleteShare: maxDeleteShare}
+	return &Handler{store: st, pub: pub, jobs: store.NewOpenJobs(st, time.Second), maxDeleteShare: maxDeleteShare,
+		beats: map[string]time.Time{}}
 }
 
 // HandleRecord compares one record (SubjectCompare) and returns the message that carries it on.
@@ -55,9 +60,14 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 			Identifier: rec.Identifier, Outcome: harvest.OutcomeErrored,
 			Errors: []harvest.RecordError{{Type: "CompareError", Message: err.Error(), Severity: harvest.SeverityError}}})
 	}
-	action, err := h.action(ctx, &rec, hash)
-	if err != nil {
+	action, settled, err := h.decided(ctx, &rec)
+	if err != nil || settled {
 		return nil, err
+	}
+	if action == "" {
+		if action, err = h.action(ctx, &rec, hash); err != nil {
+			return nil, err
+		}
 	}
 	rec.Action, rec.SourceHash = action, hash
 	if rec.JobType == harvest.JobValidate {
@@ -73,6 +83,52 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 		return nil, fmt.Errorf("insert harvest_record: %w", err)
 	}
 	return harvest.Next(harvest.SubjectTransform, &rec)
+}
+
+// decided returns the action this job already decided for the record, or "" when it decided
+// none. A job's record is listed again after a crash or a re-drive (the same RecordID, a
+// UUIDv5 of job and identifier): the first decision stands, as the catalog may since have
+// changed because of it (a created dataset is not an update, a synced record not unchanged),
+// and the record goes on to TRANSFORM again, whose stages are idempotent. A record whose
+// outcome was already counted (its status is no longer pending: the aggregator sets it in the
+// same transaction) has nothing left to do: settled is true, and the job's heartbeat says
+// that the re-drive is making progress.
+func (h *Handler) decided(ctx context.Context, rec *harvest.Record) (action harvest.Action, settled bool, err error) {
+	if rec.JobType == harvest.JobValidate {
+		return "", false, nil // a validate job writes no harvest_record and changes no dataset
+	}
+	stored, err := h.store.RecordGet(ctx, rec.RecordID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("look up this job's record: %w", err)
+	case stored.JobID != rec.JobID || stored.Action == harvest.ActionDelete:
+		return "", false, nil
+	case stored.Status != harvest.RecordPending:
+		return stored.Action, true, h.beat(ctx, rec.JobID)
+	}
+	return stored.Action, false, nil
+}
+
+// beat records the job's heartbeat, at most once a second per job and process.
+func (h *Handler) beat(ctx context.Context, jobID string) error {
+	h.mu.Lock()
+	last, ok := h.beats[jobID]
+	now := time.Now()
+	if ok && now.Sub(last) < time.Second {
+		h.mu.Unlock()
+		return nil
+	}
+	if len(h.beats) > 1000 {
+		clear(h.beats)
+	}
+	h.beats[jobID] = now
+	h.mu.Unlock()
+	if err := h.store.JobHeartbeat(ctx, jobID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("job heartbeat: %w", err)
+	}
+	return nil
 }
 
 // action decides what the record does to the catalog. It is unchanged when the newest record
@@ -119,20 +175,38 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 	if job.Status.Finished() {
 		return nil, nil // the job ended before its listing was handled: delete nothing
 	}
+	if !l.JobType.WritesCatalog() { // a validate job counts what a harvest would delete
+		deletes := 0
+		err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
+			func(identifier string) error {
+				deletes++
+				return h.settleWouldDelete(&l, identifier)
+			})
+		if err != nil {
+			return nil, fmt.Errorf("list deletes: %w", err)
+		}
+		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: l.Listed + deletes})
+	}
 	if refused, err := h.tooManyDeletes(ctx, &l); err != nil || refused != nil {
 		return refused, err
 	}
-	deletes := 0
+	// A listing handled again (redelivery, a crash, a re-drive) finds the deletes of the earlier
+	// pass as delete records, some of whose datasets are gone already: the deletes are those
+	// records plus the unseen live datasets that have none yet, so every pass expects the same
+	// count. (The guard counts only live datasets, so a later pass never refuses what an
+	// earlier one allowed.)
 	err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
-		func(identifier string) error {
-			deletes++
-			if !l.JobType.WritesCatalog() { // a validate job counts what a harvest would delete
-				return h.settleWouldDelete(&l, identifier)
-			}
-			return h.publishDelete(ctx, &l, identifier)
-		})
+		func(identifier string) error { return h.insertDelete(ctx, &l, identifier) })
 	if err != nil {
 		return nil, fmt.Errorf("list deletes: %w", err)
+	}
+	deletes := 0
+	err = h.store.RecordDeleteStream(ctx, l.JobID, func(identifier string) error {
+		deletes++
+		return h.publishDelete(&l, identifier)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("send deletes: %w", err)
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: l.Listed + deletes})
 }
@@ -174,14 +248,20 @@ func (h *Handler) settleWouldDelete(l *harvest.Listing, identifier string) error
 	return h.pub.Publish(harvest.SubjectSettled, m)
 }
 
-func (h *Handler) publishDelete(ctx context.Context, l *harvest.Listing, identifier string) error {
+// insertDelete writes the delete record of identifier in the job (idempotent).
+func (h *Handler) insertDelete(ctx context.Context, l *harvest.Listing, identifier string) error {
+	if _, err := h.store.RecordInsert(ctx, &store.RecordInsertParams{ID: harvest.RecordID(l.JobID, identifier),
+		JobID: l.JobID, SourceID: l.SourceID, Identifier: identifier, Action: harvest.ActionDelete}); err != nil {
+		return fmt.Errorf("insert delete record: %w", err)
+	}
+	return nil
+}
+
+// publishDelete sends the delete record of identifier to SYNC.
+func (h *Handler) publishDelete(l *harvest.Listing, identifier string) error {
 	rec := &harvest.Record{JobID: l.JobID, SourceID: l.SourceID, JobType: l.JobType,
 		RecordID: harvest.RecordID(l.JobID, identifier), Identifier: identifier, Position: -1,
 		Action: harvest.ActionDelete}
-	if _, err := h.store.RecordInsert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
-		SourceID: rec.SourceID, Identifier: identifier, Action: harvest.ActionDelete}); err != nil {
-		return fmt.Errorf("insert delete record: %w", err)
-	}
 	m, err := harvest.RecordMessage(harvest.SubjectSync, rec)
 	if err != nil {
 		return err

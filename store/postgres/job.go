@@ -14,13 +14,13 @@ import (
 
 const jobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
 	records_total, records_added, records_updated, records_deleted, records_unchanged,
-	records_errored, records_validated, records_settled, records_expected`
+	records_errored, records_validated, records_settled, records_expected, redrives`
 
 func scanJob(row pgx.Row) (*store.Job, error) {
 	var j store.Job
 	err := row.Scan(&j.ID, &j.SourceID, &j.JobType, &j.Status, &j.CreatedAt, &j.FinishedAt,
 		&j.Total, &j.Added, &j.Updated, &j.Deleted, &j.Unchanged, &j.Errored, &j.Validated,
-		&j.Settled, &j.Expected)
+		&j.Settled, &j.Expected, &j.Redrives)
 	if err != nil {
 		return nil, interpretError(err)
 	}

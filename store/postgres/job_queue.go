@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 
@@ -57,4 +58,16 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 		return err
 	})
 	return started, interpretError(err)
+}
+
+// JobRedrive implements store.Store.
+func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.Job, bool, error) {
+	job, err := scanJob(s.pool.QueryRow(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = now()
+		WHERE id = $1 AND status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < $2) AND redrives < $3
+		RETURNING `+jobColumns, p.JobID, p.Before, p.Max))
+	if errors.Is(err, store.ErrNotFound) {
+		job, err = s.JobGet(ctx, p.JobID)
+		return job, false, err
+	}
+	return job, err == nil, err
 }

@@ -125,3 +125,16 @@ func (s *Store) RecordTransformSet(ctx context.Context, p *store.RecordTransform
 	}
 	return nil
 }
+
+// RecordDeleteStream implements store.Store.
+func (s *Store) RecordDeleteStream(ctx context.Context, jobID string, fn func(string) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT identifier FROM harvest_record
+		WHERE harvest_job_id = $1 AND action = 'delete' ORDER BY identifier`, jobID)
+	if err != nil {
+		return interpretError(err)
+	}
+	defer rows.Close()
+	var id string
+	_, err = pgx.ForEachRow(rows, []any{&id}, func() error { return fn(id) })
+	return interpretError(err)
+}

@@ -13,7 +13,7 @@ import (
 
 const jobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
 	records_total, records_added, records_updated, records_deleted, records_unchanged,
-	records_errored, records_validated, records_settled, records_expected`
+	records_errored, records_validated, records_settled, records_expected, redrives`
 
 func scanJob(row interface{ Scan(...any) error }) (*store.Job, error) {
 	var j store.Job
@@ -22,7 +22,7 @@ func scanJob(row interface{ Scan(...any) error }) (*store.Job, error) {
 	var expected sql.NullInt64
 	err := row.Scan(&j.ID, &j.SourceID, &j.JobType, &j.Status, &created, &finished,
 		&j.Total, &j.Added, &j.Updated, &j.Deleted, &j.Unchanged, &j.Errored, &j.Validated,
-		&j.Settled, &expected)
+		&j.Settled, &expected, &j.Redrives)
 	if err != nil {
 		return nil, interpretError(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 
 	"github.com/harvester-dev/harvester/store"
@@ -51,4 +52,16 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return started, nil
+}
+
+// JobRedrive implements store.Store.
+func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.Job, bool, error) {
+	job, err := scanJob(s.db.QueryRowContext(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = ?
+		WHERE id = ? AND status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND redrives < ?
+		RETURNING `+jobColumns, now(), p.JobID, formatTime(p.Before), p.Max))
+	if errors.Is(err, store.ErrNotFound) {
+		job, err = s.JobGet(ctx, p.JobID)
+		return job, false, err
+	}
+	return job, err == nil, err
 }

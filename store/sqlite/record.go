@@ -128,3 +128,23 @@ func (s *Store) RecordTransformSet(ctx context.Context, p *store.RecordTransform
 	}
 	return nil
 }
+
+// RecordDeleteStream implements store.Store.
+func (s *Store) RecordDeleteStream(ctx context.Context, jobID string, fn func(string) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT identifier FROM harvest_record
+		WHERE harvest_job_id = ? AND action = 'delete' ORDER BY identifier`, jobID)
+	if err != nil {
+		return interpretError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return interpretError(err)
+		}
+		if err := fn(id); err != nil {
+			return err
+		}
+	}
+	return interpretError(rows.Err())
+}

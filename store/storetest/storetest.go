@@ -93,6 +93,7 @@ var cases = []testCase{
 	{"Job/Heartbeat", testJobHeartbeat},
 	{"Job/ListOrphaned", testJobListOrphaned},
 	{"Job/FetchLatest", testJobFetchLatest},
+	{"Job/Redrive", testJobRedrive},
 
 	{"Leader/Exclusive", testLeaderExclusive},
 	{"Leader/CloseWithoutRelease", testLeaderCloseWithoutRelease},
@@ -121,6 +122,7 @@ var cases = []testCase{
 	{"Record/ErrorListOrder", testRecordErrorListOrder},
 	{"Record/ErrorListPage", testRecordErrorListPage},
 	{"Record/ErrorStream", testRecordErrorStream},
+	{"Record/DeleteStream", testRecordDeleteStream},
 
 	{"Dataset/UpsertCreates", testDatasetUpsertCreates},
 	{"Dataset/UpsertUpdates", testDatasetUpsertUpdates},

@@ -1,0 +1,548 @@
+package crashtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/validate"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
+	"github.com/harvester-dev/harvester/store/postgres"
+	"github.com/harvester-dev/harvester/trigger"
+)
+
+var (
+	// bin is the harvester binary built once for the package.
+	bin string
+	// seed makes every random choice of the run; printed, and set by HARVESTER_CRASH_SEED.
+	seed uint64
+)
+
+// Timing of the processes under test: a job that makes no progress for orphanTimeout is
+// re-driven from Postgres, at most maxRedrives times. The timeout is short to keep the tests
+// quick; on a loaded machine a healthy job may pause that long and be re-driven for nothing,
+// which is harmless, hence the generous bound (scheduler's own tests pin the bound).
+const (
+	orphanTimeout = "2s"
+	maxRedrives   = "10"
+	// jobDeadline bounds one job of a run, crash and convergence included.
+	jobDeadline = 5 * time.Minute
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	seed = uint64(time.Now().UnixNano())
+	if s := os.Getenv("HARVESTER_CRASH_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "HARVESTER_CRASH_SEED=%q: want an unsigned integer\n", s)
+			os.Exit(2)
+		}
+		seed = n
+	}
+	fmt.Printf("crash tests: seed %d (HARVESTER_CRASH_SEED=%d reproduces the kill points)\n", seed, seed)
+	dir, err := os.MkdirTemp("", "harvester-crash-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "harvester")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/harvester").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build harvester: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// rng returns the random source of one test: the run's seed and the test's name, so a test
+// draws the same kill points whichever other tests run.
+func rng(t *testing.T) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(t.Name()))
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
+}
+
+// runs is how many times each scenario runs: 5 in CI, 20 with HARVESTER_LONG_TESTS=1.
+func runs() int {
+	if os.Getenv("HARVESTER_LONG_TESTS") != "" {
+		return 20
+	}
+	return 5
+}
+
+// natsServer is a nats-server process with JetStream, on a fixed port and store directory so
+// that it can be killed, restarted, and restarted with its store wiped.
+type natsServer struct {
+	t    *testing.T
+	port int
+	dir  string
+	log  string
+	cmd  *exec.Cmd
+}
+
+func startNATS(t *testing.T) *natsServer {
+	t.Helper()
+	if _, err := exec.LookPath("nats-server"); err != nil {
+		msg := fmt.Sprintf("the crash tests need the nats-server binary on PATH (scripts/services.sh installs "+
+			"Debian's): %v", err)
+		if os.Getenv("HARVESTER_TEST_REQUIRE_POSTGRES") != "" { // CI: the services are required
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	dir := t.TempDir()
+	n := &natsServer{t: t, port: port, dir: filepath.Join(dir, "jetstream"), log: filepath.Join(dir, "nats.log")}
+	n.start()
+	t.Cleanup(n.kill)
+	return n
+}
+
+func (n *natsServer) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", n.port) }
+
+func (n *natsServer) start() {
+	n.t.Helper()
+	logf, err := os.OpenFile(n.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	require.NoError(n.t, err)
+	defer logf.Close()
+	n.cmd = exec.Command("nats-server", "-a", "127.0.0.1", "-p", strconv.Itoa(n.port), "-js", "-sd", n.dir)
+	n.cmd.Stdout, n.cmd.Stderr = logf, logf
+	require.NoError(n.t, n.cmd.Start())
+	// Ready when JetStream answers.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		nc, err := nats.Connect(n.URL(), nats.Timeout(time.Second))
+		if err == nil {
+			js, jerr := jetstream.New(nc)
+			if jerr == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				_, err = js.AccountInfo(ctx)
+				cancel()
+			} else {
+				err = jerr
+			}
+			nc.Close()
+			if err == nil {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			n.t.Fatalf("nats-server on port %d not ready: %v", n.port, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// kill ends the server with SIGKILL.
+func (n *natsServer) kill() {
+	if n.cmd == nil {
+		return
+	}
+	_ = n.cmd.Process.Kill()
+	_ = n.cmd.Wait()
+	n.cmd = nil
+}
+
+// wipe deletes the server's store directory: every stream, consumer and message is gone, as
+// after an OS crash that lost what JetStream had not synced to disk.
+func (n *natsServer) wipe() {
+	require.NoError(n.t, os.RemoveAll(n.dir))
+}
+
+// proc is one harvester process.
+type proc struct {
+	name string
+	args []string
+	env  []string
+	log  string
+
+	mu  sync.Mutex
+	cmd *exec.Cmd
+}
+
+func (p *proc) start(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	logf, err := os.OpenFile(p.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	defer logf.Close()
+	fmt.Fprintf(logf, "--- start %s %s\n", p.name, strings.Join(p.args, " "))
+	p.cmd = exec.Command(bin, p.args...)
+	p.cmd.Env = p.env
+	p.cmd.Stdout, p.cmd.Stderr = logf, logf
+	require.NoError(t, p.cmd.Start())
+}
+
+// kill ends the process with SIGKILL: no handler finishes, nothing is acked or released.
+func (p *proc) kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	_ = p.cmd.Wait()
+	p.cmd = nil
+}
+
+// cluster is one harvester installation under test: a fresh Postgres schema, its own
+// nats-server, harvester processes, and an agency web server with one harvest source.
+type cluster struct {
+	t      *testing.T
+	st     store.Store
+	nats   *natsServer
+	env    []string
+	procs  map[string]*proc
+	server *corpustest.Server
+	src    *store.Source
+	dir    string
+}
+
+// newCluster starts an installation on a fresh schema of the test Postgres
+// (HARVESTER_TEST_DATABASE_URL), or on the database at dbURL when given.
+func newCluster(t *testing.T, dbURL ...string) *cluster {
+	t.Helper()
+	var url string
+	if len(dbURL) > 0 {
+		url = dbURL[0]
+	} else {
+		url = dbtest.URL(t)
+	}
+	st, err := postgres.Open(context.Background(), url)
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	require.NoError(t, st.Migrate(context.Background()))
+	c := &cluster{t: t, st: st, nats: startNATS(t), procs: map[string]*proc{}, server: corpustest.NewServer(t),
+		dir: t.TempDir()}
+	c.env = append(os.Environ(), "DATABASE_URL="+url, "NATS_URL="+c.nats.URL(),
+		"HARVESTER_ALLOW_PRIVATE_SOURCES=1", "HARVESTER_DATA_DIR="+c.dir)
+	c.src, err = st.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "crash test source",
+		URL: c.server.URL(), SourceType: harvest.SourceDocument, SchemaType: schemaType})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, p := range c.procs {
+			p.kill()
+		}
+		if t.Failed() {
+			c.dumpLogs()
+		}
+	})
+	return c
+}
+
+// start runs a harvester process named name: `harvester args… --orphan-timeout … `.
+func (c *cluster) start(name string, args ...string) *proc {
+	c.t.Helper()
+	args = append(args, "--orphan-timeout", orphanTimeout, "--max-redrives", maxRedrives,
+		"--scheduler-interval", "200ms", "--log-level", "warn")
+	p := &proc{name: name, args: args, env: c.env, log: filepath.Join(c.dir, name+".log")}
+	c.procs[name] = p
+	p.start(c.t)
+	return p
+}
+
+func (c *cluster) dumpLogs() {
+	for name, p := range c.procs {
+		b, _ := os.ReadFile(p.log)
+		c.t.Logf("--- log of %s (last 4 KB):\n%s", name, tail(b, 4<<10))
+	}
+	b, _ := os.ReadFile(c.nats.log)
+	var notable []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "[ERR]") || strings.Contains(line, "[FTL]") || strings.Contains(line, "[WRN]") ||
+			strings.Contains(line, "panic") || strings.Contains(line, "Starting nats-server") {
+			notable = append(notable, line)
+		}
+	}
+	c.t.Logf("--- nats-server log, errors and warnings (last 40):\n%s", strings.Join(notable[max(0, len(notable)-40):], "\n"))
+	c.t.Logf("--- nats-server log (last 2 KB):\n%s", tail(b, 2<<10))
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// serve makes the agency server answer with doc.
+func (c *cluster) serve(doc []byte) {
+	c.t.Helper()
+	path := filepath.Join(c.t.TempDir(), "data.json")
+	require.NoError(c.t, os.WriteFile(path, doc, 0o644))
+	c.server.Serve(path)
+}
+
+// queue queues a harvest job of the source; a scheduler process starts it.
+func (c *cluster) queue() *store.Job {
+	c.t.Helper()
+	job, err := trigger.Enqueue(context.Background(), c.st, c.src.ID, harvest.JobHarvest)
+	require.NoError(c.t, err)
+	return job
+}
+
+// waitSettled returns once the job is in progress with at least n outcomes settled, or has
+// finished. Polling here only picks the kill point; it asserts nothing.
+func (c *cluster) waitSettled(jobID string, n int) {
+	c.t.Helper()
+	deadline := time.Now().Add(jobDeadline)
+	for time.Now().Before(deadline) {
+		j, err := c.st.JobGet(context.Background(), jobID)
+		require.NoError(c.t, err)
+		if j.Status.Finished() || (j.Status == harvest.JobInProgress && j.Settled >= n) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.t.Fatalf("job %s never reached %d settled outcomes", jobID, n)
+}
+
+// wait returns the job once it has finished.
+func (c *cluster) wait(jobID string) *store.Job {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), jobDeadline)
+	defer cancel()
+	j, err := trigger.Wait(ctx, c.st, jobID, 50*time.Millisecond)
+	require.NoError(c.t, err, "job %s did not finish within %s: %+v", jobID, jobDeadline, j)
+	return j
+}
+
+// check asserts that the finished job has exactly the counts of an uninterrupted run, and
+// that the live catalog holds exactly the expected datasets, each once.
+func (c *cluster) check(job *store.Job, want expectation) {
+	c.t.Helper()
+	ctx := context.Background()
+	errs, err := c.st.JobErrorList(ctx, job.ID)
+	require.NoError(c.t, err)
+	c.t.Logf("job %s: %s, re-driven %d times", job.ID, job.Status, job.Redrives)
+	require.Equal(c.t, harvest.JobComplete, job.Status, "job errors: %v", jobErrorText(errs))
+	require.Equal(c.t, want.counts, job.Counts, "counts of job %s (re-driven %d times)", job.ID, job.Redrives)
+	require.Equal(c.t, want.counts.Total, job.Settled)
+	require.NotNil(c.t, job.Expected)
+	require.Equal(c.t, want.counts.Total, *job.Expected)
+	c.checkLive(want.live)
+}
+
+// checkLive asserts that the live catalog holds exactly the datasets want, each once.
+func (c *cluster) checkLive(want []string) {
+	c.t.Helper()
+	live, err := c.st.DatasetList(context.Background(), &store.DatasetListParams{SourceID: c.src.ID})
+	require.NoError(c.t, err)
+	got := make([]string, 0, len(live))
+	for _, d := range live {
+		got = append(got, d.Identifier)
+	}
+	require.Equal(c.t, want, got, "the live catalog: no dataset lost, duplicated or left behind")
+}
+
+// waitConverged waits for a job that may end either way and checks what any end must give:
+// complete with counts that add up, or error with a job error that says why.
+func (c *cluster) waitConverged(jobID string) *store.Job {
+	c.t.Helper()
+	var j *store.Job
+	deadline := time.Now().Add(jobDeadline)
+	for {
+		var err error
+		j, err = c.st.JobGet(context.Background(), jobID)
+		if err == nil && j.Status.Finished() {
+			break
+		}
+		require.True(c.t, time.Now().Before(deadline), "job %s did not finish within %s (last error %v)", jobID, jobDeadline, err)
+		time.Sleep(50 * time.Millisecond)
+	}
+	errs, err := c.st.JobErrorList(context.Background(), jobID)
+	require.NoError(c.t, err)
+	if j.Status == harvest.JobError {
+		require.NotEmpty(c.t, errs, "a failed job says why")
+		return j
+	}
+	require.Equal(c.t, j.Total, j.Added+j.Updated+j.Deleted+j.Unchanged+j.Errored, "counts add up: %+v", j.Counts)
+	require.Equal(c.t, j.Total, *j.Expected)
+	return j
+}
+
+func jobErrorText(errs []*store.JobError) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Type+": "+e.Message)
+	}
+	return out
+}
+
+// schemaType is the crash test source's schema.
+const schemaType = harvest.SchemaDCATUS11NonFederal
+
+// loadBase reads the base records every test catalog is built from.
+func loadBase(t *testing.T) []map[string]any {
+	t.Helper()
+	baseOnce.Do(func() {
+		raw, err := os.ReadFile(corpustest.Path(t, "dcatus/agency-dhs-2025-07.data.json"))
+		if err != nil {
+			baseErr = err
+			return
+		}
+		var cat struct {
+			Dataset []json.RawMessage `json:"dataset"`
+		}
+		if baseErr = json.Unmarshal(raw, &cat); baseErr != nil {
+			return
+		}
+		v, err := validate.NewValidator(string(schemaType))
+		if err != nil {
+			baseErr = err
+			return
+		}
+		for _, d := range cat.Dataset {
+			if problems, err := v.Validate(d); err != nil || len(problems) > 0 {
+				continue
+			}
+			var m map[string]any
+			if baseErr = json.Unmarshal(d, &m); baseErr != nil {
+				return
+			}
+			base = append(base, m)
+		}
+	})
+	require.NoError(t, baseErr)
+	require.NotEmpty(t, base)
+	return base
+}
+
+var (
+	baseOnce sync.Once
+	base     []map[string]any
+	baseErr  error
+)
+
+// Catalog generation. Record i of a test catalog is base record i mod len(base) with the
+// identifier crash-%06d and a title that names i (unique slugs); every 50th record (i%50 == 49)
+// has no identifier (an error row at extract), and the one before it (i%50 == 48) an
+// accessLevel that fails validation. The second catalog of a source drops every record with
+// i%10 == 0 (deletes), changes the description of i%10 == 1 (updates), keeps the rest as they
+// were (unchanged), and adds n/20 new records after them.
+
+func record(t *testing.T, i int, revised bool) map[string]any {
+	b := loadBase(t)
+	src := b[i%len(b)]
+	m := make(map[string]any, len(src))
+	for k, v := range src {
+		m[k] = v
+	}
+	m["identifier"] = fmt.Sprintf("crash-%06d", i)
+	m["title"] = fmt.Sprintf("%v #%d", src["title"], i)
+	switch i % 50 {
+	case 49:
+		delete(m, "identifier")
+	case 48:
+		m["accessLevel"] = "Public"
+	}
+	if revised {
+		m["description"] = fmt.Sprintf("%v (revised)", src["description"])
+	}
+	return m
+}
+
+func catalog(t *testing.T, recs []map[string]any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	buf.WriteString(`{"conformsTo":"https://project-open-data.cio.gov/v1.1/schema","dataset":[`)
+	for i, r := range recs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		buf.Write(b)
+	}
+	buf.WriteString("]}")
+	return buf.Bytes()
+}
+
+// expectation is what an uninterrupted run of a job gives.
+type expectation struct {
+	counts harvest.Counts
+	live   []string // identifiers of the live datasets after the job, sorted
+}
+
+// firstCatalog is the catalog of n records and what its first harvest gives.
+func firstCatalog(t *testing.T, n int) ([]byte, expectation) {
+	var recs []map[string]any
+	var want expectation
+	for i := range n {
+		recs = append(recs, record(t, i, false))
+		switch i % 50 {
+		case 49, 48:
+			want.counts.Errored++
+		default:
+			want.counts.Added++
+			want.counts.Validated++
+			want.live = append(want.live, fmt.Sprintf("crash-%06d", i))
+		}
+	}
+	want.counts.Total = n
+	return catalog(t, recs), want
+}
+
+// secondCatalog is the changed catalog of a source whose first catalog had n records, and what
+// its harvest gives after the first one.
+func secondCatalog(t *testing.T, n int) ([]byte, expectation) {
+	var recs []map[string]any
+	var want expectation
+	for i := range n + n/20 {
+		id := fmt.Sprintf("crash-%06d", i)
+		switch {
+		case i < n && i%10 == 0:
+			want.counts.Deleted++ // i%50 is neither 48 nor 49: it had a dataset
+			continue
+		case i%50 == 49:
+			want.counts.Errored++
+		case i%50 == 48 && i < n:
+			want.counts.Unchanged++ // an invalid record that did not change
+		case i%50 == 48:
+			want.counts.Errored++
+		case i >= n:
+			want.counts.Added++
+			want.counts.Validated++
+			want.live = append(want.live, id)
+		case i%10 == 1:
+			want.counts.Updated++
+			want.counts.Validated++
+			want.live = append(want.live, id)
+		default:
+			want.counts.Unchanged++
+			want.live = append(want.live, id)
+		}
+		recs = append(recs, record(t, i, i < n && i%10 == 1))
+	}
+	want.counts.Total = len(recs) + want.counts.Deleted
+	return catalog(t, recs), want
+}

@@ -1,0 +1,29 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// recreateMu makes the subscriptions and publishes of one process that all find the streams
+// gone at once (a broker restarted with its store wiped) create them once, one after another,
+// rather than each sending every stream's create request to a broker that is just starting.
+var recreateMu sync.Mutex
+
+// recreateStreams creates Harvester's streams again when the broker lost them; streams that
+// exist are left alone.
+func recreateStreams(ctx context.Context, js jetstream.JetStream) error {
+	recreateMu.Lock()
+	defer recreateMu.Unlock()
+	for _, cfg := range streamConfigs() {
+		if _, err := js.Stream(ctx, cfg.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
+			return EnsureStreams(ctx, js)
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package compare
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/sqlite"
+)
+
+// fixture is COMPARE on a real SQLite store and watermill's in-memory Pub/Sub, with the
+// delete records it sends to SYNC collected.
+type fixture struct {
+	st  store.Store
+	h   *Handler
+	src *store.Source
+
+	mu   sync.Mutex
+	sync []harvest.Record
+}
+
+func newFixture(t *testing.T, maxDeleteShare float64) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	require.NoError(t, st.Migrate(ctx))
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
+	t.Cleanup(func() { _ = pubsub.Close() })
+	f := &fixture{st: st, h: New(st, pubsub, maxDeleteShare), src: src}
+	ch, err := pubsub.Subscribe(ctx, harvest.SubjectSync)
+	require.NoError(t, err)
+	go func() {
+		for m := range ch {
+			var rec harvest.Record
+			if harvest.Decode(m, &rec) == nil {
+				f.mu.Lock()
+				f.sync = append(f.sync, rec)
+				f.mu.Unlock()
+			}
+			m.Ack()
+		}
+	}()
+	return f
+}
+
+func (f *fixture) job(t *testing.T, jobType harvest.JobType) *store.Job {
+	t.Helper()
+	job, err := f.st.JobInsert(context.Background(), &store.JobInsertParams{SourceID: f.src.ID, JobType: jobType})
+	require.NoError(t, err)
+	return job
+}
+
+// handle runs HandleRecord on one record of the job and returns its output.
+func (f *fixture) handle(t *testing.T, job *store.Job, identifier, body string) []*message.Message {
+	t.Helper()
+	m, err := harvest.RecordMessage(harvest.SubjectCompare, &harvest.Record{JobID: job.ID, SourceID: f.src.ID,
+		JobType: job.JobType, SchemaType: harvest.SchemaDCATUS11Federal, RecordID: harvest.RecordID(job.ID, identifier),
+		Identifier: identifier, Body: harvest.RawText(body)})
+	require.NoError(t, err)
+	m.SetContext(context.Background())
+	out, err := f.h.HandleRecord(m)
+	require.NoError(t, err)
+	return out
+}
+
+// compare runs HandleRecord on one record of the job and returns what it sent on.
+func (f *fixture) compare(t *testing.T, job *store.Job, identifier, body string) (subject string, rec harvest.Record, s harvest.Settled) {
+	t.Helper()
+	out := f.handle(t, job, identifier, body)
+	require.Len(t, out, 1)
+	subject = out[0].Metadata.Get(harvest.MetaSubject)
+	if subject == harvest.SubjectSettled {
+		require.NoError(t, harvest.Decode(out[0], &s))
+	} else {
+		require.NoError(t, harvest.Decode(out[0], &rec))
+	}
+	return subject, rec, s
+}
+
+// synced does what SYNC does with a create or update: the dataset row is written.
+func (f *fixture) synced(t *testing.T, rec harvest.Record) {
+	t.Helper()
+	_, err := f.st.DatasetUpsert(context.Background(), &store.DatasetUpsertParams{SourceID: f.src.ID,
+		Identifier: rec.Identifier, Slug: rec.Identifier, DCAT: []byte(`{}`), RecordID: rec.RecordID})
+	require.NoError(t, err)
+}
+
+// listing runs HandleListing for the job and returns its expected count.
+func (f *fixture) listing(t *testing.T, job *store.Job, listed ...string) int {
+	t.Helper()
+	ctx := context.Background()
+	for _, id := range listed {
+		require.NoError(t, f.st.JobIdentifierAdd(ctx, &store.JobIdentifierAddParams{JobID: job.ID, Identifier: id}))
+	}
+	m, err := harvest.NewMessage(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.ID,
+		SourceID: f.src.ID, JobType: job.JobType, Listed: len(listed)})
+	require.NoError(t, err)
+	m.SetContext(ctx)
+	out, err := f.h.HandleListing(m)
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	var s harvest.Settled
+	require.NoError(t, harvest.Decode(out[0], &s))
+	require.Equal(t, harvest.SettledExpected, s.Kind)
+	return s.Expected
+}
+
+func (f *fixture) deletesSent() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, r := range f.sync {
+		out = append(out, r.Identifier)
+	}
+	return out
+}
+
+// A record listed again in the same job (a crash lost its settled message, a re-drive lists
+// the source again) keeps the job's first decision: a dataset this job created is an addition
+// and goes on to be settled again, not an update nor unchanged.
+func TestRecordListedAgainKeepsDecision(t *testing.T) {
+	f := newFixture(t, 0)
+	job := f.job(t, harvest.JobHarvest)
+	body := `{"identifier":"a","title":"A"}`
+
+	subject, rec, _ := f.compare(t, job, "a", body)
+	require.Equal(t, harvest.SubjectTransform, subject)
+	require.Equal(t, harvest.ActionCreate, rec.Action)
+	f.synced(t, rec) // the worker died after SYNC, before the aggregator counted it
+
+	subject, rec, _ = f.compare(t, job, "a", body)
+	require.Equal(t, harvest.SubjectTransform, subject)
+	require.Equal(t, harvest.ActionCreate, rec.Action, "the dataset exists because this job created it")
+
+	// Once the record's outcome was counted (status success), its redelivery has nothing left
+	// to do: it is neither compared against itself (unchanged) nor sent through the stages.
+	_, fresh, err := f.st.OutcomeSettle(context.Background(), &store.OutcomeSettleParams{JobID: job.ID,
+		Key: harvest.IdentifierKey("a"), Identifier: "a", RecordID: rec.RecordID, Outcome: harvest.OutcomeAdded,
+		Status: harvest.RecordSuccess})
+	require.NoError(t, err)
+	require.True(t, fresh)
+	require.Empty(t, f.handle(t, job, "a", body), "a settled record is dropped")
+
+	// The next job compares against it as usual.
+	_, err = f.st.JobFail(context.Background(), &store.JobFailParams{JobID: job.ID, Type: "Test", Message: "end"})
+	require.NoError(t, err)
+	next := f.job(t, harvest.JobHarvest)
+	subject, _, s := f.compare(t, next, "a", body)
+	require.Equal(t, harvest.SubjectSettled, subject)
+	require.Equal(t, harvest.OutcomeUnchanged, s.Outcome)
+	subject, rec, _ = f.compare(t, next, "a", `{"identifier":"a","title":"A2"}`)
+	require.Equal(t, harvest.SubjectTransform, subject)
+	require.Equal(t, harvest.ActionUpdate, rec.Action)
+}
+
+// A listing handled twice (its first pass died after some deletes were synced, or the job was
+// re-driven) expects the same count and sends every delete again, so the job finishes exactly.
+func TestListingHandledAgainExpectsTheSame(t *testing.T) {
+	f := newFixture(t, 1)
+	old := f.job(t, harvest.JobHarvest)
+	for _, id := range []string{"a", "b", "c"} {
+		_, rec, _ := f.compare(t, old, id, `{"identifier":"`+id+`"}`)
+		f.synced(t, rec)
+	}
+	_, err := f.st.JobFail(context.Background(), &store.JobFailParams{JobID: old.ID, Type: "Test", Message: "end"})
+	require.NoError(t, err)
+
+	job := f.job(t, harvest.JobHarvest)
+	require.Equal(t, 3, f.listing(t, job, "a"), "one listed, two deletes")
+	require.ElementsMatch(t, []string{"b", "c"}, f.deletesSent())
+	deleted, err := f.st.DatasetDelete(context.Background(), &store.DatasetDeleteParams{SourceID: f.src.ID, Identifier: "b"})
+	require.NoError(t, err)
+	require.True(t, deleted)
+
+	require.Equal(t, 3, f.listing(t, job, "a"), "b's delete is still this job's")
+	require.ElementsMatch(t, []string{"b", "c", "b", "c"}, f.deletesSent(), "every delete is sent again")
+}
