@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -167,7 +168,11 @@ type dbCeiling struct {
 // rowN rows). It also times reading each row's hash back one query per identifier (COMPARE
 // today) and ceilingBatch identifiers per query (= ANY($1)), on rowN rows.
 func ceilingPostgres(ctx context.Context, dbURL string, bodies [][]byte, n, rowN int) (*dbCeiling, error) {
-	conn, err := pgx.Connect(ctx, dbURL)
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := pgx.Connect(ctx, withoutPoolParams(u))
 	if err != nil {
 		return nil, err
 	}

@@ -79,12 +79,14 @@ func (s *natsServer) stop() {
 }
 
 // scratchDatabase creates an empty database named bench_<random> on the Postgres server of
-// base and returns its URL and a function that drops it.
+// base and returns its URL and a function that drops it. pgxpool settings in base's query
+// (pool_max_conns, …) are kept in the returned URL, for the harvester's pool.
 func scratchDatabase(ctx context.Context, base string) (dbURL string, drop func(), err error) {
 	u, err := url.Parse(base)
 	if err != nil {
 		return "", nil, fmt.Errorf("database URL: %w", err)
 	}
+	base = withoutPoolParams(u)
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
 		return "", nil, fmt.Errorf("connect to Postgres at %s: %w", u.Redacted(), err)
@@ -106,4 +108,18 @@ func scratchDatabase(ctx context.Context, base string) (dbURL string, drop func(
 		_, _ = conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
 	}
 	return u.String(), drop, nil
+}
+
+// withoutPoolParams is u without pgxpool's settings (pool_*), which a single pgx connection
+// would send to the server as unknown run-time parameters.
+func withoutPoolParams(u *url.URL) string {
+	c := *u
+	q := c.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "pool_") {
+			q.Del(k)
+		}
+	}
+	c.RawQuery = q.Encode()
+	return c.String()
 }
