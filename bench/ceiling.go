@@ -158,15 +158,17 @@ func ceilingJetStream(ctx context.Context, natsURL string, bodies [][]byte, n in
 
 // dbCeiling is the Postgres ceiling with the other ways of doing the same work alongside.
 type dbCeiling struct {
-	copyUpsert, rowUpsert, batchLookup, rowLookup time.Duration
+	copyUpsert, rowUpsert, batchLookup, rowLookup, rowSettle, batchSettle time.Duration
 }
 
 // ceilingPostgres upserts n dataset rows into a table shaped like `dataset` (slug unique,
 // identifier unique per source, jsonb body) in the scratch database at dbURL, twice over: by
 // COPY into a temporary table + INSERT … SELECT … ON CONFLICT DO UPDATE, ceilingBatch rows at a
 // time (the ceiling), and one INSERT … ON CONFLICT per row (what SYNC does today, measured on
-// rowN rows). It also times reading each row's hash back one query per identifier (COMPARE
-// today) and ceilingBatch identifiers per query (= ANY($1)), on rowN rows.
+// rowN rows). It also times, on rowN rows: reading each row's hash back one query per
+// identifier (COMPARE today) and ceilingBatch identifiers per query (= ANY($1)); and settling
+// outcomes as the job aggregator does, one transaction per outcome (an INSERT on a primary key
+// and an UPDATE of the job's counters: the aggregator today) and ceilingBatch per transaction.
 func ceilingPostgres(ctx context.Context, dbURL string, bodies [][]byte, n, rowN int) (*dbCeiling, error) {
 	u, err := url.Parse(dbURL)
 	if err != nil {
@@ -254,5 +256,49 @@ func ceilingPostgres(ctx context.Context, dbURL string, bodies [][]byte, n, rowN
 		}
 	}
 	res.batchLookup = time.Since(start)
+
+	// The job aggregator's work: record each outcome once (a primary key on job and key) and
+	// count it on the job's row.
+	if _, err := conn.Exec(ctx, `CREATE TABLE bench_outcome (job int, key text, outcome text, PRIMARY KEY (job, key));
+		CREATE TABLE bench_job (id int PRIMARY KEY, settled int NOT NULL, added int NOT NULL);
+		INSERT INTO bench_job VALUES (1, 0, 0), (2, 0, 0)`); err != nil {
+		return nil, err
+	}
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "DROP TABLE bench_outcome, bench_job") }()
+	start = time.Now()
+	for i := range rowN {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			tag, err := tx.Exec(ctx, `INSERT INTO bench_outcome VALUES (1, $1, 'added') ON CONFLICT DO NOTHING`, benchIdentifier(i))
+			if err != nil || tag.RowsAffected() == 0 {
+				return err
+			}
+			_, err = tx.Exec(ctx, `UPDATE bench_job SET settled = settled + 1, added = added + 1 WHERE id = 1`)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("row settle: %w", err)
+		}
+	}
+	res.rowSettle = time.Since(start)
+	start = time.Now()
+	for lo := 0; lo < rowN; lo += ceilingBatch {
+		keys := make([]string, 0, ceilingBatch)
+		for i := lo; i < min(rowN, lo+ceilingBatch); i++ {
+			keys = append(keys, benchIdentifier(i))
+		}
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			tag, err := tx.Exec(ctx, `INSERT INTO bench_outcome SELECT 2, k, 'added' FROM unnest($1::text[]) AS k
+				ON CONFLICT DO NOTHING`, keys)
+			if err != nil {
+				return err
+			}
+			_, err = tx.Exec(ctx, `UPDATE bench_job SET settled = settled + $1, added = added + $1 WHERE id = 2`, tag.RowsAffected())
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("batch settle: %w", err)
+		}
+	}
+	res.batchSettle = time.Since(start)
 	return &res, nil
 }

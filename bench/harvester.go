@@ -198,6 +198,8 @@ type stageStat struct {
 	MessagesPerSec float64 `json:"messages_per_sec"`
 	// HandlerS is the time spent inside the stage's handlers, summed over its subscriptions.
 	HandlerS float64 `json:"handler_s"`
+	// HandlerMsPerMessage is HandlerS per message, in milliseconds: one handler's latency.
+	HandlerMsPerMessage float64 `json:"handler_ms_per_message"`
 }
 
 // stageStats scrapes /metrics and returns, per stage, the handled messages and handler seconds.

@@ -257,6 +257,9 @@ func runScenario(ctx context.Context, bin string, svc services, catalogURL strin
 	}
 	for _, s := range stages {
 		s.MessagesPerSec = round(float64(s.Messages)/wall.Seconds(), 1)
+		if s.Messages > 0 {
+			s.HandlerMsPerMessage = round(1000*s.HandlerS/float64(s.Messages), 2)
+		}
 		s.HandlerS = round(s.HandlerS, 3)
 	}
 	counts := job.Counts
@@ -292,7 +295,8 @@ func measureCeilings(ctx context.Context, o options, templates []map[string]json
 				"us_per_record": round(float64(d.Microseconds())/float64(rowN), 1)}
 		}
 		r.Alternatives = map[string]map[string]any{"upsert_row_at_a_time": per(db.rowUpsert),
-			"hash_lookup_row_at_a_time": per(db.rowLookup), "hash_lookup_batch_500": per(db.batchLookup)}
+			"hash_lookup_row_at_a_time": per(db.rowLookup), "hash_lookup_batch_500": per(db.batchLookup),
+			"settle_row_at_a_time": per(db.rowSettle), "settle_batch_500": per(db.batchSettle)}
 		out = append(out, r)
 	}
 	if d, err = ceilingValidate(bodies, n); err != nil {
