@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -58,6 +59,7 @@ func startHarvester(ctx context.Context, bin string, svc services) (*harvester, 
 	h := &harvester{cmd: cmd, base: "http://" + addr, client: &http.Client{Timeout: 30 * time.Second},
 		stderr: new(bytes.Buffer), exited: make(chan struct{})}
 	cmd.Stderr = h.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // dies with the bench
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s serve: %w", bin, err)
 	}

@@ -44,6 +44,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -72,7 +73,7 @@ func main() {
 	flag.BoolVar(&o.skipCeilings, "skip-ceilings", false, "run the scenarios only")
 	flag.DurationVar(&o.timeout, "timeout", 2*time.Hour, "give up after this long")
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -46,7 +47,7 @@ func startNATS(dir string) (*natsServer, error) {
 	}
 	host, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(bin, "-js", "-sd", filepath.Join(dir, "nats"), "-a", host, "-p", port)
-	cmd.Stdout, cmd.Stderr = nil, nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // dies with the bench
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start nats-server: %w", err)
 	}
