@@ -19,12 +19,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/search/opensearch"
 	"github.com/harvester-dev/harvester/stages/validate"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
@@ -225,6 +228,10 @@ type cluster struct {
 	server *corpustest.Server
 	src    *store.Source
 	dir    string
+	// idx is the OpenSearch index the processes share (HARVESTER_TEST_OPENSEARCH_URL), checked
+	// against the live catalog; nil without a node, and the processes then keep no index
+	// (several processes cannot share the embedded bleve index).
+	idx *opensearch.Index
 }
 
 // newCluster starts an installation on a fresh schema of the test Postgres
@@ -245,6 +252,15 @@ func newCluster(t *testing.T, dbURL ...string) *cluster {
 		dir: t.TempDir()}
 	c.env = append(os.Environ(), "DATABASE_URL="+url, "NATS_URL="+c.nats.URL(),
 		"HARVESTER_ALLOW_PRIVATE_SOURCES=1", "HARVESTER_DATA_DIR="+c.dir)
+	if osURL := os.Getenv("HARVESTER_TEST_OPENSEARCH_URL"); osURL != "" {
+		alias := "crash-" + strings.ReplaceAll(uuid.NewString(), "-", "")
+		c.idx, err = opensearch.Open(context.Background(), osURL, alias)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.idx.Drop(context.Background()) })
+		c.env = append(c.env, "OPENSEARCH_URL="+osURL, "HARVESTER_SEARCH_INDEX="+alias)
+	} else {
+		c.env = append(c.env, "OPENSEARCH_URL=", "HARVESTER_SEARCH_INDEX=none")
+	}
 	c.src, err = st.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "crash test source",
 		URL: c.server.URL(), SourceType: harvest.SourceDocument, SchemaType: schemaType})
 	require.NoError(t, err)
@@ -362,6 +378,13 @@ func (c *cluster) checkLive(want []string) {
 		got = append(got, d.Identifier)
 	}
 	require.Equal(c.t, want, got, "the live catalog: no dataset lost, duplicated or left behind")
+	if c.idx != nil {
+		require.NoError(c.t, c.idx.Refresh(context.Background()))
+		r, err := search.Reconcile(context.Background(), c.st, c.idx, c.src.ID, false)
+		require.NoError(c.t, err)
+		require.True(c.t, r.Clean(), "the search index matches the live catalog: missing %v, stale %v, orphaned %v",
+			r.Missing, r.Stale, r.Orphaned)
+	}
 }
 
 // waitConverged waits for a job that may end either way and checks what any end must give:

@@ -1,12 +1,16 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -15,7 +19,8 @@ import (
 // Publisher is a watermill Publisher onto JetStream that sends each message to the subject in
 // its harvest.MetaSubject metadata (the topic argument otherwise). watermill-nats' own
 // publisher sends to the stream name, which cannot serve one stream over many subjects.
-// Publish returns once JetStream has stored the message.
+// Publish returns once JetStream has stored every message (its PubAck came back): several
+// messages are sent at once with PublishMsgAsync and their PubAcks awaited together.
 type Publisher struct {
 	js  jetstream.JetStream
 	enc wmnats.NATSMarshaler
@@ -26,18 +31,28 @@ var _ message.Publisher = (*Publisher)(nil)
 // NewPublisher returns a Publisher over js.
 func NewPublisher(js jetstream.JetStream) *Publisher { return &Publisher{js: js} }
 
-// Publish implements message.Publisher.
+// marshal returns m as a NATS message to its routing subject.
+func (p *Publisher) marshal(topic string, m *message.Message) (*nats.Msg, error) {
+	subject := topic
+	if s := m.Metadata.Get(harvest.MetaSubject); s != "" {
+		subject = s
+	}
+	nm, err := p.enc.Marshal(subject, m)
+	if err != nil {
+		return nil, fmt.Errorf("marshal message for %s: %w", subject, err)
+	}
+	return nm, nil
+}
+
+// Publish implements message.Publisher. It returns an error naming the subject of the first
+// message JetStream did not store; messages before it, and possibly after it, were stored.
 func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
-	for _, m := range msgs {
-		subject := topic
-		if s := m.Metadata.Get(harvest.MetaSubject); s != "" {
-			subject = s
-		}
-		nm, err := p.enc.Marshal(subject, m)
+	if len(msgs) == 1 {
+		nm, err := p.marshal(topic, msgs[0])
 		if err != nil {
-			return fmt.Errorf("marshal message for %s: %w", subject, err)
+			return err
 		}
-		ctx := m.Context()
+		ctx := msgs[0].Context()
 		if ctx == nil {
 			ctx = context.Background()
 		}
@@ -51,11 +66,146 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("publish to %s: %w", subject, err)
+			return fmt.Errorf("publish to %s: %w", nm.Subject, err)
+		}
+		return nil
+	}
+	pending := make([]pendingAck, 0, len(msgs))
+	var err error
+	for _, m := range msgs {
+		var pa pendingAck
+		if pa, err = p.publishAsync(topic, m); err != nil {
+			break
+		}
+		pending = append(pending, pa)
+	}
+	err = errors.Join(err, awaitAcks(pending))
+	recreateIfLost(p.js, err)
+	return err
+}
+
+// recreateIfLost creates the streams again when err says no stream answered (the broker lost
+// them), so that the retry of the failed handler finds them.
+func recreateIfLost(js jetstream.JetStream, err error) {
+	if errors.Is(err, jetstream.ErrNoStreamResponse) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = recreateStreams(ctx, js)
+	}
+}
+
+// pendingAck is a message sent with PublishMsgAsync whose PubAck may not have come back yet.
+type pendingAck struct {
+	subject string
+	f       jetstream.PubAckFuture
+}
+
+func (p *Publisher) publishAsync(topic string, m *message.Message) (pendingAck, error) {
+	nm, err := p.marshal(topic, m)
+	if err != nil {
+		return pendingAck{}, err
+	}
+	f, err := p.js.PublishMsgAsync(nm)
+	if err != nil {
+		return pendingAck{}, fmt.Errorf("publish to %s: %w", nm.Subject, err)
+	}
+	return pendingAck{subject: nm.Subject, f: f}, nil
+}
+
+// awaitAcks waits for every PubAck (or its failure, or pubAckTimeout) and returns the first
+// failure.
+func awaitAcks(pending []pendingAck) error {
+	var first error
+	timeout := time.NewTimer(pubAckTimeout)
+	defer timeout.Stop()
+	for _, pa := range pending {
+		select {
+		case <-pa.f.Ok():
+		case err := <-pa.f.Err():
+			if first == nil {
+				first = fmt.Errorf("publish to %s: %w", pa.subject, err)
+			}
+		case <-timeout.C:
+			return cmp.Or(first, fmt.Errorf("publish to %s: no PubAck within %v", pa.subject, pubAckTimeout))
+		}
+	}
+	return first
+}
+
+// Close implements message.Publisher; the connection belongs to the caller.
+func (p *Publisher) Close() error { return nil }
+
+// flushWindow is how many messages a DeferredPublisher lets go unconfirmed before Publish waits
+// for their PubAcks.
+const flushWindow = 256
+
+// pubAckTimeout is how long an asynchronously published message waits for its PubAck before it
+// counts as not stored.
+const pubAckTimeout = 10 * time.Second
+
+// DeferredPublisher is the Publisher of a stage that publishes from inside its handler, one
+// message at a time (EXTRACT streams a listing; COMPARE's listing handler sends deletes).
+// Publish sends with PublishMsgAsync and returns without waiting for the PubAck, except when
+// flushWindow messages are unconfirmed, when it waits for all of them. The stage's handler is
+// wrapped by flushed, which waits for every PubAck before the handler returns, so the input
+// message is still acked only once JetStream has stored everything the handler published, and
+// a message that was not stored (an error PubAck, or none within pubAckTimeout) fails the
+// handler, which is then retried (the stages are idempotent). It has a JetStream context of its
+// own, so that its waits and failures are its stage's only.
+type DeferredPublisher struct {
+	p        *Publisher
+	js       jetstream.JetStream
+	failures atomic.Int64 // messages not stored, ever
+	firstErr atomic.Value // error: the latest failure, for the message
+}
+
+var _ message.Publisher = (*DeferredPublisher)(nil)
+
+// NewDeferredPublisher returns a DeferredPublisher on nc.
+func NewDeferredPublisher(nc *nats.Conn) (*DeferredPublisher, error) {
+	d := &DeferredPublisher{}
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(pubAckTimeout),
+		jetstream.WithPublishAsyncMaxPending(4*flushWindow),
+		jetstream.WithPublishAsyncErrHandler(func(_ jetstream.JetStream, m *nats.Msg, err error) {
+			d.firstErr.Store(fmt.Errorf("publish to %s: %w", m.Subject, err))
+			d.failures.Add(1)
+		}))
+	if err != nil {
+		return nil, err
+	}
+	d.js, d.p = js, NewPublisher(js)
+	return d, nil
+}
+
+// Publish implements message.Publisher: it sends msgs and returns once they are on their way.
+func (d *DeferredPublisher) Publish(topic string, msgs ...*message.Message) error {
+	for _, m := range msgs {
+		if d.js.PublishAsyncPending() >= flushWindow {
+			<-d.js.PublishAsyncComplete()
+		}
+		if _, err := d.p.publishAsync(topic, m); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // Close implements message.Publisher; the connection belongs to the caller.
-func (p *Publisher) Close() error { return nil }
+func (d *DeferredPublisher) Close() error { return nil }
+
+// flushed runs h, then waits until JetStream has answered for every message published through
+// pub, so that h's input is acked only after all it published was stored. When one of them was
+// not stored (during h, by h or by another handler sharing pub), h fails.
+func flushed(pub *DeferredPublisher, h message.HandlerFunc) message.HandlerFunc {
+	return func(msg *message.Message) ([]*message.Message, error) {
+		before := pub.failures.Load()
+		out, err := h(msg)
+		<-pub.js.PublishAsyncComplete()
+		if pub.failures.Load() != before && err == nil {
+			cause, _ := pub.firstErr.Load().(error)
+			recreateIfLost(pub.js, cause)
+			return nil, fmt.Errorf("a message the handler published was not stored: %w", cause)
+		}
+		return out, err
+	}
+}

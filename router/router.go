@@ -93,12 +93,14 @@ func (c Config) validate() error {
 
 // deps is what the topology builds stages from.
 type deps struct {
-	cfg    Config
-	store  store.Store
-	pub    message.Publisher
-	fetch  extract.FetchConfig
-	report *report.Handler
-	search *search.Batcher // nil without an index
+	cfg   Config
+	store store.Store
+	pub   message.Publisher
+	// extractPub and comparePub publish for the stages that publish from inside their handler.
+	extractPub, comparePub *DeferredPublisher
+	fetch                  extract.FetchConfig
+	report                 *report.Handler
+	search                 *search.Batcher // nil without an index
 }
 
 // Router runs the configured stages until its context ends or Close is called.
@@ -147,6 +149,12 @@ func (r *Router) build(ctx context.Context) error {
 		r.search = search.NewBatcher(r.cfg.Search, search.BatcherConfig{})
 	}
 	d := &deps{cfg: r.cfg, store: r.cfg.Store, pub: r.pub, fetch: r.cfg.Fetch, report: rep, search: r.search}
+	if d.extractPub, err = NewDeferredPublisher(r.bus.nc); err != nil {
+		return err
+	}
+	if d.comparePub, err = NewDeferredPublisher(r.bus.nc); err != nil {
+		return err
+	}
 	for _, st := range topology(d) {
 		if !slices.Contains(r.cfg.Stages, st.name) {
 			continue

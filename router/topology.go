@@ -42,13 +42,15 @@ type stage struct {
 
 // topology is every stage and its subject: the one table that wires the pipeline.
 func topology(d *deps) []stage {
-	ex := extract.New(d.store, d.pub, d.fetch)
-	cmp := compare.New(d.store, d.pub, d.cfg.MaxDeleteShare)
+	// EXTRACT and COMPARE publish from inside their handlers (a listing's records, its deletes):
+	// asynchronously, each stage's handler waiting for the PubAcks before it returns.
+	ex := extract.New(d.store, d.extractPub, d.fetch)
+	cmp := compare.New(d.store, d.comparePub, d.cfg.MaxDeleteShare)
 	n := d.cfg.Subscriptions
 	return []stage{
-		{StageExtract, harvest.SubjectExtract, noOutput(ex.Handle), time.Minute, 1, 1},
-		{StageCompare, harvest.SubjectCompare, cmp.HandleRecord, time.Minute, n, 64},
-		{StageListing, harvest.SubjectListing, cmp.HandleListing, time.Minute, 1, 1},
+		{StageExtract, harvest.SubjectExtract, flushed(d.extractPub, noOutput(ex.Handle)), time.Minute, 1, 1},
+		{StageCompare, harvest.SubjectCompare, flushed(d.comparePub, cmp.HandleRecord), time.Minute, n, 64},
+		{StageListing, harvest.SubjectListing, flushed(d.comparePub, cmp.HandleListing), time.Minute, 1, 1},
 		{StageTransform, harvest.SubjectTransform, transform.New(d.store).Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
 		{StageSync, harvest.SubjectSync, sync.New(d.store, d.search).Handle, time.Minute, n, 64},

@@ -19,6 +19,7 @@ corpus=../shared/corpus/dcatus/agency-gsa-2025-07.data.json
 go run ./cmd/harvester harvest --file "$corpus" --schema-type "dcatus1.1: federal" --format json > /tmp/harvester-smoke.json
 grep -q '"status":"complete"' /tmp/harvester-smoke.json || { echo "smoke harvest did not complete:"; cat /tmp/harvester-smoke.json; exit 1; }
 echo "smoke harvest: $(cat /tmp/harvester-smoke.json)"
+go run ./bench -records 1000 -json # the benchmark harness as a smoke run: exits 1 unless every scenario's counts are exact
 
 wait "$opensearch_pid" || { echo "OpenSearch did not start:"; cat /tmp/harvester-opensearch.log; exit 1; }
 # The OpenSearch tests use the node; the other tests keep the embedded default (bleve).

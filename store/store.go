@@ -40,8 +40,10 @@ type Store interface {
 	// JobFetchLatest returns what the source's last finished job among harvest, force_harvest
 	// and clear jobs fetched (JobFetchSet), when that job completed, is not a clear job and
 	// saved validators: the only fetch a new harvest job may reuse for a conditional GET (after
-	// a failed job or a clear, the catalog may not match the document any more). ErrNotFound
-	// otherwise. Validate jobs and unfinished jobs are passed over.
+	// a failed job or a clear, the catalog may not match the document any more), and when no
+	// record of the source has a newest row in status error or pending (a record whose sync or
+	// store write failed must be harvested again). ErrNotFound otherwise. Validate jobs and
+	// unfinished jobs are passed over.
 	JobFetchLatest(ctx context.Context, sourceID string) (*JobFetch, error)
 	// JobFetchSet saves what a job fetched (p.JobID's row; ErrNotFound for an unknown job),
 	// replacing what it had.

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/harvester-dev/harvester/store"
 )
@@ -36,8 +37,28 @@ func (s *Store) JobFetchLatest(ctx context.Context, sourceID string) (*store.Job
 	if err != nil {
 		return nil, err
 	}
-	return r.Reusable()
+	f, err := r.Reusable()
+	if err != nil {
+		return nil, err
+	}
+	var unsettled bool
+	if err := s.db.QueryRowContext(ctx, fmt.Sprintf(unsettledRecord, "?"), sourceID).Scan(&unsettled); err != nil {
+		return nil, interpretError(err)
+	}
+	if unsettled {
+		return nil, store.ErrNotFound
+	}
+	return f, nil
 }
+
+// unsettledRecord finds a record of the source whose newest row failed for a reason of its own
+// (status error: a sync or store failure) or never settled: a harvest must look at it again,
+// so the document may not be skipped by a conditional GET.
+const unsettledRecord = `SELECT EXISTS (SELECT 1 FROM harvest_record r
+	WHERE r.harvest_source_id = %[1]s AND r.status IN ('error', 'pending')
+		AND NOT EXISTS (SELECT 1 FROM harvest_record k WHERE k.harvest_source_id = r.harvest_source_id
+			AND k.identifier = r.identifier AND k.status IN ('success', 'error_validation', 'error_transform')
+			AND k.date_created > r.date_created))`
 
 // JobFetchSet implements store.Store.
 func (s *Store) JobFetchSet(ctx context.Context, p *store.JobFetch) error {

@@ -83,3 +83,28 @@ func testJobFetchLatest(t *testing.T, s store.Store) {
 	_, err = latest()
 	require.ErrorIs(t, err, store.ErrNotFound, "the last job was a clear")
 }
+
+// testJobFetchLatestUnsettled: a record whose newest row failed (status error) or never
+// settled makes the source's validators unusable until a later row of that record settles.
+func testJobFetchLatestUnsettled(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job := newJob(t, s, src.ID)
+	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: job.ID, URL: "u", ETag: "e"}))
+	ok := newRecord(t, s, job, "ok")
+	settleRecord(t, s, ok, harvest.RecordSuccess)
+	failed := newRecord(t, s, job, "failed")
+	settleRecord(t, s, failed, harvest.RecordFailed)
+	finishJob(t, s, job.ID)
+	_, err := s.JobFetchLatest(ctx, src.ID)
+	require.ErrorIs(t, err, store.ErrNotFound, "a record failed for a reason of its own: harvest it again")
+
+	next := newJob(t, s, src.ID)
+	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: next.ID, URL: "u", ETag: "e2"}))
+	again := newRecord(t, s, next, "failed")
+	settleRecord(t, s, again, harvest.RecordSuccess)
+	finishJob(t, s, next.ID)
+	got, err := s.JobFetchLatest(ctx, src.ID)
+	require.NoError(t, err, "the failed record settled in a later job")
+	require.Equal(t, "e2", got.ETag)
+}

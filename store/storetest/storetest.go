@@ -93,6 +93,7 @@ var cases = []testCase{
 	{"Job/Heartbeat", testJobHeartbeat},
 	{"Job/ListOrphaned", testJobListOrphaned},
 	{"Job/FetchLatest", testJobFetchLatest},
+	{"Job/FetchLatestUnsettled", testJobFetchLatestUnsettled},
 	{"Job/Redrive", testJobRedrive},
 
 	{"Leader/Exclusive", testLeaderExclusive},

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/validate"
+)
+
+// corpusCatalogs are the real federal catalogs the synthetic catalog's records come from.
+var corpusCatalogs = []string{
+	"dcatus/agency-gsa-2025-07.data.json", "dcatus/agency-dhs-2025-07.data.json",
+	"dcatus/agency-dol-2025-07.data.json", "dcatus/agency-energy-2025-07.data.json",
+	"dcatus/agency-va-2025-07.data.json", "dcatus/agency-cms-2025-07.data.json",
+}
+
+const (
+	// maxTemplates caps the distinct corpus records the catalog cycles through.
+	maxTemplates = 2000
+	// maxTemplateBytes leaves out the rare very large record, so a run's record size stays
+	// that of a typical catalog (about 2 KB).
+	maxTemplateBytes = 8 << 10
+	// changedEvery: every changedEvery-th record differs in the changed catalog (10%).
+	changedEvery = 10
+)
+
+// loadTemplates returns up to maxTemplates records of the corpus catalogs (each one dataset
+// object, as the publisher wrote it) that are valid DCAT-US 1.1 federal, so a harvest of the
+// synthetic catalog adds every record. It returns an error when the corpus cannot be read or
+// holds no such record.
+func loadTemplates(corpusDir string) ([]map[string]json.RawMessage, error) {
+	v, err := validate.NewValidator(string(harvest.SchemaDCATUS11Federal))
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]json.RawMessage
+	for _, name := range corpusCatalogs {
+		data, err := os.ReadFile(filepath.Join(corpusDir, name))
+		if err != nil {
+			return nil, fmt.Errorf("corpus: %w", err)
+		}
+		var cat struct {
+			Dataset []json.RawMessage `json:"dataset"`
+		}
+		if err := json.Unmarshal(data, &cat); err != nil {
+			return nil, fmt.Errorf("corpus %s: %w", name, err)
+		}
+		for _, raw := range cat.Dataset {
+			if len(raw) > maxTemplateBytes {
+				continue
+			}
+			if problems, err := v.Validate(raw); err != nil || len(problems) > 0 {
+				continue
+			}
+			var rec map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				continue
+			}
+			var desc string
+			if json.Unmarshal(rec["description"], &desc) != nil || json.Unmarshal(rec["title"], new(string)) != nil {
+				continue
+			}
+			out = append(out, rec)
+			if len(out) == maxTemplates {
+				return out, nil
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("corpus %s: no valid DCAT-US 1.1 federal record in %v", corpusDir, corpusCatalogs)
+	}
+	return out, nil
+}
+
+// benchIdentifier is the identifier of the synthetic catalog's record i.
+func benchIdentifier(i int) string { return fmt.Sprintf("bench-%07d", i) }
+
+// writeCatalog writes a DCAT-US 1.1 catalog of n records to w, streaming: record i is
+// templates[i % len] with identifier benchIdentifier(i) and its title suffixed with the index
+// (unique titles, hence unique slugs). With changed, every changedEvery-th record (i = 0, 10,
+// 20, …) has " (revised)" appended to its description.
+func writeCatalog(w io.Writer, templates []map[string]json.RawMessage, n int, changed bool) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if _, err := bw.WriteString(`{"@type":"dcat:Catalog","conformsTo":"https://project-open-data.cio.gov/v1.1/schema","dataset":[`); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	for i := range n {
+		t := templates[i%len(templates)]
+		rec := make(map[string]json.RawMessage, len(t))
+		for k, v := range t {
+			rec[k] = v
+		}
+		var title, desc string
+		_ = json.Unmarshal(t["title"], &title)
+		rec["title"] = mustJSON(fmt.Sprintf("%s #%d", title, i))
+		rec["identifier"] = mustJSON(benchIdentifier(i))
+		if changed && i%changedEvery == 0 {
+			_ = json.Unmarshal(t["description"], &desc)
+			rec["description"] = mustJSON(desc + " (revised)")
+		}
+		buf.Reset()
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+		if _, err := bw.Write(bytes.TrimRight(buf.Bytes(), "\n")); err != nil {
+			return err
+		}
+	}
+	if _, err := bw.WriteString("]}\n"); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// changedCount is how many records writeCatalog changes in a catalog of n.
+func changedCount(n int) int { return (n + changedEvery - 1) / changedEvery }
+
+func mustJSON(s string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}

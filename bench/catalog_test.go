@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/compare"
+	"github.com/harvester-dev/harvester/stages/validate"
+)
+
+// The synthetic catalog has n valid records with unique identifiers and titles, more than the
+// corpus has distinct records, and the changed catalog differs in exactly changedCount of them.
+func TestCatalogHasUniqueValidRecordsAndTenPercentChanged(t *testing.T) {
+	templates, err := loadTemplates(corpustest.Dir(t))
+	require.NoError(t, err)
+	n := len(templates) + 25 // wraps round the templates
+	read := func(changed bool) []json.RawMessage {
+		var buf bytes.Buffer
+		require.NoError(t, writeCatalog(&buf, templates, n, changed))
+		var cat struct {
+			Dataset []json.RawMessage `json:"dataset"`
+		}
+		require.NoError(t, json.Unmarshal(buf.Bytes(), &cat))
+		require.Len(t, cat.Dataset, n)
+		return cat.Dataset
+	}
+	plain, changed := read(false), read(true)
+	v, err := validate.NewValidator(string(harvest.SchemaDCATUS11Federal))
+	require.NoError(t, err)
+	ids, titles := map[string]bool{}, map[string]bool{}
+	differ := 0
+	for i := range n {
+		var rec struct{ Identifier, Title string }
+		require.NoError(t, json.Unmarshal(plain[i], &rec))
+		require.Equal(t, benchIdentifier(i), rec.Identifier)
+		require.False(t, ids[rec.Identifier], "identifier %q repeats", rec.Identifier)
+		require.False(t, titles[rec.Title], "title %q repeats", rec.Title)
+		ids[rec.Identifier], titles[rec.Title] = true, true
+		if i%97 == 0 { // validating all would take long; a spread sample
+			problems, err := v.Validate(plain[i])
+			require.NoError(t, err)
+			require.Empty(t, problems, "record %d", i)
+		}
+		a, err := compare.SourceHash(plain[i])
+		require.NoError(t, err)
+		b, err := compare.SourceHash(changed[i])
+		require.NoError(t, err)
+		if a != b {
+			differ++
+		}
+	}
+	require.Equal(t, changedCount(n), differ)
+}
