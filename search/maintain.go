@@ -109,6 +109,31 @@ func Reindex(ctx context.Context, st store.Store, idx Index, sourceID string) (i
 	return n, err
 }
 
+// DeleteByScan deletes the documents Scan gives of a source, in bulk requests of 1,000: how an
+// index without a delete-by-query (bleve; OpenSearch without its reindex module) implements
+// DeleteSource.
+func DeleteByScan(ctx context.Context, idx Index, sourceID string) error {
+	var ops []Op
+	if err := idx.Scan(ctx, sourceID, func(e Entry) error {
+		ops = append(ops, Op{ID: e.ID})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for len(ops) > 0 {
+		n := min(len(ops), 1000)
+		errs, err := idx.Apply(ctx, ops[:n])
+		if err == nil {
+			err = errors.Join(errs...)
+		}
+		if err != nil {
+			return fmt.Errorf("delete the documents of source %s: %w", sourceID, err)
+		}
+		ops = ops[n:]
+	}
+	return nil
+}
+
 // ReconcileReport is what Reconcile found (and, with fix, repaired).
 type ReconcileReport struct {
 	Datasets  int      `json:"datasets"`  // live datasets looked at

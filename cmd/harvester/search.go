@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // indexFlags are the flags of the commands that use the search index.
@@ -23,6 +25,23 @@ func (f *indexFlags) register(cmd *cobra.Command) {
 	f.serviceFlags.register(cmd)
 	cmd.Flags().StringVar(&f.format, "format", "text", "output: text or json")
 	cmd.Flags().StringVar(&f.source, "source", "", "only this harvest source's datasets (its id)")
+}
+
+// open checks the flags and opens the store and the search index; close releases both.
+func (f *indexFlags) open(ctx context.Context) (store.Store, search.Index, func(), error) {
+	if err := f.check(); err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := f.openStore(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	idx, err := f.openSearch(ctx)
+	if err != nil {
+		st.Close()
+		return nil, nil, nil, err
+	}
+	return st, idx, func() { idx.Close(); st.Close() }, nil
 }
 
 func (f *indexFlags) check() error {
@@ -119,20 +138,12 @@ func reindexCommand() *cobra.Command {
 			"it rewrites that source's documents in place.\n\n" + servicesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.check(); err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			st, err := f.openStore(ctx)
+			st, idx, closeAll, err := f.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			idx, err := f.openSearch(ctx)
-			if err != nil {
-				return err
-			}
-			defer idx.Close()
+			defer closeAll()
 			n, err := search.Reindex(ctx, st, idx, f.source)
 			if err != nil {
 				return err
@@ -162,20 +173,12 @@ func reconcileCommand() *cobra.Command {
 			"documents and deletes the orphaned ones. Exits 1 when differences remain.\n\n" + servicesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.check(); err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			st, err := f.openStore(ctx)
+			st, idx, closeAll, err := f.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			idx, err := f.openSearch(ctx)
-			if err != nil {
-				return err
-			}
-			defer idx.Close()
+			defer closeAll()
 			r, err := search.Reconcile(ctx, st, idx, f.source, fix)
 			if err != nil {
 				return err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/bleve"
 	"github.com/harvester-dev/harvester/search/opensearch"
+	"github.com/harvester-dev/harvester/search/searchtest"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -33,19 +33,9 @@ func bleveBackend(t *testing.T) searchBackend {
 	return searchBackend{idx: idx, flags: []string{"--opensearch-url", "", "--data-dir", dataDir, "--search-index", "test"}}
 }
 
-// opensearchBackend uses the node at HARVESTER_TEST_OPENSEARCH_URL (or OPENSEARCH_URL); it
-// skips without one unless HARVESTER_TEST_REQUIRE_OPENSEARCH=1, which CI sets.
+// opensearchBackend uses the test OpenSearch node (searchtest.OpenSearchURL).
 func opensearchBackend(t *testing.T) searchBackend {
-	url := os.Getenv("HARVESTER_TEST_OPENSEARCH_URL")
-	if url == "" {
-		url = os.Getenv("OPENSEARCH_URL")
-	}
-	if url == "" {
-		if os.Getenv("HARVESTER_TEST_REQUIRE_OPENSEARCH") == "1" {
-			t.Fatal("HARVESTER_TEST_REQUIRE_OPENSEARCH=1 but no HARVESTER_TEST_OPENSEARCH_URL / OPENSEARCH_URL")
-		}
-		t.Skip("no OpenSearch node: run scripts/opensearch.sh and set OPENSEARCH_URL")
-	}
+	url := searchtest.OpenSearchURL(t)
 	alias := "cmdtest-" + strings.ReplaceAll(uuid.NewString(), "-", "")
 	idx, err := opensearch.Open(context.Background(), url, alias)
 	require.NoError(t, err)

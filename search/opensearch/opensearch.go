@@ -273,28 +273,10 @@ func sourceQuery(sourceID string) map[string]any {
 	return map[string]any{"term": map[string]any{"source_id": sourceID}}
 }
 
-// DeleteSource deletes the source's documents in bulk requests of 1,000 (_delete_by_query is
-// in the reindex module, which not every node has).
+// DeleteSource deletes the source's documents with search.DeleteByScan (_delete_by_query is in
+// the reindex module, which not every node has).
 func (x *Index) DeleteSource(ctx context.Context, sourceID string) error {
-	var ops []search.Op
-	if err := x.Scan(ctx, sourceID, func(e search.Entry) error {
-		ops = append(ops, search.Op{ID: e.ID})
-		return nil
-	}); err != nil {
-		return err
-	}
-	for len(ops) > 0 {
-		n := min(len(ops), 1000)
-		errs, err := x.Apply(ctx, ops[:n])
-		if err == nil {
-			err = errors.Join(errs...)
-		}
-		if err != nil {
-			return fmt.Errorf("opensearch: delete source %s: %w", sourceID, err)
-		}
-		ops = ops[n:]
-	}
-	return nil
+	return search.DeleteByScan(ctx, x, sourceID)
 }
 
 // Rebuild creates a new concrete index, fills it in bulk requests of 500, refreshes it, then

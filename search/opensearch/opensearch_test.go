@@ -2,7 +2,6 @@ package opensearch_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,26 +13,9 @@ import (
 	"github.com/harvester-dev/harvester/search/searchtest"
 )
 
-// URL returns the test OpenSearch node (HARVESTER_TEST_OPENSEARCH_URL, else OPENSEARCH_URL).
-// With neither set the test is skipped, unless HARVESTER_TEST_REQUIRE_OPENSEARCH=1 (CI sets it,
-// after scripts/opensearch.sh started a node), where it fails.
-func URL(t *testing.T) string {
-	u := os.Getenv("HARVESTER_TEST_OPENSEARCH_URL")
-	if u == "" {
-		u = os.Getenv("OPENSEARCH_URL")
-	}
-	if u == "" {
-		if os.Getenv("HARVESTER_TEST_REQUIRE_OPENSEARCH") == "1" {
-			t.Fatal("HARVESTER_TEST_REQUIRE_OPENSEARCH=1 but no HARVESTER_TEST_OPENSEARCH_URL / OPENSEARCH_URL")
-		}
-		t.Skip("no OpenSearch node: run scripts/opensearch.sh and set OPENSEARCH_URL")
-	}
-	return u
-}
-
 func open(t *testing.T) *opensearch.Index {
 	alias := "test-" + strings.ReplaceAll(uuid.NewString(), "-", "")
-	idx, err := opensearch.Open(t.Context(), URL(t), alias)
+	idx, err := opensearch.Open(t.Context(), searchtest.OpenSearchURL(t), alias)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, idx.Drop(context.Background())) })
 	return idx
@@ -50,7 +32,7 @@ func TestOpenKeepsIndex(t *testing.T) {
 	errs, err := a.Apply(t.Context(), []search.Op{{ID: "d1", Doc: &doc}})
 	require.NoError(t, err)
 	require.NoError(t, errs[0])
-	b, err := opensearch.Open(t.Context(), URL(t), a.Alias())
+	b, err := opensearch.Open(t.Context(), searchtest.OpenSearchURL(t), a.Alias())
 	require.NoError(t, err)
 	require.NoError(t, b.Refresh(t.Context()))
 	res, err := b.Search(t.Context(), search.Query{Text: "kept"})

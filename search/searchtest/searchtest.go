@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,6 +14,24 @@ import (
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
+
+// OpenSearchURL returns the test OpenSearch node: HARVESTER_TEST_OPENSEARCH_URL, else
+// OPENSEARCH_URL. With neither set the test is skipped, unless HARVESTER_TEST_REQUIRE_OPENSEARCH=1
+// (scripts/test.sh sets it after starting a node with scripts/opensearch.sh): then it fails.
+func OpenSearchURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("HARVESTER_TEST_OPENSEARCH_URL")
+	if u == "" {
+		u = os.Getenv("OPENSEARCH_URL")
+	}
+	if u == "" {
+		if os.Getenv("HARVESTER_TEST_REQUIRE_OPENSEARCH") == "1" {
+			t.Fatal("HARVESTER_TEST_REQUIRE_OPENSEARCH=1 but no HARVESTER_TEST_OPENSEARCH_URL / OPENSEARCH_URL")
+		}
+		t.Skip("no OpenSearch node: run scripts/opensearch.sh and set OPENSEARCH_URL")
+	}
+	return u
+}
 
 // Run runs the suite; open returns a new empty index that the test may Close.
 func Run(t *testing.T, open func(t *testing.T) search.Index) {
