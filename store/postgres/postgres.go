@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -42,12 +43,21 @@ const (
 
 var _ store.Store = (*Store)(nil)
 
+// DefaultMaxConns is the connection pool's size when the URL does not set pool_max_conns:
+// pgxpool's own default (4 on 2 cores) starves the stages' concurrent handlers, and the bench
+// measured 16 three times faster (README, Speed). Connections open only as they are needed.
+const DefaultMaxConns = 16
+
 // Open connects to the database at url (a libpq URL or DSN, e.g.
-// postgres://user@host:5432/harvester) and checks the connection. It does not migrate.
+// postgres://user@host:5432/harvester; pool_max_conns and the other pgxpool settings may be
+// given in it) and checks the connection. It does not migrate.
 func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, DefaultMaxConns)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -59,6 +69,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	return &Store{pool: pool, leaders: map[string]*pgxpool.Conn{}}, nil
 }
+
+// MaxConns is the size of the connection pool.
+func (s *Store) MaxConns() int32 { return s.pool.Config().MaxConns }
 
 // Close gives up every leadership this Store holds and closes the pool.
 func (s *Store) Close() {

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -83,4 +84,22 @@ func TestMigrateConcurrent(t *testing.T) {
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
+}
+
+// TestPoolSize: the pool has DefaultMaxConns connections unless the URL says otherwise.
+func TestPoolSize(t *testing.T) {
+	url := dbtest.URL(t)
+	st, err := postgres.Open(t.Context(), url)
+	require.NoError(t, err)
+	defer st.Close()
+	require.EqualValues(t, postgres.DefaultMaxConns, st.MaxConns())
+
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	small, err := postgres.Open(t.Context(), url+sep+"pool_max_conns=3")
+	require.NoError(t, err)
+	defer small.Close()
+	require.EqualValues(t, 3, small.MaxConns())
 }
