@@ -40,6 +40,12 @@ type stage struct {
 	maxPending int
 }
 
+// syncSubscriptions multiplies SYNC's share of Config.Subscriptions: its handlers wait on the
+// search index's bulk writes, which the Batcher groups from concurrent handlers, so more of them
+// at once means fuller bulk requests (bench: 12 ms per message at 4, bound by bleve persisting
+// each small batch).
+const syncSubscriptions = 4
+
 // topology is every stage and its subject: the one table that wires the pipeline.
 func topology(d *deps) []stage {
 	// EXTRACT and COMPARE publish from inside their handlers (a listing's records, its deletes):
@@ -53,7 +59,7 @@ func topology(d *deps) []stage {
 		{StageListing, harvest.SubjectListing, flushed(d.comparePub, cmp.HandleListing), time.Minute, 1, 1},
 		{StageTransform, harvest.SubjectTransform, transform.New(d.store).Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
-		{StageSync, harvest.SubjectSync, sync.New(d.store, d.search).Handle, time.Minute, n, 64},
+		{StageSync, harvest.SubjectSync, sync.New(d.store, d.search).Handle, time.Minute, syncSubscriptions * n, 64},
 		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, n, 64},
 		{StageTrigger, harvest.SubjectTrigger, noOutput(trigger.NewHandler(d.store, d.cfg.Logger).Handle), time.Minute, 1, 16},
 	}
