@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
@@ -53,7 +54,7 @@ type Deps struct {
 	// Ready are the checks /readyz runs, by name (e.g. "database", "nats").
 	Ready map[string]func(context.Context) error
 	// Fetch configures the download of POST /api/v1/validate's url; zero fields take
-	// extract's defaults.
+	// extract's defaults, and its retry budget is at most 20 s (the caller is waiting).
 	Fetch extract.FetchConfig
 	// Search answers GET /api/v1/search; nil answers 503.
 	Search search.Index
@@ -77,6 +78,19 @@ type server struct {
 	handler http.Handler // mux behind the middleware
 }
 
+// validateRetryBudget bounds the retries of POST /api/v1/validate's download: a caller waits
+// for the answer, so a failing URL is given up on after about half a minute, not the harvests'
+// two minutes.
+const validateRetryBudget = 20 * time.Second
+
+// validateFetch is the fetch configuration of the validate endpoint: c (its per-host limit
+// shared with the harvests) with a retry budget of at most validateRetryBudget.
+func validateFetch(c extract.FetchConfig) extract.FetchConfig {
+	c = c.WithDefaults()
+	c.RetryBudget = min(c.RetryBudget, validateRetryBudget)
+	return c
+}
+
 // New returns the API handler.
 func New(cfg Config, deps Deps) (http.Handler, error) {
 	return newServer(cfg, deps)
@@ -96,7 +110,7 @@ func newServer(cfg Config, deps Deps) (*server, error) {
 		log:     cmp.Or(deps.Logger, slog.Default()),
 		metrics: deps.Metrics,
 		ready:   deps.Ready,
-		fetch:   deps.Fetch.WithDefaults(),
+		fetch:   validateFetch(deps.Fetch),
 		search:  deps.Search,
 		replay:  deps.Replay,
 		mux:     http.NewServeMux(),

@@ -6,10 +6,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/stages/extract"
 )
 
 // federalDataset is a DCAT-US 1.1 federal dataset that passes validation.
@@ -229,4 +231,14 @@ func TestValidateBodyTooLarge(t *testing.T) {
 	requireError(t, r, http.StatusRequestEntityTooLarge, "larger than 1024 bytes")
 	ok := b.write(t, http.MethodPost, "/api/v1/validate", validateBody(federalDataset("small")))
 	require.Equal(t, http.StatusOK, ok.status, "body: %s", ok.body)
+}
+
+// TestValidateRetryBudget: the validate endpoint gives a failing URL at most 20 s of retries,
+// and keeps a shorter budget it is given.
+func TestValidateRetryBudget(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 20*time.Second, setup(t, func(_ *Config, d *Deps) { d.Fetch = extract.FetchConfig{} }).api.fetch.RetryBudget)
+	require.Equal(t, 5*time.Second, setup(t, func(_ *Config, d *Deps) {
+		d.Fetch = extract.FetchConfig{RetryBudget: 5 * time.Second}
+	}).api.fetch.RetryBudget)
 }
