@@ -26,6 +26,7 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/opensearch"
 	"github.com/harvester-dev/harvester/stages/validate"
@@ -250,6 +251,12 @@ func newCluster(t *testing.T, dbURL ...string) *cluster {
 	require.NoError(t, st.Migrate(context.Background()))
 	c := &cluster{t: t, st: st, nats: startNATS(t), procs: map[string]*proc{}, server: corpustest.NewServer(t),
 		dir: t.TempDir()}
+	// Create the streams before the processes start, so that they do not all create them at
+	// once on a fresh server: Debian's nats-server 2.9.10 once panicked (a nil dereference in
+	// its JetStream API import) under that burst, which is not what these tests are about.
+	bus, err := router.Connect(context.Background(), c.nats.URL())
+	require.NoError(t, err)
+	bus.Close()
 	c.env = append(os.Environ(), "DATABASE_URL="+url, "NATS_URL="+c.nats.URL(),
 		"HARVESTER_ALLOW_PRIVATE_SOURCES=1", "HARVESTER_DATA_DIR="+c.dir)
 	if osURL := os.Getenv("HARVESTER_TEST_OPENSEARCH_URL"); osURL != "" {
