@@ -63,7 +63,7 @@ func (o *Organizations) Name(ctx context.Context, sourceID string) (string, erro
 
 // Reindex rebuilds the index from the dataset table. With sourceID "" it builds a whole new
 // index and swaps it in (Index.Rebuild); with a source id it deletes that source's documents
-// and writes them again from its datasets, in bulk requests of 500. It returns how many
+// and writes them again from its datasets, in bulk requests of BulkSize. It returns how many
 // documents it wrote.
 func Reindex(ctx context.Context, st store.Store, idx Index, sourceID string) (int, error) {
 	orgs := NewOrganizations(st)
@@ -84,52 +84,33 @@ func Reindex(ctx context.Context, st store.Store, idx Index, sourceID string) (i
 	if err := idx.DeleteSource(ctx, sourceID); err != nil {
 		return 0, err
 	}
-	var ops []Op
-	flush := func() error {
-		if len(ops) == 0 {
-			return nil
-		}
-		errs, err := idx.Apply(ctx, ops)
-		ops = ops[:0]
-		if err != nil {
-			return err
-		}
-		return errors.Join(errs...)
-	}
-	err := stream(func(d Document) error {
-		ops = append(ops, Op{ID: d.ID, Doc: &d})
-		if len(ops) >= 500 {
-			return flush()
-		}
-		return nil
-	})
+	bulk := NewBulk(idx.Apply)
+	err := stream(func(d Document) error { return bulk.Put(ctx, d) })
 	if err == nil {
-		err = flush()
+		err = bulk.Flush(ctx)
 	}
 	return n, err
 }
 
-// DeleteByScan deletes the documents Scan gives of a source, in bulk requests of 1,000: how an
+// DeleteByScan deletes the documents Scan gives of a source, in bulk requests: how an
 // index without a delete-by-query (bleve; OpenSearch without its reindex module) implements
 // DeleteSource.
 func DeleteByScan(ctx context.Context, idx Index, sourceID string) error {
-	var ops []Op
+	var ids []string // collected first: deleting while paging would move the pages
 	if err := idx.Scan(ctx, sourceID, func(e Entry) error {
-		ops = append(ops, Op{ID: e.ID})
+		ids = append(ids, e.ID)
 		return nil
 	}); err != nil {
 		return err
 	}
-	for len(ops) > 0 {
-		n := min(len(ops), 1000)
-		errs, err := idx.Apply(ctx, ops[:n])
-		if err == nil {
-			err = errors.Join(errs...)
-		}
-		if err != nil {
+	bulk := NewBulk(idx.Apply)
+	for _, id := range ids {
+		if err := bulk.Add(ctx, Op{ID: id}); err != nil {
 			return fmt.Errorf("delete the documents of source %s: %w", sourceID, err)
 		}
-		ops = ops[n:]
+	}
+	if err := bulk.Flush(ctx); err != nil {
+		return fmt.Errorf("delete the documents of source %s: %w", sourceID, err)
 	}
 	return nil
 }
@@ -163,19 +144,7 @@ func Reconcile(ctx context.Context, st store.Store, idx Index, sourceID string, 
 	}
 	r := &ReconcileReport{Documents: len(docs), Missing: []string{}, Stale: []string{}, Orphaned: []string{}}
 	orgs := NewOrganizations(st)
-	var ops []Op
-	flush := func() error {
-		if !fix || len(ops) == 0 {
-			ops = ops[:0]
-			return nil
-		}
-		errs, err := idx.Apply(ctx, ops)
-		ops = ops[:0]
-		if err != nil {
-			return err
-		}
-		return errors.Join(errs...)
-	}
+	bulk := NewBulk(idx.Apply) // only written to with fix
 	err := st.DatasetStream(ctx, &store.DatasetListParams{SourceID: sourceID}, func(d *store.Dataset) error {
 		r.Datasets++
 		rec, ok := docs[d.ID]
@@ -193,11 +162,7 @@ func Reconcile(ctx context.Context, st store.Store, idx Index, sourceID string, 
 			if err != nil {
 				return err
 			}
-			doc := FromDataset(d, org)
-			ops = append(ops, Op{ID: d.ID, Doc: &doc})
-			if len(ops) >= 500 {
-				return flush()
-			}
+			return bulk.Put(ctx, FromDataset(d, org))
 		}
 		return nil
 	})
@@ -207,15 +172,12 @@ func Reconcile(ctx context.Context, st store.Store, idx Index, sourceID string, 
 	for id := range docs {
 		r.Orphaned = append(r.Orphaned, id)
 		if fix {
-			ops = append(ops, Op{ID: id})
-			if len(ops) >= 500 {
-				if err := flush(); err != nil {
-					return nil, fmt.Errorf("reconcile: %w", err)
-				}
+			if err := bulk.Add(ctx, Op{ID: id}); err != nil {
+				return nil, fmt.Errorf("reconcile: %w", err)
 			}
 		}
 	}
-	if err := flush(); err != nil {
+	if err := bulk.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("reconcile: %w", err)
 	}
 	slices.Sort(r.Orphaned)

@@ -362,27 +362,10 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 		return err
 	}
 	fresh := &Index{dir: x.dir, idx: idx, gen: name}
-	var batch []search.Op
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		errs, err := fresh.Apply(ctx, batch)
-		if err == nil {
-			err = errors.Join(errs...)
-		}
-		batch = batch[:0]
-		return err
-	}
-	err = fill(func(d search.Document) error {
-		batch = append(batch, search.Op{ID: d.ID, Doc: &d})
-		if len(batch) >= 500 {
-			return flush()
-		}
-		return nil
-	})
+	bulk := search.NewBulk(fresh.Apply)
+	err = fill(func(d search.Document) error { return bulk.Put(ctx, d) })
 	if err == nil {
-		err = flush()
+		err = bulk.Flush(ctx)
 	}
 	if err == nil {
 		err = x.point(name)

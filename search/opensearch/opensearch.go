@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -279,7 +278,7 @@ func (x *Index) DeleteSource(ctx context.Context, sourceID string) error {
 	return search.DeleteByScan(ctx, x, sourceID)
 }
 
-// Rebuild creates a new concrete index, fills it in bulk requests of 500, refreshes it, then
+// Rebuild creates a new concrete index, fills it in bulk requests (search.Bulk), refreshes it, then
 // points the alias at it alone and deletes the indices the alias pointed at before.
 func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document) error) error) error {
 	var old map[string]any
@@ -291,27 +290,10 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 	if err != nil {
 		return err
 	}
-	var batch []search.Op
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		errs, err := x.apply(ctx, name, batch)
-		if err == nil {
-			err = errors.Join(errs...)
-		}
-		batch = batch[:0]
-		return err
-	}
-	err = fill(func(d search.Document) error {
-		batch = append(batch, search.Op{ID: d.ID, Doc: &d})
-		if len(batch) >= 500 {
-			return flush()
-		}
-		return nil
-	})
+	bulk := search.NewBulk(func(ctx context.Context, ops []search.Op) ([]error, error) { return x.apply(ctx, name, ops) })
+	err = fill(func(d search.Document) error { return bulk.Put(ctx, d) })
 	if err == nil {
-		err = flush()
+		err = bulk.Flush(ctx)
 	}
 	if err == nil {
 		status, err = x.do(ctx, http.MethodPost, "/"+name+"/_refresh", nil, nil)
