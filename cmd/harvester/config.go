@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/router"
@@ -198,6 +199,66 @@ func (f *serviceFlags) openSearch(ctx context.Context) (idx search.Index, err er
 		return nil, err
 	}
 	return x, nil
+}
+
+// pipeline is every stage running in this process on the flags' services: what the one-shot
+// commands (harvest, replay) run their jobs on.
+type pipeline struct {
+	store   store.Store
+	index   search.Index // nil with --search-index none
+	router  *router.Router
+	closers []func()
+}
+
+// Close stops the stages and releases the services, in the reverse order of their opening.
+func (p *pipeline) Close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+}
+
+// startPipeline opens the store, the bus (the in-process server when no NATS URL is set) and
+// the search index, and runs every stage until ctx ends or Close is called. It returns once
+// the stages are running, or the first error (having released what it opened).
+func (f *serviceFlags) startPipeline(ctx context.Context) (*pipeline, error) {
+	logger, err := f.logger()
+	if err != nil {
+		return nil, err
+	}
+	p := &pipeline{}
+	fail := func(err error) (*pipeline, error) {
+		p.Close()
+		return nil, err
+	}
+	if p.store, err = f.openStore(ctx); err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, p.store.Close)
+	natsURL, stopBus, err := f.bus()
+	if err != nil {
+		return fail(err)
+	}
+	p.closers = append(p.closers, stopBus)
+	if p.index, err = f.openSearch(ctx); err != nil {
+		return fail(err)
+	}
+	if p.index != nil {
+		p.closers = append(p.closers, func() { p.index.Close() })
+	}
+	p.router, err = router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(),
+		NATSURL: natsURL, Store: p.store, Logger: logger, Registerer: prometheus.NewRegistry(), Search: p.index})
+	if err != nil {
+		return fail(err)
+	}
+	p.closers = append(p.closers, func() { p.router.Close() })
+	runErr := make(chan error, 1)
+	go func() { runErr <- p.router.Run(ctx) }()
+	select {
+	case <-p.router.Running():
+		return p, nil
+	case err := <-runErr:
+		return fail(fmt.Errorf("start stages: %w", err))
+	}
 }
 
 // bus returns the NATS URL to use, starting the in-process server when none is configured;

@@ -11,11 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/trigger"
 )
@@ -182,40 +180,12 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	if err != nil {
 		return "", err
 	}
-	logger, err := f.logger()
+	pl, err := f.startPipeline(ctx)
 	if err != nil {
 		return "", err
 	}
-	st, err := f.openStore(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer st.Close()
-	natsURL, stopBus, err := f.bus()
-	if err != nil {
-		return "", err
-	}
-	defer stopBus()
-	idx, err := f.openSearch(ctx)
-	if err != nil {
-		return "", err
-	}
-	if idx != nil {
-		defer idx.Close()
-	}
-	r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), NATSURL: natsURL, Store: st, Logger: logger,
-		Registerer: prometheus.NewRegistry(), Search: idx})
-	if err != nil {
-		return "", err
-	}
-	defer r.Close()
-	runErr := make(chan error, 1)
-	go func() { runErr <- r.Run(ctx) }()
-	select {
-	case <-r.Running():
-	case err := <-runErr:
-		return "", fmt.Errorf("start stages: %w", err)
-	}
+	defer pl.Close()
+	st, idx, r := pl.store, pl.index, pl.router
 	reports, unsubscribe, err := r.Reports()
 	if err != nil {
 		return "", err

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/router"
@@ -113,40 +112,12 @@ func (f *replayFlags) replay(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logger, err := f.logger()
+	pl, err := f.startPipeline(ctx)
 	if err != nil {
 		return err
 	}
-	st, err := f.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	natsURL, stopBus, err := f.bus()
-	if err != nil {
-		return err
-	}
-	defer stopBus()
-	idx, err := f.openSearch(ctx)
-	if err != nil {
-		return err
-	}
-	if idx != nil {
-		defer idx.Close()
-	}
-	r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), NATSURL: natsURL,
-		Store: st, Logger: logger, Registerer: prometheus.NewRegistry(), Search: idx})
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	runErr := make(chan error, 1)
-	go func() { runErr <- r.Run(ctx) }()
-	select {
-	case <-r.Running():
-	case err := <-runErr:
-		return fmt.Errorf("start stages: %w", err)
-	}
+	defer pl.Close()
+	st, r := pl.store, pl.router
 	res, err := r.Bus().Replay(ctx, st, p)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("replay: there is no job %q in %s", f.jobID, f.storeName())
