@@ -10,7 +10,8 @@
 //     next run moves on by whole periods of its frequency from the previous plan, so runs do
 //     not drift with the scheduler's own delays;
 //  3. dispatch: queued jobs start, oldest first, while fewer than MaxInProgress are in progress
-//     (store.JobStartQueued), and their job messages go to EXTRACT.
+//     (store.JobStartQueued), and their job messages go to EXTRACT; a job whose message
+//     cannot be sent (the broker is down) stays in progress and step 1 re-drives it.
 //
 // Schedulers that are not the leader stand by and try again on the next tick.
 package scheduler

@@ -248,8 +248,11 @@ func (s *Scheduler) dispatch(ctx context.Context) error {
 	}
 	var errs []error
 	for _, job := range started {
-		if err := trigger.Dispatch(ctx, s.store, s.pub, job); err != nil {
-			errs = append(errs, err)
+		// A job whose message cannot be sent (the broker is restarting) stays in progress in
+		// Postgres: it has no heartbeat after this one, so orphan cleanup re-drives it, and
+		// fails it only after MaxRedrives tries.
+		if err := trigger.Publish(ctx, s.store, s.pub, job); err != nil {
+			errs = append(errs, fmt.Errorf("dispatch job %s (it will be re-driven): %w", job.ID, err))
 		}
 	}
 	return errors.Join(errs...)

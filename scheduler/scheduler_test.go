@@ -290,3 +290,33 @@ func TestStartStopIsSafe(t *testing.T) {
 	_, err = scheduler.New(scheduler.Config{MaxInProgress: -1}, st, nil, quiet)
 	require.ErrorContains(t, err, "MaxInProgress")
 }
+
+// TestDispatchFailureLeavesTheJobToRedrive: a job whose message cannot be sent when it starts
+// (the broker is down) is not failed at once: it stays in progress in Postgres, and orphan
+// cleanup re-drives it, ending it only after MaxRedrives tries.
+func TestDispatchFailureLeavesTheJobToRedrive(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, _ := backends["sqlite"](t)
+	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "cftc",
+		URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11NonFederal})
+	require.NoError(t, err)
+	job, err := trigger.Enqueue(ctx, st, src.ID, harvest.JobHarvest)
+	require.NoError(t, err)
+	down := bus(t, natstest.URL(t))
+	down.Close() // every publish fails
+	s, err := scheduler.New(scheduler.Config{Interval: 10 * time.Millisecond, OrphanTimeout: 50 * time.Millisecond,
+		MaxRedrives: 1}, st, down.Publisher(), quiet)
+	require.NoError(t, err)
+	s.Start(ctx)
+	defer s.Stop()
+	waitFor(t, "the job to end", func() bool {
+		j, err := st.JobGet(ctx, job.ID)
+		return err == nil && j.Status == harvest.JobError
+	})
+	errs, err := st.JobErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Equal(t, "FailedJobCleanup", errs[0].Type, "ended by orphan cleanup, not at dispatch: %s", errs[0].Message)
+}

@@ -30,16 +30,6 @@ func Enqueue(ctx context.Context, st store.Store, sourceID string, jobType harve
 	return job, nil
 }
 
-// Dispatch publishes the job message of a job that was just started (in_progress) to EXTRACT.
-// A job whose message cannot be published is failed, so that it does not hold its source.
-func Dispatch(ctx context.Context, st store.Store, pub message.Publisher, job *store.Job) error {
-	if err := Publish(ctx, st, pub, job); err != nil {
-		_, _ = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "TriggerError", Message: err.Error()})
-		return fmt.Errorf("dispatch job %s: %w", job.ID, err)
-	}
-	return nil
-}
-
 // Publish sends the job message of a job in progress to EXTRACT, and nothing else: a failure
 // is returned and the job left as it is. The scheduler re-drives an orphaned job with it (the
 // same job id: the stages are idempotent on it).
