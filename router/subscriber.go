@@ -62,7 +62,11 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 	cur.Store(it)
 	ctx, cancel := context.WithCancel(ctx)
 	out := make(chan *message.Message)
-	s.wg.Add(2)
+	s.wg.Add(3)
+	go func() { // a pull that waits on a consumer the broker lost can wait forever: stop it
+		defer s.wg.Done()
+		s.watchConsumer(ctx, func() { cur.Load().(jetstream.MessagesContext).Stop() })
+	}()
 	go func() { // stop the iterator when asked, which unblocks Next
 		defer s.wg.Done()
 		select {
@@ -110,6 +114,29 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 		}
 	}()
 	return out, nil
+}
+
+// watchConsumer checks every 2×missedHeartbeat, until ctx ends, that the consumer still exists,
+// and calls stop when the broker says it does not (a nats-server restarted with its store
+// wiped): a pull on a lost consumer may neither deliver nor miss a heartbeat after the client
+// reconnects, and stopping its iterator makes the consume loop create the consumer again.
+func (s *Subscriber) watchConsumer(ctx context.Context, stop func()) {
+	tick := time.NewTicker(2 * missedHeartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, missedHeartbeat)
+		_, err := s.js.Consumer(cctx, s.stream, s.consumer.Durable)
+		cancel()
+		if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+			s.logger.Warn("jetstream consumer lost by the broker; pulling again", "consumer", s.consumer.Durable)
+			stop()
+		}
+	}
 }
 
 // missedHeartbeat is the idle heartbeat of a pull: Next reports a broker that stopped
