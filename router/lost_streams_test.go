@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -51,19 +52,26 @@ func TestLostStreamsAreCreatedAgain(t *testing.T) {
 	publish("before")
 	receive("before")
 
-	for _, cfg := range streamConfigs() {
-		require.NoError(t, bus.js.DeleteStream(ctx, cfg.Name))
-	}
+	deleteStreams(t, bus)
 	publish("after") // the subscriber or the publisher creates the streams again
 	receive("after") // the subscriber finds its consumer gone and creates it again
 
 	// With no subscriber left to notice, the publisher alone brings the streams back.
 	require.NoError(t, sub.Close())
-	for _, cfg := range streamConfigs() {
-		require.NoError(t, bus.js.DeleteStream(ctx, cfg.Name))
-	}
+	deleteStreams(t, bus)
 	publish("alone")
 	info, err := bus.js.Stream(ctx, StreamWork)
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), info.CachedInfo().State.Msgs)
+}
+
+// deleteStreams deletes every stream. One may be gone already: the subscriber can notice the
+// first deletion and create the streams again while the others are being deleted.
+func deleteStreams(t *testing.T, bus *Bus) {
+	t.Helper()
+	for _, cfg := range streamConfigs() {
+		if err := bus.js.DeleteStream(context.Background(), cfg.Name); !errors.Is(err, jetstream.ErrStreamNotFound) {
+			require.NoError(t, err)
+		}
+	}
 }
