@@ -28,6 +28,8 @@ const apiKey = "bench"
 type services struct {
 	databaseURL, natsURL, dataDir string
 	subscriptions                 int
+	pprofAddr                     string // the harvester's --pprof-addr; empty: none
+	opensearchURL, searchIndex    string // the harvester's --opensearch-url and --search-index; empty: defaults
 }
 
 // harvester is one `harvester serve` process: API, scheduler and every stage.
@@ -48,10 +50,20 @@ func startHarvester(ctx context.Context, bin string, svc services) (*harvester, 
 	args := []string{"serve", "--addr", addr, "--database-url", svc.databaseURL, "--nats-url", svc.natsURL,
 		"--data-dir", svc.dataDir, "--allow-private-sources", "--scheduler-interval", "50ms",
 		"--subscriptions", strconv.Itoa(svc.subscriptions), "--log-level", "error"}
+	if svc.pprofAddr != "" {
+		args = append(args, "--pprof-addr", svc.pprofAddr)
+	}
+	if svc.opensearchURL != "" {
+		args = append(args, "--opensearch-url", svc.opensearchURL)
+	}
+	if svc.searchIndex != "" {
+		args = append(args, "--search-index", svc.searchIndex)
+	}
 	cmd := exec.Command(bin, args...)
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "DATABASE_URL=") && !strings.HasPrefix(kv, "NATS_URL=") && !strings.HasPrefix(kv, "HARVESTER_") {
+		if !strings.HasPrefix(kv, "DATABASE_URL=") && !strings.HasPrefix(kv, "NATS_URL=") &&
+			!strings.HasPrefix(kv, "OPENSEARCH_URL=") && !strings.HasPrefix(kv, "HARVESTER_") {
 			env = append(env, kv)
 		}
 	}

@@ -55,7 +55,9 @@ type options struct {
 	records, workers     int
 	json, embedded       bool
 	databaseURL, natsURL string
-	corpus               string
+	corpus, pprofAddr    string
+	opensearchURL        string
+	searchIndex          string
 	skipCeilings         bool
 	timeout              time.Duration
 }
@@ -70,6 +72,9 @@ func main() {
 		"Postgres server for a scratch database (env DATABASE_URL, then HARVESTER_TEST_DATABASE_URL)")
 	flag.StringVar(&o.natsURL, "nats-url", "", "NATS server with JetStream to use (default: start nats-server from PATH)")
 	flag.StringVar(&o.corpus, "corpus", "../shared/corpus", "the corpus directory")
+	flag.StringVar(&o.opensearchURL, "opensearch-url", "", "OpenSearch node for the harvester's search index (default: the embedded bleve index)")
+	flag.StringVar(&o.searchIndex, "search-index", "", "the harvester's --search-index: an index name, or none to keep no search index")
+	flag.StringVar(&o.pprofAddr, "pprof-addr", "", "serve the harvester's profiler here (its --pprof-addr), to profile a scenario while it runs")
 	flag.BoolVar(&o.skipCeilings, "skip-ceilings", false, "run the scenarios only")
 	flag.DurationVar(&o.timeout, "timeout", 2*time.Hour, "give up after this long")
 	flag.Parse()
@@ -98,6 +103,7 @@ type result struct {
 	Stages          map[string]*stageStat     `json:"stages,omitempty"`
 	Workers         int                       `json:"workers,omitempty"`
 	Store           string                    `json:"store,omitempty"`
+	SearchIndex     string                    `json:"search_index,omitempty"` // bleve, opensearch or none
 	Alternatives    map[string]map[string]any `json:"alternatives,omitempty"`
 }
 
@@ -145,7 +151,8 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	defer stopServer()
 
 	// The services.
-	svc := services{dataDir: filepath.Join(tmp, "data"), subscriptions: o.workers}
+	svc := services{dataDir: filepath.Join(tmp, "data"), subscriptions: o.workers, pprofAddr: o.pprofAddr,
+		opensearchURL: o.opensearchURL, searchIndex: o.searchIndex}
 	var ceilingNATS string
 	if o.embedded {
 		url, stopNATS, err := startEmbeddedNATS(filepath.Join(tmp, "ceiling-nats"))
@@ -199,6 +206,13 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		{"partial_change", harvest.JobHarvest, 1, harvest.Counts{Total: n, Updated: changed, Unchanged: n - changed, Validated: changed}},
 	}
 	storeName := "postgres+jetstream"
+	searchName := "bleve"
+	switch {
+	case o.searchIndex == "none":
+		searchName = "none"
+	case o.opensearchURL != "":
+		searchName = "opensearch"
+	}
 	if o.embedded {
 		storeName = "sqlite+embedded-nats"
 	}
@@ -211,6 +225,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 			return fmt.Errorf("%s: %w", sc.name, err)
 		}
 		res.Scenario, res.Records, res.Workers, res.Store = sc.name, n, o.workers, storeName
+		res.SearchIndex = searchName
 		if lowest.Scenario != "" {
 			res.OfLowestCeiling = round(res.RecordsPerSec/lowest.RecordsPerSec, 3)
 			res.LowestCeiling = lowest.Scenario

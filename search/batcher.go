@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
+
+	"github.com/harvester-dev/harvester/groupcommit"
 )
 
 // BatcherConfig tunes a Batcher. Zero fields take the documented defaults.
@@ -26,20 +27,12 @@ type BatcherConfig struct {
 }
 
 // Batcher groups index writes from many goroutines (SYNC's concurrent handlers) into bulk
-// requests, retries retryable failures with backoff, and gives each caller its own op's
-// result. No refresh is asked for. Close it to stop its goroutine.
+// requests (a groupcommit.Batcher), retries retryable failures with backoff, and gives each
+// caller its own op's result. No refresh is asked for. Close it to stop its goroutine.
 type Batcher struct {
-	idx  Index
-	cfg  BatcherConfig
-	ops  chan *pending
-	done chan struct{}
-	once sync.Once
-}
-
-type pending struct {
-	ctx context.Context
-	op  Op
-	err chan error
+	idx Index
+	cfg BatcherConfig
+	gc  *groupcommit.Batcher[Op, struct{}]
 }
 
 // NewBatcher starts a Batcher writing to idx.
@@ -48,8 +41,8 @@ func NewBatcher(idx Index, cfg BatcherConfig) *Batcher {
 	cfg.Linger = cmp.Or(cfg.Linger, 2*time.Millisecond)
 	cfg.Attempts = cmp.Or(cfg.Attempts, 5)
 	cfg.Backoff = cmp.Or(cfg.Backoff, 200*time.Millisecond)
-	b := &Batcher{idx: idx, cfg: cfg, ops: make(chan *pending, cfg.MaxOps), done: make(chan struct{})}
-	go b.loop()
+	b := &Batcher{idx: idx, cfg: cfg}
+	b.gc = groupcommit.New(groupcommit.Config{MaxBatch: cfg.MaxOps, Linger: cfg.Linger}, b.apply)
 	return b
 }
 
@@ -69,116 +62,60 @@ func (b *Batcher) Delete(ctx context.Context, id string) error {
 }
 
 func (b *Batcher) do(ctx context.Context, op Op) error {
-	p := &pending{ctx: ctx, op: op, err: make(chan error, 1)}
-	select {
-	case <-b.done:
+	_, err := b.gc.Do(ctx, op)
+	if errors.Is(err, groupcommit.ErrClosed) {
 		return ErrClosed
-	default:
 	}
-	select {
-	case b.ops <- p:
-	case <-b.done:
-		return ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-p.err:
-		return err
-	case <-b.done: // closed before this op was sent (it may or may not have been applied)
-		select {
-		case err := <-p.err:
-			return err
-		default:
-			return ErrClosed
-		}
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return err
 }
 
 // Close stops the batcher; writes waiting in it fail with ErrClosed.
-func (b *Batcher) Close() {
-	b.once.Do(func() { close(b.done) })
-}
+func (b *Batcher) Close() { b.gc.Close() }
 
-func (b *Batcher) loop() {
-	for {
-		var first *pending
-		select {
-		case first = <-b.ops:
-		case <-b.done:
-			return
-		}
-		batch := []*pending{first}
-		linger := time.NewTimer(b.cfg.Linger)
-	fill:
-		for len(batch) < b.cfg.MaxOps {
-			select {
-			case p := <-b.ops:
-				batch = append(batch, p)
-			case <-linger.C:
-				break fill
-			case <-b.done:
-				break fill
-			}
-		}
-		linger.Stop()
-		b.send(batch)
+// apply sends ops in one bulk request, retrying the retryable failures, and returns each op's
+// error. ctx ends when the Batcher is closed: ops still waiting for a retry fail with ErrClosed.
+func (b *Batcher) apply(ctx context.Context, ops []Op) ([]struct{}, []error, error) {
+	errs := make([]error, len(ops))
+	todo := make([]int, len(ops)) // indexes into ops still to send
+	for i := range ops {
+		todo[i] = i
 	}
-}
-
-// send applies batch, retrying the retryable failures, and answers every caller.
-func (b *Batcher) send(batch []*pending) {
 	wait := b.cfg.Backoff
-	for attempt := 1; len(batch) > 0; attempt++ {
-		live := batch[:0]
-		for _, p := range batch {
-			if p.ctx.Err() != nil {
-				p.err <- p.ctx.Err()
-				continue
-			}
-			live = append(live, p)
+	for attempt := 1; ; attempt++ {
+		send := make([]Op, len(todo))
+		for j, i := range todo {
+			send[j] = ops[i]
 		}
-		batch = live
-		if len(batch) == 0 {
-			return
-		}
-		ops := make([]Op, len(batch))
-		for i, p := range batch {
-			ops[i] = p.op
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		errs, err := b.idx.Apply(ctx, ops)
+		actx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		opErrs, err := b.idx.Apply(actx, send)
 		cancel()
-		var retry []*pending
-		for i, p := range batch {
+		var retry []int
+		for j, i := range todo {
 			e := err
-			if e == nil && i < len(errs) {
-				e = errs[i]
+			if e == nil && j < len(opErrs) {
+				e = opErrs[j]
 			}
 			switch {
 			case e == nil:
-				p.err <- nil
+				errs[i] = nil
 			case Retryable(e) && attempt < b.cfg.Attempts:
-				retry = append(retry, p)
+				retry = append(retry, i)
 			case err != nil:
-				p.err <- fmt.Errorf("search index: bulk request failed %d times: %w", attempt, e)
+				errs[i] = fmt.Errorf("search index: bulk request failed %d times: %w", attempt, e)
 			default:
-				p.err <- e
+				errs[i] = e
 			}
 		}
-		batch = retry
-		if len(batch) == 0 {
-			return
+		if todo = retry; len(todo) == 0 {
+			return make([]struct{}, len(ops)), errs, nil
 		}
 		select {
 		case <-time.After(wait/2 + rand.N(wait/2+1)):
-		case <-b.done:
-			for _, p := range batch {
-				p.err <- ErrClosed
+		case <-ctx.Done():
+			for _, i := range todo {
+				errs[i] = ErrClosed
 			}
-			return
+			return make([]struct{}, len(ops)), errs, nil
 		}
 		wait = min(2*wait, 10*time.Second)
 	}

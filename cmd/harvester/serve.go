@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"slices"
 	"strconv"
@@ -44,6 +45,7 @@ type serverFlags struct {
 	subscriptions int
 	baseURL       string
 	smtp          notify.Config
+	pprofAddr     string
 }
 
 func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
@@ -60,6 +62,8 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 		"how often an orphaned job is re-driven before it is ended as error; 0: never (env HARVESTER_MAX_REDRIVES)")
 	fl.DurationVar(&f.interval, "scheduler-interval", 2*time.Second, "how often the scheduler looks for due and queued jobs")
 	fl.IntVar(&f.subscriptions, "subscriptions", 4, "messages of each per-record stage this process handles at once")
+	fl.StringVar(&f.pprofAddr, "pprof-addr", os.Getenv("HARVESTER_PPROF_ADDR"),
+		"where Go's profiler (/debug/pprof/) listens, e.g. 127.0.0.1:6060; keep it private (default: not served; env HARVESTER_PPROF_ADDR)")
 	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
 		"public URL of this API, for links in emails (env HARVESTER_BASE_URL)")
 	f.smtp = notify.Config{Host: os.Getenv("HARVESTER_SMTP_HOST"), Port: envInt("HARVESTER_SMTP_PORT", 0),
@@ -209,7 +213,15 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 		}
 	}
 
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
+	if f.pprofAddr != "" {
+		stop, err := servePprof(f.pprofAddr, errc)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		logger.Info("profiler listening", "addr", f.pprofAddr)
+	}
 	if len(p.stages) > 0 {
 		mailer, err := notify.NewMailer(f.mailConfig())
 		if err != nil {
@@ -309,4 +321,23 @@ func shutdown(srv *http.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
+}
+
+// servePprof serves net/http/pprof's handlers on their own listener at addr, apart from the
+// API: profiles show internals and must not be public. A serve error goes to errc; the
+// returned func stops the server.
+func servePprof(addr string, errc chan<- error) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof-addr: listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { errc <- srv.Serve(ln) }()
+	return func() { shutdown(srv) }, nil
 }
