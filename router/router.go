@@ -111,6 +111,7 @@ type Router struct {
 	router *message.Router
 	subs   []*Subscriber
 	search *search.Batcher
+	report *report.Handler
 }
 
 // New connects to NATS, ensures the streams and builds the stages' handlers. It returns an
@@ -145,6 +146,7 @@ func (r *Router) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.report = rep
 	if r.cfg.Search != nil && slices.Contains(r.cfg.Stages, StageSync) {
 		r.search = search.NewBatcher(r.cfg.Search, search.BatcherConfig{})
 	}
@@ -233,6 +235,9 @@ func (r *Router) Close() error {
 	r.subs = nil
 	if r.search != nil {
 		r.search.Close()
+	}
+	if r.report != nil {
+		r.report.Close()
 	}
 	if r.bus != nil {
 		r.bus.Close()

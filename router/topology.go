@@ -46,6 +46,12 @@ type stage struct {
 // each small batch).
 const syncSubscriptions = 4
 
+// reportSubscriptions multiplies REPORT's share of Config.Subscriptions: the aggregator settles
+// the outcomes of its concurrent handlers in one transaction (report.Handler's group commit),
+// so more handlers at once means fuller batches. One handler each settling alone held the
+// job's row lock per outcome and paced the whole pipeline (bench: 10-15 ms per outcome at 4).
+const reportSubscriptions = 16
+
 // topology is every stage and its subject: the one table that wires the pipeline.
 func topology(d *deps) []stage {
 	// EXTRACT and COMPARE publish from inside their handlers (a listing's records, its deletes):
@@ -60,7 +66,7 @@ func topology(d *deps) []stage {
 		{StageTransform, harvest.SubjectTransform, transform.New(d.store).Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
 		{StageSync, harvest.SubjectSync, sync.New(d.store, d.search).Handle, time.Minute, syncSubscriptions * n, 64},
-		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, n, 64},
+		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, reportSubscriptions * n, 32},
 		{StageTrigger, harvest.SubjectTrigger, noOutput(trigger.NewHandler(d.store, d.cfg.Logger).Handle), time.Minute, 1, 16},
 	}
 }

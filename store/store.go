@@ -119,6 +119,13 @@ type Store interface {
 	// moves with it, total and settled stay), the key's error rows of the old outcome are
 	// replaced by p.Errors, the record's status becomes p.Status, and the key is closed again.
 	OutcomeSettle(ctx context.Context, p *OutcomeSettleParams) (*Job, bool, error)
+	// OutcomeSettleBatch settles many outcomes in one transaction (the job aggregator's group
+	// commit), each exactly as OutcomeSettle would have, in ps's order: a key that appears twice
+	// counts once. It returns one result per params: the job after the whole batch, whether the
+	// outcome was new, or the item's own error (ErrNotFound for a job that does not exist; an
+	// error for an unknown outcome), which leaves the other items settled. A non-nil error fails
+	// the whole batch, and nothing of it is written.
+	OutcomeSettleBatch(ctx context.Context, ps []*OutcomeSettleParams) ([]*OutcomeSettled, error)
 
 	// RecordCount returns how many harvest_record rows a source has.
 	RecordCount(ctx context.Context, sourceID string) (int, error)

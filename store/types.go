@@ -268,6 +268,14 @@ type OutcomeSettleParams struct {
 	Errors     []harvest.RecordError
 }
 
+// OutcomeSettled is the result of one outcome of OutcomeSettleBatch: the job after the batch
+// and whether the outcome was new, or the item's error (then Job is nil).
+type OutcomeSettled struct {
+	Job   *Job
+	Fresh bool
+	Err   error
+}
+
 // OutcomeReopenParams names the errored key of a job to re-open for a replay.
 type OutcomeReopenParams struct {
 	JobID string

@@ -16,6 +16,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/harvester-dev/harvester/groupcommit"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/store"
@@ -27,14 +28,29 @@ type Notifier interface {
 	JobFinished(ctx context.Context, src notify.Source, job notify.Job) (int, error)
 }
 
-// Handler is the job aggregator over a store.
+// Handler is the job aggregator over a store. Concurrent handlers' outcomes are settled
+// together (group commit): one store.OutcomeSettleBatch transaction and one JobFinish per job
+// for whatever has queued, up to MaxSettleBatch outcomes. Run many handlers at once (the
+// router runs reportSubscriptions per --subscriptions) so that batches fill.
 type Handler struct {
-	store    store.Store
-	notifier Notifier
-	logger   *slog.Logger
-	outcomes *prometheus.CounterVec
-	jobs     *prometheus.CounterVec
-	duration prometheus.Histogram
+	store     store.Store
+	notifier  Notifier
+	logger    *slog.Logger
+	outcomes  *prometheus.CounterVec
+	jobs      *prometheus.CounterVec
+	duration  prometheus.Histogram
+	batchSize prometheus.Histogram
+	settles   *groupcommit.Batcher[*store.OutcomeSettleParams, settleResult]
+}
+
+// MaxSettleBatch is the most outcomes one settle transaction counts.
+const MaxSettleBatch = 500
+
+// settleResult is one outcome's settle: the job after the batch and whether the outcome was
+// new, and on one outcome per job of the batch, the job when the batch finished it.
+type settleResult struct {
+	*store.OutcomeSettled
+	finished *store.Job
 }
 
 // New returns the aggregator; its metrics are registered with reg (harvester_records_settled_total
@@ -51,13 +67,62 @@ func New(st store.Store, reg prometheus.Registerer, notifier Notifier, logger *s
 			Help: "Harvest jobs finished, by final status."}, []string{"status"}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "harvester_job_duration_seconds",
 			Help: "Wall time from job creation to its end.", Buckets: prometheus.ExponentialBuckets(0.5, 2, 16)}),
+		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "harvester_settle_batch_outcomes",
+			Help: "Outcomes counted per settle transaction of the job aggregator.", Buckets: prometheus.ExponentialBuckets(1, 2, 10)}),
 	}
-	for _, c := range []prometheus.Collector{h.outcomes, h.jobs, h.duration} {
+	for _, c := range []prometheus.Collector{h.outcomes, h.jobs, h.duration, h.batchSize} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register report metrics: %w", err)
 		}
 	}
+	h.settles = groupcommit.New(groupcommit.Config{MaxBatch: MaxSettleBatch}, h.settleBatch)
 	return h, nil
+}
+
+// Close stops the settle batcher: outcomes still waiting fail (their messages are redelivered).
+func (h *Handler) Close() { h.settles.Close() }
+
+// settleBatch settles a batch of outcomes in one transaction, then tries to finish each job of
+// the batch once. When the batch's transaction fails, each outcome is settled alone, so one
+// bad outcome fails only its own message.
+func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]settleResult, []error, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	out := make([]settleResult, len(ps))
+	errs := make([]error, len(ps))
+	res, err := h.store.OutcomeSettleBatch(ctx, ps)
+	if err != nil && len(ps) == 1 {
+		return nil, nil, err
+	}
+	if err != nil {
+		h.logger.Warn("settle batch failed; settling its outcomes one by one", "outcomes", len(ps), "error", err)
+		res = make([]*store.OutcomeSettled, len(ps))
+		for i := range ps {
+			one, err := h.store.OutcomeSettleBatch(ctx, ps[i:i+1])
+			if err != nil {
+				res[i] = &store.OutcomeSettled{Err: err}
+				continue
+			}
+			res[i] = one[0]
+		}
+	}
+	h.batchSize.Observe(float64(len(ps)))
+	tried := map[string]bool{}
+	for i, r := range res {
+		out[i].OutcomeSettled, errs[i] = r, r.Err
+		if r.Err != nil || tried[ps[i].JobID] {
+			continue
+		}
+		tried[ps[i].JobID] = true
+		job, finished, err := h.store.JobFinish(ctx, ps[i].JobID)
+		switch {
+		case err != nil && !errors.Is(err, store.ErrNotFound):
+			errs[i] = fmt.Errorf("finish job: %w", err) // redelivered: its settle is a no-op, the finish is tried again
+		case finished:
+			out[i].finished = job
+		}
+	}
+	return out, errs, nil
 }
 
 // Handle counts one settled message and returns the harvest report when it finished the job.
@@ -78,18 +143,21 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 	}
 	switch s.Kind {
 	case harvest.SettledOutcome:
-		job, fresh, err := h.store.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
+		r, err := h.settles.Do(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
 			Identifier: s.Identifier, RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status,
 			Validated: s.Validated, Errors: s.Errors})
-		if err != nil {
-			return nil, fmt.Errorf("settle outcome: %w", err)
-		}
-		if fresh {
+		if r.OutcomeSettled != nil && r.Fresh {
 			h.outcomes.WithLabelValues(string(s.Outcome)).Inc()
 		}
-		if fresh && job.Status.Finished() { // a replayed record changed a finished job's counts
-			return h.replayReport(ctx, job)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("settle outcome: %w", err)
+		case r.finished != nil:
+			return h.report(ctx, r.finished)
+		case r.Fresh && r.Job.Status.Finished(): // a replayed record changed a finished job's counts
+			return h.replayReport(ctx, r.Job)
 		}
+		return nil, nil
 	case harvest.SettledExpected:
 		if _, err := h.store.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: s.JobID, Expected: s.Expected}); err != nil {
 			return nil, fmt.Errorf("set expected count: %w", err)

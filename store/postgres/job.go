@@ -124,79 +124,11 @@ func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobErr
 	return errs, interpretError(err)
 }
 
-// errJobFinished rolls back the settling of an outcome that arrived after its job ended.
-var errJobFinished = errors.New("job already finished")
-
 // outcomeColumn is the harvest_job counter of each outcome.
 var outcomeColumn = map[harvest.Outcome]string{
 	harvest.OutcomeAdded: "records_added", harvest.OutcomeUpdated: "records_updated",
 	harvest.OutcomeDeleted: "records_deleted", harvest.OutcomeUnchanged: "records_unchanged",
 	harvest.OutcomeErrored: "records_errored",
-}
-
-// OutcomeSettle implements store.Store.
-func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
-	col, ok := outcomeColumn[p.Outcome]
-	if !ok {
-		return nil, false, errors.New("settle outcome: unknown outcome " + string(p.Outcome))
-	}
-	var job *store.Job
-	fresh := false
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome, validated)
-			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, p.JobID, p.Key, p.Outcome, p.Validated)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			job, err = settleReopened(ctx, tx, p, col)
-			if job == nil || err != nil {
-				return err
-			}
-		} else {
-			validated := 0
-			if p.Validated {
-				validated = 1
-			}
-			// A finished job's counts are final: an outcome arriving after the end changes nothing.
-			job, err = scanJob(tx.QueryRow(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
-				`+col+` = `+col+` + 1, records_validated = records_validated + $2, heartbeat_at = now()
-				WHERE id = $1 AND status IN ('new', 'in_progress') RETURNING `+jobColumns, p.JobID, validated))
-			if errors.Is(err, store.ErrNotFound) {
-				return errJobFinished
-			}
-			if err != nil {
-				return err
-			}
-		}
-		fresh = true
-		var recordID *string
-		if p.RecordID != "" {
-			recordID = &p.RecordID
-		}
-		b := &pgx.Batch{}
-		for _, e := range p.Errors {
-			b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity, key)
-				VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.JobID, recordID, p.Identifier, e.Type, e.Message, e.Severity, p.Key)
-		}
-		if recordID != nil && p.Status != "" {
-			b.Queue(`UPDATE harvest_record SET status = $2, date_finished = now() WHERE id = $1`, p.RecordID, p.Status)
-		}
-		if b.Len() > 0 {
-			return tx.SendBatch(ctx, b).Close()
-		}
-		return nil
-	})
-	if errors.Is(err, errJobFinished) {
-		err = nil
-	}
-	if err != nil {
-		return nil, false, interpretError(err)
-	}
-	if !fresh {
-		job, err = s.JobGet(ctx, p.JobID)
-	}
-	return job, fresh, err
 }
 
 // settleReopened replaces the outcome of a key re-opened for replay with p's, moving the job's

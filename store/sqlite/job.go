@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -178,74 +179,116 @@ var outcomeColumn = map[harvest.Outcome]string{
 	harvest.OutcomeErrored: "records_errored",
 }
 
-// errJobFinished rolls back the settling of an outcome that arrived after its job ended.
-var errJobFinished = errors.New("job already finished")
-
-// OutcomeSettle implements store.Store.
+// OutcomeSettle implements store.Store: a batch of one.
 func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
-	col, ok := outcomeColumn[p.Outcome]
-	if !ok {
-		return nil, false, errors.New("settle outcome: unknown outcome " + string(p.Outcome))
+	res, err := s.OutcomeSettleBatch(ctx, []*store.OutcomeSettleParams{p})
+	if err != nil {
+		return nil, false, err
 	}
-	var job *store.Job
-	fresh := false
+	return res[0].Job, res[0].Fresh, res[0].Err
+}
+
+// OutcomeSettleBatch implements store.Store: one write transaction settling the items in
+// order.
+func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error) {
+	var out []*store.OutcomeSettled
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome, validated)
-			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, p.JobID, p.Key, p.Outcome, p.Validated)
-		if err != nil {
-			return err
-		}
-		t := now()
-		if n, _ := res.RowsAffected(); n == 0 {
-			job, err = settleReopened(ctx, tx, p, col)
-			if job == nil || err != nil {
-				return err
-			}
-		} else {
-			validated := 0
-			if p.Validated {
-				validated = 1
-			}
-			job, err = scanJob(tx.QueryRowContext(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
-				`+col+` = `+col+` + 1, records_validated = records_validated + ?, heartbeat_at = ?
-				WHERE id = ? AND status IN ('new', 'in_progress') RETURNING `+jobColumns, validated, t, p.JobID))
-			if errors.Is(err, store.ErrNotFound) {
-				return errJobFinished // a finished job's counts are final: roll back
+		out = make([]*store.OutcomeSettled, len(ps))
+		jobs := map[string]*store.Job{}
+		for i, p := range ps {
+			out[i] = &store.OutcomeSettled{}
+			fresh, err := settleOne(ctx, tx, p)
+			if errors.Is(err, store.ErrNotFound) || errors.Is(err, errUnknownOutcome) {
+				out[i].Err = err
+				continue
 			}
 			if err != nil {
 				return err
 			}
+			out[i].Fresh = fresh
+			jobs[p.JobID] = nil
 		}
-		fresh = true
-		var recordID any
-		if p.RecordID != "" {
-			recordID = p.RecordID
-		}
-		for _, e := range p.Errors {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id,
-				identifier, type, message, severity, date_created, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				p.JobID, recordID, p.Identifier, e.Type, e.Message, e.Severity, t, p.Key); err != nil {
+		for id := range jobs {
+			job, err := scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM harvest_job WHERE id = ?`, id))
+			if err != nil {
 				return err
 			}
+			jobs[id] = job
 		}
-		if recordID != nil && p.Status != "" {
-			if _, err := tx.ExecContext(ctx, `UPDATE harvest_record SET status = ?, date_finished = ? WHERE id = ?`,
-				p.Status, t, p.RecordID); err != nil {
-				return err
+		for i, p := range ps {
+			if out[i].Err == nil {
+				out[i].Job = jobs[p.JobID]
 			}
 		}
 		return nil
 	})
-	if errors.Is(err, errJobFinished) {
-		fresh, err = false, nil
-	}
 	if err != nil {
-		return nil, false, interpretError(err)
+		return nil, interpretError(err)
 	}
-	if !fresh {
-		job, err = s.JobGet(ctx, p.JobID)
+	return out, nil
+}
+
+// errUnknownOutcome is an outcome with no harvest_job counter.
+var errUnknownOutcome = errors.New("settle outcome: unknown outcome")
+
+// settleOne settles one outcome inside tx and reports whether it was new. A finished job's
+// counts are final: only a key re-opened for a replay still settles on it. It returns
+// store.ErrNotFound when the job does not exist.
+func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (bool, error) {
+	col, ok := outcomeColumn[p.Outcome]
+	if !ok {
+		return false, fmt.Errorf("%w %q", errUnknownOutcome, p.Outcome)
 	}
-	return job, fresh, err
+	var status harvest.JobStatus
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM harvest_job WHERE id = ?`, p.JobID).Scan(&status); err != nil {
+		return false, interpretError(err)
+	}
+	t := now()
+	inserted := false
+	if !status.Finished() {
+		res, err := tx.ExecContext(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome, validated)
+			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, p.JobID, p.Key, p.Outcome, p.Validated)
+		if err != nil {
+			return false, err
+		}
+		n, _ := res.RowsAffected()
+		inserted = n == 1
+	}
+	if inserted {
+		validated := 0
+		if p.Validated {
+			validated = 1
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE harvest_job SET records_settled = records_settled + 1,
+			`+col+` = `+col+` + 1, records_validated = records_validated + ?, heartbeat_at = ? WHERE id = ?`,
+			validated, t, p.JobID); err != nil {
+			return false, err
+		}
+	} else {
+		job, err := settleReopened(ctx, tx, p, col)
+		if job == nil || err != nil {
+			return false, err
+		}
+	}
+	var recordID any
+	if p.RecordID != "" {
+		recordID = p.RecordID
+	}
+	for _, e := range p.Errors { // a record that is gone (its source deleted meanwhile) keeps its error row, unlinked
+		if _, err := tx.ExecContext(ctx, `INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id,
+			identifier, type, message, severity, date_created, key)
+			VALUES (?, (SELECT id FROM harvest_record WHERE id = ?), ?, ?, ?, ?, ?, ?)`,
+			p.JobID, recordID, p.Identifier, e.Type, e.Message, e.Severity, t, p.Key); err != nil {
+			return false, err
+		}
+	}
+	if recordID != nil && p.Status != "" {
+		if _, err := tx.ExecContext(ctx, `UPDATE harvest_record SET status = ?, date_finished = ? WHERE id = ?`,
+			p.Status, t, p.RecordID); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // settleReopened replaces the outcome of a key re-opened for replay with p's, moving the job's

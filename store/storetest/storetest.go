@@ -108,6 +108,8 @@ var cases = []testCase{
 	{"Outcome/SettleErrors", testOutcomeSettleErrors},
 	{"Outcome/SettleRecordStatus", testOutcomeSettleRecordStatus},
 	{"Outcome/SettleConcurrent", testOutcomeSettleConcurrent},
+	{"Outcome/SettleBatch", testOutcomeSettleBatch},
+	{"Outcome/SettleBatchReopened", testOutcomeSettleBatchReopened},
 	{"Outcome/ReopenMovesCounts", testOutcomeReopenMovesCounts},
 	{"Outcome/ReopenFailsAgain", testOutcomeReopenFailsAgain},
 	{"Outcome/ReopenStale", testOutcomeReopenStale},

@@ -1,0 +1,136 @@
+package report_test
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/report"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
+	"github.com/harvester-dev/harvester/store/postgres"
+	"github.com/harvester-dev/harvester/store/sqlite"
+)
+
+// stores runs fn on SQLite and, when a test server is configured, on Postgres.
+func stores(t *testing.T, fn func(t *testing.T, st store.Store)) {
+	t.Run("sqlite", func(t *testing.T) {
+		st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "h.db"))
+		require.NoError(t, err)
+		t.Cleanup(st.Close)
+		require.NoError(t, st.Migrate(t.Context()))
+		fn(t, st)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		st, err := postgres.Open(t.Context(), dbtest.URL(t))
+		require.NoError(t, err)
+		t.Cleanup(st.Close)
+		require.NoError(t, st.Migrate(t.Context()))
+		fn(t, st)
+	})
+}
+
+// TestConcurrentOutcomesFinishOnce: many handlers settling one job's outcomes at once, with
+// every outcome delivered twice, count each key once, settle in shared transactions, and
+// finish the job with exactly one report.
+func TestConcurrentOutcomesFinishOnce(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := t.Context()
+		src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
+			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+		require.NoError(t, err)
+		reg := prometheus.NewRegistry()
+		h, err := report.New(st, reg, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		require.NoError(t, err)
+		defer h.Close()
+
+		const n = 300
+		msgs := []*message.Message{settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}
+		for i := range 2 * n {
+			outcome := harvest.OutcomeAdded
+			if i%n%10 == 0 {
+				outcome = harvest.OutcomeErrored
+			}
+			id := fmt.Sprintf("rec-%d", i%n)
+			msgs = append(msgs, settledMessage(t, &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID,
+				Key: harvest.IdentifierKey(id), Identifier: id, Outcome: outcome, Validated: true}))
+		}
+		var mu sync.Mutex
+		var reports []*message.Message
+		work := make(chan *message.Message)
+		var wg sync.WaitGroup
+		for range 64 {
+			wg.Go(func() {
+				for m := range work {
+					out, err := h.Handle(m)
+					if err != nil {
+						t.Errorf("handle: %v", err)
+					}
+					mu.Lock()
+					reports = append(reports, out...)
+					mu.Unlock()
+				}
+			})
+		}
+		for _, m := range msgs {
+			work <- m
+		}
+		close(work)
+		wg.Wait()
+
+		require.Len(t, reports, 1, "one report for the job")
+		var r harvest.Report
+		require.NoError(t, harvest.Decode(reports[0], &r))
+		require.Equal(t, harvest.JobComplete, r.Status)
+		require.Equal(t, harvest.Counts{Total: n, Added: n - n/10, Errored: n / 10, Validated: n}, r.Counts)
+		got, err := st.JobGet(ctx, job.ID)
+		require.NoError(t, err)
+		require.Equal(t, r.Counts, got.Counts)
+
+		var batches dto.Metric
+		require.NoError(t, histogram(t, reg, "harvester_settle_batch_outcomes").Write(&batches))
+		require.EqualValues(t, 2*n, batches.GetHistogram().GetSampleSum(), "every outcome went through a batch")
+		require.Less(t, batches.GetHistogram().GetSampleCount(), uint64(2*n), "outcomes of concurrent handlers share transactions")
+	})
+}
+
+func settledMessage(t *testing.T, s *harvest.Settled) *message.Message {
+	t.Helper()
+	m, err := harvest.SettledMessage(s)
+	require.NoError(t, err)
+	m.SetContext(t.Context())
+	return m
+}
+
+func histogram(t *testing.T, reg *prometheus.Registry, name string) prometheus.Metric {
+	t.Helper()
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	for _, f := range families {
+		if f.GetName() == name {
+			return constHistogram{f.GetMetric()[0]}
+		}
+	}
+	t.Fatalf("metric %s not registered", name)
+	return nil
+}
+
+// constHistogram wraps a gathered metric so that Write copies it.
+type constHistogram struct{ m *dto.Metric }
+
+func (c constHistogram) Desc() *prometheus.Desc { return nil }
+func (c constHistogram) Write(out *dto.Metric) error {
+	out.Histogram = c.m.Histogram
+	return nil
+}

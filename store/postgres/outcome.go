@@ -1,0 +1,215 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// OutcomeSettle implements store.Store: a batch of one.
+func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
+	res, err := s.OutcomeSettleBatch(ctx, []*store.OutcomeSettleParams{p})
+	if err != nil {
+		return nil, false, err
+	}
+	return res[0].Job, res[0].Fresh, res[0].Err
+}
+
+// outcomeKey names one aggregator key of a job.
+type outcomeKey struct{ job, key string }
+
+// OutcomeSettleBatch implements store.Store. In one transaction it locks the batch's jobs (in
+// id order, so concurrent batches cannot deadlock), inserts the outcomes of open jobs with one
+// multi-row INSERT, settles re-opened keys one by one (rare: a replay), then sends the
+// counter updates (one per job), the error rows, the record statuses and the jobs' final rows
+// in one pipelined round trip.
+func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error) {
+	out := make([]*store.OutcomeSettled, len(ps))
+	var live []int
+	jobIDs := map[string]bool{}
+	for i, p := range ps {
+		out[i] = &store.OutcomeSettled{}
+		switch {
+		case outcomeColumn[p.Outcome] == "":
+			out[i].Err = errors.New("settle outcome: unknown outcome " + string(p.Outcome))
+		case uuid.Validate(p.JobID) != nil:
+			out[i].Err = fmt.Errorf("%w: job id %q is not a uuid", store.ErrNotFound, p.JobID)
+		case p.RecordID != "" && uuid.Validate(p.RecordID) != nil:
+			out[i].Err = fmt.Errorf("%w: record id %q is not a uuid", store.ErrNotFound, p.RecordID)
+		default:
+			live = append(live, i)
+			jobIDs[p.JobID] = true
+		}
+	}
+	if len(live) == 0 {
+		return out, nil
+	}
+	ids := slices.Sorted(maps.Keys(jobIDs))
+	var fresh map[int]bool
+	var jobs map[string]*store.Job
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		fresh, jobs, err = settleBatch(ctx, tx, ps, live, ids)
+		return err
+	})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	for _, i := range live {
+		if job := jobs[ps[i].JobID]; job == nil {
+			out[i].Err = store.ErrNotFound
+		} else {
+			out[i].Job, out[i].Fresh = job, fresh[i]
+		}
+	}
+	return out, nil
+}
+
+// settleBatch is OutcomeSettleBatch's transaction over the items live of ps, whose jobs are
+// ids. It returns which items were new and every existing job's row after the batch.
+func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams, live []int, ids []string) (
+	map[int]bool, map[string]*store.Job, error) {
+	open := map[string]bool{}
+	rows, _ := tx.Query(ctx, `SELECT id::text, status IN ('new', 'in_progress') FROM harvest_job
+		WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, ids)
+	var id string
+	var isOpen bool
+	if _, err := pgx.ForEachRow(rows, []any{&id, &isOpen}, func() error { open[id] = isOpen; return nil }); err != nil {
+		return nil, nil, err
+	}
+
+	// The first item of each key of an existing job settles it; an open job's go in one INSERT.
+	first := map[outcomeKey]int{}
+	var insJob, insKey, insOutcome []string
+	var insValidated []bool
+	for _, i := range live {
+		p := ps[i]
+		k := outcomeKey{p.JobID, p.Key}
+		if _, known := open[p.JobID]; !known {
+			continue
+		}
+		if _, dup := first[k]; dup {
+			continue
+		}
+		first[k] = i
+		if open[p.JobID] {
+			insJob, insKey = append(insJob, p.JobID), append(insKey, p.Key)
+			insOutcome, insValidated = append(insOutcome, string(p.Outcome)), append(insValidated, p.Validated)
+		}
+	}
+	inserted := map[outcomeKey]bool{}
+	if len(insJob) > 0 {
+		rows, _ := tx.Query(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome, validated)
+			SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bool[]) ON CONFLICT DO NOTHING
+			RETURNING harvest_job_id::text, key`, insJob, insKey, insOutcome, insValidated)
+		var k outcomeKey
+		if _, err := pgx.ForEachRow(rows, []any{&k.job, &k.key}, func() error { inserted[k] = true; return nil }); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	// Count the new outcomes per job; a key that had settled already counts only when it was
+	// re-opened for a replay (then its old outcome's count moves to the new one).
+	type counts struct{ settled, validated, added, updated, deleted, unchanged, errored int }
+	perJob := map[string]*counts{}
+	fresh := map[int]bool{}
+	for _, i := range live {
+		p := ps[i]
+		k := outcomeKey{p.JobID, p.Key}
+		if j, ok := first[k]; !ok || j != i {
+			continue
+		}
+		if !inserted[k] {
+			job, err := settleReopened(ctx, tx, p, outcomeColumn[p.Outcome])
+			if err != nil {
+				return nil, nil, err
+			}
+			fresh[i] = job != nil
+			continue
+		}
+		fresh[i] = true
+		c := perJob[p.JobID]
+		if c == nil {
+			c = &counts{}
+			perJob[p.JobID] = c
+		}
+		c.settled++
+		if p.Validated {
+			c.validated++
+		}
+		switch p.Outcome {
+		case harvest.OutcomeAdded:
+			c.added++
+		case harvest.OutcomeUpdated:
+			c.updated++
+		case harvest.OutcomeDeleted:
+			c.deleted++
+		case harvest.OutcomeUnchanged:
+			c.unchanged++
+		case harvest.OutcomeErrored:
+			c.errored++
+		}
+	}
+
+	b := &pgx.Batch{}
+	for job, c := range perJob {
+		b.Queue(`UPDATE harvest_job SET records_settled = records_settled + $2, records_validated = records_validated + $3,
+			records_added = records_added + $4, records_updated = records_updated + $5, records_deleted = records_deleted + $6,
+			records_unchanged = records_unchanged + $7, records_errored = records_errored + $8, heartbeat_at = now()
+			WHERE id = $1`, job, c.settled, c.validated, c.added, c.updated, c.deleted, c.unchanged, c.errored)
+	}
+	var eJob, eIdent, eType, eMsg, eSev, eKey []string
+	var eRec []*string
+	var recID, recStatus []string
+	for _, i := range live {
+		if !fresh[i] {
+			continue
+		}
+		p := ps[i]
+		var rec *string
+		if p.RecordID != "" {
+			rec = &p.RecordID
+			if p.Status != "" {
+				recID, recStatus = append(recID, p.RecordID), append(recStatus, string(p.Status))
+			}
+		}
+		for _, e := range p.Errors {
+			eJob, eRec, eIdent = append(eJob, p.JobID), append(eRec, rec), append(eIdent, p.Identifier)
+			eType, eMsg, eSev, eKey = append(eType, e.Type), append(eMsg, e.Message), append(eSev, string(e.Severity)), append(eKey, p.Key)
+		}
+	}
+	if len(eJob) > 0 { // a record that is gone (its source deleted meanwhile) keeps its error row, unlinked
+		b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity, key)
+			SELECT v.job, r.id, v.identifier, v.type, v.message, v.severity, v.key
+			FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+				WITH ORDINALITY AS v(job, record, identifier, type, message, severity, key, n)
+			LEFT JOIN harvest_record r ON r.id = v.record ORDER BY v.n`, eJob, eRec, eIdent, eType, eMsg, eSev, eKey)
+	}
+	if len(recID) > 0 {
+		b.Queue(`UPDATE harvest_record r SET status = v.status, date_finished = now()
+			FROM unnest($1::uuid[], $2::text[]) AS v(id, status) WHERE r.id = v.id`, recID, recStatus)
+	}
+	jobs := map[string]*store.Job{}
+	b.Queue(`SELECT `+jobColumns+` FROM harvest_job WHERE id = ANY($1::uuid[])`, ids).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			job, err := scanJob(rows)
+			if err != nil {
+				return err
+			}
+			jobs[job.ID] = job
+		}
+		return rows.Err()
+	})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, nil, err
+	}
+	return fresh, jobs, nil
+}
