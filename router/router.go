@@ -22,6 +22,7 @@ import (
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/report"
+	"github.com/harvester-dev/harvester/stages/sync"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -100,6 +101,7 @@ type deps struct {
 	extractPub, comparePub *DeferredPublisher
 	fetch                  extract.FetchConfig
 	report                 *report.Handler
+	sync                   *sync.Handler
 	search                 *search.Batcher // nil without an index
 }
 
@@ -112,6 +114,7 @@ type Router struct {
 	subs   []*Subscriber
 	search *search.Batcher
 	report *report.Handler
+	sync   *sync.Handler
 }
 
 // New connects to NATS, ensures the streams and builds the stages' handlers. It returns an
@@ -150,7 +153,8 @@ func (r *Router) build(ctx context.Context) error {
 	if r.cfg.Search != nil && slices.Contains(r.cfg.Stages, StageSync) {
 		r.search = search.NewBatcher(r.cfg.Search, search.BatcherConfig{})
 	}
-	d := &deps{cfg: r.cfg, store: r.cfg.Store, pub: r.pub, fetch: r.cfg.Fetch, report: rep, search: r.search}
+	r.sync = sync.New(r.cfg.Store, r.search)
+	d := &deps{cfg: r.cfg, store: r.cfg.Store, pub: r.pub, fetch: r.cfg.Fetch, report: rep, sync: r.sync, search: r.search}
 	if d.extractPub, err = NewDeferredPublisher(r.bus.nc); err != nil {
 		return err
 	}
@@ -238,6 +242,9 @@ func (r *Router) Close() error {
 	}
 	if r.report != nil {
 		r.report.Close()
+	}
+	if r.sync != nil {
+		r.sync.Close()
 	}
 	if r.bus != nil {
 		r.bus.Close()

@@ -32,6 +32,10 @@ func (brokenCatalog) DatasetUpsert(context.Context, *store.DatasetUpsertParams) 
 	return nil, errCatalogDown
 }
 
+func (brokenCatalog) DatasetUpsertBatch(context.Context, []*store.DatasetUpsertParams) ([]*store.Dataset, error) {
+	return nil, errCatalogDown
+}
+
 func (brokenCatalog) DatasetDelete(context.Context, *store.DatasetDeleteParams) (bool, error) {
 	return false, errCatalogDown
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/compare"
 	"github.com/harvester-dev/harvester/stages/extract"
-	"github.com/harvester-dev/harvester/stages/sync"
 	"github.com/harvester-dev/harvester/stages/transform"
 	"github.com/harvester-dev/harvester/stages/validate"
 	"github.com/harvester-dev/harvester/trigger"
@@ -65,7 +64,7 @@ func topology(d *deps) []stage {
 		{StageListing, harvest.SubjectListing, flushed(d.comparePub, cmp.HandleListing), time.Minute, 1, 1},
 		{StageTransform, harvest.SubjectTransform, transform.New(d.store).Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
-		{StageSync, harvest.SubjectSync, sync.New(d.store, d.search).Handle, time.Minute, syncSubscriptions * n, 64},
+		{StageSync, harvest.SubjectSync, d.sync.Handle, time.Minute, syncSubscriptions * n, 64},
 		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, reportSubscriptions * n, 32},
 		{StageTrigger, harvest.SubjectTrigger, noOutput(trigger.NewHandler(d.store, d.cfg.Logger).Handle), time.Minute, 1, 16},
 	}

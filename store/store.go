@@ -28,6 +28,11 @@ type Store interface {
 	// dcat, record and harvest date keeping the slug it has. It returns ErrConflict when a new
 	// dataset's slug is taken by another dataset; the caller picks another slug.
 	DatasetUpsert(ctx context.Context, p *DatasetUpsertParams) (*Dataset, error)
+	// DatasetUpsertBatch upserts many datasets as DatasetUpsert does, in one statement (SYNC's
+	// group commit), and returns them in ps's order. It is all or nothing: ErrConflict when a
+	// new dataset's slug is taken or ps names one (source, identifier) twice, or any other
+	// error, and then nothing is written; callers fall back to DatasetUpsert one by one.
+	DatasetUpsertBatch(ctx context.Context, ps []*DatasetUpsertParams) ([]*Dataset, error)
 
 	// JobErrorList returns a job's job-level errors, oldest first.
 	JobErrorList(ctx context.Context, jobID string) ([]*JobError, error)

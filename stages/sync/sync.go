@@ -10,6 +10,7 @@
 package sync
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/harvester-dev/harvester/groupcommit"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
@@ -25,17 +27,65 @@ import (
 // slugAttempts bounds the retries with a random suffix after a slug collision.
 const slugAttempts = 5
 
-// Handler is the SYNC stage over a store.
+// Handler is the SYNC stage over a store. The upserts of concurrent handlers go to the store
+// together (group commit: one store.DatasetUpsertBatch statement for whatever has queued).
 type Handler struct {
-	store store.Store
-	jobs  *store.OpenJobs
-	index *search.Batcher // nil: no search index
-	orgs  *search.Organizations
+	store   store.Store
+	jobs    *store.OpenJobs
+	index   *search.Batcher // nil: no search index
+	orgs    *search.Organizations
+	upserts *groupcommit.Batcher[*store.DatasetUpsertParams, *store.Dataset]
 }
 
 // New returns the SYNC stage; index is where dataset documents are written (nil for none).
+// Close it to stop its upsert batcher.
 func New(st store.Store, index *search.Batcher) *Handler {
-	return &Handler{store: st, jobs: store.NewOpenJobs(st, time.Second), index: index, orgs: search.NewOrganizations(st)}
+	h := &Handler{store: st, jobs: store.NewOpenJobs(st, time.Second), index: index, orgs: search.NewOrganizations(st)}
+	h.upserts = groupcommit.New(groupcommit.Config{MaxBatch: 500, Commits: 2}, h.upsertBatch)
+	return h
+}
+
+// Close stops the upsert batcher; upserts still waiting fail (their messages are redelivered).
+func (h *Handler) Close() { h.upserts.Close() }
+
+// upsertBatch writes a batch of datasets in one statement. When the batch fails (a slug taken,
+// one dataset twice, a bad record), each dataset is written alone, so that a slug collision
+// gets a new slug and a bad record fails only its own message.
+func (h *Handler) upsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, []error, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if len(ps) > 1 {
+		slugs := make(map[string]bool, len(ps))
+		batch := make([]*store.DatasetUpsertParams, len(ps))
+		for i, p := range ps { // titles repeat in catalogs: a new dataset's slug must be unique
+			batch[i] = p
+			if slugs[p.Slug] {
+				q := *p
+				q.Slug = suffixed(p.Slug)
+				batch[i] = &q
+			}
+			slugs[batch[i].Slug] = true
+		}
+		if ds, err := h.store.DatasetUpsertBatch(ctx, batch); err == nil {
+			return ds, nil, nil
+		}
+	}
+	ds, errs := make([]*store.Dataset, len(ps)), make([]error, len(ps))
+	for i, p := range ps {
+		ds[i], errs[i] = h.upsertOne(ctx, p)
+	}
+	return ds, errs, nil
+}
+
+// upsertOne writes one dataset, with a new random slug suffix when its slug is taken.
+func (h *Handler) upsertOne(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
+	ds, err := h.store.DatasetUpsert(ctx, p)
+	for i := 0; errors.Is(err, store.ErrConflict) && i < slugAttempts; i++ {
+		q := *p
+		q.Slug = suffixed(p.Slug)
+		ds, err = h.store.DatasetUpsert(ctx, &q)
+	}
+	return ds, err
 }
 
 // Handle applies one record (SubjectSync) to the dataset table and settles it.
@@ -66,13 +116,8 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 			return nil, fmt.Errorf("delete dataset: %w", err)
 		}
 	case harvest.ActionCreate, harvest.ActionUpdate:
-		p := &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
-			Slug: Slug(title(rec.DCAT(), rec.Identifier)), DCAT: rec.DCAT(), RecordID: rec.RecordID}
-		ds, err := h.store.DatasetUpsert(ctx, p)
-		for i := 0; errors.Is(err, store.ErrConflict) && i < slugAttempts; i++ {
-			p.Slug = suffixed(Slug(title(rec.DCAT(), rec.Identifier)))
-			ds, err = h.store.DatasetUpsert(ctx, p)
-		}
+		ds, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
+			Slug: Slug(title(rec.DCAT(), rec.Identifier)), DCAT: rec.DCAT(), RecordID: rec.RecordID})
 		if err != nil {
 			return nil, fmt.Errorf("upsert dataset: %w", err)
 		}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -29,6 +30,48 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
 			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date
 		RETURNING `+datasetColumns, p.Slug, p.Identifier, string(p.DCAT), p.SourceID, p.RecordID))
+}
+
+// DatasetUpsertBatch implements store.Store with one INSERT ... SELECT FROM unnest(...) ON
+// CONFLICT DO UPDATE (bench: BenchmarkDatasetUpsert).
+func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error) {
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	type key struct{ source, identifier string }
+	at := make(map[key]int, len(ps))
+	slugs, identifiers, dcats, sources, records := make([]string, len(ps)), make([]string, len(ps)),
+		make([]string, len(ps)), make([]string, len(ps)), make([]*string, len(ps))
+	for i, p := range ps {
+		k := key{p.SourceID, p.Identifier}
+		if _, dup := at[k]; dup {
+			return nil, fmt.Errorf("%w: dataset %q of source %s twice in one batch", store.ErrConflict, p.Identifier, p.SourceID)
+		}
+		at[k] = i
+		slugs[i], identifiers[i], dcats[i], sources[i] = p.Slug, p.Identifier, string(p.DCAT), p.SourceID
+		if p.RecordID != "" {
+			records[i] = &p.RecordID
+		}
+	}
+	rows, _ := s.pool.Query(ctx, `
+		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
+		SELECT v.slug, v.identifier, v.dcat::jsonb, v.source, v.record, now()
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[]) AS v(slug, identifier, dcat, source, record)
+		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
+			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date
+		RETURNING `+datasetColumns, slugs, identifiers, dcats, sources, records)
+	out := make([]*store.Dataset, len(ps))
+	_, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct{}, error) {
+		d, err := scanDataset(row)
+		if err == nil {
+			out[at[key{d.SourceID, d.Identifier}]] = d
+		}
+		return struct{}{}, err
+	})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return out, nil
 }
 
 // DatasetCount implements store.Store.

@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -30,6 +32,40 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 			harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
 		RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(p.DCAT), p.SourceID, p.RecordID, now()))
+}
+
+// DatasetUpsertBatch implements store.Store: the upserts in one transaction.
+func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error) {
+	type key struct{ source, identifier string }
+	seen := make(map[key]bool, len(ps))
+	for _, p := range ps {
+		k := key{p.SourceID, p.Identifier}
+		if seen[k] {
+			return nil, fmt.Errorf("%w: dataset %q of source %s twice in one batch", store.ErrConflict, p.Identifier, p.SourceID)
+		}
+		seen[k] = true
+	}
+	out := make([]*store.Dataset, len(ps))
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		t := now()
+		for i, p := range ps {
+			d, err := scanDataset(tx.QueryRowContext(ctx, `
+				INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
+				VALUES (?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
+					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
+				RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(p.DCAT), p.SourceID, p.RecordID, t))
+			if err != nil {
+				return err
+			}
+			out[i] = d
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return out, nil
 }
 
 // DatasetCount implements store.Store.

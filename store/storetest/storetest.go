@@ -130,6 +130,8 @@ var cases = []testCase{
 	{"Dataset/UpsertCreates", testDatasetUpsertCreates},
 	{"Dataset/UpsertUpdates", testDatasetUpsertUpdates},
 	{"Dataset/UpsertSlugConflict", testDatasetUpsertSlugConflict},
+	{"Dataset/UpsertBatch", testDatasetUpsertBatch},
+	{"Dataset/UpsertBatchConflict", testDatasetUpsertBatchConflict},
 	{"Dataset/GetNotFound", testDatasetGetNotFound},
 	{"Dataset/List", testDatasetList},
 	{"Dataset/Stream", testDatasetStream},

@@ -1,0 +1,96 @@
+package sync_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	gosync "sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/sync"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
+	"github.com/harvester-dev/harvester/store/postgres"
+	"github.com/harvester-dev/harvester/store/sqlite"
+)
+
+// TestConcurrentUpserts: records synced by many handlers at once, whose titles repeat (so their
+// slugs collide inside a batch and with datasets already live), all become datasets with
+// unique slugs, and each handler settles its own record.
+func TestConcurrentUpserts(t *testing.T) {
+	for name, open := range map[string]func(t *testing.T) store.Store{
+		"sqlite": func(t *testing.T) store.Store {
+			st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "h.db"))
+			require.NoError(t, err)
+			t.Cleanup(st.Close)
+			return st
+		},
+		"postgres": func(t *testing.T) store.Store {
+			st, err := postgres.Open(t.Context(), dbtest.URL(t))
+			require.NoError(t, err)
+			t.Cleanup(st.Close)
+			return st
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := open(t)
+			ctx := t.Context()
+			require.NoError(t, st.Migrate(ctx))
+			src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
+				SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+			require.NoError(t, err)
+			job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+			require.NoError(t, err)
+			h := sync.New(st, nil)
+			defer h.Close()
+
+			const n = 120
+			recs := make([]*harvest.Record, n)
+			for i := range n {
+				id := fmt.Sprintf("ds-%03d", i)
+				body := fmt.Sprintf(`{"identifier": %q, "title": "Water Quality %d"}`, id, i%7)
+				rec := &harvest.Record{JobID: job.ID, SourceID: src.ID, RecordID: harvest.RecordID(job.ID, id),
+					JobType: harvest.JobHarvest, Identifier: id, Action: harvest.ActionCreate, Body: harvest.RawText(body)}
+				_, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: job.ID, SourceID: src.ID,
+					Identifier: id, Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: body})
+				require.NoError(t, err)
+				recs[i] = rec
+			}
+			var wg gosync.WaitGroup
+			for i, rec := range recs {
+				wg.Go(func() {
+					msg, err := harvest.RecordMessage(harvest.SubjectSync, rec)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					msg.SetContext(ctx)
+					out, err := h.Handle(msg)
+					if err != nil {
+						t.Errorf("record %d: %v", i, err)
+						return
+					}
+					var s harvest.Settled
+					if len(out) != 1 || harvest.Decode(out[0], &s) != nil || s.Identifier != rec.Identifier ||
+						s.Outcome != harvest.OutcomeAdded {
+						t.Errorf("record %d: settled %+v, want its own added outcome", i, s)
+					}
+				})
+			}
+			wg.Wait()
+
+			ds, err := st.DatasetList(ctx, &store.DatasetListParams{SourceID: src.ID})
+			require.NoError(t, err)
+			require.Len(t, ds, n)
+			slugs := map[string]bool{}
+			for _, d := range ds {
+				require.False(t, slugs[d.Slug], "slug %s twice", d.Slug)
+				slugs[d.Slug] = true
+				require.True(t, strings.HasPrefix(d.Slug, "water-quality-"), d.Slug)
+			}
+		})
+	}
+}
