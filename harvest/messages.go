@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -222,8 +223,20 @@ func SettledMessage(s *Settled) (*message.Message, error) {
 }
 
 // Decode unmarshals a message body into v and checks its envelope version. Its errors are
-// permanent: redelivering the same bytes cannot succeed.
+// permanent: redelivering the same bytes cannot succeed. The body is parsed once when v is a
+// pointer to a struct with an int field V (every message type here); otherwise the version is
+// read first in a pass of its own.
 func Decode(m *message.Message, v any) error {
+	if f := versionField(v); f.IsValid() {
+		f.SetInt(0) // a body without "v" must not pass on what v held
+		if err := json.Unmarshal(m.Payload, v); err != nil {
+			return fmt.Errorf("decode message %s: %w", m.UUID, err)
+		}
+		if got := int(f.Int()); got != Version {
+			return fmt.Errorf("decode message %s: envelope version %d, want %d", m.UUID, got, Version)
+		}
+		return nil
+	}
 	var env struct {
 		V int `json:"v"`
 	}
@@ -237,6 +250,19 @@ func Decode(m *message.Message, v any) error {
 		return fmt.Errorf("decode message %s: %w", m.UUID, err)
 	}
 	return nil
+}
+
+// versionField returns the int field V of the struct v points to, or the zero Value.
+func versionField(v any) reflect.Value {
+	p := reflect.ValueOf(v)
+	if p.Kind() != reflect.Pointer || p.IsNil() || p.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	f := p.Elem().FieldByName("V")
+	if !f.IsValid() || f.Kind() != reflect.Int || !f.CanSet() {
+		return reflect.Value{}
+	}
+	return f
 }
 
 // HeaderValue cleans s of control characters and cuts it to 256 bytes, for a NATS header.

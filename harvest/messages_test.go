@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,4 +28,30 @@ func TestMessagesKeepMarkup(t *testing.T) {
 	var back RawText
 	require.NoError(t, json.Unmarshal(raw, &back))
 	require.Equal(t, "<a href=\"x\">&</a>\n", string(back))
+}
+
+// TestDecodeChecksVersion: a body of another envelope version, or with none, is refused, also
+// into a value that already holds the current version; a type without V still works.
+func TestDecodeChecksVersion(t *testing.T) {
+	for body, ok := range map[string]bool{
+		`{"v": 1, "job_id": "j"}`:  Version == 1,
+		`{"v": 99, "job_id": "j"}`: false,
+		`{"job_id": "j"}`:          false,
+	} {
+		rec := Record{V: Version}
+		err := Decode(message.NewMessage("m", []byte(body)), &rec)
+		if ok {
+			require.NoError(t, err, body)
+			require.Equal(t, "j", rec.JobID)
+		} else {
+			require.ErrorContains(t, err, "envelope version", body)
+		}
+		var loose map[string]any
+		err = Decode(message.NewMessage("m", []byte(body)), &loose)
+		if ok {
+			require.NoError(t, err, body)
+		} else {
+			require.ErrorContains(t, err, "envelope version", body)
+		}
+	}
 }
