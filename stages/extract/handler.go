@@ -116,8 +116,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 		}
 		return err
 	}
-	return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
-		SourceID: job.SourceID, JobType: job.JobType, Listed: l.listed}, job.JobID)
+	return l.complete()
 }
 
 // open returns the source document: a download for http(s) URLs, the file itself for an
@@ -168,6 +167,24 @@ type lister struct {
 	job    *harvest.Job
 	seen   map[string]int // identifier -> position of its first record
 	listed int
+	// unsaved are identifiers of seen that are not stored yet (at most seenBatch): complete
+	// stores them before the Listing. A listing that fails before then is listed again in full
+	// (retry or re-drive), so none is lost.
+	unsaved []string
+}
+
+// seenBatch is how many seen identifiers a listing stores in one statement
+// (store.JobIdentifierAddMany) instead of one round trip each.
+const seenBatch = 500
+
+// complete ends a listing that sent every entry: it stores the identifiers not stored yet, then
+// sends the Listing, on which COMPARE's delete detection reads them.
+func (l *lister) complete() error {
+	if err := l.saveSeen(); err != nil {
+		return err
+	}
+	return l.h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: l.job.JobID,
+		SourceID: l.job.SourceID, JobType: l.job.JobType, Listed: l.listed}, l.job.JobID)
 }
 
 // heartbeatEvery is how many listed records pass between two job heartbeats, so a long
@@ -241,16 +258,27 @@ func (l *lister) entry(pos int, raw json.RawMessage) error {
 }
 
 // see records that the listing contains the entry's identifier: later records repeating it are
-// duplicates, and COMPARE does not delete its dataset.
+// duplicates, and COMPARE does not delete its dataset (the identifier is stored with its batch,
+// before the Listing at the latest).
 func (l *lister) see(e *Entry) error {
 	if _, dup := l.seen[e.Identifier]; dup {
 		return nil
 	}
 	l.seen[e.Identifier] = e.Position
-	if err := l.h.store.JobIdentifierAdd(l.ctx, &store.JobIdentifierAddParams{JobID: l.job.JobID,
-		Identifier: e.Identifier}); err != nil {
-		return fmt.Errorf("record seen identifier: %w", err)
+	l.unsaved = append(l.unsaved, e.Identifier)
+	if len(l.unsaved) < seenBatch {
+		return nil
 	}
+	return l.saveSeen()
+}
+
+// saveSeen stores the identifiers seen since the last call.
+func (l *lister) saveSeen() error {
+	if err := l.h.store.JobIdentifierAddMany(l.ctx, &store.JobIdentifierAddManyParams{JobID: l.job.JobID,
+		Identifiers: l.unsaved}); err != nil {
+		return fmt.Errorf("record seen identifiers: %w", err)
+	}
+	l.unsaved = l.unsaved[:0]
 	return nil
 }
 
