@@ -101,7 +101,7 @@ func runExtract(t *testing.T, doc []byte, live []string, opts ...Option) *extrac
 }
 
 // openSQLite returns a migrated SQLite store in a temporary file.
-func openSQLite(t *testing.T) store.Store {
+func openSQLite(t testing.TB) store.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "h.db"))
 	require.NoError(t, err)

@@ -19,7 +19,7 @@ import (
 func TestHandleStoresSeenBeforeListing(t *testing.T) {
 	t.Parallel()
 	backends := map[string]func(t *testing.T) store.Store{
-		"sqlite": openSQLite,
+		"sqlite": func(t *testing.T) store.Store { return openSQLite(t) },
 		"postgres": func(t *testing.T) store.Store {
 			st, err := postgres.Open(context.Background(), dbtest.URL(t))
 			require.NoError(t, err)
