@@ -3,7 +3,6 @@ package extract
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,7 +97,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if notModified {
 		return h.notModified(ctx, &job)
 	}
-	if err := WalkCatalog(f, func(int, json.RawMessage) error { return nil }); err != nil {
+	if err := checkCatalog(f); err != nil {
 		if title, ok := htmlPage(f); ok {
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
 				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
@@ -109,7 +108,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return err
 	}
 	l := &lister{h: h, ctx: ctx, job: &job, seen: map[string]int{}}
-	if err := WalkCatalog(f, l.entry); err != nil {
+	if err := walkEntries(f, l.entry); err != nil {
 		var perr *ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
@@ -204,11 +203,11 @@ func (l *lister) next() (int, error) {
 	return pos, nil
 }
 
-func (l *lister) entry(pos int, raw json.RawMessage) error {
+func (l *lister) entry(e Entry) error {
 	if _, err := l.next(); err != nil {
 		return err
 	}
-	e := Identify(pos, raw)
+	pos, raw := e.Position, e.Raw
 	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would silently turn each bad byte into
 	// U+FFFD, and Postgres text refuses them: the record is an error, never rewritten.
 	if off := invalidUTF8(raw); off >= 0 {
