@@ -166,10 +166,12 @@ type lister struct {
 	job    *harvest.Job
 	seen   map[string]int // identifier -> position of its first record
 	listed int
-	// unsaved are identifiers of seen that are not stored yet (at most seenBatch): complete
-	// stores them before the Listing. A listing that fails before then is listed again in full
-	// (retry or re-drive), so none is lost.
-	unsaved []string
+	// unsaved are identifiers of seen not handed to a save yet (at most seenBatch); saving is
+	// the save in flight (nil when none), of the batch in spare. complete waits until every
+	// identifier is stored before it sends the Listing. A listing that fails before then is
+	// listed again in full (retry or re-drive), so none is lost.
+	unsaved, spare []string
+	saving         chan error
 }
 
 // seenBatch is how many seen identifiers a listing stores in one statement
@@ -180,6 +182,9 @@ const seenBatch = 500
 // sends the Listing, on which COMPARE's delete detection reads them.
 func (l *lister) complete() error {
 	if err := l.saveSeen(); err != nil {
+		return err
+	}
+	if err := l.waitSaved(); err != nil {
 		return err
 	}
 	return l.h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: l.job.JobID,
@@ -271,13 +276,33 @@ func (l *lister) see(e *Entry) error {
 	return l.saveSeen()
 }
 
-// saveSeen stores the identifiers seen since the last call.
+// saveSeen starts storing the identifiers seen since the last call, once the save before has
+// succeeded: the listing goes on while the database works (one save at a time).
 func (l *lister) saveSeen() error {
-	if err := l.h.store.JobIdentifierAddMany(l.ctx, &store.JobIdentifierAddManyParams{JobID: l.job.JobID,
-		Identifiers: l.unsaved}); err != nil {
+	if err := l.waitSaved(); err != nil || len(l.unsaved) == 0 {
+		return err
+	}
+	batch := l.unsaved
+	l.unsaved, l.spare = l.spare[:0], batch // spare's save is done
+	done := make(chan error, 1)             // the save never waits for a listing that gave up
+	l.saving = done
+	go func() {
+		done <- l.h.store.JobIdentifierAddMany(l.ctx, &store.JobIdentifierAddManyParams{JobID: l.job.JobID,
+			Identifiers: batch})
+	}()
+	return nil
+}
+
+// waitSaved waits for the save in flight, if any, and returns its error.
+func (l *lister) waitSaved() error {
+	if l.saving == nil {
+		return nil
+	}
+	err := <-l.saving
+	l.saving = nil
+	if err != nil {
 		return fmt.Errorf("record seen identifiers: %w", err)
 	}
-	l.unsaved = l.unsaved[:0]
 	return nil
 }
 
