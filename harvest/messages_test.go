@@ -22,7 +22,7 @@ func TestMessagesKeepMarkup(t *testing.T) {
 	require.NoError(t, Decode(m, &rec))
 	require.Equal(t, body, string(rec.Body))
 
-	raw, err := RawText("<a href=\"x\">&</a>\n").MarshalJSON()
+	raw, err := marshal(RawText("<a href=\"x\">&</a>\n"))
 	require.NoError(t, err)
 	require.Equal(t, `"<a href=\"x\">&</a>\n"`, string(raw))
 	var back RawText
@@ -53,5 +53,32 @@ func TestDecodeChecksVersion(t *testing.T) {
 		} else {
 			require.ErrorContains(t, err, "envelope version", body)
 		}
+	}
+}
+
+// TestRawTextWire: a RawText goes on the wire exactly as the JSON string of its bytes written
+// by marshal (what its MarshalJSON wrote before it became a MarshalText), markup, line
+// separators, control characters and bytes that are not UTF-8 included.
+func TestRawTextWire(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		"", `{"a": 1}`, "<b>x</b> & y", "line\u2028sep\u2029para", "tab\tnl\ncr\r\x00\x1f\x7f",
+		`quote " backslash \\ slash /`, "caf\xe9 \xff\xfe", "ü ☃ 𝄞", "{\n  \"identifier\": \"x\"\n}\n",
+	} {
+		want, err := marshal(string(body))
+		require.NoError(t, err)
+		got, err := marshal(RawText(body))
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), "%q", body)
+
+		m, err := RecordMessage(SubjectCompare, &Record{JobID: "j", Identifier: "i", Body: RawText(body),
+			Transformed: RawText(body)})
+		require.NoError(t, err)
+		wantRec := `{"v":1,"job_id":"j","source_id":"","record_id":"","job_type":"","schema_type":"",` +
+			`"identifier":"i","position":0`
+		if body != "" {
+			wantRec += `,"body":` + string(want) + `,"transformed":` + string(want)
+		}
+		require.Equal(t, wantRec+"}", string(m.Payload))
 	}
 }

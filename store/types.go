@@ -135,6 +135,12 @@ type JobIdentifierAddParams struct {
 	Identifier string
 }
 
+// JobIdentifierAddManyParams records several listed identifiers of one job.
+type JobIdentifierAddManyParams struct {
+	JobID       string
+	Identifiers []string
+}
+
 // JobInsertParams starts a job.
 type JobInsertParams struct {
 	ID       string // optional; generated when empty

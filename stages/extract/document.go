@@ -49,14 +49,37 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // check a document with a walk that does nothing before acting on its records); fn's error stops
 // the walk and is returned as is.
 func WalkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error {
+	return walkDocument(r, nil, func(dec *json.Decoder, pos int) error {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return parseErr(err)
+		}
+		return fn(pos, raw)
+	})
+}
+
+// element decodes the element of the dataset array at pos from dec, and acts on it. Its error
+// stops the walk; it returns a *ParseError when the element is not JSON.
+type element func(dec *json.Decoder, pos int) error
+
+// walkDocument is WalkCatalog with each element decoded by each. When rec is not nil, the
+// document is read through it, and it is made to forget what precedes each member of the
+// catalog object it skips.
+func walkDocument(r io.Reader, rec *recorder, each element) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	skipped := 0
 	if head, _ := br.Peek(3); bytes.Equal(head, utf8BOM) {
 		_, _ = br.Discard(3)
 		skipped = 3
 	}
-	dec := json.NewDecoder(br)
-	err := walk(dec, fn)
+	var dec *json.Decoder
+	if rec != nil {
+		rec.r = br
+		dec = json.NewDecoder(rec)
+	} else {
+		dec = json.NewDecoder(br)
+	}
+	err := walk(dec, rec, each)
 	var perr *ParseError
 	if !errors.As(err, &perr) {
 		return err
@@ -118,7 +141,7 @@ func lineColumn(prefix []byte) (line, col int) {
 	return line, max(1, len(prefix)-(bytes.LastIndexByte(prefix, '\n')+1))
 }
 
-func walk(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error) error {
+func walk(dec *json.Decoder, rec *recorder, each element) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return parseErr(err)
@@ -143,15 +166,15 @@ func walk(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error) error 
 				return &ParseError{Err: ErrDuplicateDataset, offset: dec.InputOffset() - int64(len(`"dataset"`))}
 			}
 			found = true
-			if err := walkDatasets(dec, fn); err != nil {
+			if err := walkDatasets(dec, each); err != nil {
 				return err
 			}
 			continue
 		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
+		if err := dec.Decode(new(skipValue)); err != nil {
 			return parseErr(err)
 		}
+		rec.forget(dec.InputOffset())
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return parseErr(err)
@@ -168,7 +191,7 @@ func walk(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error) error 
 	return nil
 }
 
-func walkDatasets(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error) error {
+func walkDatasets(dec *json.Decoder, each element) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return parseErr(err)
@@ -177,11 +200,7 @@ func walkDatasets(dec *json.Decoder, fn func(pos int, raw json.RawMessage) error
 		return &ParseError{Err: fmt.Errorf(`not a DCAT-US catalog: "dataset" is a JSON %s, not an array`, kind(tok))}
 	}
 	for pos := 0; dec.More(); pos++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return parseErr(err)
-		}
-		if err := fn(pos, raw); err != nil {
+		if err := each(dec, pos); err != nil {
 			return err
 		}
 	}
@@ -228,12 +247,20 @@ type Entry struct {
 // Identify fills in an entry's identifier: the "identifier" string, or the "@id" of an
 // identifier object (DCAT-US 3.0). Missing, blank or other shapes are an error.
 func Identify(pos int, raw json.RawMessage) Entry {
+	var d keyFields
+	return identify(pos, raw, &d, json.Unmarshal(raw, &d))
+}
+
+// keyFields are the members of a dataset that identify it.
+type keyFields struct {
+	Identifier json.RawMessage `json:"identifier"`
+	Title      any             `json:"title"`
+}
+
+// identify is Identify of raw, given its keyFields d as decoded and the decoding's error.
+func identify(pos int, raw json.RawMessage, d *keyFields, err error) Entry {
 	e := Entry{Position: pos, Raw: raw}
-	var d struct {
-		Identifier json.RawMessage `json:"identifier"`
-		Title      any             `json:"title"`
-	}
-	if err := json.Unmarshal(raw, &d); err != nil {
+	if err != nil {
 		var kindErr *json.UnmarshalTypeError
 		if errors.As(err, &kindErr) && kindErr.Field == "" {
 			e.Err = fmt.Errorf("dataset #%d is a JSON %s, not an object", pos+1, kindErr.Value)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,5 +42,35 @@ func FuzzWalkCatalog(f *testing.F) {
 		if err != nil && !errors.As(err, &perr) {
 			t.Fatalf("error is not a *ParseError: %T %v", err, err)
 		}
+		requireSameWalks(t, doc)
 	})
+}
+
+// requireSameWalks fails t unless walkEntries and checkCatalog agree with WalkCatalog and
+// Identify on doc: the same entries (raw bytes, identifier, title, error) and the same error.
+func requireSameWalks(t *testing.T, doc []byte) {
+	t.Helper()
+	var want, got []Entry
+	wantErr := WalkCatalog(bytes.NewReader(doc), func(pos int, raw json.RawMessage) error {
+		want = append(want, Identify(pos, raw))
+		return nil
+	})
+	gotErr := walkEntries(bytes.NewReader(doc), func(e Entry) error {
+		got = append(got, e)
+		return nil
+	})
+	checkErr := checkCatalog(bytes.NewReader(doc))
+	if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) || fmt.Sprint(wantErr) != fmt.Sprint(checkErr) {
+		t.Fatalf("errors differ: WalkCatalog %v, walkEntries %v, checkCatalog %v", wantErr, gotErr, checkErr)
+	}
+	if len(want) != len(got) {
+		t.Fatalf("WalkCatalog listed %d entries, walkEntries %d", len(want), len(got))
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		if !bytes.Equal(w.Raw, g.Raw) || w.Position != g.Position || w.Identifier != g.Identifier ||
+			w.Title != g.Title || fmt.Sprint(w.Err) != fmt.Sprint(g.Err) {
+			t.Fatalf("entry %d differs:\nWalkCatalog %+v\nwalkEntries %+v", i, w, g)
+		}
+	}
 }

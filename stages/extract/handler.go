@@ -3,7 +3,6 @@ package extract
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,7 +97,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if notModified {
 		return h.notModified(ctx, &job)
 	}
-	if err := WalkCatalog(f, func(int, json.RawMessage) error { return nil }); err != nil {
+	if err := checkCatalog(f); err != nil {
 		if title, ok := htmlPage(f); ok {
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
 				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
@@ -109,15 +108,14 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return err
 	}
 	l := &lister{h: h, ctx: ctx, job: &job, seen: map[string]int{}}
-	if err := WalkCatalog(f, l.entry); err != nil {
+	if err := walkEntries(f, l.entry); err != nil {
 		var perr *ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
 		}
 		return err
 	}
-	return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
-		SourceID: job.SourceID, JobType: job.JobType, Listed: l.listed}, job.JobID)
+	return l.complete()
 }
 
 // open returns the source document: a download for http(s) URLs, the file itself for an
@@ -168,6 +166,29 @@ type lister struct {
 	job    *harvest.Job
 	seen   map[string]int // identifier -> position of its first record
 	listed int
+	// unsaved are identifiers of seen not handed to a save yet (at most seenBatch); saving is
+	// the save in flight (nil when none), of the batch in spare. complete waits until every
+	// identifier is stored before it sends the Listing. A listing that fails before then is
+	// listed again in full (retry or re-drive), so none is lost.
+	unsaved, spare []string
+	saving         chan error
+}
+
+// seenBatch is how many seen identifiers a listing stores in one statement
+// (store.JobIdentifierAddMany) instead of one round trip each.
+const seenBatch = 500
+
+// complete ends a listing that sent every entry: it stores the identifiers not stored yet, then
+// sends the Listing, on which COMPARE's delete detection reads them.
+func (l *lister) complete() error {
+	if err := l.saveSeen(); err != nil {
+		return err
+	}
+	if err := l.waitSaved(); err != nil {
+		return err
+	}
+	return l.h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: l.job.JobID,
+		SourceID: l.job.SourceID, JobType: l.job.JobType, Listed: l.listed}, l.job.JobID)
 }
 
 // heartbeatEvery is how many listed records pass between two job heartbeats, so a long
@@ -187,11 +208,11 @@ func (l *lister) next() (int, error) {
 	return pos, nil
 }
 
-func (l *lister) entry(pos int, raw json.RawMessage) error {
+func (l *lister) entry(e Entry) error {
 	if _, err := l.next(); err != nil {
 		return err
 	}
-	e := Identify(pos, raw)
+	pos, raw := e.Position, e.Raw
 	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would silently turn each bad byte into
 	// U+FFFD, and Postgres text refuses them: the record is an error, never rewritten.
 	if off := invalidUTF8(raw); off >= 0 {
@@ -241,15 +262,46 @@ func (l *lister) entry(pos int, raw json.RawMessage) error {
 }
 
 // see records that the listing contains the entry's identifier: later records repeating it are
-// duplicates, and COMPARE does not delete its dataset.
+// duplicates, and COMPARE does not delete its dataset (the identifier is stored with its batch,
+// before the Listing at the latest).
 func (l *lister) see(e *Entry) error {
 	if _, dup := l.seen[e.Identifier]; dup {
 		return nil
 	}
 	l.seen[e.Identifier] = e.Position
-	if err := l.h.store.JobIdentifierAdd(l.ctx, &store.JobIdentifierAddParams{JobID: l.job.JobID,
-		Identifier: e.Identifier}); err != nil {
-		return fmt.Errorf("record seen identifier: %w", err)
+	l.unsaved = append(l.unsaved, e.Identifier)
+	if len(l.unsaved) < seenBatch {
+		return nil
+	}
+	return l.saveSeen()
+}
+
+// saveSeen starts storing the identifiers seen since the last call, once the save before has
+// succeeded: the listing goes on while the database works (one save at a time).
+func (l *lister) saveSeen() error {
+	if err := l.waitSaved(); err != nil || len(l.unsaved) == 0 {
+		return err
+	}
+	batch := l.unsaved
+	l.unsaved, l.spare = l.spare[:0], batch // spare's save is done
+	done := make(chan error, 1)             // the save never waits for a listing that gave up
+	l.saving = done
+	go func() {
+		done <- l.h.store.JobIdentifierAddMany(l.ctx, &store.JobIdentifierAddManyParams{JobID: l.job.JobID,
+			Identifiers: batch})
+	}()
+	return nil
+}
+
+// waitSaved waits for the save in flight, if any, and returns its error.
+func (l *lister) waitSaved() error {
+	if l.saving == nil {
+		return nil
+	}
+	err := <-l.saving
+	l.saving = nil
+	if err != nil {
+		return fmt.Errorf("record seen identifiers: %w", err)
 	}
 	return nil
 }

@@ -26,6 +26,9 @@ type extractRun struct {
 	job  *store.Job
 	msgs map[string][]*message.Message // by subject
 	err  error                         // Handle's
+	// unseenAtListing is what DatasetListUnseen returned when the Listing was published: what
+	// COMPARE would delete.
+	unseenAtListing []string
 }
 
 func (r *extractRun) records(t *testing.T) []harvest.Record {
@@ -91,16 +94,28 @@ func (r *extractRun) unseen(t *testing.T) []string {
 	return out
 }
 
-// runExtract lists doc in a job of a source that has a live dataset for each of live.
+// runExtract lists doc in a job of a source that has a live dataset for each of live, on SQLite.
 func runExtract(t *testing.T, doc []byte, live []string, opts ...Option) *extractRun {
+	t.Helper()
+	return runExtractOn(t, openSQLite(t), doc, live, opts...)
+}
+
+// openSQLite returns a migrated SQLite store in a temporary file.
+func openSQLite(t testing.TB) store.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "h.db"))
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	require.NoError(t, st.Migrate(context.Background()))
+	return st
+}
+
+// runExtractOn is runExtract on the store st.
+func runExtractOn(t *testing.T, st store.Store, doc []byte, live []string, opts ...Option) *extractRun {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "data.json")
 	require.NoError(t, os.WriteFile(path, doc, 0o644))
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
-	require.NoError(t, err)
-	t.Cleanup(st.Close)
-	require.NoError(t, st.Migrate(ctx))
 	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: path, SourceType: harvest.SourceDocument,
 		SchemaType: harvest.SchemaDCATUS11Federal})
 	require.NoError(t, err)
@@ -132,8 +147,13 @@ func runExtract(t *testing.T, doc []byte, live []string, opts ...Option) *extrac
 		require.NoError(t, err)
 		go func() {
 			for msg := range ch {
+				var unseen []string
+				if subject == harvest.SubjectListing { // Handle waits for the ack
+					unseen = r.unseen(t)
+				}
 				mu.Lock()
 				r.msgs[subject] = append(r.msgs[subject], msg)
+				r.unseenAtListing = append(r.unseenAtListing, unseen...)
 				mu.Unlock()
 				msg.Ack()
 			}

@@ -73,8 +73,7 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 	default:
 		return h.fail(ctx, job, "ExtractError", fmt.Errorf("source type %q is not supported", job.SourceType))
 	}
-	return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
-		SourceID: job.SourceID, JobType: job.JobType, Listed: l.listed}, job.JobID)
+	return l.complete()
 }
 
 // stageError marks an error of ours inside a crawl, apart from the crawl's own.

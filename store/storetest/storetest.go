@@ -140,4 +140,7 @@ var cases = []testCase{
 	{"Dataset/ListUnseenStops", testDatasetListUnseenStops},
 	{"Dataset/DeleteDetection", testDatasetDeleteDetection},
 	{"Dataset/Count", testDatasetCount},
+
+	{"Job/IdentifierAddMany", testJobIdentifierAddMany},
+	{"Job/IdentifierAddManyUnknownJob", testJobIdentifierAddManyUnknownJob},
 }

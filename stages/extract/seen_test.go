@@ -1,0 +1,53 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
+	"github.com/harvester-dev/harvester/store/postgres"
+)
+
+// TestHandleStoresSeenBeforeListing: a listing of more identifiers than one batch has stored
+// every one of them (the last, partial batch too) when its Listing is published, on both
+// backends, so COMPARE deletes only the dataset the catalog no longer has.
+func TestHandleStoresSeenBeforeListing(t *testing.T) {
+	t.Parallel()
+	backends := map[string]func(t *testing.T) store.Store{
+		"sqlite": func(t *testing.T) store.Store { return openSQLite(t) },
+		"postgres": func(t *testing.T) store.Store {
+			st, err := postgres.Open(context.Background(), dbtest.URL(t))
+			require.NoError(t, err)
+			t.Cleanup(st.Close)
+			require.NoError(t, st.Migrate(context.Background()))
+			return st
+		},
+	}
+	for name, open := range backends {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			n := 2*seenBatch + 7
+			var entries []string
+			live := []string{"gone"}
+			for i := range n {
+				id := fmt.Sprintf("id-%04d", i)
+				entries = append(entries, `{"identifier":"`+id+`"}`)
+				live = append(live, id)
+			}
+			entries = append(entries, `{"identifier":"id-0003"}`) // a duplicate is not stored twice
+			doc := []byte(`{"dataset":[` + strings.Join(entries, ",") + `]}`)
+
+			r := runExtractOn(t, open(t), doc, live)
+			require.NoError(t, r.err)
+			require.Equal(t, n+1, r.listed(t))
+			require.Len(t, r.records(t), n)
+			require.Equal(t, []string{"gone"}, r.unseenAtListing,
+				"every listed identifier was stored before the Listing was published")
+		})
+	}
+}
