@@ -62,11 +62,11 @@ type Store interface {
 	JobHeartbeat(ctx context.Context, jobID string) error
 	// JobIdentifierAdd records that the job's listing contained identifier (idempotent).
 	JobIdentifierAdd(ctx context.Context, p *JobIdentifierAddParams) error
-	// JobIdentifierAddMany records that the job's listing contained each of p.Identifiers, in
+	// JobIdentifierAddBatch records that the job's listing contained each of p.Identifiers, in
 	// one statement (Postgres) or one transaction (SQLite): all of them or, on error, none.
 	// Identifiers already recorded for the job, or repeated within p.Identifiers, are skipped
 	// (idempotent). An empty p.Identifiers does nothing.
-	JobIdentifierAddMany(ctx context.Context, p *JobIdentifierAddManyParams) error
+	JobIdentifierAddBatch(ctx context.Context, p *JobIdentifierAddBatchParams) error
 	// JobInsert creates a job for a source: in_progress, or new when p.Queued (it then waits for
 	// JobStartQueued). It returns ErrConflict when the source already has an unfinished job
 	// (new or in_progress), and ErrNotFound when the source does not exist.

@@ -135,8 +135,8 @@ type JobIdentifierAddParams struct {
 	Identifier string
 }
 
-// JobIdentifierAddManyParams records several listed identifiers of one job.
-type JobIdentifierAddManyParams struct {
+// JobIdentifierAddBatchParams records several listed identifiers of one job.
+type JobIdentifierAddBatchParams struct {
 	JobID       string
 	Identifiers []string
 }

@@ -14,7 +14,7 @@
 //     reason: one bad record is one error row, never a failed job (a record of the last two
 //     kinds is still recorded as seen, so the dataset it already has is not deleted);
 //   - when every record has been sent, and every seen identifier stored (they are stored 500 at
-//     a time while the listing goes on, store.JobIdentifierAddMany), a harvest.Listing tells
+//     a time while the listing goes on, store.JobIdentifierAddBatch), a harvest.Listing tells
 //     COMPARE the listing is complete.
 //
 // A source that cannot be fetched or parsed fails the job (a job error names the HTTP status or

@@ -175,7 +175,7 @@ type lister struct {
 }
 
 // seenBatch is how many seen identifiers a listing stores in one statement
-// (store.JobIdentifierAddMany) instead of one round trip each.
+// (store.JobIdentifierAddBatch) instead of one round trip each.
 const seenBatch = 500
 
 // complete ends a listing that sent every entry: it stores the identifiers not stored yet, then
@@ -287,7 +287,7 @@ func (l *lister) saveSeen() error {
 	done := make(chan error, 1)             // the save never waits for a listing that gave up
 	l.saving = done
 	go func() {
-		done <- l.h.store.JobIdentifierAddMany(l.ctx, &store.JobIdentifierAddManyParams{JobID: l.job.JobID,
+		done <- l.h.store.JobIdentifierAddBatch(l.ctx, &store.JobIdentifierAddBatchParams{JobID: l.job.JobID,
 			Identifiers: batch})
 	}()
 	return nil

@@ -6,9 +6,9 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// JobIdentifierAddMany implements store.Store: one INSERT of the unnested array, a single round
+// JobIdentifierAddBatch implements store.Store: one INSERT of the unnested array, a single round
 // trip whatever the number of identifiers.
-func (s *Store) JobIdentifierAddMany(ctx context.Context, p *store.JobIdentifierAddManyParams) error {
+func (s *Store) JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error {
 	if len(p.Identifiers) == 0 {
 		return nil
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// JobIdentifierAddMany implements store.Store: one transaction of one prepared INSERT per
+// JobIdentifierAddBatch implements store.Store: one transaction of one prepared INSERT per
 // identifier (SQLite's cost is the commit, not the statement).
-func (s *Store) JobIdentifierAddMany(ctx context.Context, p *store.JobIdentifierAddManyParams) error {
+func (s *Store) JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error {
 	if len(p.Identifiers) == 0 {
 		return nil
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// testJobIdentifierAddMany: one call records every identifier of a large batch, skipping those
+// testJobIdentifierAddBatch: one call records every identifier of a large batch, skipping those
 // already recorded and those repeated within the batch, and keeps them byte for byte.
-func testJobIdentifierAddMany(t *testing.T, s store.Store) {
+func testJobIdentifierAddBatch(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	src := newSource(t, s)
 	first := newJob(t, s, src.ID)
@@ -30,19 +30,19 @@ func testJobIdentifierAddMany(t *testing.T, s store.Store) {
 		batch = append(batch, fmt.Sprintf("n-%04d", i))
 	}
 	batch = append(batch, odd...)
-	require.NoError(t, s.JobIdentifierAddMany(ctx, &store.JobIdentifierAddManyParams{JobID: job.ID, Identifiers: batch}))
+	require.NoError(t, s.JobIdentifierAddBatch(ctx, &store.JobIdentifierAddBatchParams{JobID: job.ID, Identifiers: batch}))
 	require.Equal(t, []string{"c"}, unseen(t, s, src.ID, job.ID))
 
-	require.NoError(t, s.JobIdentifierAddMany(ctx, &store.JobIdentifierAddManyParams{JobID: job.ID, Identifiers: batch}),
+	require.NoError(t, s.JobIdentifierAddBatch(ctx, &store.JobIdentifierAddBatchParams{JobID: job.ID, Identifiers: batch}),
 		"adding the same batch again is idempotent")
-	require.NoError(t, s.JobIdentifierAddMany(ctx, &store.JobIdentifierAddManyParams{JobID: job.ID}))
+	require.NoError(t, s.JobIdentifierAddBatch(ctx, &store.JobIdentifierAddBatchParams{JobID: job.ID}))
 	require.Equal(t, []string{"c"}, unseen(t, s, src.ID, job.ID))
 }
 
-// testJobIdentifierAddManyUnknownJob: identifiers of a job that does not exist are refused
+// testJobIdentifierAddBatchUnknownJob: identifiers of a job that does not exist are refused
 // with ErrNotFound, none of them recorded.
-func testJobIdentifierAddManyUnknownJob(t *testing.T, s store.Store) {
-	err := s.JobIdentifierAddMany(t.Context(), &store.JobIdentifierAddManyParams{JobID: uuid.NewString(),
+func testJobIdentifierAddBatchUnknownJob(t *testing.T, s store.Store) {
+	err := s.JobIdentifierAddBatch(t.Context(), &store.JobIdentifierAddBatchParams{JobID: uuid.NewString(),
 		Identifiers: []string{"a", "b"}})
 	require.ErrorIs(t, err, store.ErrNotFound)
 }

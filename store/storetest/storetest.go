@@ -141,6 +141,6 @@ var cases = []testCase{
 	{"Dataset/DeleteDetection", testDatasetDeleteDetection},
 	{"Dataset/Count", testDatasetCount},
 
-	{"Job/IdentifierAddMany", testJobIdentifierAddMany},
-	{"Job/IdentifierAddManyUnknownJob", testJobIdentifierAddManyUnknownJob},
+	{"Job/IdentifierAddMany", testJobIdentifierAddBatch},
+	{"Job/IdentifierAddManyUnknownJob", testJobIdentifierAddBatchUnknownJob},
 }
