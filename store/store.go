@@ -155,6 +155,16 @@ type Store interface {
 	// RecordLatest returns the newest record of (source, identifier) whose outcome is known to
 	// compare against: status success, error_validation or error_transform. ErrNotFound if none.
 	RecordLatest(ctx context.Context, p *RecordLatestParams) (*Record, error)
+	// RecordCompareMany answers, in one query, what COMPARE decides p.Keys on: for each key, in
+	// the keys' order, this job's stored record, the newest record with a known outcome and
+	// whether a live dataset exists, with RecordGet's, RecordLatest's and DatasetGet's meaning.
+	// It returns len(p.Keys) results or an error for all of them.
+	RecordCompareMany(ctx context.Context, p *RecordCompareManyParams) ([]*RecordCompare, error)
+	// RecordInsertMany writes p.Records as RecordInsert does, in one statement: every row or
+	// none. A row whose id exists is left unchanged (redelivery), as is a later row of p with the
+	// id of an earlier one; a row that conflicts otherwise (its job and identifier taken by
+	// another id) fails the statement with ErrConflict, an unknown job with ErrNotFound.
+	RecordInsertMany(ctx context.Context, p *RecordInsertManyParams) error
 
 	// SourceDelete deletes a source and its history: ErrNotFound if missing, ErrConflict while
 	// it still has live datasets (clear it first) or an unfinished job.

@@ -140,4 +140,9 @@ var cases = []testCase{
 	{"Dataset/ListUnseenStops", testDatasetListUnseenStops},
 	{"Dataset/DeleteDetection", testDatasetDeleteDetection},
 	{"Dataset/Count", testDatasetCount},
+
+	{"Record/CompareMany", testRecordCompareMany},
+	{"Record/CompareManyLarge", testRecordCompareManyLarge},
+	{"Record/InsertMany", testRecordInsertMany},
+	{"Record/InsertManyFails", testRecordInsertManyFails},
 }
