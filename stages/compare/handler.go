@@ -94,13 +94,14 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 }
 
 // decided returns the action this job already decided for the record, or "" when it decided
-// none; stored is the record's harvest_record (nil when it has none). A job's record is listed again after a crash or a re-drive (the same RecordID, a
-// UUIDv5 of job and identifier): the first decision stands, as the catalog may since have
-// changed because of it (a created dataset is not an update, a synced record not unchanged),
-// and the record goes on to TRANSFORM again, whose stages are idempotent. A record whose
-// outcome was already counted (its status is no longer pending: the aggregator sets it in the
-// same transaction) has nothing left to do: settled is true, and the job's heartbeat says
-// that the re-drive is making progress.
+// none; stored is the record's harvest_record (nil when it has none). A job's record is listed
+// again after a crash or a re-drive (the same RecordID, a UUIDv5 of job and identifier): the
+// first decision stands, as the catalog may since have changed because of it (a created
+// dataset is not an update, a synced record not unchanged), and the record goes on to
+// TRANSFORM again, whose stages are idempotent. A record whose outcome was already counted
+// (its status is no longer pending: the aggregator sets it in the same transaction) has
+// nothing left to do: settled is true, and the job's heartbeat says that the re-drive is
+// making progress.
 func (h *Handler) decided(ctx context.Context, rec *harvest.Record, stored *store.RecordCompareStored) (
 	action harvest.Action, settled bool, err error) {
 	switch {
