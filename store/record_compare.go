@@ -2,11 +2,6 @@ package store
 
 import "github.com/harvester-dev/harvester/harvest"
 
-// RecordCompareManyParams names the records COMPARE is deciding, any number at once.
-type RecordCompareManyParams struct {
-	Keys []RecordCompareKey
-}
-
 // RecordCompareKey is one record being compared: its key in the source and the id of its
 // harvest_record in this job (harvest.RecordID of job and identifier). An id or source id
 // that is not a UUID matches nothing.
@@ -41,9 +36,4 @@ type RecordCompareLatest struct {
 	SourceHash string // "" when the record has none
 	Action     harvest.Action
 	SchemaType harvest.SchemaType // "" for records written before schema_type was kept
-}
-
-// RecordInsertManyParams is harvest_record rows written together by COMPARE.
-type RecordInsertManyParams struct {
-	Records []*RecordInsertParams
 }

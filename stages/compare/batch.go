@@ -65,7 +65,7 @@ func (b *batchers) insert(ctx context.Context, p *store.RecordInsertParams) erro
 }
 
 func (b *batchers) lookupMany(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, []error, error) {
-	got, err := b.st.RecordCompareMany(ctx, &store.RecordCompareManyParams{Keys: keys})
+	got, err := b.st.RecordCompareBatch(ctx, keys)
 	return got, nil, err
 }
 
@@ -74,7 +74,7 @@ func (b *batchers) lookupMany(ctx context.Context, keys []store.RecordCompareKey
 // again one record at a time, and each record gets its own error.
 func (b *batchers) insertMany(ctx context.Context, recs []*store.RecordInsertParams) ([]struct{}, []error, error) {
 	results := make([]struct{}, len(recs))
-	err := b.st.RecordInsertMany(ctx, &store.RecordInsertManyParams{Records: recs})
+	err := b.st.RecordInsertBatch(ctx, recs)
 	if err == nil || len(recs) == 1 || ctx.Err() != nil {
 		return results, nil, err
 	}

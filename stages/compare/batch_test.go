@@ -27,24 +27,24 @@ type batchStore struct {
 
 var errInjected = errors.New("injected batch failure")
 
-func (s *batchStore) RecordCompareMany(ctx context.Context, p *store.RecordCompareManyParams) ([]*store.RecordCompare, error) {
+func (s *batchStore) RecordCompareBatch(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, error) {
 	s.mu.Lock()
-	s.lookupSizes = append(s.lookupSizes, len(p.Keys))
+	s.lookupSizes = append(s.lookupSizes, len(keys))
 	s.mu.Unlock()
 	if s.failLookups.Add(-1) >= 0 {
 		return nil, errInjected
 	}
-	return s.Store.RecordCompareMany(ctx, p)
+	return s.Store.RecordCompareBatch(ctx, keys)
 }
 
-func (s *batchStore) RecordInsertMany(ctx context.Context, p *store.RecordInsertManyParams) error {
+func (s *batchStore) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertParams) error {
 	s.mu.Lock()
-	s.insertSizes = append(s.insertSizes, len(p.Records))
+	s.insertSizes = append(s.insertSizes, len(ps))
 	s.mu.Unlock()
 	if s.failInserts.Add(-1) >= 0 {
 		return errInjected
 	}
-	return s.Store.RecordInsertMany(ctx, p)
+	return s.Store.RecordInsertBatch(ctx, ps)
 }
 
 func (s *batchStore) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.Record, error) {

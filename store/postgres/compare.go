@@ -11,7 +11,7 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// recordCompareSQL answers RecordCompareMany with one statement over arrays of the keys: the
+// recordCompareSQL answers RecordCompareBatch with one statement over arrays of the keys: the
 // key's own record by primary key, the newest comparable record by the harvest_record_current
 // index (RecordLatest's WHERE and ORDER BY) and the live dataset by its unique key (DatasetGet).
 const recordCompareSQL = `SELECT r.harvest_job_id::text, r.action, r.status,
@@ -25,22 +25,22 @@ LEFT JOIN LATERAL (SELECT h.id, h.source_hash, h.action, h.schema_type FROM harv
 	ORDER BY h.date_created DESC LIMIT 1) l ON true
 ORDER BY k.ord`
 
-// RecordCompareMany implements store.Store.
-func (s *Store) RecordCompareMany(ctx context.Context, p *store.RecordCompareManyParams) ([]*store.RecordCompare, error) {
-	if len(p.Keys) == 0 {
+// RecordCompareBatch implements store.Store.
+func (s *Store) RecordCompareBatch(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, error) {
+	if len(keys) == 0 {
 		return nil, nil
 	}
-	sources := make([]pgtype.UUID, len(p.Keys))
-	identifiers := make([]string, len(p.Keys))
-	records := make([]pgtype.UUID, len(p.Keys))
-	for i, k := range p.Keys {
+	sources := make([]pgtype.UUID, len(keys))
+	identifiers := make([]string, len(keys))
+	records := make([]pgtype.UUID, len(keys))
+	for i, k := range keys {
 		sources[i], identifiers[i], records[i] = pgUUID(k.SourceID), k.Identifier, pgUUID(k.RecordID)
 	}
 	rows, err := s.pool.Query(ctx, recordCompareSQL, sources, identifiers, records)
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	out := make([]*store.RecordCompare, 0, len(p.Keys))
+	out := make([]*store.RecordCompare, 0, len(keys))
 	var jobID, action, status *string
 	var latest store.RecordCompareLatest
 	var hasLatest, live bool
@@ -64,16 +64,16 @@ func (s *Store) RecordCompareMany(ctx context.Context, p *store.RecordCompareMan
 	return out, nil
 }
 
-// RecordInsertMany implements store.Store.
-func (s *Store) RecordInsertMany(ctx context.Context, p *store.RecordInsertManyParams) error {
-	if len(p.Records) == 0 {
+// RecordInsertBatch implements store.Store.
+func (s *Store) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertParams) error {
+	if len(ps) == 0 {
 		return nil
 	}
-	n := len(p.Records)
+	n := len(ps)
 	ids, jobs, sources := make([]string, n), make([]string, n), make([]string, n)
 	identifiers, actions, hashes, raws, schemas := make([]string, n), make([]string, n), make([]string, n),
 		make([]string, n), make([]string, n)
-	for i, r := range p.Records {
+	for i, r := range ps {
 		ids[i], jobs[i], sources[i], identifiers[i] = r.ID, r.JobID, r.SourceID, r.Identifier
 		actions[i], hashes[i], raws[i], schemas[i] = string(r.Action), r.SourceHash, r.SourceRaw, string(r.SchemaType)
 	}

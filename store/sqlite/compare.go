@@ -15,7 +15,7 @@ import (
 // nine a row) stay well under SQLite's limit of 32,766.
 const maxRowsPerStatement = 500
 
-// recordCompareSQL answers RecordCompareMany over a VALUES list of the keys (%s): the key's own
+// recordCompareSQL answers RecordCompareBatch over a VALUES list of the keys (%s): the key's own
 // record by primary key, the newest comparable record as RecordLatest finds it (SQLite has no
 // LATERAL, so a correlated subquery picks its id) and the live dataset as DatasetGet finds it.
 const recordCompareSQL = `WITH k(ord, source_id, identifier, record_id) AS (VALUES %s),
@@ -31,10 +31,10 @@ SELECT r.harvest_job_id, r.action, r.status,
 FROM kl LEFT JOIN harvest_record r ON r.id = kl.record_id LEFT JOIN harvest_record l ON l.id = kl.latest_id
 ORDER BY kl.ord`
 
-// RecordCompareMany implements store.Store.
-func (s *Store) RecordCompareMany(ctx context.Context, p *store.RecordCompareManyParams) ([]*store.RecordCompare, error) {
-	out := make([]*store.RecordCompare, 0, len(p.Keys))
-	for keys := range slices.Chunk(p.Keys, maxRowsPerStatement) {
+// RecordCompareBatch implements store.Store.
+func (s *Store) RecordCompareBatch(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, error) {
+	out := make([]*store.RecordCompare, 0, len(keys))
+	for keys := range slices.Chunk(keys, maxRowsPerStatement) {
 		args := make([]any, 0, 4*len(keys))
 		for i, k := range keys {
 			args = append(args, i, k.SourceID, k.Identifier, k.RecordID)
@@ -76,16 +76,16 @@ func (s *Store) recordCompare(ctx context.Context, query string, args []any) ([]
 	return out, interpretError(rows.Err())
 }
 
-// RecordInsertMany implements store.Store.
-func (s *Store) RecordInsertMany(ctx context.Context, p *store.RecordInsertManyParams) error {
-	if len(p.Records) == 0 {
+// RecordInsertBatch implements store.Store.
+func (s *Store) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertParams) error {
+	if len(ps) == 0 {
 		return nil
 	}
 	// Each row gets its own date_created, a nanosecond apart in p's order, as RecordInsert
 	// one at a time would give them.
 	created := time.Now()
 	return interpretError(s.inTx(ctx, func(tx *sql.Tx) error {
-		for recs := range slices.Chunk(p.Records, maxRowsPerStatement) {
+		for recs := range slices.Chunk(ps, maxRowsPerStatement) {
 			args := make([]any, 0, 9*len(recs))
 			for _, r := range recs {
 				created = created.Add(time.Nanosecond)

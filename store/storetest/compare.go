@@ -11,7 +11,7 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// compareOneByOne is what RecordCompareMany must answer for k: RecordGet's, RecordLatest's and
+// compareOneByOne is what RecordCompareBatch must answer for k: RecordGet's, RecordLatest's and
 // DatasetGet's answers, one query each.
 func compareOneByOne(t *testing.T, s store.Store, k store.RecordCompareKey) *store.RecordCompare {
 	t.Helper()
@@ -36,9 +36,9 @@ func compareOneByOne(t *testing.T, s store.Store, k store.RecordCompareKey) *sto
 	return &c
 }
 
-// testRecordCompareMany: one batch answers, per key and in the keys' order, what RecordGet,
+// testRecordCompareBatch: one batch answers, per key and in the keys' order, what RecordGet,
 // RecordLatest and DatasetGet answer one at a time.
-func testRecordCompareMany(t *testing.T, s store.Store) {
+func testRecordCompareBatch(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	src := newSource(t, s)
 	older := newJob(t, s, src.ID)
@@ -72,7 +72,7 @@ func testRecordCompareMany(t *testing.T, s store.Store) {
 		key("settled", mine.ID), // a key may come twice
 		{SourceID: "not-a-uuid", Identifier: "live", RecordID: uuid.NewString()},
 	}
-	got, err := s.RecordCompareMany(ctx, &store.RecordCompareManyParams{Keys: keys})
+	got, err := s.RecordCompareBatch(ctx, keys)
 	require.NoError(t, err)
 	require.Len(t, got, len(keys))
 	for i, k := range keys {
@@ -92,14 +92,14 @@ func testRecordCompareMany(t *testing.T, s store.Store) {
 	require.Equal(t, &store.RecordCompare{}, got[4], "a failed record is not comparable")
 	require.Equal(t, &store.RecordCompare{}, got[6], "a malformed source id matches nothing")
 
-	none, err := s.RecordCompareMany(ctx, &store.RecordCompareManyParams{})
+	none, err := s.RecordCompareBatch(ctx, nil)
 	require.NoError(t, err)
 	require.Empty(t, none)
 }
 
-// testRecordCompareManyLarge: a batch over a backend's per-statement row limit still answers
+// testRecordCompareBatchLarge: a batch over a backend's per-statement row limit still answers
 // every key in order.
-func testRecordCompareManyLarge(t *testing.T, s store.Store) {
+func testRecordCompareBatchLarge(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	job := newJob(t, s, newSource(t, s).ID)
 	const n = 1203
@@ -111,12 +111,12 @@ func testRecordCompareManyLarge(t *testing.T, s store.Store) {
 			Identifier: identifier, Action: harvest.ActionCreate, SourceHash: identifier}
 		keys[i] = store.RecordCompareKey{SourceID: job.SourceID, Identifier: identifier, RecordID: recs[i].ID}
 	}
-	require.NoError(t, s.RecordInsertMany(ctx, &store.RecordInsertManyParams{Records: recs}))
+	require.NoError(t, s.RecordInsertBatch(ctx, recs))
 	n2, err := s.RecordCount(ctx, job.SourceID)
 	require.NoError(t, err)
 	require.Equal(t, n, n2)
 
-	got, err := s.RecordCompareMany(ctx, &store.RecordCompareManyParams{Keys: keys})
+	got, err := s.RecordCompareBatch(ctx, keys)
 	require.NoError(t, err)
 	require.Len(t, got, n)
 	for i, c := range got {
@@ -125,9 +125,9 @@ func testRecordCompareManyLarge(t *testing.T, s store.Store) {
 	}
 }
 
-// testRecordInsertMany: each row is stored as RecordInsert stores it; an id that exists, in
+// testRecordInsertBatch: each row is stored as RecordInsert stores it; an id that exists, in
 // the store or earlier in the batch, keeps its row.
-func testRecordInsertMany(t *testing.T, s store.Store) {
+func testRecordInsertBatch(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	job := newJob(t, s, newSource(t, s).ID)
 	existing := newRecord(t, s, job, "existing")
@@ -144,8 +144,7 @@ func testRecordInsertMany(t *testing.T, s store.Store) {
 	again.Action, again.SourceHash = harvest.ActionCreate, "other"
 	redelivered := &store.RecordInsertParams{ID: existing.ID, JobID: job.ID, SourceID: job.SourceID,
 		Identifier: "existing", Action: harvest.ActionUpdate, SourceHash: "other"}
-	require.NoError(t, s.RecordInsertMany(ctx, &store.RecordInsertManyParams{
-		Records: []*store.RecordInsertParams{full, del, &again, redelivered}}))
+	require.NoError(t, s.RecordInsertBatch(ctx, []*store.RecordInsertParams{full, del, &again, redelivered}))
 
 	for _, p := range []*store.RecordInsertParams{full, del} {
 		got, err := s.RecordGet(ctx, p.ID)
@@ -162,12 +161,12 @@ func testRecordInsertMany(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.Equal(t, 3, n)
 
-	require.NoError(t, s.RecordInsertMany(ctx, &store.RecordInsertManyParams{}))
+	require.NoError(t, s.RecordInsertBatch(ctx, nil))
 }
 
-// testRecordInsertManyFails: a row that cannot be written fails the whole batch, with the
+// testRecordInsertBatchFails: a row that cannot be written fails the whole batch, with the
 // error RecordInsert gives it, and writes none of its rows.
-func testRecordInsertManyFails(t *testing.T, s store.Store) {
+func testRecordInsertBatchFails(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	job := newJob(t, s, newSource(t, s).ID)
 	newRecord(t, s, job, "taken")
@@ -184,8 +183,8 @@ func testRecordInsertManyFails(t *testing.T, s store.Store) {
 	} {
 		_, err := s.RecordInsert(ctx, &c.bad)
 		require.ErrorIs(t, err, c.want, "RecordInsert")
-		err = s.RecordInsertMany(ctx, &store.RecordInsertManyParams{Records: []*store.RecordInsertParams{ok, &c.bad}})
-		require.ErrorIs(t, err, c.want, "RecordInsertMany")
+		err = s.RecordInsertBatch(ctx, []*store.RecordInsertParams{ok, &c.bad})
+		require.ErrorIs(t, err, c.want, "RecordInsertBatch")
 		_, err = s.RecordGet(ctx, ok.ID)
 		require.ErrorIs(t, err, store.ErrNotFound, "no row of a failed batch is written")
 	}

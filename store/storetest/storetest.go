@@ -141,8 +141,8 @@ var cases = []testCase{
 	{"Dataset/DeleteDetection", testDatasetDeleteDetection},
 	{"Dataset/Count", testDatasetCount},
 
-	{"Record/CompareMany", testRecordCompareMany},
-	{"Record/CompareManyLarge", testRecordCompareManyLarge},
-	{"Record/InsertMany", testRecordInsertMany},
-	{"Record/InsertManyFails", testRecordInsertManyFails},
+	{"Record/CompareBatch", testRecordCompareBatch},
+	{"Record/CompareBatchLarge", testRecordCompareBatchLarge},
+	{"Record/InsertBatch", testRecordInsertBatch},
+	{"Record/InsertBatchFails", testRecordInsertBatchFails},
 }
