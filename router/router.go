@@ -20,6 +20,7 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/stages/compare"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/report"
 	"github.com/harvester-dev/harvester/stages/sync"
@@ -102,6 +103,7 @@ type deps struct {
 	fetch                  extract.FetchConfig
 	report                 *report.Handler
 	sync                   *sync.Handler
+	compare                *compare.Handler
 	search                 *search.Batcher // nil without an index
 }
 
@@ -115,6 +117,8 @@ type Router struct {
 	search *search.Batcher
 	report *report.Handler
 	sync   *sync.Handler
+
+	compare *compare.Handler
 }
 
 // New connects to NATS, ensures the streams and builds the stages' handlers. It returns an
@@ -161,6 +165,8 @@ func (r *Router) build(ctx context.Context) error {
 	if d.comparePub, err = NewDeferredPublisher(r.bus.nc); err != nil {
 		return err
 	}
+	r.compare = compare.New(r.cfg.Store, d.comparePub, r.cfg.MaxDeleteShare)
+	d.compare = r.compare
 	for _, st := range topology(d) {
 		if !slices.Contains(r.cfg.Stages, st.name) {
 			continue
@@ -245,6 +251,9 @@ func (r *Router) Close() error {
 	}
 	if r.sync != nil {
 		r.sync.Close()
+	}
+	if r.compare != nil {
+		r.compare.Close()
 	}
 	if r.bus != nil {
 		r.bus.Close()

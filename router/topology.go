@@ -6,7 +6,6 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/compare"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/transform"
 	"github.com/harvester-dev/harvester/stages/validate"
@@ -51,17 +50,23 @@ const syncSubscriptions = 4
 // job's row lock per outcome and paced the whole pipeline (bench: 10-15 ms per outcome at 4).
 const reportSubscriptions = 16
 
+// compareSubscriptions multiplies COMPARE's share of Config.Subscriptions: its handlers wait on
+// group-committed lookups and inserts (compare's batchers), which fill only with many handlers
+// waiting at once. BenchmarkHandleRecord on Postgres, 2 busy cores: 32 handlers ran 5,000-7,900
+// creates/s against 1,000-1,400 at 4 (one query per record: 2,500-3,500 either way).
+const compareSubscriptions = 8
+
 // topology is every stage and its subject: the one table that wires the pipeline.
 func topology(d *deps) []stage {
 	// EXTRACT and COMPARE publish from inside their handlers (a listing's records, its deletes):
 	// asynchronously, each stage's handler waiting for the PubAcks before it returns.
 	ex := extract.New(d.store, d.extractPub, d.fetch)
-	cmp := compare.New(d.store, d.comparePub, d.cfg.MaxDeleteShare)
 	n := d.cfg.Subscriptions
 	return []stage{
 		{StageExtract, harvest.SubjectExtract, flushed(d.extractPub, noOutput(ex.Handle)), time.Minute, 1, 1},
-		{StageCompare, harvest.SubjectCompare, flushed(d.comparePub, cmp.HandleRecord), time.Minute, n, 64},
-		{StageListing, harvest.SubjectListing, flushed(d.comparePub, cmp.HandleListing), time.Minute, 1, 1},
+		{StageCompare, harvest.SubjectCompare, flushed(d.comparePub, d.compare.HandleRecord), time.Minute,
+			compareSubscriptions * n, 64},
+		{StageListing, harvest.SubjectListing, flushed(d.comparePub, d.compare.HandleListing), time.Minute, 1, 1},
 		{StageTransform, harvest.SubjectTransform, transform.New(d.store).Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
 		{StageSync, harvest.SubjectSync, d.sync.Handle, time.Minute, syncSubscriptions * n, 64},

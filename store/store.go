@@ -160,6 +160,18 @@ type Store interface {
 	// RecordLatest returns the newest record of (source, identifier) whose outcome is known to
 	// compare against: status success, error_validation or error_transform. ErrNotFound if none.
 	RecordLatest(ctx context.Context, p *RecordLatestParams) (*Record, error)
+	// RecordCompareBatch answers what COMPARE decides keys on, in one query (COMPARE's group
+	// commit; SQLite takes one per 500 keys): for each key, in the keys' order, this job's stored
+	// record, the newest record with a known outcome and whether a live dataset exists, with
+	// RecordGet's, RecordLatest's and DatasetGet's meaning. It returns len(keys) results or an
+	// error for all of them.
+	RecordCompareBatch(ctx context.Context, keys []RecordCompareKey) ([]*RecordCompare, error)
+	// RecordInsertBatch writes ps as RecordInsert does, in one statement (SQLite: one per 500
+	// rows, in one transaction): every row or none. A row whose id exists is left unchanged
+	// (redelivery), as is a later row of ps with the id of an earlier one; a row that conflicts
+	// otherwise (its job and identifier taken by another id) fails the batch with ErrConflict,
+	// an unknown job with ErrNotFound.
+	RecordInsertBatch(ctx context.Context, ps []*RecordInsertParams) error
 
 	// SourceDelete deletes a source and its history: ErrNotFound if missing, ErrConflict while
 	// it still has live datasets (clear it first) or an unfinished job.

@@ -8,6 +8,10 @@
 //	                                            create when it has not (harvest_record row, on
 //	                                            to TRANSFORM)
 //
+// The store work of concurrent HandleRecord calls is group-committed: one query looks up what
+// every waiting record needs (its own record in the job, the newest comparable record, the live
+// dataset), one statement inserts their harvest_record rows; a failed batch fails each of its
+// records with an error the router retries. Close stops the batching.
 // Records and listings of a job that already ended (failed or cancelled) are dropped.
 // A validate job writes no harvest_record and sends every record on, unchanged ones included;
 // its deletes are counted, not made.

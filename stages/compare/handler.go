@@ -24,6 +24,7 @@ type Handler struct {
 	pub            message.Publisher
 	jobs           *store.OpenJobs
 	maxDeleteShare float64
+	batch          *batchers
 
 	mu    sync.Mutex
 	beats map[string]time.Time // job -> last heartbeat sent for records already settled
@@ -41,8 +42,12 @@ func New(st store.Store, pub message.Publisher, maxDeleteShare float64) *Handler
 		maxDeleteShare = DefaultMaxDeleteShare
 	}
 	return &Handler{store: st, pub: pub, jobs: store.NewOpenJobs(st, time.Second), maxDeleteShare: maxDeleteShare,
-		beats: map[string]time.Time{}}
+		batch: newBatchers(st), beats: map[string]time.Time{}}
 }
+
+// Close stops the goroutines that batch the handlers' database work; records still waiting
+// for it fail with an error the router retries. Calling it again is safe.
+func (h *Handler) Close() { h.batch.close() }
 
 // HandleRecord compares one record (SubjectCompare) and returns the message that carries it on.
 func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error) {
@@ -60,14 +65,17 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 			Identifier: rec.Identifier, Outcome: harvest.OutcomeErrored,
 			Errors: []harvest.RecordError{{Type: "CompareError", Message: err.Error(), Severity: harvest.SeverityError}}})
 	}
-	action, settled, err := h.decided(ctx, &rec)
+	known, err := h.batch.lookup(ctx, store.RecordCompareKey{SourceID: rec.SourceID, Identifier: rec.Identifier,
+		RecordID: rec.RecordID})
+	if err != nil {
+		return nil, err
+	}
+	action, settled, err := h.decided(ctx, &rec, known.Stored)
 	if err != nil || settled {
 		return nil, err
 	}
 	if action == "" {
-		if action, err = h.action(ctx, &rec, hash); err != nil {
-			return nil, err
-		}
+		action = decide(&rec, hash, known)
 	}
 	rec.Action, rec.SourceHash = action, hash
 	if rec.JobType == harvest.JobValidate {
@@ -77,33 +85,29 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
 			Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged})
 	}
-	if _, err := h.store.RecordInsert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
+	if err := h.batch.insert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
 		SourceID: rec.SourceID, Identifier: rec.Identifier, Action: action, SourceHash: hash,
 		SourceRaw: sourceRaw(&rec), SchemaType: rec.SchemaType}); err != nil {
-		return nil, fmt.Errorf("insert harvest_record: %w", err)
+		return nil, err
 	}
 	return harvest.Next(harvest.SubjectTransform, &rec)
 }
 
 // decided returns the action this job already decided for the record, or "" when it decided
-// none. A job's record is listed again after a crash or a re-drive (the same RecordID, a
-// UUIDv5 of job and identifier): the first decision stands, as the catalog may since have
-// changed because of it (a created dataset is not an update, a synced record not unchanged),
-// and the record goes on to TRANSFORM again, whose stages are idempotent. A record whose
-// outcome was already counted (its status is no longer pending: the aggregator sets it in the
-// same transaction) has nothing left to do: settled is true, and the job's heartbeat says
-// that the re-drive is making progress.
-func (h *Handler) decided(ctx context.Context, rec *harvest.Record) (action harvest.Action, settled bool, err error) {
-	if rec.JobType == harvest.JobValidate {
-		return "", false, nil // a validate job writes no harvest_record and changes no dataset
-	}
-	stored, err := h.store.RecordGet(ctx, rec.RecordID)
+// none; stored is the record's harvest_record (nil when it has none). A job's record is listed
+// again after a crash or a re-drive (the same RecordID, a UUIDv5 of job and identifier): the
+// first decision stands, as the catalog may since have changed because of it (a created
+// dataset is not an update, a synced record not unchanged), and the record goes on to
+// TRANSFORM again, whose stages are idempotent. A record whose outcome was already counted
+// (its status is no longer pending: the aggregator sets it in the same transaction) has
+// nothing left to do: settled is true, and the job's heartbeat says that the re-drive is
+// making progress.
+func (h *Handler) decided(ctx context.Context, rec *harvest.Record, stored *store.RecordCompareStored) (
+	action harvest.Action, settled bool, err error) {
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return "", false, nil
-	case err != nil:
-		return "", false, fmt.Errorf("look up this job's record: %w", err)
-	case stored.JobID != rec.JobID || stored.Action == harvest.ActionDelete:
+	case rec.JobType == harvest.JobValidate:
+		return "", false, nil // a validate job writes no harvest_record and changes no dataset
+	case stored == nil || stored.JobID != rec.JobID || stored.Action == harvest.ActionDelete:
 		return "", false, nil
 	case stored.Status != harvest.RecordPending:
 		return stored.Action, true, h.beat(ctx, rec.JobID)
@@ -131,29 +135,22 @@ func (h *Handler) beat(ctx context.Context, jobID string) error {
 	return nil
 }
 
-// action decides what the record does to the catalog. It is unchanged when the newest record
-// with a known outcome has the same hash and was checked against the same schema (an invalid
-// record stays unchanged until it, or the source's schema_type, changes). Otherwise it is an
-// update when the catalog has a live dataset for the identifier and a create when it has none,
-// so counts follow the catalog even after an interrupted job.
-func (h *Handler) action(ctx context.Context, rec *harvest.Record, hash string) (harvest.Action, error) {
-	latest, err := h.store.RecordLatest(ctx, &store.RecordLatestParams{SourceID: rec.SourceID, Identifier: rec.Identifier})
+// decide decides what the record does to the catalog, from what the store knows of it. It is
+// unchanged when the newest record with a known outcome has the same hash and was checked
+// against the same schema (an invalid record stays unchanged until it, or the source's
+// schema_type, changes). Otherwise it is an update when the catalog has a live dataset for
+// the identifier and a create when it has none, so counts follow the catalog even after an
+// interrupted job.
+func decide(rec *harvest.Record, hash string, known *store.RecordCompare) harvest.Action {
+	latest := known.Latest
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return "", fmt.Errorf("look up stored record: %w", err)
-	case latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
+	case latest != nil && latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
 		latest.SourceHash == hash && (latest.SchemaType == "" || latest.SchemaType == rec.SchemaType):
-		return harvest.ActionUnchanged, nil
+		return harvest.ActionUnchanged
+	case known.DatasetLive:
+		return harvest.ActionUpdate
 	}
-	_, err = h.store.DatasetGet(ctx, &store.DatasetGetParams{SourceID: rec.SourceID, Identifier: rec.Identifier})
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return harvest.ActionCreate, nil
-	case err != nil:
-		return "", fmt.Errorf("look up dataset: %w", err)
-	}
-	return harvest.ActionUpdate, nil
+	return harvest.ActionCreate
 }
 
 // HandleListing turns a complete listing (SubjectListing) into delete records and returns the

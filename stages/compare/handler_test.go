@@ -29,17 +29,25 @@ type fixture struct {
 
 func newFixture(t *testing.T, maxDeleteShare float64) *fixture {
 	t.Helper()
+	return newFixtureOn(t, maxDeleteShare, func(st store.Store) store.Store { return st })
+}
+
+// newFixtureOn is newFixture with COMPARE running on wrap of the SQLite store.
+func newFixtureOn(t *testing.T, maxDeleteShare float64, wrap func(store.Store) store.Store) *fixture {
+	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
 	require.NoError(t, err)
-	t.Cleanup(st.Close)
-	require.NoError(t, st.Migrate(ctx))
+	t.Cleanup(db.Close)
+	require.NoError(t, db.Migrate(ctx))
+	st := wrap(db)
 	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
 		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
 	require.NoError(t, err)
 	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pubsub.Close() })
 	f := &fixture{st: st, h: New(st, pubsub, maxDeleteShare), src: src}
+	t.Cleanup(f.h.Close)
 	ch, err := pubsub.Subscribe(ctx, harvest.SubjectSync)
 	require.NoError(t, err)
 	go func() {

@@ -141,6 +141,10 @@ var cases = []testCase{
 	{"Dataset/DeleteDetection", testDatasetDeleteDetection},
 	{"Dataset/Count", testDatasetCount},
 
-	{"Job/IdentifierAddMany", testJobIdentifierAddBatch},
-	{"Job/IdentifierAddManyUnknownJob", testJobIdentifierAddBatchUnknownJob},
+	{"Job/IdentifierAddBatch", testJobIdentifierAddBatch},
+	{"Job/IdentifierAddBatchUnknownJob", testJobIdentifierAddBatchUnknownJob},
+	{"Record/CompareBatch", testRecordCompareBatch},
+	{"Record/CompareBatchLarge", testRecordCompareBatchLarge},
+	{"Record/InsertBatch", testRecordInsertBatch},
+	{"Record/InsertBatchFails", testRecordInsertBatchFails},
 }

@@ -1,0 +1,98 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// recordCompareSQL answers RecordCompareBatch with one statement over arrays of the keys: the
+// key's own record by primary key, the newest comparable record by the harvest_record_current
+// index (RecordLatest's WHERE and ORDER BY) and the live dataset by its unique key (DatasetGet).
+const recordCompareSQL = `SELECT r.harvest_job_id::text, r.action, r.status,
+	l.id IS NOT NULL, COALESCE(l.source_hash, ''), COALESCE(l.action, ''), COALESCE(l.schema_type, ''),
+	EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier)
+FROM unnest($1::uuid[], $2::text[], $3::uuid[]) WITH ORDINALITY AS k(source_id, identifier, record_id, ord)
+LEFT JOIN harvest_record r ON r.id = k.record_id
+LEFT JOIN LATERAL (SELECT h.id, h.source_hash, h.action, h.schema_type FROM harvest_record h
+	WHERE h.harvest_source_id = k.source_id AND h.identifier = k.identifier
+		AND h.status IN ('success', 'error_validation', 'error_transform')
+	ORDER BY h.date_created DESC LIMIT 1) l ON true
+ORDER BY k.ord`
+
+// RecordCompareBatch implements store.Store.
+func (s *Store) RecordCompareBatch(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	sources := make([]pgtype.UUID, len(keys))
+	identifiers := make([]string, len(keys))
+	records := make([]pgtype.UUID, len(keys))
+	for i, k := range keys {
+		sources[i], identifiers[i], records[i] = pgUUID(k.SourceID), k.Identifier, pgUUID(k.RecordID)
+	}
+	rows, err := s.pool.Query(ctx, recordCompareSQL, sources, identifiers, records)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	out := make([]*store.RecordCompare, 0, len(keys))
+	var jobID, action, status *string
+	var latest store.RecordCompareLatest
+	var hasLatest, live bool
+	_, err = pgx.ForEachRow(rows, []any{&jobID, &action, &status, &hasLatest, &latest.SourceHash, &latest.Action,
+		&latest.SchemaType, &live}, func() error {
+		c := &store.RecordCompare{DatasetLive: live}
+		if jobID != nil {
+			c.Stored = &store.RecordCompareStored{JobID: *jobID, Action: harvest.Action(*action),
+				Status: harvest.RecordStatus(*status)}
+		}
+		if hasLatest {
+			l := latest
+			c.Latest = &l
+		}
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return out, nil
+}
+
+// RecordInsertBatch implements store.Store.
+func (s *Store) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertParams) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	n := len(ps)
+	ids, jobs, sources := make([]string, n), make([]string, n), make([]string, n)
+	identifiers, actions, hashes, raws, schemas := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n)
+	for i, r := range ps {
+		ids[i], jobs[i], sources[i], identifiers[i] = r.ID, r.JobID, r.SourceID, r.Identifier
+		actions[i], hashes[i], raws[i], schemas[i] = string(r.Action), r.SourceHash, r.SourceRaw, string(r.SchemaType)
+	}
+	// RecordInsert's statement over arrays: empty hash, raw and schema_type are NULL, and
+	// ON CONFLICT (id) DO NOTHING also skips a repeated id within the statement.
+	_, err := s.pool.Exec(ctx, `INSERT INTO harvest_record
+		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type, status)
+		SELECT id, job, src, identifier, action, NULLIF(hash, ''), NULLIF(raw, ''), NULLIF(schema, ''), 'pending'
+		FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+			AS k(id, job, src, identifier, action, hash, raw, schema)
+		ON CONFLICT (id) DO NOTHING`, ids, jobs, sources, identifiers, actions, hashes, raws, schemas)
+	return interpretError(err)
+}
+
+// pgUUID is id as a uuid parameter, NULL (matching nothing) when it is not a UUID.
+func pgUUID(id string) pgtype.UUID {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return pgtype.UUID{}
+	}
+	return pgtype.UUID{Bytes: u, Valid: true}
+}

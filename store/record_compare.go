@@ -1,0 +1,39 @@
+package store
+
+import "github.com/harvester-dev/harvester/harvest"
+
+// RecordCompareKey is one record being compared: its key in the source and the id of its
+// harvest_record in this job (harvest.RecordID of job and identifier). An id or source id
+// that is not a UUID matches nothing.
+type RecordCompareKey struct {
+	SourceID   string
+	Identifier string
+	RecordID   string
+}
+
+// RecordCompare is what the store knows about one RecordCompareKey: what RecordGet,
+// RecordLatest and DatasetGet answer for it, reduced to the fields COMPARE decides on.
+type RecordCompare struct {
+	// Stored is the harvest_record with the key's RecordID (RecordGet); nil when there is none.
+	Stored *RecordCompareStored
+	// Latest is the newest record of (source, identifier) whose outcome is known
+	// (RecordLatest); nil when there is none.
+	Latest *RecordCompareLatest
+	// DatasetLive reports whether the catalog has a live dataset of (source, identifier)
+	// (DatasetGet finds one).
+	DatasetLive bool
+}
+
+// RecordCompareStored is the part of a job's own harvest_record that COMPARE reads.
+type RecordCompareStored struct {
+	JobID  string
+	Action harvest.Action
+	Status harvest.RecordStatus
+}
+
+// RecordCompareLatest is the part of the newest comparable record that COMPARE reads.
+type RecordCompareLatest struct {
+	SourceHash string // "" when the record has none
+	Action     harvest.Action
+	SchemaType harvest.SchemaType // "" for records written before schema_type was kept
+}

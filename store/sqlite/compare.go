@@ -1,0 +1,112 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// maxRowsPerStatement bounds the rows of one statement, so that its bound parameters (up to
+// nine a row) stay well under SQLite's limit of 32,766.
+const maxRowsPerStatement = 500
+
+// recordCompareSQL answers RecordCompareBatch over a VALUES list of the keys (%s): the key's own
+// record by primary key, the newest comparable record as RecordLatest finds it (SQLite has no
+// LATERAL, so a correlated subquery picks its id) and the live dataset as DatasetGet finds it.
+const recordCompareSQL = `WITH k(ord, source_id, identifier, record_id) AS (VALUES %s),
+kl AS (SELECT k.*,
+	(SELECT h.id FROM harvest_record h
+		WHERE h.harvest_source_id = k.source_id AND h.identifier = k.identifier
+			AND h.status IN ('success', 'error_validation', 'error_transform')
+		ORDER BY h.date_created DESC LIMIT 1) AS latest_id,
+	EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier) AS live
+	FROM k)
+SELECT r.harvest_job_id, r.action, r.status,
+	l.id IS NOT NULL, COALESCE(l.source_hash, ''), COALESCE(l.action, ''), COALESCE(l.schema_type, ''), kl.live
+FROM kl LEFT JOIN harvest_record r ON r.id = kl.record_id LEFT JOIN harvest_record l ON l.id = kl.latest_id
+ORDER BY kl.ord`
+
+// RecordCompareBatch implements store.Store.
+func (s *Store) RecordCompareBatch(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, error) {
+	out := make([]*store.RecordCompare, 0, len(keys))
+	for keys := range slices.Chunk(keys, maxRowsPerStatement) {
+		args := make([]any, 0, 4*len(keys))
+		for i, k := range keys {
+			args = append(args, i, k.SourceID, k.Identifier, k.RecordID)
+		}
+		got, err := s.recordCompare(ctx, strings.Replace(recordCompareSQL, "%s", placeholders(len(keys), 4), 1), args)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+func (s *Store) recordCompare(ctx context.Context, query string, args []any) ([]*store.RecordCompare, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	defer rows.Close()
+	var out []*store.RecordCompare
+	for rows.Next() {
+		var jobID, action, status sql.NullString
+		var latest store.RecordCompareLatest
+		var hasLatest bool
+		c := &store.RecordCompare{}
+		if err := rows.Scan(&jobID, &action, &status, &hasLatest, &latest.SourceHash, &latest.Action,
+			&latest.SchemaType, &c.DatasetLive); err != nil {
+			return nil, interpretError(err)
+		}
+		if jobID.Valid {
+			c.Stored = &store.RecordCompareStored{JobID: jobID.String, Action: harvest.Action(action.String),
+				Status: harvest.RecordStatus(status.String)}
+		}
+		if hasLatest {
+			c.Latest = &latest
+		}
+		out = append(out, c)
+	}
+	return out, interpretError(rows.Err())
+}
+
+// RecordInsertBatch implements store.Store.
+func (s *Store) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertParams) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	// Each row gets its own date_created, a nanosecond apart in p's order, as RecordInsert
+	// one at a time would give them.
+	created := time.Now()
+	return interpretError(s.inTx(ctx, func(tx *sql.Tx) error {
+		for recs := range slices.Chunk(ps, maxRowsPerStatement) {
+			args := make([]any, 0, 9*len(recs))
+			for _, r := range recs {
+				created = created.Add(time.Nanosecond)
+				args = append(args, r.ID, r.JobID, r.SourceID, r.Identifier, r.Action, nullable(r.SourceHash),
+					nullable(r.SourceRaw), nullable(string(r.SchemaType)), formatTime(created))
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO harvest_record
+				(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type,
+				date_created, status) VALUES `+placeholders(len(recs), 9, "'pending'")+` ON CONFLICT (id) DO NOTHING`,
+				args...)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// placeholders is rows parenthesised groups of cols "?" each, followed by the literal
+// columns extra, joined by commas: placeholders(2, 2) is "(?, ?), (?, ?)".
+func placeholders(rows, cols int, extra ...string) string {
+	row := "(" + strings.Join(append(strings.Split(strings.Repeat("?", cols), ""), extra...), ", ") + ")"
+	return strings.Repeat(row+", ", rows-1) + row
+}
