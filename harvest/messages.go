@@ -122,13 +122,11 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
-// UnmarshalJSON decodes a JSON string into the bytes.
-func (t *RawText) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	*t = RawText(s)
+// UnmarshalText takes the bytes of the JSON string encoding/json has already unquoted (a
+// JSON value that is not a string is refused by encoding/json). An UnmarshalJSON would parse
+// the string a second time.
+func (t *RawText) UnmarshalText(b []byte) error {
+	*t = append(RawText(nil), b...)
 	return nil
 }
 

@@ -82,3 +82,15 @@ func TestRawTextWire(t *testing.T) {
 		require.Equal(t, wantRec+"}", string(m.Payload))
 	}
 }
+
+// TestRawTextDecode: a RawText reads back the exact bytes of its JSON string; null leaves it
+// empty; a JSON value that is not a string is refused.
+func TestRawTextDecode(t *testing.T) {
+	t.Parallel()
+	var rec Record
+	require.NoError(t, json.Unmarshal([]byte(`{"body": "<b>\"x\"</b>\n\u00e9", "transformed": null}`), &rec))
+	require.Equal(t, "<b>\"x\"</b>\n\u00e9", string(rec.Body))
+	require.Empty(t, rec.Transformed)
+	require.Error(t, json.Unmarshal([]byte(`{"body": {"title": "x"}}`), &rec))
+	require.Error(t, json.Unmarshal([]byte(`{"body": 7}`), &rec))
+}
