@@ -3,7 +3,7 @@
 // whatever has queued, up to a batch size, to a commit function — one bulk request, one
 // database transaction, one multi-row query instead of one per item. Under load batches fill
 // without waiting, since items that arrive while a commit is in flight go in the next one;
-// when idle, a short linger lets a batch gather.
+// an optional linger lets a batch gather when idle, for commits with a high fixed cost.
 package groupcommit
 
 import (
@@ -20,7 +20,8 @@ type Config struct {
 	// MaxBatch is the most items one commit takes. Default 500.
 	MaxBatch int
 	// Linger is how long a batch that is not full waits for more items before it is
-	// committed, when no commit is in flight. Default 2 ms.
+	// committed, when no commit is in flight. Zero: it is committed at once with what has
+	// queued (items arriving meanwhile go in the next batch).
 	Linger time.Duration
 	// Commits is how many commits may run at once, each on its own batch. Default 1: batches
 	// are committed in order, one at a time (writes that contend on the same rows).
@@ -61,7 +62,6 @@ type answer[R any] struct {
 // New starts a Batcher that commits with fn.
 func New[T, R any](cfg Config, fn Func[T, R]) *Batcher[T, R] {
 	cfg.MaxBatch = cmp.Or(cfg.MaxBatch, 500)
-	cfg.Linger = cmp.Or(cfg.Linger, 2*time.Millisecond)
 	cfg.Commits = cmp.Or(cfg.Commits, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Batcher[T, R]{fn: fn, cfg: cfg, items: make(chan *pending[T, R], cfg.MaxBatch), done: make(chan struct{}),
@@ -126,7 +126,12 @@ func (b *Batcher[T, R]) loop() {
 			return
 		}
 		batch := []*pending[T, R]{first}
-		linger := time.NewTimer(b.cfg.Linger)
+		var linger <-chan time.Time // nil: no linger
+		if b.cfg.Linger > 0 {
+			t := time.NewTimer(b.cfg.Linger)
+			linger = t.C
+			defer t.Stop()
+		}
 	fill:
 		for len(batch) < b.cfg.MaxBatch {
 			select { // take what has queued without waiting, then linger for more
@@ -135,16 +140,18 @@ func (b *Batcher[T, R]) loop() {
 				continue
 			default:
 			}
+			if linger == nil {
+				break
+			}
 			select {
 			case p := <-b.items:
 				batch = append(batch, p)
-			case <-linger.C:
+			case <-linger:
 				break fill
 			case <-b.done:
 				break fill
 			}
 		}
-		linger.Stop()
 		b.commit(batch)
 	}
 }
