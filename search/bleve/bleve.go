@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,10 +28,11 @@ import (
 
 // Index is a search.Index on bleve.
 type Index struct {
-	dir string
-	mu  sync.RWMutex // guards idx and gen across Rebuild's swap
-	idx blevesearch.Index
-	gen string
+	dir      string
+	settings map[string]any // scorch's runtime config, for every generation, new or reopened
+	mu       sync.RWMutex   // guards idx and gen across Rebuild's swap
+	idx      blevesearch.Index
+	gen      string
 }
 
 var _ search.Index = (*Index)(nil)
@@ -87,7 +89,7 @@ func Open(dir string) (*Handle, error) {
 		s.refs++
 		return &Handle{Index: s.x, key: key}, nil
 	}
-	x, err := open(key)
+	x, err := open(key, settings())
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +97,12 @@ func Open(dir string) (*Handle, error) {
 	return &Handle{Index: x, key: key}, nil
 }
 
-func open(dir string) (*Index, error) {
+// open opens the index in dir with scorch settings cfg (see settings).
+func open(dir string, cfg map[string]any) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("search index directory: %w", err)
 	}
-	x := &Index{dir: dir}
+	x := &Index{dir: dir, settings: cfg}
 	gen, err := os.ReadFile(filepath.Join(dir, "current"))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -117,7 +120,12 @@ func open(dir string) (*Index, error) {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	x.gen = strings.TrimSpace(string(gen))
-	x.idx, err = blevesearch.OpenUsing(filepath.Join(dir, x.gen), map[string]any{"bolt_timeout": lockWait.String()})
+	runtime := maps.Clone(x.settings) // bleve adds its own keys to the map it is given
+	if runtime == nil {
+		runtime = map[string]any{}
+	}
+	runtime["bolt_timeout"] = lockWait.String()
+	x.idx, err = blevesearch.OpenUsing(filepath.Join(dir, x.gen), runtime)
 	if err != nil {
 		return nil, fmt.Errorf("search index %s: %w (is another harvester process using it? "+
 			"only one process may hold a bleve index; set OPENSEARCH_URL to share one index)", dir, err)
@@ -125,10 +133,14 @@ func open(dir string) (*Index, error) {
 	return x, nil
 }
 
+// settings is the scorch runtime config every generation is created and opened with.
+func settings() map[string]any { return nil }
+
 // create makes a new, empty generation.
 func (x *Index) create() (blevesearch.Index, string, error) {
 	name := fmt.Sprintf("datasets-%d.bleve", time.Now().UnixNano())
-	idx, err := blevesearch.New(filepath.Join(x.dir, name), indexMapping())
+	idx, err := blevesearch.NewUsing(filepath.Join(x.dir, name), indexMapping(),
+		blevesearch.Config.DefaultIndexType, blevesearch.Config.DefaultKVStore, maps.Clone(x.settings))
 	if err != nil {
 		return nil, "", fmt.Errorf("search index: create %s: %w", name, err)
 	}
@@ -361,7 +373,7 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 	if err != nil {
 		return err
 	}
-	fresh := &Index{dir: x.dir, idx: idx, gen: name}
+	fresh := &Index{dir: x.dir, settings: x.settings, idx: idx, gen: name}
 	bulk := search.NewBulk(fresh.Apply)
 	err = fill(func(d search.Document) error { return bulk.Put(ctx, d) })
 	if err == nil {
