@@ -1,10 +1,3 @@
-// Package bleve is the search index of the embedded default: bleve v2
-// (github.com/blevesearch/bleve/v2, scorch) on disk in the data directory. The directory holds
-// one bleve index per generation and a file "current" naming the live one, so Rebuild can fill
-// a new generation and swap it in, as the OpenSearch alias does. Only one process may open
-// the directory at a time (bleve holds a file lock); deployments with several SYNC workers use
-// OpenSearch. Apply returns once bleve has persisted the batch (scorch's default; its
-// unsafe_batch mode was measured faster but loses the last batches even on a clean Close).
 package bleve
 
 import (
@@ -133,8 +126,19 @@ func open(dir string, cfg map[string]any) (*Index, error) {
 	return x, nil
 }
 
-// settings is the scorch runtime config every generation is created and opened with.
-func settings() map[string]any { return nil }
+// floorSegmentSize is the merge planner's FloorSegmentSize, in documents: segments smaller than
+// it count as this size when the planner sizes its tiers. Scorch's default, 2,000, makes every
+// segment under 2,000 documents one first-tier segment, so the merger rewrites the growing
+// small segment with each new batch; SYNC's batches are about 16 documents (see the package
+// doc for the measurements).
+const floorSegmentSize = 50
+
+// settings is the scorch runtime config every generation is created (kept in its
+// index_meta.json) and opened with, so an index made before a change of settings takes the new
+// ones when opened again. Options left out keep scorch's defaults.
+func settings() map[string]any {
+	return map[string]any{"scorchMergePlanOptions": map[string]any{"FloorSegmentSize": floorSegmentSize}}
+}
 
 // create makes a new, empty generation.
 func (x *Index) create() (blevesearch.Index, string, error) {
@@ -165,12 +169,13 @@ func (x *Index) point(name string) error {
 func indexMapping() mapping.IndexMapping {
 	text := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
-		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, "en", store, false, false
+		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = name, "en", store, false, false, false
 		return f
 	}
 	kw := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewKeywordFieldMapping()
 		f.Name, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, store, false, false
+		f.DocValues = name == "id" || name == "organization" || name == "keyword"
 		return f
 	}
 	doc := mapping.NewDocumentStaticMapping()
@@ -186,14 +191,15 @@ func indexMapping() mapping.IndexMapping {
 	}
 	for _, name := range []string{"modified", "issued"} {
 		f := mapping.NewDateTimeFieldMapping()
-		f.Name, f.IncludeInAll = name, false
+		f.Name, f.IncludeInAll, f.Store, f.DocValues = name, false, false, false
 		doc.AddFieldMappingsAt(name, f)
 	}
 	geo := mapping.NewGeoShapeFieldMapping()
-	geo.Name, geo.IncludeInAll = "bbox", false
+	geo.Name, geo.IncludeInAll, geo.Store, geo.DocValues = "bbox", false, false, false
 	doc.AddFieldMappingsAt("bbox", geo)
 	stored := mapping.NewTextFieldMapping()
 	stored.Name, stored.Index, stored.Store, stored.IncludeInAll, stored.IncludeTermVectors = "dcat", false, true, false, false
+	stored.DocValues = false
 	doc.AddFieldMappingsAt("dcat", stored)
 	doc.AddFieldMappingsAt("landing_page", func() *mapping.FieldMapping {
 		f := kw("landing_page", true)
