@@ -165,7 +165,10 @@ func (x *Index) point(name string) error {
 
 // indexMapping mirrors the OpenSearch mapping: english full text, exact keyword fields for
 // filters and facets (keyword, theme and organization are both), dates, the bounding box as a
-// geoshape, and the DCAT record stored but not indexed.
+// geoshape, and the DCAT record stored but not indexed. Doc values, which every batch and
+// merge writes, are kept only where a query reads them: the sort (id), the facets
+// (organization, keyword) and the geoshape. Fields are stored only when Search or Scan
+// returns them, and the DCAT record.
 func indexMapping() mapping.IndexMapping {
 	text := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
@@ -195,7 +198,7 @@ func indexMapping() mapping.IndexMapping {
 		doc.AddFieldMappingsAt(name, f)
 	}
 	geo := mapping.NewGeoShapeFieldMapping()
-	geo.Name, geo.IncludeInAll, geo.Store, geo.DocValues = "bbox", false, false, false
+	geo.Name, geo.IncludeInAll, geo.Store = "bbox", false, false // doc values kept: geoshape queries filter by them
 	doc.AddFieldMappingsAt("bbox", geo)
 	stored := mapping.NewTextFieldMapping()
 	stored.Name, stored.Index, stored.Store, stored.IncludeInAll, stored.IncludeTermVectors = "dcat", false, true, false, false
