@@ -22,23 +22,28 @@
 // 2-core machine (figures vary by about 15% between runs):
 //
 //	                        cpu-ms/doc   merged MB   segments   text query CPU
-//	scorch defaults         1.07–1.31    280–320     2–4        6.6–7.9 ms
+//	scorch defaults         1.02–1.31    280–350     2–4        6.6–8.3 ms
 //	FloorSegmentSize 50     0.35–0.52    31–32       15–21      6.9–10.6 ms
 //	FloorSegmentSize 16     0.42–0.55    29–32       10–26      7.1–10.6 ms
 //	FloorSegmentSize 100    0.36–0.52    40–41       15–19      6.9–9.4 ms
 //	50, 5 segments a tier   0.42–0.59    54–56       9–12       7.8–8.4 ms
 //
 // At 30,000 documents: defaults 0.79, FloorSegmentSize 50 0.57 cpu-ms/doc (600 against 130
-// MB merged). The price is more segments, so a query visits more of them: the queries of the
-// benchmark cost about 10–20% more CPU, within the run-to-run noise; their cost is mostly per
-// hit (facets and the id tie-break read doc values of every hit). Floors from 16 to 100 cost
-// the same within the noise. What remains is spread over building each batch's segment,
-// persisting it (a bolt commit and two fsyncs per batch) and the usual tiered merging, so the
-// next lever is batch size, not a setting here: the same benchmark with 64 writers (batches of
-// about 64) costs 0.32 cpu-ms/doc, with 256 0.24. Two Apply calls at once (a Batcher with two
-// commits) made smaller batches and cost more. Only the fields that queries sort, facet or
-// filter by doc values (id, organization, keyword, bbox) keep them, and the dates and the
-// bounding box are indexed but not stored (about 13% fewer bytes merged; the geoshape is on
-// 13% of the corpus's records and did not show in the profiles). Not storing the DCAT record would halve the
-// bytes merged for about 3% of CPU; it stays stored.
+// MB merged). The price is more segments, so a query visits more of them: the text query costs
+// up to about 20% more CPU, within the run-to-run noise, and so do the filtered query (2.2–3.3
+// ms either way) and the first page with facets (9.8–12 ms); their cost is mostly per hit
+// (facets and the id tie-break read the doc values of every hit), not per segment. Floors from
+// 16 to 100 cost the same within the noise.
+//
+// What remains is spread over building each batch's segment, persisting it (a bolt commit and
+// two fsyncs per batch) and the usual tiered merging, so the next lever is batch size, not a
+// setting here: at 5,000 documents and FloorSegmentSize 16, 64 writers (batches of about 64)
+// cost 0.32 cpu-ms/doc and 256 writers 0.24, against 0.56 with 16 (and 1.5 with 4). Two Apply
+// calls at once (a Batcher with two commits) made smaller batches and cost more.
+//
+// Only the fields that queries sort, facet or filter by doc values (id, organization, keyword,
+// bbox) keep them, and the dates and the bounding box are indexed but not stored: about 13%
+// fewer bytes merged. The geoshape is on 13% of the corpus's records and did not show in the
+// profiles. Not storing the DCAT record would halve the bytes merged for about 3% of CPU; it
+// stays stored.
 package bleve
