@@ -22,16 +22,16 @@
 // 2-core machine (figures vary by about 15% between runs):
 //
 //	                        cpu-ms/doc   merged MB   segments   text query CPU
-//	scorch defaults         1.02–1.31    280–350     2–4        6.6–8.3 ms
-//	FloorSegmentSize 50     0.35–0.52    31–32       15–21      6.9–10.6 ms
+//	scorch defaults         0.85–1.31    280–350     2–5        6.6–8.3 ms
+//	FloorSegmentSize 50     0.35–0.52    31–32       14–21      6.9–10.6 ms
 //	FloorSegmentSize 16     0.42–0.55    29–32       10–26      7.1–10.6 ms
 //	FloorSegmentSize 100    0.36–0.52    40–41       15–19      6.9–9.4 ms
 //	50, 5 segments a tier   0.42–0.59    54–56       9–12       7.8–8.4 ms
 //
 // At 30,000 documents: defaults 0.79, FloorSegmentSize 50 0.57 cpu-ms/doc (600 against 130
 // MB merged). The price is more segments, so a query visits more of them: the text query costs
-// up to about 20% more CPU, within the run-to-run noise, and so do the filtered query (2.2–3.3
-// ms either way) and the first page with facets (9.8–12 ms); their cost is mostly per hit
+// up to about 30% more CPU (runs overlap), the filtered query (2.1–3.3 ms either way) and the
+// first page with facets (9.4–13 ms) up to about 20% more; their cost is mostly per hit
 // (facets and the id tie-break read the doc values of every hit), not per segment. Floors from
 // 16 to 100 cost the same within the noise.
 //
