@@ -1,10 +1,3 @@
-// Package bleve is the search index of the embedded default: bleve v2
-// (github.com/blevesearch/bleve/v2, scorch) on disk in the data directory. The directory holds
-// one bleve index per generation and a file "current" naming the live one, so Rebuild can fill
-// a new generation and swap it in, as the OpenSearch alias does. Only one process may open
-// the directory at a time (bleve holds a file lock); deployments with several SYNC workers use
-// OpenSearch. Apply returns once bleve has persisted the batch (scorch's default; its
-// unsafe_batch mode was measured faster but loses the last batches even on a clean Close).
 package bleve
 
 import (
@@ -12,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,10 +21,11 @@ import (
 
 // Index is a search.Index on bleve.
 type Index struct {
-	dir string
-	mu  sync.RWMutex // guards idx and gen across Rebuild's swap
-	idx blevesearch.Index
-	gen string
+	dir      string
+	settings map[string]any // scorch's runtime config, for every generation, new or reopened
+	mu       sync.RWMutex   // guards idx and gen across Rebuild's swap
+	idx      blevesearch.Index
+	gen      string
 }
 
 var _ search.Index = (*Index)(nil)
@@ -87,7 +82,7 @@ func Open(dir string) (*Handle, error) {
 		s.refs++
 		return &Handle{Index: s.x, key: key}, nil
 	}
-	x, err := open(key)
+	x, err := open(key, settings())
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +90,12 @@ func Open(dir string) (*Handle, error) {
 	return &Handle{Index: x, key: key}, nil
 }
 
-func open(dir string) (*Index, error) {
+// open opens the index in dir with scorch settings cfg (see settings).
+func open(dir string, cfg map[string]any) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("search index directory: %w", err)
 	}
-	x := &Index{dir: dir}
+	x := &Index{dir: dir, settings: cfg}
 	gen, err := os.ReadFile(filepath.Join(dir, "current"))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -117,7 +113,12 @@ func open(dir string) (*Index, error) {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	x.gen = strings.TrimSpace(string(gen))
-	x.idx, err = blevesearch.OpenUsing(filepath.Join(dir, x.gen), map[string]any{"bolt_timeout": lockWait.String()})
+	runtime := maps.Clone(x.settings) // bleve adds its own keys to the map it is given
+	if runtime == nil {
+		runtime = map[string]any{}
+	}
+	runtime["bolt_timeout"] = lockWait.String()
+	x.idx, err = blevesearch.OpenUsing(filepath.Join(dir, x.gen), runtime)
 	if err != nil {
 		return nil, fmt.Errorf("search index %s: %w (is another harvester process using it? "+
 			"only one process may hold a bleve index; set OPENSEARCH_URL to share one index)", dir, err)
@@ -125,10 +126,25 @@ func open(dir string) (*Index, error) {
 	return x, nil
 }
 
+// floorSegmentSize is the merge planner's FloorSegmentSize, in documents: segments smaller than
+// it count as this size when the planner sizes its tiers. Scorch's default, 2,000, makes every
+// segment under 2,000 documents one first-tier segment, so the merger rewrites the growing
+// small segment with each new batch; SYNC's batches are about 16 documents (see the package
+// doc for the measurements).
+const floorSegmentSize = 50
+
+// settings is the scorch runtime config every generation is created (kept in its
+// index_meta.json) and opened with, so an index made before a change of settings takes the new
+// ones when opened again. Options left out keep scorch's defaults.
+func settings() map[string]any {
+	return map[string]any{"scorchMergePlanOptions": map[string]any{"FloorSegmentSize": floorSegmentSize}}
+}
+
 // create makes a new, empty generation.
 func (x *Index) create() (blevesearch.Index, string, error) {
 	name := fmt.Sprintf("datasets-%d.bleve", time.Now().UnixNano())
-	idx, err := blevesearch.New(filepath.Join(x.dir, name), indexMapping())
+	idx, err := blevesearch.NewUsing(filepath.Join(x.dir, name), indexMapping(),
+		blevesearch.Config.DefaultIndexType, blevesearch.Config.DefaultKVStore, maps.Clone(x.settings))
 	if err != nil {
 		return nil, "", fmt.Errorf("search index: create %s: %w", name, err)
 	}
@@ -149,16 +165,20 @@ func (x *Index) point(name string) error {
 
 // indexMapping mirrors the OpenSearch mapping: english full text, exact keyword fields for
 // filters and facets (keyword, theme and organization are both), dates, the bounding box as a
-// geoshape, and the DCAT record stored but not indexed.
+// geoshape, and the DCAT record stored but not indexed. Doc values, which every batch and
+// merge writes, are kept only where a query reads them: the sort (id), the facets
+// (organization, keyword) and the geoshape. Fields are stored only when Search or Scan
+// returns them, and the DCAT record.
 func indexMapping() mapping.IndexMapping {
 	text := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
-		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, "en", store, false, false
+		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = name, "en", store, false, false, false
 		return f
 	}
 	kw := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewKeywordFieldMapping()
 		f.Name, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, store, false, false
+		f.DocValues = name == "id" || name == "organization" || name == "keyword"
 		return f
 	}
 	doc := mapping.NewDocumentStaticMapping()
@@ -174,14 +194,15 @@ func indexMapping() mapping.IndexMapping {
 	}
 	for _, name := range []string{"modified", "issued"} {
 		f := mapping.NewDateTimeFieldMapping()
-		f.Name, f.IncludeInAll = name, false
+		f.Name, f.IncludeInAll, f.Store, f.DocValues = name, false, false, false
 		doc.AddFieldMappingsAt(name, f)
 	}
 	geo := mapping.NewGeoShapeFieldMapping()
-	geo.Name, geo.IncludeInAll = "bbox", false
+	geo.Name, geo.IncludeInAll, geo.Store = "bbox", false, false // doc values kept: geoshape queries filter by them
 	doc.AddFieldMappingsAt("bbox", geo)
 	stored := mapping.NewTextFieldMapping()
 	stored.Name, stored.Index, stored.Store, stored.IncludeInAll, stored.IncludeTermVectors = "dcat", false, true, false, false
+	stored.DocValues = false
 	doc.AddFieldMappingsAt("dcat", stored)
 	doc.AddFieldMappingsAt("landing_page", func() *mapping.FieldMapping {
 		f := kw("landing_page", true)
@@ -361,7 +382,7 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 	if err != nil {
 		return err
 	}
-	fresh := &Index{dir: x.dir, idx: idx, gen: name}
+	fresh := &Index{dir: x.dir, settings: x.settings, idx: idx, gen: name}
 	bulk := search.NewBulk(fresh.Apply)
 	err = fill(func(d search.Document) error { return bulk.Put(ctx, d) })
 	if err == nil {

@@ -1,0 +1,208 @@
+package bleve
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/store"
+)
+
+var (
+	benchDocs    = flag.Int("bleve.docs", 5000, "documents BenchmarkIndex indexes per run")
+	benchWriters = flag.Int("bleve.writers", 16, "concurrent writers in BenchmarkIndex (SYNC runs 16 handlers)")
+)
+
+// benchCatalogs are the real federal catalogs the benchmark's documents come from (the bench
+// harness's, ../../bench/catalog.go).
+var benchCatalogs = []string{"gsa", "dhs", "dol", "energy", "va", "cms"}
+
+// benchDocuments returns n documents made with search.FromDataset from real DCAT-US records of
+// the corpus (up to 2,000 of at most 8 KB, cycled), each with its own identifier and title.
+func benchDocuments(b *testing.B, n int) []search.Document {
+	type template struct {
+		rec map[string]json.RawMessage
+		org string
+	}
+	var templates []template
+	for _, agency := range benchCatalogs {
+		data, err := os.ReadFile(corpustest.Path(b, "dcatus/agency-"+agency+"-2025-07.data.json"))
+		require.NoError(b, err)
+		var cat struct {
+			Dataset []json.RawMessage `json:"dataset"`
+		}
+		require.NoError(b, json.Unmarshal(data, &cat))
+		for _, raw := range cat.Dataset {
+			var rec map[string]json.RawMessage
+			if len(raw) > 8<<10 || json.Unmarshal(raw, &rec) != nil || json.Unmarshal(rec["title"], new(string)) != nil {
+				continue
+			}
+			templates = append(templates, template{rec: rec, org: strings.ToUpper(agency)})
+		}
+	}
+	templates = templates[:min(len(templates), 2000)]
+	require.NotEmpty(b, templates)
+	docs := make([]search.Document, n)
+	for i := range docs {
+		t := templates[i%len(templates)]
+		var title string
+		_ = json.Unmarshal(t.rec["title"], &title)
+		title = fmt.Sprintf("%s #%d", title, i)
+		rec := make(map[string]json.RawMessage, len(t.rec))
+		for k, v := range t.rec {
+			rec[k] = v
+		}
+		rec["title"], _ = json.Marshal(title)
+		rec["identifier"], _ = json.Marshal(fmt.Sprintf("bench-%07d", i))
+		dcat, err := json.Marshal(rec)
+		require.NoError(b, err)
+		d := store.Dataset{ID: fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i), Slug: fmt.Sprintf("dataset-%d", i),
+			SourceID: "bench-source", Identifier: fmt.Sprintf("bench-%07d", i), DCAT: dcat, RecordID: fmt.Sprintf("record-%d", i)}
+		docs[i] = search.FromDataset(&d, t.org)
+	}
+	return docs
+}
+
+// cpuTime is the CPU time (user and system) the process has used so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// quiesce waits until scorch's persister and merger have nothing left to do (its
+// index_bgthreads_active stat) and returns scorch's stats then.
+func quiesce(t testing.TB, x *Index) map[string]any {
+	var m map[string]any
+	require.Eventually(t, func() bool {
+		m, _ = x.idx.StatsMap()["index"].(map[string]any)
+		active, ok := m["index_bgthreads_active"].(bool)
+		return ok && !active
+	}, 5*time.Minute, 10*time.Millisecond)
+	return m
+}
+
+// segments is how many segments the index is made of, from stats of quiesce.
+func segments(m map[string]any) int {
+	return int(m["TotFileSegmentsAtRoot"].(uint64) + m["TotMemorySegmentsAtRoot"].(uint64))
+}
+
+// benchQueries are what the API asks: full text, full text filtered by organization (that of
+// the first documents, GSA, so that it matches at any -bleve.docs), and the unfiltered first
+// page with its facets over every document.
+var benchQueries = []struct {
+	name  string
+	query search.Query
+}{
+	{"text", search.Query{Text: "health care data"}},
+	{"filtered", search.Query{Text: "data", Organization: "GSA"}},
+	{"all", search.Query{}},
+}
+
+// BenchmarkIndex indexes -bleve.docs documents through a search.Batcher from -bleve.writers
+// goroutines, as SYNC does, into a fresh index per run and settings variant, and reports the
+// process CPU time per document it cost (cpu-ms/doc) including scorch's background persisting
+// and merging until the index is quiescent, the wall rate, the segments left, the bytes the
+// merger wrote (merged-MB: its write amplification), and the latency and CPU time of each of
+// benchQueries on the result (text-µs, text-cpu-µs, …; the CPU time is the steadier figure on
+// a busy machine), plus docs/batch. Run it alone (the CPU time is the whole process's), e.g.
+//
+//	go test ./search/bleve -run '^$' -bench Index -benchtime 1x -bleve.docs 10000
+func BenchmarkIndex(b *testing.B) {
+	docs := benchDocuments(b, *benchDocs)
+	for _, v := range benchVariants {
+		b.Run(v.name, func(b *testing.B) {
+			var cpu, wall time.Duration
+			var segs, batches int
+			queryTime, queryCPU := make([]time.Duration, len(benchQueries)), make([]time.Duration, len(benchQueries))
+			var mergedMB float64
+			for i := range b.N {
+				x, err := open(filepath.Join(b.TempDir(), fmt.Sprint(i)), v.settings)
+				require.NoError(b, err)
+				start, startCPU := time.Now(), cpuTime(b)
+				indexConcurrently(b, x, docs)
+				m := quiesce(b, x)
+				segs += segments(m)
+				mergedMB += float64(m["TotFileMergeWrittenBytes"].(uint64)) / 1e6
+				batches += int(m["TotBatches"].(uint64))
+				cpu += cpuTime(b) - startCPU
+				wall += time.Since(start)
+				for j, q := range benchQueries {
+					qStart, qCPU := time.Now(), cpuTime(b)
+					for range 20 {
+						res, err := x.Search(b.Context(), q.query)
+						require.NoError(b, err)
+						require.NotZero(b, res.Total, "query %+v", q)
+					}
+					queryTime[j] += time.Since(qStart) / 20
+					queryCPU[j] += (cpuTime(b) - qCPU) / 20
+				}
+				require.NoError(b, x.Close())
+			}
+			n := float64(b.N * len(docs))
+			b.ReportMetric(float64(cpu.Microseconds())/1000/n, "cpu-ms/doc")
+			b.ReportMetric(n/wall.Seconds(), "docs/s")
+			b.ReportMetric(float64(segs)/float64(b.N), "segments")
+			for j, q := range benchQueries {
+				b.ReportMetric(float64(queryTime[j].Microseconds())/float64(b.N), q.name+"-µs")
+				b.ReportMetric(float64(queryCPU[j].Microseconds())/float64(b.N), q.name+"-cpu-µs")
+			}
+			b.ReportMetric(mergedMB/float64(b.N), "merged-MB")
+			b.ReportMetric(n/float64(batches), "docs/batch")
+			b.ReportMetric(0, "ns/op") // one op is a whole run: cpu-ms/doc says it
+		})
+	}
+}
+
+// indexConcurrently puts docs through one Batcher from *benchWriters goroutines.
+func indexConcurrently(b *testing.B, x *Index, docs []search.Document) {
+	bat := search.NewBatcher(x, search.BatcherConfig{})
+	defer bat.Close()
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range *benchWriters {
+		wg.Go(func() {
+			for i := range next {
+				if err := bat.Put(b.Context(), docs[i]); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	for i := range docs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// benchVariant is one set of scorch settings BenchmarkIndex measures.
+type benchVariant struct {
+	name     string
+	settings map[string]any
+}
+
+// benchVariants are the settings compared in the package doc: scorch's defaults, ours
+// (settings), and the alternatives tried.
+var benchVariants = []benchVariant{
+	{name: "scorch-defaults"},
+	{name: "chosen", settings: settings()},
+	{name: "floor-16", settings: mergePlan(map[string]any{"FloorSegmentSize": 16})},
+	{name: "floor-100", settings: mergePlan(map[string]any{"FloorSegmentSize": 100})},
+	{name: "floor-200", settings: mergePlan(map[string]any{"FloorSegmentSize": 200})},
+	{name: "floor-50-tier-5", settings: mergePlan(map[string]any{"FloorSegmentSize": 50, "MaxSegmentsPerTier": 5, "SegmentsPerMergeTask": 5})},
+}
+
+// mergePlan is scorch settings with merge plan options o.
+func mergePlan(o map[string]any) map[string]any { return map[string]any{"scorchMergePlanOptions": o} }
