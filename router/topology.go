@@ -39,10 +39,10 @@ type stage struct {
 }
 
 // syncSubscriptions multiplies SYNC's share of Config.Subscriptions: its handlers wait on the
-// search index's bulk writes, which the Batcher groups from concurrent handlers, so more of them
-// at once means fuller bulk requests (bench: 12 ms per message at 4, bound by bleve persisting
-// each small batch).
-const syncSubscriptions = 4
+// search index's bulk writes and the dataset upserts, which are grouped from concurrent
+// handlers, so more of them at once means fuller batches. Each bleve batch costs ~5 ms of CPU
+// of its own (BenchmarkIndex: 1.5 CPU-ms a document from 4 writers, 0.56 from 16, 0.32 from 64).
+const syncSubscriptions = 16
 
 // reportSubscriptions multiplies REPORT's share of Config.Subscriptions: the aggregator settles
 // the outcomes of its concurrent handlers in one transaction (report.Handler's group commit),
@@ -69,7 +69,7 @@ func topology(d *deps) []stage {
 		{StageListing, harvest.SubjectListing, flushed(d.comparePub, d.compare.HandleListing), time.Minute, 1, 1},
 		{StageTransform, harvest.SubjectTransform, transform.New(d.store).Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
-		{StageSync, harvest.SubjectSync, d.sync.Handle, time.Minute, syncSubscriptions * n, 64},
+		{StageSync, harvest.SubjectSync, d.sync.Handle, time.Minute, syncSubscriptions * n, 16},
 		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, reportSubscriptions * n, 32},
 		{StageTrigger, harvest.SubjectTrigger, noOutput(trigger.NewHandler(d.store, d.cfg.Logger).Handle), time.Minute, 1, 16},
 	}
