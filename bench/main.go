@@ -323,7 +323,33 @@ func measureCeilings(ctx context.Context, o options, templates []map[string]json
 		return nil, fmt.Errorf("ceiling_hash: %w", err)
 	}
 	out = append(out, rate("ceiling_hash", d))
+	if p, ok := pipelineCeiling(out); ok {
+		out = append(out, p)
+	}
 	return out, ctx.Err()
+}
+
+// pipelineHops is how many JetStream hops a changed record makes: extract → compare →
+// transform → validate → sync → report.
+const pipelineHops = 5
+
+// pipelineCeiling composes the measured ceilings into the ceiling of the whole pipeline, as
+// DESIGN.md does: each ceiling ran on the whole machine, so a record's share of the machine is
+// the sum of its components' (five hops, one upsert, one validation, one hash), and the
+// pipeline's ceiling is one over that sum. ok is false without the Postgres ceiling (-embedded).
+func pipelineCeiling(ceilings []result) (result, bool) {
+	per := map[string]float64{} // seconds of the machine per record
+	n := 0
+	for _, c := range ceilings {
+		per[c.Scenario] = 1 / c.RecordsPerSec
+		n = c.Records
+	}
+	js, db, v, h := per["ceiling_jetstream"], per["ceiling_postgres_upsert"], per["ceiling_validate"], per["ceiling_hash"]
+	if js == 0 || db == 0 || v == 0 || h == 0 {
+		return result{}, false
+	}
+	sum := pipelineHops*js + db + v + h
+	return result{Scenario: "ceiling_pipeline", Records: n, RecordsPerSec: round(1/sum, 1), WallS: round(sum*float64(n), 3)}, true
 }
 
 // serveCatalog serves the file current() names at /data.json, streamed from disk with no

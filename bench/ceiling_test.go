@@ -1,0 +1,22 @@
+package main
+
+import "testing"
+
+// TestPipelineCeiling: the pipeline's ceiling is one over the sum of a record's shares of the
+// machine, five hops counted; without the Postgres ceiling there is none.
+func TestPipelineCeiling(t *testing.T) {
+	ceilings := []result{
+		{Scenario: "ceiling_jetstream", Records: 1000, RecordsPerSec: 50_000},
+		{Scenario: "ceiling_postgres_upsert", Records: 1000, RecordsPerSec: 20_000},
+		{Scenario: "ceiling_validate", Records: 1000, RecordsPerSec: 10_000},
+		{Scenario: "ceiling_hash", Records: 1000, RecordsPerSec: 100_000},
+	}
+	got, ok := pipelineCeiling(ceilings)
+	// 5/50,000 + 1/20,000 + 1/10,000 + 1/100,000 = 0.00026 s a record
+	if !ok || got.Scenario != "ceiling_pipeline" || got.RecordsPerSec != 3846.2 || got.Records != 1000 {
+		t.Errorf("got %+v, %v; want ceiling_pipeline at 3846.2 records/s", got, ok)
+	}
+	if _, ok := pipelineCeiling(append(ceilings[:1:1], ceilings[2:]...)); ok {
+		t.Error("a pipeline ceiling without the Postgres ceiling")
+	}
+}
