@@ -28,7 +28,7 @@ func TestLostStreamsAreCreatedAgain(t *testing.T) {
 	t.Cleanup(bus.Close)
 	sub := newSubscriber(bus.js, StreamWork, jetstream.ConsumerConfig{Durable: "lost-streams",
 		FilterSubject: harvest.SubjectExtract, AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second},
-		1, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		1, 1, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(func() { _ = sub.Close() })
 	ch, err := sub.Subscribe(ctx, "")
 	require.NoError(t, err)

@@ -179,24 +179,23 @@ func (r *Router) build(ctx context.Context) error {
 }
 
 func (r *Router) addStage(st stage) error {
+	pull := max(st.maxPending, st.subscriptions)
 	sub := newSubscriber(r.bus.js, streamOf(st.subject), jetstream.ConsumerConfig{
 		Durable: "harvest-" + st.name, FilterSubject: st.subject, AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait: st.ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, st.maxPending*r.cfg.Subscriptions),
-	}, st.maxPending, time.Second, r.cfg.Logger)
+		AckWait: st.ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, 2*pull),
+	}, pull, st.subscriptions, time.Second, r.cfg.Logger)
 	r.subs = append(r.subs, sub)
-	for i := range st.subscriptions {
-		h := r.router.AddHandler(fmt.Sprintf("%s-%d", st.name, i), st.subject, sub, "", r.pub, st.handler)
-		h.AddMiddleware(
-			logIDs(r.cfg.Logger, st.name),
-			failurePolicy(r.cfg.Store, r.pub, r.cfg.Logger, st.name),
-			middleware.Retry{MaxRetries: r.cfg.MaxRetries, InitialInterval: r.cfg.RetryInterval,
-				MaxInterval: 10 * r.cfg.RetryInterval, Multiplier: 2,
-				ShouldRetry: func(p middleware.RetryParams) bool {
-					return !harvest.IsPermanent(p.Err) && !errors.Is(p.Err, context.Canceled)
-				}}.Middleware,
-			middleware.Recoverer,
-		)
-	}
+	h := r.router.AddHandler(st.name+"-0", st.subject, sub, "", r.pub, st.handler)
+	h.AddMiddleware(
+		logIDs(r.cfg.Logger, st.name),
+		failurePolicy(r.cfg.Store, r.pub, r.cfg.Logger, st.name),
+		middleware.Retry{MaxRetries: r.cfg.MaxRetries, InitialInterval: r.cfg.RetryInterval,
+			MaxInterval: 10 * r.cfg.RetryInterval, Multiplier: 2,
+			ShouldRetry: func(p middleware.RetryParams) bool {
+				return !harvest.IsPermanent(p.Err) && !errors.Is(p.Err, context.Canceled)
+			}}.Middleware,
+		middleware.Recoverer,
+	)
 	return nil
 }
 

@@ -22,7 +22,12 @@ import (
 // when it is closed while messages arrive, and abandons the message in flight at shutdown so
 // that it waits out a whole AckWait before anyone gets it again. This one:
 //
-//   - sends on its output channel from one goroutine only, which alone closes it;
+//   - hands up to inFlight messages at once to the router (watermill runs each message it
+//     receives in a goroutine of its own), so one pull subscription feeds a stage's concurrent
+//     handlers: a stage with 64 handlers once had 64 subscriptions, and ~170 pull
+//     subscriptions on one connection stopped making progress after nats-server restarted
+//     (crashtest TestRestartNATS);
+//   - closes its output channel only after every delivery returned;
 //   - tells JetStream the message is in progress every AckWait/3 while the handler runs, so a
 //     long handler (a whole listing) keeps its message and a dead process loses it within one
 //     AckWait;
@@ -33,6 +38,7 @@ type Subscriber struct {
 	consumer jetstream.ConsumerConfig
 	stream   string
 	pullMax  int
+	inFlight int
 	nakDelay time.Duration
 	logger   *slog.Logger
 
@@ -44,10 +50,12 @@ type Subscriber struct {
 var _ message.Subscriber = (*Subscriber)(nil)
 
 // newSubscriber returns a Subscriber that binds (creating or updating) the durable consumer
-// cfg on stream. pullMax bounds the messages buffered client-side per subscription.
-func newSubscriber(js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, pullMax int,
+// cfg on stream. pullMax is the size of each pull (messages); inFlight is how many messages of
+// a subscription are handed to the router at once (at least 1).
+func newSubscriber(js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, pullMax, inFlight int,
 	nakDelay time.Duration, logger *slog.Logger) *Subscriber {
-	return &Subscriber{js: js, stream: stream, consumer: cfg, pullMax: pullMax, nakDelay: nakDelay, logger: logger,
+	return &Subscriber{js: js, stream: stream, consumer: cfg, pullMax: pullMax, inFlight: max(1, inFlight),
+		nakDelay: nakDelay, logger: logger,
 		closing: make(chan struct{})}
 }
 
@@ -62,7 +70,14 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 	cur.Store(it)
 	ctx, cancel := context.WithCancel(ctx)
 	out := make(chan *message.Message)
-	s.wg.Add(3)
+	// The client library buffers at most pullMax messages of a pull and drops what arrives
+	// beyond that (a "slow consumer"); JetStream then redelivers the dropped messages only after
+	// AckWait. That happened when handlers stalled (publishing while nats-server restarted) and
+	// the client pulled again after reconnecting: the stage stopped for a whole AckWait. So one
+	// goroutine drains the iterator at once into a queue as deep as the consumer's
+	// MaxAckPending (more cannot be delivered unacked), and another hands its messages on.
+	queue := make(chan jetstream.Msg, s.consumer.MaxAckPending+s.pullMax)
+	s.wg.Add(4)
 	go func() { // a pull that waits on a consumer the broker lost can wait forever: stop it
 		defer s.wg.Done()
 		s.watchConsumer(ctx, func() { cur.Load().(jetstream.MessagesContext).Stop() })
@@ -78,7 +93,7 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 	}()
 	go func() {
 		defer s.wg.Done()
-		defer close(out)
+		defer close(queue)
 		defer cancel()
 		for {
 			msg, err := it.Next()
@@ -110,7 +125,35 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 				}
 				continue
 			}
-			s.deliver(ctx, msg, out)
+			select {
+			case queue <- msg:
+			case <-ctx.Done():
+				_ = msg.Nak()
+				return
+			}
+		}
+	}()
+	go func() {
+		defer s.wg.Done()
+		var deliveries sync.WaitGroup
+		defer close(out)
+		defer deliveries.Wait()
+		slots := make(chan struct{}, s.inFlight)
+		for msg := range queue {
+			if ctx.Err() != nil { // shutting down: someone else takes it now
+				_ = msg.Nak()
+				continue
+			}
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				_ = msg.Nak()
+				continue
+			}
+			deliveries.Go(func() {
+				defer func() { <-slots }()
+				s.deliver(ctx, msg, out)
+			})
 		}
 	}()
 	return out, nil
