@@ -32,15 +32,16 @@ type stage struct {
 	// ackWait is how long JetStream waits for an ack, or a sign of progress (the subscriber
 	// sends one every ackWait/3 while the handler runs), before redelivering.
 	ackWait time.Duration
-	// subscriptions is how many messages of this stage one process handles at once.
+	// subscriptions is how many messages of this stage one process handles at once (its one
+	// pull subscription hands that many to the handler concurrently).
 	subscriptions int
-	// maxPending caps the messages the server hands one subscription before acks.
+	// maxPending is the size of a pull (at least subscriptions).
 	maxPending int
 }
 
-// syncSubscriptions multiplies SYNC's share of Config.Subscriptions: its handlers wait on the
-// search index's bulk writes and the dataset upserts, which are grouped from concurrent
-// handlers, so more of them at once means fuller batches. Each bleve batch costs ~5 ms of CPU
+// syncSubscriptions multiplies SYNC's share of Config.Subscriptions (messages handled at once):
+// its handlers wait on the search index's bulk writes and the dataset upserts, which are grouped
+// from concurrent handlers, so more of them at once means fuller batches. Each bleve batch costs ~5 ms of CPU
 // of its own (BenchmarkIndex: 1.5 CPU-ms a document from 4 writers, 0.56 from 16, 0.32 from 64).
 const syncSubscriptions = 16
 
