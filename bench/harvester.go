@@ -129,6 +129,54 @@ func (h *harvester) peakRSSMiB() (float64, error) {
 	return 0, fmt.Errorf("peak RSS: no VmHWM in /proc/%d/status", h.cmd.Process.Pid)
 }
 
+// rssSampler follows the process's resident set split as /proc/<pid>/status gives it:
+// RssAnon (heap, stacks: what the harvester allocates) and RssFile (file pages mapped in, such
+// as the bleve index's memory-mapped segments, which the kernel can drop), sampled every
+// 100 ms, keeping each one's peak in kB.
+type rssSampler struct {
+	stop               chan struct{}
+	done               chan struct{}
+	anonPeak, filePeak float64
+}
+
+// sampleRSS starts a rssSampler on the harvester process; call its end to stop it.
+func (h *harvester) sampleRSS() *rssSampler {
+	s := &rssSampler{stop: make(chan struct{}), done: make(chan struct{})}
+	path := fmt.Sprintf("/proc/%d/status", h.cmd.Process.Pid)
+	go func() {
+		defer close(s.done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if data, err := os.ReadFile(path); err == nil {
+				for _, line := range strings.Split(string(data), "\n") {
+					for key, peak := range map[string]*float64{"RssAnon:": &s.anonPeak, "RssFile:": &s.filePeak} {
+						if rest, ok := strings.CutPrefix(line, key); ok {
+							kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+							if err == nil && kb > *peak {
+								*peak = kb
+							}
+						}
+					}
+				}
+			}
+			select {
+			case <-s.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return s
+}
+
+// end stops sampling and returns the peaks of RssAnon and RssFile in MiB.
+func (s *rssSampler) end() (anonMiB, fileMiB float64) {
+	close(s.stop)
+	<-s.done
+	return s.anonPeak / 1024, s.filePeak / 1024
+}
+
 // call sends one API request with the key and decodes a 2xx JSON answer into out.
 func (h *harvester) call(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
