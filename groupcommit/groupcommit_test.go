@@ -16,7 +16,7 @@ func TestGroupsWaitingItems(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var sizes []int
-	b := groupcommit.New(groupcommit.Config{MaxBatch: 100, Linger: time.Millisecond},
+	b := groupcommit.New(groupcommit.Config{MaxBatch: 100}, // no linger: what queued during a commit goes in the next
 		func(_ context.Context, items []int) ([]string, []error, error) {
 			mu.Lock()
 			sizes = append(sizes, len(items))

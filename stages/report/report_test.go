@@ -17,7 +17,6 @@ import (
 	"github.com/harvester-dev/harvester/stages/report"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
-	"github.com/harvester-dev/harvester/store/postgres"
 	"github.com/harvester-dev/harvester/store/sqlite"
 )
 
@@ -30,13 +29,7 @@ func stores(t *testing.T, fn func(t *testing.T, st store.Store)) {
 		require.NoError(t, st.Migrate(t.Context()))
 		fn(t, st)
 	})
-	t.Run("postgres", func(t *testing.T) {
-		st, err := postgres.Open(t.Context(), dbtest.URL(t))
-		require.NoError(t, err)
-		t.Cleanup(st.Close)
-		require.NoError(t, st.Migrate(t.Context()))
-		fn(t, st)
-	})
+	t.Run("postgres", func(t *testing.T) { fn(t, dbtest.Store(t)) })
 }
 
 // TestConcurrentOutcomesFinishOnce: many handlers settling one job's outcomes at once, with
@@ -98,10 +91,9 @@ func TestConcurrentOutcomesFinishOnce(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, r.Counts, got.Counts)
 
-		var batches dto.Metric
-		require.NoError(t, histogram(t, reg, "harvester_settle_batch_outcomes").Write(&batches))
-		require.EqualValues(t, 2*n, batches.GetHistogram().GetSampleSum(), "every outcome went through a batch")
-		require.Less(t, batches.GetHistogram().GetSampleCount(), uint64(2*n), "outcomes of concurrent handlers share transactions")
+		batches := histogram(t, reg, "harvester_settle_batch_outcomes")
+		require.EqualValues(t, 2*n, batches.GetSampleSum(), "every outcome went through a batch")
+		require.Less(t, batches.GetSampleCount(), uint64(2*n), "outcomes of concurrent handlers share transactions")
 	})
 }
 
@@ -113,24 +105,16 @@ func settledMessage(t *testing.T, s *harvest.Settled) *message.Message {
 	return m
 }
 
-func histogram(t *testing.T, reg *prometheus.Registry, name string) prometheus.Metric {
+// histogram returns the gathered histogram named name.
+func histogram(t *testing.T, reg *prometheus.Registry, name string) *dto.Histogram {
 	t.Helper()
 	families, err := reg.Gather()
 	require.NoError(t, err)
 	for _, f := range families {
 		if f.GetName() == name {
-			return constHistogram{f.GetMetric()[0]}
+			return f.GetMetric()[0].GetHistogram()
 		}
 	}
 	t.Fatalf("metric %s not registered", name)
-	return nil
-}
-
-// constHistogram wraps a gathered metric so that Write copies it.
-type constHistogram struct{ m *dto.Metric }
-
-func (c constHistogram) Desc() *prometheus.Desc { return nil }
-func (c constHistogram) Write(out *dto.Metric) error {
-	out.Histogram = c.m.Histogram
 	return nil
 }

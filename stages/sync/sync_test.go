@@ -13,7 +13,6 @@ import (
 	"github.com/harvester-dev/harvester/stages/sync"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
-	"github.com/harvester-dev/harvester/store/postgres"
 	"github.com/harvester-dev/harvester/store/sqlite"
 )
 
@@ -28,12 +27,7 @@ func TestConcurrentUpserts(t *testing.T) {
 			t.Cleanup(st.Close)
 			return st
 		},
-		"postgres": func(t *testing.T) store.Store {
-			st, err := postgres.Open(t.Context(), dbtest.URL(t))
-			require.NoError(t, err)
-			t.Cleanup(st.Close)
-			return st
-		},
+		"postgres": func(t *testing.T) store.Store { return dbtest.Store(t) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			st := open(t)
