@@ -3,14 +3,19 @@
 # runs need: a PostgreSQL cluster and a nats-server with JetStream, both on loopback only.
 # Idempotent: a service that already answers is left alone. Prints the environment to use:
 #   eval "$(scripts/services.sh)"
+# The nats-server is the one go.mod pins (github.com/nats-io/nats-server/v2), built from the Go
+# module cache into $HARVESTER_SERVICES_DIR/bin, not Debian's 2.9.10 (which panicked in our crash
+# tests): the tests run against a current server, as users do. The printed PATH puts it first.
 # Settings (env): HARVESTER_SERVICES_DIR (default /tmp/harvester-services), HARVESTER_PG_PORT
 # (default 54329), HARVESTER_NATS_PORT (default 42229).
+# Stop them: scripts/services.sh stop (also stops the OpenSearch node of scripts/opensearch.sh).
 set -euo pipefail
 
 dir=${HARVESTER_SERVICES_DIR:-/tmp/harvester-services}
 pg_port=${HARVESTER_PG_PORT:-54329}
 nats_port=${HARVESTER_NATS_PORT:-42229}
 log() { echo "services: $*" >&2; }
+repo=$(cd "$(dirname "$0")/.." && pwd)
 
 pg_bin() {
   local d
@@ -20,9 +25,19 @@ pg_bin() {
   return 1
 }
 
+if [ "${1:-}" = stop ]; then
+  bin=$(pg_bin 2>/dev/null) && [ -s "$dir/pg/postmaster.pid" ] &&
+    { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$bin/pg_ctl" -D "$dir/pg" -m fast stop >&2; else "$bin/pg_ctl" -D "$dir/pg" -m fast stop >&2; fi; } || true
+  for f in "$dir/nats.pid" "$dir/opensearch/opensearch.pid"; do
+    pid=$(cat "$f" 2>/dev/null || true)
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null && log "stopped pid $pid ($f)"
+    rm -f "$f"
+  done
+  exit 0
+fi
+
 need=()
 pg_bin >/dev/null || need+=(postgresql)
-command -v nats-server >/dev/null || need+=(nats-server)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -50,11 +65,36 @@ fi
 as_pg "$bin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='harvester'" | grep -q 1 ||
   as_pg "$bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres harvester
 
-# nats-server with JetStream; Debian ships 2.9.x.
+# nats-server with JetStream, the version go.mod pins, built once from the module cache (the Go
+# module proxy serves its source; nothing else is downloaded).
+nats_version=$(cd "$repo" && go list -m -f '{{.Version}}' github.com/nats-io/nats-server/v2)
+nats_bin="$dir/bin/nats-server-$nats_version"
+if [ ! -x "$nats_bin" ]; then
+  log "building nats-server $nats_version from the module cache"
+  mkdir -p "$dir/bin"
+  (cd "$repo" && go build -o "$nats_bin.tmp" github.com/nats-io/nats-server/v2) >&2
+  mv "$nats_bin.tmp" "$nats_bin"
+fi
+ln -sf "$(basename "$nats_bin")" "$dir/bin/nats-server"
+# A server on the port that is not this build (an older one, or Debian's) is replaced when we
+# started it; one we did not start is left alone, with a warning.
+if (exec 3<>"/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null; then
+  pid=$(cat "$dir/nats.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && [ "$(readlink -f "/proc/$pid/exe" 2>/dev/null)" != "$(readlink -f "$nats_bin")" ]; then
+    if [ -e "/proc/$pid" ]; then
+      log "replacing nats-server (pid $pid) with $nats_version"
+      kill "$pid"
+      for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    fi
+  elif [ -z "$pid" ]; then
+    log "warning: a nats-server not started by this script answers on 127.0.0.1:$nats_port; using it"
+  fi
+fi
 if ! (exec 3<>"/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null; then
-  log "starting nats-server -js on 127.0.0.1:$nats_port"
+  log "starting nats-server $nats_version -js on 127.0.0.1:$nats_port"
   mkdir -p "$dir/nats"
-  nohup nats-server -a 127.0.0.1 -p "$nats_port" -js -sd "$dir/nats" >"$dir/nats.log" 2>&1 &
+  nohup "$nats_bin" -a 127.0.0.1 -p "$nats_port" -js -sd "$dir/nats" >"$dir/nats.log" 2>&1 &
+  echo $! >"$dir/nats.pid"
   for _ in $(seq 1 100); do
     (exec 3<>"/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null && break
     sleep 0.1
@@ -64,3 +104,4 @@ fi
 
 echo "export DATABASE_URL='postgres://postgres@127.0.0.1:$pg_port/harvester?sslmode=disable'"
 echo "export NATS_URL='nats://127.0.0.1:$nats_port'"
+echo "export PATH='$dir/bin':\"\$PATH\""
