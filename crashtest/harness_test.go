@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,18 +108,13 @@ type natsServer struct {
 	dir  string
 	log  string
 	cmd  *exec.Cmd
+	// exited is closed once cmd has exited (its Wait returned).
+	exited <-chan struct{}
 }
 
 func startNATS(t *testing.T) *natsServer {
 	t.Helper()
-	if _, err := exec.LookPath("nats-server"); err != nil {
-		msg := fmt.Sprintf("the crash tests need the nats-server binary on PATH (scripts/services.sh installs "+
-			"Debian's): %v", err)
-		if os.Getenv("HARVESTER_TEST_REQUIRE_POSTGRES") != "" { // CI: the services are required
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	requireNATSServer(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -140,8 +136,12 @@ func (n *natsServer) start() {
 	n.cmd = exec.Command("nats-server", "-a", "127.0.0.1", "-p", strconv.Itoa(n.port), "-js", "-sd", n.dir)
 	n.cmd.Stdout, n.cmd.Stderr = logf, logf
 	require.NoError(n.t, n.cmd.Start())
-	// Ready when JetStream answers.
-	deadline := time.Now().Add(30 * time.Second)
+	// Ready when JetStream answers; a server that exits is reported at once, one that is only
+	// slow to start (a loaded machine recovering its store) is waited for.
+	exited := make(chan struct{})
+	go func(cmd *exec.Cmd) { _ = cmd.Wait(); close(exited) }(n.cmd)
+	n.exited = exited
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		nc, err := nats.Connect(n.URL(), nats.Timeout(time.Second))
 		if err == nil {
@@ -158,11 +158,56 @@ func (n *natsServer) start() {
 				return
 			}
 		}
+		select {
+		case <-exited:
+			b, _ := os.ReadFile(n.log)
+			n.t.Fatalf("nats-server on port %d exited before it was ready: %s", n.port, tail(b, 2<<10))
+		default:
+		}
 		if time.Now().After(deadline) {
 			n.t.Fatalf("nats-server on port %d not ready: %v", n.port, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// requireNATSServer skips the test (fails it in CI) unless the nats-server on PATH is the
+// version go.mod pins: the crash tests exercise the server users run, not whatever is
+// installed (Debian's 2.9.10 panicked in processServiceImport after a wipe and restart).
+// scripts/services.sh builds that version from the module cache and puts it first on PATH.
+func requireNATSServer(t *testing.T) {
+	t.Helper()
+	fail := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...) + " (eval \"$(scripts/services.sh)\" builds it and puts it on PATH)"
+		if os.Getenv("HARVESTER_TEST_REQUIRE_POSTGRES") != "" { // CI: the services are required
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	want := pinnedNATSServer()
+	out, err := exec.Command("nats-server", "--version").Output()
+	if err != nil {
+		fail("the crash tests need nats-server %s on PATH: %v", want, err)
+	}
+	if got := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "nats-server:")); got != want {
+		fail("the crash tests need nats-server %s, the version go.mod pins; PATH has %s", want, got)
+	}
+}
+
+// pinnedNATSServer is the github.com/nats-io/nats-server/v2 version this test binary was built
+// with, which is the one go.mod pins.
+func pinnedNATSServer() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/nats-io/nats-server/v2" {
+				if d.Replace != nil {
+					return d.Replace.Version
+				}
+				return d.Version
+			}
+		}
+	}
+	return "(unknown)"
 }
 
 // kill ends the server with SIGKILL.
@@ -171,7 +216,7 @@ func (n *natsServer) kill() {
 		return
 	}
 	_ = n.cmd.Process.Kill()
-	_ = n.cmd.Wait()
+	<-n.exited
 	n.cmd = nil
 }
 
