@@ -26,6 +26,7 @@
 // Sources are of every type the harvester harvests: document (one DCAT-US data.json or one
 // ISO 19115 XML file), waf and waf-collection (web-accessible folders of ISO 19115 XML, so
 // their schema_type must be iso19115_1 or iso19115_2). A waf-collection source, and only
-// one, has a collection_parent_url. The validate endpoint reads DCAT-US only: it refuses the
+// one, has a collection_parent_url; a waf or waf-collection source may have a waf_time_zone
+// (an IANA zone name, 422 otherwise), the zone of its listings' dates. The validate endpoint reads DCAT-US only: it refuses the
 // ISO schema types with a 422.
 package api

@@ -27,6 +27,7 @@ type sourceJSON struct {
 	NotificationFrequency string     `json:"notification_frequency"`
 	NextRunAt             *time.Time `json:"next_run_at"`           // null for manual sources
 	CollectionParentURL   *string    `json:"collection_parent_url"` // null but for waf-collection sources
+	WAFTimeZone           *string    `json:"waf_time_zone"`         // null: UTC
 	CreatedAt             time.Time  `json:"created_at"`
 	UpdatedAt             time.Time  `json:"updated_at"`
 }
@@ -41,6 +42,9 @@ func sourceOf(src *store.Source) sourceJSON {
 	}
 	if src.CollectionParentURL != "" {
 		j.CollectionParentURL = &src.CollectionParentURL
+	}
+	if src.WAFTimeZone != "" {
+		j.WAFTimeZone = &src.WAFTimeZone
 	}
 	if j.NotificationEmails == nil {
 		j.NotificationEmails = []string{}
@@ -67,12 +71,13 @@ type sourceInput struct {
 	NotificationEmails    []string `json:"notification_emails"`
 	NotificationFrequency string   `json:"notification_frequency"`
 	CollectionParentURL   *string  `json:"collection_parent_url"`
+	WAFTimeZone           *string  `json:"waf_time_zone"`
 }
 
 // decodeSource reads and checks the body of POST and PUT, naming every bad field. Omitted
 // optional fields take their defaults: source_type document, frequency manual,
-// notification_frequency on_error, no organization, no emails, no collection_parent_url
-// (decodeObject refuses null for the first three). A good url or collection_parent_url is
+// notification_frequency on_error, no organization, no emails, no collection_parent_url, no
+// waf_time_zone (UTC) (decodeObject refuses null for the first three). A good url or collection_parent_url is
 // stored with its scheme and host in lower case.
 func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error) {
 	data, err := readBody(r)
@@ -96,6 +101,9 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 	if in.CollectionParentURL != nil {
 		p.CollectionParentURL = *in.CollectionParentURL
 	}
+	if in.WAFTimeZone != nil {
+		p.WAFTimeZone = *in.WAFTimeZone
+	}
 	checkSource(p, in.SchemaType, fields)
 	if _, bad := fields["url"]; !bad {
 		p.URL = lowerSchemeHost(p.URL)
@@ -111,7 +119,8 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 // schemaType is the schema type as sent, which it parses into p. Beyond each field's own
 // values: a waf or waf-collection source lists ISO 19115 XML files, so its schema type must be
 // an ISO one, and a waf-collection source, and only one, has a collection_parent_url (its
-// parent record, which EXTRACT downloads first).
+// parent record, which EXTRACT downloads first). A waf_time_zone is an IANA time zone name
+// (harvest.ParseWAFTimeZone), of a waf or waf-collection source only.
 func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErrors) {
 	if p.Name == "" {
 		fields.add("name", "required")
@@ -144,6 +153,13 @@ func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErr
 		}
 	case p.CollectionParentURL != "" && srcErr == nil:
 		fields.add("collection_parent_url", "only a waf-collection source has one, not a %s source: leave it out or null",
+			srcType)
+	}
+	switch _, err := harvest.ParseWAFTimeZone(p.WAFTimeZone); {
+	case err != nil:
+		fields.add("waf_time_zone", "%v", err)
+	case p.WAFTimeZone != "" && !wafType && srcErr == nil:
+		fields.add("waf_time_zone", "only a waf or waf-collection source has one, not a %s source: leave it out or null",
 			srcType)
 	}
 	if _, err := harvest.ParseFrequency(string(p.Frequency)); err != nil {

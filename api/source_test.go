@@ -34,7 +34,7 @@ func TestSourceCRUD(t *testing.T) {
 	require.Equal(t, map[string]any{"name": "CFTC data.json", "url": "https://www.cftc.gov/data.json",
 		"organization_id": org.ID, "source_type": "document", "schema_type": "dcatus1.1: federal",
 		"frequency": "manual", "notification_emails": []any{}, "notification_frequency": "on_error",
-		"next_run_at": nil, "collection_parent_url": nil}, without(src, "id", "created_at", "updated_at"), "defaults")
+		"next_run_at": nil, "collection_parent_url": nil, "waf_time_zone": nil}, without(src, "id", "created_at", "updated_at"), "defaults")
 
 	got := b.get(t, "/api/v1/harvest_sources/"+id)
 	require.Equal(t, http.StatusOK, got.status)
@@ -59,7 +59,7 @@ func TestSourceCRUD(t *testing.T) {
 	require.Equal(t, map[string]any{"name": "CFTC", "url": "https://www.cftc.gov/data2.json", "organization_id": nil,
 		"source_type": "document", "schema_type": "dcatus1.1: non-federal", "frequency": "daily",
 		"notification_emails": []any{"data@cftc.gov", "ops@cftc.gov"}, "notification_frequency": "always",
-		"collection_parent_url": nil}, without(u, "id", "created_at", "updated_at", "next_run_at"))
+		"collection_parent_url": nil, "waf_time_zone": nil}, without(u, "id", "created_at", "updated_at", "next_run_at"))
 	require.NotNil(t, u["next_run_at"], "a daily source is scheduled")
 	require.Equal(t, u, b.get(t, "/api/v1/harvest_sources/"+id).object(t))
 
@@ -118,6 +118,18 @@ func TestSourceInvalid(t *testing.T) {
 		{"waf with a parent", map[string]any{"source_type": "waf", "schema_type": "iso19115_2",
 			"collection_parent_url": "https://example.gov/waf/parent.xml"}, []string{"collection_parent_url"}, "not a waf source"},
 		{"collection_parent_url not a string", map[string]any{"collection_parent_url": 7}, []string{"collection_parent_url"}, "string"},
+		{"waf_time_zone unknown", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": "Mars/Olympus"},
+			[]string{"waf_time_zone"}, `unknown time zone "Mars/Olympus": want an IANA time zone name such as "America/New_York"`},
+		{"waf_time_zone an abbreviation's offset", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": "+0100"},
+			[]string{"waf_time_zone"}, "unknown time zone"},
+		{"waf_time_zone Local", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": "Local"},
+			[]string{"waf_time_zone"}, "unknown time zone"},
+		{"waf_time_zone padded", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": " UTC"},
+			[]string{"waf_time_zone"}, "unknown time zone"},
+		{"document with a waf_time_zone", map[string]any{"waf_time_zone": "America/New_York"},
+			[]string{"waf_time_zone"}, "only a waf or waf-collection source has one, not a document source"},
+		{"waf_time_zone not a string", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": -5},
+			[]string{"waf_time_zone"}, "string"},
 		{"frequency", map[string]any{"frequency": "hourly"}, []string{"frequency"}, `unknown frequency "hourly"`},
 		{"notification_frequency", map[string]any{"notification_frequency": "never"}, []string{"notification_frequency"}, "unknown notification frequency"},
 		{"email", map[string]any{"notification_emails": []string{"ok@agency.gov", "not-an-email"}}, []string{"notification_emails"}, `item 2, "not-an-email"`},
@@ -241,6 +253,29 @@ func TestSourceKinds(t *testing.T) {
 				[]any{src["source_type"], src["schema_type"], src["collection_parent_url"]})
 		})
 	}
+
+	t.Run("waf_time_zone round trip", func(t *testing.T) {
+		t.Parallel()
+		body := validSource("https://waf.example.gov/" + uuid.NewString() + "/")
+		body["source_type"], body["schema_type"] = "waf", "iso19115_2"
+		body["waf_time_zone"] = "America/New_York"
+		src := create(t, body)
+		id := src["id"].(string)
+		require.Equal(t, "America/New_York", src["waf_time_zone"])
+		stored, err := b.store.SourceGet(context.Background(), id)
+		require.NoError(t, err)
+		require.Equal(t, "America/New_York", stored.WAFTimeZone)
+
+		body["waf_time_zone"] = "Asia/Tokyo"
+		r := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body)
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		require.Equal(t, "Asia/Tokyo", r.object(t)["waf_time_zone"], "replaced")
+		r = b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, without(body, "waf_time_zone"))
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		u := r.object(t)
+		requireSchema(t, "HarvestSource", u)
+		require.Nil(t, u["waf_time_zone"], "PUT replaces every field: omitted is UTC")
+	})
 
 	t.Run("collection_parent_url round trip", func(t *testing.T) {
 		t.Parallel()

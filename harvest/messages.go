@@ -55,6 +55,9 @@ type Job struct {
 	CollectionParentURL string `json:"collection_parent_url,omitempty"`
 	// PublisherName names the publisher when an ISO record names none.
 	PublisherName string `json:"publisher_name,omitempty"`
+	// WAFTimeZone is the IANA time zone of a WAF's listing dates where the listing names none
+	// (harvest.ParseWAFTimeZone); "" is UTC.
+	WAFTimeZone string `json:"waf_time_zone,omitempty"`
 }
 
 // Record is one record on its way through the stages.

@@ -178,7 +178,7 @@ type Store interface {
 	SourceDelete(ctx context.Context, id string) error
 	// SourceEnsure returns the source with p.URL, creating it with p's fields when missing; an
 	// existing source keeps its fields except schema_type, source_type and
-	// collection_parent_url, which p updates.
+	// collection_parent_url, which p updates, and waf_time_zone, which p updates when it gives one.
 	SourceEnsure(ctx context.Context, p *SourceEnsureParams) (*Source, error)
 	// SourceGet returns one source, or ErrNotFound.
 	SourceGet(ctx context.Context, sourceID string) (*Source, error)

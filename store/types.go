@@ -28,8 +28,11 @@ type Source struct {
 	NotificationFrequency harvest.NotificationFrequency
 	NextRunAt             *time.Time // nil for manual sources
 	CollectionParentURL   string     // a waf-collection's parent record; "" otherwise
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
+	// WAFTimeZone is the IANA time zone name of a WAF's listing dates where the listing names
+	// none (harvest.ParseWAFTimeZone); "" is UTC.
+	WAFTimeZone string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Job is a harvest_job row. Counts are records; Expected is nil until the listing completed.
@@ -231,6 +234,7 @@ type SourceInsertParams struct {
 	NotificationEmails    []string
 	NotificationFrequency harvest.NotificationFrequency
 	CollectionParentURL   string // waf-collection sources only
+	WAFTimeZone           string // waf and waf-collection sources: an IANA zone name; "" is UTC
 }
 
 // SourceUpdateParams replaces a source's editable fields.
@@ -320,6 +324,8 @@ type SourceEnsureParams struct {
 	SourceType          harvest.SourceType
 	SchemaType          harvest.SchemaType
 	CollectionParentURL string // waf-collection sources only
+	// WAFTimeZone replaces the source's WAF time zone when not empty; "" keeps the stored one.
+	WAFTimeZone string
 }
 
 // RecordTransformSetParams is the DCAT-US made of one harvest_record.

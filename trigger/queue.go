@@ -44,7 +44,7 @@ func Publish(ctx context.Context, st store.Store, pub message.Publisher, job *st
 func publishJob(pub message.Publisher, job *store.Job, src *store.Source) error {
 	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
 		SourceID: src.ID, JobType: job.JobType, SourceType: src.SourceType, SchemaType: src.SchemaType, URL: src.URL,
-		CollectionParentURL: src.CollectionParentURL, PublisherName: src.Name},
+		CollectionParentURL: src.CollectionParentURL, PublisherName: src.Name, WAFTimeZone: src.WAFTimeZone},
 		harvest.MetaJobID, job.ID, harvest.MetaSourceID, src.ID)
 	if err != nil {
 		return err

@@ -30,6 +30,9 @@ type Params struct {
 	JobType    harvest.JobType
 	// CollectionParentURL is the parent record of a waf-collection source.
 	CollectionParentURL string
+	// WAFTimeZone, when not empty, replaces the source's WAF time zone (an IANA zone name,
+	// already checked with harvest.ParseWAFTimeZone).
+	WAFTimeZone string
 }
 
 // Start creates the job and sends it to EXTRACT. It returns the job as inserted, or
@@ -41,7 +44,7 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 		name = p.URL
 	}
 	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
-		SchemaType: p.SchemaType, CollectionParentURL: p.CollectionParentURL})
+		SchemaType: p.SchemaType, CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone})
 	if err != nil {
 		return nil, fmt.Errorf("find or create harvest source: %w", err)
 	}

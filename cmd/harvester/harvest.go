@@ -21,6 +21,7 @@ import (
 type harvestFlags struct {
 	serviceFlags
 	url, file, schemaType, jobType, format, sourceType, parentURL string
+	wafTimeZone                                                   string
 	timeout                                                       time.Duration
 }
 
@@ -58,6 +59,9 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files) or waf-collection")
 	fl.StringVar(&f.parentURL, "collection-parent-url", "",
 		"the parent record of a waf-collection: harvested first, and the isPartOf of every other record")
+	fl.StringVar(&f.wafTimeZone, "waf-time-zone", "",
+		"the IANA time zone (e.g. America/New_York) of a WAF's listing dates where the listing names none;\n"+
+			"kept with the source for later runs (default UTC)")
 	fl.StringVar(&f.jobType, "job-type", "harvest", "harvest, force_harvest, validate or clear")
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "give up waiting for the job after this long")
@@ -106,6 +110,15 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 		if p.CollectionParentURL, err = sourceURL(f.parentURL); err != nil {
 			return p, usageError{fmt.Errorf("--collection-parent-url: %w", err)}
 		}
+	}
+	if f.wafTimeZone != "" {
+		if p.SourceType == harvest.SourceDocument {
+			return p, usageError{errors.New("--waf-time-zone is for --source-type waf or waf-collection")}
+		}
+		if _, err := harvest.ParseWAFTimeZone(f.wafTimeZone); err != nil {
+			return p, usageError{fmt.Errorf("--waf-time-zone: %w", err)}
+		}
+		p.WAFTimeZone = f.wafTimeZone
 	}
 	if p.JobType, err = harvest.ParseJobType(f.jobType); err != nil {
 		return p, usageError{fmt.Errorf("--job-type: %w", err)}

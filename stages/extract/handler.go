@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -172,6 +173,7 @@ type lister struct {
 	// listed again in full (retry or re-drive), so none is lost.
 	unsaved, spare []string
 	saving         chan error
+	jobStarts      map[string]time.Time // by job id: the start of the jobs of stored WAF records (jobStart)
 }
 
 // seenBatch is how many seen identifiers a listing stores in one statement

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,8 +15,16 @@ import (
 
 // WAFFile is one metadata file of a WAF listing.
 type WAFFile struct {
-	URL      string    // absolute URL: the record identifier
-	Modified time.Time // the date the listing shows for the file, UTC; zero when the listing shows none
+	URL string // absolute URL: the record identifier
+	// Modified is the date the listing shows for the file, in UTC: the start of the span that
+	// date stands for (a listing showing 10:05 means some time in [10:05:00, 10:06:00)). Zero
+	// when the listing shows none.
+	Modified time.Time
+	// Precision is the length of that span: a minute for "2006-01-02 15:04", a second when the
+	// listing shows seconds, a day for a date alone, plus the repeated hour when the time falls
+	// in a clock change that repeats it (the fall-back hour of daylight saving time). The file
+	// changed last at or after Modified and before Modified+Precision. Zero when Modified is.
+	Precision time.Duration
 }
 
 // WAFConfig bounds a crawl. Zero (or negative) fields take defaults: MaxDepth 10 folders below
@@ -33,7 +39,9 @@ type WAFConfig struct {
 	// MaxFiles caps the distinct files reported. A crawl that finds more fails with
 	// ErrWAFLimit.
 	MaxFiles int
-	// Location is the time zone of the listing dates, which are server-local. Default UTC.
+	// Location is the time zone of listing dates that name none (most listings show the
+	// server's local time without saying so): the harvest source's WAF time zone. A zone the
+	// listing names beside a date ("+0100", "GMT") wins over it. Default UTC.
 	Location *time.Location
 }
 
@@ -64,7 +72,8 @@ var errNotHTML = errors.New("not an HTML directory listing: no markup")
 // ParseWAFListing reads one listing page (HTML) at pageURL and returns its .xml files
 // (case-insensitive extension, deduplicated, in page order) and its sub-folders (absolute URLs
 // ending in "/"). It never returns the page itself, its parent or ancestors, query-only sort
-// links (?C=N;O=D), fragments, mailto:, or other hosts. Listing dates are read as UTC.
+// links (?C=N;O=D), fragments, mailto:, or other hosts. Listing dates that name no zone are
+// read as UTC.
 //
 // Any link with a query string is ignored, and a fragment is dropped before a link is judged
 // (so href="#no" is the page itself). Folders are every same-host folder that is not the page's
@@ -76,8 +85,11 @@ var errNotHTML = errors.New("not an HTML directory listing: no markup")
 // table row), or else, when the link's line holds no other link before it, the text from the
 // line start to the link (IIS puts the date before the name). Lines end at newlines (except
 // inside a table row), <br>, and block elements (<tr>, <li>, <p>, <hr>, ...). Formats, first
-// match wins: Apache "2006-01-02 15:04[:05]", nginx "02-Jan-2006 15:04", IIS "1/2/2006 3:04 PM"
-// and IIS long "Monday, January 2, 2006  3:04 PM".
+// match wins: Apache "2006-01-02 15:04[:05]", nginx "02-Jan-2006 15:04[:05]", IIS
+// "1/2/2006 3:04[:05] PM" and IIS long "Monday, January 2, 2006  3:04 PM", each optionally
+// followed by a zone ("+0100", "-05:00", "GMT", "UTC", "Z", or a US zone abbreviation such as
+// "EST" or "PDT"); then, when no format with a time matches, a date alone ("2006-01-02" or
+// "02-Jan-2006", precision a day). The date's precision is kept in WAFFile.Precision.
 //
 // Links resolve against pageURL (a <base> element is ignored), and URLs are returned with the
 // host in lower case and without the scheme's default port.
@@ -479,13 +491,13 @@ func (p *listingParser) settle() {
 	}
 	i := p.pending
 	p.pending = -1
-	t, ok := parseListingDate(string(p.seg.head), p.loc)
+	d, ok := parseListingDate(string(p.seg.head), p.loc)
 	if !ok && p.pendingPre != "" {
-		t, ok = parseListingDate(p.pendingPre, p.loc)
+		d, ok = parseListingDate(p.pendingPre, p.loc)
 	}
 	p.pendingPre = ""
 	if ok && p.files[i].Modified.IsZero() {
-		p.files[i].Modified = t
+		p.files[i].Modified, p.files[i].Precision = d.start, d.precision
 	}
 }
 
@@ -532,95 +544,4 @@ func (p *listingParser) link(href string) int {
 		return i
 	}
 	return -1
-}
-
-var (
-	monthNames = "January|February|March|April|May|June|July|August|September|October|November|December"
-	// Apache: 2026-07-12 02:23 (optionally :SS).
-	reApacheDate = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})[ \t]+(\d{2}):(\d{2})(?::(\d{2}))?\b`)
-	// nginx (and Apache 2.2): 02-Oct-2025 11:47 (optionally :SS).
-	reNginxDate = regexp.MustCompile(`(?i)\b(\d{1,2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{4})[ \t]+(\d{2}):(\d{2})(?::(\d{2}))?\b`)
-	// IIS: 6/17/2021 12:20 PM.
-	reIISDate = regexp.MustCompile(`(?i)\b(\d{1,2})/(\d{1,2})/(\d{4})[ \t]+(\d{1,2}):(\d{2})(?::(\d{2}))?[ \t]*([AP]M)\b`)
-	// IIS long: Friday, July 31, 2026  4:53 PM.
-	reIISLongDate = regexp.MustCompile(`(?i)\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday),[ \t]+(` +
-		monthNames + `)[ \t]+(\d{1,2}),[ \t]+(\d{4})[ \t]+(\d{1,2}):(\d{2})(?::(\d{2}))?[ \t]*([AP]M)\b`)
-)
-
-// parseListingDate finds the first listing date in s, trying the formats in order (Apache,
-// nginx, IIS, IIS long; the first valid match wins), read in loc and returned in UTC.
-func parseListingDate(s string, loc *time.Location) (time.Time, bool) {
-	if s == "" {
-		return time.Time{}, false
-	}
-	s = strings.ReplaceAll(s, "\u00a0", " ")
-	for _, m := range reApacheDate.FindAllStringSubmatch(s, 4) {
-		if t, ok := makeDate(m[1], m[2], m[3], m[4], m[5], m[6], "", loc); ok {
-			return t, true
-		}
-	}
-	for _, m := range reNginxDate.FindAllStringSubmatch(s, 4) {
-		if t, ok := makeDate(m[3], monthNumber(m[2]), m[1], m[4], m[5], m[6], "", loc); ok {
-			return t, true
-		}
-	}
-	for _, m := range reIISDate.FindAllStringSubmatch(s, 4) {
-		if t, ok := makeDate(m[3], m[1], m[2], m[4], m[5], m[6], m[7], loc); ok {
-			return t, true
-		}
-	}
-	for _, m := range reIISLongDate.FindAllStringSubmatch(s, 4) {
-		if t, ok := makeDate(m[3], monthNumber(m[1]), m[2], m[4], m[5], m[6], m[7], loc); ok {
-			return t, true
-		}
-	}
-	return time.Time{}, false
-}
-
-// monthNumber is the month number of an English month name or its three-letter abbreviation.
-func monthNumber(name string) string {
-	if len(name) < 3 {
-		return ""
-	}
-	i := strings.Index(strings.ToLower(monthNames), strings.ToLower(name[:3]))
-	if i < 0 {
-		return ""
-	}
-	return strconv.Itoa(strings.Count(monthNames[:i], "|") + 1)
-}
-
-// makeDate builds a valid date from its decimal fields (ampm "AM"/"PM" for a 12-hour clock).
-func makeDate(year, month, day, hour, minute, second, ampm string, loc *time.Location) (time.Time, bool) {
-	num := func(s string) int {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return -1
-		}
-		return n
-	}
-	y, mo, d, h, mi, sec := num(year), num(month), num(day), num(hour), num(minute), 0
-	if second != "" {
-		sec = num(second)
-	}
-	if y < 1 || mo < 1 || mo > 12 || d < 1 || d > 31 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
-		return time.Time{}, false
-	}
-	if ampm == "" {
-		if h < 0 || h > 23 {
-			return time.Time{}, false
-		}
-	} else {
-		if h < 1 || h > 12 {
-			return time.Time{}, false
-		}
-		h %= 12
-		if strings.EqualFold(ampm, "PM") {
-			h += 12
-		}
-	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, loc)
-	if t.Day() != d || t.Month() != time.Month(mo) {
-		return time.Time{}, false // 31 June, 29 February of a common year
-	}
-	return t.UTC(), true
 }

@@ -35,15 +35,15 @@ var wafCorpusCases = []struct {
 		name:    "apache-noaa-garfo.html", // Apache table
 		pageURL: "https://data.noaa.gov/waf/NOAA/nmfs/garfo/iso/xml/",
 		files: []WAFFile{
-			{URL: "https://data.noaa.gov/waf/NOAA/nmfs/garfo/iso/xml/1463.xml", Modified: utc(2026, 7, 12, 2, 23)},
-			{URL: "https://data.noaa.gov/waf/NOAA/nmfs/garfo/iso/xml/1503.xml", Modified: utc(2026, 7, 12, 2, 23)},
+			{URL: "https://data.noaa.gov/waf/NOAA/nmfs/garfo/iso/xml/1463.xml", Modified: utc(2026, 7, 12, 2, 23), Precision: time.Minute},
+			{URL: "https://data.noaa.gov/waf/NOAA/nmfs/garfo/iso/xml/1503.xml", Modified: utc(2026, 7, 12, 2, 23), Precision: time.Minute},
 		},
 	},
 	{
 		name:    "apache-folder-with-subfolder.html", // Apache <pre>, parent href="/"
 		pageURL: "https://data.noaa.gov/apache-folder/",
 		files: []WAFFile{
-			{URL: "https://data.noaa.gov/apache-folder/record-1.xml", Modified: utc(2024, 11, 7, 15, 0)},
+			{URL: "https://data.noaa.gov/apache-folder/record-1.xml", Modified: utc(2024, 11, 7, 15, 0), Precision: time.Minute},
 		},
 		folders: []string{"https://data.noaa.gov/apache-folder/subfolder/"},
 	},
@@ -59,24 +59,24 @@ var wafCorpusCases = []struct {
 		name:    "nginx-alaska-dggs.html", // nginx, .faq.html and .txt siblings
 		pageURL: "https://dggs.alaska.gov/webpubs/metadata/",
 		files: []WAFFile{
-			{URL: "https://dggs.alaska.gov/webpubs/metadata/AOF125.xml", Modified: utc(2025, 10, 2, 11, 47)},
-			{URL: "https://dggs.alaska.gov/webpubs/metadata/AOF134.xml", Modified: utc(2026, 7, 30, 16, 1)},
+			{URL: "https://dggs.alaska.gov/webpubs/metadata/AOF125.xml", Modified: utc(2025, 10, 2, 11, 47), Precision: time.Minute},
+			{URL: "https://dggs.alaska.gov/webpubs/metadata/AOF134.xml", Modified: utc(2026, 7, 30, 16, 1), Precision: time.Minute},
 		},
 	},
 	{
 		name:    "iis-epa-edg.html", // IIS <pre>, absolute hrefs, date before the link
 		pageURL: "https://edg.epa.gov/WAFer_harvest/ISO/",
 		files: []WAFFile{
-			{URL: "https://edg.epa.gov/WAFer_harvest/ISO/enviroatlas-metadata-waf_ACS_Demographics_by_Tract_2008_2012_EA.xml", Modified: utc(2021, 6, 17, 12, 20)},
-			{URL: "https://edg.epa.gov/WAFer_harvest/ISO/enviroatlas-metadata-waf_Ag_On_Slopes.xml", Modified: utc(2025, 7, 23, 17, 33)},
+			{URL: "https://edg.epa.gov/WAFer_harvest/ISO/enviroatlas-metadata-waf_ACS_Demographics_by_Tract_2008_2012_EA.xml", Modified: utc(2021, 6, 17, 12, 20), Precision: time.Minute},
+			{URL: "https://edg.epa.gov/WAFer_harvest/ISO/enviroatlas-metadata-waf_Ag_On_Slopes.xml", Modified: utc(2025, 7, 23, 17, 33), Precision: time.Minute},
 		},
 	},
 	{
 		name:    "iis-bts-ntad.html", // IIS long weekday dates with double spaces
 		pageURL: "https://transtats.bts.gov/NTADmetadata/",
 		files: []WAFFile{
-			{URL: "https://transtats.bts.gov/NTADmetadata/USDOT_BTS_NTAD_119th_Congressional_Districts.xml", Modified: utc(2026, 7, 31, 16, 53)},
-			{URL: "https://transtats.bts.gov/NTADmetadata/USDOT_BTS_NTAD_1991_FAP.xml", Modified: utc(2026, 7, 15, 16, 23)},
+			{URL: "https://transtats.bts.gov/NTADmetadata/USDOT_BTS_NTAD_119th_Congressional_Districts.xml", Modified: utc(2026, 7, 31, 16, 53), Precision: time.Minute},
+			{URL: "https://transtats.bts.gov/NTADmetadata/USDOT_BTS_NTAD_1991_FAP.xml", Modified: utc(2026, 7, 15, 16, 23), Precision: time.Minute},
 		},
 	},
 }
@@ -203,8 +203,8 @@ func TestParseWAFListingLinks(t *testing.T) {
 	files, folders, err := ParseWAFListing("https://h.gov/waf/a/", strings.NewReader(listing))
 	require.NoError(t, err)
 	require.Equal(t, []WAFFile{
-		{URL: "https://h.gov/waf/a/x.xml", Modified: time.Date(2024, 11, 7, 15, 0, 9, 0, time.UTC)},
-		{URL: "https://h.gov/waf/a/Y.XML", Modified: utc(2024, 11, 8, 1, 2)},
+		{URL: "https://h.gov/waf/a/x.xml", Modified: time.Date(2024, 11, 7, 15, 0, 9, 0, time.UTC), Precision: time.Second},
+		{URL: "https://h.gov/waf/a/Y.XML", Modified: utc(2024, 11, 8, 1, 2), Precision: time.Minute},
 		{URL: "https://h.gov/waf/a/z.Xml"},
 		{URL: "https://h.gov/waf/a/p.xml"},
 		{URL: "https://h.gov/waf/a/sp%20ace.xml"},
@@ -253,27 +253,29 @@ func (errReader) Read([]byte) (int, error) { return 0, errors.New("connection re
 
 func TestParseListingDate(t *testing.T) {
 	t.Parallel()
-	cases := map[string]time.Time{
-		"2026-07-12 02:23  ":                         utc(2026, 7, 12, 2, 23),
-		" 2024-11-07 15:00:59 356K":                  time.Date(2024, 11, 7, 15, 0, 59, 0, time.UTC),
-		"02-Oct-2025 11:47     45K":                  utc(2025, 10, 2, 11, 47),
-		"30-jul-2026 16:01":                          utc(2026, 7, 30, 16, 1),
-		" 6/17/2021 12:20 PM        39985 ":          utc(2021, 6, 17, 12, 20),
-		" 7/23/2025  5:33 PM ":                       utc(2025, 7, 23, 17, 33),
-		"1/1/2020 12:05 AM":                          utc(2020, 1, 1, 0, 5),
-		"12/31/2020 11:59 pm":                        utc(2020, 12, 31, 23, 59),
-		"Friday, July 31, 2026  4:53 PM        27":   utc(2026, 7, 31, 16, 53),
-		"Wednesday, July 15, 2026  4:23 PM":          utc(2026, 7, 15, 16, 23),
-		"Monday, March 2, 2026 12:00 PM":             utc(2026, 3, 2, 12, 0),
-		"2024-02-29\u00a012:00":                      utc(2024, 2, 29, 12, 0),
-		"2023-02-29 12:00 then 2023-03-01 08:00":     utc(2023, 3, 1, 8, 0), // the invalid one is skipped
-		"1/2/2020 1:00 PM and 2020-05-05 05:05":      utc(2020, 5, 5, 5, 5), // Apache format first
+	const minute, second, day = time.Minute, time.Second, 24 * time.Hour
+	at := func(t time.Time, precision time.Duration) listingDate { return listingDate{t, precision} }
+	cases := map[string]listingDate{
+		"2026-07-12 02:23  ":                         at(utc(2026, 7, 12, 2, 23), minute),
+		" 2024-11-07 15:00:59 356K":                  at(time.Date(2024, 11, 7, 15, 0, 59, 0, time.UTC), second),
+		"02-Oct-2025 11:47     45K":                  at(utc(2025, 10, 2, 11, 47), minute),
+		"30-jul-2026 16:01":                          at(utc(2026, 7, 30, 16, 1), minute),
+		" 6/17/2021 12:20 PM        39985 ":          at(utc(2021, 6, 17, 12, 20), minute),
+		" 7/23/2025  5:33 PM ":                       at(utc(2025, 7, 23, 17, 33), minute),
+		"1/1/2020 12:05 AM":                          at(utc(2020, 1, 1, 0, 5), minute),
+		"12/31/2020 11:59 pm":                        at(utc(2020, 12, 31, 23, 59), minute),
+		"Friday, July 31, 2026  4:53 PM        27":   at(utc(2026, 7, 31, 16, 53), minute),
+		"Wednesday, July 15, 2026  4:23 PM":          at(utc(2026, 7, 15, 16, 23), minute),
+		"Monday, March 2, 2026 12:00 PM":             at(utc(2026, 3, 2, 12, 0), minute),
+		"2024-02-29\u00a012:00":                      at(utc(2024, 2, 29, 12, 0), minute),
+		"2023-02-29 12:00 then 2023-03-01 08:00":     at(utc(2023, 3, 1, 8, 0), minute), // the invalid one is skipped
+		"1/2/2020 1:00 PM and 2020-05-05 05:05":      at(utc(2020, 5, 5, 5, 5), minute), // Apache format first
 		"-":                                          {},
 		"":                                           {},
 		"2024-13-01 10:00":                           {},
 		"2024-06-31 10:00":                           {},
 		"2024-01-01 24:00":                           {},
-		"2024-01-01 10:60":                           {},
+		"2024-01-01 10:60":                           {}, // a bad time is not read as a date alone
 		"31-Foo-2024 10:00":                          {},
 		"13/1/2024 10:00 AM":                         {},
 		"1/1/2024 13:00 PM":                          {},
@@ -281,12 +283,50 @@ func TestParseListingDate(t *testing.T) {
 		"1/1/2024 10:00":                             {},
 		"Funday, July 31, 2026  4:53 PM":             {},
 		"120240-01-01 10:00":                         {},
-		"2024-01-01":                                 {},
 		"Friday, Smarch 31, 2026  4:53 PM 2/30/2026": {},
+		// Zones the listing names win over the source's.
+		"2024-11-07 15:00 +0100  1K":                 at(utc(2024, 11, 7, 14, 0), minute),
+		"2024-11-07 15:00:30-05:00":                  at(time.Date(2024, 11, 7, 20, 0, 30, 0, time.UTC), second),
+		"07-Nov-2024 15:00 GMT":                      at(utc(2024, 11, 7, 15, 0), minute),
+		"2024-11-07 15:00 UTC":                       at(utc(2024, 11, 7, 15, 0), minute),
+		"11/7/2024 3:00 PM EST":                      at(utc(2024, 11, 7, 20, 0), minute),
+		"Thursday, November 7, 2024  3:00 PM pdt 12": at(utc(2024, 11, 7, 22, 0), minute),
+		"2024-11-07 15:00 +2400":                     {},                                  // no such offset, and no other date
+		"2024-11-07 15:00  1234":                     at(utc(2024, 11, 7, 15, 0), minute), // a size, not an offset
+		// A date alone stands for its whole day.
+		"2024-01-01":       at(utc(2024, 1, 1, 0, 0), day),
+		"  07-Nov-2024  -": at(utc(2024, 11, 7, 0, 0), day),
+		"2024-02-30":       {},
 	}
 	for in, want := range cases {
 		got, ok := parseListingDate(in, time.UTC)
-		require.Equal(t, !want.IsZero(), ok, "%q", in)
+		require.Equal(t, !want.start.IsZero(), ok, "%q", in)
+		require.Equal(t, want, got, "%q", in)
+		if ok {
+			require.Equal(t, time.UTC, got.start.Location(), "%q", in)
+		}
+	}
+}
+
+// A listing's server-local dates are read in the source's zone, daylight saving time included;
+// an hour the clocks repeat stands for both of its readings, a day for its own length.
+func TestParseListingDateInZone(t *testing.T) {
+	t.Parallel()
+	ny, err := time.LoadLocation("America/New_York")
+	require.NoError(t, err)
+	cases := map[string]listingDate{
+		"2024-07-01 10:05":     {utc(2024, 7, 1, 14, 5), time.Minute},              // EDT
+		"2024-12-01 10:05":     {utc(2024, 12, 1, 15, 5), time.Minute},             // EST
+		"2024-12-01 10:05 Z":   {utc(2024, 12, 1, 10, 5), time.Minute},             // the listing's own zone wins
+		"2024-11-03 01:30":     {utc(2024, 11, 3, 5, 30), time.Hour + time.Minute}, // 01:30 EDT, or an hour later EST
+		"2024-03-10 03:30":     {utc(2024, 3, 10, 7, 30), time.Minute},             // just after the clocks went forward
+		"2024-11-03":           {utc(2024, 11, 3, 4, 0), 25 * time.Hour},           // the day is an hour longer
+		"2024-03-10":           {utc(2024, 3, 10, 5, 0), 23 * time.Hour},           // and an hour shorter
+		"11/3/2024 1:59:59 AM": {time.Date(2024, 11, 3, 5, 59, 59, 0, time.UTC), time.Hour + time.Second},
+	}
+	for in, want := range cases {
+		got, ok := parseListingDate(in, ny)
+		require.True(t, ok, "%q", in)
 		require.Equal(t, want, got, "%q", in)
 	}
 }
@@ -569,6 +609,9 @@ func FuzzParseWAFListing(f *testing.F) {
 			seen[file.URL] = true
 			if !file.Modified.IsZero() {
 				require.Equal(t, time.UTC, file.Modified.Location())
+				require.Positive(t, file.Precision, file.URL)
+			} else {
+				require.Zero(t, file.Precision, file.URL)
 			}
 		}
 		for _, folder := range folders {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
@@ -57,7 +58,11 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 			}
 			parent = job.CollectionParentURL
 		}
-		err := CrawlWAF(ctx, h.fetch, WAFConfig{}, job.URL, func(f WAFFile) error {
+		loc, err := harvest.ParseWAFTimeZone(job.WAFTimeZone)
+		if err != nil {
+			return h.fail(ctx, job, "ExtractError", fmt.Errorf("the source's WAF time zone: %w", err))
+		}
+		err = CrawlWAF(ctx, h.fetch, WAFConfig{Location: loc}, job.URL, func(f WAFFile) error {
 			if err := l.wafFile(f, parent); err != nil {
 				return &stageError{err}
 			}
@@ -166,9 +171,17 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 	return l.sendXML(pos, f.URL, body, parent)
 }
 
+// WAFDateMargin is added to a WAF listing date, beyond its precision, before it is compared
+// with our clock: the WAF server's clock may be off from ours by up to this much.
+const WAFDateMargin = 5 * time.Minute
+
 // unchangedByDate reports whether a harvest job may skip downloading a WAF file: its listing
-// shows a date, and the newest record of the file with a known outcome was made after that
-// date, against the same schema. force_harvest and validate jobs download everything.
+// shows a date, the newest record of the file with a known outcome was checked against the
+// same schema, and the file's last change, however late within its listing date's precision
+// (WAFFile.Precision) and WAFDateMargin, came before the job that made that record started.
+// That job listed and downloaded the file after it started, so what it read was the file as
+// of that change. Anything in doubt is downloaded (COMPARE then counts it unchanged by its
+// hash). force_harvest and validate jobs download everything.
 func (l *lister) unchangedByDate(f WAFFile) (bool, error) {
 	if l.job.JobType != harvest.JobHarvest || f.Modified.IsZero() {
 		return false, nil
@@ -180,8 +193,35 @@ func (l *lister) unchangedByDate(f WAFFile) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("look up stored record: %w", err)
 	}
-	return latest.Action != harvest.ActionDelete && (latest.SchemaType == "" || latest.SchemaType == l.job.SchemaType) &&
-		!f.Modified.After(latest.CreatedAt), nil
+	if latest.Action == harvest.ActionDelete || (latest.SchemaType != "" && latest.SchemaType != l.job.SchemaType) {
+		return false, nil
+	}
+	read, err := l.jobStart(latest.JobID)
+	if err != nil {
+		return false, err
+	}
+	return f.Modified.Add(f.Precision + WAFDateMargin).Before(read), nil
+}
+
+// jobStart is when a job was created, no later than its EXTRACT read anything; zero (skip
+// nothing) for a job that is gone. It looks each job up once.
+func (l *lister) jobStart(jobID string) (time.Time, error) {
+	if t, ok := l.jobStarts[jobID]; ok {
+		return t, nil
+	}
+	var start time.Time
+	job, err := l.h.store.JobGet(l.ctx, jobID)
+	switch {
+	case err == nil:
+		start = job.CreatedAt
+	case !errors.Is(err, store.ErrNotFound):
+		return time.Time{}, fmt.Errorf("look up the job of the stored record: %w", err)
+	}
+	if l.jobStarts == nil {
+		l.jobStarts = map[string]time.Time{}
+	}
+	l.jobStarts[jobID] = start
+	return start, nil
 }
 
 // xml lists one XML record (a document source, or a collection's parent).

@@ -13,12 +13,13 @@ import (
 )
 
 const sourceColumns = `id, COALESCE(organization_id::text, ''), name, url, source_type, schema_type, frequency,
-	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''), created_at, updated_at`
+	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''),
+	COALESCE(waf_time_zone, ''), created_at, updated_at`
 
 func scanSource(row pgx.Row) (*store.Source, error) {
 	var s store.Source
 	err := row.Scan(&s.ID, &s.OrganizationID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &s.Frequency,
-		&s.NotificationEmails, &s.NotificationFrequency, &s.NextRunAt, &s.CollectionParentURL, &s.CreatedAt, &s.UpdatedAt)
+		&s.NotificationEmails, &s.NotificationFrequency, &s.NextRunAt, &s.CollectionParentURL, &s.WAFTimeZone, &s.CreatedAt, &s.UpdatedAt)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -44,7 +45,7 @@ func sourceArgs(p *store.SourceInsertParams) []any {
 	}
 	return []any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
 		cmp.Or(p.Frequency, harvest.FrequencyManual), emails,
-		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL)}
+		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL), nullable(p.WAFTimeZone)}
 }
 
 // SourceDelete implements store.Store.
@@ -78,11 +79,12 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 // SourceEnsure implements store.Store.
 func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (*store.Source, error) {
 	return scanSource(s.pool.QueryRow(ctx, `
-		INSERT INTO harvest_source (name, url, source_type, schema_type, collection_parent_url)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''))
+		INSERT INTO harvest_source (name, url, source_type, schema_type, collection_parent_url, waf_time_zone)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''))
 		ON CONFLICT (url) DO UPDATE SET schema_type = EXCLUDED.schema_type, source_type = EXCLUDED.source_type,
-			collection_parent_url = EXCLUDED.collection_parent_url, updated_at = now()
-		RETURNING `+sourceColumns, p.Name, p.URL, p.SourceType, p.SchemaType, p.CollectionParentURL))
+			collection_parent_url = EXCLUDED.collection_parent_url,
+			waf_time_zone = COALESCE(EXCLUDED.waf_time_zone, harvest_source.waf_time_zone), updated_at = now()
+		RETURNING `+sourceColumns, p.Name, p.URL, p.SourceType, p.SchemaType, p.CollectionParentURL, p.WAFTimeZone))
 }
 
 // SourceGet implements store.Store.
@@ -94,8 +96,8 @@ func (s *Store) SourceGet(ctx context.Context, sourceID string) (*store.Source, 
 func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (*store.Source, error) {
 	return scanSource(s.pool.QueryRow(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
-			notification_emails, notification_frequency, collection_parent_url, next_run_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $6 = 'manual' THEN NULL ELSE now() END)
+			notification_emails, notification_frequency, collection_parent_url, waf_time_zone, next_run_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $6 = 'manual' THEN NULL ELSE now() END)
 		RETURNING `+sourceColumns, sourceArgs(p)...))
 }
 
@@ -157,8 +159,9 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 		args := append(sourceArgs(&p.SourceInsertParams), next, p.ID)
 		src, err = scanSource(tx.QueryRow(ctx, `UPDATE harvest_source SET organization_id = $1, name = $2,
 			url = $3, source_type = $4, schema_type = $5, frequency = $6, notification_emails = $7,
-			notification_frequency = $8, collection_parent_url = $9, next_run_at = $10, updated_at = now()
-			WHERE id = $11 RETURNING `+sourceColumns, args...))
+			notification_frequency = $8, collection_parent_url = $9, waf_time_zone = $10, next_run_at = $11,
+			updated_at = now()
+			WHERE id = $12 RETURNING `+sourceColumns, args...))
 		return err
 	})
 	return src, interpretError(err)

@@ -15,14 +15,15 @@ import (
 )
 
 const sourceColumns = `id, COALESCE(organization_id, ''), name, url, source_type, schema_type, frequency,
-	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''), created_at, updated_at`
+	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''),
+	COALESCE(waf_time_zone, ''), created_at, updated_at`
 
 func scanSource(row interface{ Scan(...any) error }) (*store.Source, error) {
 	var s store.Source
 	var emails, created, updated string
 	var next sql.NullString
 	err := row.Scan(&s.ID, &s.OrganizationID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &s.Frequency,
-		&emails, &s.NotificationFrequency, &next, &s.CollectionParentURL, &created, &updated)
+		&emails, &s.NotificationFrequency, &next, &s.CollectionParentURL, &s.WAFTimeZone, &created, &updated)
 	if err != nil {
 		return nil, interpretError(err)
 	}
@@ -54,7 +55,7 @@ func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
 	}
 	return []any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
 		cmp.Or(p.Frequency, harvest.FrequencyManual), string(emails),
-		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL)}, nil
+		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL), nullable(p.WAFTimeZone)}, nil
 }
 
 // SourceDelete implements store.Store.
@@ -83,11 +84,14 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (*store.Source, error) {
 	t := now()
 	return scanSource(s.db.QueryRowContext(ctx, `
-		INSERT INTO harvest_source (id, name, url, source_type, schema_type, collection_parent_url, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?)
+		INSERT INTO harvest_source (id, name, url, source_type, schema_type, collection_parent_url, waf_time_zone,
+			created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), ?, ?)
 		ON CONFLICT (url) DO UPDATE SET schema_type = excluded.schema_type, source_type = excluded.source_type,
-			collection_parent_url = excluded.collection_parent_url, updated_at = excluded.updated_at
-		RETURNING `+sourceColumns, uuid.NewString(), p.Name, p.URL, p.SourceType, p.SchemaType, p.CollectionParentURL, t, t))
+			collection_parent_url = excluded.collection_parent_url,
+			waf_time_zone = COALESCE(excluded.waf_time_zone, harvest_source.waf_time_zone), updated_at = excluded.updated_at
+		RETURNING `+sourceColumns, uuid.NewString(), p.Name, p.URL, p.SourceType, p.SchemaType, p.CollectionParentURL,
+		p.WAFTimeZone, t, t))
 }
 
 // SourceGet implements store.Store.
@@ -104,9 +108,9 @@ func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (
 	t := now()
 	return scanSource(s.db.QueryRowContext(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
-			notification_emails, notification_frequency, collection_parent_url, id, next_run_at, created_at,
-			updated_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, CASE WHEN ?6 = 'manual' THEN NULL ELSE ?11 END, ?11, ?11)
+			notification_emails, notification_frequency, collection_parent_url, waf_time_zone, id, next_run_at,
+			created_at, updated_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, CASE WHEN ?6 = 'manual' THEN NULL ELSE ?12 END, ?12, ?12)
 		RETURNING `+sourceColumns, append(args, uuid.NewString(), t)...))
 }
 
@@ -192,8 +196,9 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 		}
 		src, err = scanSource(tx.QueryRowContext(ctx, `UPDATE harvest_source SET organization_id = ?1, name = ?2,
 			url = ?3, source_type = ?4, schema_type = ?5, frequency = ?6, notification_emails = ?7,
-			notification_frequency = ?8, collection_parent_url = ?9, next_run_at = ?10, updated_at = ?11
-			WHERE id = ?12 RETURNING `+sourceColumns, append(args, next, formatTime(t), p.ID)...))
+			notification_frequency = ?8, collection_parent_url = ?9, waf_time_zone = ?10, next_run_at = ?11,
+			updated_at = ?12
+			WHERE id = ?13 RETURNING `+sourceColumns, append(args, next, formatTime(t), p.ID)...))
 		return err
 	})
 	return src, interpretError(err)

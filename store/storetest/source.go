@@ -362,3 +362,46 @@ func testSourceCollectionParent(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.Equal(t, updated, got)
 }
+
+// testSourceWAFTimeZone: a WAF source's time zone is stored and replaced by insert and update
+// ("" clears it), and kept by SourceEnsure unless the call gives one.
+func testSourceWAFTimeZone(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	p := sourceParams("waf zone")
+	p.SourceType, p.SchemaType = harvest.SourceWAF, harvest.SchemaISO19115_2
+	p.WAFTimeZone = "America/New_York"
+	src := insertSource(t, s, p)
+	require.Equal(t, "America/New_York", src.WAFTimeZone)
+	got, err := s.SourceGet(ctx, src.ID)
+	require.NoError(t, err)
+	require.Equal(t, src, got)
+
+	p.WAFTimeZone = "Asia/Tokyo"
+	updated, err := s.SourceUpdate(ctx, &store.SourceUpdateParams{ID: src.ID, SourceInsertParams: *p})
+	require.NoError(t, err)
+	require.Equal(t, "Asia/Tokyo", updated.WAFTimeZone)
+
+	ensure := &store.SourceEnsureParams{Name: "x", URL: p.URL, SourceType: harvest.SourceWAF,
+		SchemaType: harvest.SchemaISO19115_2}
+	kept, err := s.SourceEnsure(ctx, ensure)
+	require.NoError(t, err)
+	require.Equal(t, src.ID, kept.ID)
+	require.Equal(t, "Asia/Tokyo", kept.WAFTimeZone, "SourceEnsure without a zone keeps the stored one")
+	ensure.WAFTimeZone = "Europe/Paris"
+	replaced, err := s.SourceEnsure(ctx, ensure)
+	require.NoError(t, err)
+	require.Equal(t, "Europe/Paris", replaced.WAFTimeZone)
+
+	p.WAFTimeZone = ""
+	cleared, err := s.SourceUpdate(ctx, &store.SourceUpdateParams{ID: src.ID, SourceInsertParams: *p})
+	require.NoError(t, err)
+	require.Empty(t, cleared.WAFTimeZone)
+	got, err = s.SourceGet(ctx, src.ID)
+	require.NoError(t, err)
+	require.Equal(t, cleared, got)
+
+	fresh, err := s.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "y", URL: "https://waf.example.gov/" + uuid.NewString() + "/",
+		SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2, WAFTimeZone: "America/Denver"})
+	require.NoError(t, err)
+	require.Equal(t, "America/Denver", fresh.WAFTimeZone, "SourceEnsure creates the source with its zone")
+}

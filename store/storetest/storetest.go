@@ -102,6 +102,7 @@ var cases = []testCase{
 	{"Outcome/SettleOnce", testOutcomeSettleOnce},
 	{"Record/TransformSet", testRecordTransformSet},
 	{"Source/CollectionParent", testSourceCollectionParent},
+	{"Source/WAFTimeZone", testSourceWAFTimeZone},
 	{"Outcome/SettleAfterFinish", testOutcomeSettleAfterFinish},
 	{"Outcome/SettleCounters", testOutcomeSettleCounters},
 	{"Outcome/SettlePerJob", testOutcomeSettlePerJob},
