@@ -120,7 +120,8 @@ type Store interface {
 	// OutcomeReopenedCount returns how many keys of a job are re-opened and still wait for their
 	// replayed outcome.
 	OutcomeReopenedCount(ctx context.Context, jobID string) (int, error)
-	// OutcomeSettle counts one record outcome of a job, atomically with its error rows and its
+	// OutcomeSettle counts one record outcome of a job, atomically with its error rows (those
+	// of p.Errors, then those p.CarriedFromRecordID carries from an earlier job) and its
 	// harvest_record status. It returns the job after counting and whether the outcome was new:
 	// a key already settled for the job, or any outcome of a job that has finished (complete or
 	// error: its counts are final), changes nothing and returns false. The one exception is the

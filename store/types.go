@@ -69,6 +69,11 @@ type RecordError struct {
 	Type       string
 	Message    string
 	Severity   harvest.Severity
+	// CarriedFromJobID is the earlier job that found the problem, when this job carried the
+	// row over (OutcomeSettleParams.CarriedFromRecordID): the record was unchanged since, so
+	// it was not validated again. RecordID is then the record of that job. Empty when this job
+	// found it.
+	CarriedFromJobID string
 }
 
 // JobError is a harvest_job_error row.
@@ -272,6 +277,12 @@ type OutcomeSettleParams struct {
 	Status     harvest.RecordStatus
 	Validated  bool
 	Errors     []harvest.RecordError
+	// CarriedFromRecordID, when set, is a harvest_record of an earlier job whose error rows
+	// the outcome carries: when the outcome is new, that record's own error rows (those its
+	// job found, not rows carried into other jobs) are copied into this job under Key and
+	// Identifier, each with the record's id and CarriedFromJobID set to the record's job,
+	// after Errors. A record id that is unknown or not a UUID copies nothing.
+	CarriedFromRecordID string
 }
 
 // OutcomeSettled is the result of one outcome of OutcomeSettleBatch: the job after the batch

@@ -282,6 +282,17 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 			return false, err
 		}
 	}
+	if p.CarriedFromRecordID != "" { // the rows the carried record's own job found, not those carried into others
+		if _, err := tx.ExecContext(ctx, `INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id,
+			identifier, type, message, severity, date_created, key, carried_from_job_id)
+			SELECT ?, e.harvest_record_id, ?, e.type, e.message, e.severity, ?, ?, e.harvest_job_id
+			FROM harvest_record r JOIN harvest_record_error e ON e.harvest_record_id = r.id
+				AND e.harvest_job_id = r.harvest_job_id AND e.carried_from_job_id IS NULL
+			WHERE r.id = ? ORDER BY e.id`,
+			p.JobID, p.Identifier, t, p.Key, p.CarriedFromRecordID); err != nil {
+			return false, err
+		}
+	}
 	if recordID != nil && p.Status != "" {
 		if _, err := tx.ExecContext(ctx, `UPDATE harvest_record SET status = ?, date_finished = ? WHERE id = ?`,
 			p.Status, t, p.RecordID); err != nil {

@@ -106,6 +106,7 @@ var cases = []testCase{
 	{"Outcome/SettleCounters", testOutcomeSettleCounters},
 	{"Outcome/SettlePerJob", testOutcomeSettlePerJob},
 	{"Outcome/SettleErrors", testOutcomeSettleErrors},
+	{"Outcome/SettleCarriesErrors", testOutcomeSettleCarriesErrors},
 	{"Outcome/SettleRecordStatus", testOutcomeSettleRecordStatus},
 	{"Outcome/SettleConcurrent", testOutcomeSettleConcurrent},
 	{"Outcome/SettleBatch", testOutcomeSettleBatch},
