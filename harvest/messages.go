@@ -172,7 +172,11 @@ type Settled struct {
 	Status     RecordStatus  `json:"status,omitempty"` // final harvest_record status
 	Validated  bool          `json:"validated,omitempty"`
 	Errors     []RecordError `json:"errors,omitempty"`
-	Expected   int           `json:"expected,omitempty"`
+	// CarriedFromRecordID is set on an errored outcome of a record unchanged since an earlier
+	// job found it invalid: that harvest_record, whose error rows the aggregator copies into
+	// this job (store.OutcomeSettleParams.CarriedFromRecordID).
+	CarriedFromRecordID string `json:"carried_from_record_id,omitempty"`
+	Expected            int    `json:"expected,omitempty"`
 }
 
 // Report is the harvest report event published once per finished job (SubjectReport): the
