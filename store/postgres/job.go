@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"time"
 
@@ -76,8 +77,11 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO harvest_job_error (harvest_job_id, type, message) VALUES ($1, $2, $3)`,
-			p.JobID, p.Type, p.Message)
+		if _, err = tx.Exec(ctx, `INSERT INTO harvest_job_error (harvest_job_id, type, message) VALUES ($1, $2, $3)`,
+			p.JobID, p.Type, p.Message); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, fmt.Sprintf(settlePendingRecords, "$1", "now()"), p.JobID)
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {

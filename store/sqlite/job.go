@@ -112,8 +112,11 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO harvest_job_error (harvest_job_id, type, message, date_created)
-			VALUES (?, ?, ?, ?)`, p.JobID, p.Type, p.Message, t)
+		if _, err = tx.ExecContext(ctx, `INSERT INTO harvest_job_error (harvest_job_id, type, message, date_created)
+			VALUES (?, ?, ?, ?)`, p.JobID, p.Type, p.Message, t); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, fmt.Sprintf(settlePendingRecords, "?1", "?2"), p.JobID, t)
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {

@@ -94,6 +94,8 @@ var cases = []testCase{
 	{"Job/ListOrphaned", testJobListOrphaned},
 	{"Job/FetchLatest", testJobFetchLatest},
 	{"Job/FetchLatestUnsettled", testJobFetchLatestUnsettled},
+	{"Job/FetchLatestAfterCancel", testJobFetchLatestAfterCancel},
+	{"Job/FailSettlesPending", testJobFailSettlesPending},
 	{"Job/Redrive", testJobRedrive},
 
 	{"Leader/Exclusive", testLeaderExclusive},
