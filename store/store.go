@@ -116,6 +116,10 @@ type Store interface {
 	// when the slug is taken.
 	OrganizationUpdate(ctx context.Context, p *OrganizationUpdateParams) (*Organization, error)
 
+	// OutcomeErroredStream calls fn with the key of each outcome of the job that settled as
+	// errored, ordered by key, streaming rows; fn's error stops and is returned. An unknown job
+	// has none.
+	OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error
 	// OutcomeReopen re-opens one key of a job whose settled outcome is errored, for a replay
 	// (harvester replay): the key's next OutcomeSettle is accepted even though the job has
 	// finished. Until then the key still counts as errored, so the counts stay exact. It reports
@@ -126,7 +130,8 @@ type Store interface {
 	// replayed outcome.
 	OutcomeReopenedCount(ctx context.Context, jobID string) (int, error)
 	// OutcomeSettle counts one record outcome of a job, atomically with its error rows (those
-	// of p.Errors, then those p.CarriedFromRecordID carries from an earlier job) and its
+	// of p.Errors, then those p.CarriedFromRecordID or p.CarriedFromJobID carries from an
+	// earlier job) and its
 	// harvest_record status. It returns the job after counting and whether the outcome was new:
 	// a key already settled for the job, or any outcome of a job that has finished (complete or
 	// error: its counts are final), changes nothing and returns false. The one exception is the

@@ -283,6 +283,12 @@ type OutcomeSettleParams struct {
 	// Identifier, each with the record's id and CarriedFromJobID set to the record's job,
 	// after Errors. A record id that is unknown or not a UUID copies nothing.
 	CarriedFromRecordID string
+	// CarriedFromJobID, when set, is an earlier job whose error rows under the same Key the
+	// outcome carries (a 304 Not Modified job carries the errored records of the job whose
+	// validators it sent): when the outcome is new they are copied into this job, keeping
+	// their identifier and record, with CarriedFromJobID set to the job that found them (a row
+	// that job had carried keeps its origin). An unknown job copies nothing.
+	CarriedFromJobID string
 }
 
 // OutcomeSettled is the result of one outcome of OutcomeSettleBatch: the job after the batch

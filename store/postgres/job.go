@@ -2,8 +2,8 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -185,6 +185,26 @@ func (s *Store) OutcomeReopen(ctx context.Context, p *store.OutcomeReopenParams)
 		return false, interpretError(err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// OutcomeErroredStream implements store.Store.
+func (s *Store) OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT key FROM harvest_job_outcome WHERE harvest_job_id = $1
+		AND outcome = 'errored' ORDER BY key`, pgUUID(jobID))
+	if err != nil {
+		return interpretError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return interpretError(err)
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+	return interpretError(rows.Err())
 }
 
 // OutcomeReopenedCount implements store.Store.

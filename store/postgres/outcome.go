@@ -172,11 +172,16 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 	var recID, recStatus []string
 	var cJob, cIdent, cKey []string
 	var cRec []pgtype.UUID
+	var jJob, jKey []string
+	var jFrom []pgtype.UUID
 	for _, i := range live {
 		if !fresh[i] {
 			continue
 		}
 		p := ps[i]
+		if p.CarriedFromJobID != "" {
+			jJob, jFrom, jKey = append(jJob, p.JobID), append(jFrom, pgUUID(p.CarriedFromJobID)), append(jKey, p.Key)
+		}
 		if p.CarriedFromRecordID != "" {
 			cJob, cRec = append(cJob, p.JobID), append(cRec, pgUUID(p.CarriedFromRecordID))
 			cIdent, cKey = append(cIdent, p.Identifier), append(cKey, p.Key)
@@ -209,6 +214,15 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			JOIN harvest_record_error e ON e.harvest_record_id = r.id AND e.harvest_job_id = r.harvest_job_id
 				AND e.carried_from_job_id IS NULL
 			ORDER BY v.n, e.id`, cJob, cRec, cIdent, cKey)
+	}
+	if len(jJob) > 0 { // the earlier job's rows of the key, with their origin
+		b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity,
+				key, carried_from_job_id)
+			SELECT v.job, e.harvest_record_id, e.identifier, e.type, e.message, e.severity, v.key,
+				COALESCE(e.carried_from_job_id, e.harvest_job_id)
+			FROM unnest($1::uuid[], $2::uuid[], $3::text[]) WITH ORDINALITY AS v(job, from_job, key, n)
+			JOIN harvest_record_error e ON e.harvest_job_id = v.from_job AND e.key = v.key
+			ORDER BY v.n, e.id`, jJob, jFrom, jKey)
 	}
 	if len(recID) > 0 {
 		b.Queue(`UPDATE harvest_record r SET status = v.status, date_finished = now()

@@ -296,6 +296,15 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 			return false, err
 		}
 	}
+	if p.CarriedFromJobID != "" { // that job's rows of the key, with their origin
+		if _, err := tx.ExecContext(ctx, `INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id,
+			identifier, type, message, severity, date_created, key, carried_from_job_id)
+			SELECT ?, harvest_record_id, identifier, type, message, severity, ?, ?, COALESCE(carried_from_job_id, harvest_job_id)
+			FROM harvest_record_error WHERE harvest_job_id = ? AND key = ? ORDER BY id`,
+			p.JobID, t, p.Key, p.CarriedFromJobID, p.Key); err != nil {
+			return false, err
+		}
+	}
 	if recordID != nil && p.Status != "" {
 		if _, err := tx.ExecContext(ctx, `UPDATE harvest_record SET status = ?, date_finished = ? WHERE id = ?`,
 			p.Status, t, p.RecordID); err != nil {
@@ -356,6 +365,26 @@ func (s *Store) OutcomeReopen(ctx context.Context, p *store.OutcomeReopenParams)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, interpretError(err)
+}
+
+// OutcomeErroredStream implements store.Store.
+func (s *Store) OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT key FROM harvest_job_outcome WHERE harvest_job_id = ?
+		AND outcome = 'errored' ORDER BY key`, jobID)
+	if err != nil {
+		return interpretError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return interpretError(err)
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+	return interpretError(rows.Err())
 }
 
 // OutcomeReopenedCount implements store.Store.

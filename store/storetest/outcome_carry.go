@@ -77,3 +77,50 @@ func testOutcomeSettleCarriesErrors(t *testing.T, s store.Store) {
 		Severity: harvest.SeverityWarning}}, carried(batchJob.ID)...)
 	require.ElementsMatch(t, want, recordErrors(t, s, batchJob.ID))
 }
+
+// testOutcomeSettleCarriesJobErrors: OutcomeErroredStream lists a job's errored keys; an
+// outcome with CarriedFromJobID copies that job's rows of the same key, keeping their
+// identifier, record and origin (a row that job had carried names the job that found it).
+func testOutcomeSettleCarriesJobErrors(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	first := newJob(t, s, src.ID)
+	rec := newRecord(t, s, first, "bad")
+	_, _, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: "bad", Identifier: "bad",
+		RecordID: rec.ID, Outcome: harvest.OutcomeErrored, Status: harvest.RecordErrorValidation,
+		Errors: []harvest.RecordError{{Type: "ValidationError", Message: "title missing", Severity: harvest.SeverityError}}})
+	require.NoError(t, err)
+	_, _, err = s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: "listing/3", Identifier: "dup",
+		Outcome: harvest.OutcomeErrored,
+		Errors:  []harvest.RecordError{{Type: "DuplicateIdentifier", Message: "repeats", Severity: harvest.SeverityError}}})
+	require.NoError(t, err)
+	settle(t, s, first.ID, "good", harvest.OutcomeAdded)
+	finishJob(t, s, first.ID)
+
+	errored := func(jobID string) []string {
+		var keys []string
+		require.NoError(t, s.OutcomeErroredStream(ctx, jobID, func(k string) error { keys = append(keys, k); return nil }))
+		return keys
+	}
+	require.Equal(t, []string{"bad", "listing/3"}, errored(first.ID))
+	require.Empty(t, errored(uuid.NewString()))
+
+	from := first.ID
+	for range 2 {
+		job := newJob(t, s, src.ID)
+		for _, key := range errored(from) {
+			_, fresh, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: key,
+				Outcome: harvest.OutcomeErrored, CarriedFromJobID: from})
+			require.NoError(t, err)
+			require.True(t, fresh)
+		}
+		require.Equal(t, []*store.RecordError{
+			{JobID: job.ID, RecordID: rec.ID, Identifier: "bad", Type: "ValidationError", Message: "title missing",
+				Severity: harvest.SeverityError, CarriedFromJobID: first.ID},
+			{JobID: job.ID, Identifier: "dup", Type: "DuplicateIdentifier", Message: "repeats",
+				Severity: harvest.SeverityError, CarriedFromJobID: first.ID},
+		}, recordErrors(t, s, job.ID))
+		require.Equal(t, counters{Total: 2, Errored: 2, Settled: 2}, countersOf(finishJob(t, s, job.ID)))
+		from = job.ID // the next job carries the rows this one carried
+	}
+}

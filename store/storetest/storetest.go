@@ -109,6 +109,7 @@ var cases = []testCase{
 	{"Outcome/SettlePerJob", testOutcomeSettlePerJob},
 	{"Outcome/SettleErrors", testOutcomeSettleErrors},
 	{"Outcome/SettleCarriesErrors", testOutcomeSettleCarriesErrors},
+	{"Outcome/SettleCarriesJobErrors", testOutcomeSettleCarriesJobErrors},
 	{"Outcome/SettleRecordStatus", testOutcomeSettleRecordStatus},
 	{"Outcome/SettleConcurrent", testOutcomeSettleConcurrent},
 	{"Outcome/SettleBatch", testOutcomeSettleBatch},
