@@ -11,7 +11,8 @@ import (
 )
 
 // recordErrorColumns is the header row of the record errors CSV.
-var recordErrorColumns = []string{"harvest_job_id", "harvest_record_id", "identifier", "type", "severity", "message"}
+var recordErrorColumns = []string{"harvest_job_id", "harvest_record_id", "identifier", "type", "severity", "message",
+	"carried_from_job_id"}
 
 // csvFlushRows is how many rows are written between flushes of a streamed CSV.
 const csvFlushRows = 500
@@ -30,7 +31,8 @@ func (s *server) streamRecordErrorsCSV(w http.ResponseWriter, r *http.Request, j
 	_ = cw.Write(recordErrorColumns)
 	n := 0
 	err := s.store.RecordErrorStream(r.Context(), jobID, func(e *store.RecordError) error {
-		if err := cw.Write(safeCells(e.JobID, e.RecordID, e.Identifier, e.Type, string(e.Severity), e.Message)); err != nil {
+		if err := cw.Write(safeCells(e.JobID, e.RecordID, e.Identifier, e.Type, string(e.Severity), e.Message,
+			e.CarriedFromJobID)); err != nil {
 			return err
 		}
 		if n++; n%csvFlushRows == 0 {

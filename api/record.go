@@ -45,12 +45,19 @@ type recordErrorJSON struct {
 	Type            string  `json:"type"`
 	Message         string  `json:"message"`
 	Severity        string  `json:"severity"`
+	// CarriedFromJobID is the earlier job that found the problem, when the record was
+	// unchanged since and so not validated again (then harvest_record_id is that job's
+	// record); null when this job found it.
+	CarriedFromJobID *string `json:"carried_from_job_id"`
 }
 
 func recordErrorOf(e *store.RecordError) recordErrorJSON {
 	j := recordErrorJSON{Identifier: e.Identifier, Type: e.Type, Message: e.Message, Severity: string(e.Severity)}
 	if e.RecordID != "" {
 		j.HarvestRecordID = &e.RecordID
+	}
+	if e.CarriedFromJobID != "" {
+		j.CarriedFromJobID = &e.CarriedFromJobID
 	}
 	return j
 }

@@ -50,11 +50,12 @@ func TestRecordErrorsJSON(t *testing.T) {
 	l := decode[list[map[string]any]](t, r)
 	require.Equal(t, 3, l.Total)
 	require.Equal(t, []map[string]any{
-		{"harvest_record_id": nil, "identifier": "-dataset-3", "type": "DuplicateIdentifier", "message": "+repeats", "severity": "error"},
+		{"harvest_record_id": nil, "identifier": "-dataset-3", "type": "DuplicateIdentifier", "message": "+repeats", "severity": "error",
+			"carried_from_job_id": nil},
 		{"harvest_record_id": rec.ID, "identifier": rec.Identifier, "type": "ValidationError",
-			"message": "$: 'title' is a required property", "severity": "error"},
+			"message": "$: 'title' is a required property", "severity": "error", "carried_from_job_id": nil},
 		{"harvest_record_id": rec.ID, "identifier": rec.Identifier, "type": "ValidationError",
-			"message": "@SUM(A1:A9), \"quoted\"\nand a new line", "severity": "warning"},
+			"message": "@SUM(A1:A9), \"quoted\"\nand a new line", "severity": "warning", "carried_from_job_id": nil},
 	}, l.Items, "JSON is not escaped for spreadsheets")
 
 	page := decode[list[map[string]any]](t, b.get(t, path+"?per_page=2&page=2"))
@@ -82,13 +83,51 @@ func TestRecordErrorsCSV(t *testing.T) {
 	rows, err := csv.NewReader(strings.NewReader(string(r.body))).ReadAll()
 	require.NoError(t, err)
 	require.Equal(t, [][]string{
-		{"harvest_job_id", "harvest_record_id", "identifier", "type", "severity", "message"},
-		{job.ID, "", "'-dataset-3", "DuplicateIdentifier", "error", "'+repeats"},
-		{job.ID, rec.ID, `'=HYPERLINK("http://evil")`, "ValidationError", "error", "$: 'title' is a required property"},
-		{job.ID, rec.ID, `'=HYPERLINK("http://evil")`, "ValidationError", "warning", "'@SUM(A1:A9), \"quoted\"\nand a new line"},
+		{"harvest_job_id", "harvest_record_id", "identifier", "type", "severity", "message", "carried_from_job_id"},
+		{job.ID, "", "'-dataset-3", "DuplicateIdentifier", "error", "'+repeats", ""},
+		{job.ID, rec.ID, `'=HYPERLINK("http://evil")`, "ValidationError", "error", "$: 'title' is a required property", ""},
+		{job.ID, rec.ID, `'=HYPERLINK("http://evil")`, "ValidationError", "warning", "'@SUM(A1:A9), \"quoted\"\nand a new line", ""},
 	}, rows, "every row, whatever per_page says; formulas defused")
 
 	requireError(t, b.get(t, "/api/v1/harvest_jobs/nope/record_errors?format=csv"), http.StatusNotFound, "not found")
+}
+
+// TestRecordErrorsCarried: a later job that counts the unchanged invalid record as errored
+// again lists the rows it carried, naming the job that found them, in JSON and CSV.
+func TestRecordErrorsCarried(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	first, rec := jobWithErrors(t, b)
+	_, err := b.store.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: first.ID, Expected: 2})
+	require.NoError(t, err)
+	_, finished, err := b.store.JobFinish(ctx, first.ID)
+	require.NoError(t, err)
+	require.True(t, finished)
+	job := b.newJob(t, first.SourceID, harvest.JobHarvest)
+	_, _, err = b.store.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: rec.Identifier,
+		Identifier: rec.Identifier, Outcome: harvest.OutcomeErrored, CarriedFromRecordID: rec.ID})
+	require.NoError(t, err)
+
+	path := "/api/v1/harvest_jobs/" + job.ID + "/record_errors"
+	r := b.get(t, path)
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+	requireSchema(t, "RecordErrorList", r.object(t))
+	l := decode[list[map[string]any]](t, r)
+	require.Equal(t, []map[string]any{
+		{"harvest_record_id": rec.ID, "identifier": rec.Identifier, "type": "ValidationError",
+			"message": "$: 'title' is a required property", "severity": "error", "carried_from_job_id": first.ID},
+		{"harvest_record_id": rec.ID, "identifier": rec.Identifier, "type": "ValidationError",
+			"message": "@SUM(A1:A9), \"quoted\"\nand a new line", "severity": "warning", "carried_from_job_id": first.ID},
+	}, l.Items)
+
+	r = b.get(t, path+"?format=csv")
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+	rows, err := csv.NewReader(strings.NewReader(string(r.body))).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	require.Equal(t, []string{job.ID, rec.ID, `'=HYPERLINK("http://evil")`, "ValidationError", "error",
+		"$: 'title' is a required property", first.ID}, rows[1])
 }
 
 func TestSafeCells(t *testing.T) {

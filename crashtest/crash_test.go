@@ -194,9 +194,11 @@ func TestRestartPostgres(t *testing.T) {
 			require.Zero(t, j.Deleted)
 			if f, err := c.st.JobFetchGet(context.Background(), rerun.ID); err == nil && f.NotModified {
 				// The first job ended with no record failed for a reason of its own, so the
-				// re-run sent a conditional GET and got 304: every live dataset is unchanged.
-				require.Equal(t, len(want.live), j.Total, "re-run counts %+v", j.Counts)
+				// re-run sent a conditional GET and got 304: every live dataset is unchanged,
+				// and the records the first job counted as errored are errored again.
 				require.Equal(t, len(want.live), j.Unchanged, "re-run counts %+v", j.Counts)
+				require.Equal(t, got.Errored, j.Errored, "re-run counts %+v", j.Counts)
+				require.Equal(t, len(want.live)+got.Errored, j.Total, "re-run counts %+v", j.Counts)
 			} else {
 				require.Equal(t, ciRecords, j.Total)
 				require.Equal(t, ciRecords, j.Added+j.Updated+j.Unchanged+j.Errored, "re-run counts %+v", j.Counts)

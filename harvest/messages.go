@@ -175,7 +175,15 @@ type Settled struct {
 	Status     RecordStatus  `json:"status,omitempty"` // final harvest_record status
 	Validated  bool          `json:"validated,omitempty"`
 	Errors     []RecordError `json:"errors,omitempty"`
-	Expected   int           `json:"expected,omitempty"`
+	// CarriedFromRecordID is set on an errored outcome of a record unchanged since an earlier
+	// job found it invalid: that harvest_record, whose error rows the aggregator copies into
+	// this job (store.OutcomeSettleParams.CarriedFromRecordID).
+	CarriedFromRecordID string `json:"carried_from_record_id,omitempty"`
+	// CarriedFromJobID is set on an errored outcome of a 304 Not Modified job: the earlier job
+	// whose error rows under the same key the aggregator copies into this job
+	// (store.OutcomeSettleParams.CarriedFromJobID).
+	CarriedFromJobID string `json:"carried_from_job_id,omitempty"`
+	Expected         int    `json:"expected,omitempty"`
 }
 
 // Report is the harvest report event published once per finished job (SubjectReport): the

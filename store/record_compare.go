@@ -33,6 +33,8 @@ type RecordCompareStored struct {
 
 // RecordCompareLatest is the part of the newest comparable record that COMPARE reads.
 type RecordCompareLatest struct {
+	ID         string // the harvest_record's id
+	Status     harvest.RecordStatus
 	SourceHash string // "" when the record has none
 	Action     harvest.Action
 	SchemaType harvest.SchemaType // "" for records written before schema_type was kept

@@ -37,7 +37,10 @@ type Store interface {
 	// JobErrorList returns a job's job-level errors, oldest first.
 	JobErrorList(ctx context.Context, jobID string) ([]*JobError, error)
 	// JobFail ends an unfinished job (new or in_progress) in status error with one job error
-	// row. It returns the job; a job that had already finished keeps its status and gets no row.
+	// row, and gives each of the job's pending records a final status in the same transaction:
+	// success when SYNC applied it (the live dataset is that record; for a delete, the dataset
+	// is gone), error otherwise. It returns the job; a job that had already finished keeps its
+	// status and gets no row.
 	JobFail(ctx context.Context, p *JobFailParams) (*Job, error)
 	// JobFetchGet returns what a job fetched (JobFetchSet); ErrNotFound when the job does not
 	// exist or saved nothing.
@@ -46,8 +49,10 @@ type Store interface {
 	// and clear jobs fetched (JobFetchSet), when that job completed, is not a clear job and
 	// saved validators: the only fetch a new harvest job may reuse for a conditional GET (after
 	// a failed job or a clear, the catalog may not match the document any more), and when no
-	// record of the source has a newest row in status error or pending (a record whose sync or
-	// store write failed must be harvested again). ErrNotFound otherwise. Validate jobs and
+	// record of the source has a newest row in status error or pending that a harvest would not
+	// find unchanged (a record whose sync or store write failed must be harvested again; one
+	// whose newest comparable row has the same hash and schema type would be unchanged, so it
+	// does not count). ErrNotFound otherwise. Validate jobs and
 	// unfinished jobs are passed over.
 	JobFetchLatest(ctx context.Context, sourceID string) (*JobFetch, error)
 	// JobFetchSet saves what a job fetched (p.JobID's row; ErrNotFound for an unknown job),
@@ -111,6 +116,10 @@ type Store interface {
 	// when the slug is taken.
 	OrganizationUpdate(ctx context.Context, p *OrganizationUpdateParams) (*Organization, error)
 
+	// OutcomeErroredStream calls fn with the key of each outcome of the job that settled as
+	// errored, ordered by key, streaming rows; fn's error stops and is returned. An unknown job
+	// has none.
+	OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error
 	// OutcomeReopen re-opens one key of a job whose settled outcome is errored, for a replay
 	// (harvester replay): the key's next OutcomeSettle is accepted even though the job has
 	// finished. Until then the key still counts as errored, so the counts stay exact. It reports
@@ -120,7 +129,9 @@ type Store interface {
 	// OutcomeReopenedCount returns how many keys of a job are re-opened and still wait for their
 	// replayed outcome.
 	OutcomeReopenedCount(ctx context.Context, jobID string) (int, error)
-	// OutcomeSettle counts one record outcome of a job, atomically with its error rows and its
+	// OutcomeSettle counts one record outcome of a job, atomically with its error rows (those
+	// of p.Errors, then those p.CarriedFromRecordID or p.CarriedFromJobID carries from an
+	// earlier job) and its
 	// harvest_record status. It returns the job after counting and whether the outcome was new:
 	// a key already settled for the job, or any outcome of a job that has finished (complete or
 	// error: its counts are final), changes nothing and returns false. The one exception is the

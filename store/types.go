@@ -72,6 +72,11 @@ type RecordError struct {
 	Type       string
 	Message    string
 	Severity   harvest.Severity
+	// CarriedFromJobID is the earlier job that found the problem, when this job carried the
+	// row over (OutcomeSettleParams.CarriedFromRecordID): the record was unchanged since, so
+	// it was not validated again. RecordID is then the record of that job. Empty when this job
+	// found it.
+	CarriedFromJobID string
 }
 
 // JobError is a harvest_job_error row.
@@ -276,6 +281,18 @@ type OutcomeSettleParams struct {
 	Status     harvest.RecordStatus
 	Validated  bool
 	Errors     []harvest.RecordError
+	// CarriedFromRecordID, when set, is a harvest_record of an earlier job whose error rows
+	// the outcome carries: when the outcome is new, that record's own error rows (those its
+	// job found, not rows carried into other jobs) are copied into this job under Key and
+	// Identifier, each with the record's id and CarriedFromJobID set to the record's job,
+	// after Errors. A record id that is unknown or not a UUID copies nothing.
+	CarriedFromRecordID string
+	// CarriedFromJobID, when set, is an earlier job whose error rows under the same Key the
+	// outcome carries (a 304 Not Modified job carries the errored records of the job whose
+	// validators it sent): when the outcome is new they are copied into this job, keeping
+	// their identifier and record, with CarriedFromJobID set to the job that found them (a row
+	// that job had carried keeps its origin). An unknown job copies nothing.
+	CarriedFromJobID string
 }
 
 // OutcomeSettled is the result of one outcome of OutcomeSettleBatch: the job after the batch

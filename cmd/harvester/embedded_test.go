@@ -89,6 +89,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 	code := run(context.Background(), args, &out, &errOut)
 	require.Equal(t, exitOK, code, errOut.String())
 	text := out.String()
-	require.Contains(t, text, "total 36: added 0, updated 0, deleted 0, unchanged 35, errored 1")
+	require.Contains(t, text, "total 36: added 0, updated 0, deleted 0, unchanged 32, errored 4")
+	require.Contains(t, text, `ValidationError "FAES-2024-021" (carried from job `+first.JobID+`)`)
 	require.Contains(t, text, `DuplicateIdentifier "FAES-CGS-0007": dataset #27 repeats identifier "FAES-CGS-0007" of dataset #7`)
 }

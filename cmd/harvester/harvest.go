@@ -374,7 +374,11 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	}
 	fmt.Fprintln(out, ":")
 	for _, e := range recErrs {
-		fmt.Fprintf(out, "    %s %q: %s\n", e.Type, e.Identifier, e.Message)
+		carried := ""
+		if e.CarriedFromJobID != "" { // unchanged since that job found it invalid, so not validated again
+			carried = " (carried from job " + e.CarriedFromJobID + ")"
+		}
+		fmt.Fprintf(out, "    %s %q%s: %s\n", e.Type, e.Identifier, carried, e.Message)
 	}
 	return nil
 }

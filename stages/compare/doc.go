@@ -3,7 +3,10 @@
 // outcome is known (success, or an invalid record: Data.gov H2.0 forgets those and re-inserts
 // them every run, d.g#5299):
 //
-//	same hash, same schema_type, not deleted -> unchanged (settles; nothing written)
+//	same hash, same schema_type, not deleted -> unchanged (settles; nothing written), or
+//	                                            errored when that record was invalid: it is
+//	                                            not validated again, and its error rows are
+//	                                            carried into this job, marked as carried
 //	otherwise, or in a force_harvest job     -> update when the catalog has the dataset,
 //	                                            create when it has not (harvest_record row, on
 //	                                            to TRANSFORM)

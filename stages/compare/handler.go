@@ -82,8 +82,7 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 		return harvest.Next(harvest.SubjectTransform, &rec)
 	}
 	if action == harvest.ActionUnchanged {
-		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-			Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged})
+		return harvest.Settle(unchanged(&rec, known.Latest))
 	}
 	if err := h.batch.insert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
 		SourceID: rec.SourceID, Identifier: rec.Identifier, Action: action, SourceHash: hash,
@@ -151,6 +150,21 @@ func decide(rec *harvest.Record, hash string, known *store.RecordCompare) harves
 		return harvest.ActionUpdate
 	}
 	return harvest.ActionCreate
+}
+
+// unchanged is the outcome of a record that decide found unchanged since latest, its newest
+// comparable record. A record that was invalid then is invalid still: it is not validated
+// again (Data.gov re-inserts and re-validates such records every run, d.g#5299), but it
+// counts as errored in this job too, which carries latest's error rows (marked as carried from
+// latest's job), so the job's counts, its record errors and an on_error email say what a
+// validate job would. A record that was valid is unchanged.
+func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.Settled {
+	s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
+		Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged}
+	if latest.Status == harvest.RecordErrorValidation || latest.Status == harvest.RecordErrorTransform {
+		s.Outcome, s.CarriedFromRecordID = harvest.OutcomeErrored, latest.ID
+	}
+	return s
 }
 
 // HandleListing turns a complete listing (SubjectListing) into delete records and returns the

@@ -196,3 +196,46 @@ func TestListingHandledAgainExpectsTheSame(t *testing.T) {
 	require.Equal(t, 3, f.listing(t, job, "a"), "b's delete is still this job's")
 	require.ElementsMatch(t, []string{"b", "c", "b", "c"}, f.deletesSent(), "every delete is sent again")
 }
+
+// An invalid record that did not change is not validated again but settles as errored, carrying
+// the error rows of the record that was found invalid; a valid unchanged record is unchanged; a
+// changed invalid record goes on to be validated; a validate job checks it again.
+func TestUnchangedInvalidRecordIsErrored(t *testing.T) {
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	job := f.job(t, harvest.JobHarvest)
+	bad, good := `{"identifier":"bad"}`, `{"identifier":"good","title":"G"}`
+	_, invalid, _ := f.compare(t, job, "bad", bad)
+	_, valid, _ := f.compare(t, job, "good", good)
+	for _, r := range []struct {
+		rec     harvest.Record
+		outcome harvest.Outcome
+		status  harvest.RecordStatus
+	}{{invalid, harvest.OutcomeErrored, harvest.RecordErrorValidation}, {valid, harvest.OutcomeAdded, harvest.RecordSuccess}} {
+		_, _, err := f.st.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: harvest.IdentifierKey(r.rec.Identifier),
+			Identifier: r.rec.Identifier, RecordID: r.rec.RecordID, Outcome: r.outcome, Status: r.status})
+		require.NoError(t, err)
+	}
+	_, err := f.st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "Test", Message: "end"})
+	require.NoError(t, err)
+
+	next := f.job(t, harvest.JobHarvest)
+	subject, _, s := f.compare(t, next, "bad", bad)
+	require.Equal(t, harvest.SubjectSettled, subject, "not validated again")
+	require.Equal(t, harvest.Settled{V: harvest.Version, Kind: harvest.SettledOutcome, JobID: next.ID,
+		Key: harvest.IdentifierKey("bad"), Identifier: "bad", Outcome: harvest.OutcomeErrored,
+		CarriedFromRecordID: invalid.RecordID}, s)
+	_, _, s = f.compare(t, next, "good", good)
+	require.Equal(t, harvest.OutcomeUnchanged, s.Outcome)
+	require.Empty(t, s.CarriedFromRecordID)
+	subject, rec, _ := f.compare(t, next, "bad", `{"identifier":"bad","title":"fixed"}`)
+	require.Equal(t, harvest.SubjectTransform, subject, "a changed record is validated")
+	require.Equal(t, harvest.ActionCreate, rec.Action)
+	_, err = f.st.JobFail(ctx, &store.JobFailParams{JobID: next.ID, Type: "Test", Message: "end"})
+	require.NoError(t, err)
+
+	val := f.job(t, harvest.JobValidate)
+	subject, rec, _ = f.compare(t, val, "bad", bad)
+	require.Equal(t, harvest.SubjectTransform, subject, "a validate job checks every record")
+	require.Equal(t, harvest.ActionUnchanged, rec.Action)
+}

@@ -18,62 +18,67 @@ import (
 //
 // On 304 Not Modified nothing is listed, so COMPARE gets no Listing and deletes nothing: each of
 // the source's live datasets settles as unchanged, the expected count is their number, and the
-// job completes with total = unchanged (records that errored last time are not read again: a
-// force_harvest does that). The job's fetch is marked NotModified for its report.
+// job completes with total = unchanged + errored: the records that job counted as errored
+// (invalid, duplicate identifiers, …) are not read again but count as errored in this job too,
+// which carries their error rows (marked as carried from the job that found them), so an
+// on_error source is emailed again; a force_harvest reads them again. The job's fetch is
+// marked NotModified for its report.
 
-// since returns the validators the job's GET of its document sends.
-func (h *Handler) since(ctx context.Context, job *harvest.Job) (Validators, error) {
+// since returns the validators the job's GET of its document sends, and the job that saved
+// them ("" when none are sent).
+func (h *Handler) since(ctx context.Context, job *harvest.Job) (Validators, string, error) {
 	if job.JobType != harvest.JobHarvest {
-		return Validators{}, nil
+		return Validators{}, "", nil
 	}
 	last, err := h.store.JobFetchLatest(ctx, job.SourceID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return Validators{}, nil
+		return Validators{}, "", nil
 	case err != nil:
-		return Validators{}, fmt.Errorf("look up the last fetch: %w", err)
+		return Validators{}, "", fmt.Errorf("look up the last fetch: %w", err)
 	case last.URL != job.URL || last.SchemaType != job.SchemaType:
-		return Validators{}, nil
+		return Validators{}, "", nil
 	}
-	return Validators{ETag: last.ETag, LastModified: last.LastModified}, nil
+	return Validators{ETag: last.ETag, LastModified: last.LastModified}, last.JobID, nil
 }
 
 // fetchSource returns the job's source document: the file itself for an absolute path, else a
-// (conditional) download, whose validators it saves on the job. notModified is true, with no
-// file, when the server answered 304. Errors of the store come wrapped in a *stageError (retry
+// (conditional) download, whose validators it saves on the job. notModifiedSince is the job
+// whose validators were sent, with no file, when the server answered 304 ("" otherwise). Errors of the store come wrapped in a *stageError (retry
 // the message); any other error fails the job.
-func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File, cleanup func(), notModified bool, err error) {
+func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File, cleanup func(), notModifiedSince string, err error) {
 	if !isHTTP(job.URL) {
 		f, cleanup, err = h.open(ctx, job.URL)
-		return f, cleanup, false, err
+		return f, cleanup, "", err
 	}
-	since, err := h.since(ctx, job)
+	since, sinceJob, err := h.since(ctx, job)
 	if err != nil {
-		return nil, nil, false, &stageError{err}
+		return nil, nil, "", &stageError{err}
 	}
 	doc, err := FetchDocument(ctx, h.fetch, job.URL, since)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, "", err
 	}
 	if err := h.store.JobFetchSet(ctx, &store.JobFetch{JobID: job.JobID, URL: job.URL, SchemaType: job.SchemaType,
 		ETag: doc.Validators.ETag, LastModified: doc.Validators.LastModified, NotModified: doc.NotModified}); err != nil {
 		doc.Close()
-		return nil, nil, false, &stageError{fmt.Errorf("save the fetch: %w", err)}
+		return nil, nil, "", &stageError{fmt.Errorf("save the fetch: %w", err)}
 	}
 	if doc.NotModified {
-		return nil, func() {}, true, nil
+		return nil, func() {}, sinceJob, nil
 	}
 	f, err = h.decodeCharset(doc, job)
 	if err != nil {
 		doc.Close()
-		return nil, nil, false, err
+		return nil, nil, "", err
 	}
-	return f, func() { f.Close(); os.Remove(f.Name()) }, false, nil
+	return f, func() { f.Close(); os.Remove(f.Name()) }, "", nil
 }
 
-// notModified settles a job whose document the server reported unchanged: every live dataset
-// of the source is unchanged, and that is the whole job.
-func (h *Handler) notModified(ctx context.Context, job *harvest.Job) error {
+// notModified settles a job whose document the server reported unchanged since job since
+// read it (or itself had a 304): every live dataset of the source is unchanged, every key that
+// job counted as errored is errored again, carrying its error rows, and that is the whole job.
+func (h *Handler) notModified(ctx context.Context, job *harvest.Job, since string) error {
 	n := 0
 	// The job has listed nothing, so every live dataset is "unseen".
 	err := h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: job.SourceID, JobID: job.JobID},
@@ -88,6 +93,18 @@ func (h *Handler) notModified(ctx context.Context, job *harvest.Job) error {
 		})
 	if err != nil {
 		return fmt.Errorf("settle the unchanged datasets: %w", err)
+	}
+	err = h.store.OutcomeErroredStream(ctx, since, func(key string) error {
+		n++
+		m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.JobID, Key: key,
+			Outcome: harvest.OutcomeErrored, CarriedFromJobID: since})
+		if err != nil {
+			return err
+		}
+		return h.pub.Publish(harvest.SubjectSettled, m)
+	})
+	if err != nil {
+		return fmt.Errorf("settle the errored records: %w", err)
 	}
 	return h.publish(harvest.SubjectSettled, &harvest.Settled{V: harvest.Version, Kind: harvest.SettledExpected,
 		JobID: job.JobID, Expected: n}, job.JobID)

@@ -86,7 +86,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
 			SourceID: job.SourceID, JobType: job.JobType}, job.JobID)
 	}
-	f, cleanup, notModified, err := h.fetchSource(ctx, &job)
+	f, cleanup, notModifiedSince, err := h.fetchSource(ctx, &job)
 	var se *stageError
 	if errors.As(err, &se) {
 		return se.err
@@ -95,8 +95,8 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return h.fail(ctx, &job, "ExtractError", err)
 	}
 	defer cleanup()
-	if notModified {
-		return h.notModified(ctx, &job)
+	if notModifiedSince != "" {
+		return h.notModified(ctx, &job, notModifiedSince)
 	}
 	if err := checkCatalog(f); err != nil {
 		if title, ok := htmlPage(f); ok {

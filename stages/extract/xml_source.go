@@ -21,7 +21,7 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
 	switch job.SourceType {
 	case harvest.SourceDocument:
-		f, cleanup, notModified, err := h.fetchSource(ctx, job)
+		f, cleanup, notModifiedSince, err := h.fetchSource(ctx, job)
 		var se *stageError
 		if errors.As(err, &se) {
 			return se.err
@@ -30,8 +30,8 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 			return h.fail(ctx, job, "ExtractError", err)
 		}
 		defer cleanup()
-		if notModified {
-			return h.notModified(ctx, job)
+		if notModifiedSince != "" {
+			return h.notModified(ctx, job, notModifiedSince)
 		}
 		body, err := io.ReadAll(io.LimitReader(f, h.fetch.MaxBytes))
 		if err == nil {

@@ -145,7 +145,8 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 	case harvest.SettledOutcome:
 		r, err := h.settles.Do(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
 			Identifier: s.Identifier, RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status,
-			Validated: s.Validated, Errors: s.Errors})
+			Validated: s.Validated, Errors: s.Errors, CarriedFromRecordID: s.CarriedFromRecordID,
+			CarriedFromJobID: s.CarriedFromJobID})
 		if r.OutcomeSettled != nil && r.Fresh {
 			h.outcomes.WithLabelValues(string(s.Outcome)).Inc()
 		}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -76,8 +77,11 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO harvest_job_error (harvest_job_id, type, message) VALUES ($1, $2, $3)`,
-			p.JobID, p.Type, p.Message)
+		if _, err = tx.Exec(ctx, `INSERT INTO harvest_job_error (harvest_job_id, type, message) VALUES ($1, $2, $3)`,
+			p.JobID, p.Type, p.Message); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, fmt.Sprintf(settlePendingRecords, "$1", "now()"), p.JobID)
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
@@ -181,6 +185,26 @@ func (s *Store) OutcomeReopen(ctx context.Context, p *store.OutcomeReopenParams)
 		return false, interpretError(err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// OutcomeErroredStream implements store.Store.
+func (s *Store) OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error {
+	rows, err := s.pool.Query(ctx, `SELECT key FROM harvest_job_outcome WHERE harvest_job_id = $1
+		AND outcome = 'errored' ORDER BY key`, pgUUID(jobID))
+	if err != nil {
+		return interpretError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return interpretError(err)
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+	return interpretError(rows.Err())
 }
 
 // OutcomeReopenedCount implements store.Store.

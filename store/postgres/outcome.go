@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
@@ -169,11 +170,22 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 	var eJob, eIdent, eType, eMsg, eSev, eKey []string
 	var eRec []*string
 	var recID, recStatus []string
+	var cJob, cIdent, cKey []string
+	var cRec []pgtype.UUID
+	var jJob, jKey []string
+	var jFrom []pgtype.UUID
 	for _, i := range live {
 		if !fresh[i] {
 			continue
 		}
 		p := ps[i]
+		if p.CarriedFromJobID != "" {
+			jJob, jFrom, jKey = append(jJob, p.JobID), append(jFrom, pgUUID(p.CarriedFromJobID)), append(jKey, p.Key)
+		}
+		if p.CarriedFromRecordID != "" {
+			cJob, cRec = append(cJob, p.JobID), append(cRec, pgUUID(p.CarriedFromRecordID))
+			cIdent, cKey = append(cIdent, p.Identifier), append(cKey, p.Key)
+		}
 		var rec *string
 		if p.RecordID != "" {
 			rec = &p.RecordID
@@ -192,6 +204,25 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
 				WITH ORDINALITY AS v(job, record, identifier, type, message, severity, key, n)
 			LEFT JOIN harvest_record r ON r.id = v.record ORDER BY v.n`, eJob, eRec, eIdent, eType, eMsg, eSev, eKey)
+	}
+	if len(cJob) > 0 { // the rows the carried record's own job found, not those carried into others
+		b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity,
+				key, carried_from_job_id)
+			SELECT v.job, e.harvest_record_id, v.identifier, e.type, e.message, e.severity, v.key, e.harvest_job_id
+			FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS v(job, record, identifier, key, n)
+			JOIN harvest_record r ON r.id = v.record
+			JOIN harvest_record_error e ON e.harvest_record_id = r.id AND e.harvest_job_id = r.harvest_job_id
+				AND e.carried_from_job_id IS NULL
+			ORDER BY v.n, e.id`, cJob, cRec, cIdent, cKey)
+	}
+	if len(jJob) > 0 { // the earlier job's rows of the key, with their origin
+		b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity,
+				key, carried_from_job_id)
+			SELECT v.job, e.harvest_record_id, e.identifier, e.type, e.message, e.severity, v.key,
+				COALESCE(e.carried_from_job_id, e.harvest_job_id)
+			FROM unnest($1::uuid[], $2::uuid[], $3::text[]) WITH ORDINALITY AS v(job, from_job, key, n)
+			JOIN harvest_record_error e ON e.harvest_job_id = v.from_job AND e.key = v.key
+			ORDER BY v.n, e.id`, jJob, jFrom, jKey)
 	}
 	if len(recID) > 0 {
 		b.Queue(`UPDATE harvest_record r SET status = v.status, date_finished = now()

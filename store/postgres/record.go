@@ -63,11 +63,11 @@ func (s *Store) RecordCount(ctx context.Context, sourceID string) (int, error) {
 }
 
 const recordErrorColumns = `harvest_job_id, COALESCE(harvest_record_id::text, ''), identifier, type, message,
-	severity`
+	severity, COALESCE(carried_from_job_id::text, '')`
 
 func scanRecordError(row pgx.Row) (*store.RecordError, error) {
 	var e store.RecordError
-	if err := row.Scan(&e.JobID, &e.RecordID, &e.Identifier, &e.Type, &e.Message, &e.Severity); err != nil {
+	if err := row.Scan(&e.JobID, &e.RecordID, &e.Identifier, &e.Type, &e.Message, &e.Severity, &e.CarriedFromJobID); err != nil {
 		return nil, interpretError(err)
 	}
 	return &e, nil

@@ -27,7 +27,8 @@ kl AS (SELECT k.*,
 	EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier) AS live
 	FROM k)
 SELECT r.harvest_job_id, r.action, r.status,
-	l.id IS NOT NULL, COALESCE(l.source_hash, ''), COALESCE(l.action, ''), COALESCE(l.schema_type, ''), kl.live
+	l.id IS NOT NULL, COALESCE(l.id, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
+	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), kl.live
 FROM kl LEFT JOIN harvest_record r ON r.id = kl.record_id LEFT JOIN harvest_record l ON l.id = kl.latest_id
 ORDER BY kl.ord`
 
@@ -60,8 +61,8 @@ func (s *Store) recordCompare(ctx context.Context, query string, args []any) ([]
 		var latest store.RecordCompareLatest
 		var hasLatest bool
 		c := &store.RecordCompare{}
-		if err := rows.Scan(&jobID, &action, &status, &hasLatest, &latest.SourceHash, &latest.Action,
-			&latest.SchemaType, &c.DatasetLive); err != nil {
+		if err := rows.Scan(&jobID, &action, &status, &hasLatest, &latest.ID, &latest.Status,
+			&latest.SourceHash, &latest.Action, &latest.SchemaType, &c.DatasetLive); err != nil {
 			return nil, interpretError(err)
 		}
 		if jobID.Valid {

@@ -112,8 +112,11 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO harvest_job_error (harvest_job_id, type, message, date_created)
-			VALUES (?, ?, ?, ?)`, p.JobID, p.Type, p.Message, t)
+		if _, err = tx.ExecContext(ctx, `INSERT INTO harvest_job_error (harvest_job_id, type, message, date_created)
+			VALUES (?, ?, ?, ?)`, p.JobID, p.Type, p.Message, t); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, fmt.Sprintf(settlePendingRecords, "?1", "?2"), p.JobID, t)
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
@@ -282,6 +285,26 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 			return false, err
 		}
 	}
+	if p.CarriedFromRecordID != "" { // the rows the carried record's own job found, not those carried into others
+		if _, err := tx.ExecContext(ctx, `INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id,
+			identifier, type, message, severity, date_created, key, carried_from_job_id)
+			SELECT ?, e.harvest_record_id, ?, e.type, e.message, e.severity, ?, ?, e.harvest_job_id
+			FROM harvest_record r JOIN harvest_record_error e ON e.harvest_record_id = r.id
+				AND e.harvest_job_id = r.harvest_job_id AND e.carried_from_job_id IS NULL
+			WHERE r.id = ? ORDER BY e.id`,
+			p.JobID, p.Identifier, t, p.Key, p.CarriedFromRecordID); err != nil {
+			return false, err
+		}
+	}
+	if p.CarriedFromJobID != "" { // that job's rows of the key, with their origin
+		if _, err := tx.ExecContext(ctx, `INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id,
+			identifier, type, message, severity, date_created, key, carried_from_job_id)
+			SELECT ?, harvest_record_id, identifier, type, message, severity, ?, ?, COALESCE(carried_from_job_id, harvest_job_id)
+			FROM harvest_record_error WHERE harvest_job_id = ? AND key = ? ORDER BY id`,
+			p.JobID, t, p.Key, p.CarriedFromJobID, p.Key); err != nil {
+			return false, err
+		}
+	}
 	if recordID != nil && p.Status != "" {
 		if _, err := tx.ExecContext(ctx, `UPDATE harvest_record SET status = ?, date_finished = ? WHERE id = ?`,
 			p.Status, t, p.RecordID); err != nil {
@@ -342,6 +365,26 @@ func (s *Store) OutcomeReopen(ctx context.Context, p *store.OutcomeReopenParams)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, interpretError(err)
+}
+
+// OutcomeErroredStream implements store.Store.
+func (s *Store) OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT key FROM harvest_job_outcome WHERE harvest_job_id = ?
+		AND outcome = 'errored' ORDER BY key`, jobID)
+	if err != nil {
+		return interpretError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return interpretError(err)
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+	return interpretError(rows.Err())
 }
 
 // OutcomeReopenedCount implements store.Store.

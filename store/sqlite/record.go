@@ -67,7 +67,8 @@ func (s *Store) RecordCount(ctx context.Context, sourceID string) (int, error) {
 	return n, interpretError(err)
 }
 
-const recordErrorColumns = `harvest_job_id, COALESCE(harvest_record_id, ''), identifier, type, message, severity`
+const recordErrorColumns = `harvest_job_id, COALESCE(harvest_record_id, ''), identifier, type, message, severity,
+	COALESCE(carried_from_job_id, '')`
 
 // RecordErrorList implements store.Store.
 func (s *Store) RecordErrorList(ctx context.Context, p *store.RecordErrorListParams) ([]*store.RecordError, int, error) {
@@ -106,7 +107,7 @@ func (s *Store) streamRecordErrors(ctx context.Context, query string, args []any
 	defer rows.Close()
 	for rows.Next() {
 		var e store.RecordError
-		if err := rows.Scan(&e.JobID, &e.RecordID, &e.Identifier, &e.Type, &e.Message, &e.Severity); err != nil {
+		if err := rows.Scan(&e.JobID, &e.RecordID, &e.Identifier, &e.Type, &e.Message, &e.Severity, &e.CarriedFromJobID); err != nil {
 			return interpretError(err)
 		}
 		if err := fn(&e); err != nil {

@@ -25,8 +25,8 @@ func compareOneByOne(t *testing.T, s store.Store, k store.RecordCompareKey) *sto
 	latest, err := s.RecordLatest(ctx, &store.RecordLatestParams{SourceID: k.SourceID, Identifier: k.Identifier})
 	if !errors.Is(err, store.ErrNotFound) {
 		require.NoError(t, err)
-		c.Latest = &store.RecordCompareLatest{SourceHash: latest.SourceHash, Action: latest.Action,
-			SchemaType: latest.SchemaType}
+		c.Latest = &store.RecordCompareLatest{ID: latest.ID, Status: latest.Status, SourceHash: latest.SourceHash,
+			Action: latest.Action, SchemaType: latest.SchemaType}
 	}
 	_, err = s.DatasetGet(ctx, &store.DatasetGetParams{SourceID: k.SourceID, Identifier: k.Identifier})
 	if !errors.Is(err, store.ErrNotFound) {
@@ -51,7 +51,8 @@ func testRecordCompareBatch(t *testing.T, s store.Store) {
 		SchemaType: harvest.SchemaDCATUS11NonFederal})
 	require.NoError(t, err)
 	settleRecord(t, s, settled, harvest.RecordSuccess)
-	settleRecord(t, s, newRecord(t, s, old, "invalid"), harvest.RecordErrorValidation)
+	invalid := newRecord(t, s, old, "invalid")
+	settleRecord(t, s, invalid, harvest.RecordErrorValidation)
 	settleRecord(t, s, newRecord(t, s, old, "failed"), harvest.RecordFailed)
 	finishJob(t, s, old.ID)
 
@@ -82,13 +83,14 @@ func testRecordCompareBatch(t *testing.T, s store.Store) {
 	// What they answer, spelled out.
 	require.Equal(t, &store.RecordCompare{
 		Stored: &store.RecordCompareStored{JobID: job.ID, Action: harvest.ActionCreate, Status: harvest.RecordPending},
-		Latest: &store.RecordCompareLatest{SourceHash: "h-settled", Action: harvest.ActionUpdate,
-			SchemaType: harvest.SchemaDCATUS11NonFederal},
+		Latest: &store.RecordCompareLatest{ID: settled.ID, Status: harvest.RecordSuccess, SourceHash: "h-settled",
+			Action: harvest.ActionUpdate, SchemaType: harvest.SchemaDCATUS11NonFederal},
 	}, got[0])
 	require.Equal(t, &store.RecordCompare{}, got[1], "another source's record is not this one's")
 	require.Equal(t, &store.RecordCompare{DatasetLive: true}, got[2], "a pending record is not comparable")
-	require.Equal(t, &store.RecordCompare{Latest: &store.RecordCompareLatest{SourceHash: "hash-invalid",
-		Action: harvest.ActionCreate}}, got[3])
+	require.Equal(t, &store.RecordCompare{Latest: &store.RecordCompareLatest{ID: invalid.ID,
+		Status: harvest.RecordErrorValidation, SourceHash: "hash-invalid", Action: harvest.ActionCreate}}, got[3],
+		"an invalid record is comparable, and its status says so")
 	require.Equal(t, &store.RecordCompare{}, got[4], "a failed record is not comparable")
 	require.Equal(t, &store.RecordCompare{}, got[6], "a malformed source id matches nothing")
 

@@ -94,6 +94,8 @@ var cases = []testCase{
 	{"Job/ListOrphaned", testJobListOrphaned},
 	{"Job/FetchLatest", testJobFetchLatest},
 	{"Job/FetchLatestUnsettled", testJobFetchLatestUnsettled},
+	{"Job/FetchLatestAfterCancel", testJobFetchLatestAfterCancel},
+	{"Job/FailSettlesPending", testJobFailSettlesPending},
 	{"Job/Redrive", testJobRedrive},
 
 	{"Leader/Exclusive", testLeaderExclusive},
@@ -107,6 +109,8 @@ var cases = []testCase{
 	{"Outcome/SettleCounters", testOutcomeSettleCounters},
 	{"Outcome/SettlePerJob", testOutcomeSettlePerJob},
 	{"Outcome/SettleErrors", testOutcomeSettleErrors},
+	{"Outcome/SettleCarriesErrors", testOutcomeSettleCarriesErrors},
+	{"Outcome/SettleCarriesJobErrors", testOutcomeSettleCarriesJobErrors},
 	{"Outcome/SettleRecordStatus", testOutcomeSettleRecordStatus},
 	{"Outcome/SettleConcurrent", testOutcomeSettleConcurrent},
 	{"Outcome/SettleBatch", testOutcomeSettleBatch},
