@@ -72,8 +72,8 @@ func Retryable(err error) bool {
 // Query is one search request. Empty fields do not filter.
 type Query struct {
 	Text         string // full text over title, description, keywords, themes, publisher, organization, identifier and distribution titles
-	Organization string // exact organization name
-	Keyword      string // exact keyword
+	Organization string // the whole organization name, case and accents ignored
+	Keyword      string // one whole keyword, case and accents ignored
 	SourceID     string
 	Page         int // 1-based; 0 means 1
 	PerPage      int // 0 means DefaultPerPage

@@ -33,20 +33,25 @@ type Params struct {
 	// WAFTimeZone, when not empty, replaces the source's WAF time zone (an IANA zone name,
 	// already checked with harvest.ParseWAFTimeZone).
 	WAFTimeZone string
+	// Organization names the organization the source belongs to: the one with exactly this
+	// name, created when there is none (EnsureOrganization). Empty leaves the source's
+	// organization as it is.
+	Organization string
 }
 
-// Start creates the job and sends it to EXTRACT. It returns the job as inserted, or
+// Start creates the job and sends it to EXTRACT, after attaching the source to p.Organization
+// when that is set. It returns the job as inserted, or
 // ErrJobInProgress, or a store or publish error (a job whose message could not be published is
 // failed so it does not block its source).
 func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params) (*store.Job, error) {
-	name := p.Name
-	if name == "" {
-		name = p.URL
-	}
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
-		SchemaType: p.SchemaType, CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone})
+	src, err := EnsureSource(ctx, st, p)
 	if err != nil {
-		return nil, fmt.Errorf("find or create harvest source: %w", err)
+		return nil, err
+	}
+	if p.Organization != "" {
+		if src, err = attachOrganization(ctx, st, src, p.Organization); err != nil {
+			return nil, err
+		}
 	}
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: p.JobType})
 	if errors.Is(err, store.ErrConflict) {
@@ -60,6 +65,21 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 		return nil, fmt.Errorf("send job to extract: %w", err)
 	}
 	return job, nil
+}
+
+// EnsureSource returns the source of p.URL, creating it from p when missing, as Start does
+// (store.Store.SourceEnsure; the name defaults to the URL). It leaves the organization as it is.
+func EnsureSource(ctx context.Context, st store.Store, p Params) (*store.Source, error) {
+	name := p.Name
+	if name == "" {
+		name = p.URL
+	}
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
+		SchemaType: p.SchemaType, CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone})
+	if err != nil {
+		return nil, fmt.Errorf("find or create harvest source: %w", err)
+	}
+	return src, nil
 }
 
 // Wait polls the job every interval until it is complete or error, and returns it. It

@@ -9,20 +9,22 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/trigger"
 )
 
 type harvestFlags struct {
 	serviceFlags
-	url, file, schemaType, jobType, format, sourceType, parentURL string
-	wafTimeZone                                                   string
-	timeout                                                       time.Duration
+	url, file, schemaType, jobType, format, sourceType, parentURL, organization string
+	wafTimeZone                                                                 string
+	timeout                                                                     time.Duration
 }
 
 func harvestCommand() *cobra.Command {
@@ -35,7 +37,9 @@ sync, report) in this process, and print the job report. A source is a DCAT-US 1
 one ISO 19115 XML file, or a WAF (a folder listing) of ISO 19115 XML files.
 
 The source is created on first use, keyed by its URL (or the file's absolute path), so the
-next run of the same source compares against what the last one stored.
+next run of the same source compares against what the last one stored. --organization
+attaches it to the organization of that name (created when missing): its datasets are then
+found by 'harvester search --organization NAME'.
 
 Exit status: 0 when the job completed (record errors included), 1 when it ended in error
 or did not run (e.g. the source already has a job in progress), 2 for bad arguments. With
@@ -45,7 +49,8 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 ` + servicesHelp(),
 		Example: `  harvester harvest --url https://agency.example.gov/data.json --schema-type "dcatus1.1: federal"
   harvester harvest --file ./data.json --schema-type "dcatus1.1: non-federal" --job-type validate --format json
-  harvester harvest --url https://agency.example.gov/waf/ --source-type waf --schema-type iso19115_2`,
+  harvester harvest --url https://agency.example.gov/waf/ --source-type waf --schema-type iso19115_2
+  harvester harvest --url https://www.dhs.gov/data.json --schema-type "dcatus1.1: federal" --organization "Department of Homeland Security"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), cmd.OutOrStdout()) },
 	}
@@ -62,6 +67,8 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl.StringVar(&f.wafTimeZone, "waf-time-zone", "",
 		"the IANA time zone (e.g. America/New_York) of a WAF's listing dates where the listing names none;\n"+
 			"kept with the source for later runs (default UTC)")
+	fl.StringVar(&f.organization, "organization", "",
+		"the source's organization, by exact name: created when no organization has it (default: leave the source's as it is)")
 	fl.StringVar(&f.jobType, "job-type", "harvest", "harvest, force_harvest, validate or clear")
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "give up waiting for the job after this long")
@@ -126,7 +133,28 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 	if f.timeout <= 0 {
 		return p, usageError{fmt.Errorf("--timeout: %v is not a positive duration", f.timeout)}
 	}
+	if f.organization != "" && strings.TrimSpace(f.organization) == "" {
+		return p, usageError{errors.New("--organization: the name is blank")}
+	}
+	p.Organization = f.organization
 	return p, nil
+}
+
+// reindexIfMoved writes the source's documents again when the source now belongs to another
+// organization than orgBefore: SYNC rewrites only the documents of records that changed, and
+// the others would keep the old organization.
+func reindexIfMoved(ctx context.Context, st store.Store, idx search.Index, sourceID, orgBefore string) error {
+	src, err := st.SourceGet(ctx, sourceID)
+	if err != nil {
+		return fmt.Errorf("get harvest source: %w", err)
+	}
+	if src.OrganizationID == orgBefore {
+		return nil
+	}
+	if _, err := search.Reindex(ctx, st, idx, sourceID); err != nil {
+		return fmt.Errorf("reindex the source's documents under its new organization: %w", err)
+	}
+	return nil
 }
 
 // sourceURL returns raw when it is an absolute http(s) URL with a host, with its scheme in
@@ -204,6 +232,14 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		return "", err
 	}
 	defer unsubscribe()
+	orgBefore := ""
+	if p.Organization != "" {
+		src, err := trigger.EnsureSource(ctx, st, p)
+		if err != nil {
+			return "", err
+		}
+		orgBefore = src.OrganizationID
+	}
 	job, err := trigger.Start(ctx, st, r.Publisher(), p)
 	if errors.Is(err, trigger.ErrJobInProgress) {
 		return jobInProgress(ctx, st, p)
@@ -230,6 +266,11 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		return jobID, fmt.Errorf("waiting for job %s: %w", jobID, err)
 	}
 	awaitReport(wctx, reports, job.ID)
+	if p.Organization != "" && idx != nil {
+		if err := reindexIfMoved(ctx, st, idx, job.SourceID, orgBefore); err != nil {
+			return job.ID, err
+		}
+	}
 	if idx != nil { // make this job's documents searchable before the command returns
 		if err := idx.Refresh(ctx); err != nil {
 			return job.ID, err

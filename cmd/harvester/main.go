@@ -2,7 +2,7 @@
 // builds the store, the router and its stages, runs them, and turns signals into context
 // cancellation.
 //
-//	harvester harvest --url URL | --file PATH --schema-type TYPE [--job-type TYPE] [--format json]
+//	harvester harvest --url URL | --file PATH --schema-type TYPE [--job-type TYPE] [--organization NAME] [--format json]
 //	harvester job cancel JOB_ID
 //	harvester replay --job JOB_ID [--stage STAGE] [--since TIME] [--format json]
 //	harvester migrate

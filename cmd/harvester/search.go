@@ -88,8 +88,8 @@ func searchCommand() *cobra.Command {
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&q.Organization, "organization", "", "only datasets of the organization with exactly this name")
-	cmd.Flags().StringVar(&q.Keyword, "keyword", "", "only datasets with exactly this keyword")
+	cmd.Flags().StringVar(&q.Organization, "organization", "", "only datasets of the organization with this name (the whole name; case and accents ignored)")
+	cmd.Flags().StringVar(&q.Keyword, "keyword", "", "only datasets with this keyword (the whole keyword; case and accents ignored)")
 	cmd.Flags().IntVar(&q.Page, "page", 1, "page of hits, from 1")
 	cmd.Flags().IntVar(&q.PerPage, "per-page", search.DefaultPerPage, fmt.Sprintf("hits per page, 1 to %d", search.MaxPerPage))
 	return cmd

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,7 +94,11 @@ func testSearchIndex(t *testing.T, sb searchBackend) {
 	b.extra = sb.flags
 
 	// 1. DHS: 1,250 datasets, 1,250 documents; a word of one title finds it.
-	dhs := b.harvestCorpus(t, "dcatus/agency-dhs-2025-07.data.json")
+	const dhsOrg = "Department of Homeland Security"
+	b.srv.Serve(corpustest.Path(t, "dcatus/agency-dhs-2025-07.data.json"))
+	dhs, code := b.harvestURL(t, federal, "--organization", dhsOrg)
+	require.Equal(t, exitOK, code)
+	require.Equal(t, "complete", dhs.Status)
 	dhsIDs := datasetIDs(t, b.st, dhs.SourceID)
 	require.Len(t, dhsIDs, 1250)
 	require.Equal(t, dhsIDs, sb.indexed(t, dhs.SourceID))
@@ -123,6 +128,34 @@ func testSearchIndex(t *testing.T, sb searchBackend) {
 	require.True(t, found, "searching %q finds dataset %s: %s", title, target.ID, out)
 	require.NotEmpty(t, res.Facets["keyword"])
 
+	// The README's example: --organization gave the source its organization, and the keyword
+	// filter ignores case (the catalog writes "Cybersecurity").
+	cyber := map[string]bool{}
+	for _, d := range ds {
+		var rec struct{ Keyword []string }
+		if json.Unmarshal(d.DCAT, &rec) == nil && slices.ContainsFunc(rec.Keyword, func(k string) bool {
+			return strings.EqualFold(k, "cybersecurity")
+		}) {
+			cyber[d.ID] = true
+		}
+	}
+	require.NotEmpty(t, cyber)
+	for _, args := range [][]string{{"--organization", dhsOrg, "--keyword", "cybersecurity"},
+		{"--organization", "department of homeland security", "--keyword", "CyberSecurity"}} {
+		code, out = b.runIndexCommand(t, append([]string{"search"}, args...)...)
+		require.Equal(t, exitOK, code, out)
+		res = search.Result{}
+		require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+		require.Equal(t, len(cyber), res.Total, "%v: %s", args, out)
+		for _, h := range res.Hits {
+			require.True(t, cyber[h.ID], h.ID)
+			require.Equal(t, dhsOrg, h.Organization)
+		}
+		require.Equal(t, []search.Facet{{Value: dhsOrg, Count: len(cyber)}}, res.Facets["organization"])
+		require.Contains(t, res.Facets["keyword"], search.Facet{Value: "Cybersecurity", Count: len(cyber)},
+			"the facet shows the keyword as published")
+	}
+
 	// 2. GSA January then July (another source): the index holds exactly the July set; the
 	// documents of datasets July dropped are gone.
 	gsaSrv := corpustest.NewServer(t)
@@ -132,7 +165,8 @@ func testSearchIndex(t *testing.T, sb searchBackend) {
 	janIDs := datasetIDs(t, b.st, jan.SourceID)
 	require.Equal(t, janIDs, sb.indexed(t, jan.SourceID))
 	gsaSrv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"))
-	july, code := b.harvest(t, "--url", gsaSrv.URL(), "--schema-type", federal)
+	const gsaOrg = "General Services Administration"
+	july, code := b.harvest(t, "--url", gsaSrv.URL(), "--schema-type", federal, "--organization", gsaOrg)
 	require.Equal(t, exitOK, code)
 	require.Equal(t, jan.SourceID, july.SourceID)
 	julyIDs := datasetIDs(t, b.st, july.SourceID)
@@ -145,6 +179,15 @@ func testSearchIndex(t *testing.T, sb searchBackend) {
 		}
 	}
 	require.Equal(t, july.Deleted, dropped, "each deleted record's document is gone")
+	// --organization attached the existing source; the organization facet counts each source's.
+	code, out = b.runIndexCommand(t, "search", "--organization", gsaOrg, "--per-page", "1")
+	require.Equal(t, exitOK, code, out)
+	res = search.Result{}
+	require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+	require.Equal(t, july.Added+july.Updated+july.Unchanged, res.Total, out)
+	orgs, _, err := b.st.OrganizationList(t.Context(), &store.PageParams{})
+	require.NoError(t, err)
+	require.Len(t, orgs, 2, "one organization each, reused by name")
 
 	// 3. reconcile finds a document deleted behind Harvester's back; --fix restores it.
 	var victim string

@@ -13,6 +13,13 @@ import (
 	"time"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/char/asciifolding"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 
@@ -26,6 +33,9 @@ type Index struct {
 	mu       sync.RWMutex   // guards idx and gen across Rebuild's swap
 	idx      blevesearch.Index
 	gen      string
+	// folded is set when the live generation has the folded fields (foldedAnalyzer); a
+	// generation made before them filters on the published values until a reindex.
+	folded bool
 }
 
 var _ search.Index = (*Index)(nil)
@@ -107,7 +117,7 @@ func open(dir string, cfg map[string]any) (*Index, error) {
 			idx.Close()
 			return nil, err
 		}
-		x.idx, x.gen = idx, name
+		x.idx, x.gen, x.folded = idx, name, true
 		return x, nil
 	case err != nil:
 		return nil, fmt.Errorf("search index: %w", err)
@@ -123,7 +133,18 @@ func open(dir string, cfg map[string]any) (*Index, error) {
 		return nil, fmt.Errorf("search index %s: %w (is another harvester process using it? "+
 			"only one process may hold a bleve index; set OPENSEARCH_URL to share one index)", dir, err)
 	}
+	x.folded = hasFolding(x.idx)
 	return x, nil
+}
+
+// hasFolding reports whether idx was created with the folded fields and analyzers.
+func hasFolding(idx blevesearch.Index) bool {
+	im, ok := idx.Mapping().(*mapping.IndexMappingImpl)
+	if !ok || im.CustomAnalysis == nil {
+		return false
+	}
+	_, ok = im.CustomAnalysis.Analyzers[foldedAnalyzer]
+	return ok
 }
 
 // floorSegmentSize is the merge planner's FloorSegmentSize, in documents: segments smaller than
@@ -143,7 +164,11 @@ func settings() map[string]any {
 // create makes a new, empty generation.
 func (x *Index) create() (blevesearch.Index, string, error) {
 	name := fmt.Sprintf("datasets-%d.bleve", time.Now().UnixNano())
-	idx, err := blevesearch.NewUsing(filepath.Join(x.dir, name), indexMapping(),
+	im, err := indexMapping()
+	if err != nil {
+		return nil, "", err
+	}
+	idx, err := blevesearch.NewUsing(filepath.Join(x.dir, name), im,
 		blevesearch.Config.DefaultIndexType, blevesearch.Config.DefaultKVStore, maps.Clone(x.settings))
 	if err != nil {
 		return nil, "", fmt.Errorf("search index: create %s: %w", name, err)
@@ -163,16 +188,32 @@ func (x *Index) point(name string) error {
 	return nil
 }
 
-// indexMapping mirrors the OpenSearch mapping: english full text, exact keyword fields for
-// filters and facets (keyword, theme and organization are both), dates, the bounding box as a
-// geoshape, and the DCAT record stored but not indexed. Doc values, which every batch and
+// Analyzers of the mapping. textAnalyzer is bleve's "en" (unicode tokenizer, possessive, lower
+// case, English stop words, Porter stemmer) with accents folded to ASCII first, as the
+// OpenSearch index's english_folded; foldedAnalyzer makes one token of a whole value, lower
+// case and folded to ASCII, like the OpenSearch index's "folded" normalizer, for the
+// organization and keyword filters.
+const (
+	textAnalyzer   = "harvester_en"
+	foldedAnalyzer = "harvester_folded"
+)
+
+// indexMapping mirrors the OpenSearch mapping: english full text with accents folded, exact
+// keyword fields for facets (keyword, theme and organization are both, and organization and
+// keyword have a folded field for the filters, ignoring case and accents), dates, the
+// bounding box as a geoshape, and the DCAT record stored but not indexed. Doc values, which every batch and
 // merge writes, are kept only where a query reads them: the sort (id), the facets
 // (organization, keyword) and the geoshape. Fields are stored only when Search or Scan
 // returns them, and the DCAT record.
-func indexMapping() mapping.IndexMapping {
+func indexMapping() (mapping.IndexMapping, error) {
 	text := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
-		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = name, "en", store, false, false, false
+		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = name, textAnalyzer, store, false, false, false
+		return f
+	}
+	folded := func(name string) *mapping.FieldMapping {
+		f := text(name, false)
+		f.Analyzer = foldedAnalyzer
 		return f
 	}
 	kw := func(name string, store bool) *mapping.FieldMapping {
@@ -186,7 +227,11 @@ func indexMapping() mapping.IndexMapping {
 		doc.AddFieldMappingsAt(name, kw(name, name != "distribution_format"))
 	}
 	for _, name := range []string{"keyword", "theme", "organization"} {
-		doc.AddFieldMappingsAt(name, kw(name, name == "organization"), text(name+".text", false))
+		fs := []*mapping.FieldMapping{kw(name, name == "organization"), text(name+".text", false)}
+		if name != "theme" {
+			fs = append(fs, folded(name+".folded"))
+		}
+		doc.AddFieldMappingsAt(name, fs...)
 	}
 	doc.AddFieldMappingsAt("title", text("title", true))
 	for _, name := range []string{"description", "publisher", "distribution_title"} {
@@ -211,10 +256,20 @@ func indexMapping() mapping.IndexMapping {
 	}())
 
 	im := mapping.NewIndexMapping()
+	for name, cfg := range map[string]map[string]any{
+		textAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": unicode.Name,
+			"token_filters": []any{en.PossessiveName, lowercase.Name, en.StopName, porter.Name}},
+		foldedAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": single.Name,
+			"token_filters": []any{lowercase.Name}},
+	} {
+		if err := im.AddCustomAnalyzer(name, cfg); err != nil {
+			return nil, fmt.Errorf("search index mapping: analyzer %s: %w", name, err)
+		}
+	}
 	im.DefaultMapping = doc
-	im.DefaultAnalyzer = "en"
+	im.DefaultAnalyzer = textAnalyzer
 	im.StoreDynamic, im.IndexDynamic, im.DocValuesDynamic = false, false, false
-	return im
+	return im, nil
 }
 
 // fields returns the value bleve indexes for d: the Document's JSON fields, with the DCAT
@@ -263,11 +318,19 @@ func (x *Index) Apply(_ context.Context, ops []search.Op) ([]error, error) {
 }
 
 // Search runs q: a disjunction of match queries over the text fields (title and keywords
-// boosted, like the OpenSearch index), conjoined with term filters, with term facets.
+// boosted, like the OpenSearch index), conjoined with the filters (organization and keyword
+// ignoring case and accents, source_id exact), with term facets of the published values.
 func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
 		return nil, err
+	}
+	x.mu.RLock()
+	folded := x.folded
+	x.mu.RUnlock()
+	analyzer := textAnalyzer // named: for "keyword.text", bleve would take the "keyword" field's analyzer
+	if !folded {
+		analyzer = en.AnalyzerName
 	}
 	var must []query.Query
 	if strings.TrimSpace(q.Text) != "" {
@@ -277,6 +340,7 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 			m := blevesearch.NewMatchQuery(q.Text)
 			m.SetField(field)
 			m.SetBoost(boost)
+			m.Analyzer = analyzer
 			any = append(any, m)
 		}
 		id := blevesearch.NewTermQuery(strings.TrimSpace(q.Text))
@@ -284,12 +348,25 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 		any = append(any, id)
 		must = append(must, blevesearch.NewDisjunctionQuery(any...))
 	}
-	for field, v := range map[string]string{"organization": q.Organization, "keyword": q.Keyword, "source_id": q.SourceID} {
-		if v != "" {
+	for field, v := range map[string]string{"organization": q.Organization, "keyword": q.Keyword} {
+		if v == "" {
+			continue
+		}
+		if !folded { // a generation from before the folded fields: the published value only
 			t := blevesearch.NewTermQuery(v)
 			t.SetField(field)
 			must = append(must, t)
+			continue
 		}
+		m := blevesearch.NewMatchQuery(v) // one token: the whole value, folded
+		m.SetField(field + ".folded")
+		m.Analyzer = foldedAnalyzer
+		must = append(must, m)
+	}
+	if q.SourceID != "" {
+		t := blevesearch.NewTermQuery(q.SourceID)
+		t.SetField("source_id")
+		must = append(must, t)
 	}
 	var root query.Query = blevesearch.NewMatchAllQuery()
 	if len(must) > 0 {
@@ -398,7 +475,7 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 	}
 	x.mu.Lock()
 	old, oldGen := x.idx, x.gen
-	x.idx, x.gen = idx, name
+	x.idx, x.gen, x.folded = idx, name, true
 	x.mu.Unlock()
 	old.Close()
 	return os.RemoveAll(filepath.Join(x.dir, oldGen))

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	osgo "github.com/opensearch-project/opensearch-go/v4"
@@ -29,6 +30,9 @@ const DefaultAlias = "harvester-datasets"
 type Index struct {
 	client *opensearchapi.Client
 	alias  string
+	// folded is set when the alias's index has the "folded" sub-fields; an index created
+	// before them filters on the published values until a reindex (Rebuild) replaces it.
+	folded atomic.Bool
 }
 
 var _ search.Index = (*Index)(nil)
@@ -62,32 +66,79 @@ func Open(ctx context.Context, url, alias string) (*Index, error) {
 		if err = statusErr(status, err); err != nil {
 			return nil, fmt.Errorf("opensearch: alias %s: %w", alias, err)
 		}
+		x.folded.Store(true)
+		return x, nil
 	}
+	folded, err := x.hasFolding(ctx)
+	if err != nil {
+		return nil, err
+	}
+	x.folded.Store(folded)
 	return x, nil
+}
+
+// hasFolding reports whether the alias's index maps keyword.folded (indexes created before
+// the folded sub-fields do not).
+func (x *Index) hasFolding(ctx context.Context) (bool, error) {
+	var out map[string]struct {
+		Mappings struct {
+			Properties map[string]struct {
+				Fields map[string]json.RawMessage `json:"fields"`
+			} `json:"properties"`
+		} `json:"mappings"`
+	}
+	status, err := x.do(ctx, http.MethodGet, "/"+x.alias+"/_mapping", nil, &out)
+	if err = statusErr(status, err); err != nil {
+		return false, fmt.Errorf("opensearch: mapping of %s: %w", x.alias, err)
+	}
+	for _, idx := range out {
+		if _, ok := idx.Mappings.Properties["keyword"].Fields["folded"]; !ok {
+			return false, nil
+		}
+	}
+	return len(out) > 0, nil
 }
 
 // Alias returns the alias the index is used through.
 func (x *Index) Alias() string { return x.alias }
 
-// mapping is the explicit mapping of a dataset index: full text with the english analyzer
-// (analysis-common), exact keyword fields for filters and facets, dates that tolerate odd
-// values, the bounding box as geo_shape, and the whole DCAT record stored but not indexed.
+// mapping is the explicit mapping of a dataset index: full text with english_folded (the
+// english analyzer of analysis-common rebuilt as its documentation gives it, with asciifolding
+// after lowercase), exact keyword fields for facets with a "folded" sub-field (the "folded"
+// normalizer: lowercase, asciifolding) for the organization and keyword filters, dates that
+// tolerate odd values, the bounding box as geo_shape, and the whole DCAT record stored but
+// not indexed. A term query on a normalized keyword field normalizes its value too.
+// https://opensearch.org/docs/2.19/analyzers/language-analyzers/english/,
+// https://opensearch.org/docs/2.19/analyzers/normalizers/
 var mapping = map[string]any{
-	"settings": map[string]any{"number_of_shards": 1},
+	"settings": map[string]any{"number_of_shards": 1, "analysis": map[string]any{
+		"filter": map[string]any{
+			"english_stop":               map[string]any{"type": "stop", "stopwords": "_english_"},
+			"english_stemmer":            map[string]any{"type": "stemmer", "language": "english"},
+			"english_possessive_stemmer": map[string]any{"type": "stemmer", "language": "possessive_english"},
+		},
+		"analyzer": map[string]any{
+			"english_folded": map[string]any{"type": "custom", "tokenizer": "standard", "filter": []string{
+				"english_possessive_stemmer", "lowercase", "asciifolding", "english_stop", "english_stemmer"}},
+		},
+		"normalizer": map[string]any{
+			"folded": map[string]any{"type": "custom", "filter": []string{"lowercase", "asciifolding"}},
+		},
+	}},
 	"mappings": map[string]any{
 		"dynamic": "strict",
 		"properties": map[string]any{
 			"id":                  keyword(),
 			"slug":                keyword(),
-			"title":               map[string]any{"type": "text", "analyzer": "english", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
-			"description":         map[string]any{"type": "text", "analyzer": "english"},
-			"keyword":             keywordText(),
-			"theme":               keywordText(),
-			"publisher":           map[string]any{"type": "text", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
-			"organization":        keywordText(),
+			"title":               map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
+			"description":         map[string]any{"type": "text", "analyzer": "english_folded"},
+			"keyword":             keywordText(true),
+			"theme":               keywordText(false),
+			"publisher":           map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
+			"organization":        keywordText(true),
 			"identifier":          keyword(),
 			"landing_page":        map[string]any{"type": "keyword", "index": false},
-			"distribution_title":  map[string]any{"type": "text", "analyzer": "english"},
+			"distribution_title":  map[string]any{"type": "text", "analyzer": "english_folded"},
 			"distribution_format": keyword(),
 			"modified":            map[string]any{"type": "date", "ignore_malformed": true},
 			"issued":              map[string]any{"type": "date", "ignore_malformed": true},
@@ -101,9 +152,14 @@ var mapping = map[string]any{
 
 func keyword() map[string]any { return map[string]any{"type": "keyword", "ignore_above": 1024} }
 
-func keywordText() map[string]any {
-	return map[string]any{"type": "keyword", "ignore_above": 1024,
-		"fields": map[string]any{"text": map[string]any{"type": "text", "analyzer": "english"}}}
+// keywordText is a keyword field (the published value, for facets) with a text sub-field and,
+// when folded, a "folded" sub-field for filters that ignore case and accents.
+func keywordText(folded bool) map[string]any {
+	fields := map[string]any{"text": map[string]any{"type": "text", "analyzer": "english_folded"}}
+	if folded {
+		fields["folded"] = map[string]any{"type": "keyword", "normalizer": "folded", "ignore_above": 1024}
+	}
+	return map[string]any{"type": "keyword", "ignore_above": 1024, "fields": fields}
 }
 
 // create makes a new concrete index with the mapping and returns its name.
@@ -161,7 +217,9 @@ func (x *Index) apply(ctx context.Context, index string, ops []search.Op) ([]err
 }
 
 // Search runs q as a bool query: multi_match over the text fields (OR of terms, title and
-// keywords boosted), term filters, and terms aggregations for the facets.
+// keywords boosted), term filters (organization and keyword on their folded sub-fields,
+// ignoring case and accents; source_id exact), and terms aggregations of the published values
+// for the facets.
 func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -175,9 +233,13 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 	}
 	var filter []any
 	for field, v := range map[string]string{"organization": q.Organization, "keyword": q.Keyword, "source_id": q.SourceID} {
-		if v != "" {
-			filter = append(filter, map[string]any{"term": map[string]any{field: v}})
+		if v == "" {
+			continue
 		}
+		if field != "source_id" && x.folded.Load() {
+			field += ".folded" // the normalizer folds the value as it folded the documents'
+		}
+		filter = append(filter, map[string]any{"term": map[string]any{field: v}})
 	}
 	body := map[string]any{
 		"from": q.From(), "size": q.PerPage, "track_total_hits": true,
@@ -311,6 +373,7 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 		_, _ = x.do(context.WithoutCancel(ctx), http.MethodDelete, "/"+name, nil, nil)
 		return fmt.Errorf("opensearch: rebuild: %w", err)
 	}
+	x.folded.Store(true)
 	return nil
 }
 

@@ -41,6 +41,8 @@ func Run(t *testing.T, open func(t *testing.T) search.Index) {
 	}{
 		{"SearchFindsTitleWord", testSearchFindsTitleWord},
 		{"FiltersAndFacets", testFiltersAndFacets},
+		{"FiltersFoldCaseAndAccents", testFiltersFoldCaseAndAccents},
+		{"TextFoldsAccents", testTextFoldsAccents},
 		{"Paging", testPaging},
 		{"UpdateAndDelete", testUpdateAndDelete},
 		{"Scan", testScan},
@@ -130,6 +132,56 @@ func testFiltersAndFacets(t *testing.T, idx search.Index) {
 	// The keyword filter ignores keywords of other datasets; facets follow the filters.
 	res = find(t, idx, search.Query{Organization: "Org A"})
 	require.Equal(t, []search.Facet{{Value: "Org A", Count: 2}}, res.Facets["organization"])
+}
+
+// testFiltersFoldCaseAndAccents: the organization and keyword filters ignore case and accents
+// (Unicode letters folded to ASCII), but stay whole-value filters; facets show the values as
+// the publishers wrote them, one per spelling.
+func testFiltersFoldCaseAndAccents(t *testing.T, idx search.Index) {
+	put(t, idx,
+		doc("d1", "s1", "Department of Homeland Security", `{"title": "Threat feeds", "keyword": ["Cybersecurity", "Water"]}`),
+		doc("d2", "s1", "Department of Homeland Security", `{"title": "Advisories", "keyword": ["cybersecurity"]}`),
+		doc("d3", "s2", "Servicio Forestal Agrícola", `{"title": "Sky islands", "keyword": ["Pinaleño Mountains"]}`),
+		doc("d4", "s2", "Other", `{"title": "Roads", "keyword": ["roads"]}`),
+	)
+	for _, k := range []string{"cybersecurity", "Cybersecurity", "CYBERSECURITY", "cYbErSeCuRiTy"} {
+		require.ElementsMatch(t, []string{"d1", "d2"}, ids(find(t, idx, search.Query{Keyword: k})), k)
+	}
+	for _, k := range []string{"Pinaleño Mountains", "pinaleno mountains", "PINALEÑO MOUNTAINS"} {
+		require.Equal(t, []string{"d3"}, ids(find(t, idx, search.Query{Keyword: k})), k)
+	}
+	require.Equal(t, 0, find(t, idx, search.Query{Keyword: "pinaleno"}).Total, "a keyword filter matches the whole keyword")
+	for _, o := range []string{"Department of Homeland Security", "department of homeland security"} {
+		require.ElementsMatch(t, []string{"d1", "d2"}, ids(find(t, idx, search.Query{Organization: o})), o)
+	}
+	require.Equal(t, []string{"d3"}, ids(find(t, idx, search.Query{Organization: "servicio forestal agricola"})))
+	require.Equal(t, 0, find(t, idx, search.Query{Organization: "department"}).Total, "organization is a whole-value filter")
+	require.Equal(t, []string{"d1"}, ids(find(t, idx, search.Query{Organization: "DEPARTMENT OF HOMELAND SECURITY",
+		Keyword: "water"})))
+
+	res := find(t, idx, search.Query{Keyword: "CYBERSECURITY"})
+	require.ElementsMatch(t, []search.Facet{{Value: "Cybersecurity", Count: 1}, {Value: "cybersecurity", Count: 1},
+		{Value: "Water", Count: 1}}, res.Facets["keyword"], "facets keep each keyword as published")
+	require.Equal(t, []search.Facet{{Value: "Department of Homeland Security", Count: 2}}, res.Facets["organization"])
+	res = find(t, idx, search.Query{Organization: "servicio forestal agricola"})
+	require.Equal(t, []search.Facet{{Value: "Servicio Forestal Agrícola", Count: 1}}, res.Facets["organization"])
+	require.Equal(t, []search.Facet{{Value: "Pinaleño Mountains", Count: 1}}, res.Facets["keyword"])
+}
+
+// testTextFoldsAccents: full text ignores accents both ways, in every text field.
+func testTextFoldsAccents(t *testing.T, idx search.Index) {
+	put(t, idx,
+		doc("title", "s1", "Org", `{"title": "Pinaleño Mountains stream survey"}`),
+		doc("desc", "s1", "Org", `{"title": "Canyon", "description": "Flow in the Cañón del Oro."}`),
+		doc("kw", "s1", "Org", `{"title": "Lakes", "keyword": ["Réservoirs"]}`),
+		doc("org", "s1", "Servicio Forestal Agrícola", `{"title": "Forests"}`),
+		doc("plain", "s1", "Org", `{"title": "Pinaleno ranger district"}`),
+	)
+	require.ElementsMatch(t, []string{"title", "plain"}, ids(find(t, idx, search.Query{Text: "pinaleno"})))
+	require.ElementsMatch(t, []string{"title", "plain"}, ids(find(t, idx, search.Query{Text: "Pinaleño"})))
+	require.Equal(t, []string{"desc"}, ids(find(t, idx, search.Query{Text: "canon"})))
+	require.Equal(t, []string{"kw"}, ids(find(t, idx, search.Query{Text: "reservoir"})), "folded, then stemmed")
+	require.Equal(t, []string{"org"}, ids(find(t, idx, search.Query{Text: "agricola"})))
 }
 
 func testPaging(t *testing.T, idx search.Index) {

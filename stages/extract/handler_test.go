@@ -264,14 +264,49 @@ func TestHandleMessageKeepsMarkup(t *testing.T) {
 
 func TestHandleJobDeletedWithItsSource(t *testing.T) {
 	t.Parallel()
-	r := runExtract(t, []byte(`{"dataset":[{"identifier":"a"}]}`), nil)
-	require.NoError(t, r.err)
-	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version,
-		JobID: "6f1c2d3e-0000-4000-8000-000000000000", SourceID: r.job.SourceID, JobType: harvest.JobHarvest,
-		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, URL: "/nonexistent"})
+	ctx := context.Background()
+	st := openSQLite(t)
+	path := filepath.Join(t.TempDir(), "data.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"dataset":[{"identifier":"a"}]}`), 0o644))
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: path, SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal})
 	require.NoError(t, err)
-	m.SetContext(context.Background())
-	pubsub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
-	defer pubsub.Close()
-	require.NoError(t, New(r.st, pubsub, FetchConfig{}).Handle(m), "a job that no longer exists is acknowledged")
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	// The job is cancelled and its source deleted while the job's message waits in the stream.
+	_, err = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "CancelledJob", Message: "cancelled"})
+	require.NoError(t, err)
+	require.NoError(t, st.SourceDelete(ctx, src.ID))
+	_, err = st.JobGet(ctx, job.ID)
+	require.ErrorIs(t, err, store.ErrNotFound, "the job went with its source")
+
+	// Publish returns once the collector acked: when Handle returns, all it published is here.
+	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
+	t.Cleanup(func() { _ = pubsub.Close() })
+	var mu sync.Mutex
+	var published []string
+	for _, subject := range []string{harvest.SubjectCompare, harvest.SubjectSettled, harvest.SubjectListing,
+		harvest.SubjectTransform, harvest.SubjectReport, harvest.SubjectExtract} {
+		ch, err := pubsub.Subscribe(ctx, subject)
+		require.NoError(t, err)
+		go func() {
+			for msg := range ch {
+				mu.Lock()
+				published = append(published, subject)
+				mu.Unlock()
+				msg.Ack()
+			}
+		}()
+	}
+	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
+		SourceID: src.ID, JobType: harvest.JobHarvest, SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
+	require.NoError(t, err)
+	m.SetContext(ctx)
+	require.NoError(t, New(st, pubsub, FetchConfig{}).Handle(m), "a job that no longer exists is acknowledged")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Empty(t, published, "nothing is listed, settled or failed for a deleted job")
+	_, err = st.SourceGet(ctx, src.ID)
+	require.ErrorIs(t, err, store.ErrNotFound, "nothing is written for it either")
 }

@@ -2,6 +2,9 @@ package postgres_test
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -66,7 +69,7 @@ func TestLeaderConnectionLost(t *testing.T) {
 }
 
 // TestMigrateConcurrent: processes that start together on an empty schema migrate it once,
-// one after the other, and all succeed.
+// one after the other, and all succeed; the schema is then at the newest migration, each applied once.
 func TestMigrateConcurrent(t *testing.T) {
 	t.Parallel()
 	url := dbtest.URL(t)
@@ -84,6 +87,41 @@ func TestMigrateConcurrent(t *testing.T) {
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
+
+	// The schema is at the newest migration, each applied once, whichever process ran it.
+	want := migrationVersions(t)
+	conn, err := pgx.Connect(t.Context(), url)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(),
+		`SELECT version_id FROM goose_db_version WHERE is_applied AND version_id > 0 ORDER BY id`)
+	require.NoError(t, err)
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(t, err)
+	require.Equal(t, want, applied, "every migration applied once, in order")
+	var tables int
+	require.NoError(t, conn.QueryRow(t.Context(), `SELECT count(*) FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_name IN ('harvest_source', 'harvest_job', 'dataset')`).Scan(&tables))
+	require.Equal(t, 3, tables, "the tables are in the test's own schema")
+}
+
+// migrationVersions returns the versions of the embedded migrations (migration/NNN_name.sql),
+// in order.
+func migrationVersions(t *testing.T) []int64 {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("migration", "*.sql"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	var out []int64
+	for _, f := range files {
+		n, _, ok := strings.Cut(filepath.Base(f), "_")
+		require.True(t, ok, f)
+		v, err := strconv.ParseInt(n, 10, 64)
+		require.NoError(t, err, f)
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestPoolSize: the pool has DefaultMaxConns connections unless the URL says otherwise.
