@@ -94,7 +94,7 @@ func (s *server) jobList(w http.ResponseWriter, r *http.Request) error {
 	fields := fieldErrors{}
 	q := readQuery(r, fields, append([]string{"source_id", "status", "job_type"}, pagingParams...)...)
 	pg := parsePaging(q, fields)
-	p := store.JobListParams{SourceID: q["source_id"], PageParams: pg.params()}
+	p := store.JobListParams{SourceID: filterID(q, "source_id"), PageParams: pg.params()}
 	if v := q["status"]; v != "" {
 		p.Status = harvest.JobStatus(v)
 		if !slices.Contains(jobStatuses, p.Status) {

@@ -228,7 +228,7 @@ func (s *server) sourceList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	srcs, total, err := s.store.SourceList(r.Context(), &store.SourceListParams{
-		OrganizationID: q["organization_id"], PageParams: pg.params()})
+		OrganizationID: filterID(q, "organization_id"), PageParams: pg.params()})
 	if errors.Is(err, store.ErrNotFound) { // an organization_id Postgres cannot read as a uuid: no such organization
 		srcs, total, err = nil, 0, nil
 	}
