@@ -25,11 +25,16 @@ type Config struct {
 	ProtectReads bool
 	// MaxBodyBytes caps a request body; a larger one is refused with 413. Default 10 MiB.
 	MaxBodyBytes int64
+	// ValidateMaxRecords is how many datasets of one document POST /api/v1/validate checks and
+	// answers; the rest is not read, and the answer says "truncated": true. It bounds the
+	// answer's size and the memory it takes (about 200 bytes a valid record). Default 10,000.
+	ValidateMaxRecords int
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
 	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, 10<<20)
+	c.ValidateMaxRecords = cmp.Or(c.ValidateMaxRecords, 10_000)
 	return c
 }
 
@@ -39,6 +44,9 @@ func (c Config) validate() error {
 	}
 	if c.MaxBodyBytes < 0 {
 		return errors.New("api: MaxBodyBytes must not be negative")
+	}
+	if c.ValidateMaxRecords < 0 {
+		return errors.New("api: ValidateMaxRecords must not be negative")
 	}
 	return nil
 }
