@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -71,8 +72,10 @@ type sourceInput struct {
 
 // decodeSource reads and checks the body of POST and PUT, naming every bad field. Omitted
 // optional fields take their defaults: source_type document, frequency manual,
-// notification_frequency on_error, no organization, no emails, no collection_parent_url
-// (decodeObject refuses null for the first three). A good url or collection_parent_url is
+// notification_frequency on_error, no organization (also null; "" is refused), no emails, no
+// collection_parent_url (decodeObject refuses null for the first three). A url (or
+// collection_parent_url) on a loopback, private or link-local address is refused unless the
+// server allows private sources (checkPublic). A good url or collection_parent_url is
 // stored with its scheme and host in lower case.
 func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error) {
 	data, err := readBody(r)
@@ -92,6 +95,9 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 		NotificationEmails: in.NotificationEmails}
 	if in.OrganizationID != nil {
 		p.OrganizationID = *in.OrganizationID
+		if p.OrganizationID == "" {
+			fields.add("organization_id", "must not be empty: leave it out or send null for no organization")
+		}
 	}
 	if in.CollectionParentURL != nil {
 		p.CollectionParentURL = *in.CollectionParentURL
@@ -103,6 +109,8 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 	if _, bad := fields["collection_parent_url"]; !bad {
 		p.CollectionParentURL = lowerSchemeHost(p.CollectionParentURL)
 	}
+	s.checkPublic(r, "url", p.URL, fields)
+	s.checkPublic(r, "collection_parent_url", p.CollectionParentURL, fields)
 	s.checkOrganization(r, p.OrganizationID, fields)
 	return p, fields.err()
 }
@@ -205,8 +213,22 @@ func lowerSchemeHost(raw string) string {
 	return strings.ToLower(scheme) + ":" + "//" + userinfo + string(b) + tail
 }
 
+// checkPublic records in fields a source URL whose host resolves to an address the fetches
+// refuse (extract.CheckSourceAddress), unless the server allows private sources
+// (--allow-private-sources, Deps.Fetch.AllowPrivate): such a source would only fail when it
+// runs. A field already found bad, or empty, is not looked at.
+func (s *server) checkPublic(r *http.Request, field, raw string, fields fieldErrors) {
+	if _, bad := fields[field]; bad || raw == "" || s.fetch.AllowPrivate {
+		return
+	}
+	if err := extract.CheckSourceAddress(r.Context(), raw); err != nil {
+		fields.add(field, "%q is refused: %v. Sources on loopback, private and link-local addresses need a server "+
+			"started with --allow-private-sources (HARVESTER_ALLOW_PRIVATE_SOURCES=1)", raw, err)
+	}
+}
+
 // checkOrganization records in fields an organization_id that names no organization. An
-// empty id (omitted, null or "") means no organization.
+// empty id (omitted or null) means no organization.
 func (s *server) checkOrganization(r *http.Request, id string, fields fieldErrors) {
 	if id == "" {
 		return
