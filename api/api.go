@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill/message"
+
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/stages/extract"
@@ -20,16 +22,21 @@ type Config struct {
 	// "Authorization: Bearer <key>". Empty refuses every write with 401 (HARVESTER_API_KEY
 	// is not set); reads stay open.
 	APIKey string
-	// ProtectReads makes reads need the key too. /healthz, /readyz, /metrics and the OpenAPI
-	// document stay open. It needs APIKey.
+	// ProtectReads makes reads need the key too (harvester serve and api: HARVESTER_PROTECT_READS=1).
+	// /healthz, /readyz, /metrics and the OpenAPI document stay open. It needs APIKey.
 	ProtectReads bool
 	// MaxBodyBytes caps a request body; a larger one is refused with 413. Default 10 MiB.
 	MaxBodyBytes int64
+	// ValidateMaxRecords is how many datasets of one document POST /api/v1/validate checks and
+	// answers; the rest is not read, and the answer says "truncated": true. It bounds the
+	// answer's size and the memory it takes (about 200 bytes a valid record). Default 10,000.
+	ValidateMaxRecords int
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
 	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, 10<<20)
+	c.ValidateMaxRecords = cmp.Or(c.ValidateMaxRecords, 10_000)
 	return c
 }
 
@@ -39,6 +46,9 @@ func (c Config) validate() error {
 	}
 	if c.MaxBodyBytes < 0 {
 		return errors.New("api: MaxBodyBytes must not be negative")
+	}
+	if c.ValidateMaxRecords < 0 {
+		return errors.New("api: ValidateMaxRecords must not be negative")
 	}
 	return nil
 }
@@ -61,6 +71,10 @@ type Deps struct {
 	// Replay serves POST /api/v1/harvest_jobs/{id}/replay (router.Bus.Replay over the store);
 	// nil answers it with 503.
 	Replay func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error)
+	// Publisher sends, when a job is cancelled through the API, the settled message that asks
+	// the job aggregator to report it (harvest report event, email, harvester_jobs_finished_total);
+	// nil: a cancelled job is not reported.
+	Publisher message.Publisher
 }
 
 // server holds what the handlers need; it is the http.Handler that New returns.
@@ -73,9 +87,11 @@ type server struct {
 	fetch   extract.FetchConfig
 	search  search.Index
 	replay  func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error)
-	mux     *http.ServeMux
-	table   []route
-	handler http.Handler // mux behind the middleware
+	// publisher reports cancelled jobs (Deps.Publisher); may be nil
+	publisher message.Publisher
+	mux       *http.ServeMux
+	table     []route
+	handler   http.Handler // mux behind the middleware
 }
 
 // validateRetryBudget bounds the retries of POST /api/v1/validate's download: a caller waits
@@ -105,15 +121,16 @@ func newServer(cfg Config, deps Deps) (*server, error) {
 		return nil, errors.New("api: Deps.Store is required")
 	}
 	s := &server{
-		cfg:     cfg,
-		store:   deps.Store,
-		log:     cmp.Or(deps.Logger, slog.Default()),
-		metrics: deps.Metrics,
-		ready:   deps.Ready,
-		fetch:   validateFetch(deps.Fetch),
-		search:  deps.Search,
-		replay:  deps.Replay,
-		mux:     http.NewServeMux(),
+		cfg:       cfg,
+		store:     deps.Store,
+		log:       cmp.Or(deps.Logger, slog.Default()),
+		metrics:   deps.Metrics,
+		ready:     deps.Ready,
+		fetch:     validateFetch(deps.Fetch),
+		search:    deps.Search,
+		replay:    deps.Replay,
+		publisher: deps.Publisher,
+		mux:       http.NewServeMux(),
 	}
 	s.table = s.routes()
 	for _, rt := range s.table {

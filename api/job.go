@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -25,22 +26,56 @@ type jobJSON struct {
 	Settled        int        `json:"settled"`
 	Expected       *int       `json:"expected"`        // null until the listing completed
 	PercentSettled *float64   `json:"percent_settled"` // null until expected is known
+	NotModified    bool       `json:"not_modified"`    // the source answered 304 to the job's conditional GET
+	Error          *string    `json:"error"`           // "Type: message" of a job that ended in error; else null
 	DateCreated    time.Time  `json:"date_created"`
 	DateFinished   *time.Time `json:"date_finished"`
 }
 
-func jobOf(j *store.Job) jobJSON {
-	return jobJSON{ID: j.ID, SourceID: j.SourceID, JobType: string(j.JobType), Status: string(j.Status),
+// jobOf is j as the API shows it. While j runs, total is its expected count once the listing
+// completed, and until then the records settled so far (the store's total is written when the
+// job ends). A job in error gets its newest job error as error; a complete job says whether its
+// source answered 304 Not Modified (both from the store, one read each, and only for those).
+func (s *server) jobOf(ctx context.Context, j *store.Job) (jobJSON, error) {
+	out := jobJSON{ID: j.ID, SourceID: j.SourceID, JobType: string(j.JobType), Status: string(j.Status),
 		Counts: j.Counts, Settled: j.Settled, Expected: j.Expected, PercentSettled: percentSettled(j),
 		DateCreated: j.CreatedAt.UTC(), DateFinished: utcPtr(j.FinishedAt)}
+	switch j.Status {
+	case harvest.JobNew, harvest.JobInProgress:
+		out.Total = j.Settled
+		if j.Expected != nil {
+			out.Total = max(*j.Expected, j.Settled)
+		}
+	case harvest.JobError:
+		errs, err := s.store.JobErrorList(ctx, j.ID)
+		if err != nil {
+			return out, fmt.Errorf("job errors of %s: %w", j.ID, err)
+		}
+		if len(errs) > 0 {
+			e := errs[len(errs)-1]
+			text := e.Type + ": " + e.Message
+			out.Error = &text
+		}
+	case harvest.JobComplete:
+		f, err := s.store.JobFetchGet(ctx, j.ID)
+		switch {
+		case err == nil:
+			out.NotModified = f.NotModified
+		case !errors.Is(err, store.ErrNotFound): // not found: the job saved no fetch (a WAF, a clear job)
+			return out, fmt.Errorf("fetch of job %s: %w", j.ID, err)
+		}
+	}
+	return out, nil
 }
 
-// percentSettled is settled*100/expected to one decimal: 100 once the job finished (a failed
-// job settles no more) or when nothing is expected, nil while expected is unknown.
+// percentSettled is settled*100/expected to one decimal, at most 100: 100 for a complete job
+// or when nothing is expected, nil while expected is unknown (also for a job that ended in
+// error before its listing completed). A job that ended in error (cancelled, failed) keeps the
+// share it had settled: it settles no more.
 func percentSettled(j *store.Job) *float64 {
 	var p float64
 	switch {
-	case j.Status.Finished():
+	case j.Status == harvest.JobComplete:
 		p = 100
 	case j.Expected == nil:
 		return nil
@@ -81,10 +116,10 @@ func (s *server) sourceJobCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	job, err := trigger.Enqueue(r.Context(), s.store, id, jobType)
 	if err != nil {
-		return describe(err, sourceNotFound(id), "the harvest source already has an unfinished job")
+		return describe(err, sourceNotFound(id), s.busySource(r.Context(), id))
 	}
 	w.Header().Set("Location", "/api/v1/harvest_jobs/"+job.ID)
-	return writeJSON(w, http.StatusAccepted, jobOf(job))
+	return s.writeJob(w, r, http.StatusAccepted, job)
 }
 
 // jobStatuses are the values of ?status=.
@@ -94,7 +129,7 @@ func (s *server) jobList(w http.ResponseWriter, r *http.Request) error {
 	fields := fieldErrors{}
 	q := readQuery(r, fields, append([]string{"source_id", "status", "job_type"}, pagingParams...)...)
 	pg := parsePaging(q, fields)
-	p := store.JobListParams{SourceID: q["source_id"], PageParams: pg.params()}
+	p := store.JobListParams{SourceID: filterID(q, "source_id"), PageParams: pg.params()}
 	if v := q["status"]; v != "" {
 		p.Status = harvest.JobStatus(v)
 		if !slices.Contains(jobStatuses, p.Status) {
@@ -119,7 +154,11 @@ func (s *server) jobList(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := make([]jobJSON, 0, len(jobs))
 	for _, j := range jobs {
-		items = append(items, jobOf(j))
+		item, err := s.jobOf(r.Context(), j)
+		if err != nil {
+			return err
+		}
+		items = append(items, item)
 	}
 	return writeJSON(w, http.StatusOK, newList(items, total, pg))
 }
@@ -130,7 +169,34 @@ func (s *server) jobGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return describe(err, jobNotFound(id), "")
 	}
-	return writeJSON(w, http.StatusOK, jobOf(job))
+	return s.writeJob(w, r, http.StatusOK, job)
+}
+
+// writeJob answers the job as jobOf shows it.
+func (s *server) writeJob(w http.ResponseWriter, r *http.Request, status int, job *store.Job) error {
+	out, err := s.jobOf(r.Context(), job)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, status, out)
+}
+
+// busySource is the 409 message for a source that has an unfinished job: it names the job,
+// its status and how to cancel it. The job may have ended since (a race): the message then
+// says only that there was one.
+func (s *server) busySource(ctx context.Context, sourceID string) string {
+	for _, status := range []harvest.JobStatus{harvest.JobInProgress, harvest.JobNew} {
+		jobs, _, err := s.store.JobList(ctx, &store.JobListParams{SourceID: sourceID, Status: status,
+			PageParams: store.PageParams{Limit: 1}})
+		if err != nil || len(jobs) == 0 {
+			continue
+		}
+		j := jobs[0]
+		return fmt.Sprintf("the harvest source already has an unfinished job: %s (%s %s, created %s); wait for it "+
+			"to end or cancel it with POST /api/v1/harvest_jobs/%s/cancel", j.ID, j.JobType, j.Status,
+			j.CreatedAt.UTC().Format(time.RFC3339), j.ID)
+	}
+	return "the harvest source already has an unfinished job"
 }
 
 // cancelledJob is the job error type of a job cancelled through the API, as Data.gov's.
@@ -150,10 +216,29 @@ func (s *server) jobCancel(w http.ResponseWriter, r *http.Request) error {
 			return describe(err, jobNotFound(id), "")
 		}
 		if job.Status == harvest.JobError { // JobFail leaves a job that finished meanwhile as it was
-			return writeJSON(w, http.StatusOK, jobOf(job))
+			s.reportFailed(r.Context(), job)
+			return s.writeJob(w, r, http.StatusOK, job)
 		}
 	}
 	return errorf(http.StatusConflict, "the harvest job already finished (status %s)", job.Status)
+}
+
+// reportFailed tells the job aggregator that the job ended in error, as the stages and the
+// scheduler do for the jobs they fail: it then publishes the job's harvest report event,
+// sends its email and counts it in harvester_jobs_finished_total{status="error"}. Without a
+// publisher (Deps.Publisher) it does nothing. The job is cancelled whatever happens here: a
+// failed publish is logged, not answered.
+func (s *server) reportFailed(ctx context.Context, job *store.Job) {
+	if s.publisher == nil {
+		return
+	}
+	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledFailed, JobID: job.ID})
+	if err == nil {
+		err = s.publisher.Publish(harvest.SubjectSettled, m)
+	}
+	if err != nil {
+		s.log.ErrorContext(ctx, "api: report of a cancelled job not published", harvest.MetaJobID, job.ID, "err", err)
+	}
 }
 
 // replayInput is the optional body of POST /harvest_jobs/{id}/replay.

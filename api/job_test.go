@@ -72,7 +72,8 @@ func TestJobGet(t *testing.T) {
 	requireSchema(t, "HarvestJob", got)
 	require.Equal(t, map[string]any{"id": job.ID, "source_id": src.ID, "job_type": "harvest", "status": "in_progress",
 		"total": 0.0, "added": 0.0, "updated": 0.0, "deleted": 0.0, "unchanged": 0.0, "errored": 0.0, "validated": 0.0,
-		"settled": 0.0, "expected": nil, "percent_settled": nil, "date_finished": nil}, without(got, "date_created"))
+		"settled": 0.0, "expected": nil, "percent_settled": nil, "not_modified": false, "error": nil,
+		"date_finished": nil}, without(got, "date_created"))
 
 	_, err := b.store.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 3})
 	require.NoError(t, err)
@@ -85,11 +86,15 @@ func TestJobGet(t *testing.T) {
 	require.Equal(t, 1.0, got["settled"])
 	require.Equal(t, 3.0, got["expected"])
 	require.Equal(t, 33.3, got["percent_settled"], "rounded to one decimal")
+	require.Equal(t, 3.0, got["total"], "the expected count while the job runs")
 
 	b.failJob(t, job.ID)
 	got = b.get(t, path).object(t)
+	requireSchema(t, "HarvestJob", got)
 	require.Equal(t, "error", got["status"])
-	require.Equal(t, 100.0, got["percent_settled"], "a finished job")
+	require.Equal(t, 33.3, got["percent_settled"], "a failed job keeps the share it settled")
+	require.Equal(t, 1.0, got["total"], "what was counted")
+	require.Equal(t, "ExtractError: GET https://data.example.gov/data.json: HTTP 404 Not Found", got["error"])
 	require.NotNil(t, got["date_finished"])
 
 	requireError(t, b.get(t, "/api/v1/harvest_jobs/nope"), http.StatusNotFound, `harvest job "nope" not found`)
@@ -108,7 +113,9 @@ func TestPercentSettled(t *testing.T) {
 		{"two thirds", store.Job{Status: harvest.JobInProgress, Settled: 2, Expected: n(3)}, 66.7},
 		{"none settled", store.Job{Status: harvest.JobInProgress, Expected: n(7)}, 0.0},
 		{"complete", store.Job{Status: harvest.JobComplete, Settled: 7, Expected: n(7)}, 100.0},
-		{"failed early", store.Job{Status: harvest.JobError, Settled: 1}, 100.0},
+		{"failed early", store.Job{Status: harvest.JobError, Settled: 1}, nil},
+		{"cancelled halfway", store.Job{Status: harvest.JobError, Settled: 2, Expected: n(4)}, 50.0},
+		{"failed, nothing expected", store.Job{Status: harvest.JobError, Expected: n(0)}, 100.0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,10 +64,10 @@ func checkContentType(r *http.Request) error {
 
 // decodeObject decodes a JSON object into v, a pointer to a struct with json tags. Malformed
 // JSON, or JSON that is not an object, is a 400 error; members v does not have, members of the
-// wrong type and null members are recorded in fields, so that they are answered with the other
-// bad fields. A member may be null only when its field can hold null (a pointer, a slice: the
-// OpenAPI document marks those nullable); null for any other field is refused rather than read
-// as the field's default, which only omitting the member means.
+// wrong type, null members and strings that hold a NUL (checkStrings) are recorded in fields, so
+// that they are answered with the other bad fields. A member may be null only when its field can
+// hold null (a pointer, a slice: the OpenAPI document marks those nullable); null for any other
+// field is refused rather than read as the field's default, which only omitting the member means.
 func decodeObject(data []byte, v any, fields fieldErrors) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errorf(http.StatusBadRequest, "the request body is empty: send a JSON object")
@@ -97,7 +97,39 @@ func decodeObject(data []byte, v any, fields fieldErrors) error {
 		}
 		fields.add(cmp.Or(te.Field, "body"), "must be %s, not %s", kindName(te.Type), te.Value)
 	}
+	checkStrings(reflect.ValueOf(v).Elem(), fields)
 	return nil
+}
+
+// checkStrings records in fields each string member of a decoded body (string, *string,
+// []string) that holds a NUL (storableText): \u0000 decodes to one, and no Postgres text
+// column holds it. Bytes that are not UTF-8 cannot arrive this way: encoding/json reads them
+// as U+FFFD.
+func checkStrings(v reflect.Value, fields fieldErrors) {
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		fv := v.Field(i)
+		var texts []string
+		switch {
+		case fv.Kind() == reflect.String:
+			texts = []string{fv.String()}
+		case fv.Kind() == reflect.Pointer && !fv.IsNil() && fv.Elem().Kind() == reflect.String:
+			texts = []string{fv.Elem().String()}
+		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
+			for j := range fv.Len() {
+				texts = append(texts, fv.Index(j).String())
+			}
+		}
+		for _, text := range texts {
+			if msg := storableText(text); msg != "" {
+				fields.add(cmp.Or(name, f.Name), "%s", msg)
+			}
+		}
+	}
 }
 
 // jsonFields returns the member names a struct type decodes, with the type of each one's field.

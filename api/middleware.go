@@ -10,13 +10,14 @@ import (
 	"time"
 )
 
-// endpoint wraps a route's handler: access check, body cap, error answer.
+// endpoint wraps a route's handler: access check, canonical path id, body cap, error answer.
 func (s *server) endpoint(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.authorize(r, rt.access); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
+		canonicalPathID(r)
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 		}

@@ -11,8 +11,9 @@ import (
 type query map[string]string
 
 // readQuery reads the query string of a route that takes the parameters names, as the
-// OpenAPI document declares them: each parameter that is unknown, repeated, empty or badly
-// percent-encoded is recorded in fields by name, so that the 422 names it, and is left out of
+// OpenAPI document declares them: each parameter that is unknown, repeated, empty, badly
+// percent-encoded, or whose name or value decodes to a NUL or to bytes that are not UTF-8
+// (storableText), is recorded in fields by name, so that the 422 names it, and is left out of
 // the result. Routes that take no query parameters do not call it and ignore their query.
 func readQuery(r *http.Request, fields fieldErrors, names ...string) query {
 	q := query{}
@@ -25,6 +26,10 @@ func readQuery(r *http.Request, fields fieldErrors, names ...string) query {
 		name, err := url.QueryUnescape(rawName)
 		if err != nil {
 			fields.add(rawName, "malformed query parameter name: %v", err)
+			continue
+		}
+		if msg := storableText(name); msg != "" {
+			fields.add(rawName, "malformed query parameter name: %s", msg)
 			continue
 		}
 		if seen[name] {
@@ -40,6 +45,8 @@ func readQuery(r *http.Request, fields fieldErrors, names ...string) query {
 		switch value, err := url.QueryUnescape(rawValue); {
 		case err != nil:
 			fields.add(name, "malformed value: %v", err)
+		case storableText(value) != "":
+			fields.add(name, "malformed value: %s", storableText(value))
 		case value == "":
 			fields.add(name, "must not be empty: leave the parameter out for its default")
 		default:

@@ -27,7 +27,7 @@ func (s *server) recordGet(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	rec, err := s.store.RecordGet(r.Context(), id)
 	if err != nil {
-		return describe(err, fmt.Sprintf("harvest record %q not found", id), "")
+		return describe(err, recordNotFound(id), "")
 	}
 	transform := rec.SourceTransform
 	if len(transform) == 0 || !json.Valid(transform) {

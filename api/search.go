@@ -22,7 +22,7 @@ func (s *server) searchList(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusServiceUnavailable, "no search index is configured on this server")
 	}
 	query := search.Query{Text: q["q"], Organization: q["organization"], Keyword: q["keyword"],
-		SourceID: q["source_id"], Page: pg.page, PerPage: pg.perPage}
+		SourceID: filterID(q, "source_id"), Page: pg.page, PerPage: pg.perPage}
 	if _, err := query.Normalize(); errors.Is(err, search.ErrTooDeep) {
 		return (fieldErrors{"page": err.Error()}).err()
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -76,8 +77,10 @@ type sourceInput struct {
 
 // decodeSource reads and checks the body of POST and PUT, naming every bad field. Omitted
 // optional fields take their defaults: source_type document, frequency manual,
-// notification_frequency on_error, no organization, no emails, no collection_parent_url, no
-// waf_time_zone (UTC) (decodeObject refuses null for the first three). A good url or collection_parent_url is
+// notification_frequency on_error, no organization (also null; "" is refused), no emails, no
+// collection_parent_url, no waf_time_zone (UTC) (decodeObject refuses null for the first three). A url (or
+// collection_parent_url) on a loopback, private or link-local address is refused unless the
+// server allows private sources (checkPublic). A good url or collection_parent_url is
 // stored with its scheme and host in lower case.
 func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error) {
 	data, err := readBody(r)
@@ -97,6 +100,9 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 		NotificationEmails: in.NotificationEmails}
 	if in.OrganizationID != nil {
 		p.OrganizationID = *in.OrganizationID
+		if p.OrganizationID == "" {
+			fields.add("organization_id", "must not be empty: leave it out or send null for no organization")
+		}
 	}
 	if in.CollectionParentURL != nil {
 		p.CollectionParentURL = *in.CollectionParentURL
@@ -111,6 +117,8 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 	if _, bad := fields["collection_parent_url"]; !bad {
 		p.CollectionParentURL = lowerSchemeHost(p.CollectionParentURL)
 	}
+	s.checkPublic(r, "url", p.URL, fields)
+	s.checkPublic(r, "collection_parent_url", p.CollectionParentURL, fields)
 	s.checkOrganization(r, p.OrganizationID, fields)
 	return p, fields.err()
 }
@@ -221,8 +229,22 @@ func lowerSchemeHost(raw string) string {
 	return strings.ToLower(scheme) + ":" + "//" + userinfo + string(b) + tail
 }
 
+// checkPublic records in fields a source URL whose host resolves to an address the fetches
+// refuse (extract.CheckSourceAddress), unless the server allows private sources
+// (--allow-private-sources, Deps.Fetch.AllowPrivate): such a source would only fail when it
+// runs. A field already found bad, or empty, is not looked at.
+func (s *server) checkPublic(r *http.Request, field, raw string, fields fieldErrors) {
+	if _, bad := fields[field]; bad || raw == "" || s.fetch.AllowPrivate {
+		return
+	}
+	if err := extract.CheckSourceAddress(r.Context(), raw); err != nil {
+		fields.add(field, "%q is refused: %v. Sources on loopback, private and link-local addresses need a server "+
+			"started with --allow-private-sources (HARVESTER_ALLOW_PRIVATE_SOURCES=1)", raw, err)
+	}
+}
+
 // checkOrganization records in fields an organization_id that names no organization. An
-// empty id (omitted, null or "") means no organization.
+// empty id (omitted or null) means no organization.
 func (s *server) checkOrganization(r *http.Request, id string, fields fieldErrors) {
 	if id == "" {
 		return
@@ -244,7 +266,7 @@ func (s *server) sourceList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	srcs, total, err := s.store.SourceList(r.Context(), &store.SourceListParams{
-		OrganizationID: q["organization_id"], PageParams: pg.params()})
+		OrganizationID: filterID(q, "organization_id"), PageParams: pg.params()})
 	if errors.Is(err, store.ErrNotFound) { // an organization_id Postgres cannot read as a uuid: no such organization
 		srcs, total, err = nil, 0, nil
 	}

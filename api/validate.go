@@ -24,12 +24,22 @@ type validateInput struct {
 	URL        string          `json:"url"`
 }
 
-// validationResult is the answer of POST /api/v1/validate.
+// validationResult is the answer of POST /api/v1/validate. It is bounded whatever the
+// document's size: at most Config.ValidateMaxRecords records, each with at most
+// maxRecordProblems errors (and one that says how many more there were).
 type validationResult struct {
-	Valid   bool           `json:"valid"`
-	Records []recordResult `json:"records"`
-	Error   string         `json:"error,omitempty"` // why the document could not be read
+	Valid     bool           `json:"valid"` // every record was checked, and each is valid
+	Truncated bool           `json:"truncated"`
+	Records   []recordResult `json:"records"`
+	Error     string         `json:"error,omitempty"` // why the document could not be read
 }
+
+// maxRecordProblems caps the errors one record's verdict lists: a record with thousands of
+// bad distributions would otherwise make the answer as large as the record many times over.
+const maxRecordProblems = 100
+
+// errEnoughRecords stops the walk of a catalog once ValidateMaxRecords datasets were checked.
+var errEnoughRecords = errors.New("validate: enough records checked")
 
 // recordResult is the verdict on one dataset of the document.
 type recordResult struct {
@@ -46,17 +56,19 @@ type problemJSON struct {
 
 // validate checks a document as a harvest would, storing nothing. A document that cannot be
 // read (not JSON, not a catalog, or a download that failed) is a 422 whose error says why:
-// the line and column, or the HTTP status.
+// the line and column, or the HTTP status. Only the first Config.ValidateMaxRecords datasets
+// are checked and answered: the rest of the document is not read, the answer says
+// "truncated": true, and "valid" is then false (the records not checked may be invalid).
 func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 	in, v, err := decodeValidate(r)
 	if err != nil {
 		return err
 	}
-	var records []recordResult
+	c := checker{v: v, max: s.cfg.ValidateMaxRecords, seen: map[string]int{}}
 	if in.URL != "" {
-		records, err = s.checkURL(r.Context(), v, in.URL)
+		err = s.checkURL(r.Context(), &c, in.URL)
 	} else {
-		records, err = checkPasted(v, in.JSON)
+		err = c.checkPasted(in.JSON)
 	}
 	var (
 		perr *extract.ParseError
@@ -72,11 +84,11 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
-	res := validationResult{Valid: true, Records: records}
-	if records == nil {
+	res := validationResult{Valid: !c.truncated, Truncated: c.truncated, Records: c.records}
+	if res.Records == nil {
 		res.Records = []recordResult{}
 	}
-	for _, rec := range records {
+	for _, rec := range c.records {
 		res.Valid = res.Valid && rec.Valid
 	}
 	return writeJSON(w, http.StatusOK, res)
@@ -118,24 +130,43 @@ func decodeValidate(r *http.Request) (*validateInput, *validate.Validator, error
 	return &in, v, fields.err()
 }
 
-// checkURL downloads the catalog at url and checks each of its datasets.
-func (s *server) checkURL(ctx context.Context, v *validate.Validator, url string) ([]recordResult, error) {
+// checker checks the datasets of one document in order, keeping the verdicts of at most max.
+type checker struct {
+	v         *validate.Validator
+	max       int
+	seen      map[string]int // identifier → position, for repeated identifiers
+	records   []recordResult
+	truncated bool // a dataset after the first max was found, and not checked
+}
+
+// add checks the dataset at pos, or stops the walk with errEnoughRecords when max were checked.
+func (c *checker) add(pos int, raw []byte) error {
+	if len(c.records) >= c.max {
+		c.truncated = true
+		return errEnoughRecords
+	}
+	c.records = append(c.records, checkRecord(c.v, pos, raw, c.seen))
+	return nil
+}
+
+// checkURL downloads the catalog at url and checks its datasets.
+func (s *server) checkURL(ctx context.Context, c *checker, url string) error {
 	f, err := extract.Fetch(ctx, s.fetch, url)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		f.Close()
 		os.Remove(f.Name())
 	}()
-	return checkCatalog(v, f)
+	return c.checkCatalog(f)
 }
 
 // checkPasted checks a pasted document: a catalog (an object with a "dataset" member, or an
 // array, which WalkCatalog refuses as a Project Open Data 1.0 catalog) or one dataset. A JSON
 // string holds the document's text; text that is not JSON is read as a catalog, so that the
 // error names the line and column.
-func checkPasted(v *validate.Validator, raw json.RawMessage) ([]recordResult, error) {
+func (c *checker) checkPasted(raw json.RawMessage) error {
 	doc := []byte(raw)
 	var text string
 	if json.Unmarshal(raw, &text) == nil {
@@ -148,30 +179,30 @@ func checkPasted(v *validate.Validator, raw json.RawMessage) ([]recordResult, er
 		_, hasDataset = members["dataset"]
 	}
 	if !hasDataset && json.Valid(trimmed) && trimmed[0] != '[' {
-		return []recordResult{checkRecord(v, 0, trimmed, map[string]int{})}, nil
+		return c.add(0, trimmed)
 	}
-	return checkCatalog(v, bytes.NewReader(doc))
+	return c.checkCatalog(bytes.NewReader(doc))
 }
 
-// checkCatalog checks every dataset of a catalog document. It returns WalkCatalog's
-// *ParseError when the document cannot be read; what was checked before is then dropped, as a
-// harvest drops the whole job.
-func checkCatalog(v *validate.Validator, r io.Reader) ([]recordResult, error) {
-	var out []recordResult
-	seen := map[string]int{}
-	err := extract.WalkCatalog(r, func(pos int, raw json.RawMessage) error {
-		out = append(out, checkRecord(v, pos, raw, seen))
+// checkCatalog checks the datasets of a catalog document, up to c.max. It returns
+// WalkCatalog's *ParseError when the document cannot be read; what was checked before is then
+// dropped, as a harvest drops the whole job. Past c.max the document is not read further, so a
+// syntax error there is not seen.
+func (c *checker) checkCatalog(r io.Reader) error {
+	err := extract.WalkCatalog(r, func(pos int, raw json.RawMessage) error { return c.add(pos, raw) })
+	if errors.Is(err, errEnoughRecords) {
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	return out, nil
+	if err != nil {
+		c.records = nil
+	}
+	return err
 }
 
 // checkRecord checks one dataset against the schema, and its identifier as a harvest keys it:
 // a record that passes the schema but has no usable identifier, or repeats one of an earlier
-// record of the catalog (seen: identifier → position), is not valid either.
+// record of the catalog (seen: identifier → position), is not valid either. At most
+// maxRecordProblems errors are listed; a last one says how many more there were.
 func checkRecord(v *validate.Validator, pos int, raw []byte, seen map[string]int) recordResult {
 	e := extract.Identify(pos, raw)
 	res := recordResult{Index: pos, Identifier: e.Identifier, Errors: []problemJSON{}}
@@ -193,5 +224,9 @@ func checkRecord(v *validate.Validator, pos int, raw []byte, seen map[string]int
 		seen[e.Identifier] = pos
 	}
 	res.Valid = len(res.Errors) == 0
+	if n := len(res.Errors); n > maxRecordProblems {
+		res.Errors = append(res.Errors[:maxRecordProblems:maxRecordProblems], problemJSON{Path: "$",
+			Message: fmt.Sprintf("%d more errors not listed (at most %d are)", n-maxRecordProblems, maxRecordProblems)})
+	}
 	return res
 }

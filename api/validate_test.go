@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -241,4 +243,69 @@ func TestValidateRetryBudget(t *testing.T) {
 	require.Equal(t, 5*time.Second, setup(t, func(_ *Config, d *Deps) {
 		d.Fetch = extract.FetchConfig{RetryBudget: 5 * time.Second}
 	}).api.fetch.RetryBudget)
+}
+
+// TestValidateBounded: the answer for a catalog of any size holds at most ValidateMaxRecords
+// verdicts (the rest of the document is not read, and it says so), and a verdict at most
+// maxRecordProblems errors and one naming how many more there were. Counted, not timed.
+func TestValidateBounded(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 10_000, setup(t).api.cfg.ValidateMaxRecords, "the default")
+	const limit = 50
+	b := setup(t, func(c *Config, _ *Deps) { c.ValidateMaxRecords = limit })
+	catalog := func(n int) []byte {
+		var sb strings.Builder
+		sb.WriteString(`{"dataset": [`)
+		for i := range n {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			fmt.Fprintf(&sb, `{"identifier": "tiny-%d"}`, i)
+		}
+		sb.WriteString(`]}`)
+		return []byte(sb.String())
+	}
+	served := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served++
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(catalog(20_000))
+	}))
+	t.Cleanup(srv.Close)
+
+	r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus1.1: federal", "url": srv.URL})
+	require.Equal(t, http.StatusOK, r.status, "body: %.500s", r.body)
+	require.Equal(t, 1, served)
+	requireSchema(t, "ValidationResult", r.object(t))
+	res := decode[validationResult](t, r)
+	require.True(t, res.Truncated)
+	require.False(t, res.Valid, "records past the cap were not checked")
+	require.Len(t, res.Records, limit, "20,000 datasets, %d verdicts", limit)
+	require.Equal(t, limit-1, res.Records[limit-1].Index)
+	require.Less(t, len(r.body), limit*2000, "the answer's size follows the cap, not the catalog")
+
+	for _, n := range []int{limit - 1, limit} { // at the cap: everything checked, not truncated
+		r = b.write(t, http.MethodPost, "/api/v1/validate", validateBody(string(catalog(n))))
+		res = decode[validationResult](t, r)
+		require.False(t, res.Truncated, "%d datasets", n)
+		require.Len(t, res.Records, n)
+	}
+	ok := map[string]any{"dataset": []any{federalDataset("a"), federalDataset("b")}}
+	res = decode[validationResult](t, b.write(t, http.MethodPost, "/api/v1/validate", validateBody(ok)))
+	require.Equal(t, validationResult{Valid: true, Records: []recordResult{
+		{Index: 0, Identifier: "a", Valid: true, Errors: []problemJSON{}},
+		{Index: 1, Identifier: "b", Valid: true, Errors: []problemJSON{}}}}, res)
+
+	ds := federalDataset("many-problems")
+	var dists []any
+	for range 3 * maxRecordProblems {
+		dists = append(dists, map[string]any{"@type": "dcat:Distribution", "mediaType": "not a media type",
+			"downloadURL": "not a url"})
+	}
+	ds["distribution"] = dists
+	res = decode[validationResult](t, b.write(t, http.MethodPost, "/api/v1/validate", validateBody(ds)))
+	require.Len(t, res.Records, 1)
+	errs := res.Records[0].Errors
+	require.Equal(t, maxRecordProblems+1, len(errs))
+	require.Regexp(t, `^\d+ more errors not listed \(at most 100 are\)$`, errs[maxRecordProblems].Message)
 }

@@ -84,8 +84,8 @@ func serveCommand() *cobra.Command {
 		Use:   "serve",
 		Short: "Run the API, the scheduler and every stage in one process",
 		Long: `Run the HTTP API (/api/v1, /healthz, /readyz, /metrics), the scheduler and the stages in one
-process: the default for small installations. Writes need HARVESTER_API_KEY. Job report emails
-go out when HARVESTER_SMTP_HOST and HARVESTER_SMTP_FROM are set (HARVESTER_SMTP_PORT,
+process: the default for small installations. Writes need HARVESTER_API_KEY (reads too with
+HARVESTER_PROTECT_READS=1). Job report emails go out when HARVESTER_SMTP_HOST and HARVESTER_SMTP_FROM are set (HARVESTER_SMTP_PORT,
 HARVESTER_SMTP_USERNAME, HARVESTER_SMTP_PASSWORD, HARVESTER_SMTP_TLS: starttls, tls,
 opportunistic or none).
 
@@ -277,6 +277,12 @@ func (f *serverFlags) mailConfig() notify.Config {
 	return c
 }
 
+// apiConfig is the API's configuration from the environment: HARVESTER_API_KEY, the key writes
+// need, and HARVESTER_PROTECT_READS=1, which makes reads need it too.
+func apiConfig() api.Config {
+	return api.Config{APIKey: os.Getenv("HARVESTER_API_KEY"), ProtectReads: envBool("HARVESTER_PROTECT_READS")}
+}
+
 // httpServer serves the API (when p.api) or only the health and metrics endpoints.
 func (f *serverFlags) httpServer(p parts, st store.Store, bus *router.Bus, reg *prometheus.Registry, logger *slog.Logger,
 	idx search.Index) (*http.Server, error) {
@@ -291,11 +297,11 @@ func (f *serverFlags) httpServer(p parts, st store.Store, bus *router.Bus, reg *
 	var h http.Handler
 	if p.api {
 		var err error
-		h, err = api.New(api.Config{APIKey: os.Getenv("HARVESTER_API_KEY")},
+		h, err = api.New(apiConfig(),
 			api.Deps{Store: st, Logger: logger, Metrics: metrics, Ready: ready, Fetch: f.fetchConfig(), Search: idx,
 				Replay: func(ctx context.Context, rp *router.ReplayParams) (*router.ReplayResult, error) {
 					return bus.Replay(ctx, st, rp)
-				}})
+				}, Publisher: bus.Publisher()})
 		if err != nil {
 			return nil, err
 		}

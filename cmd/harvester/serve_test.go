@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/notify/smtptest"
@@ -230,4 +231,14 @@ func TestServe(t *testing.T) {
 	status, body = c.do("GET", "/metrics", nil, "")
 	require.Equal(t, http.StatusOK, status)
 	require.True(t, strings.Contains(string(body), "harvester_records_settled_total"), "stage metrics are served")
+}
+
+// TestAPIConfigProtectReads: HARVESTER_PROTECT_READS=1 turns on the protected reads that the
+// OpenAPI document describes; without it reads are open.
+func TestAPIConfigProtectReads(t *testing.T) {
+	t.Setenv("HARVESTER_API_KEY", "k")
+	t.Setenv("HARVESTER_PROTECT_READS", "")
+	require.Equal(t, api.Config{APIKey: "k"}, apiConfig())
+	t.Setenv("HARVESTER_PROTECT_READS", "1")
+	require.Equal(t, api.Config{APIKey: "k", ProtectReads: true}, apiConfig())
 }

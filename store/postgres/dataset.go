@@ -29,7 +29,7 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		VALUES ($1, $2, $3, $4, $5, now())
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
 			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date
-		RETURNING `+datasetColumns, p.Slug, p.Identifier, string(p.DCAT), p.SourceID, p.RecordID))
+		RETURNING `+datasetColumns, p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID))
 }
 
 // DatasetUpsertBatch implements store.Store with one INSERT ... SELECT FROM unnest(...) ON
@@ -48,7 +48,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 			return nil, fmt.Errorf("%w: dataset %q of source %s twice in one batch", store.ErrConflict, p.Identifier, p.SourceID)
 		}
 		at[k] = i
-		slugs[i], identifiers[i], dcats[i], sources[i] = p.Slug, p.Identifier, string(p.DCAT), p.SourceID
+		slugs[i], identifiers[i], dcats[i], sources[i] = p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID
 		if p.RecordID != "" {
 			records[i] = &p.RecordID
 		}

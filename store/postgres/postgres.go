@@ -130,6 +130,10 @@ func interpretError(err error) error {
 			return fmt.Errorf("%w: %s", store.ErrConflict, pgErr.ConstraintName)
 		case "22P02", "23503": // a malformed uuid; a foreign key to a row that does not exist
 			return fmt.Errorf("%w: %s", store.ErrNotFound, pgErr.Message)
+		case "22021": // a NUL or bytes that are not UTF-8 in an argument: no row can hold it, so
+			// a lookup by it finds nothing, as on SQLite (the API refuses such text before it
+			// gets here; storetest's Malformed/IDs pins the lookups)
+			return fmt.Errorf("%w: %s", store.ErrNotFound, pgErr.Message)
 		}
 	}
 	return err

@@ -116,7 +116,7 @@ func (s *Store) RecordErrorStream(ctx context.Context, jobID string, fn func(*st
 // RecordTransformSet implements store.Store.
 func (s *Store) RecordTransformSet(ctx context.Context, p *store.RecordTransformSetParams) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE harvest_record SET source_transform = $2 WHERE id = $1`,
-		p.RecordID, string(p.SourceTransform))
+		p.RecordID, string(store.StorableJSON(p.SourceTransform)))
 	if err != nil {
 		return interpretError(err)
 	}

@@ -31,7 +31,7 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 			harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
-		RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(p.DCAT), p.SourceID, p.RecordID, now()))
+		RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, now()))
 }
 
 // DatasetUpsertBatch implements store.Store: the upserts in one transaction.
@@ -54,7 +54,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 				VALUES (?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
-				RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(p.DCAT), p.SourceID, p.RecordID, t))
+				RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, t))
 			if err != nil {
 				return err
 			}

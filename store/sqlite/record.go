@@ -120,7 +120,7 @@ func (s *Store) streamRecordErrors(ctx context.Context, query string, args []any
 // RecordTransformSet implements store.Store.
 func (s *Store) RecordTransformSet(ctx context.Context, p *store.RecordTransformSetParams) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE harvest_record SET source_transform = ? WHERE id = ?`,
-		string(p.SourceTransform), p.RecordID)
+		string(store.StorableJSON(p.SourceTransform)), p.RecordID)
 	if err != nil {
 		return interpretError(err)
 	}

@@ -152,4 +152,8 @@ var cases = []testCase{
 	{"Record/CompareBatchLarge", testRecordCompareBatchLarge},
 	{"Record/InsertBatch", testRecordInsertBatch},
 	{"Record/InsertBatchFails", testRecordInsertBatchFails},
+
+	{"Dataset/UpsertUnstorableEscapes", testDatasetUpsertUnstorableEscapes},
+	{"Record/TransformSetUnstorableEscapes", testRecordTransformSetUnstorableEscapes},
+	{"Malformed/IDs", testMalformedIDs},
 }
