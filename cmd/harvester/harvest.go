@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -116,10 +117,11 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 	return p, nil
 }
 
-// sourceURL returns raw when it is an absolute http(s) URL with a host, with its scheme in
-// lower case (EXTRACT tells URLs from file paths by the "http://" and "https://" prefixes).
+// sourceURL returns raw in its normal form (harvest.NormalizeURL) when it is an absolute
+// http(s) URL with a host (EXTRACT tells URLs from file paths by the "http://" and "https://"
+// prefixes).
 func sourceURL(raw string) (string, error) {
-	u, err := url.Parse(raw)
+	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return "", fmt.Errorf("%q is not a URL: %w", raw, errors.Unwrap(err))
 	}
@@ -133,7 +135,7 @@ func sourceURL(raw string) (string, error) {
 	if u.Hostname() == "" {
 		return "", fmt.Errorf("%q has no host", raw)
 	}
-	return u.Scheme + raw[len(u.Scheme):], nil
+	return harvest.NormalizeURL(raw)
 }
 
 // sourceFile returns the absolute path of path, which must be an existing regular file.
@@ -234,13 +236,7 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 // jobInProgress explains trigger.ErrJobInProgress: which job holds the source, since when, and
 // how to end it if the process running it died. It returns that job's id.
 func jobInProgress(ctx context.Context, st store.Store, p trigger.Params) (string, error) {
-	name := p.Name
-	if name == "" {
-		name = p.URL
-	}
-	// The source exists (Start found it); SourceEnsure returns it unchanged.
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
-		SchemaType: p.SchemaType})
+	src, err := trigger.SourceByURL(ctx, st, p.URL) // the source exists: Start found it
 	if err != nil {
 		return "", fmt.Errorf("%w: %s (finding which job failed: %v)", trigger.ErrJobInProgress, p.URL, err)
 	}

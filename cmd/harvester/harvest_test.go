@@ -344,3 +344,33 @@ func TestHarvestBadArguments(t *testing.T) {
 }
 
 var _ = harvest.Version
+
+// One catalog written several ways on the command line is one source (harvest.NormalizeURL),
+// and so is a source stored before URLs were normalised.
+func TestHarvestURLVariantsAreOneSource(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.srv.Serve(corpustest.Path(t, "dcatus/datagov-cftc.data.json"))
+	base := strings.TrimSuffix(b.srv.URL(), "/data.json") // http://127.0.0.1:PORT
+	legacy, err := b.st.SourceInsert(ctx, &store.SourceInsertParams{Name: "legacy", URL: b.srv.URL() + "?#catalog",
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, Frequency: harvest.FrequencyManual,
+		NotificationFrequency: harvest.NotifyOnError})
+	require.NoError(t, err)
+	for _, u := range []string{b.srv.URL(), b.srv.URL() + "?", b.srv.URL() + "#x", " " + b.srv.URL() + " ",
+		strings.Replace(base, "http://", "HTTP://", 1) + "/a/../%64ata.json", base + "//data.json"} {
+		rep, code := b.harvest(t, "--url", u, "--schema-type", federal)
+		require.Equal(t, exitOK, code, "%s: %v", u, rep.JobErrors)
+		require.Equal(t, legacy.ID, rep.SourceID, "%q is the legacy source", u)
+	}
+	_, total, err := b.st.SourceList(ctx, &store.SourceListParams{})
+	require.NoError(t, err)
+	require.Equal(t, 1, total)
+
+	rep, code := b.harvest(t, "--url", b.srv.URL()+"?v=2", "--schema-type", federal)
+	require.Equal(t, exitOK, code)
+	require.NotEqual(t, legacy.ID, rep.SourceID, "a query makes another source")
+	src, err := b.st.SourceGet(ctx, rep.SourceID)
+	require.NoError(t, err)
+	require.Equal(t, b.srv.URL()+"?v=2", src.URL)
+}
