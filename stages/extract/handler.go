@@ -226,6 +226,16 @@ func (l *lister) entry(e Entry) error {
 				"is not part of a UTF-8 character; JSON text must be UTF-8 (RFC 8259 §8.1)",
 			pos+1, e.named(), raw[off], off, len(raw)))
 	}
+	if s := e.Structure; s != nil {
+		// Which identifier a dataset repeating "identifier" has depends on the reader: none is
+		// trusted, and none is kept from deletion.
+		if e.Err != nil || strings.ContainsRune(e.Identifier, 0) || (s.Type == "DuplicateKey" && s.Path == "$.identifier") {
+			e.Identifier = ""
+		} else if err := l.see(&e); err != nil {
+			return err
+		}
+		return l.settleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.named(), s))
+	}
 	if e.Err != nil {
 		return l.settleError(&e, "MissingIdentifier", e.Err.Error())
 	}
