@@ -66,7 +66,7 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 	if err != nil {
 		return nil, fmt.Errorf("create job: %w", err)
 	}
-	if err := publishJob(pub, job, src); err != nil {
+	if err := publishJob(ctx, st, pub, job, src); err != nil {
 		_, _ = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "TriggerError", Message: err.Error()})
 		return nil, fmt.Errorf("send job to extract: %w", err)
 	}
