@@ -8,9 +8,10 @@ import (
 )
 
 // checkCatalog walks the catalog document in r as WalkCatalog does, only to find what is wrong
-// with it: each record is scanned, not copied.
+// with it: each record is scanned, not copied. Unlike WalkCatalog, it refuses a DCAT-US 3.0
+// catalog (ErrDCATUS3): a job reads DCAT-US 1.1 only.
 func checkCatalog(r io.Reader) error {
-	return walkDocument(r, nil, newShapeGuard(nil, false), func(dec *json.Decoder, _ int) error {
+	return walkDocument(r, nil, newShapeGuard(nil, false), true, func(dec *json.Decoder, _ int) error {
 		if err := dec.Decode(new(skipValue)); err != nil {
 			return parseErr(err)
 		}
@@ -31,7 +32,7 @@ func (*skipValue) UnmarshalJSON([]byte) error { return nil }
 func walkEntries(r io.Reader, fn func(e Entry) error) error {
 	rec := new(recorder)
 	g := newShapeGuard(nil, true)
-	return walkDocument(r, rec, g, func(dec *json.Decoder, pos int) error {
+	return walkDocument(r, rec, g, false, func(dec *json.Decoder, pos int) error {
 		from := dec.InputOffset()
 		var d keyFields
 		err := dec.Decode(&d)

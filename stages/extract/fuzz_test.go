@@ -62,6 +62,9 @@ func requireSameWalks(t *testing.T, doc []byte) {
 		return nil
 	})
 	checkErr := checkCatalog(bytes.NewReader(doc))
+	if errors.Is(checkErr, ErrDCATUS3) { // a job refuses DCAT-US 3.0; the walkers read it
+		checkErr = wantErr
+	}
 	for i, e := range got {
 		if e.Structure != nil && e.Structure.Type == "NestedTooDeep" { // the listing goes on; WalkCatalog stops
 			if !strings.Contains(fmt.Sprint(wantErr), fmt.Sprintf("dataset #%d nests deeper", i+1)) || len(want) != i {

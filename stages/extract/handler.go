@@ -102,6 +102,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
 				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
 		}
+		if why := wrongKind(sniffDocument(readHead(f)), job.SchemaType); why != nil {
+			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, why))
+		}
 		return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {

@@ -36,6 +36,9 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 		if err == nil {
 			err = notHTML(body)
 		}
+		if err == nil {
+			err = wrongKind(sniffDocument(body[:min(len(body), 4<<10)]), job.SchemaType)
+		}
 		if err != nil {
 			return h.fail(ctx, job, "ExtractError", fmt.Errorf("read %s: %w", job.URL, err))
 		}
