@@ -377,53 +377,53 @@ func TestEmptyQueryValues(t *testing.T) {
 	}
 }
 
-func TestLowerSchemeHost(t *testing.T) {
-	t.Parallel()
-	for raw, want := range map[string]string{
-		"HTTP://host/x": "http://host/x",
-		"https://Data.Example.GOV/Path/A%2Fb?Q=X#Frag":   "https://data.example.gov/Path/A%2Fb?Q=X#Frag",
-		"HtTpS://User:PaSS@Example.GOV:8443/a":           "https://User:PaSS@example.gov:8443/a",
-		"http://EXAMPLE.gov?Q=A":                         "http://example.gov?Q=A",
-		"http://EXAMPLE.gov#A":                           "http://example.gov#A",
-		"http://EXAMPLE.gov":                             "http://example.gov",
-		"http://[FE80::AB]:80/X":                         "http://[fe80::ab]:80/X",
-		"http://[FE80::AB%25EtH0]/X":                     "http://[fe80::ab%25EtH0]/X",
-		"http://B%C3%84R.Example/%C3%84":                 "http://b%C3%84r.example/%C3%84",
-		"http://ÄB.Example/Ä":                            "http://Äb.example/Ä",
-		"https://example.gov/data.json":                  "https://example.gov/data.json",
-		"https://a@B@C.gov/@D":                           "https://a@B@c.gov/@D",
-		"https://example.gov/%7Euser/data.json?A=%7E&b=": "https://example.gov/%7Euser/data.json?A=%7E&b=",
-	} {
-		require.Empty(t, checkSourceURL(raw), raw)
-		require.Equal(t, want, lowerSchemeHost(raw), raw)
-		require.Equal(t, want, lowerSchemeHost(want), "idempotent")
-	}
-}
-
-func TestSourceURLCase(t *testing.T) {
+// TestSourceURLNormalForm registers one catalog written many ways: the first is stored in its
+// normal form, every other is a 409 naming it, on POST and PUT; a source stored before URLs
+// were normalised is found the same way; a different path case or query is another source.
+func TestSourceURLNormalForm(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	require.Contains(t, schemaAt(t, "schemas", "HarvestSourceInput", "properties", "url")["description"],
-		"The scheme and host are stored in lower case")
+		"stored in its normal form")
 
-	created := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("HTTP://Data.Example.GOV/Path/Data.JSON?Key=%7E"))
+	created := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("HTTP://Data.Example.GOV:0080/./Path/Data.JSON?Key=%7e#top"))
 	require.Equal(t, http.StatusCreated, created.status, "body: %s", created.body)
 	src := created.object(t)
-	require.Equal(t, "http://data.example.gov/Path/Data.JSON?Key=%7E", src["url"])
+	const stored = "http://data.example.gov/Path/Data.JSON?Key=~"
+	require.Equal(t, stored, src["url"])
 
-	for _, u := range []string{"http://data.example.gov/Path/Data.JSON?Key=%7E", "hTTp://DATA.example.gov/Path/Data.JSON?Key=%7E"} {
+	other := b.newSource(t, "")
+	for _, u := range []string{stored, stored + "#frag", stored + "#", "hTTp://DATA.example.gov/Path/Data.JSON?Key=%7E",
+		"http://data.example.gov:80/Path/Data.JSON?Key=~", "http://data.example.gov:0080/Path/Data.JSON?Key=~",
+		"http://data.example.gov/Path/./Data.JSON?Key=~", "http://data.example.gov/x/../Path/Data.JSON?Key=~",
+		"http://data.example.gov//Path//Data.JSON?Key=~", "http://data.example.gov/%50ath/Data.JSON?Key=~",
+		" http://data.example.gov/Path/Data.JSON?Key=~ \n"} {
 		requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource(u)), http.StatusConflict,
-			`a harvest source with url "http://data.example.gov/Path/Data.JSON?Key=%7E" already exists`)
-		other := b.newSource(t, "")
-		requireError(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+other.ID, validSource(u)), http.StatusConflict, "already exists")
+			`a harvest source with url "`+stored+`"`)
+		requireError(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+other.ID, validSource(u)), http.StatusConflict,
+			"already exists: harvest source "+src["id"].(string))
+	}
+	put := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+src["id"].(string), validSource("HTTP://DATA.EXAMPLE.GOV/Path/Data.JSON?Key=%7E#x"))
+	require.Equal(t, http.StatusOK, put.status, "its own url, written another way: %s", put.body)
+	require.Equal(t, stored, put.object(t)["url"])
+
+	for _, u := range []string{"http://data.example.gov/path/data.json?Key=~", "http://data.example.gov/Path/Data.JSON?Key=~&b=1",
+		"http://data.example.gov/Path/Data.JSON", "http://data.example.gov/Path/Data.JSON?Key=%7E%2F"} {
+		r := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource(u))
+		require.Equal(t, http.StatusCreated, r.status, "another catalog: %s: %s", u, r.body)
 	}
 
-	put := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+src["id"].(string), validSource("HTTP://DATA.EXAMPLE.GOV/Path/Data.JSON?Key=%7E"))
-	require.Equal(t, http.StatusOK, put.status, "its own url, in another case: %s", put.body)
-	require.Equal(t, src["url"], put.object(t)["url"])
-
-	path := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("http://data.example.gov/path/data.json?Key=%7E"))
-	require.Equal(t, http.StatusCreated, path.status, "the path is case-sensitive: %s", path.body)
+	// A source stored before normalisation, as it was sent then.
+	legacy, err := b.store.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "legacy",
+		URL: "https://Legacy.Example.gov:443/a/./data.json#x", SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal, Frequency: harvest.FrequencyManual,
+		NotificationFrequency: harvest.NotifyOnError})
+	require.NoError(t, err)
+	requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("https://legacy.example.gov/a/data.json")),
+		http.StatusConflict, `a harvest source with url "https://Legacy.Example.gov:443/a/./data.json#x" (the same catalog as "https://legacy.example.gov/a/data.json") already exists: harvest source `+legacy.ID)
+	put = b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+legacy.ID, validSource("https://legacy.example.gov/a/data.json"))
+	require.Equal(t, http.StatusOK, put.status, "the legacy source takes its normal form: %s", put.body)
+	require.Equal(t, "https://legacy.example.gov/a/data.json", put.object(t)["url"])
 }
 
 // TestContentType checks every write against the document: the operations with a request body

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/mail"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/trigger"
 )
 
 // sourceJSON is a harvest source as the API shows it.
@@ -81,7 +81,7 @@ type sourceInput struct {
 // collection_parent_url, no waf_time_zone (UTC) (decodeObject refuses null for the first three). A url (or
 // collection_parent_url) on a loopback, private or link-local address is refused unless the
 // server allows private sources (checkPublic). A good url or collection_parent_url is
-// stored with its scheme and host in lower case.
+// stored in its normal form (harvest.NormalizeURL: RFC 3986 §6).
 func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error) {
 	data, err := readBody(r)
 	if err != nil {
@@ -92,7 +92,7 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 	if err := decodeObject(data, &in, fields); err != nil {
 		return nil, err
 	}
-	p := &store.SourceInsertParams{Name: strings.TrimSpace(in.Name), URL: in.URL,
+	p := &store.SourceInsertParams{Name: strings.TrimSpace(in.Name), URL: strings.TrimSpace(in.URL),
 		SourceType: harvest.SourceType(cmp.Or(in.SourceType, string(harvest.SourceDocument))),
 		Frequency:  harvest.Frequency(cmp.Or(in.Frequency, string(harvest.FrequencyManual))),
 		NotificationFrequency: harvest.NotificationFrequency(cmp.Or(in.NotificationFrequency,
@@ -105,17 +105,17 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 		}
 	}
 	if in.CollectionParentURL != nil {
-		p.CollectionParentURL = *in.CollectionParentURL
+		p.CollectionParentURL = strings.TrimSpace(*in.CollectionParentURL)
 	}
 	if in.WAFTimeZone != nil {
 		p.WAFTimeZone = *in.WAFTimeZone
 	}
 	checkSource(p, in.SchemaType, fields)
 	if _, bad := fields["url"]; !bad {
-		p.URL = lowerSchemeHost(p.URL)
+		p.URL, _ = harvest.NormalizeURL(p.URL) // checkSourceURL accepted it
 	}
-	if _, bad := fields["collection_parent_url"]; !bad {
-		p.CollectionParentURL = lowerSchemeHost(p.CollectionParentURL)
+	if _, bad := fields["collection_parent_url"]; !bad && p.CollectionParentURL != "" {
+		p.CollectionParentURL, _ = harvest.NormalizeURL(p.CollectionParentURL)
 	}
 	s.checkPublic(r, "url", p.URL, fields)
 	s.checkPublic(r, "collection_parent_url", p.CollectionParentURL, fields)
@@ -183,50 +183,36 @@ func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErr
 	}
 }
 
-// checkSourceURL says what is wrong with a source URL, or "".
+// checkSourceURL says what is wrong with a source URL, or "": it must be one that
+// harvest.NormalizeURL accepts.
 func checkSourceURL(raw string) string {
 	if raw == "" {
 		return "required"
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if _, err := harvest.NormalizeURL(raw); err != nil {
 		return fmt.Sprintf("%q is not an absolute http(s) URL", raw)
 	}
 	return ""
 }
 
-// lowerSchemeHost returns an absolute URL (one checkSourceURL accepts) with its scheme and host
-// in lower case, so that the unique index on harvest_source.url sees HTTP://Example.gov/x and
-// http://example.gov/x as the same source (RFC 3986 6.2.2.1: both are case-insensitive). It
-// cuts the URL as url.Parse does, and changes nothing else: userinfo, port, path, query and
-// fragment, and every percent-escape (in the host those encode non-ASCII bytes), stay exactly
-// as sent, and so does an IPv6 zone. Only ASCII letters are lowered.
-func lowerSchemeHost(raw string) string {
-	scheme, rest, ok := strings.Cut(raw, ":")
-	if !ok || !strings.HasPrefix(rest, "//") {
-		return raw
+// checkURLTaken returns a 409 naming the source, other than the one with id except, whose URL
+// names the same catalog as url (trigger.SourceByURL), or nil. The unique index on
+// harvest_source.url stays the last word when two requests race.
+func (s *server) checkURLTaken(r *http.Request, url, except string) error {
+	src, err := trigger.SourceByURL(r.Context(), s.store, url)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case src.ID == except:
+		return nil
 	}
-	authority := rest[2:]
-	tail := ""
-	if i := strings.IndexAny(authority, "/?#"); i >= 0 {
-		authority, tail = authority[:i], authority[i:]
+	msg := urlTaken(src.URL)
+	if src.URL != url {
+		msg = fmt.Sprintf("a harvest source with url %q (the same catalog as %q) already exists", src.URL, url)
 	}
-	userinfo, host := "", authority
-	if i := strings.LastIndex(authority, "@"); i >= 0 {
-		userinfo, host = authority[:i+1], authority[i+1:]
-	}
-	b := []byte(host)
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '%' && strings.HasPrefix(host, "["): // an IPv6 zone: "%25" and the zone's name
-			i = len(b)
-		case c == '%':
-			i += 2 // the escape's hex digits
-		case 'A' <= c && c <= 'Z':
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return strings.ToLower(scheme) + ":" + "//" + userinfo + string(b) + tail
+	return errorf(http.StatusConflict, "%s: harvest source %s", msg, src.ID)
 }
 
 // checkPublic records in fields a source URL whose host resolves to an address the fetches
@@ -285,6 +271,9 @@ func (s *server) sourceCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.checkURLTaken(r, p.URL, ""); err != nil {
+		return err
+	}
 	src, err := s.store.SourceInsert(r.Context(), p)
 	if errors.Is(err, store.ErrNotFound) { // the organization was deleted since decodeSource looked
 		return (fieldErrors{"organization_id": fmt.Sprintf("no organization has id %q", p.OrganizationID)}).err()
@@ -315,6 +304,9 @@ func (s *server) sourceUpdate(w http.ResponseWriter, r *http.Request) error {
 	}
 	p, err := s.decodeSource(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkURLTaken(r, p.URL, id); err != nil {
 		return err
 	}
 	src, err := s.store.SourceUpdate(r.Context(), &store.SourceUpdateParams{ID: id, SourceInsertParams: *p})

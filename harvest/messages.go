@@ -53,7 +53,8 @@ type Job struct {
 	URL        string     `json:"url"`
 	// CollectionParentURL is a waf-collection's parent record, listed first.
 	CollectionParentURL string `json:"collection_parent_url,omitempty"`
-	// PublisherName names the publisher when an ISO record names none.
+	// PublisherName names the publisher when an ISO record names none: the name of the
+	// source's organization; empty when the source has none.
 	PublisherName string `json:"publisher_name,omitempty"`
 	// WAFTimeZone is the IANA time zone of a WAF's listing dates where the listing names none
 	// (harvest.ParseWAFTimeZone); "" is UTC.

@@ -38,13 +38,27 @@ func Publish(ctx context.Context, st store.Store, pub message.Publisher, job *st
 	if err != nil {
 		return fmt.Errorf("get source of job %s: %w", job.ID, err)
 	}
-	return publishJob(pub, job, src)
+	return publishJob(ctx, st, pub, job, src)
 }
 
-func publishJob(pub message.Publisher, job *store.Job, src *store.Source) error {
+// publishJob sends the job message. Its PublisherName is the name of the source's
+// organization (Data.gov's publisher for ISO records that name none), never the source's own
+// name or location: a source named after its URL, or a local file path, is no publisher.
+func publishJob(ctx context.Context, st store.Store, pub message.Publisher, job *store.Job, src *store.Source) error {
+	publisher := ""
+	if src.OrganizationID != "" {
+		org, err := st.OrganizationGet(ctx, src.OrganizationID)
+		switch {
+		case err == nil:
+			publisher = org.Name
+		case !errors.Is(err, store.ErrNotFound):
+			return fmt.Errorf("get organization of source %s: %w", src.ID, err)
+		}
+	}
 	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
 		SourceID: src.ID, JobType: job.JobType, SourceType: src.SourceType, SchemaType: src.SchemaType, URL: src.URL,
-		CollectionParentURL: src.CollectionParentURL, PublisherName: src.Name, WAFTimeZone: src.WAFTimeZone},
+		CollectionParentURL: src.CollectionParentURL, PublisherName: publisher,
+		WAFTimeZone: src.WAFTimeZone},
 		harvest.MetaJobID, job.ID, harvest.MetaSourceID, src.ID)
 	if err != nil {
 		return err

@@ -23,6 +23,8 @@ var ErrJobInProgress = errors.New("the harvest source already has a job in progr
 // Params describes the job to start.
 type Params struct {
 	// URL is the source's location: an http(s) URL or an absolute file path. It keys the source.
+	// An http(s) URL is normalised (harvest.NormalizeURL), and a source whose URL names the
+	// same catalog (harvest.SameSourceURL) is the one used, however its URL was stored.
 	URL        string
 	Name       string // source name when it is created; default URL
 	SourceType harvest.SourceType
@@ -60,7 +62,7 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 	if err != nil {
 		return nil, fmt.Errorf("create job: %w", err)
 	}
-	if err := publishJob(pub, job, src); err != nil {
+	if err := publishJob(ctx, st, pub, job, src); err != nil {
 		_, _ = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "TriggerError", Message: err.Error()})
 		return nil, fmt.Errorf("send job to extract: %w", err)
 	}
@@ -70,9 +72,21 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 // EnsureSource returns the source of p.URL, creating it from p when missing, as Start does
 // (store.Store.SourceEnsure; the name defaults to the URL). It leaves the organization as it is.
 func EnsureSource(ctx context.Context, st store.Store, p Params) (*store.Source, error) {
+	if n, err := harvest.NormalizeURL(p.URL); err == nil { // not for a file path
+		p.URL = n
+	}
+	if n, err := harvest.NormalizeURL(p.CollectionParentURL); err == nil {
+		p.CollectionParentURL = n
+	}
 	name := p.Name
 	if name == "" {
 		name = p.URL
+	}
+	switch existing, err := SourceByURL(ctx, st, p.URL); {
+	case err == nil:
+		p.URL = existing.URL // SourceEnsure finds a source by its URL as stored
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, fmt.Errorf("find harvest source: %w", err)
 	}
 	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
 		SchemaType: p.SchemaType, CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone})

@@ -51,5 +51,5 @@ func TestPrivateSourcesRefused(t *testing.T) {
 	require.Equal(t, exitJobError, code)
 	require.Len(t, rep.JobErrors, 1)
 	require.Contains(t, rep.JobErrors[0], "127.0.0.1 is a loopback address")
-	require.Contains(t, rep.JobErrors[0], "refused unless allowed")
+	require.Contains(t, rep.JobErrors[0], "refused unless allowed in configuration (--allow-private-sources, HARVESTER_ALLOW_PRIVATE_SOURCES=1)")
 }

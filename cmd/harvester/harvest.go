@@ -98,6 +98,10 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 		p.URL = u
 	}
 	var err error
+	if f.schemaType == "" {
+		return p, usageError{fmt.Errorf("--schema-type is required: %q or %q for a data.json, %q or %q for ISO 19115 XML",
+			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)}
+	}
 	if p.SchemaType, err = harvest.ParseSchemaType(f.schemaType); err != nil {
 		return p, usageError{fmt.Errorf("--schema-type: %w", err)}
 	}
@@ -157,10 +161,11 @@ func reindexIfMoved(ctx context.Context, st store.Store, idx search.Index, sourc
 	return nil
 }
 
-// sourceURL returns raw when it is an absolute http(s) URL with a host, with its scheme in
-// lower case (EXTRACT tells URLs from file paths by the "http://" and "https://" prefixes).
+// sourceURL returns raw in its normal form (harvest.NormalizeURL) when it is an absolute
+// http(s) URL with a host (EXTRACT tells URLs from file paths by the "http://" and "https://"
+// prefixes).
 func sourceURL(raw string) (string, error) {
-	u, err := url.Parse(raw)
+	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return "", fmt.Errorf("%q is not a URL: %w", raw, errors.Unwrap(err))
 	}
@@ -174,7 +179,7 @@ func sourceURL(raw string) (string, error) {
 	if u.Hostname() == "" {
 		return "", fmt.Errorf("%q has no host", raw)
 	}
-	return u.Scheme + raw[len(u.Scheme):], nil
+	return harvest.NormalizeURL(raw)
 }
 
 // sourceFile returns the absolute path of path, which must be an existing regular file.
@@ -288,13 +293,7 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 // jobInProgress explains trigger.ErrJobInProgress: which job holds the source, since when, and
 // how to end it if the process running it died. It returns that job's id.
 func jobInProgress(ctx context.Context, st store.Store, p trigger.Params) (string, error) {
-	name := p.Name
-	if name == "" {
-		name = p.URL
-	}
-	// The source exists (Start found it); SourceEnsure returns it unchanged.
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
-		SchemaType: p.SchemaType})
+	src, err := trigger.SourceByURL(ctx, st, p.URL) // the source exists: Start found it
 	if err != nil {
 		return "", fmt.Errorf("%w: %s (finding which job failed: %v)", trigger.ErrJobInProgress, p.URL, err)
 	}

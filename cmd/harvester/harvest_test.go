@@ -340,7 +340,72 @@ func TestHarvestBadArguments(t *testing.T) {
 		code := run(context.Background(), args, &out, &errOut)
 		require.Equal(t, exitUsage, code, "%v: %s", args, errOut.String())
 		require.True(t, strings.HasPrefix(errOut.String(), "harvester: "), errOut.String())
+		hint := "Run 'harvester harvest --help' for usage."
+		if args[0] != "harvest" {
+			hint = "Run 'harvester --help' for usage."
+		}
+		require.Contains(t, errOut.String(), "\n"+hint+"\n", "the hint names the subcommand's help")
+	}
+	var out, errOut bytes.Buffer
+	require.Equal(t, exitUsage, run(context.Background(), []string{"harvest", "--url", "https://x.example/data.json"}, &out, &errOut))
+	require.Equal(t, `harvester: --schema-type is required: "dcatus1.1: federal" or "dcatus1.1: non-federal" for a data.json, `+
+		`"iso19115_1" or "iso19115_2" for ISO 19115 XML`+"\nRun 'harvester harvest --help' for usage.\n", errOut.String())
+}
+
+// A document of another kind than the schema type expects, or in a format not supported yet,
+// fails the job with a job error that says so, never a generic parse error or a complete job.
+func TestHarvestWrongKindOfDocument(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, c := range []struct{ file, schema, want string }{
+		{"dcatus/datagov-cftc.data.json", "iso19115_2", `the document is JSON, not ISO 19115 XML, as schema type "iso19115_2" expects: for a DCAT-US data.json use schema type "dcatus1.1: federal"`},
+		{"iso19115/datagov-valid-iso2-gmi.xml", federal, `the document is XML, not a DCAT-US catalog (JSON), as schema type "dcatus1.1: federal" expects: for ISO 19115 XML use schema type "iso19115_1" or "iso19115_2"`},
+		{"iso19115/catalog-data-gov-noaa-wcsd-leading-whitespace-gmi.xml", nonFederal, "the document is XML, not a DCAT-US catalog"},
+		{"dcatap/ckan-demo-catalog-hydra.ttl", federal, "the document is Turtle or N-Triples (RDF): RDF sources (DCAT-AP, DCAT-US 3.0 in RDF) are not supported yet"},
+		{"dcatap/ckan-demo-catalog-hydra.ttl", "iso19115_1", "not supported yet"},
+		{"dcatap/semic-2.1.1-example1.nt", federal, "the document is Turtle or N-Triples (RDF)"},
+		{"dcatap/ckan-demo-catalog-hydra.rdf", federal, "the document is RDF/XML: RDF sources (DCAT-AP, DCAT-US 3.0 in RDF) are not supported yet"},
+		{"dcatap/geonetwork-sig-oreme-catalogrecords.rdf", "iso19115_2", "the document is RDF/XML"},
+		{"dcatus/dcatus3-catalog.json", federal, `the document is a DCAT-US 3.0 catalog; DCAT-US 3.0 is not supported yet, only DCAT-US 1.1 (conformsTo {"@type":"Standard","title":"DCAT-US 3.0"})`},
+		{"dcatus/dcatus3-series-with-members.json", nonFederal, "DCAT-US 3.0 is not supported yet"},
+	} {
+		rep, code := b.harvest(t, "--file", corpustest.Path(t, c.file), "--schema-type", c.schema)
+		require.Equal(t, exitJobError, code, c.file)
+		require.Equal(t, "error", rep.Status, c.file)
+		require.Len(t, rep.JobErrors, 1, c.file)
+		require.Contains(t, rep.JobErrors[0], c.want, c.file)
+		require.Zero(t, rep.Total, "no record moves: %s", c.file)
 	}
 }
 
 var _ = harvest.Version
+
+// One catalog written several ways on the command line is one source (harvest.NormalizeURL),
+// and so is a source stored before URLs were normalised.
+func TestHarvestURLVariantsAreOneSource(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.srv.Serve(corpustest.Path(t, "dcatus/datagov-cftc.data.json"))
+	base := strings.TrimSuffix(b.srv.URL(), "/data.json") // http://127.0.0.1:PORT
+	legacy, err := b.st.SourceInsert(ctx, &store.SourceInsertParams{Name: "legacy", URL: b.srv.URL() + "?#catalog",
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, Frequency: harvest.FrequencyManual,
+		NotificationFrequency: harvest.NotifyOnError})
+	require.NoError(t, err)
+	for _, u := range []string{b.srv.URL(), b.srv.URL() + "?", b.srv.URL() + "#x", " " + b.srv.URL() + " ",
+		strings.Replace(base, "http://", "HTTP://", 1) + "/a/../%64ata.json", base + "//data.json"} {
+		rep, code := b.harvest(t, "--url", u, "--schema-type", federal)
+		require.Equal(t, exitOK, code, "%s: %v", u, rep.JobErrors)
+		require.Equal(t, legacy.ID, rep.SourceID, "%q is the legacy source", u)
+	}
+	_, total, err := b.st.SourceList(ctx, &store.SourceListParams{})
+	require.NoError(t, err)
+	require.Equal(t, 1, total)
+
+	rep, code := b.harvest(t, "--url", b.srv.URL()+"?v=2", "--schema-type", federal)
+	require.Equal(t, exitOK, code)
+	require.NotEqual(t, legacy.ID, rep.SourceID, "a query makes another source")
+	src, err := b.st.SourceGet(ctx, rep.SourceID)
+	require.NoError(t, err)
+	require.Equal(t, b.srv.URL()+"?v=2", src.URL)
+}

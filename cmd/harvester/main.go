@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
 		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand())
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	var jobErr jobFailed
 	switch {
 	case err == nil:
@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitJobError
 	case errors.As(err, new(usageError)) || isCobraUsage(err):
 		fmt.Fprintln(stderr, "harvester:", err)
-		fmt.Fprintln(stderr, "Run 'harvester --help' for usage.")
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath()) // the subcommand's, when one ran
 		return exitUsage
 	}
 	fmt.Fprintln(stderr, "harvester:", err)

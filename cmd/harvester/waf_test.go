@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -274,4 +276,54 @@ func TestHarvestWAFOfBadFiles(t *testing.T) {
 	} {
 		require.Contains(t, reasons[want.file], want.reason, want.file)
 	}
+}
+
+// An empty ISO file (0 bytes, or white space only) is one error row that says so, for a
+// document source and in a WAF, never a COMPARE failure; the job completes.
+func TestHarvestEmptyISOFiles(t *testing.T) {
+	t.Parallel()
+	dbURL, natsURL := dbtest.URL(t), natstest.URL(t)
+	empty := filepath.Join(t.TempDir(), "empty.xml")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	rep := runJSON(t, "harvest", "--file", empty, "--schema-type", "iso19115_2", "--database-url", dbURL, "--nats-url", natsURL)
+	require.Equal(t, "complete", rep.Status)
+	require.Equal(t, [2]int{1, 1}, [2]int{rep.Total, rep.Errored})
+
+	files := map[string]string{"/waf/empty.xml": empty, "/waf/good.xml": corpustest.Path(t, "iso19115/datagov-valid-iso2-gmi.xml")}
+	blank := filepath.Join(t.TempDir(), "blank.xml")
+	require.NoError(t, os.WriteFile(blank, []byte("\xEF\xBB\xBF \n\t\n"), 0o644))
+	files["/waf/blank.xml"] = blank
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/waf/" {
+			fmt.Fprint(w, `<html><body><a href="empty.xml">empty.xml</a> <a href="blank.xml">blank.xml</a> <a href="good.xml">good.xml</a></body></html>`)
+			return
+		}
+		if p, ok := files[r.URL.Path]; ok {
+			http.ServeFile(w, r, p)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	waf := runJSON(t, "harvest", "--url", srv.URL+"/waf/", "--source-type", "waf", "--schema-type", "iso19115_2",
+		"--database-url", dbURL, "--nats-url", natsURL)
+	require.Equal(t, "complete", waf.Status)
+	require.Equal(t, [3]int{3, 1, 2}, [3]int{waf.Total, waf.Added, waf.Errored})
+
+	st, err := postgres.Open(context.Background(), dbURL)
+	require.NoError(t, err)
+	defer st.Close()
+	reasons := map[string]string{}
+	for _, jobID := range []string{rep.JobID, waf.JobID} {
+		errs, _, err := st.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: jobID})
+		require.NoError(t, err)
+		for _, e := range errs {
+			reasons[e.Identifier] = e.Type + ": " + e.Message
+		}
+	}
+	require.Equal(t, map[string]string{
+		empty:                      "EmptyFile: file " + empty + " is empty (0 bytes): it holds no ISO 19115 record",
+		srv.URL + "/waf/empty.xml": "EmptyFile: file " + srv.URL + "/waf/empty.xml is empty (0 bytes): it holds no ISO 19115 record",
+		srv.URL + "/waf/blank.xml": "EmptyFile: file " + srv.URL + "/waf/blank.xml is empty (7 bytes of white space): it holds no ISO 19115 record",
+	}, reasons)
 }

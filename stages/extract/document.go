@@ -38,21 +38,31 @@ var ErrDuplicateDataset = errors.New(`the catalog has more than one "dataset" me
 var ErrLegacyArray = errors.New("the document is a top-level JSON array (a Project Open Data 1.0 catalog); " +
 	"only DCAT-US 1.1 catalogs, an object with a \"dataset\" array, are supported")
 
+// ErrDCATUS3 is the cause of a ParseError for a DCAT-US 3.0 catalog: its conformsTo is an
+// object ({"@type": "Standard", "title": "DCAT-US 3.0"}), where DCAT-US 1.1 writes a URL.
+var ErrDCATUS3 = errors.New("the document is a DCAT-US 3.0 catalog; DCAT-US 3.0 is not supported yet, only DCAT-US 1.1")
+
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // WalkCatalog streams the DCAT-US catalog document in r, calling fn with each element of its
 // "dataset" array (0-based position, raw bytes as written) one at a time: the document is never
-// held in memory whole. A leading UTF-8 BOM is skipped. It returns a *ParseError when the
+// held in memory whole. A leading UTF-8 BOM is skipped. A dataset nested deeper than
+// MaxRecordDepth is a *ParseError naming it (the listing makes it an error row instead). It returns a *ParseError when the
 // document is not JSON (with the line and column of the syntax error when r is an io.ReadSeeker),
 // is a top-level array (ErrLegacyArray), is not an object with a "dataset" array, or has more
 // than one "dataset" member (ErrDuplicateDataset, found only after the first array was walked:
 // check a document with a walk that does nothing before acting on its records); fn's error stops
 // the walk and is returned as is.
 func WalkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error {
-	return walkDocument(r, nil, func(dec *json.Decoder, pos int) error {
+	g := newShapeGuard(nil, false)
+	return walkDocument(r, nil, g, false, func(dec *json.Decoder, pos int) error {
 		var raw json.RawMessage
+		from := dec.InputOffset()
 		if err := dec.Decode(&raw); err != nil {
 			return parseErr(err)
+		}
+		if p := g.problem(from, dec.InputOffset()); p != nil {
+			return &ParseError{Err: fmt.Errorf("dataset #%d %v", pos+1, p)}
 		}
 		return fn(pos, raw)
 	})
@@ -62,24 +72,26 @@ func WalkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error
 // stops the walk; it returns a *ParseError when the element is not JSON.
 type element func(dec *json.Decoder, pos int) error
 
-// walkDocument is WalkCatalog with each element decoded by each. When rec is not nil, the
-// document is read through it, and it is made to forget what precedes each member of the
-// catalog object it skips.
-func walkDocument(r io.Reader, rec *recorder, each element) error {
+// walkDocument is WalkCatalog with each element decoded by each (only11: refusing a DCAT-US
+// 3.0 catalog), the document read through
+// the guard g (its reader is set here). When rec is not nil, the document is read through it
+// too, and it is made to forget what precedes each member of the catalog object it skips.
+func walkDocument(r io.Reader, rec *recorder, g *shapeGuard, only11 bool, each element) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	skipped := 0
 	if head, _ := br.Peek(3); bytes.Equal(head, utf8BOM) {
 		_, _ = br.Discard(3)
 		skipped = 3
 	}
+	g.r = br
 	var dec *json.Decoder
 	if rec != nil {
-		rec.r = br
+		rec.r = g
 		dec = json.NewDecoder(rec)
 	} else {
-		dec = json.NewDecoder(br)
+		dec = json.NewDecoder(g)
 	}
-	err := walk(dec, rec, each)
+	err := walk(dec, rec, only11, each)
 	var perr *ParseError
 	if !errors.As(err, &perr) {
 		return err
@@ -141,7 +153,23 @@ func lineColumn(prefix []byte) (line, col int) {
 	return line, max(1, len(prefix)-(bytes.LastIndexByte(prefix, '\n')+1))
 }
 
-func walk(dec *json.Decoder, rec *recorder, each element) error {
+// refuseDCATUS3 reads the catalog's conformsTo from dec and returns a *ParseError wrapping
+// ErrDCATUS3 when it is an object, DCAT-US 3.0's way (1.1 writes a URL).
+func refuseDCATUS3(dec *json.Decoder) error {
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return parseErr(err)
+	}
+	if !bytes.HasPrefix(v, []byte("{")) {
+		return nil
+	}
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, v) // v is valid JSON: the decoder read it
+	return &ParseError{Err: fmt.Errorf("%w (conformsTo %s)", ErrDCATUS3, compact.Bytes()[:min(compact.Len(), 200)])}
+}
+
+// walk walks the catalog object; only11 refuses a DCAT-US 3.0 catalog (ErrDCATUS3).
+func walk(dec *json.Decoder, rec *recorder, only11 bool, each element) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return parseErr(err)
@@ -169,6 +197,13 @@ func walk(dec *json.Decoder, rec *recorder, each element) error {
 			if err := walkDatasets(dec, each); err != nil {
 				return err
 			}
+			continue
+		}
+		if key, _ := tok.(string); key == "conformsTo" && only11 {
+			if err := refuseDCATUS3(dec); err != nil {
+				return err
+			}
+			rec.forget(dec.InputOffset())
 			continue
 		}
 		if err := dec.Decode(new(skipValue)); err != nil {
@@ -242,6 +277,9 @@ type Entry struct {
 	Title      string          // for error messages about records without an identifier
 	Raw        json.RawMessage // the element exactly as the publisher wrote it
 	Err        error           // why the element cannot be keyed: not an object, missing or blank identifier
+	// Structure is set when the element repeats a key or nests deeper than MaxRecordDepth
+	// (walkEntries only); Raw is then what the decoder read, a deep value replaced by 0.
+	Structure *StructureError
 }
 
 // Identify fills in an entry's identifier: the "identifier" string, or the "@id" of an

@@ -8,9 +8,10 @@ import (
 )
 
 // checkCatalog walks the catalog document in r as WalkCatalog does, only to find what is wrong
-// with it: each record is scanned, not copied.
+// with it: each record is scanned, not copied. Unlike WalkCatalog, it refuses a DCAT-US 3.0
+// catalog (ErrDCATUS3): a job reads DCAT-US 1.1 only.
 func checkCatalog(r io.Reader) error {
-	return walkDocument(r, nil, func(dec *json.Decoder, _ int) error {
+	return walkDocument(r, nil, newShapeGuard(nil, false), true, func(dec *json.Decoder, _ int) error {
 		if err := dec.Decode(new(skipValue)); err != nil {
 			return parseErr(err)
 		}
@@ -26,10 +27,12 @@ func (*skipValue) UnmarshalJSON([]byte) error { return nil }
 // walkEntries walks the catalog document in r as WalkCatalog does, calling fn with each element
 // identified (Identify): it decodes each element once into its keyFields, and takes its raw
 // bytes from what the decoder read, instead of decoding it into a json.RawMessage and decoding
-// that again (half the passes over every record). fn may keep the Entry.
+// that again (half the passes over every record). An element that repeats a key or nests too
+// deeply has Entry.Structure set. fn may keep the Entry.
 func walkEntries(r io.Reader, fn func(e Entry) error) error {
 	rec := new(recorder)
-	return walkDocument(r, rec, func(dec *json.Decoder, pos int) error {
+	g := newShapeGuard(nil, true)
+	return walkDocument(r, rec, g, false, func(dec *json.Decoder, pos int) error {
 		from := dec.InputOffset()
 		var d keyFields
 		err := dec.Decode(&d)
@@ -40,7 +43,9 @@ func walkEntries(r io.Reader, fn func(e Entry) error) error {
 		to := dec.InputOffset()
 		raw := json.RawMessage(slices.Clone(trimSeparator(rec.bytes(from, to))))
 		rec.forget(to)
-		return fn(identify(pos, raw, &d, err))
+		e := identify(pos, raw, &d, err)
+		e.Structure = g.problem(from, to)
+		return fn(e)
 	})
 }
 

@@ -136,8 +136,8 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 	default:
 		return nil
 	}
-	return fmt.Errorf("%w: %s is %s address; sources there are refused unless allowed in configuration",
-		ErrPrivateAddress, ip, kind)
+	return fmt.Errorf("%w: %s is %s address; sources there are refused unless allowed in configuration "+
+		"(--allow-private-sources, HARVESTER_ALLOW_PRIVATE_SOURCES=1)", ErrPrivateAddress, ip, kind)
 }
 
 // FetchError is a source that could not be downloaded: the URL, the HTTP status when the

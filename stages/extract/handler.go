@@ -103,6 +103,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
 				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
 		}
+		if why := wrongKind(sniffDocument(readHead(f)), job.SchemaType); why != nil {
+			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, why))
+		}
 		return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -227,6 +230,16 @@ func (l *lister) entry(e Entry) error {
 			"dataset #%d%s is not valid UTF-8: byte 0x%02X at offset %d of the record (%d bytes) "+
 				"is not part of a UTF-8 character; JSON text must be UTF-8 (RFC 8259 §8.1)",
 			pos+1, e.named(), raw[off], off, len(raw)))
+	}
+	if s := e.Structure; s != nil {
+		// Which identifier a dataset repeating "identifier" has depends on the reader: none is
+		// trusted, and none is kept from deletion.
+		if e.Err != nil || strings.ContainsRune(e.Identifier, 0) || (s.Type == "DuplicateKey" && s.Path == "$.identifier") {
+			e.Identifier = ""
+		} else if err := l.see(&e); err != nil {
+			return err
+		}
+		return l.settleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.named(), s))
 	}
 	if e.Err != nil {
 		return l.settleError(&e, "MissingIdentifier", e.Err.Error())

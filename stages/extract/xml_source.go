@@ -37,6 +37,9 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 		if err == nil {
 			err = notHTML(body)
 		}
+		if err == nil {
+			err = wrongKind(sniffDocument(body[:min(len(body), 4<<10)]), job.SchemaType)
+		}
 		if err != nil {
 			return h.fail(ctx, job, "ExtractError", fmt.Errorf("read %s: %w", job.URL, err))
 		}
@@ -236,9 +239,17 @@ func (l *lister) xml(url string, body []byte, parent string) error {
 	return l.sendXML(pos, url, body, parent)
 }
 
-// sendXML sends one XML record, already recorded as seen, to COMPARE.
+// sendXML sends one XML record, already recorded as seen, to COMPARE. An empty file (nothing
+// but white space, or a BOM) is an error row instead: there is no record to compare.
 func (l *lister) sendXML(pos int, url string, body []byte, parent string) error {
 	e := Entry{Position: pos, Identifier: url}
+	if len(bytes.TrimSpace(bytes.TrimPrefix(body, utf8BOM))) == 0 {
+		what := "empty (0 bytes)"
+		if len(body) > 0 {
+			what = fmt.Sprintf("empty (%d bytes of white space)", len(body))
+		}
+		return l.settleError(&e, "EmptyFile", fmt.Sprintf("file %s is %s: it holds no ISO 19115 record", url, what))
+	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, url), Identifier: url,
 		Position: pos, XML: body, IsPartOf: parent, PublisherName: l.job.PublisherName}

@@ -346,3 +346,43 @@ func BenchmarkTransform(b *testing.B) {
 		}
 	}
 }
+
+// The publisher is the organisation the record names, inline or by reference (xlink:title),
+// else the name given for the source's organization, else the placeholder.
+func TestPublisher(t *testing.T) {
+	t.Parallel()
+	ident := citedDate(`<x:date><gco:Date>2020-01-01</gco:Date></x:date>`, `<x:dateType><x:CI_DateTypeCode codeList="c" codeListValue="publication">publication</x:CI_DateTypeCode></x:dateType>`)
+	publisher := func(body, org string) (string, []Warning) {
+		t.Helper()
+		out, warnings, err := Transform(isoRecord("x:MD_Metadata", body), "https://example.gov/a.xml", org)
+		require.NoError(t, err)
+		var got struct{ Publisher struct{ Name string } }
+		require.NoError(t, json.Unmarshal(out, &got))
+		return got.Publisher.Name, warnings
+	}
+	hasWarning := func(warnings []Warning) bool {
+		for _, w := range warnings {
+			if w.Field == "publisher" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct{ body, org, want string }{
+		{ident, "Agency Org", "Agency Org"},
+		{ident, "", PlaceholderPublisher},
+		{contactParty(`<x:role><x:CI_RoleCode codeList="c" codeListValue="pointOfContact"/></x:role>`) + ident, "Agency Org", "Org"},
+		{`<x:contact xlink:href="https://example.gov/c.xml" xlink:title="NOAA National Centers for Environmental Information, NCEI (pointOfContact)"/>` + ident,
+			"Agency Org", "NOAA National Centers for Environmental Information, NCEI"},
+		{`<x:contact xlink:href="https://example.gov/c.xml" xlink:title="  Census   Bureau "/>` + ident, "", "Census Bureau"},
+		{`<x:contact xlink:href="https://example.gov/c.xml" xlink:title="custodian - NCEI"/>` + strings.Replace(ident, `</x:CI_Citation>`,
+			`<x:citedResponsibleParty xlink:href="https://example.gov/p.xml" xlink:title="originator - Someone"/>`+
+				`<x:citedResponsibleParty xlink:href="https://example.gov/p.xml" xlink:title="publisher - National Centers for Environmental Information (NCEI)"/></x:CI_Citation>`, 1),
+			"Agency Org", "National Centers for Environmental Information (NCEI)"},
+		{`<x:contact xlink:href="https://example.gov/c.xml"/>` + ident, "Agency Org", "Agency Org"},
+	} {
+		got, warnings := publisher(c.body, c.org)
+		require.Equal(t, c.want, got, c.body)
+		require.Equal(t, c.want == c.org || c.want == PlaceholderPublisher, hasWarning(warnings), "a warning when the record names none: %s", c.body)
+	}
+}

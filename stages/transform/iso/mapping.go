@@ -50,6 +50,46 @@ func parties(from []*node) []party {
 	return out
 }
 
+const xlinkNS = "http://www.w3.org/1999/xlink"
+
+// linkedParties returns the parties given by reference: property elements (gmd:contact,
+// gmd:pointOfContact, gmd:citedResponsibleParty…) with no content but an xlink:href and the
+// xlink:title that names the party. NOAA's titles carry the role: "publisher - NCEI" or
+// "NCEI (pointOfContact)"; any other title is the party's name, with no role.
+func linkedParties(props []*node) []party {
+	var out []party
+	for _, n := range props {
+		title := ""
+		for _, a := range n.attrs {
+			if a.Name.Space == xlinkNS && a.Name.Local == "title" {
+				title = strings.Join(strings.Fields(a.Value), " ")
+			}
+		}
+		if title == "" || len(n.children) > 0 {
+			continue
+		}
+		p := party{org: title}
+		if role, name, ok := strings.Cut(title, " - "); ok && roleCode(role) {
+			p.role, p.org = role, name
+		} else if name, role, ok := strings.Cut(strings.TrimSuffix(title, ")"), " ("); ok && strings.HasSuffix(title, ")") && roleCode(role) {
+			p.role, p.org = role, name
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// roleCode reports whether s is a CI_RoleCode value (ISO 19115-1 and -2 codes).
+func roleCode(s string) bool {
+	switch s {
+	case "resourceProvider", "custodian", "owner", "user", "distributor", "originator", "pointOfContact",
+		"principalInvestigator", "processor", "publisher", "author", "sponsor", "coAuthor", "collaborator",
+		"editor", "mediator", "rightsHolder", "contributor", "funder", "stakeholder":
+		return true
+	}
+	return false
+}
+
 func (m *mapper) dataset(identifier, publisherName string) *dataset {
 	root := m.root
 	ident := first(path([]*node{root}, "identificationInfo", "*"))
@@ -134,10 +174,23 @@ func (m *mapper) dataset(identifier, publisherName string) *dataset {
 			}
 		}
 	}
+	if pub == "" { // parties given by reference: a publisher, else any
+		linked := linkedParties(slices.Concat(path([]*node{cit}, "citedResponsibleParty"),
+			path(idents, "pointOfContact"), path([]*node{root}, "contact")))
+		for _, p := range linked {
+			if p.role == "publisher" {
+				pub = p.org
+				break
+			}
+		}
+		if pub == "" && len(linked) > 0 {
+			pub = linked[0].org
+		}
+	}
 	if pub == "" {
 		pub = publisherName
 		if pub == "" {
-			pub = "Not provided"
+			pub = PlaceholderPublisher
 		}
 		m.warn("publisher", "the record names no organisation; used %q", pub)
 	}

@@ -25,6 +25,9 @@ const (
 	PlaceholderContactEmail = "mailto:datagovsupport@gsa.gov"
 	PlaceholderDescription  = "No description was provided."
 	PlaceholderKeyword      = "__"
+	// PlaceholderPublisher names the publisher when neither the record nor the source's
+	// organization does.
+	PlaceholderPublisher = "Not provided"
 )
 
 // Dataset is the DCAT-US 1.1 dataset object Transform writes; the field order is the JSON key
@@ -76,9 +79,13 @@ type distribution struct {
 // 19115-3 mdb:MD_Metadata) into a DCAT-US 1.1 dataset object (JSON, keys in a stable order,
 // meant to validate against Data.gov's non-federal dataset schema).
 //
-// identifier is the record's identifier (the file's URL, as Data.gov uses); publisherName
-// fills publisher.name when the record has no organisation (Data.gov uses the organization's
-// name). Missing required fields get Data.gov's placeholders, each with a Warning.
+// identifier is the record's identifier (the file's URL, as Data.gov uses). publisher.name is
+// the organisation the record names: the citation's publisher, any publisher, the contacts'
+// organisation, else a party given by reference (an empty gmd:contact, gmd:pointOfContact or
+// gmd:citedResponsibleParty with an xlink:title: its publisher, else the first). When the
+// record names none, publisherName, the name of the harvest source's organization (as Data.gov
+// uses), fills it; empty: PlaceholderPublisher. Missing required fields get Data.gov's
+// placeholders, each with a Warning.
 //
 // Input: a UTF-8 BOM and whitespace before the XML declaration are tolerated; ISO-8859-1,
 // Windows-1252 and ASCII declarations are decoded as declared. DTDs and external entities are

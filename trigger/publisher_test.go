@@ -1,0 +1,51 @@
+package trigger_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/trigger"
+)
+
+// The job message names the source's organization as the publisher for ISO records that name
+// none; a source without one gives no name (never its own name, URL or file path).
+func TestStartPublisherName(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := newStore(t)
+	pubsub := gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 10}, watermill.NopLogger{})
+	t.Cleanup(func() { _ = pubsub.Close() })
+	msgs, err := pubsub.Subscribe(ctx, harvest.SubjectExtract)
+	require.NoError(t, err)
+	org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "National Oceanic and Atmospheric Administration", Slug: "noaa"})
+	require.NoError(t, err)
+	_, err = st.SourceInsert(ctx, &store.SourceInsertParams{OrganizationID: org.ID, Name: "NOAA WAF",
+		URL: "https://noaa.example.gov/waf/", SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2,
+		Frequency: harvest.FrequencyManual, NotificationFrequency: harvest.NotifyOnError})
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		url        string
+		sourceType harvest.SourceType
+		want       string
+	}{
+		{"https://noaa.example.gov/waf/", harvest.SourceWAF, org.Name},
+		{"/home/me/record.xml", harvest.SourceDocument, ""},
+	} {
+		_, err := trigger.Start(ctx, st, pubsub, trigger.Params{URL: c.url, SourceType: c.sourceType,
+			SchemaType: harvest.SchemaISO19115_2, JobType: harvest.JobHarvest})
+		require.NoError(t, err)
+		m := <-msgs
+		m.Ack()
+		var job harvest.Job
+		require.NoError(t, harvest.Decode(m, &job))
+		require.Equal(t, c.url, job.URL)
+		require.Equal(t, c.want, job.PublisherName, c.url)
+	}
+}
