@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,6 +42,9 @@ type serviceFlags struct {
 	// searchIndex names the index: the OpenSearch alias, or the bleve directory under
 	// dataDir/search; "none" keeps no index.
 	searchIndex string
+	// fetchProxy is the HTTP proxy of every download (--fetch-proxy); empty: none, whatever
+	// HTTP_PROXY says.
+	fetchProxy string
 	// fetch holds the fetch flags (0: the extract.FetchConfig default); fetchConfig completes it.
 	fetch extract.FetchConfig
 	// fetchMade is the configuration fetchConfig made, shared by every user in the process so
@@ -53,6 +57,10 @@ func (f *serviceFlags) fetchConfig() extract.FetchConfig {
 	if f.fetchMade == nil {
 		c := f.fetch
 		c.AllowPrivate = f.allowPrivate
+		c.Proxy, _ = url.Parse(f.fetchProxy) // checked by checkFetch
+		if f.fetchProxy == "" {
+			c.Proxy = nil
+		}
 		c = c.WithDefaults()
 		f.fetchMade = &c
 	}
@@ -75,6 +83,9 @@ func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 		"redirects one download follows; more is a job error (env HARVESTER_FETCH_MAX_REDIRECTS; default 10)")
 	fl.IntVar(&f.fetch.MaxPerHost, "fetch-max-per-host", int(envInt64("HARVESTER_FETCH_MAX_PER_HOST")),
 		"downloads from one host at a time in this process, over all jobs (env HARVESTER_FETCH_MAX_PER_HOST; default 4)")
+	fl.StringVar(&f.fetchProxy, "fetch-proxy", os.Getenv("HARVESTER_FETCH_PROXY"),
+		"HTTP proxy of every download, e.g. http://proxy.internal:3128 (env HARVESTER_FETCH_PROXY); "+
+			"empty: direct connections, HTTP_PROXY and HTTPS_PROXY are ignored")
 }
 
 // checkFetch rejects negative fetch flags.
@@ -89,6 +100,12 @@ func (f *serviceFlags) checkFetch() error {
 	} {
 		if c.bad {
 			return usageError{fmt.Errorf("%s: must not be negative (0 means the default)", c.name)}
+		}
+	}
+	if f.fetchProxy != "" {
+		u, err := url.Parse(f.fetchProxy)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") || u.Host == "" {
+			return usageError{fmt.Errorf("--fetch-proxy: %q is not an http://, https:// or socks5:// proxy URL", f.fetchProxy)}
 		}
 	}
 	return nil
