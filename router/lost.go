@@ -25,5 +25,10 @@ func recreateStreams(ctx context.Context, js jetstream.JetStream) error {
 			return err
 		}
 	}
+	if _, err := js.ObjectStore(ctx, RecordBucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+		return EnsureStreams(ctx, js)
+	} else if err != nil {
+		return err
+	}
 	return nil
 }

@@ -21,15 +21,20 @@ import (
 // publisher sends to the stream name, which cannot serve one stream over many subjects.
 // Publish returns once JetStream has stored every message (its PubAck came back): several
 // messages are sent at once with PublishMsgAsync and their PubAcks awaited together.
+//
+// A body over the message size travels by reference (claim.go).
 type Publisher struct {
-	js  jetstream.JetStream
-	enc wmnats.NATSMarshaler
+	js     jetstream.JetStream
+	enc    wmnats.NATSMarshaler
+	claims *claims
 }
 
 var _ message.Publisher = (*Publisher)(nil)
 
 // NewPublisher returns a Publisher over js.
-func NewPublisher(js jetstream.JetStream) *Publisher { return &Publisher{js: js} }
+func NewPublisher(js jetstream.JetStream) *Publisher {
+	return &Publisher{js: js, claims: &claims{js: js}}
+}
 
 // marshal returns m as a NATS message to its routing subject.
 func (p *Publisher) marshal(topic string, m *message.Message) (*nats.Msg, error) {
@@ -40,6 +45,13 @@ func (p *Publisher) marshal(topic string, m *message.Message) (*nats.Msg, error)
 	nm, err := p.enc.Marshal(subject, m)
 	if err != nil {
 		return nil, fmt.Errorf("marshal message for %s: %w", subject, err)
+	}
+	ctx := m.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := p.claims.checkIn(ctx, nm); err != nil {
+		return nil, err
 	}
 	return nm, nil
 }

@@ -181,7 +181,14 @@ func (b *Bus) scanFailed(ctx context.Context, p *ReplayParams, fn func(stage str
 				continue
 			}
 			if msg.Headers().Get(harvest.MetaJobID) == p.JobID {
-				if err := fn(strings.TrimPrefix(msg.Subject(), harvest.SubjectFailedPrefix), msg.Data()); err != nil {
+				data, err := b.pub.claims.body(ctx, msg.Headers(), msg.Data())
+				if errors.Is(err, jetstream.ErrObjectNotFound) {
+					data, err = nil, nil // its body is gone: counted as skipped
+				}
+				if err != nil {
+					return fmt.Errorf("read %s: %w", StreamFailed, err)
+				}
+				if err := fn(strings.TrimPrefix(msg.Subject(), harvest.SubjectFailedPrefix), data); err != nil {
 					return err
 				}
 			}

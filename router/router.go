@@ -53,6 +53,10 @@ type Config struct {
 	MaxDeliver int
 	// Fetch configures EXTRACT's HTTP client.
 	Fetch extract.FetchConfig
+	// MaxRecordBytes caps one record (extract.Config.MaxRecordBytes); default
+	// extract.DefaultMaxRecordBytes (16 MiB). Bodies over the message size travel by reference
+	// (claim.go), whatever this is.
+	MaxRecordBytes int
 	// Notifier emails job reports when a job finishes; nil sends none.
 	Notifier report.Notifier
 	// Search is the search index SYNC keeps in step with the dataset table (writes are

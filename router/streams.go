@@ -3,7 +3,6 @@ package router
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -21,7 +20,7 @@ const (
 
 // streamConfigs are the JetStream streams Harvester uses; nothing here needs nats-server 2.10.
 func streamConfigs() []jetstream.StreamConfig {
-	keep := 30 * 24 * time.Hour
+	keep := failedKeep
 	return []jetstream.StreamConfig{
 		{Name: StreamWork, Subjects: []string{harvest.SubjectExtract, harvest.SubjectCompare, harvest.SubjectListing,
 			harvest.SubjectTransform, harvest.SubjectValidate, harvest.SubjectSync},
@@ -49,12 +48,16 @@ func streamOf(subject string) string {
 	return StreamWork
 }
 
-// EnsureStreams creates Harvester's streams, or updates them to the current configuration.
+// EnsureStreams creates Harvester's streams and the object store bucket of bodies sent by
+// reference (RecordBucket), or updates them to the current configuration.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream) error {
 	for _, cfg := range streamConfigs() {
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("ensure stream %s: %w", cfg.Name, err)
 		}
+	}
+	if _, err := js.CreateOrUpdateObjectStore(ctx, recordBucketConfig()); err != nil {
+		return fmt.Errorf("ensure object store %s: %w", RecordBucket, err)
 	}
 	return nil
 }

@@ -32,9 +32,12 @@ import (
 //     long handler (a whole listing) keeps its message and a dead process loses it within one
 //     AckWait;
 //   - naks (redelivers at once) what a shutdown interrupted, and what the handler nacked after
-//     NakDelay.
+//     NakDelay;
+//   - fetches a body sent by reference (claim.go) before the handler sees the message, and
+//     deletes its object once JetStream confirmed the ack.
 type Subscriber struct {
 	js       jetstream.JetStream
+	claims   *claims
 	consumer jetstream.ConsumerConfig
 	stream   string
 	pullMax  int
@@ -54,7 +57,7 @@ var _ message.Subscriber = (*Subscriber)(nil)
 // a subscription are handed to the router at once (at least 1).
 func newSubscriber(js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, pullMax, inFlight int,
 	nakDelay time.Duration, logger *slog.Logger) *Subscriber {
-	return &Subscriber{js: js, stream: stream, consumer: cfg, pullMax: pullMax, inFlight: max(1, inFlight),
+	return &Subscriber{js: js, claims: &claims{js: js}, stream: stream, consumer: cfg, pullMax: pullMax, inFlight: max(1, inFlight),
 		nakDelay: nakDelay, logger: logger,
 		closing: make(chan struct{})}
 }
@@ -232,7 +235,22 @@ func (s *Subscriber) rebind(ctx context.Context, cause error) jetstream.Messages
 
 // deliver hands one message to the router and settles it with JetStream by the handler's word.
 func (s *Subscriber) deliver(ctx context.Context, msg jetstream.Msg, out chan<- *message.Message) {
-	wm := toWatermill(msg)
+	data, err := s.claims.body(ctx, msg.Headers(), msg.Data())
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		// The body is gone (the bucket lost it, or its TTL passed): no handler can ever
+		// use the message. A job waiting on the record is ended by orphan cleanup.
+		s.logger.Error("message body sent by reference is gone; message dropped", "consumer", s.consumer.Durable,
+			"subject", msg.Subject(), "error", err)
+		_ = msg.Term()
+		return
+	}
+	if err != nil {
+		s.logger.Warn("message body sent by reference could not be fetched; retrying", "consumer", s.consumer.Durable,
+			"error", err)
+		_ = msg.NakWithDelay(s.nakDelay)
+		return
+	}
+	wm := toWatermill(msg, data)
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wm.SetContext(mctx)
@@ -247,9 +265,21 @@ func (s *Subscriber) deliver(ctx context.Context, msg jetstream.Msg, out chan<- 
 	for {
 		select {
 		case <-wm.Acked():
-			if err := msg.Ack(); err != nil {
-				s.logger.Warn("jetstream ack failed", "consumer", s.consumer.Durable, "error", err)
+			if msg.Headers().Get(ClaimHeader) == "" {
+				if err := msg.Ack(); err != nil {
+					s.logger.Warn("jetstream ack failed", "consumer", s.consumer.Durable, "error", err)
+				}
+				return
 			}
+			// The body's object may go only once the message cannot come back.
+			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
+			err := msg.DoubleAck(actx)
+			cancel()
+			if err != nil {
+				s.logger.Warn("jetstream ack failed", "consumer", s.consumer.Durable, "error", err)
+				return
+			}
+			s.claims.release(msg.Headers())
 			return
 		case <-wm.Nacked():
 			if ctx.Err() != nil {
@@ -264,17 +294,18 @@ func (s *Subscriber) deliver(ctx context.Context, msg jetstream.Msg, out chan<- 
 	}
 }
 
-// toWatermill turns a JetStream message into a watermill one: the watermill UUID header
-// becomes the UUID, other non-NATS headers the metadata.
-func toWatermill(msg jetstream.Msg) *message.Message {
+// toWatermill turns a JetStream message with body data into a watermill one: the watermill
+// UUID header becomes the UUID, other non-NATS headers the metadata (ClaimHeader excepted: the
+// body is data).
+func toWatermill(msg jetstream.Msg, data []byte) *message.Message {
 	h := msg.Headers()
 	id := h.Get(wmnats.WatermillUUIDHdr)
 	if id == "" {
 		id = watermill.NewUUID()
 	}
-	wm := message.NewMessage(id, msg.Data())
+	wm := message.NewMessage(id, data)
 	for k, v := range h {
-		if k == wmnats.WatermillUUIDHdr || strings.HasPrefix(k, "Nats-") || k == nats.MsgIdHdr {
+		if k == wmnats.WatermillUUIDHdr || strings.HasPrefix(k, "Nats-") || k == nats.MsgIdHdr || k == ClaimHeader {
 			continue
 		}
 		wm.Metadata.Set(k, strings.Join(v, ","))

@@ -61,7 +61,7 @@ const compareSubscriptions = 8
 func topology(d *deps) []stage {
 	// EXTRACT and COMPARE publish from inside their handlers (a listing's records, its deletes):
 	// asynchronously, each stage's handler waiting for the PubAcks before it returns.
-	ex := extract.New(d.store, d.extractPub, d.fetch)
+	ex := extract.New(d.store, d.extractPub, d.fetch, extract.WithMaxRecordBytes(d.cfg.MaxRecordBytes))
 	n := d.cfg.Subscriptions
 	return []stage{
 		{StageExtract, harvest.SubjectExtract, flushed(d.extractPub, noOutput(ex.Handle)), time.Minute, 1, 1},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,6 +42,11 @@ type serviceFlags struct {
 	// searchIndex names the index: the OpenSearch alias, or the bleve directory under
 	// dataDir/search; "none" keeps no index.
 	searchIndex string
+	// maxRecordBytes caps one record (--max-record-bytes); 0: extract.DefaultMaxRecordBytes.
+	maxRecordBytes int
+	// fetchProxy is the HTTP proxy of every download (--fetch-proxy); empty: none, whatever
+	// HTTP_PROXY says.
+	fetchProxy string
 	// fetch holds the fetch flags (0: the extract.FetchConfig default); fetchConfig completes it.
 	fetch extract.FetchConfig
 	// fetchMade is the configuration fetchConfig made, shared by every user in the process so
@@ -53,6 +59,10 @@ func (f *serviceFlags) fetchConfig() extract.FetchConfig {
 	if f.fetchMade == nil {
 		c := f.fetch
 		c.AllowPrivate = f.allowPrivate
+		c.Proxy, _ = url.Parse(f.fetchProxy) // checked by checkFetch
+		if f.fetchProxy == "" {
+			c.Proxy = nil
+		}
 		c = c.WithDefaults()
 		f.fetchMade = &c
 	}
@@ -75,6 +85,12 @@ func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 		"redirects one download follows; more is a job error (env HARVESTER_FETCH_MAX_REDIRECTS; default 10)")
 	fl.IntVar(&f.fetch.MaxPerHost, "fetch-max-per-host", int(envInt64("HARVESTER_FETCH_MAX_PER_HOST")),
 		"downloads from one host at a time in this process, over all jobs (env HARVESTER_FETCH_MAX_PER_HOST; default 4)")
+	fl.IntVar(&f.maxRecordBytes, "max-record-bytes", int(envInt64("HARVESTER_MAX_RECORD_BYTES")),
+		"size cap of one record in bytes (a data.json dataset, or an XML file after decompression); a larger one "+
+			"is an error row and is not read further (env HARVESTER_MAX_RECORD_BYTES; default 16 MiB)")
+	fl.StringVar(&f.fetchProxy, "fetch-proxy", os.Getenv("HARVESTER_FETCH_PROXY"),
+		"HTTP proxy of every download, e.g. http://proxy.internal:3128 (env HARVESTER_FETCH_PROXY); "+
+			"empty: direct connections, HTTP_PROXY and HTTPS_PROXY are ignored")
 }
 
 // checkFetch rejects negative fetch flags.
@@ -86,9 +102,16 @@ func (f *serviceFlags) checkFetch() error {
 		{"--fetch-timeout", f.fetch.Timeout < 0}, {"--fetch-max-bytes", f.fetch.MaxBytes < 0},
 		{"--fetch-attempts", f.fetch.Attempts < 0}, {"--fetch-retry-budget", f.fetch.RetryBudget < 0},
 		{"--fetch-max-redirects", f.fetch.MaxRedirects < 0}, {"--fetch-max-per-host", f.fetch.MaxPerHost < 0},
+		{"--max-record-bytes", f.maxRecordBytes < 0},
 	} {
 		if c.bad {
 			return usageError{fmt.Errorf("%s: must not be negative (0 means the default)", c.name)}
+		}
+	}
+	if f.fetchProxy != "" {
+		u, err := url.Parse(f.fetchProxy)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") || u.Host == "" {
+			return usageError{fmt.Errorf("--fetch-proxy: %q is not an http://, https:// or socks5:// proxy URL", f.fetchProxy)}
 		}
 	}
 	return nil
@@ -245,7 +268,7 @@ func (f *serviceFlags) startPipeline(ctx context.Context) (*pipeline, error) {
 	if p.index != nil {
 		p.closers = append(p.closers, func() { p.index.Close() })
 	}
-	p.router, err = router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(),
+	p.router, err = router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes,
 		NATSURL: natsURL, Store: p.store, Logger: logger, Registerer: prometheus.NewRegistry(), Search: p.index})
 	if err != nil {
 		return fail(err)

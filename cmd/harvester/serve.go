@@ -227,7 +227,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 		if err != nil {
 			return usageError{err}
 		}
-		r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), NATSURL: natsURL, Store: st, Logger: logger, Registerer: reg,
+		r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes, NATSURL: natsURL, Store: st, Logger: logger, Registerer: reg,
 			Stages: p.stages, Subscriptions: f.subscriptions, Notifier: mailer, Search: idx})
 		if err != nil {
 			return err

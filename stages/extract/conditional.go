@@ -55,7 +55,11 @@ func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File
 	if err != nil {
 		return nil, nil, "", &stageError{err}
 	}
-	doc, err := FetchDocument(ctx, h.fetch, job.URL, since)
+	fc := h.fetch
+	if job.SchemaType.IsISO() { // the document is one record
+		fc.MaxBytes = min(fc.MaxBytes, int64(h.cfg.MaxRecordBytes))
+	}
+	doc, err := FetchDocument(ctx, fc, job.URL, since)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -3,14 +3,16 @@
 // within a budget, redirect cap, per-host limit, gzip; charset.go: JSON in other encodings is
 // made UTF-8), conditionally for a harvest job (conditional.go: on 304 every live dataset
 // settles unchanged and nothing is listed, so nothing is deleted), checks the whole document once without keeping it (a syntax error, or a second "dataset"
-// member, fails the job before any record moves, with line and column), then streams the
-// "dataset" array a record at a time:
+// member, fails the job before any record moves, with line and column, found in that same
+// streaming pass: json_scan.go checks the syntax as encoding/json does, in bounded memory),
+// then streams the "dataset" array a record at a time:
 //
 //   - each keyed record is recorded as seen and sent to COMPARE;
 //   - a record without a usable identifier (MissingIdentifier), with one an earlier record of
 //     the same catalog already used (DuplicateIdentifier; the first wins), with one holding
-//     U+0000 (InvalidIdentifier), whose bytes are not UTF-8 (InvalidEncoding) or whose message
-//     would be over Config.MaxRecordBytes (RecordTooLarge) settles at once as errored, with the
+//     U+0000 (InvalidIdentifier), whose bytes are not UTF-8 (InvalidEncoding) or that is over
+//     Config.MaxRecordBytes (RecordTooLarge: measured as it streams past, never held, its
+//     identifier read from its members) settles at once as errored, with the
 //     reason: one bad record is one error row, never a failed job (a record of the last two
 //     kinds is still recorded as seen, so the dataset it already has is not deleted);
 //   - when every record has been sent, and every seen identifier stored (they are stored 500 at

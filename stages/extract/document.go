@@ -17,8 +17,6 @@ import (
 type ParseError struct {
 	Line, Column int
 	Err          error
-
-	offset int64 // of the byte at fault in the document (BOM excluded) when > 0 and Line is 0
 }
 
 func (e *ParseError) Error() string {
@@ -46,179 +44,140 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // WalkCatalog streams the DCAT-US catalog document in r, calling fn with each element of its
 // "dataset" array (0-based position, raw bytes as written) one at a time: the document is never
-// held in memory whole. A leading UTF-8 BOM is skipped. A dataset nested deeper than
-// MaxRecordDepth is a *ParseError naming it (the listing makes it an error row instead). It returns a *ParseError when the
-// document is not JSON (with the line and column of the syntax error when r is an io.ReadSeeker),
-// is a top-level array (ErrLegacyArray), is not an object with a "dataset" array, or has more
-// than one "dataset" member (ErrDuplicateDataset, found only after the first array was walked:
-// check a document with a walk that does nothing before acting on its records); fn's error stops
-// the walk and is returned as is.
+// held in memory whole, and an element larger than DefaultMaxRecordBytes is not held either (fn
+// gets a nil raw for it). A leading UTF-8 BOM is skipped. A dataset nested deeper than
+// MaxRecordDepth is a *ParseError naming it (the listing makes it an error row
+// instead). It returns a *ParseError when the
+// document is not JSON (with the line and column of the syntax error), is a top-level array
+// (ErrLegacyArray), is not an object with a "dataset" array, or has more than one "dataset"
+// member (ErrDuplicateDataset, found only after the first array was walked: check a document
+// with a walk that does nothing before acting on its records); fn's error stops the walk and is
+// returned as is.
 func WalkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error {
-	g := newShapeGuard(nil, false)
-	return walkDocument(r, nil, g, false, func(dec *json.Decoder, pos int) error {
-		var raw json.RawMessage
-		from := dec.InputOffset()
-		if err := dec.Decode(&raw); err != nil {
-			return parseErr(err)
+	return walkDocument(r, DefaultMaxRecordBytes, newShapeGuard(nil, false), false, func(pos int, el *element) error {
+		if el.structure != nil {
+			return &ParseError{Err: fmt.Errorf("dataset #%d %v", pos+1, el.structure)}
 		}
-		if p := g.problem(from, dec.InputOffset()); p != nil {
-			return &ParseError{Err: fmt.Errorf("dataset #%d %v", pos+1, p)}
-		}
-		return fn(pos, raw)
+		return fn(pos, el.raw)
 	})
 }
 
-// element decodes the element of the dataset array at pos from dec, and acts on it. Its error
-// stops the walk; it returns a *ParseError when the element is not JSON.
-type element func(dec *json.Decoder, pos int) error
+// element is one element of a catalog's dataset array as the scanner read it.
+type element struct {
+	raw  json.RawMessage // its bytes as written; nil when it is larger than the walk's limit
+	size int64           // its length in bytes
+	// identifier and title are the raw values of the members of those names (the last one, names
+	// compared as encoding/json does, ignoring case) when the element is an object; kept only
+	// for an element over the limit, up to maxFieldCapture bytes each.
+	identifier, title json.RawMessage
+	// structure is set when the element repeats a key or nests deeper than MaxRecordDepth (as
+	// the walk's shapeGuard found); raw is then what the guard let through, a deep value
+	// replaced by 0.
+	structure *StructureError
+}
 
-// walkDocument is WalkCatalog with each element decoded by each (only11: refusing a DCAT-US
-// 3.0 catalog), the document read through
-// the guard g (its reader is set here). When rec is not nil, the document is read through it
-// too, and it is made to forget what precedes each member of the catalog object it skips.
-func walkDocument(r io.Reader, rec *recorder, g *shapeGuard, only11 bool, each element) error {
+// maxFieldCapture bounds the identifier and title kept of an element too large to keep.
+const maxFieldCapture = 64 << 10
+
+// walkDocument walks the catalog in r, calling each with every element of its dataset array,
+// whose bytes are kept when they are at most limit (0: none are kept). The document is read
+// through the guard g (its reader is set here), which notes each element's StructureError and
+// keeps values nested too deeply from the scanner; only11 refuses a DCAT-US 3.0 catalog
+// (ErrDCATUS3). Memory is bounded by limit and the readers' buffers, whatever the document.
+func walkDocument(r io.Reader, limit int, g *shapeGuard, only11 bool, each func(pos int, el *element) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	skipped := 0
 	if head, _ := br.Peek(3); bytes.Equal(head, utf8BOM) {
 		_, _ = br.Discard(3)
-		skipped = 3
 	}
 	g.r = br
-	var dec *json.Decoder
-	if rec != nil {
-		rec.r = g
-		dec = json.NewDecoder(rec)
-	} else {
-		dec = json.NewDecoder(g)
-	}
-	err := walk(dec, rec, only11, each)
-	var perr *ParseError
-	if !errors.As(err, &perr) {
-		return err
-	}
-	rs, ok := r.(io.ReadSeeker)
-	if !ok || perr.Line != 0 {
-		return perr
-	}
-	var syn *json.SyntaxError
-	switch {
-	case errors.As(perr.Err, &syn):
-		perr.Line, perr.Column = syntaxPosition(rs, skipped)
-	case perr.offset > 0:
-		perr.Line, perr.Column = offsetPosition(rs, skipped, perr.offset)
-	}
-	return perr
+	w := &catalogWalk{s: newJSONScanner(bufio.NewReaderSize(g, 64<<10)), g: g, limit: limit, only11: only11, each: each}
+	return w.document()
 }
 
-// maxPositionScan bounds the bytes read to place a syntax error.
-const maxPositionScan = 256 << 20
+// catalogWalk is one walk of a catalog document.
+type catalogWalk struct {
+	s      *jsonScanner
+	g      *shapeGuard
+	only11 bool
+	limit  int
+	each   func(pos int, el *element) error
+	key    capture // of the member names, reused
+	whole  capture // of the elements, its buffer reused: each element's raw is a copy
+}
 
-// syntaxPosition returns the line and column of the first syntax error in rs. The offsets that
-// json.Decoder reports are relative to the value it was decoding, so the document is scanned
-// again from its start (up to maxPositionScan bytes; 0, 0 beyond).
-func syntaxPosition(rs io.ReadSeeker, skipped int) (line, col int) {
-	if _, err := rs.Seek(int64(skipped), io.SeekStart); err != nil {
-		return 0, 0
-	}
-	data, err := io.ReadAll(io.LimitReader(rs, maxPositionScan))
+func (w *catalogWalk) document() error {
+	s := w.s
+	c, err := s.skipSpace()
 	if err != nil {
-		return 0, 0
+		return s.readErr(err)
 	}
-	var syn *json.SyntaxError
-	if !errors.As(json.Unmarshal(data, new(json.RawMessage)), &syn) {
-		return 0, 0
-	}
-	return lineColumn(data[:min(int(syn.Offset), len(data))]) // the offset counts the byte at fault
-}
-
-// offsetPosition returns the line and column of the byte at offset (0-based, after the skipped
-// BOM) in rs, or 0, 0 when it cannot be read.
-func offsetPosition(rs io.ReadSeeker, skipped int, offset int64) (line, col int) {
-	if offset >= maxPositionScan {
-		return 0, 0
-	}
-	if _, err := rs.Seek(int64(skipped), io.SeekStart); err != nil {
-		return 0, 0
-	}
-	data, err := io.ReadAll(io.LimitReader(rs, offset+1))
-	if err != nil || int64(len(data)) != offset+1 {
-		return 0, 0
-	}
-	return lineColumn(data)
-}
-
-// lineColumn returns the 1-based line and column of the last byte of prefix, a document's start.
-func lineColumn(prefix []byte) (line, col int) {
-	line = 1 + bytes.Count(prefix, []byte{'\n'})
-	return line, max(1, len(prefix)-(bytes.LastIndexByte(prefix, '\n')+1))
-}
-
-// refuseDCATUS3 reads the catalog's conformsTo from dec and returns a *ParseError wrapping
-// ErrDCATUS3 when it is an object, DCAT-US 3.0's way (1.1 writes a URL).
-func refuseDCATUS3(dec *json.Decoder) error {
-	var v json.RawMessage
-	if err := dec.Decode(&v); err != nil {
-		return parseErr(err)
-	}
-	if !bytes.HasPrefix(v, []byte("{")) {
-		return nil
-	}
-	var compact bytes.Buffer
-	_ = json.Compact(&compact, v) // v is valid JSON: the decoder read it
-	return &ParseError{Err: fmt.Errorf("%w (conformsTo %s)", ErrDCATUS3, compact.Bytes()[:min(compact.Len(), 200)])}
-}
-
-// walk walks the catalog object; only11 refuses a DCAT-US 3.0 catalog (ErrDCATUS3).
-func walk(dec *json.Decoder, rec *recorder, only11 bool, each element) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return parseErr(err)
-	}
-	switch tok {
-	case json.Delim('['):
+	switch c {
+	case '[':
 		return &ParseError{Err: ErrLegacyArray}
-	case json.Delim('{'):
+	case '{':
+		_, _ = s.take()
 	default:
-		return &ParseError{Err: fmt.Errorf("the document is a JSON %s, not a DCAT-US catalog object", kind(tok))}
+		if err := s.value(); err != nil {
+			return err
+		}
+		return &ParseError{Err: fmt.Errorf("the document is a JSON %s, not a DCAT-US catalog object", kind(c))}
 	}
 	found := false
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return parseErr(err)
+	c, err = s.next()
+	for err == nil && c != '}' {
+		if c != '"' {
+			return s.syntaxError(c, "looking for beginning of object key string")
 		}
-		if key, _ := tok.(string); key == "dataset" {
+		line, col := s.line, int(s.off-1-s.lineStart)+1
+		key := &w.key
+		*key = capture{limit: maxKeyCapture, buf: append(key.buf[:0], '"')}
+		s.caps = append(s.caps, key)
+		err = s.str()
+		s.caps = s.caps[:0]
+		if err != nil {
+			return err
+		}
+		if c, err = s.next(); err != nil {
+			return err
+		}
+		if c != ':' {
+			return s.syntaxError(c, "after object key")
+		}
+		if isName(key, "dataset", false) {
 			if found {
-				// The decoder stands just after the key; point at its opening quote (exact unless
-				// the key was written with escapes).
-				return &ParseError{Err: ErrDuplicateDataset, offset: dec.InputOffset() - int64(len(`"dataset"`))}
+				return &ParseError{Line: line, Column: col, Err: ErrDuplicateDataset}
 			}
 			found = true
-			if err := walkDatasets(dec, each); err != nil {
-				return err
+			err = w.datasets()
+		} else if w.only11 && isName(key, "conformsTo", false) {
+			err = w.refuseDCATUS3()
+		} else {
+			err = s.value()
+		}
+		if err != nil {
+			return err
+		}
+		if c, err = s.next(); err != nil {
+			return err
+		}
+		if c == ',' {
+			c, err = s.next()
+			if err == nil && c == '}' {
+				return s.syntaxError(c, "looking for beginning of object key string")
 			}
-			continue
+		} else if c != '}' {
+			return s.syntaxError(c, "after object key:value pair")
 		}
-		if key, _ := tok.(string); key == "conformsTo" && only11 {
-			if err := refuseDCATUS3(dec); err != nil {
-				return err
-			}
-			rec.forget(dec.InputOffset())
-			continue
-		}
-		if err := dec.Decode(new(skipValue)); err != nil {
-			return parseErr(err)
-		}
-		rec.forget(dec.InputOffset())
 	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return parseErr(err)
+	if err != nil {
+		return err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("unexpected data after the catalog object")
+	if _, err := s.skipSpace(); err != io.EOF {
+		if err != nil {
+			return err
 		}
-		return parseErr(err)
+		_, _ = s.take()
+		return s.errorAt(errors.New("unexpected data after the catalog object"), s.off-1)
 	}
 	if !found {
 		return &ParseError{Err: errors.New(`not a DCAT-US catalog: the object has no "dataset" array`)}
@@ -226,44 +185,162 @@ func walk(dec *json.Decoder, rec *recorder, only11 bool, each element) error {
 	return nil
 }
 
-func walkDatasets(dec *json.Decoder, each element) error {
-	tok, err := dec.Token()
+// refuseDCATUS3 scans the catalog's conformsTo and returns a *ParseError wrapping ErrDCATUS3
+// when it is an object, DCAT-US 3.0's way (1.1 writes a URL).
+func (w *catalogWalk) refuseDCATUS3() error {
+	s := w.s
+	c, err := s.skipSpace()
 	if err != nil {
-		return parseErr(err)
+		return s.readErr(err)
 	}
-	if tok != json.Delim('[') {
-		return &ParseError{Err: fmt.Errorf(`not a DCAT-US catalog: "dataset" is a JSON %s, not an array`, kind(tok))}
+	cp := &capture{limit: 200}
+	s.caps = append(s.caps[:0], cp)
+	err = s.value()
+	s.caps = s.caps[:0]
+	if err != nil || c != '{' {
+		return err
 	}
-	for pos := 0; dec.More(); pos++ {
-		if err := each(dec, pos); err != nil {
+	shown := cp.buf
+	var compact bytes.Buffer
+	if !cp.over && json.Compact(&compact, cp.buf) == nil {
+		shown = compact.Bytes()
+	}
+	return &ParseError{Err: fmt.Errorf("%w (conformsTo %s)", ErrDCATUS3, shown[:min(len(shown), 200)])}
+}
+
+// isName reports whether the raw member name in key (a capture of a JSON string, quotes
+// included) is name, exactly or, with fold, ignoring case as encoding/json matches fields.
+func isName(key *capture, name string, fold bool) bool {
+	if key == nil || key.over {
+		return false
+	}
+	return isRawName(key.buf, name, fold)
+}
+
+func isRawName(raw []byte, name string, fold bool) bool {
+	if len(raw) < 2 {
+		return false
+	}
+	if bytes.IndexByte(raw, '\\') >= 0 { // escaped: decode (rare)
+		var k string
+		if json.Unmarshal(raw, &k) != nil {
+			return false
+		}
+		return k == name || (fold && strings.EqualFold(k, name))
+	}
+	k := raw[1 : len(raw)-1]
+	if len(k) != len(name) {
+		return fold && len(k) < 4*len(name) && strings.EqualFold(string(k), name) // non-ASCII folds
+	}
+	for i := range len(k) {
+		a, b := k[i], name[i]
+		if a != b && (!fold || a|0x20 != b|0x20 || a|0x20 < 'a' || a|0x20 > 'z') {
+			return fold && a >= 0x80 && strings.EqualFold(string(k), name)
+		}
+	}
+	return true
+}
+
+// datasets walks the value of the "dataset" member.
+func (w *catalogWalk) datasets() error {
+	s := w.s
+	c, err := s.next()
+	if err != nil {
+		return err
+	}
+	if c != '[' {
+		if err := s.valueFrom(c, nil); err != nil {
 			return err
 		}
+		return &ParseError{Err: fmt.Errorf(`not a DCAT-US catalog: "dataset" is a JSON %s, not an array`, kind(c))}
 	}
-	if _, err := dec.Token(); err != nil {
-		return parseErr(err)
+	if err := s.nest('['); err != nil {
+		return err
 	}
-	return nil
-}
-
-func parseErr(err error) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = errors.New("unexpected end of the document")
+	if c, err = s.skipSpace(); err != nil {
+		return s.readErr(err)
 	}
-	return &ParseError{Err: err}
-}
-
-func kind(tok json.Token) string {
-	switch tok.(type) {
-	case json.Delim:
-		if tok == json.Delim('[') {
-			return "array"
+	if c == ']' {
+		_, _ = s.take()
+		s.depth--
+		return nil
+	}
+	for pos := 0; ; pos++ {
+		el, err := w.element()
+		if err != nil {
+			return err
 		}
+		if err := w.each(pos, el); err != nil {
+			return err
+		}
+		if c, err = s.next(); err != nil {
+			return err
+		}
+		if c == ']' {
+			s.depth--
+			return nil
+		}
+		if c != ',' {
+			return s.syntaxError(c, "after array element")
+		}
+	}
+}
+
+// element scans the next element of the dataset array, keeping its bytes up to the limit and,
+// in case it is larger, its identifier and title.
+func (w *catalogWalk) element() (*element, error) {
+	s := w.s
+	if _, err := s.skipSpace(); err != nil {
+		return nil, s.readErr(err)
+	}
+	from := s.off
+	whole := &w.whole
+	*whole = capture{limit: w.limit, buf: whole.buf[:0]}
+	s.caps = append(s.caps[:0], whole)
+	var ident, title *capture
+	c, err := s.take()
+	if err == nil {
+		err = s.valueFrom(c, func(key []byte) *capture {
+			switch {
+			case isRawName(key, "identifier", true):
+				ident = &capture{limit: maxFieldCapture}
+				return ident
+			case isRawName(key, "title", true):
+				title = &capture{limit: maxFieldCapture}
+				return title
+			}
+			return nil
+		})
+	}
+	s.caps = s.caps[:0]
+	if err != nil {
+		return nil, err
+	}
+	el := &element{size: whole.n, structure: w.g.problem(from, s.off)}
+	if !whole.over {
+		el.raw = bytes.Clone(whole.buf)
+		return el, nil
+	}
+	if ident != nil && !ident.over {
+		el.identifier = ident.buf
+	}
+	if title != nil && !title.over {
+		el.title = title.buf
+	}
+	return el, nil
+}
+
+func kind(c byte) string {
+	switch c {
+	case '{':
 		return "object"
-	case string:
+	case '[':
+		return "array"
+	case '"':
 		return "string"
-	case bool:
+	case 't', 'f':
 		return "boolean"
-	case nil:
+	case 'n':
 		return "null"
 	}
 	return "number"
@@ -275,10 +352,14 @@ type Entry struct {
 	Position   int
 	Identifier string          // verbatim (never trimmed); empty when Err is set
 	Title      string          // for error messages about records without an identifier
-	Raw        json.RawMessage // the element exactly as the publisher wrote it
+	Raw        json.RawMessage // the element exactly as the publisher wrote it; nil when TooLarge
 	Err        error           // why the element cannot be keyed: not an object, missing or blank identifier
+	// TooLarge is set for an element over the walk's size limit, which is not kept: Size is its
+	// length in bytes, and Identifier and Title come from its members, read as it was scanned.
+	TooLarge bool
+	Size     int64
 	// Structure is set when the element repeats a key or nests deeper than MaxRecordDepth
-	// (walkEntries only); Raw is then what the decoder read, a deep value replaced by 0.
+	// (walkEntries only); Raw is then what the scanner read, a deep value replaced by 0.
 	Structure *StructureError
 }
 

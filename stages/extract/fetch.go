@@ -13,6 +13,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"regexp"
 	"strconv"
@@ -64,9 +66,20 @@ type FetchConfig struct {
 	// (169.254.0.0/16, where cloud metadata services answer) and unspecified addresses. Off by
 	// default: a harvest source is a URL anyone with the API key can set, and fetching it must
 	// not reach into the harvester's own network (SSRF). Tests and intranet installs turn it on.
+	// The other IANA special-purpose ranges are refused too: shared address space
+	// (100.64.0.0/10, where Alibaba Cloud's metadata service answers), benchmarking
+	// (198.18.0.0/15), documentation, multicast and reserved blocks, and the IPv6 prefixes that
+	// carry an IPv4 address (NAT64 64:ff9b::/96 and 64:ff9b:1::/48, Teredo, 6to4).
 	AllowPrivate bool
+	// Proxy is the HTTP proxy every GET goes through; nil (the default) connects directly. The
+	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY environment variables are ignored: through a proxy
+	// the guard cannot see the address dialled, so a proxy is used only when configured here.
+	// Through Proxy, the guard checks every address the request's host (and each redirect's)
+	// resolves to before the request is sent; the proxy itself may be on a private address.
+	Proxy *url.URL
 
-	hosts *hostLimiter // made by WithDefaults
+	hosts      *hostLimiter // made by WithDefaults
+	guardHosts bool         // the default Client goes through Proxy: check hosts before each request
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
@@ -87,20 +100,28 @@ func (c FetchConfig) WithDefaults() FetchConfig {
 	}
 	if c.Client == nil {
 		dialer := &net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: 30 * time.Second}
-		if !c.AllowPrivate {
+		if !c.AllowPrivate && c.Proxy == nil {
 			dialer.Control = refusePrivate
 		}
 		transport := http.DefaultTransport.(*http.Transport).Clone()
+		transport.Proxy = nil // never from the environment: see Proxy
+		if c.Proxy != nil {
+			transport.Proxy = http.ProxyURL(c.Proxy)
+		}
 		transport.DialContext = dialer.DialContext
 		transport.ResponseHeaderTimeout = c.HeaderTimeout
-		maxRedirects := c.MaxRedirects
+		maxRedirects, guardHosts := c.MaxRedirects, !c.AllowPrivate && c.Proxy != nil
 		c.Client = &http.Client{Timeout: c.Timeout, Transport: transport,
-			CheckRedirect: func(_ *http.Request, via []*http.Request) error {
+			CheckRedirect: func(req *http.Request, via []*http.Request) error {
 				if len(via) > maxRedirects {
 					return fmt.Errorf("%w: more than %d redirects (the cap)", ErrTooManyRedirects, maxRedirects)
 				}
+				if guardHosts {
+					return refuseHost(req.Context(), req.URL.Hostname())
+				}
 				return nil
 			}}
+		c.guardHosts = guardHosts
 	}
 	return c
 }
@@ -119,25 +140,98 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return err
 	}
-	ip := net.ParseIP(host)
-	if ip == nil {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
 		return fmt.Errorf("%w: cannot read address %q", ErrPrivateAddress, address)
 	}
-	kind := ""
-	switch {
-	case ip.IsLoopback():
-		kind = "a loopback"
-	case ip.IsPrivate():
-		kind = "a private"
-	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
-		kind = "a link-local"
-	case ip.IsUnspecified():
-		kind = "an unspecified"
-	default:
+	return refuseAddr(ip)
+}
+
+// refuseAddr returns an error wrapping ErrPrivateAddress when ip is not a public unicast
+// address (specialPurpose), nil otherwise.
+func refuseAddr(ip netip.Addr) error {
+	kind := specialPurpose(ip)
+	if kind == "" {
 		return nil
 	}
 	return fmt.Errorf("%w: %s is %s address; sources there are refused unless allowed in configuration "+
 		"(--allow-private-sources, HARVESTER_ALLOW_PRIVATE_SOURCES=1)", ErrPrivateAddress, ip, kind)
+}
+
+// specialRanges are the IANA special-purpose address blocks (RFC 6890 and the registries at
+// iana.org/assignments/iana-ipv4-special-registry and iana-ipv6-special-registry) that are
+// not globally reachable, or that translate to an IPv4 address the dialler cannot see (NAT64,
+// Teredo, 6to4 relays), plus multicast and the reserved 240.0.0.0/4.
+var specialRanges = []struct {
+	prefix netip.Prefix
+	kind   string
+}{
+	{netip.MustParsePrefix("0.0.0.0/8"), `a "this network"`},
+	{netip.MustParsePrefix("10.0.0.0/8"), "a private"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "a shared (carrier-grade NAT, RFC 6598; cloud metadata services answer there)"},
+	{netip.MustParsePrefix("127.0.0.0/8"), "a loopback"},
+	{netip.MustParsePrefix("169.254.0.0/16"), "a link-local"},
+	{netip.MustParsePrefix("172.16.0.0/12"), "a private"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "an IETF protocol assignment"},
+	{netip.MustParsePrefix("192.0.2.0/24"), "a documentation"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "a 6to4 relay anycast"},
+	{netip.MustParsePrefix("192.168.0.0/16"), "a private"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking (RFC 2544)"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "a documentation"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "a documentation"},
+	{netip.MustParsePrefix("224.0.0.0/4"), "a multicast"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved"},
+	{netip.MustParsePrefix("::/96"), "an IPv4-compatible (deprecated)"},
+	{netip.MustParsePrefix("64:ff9b::/96"), "a NAT64 (RFC 6052)"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "a local-use NAT64 (RFC 8215)"},
+	{netip.MustParsePrefix("100::/64"), "a discard-only"},
+	{netip.MustParsePrefix("2001::/32"), "a Teredo"},
+	{netip.MustParsePrefix("2001:2::/48"), "a benchmarking"},
+	{netip.MustParsePrefix("2001:db8::/32"), "a documentation"},
+	{netip.MustParsePrefix("2002::/16"), "a 6to4"},
+	{netip.MustParsePrefix("3fff::/20"), "a documentation"},
+	{netip.MustParsePrefix("5f00::/16"), "a segment routing (SRv6)"},
+	{netip.MustParsePrefix("fc00::/7"), "a private (unique local)"},
+	{netip.MustParsePrefix("fe80::/10"), "a link-local"},
+	{netip.MustParsePrefix("fec0::/10"), "a site-local (deprecated)"},
+	{netip.MustParsePrefix("ff00::/8"), "a multicast"},
+}
+
+// specialPurpose names the kind of a non-public address ("a loopback", "a NAT64", …), or ""
+// for a public unicast one. An IPv4-mapped IPv6 address is judged by its IPv4 address.
+func specialPurpose(ip netip.Addr) string {
+	ip = ip.Unmap().WithZone("")
+	switch {
+	case ip.IsLoopback():
+		return "a loopback"
+	case ip.IsUnspecified():
+		return "an unspecified"
+	}
+	for _, r := range specialRanges {
+		if r.prefix.Contains(ip) {
+			return r.kind
+		}
+	}
+	return ""
+}
+
+// refuseHost resolves host (a name or an IP literal) and returns an error wrapping
+// ErrPrivateAddress when any of its addresses is refused by refuseAddr: the guard of a client
+// that goes through a proxy, which dials only the proxy.
+func refuseHost(ctx context.Context, host string) error {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return refuseAddr(ip)
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return fmt.Errorf("resolve %s: %w", host, err)
+	}
+	for _, ip := range ips {
+		if err := refuseAddr(ip); err != nil {
+			return fmt.Errorf("%s: %w", host, err)
+		}
+	}
+	return nil
 }
 
 // FetchError is a source that could not be downloaded: the URL, the HTTP status when the
@@ -284,6 +378,14 @@ func fetchOnce(ctx context.Context, c FetchConfig, url string, since Validators)
 	}
 	if since.LastModified != "" {
 		req.Header.Set("If-Modified-Since", since.LastModified)
+	}
+	if c.guardHosts {
+		if err := refuseHost(ctx, req.URL.Hostname()); err != nil {
+			if errors.Is(err, ErrPrivateAddress) {
+				return nil, final, &FetchError{URL: url, Err: err}
+			}
+			return nil, 0, &FetchError{URL: url, Err: err} // name resolution: retry
+		}
 	}
 	release, err := c.hosts.acquire(ctx, req.URL.Host)
 	if err != nil {

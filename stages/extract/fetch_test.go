@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -108,4 +109,82 @@ func TestRefusePrivate(t *testing.T) {
 			require.NoError(t, err, addr)
 		}
 	}
+}
+
+func TestRefuseSpecialPurpose(t *testing.T) {
+	t.Parallel()
+	for addr, kind := range map[string]string{
+		"100.100.100.200:80":          "shared",          // Alibaba Cloud's metadata service
+		"100.64.0.1:80":               "shared",          // carrier-grade NAT
+		"198.18.0.1:80":               "benchmarking",    // RFC 2544
+		"198.19.255.254:80":           "benchmarking",    //
+		"[64:ff9b::a9fe:a9fe]:80":     "NAT64",           // 169.254.169.254 through NAT64
+		"[64:ff9b:1::1]:80":           "local-use NAT64", //
+		"[::ffff:127.0.0.1]:80":       "loopback",        // IPv4-mapped
+		"[::ffff:100.100.100.200]:80": "shared",          //
+		"192.0.0.8:80":                "IETF",            //
+		"192.0.2.1:80":                "documentation",   //
+		"203.0.113.9:80":              "documentation",   //
+		"240.0.0.1:80":                "reserved",        //
+		"255.255.255.255:80":          "reserved",        //
+		"224.0.0.251:80":              "multicast",       //
+		"[2001::1]:80":                "Teredo",          //
+		"[2002:7f00:1::1]:80":         "6to4",            //
+		"[2001:db8::1]:80":            "documentation",   //
+		"[fec0::1]:80":                "site-local",      //
+		"[ff02::1]:80":                "multicast",       //
+		"[100::1]:80":                 "discard",         //
+	} {
+		err := refusePrivate("tcp", addr, nil)
+		require.ErrorIs(t, err, ErrPrivateAddress, addr)
+		require.ErrorContains(t, err, kind, addr)
+	}
+	for _, addr := range []string{"100.128.0.1:80", "198.20.0.1:80", "[64:ff9c::1]:80", "8.8.8.8:53",
+		"[2a00:1450:4001:82a::200e]:443"} {
+		require.NoError(t, refusePrivate("tcp", addr, nil), addr)
+	}
+}
+
+// TestFetchProxyOnlyWhenConfigured: the default client never takes a proxy from HTTP_PROXY or
+// HTTPS_PROXY (through one, the guard would check only the proxy's address); a configured
+// proxy is used, and the guard then checks the request's host before anything is sent.
+func TestFetchProxyOnlyWhenConfigured(t *testing.T) {
+	t.Parallel()
+	c := FetchConfig{}.WithDefaults()
+	require.Nil(t, c.Client.Transport.(*http.Transport).Proxy, "no proxy from the environment")
+
+	var proxied atomic.Int32
+	var lastURL atomic.Value
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied.Add(1)
+		lastURL.Store(r.URL.String())
+		if r.URL.Path == "/moved" {
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+			return
+		}
+		_, _ = io.WriteString(w, `{"dataset":[]}`)
+	}))
+	defer proxy.Close()
+	pu, err := url.Parse(proxy.URL)
+	require.NoError(t, err)
+	cfg := FetchConfig{Proxy: pu, Attempts: 1}.WithDefaults()
+	ctx := context.Background()
+
+	// The proxy is on loopback: configured explicitly, it is trusted; the source is public.
+	f, err := Fetch(ctx, cfg, "http://93.184.216.34/data.json")
+	require.NoError(t, err)
+	f.Close()
+	os.Remove(f.Name())
+	require.Equal(t, int32(1), proxied.Load())
+	require.Equal(t, "http://93.184.216.34/data.json", lastURL.Load())
+
+	for _, target := range []string{"http://100.100.100.200/latest/meta-data/", "http://127.0.0.1:8080/",
+		"http://[64:ff9b::a9fe:a9fe]/", "http://localhost/"} {
+		_, err = Fetch(ctx, cfg, target)
+		require.ErrorIs(t, err, ErrPrivateAddress, target)
+	}
+	require.Equal(t, int32(1), proxied.Load(), "nothing private went through the proxy")
+	_, err = Fetch(ctx, cfg, "http://93.184.216.34/moved")
+	require.ErrorIs(t, err, ErrPrivateAddress, "a redirect to a private address")
+	require.Equal(t, int32(2), proxied.Load(), "the redirect was not followed")
 }

@@ -57,7 +57,7 @@ func requireSameWalks(t *testing.T, doc []byte) {
 		want = append(want, Identify(pos, raw))
 		return nil
 	})
-	gotErr := walkEntries(bytes.NewReader(doc), func(e Entry) error {
+	gotErr := walkEntries(bytes.NewReader(doc), DefaultMaxRecordBytes, func(e Entry) error {
 		got = append(got, e)
 		return nil
 	})

@@ -26,16 +26,18 @@ type Handler struct {
 	cfg   Config
 }
 
-// DefaultMaxRecordBytes is Config.MaxRecordBytes's default: 900 KiB, which leaves room for the
-// message's headers within NATS's default max_payload of 1 MiB.
-const DefaultMaxRecordBytes = 900 << 10
+// DefaultMaxRecordBytes is Config.MaxRecordBytes's default: 16 MiB.
+const DefaultMaxRecordBytes = 16 << 20
 
 // Config configures the handler beyond fetching. Zero fields take the documented defaults.
 type Config struct {
-	// MaxRecordBytes caps the encoded message of one record (its body, escaped as a JSON string,
-	// and the envelope) sent to COMPARE. A record over it settles as errored (RecordTooLarge)
-	// instead of failing the publish, and so the whole job. Default DefaultMaxRecordBytes; keep
-	// it below the NATS server's max_payload.
+	// MaxRecordBytes caps one record, in bytes: a data.json dataset as written, or one XML file
+	// after decompression. A record over it settles as errored (RecordTooLarge, naming its size
+	// and the cap) and is never read into memory whole: a dataset is measured as it streams
+	// past (its identifier is still recorded as seen, so its dataset is kept), and an XML
+	// download stops after MaxRecordBytes+1 bytes. Records larger than a message can carry
+	// travel by reference (the router's claim check), so this cap is independent of the NATS
+	// server's max_payload. Default DefaultMaxRecordBytes.
 	MaxRecordBytes int
 }
 
@@ -112,7 +114,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return err
 	}
 	l := &lister{h: h, ctx: ctx, job: &job, seen: map[string]int{}}
-	if err := walkEntries(f, l.entry); err != nil {
+	if err := walkEntries(f, h.cfg.MaxRecordBytes, l.entry); err != nil {
 		var perr *ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
@@ -125,9 +127,14 @@ func (h *Handler) Handle(msg *message.Message) error {
 // open returns the source document: a download for http(s) URLs, the file itself for an
 // absolute path.
 func (h *Handler) open(ctx context.Context, url string) (*os.File, func(), error) {
+	return h.openWith(ctx, h.fetch, url)
+}
+
+// openWith is open with the fetch configuration fc.
+func (h *Handler) openWith(ctx context.Context, fc FetchConfig, url string) (*os.File, func(), error) {
 	switch {
 	case isHTTP(url):
-		f, err := Fetch(ctx, h.fetch, url)
+		f, err := Fetch(ctx, fc, url)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -218,6 +225,9 @@ func (l *lister) entry(e Entry) error {
 		return err
 	}
 	pos, raw := e.Position, e.Raw
+	if e.TooLarge {
+		return l.tooLarge(&e)
+	}
 	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would silently turn each bad byte into
 	// U+FFFD, and Postgres text refuses them: the record is an error, never rewritten.
 	if off := invalidUTF8(raw); off >= 0 {
@@ -264,16 +274,24 @@ func (l *lister) entry(e Entry) error {
 	if err != nil {
 		return err
 	}
-	// A message over the bus's max payload would fail the publish, and with it the job. Until
-	// the body travels by reference (stored once, the message carrying its key: a later
-	// issue), such a record is one error row. Its identifier was seen, so the dataset it
-	// already has is kept, not deleted.
-	if size, limit := len(m.Payload), l.h.cfg.MaxRecordBytes; size > limit {
-		return l.settleError(&e, "RecordTooLarge", fmt.Sprintf(
-			"dataset #%d%s is too large to send through the stages: its message would be %d bytes "+
-				"(the record is %d bytes), over the limit of %d bytes", pos+1, e.named(), size, len(raw), limit))
-	}
 	return l.h.pub.Publish(harvest.SubjectCompare, m)
+}
+
+// tooLarge settles a dataset over the record size cap as errored. Its identifier, when usable
+// and not a repeat, is recorded as seen, so the dataset it already has is kept, not deleted.
+func (l *lister) tooLarge(e *Entry) error {
+	if e.Err == nil && !strings.ContainsRune(e.Identifier, 0) && utf8.ValidString(e.Identifier) {
+		if _, dup := l.seen[e.Identifier]; !dup {
+			if err := l.see(e); err != nil {
+				return err
+			}
+		}
+	} else {
+		e.Identifier = ""
+	}
+	return l.settleError(e, "RecordTooLarge", fmt.Sprintf(
+		"dataset #%d%s is %d bytes, over the record size cap of %d bytes (--max-record-bytes)",
+		e.Position+1, e.named(), e.Size, l.h.cfg.MaxRecordBytes))
 }
 
 // see records that the listing contains the entry's identifier: later records repeating it are

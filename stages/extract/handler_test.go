@@ -194,18 +194,17 @@ func TestHandleRecordTooLarge(t *testing.T) {
 	require.Equal(t, "big", s.Identifier)
 	require.Equal(t, harvest.PositionKey(1), s.Key)
 	msg := s.Errors[0].Message
-	require.Contains(t, msg, "over the limit of 2048 bytes")
-	require.Contains(t, msg, fmt.Sprintf("the record is %d bytes", len(`{"identifier":"big","description":"`+big+`"}`)))
+	require.Contains(t, msg, "over the record size cap of 2048 bytes")
+	require.Contains(t, msg, fmt.Sprintf("is %d bytes", len(`{"identifier":"big","description":"`+big+`"}`)))
 	require.Empty(t, r.unseen(t), "the record is in the source: its dataset must not be deleted")
 
-	// The default limit leaves room for headers in NATS's default 1 MiB payload.
-	require.Equal(t, 900<<10, New(nil, nil, FetchConfig{}).cfg.MaxRecordBytes)
+	// The default cap is 16 MiB: a record over NATS's max payload is sent on (by reference).
+	require.Equal(t, 16<<20, New(nil, nil, FetchConfig{}).cfg.MaxRecordBytes)
 	huge := strings.Repeat("y", 1<<20)
 	r = runExtract(t, []byte(`{"dataset":[{"identifier":"huge","description":"`+huge+`"},{"identifier":"ok"}]}`), nil)
-	require.NoError(t, r.err, "a record over NATS's max payload does not fail the job")
-	require.Equal(t, []string{"ok"}, identifiers(r.records(t)))
-	require.Contains(t, r.recordErrors(t)["RecordTooLarge"].Errors[0].Message,
-		fmt.Sprintf("over the limit of %d bytes", 900<<10))
+	require.NoError(t, r.err)
+	require.Equal(t, []string{"huge", "ok"}, identifiers(r.records(t)))
+	require.Empty(t, r.recordErrors(t))
 }
 
 func TestHandleInvalidIdentifier(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -26,6 +27,12 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 		if errors.As(err, &se) {
 			return se.err
 		}
+		if errors.Is(err, errTooLarge) && h.fetch.MaxBytes > int64(h.cfg.MaxRecordBytes) {
+			if err := l.xmlTooLarge(job.URL, &recordTooLargeError{cap: h.cfg.MaxRecordBytes, fetchCap: h.fetch.MaxBytes}); err != nil {
+				return err
+			}
+			break
+		}
 		if err != nil {
 			return h.fail(ctx, job, "ExtractError", err)
 		}
@@ -33,9 +40,16 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 		if notModifiedSince != "" {
 			return h.notModified(ctx, job, notModifiedSince)
 		}
-		body, err := io.ReadAll(io.LimitReader(f, h.fetch.MaxBytes))
+		body, err := h.readRecord(f)
 		if err == nil {
 			err = notHTML(body)
+		}
+		var tle *recordTooLargeError
+		if errors.As(err, &tle) {
+			if err := l.xmlTooLarge(job.URL, tle); err != nil {
+				return err
+			}
+			break
 		}
 		if err == nil {
 			err = wrongKind(sniffDocument(body[:min(len(body), 4<<10)]), job.SchemaType)
@@ -89,18 +103,73 @@ type stageError struct{ err error }
 
 func (e *stageError) Error() string { return e.err.Error() }
 
-// readXML returns one XML document: a download for an http(s) URL, the file for a path.
+// readXML returns one XML document, one record: a download for an http(s) URL, the file for a
+// path. Neither is read beyond Config.MaxRecordBytes+1 bytes (after decompression): a larger
+// one is a *recordTooLargeError.
 func (h *Handler) readXML(ctx context.Context, url string) ([]byte, error) {
-	f, cleanup, err := h.open(ctx, url)
+	f, cleanup, err := h.openRecord(ctx, url)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	body, err := io.ReadAll(io.LimitReader(f, h.fetch.MaxBytes))
+	body, err := h.readRecord(f)
 	if err != nil {
 		return nil, err
 	}
 	return body, notHTML(body)
+}
+
+// openRecord is open with the download capped at Config.MaxRecordBytes (a larger one is a
+// *recordTooLargeError; the download stops there).
+func (h *Handler) openRecord(ctx context.Context, url string) (*os.File, func(), error) {
+	fc := h.fetch
+	fc.MaxBytes = min(fc.MaxBytes, int64(h.cfg.MaxRecordBytes))
+	f, cleanup, err := h.openWith(ctx, fc, url)
+	if errors.Is(err, errTooLarge) {
+		return nil, nil, &recordTooLargeError{cap: h.cfg.MaxRecordBytes, fetchCap: fc.MaxBytes}
+	}
+	return f, cleanup, err
+}
+
+// readRecord reads one record from r, at most Config.MaxRecordBytes: more is a
+// *recordTooLargeError, and r is read no further than one byte beyond the cap.
+func (h *Handler) readRecord(r io.Reader) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r, int64(h.cfg.MaxRecordBytes)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > h.cfg.MaxRecordBytes {
+		return nil, &recordTooLargeError{cap: h.cfg.MaxRecordBytes, fetchCap: h.fetch.MaxBytes}
+	}
+	return body, nil
+}
+
+// recordTooLargeError is an XML record over Config.MaxRecordBytes (or over the fetch size cap,
+// when that is smaller), which was not read further.
+type recordTooLargeError struct {
+	cap      int
+	fetchCap int64
+}
+
+func (e *recordTooLargeError) Error() string {
+	if e.fetchCap < int64(e.cap) {
+		return fmt.Sprintf("more than %d bytes, the download size cap (--fetch-max-bytes)", e.fetchCap)
+	}
+	return fmt.Sprintf("more than %d bytes, over the record size cap (--max-record-bytes)", e.cap)
+}
+
+// xmlTooLarge settles an XML record over the cap as errored; it is recorded as seen, so the
+// dataset it already has is kept.
+func (l *lister) xmlTooLarge(url string, cause *recordTooLargeError) error {
+	pos, err := l.next()
+	if err != nil {
+		return err
+	}
+	e := Entry{Position: pos, Identifier: url}
+	if err := l.see(&e); err != nil {
+		return err
+	}
+	return l.settleError(&e, "RecordTooLarge", fmt.Sprintf("file %s is %v; it was not read further", url, cause))
 }
 
 // ErrHTMLPage is the cause of an error for an HTML page (a login or error page sent with status
@@ -168,6 +237,10 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 		}
 		if errors.Is(err, ErrHTMLPage) {
 			return l.settleError(&e, "HTMLPage", fmt.Sprintf("file %s: %v", f.URL, err))
+		}
+		var tle *recordTooLargeError
+		if errors.As(err, &tle) {
+			return l.settleError(&e, "RecordTooLarge", fmt.Sprintf("file %s is %v; it was not read further", f.URL, tle))
 		}
 		return l.settleError(&e, "FetchError", fmt.Sprintf("file %s could not be downloaded: %v", f.URL, err))
 	}
@@ -256,11 +329,6 @@ func (l *lister) sendXML(pos int, url string, body []byte, parent string) error 
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err
-	}
-	if size, limit := len(m.Payload), l.h.cfg.MaxRecordBytes; size > limit {
-		return l.settleError(&e, "RecordTooLarge", fmt.Sprintf(
-			"file %s is too large to send through the stages: its message would be %d bytes "+
-				"(the file is %d bytes), over the limit of %d bytes", url, size, len(body), limit))
 	}
 	return l.h.pub.Publish(harvest.SubjectCompare, m)
 }
