@@ -145,6 +145,12 @@ func (c *checker) add(pos int, raw []byte) error {
 		c.truncated = true
 		return errEnoughRecords
 	}
+	if raw == nil { // over the record size cap: WalkCatalog does not hold it
+		c.records = append(c.records, recordResult{Index: pos, Errors: []problemJSON{{Path: "$", Message: fmt.Sprintf(
+			"dataset #%d is over the record size cap of %d bytes; a harvest makes it an error row",
+			pos+1, extract.DefaultMaxRecordBytes)}}})
+		return nil
+	}
 	c.records = append(c.records, checkRecord(c.v, pos, raw, c.seen))
 	return nil
 }
