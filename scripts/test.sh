@@ -1,29 +1,45 @@
 #!/usr/bin/env bash
 # The project's test command: starts Postgres and nats-server (scripts/services.sh) and an
 # OpenSearch node (scripts/opensearch.sh, in the background while the checks run), then runs
-# go vet, a gofmt check and every Go test against those real services.
+# go vet, a gofmt check, a smoke harvest, the benchmark harness as a smoke run, and every Go
+# test against those real services. Everything a run writes goes to a temporary directory of
+# its own (and a scratch database), removed at the end, so concurrent runs do not collide and
+# nothing lands in ./harvester-data. The services stay up for the next run: stop them with
+# `scripts/services.sh stop`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+work=$(mktemp -d "${TMPDIR:-/tmp}/harvester-test.XXXXXX")
+smoke_db=""
+cleanup() {
+  if [ -n "$smoke_db" ]; then psql "$DATABASE_URL" -qc "DROP DATABASE IF EXISTS $smoke_db" >/dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
 eval "$(bash scripts/services.sh)"
 # After services.sh, whose apt-get must not run beside opensearch.sh's.
-bash scripts/opensearch.sh >/tmp/harvester-opensearch.env 2>/tmp/harvester-opensearch.log &
+bash scripts/opensearch.sh >"$work/opensearch.env" 2>"$work/opensearch.log" &
 opensearch_pid=$!
 export HARVESTER_TEST_DATABASE_URL=${HARVESTER_TEST_DATABASE_URL:-$DATABASE_URL}
 export HARVESTER_TEST_REQUIRE_POSTGRES=1
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 go vet ./...
-# The README's harvest command, end to end against the services above (Debian's nats-server,
-# not the in-process one the Go tests use).
+# The README's harvest command, end to end against the services above (the nats-server that
+# go.mod pins, not the in-process one the Go tests use), on a scratch database and data dir.
+smoke_db="harvester_smoke_$(date +%s)_$$"
+psql "$DATABASE_URL" -qc "CREATE DATABASE $smoke_db" >/dev/null
+smoke_url=$(printf '%s' "$DATABASE_URL" | sed "s#/harvester?#/$smoke_db?#")
 corpus=../shared/corpus/dcatus/agency-gsa-2025-07.data.json
-go run ./cmd/harvester harvest --file "$corpus" --schema-type "dcatus1.1: federal" --format json > /tmp/harvester-smoke.json
-grep -q '"status":"complete"' /tmp/harvester-smoke.json || { echo "smoke harvest did not complete:"; cat /tmp/harvester-smoke.json; exit 1; }
-echo "smoke harvest: $(cat /tmp/harvester-smoke.json)"
+go build -o "$work/harvester" ./cmd/harvester
+DATABASE_URL=$smoke_url "$work/harvester" harvest --data-dir "$work/data" --file "$corpus" \
+  --schema-type "dcatus1.1: federal" --format json >"$work/smoke.json"
+grep -q '"status":"complete"' "$work/smoke.json" || { echo "smoke harvest did not complete:"; cat "$work/smoke.json"; exit 1; }
+echo "smoke harvest: $(cat "$work/smoke.json")"
 go run ./bench -records 1000 -json # the benchmark harness as a smoke run: exits 1 unless every scenario's counts are exact
 
-wait "$opensearch_pid" || { echo "OpenSearch did not start:"; cat /tmp/harvester-opensearch.log; exit 1; }
+wait "$opensearch_pid" || { echo "OpenSearch did not start:"; cat "$work/opensearch.log"; exit 1; }
 # The OpenSearch tests use the node; the other tests keep the embedded default (bleve).
-eval "$(cat /tmp/harvester-opensearch.env)"
+eval "$(cat "$work/opensearch.env")"
 export HARVESTER_TEST_OPENSEARCH_URL=$OPENSEARCH_URL HARVESTER_TEST_REQUIRE_OPENSEARCH=1
 unset OPENSEARCH_URL
-go test -count=1 -timeout 20m "$@" ./...
+go test -count=1 -timeout 30m "$@" ./...
