@@ -215,16 +215,22 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 	if _, dup := l.seen[f.URL]; dup {
 		return l.settleError(&e, "DuplicateIdentifier", fmt.Sprintf("file %s is listed twice in the WAF", f.URL))
 	}
-	unchanged, err := l.unchangedByDate(f)
+	latest, err := l.unchangedByDate(f)
 	if err != nil {
 		return err
 	}
 	if err := l.see(&e); err != nil {
 		return err
 	}
-	if unchanged {
-		m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.job.JobID,
-			Key: harvest.IdentifierKey(f.URL), Identifier: f.URL, Outcome: harvest.OutcomeUnchanged})
+	if latest != nil {
+		// As COMPARE counts an unchanged record: one that was invalid then is errored again,
+		// carrying latest's error rows.
+		s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.job.JobID,
+			Key: harvest.IdentifierKey(f.URL), Identifier: f.URL, Outcome: harvest.OutcomeUnchanged}
+		if latest.Status == harvest.RecordErrorValidation || latest.Status == harvest.RecordErrorTransform {
+			s.Outcome, s.CarriedFromRecordID = harvest.OutcomeErrored, latest.ID
+		}
+		m, err := harvest.SettledMessage(s)
 		if err != nil {
 			return err
 		}
@@ -251,32 +257,36 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 // with our clock: the WAF server's clock may be off from ours by up to this much.
 const WAFDateMargin = 5 * time.Minute
 
-// unchangedByDate reports whether a harvest job may skip downloading a WAF file: its listing
+// unchangedByDate returns the stored record by which a harvest job may skip downloading a WAF
+// file, or nil when it must download it: its listing
 // shows a date, the newest record of the file with a known outcome was checked against the
 // same schema, and the file's last change, however late within its listing date's precision
 // (WAFFile.Precision) and WAFDateMargin, came before the job that made that record started.
 // That job listed and downloaded the file after it started, so what it read was the file as
 // of that change. Anything in doubt is downloaded (COMPARE then counts it unchanged by its
 // hash). force_harvest and validate jobs download everything.
-func (l *lister) unchangedByDate(f WAFFile) (bool, error) {
+func (l *lister) unchangedByDate(f WAFFile) (*store.Record, error) {
 	if l.job.JobType != harvest.JobHarvest || f.Modified.IsZero() {
-		return false, nil
+		return nil, nil
 	}
 	latest, err := l.h.store.RecordLatest(l.ctx, &store.RecordLatestParams{SourceID: l.job.SourceID, Identifier: f.URL})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return false, nil
+		return nil, nil
 	case err != nil:
-		return false, fmt.Errorf("look up stored record: %w", err)
+		return nil, fmt.Errorf("look up stored record: %w", err)
 	}
 	if latest.Action == harvest.ActionDelete || (latest.SchemaType != "" && latest.SchemaType != l.job.SchemaType) {
-		return false, nil
+		return nil, nil
 	}
 	read, err := l.jobStart(latest.JobID)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	return f.Modified.Add(f.Precision + WAFDateMargin).Before(read), nil
+	if !f.Modified.Add(f.Precision + WAFDateMargin).Before(read) {
+		return nil, nil
+	}
+	return latest, nil
 }
 
 // jobStart is when a job was created, no later than its EXTRACT read anything; zero (skip
