@@ -24,6 +24,7 @@ export HARVESTER_TEST_REQUIRE_POSTGRES=1
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 go vet ./...
+go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy (run go mod tidy):"; go mod tidy -diff; exit 1; }
 # The README's harvest command, end to end against the services above (the nats-server that
 # go.mod pins, not the in-process one the Go tests use), on a scratch database and data dir.
 smoke_db="harvester_smoke_$(date +%s)_$$"
