@@ -10,7 +10,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
-	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/replay"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
@@ -68,9 +68,9 @@ type Deps struct {
 	Fetch extract.FetchConfig
 	// Search answers GET /api/v1/search; nil answers 503.
 	Search search.Index
-	// Replay serves POST /api/v1/harvest_jobs/{id}/replay (router.Bus.Replay over the store);
+	// Replay serves POST /api/v1/harvest_jobs/{id}/replay (replay.Run over the store);
 	// nil answers it with 503.
-	Replay func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error)
+	Replay func(ctx context.Context, p *replay.Params) (*replay.Result, error)
 	// Publisher sends, when a job is cancelled through the API, the settled message that asks
 	// the job aggregator to report it (harvest report event, email, harvester_jobs_finished_total);
 	// nil: a cancelled job is not reported.
@@ -86,7 +86,7 @@ type server struct {
 	ready   map[string]func(context.Context) error
 	fetch   extract.FetchConfig
 	search  search.Index
-	replay  func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error)
+	replay  func(ctx context.Context, p *replay.Params) (*replay.Result, error)
 	// publisher reports cancelled jobs (Deps.Publisher); may be nil
 	publisher message.Publisher
 	mux       *http.ServeMux
@@ -132,12 +132,17 @@ func newServer(cfg Config, deps Deps) (*server, error) {
 		publisher: deps.Publisher,
 		mux:       http.NewServeMux(),
 	}
-	s.table = s.routes()
+	s.mount(s.routes())
+	return s, nil
+}
+
+// mount serves the routes of table behind the middleware.
+func (s *server) mount(table []route) {
+	s.table = table
 	for _, rt := range s.table {
 		s.mux.Handle(rt.pattern, s.endpoint(rt))
 	}
 	s.handler = s.logRequests(s.recoverPanics(http.HandlerFunc(s.dispatch)))
-	return s, nil
 }
 
 // ServeHTTP logs the request and answers unknown paths and methods with JSON 404 and 405.

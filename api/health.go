@@ -1,9 +1,11 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -15,6 +17,17 @@ const readyTimeout = 5 * time.Second
 
 //go:embed openapi.json
 var openAPIDocument []byte
+
+// Health returns the handler of GET /healthz, /readyz and /metrics alone, answering as the
+// API does: what a process without the API (a worker, the scheduler) serves. ready are the
+// readiness checks by name (e.g. "database", "nats"); metrics is served at /metrics (nil:
+// 404); logger gets one line per request (nil: slog.Default()). Other paths answer JSON 404.
+func Health(ready map[string]func(context.Context) error, metrics http.Handler, logger *slog.Logger) http.Handler {
+	s := &server{cfg: Config{}.WithDefaults(), log: cmp.Or(logger, slog.Default()), metrics: metrics, ready: ready,
+		mux: http.NewServeMux()}
+	s.mount(s.healthRoutes())
+	return s
+}
 
 // healthz says the process serves HTTP; it checks nothing else.
 func (s *server) healthz(w http.ResponseWriter, _ *http.Request) error {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/replay"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/trigger"
 )
@@ -247,7 +247,7 @@ type replayInput struct {
 	Since string `json:"since"` // RFC 3339; "" every message kept
 }
 
-// jobReplay sends a complete job's failed records through the pipeline again (router.Bus.Replay)
+// jobReplay sends a complete job's failed records through the pipeline again (replay.Run)
 // and answers 202 with how many were sent; the stages settle them afterwards. 409 when the job
 // is not complete or its source has a newer job.
 func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
@@ -263,9 +263,9 @@ func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	p := &router.ReplayParams{JobID: id, Stage: in.Stage}
-	if in.Stage != "" && !slices.Contains(router.ReplayStages(), in.Stage) {
-		fields.add("stage", "unknown stage %q: want %s", in.Stage, strings.Join(router.ReplayStages(), ", "))
+	p := &replay.Params{JobID: id, Stage: in.Stage}
+	if in.Stage != "" && !slices.Contains(replay.Stages(), in.Stage) {
+		fields.add("stage", "unknown stage %q: want %s", in.Stage, strings.Join(replay.Stages(), ", "))
 	}
 	if in.Since != "" {
 		if p.Since, err = time.Parse(time.RFC3339, in.Since); err != nil {
@@ -282,7 +282,7 @@ func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return errorf(http.StatusNotFound, "%s", jobNotFound(id))
-	case errors.Is(err, router.ErrReplayRefused):
+	case errors.Is(err, replay.ErrRefused):
 		return errorf(http.StatusConflict, "%v", err)
 	case err != nil:
 		return fmt.Errorf("replay job %s: %w", id, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/replay"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store"
@@ -22,8 +23,8 @@ func TestJobReplay(t *testing.T) {
 	t.Cleanup(bus.Close)
 	b := setup(t, func(_ *Config, d *Deps) {
 		st := d.Store
-		d.Replay = func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error) {
-			return bus.Replay(ctx, st, p)
+		d.Replay = func(ctx context.Context, p *replay.Params) (*replay.Result, error) {
+			return replay.Run(ctx, bus, st, p)
 		}
 	})
 	finish := func(t *testing.T, job *store.Job) {

@@ -24,10 +24,7 @@ type route struct {
 // routes is every route of the API. POST /api/v1/validate stores nothing but is a write: it
 // makes the server fetch any URL it is given, which is not for anonymous callers.
 func (s *server) routes() []route {
-	return []route{
-		{"GET /healthz", open, s.healthz},
-		{"GET /readyz", open, s.readyz},
-		{"GET /metrics", open, s.serveMetrics},
+	return append(s.healthRoutes(), []route{
 		{"GET /api/v1/openapi.json", open, s.openAPI},
 
 		{"GET /api/v1/organizations", read, s.organizationList},
@@ -55,5 +52,15 @@ func (s *server) routes() []route {
 		{"GET /api/v1/search", read, s.searchList},
 
 		{"POST /api/v1/validate", write, s.validate},
+	}...)
+}
+
+// healthRoutes are the probes and metrics every process serves, with or without the API
+// (Health).
+func (s *server) healthRoutes() []route {
+	return []route{
+		{"GET /healthz", open, s.healthz},
+		{"GET /readyz", open, s.readyz},
+		{"GET /metrics", open, s.serveMetrics},
 	}
 }

@@ -2,11 +2,14 @@ package router
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/harvester-dev/harvester/harvest"
 )
 
 // Bus is a connection to NATS JetStream with Harvester's streams in place and a routing
@@ -54,3 +57,27 @@ func (b *Bus) Ping(ctx context.Context) error {
 
 // Close closes the connection.
 func (b *Bus) Close() { b.nc.Close() }
+
+// NewDeferredPublisher returns a DeferredPublisher on the bus's connection, for a stage that
+// publishes from inside its handler (Stage.Deferred).
+func (b *Bus) NewDeferredPublisher() (*DeferredPublisher, error) { return NewDeferredPublisher(b.nc) }
+
+// Reports subscribes to harvest report events from now on and returns them on a channel
+// (buffered; events that find it full are dropped) until cancel is called.
+func (b *Bus) Reports() (reports <-chan *harvest.Report, cancel func(), err error) {
+	ch := make(chan *harvest.Report, 64)
+	sub, err := b.nc.Subscribe(harvest.SubjectReport, func(m *nats.Msg) {
+		var rep harvest.Report
+		if json.Unmarshal(m.Data, &rep) != nil {
+			return
+		}
+		select {
+		case ch <- &rep:
+		default:
+		}
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("subscribe to reports: %w", err)
+	}
+	return ch, func() { _ = sub.Unsubscribe() }, nil
+}

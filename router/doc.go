@@ -1,8 +1,11 @@
-// Package router runs the stages on NATS JetStream through a watermill router.
+// Package router is Harvester's transport: NATS JetStream through a watermill router. It
+// knows messages, subjects and streams, never a stage, the store or the search index; the
+// pipeline package gives it the stages to run (router.Stage rows).
 //
 // Streams (streams.go): HARVEST_WORK (work queue over the stage subjects), HARVEST_SETTLED
 // (work queue for the aggregator), HARVEST_FAILED (harvest.v1.failed.<stage>, kept 30 days for
-// replay) and HARVEST_REPORT (report events, kept 30 days).
+// replay), HARVEST_REPORT (report events, kept 30 days) and HARVEST_TRIGGER. A Bus is one
+// connection with the streams in place; a process opens one and shares it.
 //
 // Each stage subscribes through a durable pull consumer named harvest-<stage> with explicit
 // ack, so any number of processes running a stage share its work (queue semantics) and a
@@ -10,8 +13,9 @@
 // most MaxDeliver times. Handler outputs go through one routing Publisher that sends each
 // message to the subject in its harvest.MetaSubject metadata.
 //
-// Middleware, outermost first: panic recovery, Prometheus metrics, logs with job and record
-// ids, the failure policy (after retries: the message to harvest.v1.failed.<stage> and the
-// record settled as errored, or the job failed) and bounded retry with exponential backoff.
-// The stage table is topology.go.
+// Middleware, outermost first: Prometheus metrics (router-wide), logs with job and record
+// ids, the give-up path (poison-queue style: after the retries, or on a permanent error, the
+// message goes to harvest.v1.failed.<stage> with its reason and the stage's GiveUpFunc says
+// what ends its work, e.g. an errored outcome), bounded retry with exponential backoff, and
+// panic recovery innermost, so that a panic is retried and given up on like an error.
 package router

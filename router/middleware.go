@@ -1,15 +1,12 @@
 package router
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/store"
 )
 
 // logIDs logs every handler error with the message's job, record and identifier, and each
@@ -34,16 +31,17 @@ func logIDs(logger *slog.Logger, stage string) message.HandlerMiddleware {
 	}
 }
 
-// failurePolicy is the last word on a message whose handler still fails after its retries
-// (or failed permanently). The message is kept on harvest.v1.failed.<stage> with the reason
-// for replay; then a record settles as errored so the job's counts stay exact, and a job or
-// listing message fails its job. The original message is acked: it has been dealt with.
-func failurePolicy(st store.Store, pub message.Publisher, logger *slog.Logger, stage string) message.HandlerMiddleware {
+// poison is the last word on a message whose handler still fails after its retries (or
+// failed permanently), in watermill's poison-queue style: the message is kept on
+// harvest.v1.failed.<stage> with the reason (harvest.MetaReason) for replay, then the stage's
+// give-up hook (nil: none) says what ends its work, and the original is acked: it has been
+// dealt with. A shutdown is not a failure: that message is redelivered.
+func poison(pub message.Publisher, logger *slog.Logger, stage string, giveUp GiveUpFunc) message.HandlerMiddleware {
 	return func(h message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			out, err := h(msg)
 			if err == nil || msg.Context().Err() != nil {
-				return out, err // a shutdown is not a failure: the message is redelivered
+				return out, err
 			}
 			failed := msg.Copy()
 			failed.Metadata.Set(harvest.MetaSubject, harvest.SubjectFailedPrefix+stage)
@@ -53,42 +51,10 @@ func failurePolicy(st store.Store, pub message.Publisher, logger *slog.Logger, s
 			}
 			logger.Error("stage gave up on message", "stage", stage, "error", err,
 				harvest.MetaJobID, msg.Metadata.Get(harvest.MetaJobID), harvest.MetaIdentifier, msg.Metadata.Get(harvest.MetaIdentifier))
-			return settleFailure(msg.Context(), st, stage, msg, err)
+			if giveUp == nil {
+				return nil, nil
+			}
+			return giveUp(msg, err)
 		}
 	}
-}
-
-// settleFailure returns what ends the work of a message that failed for good.
-func settleFailure(ctx context.Context, st store.Store, stage string, msg *message.Message, cause error) ([]*message.Message, error) {
-	var env struct {
-		JobID      string          `json:"job_id"`
-		RecordID   string          `json:"record_id"`
-		Identifier string          `json:"identifier"`
-		JobType    harvest.JobType `json:"job_type"`
-		Validated  bool            `json:"validated"`
-	}
-	if json.Unmarshal(msg.Payload, &env) != nil || env.JobID == "" {
-		return nil, nil // nothing to settle: the message is on the failed subject
-	}
-	reason := fmt.Sprintf("%s stage failed: %v", stage, cause)
-	if env.Identifier == "" || stage == StageSettled { // a job, a listing or an aggregator message
-		if stage == StageSettled {
-			reason = fmt.Sprintf("the job aggregator could not count a record: %v", cause)
-		}
-		if _, err := st.JobFail(ctx, &store.JobFailParams{JobID: env.JobID, Type: "StageError", Message: reason}); err != nil {
-			return nil, fmt.Errorf("fail job after %s failure: %w", stage, err)
-		}
-		if stage == StageSettled {
-			return nil, nil
-		}
-		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledFailed, JobID: env.JobID})
-	}
-	recordID := env.RecordID
-	if env.JobType == harvest.JobValidate || stage == StageCompare {
-		recordID = "" // no harvest_record row exists
-	}
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: env.JobID,
-		Key: harvest.IdentifierKey(env.Identifier), Identifier: env.Identifier, RecordID: recordID,
-		Outcome: harvest.OutcomeErrored, Status: harvest.RecordFailed, Validated: env.Validated,
-		Errors: []harvest.RecordError{{Type: "StageError", Message: reason, Severity: harvest.SeverityError}}})
 }

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/scheduler"
@@ -64,13 +64,11 @@ func runStages(t *testing.T, st store.Store) string {
 // runStagesOn runs every stage against st on the NATS server at url.
 func runStagesOn(t *testing.T, st store.Store, url string) {
 	t.Helper()
-	r, err := router.New(context.Background(), router.Config{NATSURL: url, Store: st, Logger: quiet,
-		Registerer: prometheus.NewRegistry()})
+	p, err := pipeline.New(context.Background(), pipeline.Config{Store: st, NATSURL: url, Logger: quiet,
+		Stages: pipeline.StageNames(), SearchIndex: "none"})
 	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(context.Background()) }()
-	t.Cleanup(func() { _ = r.Close(); <-done })
-	<-r.Running()
+	t.Cleanup(p.Close)
+	require.NoError(t, p.Start(context.Background()))
 }
 
 func bus(t *testing.T, url string) *router.Bus {

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -12,17 +13,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
-	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/search"
-	"github.com/harvester-dev/harvester/search/bleve"
 	"github.com/harvester-dev/harvester/search/opensearch"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/store/postgres"
-	"github.com/harvester-dev/harvester/store/sqlite"
 )
 
 // serviceFlags are the connection settings every command that runs stages shares. An empty
@@ -174,127 +171,68 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})), nil
 }
 
+// config is the pipeline configuration of the flags' services, for a process that runs
+// nothing yet: the caller sets the parts (stages, scheduler, API).
+func (f *serviceFlags) config(logger *slog.Logger) pipeline.Config {
+	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, DataDir: f.dataDir,
+		OpenSearchURL: f.opensearchURL, SearchIndex: f.searchIndex, Logger: logger, MaxDeleteShare: f.maxDeleteShare,
+		Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes}
+}
+
 // openStore opens the store (Postgres when a database URL is set, else the SQLite file in the
 // data directory) and applies pending migrations.
 func (f *serviceFlags) openStore(ctx context.Context) (store.Store, error) {
-	var st store.Store
-	if f.databaseURL != "" {
-		pg, err := postgres.Open(ctx, f.databaseURL)
-		if err != nil {
-			return nil, err
-		}
-		st = pg
-	} else {
-		if err := os.MkdirAll(f.dataDir, 0o755); err != nil {
-			return nil, fmt.Errorf("data directory: %w", err)
-		}
-		lite, err := sqlite.Open(ctx, filepath.Join(f.dataDir, "harvester.db"))
-		if err != nil {
-			return nil, err
-		}
-		st = lite
+	return pipeline.OpenStore(ctx, f.config(nil))
+}
+
+// checkSearchIndex rejects a --search-index that is not a name.
+func (f *serviceFlags) checkSearchIndex() error {
+	if f.searchIndex == "" || strings.ContainsAny(f.searchIndex, `/\`) || strings.HasPrefix(f.searchIndex, ".") {
+		return usageError{fmt.Errorf("--search-index: %q is not a name", f.searchIndex)}
 	}
-	if err := st.Migrate(ctx); err != nil {
-		st.Close()
-		return nil, err
-	}
-	return st, nil
+	return nil
 }
 
 // openSearch opens the search index the flags select: OpenSearch when an OpenSearch URL is
 // set, else bleve in the data directory; nil (and no error) for --search-index none. Close
 // the index when done.
-func (f *serviceFlags) openSearch(ctx context.Context) (idx search.Index, err error) {
-	switch {
-	case f.searchIndex == "none":
-		return nil, nil
-	case f.searchIndex == "" || strings.ContainsAny(f.searchIndex, `/\`) || strings.HasPrefix(f.searchIndex, "."):
-		return nil, usageError{fmt.Errorf("--search-index: %q is not a name", f.searchIndex)}
-	case f.opensearchURL != "":
-		x, err := opensearch.Open(ctx, f.opensearchURL, f.searchIndex)
-		if err != nil {
-			return nil, err
-		}
-		return x, nil
-	}
-	x, err := bleve.Open(filepath.Join(f.dataDir, "search", f.searchIndex))
-	if err != nil {
+func (f *serviceFlags) openSearch(ctx context.Context) (search.Index, error) {
+	if err := f.checkSearchIndex(); err != nil {
 		return nil, err
 	}
-	return x, nil
+	return pipeline.OpenSearch(ctx, f.config(nil))
 }
 
-// pipeline is every stage running in this process on the flags' services: what the one-shot
-// commands (harvest, replay) run their jobs on.
-type pipeline struct {
-	store   store.Store
-	index   search.Index // nil with --search-index none
-	router  *router.Router
-	closers []func()
-}
-
-// Close stops the stages and releases the services, in the reverse order of their opening.
-func (p *pipeline) Close() {
-	for i := len(p.closers) - 1; i >= 0; i-- {
-		p.closers[i]()
-	}
-}
-
-// startPipeline opens the store, the bus (the in-process server when no NATS URL is set) and
-// the search index, and runs every stage until ctx ends or Close is called. It returns once
-// the stages are running, or the first error (having released what it opened).
-func (f *serviceFlags) startPipeline(ctx context.Context) (*pipeline, error) {
+// startPipeline runs every stage in this process on the flags' services: what the one-shot
+// commands (harvest, replay) run their jobs on. It returns once the stages are running.
+func (f *serviceFlags) startPipeline(ctx context.Context) (*pipeline.Pipeline, error) {
 	logger, err := f.logger()
 	if err != nil {
 		return nil, err
 	}
-	p := &pipeline{}
-	fail := func(err error) (*pipeline, error) {
+	if err := f.checkSearchIndex(); err != nil {
+		return nil, err
+	}
+	cfg := f.config(logger)
+	cfg.Stages = pipeline.StageNames()
+	return startConfig(ctx, cfg)
+}
+
+// startConfig builds the pipeline of cfg and starts it; a configuration error is a usage
+// error.
+func startConfig(ctx context.Context, cfg pipeline.Config) (*pipeline.Pipeline, error) {
+	p, err := pipeline.New(ctx, cfg)
+	if errors.Is(err, pipeline.ErrConfig) {
+		return nil, usageError{err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Start(ctx); err != nil {
 		p.Close()
 		return nil, err
 	}
-	if p.store, err = f.openStore(ctx); err != nil {
-		return nil, err
-	}
-	p.closers = append(p.closers, p.store.Close)
-	natsURL, stopBus, err := f.bus()
-	if err != nil {
-		return fail(err)
-	}
-	p.closers = append(p.closers, stopBus)
-	if p.index, err = f.openSearch(ctx); err != nil {
-		return fail(err)
-	}
-	if p.index != nil {
-		p.closers = append(p.closers, func() { p.index.Close() })
-	}
-	p.router, err = router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes,
-		NATSURL: natsURL, Store: p.store, Logger: logger, Registerer: prometheus.NewRegistry(), Search: p.index})
-	if err != nil {
-		return fail(err)
-	}
-	p.closers = append(p.closers, func() { p.router.Close() })
-	runErr := make(chan error, 1)
-	go func() { runErr <- p.router.Run(ctx) }()
-	select {
-	case <-p.router.Running():
-		return p, nil
-	case err := <-runErr:
-		return fail(fmt.Errorf("start stages: %w", err))
-	}
-}
-
-// bus returns the NATS URL to use, starting the in-process server when none is configured;
-// stop shuts that server down (a no-op otherwise).
-func (f *serviceFlags) bus() (url string, stop func(), err error) {
-	if f.natsURL != "" {
-		return f.natsURL, func() {}, nil
-	}
-	e, err := router.StartEmbedded(filepath.Join(f.dataDir, "nats"))
-	if err != nil {
-		return "", nil, err
-	}
-	return e.URL(), e.Shutdown, nil
+	return p, nil
 }
 
 func migrateCommand() *cobra.Command {

@@ -231,8 +231,8 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		return "", err
 	}
 	defer pl.Close()
-	st, idx, r := pl.store, pl.index, pl.router
-	reports, unsubscribe, err := r.Reports()
+	st, idx, bus := pl.Store(), pl.Index(), pl.Bus()
+	reports, unsubscribe, err := bus.Reports()
 	if err != nil {
 		return "", err
 	}
@@ -245,7 +245,7 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		}
 		orgBefore = src.OrganizationID
 	}
-	job, err := trigger.Start(ctx, st, r.Publisher(), p)
+	job, err := trigger.Start(ctx, st, bus.Publisher(), p)
 	if errors.Is(err, trigger.ErrJobInProgress) {
 		return jobInProgress(ctx, st, p)
 	}

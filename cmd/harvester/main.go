@@ -1,5 +1,5 @@
 // Command harvester is Harvester's one binary. It only wires: it reads flags and environment,
-// builds the store, the router and its stages, runs them, and turns signals into context
+// turns them into a pipeline.Config, runs that pipeline (store, bus, stages, scheduler, API), and turns signals into context
 // cancellation.
 //
 //	harvester harvest --url URL | --file PATH --schema-type TYPE [--job-type TYPE] [--organization NAME] [--format json]

@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/pipeline"
+	"github.com/harvester-dev/harvester/replay"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -108,17 +108,17 @@ func TestReplayAfterTheCauseIsFixed(t *testing.T) {
 	// replaces the old one.
 	again, code, out := b.replay(t, "--job", first.JobID)
 	require.Equal(t, exitOK, code, out)
-	require.Equal(t, router.ReplayResult{JobID: first.JobID, Found: 1, Replayed: 1}, again.ReplayResult)
+	require.Equal(t, replay.Result{JobID: first.JobID, Found: 1, Replayed: 1}, again.Result)
 	require.Equal(t, withFailure, again.Job.Counts)
 	require.Len(t, stageErrors(t, b.st, first.JobID), 1, "the new StageError row replaced the old one")
 
 	// Filters that match nothing replay nothing.
 	none, code, out := b.replay(t, "--job", first.JobID, "--stage", "validate")
 	require.Equal(t, exitOK, code, out)
-	require.Equal(t, router.ReplayResult{JobID: first.JobID}, none.ReplayResult, "the record failed in sync, not validate")
+	require.Equal(t, replay.Result{JobID: first.JobID}, none.Result, "the record failed in sync, not validate")
 	none, code, out = b.replay(t, "--job", first.JobID, "--since", time.Now().Add(time.Minute).UTC().Format(time.RFC3339))
 	require.Equal(t, exitOK, code, out)
-	require.Equal(t, router.ReplayResult{JobID: first.JobID}, none.ReplayResult, "nothing was stored after --since")
+	require.Equal(t, replay.Result{JobID: first.JobID}, none.Result, "nothing was stored after --since")
 
 	// Fixed: two replays at once send the record once between them, and it moves from errored
 	// to added.
@@ -157,7 +157,7 @@ func TestReplayAfterTheCauseIsFixed(t *testing.T) {
 	// Nothing is left to replay.
 	done, code, out := b.replay(t, "--job", first.JobID)
 	require.Equal(t, exitOK, code, out)
-	require.Equal(t, router.ReplayResult{JobID: first.JobID, Found: 2, Skipped: 2}, done.ReplayResult)
+	require.Equal(t, replay.Result{JobID: first.JobID, Found: 2, Skipped: 2}, done.Result)
 	require.Equal(t, sampleCounts, done.Job.Counts)
 
 	// The next run finds the record unchanged, like every other; the old job can no longer be
@@ -205,20 +205,15 @@ func TestReplayThroughTheAPI(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Equal(t, withFailure, first.Counts)
 
-	r, err := router.New(ctx, router.Config{NATSURL: b.natsURL, Store: b.st, Logger: slog.New(slog.DiscardHandler),
-		Registerer: prometheus.NewRegistry()})
+	pl, err := pipeline.New(ctx, pipeline.Config{Store: b.st, NATSURL: b.natsURL, Logger: slog.New(slog.DiscardHandler),
+		Stages: pipeline.StageNames(), API: &api.Config{APIKey: "k"}, SearchIndex: "none"})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = r.Close() })
-	go func() { _ = r.Run(ctx) }()
-	<-r.Running()
-	reports, unsubscribe, err := r.Reports()
+	t.Cleanup(pl.Close)
+	require.NoError(t, pl.Start(ctx))
+	reports, unsubscribe, err := pl.Bus().Reports()
 	require.NoError(t, err)
 	defer unsubscribe()
-	h, err := api.New(api.Config{APIKey: "k"}, api.Deps{Store: b.st, Logger: slog.New(slog.DiscardHandler),
-		Replay: func(ctx context.Context, p *router.ReplayParams) (*router.ReplayResult, error) {
-			return r.Bus().Replay(ctx, b.st, p)
-		}})
-	require.NoError(t, err)
+	h := pl.Handler()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	post := func(body string) (int, map[string]any) {
@@ -307,7 +302,7 @@ func TestReplayEmbedded(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	var rep replayReport
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
-	require.Equal(t, router.ReplayResult{JobID: first.JobID, Found: 1, Replayed: 1}, rep.ReplayResult)
+	require.Equal(t, replay.Result{JobID: first.JobID, Found: 1, Replayed: 1}, rep.Result)
 	require.Equal(t, sampleCounts, rep.Job.Counts)
 	require.Equal(t, "complete", rep.Job.Status)
 

@@ -5,26 +5,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/notify"
-	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/scheduler"
-	"github.com/harvester-dev/harvester/search"
-	"github.com/harvester-dev/harvester/store"
 )
 
 // parts says which long-running parts a command runs.
@@ -110,7 +105,7 @@ func workerCommand() *cobra.Command {
 		Use:   "worker --stages validate,sync",
 		Short: "Run only the given stages' consumers, to scale them out",
 		Long: `Run only the given stages. Workers of the same stage share its durable JetStream consumer:
-each message goes to one of them. Stages: ` + strings.Join(router.StageNames(), ", ") + `.
+each message goes to one of them. Stages: ` + strings.Join(pipeline.StageNames(), ", ") + `.
 With --addr, /healthz, /readyz and /metrics are served there.
 
 ` + servicesHelp(),
@@ -127,7 +122,7 @@ With --addr, /healthz, /readyz and /metrics are served there.
 		},
 	}
 	f.register(cmd, false)
-	cmd.Flags().StringVar(&f.stages, "stages", "", "stages to run, comma-separated ("+strings.Join(router.StageNames(), ",")+") or all")
+	cmd.Flags().StringVar(&f.stages, "stages", "", "stages to run, comma-separated ("+strings.Join(pipeline.StageNames(), ",")+") or all")
 	cmd.Flags().StringVar(&f.addr, "addr", "", "where /healthz, /readyz and /metrics listen (default: not served)")
 	return cmd
 }
@@ -161,7 +156,7 @@ func partCommand(use, short, long string, p parts, withAddr bool) *cobra.Command
 func parseStages(s string) ([]string, error) {
 	switch strings.TrimSpace(s) {
 	case "all":
-		return router.StageNames(), nil
+		return pipeline.StageNames(), nil
 	case "", "none":
 		return nil, nil
 	}
@@ -169,11 +164,11 @@ func parseStages(s string) ([]string, error) {
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		found := false
-		for _, known := range router.StageNames() {
+		for _, known := range pipeline.StageNames() {
 			found = found || known == name
 		}
 		if !found {
-			return nil, usageError{fmt.Errorf("--stages: unknown stage %q (want %s)", name, strings.Join(router.StageNames(), ", "))}
+			return nil, usageError{fmt.Errorf("--stages: unknown stage %q (want %s)", name, strings.Join(pipeline.StageNames(), ", "))}
 		}
 		out = append(out, name)
 	}
@@ -186,34 +181,26 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	if err != nil {
 		return err
 	}
-	st, err := f.openStore(ctx)
-	if err != nil {
+	if err := f.checkSearchIndex(); err != nil {
 		return err
 	}
-	defer st.Close()
-	natsURL, stopBus, err := f.bus()
-	if err != nil {
-		return err
-	}
-	defer stopBus()
-	bus, err := router.Connect(ctx, natsURL)
-	if err != nil {
-		return err
-	}
-	defer bus.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
-	var idx search.Index // SYNC writes it, the API reads it; other parts do not open it
-	if slices.Contains(p.stages, router.StageSync) || (p.api && f.addr != "") {
-		if idx, err = f.openSearch(ctx); err != nil {
-			return err
-		}
-		if idx != nil {
-			defer idx.Close()
-		}
+	cfg := f.config(logger)
+	cfg.Registry, cfg.Stages, cfg.Concurrency, cfg.Addr = reg, p.stages, f.subscriptions, f.addr
+	if len(p.stages) > 0 {
+		mail := f.mailConfig()
+		cfg.Mail = &mail
 	}
-
-	errc := make(chan error, 3)
+	if p.scheduler {
+		cfg.Scheduler = &scheduler.Config{Interval: f.interval, MaxInProgress: f.maxJobs,
+			OrphanTimeout: f.orphanTimeout, MaxRedrives: cmp.Or(f.maxRedrives, -1)}
+	}
+	if p.api && f.addr != "" {
+		c := apiConfig()
+		cfg.API = &c
+	}
+	errc := make(chan error, 1)
 	if f.pprofAddr != "" {
 		stop, err := servePprof(f.pprofAddr, errc)
 		if err != nil {
@@ -222,53 +209,24 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 		defer stop()
 		logger.Info("profiler listening", "addr", f.pprofAddr)
 	}
-	if len(p.stages) > 0 {
-		mailer, err := notify.NewMailer(f.mailConfig())
-		if err != nil {
-			return usageError{err}
-		}
-		r, err := router.New(ctx, router.Config{MaxDeleteShare: f.maxDeleteShare, Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes, NATSURL: natsURL, Store: st, Logger: logger, Registerer: reg,
-			Stages: p.stages, Subscriptions: f.subscriptions, Notifier: mailer, Search: idx})
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		go func() { errc <- r.Run(ctx) }()
-		logger.Info("stages running", "stages", p.stages)
+	pl, err := startConfig(ctx, cfg)
+	if err != nil {
+		return err
 	}
-	if p.scheduler {
-		s, err := scheduler.New(scheduler.Config{Interval: f.interval, MaxInProgress: f.maxJobs,
-			OrphanTimeout: f.orphanTimeout, MaxRedrives: cmp.Or(f.maxRedrives, -1)}, st, bus.Publisher(), logger)
-		if err != nil {
-			return usageError{err}
-		}
-		s.Start(ctx)
-		defer s.Stop()
-		logger.Info("scheduler running", "max_jobs", f.maxJobs)
-	}
-	if f.addr != "" {
-		srv, err := f.httpServer(p, st, bus, reg, logger, idx)
-		if err != nil {
-			return err
-		}
-		ln, err := net.Listen("tcp", f.addr)
-		if err != nil {
-			return fmt.Errorf("listen on %s: %w", f.addr, err)
-		}
-		go func() { errc <- srv.Serve(ln) }()
-		defer shutdown(srv)
-		logger.Info("listening", "addr", ln.Addr().String())
-		fmt.Fprintf(os.Stderr, "harvester: listening on http://%s\n", ln.Addr())
+	defer pl.Close()
+	if addr := pl.Addr(); addr != nil {
+		fmt.Fprintf(os.Stderr, "harvester: listening on http://%s\n", addr)
 	}
 	select {
 	case <-ctx.Done():
 		return nil
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) || ctx.Err() != nil {
-			return nil
-		}
-		return err
+	case err = <-errc:
+	case err = <-pl.Err():
 	}
+	if err == nil || errors.Is(err, http.ErrServerClosed) || ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 func (f *serverFlags) mailConfig() notify.Config {
@@ -281,46 +239,6 @@ func (f *serverFlags) mailConfig() notify.Config {
 // need, and HARVESTER_PROTECT_READS=1, which makes reads need it too.
 func apiConfig() api.Config {
 	return api.Config{APIKey: os.Getenv("HARVESTER_API_KEY"), ProtectReads: envBool("HARVESTER_PROTECT_READS")}
-}
-
-// httpServer serves the API (when p.api) or only the health and metrics endpoints.
-func (f *serverFlags) httpServer(p parts, st store.Store, bus *router.Bus, reg *prometheus.Registry, logger *slog.Logger,
-	idx search.Index) (*http.Server, error) {
-	ready := map[string]func(context.Context) error{
-		"database": func(ctx context.Context) error {
-			_, _, err := st.OrganizationList(ctx, &store.PageParams{Limit: 1})
-			return err
-		},
-		"nats": bus.Ping,
-	}
-	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
-	var h http.Handler
-	if p.api {
-		var err error
-		h, err = api.New(apiConfig(),
-			api.Deps{Store: st, Logger: logger, Metrics: metrics, Ready: ready, Fetch: f.fetchConfig(), Search: idx,
-				Replay: func(ctx context.Context, rp *router.ReplayParams) (*router.ReplayResult, error) {
-					return bus.Replay(ctx, st, rp)
-				}, Publisher: bus.Publisher()})
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		mux := http.NewServeMux()
-		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, `{"status":"ok"}`) })
-		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-			for name, check := range ready {
-				if err := check(r.Context()); err != nil {
-					http.Error(w, fmt.Sprintf(`{"status":"not ready","check":%q}`, name), http.StatusServiceUnavailable)
-					return
-				}
-			}
-			fmt.Fprintln(w, `{"status":"ready"}`)
-		})
-		mux.Handle("GET /metrics", metrics)
-		h = mux
-	}
-	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, nil
 }
 
 func shutdown(srv *http.Server) {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/router/natstest"
 )
@@ -72,18 +73,12 @@ func TestStageOnJetStream(t *testing.T) {
 	b := setup(t, open(t), harvest.JobHarvest)
 	st := &failingTransformSet{Store: b.st, fail: true}
 	natsURL := natstest.URL(t)
-	r, err := router.New(t.Context(), router.Config{NATSURL: natsURL, Store: st, Registerer: prometheus.NewRegistry(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Stages: []string{router.StageTransform},
+	p, err := pipeline.New(t.Context(), pipeline.Config{Store: st, NATSURL: natsURL, Registry: prometheus.NewRegistry(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Stages: []string{pipeline.StageTransform},
 		MaxRetries: 3, RetryInterval: time.Millisecond})
 	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(t.Context()) }()
-	t.Cleanup(func() { require.NoError(t, r.Close()); <-done })
-	select {
-	case <-r.Running():
-	case err := <-done:
-		t.Fatalf("router stopped: %v", err)
-	}
+	t.Cleanup(p.Close)
+	require.NoError(t, p.Start(t.Context()))
 
 	nc, err := nats.Connect(natsURL)
 	require.NoError(t, err)
@@ -96,7 +91,7 @@ func TestStageOnJetStream(t *testing.T) {
 	for _, rec := range []*harvest.Record{iso, dcatus, bad} {
 		m, err := harvest.RecordMessage(harvest.SubjectTransform, rec)
 		require.NoError(t, err)
-		require.NoError(t, r.Publisher().Publish(harvest.SubjectTransform, m))
+		require.NoError(t, p.Bus().Publisher().Publish(harvest.SubjectTransform, m))
 	}
 
 	toValidate, settled := collect(t, js, 3)

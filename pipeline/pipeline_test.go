@@ -1,4 +1,4 @@
-package router_test
+package pipeline_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store"
@@ -44,35 +45,29 @@ type testBundle struct {
 	st      store.Store
 	natsURL string
 	reg     *prometheus.Registry
-	router  *router.Router
+	p       *pipeline.Pipeline
 }
 
 func setup(t *testing.T, wrap func(store.Store) store.Store) *testBundle {
 	t.Helper()
-	ctx := context.Background()
 	b := &testBundle{st: dbtest.Store(t), natsURL: natstest.URL(t), reg: prometheus.NewRegistry()}
-	r, err := router.New(ctx, router.Config{NATSURL: b.natsURL, Store: wrap(b.st), Registerer: b.reg,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxRetries: 2, RetryInterval: time.Millisecond})
+	p, err := pipeline.New(context.Background(), pipeline.Config{Store: wrap(b.st), NATSURL: b.natsURL, Registry: b.reg,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Stages: pipeline.StageNames(), SearchIndex: "none",
+		MaxRetries: 2, RetryInterval: time.Millisecond})
 	require.NoError(t, err)
-	b.router = r
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { require.NoError(t, r.Close()); <-done })
-	select {
-	case <-r.Running():
-	case err := <-done:
-		t.Fatalf("router stopped: %v", err)
-	}
+	t.Cleanup(p.Close)
+	require.NoError(t, p.Start(context.Background()))
+	b.p = p
 	return b
 }
 
 func (b *testBundle) harvest(t *testing.T, file string, jobType harvest.JobType) *store.Job {
 	t.Helper()
 	ctx := context.Background()
-	reports, unsubscribe, err := b.router.Reports()
+	reports, unsubscribe, err := b.p.Bus().Reports()
 	require.NoError(t, err)
 	defer unsubscribe()
-	job, err := trigger.Start(ctx, b.st, b.router.Publisher(), trigger.Params{URL: corpustest.Path(t, file),
+	job, err := trigger.Start(ctx, b.st, b.p.Bus().Publisher(), trigger.Params{URL: corpustest.Path(t, file),
 		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, JobType: jobType})
 	require.NoError(t, err)
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)

@@ -1,0 +1,333 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/notify"
+	"github.com/harvester-dev/harvester/replay"
+	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/scheduler"
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// ErrConfig marks an error that is the configuration's fault (a bad field), not a service's.
+var ErrConfig = errors.New("pipeline config")
+
+// Config is what one process runs and on which services. Zero fields take the documented
+// defaults; Logger is required.
+type Config struct {
+	// Store, when set, is the store to use (the caller closes it); otherwise DatabaseURL.
+	Store store.Store
+	// DatabaseURL is Postgres, e.g. postgres://user@host:5432/harvester; "" is the SQLite file
+	// harvester.db in DataDir. Migrations are applied on open.
+	DatabaseURL string
+	// NATSURL is the NATS server with JetStream, e.g. nats://127.0.0.1:4222; "" runs an
+	// in-process nats-server storing in DataDir/nats.
+	NATSURL string
+	// DataDir holds the embedded default's SQLite file, JetStream data and bleve index.
+	// Default "harvester-data".
+	DataDir string
+	// OpenSearchURL selects OpenSearch as the search index; "" is bleve in DataDir/search.
+	OpenSearchURL string
+	// SearchIndex names the index (the OpenSearch alias, or the bleve directory); "none" keeps
+	// no index. Default opensearch.DefaultAlias. It is opened only by a process that runs
+	// SYNC or the API.
+	SearchIndex string
+
+	// Logger receives every part's logs; required.
+	Logger *slog.Logger
+	// Registry receives the metrics and is served at /metrics. Default a new registry.
+	Registry *prometheus.Registry
+
+	// Stages to run in this process (StageNames); nil runs none.
+	Stages []string
+	// Concurrency is how many messages of each per-record stage this process handles at once
+	// (multiplied for COMPARE, SYNC and the aggregator, see topology.go). Default 4.
+	Concurrency int
+	// MaxRetries, RetryInterval and MaxDeliver are router.Config's (defaults 3, 100 ms, 5).
+	MaxRetries    int
+	RetryInterval time.Duration
+	MaxDeliver    int
+	// Fetch configures the HTTP client of EXTRACT and of the validate API (one per-host limit
+	// for the process).
+	Fetch extract.FetchConfig
+	// MaxRecordBytes caps one record; default extract.DefaultMaxRecordBytes (16 MiB).
+	MaxRecordBytes int
+	// MaxDeleteShare is the largest share of a source's live datasets a harvest job may delete
+	// (0 < share <= 1). Default compare.DefaultMaxDeleteShare (0.5).
+	MaxDeleteShare float64
+	// Mail, when set, emails job reports from the aggregator (notify.NewMailer; a config
+	// without a host sends none); nil sends none.
+	Mail *notify.Config
+
+	// Scheduler runs the scheduler (due jobs, the cap, orphan cleanup) with this config; nil
+	// runs none.
+	Scheduler *scheduler.Config
+	// API serves the HTTP API with this config; nil serves none.
+	API *api.Config
+	// Addr is where the HTTP handler listens once started, e.g. 127.0.0.1:8080 (port 0: any);
+	// "" listens nowhere. Without the API it serves /healthz, /readyz and /metrics only.
+	Addr string
+}
+
+func (c Config) withDefaults() Config {
+	c.DataDir = cmp.Or(c.DataDir, "harvester-data")
+	c.Concurrency = cmp.Or(c.Concurrency, 4)
+	if c.Registry == nil {
+		c.Registry = prometheus.NewRegistry()
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	if c.Logger == nil {
+		return fmt.Errorf("%w: Logger is required", ErrConfig)
+	}
+	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
+		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)
+	}
+	for _, s := range c.Stages {
+		if !slices.Contains(StageNames(), s) {
+			return fmt.Errorf("%w: unknown stage %q (want one of %v)", ErrConfig, s, StageNames())
+		}
+	}
+	return nil
+}
+
+// Pipeline is one process's part of Harvester: the store, one NATS connection (Bus), the
+// search index, the stages, the scheduler and the HTTP handler, as its Config asks.
+type Pipeline struct {
+	cfg     Config
+	store   store.Store
+	bus     *router.Bus
+	index   search.Index // nil: no index, or not opened here
+	stages  *stages      // nil: no stage
+	router  *router.Router
+	sched   *scheduler.Scheduler
+	handler http.Handler
+	server  *http.Server
+	addr    net.Addr
+	runErr  chan error
+	closers []func()
+}
+
+// New opens the services and builds every part that cfg asks for; nothing runs until Start.
+// It returns an error wrapping ErrConfig for a bad field, or the first service that could not
+// be opened (having released what it opened). Close the pipeline when done.
+func New(ctx context.Context, cfg Config) (*Pipeline, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	p := &Pipeline{cfg: cfg, runErr: make(chan error, 2)}
+	if err := p.build(ctx); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Pipeline) build(ctx context.Context) error {
+	cfg := p.cfg
+	p.store = cfg.Store
+	if p.store == nil {
+		st, err := OpenStore(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		p.store = st
+		p.closers = append(p.closers, st.Close)
+	}
+	natsURL := cfg.NATSURL
+	if natsURL == "" {
+		e, err := router.StartEmbedded(embeddedNATSDir(cfg))
+		if err != nil {
+			return err
+		}
+		p.closers = append(p.closers, e.Shutdown)
+		natsURL = e.URL()
+	}
+	bus, err := router.Connect(ctx, natsURL)
+	if err != nil {
+		return err
+	}
+	p.bus = bus
+	p.closers = append(p.closers, bus.Close)
+	if slices.Contains(cfg.Stages, StageSync) || cfg.API != nil {
+		idx, err := OpenSearch(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		if idx != nil {
+			p.index = idx
+			p.closers = append(p.closers, func() { _ = idx.Close() })
+		}
+	}
+	if len(cfg.Stages) > 0 {
+		if err := p.buildStages(); err != nil {
+			return err
+		}
+	}
+	if cfg.Scheduler != nil {
+		s, err := scheduler.New(*cfg.Scheduler, p.store, bus.Publisher(), cfg.Logger)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		p.sched = s
+	}
+	return p.buildHandler()
+}
+
+// buildStages builds the stages' handlers and the router that runs them.
+func (p *Pipeline) buildStages() error {
+	cfg := p.cfg
+	var notifier *notify.Mailer
+	if cfg.Mail != nil {
+		m, err := notify.NewMailer(*cfg.Mail)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		notifier = m
+	}
+	r, err := router.New(p.bus, router.Config{Logger: cfg.Logger, Registerer: cfg.Registry,
+		MaxRetries: cfg.MaxRetries, RetryInterval: cfg.RetryInterval, MaxDeliver: cfg.MaxDeliver})
+	if err != nil {
+		return err
+	}
+	p.router = r
+	p.closers = append(p.closers, func() { _ = r.Close() })
+	st, err := newStages(p, notifier)
+	if err != nil {
+		return err
+	}
+	p.stages = st
+	// Closed after the router, which waits for the handlers in flight.
+	p.closers = slices.Insert(p.closers, len(p.closers)-1, st.close)
+	for _, row := range topology(st) {
+		if !slices.Contains(cfg.Stages, row.Name) {
+			continue
+		}
+		if err := r.AddStage(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildHandler builds the API, or the health handler alone, behind cfg.Addr.
+func (p *Pipeline) buildHandler() error {
+	cfg := p.cfg
+	ready := map[string]func(context.Context) error{
+		"database": func(ctx context.Context) error {
+			_, _, err := p.store.OrganizationList(ctx, &store.PageParams{Limit: 1})
+			return err
+		},
+		"nats": p.bus.Ping,
+	}
+	metrics := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{Registry: cfg.Registry})
+	if cfg.API == nil {
+		p.handler = api.Health(ready, metrics, cfg.Logger)
+		return nil
+	}
+	h, err := api.New(*cfg.API, api.Deps{Store: p.store, Logger: cfg.Logger, Metrics: metrics, Ready: ready,
+		Fetch: cfg.Fetch, Search: p.index, Replay: p.Replay, Publisher: p.bus.Publisher()})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.handler = h
+	return nil
+}
+
+// Start runs the stages (returning once every one is subscribed), the scheduler and the HTTP
+// listener at Config.Addr, until ctx ends or Close is called. An error of a running part
+// later arrives on Err.
+func (p *Pipeline) Start(ctx context.Context) error {
+	if p.router != nil {
+		started := make(chan error, 1)
+		go func() {
+			err := p.router.Run(ctx)
+			started <- err
+			p.runErr <- err
+		}()
+		select {
+		case <-p.router.Running():
+		case err := <-started:
+			return fmt.Errorf("start stages: %w", err)
+		}
+		p.cfg.Logger.Info("stages running", "stages", p.cfg.Stages)
+	}
+	if p.sched != nil {
+		p.sched.Start(ctx)
+		p.closers = append(p.closers, p.sched.Stop)
+		p.cfg.Logger.Info("scheduler running", "max_jobs", p.cfg.Scheduler.MaxInProgress)
+	}
+	if p.cfg.Addr != "" {
+		ln, err := net.Listen("tcp", p.cfg.Addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", p.cfg.Addr, err)
+		}
+		p.addr = ln.Addr()
+		p.server = &http.Server{Handler: p.handler, ReadHeaderTimeout: 10 * time.Second}
+		srv := p.server
+		go func() {
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				p.runErr <- err
+			}
+		}()
+		p.closers = append(p.closers, func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(sctx)
+		})
+		p.cfg.Logger.Info("listening", "addr", p.addr.String())
+	}
+	return nil
+}
+
+// Err delivers the error of a part that stopped while running (the stages' router, the HTTP
+// server); the stages' router also sends nil when it stops after ctx ended.
+func (p *Pipeline) Err() <-chan error { return p.runErr }
+
+// Addr is where the HTTP handler listens, once started; nil without Config.Addr.
+func (p *Pipeline) Addr() net.Addr { return p.addr }
+
+// Handler is the HTTP handler: the API, or /healthz, /readyz and /metrics alone.
+func (p *Pipeline) Handler() http.Handler { return p.handler }
+
+// Store is the store the pipeline uses.
+func (p *Pipeline) Store() store.Store { return p.store }
+
+// Index is the search index; nil when none is kept or this process does not open it.
+func (p *Pipeline) Index() search.Index { return p.index }
+
+// Bus is the process's one NATS connection: its routing publisher sends triggers and jobs,
+// and Reports follows the report events.
+func (p *Pipeline) Bus() *router.Bus { return p.bus }
+
+// Replay sends the job's failed records through the pipeline again (replay.Run).
+func (p *Pipeline) Replay(ctx context.Context, rp *replay.Params) (*replay.Result, error) {
+	return replay.Run(ctx, p.bus, p.store, rp)
+}
+
+// Close stops every part and releases the services, in the reverse order of their opening.
+// Calling it more than once is safe.
+func (p *Pipeline) Close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+	p.closers = nil
+}

@@ -1,0 +1,146 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/notify"
+	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/stages/compare"
+	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/stages/report"
+	"github.com/harvester-dev/harvester/stages/sync"
+	"github.com/harvester-dev/harvester/stages/transform"
+	"github.com/harvester-dev/harvester/stages/validate"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/trigger"
+)
+
+// Stage names, as `harvester worker --stages` spells them (harvest.Stage*).
+const (
+	StageExtract   = harvest.StageExtract
+	StageCompare   = harvest.StageCompare
+	StageListing   = harvest.StageListing
+	StageTransform = harvest.StageTransform
+	StageValidate  = harvest.StageValidate
+	StageSync      = harvest.StageSync
+	StageSettled   = harvest.StageSettled
+	StageTrigger   = harvest.StageTrigger
+)
+
+// StageNames lists every stage in pipeline order.
+func StageNames() []string {
+	return []string{StageExtract, StageCompare, StageListing, StageTransform, StageValidate, StageSync, StageSettled,
+		StageTrigger}
+}
+
+// syncConcurrency multiplies SYNC's share of Config.Concurrency (messages handled at once):
+// its handlers wait on the search index's bulk writes and the dataset upserts, which are grouped
+// from concurrent handlers, so more of them at once means fuller batches. Each bleve batch costs ~5 ms of CPU
+// of its own (BenchmarkIndex: 1.5 CPU-ms a document from 4 writers, 0.56 from 16, 0.32 from 64).
+const syncConcurrency = 16
+
+// reportConcurrency multiplies REPORT's share of Config.Concurrency: the aggregator settles
+// the outcomes of its concurrent handlers in one transaction (report.Handler's group commit),
+// so more handlers at once means fuller batches. One handler each settling alone held the
+// job's row lock per outcome and paced the whole pipeline (bench: 10-15 ms per outcome at 4).
+const reportConcurrency = 16
+
+// compareConcurrency multiplies COMPARE's share of Config.Concurrency: its handlers wait on
+// group-committed lookups and inserts (compare's batchers), which fill only with many handlers
+// waiting at once. BenchmarkHandleRecord on Postgres, 2 busy cores: 32 handlers ran 5,000-7,900
+// creates/s against 1,000-1,400 at 4 (one query per record: 2,500-3,500 either way).
+const compareConcurrency = 8
+
+// stages are the handlers of every stage, built once per process over its store and bus.
+type stages struct {
+	cfg     Config
+	store   store.Store
+	fail    harvest.FailJob
+	search  *search.Batcher // nil without an index, or without SYNC here
+	report  *report.Handler
+	sync    *sync.Handler
+	compare *compare.Handler
+	extract *extract.Handler
+	// extractPub and comparePub publish for the stages that publish from inside their
+	// handlers (a listing's records, its deletes): asynchronously, each handler waiting for
+	// the PubAcks before it returns.
+	extractPub, comparePub *router.DeferredPublisher
+}
+
+func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
+	s := &stages{cfg: p.cfg, store: p.store}
+	s.fail = func(ctx context.Context, jobID, reason string) error {
+		_, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: jobID, Type: "StageError", Message: reason})
+		return err
+	}
+	var n report.Notifier
+	if notifier != nil {
+		n = notifier
+	}
+	var err error
+	if s.report, err = report.New(p.store, p.cfg.Registry, n, p.cfg.Logger); err != nil {
+		return nil, err
+	}
+	if p.index != nil && slices.Contains(p.cfg.Stages, StageSync) {
+		s.search = search.NewBatcher(p.index, search.BatcherConfig{})
+	}
+	s.sync = sync.New(p.store, s.search)
+	if s.extractPub, err = p.bus.NewDeferredPublisher(); err != nil {
+		s.close()
+		return nil, err
+	}
+	if s.comparePub, err = p.bus.NewDeferredPublisher(); err != nil {
+		s.close()
+		return nil, err
+	}
+	s.compare = compare.New(p.store, s.comparePub, p.cfg.MaxDeleteShare)
+	s.extract = extract.New(p.store, s.extractPub, p.cfg.Fetch, extract.WithMaxRecordBytes(p.cfg.MaxRecordBytes))
+	return s, nil
+}
+
+// close releases the handlers' batchers, after the router stopped running them.
+func (s *stages) close() {
+	if s.search != nil {
+		s.search.Close()
+	}
+	s.report.Close()
+	s.sync.Close()
+	if s.compare != nil {
+		s.compare.Close()
+	}
+}
+
+// topology is every stage and its subject: the one table that wires the pipeline. Each
+// stage's give-up hook comes from its package.
+func topology(s *stages) []router.Stage {
+	n := s.cfg.Concurrency
+	return []router.Stage{
+		{Name: StageExtract, Subject: harvest.SubjectExtract, Handler: noOutput(s.extract.Handle),
+			Deferred: s.extractPub, GiveUp: extract.GiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 1},
+		{Name: StageCompare, Subject: harvest.SubjectCompare, Handler: s.compare.HandleRecord,
+			Deferred: s.comparePub, GiveUp: compare.GiveUp(s.fail), AckWait: time.Minute,
+			Concurrency: compareConcurrency * n, MaxPending: 64},
+		{Name: StageListing, Subject: harvest.SubjectListing, Handler: s.compare.HandleListing,
+			Deferred: s.comparePub, GiveUp: compare.GiveUpListing(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 1},
+		{Name: StageTransform, Subject: harvest.SubjectTransform, Handler: transform.New(s.store).Handle,
+			GiveUp: transform.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: 64},
+		{Name: StageValidate, Subject: harvest.SubjectValidate, Handler: validate.New().Handle,
+			GiveUp: validate.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: 64},
+		{Name: StageSync, Subject: harvest.SubjectSync, Handler: s.sync.Handle,
+			GiveUp: sync.GiveUp(s.fail), AckWait: time.Minute, Concurrency: syncConcurrency * n, MaxPending: 16},
+		{Name: StageSettled, Subject: harvest.SubjectSettled, Handler: s.report.Handle,
+			GiveUp: report.GiveUp(s.fail), AckWait: time.Minute, Concurrency: reportConcurrency * n, MaxPending: 32},
+		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: noOutput(trigger.NewHandler(s.store, s.cfg.Logger).Handle),
+			GiveUp: trigger.GiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16},
+	}
+}
+
+func noOutput(h func(*message.Message) error) message.HandlerFunc {
+	return func(m *message.Message) ([]*message.Message, error) { return nil, h(m) }
+}
