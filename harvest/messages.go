@@ -185,6 +185,10 @@ type Settled struct {
 	// (store.OutcomeSettleParams.CarriedFromJobID).
 	CarriedFromJobID string `json:"carried_from_job_id,omitempty"`
 	Expected         int    `json:"expected,omitempty"`
+	// Transformed is the DCAT-US TRANSFORM made of the record (Record.Transformed), on an
+	// outcome settled after TRANSFORM: the aggregator stores it as the record's source_transform
+	// with its status (store.OutcomeSettleParams.SourceTransform). Empty for DCAT-US input.
+	Transformed RawText `json:"transformed,omitempty"`
 }
 
 // Report is the harvest report event published once per finished job (SubjectReport): the

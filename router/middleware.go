@@ -66,6 +66,8 @@ func settleFailure(ctx context.Context, st store.Store, stage string, msg *messa
 		Identifier string          `json:"identifier"`
 		JobType    harvest.JobType `json:"job_type"`
 		Validated  bool            `json:"validated"`
+		// Transformed is what TRANSFORM made of a record that failed later: kept with its outcome.
+		Transformed harvest.RawText `json:"transformed"`
 	}
 	if json.Unmarshal(msg.Payload, &env) != nil || env.JobID == "" {
 		return nil, nil // nothing to settle: the message is on the failed subject
@@ -89,6 +91,6 @@ func settleFailure(ctx context.Context, st store.Store, stage string, msg *messa
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: env.JobID,
 		Key: harvest.IdentifierKey(env.Identifier), Identifier: env.Identifier, RecordID: recordID,
-		Outcome: harvest.OutcomeErrored, Status: harvest.RecordFailed, Validated: env.Validated,
+		Outcome: harvest.OutcomeErrored, Status: harvest.RecordFailed, Validated: env.Validated, Transformed: env.Transformed,
 		Errors: []harvest.RecordError{{Type: "StageError", Message: reason, Severity: harvest.SeverityError}}})
 }

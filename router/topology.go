@@ -68,7 +68,7 @@ func topology(d *deps) []stage {
 		{StageCompare, harvest.SubjectCompare, flushed(d.comparePub, d.compare.HandleRecord), time.Minute,
 			compareSubscriptions * n, 64},
 		{StageListing, harvest.SubjectListing, flushed(d.comparePub, d.compare.HandleListing), time.Minute, 1, 1},
-		{StageTransform, harvest.SubjectTransform, transform.New(d.store).Handle, time.Minute, n, 64},
+		{StageTransform, harvest.SubjectTransform, transform.New().Handle, time.Minute, n, 64},
 		{StageValidate, harvest.SubjectValidate, validate.New().Handle, time.Minute, n, 64},
 		{StageSync, harvest.SubjectSync, d.sync.Handle, time.Minute, syncSubscriptions * n, 16},
 		{StageSettled, harvest.SubjectSettled, d.report.Handle, time.Minute, reportSubscriptions * n, 32},

@@ -1,6 +1,7 @@
 // Package report is the REPORT stage, the job aggregator. It consumes settled outcomes
 // (harvest.SubjectSettled) and counts each record key of a job once, in the same transaction
-// as the record's error rows and final status, so counts stay exact under redelivery. When the
+// as the record's error rows, final status and source_transform (the DCAT-US TRANSFORM made,
+// carried on the outcome), so counts stay exact under redelivery. When the
 // job's expected count is known (after a complete listing) and that many outcomes have settled,
 // it finishes the job (complete) and publishes the harvest report (harvest.SubjectReport). A job
 // that EXTRACT failed is reported as it is, in status error.
@@ -8,6 +9,7 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -146,7 +148,7 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 		r, err := h.settles.Do(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
 			Identifier: s.Identifier, RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status,
 			Validated: s.Validated, Errors: s.Errors, CarriedFromRecordID: s.CarriedFromRecordID,
-			CarriedFromJobID: s.CarriedFromJobID})
+			CarriedFromJobID: s.CarriedFromJobID, SourceTransform: json.RawMessage(s.Transformed)})
 		if r.OutcomeSettled != nil && r.Fresh {
 			h.outcomes.WithLabelValues(string(s.Outcome)).Inc()
 		}

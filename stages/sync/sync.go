@@ -135,7 +135,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
 		Identifier: rec.Identifier, RecordID: rec.RecordID, Outcome: harvest.OutcomeOf(rec.Action),
-		Status: harvest.RecordSuccess, Validated: rec.Validated, Errors: rec.Warnings})
+		Status: harvest.RecordSuccess, Validated: rec.Validated, Errors: rec.Warnings, Transformed: rec.Transformed})
 }
 
 // indexError wraps an index write's error: permanent when a retry cannot help.
