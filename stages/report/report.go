@@ -35,7 +35,7 @@ type Notifier interface {
 // for whatever has queued, up to MaxSettleBatch outcomes. Run many handlers at once (the
 // router runs reportSubscriptions per --subscriptions) so that batches fill.
 type Handler struct {
-	store     store.Store
+	store     Store
 	notifier  Notifier
 	logger    *slog.Logger
 	outcomes  *prometheus.CounterVec
@@ -44,6 +44,20 @@ type Handler struct {
 	batchSize prometheus.Histogram
 	settles   *groupcommit.Batcher[*store.OutcomeSettleParams, settleResult]
 }
+
+// Store is what the aggregator needs of the store (store.Store has it all).
+type Store interface {
+	JobErrorList(ctx context.Context, jobID string) ([]*store.JobError, error)
+	JobFinish(ctx context.Context, jobID string) (*store.Job, bool, error)
+	JobGet(ctx context.Context, jobID string) (*store.Job, error)
+	JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.Job, error)
+	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
+	OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
+	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
+}
+
+// store.Store satisfies Store.
+var _ Store = store.Store(nil)
 
 // MaxSettleBatch is the most outcomes one settle transaction counts.
 const MaxSettleBatch = 500
@@ -58,7 +72,7 @@ type settleResult struct {
 // New returns the aggregator; its metrics are registered with reg (harvester_records_settled_total
 // by outcome, harvester_jobs_finished_total by status, harvester_job_duration_seconds). A nil
 // notifier sends no email.
-func New(st store.Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Logger) (*Handler, error) {
+func New(st Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Logger) (*Handler, error) {
 	h := &Handler{
 		store:    st,
 		notifier: notifier,
