@@ -205,9 +205,10 @@ func (c *checker) checkCatalog(r io.Reader) error {
 	return err
 }
 
-// checkRecord checks one dataset against the schema, and its identifier as a harvest keys it:
-// a record that passes the schema but has no usable identifier, or repeats one of an earlier
-// record of the catalog (seen: identifier → position), is not valid either. At most
+// checkRecord checks one dataset against the schema, and its identifier as a harvest keys it
+// (harvest.CheckIdentifier, EXTRACT's rule): a record that passes the schema but has no usable
+// identifier, or one with U+0000 or repeating one of an earlier record of the catalog (seen:
+// identifier → position), is not valid either. At most
 // maxRecordProblems errors are listed; a last one says how many more there were.
 func checkRecord(v *validate.Validator, pos int, raw []byte, seen map[string]int) recordResult {
 	e := extract.Identify(pos, raw)
@@ -219,15 +220,11 @@ func checkRecord(v *validate.Validator, pos int, raw []byte, seen map[string]int
 	for _, p := range problems {
 		res.Errors = append(res.Errors, problemJSON{Path: p.Path, Message: p.Message})
 	}
-	switch first, dup := seen[e.Identifier]; {
-	case e.Err != nil && len(problems) == 0:
-		res.Errors = append(res.Errors, problemJSON{Path: "$.identifier", Message: e.Err.Error()})
-	case e.Err == nil && dup:
-		res.Errors = append(res.Errors, problemJSON{Path: "$.identifier", Message: fmt.Sprintf(
-			"dataset #%d repeats identifier %q of dataset #%d in this catalog; a harvest keeps the first one",
-			pos+1, e.Identifier, first+1)})
-	case e.Err == nil:
+	switch bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, seen); {
+	case bad == nil:
 		seen[e.Identifier] = pos
+	case bad.Type != "MissingIdentifier" || len(problems) == 0: // the schema names a missing one already
+		res.Errors = append(res.Errors, problemJSON{Path: "$.identifier", Message: bad.Message})
 	}
 	res.Valid = len(res.Errors) == 0
 	if n := len(res.Errors); n > maxRecordProblems {

@@ -80,11 +80,21 @@ func TestValidatePasted(t *testing.T) {
 		require.True(t, res.Records[0].Valid)
 		require.True(t, res.Records[1].Valid)
 		require.Equal(t, []problemJSON{{Path: "$.identifier",
-			Message: `dataset #3 repeats identifier "A" of dataset #1 in this catalog; a harvest keeps the first one`}},
+			Message: `dataset #3 repeats identifier "A" of dataset #1 in this catalog; the first one is kept`}},
 			res.Records[2].Errors)
 		require.Equal(t, 3, res.Records[3].Index)
 		require.False(t, res.Records[3].Valid)
 		require.Contains(t, res.Records[3].Errors[len(res.Records[3].Errors)-1].Message, "has no identifier")
+	})
+	t.Run("identifier with U+0000", func(t *testing.T) {
+		t.Parallel()
+		catalog := map[string]any{"conformsTo": "https://project-open-data.cio.gov/v1.1/schema",
+			"dataset": []any{federalDataset("a\x00b")}}
+		res := decode[validationResult](t, post(t, validateBody(catalog)))
+		require.False(t, res.Valid, "a harvest makes it an InvalidIdentifier error row")
+		require.Equal(t, []problemJSON{{Path: "$.identifier", Message: `dataset #1 (title "` +
+			federalDataset("x")["title"].(string) + `"): identifier "a\x00b" contains U+0000 (NUL), ` +
+			`which a database text column cannot hold`}}, res.Records[0].Errors)
 	})
 	t.Run("corpus catalog", func(t *testing.T) {
 		t.Parallel()

@@ -46,6 +46,8 @@ func (g GiveUp) Settle(msg *message.Message, cause error) ([]*message.Message, e
 		Identifier string  `json:"identifier"`
 		JobType    JobType `json:"job_type"`
 		Validated  bool    `json:"validated"`
+		// Transformed is what TRANSFORM made of a record that failed later: kept with its outcome.
+		Transformed RawText `json:"transformed"`
 	}
 	if json.Unmarshal(msg.Payload, &env) != nil || env.JobID == "" {
 		return nil, nil // nothing to settle: the message is on the failed subject
@@ -69,6 +71,6 @@ func (g GiveUp) Settle(msg *message.Message, cause error) ([]*message.Message, e
 	}
 	return Settle(&Settled{Kind: SettledOutcome, JobID: env.JobID,
 		Key: IdentifierKey(env.Identifier), Identifier: env.Identifier, RecordID: recordID,
-		Outcome: OutcomeErrored, Status: RecordFailed, Validated: env.Validated,
+		Outcome: OutcomeErrored, Status: RecordFailed, Validated: env.Validated, Transformed: env.Transformed,
 		Errors: []RecordError{{Type: "StageError", Message: reason, Severity: SeverityError}}})
 }

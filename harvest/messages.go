@@ -88,6 +88,11 @@ type Record struct {
 	// stages let it through although its job has finished, and the aggregator accepts its
 	// outcome once, in place of the errored one (store.Store.OutcomeReopen).
 	Replay bool `json:"replay,omitempty"`
+	// NotDownloaded is set by EXTRACT on a record it did not download because the source says
+	// it has not changed since its newest stored record was read (a WAF listing date before the
+	// start of the job that read it): Body and XML are empty, and COMPARE settles it as
+	// unchanged.
+	NotDownloaded bool `json:"not_downloaded,omitempty"`
 	// Body is the record exactly as the publisher wrote it (source_raw); empty for deletes.
 	Body RawText `json:"body,omitempty"`
 	// Transformed is the DCAT-US made from Body by TRANSFORM; empty when Body already is DCAT-US.
@@ -143,6 +148,11 @@ type Listing struct {
 	SourceID string  `json:"source_id"`
 	JobType  JobType `json:"job_type"`
 	Listed   int     `json:"listed"`
+	// NotModifiedSince is set when EXTRACT listed nothing because the server answered 304 Not
+	// Modified to the validators that job saved: COMPARE then settles every live dataset of the
+	// source as unchanged and every key that job counted as errored as errored again, carrying
+	// its error rows, and deletes nothing.
+	NotModifiedSince string `json:"not_modified_since,omitempty"`
 }
 
 // RecordError is one problem with one record: a harvest_record_error row.
@@ -185,6 +195,10 @@ type Settled struct {
 	// (store.OutcomeSettleParams.CarriedFromJobID).
 	CarriedFromJobID string `json:"carried_from_job_id,omitempty"`
 	Expected         int    `json:"expected,omitempty"`
+	// Transformed is the DCAT-US TRANSFORM made of the record (Record.Transformed), on an
+	// outcome settled after TRANSFORM: the aggregator stores it as the record's source_transform
+	// with its status (store.OutcomeSettleParams.SourceTransform). Empty for DCAT-US input.
+	Transformed RawText `json:"transformed,omitempty"`
 }
 
 // Report is the harvest report event published once per finished job (SubjectReport): the

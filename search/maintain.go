@@ -15,7 +15,7 @@ import (
 // minute (a renamed organization reaches new documents within that time; Reindex refreshes
 // the old ones). Safe for concurrent use.
 type Organizations struct {
-	st    store.Store
+	st    OrganizationStore
 	mu    sync.Mutex
 	names map[string]orgEntry
 }
@@ -25,8 +25,14 @@ type orgEntry struct {
 	at   time.Time
 }
 
+// OrganizationStore is the part of store.Store that Organizations reads.
+type OrganizationStore interface {
+	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
+	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
+}
+
 // NewOrganizations returns an Organizations over st.
-func NewOrganizations(st store.Store) *Organizations {
+func NewOrganizations(st OrganizationStore) *Organizations {
 	return &Organizations{st: st, names: map[string]orgEntry{}}
 }
 

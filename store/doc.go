@@ -8,7 +8,8 @@
 //   - JobStartQueued starts a queued job only into a free slot under its cap, however many
 //     callers race;
 //   - a job's outcome for a record key is counted once, however often it is settled;
-//   - harvest_record rows are never updated except for their status and finish time;
+//   - harvest_record rows are never updated except when their outcome settles: status, finish
+//     time and the source_transform TRANSFORM made (OutcomeSettleParams.SourceTransform);
 //   - a dataset's slug never changes once given.
 //
 // Backend errors are mapped at the edge to ErrNotFound and ErrConflict; nothing above this

@@ -12,7 +12,7 @@ import (
 // stages use it to drop the records of a job that ended (failed or cancelled). Safe for
 // concurrent use.
 type OpenJobs struct {
-	store   Store
+	store   JobGetter
 	recheck time.Duration
 
 	mu       sync.Mutex
@@ -23,8 +23,13 @@ type OpenJobs struct {
 // maxRemembered bounds the cache; past it the cache starts afresh.
 const maxRemembered = 10000
 
+// JobGetter is the part of Store that OpenJobs reads.
+type JobGetter interface {
+	JobGet(ctx context.Context, jobID string) (*Job, error)
+}
+
 // NewOpenJobs returns a cache over st that reads a job's status at most once per recheck.
-func NewOpenJobs(st Store, recheck time.Duration) *OpenJobs {
+func NewOpenJobs(st JobGetter, recheck time.Duration) *OpenJobs {
 	return &OpenJobs{store: st, recheck: recheck, finished: map[string]bool{}, checked: map[string]time.Time{}}
 }
 

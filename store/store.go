@@ -165,9 +165,6 @@ type Store interface {
 	// RecordInsert writes a harvest_record row in status pending; inserting an id that exists
 	// returns the existing row unchanged (redelivery).
 	RecordInsert(ctx context.Context, p *RecordInsertParams) (*Record, error)
-	// RecordTransformSet stores the DCAT-US that TRANSFORM made of a record (source_transform):
-	// ErrNotFound for an unknown record.
-	RecordTransformSet(ctx context.Context, p *RecordTransformSetParams) error
 	// RecordLatest returns the newest record of (source, identifier) whose outcome is known to
 	// compare against: status success, error_validation or error_transform. ErrNotFound if none.
 	RecordLatest(ctx context.Context, p *RecordLatestParams) (*Record, error)

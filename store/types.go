@@ -281,6 +281,11 @@ type OutcomeSettleParams struct {
 	Status     harvest.RecordStatus
 	Validated  bool
 	Errors     []harvest.RecordError
+	// SourceTransform, when set with RecordID and Status, is the DCAT-US that TRANSFORM made
+	// of the record: it becomes the record's source_transform together with its status (nil
+	// keeps what the row has). A record that goes wrong after TRANSFORM (invalid, or a failed
+	// SYNC) keeps it too.
+	SourceTransform json.RawMessage
 	// CarriedFromRecordID, when set, is a harvest_record of an earlier job whose error rows
 	// the outcome carries: when the outcome is new, that record's own error rows (those its
 	// job found, not rows carried into other jobs) are copied into this job under Key and
@@ -343,12 +348,6 @@ type SourceEnsureParams struct {
 	CollectionParentURL string // waf-collection sources only
 	// WAFTimeZone replaces the source's WAF time zone when not empty; "" keeps the stored one.
 	WAFTimeZone string
-}
-
-// RecordTransformSetParams is the DCAT-US made of one harvest_record.
-type RecordTransformSetParams struct {
-	RecordID        string
-	SourceTransform json.RawMessage
 }
 
 // JobFetch is what one job's extract fetched: the document URL, the schema type it was read

@@ -28,12 +28,12 @@ var (
 
 // batchers are COMPARE's two group-commit batchers over one store.
 type batchers struct {
-	st      store.Store
+	st      Store
 	lookups *groupcommit.Batcher[store.RecordCompareKey, *store.RecordCompare]
 	inserts *groupcommit.Batcher[*store.RecordInsertParams, struct{}]
 }
 
-func newBatchers(st store.Store) *batchers {
+func newBatchers(st Store) *batchers {
 	b := &batchers{st: st}
 	b.lookups = groupcommit.New(lookupBatch, b.lookupMany)
 	b.inserts = groupcommit.New(insertBatch, b.insertMany)

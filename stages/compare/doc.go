@@ -11,6 +11,13 @@
 //	                                            create when it has not (harvest_record row, on
 //	                                            to TRANSFORM)
 //
+// COMPARE alone decides that a record is unchanged. EXTRACT may skip a download and say so: a
+// record it did not download because its WAF listing date is older than the last harvest
+// (harvest.Record.NotDownloaded) settles as unchanged, and a Listing of a job whose
+// document was 304 Not Modified (harvest.Listing.NotModifiedSince) settles every live dataset
+// of the source as unchanged and every key the job that saved the validators counted as
+// errored as errored again, carrying its rows; such a job deletes nothing.
+//
 // The store work of concurrent HandleRecord calls is group-committed: one query looks up what
 // every waiting record needs (its own record in the job, the newest comparable record, the live
 // dataset), one statement inserts their harvest_record rows; a failed batch fails each of its

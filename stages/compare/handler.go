@@ -20,7 +20,7 @@ import (
 // aggregator (unchanged); deletes are published through the publisher as they are found, so a
 // source of any size is never held in memory.
 type Handler struct {
-	store          store.Store
+	store          Store
 	pub            message.Publisher
 	jobs           *store.OpenJobs
 	maxDeleteShare float64
@@ -30,6 +30,23 @@ type Handler struct {
 	beats map[string]time.Time // job -> last heartbeat sent for records already settled
 }
 
+// Store is what COMPARE needs of the store (store.Store has it all).
+type Store interface {
+	DatasetCount(ctx context.Context, sourceID string) (int, error)
+	DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(identifier string) error) error
+	JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job, error)
+	JobGet(ctx context.Context, jobID string) (*store.Job, error)
+	JobHeartbeat(ctx context.Context, jobID string) error
+	OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error
+	RecordCompareBatch(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, error)
+	RecordDeleteStream(ctx context.Context, jobID string, fn func(identifier string) error) error
+	RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.Record, error)
+	RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertParams) error
+}
+
+// store.Store satisfies Store.
+var _ Store = store.Store(nil)
+
 // DefaultMaxDeleteShare is the share of a source's live datasets a harvest job may delete.
 const DefaultMaxDeleteShare = 0.5
 
@@ -37,7 +54,7 @@ const DefaultMaxDeleteShare = 0.5
 // maxDeleteShare (0 < share <= 1; 0 means DefaultMaxDeleteShare) is the largest share of a
 // source's live datasets that a harvest job may delete (DESIGN rule 1): a listing that would
 // delete more fails the job and deletes nothing. clear and force_harvest jobs are not bound.
-func New(st store.Store, pub message.Publisher, maxDeleteShare float64) *Handler {
+func New(st Store, pub message.Publisher, maxDeleteShare float64) *Handler {
 	if maxDeleteShare <= 0 || maxDeleteShare > 1 {
 		maxDeleteShare = DefaultMaxDeleteShare
 	}
@@ -58,6 +75,9 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	}
 	if open, err := h.jobs.Open(ctx, rec.JobID); !rec.Replay && (err != nil || !open) {
 		return nil, err // a record of a job that ended (failed or cancelled) is dropped, unless replayed
+	}
+	if rec.NotDownloaded {
+		return h.notDownloaded(ctx, &rec)
 	}
 	hash, err := recordHash(&rec)
 	if err != nil {
@@ -167,6 +187,57 @@ func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.
 	return s
 }
 
+// notDownloaded settles a record EXTRACT did not download because its listing date says it has
+// not changed since the job that read its newest comparable record started: it counts as an
+// unchanged record does (unchanged), errored again with carried rows when that record was invalid.
+func (h *Handler) notDownloaded(ctx context.Context, rec *harvest.Record) ([]*message.Message, error) {
+	known, err := h.batch.lookup(ctx, store.RecordCompareKey{SourceID: rec.SourceID, Identifier: rec.Identifier,
+		RecordID: rec.RecordID})
+	if err != nil {
+		return nil, err
+	}
+	if known.Latest == nil { // EXTRACT saw it; gone since (a concurrent clear): nothing to carry
+		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID,
+			Key: harvest.IdentifierKey(rec.Identifier), Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged})
+	}
+	return harvest.Settle(unchanged(rec, known.Latest))
+}
+
+// notModified settles a job whose document the server reported unchanged (304) since job
+// l.NotModifiedSince read it: every live dataset of the source is unchanged, every key that job
+// counted as errored is errored again, carrying its error rows, and that is the whole job (its
+// expected count is their number; nothing is deleted).
+func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*message.Message, error) {
+	n := 0
+	// The job has listed nothing, so every live dataset is "unseen".
+	err := h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
+		func(identifier string) error {
+			n++
+			return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
+				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged})
+		})
+	if err != nil {
+		return nil, fmt.Errorf("settle the unchanged datasets: %w", err)
+	}
+	err = h.store.OutcomeErroredStream(ctx, l.NotModifiedSince, func(key string) error {
+		n++
+		return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID, Key: key,
+			Outcome: harvest.OutcomeErrored, CarriedFromJobID: l.NotModifiedSince})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("settle the errored records: %w", err)
+	}
+	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: n})
+}
+
+func (h *Handler) publishSettled(s *harvest.Settled) error {
+	m, err := harvest.SettledMessage(s)
+	if err != nil {
+		return err
+	}
+	return h.pub.Publish(harvest.SubjectSettled, m)
+}
+
 // HandleListing turns a complete listing (SubjectListing) into delete records and returns the
 // job's expected count for the aggregator. A validate job deletes nothing: it counts the
 // deletes a harvest would make.
@@ -185,6 +256,9 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 	}
 	if job.Status.Finished() {
 		return nil, nil // the job ended before its listing was handled: delete nothing
+	}
+	if l.NotModifiedSince != "" && l.JobType == harvest.JobHarvest {
+		return h.notModified(ctx, &l)
 	}
 	if !l.JobType.WritesCatalog() { // a validate job counts what a harvest would delete
 		deletes := 0
@@ -251,12 +325,8 @@ func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) ([]*me
 }
 
 func (h *Handler) settleWouldDelete(l *harvest.Listing, identifier string) error {
-	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
+	return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
 		Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeDeleted})
-	if err != nil {
-		return err
-	}
-	return h.pub.Publish(harvest.SubjectSettled, m)
 }
 
 // insertDelete writes the delete record of identifier in the job (idempotent).

@@ -239,3 +239,78 @@ func TestUnchangedInvalidRecordIsErrored(t *testing.T) {
 	require.Equal(t, harvest.SubjectTransform, subject, "a validate job checks every record")
 	require.Equal(t, harvest.ActionUnchanged, rec.Action)
 }
+
+// A record EXTRACT did not download (its WAF listing date is older than the last harvest) is
+// settled by COMPARE as unchanged, whatever its stored record's status (as EXTRACT did before);
+// nothing is inserted and nothing goes on to TRANSFORM.
+func TestNotDownloadedRecordSettles(t *testing.T) {
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	job := f.job(t, harvest.JobHarvest)
+	for _, id := range []string{"good", "gone"} {
+		m, err := harvest.RecordMessage(harvest.SubjectCompare, &harvest.Record{JobID: job.ID, SourceID: f.src.ID,
+			JobType: job.JobType, SchemaType: harvest.SchemaISO19115_2, RecordID: harvest.RecordID(job.ID, id),
+			Identifier: id, NotDownloaded: true})
+		require.NoError(t, err)
+		m.SetContext(ctx)
+		out, err := f.h.HandleRecord(m)
+		require.NoError(t, err)
+		require.Len(t, out, 1)
+		require.Equal(t, harvest.SubjectSettled, out[0].Metadata.Get(harvest.MetaSubject))
+		var s harvest.Settled
+		require.NoError(t, harvest.Decode(out[0], &s))
+		require.Equal(t, harvest.Settled{V: harvest.Version, Kind: harvest.SettledOutcome, JobID: job.ID,
+			Key: harvest.IdentifierKey(id), Identifier: id, Outcome: harvest.OutcomeUnchanged}, s)
+		_, err = f.st.RecordGet(ctx, harvest.RecordID(job.ID, id))
+		require.ErrorIs(t, err, store.ErrNotFound, "nothing is inserted")
+	}
+}
+
+// A Listing of a job whose document was 304 Not Modified settles every live dataset unchanged
+// and every key the earlier job counted as errored as errored, carrying its rows, expects
+// exactly those, and deletes nothing.
+func TestNotModifiedListingSettles(t *testing.T) {
+	f := newFixture(t, 0)
+	ctx := context.Background()
+	pubsub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
+	t.Cleanup(func() { _ = pubsub.Close() })
+	settledCh, err := pubsub.Subscribe(ctx, harvest.SubjectSettled)
+	require.NoError(t, err)
+	f.h.pub = pubsub
+	first := f.job(t, harvest.JobHarvest)
+	for _, id := range []string{"a", "b"} {
+		_, rec, _ := f.compare(t, first, id, `{"identifier":"`+id+`"}`)
+		f.synced(t, rec)
+	}
+	_, _, err = f.st.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: harvest.PositionKey(2),
+		Outcome: harvest.OutcomeErrored, Errors: []harvest.RecordError{{Type: "MissingIdentifier", Message: "m",
+			Severity: harvest.SeverityError}}})
+	require.NoError(t, err)
+	_, err = f.st.JobFail(ctx, &store.JobFailParams{JobID: first.ID, Type: "Test", Message: "end"})
+	require.NoError(t, err)
+
+	next := f.job(t, harvest.JobHarvest)
+	m, err := harvest.NewMessage(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: next.ID,
+		SourceID: f.src.ID, JobType: next.JobType, NotModifiedSince: first.ID})
+	require.NoError(t, err)
+	m.SetContext(ctx)
+	out, err := f.h.HandleListing(m)
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	var expected harvest.Settled
+	require.NoError(t, harvest.Decode(out[0], &expected))
+	require.Equal(t, harvest.Settled{V: harvest.Version, Kind: harvest.SettledExpected, JobID: next.ID, Expected: 3}, expected)
+	got := map[string]harvest.Settled{}
+	for range 3 {
+		msg := <-settledCh
+		var s harvest.Settled
+		require.NoError(t, harvest.Decode(msg, &s))
+		msg.Ack()
+		got[s.Key] = s
+	}
+	require.Equal(t, harvest.OutcomeUnchanged, got[harvest.IdentifierKey("a")].Outcome)
+	require.Equal(t, harvest.OutcomeUnchanged, got[harvest.IdentifierKey("b")].Outcome)
+	require.Equal(t, harvest.Settled{V: harvest.Version, Kind: harvest.SettledOutcome, JobID: next.ID,
+		Key: harvest.PositionKey(2), Outcome: harvest.OutcomeErrored, CarriedFromJobID: first.ID}, got[harvest.PositionKey(2)])
+	require.Empty(t, f.deletesSent(), "nothing is deleted")
+}

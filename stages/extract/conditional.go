@@ -16,7 +16,8 @@ import (
 // catalog then matches the document those validators name. force_harvest and validate jobs send
 // none. Every job that downloads its document saves the response's validators (JobFetchSet).
 //
-// On 304 Not Modified nothing is listed, so COMPARE gets no Listing and deletes nothing: each of
+// On 304 Not Modified nothing is listed: a Listing naming the job whose validators were sent
+// tells COMPARE, which deletes nothing: each of
 // the source's live datasets settles as unchanged, the expected count is their number, and the
 // job completes with total = unchanged + errored: the records that job counted as errored
 // (invalid, duplicate identifiers, …) are not read again but count as errored in this job too,
@@ -79,39 +80,12 @@ func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File
 	return f, func() { f.Close(); os.Remove(f.Name()) }, "", nil
 }
 
-// notModified settles a job whose document the server reported unchanged since job since
-// read it (or itself had a 304): every live dataset of the source is unchanged, every key that
-// job counted as errored is errored again, carrying its error rows, and that is the whole job.
-func (h *Handler) notModified(ctx context.Context, job *harvest.Job, since string) error {
-	n := 0
-	// The job has listed nothing, so every live dataset is "unseen".
-	err := h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: job.SourceID, JobID: job.JobID},
-		func(identifier string) error {
-			n++
-			m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.JobID,
-				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged})
-			if err != nil {
-				return err
-			}
-			return h.pub.Publish(harvest.SubjectSettled, m)
-		})
-	if err != nil {
-		return fmt.Errorf("settle the unchanged datasets: %w", err)
-	}
-	err = h.store.OutcomeErroredStream(ctx, since, func(key string) error {
-		n++
-		m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.JobID, Key: key,
-			Outcome: harvest.OutcomeErrored, CarriedFromJobID: since})
-		if err != nil {
-			return err
-		}
-		return h.pub.Publish(harvest.SubjectSettled, m)
-	})
-	if err != nil {
-		return fmt.Errorf("settle the errored records: %w", err)
-	}
-	return h.publish(harvest.SubjectSettled, &harvest.Settled{V: harvest.Version, Kind: harvest.SettledExpected,
-		JobID: job.JobID, Expected: n}, job.JobID)
+// notModified ends the listing of a job whose document the server reported unchanged since
+// job since read it (or itself had a 304): nothing is listed, and the Listing tells COMPARE so
+// (harvest.Listing.NotModifiedSince), which settles the job's records.
+func (h *Handler) notModified(job *harvest.Job, since string) error {
+	return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
+		SourceID: job.SourceID, JobType: job.JobType, NotModifiedSince: since}, job.JobID)
 }
 
 func isHTTP(url string) bool {

@@ -20,11 +20,25 @@ import (
 
 // Handler is the EXTRACT stage.
 type Handler struct {
-	store store.Store
+	store Store
 	pub   message.Publisher
 	fetch FetchConfig
 	cfg   Config
 }
+
+// Store is what EXTRACT needs of the store (store.Store has it all).
+type Store interface {
+	JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job, error)
+	JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error)
+	JobFetchSet(ctx context.Context, p *store.JobFetch) error
+	JobGet(ctx context.Context, jobID string) (*store.Job, error)
+	JobHeartbeat(ctx context.Context, jobID string) error
+	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
+	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.Record, error)
+}
+
+// store.Store satisfies Store.
+var _ Store = store.Store(nil)
 
 // DefaultMaxRecordBytes is Config.MaxRecordBytes's default: 16 MiB.
 const DefaultMaxRecordBytes = 16 << 20
@@ -52,7 +66,7 @@ func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
 // New returns the EXTRACT stage. pub routes by harvest.MetaSubject; records are published as
 // they are read.
-func New(st store.Store, pub message.Publisher, fc FetchConfig, opts ...Option) *Handler {
+func New(st Store, pub message.Publisher, fc FetchConfig, opts ...Option) *Handler {
 	var cfg Config
 	for _, o := range opts {
 		o(&cfg)
@@ -98,7 +112,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 	}
 	defer cleanup()
 	if notModifiedSince != "" {
-		return h.notModified(ctx, &job, notModifiedSince)
+		return h.notModified(&job, notModifiedSince)
 	}
 	if err := checkCatalog(f); err != nil {
 		if title, ok := htmlPage(f); ok {
@@ -251,18 +265,9 @@ func (l *lister) entry(e Entry) error {
 		}
 		return l.settleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.named(), s))
 	}
-	if e.Err != nil {
-		return l.settleError(&e, "MissingIdentifier", e.Err.Error())
-	}
-	if strings.ContainsRune(e.Identifier, 0) {
-		reason := fmt.Sprintf("dataset #%d%s: identifier %q contains U+0000 (NUL), which a database "+
-			"text column cannot hold", pos+1, e.titled(), e.Identifier)
-		e.Identifier = "" // the error row could not hold it either; the message names it
-		return l.settleError(&e, "InvalidIdentifier", reason)
-	}
-	if first, dup := l.seen[e.Identifier]; dup {
-		return l.settleError(&e, "DuplicateIdentifier", fmt.Sprintf(
-			"dataset #%d repeats identifier %q of dataset #%d in this catalog; the first one is kept", pos+1, e.Identifier, first+1))
+	if bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, l.seen); bad != nil {
+		e.Identifier = bad.Identifier // "" when the error row could not hold it; the message names it
+		return l.settleError(&e, bad.Type, bad.Message)
 	}
 	if err := l.see(&e); err != nil {
 		return err

@@ -38,7 +38,7 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 		}
 		defer cleanup()
 		if notModifiedSince != "" {
-			return h.notModified(ctx, job, notModifiedSince)
+			return h.notModified(job, notModifiedSince)
 		}
 		body, err := h.readRecord(f)
 		if err == nil {
@@ -204,8 +204,9 @@ func notHTML(body []byte) error {
 		htmlTitle(body[:min(len(body), 64<<10)]))
 }
 
-// wafFile lists one file of a WAF: unchanged by its listing date, an error row when it cannot
-// be downloaded, or a record.
+// wafFile lists one file of a WAF: a record sent to COMPARE without its body when its listing
+// date says it is unchanged (harvest.Record.NotDownloaded), an error row when it cannot be
+// downloaded, or a record.
 func (l *lister) wafFile(f WAFFile, parent string) error {
 	pos, err := l.next()
 	if err != nil {
@@ -222,19 +223,15 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 	if err := l.see(&e); err != nil {
 		return err
 	}
-	if latest != nil {
-		// As COMPARE counts an unchanged record: one that was invalid then is errored again,
-		// carrying latest's error rows.
-		s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.job.JobID,
-			Key: harvest.IdentifierKey(f.URL), Identifier: f.URL, Outcome: harvest.OutcomeUnchanged}
-		if latest.Status == harvest.RecordErrorValidation || latest.Status == harvest.RecordErrorTransform {
-			s.Outcome, s.CarriedFromRecordID = harvest.OutcomeErrored, latest.ID
-		}
-		m, err := harvest.SettledMessage(s)
+	if latest != nil { // not downloaded: COMPARE settles it
+		rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
+			SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, f.URL), Identifier: f.URL,
+			Position: pos, NotDownloaded: true}
+		m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 		if err != nil {
 			return err
 		}
-		return l.h.pub.Publish(harvest.SubjectSettled, m)
+		return l.h.pub.Publish(harvest.SubjectCompare, m)
 	}
 	body, err := l.h.readXML(l.ctx, f.URL)
 	if err != nil {
@@ -258,7 +255,7 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 const WAFDateMargin = 5 * time.Minute
 
 // unchangedByDate returns the stored record by which a harvest job may skip downloading a WAF
-// file, or nil when it must download it: its listing
+// file (COMPARE then settles it from its stored record), or nil when it must download it: its listing
 // shows a date, the newest record of the file with a known outcome was checked against the
 // same schema, and the file's last change, however late within its listing date's precision
 // (WAFFile.Precision) and WAFDateMargin, came before the job that made that record started.

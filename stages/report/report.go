@@ -1,6 +1,7 @@
 // Package report is the REPORT stage, the job aggregator. It consumes settled outcomes
 // (harvest.SubjectSettled) and counts each record key of a job once, in the same transaction
-// as the record's error rows and final status, so counts stay exact under redelivery. When the
+// as the record's error rows, final status and source_transform (the DCAT-US TRANSFORM made,
+// carried on the outcome), so counts stay exact under redelivery. When the
 // job's expected count is known (after a complete listing) and that many outcomes have settled,
 // it finishes the job (complete) and publishes the harvest report (harvest.SubjectReport). A job
 // that EXTRACT failed is reported as it is, in status error.
@@ -8,6 +9,7 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,7 +35,7 @@ type Notifier interface {
 // for whatever has queued, up to MaxSettleBatch outcomes. Run many handlers at once (the
 // pipeline runs reportConcurrency per --subscriptions) so that batches fill.
 type Handler struct {
-	store     store.Store
+	store     Store
 	notifier  Notifier
 	logger    *slog.Logger
 	outcomes  *prometheus.CounterVec
@@ -42,6 +44,20 @@ type Handler struct {
 	batchSize prometheus.Histogram
 	settles   *groupcommit.Batcher[*store.OutcomeSettleParams, settleResult]
 }
+
+// Store is what the aggregator needs of the store (store.Store has it all).
+type Store interface {
+	JobErrorList(ctx context.Context, jobID string) ([]*store.JobError, error)
+	JobFinish(ctx context.Context, jobID string) (*store.Job, bool, error)
+	JobGet(ctx context.Context, jobID string) (*store.Job, error)
+	JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.Job, error)
+	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
+	OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
+	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
+}
+
+// store.Store satisfies Store.
+var _ Store = store.Store(nil)
 
 // MaxSettleBatch is the most outcomes one settle transaction counts.
 const MaxSettleBatch = 500
@@ -56,7 +72,7 @@ type settleResult struct {
 // New returns the aggregator; its metrics are registered with reg (harvester_records_settled_total
 // by outcome, harvester_jobs_finished_total by status, harvester_job_duration_seconds). A nil
 // notifier sends no email.
-func New(st store.Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Logger) (*Handler, error) {
+func New(st Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Logger) (*Handler, error) {
 	h := &Handler{
 		store:    st,
 		notifier: notifier,
@@ -146,7 +162,7 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 		r, err := h.settles.Do(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
 			Identifier: s.Identifier, RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status,
 			Validated: s.Validated, Errors: s.Errors, CarriedFromRecordID: s.CarriedFromRecordID,
-			CarriedFromJobID: s.CarriedFromJobID})
+			CarriedFromJobID: s.CarriedFromJobID, SourceTransform: json.RawMessage(s.Transformed)})
 		if r.OutcomeSettled != nil && r.Fresh {
 			h.outcomes.WithLabelValues(string(s.Outcome)).Inc()
 		}

@@ -118,3 +118,43 @@ func histogram(t *testing.T, reg *prometheus.Registry, name string) *dto.Histogr
 	t.Fatalf("metric %s not registered", name)
 	return nil
 }
+
+// TestOutcomeStoresSourceTransform: the DCAT-US TRANSFORM made travels on the outcome, and the
+// aggregator stores it as the record's source_transform with its status: for a record that
+// failed after TRANSFORM (invalid) as for one that was synced. TRANSFORM itself writes nothing.
+func TestOutcomeStoresSourceTransform(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		ctx := t.Context()
+		src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "w", URL: "https://example.gov/waf/",
+			SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2})
+		require.NoError(t, err)
+		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+		require.NoError(t, err)
+		h, err := report.New(st, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		require.NoError(t, err)
+		defer h.Close()
+		for _, c := range []struct {
+			file    string
+			outcome harvest.Outcome
+			status  harvest.RecordStatus
+		}{
+			{"invalid.xml", harvest.OutcomeErrored, harvest.RecordErrorValidation},
+			{"good.xml", harvest.OutcomeAdded, harvest.RecordSuccess},
+		} {
+			id := src.URL + c.file
+			rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: harvest.RecordID(job.ID, id), JobID: job.ID,
+				SourceID: src.ID, Identifier: id, Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: "<xml/>",
+				SchemaType: harvest.SchemaISO19115_2})
+			require.NoError(t, err)
+			dcat := `{"identifier":"` + id + `","title":"T"}`
+			_, err = h.Handle(settledMessage(t, &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID,
+				Key: harvest.IdentifierKey(id), Identifier: id, RecordID: rec.ID, Outcome: c.outcome, Status: c.status,
+				Transformed: harvest.RawText(dcat)}))
+			require.NoError(t, err)
+			got, err := st.RecordGet(ctx, rec.ID)
+			require.NoError(t, err)
+			require.Equal(t, c.status, got.Status, c.file)
+			require.JSONEq(t, dcat, string(got.SourceTransform), c.file)
+		}
+	})
+}

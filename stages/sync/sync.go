@@ -30,16 +30,32 @@ const slugAttempts = 5
 // Handler is the SYNC stage over a store. The upserts of concurrent handlers go to the store
 // together (group commit: one store.DatasetUpsertBatch statement for whatever has queued).
 type Handler struct {
-	store   store.Store
+	store   Store
 	jobs    *store.OpenJobs
 	index   *search.Batcher // nil: no search index
 	orgs    *search.Organizations
 	upserts *groupcommit.Batcher[*store.DatasetUpsertParams, *store.Dataset]
 }
 
+// Store is what SYNC needs of the store (store.Store has it all): the dataset writes, and the
+// job, source and organization reads behind dropping an ended job's records and naming a
+// document's organization.
+type Store interface {
+	DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error)
+	DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error)
+	DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error)
+	DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error)
+	JobGet(ctx context.Context, jobID string) (*store.Job, error)
+	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
+	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
+}
+
+// store.Store satisfies Store.
+var _ Store = store.Store(nil)
+
 // New returns the SYNC stage; index is where dataset documents are written (nil for none).
 // Close it to stop its upsert batcher.
-func New(st store.Store, index *search.Batcher) *Handler {
+func New(st Store, index *search.Batcher) *Handler {
 	h := &Handler{store: st, jobs: store.NewOpenJobs(st, time.Second), index: index, orgs: search.NewOrganizations(st)}
 	h.upserts = groupcommit.New(groupcommit.Config{MaxBatch: 500, Commits: 2}, h.upsertBatch)
 	return h
@@ -135,7 +151,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
 		Identifier: rec.Identifier, RecordID: rec.RecordID, Outcome: harvest.OutcomeOf(rec.Action),
-		Status: harvest.RecordSuccess, Validated: rec.Validated, Errors: rec.Warnings})
+		Status: harvest.RecordSuccess, Validated: rec.Validated, Errors: rec.Warnings, Transformed: rec.Transformed})
 }
 
 // indexError wraps an index write's error: permanent when a retry cannot help.

@@ -61,9 +61,8 @@ func collect(t *testing.T, js jetstream.JetStream, n int) (validate []harvest.Re
 // TestStageOnJetStream runs TRANSFORM alone as `harvester worker --stages transform` does, on a
 // real JetStream server and Postgres (SQLite without it): an ISO record, a DCAT-US record and a
 // malformed ISO record published on harvest.v1.transform become two messages for VALIDATE and
-// one settled error_transform outcome. The ISO record's first source_transform write fails, as
-// a database that is briefly down would: the stage retries it, so the record reaches VALIDATE
-// once, with its source_transform stored, and nothing is kept on harvest.v1.failed.transform.
+// one settled error_transform outcome, and nothing is kept on harvest.v1.failed.transform.
+// TRANSFORM writes nothing: the ISO record's row keeps no source_transform until it settles.
 func TestStageOnJetStream(t *testing.T) {
 	t.Parallel()
 	open := backends["postgres"]
@@ -71,9 +70,8 @@ func TestStageOnJetStream(t *testing.T) {
 		open = backends["sqlite"]
 	}
 	b := setup(t, open(t), harvest.JobHarvest)
-	st := &failingTransformSet{Store: b.st, fail: true}
 	natsURL := natstest.URL(t)
-	p, err := pipeline.New(t.Context(), pipeline.Config{Store: st, NATSURL: natsURL, Registry: prometheus.NewRegistry(),
+	p, err := pipeline.New(t.Context(), pipeline.Config{Store: b.st, NATSURL: natsURL, Registry: prometheus.NewRegistry(),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Stages: []string{pipeline.StageTransform},
 		MaxRetries: 3, RetryInterval: time.Millisecond})
 	require.NoError(t, err)
@@ -104,7 +102,7 @@ func TestStageOnJetStream(t *testing.T) {
 	require.Contains(t, got, iso.Identifier)
 	require.Contains(t, got, dcatus.Identifier)
 	require.NotEmpty(t, got[iso.Identifier].Transformed)
-	require.JSONEq(t, string(got[iso.Identifier].Transformed), string(b.stored(t, iso.RecordID).SourceTransform))
+	require.Nil(t, b.stored(t, iso.RecordID).SourceTransform, "TRANSFORM does not write the row")
 	require.Empty(t, got[dcatus.Identifier].Transformed)
 	require.Equal(t, `{"identifier": "ds-1"}`, string(got[dcatus.Identifier].Body))
 
@@ -115,11 +113,10 @@ func TestStageOnJetStream(t *testing.T) {
 	require.Equal(t, "TransformError", s.Errors[0].Type)
 	require.Contains(t, s.Errors[0].Message, "malformed XML")
 
-	// None was given up on: the retried write left nothing on the failed subject.
+	// None was given up on.
 	failed, err := js.Stream(t.Context(), router.StreamFailed)
 	require.NoError(t, err)
 	info, err := failed.Info(t.Context())
 	require.NoError(t, err)
 	require.Zero(t, info.State.Msgs, "nothing on harvest.v1.failed.transform")
-	require.Equal(t, 2, st.calls, "the failed write was retried once")
 }

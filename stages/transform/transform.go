@@ -1,6 +1,7 @@
 // Package transform is the TRANSFORM stage: it turns a record that is not DCAT-US into DCAT-US
-// JSON in Record.Transformed. ISO 19115 XML is transformed natively (package iso), and the
-// result is kept as the record's source_transform; DCAT-US input passes through untouched, so
+// JSON in Record.Transformed. ISO 19115 XML is transformed natively (package iso); the result
+// travels on with the record, and the aggregator stores it as the record's source_transform
+// with the record's outcome (harvest.Settled.Transformed). DCAT-US input passes through untouched, so
 // source_raw stays exactly what the publisher wrote. DCAT-AP and portal payloads come later.
 package transform
 
@@ -12,16 +13,14 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/transform/iso"
-	"github.com/harvester-dev/harvester/store"
 )
 
-// Handler is the TRANSFORM stage.
-type Handler struct {
-	store store.Store
-}
+// Handler is the TRANSFORM stage. It is pure: record in, record or verdict out; it writes
+// nothing.
+type Handler struct{}
 
-// New returns the TRANSFORM stage; it writes source_transform through st.
-func New(st store.Store) *Handler { return &Handler{store: st} }
+// New returns the TRANSFORM stage.
+func New() *Handler { return &Handler{} }
 
 // Handle transforms one record (SubjectTransform) and sends it to VALIDATE. A record that
 // cannot be transformed settles as errored with status error_transform and the reason.
@@ -48,12 +47,6 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 				Message: w.Field + ": " + w.Message, Severity: harvest.SeverityWarning})
 		}
 		rec.Transformed = dcat
-		if id := rec.StoredRecordID(); id != "" {
-			if err := h.store.RecordTransformSet(msg.Context(), &store.RecordTransformSetParams{RecordID: id,
-				SourceTransform: dcat}); err != nil {
-				return nil, fmt.Errorf("store source_transform: %w", err)
-			}
-		}
 		return harvest.Next(harvest.SubjectValidate, &rec)
 	}
 	return reject(&rec, fmt.Sprintf("no transform for schema type %q", rec.SchemaType))

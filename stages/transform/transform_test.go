@@ -3,10 +3,8 @@ package transform_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
-	gosync "sync"
 	"testing"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -58,7 +56,7 @@ func setup(t *testing.T, st store.Store, jobType harvest.JobType) *testBundle {
 	require.NoError(t, err)
 	job, err := st.JobInsert(t.Context(), &store.JobInsertParams{SourceID: src.ID, JobType: jobType})
 	require.NoError(t, err)
-	return &testBundle{st: st, h: transform.New(st), src: src, job: job}
+	return &testBundle{st: st, h: transform.New(), src: src, job: job}
 }
 
 // record returns a record of the bundle's job as COMPARE sends it on, with its harvest_record
@@ -115,7 +113,8 @@ func decodeSettled(t *testing.T, m *message.Message) harvest.Settled {
 }
 
 // TestISORecordIsTransformed: an ISO record goes on to VALIDATE as DCAT-US, with a warning row
-// for each placeholder, and the DCAT-US is stored as its source_transform; source_raw stays the XML.
+// for each placeholder, carrying the DCAT-US on (the aggregator stores it as its source_transform);
+// the harvest_record row COMPARE inserted is not touched.
 func TestISORecordIsTransformed(t *testing.T) {
 	t.Parallel()
 	for name, open := range backends {
@@ -149,15 +148,15 @@ func TestISORecordIsTransformed(t *testing.T) {
 			require.Contains(t, fields, `keyword: the record has no keywords; used the placeholder "__"`)
 
 			row := b.stored(t, rec.RecordID)
-			require.JSONEq(t, string(out.Transformed), string(row.SourceTransform))
+			require.Nil(t, row.SourceTransform, "TRANSFORM writes nothing: the aggregator stores it with the outcome")
 			require.Equal(t, minimalISO, row.SourceRaw)
 		})
 	}
 }
 
 // TestCorpusISORecords: the corpus's valid ISO 19115-1 and 19115-2 records become DCAT-US
-// with their titles; the invalid ones settle as error_transform with the reason, and nothing is
-// stored as their source_transform.
+// with their titles; the invalid ones settle as error_transform with the reason, and carry no
+// transformed body.
 func TestCorpusISORecords(t *testing.T) {
 	t.Parallel()
 	b := setup(t, backends["sqlite"](t), harvest.JobHarvest)
@@ -185,7 +184,6 @@ func TestCorpusISORecords(t *testing.T) {
 			var dcat map[string]any
 			require.NoError(t, json.Unmarshal(decodeRecord(t, m).Transformed, &dcat), c.file)
 			require.Equal(t, c.title, dcat["title"], c.file)
-			require.NotEmpty(t, b.stored(t, rec.RecordID).SourceTransform, c.file)
 			continue
 		}
 		require.Equal(t, harvest.SubjectSettled, subject, c.file)
@@ -199,7 +197,7 @@ func TestCorpusISORecords(t *testing.T) {
 		require.Equal(t, "TransformError", s.Errors[0].Type, c.file)
 		require.Equal(t, harvest.SeverityError, s.Errors[0].Severity, c.file)
 		require.Contains(t, s.Errors[0].Message, c.reason, c.file)
-		require.Empty(t, b.stored(t, rec.RecordID).SourceTransform, c.file)
+		require.Empty(t, s.Transformed, c.file)
 	}
 }
 
@@ -218,12 +216,11 @@ func TestDCATUSPassesThrough(t *testing.T) {
 		require.Empty(t, out.Transformed)
 		require.Empty(t, out.Warnings)
 		require.Equal(t, schema, out.SchemaType)
-		require.Empty(t, b.stored(t, rec.RecordID).SourceTransform)
 	}
 }
 
 // TestCollectionChildIsPartOfItsParent: a waf-collection child's DCAT-US names its parent in
-// isPartOf, in what goes on and in what is stored.
+// isPartOf.
 func TestCollectionChildIsPartOfItsParent(t *testing.T) {
 	t.Parallel()
 	b := setup(t, backends["sqlite"](t), harvest.JobHarvest)
@@ -233,13 +230,10 @@ func TestCollectionChildIsPartOfItsParent(t *testing.T) {
 	var dcat map[string]any
 	require.NoError(t, json.Unmarshal(decodeRecord(t, m).Transformed, &dcat))
 	require.Equal(t, rec.IsPartOf, dcat["isPartOf"])
-	var stored map[string]any
-	require.NoError(t, json.Unmarshal(b.stored(t, rec.RecordID).SourceTransform, &stored))
-	require.Equal(t, rec.IsPartOf, stored["isPartOf"])
 }
 
 // TestValidateJobWritesNothing: a validate job's record has no harvest_record row: TRANSFORM
-// transforms it and writes nothing (a write would fail with ErrNotFound).
+// transforms it and writes nothing.
 func TestValidateJobWritesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t, backends["sqlite"](t), harvest.JobValidate)
@@ -269,7 +263,7 @@ func TestUnknownSchemaTypeIsRejected(t *testing.T) {
 // redelivery: Handle says so with a permanent error and emits nothing.
 func TestUndecodableMessageIsPermanent(t *testing.T) {
 	t.Parallel()
-	h := transform.New(backends["sqlite"](t))
+	h := transform.New()
 	for _, body := range []string{`not json`, `{"v": 999, "identifier": "x"}`} {
 		msg := message.NewMessage("1", []byte(body))
 		msg.SetContext(context.Background())
@@ -278,54 +272,4 @@ func TestUndecodableMessageIsPermanent(t *testing.T) {
 		require.True(t, harvest.IsPermanent(err), "%s: %v", body, err)
 		require.Empty(t, out)
 	}
-}
-
-// failingTransformSet is a store whose source_transform writes fail while fail is set, as a
-// database that is briefly down would.
-type failingTransformSet struct {
-	store.Store
-	mu    gosync.Mutex
-	fail  bool
-	calls int
-}
-
-var errDown = errors.New("database unavailable")
-
-func (s *failingTransformSet) RecordTransformSet(ctx context.Context, p *store.RecordTransformSetParams) error {
-	s.mu.Lock()
-	s.calls++
-	fail := s.fail
-	s.fail = false
-	s.mu.Unlock()
-	if fail {
-		return errDown
-	}
-	return s.Store.RecordTransformSet(ctx, p)
-}
-
-// TestStoreErrorIsRetried: when source_transform cannot be written, Handle returns the error
-// as one to retry (not permanent) and emits nothing, so the record is not validated without its
-// source_transform; the retry stores it and goes on.
-func TestStoreErrorIsRetried(t *testing.T) {
-	t.Parallel()
-	b := setup(t, backends["sqlite"](t), harvest.JobHarvest)
-	st := &failingTransformSet{Store: b.st, fail: true}
-	h := transform.New(st)
-	rec := b.record(t, harvest.SchemaISO19115_1, "https://example.gov/waf/r.xml", []byte(minimalISO), "")
-	msg, err := harvest.RecordMessage(harvest.SubjectTransform, rec)
-	require.NoError(t, err)
-	msg.SetContext(t.Context())
-
-	out, err := h.Handle(msg)
-	require.ErrorIs(t, err, errDown)
-	require.False(t, harvest.IsPermanent(err))
-	require.Empty(t, out)
-	require.Empty(t, b.stored(t, rec.RecordID).SourceTransform)
-
-	out, err = h.Handle(msg)
-	require.NoError(t, err)
-	require.Len(t, out, 1)
-	require.Equal(t, harvest.SubjectValidate, out[0].Metadata.Get(harvest.MetaSubject))
-	require.NotEmpty(t, b.stored(t, rec.RecordID).SourceTransform)
-	require.Equal(t, 2, st.calls)
 }

@@ -73,5 +73,5 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 func (h *Handler) reject(rec *harvest.Record, errs []harvest.RecordError) ([]*message.Message, error) {
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
 		Identifier: rec.Identifier, RecordID: rec.StoredRecordID(), Outcome: harvest.OutcomeErrored,
-		Status: harvest.RecordErrorValidation, Errors: append(rec.Warnings, errs...)})
+		Status: harvest.RecordErrorValidation, Errors: append(rec.Warnings, errs...), Transformed: rec.Transformed})
 }

@@ -30,7 +30,8 @@ type outcomeKey struct{ job, key string }
 // OutcomeSettleBatch implements store.Store. In one transaction it locks the batch's jobs (in
 // id order, so concurrent batches cannot deadlock), inserts the outcomes of open jobs with one
 // multi-row INSERT, settles re-opened keys one by one (rare: a replay), then sends the
-// counter updates (one per job), the error rows, the record statuses and the jobs' final rows
+// counter updates (one per job), the error rows, the record statuses (and source_transforms)
+// and the jobs' final rows
 // in one pipelined round trip.
 func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error) {
 	out := make([]*store.OutcomeSettled, len(ps))
@@ -170,6 +171,7 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 	var eJob, eIdent, eType, eMsg, eSev, eKey []string
 	var eRec []*string
 	var recID, recStatus []string
+	var recTransform []*string // nil keeps the row's source_transform
 	var cJob, cIdent, cKey []string
 	var cRec []pgtype.UUID
 	var jJob, jKey []string
@@ -191,6 +193,12 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			rec = &p.RecordID
 			if p.Status != "" {
 				recID, recStatus = append(recID, p.RecordID), append(recStatus, string(p.Status))
+				var transform *string
+				if len(p.SourceTransform) > 0 {
+					t := string(store.StorableJSON(p.SourceTransform))
+					transform = &t
+				}
+				recTransform = append(recTransform, transform)
 			}
 		}
 		for _, e := range p.Errors {
@@ -225,8 +233,10 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			ORDER BY v.n, e.id`, jJob, jFrom, jKey)
 	}
 	if len(recID) > 0 {
-		b.Queue(`UPDATE harvest_record r SET status = v.status, date_finished = now()
-			FROM unnest($1::uuid[], $2::text[]) AS v(id, status) WHERE r.id = v.id`, recID, recStatus)
+		b.Queue(`UPDATE harvest_record r SET status = v.status, date_finished = now(),
+				source_transform = COALESCE(v.transform::jsonb, r.source_transform)
+			FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, status, transform) WHERE r.id = v.id`,
+			recID, recStatus, recTransform)
 	}
 	jobs := map[string]*store.Job{}
 	b.Queue(`SELECT `+jobColumns+` FROM harvest_job WHERE id = ANY($1::uuid[])`, ids).Query(func(rows pgx.Rows) error {

@@ -113,19 +113,6 @@ func (s *Store) RecordErrorStream(ctx context.Context, jobID string, fn func(*st
 	return interpretError(rows.Err())
 }
 
-// RecordTransformSet implements store.Store.
-func (s *Store) RecordTransformSet(ctx context.Context, p *store.RecordTransformSetParams) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE harvest_record SET source_transform = $2 WHERE id = $1`,
-		p.RecordID, string(store.StorableJSON(p.SourceTransform)))
-	if err != nil {
-		return interpretError(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return store.ErrNotFound
-	}
-	return nil
-}
-
 // RecordDeleteStream implements store.Store.
 func (s *Store) RecordDeleteStream(ctx context.Context, jobID string, fn func(string) error) error {
 	rows, err := s.pool.Query(ctx, `SELECT identifier FROM harvest_record

@@ -306,8 +306,13 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 		}
 	}
 	if recordID != nil && p.Status != "" {
-		if _, err := tx.ExecContext(ctx, `UPDATE harvest_record SET status = ?, date_finished = ? WHERE id = ?`,
-			p.Status, t, p.RecordID); err != nil {
+		var transform any // NULL keeps the row's source_transform
+		if len(p.SourceTransform) > 0 {
+			transform = string(store.StorableJSON(p.SourceTransform))
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE harvest_record SET status = ?, date_finished = ?,
+			source_transform = COALESCE(?, source_transform) WHERE id = ?`,
+			p.Status, t, transform, p.RecordID); err != nil {
 			return false, err
 		}
 	}

@@ -117,19 +117,6 @@ func (s *Store) streamRecordErrors(ctx context.Context, query string, args []any
 	return interpretError(rows.Err())
 }
 
-// RecordTransformSet implements store.Store.
-func (s *Store) RecordTransformSet(ctx context.Context, p *store.RecordTransformSetParams) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE harvest_record SET source_transform = ? WHERE id = ?`,
-		string(store.StorableJSON(p.SourceTransform)), p.RecordID)
-	if err != nil {
-		return interpretError(err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return store.ErrNotFound
-	}
-	return nil
-}
-
 // RecordDeleteStream implements store.Store.
 func (s *Store) RecordDeleteStream(ctx context.Context, jobID string, fn func(string) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT identifier FROM harvest_record

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -47,13 +48,16 @@ func testDatasetUpsertUnstorableEscapes(t *testing.T, s store.Store) {
 	require.Equal(t, unstorableRead, decodedJSON(t, ds[0].DCAT))
 }
 
-// testRecordTransformSetUnstorableEscapes: RecordTransformSet stores them as U+FFFD too.
-func testRecordTransformSetUnstorableEscapes(t *testing.T, s store.Store) {
+// testOutcomeSettleTransformUnstorableEscapes: a source_transform stored by OutcomeSettle
+// has them as U+FFFD too.
+func testOutcomeSettleTransformUnstorableEscapes(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	job := newJob(t, s, newSource(t, s).ID)
 	rec := newRecord(t, s, job, "u")
-	require.NoError(t, s.RecordTransformSet(ctx, &store.RecordTransformSetParams{RecordID: rec.ID,
-		SourceTransform: json.RawMessage(unstorable)}))
+	_, _, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: "id:u", Identifier: "u",
+		RecordID: rec.ID, Outcome: harvest.OutcomeAdded, Status: harvest.RecordSuccess,
+		SourceTransform: json.RawMessage(unstorable)})
+	require.NoError(t, err)
 	got, err := s.RecordGet(ctx, rec.ID)
 	require.NoError(t, err)
 	require.Equal(t, unstorableRead, decodedJSON(t, got.SourceTransform))

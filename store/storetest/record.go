@@ -292,17 +292,53 @@ func testRecordErrorStream(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 }
 
-// testRecordTransformSet: the DCAT-US made of a record is kept with it.
-func testRecordTransformSet(t *testing.T, s store.Store) {
+// testOutcomeSettleTransform: the DCAT-US that TRANSFORM made of a record is stored as its
+// source_transform when its outcome settles, with its status, by OutcomeSettle and by
+// OutcomeSettleBatch alike, also for an errored outcome; an outcome without one keeps the row's
+// source_transform (none), and a key settled again changes nothing.
+func testOutcomeSettleTransform(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	job := newJob(t, s, newSource(t, s).ID)
-	rec := newRecord(t, s, job, "https://waf.example.gov/a.xml")
-	dcat := json.RawMessage(`{"identifier":"https://waf.example.gov/a.xml","title":"A","keyword":["x"]}`)
-	require.NoError(t, s.RecordTransformSet(ctx, &store.RecordTransformSetParams{RecordID: rec.ID, SourceTransform: dcat}))
-	got, err := s.RecordGet(ctx, rec.ID)
+	dcat := func(id string) json.RawMessage {
+		return json.RawMessage(`{"identifier":"` + id + `","title":"A","keyword":["x"]}`)
+	}
+	a := newRecord(t, s, job, "https://waf.example.gov/a.xml")
+	_, fresh, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: "id:a", Identifier: a.Identifier,
+		RecordID: a.ID, Outcome: harvest.OutcomeAdded, Status: harvest.RecordSuccess, SourceTransform: dcat(a.Identifier)})
 	require.NoError(t, err)
-	require.JSONEq(t, string(dcat), string(got.SourceTransform))
-	require.Equal(t, rec.SourceRaw, got.SourceRaw, "the source is kept as it was")
-	err = s.RecordTransformSet(ctx, &store.RecordTransformSetParams{RecordID: uuid.NewString(), SourceTransform: dcat})
-	require.ErrorIs(t, err, store.ErrNotFound)
+	require.True(t, fresh)
+	got, err := s.RecordGet(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, harvest.RecordSuccess, got.Status)
+	require.JSONEq(t, string(dcat(a.Identifier)), string(got.SourceTransform))
+	require.Equal(t, a.SourceRaw, got.SourceRaw, "the source is kept as it was")
+
+	b := newRecord(t, s, job, "https://waf.example.gov/b.xml")
+	c := newRecord(t, s, job, "https://waf.example.gov/c.xml")
+	res, err := s.OutcomeSettleBatch(ctx, []*store.OutcomeSettleParams{
+		{JobID: job.ID, Key: "id:b", Identifier: b.Identifier, RecordID: b.ID, Outcome: harvest.OutcomeErrored,
+			Status: harvest.RecordErrorValidation, SourceTransform: dcat(b.Identifier),
+			Errors: []harvest.RecordError{{Type: "ValidationError", Message: "$: bad", Severity: harvest.SeverityError}}},
+		{JobID: job.ID, Key: "id:c", Identifier: c.Identifier, RecordID: c.ID, Outcome: harvest.OutcomeAdded,
+			Status: harvest.RecordSuccess},
+		{JobID: job.ID, Key: "id:a", Identifier: a.Identifier, RecordID: a.ID, Outcome: harvest.OutcomeErrored,
+			Status: harvest.RecordFailed, SourceTransform: dcat("other")},
+	})
+	require.NoError(t, err)
+	require.Len(t, res, 3)
+	for _, r := range res {
+		require.NoError(t, r.Err)
+	}
+	require.False(t, res[2].Fresh, "a settled key changes nothing")
+	got, err = s.RecordGet(ctx, b.ID)
+	require.NoError(t, err)
+	require.Equal(t, harvest.RecordErrorValidation, got.Status)
+	require.JSONEq(t, string(dcat(b.Identifier)), string(got.SourceTransform), "an invalid record keeps what TRANSFORM made")
+	got, err = s.RecordGet(ctx, c.ID)
+	require.NoError(t, err)
+	require.Nil(t, got.SourceTransform, "a DCAT-US record has none")
+	got, err = s.RecordGet(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, harvest.RecordSuccess, got.Status)
+	require.JSONEq(t, string(dcat(a.Identifier)), string(got.SourceTransform))
 }

@@ -102,7 +102,7 @@ var cases = []testCase{
 	{"Leader/CloseWithoutRelease", testLeaderCloseWithoutRelease},
 
 	{"Outcome/SettleOnce", testOutcomeSettleOnce},
-	{"Record/TransformSet", testRecordTransformSet},
+	{"Outcome/SettleTransform", testOutcomeSettleTransform},
 	{"Source/CollectionParent", testSourceCollectionParent},
 	{"Source/WAFTimeZone", testSourceWAFTimeZone},
 	{"Outcome/SettleAfterFinish", testOutcomeSettleAfterFinish},
@@ -154,6 +154,6 @@ var cases = []testCase{
 	{"Record/InsertBatchFails", testRecordInsertBatchFails},
 
 	{"Dataset/UpsertUnstorableEscapes", testDatasetUpsertUnstorableEscapes},
-	{"Record/TransformSetUnstorableEscapes", testRecordTransformSetUnstorableEscapes},
+	{"Outcome/SettleTransformUnstorableEscapes", testOutcomeSettleTransformUnstorableEscapes},
 	{"Malformed/IDs", testMalformedIDs},
 }
