@@ -27,6 +27,7 @@ var migrations embed.FS
 // Store is a store.Store over a pgx connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+	q    querier // over pool
 
 	mu      sync.Mutex
 	leaders map[string]*pgxpool.Conn // per holder, the connection whose session holds the leader lock
@@ -67,7 +68,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", cfg.ConnConfig.Host, err)
 	}
-	return &Store{pool: pool, leaders: map[string]*pgxpool.Conn{}}, nil
+	return &Store{pool: pool, q: querier{pool}, leaders: map[string]*pgxpool.Conn{}}, nil
 }
 
 // MaxConns is the size of the connection pool.

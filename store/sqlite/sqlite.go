@@ -27,6 +27,7 @@ var migrations embed.FS
 // Store is a store.Store over one SQLite database file.
 type Store struct {
 	db *sql.DB
+	q  querier // over db
 }
 
 var _ store.Store = (*Store)(nil)
@@ -47,7 +48,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, q: querier{db}}, nil
 }
 
 // Close closes the database.
