@@ -8,8 +8,6 @@ import (
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-const datasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date`
-
 // DatasetUpsert implements store.Store.
 func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
 	return scan.Dataset(s.q.QueryRow(ctx, `
@@ -17,7 +15,7 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		VALUES ($1, $2, $3, $4, $5, now())
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
 			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date
-		RETURNING `+datasetColumns, p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID))
+		RETURNING `+sqlstore.DatasetColumns, p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID))
 }
 
 // DatasetUpsertBatch implements store.Store with one INSERT ... SELECT FROM unnest(...) ON
@@ -47,7 +45,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[]) AS v(slug, identifier, dcat, source, record)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
 			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date
-		RETURNING `+datasetColumns, slugs, identifiers, dcats, sources, records)
+		RETURNING `+sqlstore.DatasetColumns, slugs, identifiers, dcats, sources, records)
 	out := make([]*store.Dataset, len(ps))
 	err := sqlstore.Each(rows, scan.Dataset, func(d *store.Dataset) error {
 		out[at[key{d.SourceID, d.Identifier}]] = d
@@ -73,19 +71,19 @@ func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams)
 
 // DatasetGet implements store.Store.
 func (s *Store) DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error) {
-	return scan.Dataset(s.q.QueryRow(ctx, `SELECT `+datasetColumns+` FROM dataset
+	return scan.Dataset(s.q.QueryRow(ctx, `SELECT `+sqlstore.DatasetColumns+` FROM dataset
 		WHERE harvest_source_id = $1 AND identifier = $2`, p.SourceID, p.Identifier))
 }
 
 // DatasetList implements store.Store.
 func (s *Store) DatasetList(ctx context.Context, p *store.DatasetListParams) ([]*store.Dataset, error) {
-	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+datasetColumns+` FROM dataset WHERE harvest_source_id = $1
+	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.DatasetColumns+` FROM dataset WHERE harvest_source_id = $1
 		ORDER BY identifier`, p.SourceID), scan.Dataset)
 }
 
 // DatasetStream implements store.Store.
 func (s *Store) DatasetStream(ctx context.Context, p *store.DatasetListParams, fn func(*store.Dataset) error) error {
-	return sqlstore.Each(s.q.Query(ctx, `SELECT `+datasetColumns+` FROM dataset
+	return sqlstore.Each(s.q.Query(ctx, `SELECT `+sqlstore.DatasetColumns+` FROM dataset
 		WHERE $1 = '' OR harvest_source_id::text = $1 ORDER BY id`, p.SourceID), scan.Dataset, fn)
 }
 

@@ -2,35 +2,21 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-const jobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
-	records_total, records_added, records_updated, records_deleted, records_unchanged,
-	records_errored, records_validated, records_settled, records_expected, redrives`
-
 // JobInsert implements store.Store.
 func (s *Store) JobInsert(ctx context.Context, p *store.JobInsertParams) (*store.Job, error) {
-	id := p.ID
-	if id == "" {
-		id = uuid.NewString()
-	}
-	status := harvest.JobInProgress
-	if p.Queued {
-		status = harvest.JobNew
-	}
+	id, status := sqlstore.JobInsertValues(p)
 	return scan.Job(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_job (id, harvest_source_id, job_type, status, heartbeat_at)
 		VALUES ($1, $2, $3, $4, CASE WHEN $4 = 'in_progress' THEN now() END)
-		RETURNING `+jobColumns, id, p.SourceID, p.JobType, status))
+		RETURNING `+sqlstore.JobColumns, id, p.SourceID, p.JobType, status))
 }
 
 // JobList implements store.Store.
@@ -43,14 +29,14 @@ func (s *Store) JobList(ctx context.Context, p *store.JobListParams) ([]*store.J
 		return nil, 0, err
 	}
 	limit, offset := p.Bounds()
-	jobs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+jobColumns+` FROM harvest_job WHERE `+filter+`
+	jobs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE `+filter+`
 		ORDER BY date_created DESC, id DESC LIMIT $4 OFFSET $5`, append(args, limit, offset)...), scan.Job)
 	return jobs, total, err
 }
 
 // JobGet implements store.Store.
 func (s *Store) JobGet(ctx context.Context, jobID string) (*store.Job, error) {
-	return scan.Job(s.q.QueryRow(ctx, `SELECT `+jobColumns+` FROM harvest_job WHERE id = $1`, jobID))
+	return scan.Job(s.q.QueryRow(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE id = $1`, jobID))
 }
 
 // JobFail implements store.Store.
@@ -61,7 +47,7 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 		job, err = scan.Job(querier{tx}.QueryRow(ctx, `
 			UPDATE harvest_job SET status = 'error', date_finished = now(),
 				records_total = records_settled
-			WHERE id = $1 AND status IN ('new', 'in_progress') RETURNING `+jobColumns, p.JobID))
+			WHERE id = $1 AND status IN ('new', 'in_progress') RETURNING `+sqlstore.JobColumns, p.JobID))
 		if err != nil {
 			return err
 		}
@@ -72,10 +58,8 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 		_, err = tx.Exec(ctx, fmt.Sprintf(sqlstore.SettlePendingRecords, "$1", "now()"), p.JobID)
 		return err
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return s.JobGet(ctx, p.JobID)
-	}
-	return job, interpretError(err)
+	job, _, err = sqlstore.JobChanged(job, interpretError(err), func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
+	return job, err
 }
 
 // JobFinish implements store.Store.
@@ -84,13 +68,13 @@ func (s *Store) JobFinish(ctx context.Context, jobID string) (*store.Job, bool, 
 		UPDATE harvest_job SET status = 'complete', date_finished = now(), records_total = records_settled
 		WHERE id = $1 AND status = 'in_progress' AND records_expected IS NOT NULL
 			AND records_settled >= records_expected
-		RETURNING `+jobColumns, jobID))
+		RETURNING `+sqlstore.JobColumns, jobID))
 	return sqlstore.JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, jobID) })
 }
 
 // JobSetExpected implements store.Store.
 func (s *Store) JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.Job, error) {
-	return scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET records_expected = $2 WHERE id = $1 RETURNING `+jobColumns,
+	return scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET records_expected = $2 WHERE id = $1 RETURNING `+sqlstore.JobColumns,
 		p.JobID, p.Expected))
 }
 

@@ -16,7 +16,7 @@ func (s *Store) JobHeartbeat(ctx context.Context, jobID string) error {
 
 // JobListOrphaned implements store.Store.
 func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.Job, error) {
-	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+jobColumns+` FROM harvest_job
+	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job
 		WHERE status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < $1)
 		ORDER BY heartbeat_at NULLS FIRST, id`, p.Before), scan.Job)
 }
@@ -43,7 +43,7 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 				UPDATE harvest_job SET status = 'in_progress', heartbeat_at = now()
 				WHERE id IN (SELECT id FROM harvest_job WHERE status = 'new'
 					ORDER BY date_created, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-				RETURNING `+jobColumns+`)
+				RETURNING `+sqlstore.JobColumns+`)
 			SELECT * FROM started ORDER BY date_created, id`, p.MaxInProgress-running), scan.Job)
 		return err
 	})
@@ -54,6 +54,6 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.Job, bool, error) {
 	job, err := scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = now()
 		WHERE id = $1 AND status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < $2) AND redrives < $3
-		RETURNING `+jobColumns, p.JobID, p.Before, p.Max))
+		RETURNING `+sqlstore.JobColumns, p.JobID, p.Before, p.Max))
 	return sqlstore.JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
 }

@@ -10,8 +10,6 @@ import (
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-const organizationColumns = `id, name, slug, created_at`
-
 // OrganizationDelete implements store.Store.
 func (s *Store) OrganizationDelete(ctx context.Context, id string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -35,13 +33,13 @@ func (s *Store) OrganizationDelete(ctx context.Context, id string) error {
 
 // OrganizationGet implements store.Store.
 func (s *Store) OrganizationGet(ctx context.Context, id string) (*store.Organization, error) {
-	return scan.Organization(s.q.QueryRow(ctx, `SELECT `+organizationColumns+` FROM organization WHERE id = $1`, id))
+	return scan.Organization(s.q.QueryRow(ctx, `SELECT `+sqlstore.OrganizationColumns+` FROM organization WHERE id = $1`, id))
 }
 
 // OrganizationInsert implements store.Store.
 func (s *Store) OrganizationInsert(ctx context.Context, p *store.OrganizationInsertParams) (*store.Organization, error) {
 	return scan.Organization(s.q.QueryRow(ctx, `INSERT INTO organization (name, slug) VALUES ($1, $2)
-		RETURNING `+organizationColumns, p.Name, p.Slug))
+		RETURNING `+sqlstore.OrganizationColumns, p.Name, p.Slug))
 }
 
 // OrganizationList implements store.Store.
@@ -51,7 +49,7 @@ func (s *Store) OrganizationList(ctx context.Context, p *store.PageParams) ([]*s
 	if err != nil {
 		return nil, 0, err
 	}
-	orgs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+organizationColumns+` FROM organization ORDER BY name, id
+	orgs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.OrganizationColumns+` FROM organization ORDER BY name, id
 		LIMIT $1 OFFSET $2`, limit, offset), scan.Organization)
 	return orgs, total, err
 }
@@ -59,5 +57,5 @@ func (s *Store) OrganizationList(ctx context.Context, p *store.PageParams) ([]*s
 // OrganizationUpdate implements store.Store.
 func (s *Store) OrganizationUpdate(ctx context.Context, p *store.OrganizationUpdateParams) (*store.Organization, error) {
 	return scan.Organization(s.q.QueryRow(ctx, `UPDATE organization SET name = $2, slug = $3 WHERE id = $1
-		RETURNING `+organizationColumns, p.ID, p.Name, p.Slug))
+		RETURNING `+sqlstore.OrganizationColumns, p.ID, p.Name, p.Slug))
 }

@@ -30,7 +30,7 @@ var reopenedSQL = sqlstore.ReopenedSQL{
 	Replace: `UPDATE harvest_job_outcome SET outcome = $3, validated = $4, replay_at = NULL
 		WHERE harvest_job_id = $1 AND key = $2`,
 	DeleteErrors: `DELETE FROM harvest_record_error WHERE harvest_job_id = $1 AND key = $2`,
-	Count:        `UPDATE harvest_job SET records_validated = records_validated + $2%s WHERE id = $1 RETURNING ` + jobColumns,
+	Count:        `UPDATE harvest_job SET records_validated = records_validated + $2%s WHERE id = $1 RETURNING ` + sqlstore.JobColumns,
 }
 
 // outcomeKey names one aggregator key of a job.
@@ -238,7 +238,7 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			FROM unnest($1::uuid[], $2::text[]) AS v(id, status) WHERE r.id = v.id`, recID, recStatus)
 	}
 	jobs := map[string]*store.Job{}
-	b.Queue(`SELECT `+jobColumns+` FROM harvest_job WHERE id = ANY($1::uuid[])`, ids).Query(func(r pgx.Rows) error {
+	b.Queue(`SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE id = ANY($1::uuid[])`, ids).Query(func(r pgx.Rows) error {
 		return sqlstore.Each(pgxRows{r}, scan.Job, func(job *store.Job) error { jobs[job.ID] = job; return nil })
 	})
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {

@@ -8,7 +8,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"sync"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
 //go:embed migration/*.sql
@@ -88,20 +88,9 @@ func (s *Store) Close() {
 // Migrate applies the embedded migrations with goose. Processes that start together (the
 // stages of one deployment) take turns: the first migrates, the others then find nothing to do.
 func (s *Store) Migrate(ctx context.Context) error {
-	sub, err := fs.Sub(migrations, "migration")
-	if err != nil {
-		return err
-	}
 	db := stdlib.OpenDBFromPool(s.pool)
 	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithSessionLocker(migrationLocker{}))
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
+	return sqlstore.Migrate(ctx, goose.DialectPostgres, db, migrations, goose.WithSessionLocker(migrationLocker{}))
 }
 
 // migrationLocker holds the migration advisory lock of the schema for goose: unlike goose's

@@ -7,9 +7,6 @@ import (
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-const recordColumns = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
-	COALESCE(source_raw, ''), source_transform, status, COALESCE(schema_type, ''), date_created`
-
 // RecordInsert implements store.Store.
 func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.Record, error) {
 	var hash, raw *string
@@ -31,12 +28,12 @@ func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (
 
 // RecordGet implements store.Store.
 func (s *Store) RecordGet(ctx context.Context, recordID string) (*store.Record, error) {
-	return scan.Record(s.q.QueryRow(ctx, `SELECT `+recordColumns+` FROM harvest_record WHERE id = $1`, recordID))
+	return scan.Record(s.q.QueryRow(ctx, `SELECT `+sqlstore.RecordColumns+` FROM harvest_record WHERE id = $1`, recordID))
 }
 
 // RecordLatest implements store.Store.
 func (s *Store) RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.Record, error) {
-	return scan.Record(s.q.QueryRow(ctx, `SELECT `+recordColumns+` FROM harvest_record
+	return scan.Record(s.q.QueryRow(ctx, `SELECT `+sqlstore.RecordColumns+` FROM harvest_record
 		WHERE harvest_source_id = $1 AND identifier = $2
 			AND status IN ('success', 'error_validation', 'error_transform')
 		ORDER BY date_created DESC LIMIT 1`, p.SourceID, p.Identifier))

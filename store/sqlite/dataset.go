@@ -11,8 +11,6 @@ import (
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-const datasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date`
-
 // DatasetUpsert implements store.Store.
 func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
 	return scan.Dataset(s.q.QueryRow(ctx, `
@@ -20,7 +18,7 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 			harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
-		RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, now()))
+		RETURNING `+sqlstore.DatasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, now()))
 }
 
 // DatasetUpsertBatch implements store.Store: the upserts in one transaction.
@@ -43,7 +41,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 				VALUES (?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
-				RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, t))
+				RETURNING `+sqlstore.DatasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, t))
 			if err != nil {
 				return err
 			}
@@ -71,19 +69,19 @@ func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams)
 
 // DatasetGet implements store.Store.
 func (s *Store) DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error) {
-	return scan.Dataset(s.q.QueryRow(ctx, `SELECT `+datasetColumns+` FROM dataset
+	return scan.Dataset(s.q.QueryRow(ctx, `SELECT `+sqlstore.DatasetColumns+` FROM dataset
 		WHERE harvest_source_id = ? AND identifier = ?`, p.SourceID, p.Identifier))
 }
 
 // DatasetList implements store.Store.
 func (s *Store) DatasetList(ctx context.Context, p *store.DatasetListParams) ([]*store.Dataset, error) {
-	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+datasetColumns+` FROM dataset WHERE harvest_source_id = ?
+	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.DatasetColumns+` FROM dataset WHERE harvest_source_id = ?
 		ORDER BY identifier`, p.SourceID), scan.Dataset)
 }
 
 // DatasetStream implements store.Store.
 func (s *Store) DatasetStream(ctx context.Context, p *store.DatasetListParams, fn func(*store.Dataset) error) error {
-	return sqlstore.Each(s.q.Query(ctx, `SELECT `+datasetColumns+` FROM dataset
+	return sqlstore.Each(s.q.Query(ctx, `SELECT `+sqlstore.DatasetColumns+` FROM dataset
 		WHERE ? = '' OR harvest_source_id = ? ORDER BY id`, p.SourceID, p.SourceID), scan.Dataset, fn)
 }
 

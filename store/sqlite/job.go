@@ -3,33 +3,18 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
-
-	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-const jobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
-	records_total, records_added, records_updated, records_deleted, records_unchanged,
-	records_errored, records_validated, records_settled, records_expected, redrives`
-
 // JobInsert implements store.Store.
 func (s *Store) JobInsert(ctx context.Context, p *store.JobInsertParams) (*store.Job, error) {
-	id := p.ID
-	if id == "" {
-		id = uuid.NewString()
-	}
-	status := harvest.JobInProgress
-	if p.Queued {
-		status = harvest.JobNew
-	}
+	id, status := sqlstore.JobInsertValues(p)
 	return scan.Job(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_job (id, harvest_source_id, job_type, status, date_created, heartbeat_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?4 = 'in_progress' THEN ?5 END) RETURNING `+jobColumns,
+		VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?4 = 'in_progress' THEN ?5 END) RETURNING `+sqlstore.JobColumns,
 		id, p.SourceID, p.JobType, status, now()))
 }
 
@@ -43,14 +28,14 @@ func (s *Store) JobList(ctx context.Context, p *store.JobListParams) ([]*store.J
 		return nil, 0, err
 	}
 	limit, offset := p.Bounds()
-	jobs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+jobColumns+` FROM harvest_job WHERE `+filter+`
+	jobs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE `+filter+`
 		ORDER BY date_created DESC, id DESC LIMIT ?4 OFFSET ?5`, append(args, limit, offset)...), scan.Job)
 	return jobs, total, err
 }
 
 // JobGet implements store.Store.
 func (s *Store) JobGet(ctx context.Context, jobID string) (*store.Job, error) {
-	return scan.Job(s.q.QueryRow(ctx, `SELECT `+jobColumns+` FROM harvest_job WHERE id = ?`, jobID))
+	return scan.Job(s.q.QueryRow(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE id = ?`, jobID))
 }
 
 // JobFail implements store.Store.
@@ -61,7 +46,7 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 		t := now()
 		job, err = scan.Job(querier{tx}.QueryRow(ctx, `
 			UPDATE harvest_job SET status = 'error', date_finished = ?, records_total = records_settled
-			WHERE id = ? AND status IN ('new', 'in_progress') RETURNING `+jobColumns, t, p.JobID))
+			WHERE id = ? AND status IN ('new', 'in_progress') RETURNING `+sqlstore.JobColumns, t, p.JobID))
 		if err != nil {
 			return err
 		}
@@ -72,10 +57,8 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 		_, err = tx.ExecContext(ctx, fmt.Sprintf(sqlstore.SettlePendingRecords, "?1", "?2"), p.JobID, t)
 		return err
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return s.JobGet(ctx, p.JobID)
-	}
-	return job, interpretError(err)
+	job, _, err = sqlstore.JobChanged(job, interpretError(err), func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
+	return job, err
 }
 
 // JobFinish implements store.Store.
@@ -84,13 +67,13 @@ func (s *Store) JobFinish(ctx context.Context, jobID string) (*store.Job, bool, 
 		UPDATE harvest_job SET status = 'complete', date_finished = ?, records_total = records_settled
 		WHERE id = ? AND status = 'in_progress' AND records_expected IS NOT NULL
 			AND records_settled >= records_expected
-		RETURNING `+jobColumns, now(), jobID))
+		RETURNING `+sqlstore.JobColumns, now(), jobID))
 	return sqlstore.JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, jobID) })
 }
 
 // JobSetExpected implements store.Store.
 func (s *Store) JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.Job, error) {
-	return scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET records_expected = ? WHERE id = ? RETURNING `+jobColumns,
+	return scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET records_expected = ? WHERE id = ? RETURNING `+sqlstore.JobColumns,
 		p.Expected, p.JobID))
 }
 

@@ -17,7 +17,7 @@ func (s *Store) JobHeartbeat(ctx context.Context, jobID string) error {
 
 // JobListOrphaned implements store.Store.
 func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.Job, error) {
-	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+jobColumns+` FROM harvest_job
+	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job
 		WHERE status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < ?)
 		ORDER BY heartbeat_at, id`, formatTime(p.Before)), scan.Job)
 }
@@ -34,7 +34,7 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 		}
 		started, err = sqlstore.Collect(querier{tx}.Query(ctx, `UPDATE harvest_job SET status = 'in_progress', heartbeat_at = ?
 			WHERE id IN (SELECT id FROM harvest_job WHERE status = 'new' ORDER BY date_created, id LIMIT ?)
-			RETURNING `+jobColumns, now(), p.MaxInProgress-running), scan.Job)
+			RETURNING `+sqlstore.JobColumns, now(), p.MaxInProgress-running), scan.Job)
 		return err
 	})
 	if err != nil {
@@ -51,6 +51,6 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.Job, bool, error) {
 	job, err := scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = ?
 		WHERE id = ? AND status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND redrives < ?
-		RETURNING `+jobColumns, now(), p.JobID, formatTime(p.Before), p.Max))
+		RETURNING `+sqlstore.JobColumns, now(), p.JobID, formatTime(p.Before), p.Max))
 	return sqlstore.JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-const organizationColumns = `id, name, slug, created_at`
-
 // OrganizationDelete implements store.Store.
 func (s *Store) OrganizationDelete(ctx context.Context, id string) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -32,13 +30,13 @@ func (s *Store) OrganizationDelete(ctx context.Context, id string) error {
 
 // OrganizationGet implements store.Store.
 func (s *Store) OrganizationGet(ctx context.Context, id string) (*store.Organization, error) {
-	return scan.Organization(s.q.QueryRow(ctx, `SELECT `+organizationColumns+` FROM organization WHERE id = ?`, id))
+	return scan.Organization(s.q.QueryRow(ctx, `SELECT `+sqlstore.OrganizationColumns+` FROM organization WHERE id = ?`, id))
 }
 
 // OrganizationInsert implements store.Store.
 func (s *Store) OrganizationInsert(ctx context.Context, p *store.OrganizationInsertParams) (*store.Organization, error) {
 	return scan.Organization(s.q.QueryRow(ctx, `INSERT INTO organization (id, name, slug, created_at)
-		VALUES (?, ?, ?, ?) RETURNING `+organizationColumns, uuid.NewString(), p.Name, p.Slug, now()))
+		VALUES (?, ?, ?, ?) RETURNING `+sqlstore.OrganizationColumns, uuid.NewString(), p.Name, p.Slug, now()))
 }
 
 // OrganizationList implements store.Store.
@@ -48,7 +46,7 @@ func (s *Store) OrganizationList(ctx context.Context, p *store.PageParams) ([]*s
 		return nil, 0, err
 	}
 	limit, offset := p.Bounds()
-	orgs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+organizationColumns+` FROM organization ORDER BY name, id
+	orgs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.OrganizationColumns+` FROM organization ORDER BY name, id
 		LIMIT ? OFFSET ?`, limit, offset), scan.Organization)
 	return orgs, total, err
 }
@@ -56,5 +54,5 @@ func (s *Store) OrganizationList(ctx context.Context, p *store.PageParams) ([]*s
 // OrganizationUpdate implements store.Store.
 func (s *Store) OrganizationUpdate(ctx context.Context, p *store.OrganizationUpdateParams) (*store.Organization, error) {
 	return scan.Organization(s.q.QueryRow(ctx, `UPDATE organization SET name = ?, slug = ? WHERE id = ?
-		RETURNING `+organizationColumns, p.Name, p.Slug, p.ID))
+		RETURNING `+sqlstore.OrganizationColumns, p.Name, p.Slug, p.ID))
 }

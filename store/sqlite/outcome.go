@@ -37,7 +37,7 @@ func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettl
 			jobs[p.JobID] = nil
 		}
 		for id := range jobs {
-			job, err := scan.Job(querier{tx}.QueryRow(ctx, `SELECT `+jobColumns+` FROM harvest_job WHERE id = ?`, id))
+			job, err := scan.Job(querier{tx}.QueryRow(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE id = ?`, id))
 			if err != nil {
 				return err
 			}
@@ -147,7 +147,7 @@ var reopenedSQL = sqlstore.ReopenedSQL{
 	Replace: `UPDATE harvest_job_outcome SET outcome = ?3, validated = ?4, replay_at = NULL
 		WHERE harvest_job_id = ?1 AND key = ?2`,
 	DeleteErrors: `DELETE FROM harvest_record_error WHERE harvest_job_id = ?1 AND key = ?2`,
-	Count:        `UPDATE harvest_job SET records_validated = records_validated + ?2%s WHERE id = ?1 RETURNING ` + jobColumns,
+	Count:        `UPDATE harvest_job SET records_validated = records_validated + ?2%s WHERE id = ?1 RETURNING ` + sqlstore.JobColumns,
 }
 
 // OutcomeReopen implements store.Store.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
+	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -49,6 +51,19 @@ const SettlePendingRecords = `UPDATE harvest_record SET date_finished = %[2]s, s
 			THEN 'success'
 		ELSE 'error' END
 	WHERE harvest_job_id = %[1]s AND status = 'pending'`
+
+// JobInsertValues are the id and status of the job p inserts: p.ID or a new UUID; new when
+// p queues it, else in_progress.
+func JobInsertValues(p *store.JobInsertParams) (string, harvest.JobStatus) {
+	id := p.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	if p.Queued {
+		return id, harvest.JobNew
+	}
+	return id, harvest.JobInProgress
+}
 
 // Fetch is what the job of row r fetched (store.Store's JobFetchGet); err is r's scan error.
 func Fetch(r *store.JobFetchRow, err error) (*store.JobFetch, error) {

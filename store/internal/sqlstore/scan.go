@@ -18,7 +18,19 @@ type Scanner struct {
 	Strings  func(p *[]string) any   // a list of strings (Postgres text[], SQLite JSON text)
 }
 
-// Job reads a harvest_job row.
+// The column lists the scanners read, the same in both dialects (sourceColumns and
+// recordErrorColumns are not: they differ in casts, so each backend keeps its own).
+const (
+	JobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
+	records_total, records_added, records_updated, records_deleted, records_unchanged,
+	records_errored, records_validated, records_settled, records_expected, redrives`
+	DatasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date`
+	RecordColumns  = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
+	COALESCE(source_raw, ''), source_transform, status, COALESCE(schema_type, ''), date_created`
+	OrganizationColumns = `id, name, slug, created_at`
+)
+
+// Job reads a harvest_job row (JobColumns).
 func (s *Scanner) Job(row Row) (*store.Job, error) {
 	var j store.Job
 	err := row.Scan(&j.ID, &j.SourceID, &j.JobType, &j.Status, s.Time(&j.CreatedAt), s.NullTime(&j.FinishedAt),
@@ -64,7 +76,7 @@ func (s *Scanner) Source(row Row) (*store.Source, error) {
 	return &src, nil
 }
 
-// Organization reads an organization row.
+// Organization reads an organization row (OrganizationColumns).
 func (s *Scanner) Organization(row Row) (*store.Organization, error) {
 	var o store.Organization
 	if err := row.Scan(&o.ID, &o.Name, &o.Slug, s.Time(&o.CreatedAt)); err != nil {
@@ -73,7 +85,7 @@ func (s *Scanner) Organization(row Row) (*store.Organization, error) {
 	return &o, nil
 }
 
-// Dataset reads a dataset row.
+// Dataset reads a dataset row (DatasetColumns).
 func (s *Scanner) Dataset(row Row) (*store.Dataset, error) {
 	var d store.Dataset
 	var dcat []byte
@@ -85,7 +97,7 @@ func (s *Scanner) Dataset(row Row) (*store.Dataset, error) {
 	return &d, nil
 }
 
-// Record reads a harvest_record row; a NULL source_transform is a nil SourceTransform.
+// Record reads a harvest_record row (RecordColumns); a NULL source_transform is a nil SourceTransform.
 func (s *Scanner) Record(row Row) (*store.Record, error) {
 	var r store.Record
 	var transform []byte // nil when NULL
