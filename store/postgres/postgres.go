@@ -24,8 +24,10 @@ import (
 //go:embed migration/*.sql
 var migrations embed.FS
 
-// Store is a store.Store over a pgx connection pool.
+// Store is a store.Store over a pgx connection pool. The methods whose logic is the same on
+// both backends are sqlstore.Store's, in the dialect below.
 type Store struct {
+	sqlstore.Store
 	pool *pgxpool.Pool
 	q    querier // over pool
 
@@ -68,7 +70,21 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", cfg.ConnConfig.Host, err)
 	}
-	return &Store{pool: pool, q: querier{pool}, leaders: map[string]*pgxpool.Conn{}}, nil
+	s := &Store{pool: pool, q: querier{pool}, leaders: map[string]*pgxpool.Conn{}}
+	s.Store = sqlstore.New(s.q, scan, sqlstore.Dialect{
+		Now:     "now()",
+		NowArgs: func() []any { return nil },
+		InTx: func(ctx context.Context, fn func(sqlstore.Querier) error) error {
+			return interpretError(pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return fn(querier{tx}) }))
+		},
+		SQL: sqlstore.SQL{
+			JobListFilter: `($1::uuid IS NULL OR harvest_source_id = $1) AND ($2::text IS NULL OR status = $2)
+				AND ($3::text IS NULL OR job_type = $3)`,
+			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
+				WHERE $1 = '' OR harvest_source_id::text = $1 ORDER BY id`,
+		},
+	}, s.OutcomeSettleBatch)
+	return s, nil
 }
 
 // MaxConns is the size of the connection pool.

@@ -11,11 +11,6 @@ import (
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-// OutcomeSettle implements store.Store: a batch of one.
-func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
-	return sqlstore.OutcomeSettle(ctx, p, s.OutcomeSettleBatch)
-}
-
 // OutcomeSettleBatch implements store.Store: one write transaction settling the items in
 // order.
 func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error) {
@@ -166,10 +161,4 @@ func (s *Store) OutcomeReopen(ctx context.Context, p *store.OutcomeReopenParams)
 func (s *Store) OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error {
 	return sqlstore.Each(s.q.Query(ctx, `SELECT key FROM harvest_job_outcome WHERE harvest_job_id = ?
 		AND outcome = 'errored' ORDER BY key`, jobID), sqlstore.String, fn)
-}
-
-// OutcomeReopenedCount implements store.Store.
-func (s *Store) OutcomeReopenedCount(ctx context.Context, jobID string) (int, error) {
-	return sqlstore.Count(ctx, s.q, `SELECT count(*) FROM harvest_job_outcome
-		WHERE harvest_job_id = ? AND replay_at IS NOT NULL`, jobID)
 }

@@ -24,8 +24,10 @@ import (
 //go:embed migration/*.sql
 var migrations embed.FS
 
-// Store is a store.Store over one SQLite database file.
+// Store is a store.Store over one SQLite database file. The methods whose logic is the same on
+// both backends are sqlstore.Store's, in the dialect below.
 type Store struct {
+	sqlstore.Store
 	db *sql.DB
 	q  querier // over db
 }
@@ -48,7 +50,21 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	return &Store{db: db, q: querier{db}}, nil
+	s := &Store{db: db, q: querier{db}}
+	s.Store = sqlstore.New(s.q, scan, sqlstore.Dialect{
+		Now:     "$now",
+		NowArgs: func() []any { return []any{sql.Named("now", now())} },
+		InTx: func(ctx context.Context, fn func(sqlstore.Querier) error) error {
+			return interpretError(s.inTx(ctx, func(tx *sql.Tx) error { return fn(querier{tx}) }))
+		},
+		SQL: sqlstore.SQL{
+			JobListFilter: `($1 IS NULL OR harvest_source_id = $1) AND ($2 IS NULL OR status = $2)
+				AND ($3 IS NULL OR job_type = $3)`,
+			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
+				WHERE $1 = '' OR harvest_source_id = $1 ORDER BY id`,
+		},
+	}, s.OutcomeSettleBatch)
+	return s, nil
 }
 
 // Close closes the database.

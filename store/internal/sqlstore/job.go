@@ -37,20 +37,19 @@ const unsettledRecord = `SELECT EXISTS (SELECT 1 FROM harvest_record r
 				AND k.status IN ('success', 'error_validation', 'error_transform')
 			ORDER BY k.date_created DESC LIMIT 1), false))`
 
-// SettlePendingRecords gives the records a failed job (%[1]s, the placeholder of the job id)
-// left pending a final status, at time %[2]s (the placeholder or SQL expression of the time):
-// success when SYNC applied them (the live dataset is this record, or a delete's dataset is
-// gone), error otherwise (the job ended before they reached the catalog). So a cancelled job
-// leaves no pending row behind, and the next harvest compares against what the catalog really
-// has. The statement reads the same in both dialects.
-const SettlePendingRecords = `UPDATE harvest_record SET date_finished = %[2]s, status = CASE
+// settlePendingRecords gives the records a failed job ($1) left pending a final status, at
+// now() (Store.sql): success when SYNC applied them (the live dataset is this record, or a
+// delete's dataset is gone), error otherwise (the job ended before they reached the catalog).
+// So a cancelled job leaves no pending row behind, and the next harvest compares against what
+// the catalog really has.
+const settlePendingRecords = `UPDATE harvest_record SET date_finished = now(), status = CASE
 		WHEN action = 'delete' AND NOT EXISTS (SELECT 1 FROM dataset d
 			WHERE d.harvest_source_id = harvest_record.harvest_source_id AND d.identifier = harvest_record.identifier)
 			THEN 'success'
 		WHEN action <> 'delete' AND EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_record_id = harvest_record.id)
 			THEN 'success'
 		ELSE 'error' END
-	WHERE harvest_job_id = %[1]s AND status = 'pending'`
+	WHERE harvest_job_id = $1 AND status = 'pending'`
 
 // JobInsertValues are the id and status of the job p inserts: p.ID or a new UUID; new when
 // p queues it, else in_progress.

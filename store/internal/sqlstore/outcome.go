@@ -16,18 +16,6 @@ var OutcomeColumn = map[harvest.Outcome]string{
 	harvest.OutcomeErrored: "records_errored",
 }
 
-// OutcomeSettle is store.Store's OutcomeSettle as a batch of one of settleBatch (the backend's
-// OutcomeSettleBatch).
-func OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams,
-	settleBatch func(context.Context, []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error),
-) (*store.Job, bool, error) {
-	res, err := settleBatch(ctx, []*store.OutcomeSettleParams{p})
-	if err != nil {
-		return nil, false, err
-	}
-	return res[0].Job, res[0].Fresh, res[0].Err
-}
-
 // ReopenedSQL are a backend's statements for SettleReopened, each taking the arguments named.
 type ReopenedSQL struct {
 	// Select (job, key) reads the outcome and validated of the key when it is re-opened
