@@ -1,8 +1,9 @@
 // Package sqlstore holds the Go that store/postgres and store/sqlite share: the row scanners of
-// every row type, the loop over a result set, and the control flow of the methods whose logic
-// is the same on both (what differs is only SQL). Each backend keeps its own SQL and passes it
-// in; this package writes none of its own except the few statements that read the same in both
-// dialects but for their placeholders and time function (left as fmt verbs).
+// every row type, the loop over a result set, and the methods whose logic is the same on both.
+// Store holds the methods written once, with statements that read the same in both dialects
+// ($n placeholders, now() for the current time); each backend embeds it and gives its Dialect
+// (what now() is, how a transaction runs, the few statements that differ). The other methods
+// stay in the backends, with their own SQL, passing it to the helpers here.
 //
 // A backend reaches its database through a Querier, which it implements over its driver (pgx
 // for Postgres, database/sql for SQLite) and which maps driver errors to the store's sentinels,
