@@ -4,11 +4,10 @@ import (
 	"context"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
 // recordCompareSQL answers RecordCompareBatch with one statement over arrays of the keys: the
@@ -37,32 +36,7 @@ func (s *Store) RecordCompareBatch(ctx context.Context, keys []store.RecordCompa
 	for i, k := range keys {
 		sources[i], identifiers[i], records[i] = pgUUID(k.SourceID), k.Identifier, pgUUID(k.RecordID)
 	}
-	rows, err := s.pool.Query(ctx, recordCompareSQL, sources, identifiers, records)
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	out := make([]*store.RecordCompare, 0, len(keys))
-	var jobID, action, status *string
-	var latest store.RecordCompareLatest
-	var hasLatest, live bool
-	_, err = pgx.ForEachRow(rows, []any{&jobID, &action, &status, &hasLatest, &latest.ID, &latest.Status,
-		&latest.SourceHash, &latest.Action, &latest.SchemaType, &live}, func() error {
-		c := &store.RecordCompare{DatasetLive: live}
-		if jobID != nil {
-			c.Stored = &store.RecordCompareStored{JobID: *jobID, Action: harvest.Action(*action),
-				Status: harvest.RecordStatus(*status)}
-		}
-		if hasLatest {
-			l := latest
-			c.Latest = &l
-		}
-		out = append(out, c)
-		return nil
-	})
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	return out, nil
+	return sqlstore.Collect(s.q.Query(ctx, recordCompareSQL, sources, identifiers, records), scan.RecordCompare)
 }
 
 // RecordInsertBatch implements store.Store.

@@ -4,33 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
-
-const datasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date`
-
-func scanDataset(row pgx.Row) (*store.Dataset, error) {
-	var d store.Dataset
-	var dcat []byte
-	err := row.Scan(&d.ID, &d.Slug, &d.SourceID, &d.Identifier, &dcat, &d.RecordID, &d.LastHarvestedDate)
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	d.DCAT = dcat
-	return &d, nil
-}
-
-// DatasetUpsert implements store.Store.
-func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
-	return scanDataset(s.pool.QueryRow(ctx, `
-		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
-		VALUES ($1, $2, $3, $4, $5, now())
-		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
-			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date
-		RETURNING `+datasetColumns, p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID))
-}
 
 // DatasetUpsertBatch implements store.Store with one INSERT ... SELECT FROM unnest(...) ON
 // CONFLICT DO UPDATE (bench: BenchmarkDatasetUpsert).
@@ -53,86 +29,20 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 			records[i] = &p.RecordID
 		}
 	}
-	rows, _ := s.pool.Query(ctx, `
+	rows := s.q.Query(ctx, `
 		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
 		SELECT v.slug, v.identifier, v.dcat::jsonb, v.source, v.record, now()
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[]) AS v(slug, identifier, dcat, source, record)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
 			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date
-		RETURNING `+datasetColumns, slugs, identifiers, dcats, sources, records)
+		RETURNING `+sqlstore.DatasetColumns, slugs, identifiers, dcats, sources, records)
 	out := make([]*store.Dataset, len(ps))
-	_, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct{}, error) {
-		d, err := scanDataset(row)
-		if err == nil {
-			out[at[key{d.SourceID, d.Identifier}]] = d
-		}
-		return struct{}{}, err
+	err := sqlstore.Each(rows, scan.Dataset, func(d *store.Dataset) error {
+		out[at[key{d.SourceID, d.Identifier}]] = d
+		return nil
 	})
 	if err != nil {
-		return nil, interpretError(err)
+		return nil, err
 	}
 	return out, nil
-}
-
-// DatasetCount implements store.Store.
-func (s *Store) DatasetCount(ctx context.Context, sourceID string) (int, error) {
-	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1`, sourceID).Scan(&n)
-	return n, interpretError(err)
-}
-
-// DatasetDelete implements store.Store.
-func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM dataset WHERE harvest_source_id = $1 AND identifier = $2`,
-		p.SourceID, p.Identifier)
-	return tag.RowsAffected() > 0, interpretError(err)
-}
-
-// DatasetGet implements store.Store.
-func (s *Store) DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error) {
-	return scanDataset(s.pool.QueryRow(ctx, `SELECT `+datasetColumns+` FROM dataset
-		WHERE harvest_source_id = $1 AND identifier = $2`, p.SourceID, p.Identifier))
-}
-
-// DatasetList implements store.Store.
-func (s *Store) DatasetList(ctx context.Context, p *store.DatasetListParams) ([]*store.Dataset, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+datasetColumns+` FROM dataset WHERE harvest_source_id = $1
-		ORDER BY identifier`, p.SourceID)
-	ds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Dataset, error) { return scanDataset(row) })
-	return ds, interpretError(err)
-}
-
-// DatasetStream implements store.Store.
-func (s *Store) DatasetStream(ctx context.Context, p *store.DatasetListParams, fn func(*store.Dataset) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT `+datasetColumns+` FROM dataset
-		WHERE $1 = '' OR harvest_source_id::text = $1 ORDER BY id`, p.SourceID)
-	if err != nil {
-		return interpretError(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		d, err := scanDataset(rows)
-		if err != nil {
-			return interpretError(err)
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	return interpretError(rows.Err())
-}
-
-// DatasetListUnseen implements store.Store.
-func (s *Store) DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(string) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT d.identifier FROM dataset d
-		WHERE d.harvest_source_id = $1 AND NOT EXISTS (SELECT 1 FROM harvest_job_identifier i
-			WHERE i.harvest_job_id = $2 AND i.identifier = d.identifier)
-		ORDER BY d.identifier`, p.SourceID, p.JobID)
-	if err != nil {
-		return interpretError(err)
-	}
-	defer rows.Close()
-	var id string
-	_, err = pgx.ForEachRow(rows, []any{&id}, func() error { return fn(id) })
-	return interpretError(err)
 }

@@ -2,32 +2,23 @@ package postgres
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
 // JobHeartbeat implements store.Store.
 func (s *Store) JobHeartbeat(ctx context.Context, jobID string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE harvest_job SET heartbeat_at = now() WHERE id = $1`, jobID)
-	if err != nil {
-		return interpretError(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return store.ErrNotFound
-	}
-	return nil
+	return sqlstore.ExecOne(ctx, s.q, `UPDATE harvest_job SET heartbeat_at = now() WHERE id = $1`, jobID)
 }
 
 // JobListOrphaned implements store.Store.
 func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.Job, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM harvest_job
+	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job
 		WHERE status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < $1)
-		ORDER BY heartbeat_at NULLS FIRST, id`, p.Before)
-	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Job, error) { return scanJob(row) })
-	return jobs, interpretError(err)
+		ORDER BY heartbeat_at NULLS FIRST, id`, p.Before), scan.Job)
 }
 
 // JobStartQueued implements store.Store. Every caller takes the same transaction-scoped
@@ -47,14 +38,13 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 		if running >= p.MaxInProgress {
 			return nil
 		}
-		rows, _ := tx.Query(ctx, `WITH started AS (
+		var err error
+		started, err = sqlstore.Collect(querier{tx}.Query(ctx, `WITH started AS (
 				UPDATE harvest_job SET status = 'in_progress', heartbeat_at = now()
 				WHERE id IN (SELECT id FROM harvest_job WHERE status = 'new'
 					ORDER BY date_created, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-				RETURNING `+jobColumns+`)
-			SELECT * FROM started ORDER BY date_created, id`, p.MaxInProgress-running)
-		var err error
-		started, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Job, error) { return scanJob(row) })
+				RETURNING `+sqlstore.JobColumns+`)
+			SELECT * FROM started ORDER BY date_created, id`, p.MaxInProgress-running), scan.Job)
 		return err
 	})
 	return started, interpretError(err)
@@ -62,12 +52,8 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 
 // JobRedrive implements store.Store.
 func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.Job, bool, error) {
-	job, err := scanJob(s.pool.QueryRow(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = now()
+	job, err := scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = now()
 		WHERE id = $1 AND status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < $2) AND redrives < $3
-		RETURNING `+jobColumns, p.JobID, p.Before, p.Max))
-	if errors.Is(err, store.ErrNotFound) {
-		job, err = s.JobGet(ctx, p.JobID)
-		return job, false, err
-	}
-	return job, err == nil, err
+		RETURNING `+sqlstore.JobColumns, p.JobID, p.Before, p.Max))
+	return sqlstore.JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -13,15 +14,18 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-// OutcomeSettle implements store.Store: a batch of one.
-func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
-	res, err := s.OutcomeSettleBatch(ctx, []*store.OutcomeSettleParams{p})
-	if err != nil {
-		return nil, false, err
-	}
-	return res[0].Job, res[0].Fresh, res[0].Err
+// reopenedSQL are the statements of sqlstore.Scanner.SettleReopened. The key's row is locked
+// so that no other settle of the key interleaves.
+var reopenedSQL = sqlstore.ReopenedSQL{
+	Select: `SELECT outcome, validated FROM harvest_job_outcome
+		WHERE harvest_job_id = $1 AND key = $2 AND replay_at IS NOT NULL FOR UPDATE`,
+	Replace: `UPDATE harvest_job_outcome SET outcome = $3, validated = $4, replay_at = NULL
+		WHERE harvest_job_id = $1 AND key = $2`,
+	DeleteErrors: `DELETE FROM harvest_record_error WHERE harvest_job_id = $1 AND key = $2`,
+	Count:        `UPDATE harvest_job SET records_validated = records_validated + $2%s WHERE id = $1 RETURNING ` + sqlstore.JobColumns,
 }
 
 // outcomeKey names one aggregator key of a job.
@@ -40,7 +44,7 @@ func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettl
 	for i, p := range ps {
 		out[i] = &store.OutcomeSettled{}
 		switch {
-		case outcomeColumn[p.Outcome] == "":
+		case sqlstore.OutcomeColumn[p.Outcome] == "":
 			out[i].Err = errors.New("settle outcome: unknown outcome " + string(p.Outcome))
 		case uuid.Validate(p.JobID) != nil:
 			out[i].Err = fmt.Errorf("%w: job id %q is not a uuid", store.ErrNotFound, p.JobID)
@@ -130,7 +134,7 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			continue
 		}
 		if !inserted[k] {
-			job, err := settleReopened(ctx, tx, p, outcomeColumn[p.Outcome])
+			job, err := scan.SettleReopened(ctx, querier{tx}, &reopenedSQL, p)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -239,18 +243,30 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			recID, recStatus, recTransform)
 	}
 	jobs := map[string]*store.Job{}
-	b.Queue(`SELECT `+jobColumns+` FROM harvest_job WHERE id = ANY($1::uuid[])`, ids).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			job, err := scanJob(rows)
-			if err != nil {
-				return err
-			}
-			jobs[job.ID] = job
-		}
-		return rows.Err()
+	b.Queue(`SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE id = ANY($1::uuid[])`, ids).Query(func(r pgx.Rows) error {
+		return sqlstore.Each(pgxRows{r}, scan.Job, func(job *store.Job) error { jobs[job.ID] = job; return nil })
 	})
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return nil, nil, err
 	}
 	return fresh, jobs, nil
+}
+
+// OutcomeReopen implements store.Store.
+func (s *Store) OutcomeReopen(ctx context.Context, p *store.OutcomeReopenParams) (bool, error) {
+	var staleBefore *time.Time
+	if !p.StaleBefore.IsZero() {
+		staleBefore = &p.StaleBefore
+	}
+	n, err := s.q.Exec(ctx, `UPDATE harvest_job_outcome SET replay_at = clock_timestamp(),
+			validated = coalesce(validated, $3)
+		WHERE harvest_job_id = $1 AND key = $2 AND outcome = 'errored'
+			AND (replay_at IS NULL OR replay_at < $4)`, p.JobID, p.Key, p.Validated, staleBefore)
+	return n == 1, err
+}
+
+// OutcomeErroredStream implements store.Store.
+func (s *Store) OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error {
+	return sqlstore.Each(s.q.Query(ctx, `SELECT key FROM harvest_job_outcome WHERE harvest_job_id = $1
+		AND outcome = 'errored' ORDER BY key`, pgUUID(jobID)), sqlstore.String, fn)
 }

@@ -8,7 +8,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"sync"
 
@@ -19,14 +18,18 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
 //go:embed migration/*.sql
 var migrations embed.FS
 
-// Store is a store.Store over a pgx connection pool.
+// Store is a store.Store over a pgx connection pool. The methods whose logic is the same on
+// both backends are sqlstore.Store's, in the dialect below.
 type Store struct {
+	sqlstore.Store
 	pool *pgxpool.Pool
+	q    querier // over pool
 
 	mu      sync.Mutex
 	leaders map[string]*pgxpool.Conn // per holder, the connection whose session holds the leader lock
@@ -67,7 +70,21 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", cfg.ConnConfig.Host, err)
 	}
-	return &Store{pool: pool, leaders: map[string]*pgxpool.Conn{}}, nil
+	s := &Store{pool: pool, q: querier{pool}, leaders: map[string]*pgxpool.Conn{}}
+	s.Store = sqlstore.New(s.q, scan, sqlstore.Dialect{
+		Now:     "now()",
+		NowArgs: func() []any { return nil },
+		InTx: func(ctx context.Context, fn func(sqlstore.Querier) error) error {
+			return interpretError(pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return fn(querier{tx}) }))
+		},
+		SQL: sqlstore.SQL{
+			JobListFilter: `($1::uuid IS NULL OR harvest_source_id = $1) AND ($2::text IS NULL OR status = $2)
+				AND ($3::text IS NULL OR job_type = $3)`,
+			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
+				WHERE $1 = '' OR harvest_source_id::text = $1 ORDER BY id`,
+		},
+	}, s.OutcomeSettleBatch)
+	return s, nil
 }
 
 // MaxConns is the size of the connection pool.
@@ -87,20 +104,9 @@ func (s *Store) Close() {
 // Migrate applies the embedded migrations with goose. Processes that start together (the
 // stages of one deployment) take turns: the first migrates, the others then find nothing to do.
 func (s *Store) Migrate(ctx context.Context) error {
-	sub, err := fs.Sub(migrations, "migration")
-	if err != nil {
-		return err
-	}
 	db := stdlib.OpenDBFromPool(s.pool)
 	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithSessionLocker(migrationLocker{}))
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
+	return sqlstore.Migrate(ctx, goose.DialectPostgres, db, migrations, goose.WithSessionLocker(migrationLocker{}))
 }
 
 // migrationLocker holds the migration advisory lock of the schema for goose: unlike goose's

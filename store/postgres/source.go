@@ -3,31 +3,18 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
 const sourceColumns = `id, COALESCE(organization_id::text, ''), name, url, source_type, schema_type, frequency,
 	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''),
 	COALESCE(waf_time_zone, ''), created_at, updated_at`
-
-func scanSource(row pgx.Row) (*store.Source, error) {
-	var s store.Source
-	err := row.Scan(&s.ID, &s.OrganizationID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &s.Frequency,
-		&s.NotificationEmails, &s.NotificationFrequency, &s.NextRunAt, &s.CollectionParentURL, &s.WAFTimeZone, &s.CreatedAt, &s.UpdatedAt)
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	if len(s.NotificationEmails) == 0 {
-		s.NotificationEmails = nil
-	}
-	return &s, nil
-}
 
 // nullable is s, or SQL NULL when s is empty.
 func nullable(s string) *string {
@@ -62,13 +49,8 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 			EXISTS (SELECT 1 FROM dataset WHERE harvest_source_id = $1),
 			EXISTS (SELECT 1 FROM harvest_job WHERE harvest_source_id = $1 AND status IN ('new', 'in_progress'))`,
 			id).Scan(&datasets, &unfinished)
-		switch {
-		case err != nil:
+		if err := cmp.Or(err, sqlstore.SourceInUse(datasets, unfinished)); err != nil {
 			return err
-		case datasets:
-			return fmt.Errorf("%w: the source has live datasets", store.ErrConflict)
-		case unfinished:
-			return fmt.Errorf("%w: the source has an unfinished job", store.ErrConflict)
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM harvest_source WHERE id = $1`, id)
 		return err
@@ -78,7 +60,7 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 
 // SourceEnsure implements store.Store.
 func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (*store.Source, error) {
-	return scanSource(s.pool.QueryRow(ctx, `
+	return scan.Source(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_source (name, url, source_type, schema_type, collection_parent_url, waf_time_zone)
 		VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''))
 		ON CONFLICT (url) DO UPDATE SET schema_type = EXCLUDED.schema_type, source_type = EXCLUDED.source_type,
@@ -89,12 +71,12 @@ func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (
 
 // SourceGet implements store.Store.
 func (s *Store) SourceGet(ctx context.Context, sourceID string) (*store.Source, error) {
-	return scanSource(s.pool.QueryRow(ctx, `SELECT `+sourceColumns+` FROM harvest_source WHERE id = $1`, sourceID))
+	return scan.Source(s.q.QueryRow(ctx, `SELECT `+sourceColumns+` FROM harvest_source WHERE id = $1`, sourceID))
 }
 
 // SourceInsert implements store.Store.
 func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (*store.Source, error) {
-	return scanSource(s.pool.QueryRow(ctx, `
+	return scan.Source(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
 			notification_emails, notification_frequency, collection_parent_url, waf_time_zone, next_run_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $6 = 'manual' THEN NULL ELSE now() END)
@@ -105,39 +87,28 @@ func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (
 func (s *Store) SourceList(ctx context.Context, p *store.SourceListParams) ([]*store.Source, int, error) {
 	limit, offset := p.Bounds()
 	org := nullable(p.OrganizationID)
-	var total int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM harvest_source
-		WHERE $1::uuid IS NULL OR organization_id = $1`, org).Scan(&total)
+	total, err := sqlstore.Count(ctx, s.q, `SELECT count(*) FROM harvest_source
+		WHERE $1::uuid IS NULL OR organization_id = $1`, org)
 	if err != nil {
-		return nil, 0, interpretError(err)
+		return nil, 0, err
 	}
-	rows, _ := s.pool.Query(ctx, `SELECT `+sourceColumns+` FROM harvest_source
-		WHERE $1::uuid IS NULL OR organization_id = $1 ORDER BY name, id LIMIT $2 OFFSET $3`, org, limit, offset)
-	srcs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Source, error) { return scanSource(row) })
-	return srcs, total, interpretError(err)
+	srcs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+sourceColumns+` FROM harvest_source
+		WHERE $1::uuid IS NULL OR organization_id = $1 ORDER BY name, id LIMIT $2 OFFSET $3`, org, limit, offset), scan.Source)
+	return srcs, total, err
 }
 
 // SourceListDue implements store.Store.
 func (s *Store) SourceListDue(ctx context.Context, p *store.SourceListDueParams) ([]*store.Source, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+sourceColumns+` FROM harvest_source s
+	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sourceColumns+` FROM harvest_source s
 		WHERE frequency <> 'manual' AND next_run_at <= $1
 			AND NOT EXISTS (SELECT 1 FROM harvest_job j
 				WHERE j.harvest_source_id = s.id AND j.status IN ('new', 'in_progress'))
-		ORDER BY next_run_at, id`, p.Now)
-	srcs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Source, error) { return scanSource(row) })
-	return srcs, interpretError(err)
+		ORDER BY next_run_at, id`, p.Now), scan.Source)
 }
 
 // SourceScheduleNext implements store.Store.
 func (s *Store) SourceScheduleNext(ctx context.Context, p *store.SourceScheduleNextParams) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE harvest_source SET next_run_at = $2 WHERE id = $1`, p.SourceID, p.NextRunAt)
-	if err != nil {
-		return interpretError(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return store.ErrNotFound
-	}
-	return nil
+	return sqlstore.ExecOne(ctx, s.q, `UPDATE harvest_source SET next_run_at = $2 WHERE id = $1`, p.SourceID, p.NextRunAt)
 }
 
 // SourceUpdate implements store.Store.
@@ -157,7 +128,7 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 			next = store.PlanNextRun(freq, lastJobStart, now)
 		}
 		args := append(sourceArgs(&p.SourceInsertParams), next, p.ID)
-		src, err = scanSource(tx.QueryRow(ctx, `UPDATE harvest_source SET organization_id = $1, name = $2,
+		src, err = scan.Source(querier{tx}.QueryRow(ctx, `UPDATE harvest_source SET organization_id = $1, name = $2,
 			url = $3, source_type = $4, schema_type = $5, frequency = $6, notification_emails = $7,
 			notification_frequency = $8, collection_parent_url = $9, waf_time_zone = $10, next_run_at = $11,
 			updated_at = now()

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
 // maxRowsPerStatement bounds the rows of one statement, so that its bound parameters (up to
@@ -40,41 +40,14 @@ func (s *Store) RecordCompareBatch(ctx context.Context, keys []store.RecordCompa
 		for i, k := range keys {
 			args = append(args, i, k.SourceID, k.Identifier, k.RecordID)
 		}
-		got, err := s.recordCompare(ctx, strings.Replace(recordCompareSQL, "%s", placeholders(len(keys), 4), 1), args)
+		got, err := sqlstore.Collect(s.q.Query(ctx, strings.Replace(recordCompareSQL, "%s", placeholders(len(keys), 4), 1), args...),
+			scan.RecordCompare)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, got...)
 	}
 	return out, nil
-}
-
-func (s *Store) recordCompare(ctx context.Context, query string, args []any) ([]*store.RecordCompare, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	defer rows.Close()
-	var out []*store.RecordCompare
-	for rows.Next() {
-		var jobID, action, status sql.NullString
-		var latest store.RecordCompareLatest
-		var hasLatest bool
-		c := &store.RecordCompare{}
-		if err := rows.Scan(&jobID, &action, &status, &hasLatest, &latest.ID, &latest.Status,
-			&latest.SourceHash, &latest.Action, &latest.SchemaType, &c.DatasetLive); err != nil {
-			return nil, interpretError(err)
-		}
-		if jobID.Valid {
-			c.Stored = &store.RecordCompareStored{JobID: jobID.String, Action: harvest.Action(action.String),
-				Status: harvest.RecordStatus(status.String)}
-		}
-		if hasLatest {
-			c.Latest = &latest
-		}
-		out = append(out, c)
-	}
-	return out, interpretError(rows.Err())
 }
 
 // RecordInsertBatch implements store.Store.

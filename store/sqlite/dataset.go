@@ -8,31 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
-
-const datasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date`
-
-func scanDataset(row interface{ Scan(...any) error }) (*store.Dataset, error) {
-	var d store.Dataset
-	var dcat, harvested string
-	err := row.Scan(&d.ID, &d.Slug, &d.SourceID, &d.Identifier, &dcat, &d.RecordID, &harvested)
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	d.DCAT = []byte(dcat)
-	d.LastHarvestedDate, err = parseTime(harvested)
-	return &d, err
-}
-
-// DatasetUpsert implements store.Store.
-func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
-	return scanDataset(s.db.QueryRowContext(ctx, `
-		INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
-			harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
-		RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, now()))
-}
 
 // DatasetUpsertBatch implements store.Store: the upserts in one transaction.
 func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error) {
@@ -49,12 +26,12 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		t := now()
 		for i, p := range ps {
-			d, err := scanDataset(tx.QueryRowContext(ctx, `
+			d, err := scan.Dataset(querier{tx}.QueryRow(ctx, `
 				INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
 				VALUES (?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
-				RETURNING `+datasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, t))
+				RETURNING `+sqlstore.DatasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, t))
 			if err != nil {
 				return err
 			}
@@ -66,89 +43,4 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		return nil, interpretError(err)
 	}
 	return out, nil
-}
-
-// DatasetCount implements store.Store.
-func (s *Store) DatasetCount(ctx context.Context, sourceID string) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM dataset WHERE harvest_source_id = ?`, sourceID).Scan(&n)
-	return n, interpretError(err)
-}
-
-// DatasetDelete implements store.Store.
-func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM dataset WHERE harvest_source_id = ? AND identifier = ?`,
-		p.SourceID, p.Identifier)
-	if err != nil {
-		return false, interpretError(err)
-	}
-	n, err := res.RowsAffected()
-	return n > 0, err
-}
-
-// DatasetGet implements store.Store.
-func (s *Store) DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error) {
-	return scanDataset(s.db.QueryRowContext(ctx, `SELECT `+datasetColumns+` FROM dataset
-		WHERE harvest_source_id = ? AND identifier = ?`, p.SourceID, p.Identifier))
-}
-
-// DatasetList implements store.Store.
-func (s *Store) DatasetList(ctx context.Context, p *store.DatasetListParams) ([]*store.Dataset, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+datasetColumns+` FROM dataset WHERE harvest_source_id = ?
-		ORDER BY identifier`, p.SourceID)
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	defer rows.Close()
-	var out []*store.Dataset
-	for rows.Next() {
-		d, err := scanDataset(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, interpretError(rows.Err())
-}
-
-// DatasetStream implements store.Store.
-func (s *Store) DatasetStream(ctx context.Context, p *store.DatasetListParams, fn func(*store.Dataset) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+datasetColumns+` FROM dataset
-		WHERE ? = '' OR harvest_source_id = ? ORDER BY id`, p.SourceID, p.SourceID)
-	if err != nil {
-		return interpretError(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		d, err := scanDataset(rows)
-		if err != nil {
-			return err
-		}
-		if err := fn(d); err != nil {
-			return err
-		}
-	}
-	return interpretError(rows.Err())
-}
-
-// DatasetListUnseen implements store.Store.
-func (s *Store) DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(string) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT d.identifier FROM dataset d
-		WHERE d.harvest_source_id = ? AND NOT EXISTS (SELECT 1 FROM harvest_job_identifier i
-			WHERE i.harvest_job_id = ? AND i.identifier = d.identifier)
-		ORDER BY d.identifier`, p.SourceID, p.JobID)
-	if err != nil {
-		return interpretError(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return interpretError(err)
-		}
-		if err := fn(id); err != nil {
-			return err
-		}
-	}
-	return interpretError(rows.Err())
 }

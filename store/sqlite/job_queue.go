@@ -4,29 +4,22 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"slices"
 
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
 // JobHeartbeat implements store.Store.
 func (s *Store) JobHeartbeat(ctx context.Context, jobID string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE harvest_job SET heartbeat_at = ? WHERE id = ?`, now(), jobID)
-	if err != nil {
-		return interpretError(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return cmp.Or(err, store.ErrNotFound)
-	}
-	return nil
+	return sqlstore.ExecOne(ctx, s.q, `UPDATE harvest_job SET heartbeat_at = ? WHERE id = ?`, now(), jobID)
 }
 
 // JobListOrphaned implements store.Store.
 func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.Job, error) {
-	return queryJobs(ctx, s.db, `SELECT `+jobColumns+` FROM harvest_job
+	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job
 		WHERE status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < ?)
-		ORDER BY heartbeat_at, id`, formatTime(p.Before))
+		ORDER BY heartbeat_at, id`, formatTime(p.Before)), scan.Job)
 }
 
 // JobStartQueued implements store.Store. The transaction begins IMMEDIATE (see inTx), which
@@ -39,9 +32,9 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 		if err != nil || running >= p.MaxInProgress {
 			return err
 		}
-		started, err = queryJobs(ctx, tx, `UPDATE harvest_job SET status = 'in_progress', heartbeat_at = ?
+		started, err = sqlstore.Collect(querier{tx}.Query(ctx, `UPDATE harvest_job SET status = 'in_progress', heartbeat_at = ?
 			WHERE id IN (SELECT id FROM harvest_job WHERE status = 'new' ORDER BY date_created, id LIMIT ?)
-			RETURNING `+jobColumns, now(), p.MaxInProgress-running)
+			RETURNING `+sqlstore.JobColumns, now(), p.MaxInProgress-running), scan.Job)
 		return err
 	})
 	if err != nil {
@@ -56,12 +49,8 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 
 // JobRedrive implements store.Store.
 func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.Job, bool, error) {
-	job, err := scanJob(s.db.QueryRowContext(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = ?
+	job, err := scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = ?
 		WHERE id = ? AND status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND redrives < ?
-		RETURNING `+jobColumns, now(), p.JobID, formatTime(p.Before), p.Max))
-	if errors.Is(err, store.ErrNotFound) {
-		job, err = s.JobGet(ctx, p.JobID)
-		return job, false, err
-	}
-	return job, err == nil, err
+		RETURNING `+sqlstore.JobColumns, now(), p.JobID, formatTime(p.Before), p.Max))
+	return sqlstore.JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
 }

@@ -5,43 +5,18 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
 const sourceColumns = `id, COALESCE(organization_id, ''), name, url, source_type, schema_type, frequency,
 	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''),
 	COALESCE(waf_time_zone, ''), created_at, updated_at`
-
-func scanSource(row interface{ Scan(...any) error }) (*store.Source, error) {
-	var s store.Source
-	var emails, created, updated string
-	var next sql.NullString
-	err := row.Scan(&s.ID, &s.OrganizationID, &s.Name, &s.URL, &s.SourceType, &s.SchemaType, &s.Frequency,
-		&emails, &s.NotificationFrequency, &next, &s.CollectionParentURL, &s.WAFTimeZone, &created, &updated)
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	if err := json.Unmarshal([]byte(emails), &s.NotificationEmails); err != nil {
-		return nil, fmt.Errorf("source %s: notification_emails: %w", s.ID, err)
-	}
-	if len(s.NotificationEmails) == 0 {
-		s.NotificationEmails = nil
-	}
-	if s.NextRunAt, err = parseNullTime(next); err != nil {
-		return nil, err
-	}
-	if s.CreatedAt, err = parseTime(created); err != nil {
-		return nil, err
-	}
-	s.UpdatedAt, err = parseTime(updated)
-	return &s, err
-}
 
 // sourceArgs are p's columns organization_id .. notification_frequency with their defaults.
 func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
@@ -66,13 +41,8 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 			EXISTS (SELECT 1 FROM dataset WHERE harvest_source_id = s.id),
 			EXISTS (SELECT 1 FROM harvest_job WHERE harvest_source_id = s.id AND status IN ('new', 'in_progress'))
 			FROM harvest_source s WHERE id = ?`, id).Scan(&datasets, &unfinished)
-		switch {
-		case err != nil:
+		if err := cmp.Or(err, sqlstore.SourceInUse(datasets, unfinished)); err != nil {
 			return err
-		case datasets:
-			return fmt.Errorf("%w: the source has live datasets", store.ErrConflict)
-		case unfinished:
-			return fmt.Errorf("%w: the source has an unfinished job", store.ErrConflict)
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM harvest_source WHERE id = ?`, id)
 		return err
@@ -83,7 +53,7 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 // SourceEnsure implements store.Store.
 func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (*store.Source, error) {
 	t := now()
-	return scanSource(s.db.QueryRowContext(ctx, `
+	return scan.Source(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_source (id, name, url, source_type, schema_type, collection_parent_url, waf_time_zone,
 			created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), ?, ?)
@@ -96,7 +66,7 @@ func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (
 
 // SourceGet implements store.Store.
 func (s *Store) SourceGet(ctx context.Context, sourceID string) (*store.Source, error) {
-	return scanSource(s.db.QueryRowContext(ctx, `SELECT `+sourceColumns+` FROM harvest_source WHERE id = ?`, sourceID))
+	return scan.Source(s.q.QueryRow(ctx, `SELECT `+sourceColumns+` FROM harvest_source WHERE id = ?`, sourceID))
 }
 
 // SourceInsert implements store.Store.
@@ -106,7 +76,7 @@ func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (
 		return nil, err
 	}
 	t := now()
-	return scanSource(s.db.QueryRowContext(ctx, `
+	return scan.Source(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
 			notification_emails, notification_frequency, collection_parent_url, waf_time_zone, id, next_run_at,
 			created_at, updated_at)
@@ -118,53 +88,29 @@ func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (
 func (s *Store) SourceList(ctx context.Context, p *store.SourceListParams) ([]*store.Source, int, error) {
 	const filter = `?1 IS NULL OR organization_id = ?1`
 	org := nullable(p.OrganizationID)
-	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM harvest_source WHERE `+filter, org).Scan(&total); err != nil {
-		return nil, 0, interpretError(err)
+	total, err := sqlstore.Count(ctx, s.q, `SELECT count(*) FROM harvest_source WHERE `+filter, org)
+	if err != nil {
+		return nil, 0, err
 	}
 	limit, offset := p.Bounds()
-	srcs, err := s.querySources(ctx, `SELECT `+sourceColumns+` FROM harvest_source WHERE `+filter+`
-		ORDER BY name, id LIMIT ?2 OFFSET ?3`, org, limit, offset)
+	srcs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+sourceColumns+` FROM harvest_source WHERE `+filter+`
+		ORDER BY name, id LIMIT ?2 OFFSET ?3`, org, limit, offset), scan.Source)
 	return srcs, total, err
 }
 
 // SourceListDue implements store.Store.
 func (s *Store) SourceListDue(ctx context.Context, p *store.SourceListDueParams) ([]*store.Source, error) {
-	return s.querySources(ctx, `SELECT `+sourceColumns+` FROM harvest_source s
+	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sourceColumns+` FROM harvest_source s
 		WHERE frequency <> 'manual' AND next_run_at <= ?
 			AND NOT EXISTS (SELECT 1 FROM harvest_job j
 				WHERE j.harvest_source_id = s.id AND j.status IN ('new', 'in_progress'))
-		ORDER BY next_run_at, id`, formatTime(p.Now))
-}
-
-func (s *Store) querySources(ctx context.Context, query string, args ...any) ([]*store.Source, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, interpretError(err)
-	}
-	defer rows.Close()
-	var out []*store.Source
-	for rows.Next() {
-		src, err := scanSource(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, src)
-	}
-	return out, interpretError(rows.Err())
+		ORDER BY next_run_at, id`, formatTime(p.Now)), scan.Source)
 }
 
 // SourceScheduleNext implements store.Store.
 func (s *Store) SourceScheduleNext(ctx context.Context, p *store.SourceScheduleNextParams) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE harvest_source SET next_run_at = ? WHERE id = ?`,
+	return sqlstore.ExecOne(ctx, s.q, `UPDATE harvest_source SET next_run_at = ? WHERE id = ?`,
 		formatNullTime(p.NextRunAt), p.SourceID)
-	if err != nil {
-		return interpretError(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return cmp.Or(err, store.ErrNotFound)
-	}
-	return nil
 }
 
 // SourceUpdate implements store.Store.
@@ -194,7 +140,7 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 				next = sql.NullString{String: formatTime(*planned), Valid: true}
 			}
 		}
-		src, err = scanSource(tx.QueryRowContext(ctx, `UPDATE harvest_source SET organization_id = ?1, name = ?2,
+		src, err = scan.Source(querier{tx}.QueryRow(ctx, `UPDATE harvest_source SET organization_id = ?1, name = ?2,
 			url = ?3, source_type = ?4, schema_type = ?5, frequency = ?6, notification_emails = ?7,
 			notification_frequency = ?8, collection_parent_url = ?9, waf_time_zone = ?10, next_run_at = ?11,
 			updated_at = ?12

@@ -10,7 +10,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"time"
 
@@ -19,14 +18,18 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
 //go:embed migration/*.sql
 var migrations embed.FS
 
-// Store is a store.Store over one SQLite database file.
+// Store is a store.Store over one SQLite database file. The methods whose logic is the same on
+// both backends are sqlstore.Store's, in the dialect below.
 type Store struct {
+	sqlstore.Store
 	db *sql.DB
+	q  querier // over db
 }
 
 var _ store.Store = (*Store)(nil)
@@ -47,7 +50,21 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	s := &Store{db: db, q: querier{db}}
+	s.Store = sqlstore.New(s.q, scan, sqlstore.Dialect{
+		Now:     "$now",
+		NowArgs: func() []any { return []any{sql.Named("now", now())} },
+		InTx: func(ctx context.Context, fn func(sqlstore.Querier) error) error {
+			return interpretError(s.inTx(ctx, func(tx *sql.Tx) error { return fn(querier{tx}) }))
+		},
+		SQL: sqlstore.SQL{
+			JobListFilter: `($1 IS NULL OR harvest_source_id = $1) AND ($2 IS NULL OR status = $2)
+				AND ($3 IS NULL OR job_type = $3)`,
+			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
+				WHERE $1 = '' OR harvest_source_id = $1 ORDER BY id`,
+		},
+	}, s.OutcomeSettleBatch)
+	return s, nil
 }
 
 // Close closes the database.
@@ -55,18 +72,7 @@ func (s *Store) Close() { _ = s.db.Close() }
 
 // Migrate applies the embedded migrations with goose.
 func (s *Store) Migrate(ctx context.Context) error {
-	sub, err := fs.Sub(migrations, "migration")
-	if err != nil {
-		return err
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, s.db, sub)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
+	return sqlstore.Migrate(ctx, goose.DialectSQLite3, s.db, migrations)
 }
 
 // interpretError maps driver errors to the store's sentinels; everything else passes through.

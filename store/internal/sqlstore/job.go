@@ -1,0 +1,117 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// JobFetchColumns are the fetch columns of harvest_job, in the order Scanner.JobFetch reads.
+const JobFetchColumns = `id, job_type, status, fetch_url, fetch_schema_type, fetch_etag,
+	fetch_last_modified, fetch_not_modified`
+
+// jobFetchLatest selects the fetch columns of the source's (%[1]s) last finished harvest,
+// force_harvest or clear job.
+const jobFetchLatest = `SELECT ` + JobFetchColumns + ` FROM harvest_job
+	WHERE harvest_source_id = %[1]s AND status IN ('complete', 'error')
+		AND job_type IN ('harvest', 'force_harvest', 'clear')
+	ORDER BY date_created DESC, id DESC LIMIT 1`
+
+// unsettledRecord finds a record of the source whose newest row failed for a reason of its own
+// (status error: a sync or store failure) or never settled, and that a harvest would not find
+// unchanged (its newest comparable row is not a live version with the same hash and schema
+// type): a harvest must look at it again, so the document may not be skipped by a conditional
+// GET. A failed row of a record that is unchanged since (a force_harvest cancelled before its
+// record was synced, say) does not count: the next harvest would change nothing for it.
+const unsettledRecord = `SELECT EXISTS (SELECT 1 FROM harvest_record r
+	WHERE r.harvest_source_id = %[1]s AND r.status IN ('error', 'pending')
+		AND NOT EXISTS (SELECT 1 FROM harvest_record k WHERE k.harvest_source_id = r.harvest_source_id
+			AND k.identifier = r.identifier AND k.status IN ('success', 'error_validation', 'error_transform')
+			AND k.date_created > r.date_created)
+		AND NOT COALESCE((SELECT k.action <> 'delete' AND k.source_hash = r.source_hash
+				AND (k.schema_type IS NULL OR k.schema_type = r.schema_type)
+			FROM harvest_record k WHERE k.harvest_source_id = r.harvest_source_id AND k.identifier = r.identifier
+				AND k.status IN ('success', 'error_validation', 'error_transform')
+			ORDER BY k.date_created DESC LIMIT 1), false))`
+
+// settlePendingRecords gives the records a failed job ($1) left pending a final status, at
+// now() (Store.sql): success when SYNC applied them (the live dataset is this record, or a
+// delete's dataset is gone), error otherwise (the job ended before they reached the catalog).
+// So a cancelled job leaves no pending row behind, and the next harvest compares against what
+// the catalog really has.
+const settlePendingRecords = `UPDATE harvest_record SET date_finished = now(), status = CASE
+		WHEN action = 'delete' AND NOT EXISTS (SELECT 1 FROM dataset d
+			WHERE d.harvest_source_id = harvest_record.harvest_source_id AND d.identifier = harvest_record.identifier)
+			THEN 'success'
+		WHEN action <> 'delete' AND EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_record_id = harvest_record.id)
+			THEN 'success'
+		ELSE 'error' END
+	WHERE harvest_job_id = $1 AND status = 'pending'`
+
+// JobInsertValues are the id and status of the job p inserts: p.ID or a new UUID; new when
+// p queues it, else in_progress.
+func JobInsertValues(p *store.JobInsertParams) (string, harvest.JobStatus) {
+	id := p.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	if p.Queued {
+		return id, harvest.JobNew
+	}
+	return id, harvest.JobInProgress
+}
+
+// Fetch is what the job of row r fetched (store.Store's JobFetchGet); err is r's scan error.
+func Fetch(r *store.JobFetchRow, err error) (*store.JobFetch, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r.Fetch()
+}
+
+// JobFetchLatest is store.Store's JobFetchLatest: the fetch of the source's last finished
+// harvest job when a new job may reuse it and no record of the source is left unsettled;
+// store.ErrNotFound otherwise. ph is the dialect's placeholder of the first argument ("$1" or
+// "?"): the two statements read the same in both dialects but for it.
+func (s *Scanner) JobFetchLatest(ctx context.Context, q Querier, ph, sourceID string) (*store.JobFetch, error) {
+	r, err := s.JobFetch(q.QueryRow(ctx, fmt.Sprintf(jobFetchLatest, ph), sourceID))
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.Reusable()
+	if err != nil {
+		return nil, err
+	}
+	var unsettled bool
+	if err := q.QueryRow(ctx, fmt.Sprintf(unsettledRecord, ph), sourceID).Scan(&unsettled); err != nil {
+		return nil, err
+	}
+	if unsettled {
+		return nil, store.ErrNotFound
+	}
+	return f, nil
+}
+
+// SourceInUse is SourceDelete's refusal: store.ErrConflict when the source has live datasets
+// or an unfinished job, nil when it may go.
+func SourceInUse(datasets, unfinished bool) error {
+	switch {
+	case datasets:
+		return fmt.Errorf("%w: the source has live datasets", store.ErrConflict)
+	case unfinished:
+		return fmt.Errorf("%w: the source has an unfinished job", store.ErrConflict)
+	}
+	return nil
+}
+
+// OrganizationInUse is OrganizationDelete's refusal: store.ErrConflict when the organization
+// has harvest sources (their foreign key would cascade), nil when it may go.
+func OrganizationInUse(sources bool) error {
+	if sources {
+		return fmt.Errorf("%w: the organization has harvest sources", store.ErrConflict)
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+// Dialect is what a backend gives Store: how its statements differ from the ones Store writes
+// once, and how it runs a transaction. Store's own statements use $n placeholders, which both
+// pgx and modernc.org/sqlite bind by number, and now() for the current time.
+type Dialect struct {
+	// Now is the SQL that stands for now() in Store's statements: now() itself on Postgres (the
+	// transaction's start), the named parameter $now on SQLite.
+	Now string
+	// NowArgs are the arguments a statement with now() takes besides its own, called once per
+	// statement or transaction, so that one transaction stamps one time: none on Postgres, $now
+	// (the time as the backend stores it) on SQLite.
+	NowArgs func() []any
+	// InTx runs fn in a transaction over a Querier of it: committed when fn returns nil, rolled
+	// back otherwise. Its error is fn's or the transaction's, through the backend's error
+	// mapping.
+	InTx func(ctx context.Context, fn func(Querier) error) error
+	// SQL are the statements that differ between the dialects by more than that.
+	SQL SQL
+}
+
+// SQL are a dialect's own statements for Store's methods.
+type SQL struct {
+	// JobListFilter is JobList's WHERE condition on $1 harvest_source_id, $2 status and
+	// $3 job_type, each NULL for any.
+	JobListFilter string
+	// DatasetStream selects DatasetColumns of every dataset of the source $1 ("" for all) in
+	// id order.
+	DatasetStream string
+}
+
+// Store is the store.Store methods whose logic is the same on both backends, written once; each
+// backend embeds it. It reaches the database through q and reads rows with scan.
+type Store struct {
+	q           Querier
+	scan        *Scanner
+	d           Dialect
+	settleBatch func(context.Context, []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
+}
+
+// New is the Store over q, reading rows with scan, in dialect d. settleBatch is the backend's
+// OutcomeSettleBatch, which OutcomeSettle calls with a batch of one.
+func New(q Querier, scan *Scanner, d Dialect,
+	settleBatch func(context.Context, []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error),
+) Store {
+	return Store{q: q, scan: scan, d: d, settleBatch: settleBatch}
+}
+
+// sql is stmt in the dialect: now() replaced by d.Now.
+func (s *Store) sql(stmt string) string {
+	if s.d.Now == "now()" {
+		return stmt
+	}
+	return strings.ReplaceAll(stmt, "now()", s.d.Now)
+}
+
+// nullable is the argument of an optional text value: NULL for "".
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// stamped is args followed by the dialect's arguments of now().
+func (s *Store) stamped(now []any, args ...any) []any { return append(args, now...) }
+
+// JobInsert implements store.Store.
+func (s *Store) JobInsert(ctx context.Context, p *store.JobInsertParams) (*store.Job, error) {
+	id, status := JobInsertValues(p)
+	return s.scan.Job(s.q.QueryRow(ctx, s.sql(`
+		INSERT INTO harvest_job (id, harvest_source_id, job_type, status, date_created, heartbeat_at)
+		VALUES ($1, $2, $3, $4, now(), CASE WHEN $4 = 'in_progress' THEN now() END)
+		RETURNING `+JobColumns), s.stamped(s.d.NowArgs(), id, p.SourceID, p.JobType, status)...))
+}
+
+// JobList implements store.Store.
+func (s *Store) JobList(ctx context.Context, p *store.JobListParams) ([]*store.Job, int, error) {
+	filter := s.d.SQL.JobListFilter
+	args := []any{nullable(p.SourceID), nullable(string(p.Status)), nullable(string(p.JobType))}
+	total, err := Count(ctx, s.q, `SELECT count(*) FROM harvest_job WHERE `+filter, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	limit, offset := p.Bounds()
+	jobs, err := Collect(s.q.Query(ctx, `SELECT `+JobColumns+` FROM harvest_job WHERE `+filter+`
+		ORDER BY date_created DESC, id DESC LIMIT $4 OFFSET $5`, append(args, limit, offset)...), s.scan.Job)
+	return jobs, total, err
+}
+
+// JobGet implements store.Store.
+func (s *Store) JobGet(ctx context.Context, jobID string) (*store.Job, error) {
+	return s.scan.Job(s.q.QueryRow(ctx, `SELECT `+JobColumns+` FROM harvest_job WHERE id = $1`, jobID))
+}
+
+// JobFail implements store.Store: in one transaction the job ends in error (when it is new or
+// in progress), its error row is written and its pending records settle (settlePendingRecords).
+func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job, error) {
+	var job *store.Job
+	err := s.d.InTx(ctx, func(tx Querier) error {
+		now := s.d.NowArgs()
+		var err error
+		job, err = s.scan.Job(tx.QueryRow(ctx, s.sql(`
+			UPDATE harvest_job SET status = 'error', date_finished = now(), records_total = records_settled
+			WHERE id = $1 AND status IN ('new', 'in_progress') RETURNING `+JobColumns), s.stamped(now, p.JobID)...))
+		if err != nil {
+			return err
+		}
+		if _, err = tx.Exec(ctx, s.sql(`INSERT INTO harvest_job_error (harvest_job_id, type, message, date_created)
+			VALUES ($1, $2, $3, now())`), s.stamped(now, p.JobID, p.Type, p.Message)...); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, s.sql(settlePendingRecords), s.stamped(now, p.JobID)...)
+		return err
+	})
+	job, _, err = JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
+	return job, err
+}
+
+// JobFinish implements store.Store.
+func (s *Store) JobFinish(ctx context.Context, jobID string) (*store.Job, bool, error) {
+	job, err := s.scan.Job(s.q.QueryRow(ctx, s.sql(`
+		UPDATE harvest_job SET status = 'complete', date_finished = now(), records_total = records_settled
+		WHERE id = $1 AND status = 'in_progress' AND records_expected IS NOT NULL
+			AND records_settled >= records_expected
+		RETURNING `+JobColumns), s.stamped(s.d.NowArgs(), jobID)...))
+	return JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, jobID) })
+}
+
+// JobSetExpected implements store.Store.
+func (s *Store) JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.Job, error) {
+	return s.scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET records_expected = $2 WHERE id = $1 RETURNING `+JobColumns,
+		p.JobID, p.Expected))
+}
+
+// JobIdentifierAdd implements store.Store.
+func (s *Store) JobIdentifierAdd(ctx context.Context, p *store.JobIdentifierAddParams) error {
+	_, err := s.q.Exec(ctx, `INSERT INTO harvest_job_identifier (harvest_job_id, identifier) VALUES ($1, $2)
+		ON CONFLICT DO NOTHING`, p.JobID, p.Identifier)
+	return err
+}
+
+// JobErrorList implements store.Store.
+func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobError, error) {
+	return Collect(s.q.Query(ctx, `SELECT harvest_job_id, type, message, date_created FROM harvest_job_error
+		WHERE harvest_job_id = $1 ORDER BY id`, jobID), s.scan.JobError)
+}
+
+// DatasetUpsert implements store.Store. A new dataset gets a new random (version 4) UUID; an
+// existing one keeps its id.
+func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
+	return s.scan.Dataset(s.q.QueryRow(ctx, s.sql(`
+		INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
+		VALUES ($1, $2, $3, $4, $5, $6, now())
+		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
+			harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
+		RETURNING `+DatasetColumns), s.stamped(s.d.NowArgs(), uuid.NewString(), p.Slug, p.Identifier,
+		string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID)...))
+}
+
+// DatasetCount implements store.Store.
+func (s *Store) DatasetCount(ctx context.Context, sourceID string) (int, error) {
+	return Count(ctx, s.q, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1`, sourceID)
+}
+
+// DatasetDelete implements store.Store.
+func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error) {
+	n, err := s.q.Exec(ctx, `DELETE FROM dataset WHERE harvest_source_id = $1 AND identifier = $2`,
+		p.SourceID, p.Identifier)
+	return n > 0, err
+}
+
+// DatasetGet implements store.Store.
+func (s *Store) DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error) {
+	return s.scan.Dataset(s.q.QueryRow(ctx, `SELECT `+DatasetColumns+` FROM dataset
+		WHERE harvest_source_id = $1 AND identifier = $2`, p.SourceID, p.Identifier))
+}
+
+// DatasetList implements store.Store.
+func (s *Store) DatasetList(ctx context.Context, p *store.DatasetListParams) ([]*store.Dataset, error) {
+	return Collect(s.q.Query(ctx, `SELECT `+DatasetColumns+` FROM dataset WHERE harvest_source_id = $1
+		ORDER BY identifier`, p.SourceID), s.scan.Dataset)
+}
+
+// DatasetStream implements store.Store.
+func (s *Store) DatasetStream(ctx context.Context, p *store.DatasetListParams, fn func(*store.Dataset) error) error {
+	return Each(s.q.Query(ctx, s.d.SQL.DatasetStream, p.SourceID), s.scan.Dataset, fn)
+}
+
+// DatasetListUnseen implements store.Store.
+func (s *Store) DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(string) error) error {
+	return Each(s.q.Query(ctx, `SELECT d.identifier FROM dataset d
+		WHERE d.harvest_source_id = $1 AND NOT EXISTS (SELECT 1 FROM harvest_job_identifier i
+			WHERE i.harvest_job_id = $2 AND i.identifier = d.identifier)
+		ORDER BY d.identifier`, p.SourceID, p.JobID), String, fn)
+}
+
+// OutcomeSettle implements store.Store: a batch of one of the backend's OutcomeSettleBatch.
+func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
+	res, err := s.settleBatch(ctx, []*store.OutcomeSettleParams{p})
+	if err != nil {
+		return nil, false, err
+	}
+	return res[0].Job, res[0].Fresh, res[0].Err
+}
+
+// OutcomeReopenedCount implements store.Store.
+func (s *Store) OutcomeReopenedCount(ctx context.Context, jobID string) (int, error) {
+	return Count(ctx, s.q, `SELECT count(*) FROM harvest_job_outcome
+		WHERE harvest_job_id = $1 AND replay_at IS NOT NULL`, jobID)
+}
