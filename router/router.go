@@ -18,10 +18,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/stages/compare"
-	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/report"
 	"github.com/harvester-dev/harvester/stages/sync"
 	"github.com/harvester-dev/harvester/store"
@@ -52,7 +52,7 @@ type Config struct {
 	// stuck worker). Default 5.
 	MaxDeliver int
 	// Fetch configures EXTRACT's HTTP client.
-	Fetch extract.FetchConfig
+	Fetch fetch.Config
 	// MaxRecordBytes caps one record (extract.Config.MaxRecordBytes); default
 	// extract.DefaultMaxRecordBytes (16 MiB). Bodies over the message size travel by reference
 	// (claim.go), whatever this is.
@@ -104,7 +104,7 @@ type deps struct {
 	pub   message.Publisher
 	// extractPub and comparePub publish for the stages that publish from inside their handler.
 	extractPub, comparePub *DeferredPublisher
-	fetch                  extract.FetchConfig
+	fetch                  fetch.Config
 	report                 *report.Handler
 	sync                   *sync.Handler
 	compare                *compare.Handler
