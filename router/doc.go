@@ -10,8 +10,10 @@
 // most MaxDeliver times. Handler outputs go through one routing Publisher that sends each
 // message to the subject in its harvest.MetaSubject metadata.
 //
-// Middleware, outermost first: panic recovery, Prometheus metrics, logs with job and record
-// ids, the failure policy (after retries: the message to harvest.v1.failed.<stage> and the
-// record settled as errored, or the job failed) and bounded retry with exponential backoff.
-// The stage table is topology.go.
+// Middleware, outermost first (router.go addStage; watermill runs the first added outermost):
+// Prometheus metrics (router level), logs with job and record ids, the failure policy (after
+// retries: the message to harvest.v1.failed.<stage> and the record settled as errored, or the
+// job failed), bounded retry with exponential backoff, and innermost panic recovery (a
+// handler's panic becomes an error, which is retried like any other). The stage table is
+// topology.go.
 package router
