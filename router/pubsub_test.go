@@ -107,6 +107,12 @@ func TestPubSubUniversal(t *testing.T) {
 	}
 }
 
+// ackWait is the suite's consumers' AckWait. Short, because a subscriber closed while it has
+// messages pulled but not handed out sometimes leaves one of them to be redelivered only after
+// AckWait (TestContinueAfterErrors and TestContinueAfterSubscribeClose then take that long;
+// not yet fixed: see the branch's report).
+const ackWait = 5 * time.Second
+
 // topicSubscriber is a message.Subscriber whose every Subscribe binds a Subscriber (the one
 // under test) to the durable consumer of the topic (of group and the topic, given a group), with
 // the settings the router gives a stage's consumer.
@@ -125,7 +131,7 @@ func (s *topicSubscriber) Subscribe(ctx context.Context, topic string) (<-chan *
 	durable := strings.NewReplacer(".", "_", "*", "_", ">", "_").Replace(strings.Trim(s.group+"_"+topic, "_"))
 	pull := 64
 	sub := newSubscriber(s.js, s.stream, jetstream.ConsumerConfig{Durable: durable, FilterSubject: topic,
-		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second, MaxDeliver: 5, // the router's default
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: 5, // the router's default
 		MaxAckPending: max(1000, 2*pull)}, pull, s.inFlight, 50*time.Millisecond,
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	sub.closeGrace = time.Second // TestMessageCtx closes with a message it never answers
