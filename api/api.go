@@ -10,9 +10,9 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/replay"
 	"github.com/harvester-dev/harvester/search"
-	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -64,8 +64,8 @@ type Deps struct {
 	// Ready are the checks /readyz runs, by name (e.g. "database", "nats").
 	Ready map[string]func(context.Context) error
 	// Fetch configures the download of POST /api/v1/validate's url; zero fields take
-	// extract's defaults, and its retry budget is at most 20 s (the caller is waiting).
-	Fetch extract.FetchConfig
+	// fetch's defaults, and its retry budget is at most 20 s (the caller is waiting).
+	Fetch fetch.Config
 	// Search answers GET /api/v1/search; nil answers 503.
 	Search search.Index
 	// Replay serves POST /api/v1/harvest_jobs/{id}/replay (replay.Run over the store);
@@ -84,7 +84,7 @@ type server struct {
 	log     *slog.Logger
 	metrics http.Handler
 	ready   map[string]func(context.Context) error
-	fetch   extract.FetchConfig
+	fetch   fetch.Config
 	search  search.Index
 	replay  func(ctx context.Context, p *replay.Params) (*replay.Result, error)
 	// publisher reports cancelled jobs (Deps.Publisher); may be nil
@@ -101,7 +101,7 @@ const validateRetryBudget = 20 * time.Second
 
 // validateFetch is the fetch configuration of the validate endpoint: c (its per-host limit
 // shared with the harvests) with a retry budget of at most validateRetryBudget.
-func validateFetch(c extract.FetchConfig) extract.FetchConfig {
+func validateFetch(c fetch.Config) fetch.Config {
 	c = c.WithDefaults()
 	c.RetryBudget = min(c.RetryBudget, validateRetryBudget)
 	return c

@@ -16,9 +16,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/search/bleve"
-	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/sqlite"
 )
@@ -65,7 +65,7 @@ func setup(t *testing.T, opts ...func(*Config, *Deps)) *testBundle {
 	require.NoError(t, err)
 	t.Cleanup(func() { idx.Close() })
 	deps := Deps{Store: st, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
-		Fetch: extract.FetchConfig{Attempts: 1, AllowPrivate: true}, Search: idx}
+		Fetch: fetch.Config{Attempts: 1, AllowPrivate: true}, Search: idx}
 	for _, o := range opts {
 		o(&cfg, &deps)
 	}

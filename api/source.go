@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/trigger"
 )
@@ -216,14 +216,14 @@ func (s *server) checkURLTaken(r *http.Request, url, except string) error {
 }
 
 // checkPublic records in fields a source URL whose host resolves to an address the fetches
-// refuse (extract.CheckSourceAddress), unless the server allows private sources
+// refuse (fetch.CheckSourceAddress), unless the server allows private sources
 // (--allow-private-sources, Deps.Fetch.AllowPrivate): such a source would only fail when it
 // runs. A field already found bad, or empty, is not looked at.
 func (s *server) checkPublic(r *http.Request, field, raw string, fields fieldErrors) {
 	if _, bad := fields[field]; bad || raw == "" || s.fetch.AllowPrivate {
 		return
 	}
-	if err := extract.CheckSourceAddress(r.Context(), raw); err != nil {
+	if err := fetch.CheckSourceAddress(r.Context(), raw); err != nil {
 		fields.add(field, "%q is refused: %v. Sources on loopback, private and link-local addresses need a server "+
 			"started with --allow-private-sources (HARVESTER_ALLOW_PRIVATE_SOURCES=1)", raw, err)
 	}

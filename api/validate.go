@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/validate"
@@ -72,7 +73,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 	}
 	var (
 		perr *extract.ParseError
-		ferr *extract.FetchError
+		ferr *fetch.Error
 	)
 	switch {
 	case errors.As(err, &ferr):
@@ -157,7 +158,7 @@ func (c *checker) add(pos int, raw []byte) error {
 
 // checkURL downloads the catalog at url and checks its datasets.
 func (s *server) checkURL(ctx context.Context, c *checker, url string) error {
-	f, err := extract.Fetch(ctx, s.fetch, url)
+	f, err := fetch.Get(ctx, s.fetch, url)
 	if err != nil {
 		return err
 	}

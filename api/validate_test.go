@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
-	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/fetch"
 )
 
 // federalDataset is a DCAT-US 1.1 federal dataset that passes validation.
@@ -249,9 +249,9 @@ func TestValidateBodyTooLarge(t *testing.T) {
 // and keeps a shorter budget it is given.
 func TestValidateRetryBudget(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, 20*time.Second, setup(t, func(_ *Config, d *Deps) { d.Fetch = extract.FetchConfig{} }).api.fetch.RetryBudget)
+	require.Equal(t, 20*time.Second, setup(t, func(_ *Config, d *Deps) { d.Fetch = fetch.Config{} }).api.fetch.RetryBudget)
 	require.Equal(t, 5*time.Second, setup(t, func(_ *Config, d *Deps) {
-		d.Fetch = extract.FetchConfig{RetryBudget: 5 * time.Second}
+		d.Fetch = fetch.Config{RetryBudget: 5 * time.Second}
 	}).api.fetch.RetryBudget)
 }
 

@@ -15,12 +15,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/replay"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/scheduler"
 	"github.com/harvester-dev/harvester/search"
-	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -64,7 +64,7 @@ type Config struct {
 	MaxDeliver    int
 	// Fetch configures the HTTP client of EXTRACT and of the validate API (one per-host limit
 	// for the process).
-	Fetch extract.FetchConfig
+	Fetch fetch.Config
 	// MaxRecordBytes caps one record; default extract.DefaultMaxRecordBytes (16 MiB).
 	MaxRecordBytes int
 	// MaxDeleteShare is the largest share of a source's live datasets a harvest job may delete

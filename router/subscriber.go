@@ -32,7 +32,8 @@ import (
 //     long handler (a whole listing) keeps its message and a dead process loses it within one
 //     AckWait;
 //   - naks (redelivers at once) what a shutdown interrupted, and what the handler nacked after
-//     NakDelay;
+//     NakDelay; a handler that neither acks nor nacks within 30 s of Close loses its message
+//     the same way, so Close returns;
 //   - fetches a body sent by reference (claim.go) before the handler sees the message, and
 //     deletes its object once JetStream confirmed the ack.
 type Subscriber struct {
@@ -44,6 +45,10 @@ type Subscriber struct {
 	inFlight int
 	nakDelay time.Duration
 	logger   *slog.Logger
+	// closeGrace is how long a delivered message's handler may still take to ack or nack once
+	// the subscription ended, before the message is naked. Default 30 s, the router's
+	// CloseTimeout.
+	closeGrace time.Duration
 
 	once    sync.Once
 	closing chan struct{}
@@ -58,7 +63,7 @@ var _ message.Subscriber = (*Subscriber)(nil)
 func newSubscriber(js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, pullMax, inFlight int,
 	nakDelay time.Duration, logger *slog.Logger) *Subscriber {
 	return &Subscriber{js: js, claims: &claims{js: js}, stream: stream, consumer: cfg, pullMax: pullMax, inFlight: max(1, inFlight),
-		nakDelay: nakDelay, logger: logger,
+		nakDelay: nakDelay, logger: logger, closeGrace: defaultCloseGrace,
 		closing: make(chan struct{})}
 }
 
@@ -185,6 +190,9 @@ func (s *Subscriber) watchConsumer(ctx context.Context, stop func()) {
 	}
 }
 
+// defaultCloseGrace is a Subscriber's closeGrace.
+const defaultCloseGrace = 30 * time.Second
+
 // missedHeartbeat is the idle heartbeat of a pull: Next reports a broker that stopped
 // answering after twice this long, and the subscriber then checks that its consumer exists.
 const missedHeartbeat = 2 * time.Second
@@ -262,8 +270,19 @@ func (s *Subscriber) deliver(ctx context.Context, msg jetstream.Msg, out chan<- 
 	}
 	progress := time.NewTicker(max(s.consumer.AckWait/3, time.Second))
 	defer progress.Stop()
+	// Once the subscription ends (Close, or Subscribe's ctx), the message's context is done
+	// and its handler has closeGrace to answer; a message still unanswered then is naked, so
+	// that Close cannot wait forever on a handler that never acks nor nacks.
+	ended, grace := ctx.Done(), (<-chan time.Time)(nil)
 	for {
 		select {
+		case <-ended:
+			ended, grace = nil, time.After(s.closeGrace)
+		case <-grace:
+			s.logger.Warn("handler did not answer after the subscription ended; message naked",
+				"consumer", s.consumer.Durable, "subject", msg.Subject(), "grace", s.closeGrace)
+			_ = msg.Nak()
+			return
 		case <-wm.Acked():
 			if msg.Headers().Get(ClaimHeader) == "" {
 				if err := msg.Ack(); err != nil {
@@ -313,7 +332,8 @@ func toWatermill(msg jetstream.Msg, data []byte) *message.Message {
 	return wm
 }
 
-// Close stops every subscription and waits for the messages in flight to be settled.
+// Close stops every subscription and waits for the messages in flight to be settled: acked or
+// nacked by their handlers, or naked after closeGrace.
 func (s *Subscriber) Close() error {
 	s.once.Do(func() { close(s.closing) })
 	s.wg.Wait()

@@ -15,7 +15,7 @@ import (
 var ErrUnknownSource = errors.New("unknown harvest source")
 
 // Enqueue creates a job for the source in status new: it waits there until a scheduler starts
-// it within the cap on jobs in progress (Dispatch). It returns ErrJobInProgress when the source
+// it within the cap on jobs in progress and sends its job message (Publish). It returns ErrJobInProgress when the source
 // already has an unfinished job, ErrUnknownSource for an unknown source.
 func Enqueue(ctx context.Context, st store.Store, sourceID string, jobType harvest.JobType) (*store.Job, error) {
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: sourceID, JobType: jobType, Queued: true})

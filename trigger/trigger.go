@@ -1,7 +1,8 @@
 // Package trigger starts harvest jobs. Start (the one-shot CLI) finds or creates the harvest
 // source, inserts the job in_progress and publishes the job message that EXTRACT consumes.
-// Enqueue (the API, the scheduler, trigger messages) inserts the job as new, and the scheduler
-// starts queued jobs within its cap and Dispatches them. The database refuses a second
+// Enqueue (the API, the scheduler, trigger messages) inserts the job as new; the scheduler
+// starts queued jobs within its cap (store.JobStartQueued) and sends each one's job message
+// with Publish, which also re-drives an orphaned job. The database refuses a second
 // unfinished job for a source. Handler takes FDK-style trigger messages.
 package trigger
 

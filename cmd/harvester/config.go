@@ -15,10 +15,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/opensearch"
-	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -44,15 +44,15 @@ type serviceFlags struct {
 	// fetchProxy is the HTTP proxy of every download (--fetch-proxy); empty: none, whatever
 	// HTTP_PROXY says.
 	fetchProxy string
-	// fetch holds the fetch flags (0: the extract.FetchConfig default); fetchConfig completes it.
-	fetch extract.FetchConfig
+	// fetch holds the fetch flags (0: the fetch.Config default); fetchConfig completes it.
+	fetch fetch.Config
 	// fetchMade is the configuration fetchConfig made, shared by every user in the process so
 	// that they share one per-host limit.
-	fetchMade *extract.FetchConfig
+	fetchMade *fetch.Config
 }
 
 // fetchConfig is the fetch client's configuration from the flags, the same one on every call.
-func (f *serviceFlags) fetchConfig() extract.FetchConfig {
+func (f *serviceFlags) fetchConfig() fetch.Config {
 	if f.fetchMade == nil {
 		c := f.fetch
 		c.AllowPrivate = f.allowPrivate
@@ -66,7 +66,7 @@ func (f *serviceFlags) fetchConfig() extract.FetchConfig {
 	return *f.fetchMade
 }
 
-// registerFetch adds the fetch client's flags; 0 keeps extract.FetchConfig's default.
+// registerFetch adds the fetch client's flags; 0 keeps fetch.Config's default.
 func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", envDuration("HARVESTER_FETCH_TIMEOUT"),

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
-	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -253,7 +253,7 @@ func TestHarvestWAFThroughOutage(t *testing.T) {
 	b := setup(t)
 	srv := newOutageWAF(t, 6, 2, 20*time.Second)
 	// The defaults, spelled out: TestMain shortens the retry budget for the other tests.
-	def := extract.FetchConfig{}.WithDefaults()
+	def := fetch.Config{}.WithDefaults()
 	rep, code := b.harvest(t, "--url", srv.URL+"/waf/", "--source-type", "waf", "--schema-type", "iso19115_2",
 		"--fetch-attempts", strconv.Itoa(def.Attempts), "--fetch-retry-budget", def.RetryBudget.String())
 	require.Equal(t, exitOK, code, "job errors: %v", rep.JobErrors)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -27,20 +28,20 @@ import (
 
 // since returns the validators the job's GET of its document sends, and the job that saved
 // them ("" when none are sent).
-func (h *Handler) since(ctx context.Context, job *harvest.Job) (Validators, string, error) {
+func (h *Handler) since(ctx context.Context, job *harvest.Job) (fetch.Validators, string, error) {
 	if job.JobType != harvest.JobHarvest {
-		return Validators{}, "", nil
+		return fetch.Validators{}, "", nil
 	}
 	last, err := h.store.JobFetchLatest(ctx, job.SourceID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return Validators{}, "", nil
+		return fetch.Validators{}, "", nil
 	case err != nil:
-		return Validators{}, "", fmt.Errorf("look up the last fetch: %w", err)
+		return fetch.Validators{}, "", fmt.Errorf("look up the last fetch: %w", err)
 	case last.URL != job.URL || last.SchemaType != job.SchemaType:
-		return Validators{}, "", nil
+		return fetch.Validators{}, "", nil
 	}
-	return Validators{ETag: last.ETag, LastModified: last.LastModified}, last.JobID, nil
+	return fetch.Validators{ETag: last.ETag, LastModified: last.LastModified}, last.JobID, nil
 }
 
 // fetchSource returns the job's source document: the file itself for an absolute path, else a
@@ -60,7 +61,7 @@ func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File
 	if job.SchemaType.IsISO() { // the document is one record
 		fc.MaxBytes = min(fc.MaxBytes, int64(h.cfg.MaxRecordBytes))
 	}
-	doc, err := FetchDocument(ctx, fc, job.URL, since)
+	doc, err := fetch.GetDocument(ctx, fc, job.URL, since)
 	if err != nil {
 		return nil, nil, "", err
 	}

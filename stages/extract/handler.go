@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -22,7 +22,7 @@ import (
 type Handler struct {
 	store Store
 	pub   message.Publisher
-	fetch FetchConfig
+	fetch fetch.Config
 	cfg   Config
 }
 
@@ -66,7 +66,7 @@ func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
 // New returns the EXTRACT stage. pub routes by harvest.MetaSubject; records are published as
 // they are read.
-func New(st Store, pub message.Publisher, fc FetchConfig, opts ...Option) *Handler {
+func New(st Store, pub message.Publisher, fc fetch.Config, opts ...Option) *Handler {
 	var cfg Config
 	for _, o := range opts {
 		o(&cfg)
@@ -115,7 +115,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return h.notModified(&job, notModifiedSince)
 	}
 	if err := checkCatalog(f); err != nil {
-		if title, ok := htmlPage(f); ok {
+		if title, ok := fetch.HTMLPage(f); ok {
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
 				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
 		}
@@ -145,10 +145,10 @@ func (h *Handler) open(ctx context.Context, url string) (*os.File, func(), error
 }
 
 // openWith is open with the fetch configuration fc.
-func (h *Handler) openWith(ctx context.Context, fc FetchConfig, url string) (*os.File, func(), error) {
+func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*os.File, func(), error) {
 	switch {
 	case isHTTP(url):
-		f, err := Fetch(ctx, fc, url)
+		f, err := fetch.Get(ctx, fc, url)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -368,19 +368,4 @@ func (l *lister) settleError(e *Entry, kind, reason string) error {
 		return err
 	}
 	return l.h.pub.Publish(harvest.SubjectSettled, m)
-}
-
-// htmlPage reports whether the document in f is an HTML page (a login page, an error page sent
-// with status 200), and its title.
-func htmlPage(f io.ReadSeeker) (title string, ok bool) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", false
-	}
-	head, _ := io.ReadAll(io.LimitReader(f, 64<<10))
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
-	lower := bytes.ToLower(head[:min(len(head), 1024)])
-	if !bytes.HasPrefix(lower, []byte("<!doctype html")) && !bytes.Contains(lower, []byte("<html")) {
-		return "", false
-	}
-	return htmlTitle(head), true
 }

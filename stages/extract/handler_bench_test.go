@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -43,7 +44,7 @@ func BenchmarkHandleDocument(b *testing.B) {
 		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
 	require.NoError(b, err)
 	m.SetContext(ctx)
-	h := New(st, discard{}, FetchConfig{})
+	h := New(st, discard{}, fetch.Config{})
 	b.ReportAllocs()
 	for b.Loop() {
 		require.NoError(b, h.Handle(m))

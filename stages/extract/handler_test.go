@@ -14,6 +14,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/sqlite"
@@ -164,7 +165,7 @@ func runExtractOn(t *testing.T, st store.Store, doc []byte, live []string, opts 
 		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	r.err = New(st, pubsub, FetchConfig{}, opts...).Handle(m)
+	r.err = New(st, pubsub, fetch.Config{}, opts...).Handle(m)
 	mu.Lock()
 	defer mu.Unlock()
 	return r
@@ -199,7 +200,7 @@ func TestHandleRecordTooLarge(t *testing.T) {
 	require.Empty(t, r.unseen(t), "the record is in the source: its dataset must not be deleted")
 
 	// The default cap is 16 MiB: a record over NATS's max payload is sent on (by reference).
-	require.Equal(t, 16<<20, New(nil, nil, FetchConfig{}).cfg.MaxRecordBytes)
+	require.Equal(t, 16<<20, New(nil, nil, fetch.Config{}).cfg.MaxRecordBytes)
 	huge := strings.Repeat("y", 1<<20)
 	r = runExtract(t, []byte(`{"dataset":[{"identifier":"huge","description":"`+huge+`"},{"identifier":"ok"}]}`), nil)
 	require.NoError(t, r.err)
@@ -302,7 +303,7 @@ func TestHandleJobDeletedWithItsSource(t *testing.T) {
 		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	require.NoError(t, New(st, pubsub, FetchConfig{}).Handle(m), "a job that no longer exists is acknowledged")
+	require.NoError(t, New(st, pubsub, fetch.Config{}).Handle(m), "a job that no longer exists is acknowledged")
 	mu.Lock()
 	defer mu.Unlock()
 	require.Empty(t, published, "nothing is listed, settled or failed for a deleted job")

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/fetch"
 )
 
 // countingTransport counts the response body bytes the client read.
@@ -91,7 +93,7 @@ func TestXMLRecordReadNoFurtherThanTheCap(t *testing.T) {
 		{"/plain.xml", len(plain), limit + 256<<10},
 	} {
 		ct := &countingTransport{next: http.DefaultTransport}
-		fc := FetchConfig{Client: &http.Client{Transport: ct, Timeout: time.Minute}, Attempts: 1}
+		fc := fetch.Config{Client: &http.Client{Transport: ct, Timeout: time.Minute}, Attempts: 1}
 		h := New(nil, nil, fc, WithMaxRecordBytes(limit))
 		_, err := h.readXML(ctx, srv.URL+tc.path)
 		var tle *recordTooLargeError
@@ -99,7 +101,7 @@ func TestXMLRecordReadNoFurtherThanTheCap(t *testing.T) {
 		require.ErrorContains(t, err, "more than 1048576 bytes, over the record size cap")
 		require.Less(t, ct.read.Load(), tc.maxRead, "%s: bytes read of %d served", tc.path, tc.served)
 	}
-	h := New(nil, nil, FetchConfig{AllowPrivate: true}, WithMaxRecordBytes(limit))
+	h := New(nil, nil, fetch.Config{AllowPrivate: true}, WithMaxRecordBytes(limit))
 	body, err := h.readXML(ctx, srv.URL+"/small.xml")
 	require.NoError(t, err)
 	require.Equal(t, small, body)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/harvester-dev/harvester/fetch"
 )
 
 // WAFFile is one metadata file of a WAF listing.
@@ -110,7 +112,7 @@ func ParseWAFListing(pageURL string, page io.Reader) (files []WAFFile, folders [
 // https://host/waf) is read as that folder (https://host/waf/), so that relative links resolve
 // as a browser would after the server's redirect. Only files and folders below the root's
 // folder are taken; a folder's depth is the number of path segments below it.
-func CrawlWAF(ctx context.Context, fc FetchConfig, cfg WAFConfig, root string, fn func(WAFFile) error) error {
+func CrawlWAF(ctx context.Context, fc fetch.Config, cfg WAFConfig, root string, fn func(WAFFile) error) error {
 	fc = fc.WithDefaults()
 	cfg = cfg.WithDefaults()
 	rootURL, err := parsePageURL(root)
@@ -178,9 +180,9 @@ func CrawlWAF(ctx context.Context, fc FetchConfig, cfg WAFConfig, root string, f
 }
 
 // fetchWAFListing downloads and parses one listing page. The error names the page: a
-// *FetchError (URL and HTTP status) when it could not be downloaded.
-func fetchWAFListing(ctx context.Context, fc FetchConfig, pageURL string, loc *time.Location) ([]WAFFile, []string, error) {
-	f, err := Fetch(ctx, fc, pageURL)
+// *fetch.Error (URL and HTTP status) when it could not be downloaded.
+func fetchWAFListing(ctx context.Context, fc fetch.Config, pageURL string, loc *time.Location) ([]WAFFile, []string, error) {
+	f, err := fetch.Get(ctx, fc, pageURL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("WAF listing: %w", err)
 	}

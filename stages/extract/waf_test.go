@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/fetch"
 )
 
 func utc(y int, mo time.Month, d, h, mi int) time.Time {
@@ -398,7 +399,7 @@ func wafTreePages() map[string]string {
 	}
 }
 
-func crawl(t *testing.T, fc FetchConfig, cfg WAFConfig, root string) ([]WAFFile, error) {
+func crawl(t *testing.T, fc fetch.Config, cfg WAFConfig, root string) ([]WAFFile, error) {
 	t.Helper()
 	var files []WAFFile
 	err := CrawlWAF(context.Background(), fc, cfg, root, func(f WAFFile) error {
@@ -418,7 +419,7 @@ func fileNames(base string, files []WAFFile) []string {
 
 func TestCrawlWAF(t *testing.T) {
 	t.Parallel()
-	fc := FetchConfig{Backoff: time.Millisecond, Timeout: 10 * time.Second, AllowPrivate: true}
+	fc := fetch.Config{Backoff: time.Millisecond, Timeout: 10 * time.Second, AllowPrivate: true}
 
 	t.Run("tree", func(t *testing.T) {
 		t.Parallel()
@@ -493,9 +494,9 @@ func TestCrawlWAF(t *testing.T) {
 		pages := wafTreePages()
 		pages["/waf/a/deep/"] = "500"
 		w := newWAFTree(t, pages)
-		files, err := crawl(t, FetchConfig{Backoff: time.Millisecond, Attempts: 2, AllowPrivate: true}, WAFConfig{}, w.srv.URL+"/waf/")
+		files, err := crawl(t, fetch.Config{Backoff: time.Millisecond, Attempts: 2, AllowPrivate: true}, WAFConfig{}, w.srv.URL+"/waf/")
 		require.Error(t, err)
-		var ferr *FetchError
+		var ferr *fetch.Error
 		require.True(t, errors.As(err, &ferr), "%v", err)
 		require.Equal(t, http.StatusInternalServerError, ferr.StatusCode)
 		require.Equal(t, w.srv.URL+"/waf/a/deep/", ferr.URL)
@@ -518,7 +519,7 @@ func TestCrawlWAF(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, ferr.StatusCode)
 
 		w = newWAFTree(t, map[string]string{"/waf/": "500"})
-		_, err = crawl(t, FetchConfig{Backoff: time.Millisecond, Attempts: 1, AllowPrivate: true}, WAFConfig{}, w.srv.URL+"/waf/")
+		_, err = crawl(t, fetch.Config{Backoff: time.Millisecond, Attempts: 1, AllowPrivate: true}, WAFConfig{}, w.srv.URL+"/waf/")
 		require.ErrorContains(t, err, w.srv.URL+"/waf/: HTTP 500")
 	})
 
@@ -573,7 +574,7 @@ func TestCrawlWAFEndless(t *testing.T) {
 		_, _ = io.WriteString(rw, wafPage("next/", "../", "../next/", "f.xml", "/waf/"))
 	}))
 	t.Cleanup(srv.Close)
-	files, err := crawl(t, FetchConfig{AllowPrivate: true}, WAFConfig{MaxDepth: 5}, srv.URL+"/waf/")
+	files, err := crawl(t, fetch.Config{AllowPrivate: true}, WAFConfig{MaxDepth: 5}, srv.URL+"/waf/")
 	require.NoError(t, err)
 	require.Len(t, files, 6)
 	require.Equal(t, srv.URL+"/waf/next/next/next/next/next/f.xml", files[5].URL)

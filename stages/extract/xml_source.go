@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -27,7 +28,7 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 		if errors.As(err, &se) {
 			return se.err
 		}
-		if errors.Is(err, errTooLarge) && h.fetch.MaxBytes > int64(h.cfg.MaxRecordBytes) {
+		if errors.Is(err, fetch.ErrTooLarge) && h.fetch.MaxBytes > int64(h.cfg.MaxRecordBytes) {
 			if err := l.xmlTooLarge(job.URL, &recordTooLargeError{cap: h.cfg.MaxRecordBytes, fetchCap: h.fetch.MaxBytes}); err != nil {
 				return err
 			}
@@ -42,7 +43,7 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 		}
 		body, err := h.readRecord(f)
 		if err == nil {
-			err = notHTML(body)
+			err = fetch.NotHTML(body)
 		}
 		var tle *recordTooLargeError
 		if errors.As(err, &tle) {
@@ -116,7 +117,7 @@ func (h *Handler) readXML(ctx context.Context, url string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return body, notHTML(body)
+	return body, fetch.NotHTML(body)
 }
 
 // openRecord is open with the download capped at Config.MaxRecordBytes (a larger one is a
@@ -125,7 +126,7 @@ func (h *Handler) openRecord(ctx context.Context, url string) (*os.File, func(),
 	fc := h.fetch
 	fc.MaxBytes = min(fc.MaxBytes, int64(h.cfg.MaxRecordBytes))
 	f, cleanup, err := h.openWith(ctx, fc, url)
-	if errors.Is(err, errTooLarge) {
+	if errors.Is(err, fetch.ErrTooLarge) {
 		return nil, nil, &recordTooLargeError{cap: h.cfg.MaxRecordBytes, fetchCap: fc.MaxBytes}
 	}
 	return f, cleanup, err
@@ -172,38 +173,6 @@ func (l *lister) xmlTooLarge(url string, cause *recordTooLargeError) error {
 	return l.settleError(&e, "RecordTooLarge", fmt.Sprintf("file %s is %v; it was not read further", url, cause))
 }
 
-// ErrHTMLPage is the cause of an error for an HTML page (a login or error page sent with status
-// 200) where an XML document was expected.
-var ErrHTMLPage = errors.New("the server sent an HTML page")
-
-// notHTML returns an error wrapping ErrHTMLPage, with the page's title, when body is an HTML
-// page: its first markup (after a BOM, white space, comments and an XML declaration, within
-// the first 8 KiB) is an HTML doctype or an <html> element.
-func notHTML(body []byte) error {
-	head := bytes.TrimPrefix(body[:min(len(body), 8<<10)], utf8BOM)
-	for {
-		head = bytes.TrimLeft(head, " \t\r\n")
-		var closing []byte
-		switch {
-		case bytes.HasPrefix(head, []byte("<!--")):
-			closing = []byte("-->")
-		case bytes.HasPrefix(head, []byte("<?")):
-			closing = []byte("?>")
-		}
-		end := bytes.Index(head, closing)
-		if closing == nil || end < 0 {
-			break
-		}
-		head = head[end+len(closing):]
-	}
-	lower := bytes.ToLower(head[:min(len(head), 64)])
-	if !bytes.HasPrefix(lower, []byte("<!doctype html")) && !bytes.HasPrefix(lower, []byte("<html")) {
-		return nil
-	}
-	return fmt.Errorf("%w (HTTP 200, title %q) where an XML document was expected", ErrHTMLPage,
-		htmlTitle(body[:min(len(body), 64<<10)]))
-}
-
 // wafFile lists one file of a WAF: a record sent to COMPARE without its body when its listing
 // date says it is unchanged (harvest.Record.NotDownloaded), an error row when it cannot be
 // downloaded, or a record.
@@ -238,7 +207,7 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 		if l.ctx.Err() != nil {
 			return err
 		}
-		if errors.Is(err, ErrHTMLPage) {
+		if errors.Is(err, fetch.ErrHTMLPage) {
 			return l.settleError(&e, "HTMLPage", fmt.Sprintf("file %s: %v", f.URL, err))
 		}
 		var tle *recordTooLargeError

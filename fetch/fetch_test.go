@@ -1,4 +1,4 @@
-package extract
+package fetch
 
 import (
 	"context"
@@ -46,14 +46,14 @@ func TestFetch(t *testing.T) {
 	ctx := context.Background()
 
 	// By default a source on a private address is refused before any request is made.
-	_, err := Fetch(ctx, FetchConfig{Backoff: time.Millisecond}.WithDefaults(), srv.URL+"/ok")
+	_, err := Get(ctx, Config{Backoff: time.Millisecond}.WithDefaults(), srv.URL+"/ok")
 	require.ErrorIs(t, err, ErrPrivateAddress)
 	require.ErrorContains(t, err, "127.0.0.1 is a loopback address")
 	require.Zero(t, calls.Load(), "nothing was sent")
 
-	cfg := FetchConfig{Backoff: time.Millisecond, MaxBytes: 1024, AllowPrivate: true}.WithDefaults()
+	cfg := Config{Backoff: time.Millisecond, MaxBytes: 1024, AllowPrivate: true}.WithDefaults()
 
-	f, err := Fetch(ctx, cfg, srv.URL+"/ok")
+	f, err := Get(ctx, cfg, srv.URL+"/ok")
 	require.NoError(t, err)
 	body, err := io.ReadAll(f)
 	require.NoError(t, err)
@@ -62,8 +62,8 @@ func TestFetch(t *testing.T) {
 	require.NoError(t, os.Remove(f.Name()))
 
 	calls.Store(0)
-	_, err = Fetch(ctx, cfg, srv.URL+"/missing")
-	var ferr *FetchError
+	_, err = Get(ctx, cfg, srv.URL+"/missing")
+	var ferr *Error
 	require.True(t, errors.As(err, &ferr))
 	require.Equal(t, http.StatusNotFound, ferr.StatusCode)
 	require.EqualError(t, err, "GET "+srv.URL+"/missing: HTTP 404 Not Found")
@@ -71,7 +71,7 @@ func TestFetch(t *testing.T) {
 
 	calls.Store(0)
 	flaky = 2
-	f, err = Fetch(ctx, cfg, srv.URL+"/flaky")
+	f, err = Get(ctx, cfg, srv.URL+"/flaky")
 	require.NoError(t, err, "a 502 is retried")
 	f.Close()
 	os.Remove(f.Name())
@@ -79,20 +79,20 @@ func TestFetch(t *testing.T) {
 
 	calls.Store(0)
 	flaky = 10
-	_, err = Fetch(ctx, cfg, srv.URL+"/flaky")
+	_, err = Get(ctx, cfg, srv.URL+"/flaky")
 	require.True(t, errors.As(err, &ferr))
 	require.Equal(t, http.StatusBadGateway, ferr.StatusCode)
 	require.Equal(t, int32(cfg.Attempts), calls.Load(), "attempts are bounded")
 
 	calls.Store(0)
-	_, err = Fetch(ctx, cfg, srv.URL+"/maintenance")
+	_, err = Get(ctx, cfg, srv.URL+"/maintenance")
 	require.True(t, errors.As(err, &ferr))
 	require.Equal(t, "Down for maintenance", ferr.PageTitle)
 	require.Contains(t, err.Error(), `HTTP 503 Service Unavailable (error page "Down for maintenance")`)
 	require.Equal(t, int32(cfg.Attempts), calls.Load(), "a 503 is retried")
 
-	_, err = Fetch(ctx, cfg, srv.URL+"/big")
-	require.ErrorIs(t, err, errTooLarge)
+	_, err = Get(ctx, cfg, srv.URL+"/big")
+	require.ErrorIs(t, err, ErrTooLarge)
 }
 
 func TestRefusePrivate(t *testing.T) {
@@ -150,7 +150,7 @@ func TestRefuseSpecialPurpose(t *testing.T) {
 // proxy is used, and the guard then checks the request's host before anything is sent.
 func TestFetchProxyOnlyWhenConfigured(t *testing.T) {
 	t.Parallel()
-	c := FetchConfig{}.WithDefaults()
+	c := Config{}.WithDefaults()
 	require.Nil(t, c.Client.Transport.(*http.Transport).Proxy, "no proxy from the environment")
 
 	var proxied atomic.Int32
@@ -167,11 +167,11 @@ func TestFetchProxyOnlyWhenConfigured(t *testing.T) {
 	defer proxy.Close()
 	pu, err := url.Parse(proxy.URL)
 	require.NoError(t, err)
-	cfg := FetchConfig{Proxy: pu, Attempts: 1}.WithDefaults()
+	cfg := Config{Proxy: pu, Attempts: 1}.WithDefaults()
 	ctx := context.Background()
 
 	// The proxy is on loopback: configured explicitly, it is trusted; the source is public.
-	f, err := Fetch(ctx, cfg, "http://93.184.216.34/data.json")
+	f, err := Get(ctx, cfg, "http://93.184.216.34/data.json")
 	require.NoError(t, err)
 	f.Close()
 	os.Remove(f.Name())
@@ -180,11 +180,11 @@ func TestFetchProxyOnlyWhenConfigured(t *testing.T) {
 
 	for _, target := range []string{"http://100.100.100.200/latest/meta-data/", "http://127.0.0.1:8080/",
 		"http://[64:ff9b::a9fe:a9fe]/", "http://localhost/"} {
-		_, err = Fetch(ctx, cfg, target)
+		_, err = Get(ctx, cfg, target)
 		require.ErrorIs(t, err, ErrPrivateAddress, target)
 	}
 	require.Equal(t, int32(1), proxied.Load(), "nothing private went through the proxy")
-	_, err = Fetch(ctx, cfg, "http://93.184.216.34/moved")
+	_, err = Get(ctx, cfg, "http://93.184.216.34/moved")
 	require.ErrorIs(t, err, ErrPrivateAddress, "a redirect to a private address")
 	require.Equal(t, int32(2), proxied.Load(), "the redirect was not followed")
 }

@@ -1,22 +1,23 @@
-package extract
+package fetch
 
 import (
 	"context"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/semaphore"
 )
 
-// hostLimiter caps the requests in flight to each host: one counting semaphore (a buffered
-// channel) per host, made on first use and kept for the life of the process (one per harvest
-// source host, a small set).
+// hostLimiter caps the requests in flight to each host: one weighted semaphore per host, made
+// on first use and kept for the life of the process (one per harvest source host, a small set).
 type hostLimiter struct {
-	max   int
+	max   int64
 	mu    sync.Mutex
-	slots map[string]chan struct{}
+	slots map[string]*semaphore.Weighted
 }
 
 func newHostLimiter(max int) *hostLimiter {
-	return &hostLimiter{max: max, slots: map[string]chan struct{}{}}
+	return &hostLimiter{max: int64(max), slots: map[string]*semaphore.Weighted{}}
 }
 
 // acquire waits for a free slot for host (name[:port], case-insensitive) and returns the
@@ -29,14 +30,12 @@ func (l *hostLimiter) acquire(ctx context.Context, host string) (release func(),
 	l.mu.Lock()
 	slot, ok := l.slots[host]
 	if !ok {
-		slot = make(chan struct{}, l.max)
+		slot = semaphore.NewWeighted(l.max)
 		l.slots[host] = slot
 	}
 	l.mu.Unlock()
-	select {
-	case slot <- struct{}{}:
-		return func() { <-slot }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := slot.Acquire(ctx, 1); err != nil {
+		return nil, err
 	}
+	return func() { slot.Release(1) }, nil
 }

@@ -1,4 +1,4 @@
-package extract
+package fetch
 
 import (
 	"bytes"
@@ -21,8 +21,8 @@ import (
 )
 
 // testFetchConfig allows the httptest servers and keeps retries quick.
-func testFetchConfig() FetchConfig {
-	return FetchConfig{Backoff: time.Millisecond, AllowPrivate: true}
+func testFetchConfig() Config {
+	return Config{Backoff: time.Millisecond, AllowPrivate: true}
 }
 
 // body reads and removes a fetched file.
@@ -62,18 +62,18 @@ func TestFetchRedirectCap(t *testing.T) {
 	cfg.MaxRedirects = 3
 	cfg = cfg.WithDefaults()
 
-	f, err := Fetch(ctx, cfg, srv.URL+"/hop/2") // /hop/2 -> /hop/1 -> /hop/0 -> /doc: 3 redirects
+	f, err := Get(ctx, cfg, srv.URL+"/hop/2") // /hop/2 -> /hop/1 -> /hop/0 -> /doc: 3 redirects
 	require.NoError(t, err)
 	require.Equal(t, `{"dataset":[]}`, body(t, f))
 
-	_, err = Fetch(ctx, cfg, srv.URL+"/hop/3")
+	_, err = Get(ctx, cfg, srv.URL+"/hop/3")
 	require.ErrorIs(t, err, ErrTooManyRedirects)
 	require.ErrorContains(t, err, "more than 3 redirects")
 
 	calls.Store(0)
-	_, err = Fetch(ctx, cfg, srv.URL+"/loop")
+	_, err = Get(ctx, cfg, srv.URL+"/loop")
 	require.ErrorIs(t, err, ErrTooManyRedirects)
-	var ferr *FetchError
+	var ferr *Error
 	require.True(t, errors.As(err, &ferr))
 	require.Equal(t, 1, ferr.Attempts, "a redirect loop is not retried")
 	require.Equal(t, int32(4), calls.Load(), "the first request and 3 redirects")
@@ -113,14 +113,14 @@ func newConcurrencyServer(t *testing.T) *concurrencyServer {
 
 // fetchAll GETs urls concurrently; the server lets a request go only once `hold` requests are
 // in flight (or every remaining one is), so a client without a limit gets them all in at once.
-func (s *concurrencyServer) fetchAll(t *testing.T, cfg FetchConfig, hold int, urls []string) {
+func (s *concurrencyServer) fetchAll(t *testing.T, cfg Config, hold int, urls []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	errs := make(chan error, len(urls))
 	for _, u := range urls {
 		go func() {
-			f, err := Fetch(ctx, cfg, u)
+			f, err := Get(ctx, cfg, u)
 			if err == nil {
 				f.Close()
 				os.Remove(f.Name())
@@ -197,7 +197,7 @@ func TestFetchConditional(t *testing.T) {
 	ctx := context.Background()
 	cfg := testFetchConfig().WithDefaults()
 
-	d, err := FetchDocument(ctx, cfg, srv.URL, Validators{})
+	d, err := GetDocument(ctx, cfg, srv.URL, Validators{})
 	require.NoError(t, err)
 	require.False(t, d.NotModified)
 	require.Equal(t, Validators{ETag: etag, LastModified: lastModified}, d.Validators)
@@ -205,7 +205,7 @@ func TestFetchConditional(t *testing.T) {
 	require.Empty(t, sent.Get("If-Modified-Since"))
 	require.Equal(t, `{"dataset":[]}`, body(t, d.File))
 
-	d, err = FetchDocument(ctx, cfg, srv.URL, Validators{ETag: etag, LastModified: lastModified})
+	d, err = GetDocument(ctx, cfg, srv.URL, Validators{ETag: etag, LastModified: lastModified})
 	require.NoError(t, err)
 	require.True(t, d.NotModified)
 	require.Nil(t, d.File)
@@ -213,7 +213,7 @@ func TestFetchConditional(t *testing.T) {
 	require.Equal(t, lastModified, sent.Get("If-Modified-Since"))
 	d.Close()
 
-	d, err = FetchDocument(ctx, cfg, srv.URL, Validators{ETag: `"v6"`})
+	d, err = GetDocument(ctx, cfg, srv.URL, Validators{ETag: `"v6"`})
 	require.NoError(t, err)
 	require.False(t, d.NotModified, "another version is downloaded")
 	require.Equal(t, `{"dataset":[]}`, body(t, d.File))
@@ -242,7 +242,7 @@ func TestFetchGzip(t *testing.T) {
 	ctx := context.Background()
 	cfg := testFetchConfig().WithDefaults()
 	for _, path := range []string{"/encoded", "/file.json.gz"} {
-		f, err := Fetch(ctx, cfg, srv.URL+path)
+		f, err := Get(ctx, cfg, srv.URL+path)
 		require.NoError(t, err, path)
 		require.Equal(t, doc, body(t, f), path)
 	}
@@ -250,8 +250,8 @@ func TestFetchGzip(t *testing.T) {
 	cfg = testFetchConfig()
 	cfg.MaxBytes = int64(gz.Len()) + 10 // the compressed body fits, the document does not
 	cfg = cfg.WithDefaults()
-	_, err := Fetch(ctx, cfg, srv.URL+"/file.json.gz")
-	require.ErrorIs(t, err, errTooLarge)
+	_, err := Get(ctx, cfg, srv.URL+"/file.json.gz")
+	require.ErrorIs(t, err, ErrTooLarge)
 }
 
 // A server that sends no headers within HeaderTimeout is a timeout, retried like a 5xx.
@@ -267,7 +267,7 @@ func TestFetchHeaderTimeout(t *testing.T) {
 	cfg.HeaderTimeout = 20 * time.Millisecond
 	cfg.Attempts = 2
 	cfg = cfg.WithDefaults()
-	_, err := Fetch(context.Background(), cfg, srv.URL)
+	_, err := Get(context.Background(), cfg, srv.URL)
 	require.ErrorContains(t, err, "timeout awaiting response headers")
 	require.ErrorContains(t, err, "gave up after 2 attempts")
 	require.Equal(t, int32(2), calls.Load())
@@ -277,7 +277,7 @@ func TestFetchHeaderTimeout(t *testing.T) {
 // stops retries that would start too late, and the error says how many attempts were made.
 func TestFetchRetryPolicy(t *testing.T) {
 	t.Parallel()
-	def := FetchConfig{}.WithDefaults()
+	def := Config{}.WithDefaults()
 	require.Equal(t, 10, def.Attempts)
 	require.Equal(t, 10*time.Second, def.MaxBackoff)
 	require.Equal(t, 2*time.Minute, def.RetryBudget)
@@ -300,7 +300,30 @@ func TestFetchRetryPolicy(t *testing.T) {
 	cfg := testFetchConfig()
 	cfg.RetryBudget = 1500 * time.Millisecond // room for one 1 s Retry-After wait, not two
 	cfg = cfg.WithDefaults()
-	_, err := Fetch(context.Background(), cfg, srv.URL)
+	_, err := Get(context.Background(), cfg, srv.URL)
 	require.ErrorContains(t, err, "HTTP 429 Too Many Requests (gave up after 2 attempts)")
 	require.Equal(t, int32(2), calls.Load())
+}
+
+// The waits between tries double from Backoff up to MaxBackoff, each jittered to 50–150%; a
+// Retry-After wait replaces one of them without restarting the doubling.
+func TestBackoffWaits(t *testing.T) {
+	t.Parallel()
+	c := Config{Backoff: 100 * time.Millisecond, MaxBackoff: 1600 * time.Millisecond}.WithDefaults()
+	for range 50 { // the jitter is random: many draws
+		b := newWaits(c)
+		b.Reset()
+		base := c.Backoff
+		for i := range 8 {
+			if i == 3 {
+				b.asked = 7 * time.Second
+				require.Equal(t, 7*time.Second, b.NextBackOff(), "the server's wait, exactly")
+			} else {
+				w := b.NextBackOff()
+				require.GreaterOrEqual(t, w, base/2, "wait %d", i)
+				require.LessOrEqual(t, w, base*3/2+time.Nanosecond, "wait %d", i)
+			}
+			base = min(base*2, c.MaxBackoff)
+		}
+	}
 }
