@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/validate"
 )
 
@@ -72,7 +72,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 		err = c.checkPasted(in.JSON)
 	}
 	var (
-		perr *extract.ParseError
+		perr *catalog.ParseError
 		ferr *fetch.Error
 	)
 	switch {
@@ -149,7 +149,7 @@ func (c *checker) add(pos int, raw []byte) error {
 	if raw == nil { // over the record size cap: WalkCatalog does not hold it
 		c.records = append(c.records, recordResult{Index: pos, Errors: []problemJSON{{Path: "$", Message: fmt.Sprintf(
 			"dataset #%d is over the record size cap of %d bytes; a harvest makes it an error row",
-			pos+1, extract.DefaultMaxRecordBytes)}}})
+			pos+1, catalog.DefaultMaxRecordBytes)}}})
 		return nil
 	}
 	c.records = append(c.records, checkRecord(c.v, pos, raw, c.seen))
@@ -196,7 +196,7 @@ func (c *checker) checkPasted(raw json.RawMessage) error {
 // dropped, as a harvest drops the whole job. Past c.max the document is not read further, so a
 // syntax error there is not seen.
 func (c *checker) checkCatalog(r io.Reader) error {
-	err := extract.WalkCatalog(r, func(pos int, raw json.RawMessage) error { return c.add(pos, raw) })
+	err := catalog.WalkCatalog(r, func(pos int, raw json.RawMessage) error { return c.add(pos, raw) })
 	if errors.Is(err, errEnoughRecords) {
 		return nil
 	}
@@ -212,7 +212,7 @@ func (c *checker) checkCatalog(r io.Reader) error {
 // identifier → position), is not valid either. At most
 // maxRecordProblems errors are listed; a last one says how many more there were.
 func checkRecord(v *validate.Validator, pos int, raw []byte, seen map[string]int) recordResult {
-	e := extract.Identify(pos, raw)
+	e := catalog.Identify(pos, raw)
 	res := recordResult{Index: pos, Identifier: e.Identifier, Errors: []problemJSON{}}
 	problems, err := v.Validate(raw)
 	if err != nil {

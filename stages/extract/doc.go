@@ -2,10 +2,10 @@
 // source it downloads the catalog to a temporary file (package fetch: timeouts, size cap,
 // retries within a budget, redirect cap, per-host limit, gzip, SSRF guard; charset.go: JSON in
 // other encodings is made UTF-8), conditionally for a harvest job (conditional.go: on 304 nothing is listed,
-// and the Listing says so: COMPARE settles every live dataset unchanged and deletes nothing), checks the whole document once without keeping it (a syntax error, or a second "dataset"
-// member, fails the job before any record moves, with line and column, found in that same
-// streaming pass: json_scan.go checks the syntax as encoding/json does, in bounded memory),
-// then streams the "dataset" array a record at a time:
+// and the Listing says so: COMPARE settles every live dataset unchanged and deletes nothing), checks the whole document once without keeping it (catalog.Check: a syntax error, or a
+// second "dataset" member, fails the job before any record moves, with line and column, found
+// in that same streaming pass, in bounded memory), then streams the "dataset" array a record
+// at a time (catalog.WalkEntries):
 //
 //   - each keyed record is recorded as seen and sent to COMPARE;
 //   - a record without a usable identifier (MissingIdentifier), with one an earlier record of

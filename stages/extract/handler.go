@@ -13,6 +13,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
@@ -40,8 +41,9 @@ type Store interface {
 // store.Store satisfies Store.
 var _ Store = store.Store(nil)
 
-// DefaultMaxRecordBytes is Config.MaxRecordBytes's default: 16 MiB.
-const DefaultMaxRecordBytes = 16 << 20
+// DefaultMaxRecordBytes is Config.MaxRecordBytes's default: 16 MiB, the cap
+// catalog.WalkCatalog applies too.
+const DefaultMaxRecordBytes = catalog.DefaultMaxRecordBytes
 
 // Config configures the handler beyond fetching. Zero fields take the documented defaults.
 type Config struct {
@@ -114,7 +116,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if notModifiedSince != "" {
 		return h.notModified(&job, notModifiedSince)
 	}
-	if err := checkCatalog(f); err != nil {
+	if err := catalog.Check(f); err != nil {
 		if title, ok := fetch.HTMLPage(f); ok {
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
 				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
@@ -128,8 +130,8 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return err
 	}
 	l := &lister{h: h, ctx: ctx, job: &job, seen: map[string]int{}}
-	if err := walkEntries(f, h.cfg.MaxRecordBytes, l.entry); err != nil {
-		var perr *ParseError
+	if err := catalog.WalkEntries(f, h.cfg.MaxRecordBytes, l.entry); err != nil {
+		var perr *catalog.ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
 		}
@@ -234,7 +236,7 @@ func (l *lister) next() (int, error) {
 	return pos, nil
 }
 
-func (l *lister) entry(e Entry) error {
+func (l *lister) entry(e catalog.Entry) error {
 	if _, err := l.next(); err != nil {
 		return err
 	}
@@ -253,7 +255,7 @@ func (l *lister) entry(e Entry) error {
 		return l.settleError(&e, "InvalidEncoding", fmt.Sprintf(
 			"dataset #%d%s is not valid UTF-8: byte 0x%02X at offset %d of the record (%d bytes) "+
 				"is not part of a UTF-8 character; JSON text must be UTF-8 (RFC 8259 §8.1)",
-			pos+1, e.named(), raw[off], off, len(raw)))
+			pos+1, e.Named(), raw[off], off, len(raw)))
 	}
 	if s := e.Structure; s != nil {
 		// Which identifier a dataset repeating "identifier" has depends on the reader: none is
@@ -263,7 +265,7 @@ func (l *lister) entry(e Entry) error {
 		} else if err := l.see(&e); err != nil {
 			return err
 		}
-		return l.settleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.named(), s))
+		return l.settleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.Named(), s))
 	}
 	if bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, l.seen); bad != nil {
 		e.Identifier = bad.Identifier // "" when the error row could not hold it; the message names it
@@ -284,7 +286,7 @@ func (l *lister) entry(e Entry) error {
 
 // tooLarge settles a dataset over the record size cap as errored. Its identifier, when usable
 // and not a repeat, is recorded as seen, so the dataset it already has is kept, not deleted.
-func (l *lister) tooLarge(e *Entry) error {
+func (l *lister) tooLarge(e *catalog.Entry) error {
 	if e.Err == nil && !strings.ContainsRune(e.Identifier, 0) && utf8.ValidString(e.Identifier) {
 		if _, dup := l.seen[e.Identifier]; !dup {
 			if err := l.see(e); err != nil {
@@ -296,13 +298,13 @@ func (l *lister) tooLarge(e *Entry) error {
 	}
 	return l.settleError(e, "RecordTooLarge", fmt.Sprintf(
 		"dataset #%d%s is %d bytes, over the record size cap of %d bytes (--max-record-bytes)",
-		e.Position+1, e.named(), e.Size, l.h.cfg.MaxRecordBytes))
+		e.Position+1, e.Named(), e.Size, l.h.cfg.MaxRecordBytes))
 }
 
 // see records that the listing contains the entry's identifier: later records repeating it are
 // duplicates, and COMPARE does not delete its dataset (the identifier is stored with its batch,
 // before the Listing at the latest).
-func (l *lister) see(e *Entry) error {
+func (l *lister) see(e *catalog.Entry) error {
 	if _, dup := l.seen[e.Identifier]; dup {
 		return nil
 	}
@@ -360,7 +362,7 @@ func invalidUTF8(b []byte) int {
 	return -1
 }
 
-func (l *lister) settleError(e *Entry, kind, reason string) error {
+func (l *lister) settleError(e *catalog.Entry, kind, reason string) error {
 	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.job.JobID,
 		Key: harvest.PositionKey(e.Position), Identifier: e.Identifier, Outcome: harvest.OutcomeErrored,
 		Errors: []harvest.RecordError{{Type: kind, Message: reason, Severity: harvest.SeverityError}}})

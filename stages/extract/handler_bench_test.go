@@ -9,6 +9,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
@@ -29,7 +30,7 @@ func BenchmarkHandleDocument(b *testing.B) {
 	records := 0
 	f, err := os.Open(path)
 	require.NoError(b, err)
-	require.NoError(b, WalkCatalog(f, func(int, json.RawMessage) error { records++; return nil }))
+	require.NoError(b, catalog.WalkCatalog(f, func(int, json.RawMessage) error { records++; return nil }))
 	f.Close()
 
 	ctx := context.Background()

@@ -17,6 +17,9 @@ const (
 	docTurtle = "Turtle or N-Triples (RDF)"
 )
 
+// utf8BOM is the byte order mark some publishers put before a document.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 var (
 	turtleStart = regexp.MustCompile(`^(?i:@prefix|@base|prefix|base)\s`)
 	nTriple     = regexp.MustCompile(`^(_:\S+|<[^>\s]*>)\s+<[^>\s]*>\s`)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
@@ -166,7 +167,7 @@ func (l *lister) xmlTooLarge(url string, cause *recordTooLargeError) error {
 	if err != nil {
 		return err
 	}
-	e := Entry{Position: pos, Identifier: url}
+	e := catalog.Entry{Position: pos, Identifier: url}
 	if err := l.see(&e); err != nil {
 		return err
 	}
@@ -181,7 +182,7 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 	if err != nil {
 		return err
 	}
-	e := Entry{Position: pos, Identifier: f.URL}
+	e := catalog.Entry{Position: pos, Identifier: f.URL}
 	if _, dup := l.seen[f.URL]; dup {
 		return l.settleError(&e, "DuplicateIdentifier", fmt.Sprintf("file %s is listed twice in the WAF", f.URL))
 	}
@@ -282,7 +283,7 @@ func (l *lister) xml(url string, body []byte, parent string) error {
 	if err != nil {
 		return err
 	}
-	if err := l.see(&Entry{Position: pos, Identifier: url}); err != nil {
+	if err := l.see(&catalog.Entry{Position: pos, Identifier: url}); err != nil {
 		return err
 	}
 	return l.sendXML(pos, url, body, parent)
@@ -291,7 +292,7 @@ func (l *lister) xml(url string, body []byte, parent string) error {
 // sendXML sends one XML record, already recorded as seen, to COMPARE. An empty file (nothing
 // but white space, or a BOM) is an error row instead: there is no record to compare.
 func (l *lister) sendXML(pos int, url string, body []byte, parent string) error {
-	e := Entry{Position: pos, Identifier: url}
+	e := catalog.Entry{Position: pos, Identifier: url}
 	if len(bytes.TrimSpace(bytes.TrimPrefix(body, utf8BOM))) == 0 {
 		what := "empty (0 bytes)"
 		if len(body) > 0 {

@@ -1,4 +1,4 @@
-package extract
+package catalog
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ func FuzzWalkCatalog(f *testing.F) {
 	})
 }
 
-// requireSameWalks fails t unless walkEntries and checkCatalog agree with WalkCatalog and
+// requireSameWalks fails t unless WalkEntries and Check agree with WalkCatalog and
 // Identify on doc: the same entries (raw bytes, identifier, title, error) and the same error.
 func requireSameWalks(t *testing.T, doc []byte) {
 	t.Helper()
@@ -57,28 +57,28 @@ func requireSameWalks(t *testing.T, doc []byte) {
 		want = append(want, Identify(pos, raw))
 		return nil
 	})
-	gotErr := walkEntries(bytes.NewReader(doc), DefaultMaxRecordBytes, func(e Entry) error {
+	gotErr := WalkEntries(bytes.NewReader(doc), DefaultMaxRecordBytes, func(e Entry) error {
 		got = append(got, e)
 		return nil
 	})
-	checkErr := checkCatalog(bytes.NewReader(doc))
+	checkErr := Check(bytes.NewReader(doc))
 	if errors.Is(checkErr, ErrDCATUS3) { // a job refuses DCAT-US 3.0; the walkers read it
 		checkErr = wantErr
 	}
 	for i, e := range got {
 		if e.Structure != nil && e.Structure.Type == "NestedTooDeep" { // the listing goes on; WalkCatalog stops
 			if !strings.Contains(fmt.Sprint(wantErr), fmt.Sprintf("dataset #%d nests deeper", i+1)) || len(want) != i {
-				t.Fatalf("WalkCatalog: %d entries, %v; walkEntries: dataset #%d %v", len(want), wantErr, i+1, e.Structure)
+				t.Fatalf("WalkCatalog: %d entries, %v; WalkEntries: dataset #%d %v", len(want), wantErr, i+1, e.Structure)
 			}
 			want, got, wantErr = want[:i], got[:i], gotErr
 			break
 		}
 	}
 	if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) || fmt.Sprint(wantErr) != fmt.Sprint(checkErr) {
-		t.Fatalf("errors differ: WalkCatalog %v, walkEntries %v, checkCatalog %v", wantErr, gotErr, checkErr)
+		t.Fatalf("errors differ: WalkCatalog %v, WalkEntries %v, Check %v", wantErr, gotErr, checkErr)
 	}
 	if len(want) != len(got) {
-		t.Fatalf("WalkCatalog listed %d entries, walkEntries %d", len(want), len(got))
+		t.Fatalf("WalkCatalog listed %d entries, WalkEntries %d", len(want), len(got))
 	}
 	for i := range want {
 		w, g := want[i], got[i]

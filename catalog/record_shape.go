@@ -1,4 +1,4 @@
-package extract
+package catalog
 
 import (
 	"encoding/json"
@@ -47,7 +47,7 @@ func (e *StructureError) Error() string {
 // decoder reports the syntax error.
 type shapeGuard struct {
 	r         io.Reader
-	trackKeys bool // look for repeated keys (the listing); checkCatalog needs only the depth guard
+	trackKeys bool // look for repeated keys (WalkEntries); Check needs only the depth guard
 
 	out      int64 // bytes emitted so far
 	inString bool

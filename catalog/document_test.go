@@ -1,4 +1,4 @@
-package extract
+package catalog
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package extract
+package catalog
 
 import (
 	"bufio"
@@ -40,15 +40,18 @@ var ErrLegacyArray = errors.New("the document is a top-level JSON array (a Proje
 // object ({"@type": "Standard", "title": "DCAT-US 3.0"}), where DCAT-US 1.1 writes a URL.
 var ErrDCATUS3 = errors.New("the document is a DCAT-US 3.0 catalog; DCAT-US 3.0 is not supported yet, only DCAT-US 1.1")
 
+// DefaultMaxRecordBytes is the size cap, in bytes, of one dataset WalkCatalog holds: 16 MiB.
+// A larger one is measured as it streams past, never held (fn gets a nil raw for it).
+const DefaultMaxRecordBytes = 16 << 20
+
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // WalkCatalog streams the DCAT-US catalog document in r, calling fn with each element of its
 // "dataset" array (0-based position, raw bytes as written) one at a time: the document is never
 // held in memory whole, and an element larger than DefaultMaxRecordBytes is not held either (fn
 // gets a nil raw for it). A leading UTF-8 BOM is skipped. A dataset nested deeper than
-// MaxRecordDepth is a *ParseError naming it (the listing makes it an error row
-// instead). It returns a *ParseError when the
-// document is not JSON (with the line and column of the syntax error), is a top-level array
+// MaxRecordDepth is a *ParseError naming it (EXTRACT's listing, through WalkEntries, makes it
+// an error row instead). It returns a *ParseError when the document is not JSON (with the line and column of the syntax error), is a top-level array
 // (ErrLegacyArray), is not an object with a "dataset" array, or has more than one "dataset"
 // member (ErrDuplicateDataset, found only after the first array was walked: check a document
 // with a walk that does nothing before acting on its records); fn's error stops the walk and is
@@ -359,7 +362,7 @@ type Entry struct {
 	TooLarge bool
 	Size     int64
 	// Structure is set when the element repeats a key or nests deeper than MaxRecordDepth
-	// (walkEntries only); Raw is then what the scanner read, a deep value replaced by 0.
+	// (WalkEntries only); Raw is then what the scanner read, a deep value replaced by 0.
 	Structure *StructureError
 }
 
@@ -423,8 +426,9 @@ func (e *Entry) titled() string {
 	return fmt.Sprintf(" (title %q)", e.Title)
 }
 
-// named names the entry in a message: its identifier (cut to 256 bytes), else its title.
-func (e *Entry) named() string {
+// Named names the entry in a message, to follow "dataset #N": ` (identifier "…")` with its
+// identifier cut to 256 bytes, else ` (title "…")`, else "".
+func (e *Entry) Named() string {
 	if e.Identifier == "" {
 		return e.titled()
 	}

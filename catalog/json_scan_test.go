@@ -1,4 +1,4 @@
-package extract
+package catalog
 
 import (
 	"bufio"
@@ -114,7 +114,7 @@ func TestSyntaxErrorPositionStreams(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	err = checkCatalog(f)
+	err = Check(f)
 	runtime.ReadMemStats(&after)
 	var perr *ParseError
 	require.True(t, errors.As(err, &perr), "%v", err)
@@ -134,7 +134,7 @@ func TestWalkBoundsRecordMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	err := walkEntries(strings.NewReader(doc), 1<<20, func(e Entry) error { got = append(got, e); return nil })
+	err := WalkEntries(strings.NewReader(doc), 1<<20, func(e Entry) error { got = append(got, e); return nil })
 	runtime.ReadMemStats(&after)
 	require.NoError(t, err)
 	require.Len(t, got, 3)

@@ -1,4 +1,4 @@
-package extract
+package catalog
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 	"github.com/harvester-dev/harvester/corpustest"
 )
 
-// TestWalkEntriesAsWalkCatalog: walkEntries and checkCatalog, which decode each record once,
+// TestWalkEntriesAsWalkCatalog: WalkEntries and Check, which decode each record once,
 // give what WalkCatalog and Identify give, on every DCAT-US document of the corpus and on
 // documents that stress how records are cut from the stream: separators, records larger than
 // the read buffers, members around the dataset array, records that are not objects.
