@@ -11,9 +11,9 @@ import (
 	"os"
 
 	"github.com/harvester-dev/harvester/catalog"
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/validate"
 )
 
 // validateInput is the body of POST /api/v1/validate: a schema type and either a pasted
@@ -96,7 +96,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 }
 
 // decodeValidate reads and checks the request, naming every bad field.
-func decodeValidate(r *http.Request) (*validateInput, *validate.Validator, error) {
+func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, error) {
 	data, err := readBody(r)
 	if err != nil {
 		return nil, nil, err
@@ -106,7 +106,7 @@ func decodeValidate(r *http.Request) (*validateInput, *validate.Validator, error
 	if err := decodeObject(data, &in, fields); err != nil {
 		return nil, nil, err
 	}
-	var v *validate.Validator
+	var v *dcatus.Validator
 	if in.SchemaType == "" {
 		fields.add("schema_type", "required: %q or %q", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
 	} else if st, err := harvest.ParseSchemaType(in.SchemaType); err != nil {
@@ -114,7 +114,7 @@ func decodeValidate(r *http.Request) (*validateInput, *validate.Validator, error
 	} else if st.IsISO() {
 		fields.add("schema_type", "validating ISO 19115 XML here is not supported yet: want %q or %q",
 			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
-	} else if v, err = validate.NewValidator(string(st)); err != nil {
+	} else if v, err = dcatus.NewValidator(string(st)); err != nil {
 		return nil, nil, fmt.Errorf("validator for %q: %w", st, err)
 	}
 	pasted := len(bytes.TrimSpace(in.JSON)) > 0 && string(bytes.TrimSpace(in.JSON)) != "null"
@@ -133,7 +133,7 @@ func decodeValidate(r *http.Request) (*validateInput, *validate.Validator, error
 
 // checker checks the datasets of one document in order, keeping the verdicts of at most max.
 type checker struct {
-	v         *validate.Validator
+	v         *dcatus.Validator
 	max       int
 	seen      map[string]int // identifier → position, for repeated identifiers
 	records   []recordResult
@@ -211,12 +211,12 @@ func (c *checker) checkCatalog(r io.Reader) error {
 // identifier, or one with U+0000 or repeating one of an earlier record of the catalog (seen:
 // identifier → position), is not valid either. At most
 // maxRecordProblems errors are listed; a last one says how many more there were.
-func checkRecord(v *validate.Validator, pos int, raw []byte, seen map[string]int) recordResult {
+func checkRecord(v *dcatus.Validator, pos int, raw []byte, seen map[string]int) recordResult {
 	e := catalog.Identify(pos, raw)
 	res := recordResult{Index: pos, Identifier: e.Identifier, Errors: []problemJSON{}}
 	problems, err := v.Validate(raw)
 	if err != nil {
-		problems = []validate.Problem{{Path: "$", Message: err.Error()}}
+		problems = []dcatus.Problem{{Path: "$", Message: err.Error()}}
 	}
 	for _, p := range problems {
 		res.Errors = append(res.Errors, problemJSON{Path: p.Path, Message: p.Message})

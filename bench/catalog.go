@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/validate"
 )
 
 // corpusCatalogs are the real federal catalogs the synthetic catalog's records come from.
@@ -35,7 +35,7 @@ const (
 // synthetic catalog adds every record. It returns an error when the corpus cannot be read or
 // holds no such record.
 func loadTemplates(corpusDir string) ([]map[string]json.RawMessage, error) {
-	v, err := validate.NewValidator(string(harvest.SchemaDCATUS11Federal))
+	v, err := dcatus.NewValidator(string(harvest.SchemaDCATUS11Federal))
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/compare"
-	"github.com/harvester-dev/harvester/stages/validate"
 )
 
 // The synthetic catalog has n valid records with unique identifiers and titles, more than the
@@ -30,7 +30,7 @@ func TestCatalogHasUniqueValidRecordsAndTenPercentChanged(t *testing.T) {
 		return cat.Dataset
 	}
 	plain, changed := read(false), read(true)
-	v, err := validate.NewValidator(string(harvest.SchemaDCATUS11Federal))
+	v, err := dcatus.NewValidator(string(harvest.SchemaDCATUS11Federal))
 	require.NoError(t, err)
 	ids, titles := map[string]bool{}, map[string]bool{}
 	differ := 0

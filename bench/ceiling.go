@@ -14,9 +14,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/compare"
-	"github.com/harvester-dev/harvester/stages/validate"
 )
 
 // ceilingBatch is the batch size of the batched ceilings (JetStream fetch, Postgres COPY).
@@ -78,7 +78,7 @@ func ceilingHash(bodies [][]byte, n int) (time.Duration, error) {
 
 // ceilingValidate is DCAT-US 1.1 federal schema validation of n records on every core.
 func ceilingValidate(bodies [][]byte, n int) (time.Duration, error) {
-	v, err := validate.NewValidator(string(harvest.SchemaDCATUS11Federal))
+	v, err := dcatus.NewValidator(string(harvest.SchemaDCATUS11Federal))
 	if err != nil {
 		return 0, err
 	}

@@ -25,11 +25,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/opensearch"
-	"github.com/harvester-dev/harvester/stages/validate"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/store/postgres"
@@ -489,7 +489,7 @@ func loadBase(t *testing.T) []map[string]any {
 		if baseErr = json.Unmarshal(raw, &cat); baseErr != nil {
 			return
 		}
-		v, err := validate.NewValidator(string(schemaType))
+		v, err := dcatus.NewValidator(string(schemaType))
 		if err != nil {
 			baseErr = err
 			return

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/router/natstest"
-	"github.com/harvester-dev/harvester/stages/validate"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/store/postgres"
@@ -157,7 +157,7 @@ func TestHarvestDuplicatesAndInvalidVA(t *testing.T) {
 	require.NoError(t, err)
 	var cat struct{ Dataset []json.RawMessage }
 	require.NoError(t, json.Unmarshal(raw, &cat))
-	v, err := validate.NewValidator(federal)
+	v, err := dcatus.NewValidator(federal)
 	require.NoError(t, err)
 	seen := map[string]bool{}
 	duplicates, invalid, valid := 0, map[string]bool{}, map[string]bool{}

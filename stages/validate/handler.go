@@ -5,27 +5,28 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
 )
 
 // Handler is the VALIDATE stage: one compiled Validator per schema type, built on first use.
 type Handler struct {
 	mu         sync.Mutex
-	validators map[harvest.SchemaType]*Validator
+	validators map[harvest.SchemaType]*dcatus.Validator
 }
 
 // New returns the VALIDATE stage.
 func New() *Handler {
-	return &Handler{validators: map[harvest.SchemaType]*Validator{}}
+	return &Handler{validators: map[harvest.SchemaType]*dcatus.Validator{}}
 }
 
-func (h *Handler) validator(t harvest.SchemaType) (*Validator, error) {
+func (h *Handler) validator(t harvest.SchemaType) (*dcatus.Validator, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if v, ok := h.validators[t]; ok {
 		return v, nil
 	}
-	v, err := NewValidator(string(t))
+	v, err := dcatus.NewValidator(string(t))
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	}
 	problems, err := v.Validate(rec.DCAT())
 	if err != nil {
-		problems = []Problem{{Path: "$", Message: err.Error()}}
+		problems = []dcatus.Problem{{Path: "$", Message: err.Error()}}
 	}
 	if len(problems) > 0 {
 		errs := make([]harvest.RecordError, len(problems))

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
-	"github.com/harvester-dev/harvester/stages/validate"
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 func readCorpus(t testing.TB, name string) []byte {
@@ -108,7 +108,7 @@ func checkDistribution(t *testing.T, known map[string]string, want, got any) {
 
 func TestValidCorpusValidates(t *testing.T) {
 	t.Parallel()
-	v, err := validate.NewValidator("dcatus1.1: non-federal")
+	v, err := dcatus.NewValidator("dcatus1.1: non-federal")
 	require.NoError(t, err)
 	for _, file := range []string{
 		"datagov-valid-iso1-gmd.xml",

@@ -1,4 +1,4 @@
-package validate
+package dcatus
 
 import (
 	"encoding/json"

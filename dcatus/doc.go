@@ -1,0 +1,15 @@
+// Package dcatus holds the DCAT-US JSON Schemas and a validator whose
+// problems name the deepest cause: [NewValidator] compiles the schema of a
+// schema type, and [Validator.Validate] checks one dataset record against it,
+// turning the failures into one readable [Problem] per JSON path. It is
+// library code, shared by the VALIDATE stage (stages/validate), the API's
+// validator (POST /api/v1/validate) and the benchmark harness.
+//
+// Supported schema types are "dcatus1.1: federal" and
+// "dcatus1.1: non-federal": DCAT-US 1.1 (Project Open Data metadata schema
+// v1.1) dataset objects with the rules of the Data.gov harvester's
+// federal_dataset.json and non-federal_dataset.json, so that a record is
+// valid here exactly when Data.gov's harvester finds it valid. The schemas
+// are written for this package and embedded from the schema directory; the
+// "uri" format is checked as RFC 3986's URI rule (uri.go).
+package dcatus
