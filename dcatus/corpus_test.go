@@ -14,10 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Shared test data, relative to this package's directory.
+// Shared test data, relative to this package's directory (../shared/corpus beside the repository).
 var (
-	corpusDir          = filepath.Join("..", "..", "..", "shared", "corpus", "dcatus")
-	datagovSchemaDir   = filepath.Join("..", "..", "..", "shared", "corpus", "schemas", "dcat-us-1.1-datagov-harvester")
+	corpusDir          = filepath.Join("..", "..", "shared", "corpus", "dcatus")
+	datagovSchemaDir   = filepath.Join("..", "..", "shared", "corpus", "schemas", "dcat-us-1.1-datagov-harvester")
 	datagovSchemaFiles = map[string]string{
 		schemaTypeFederal:    "federal_dataset.json",
 		schemaTypeNonFederal: "non-federal_dataset.json",
