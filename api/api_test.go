@@ -182,7 +182,7 @@ func (b *testBundle) newSource(t *testing.T, orgID string) *store.Source {
 }
 
 // newJob starts a job of the source in the store (in_progress).
-func (b *testBundle) newJob(t *testing.T, sourceID string, jobType harvest.JobType) *store.Job {
+func (b *testBundle) newJob(t *testing.T, sourceID string, jobType harvest.JobType) *store.HarvestJob {
 	t.Helper()
 	job, err := b.store.JobInsert(context.Background(), &store.JobInsertParams{SourceID: sourceID, JobType: jobType})
 	require.NoError(t, err)

@@ -477,7 +477,7 @@ func TestContentType(t *testing.T) {
 // uuidStore answers list filters as the Postgres store does when an id is not a uuid.
 type uuidStore struct{ store.Store }
 
-func (uuidStore) JobList(context.Context, *store.JobListParams) ([]*store.Job, int, error) {
+func (uuidStore) JobList(context.Context, *store.JobListParams) ([]*store.HarvestJob, int, error) {
 	return nil, 0, fmt.Errorf("%w: invalid input syntax for type uuid", store.ErrNotFound)
 }
 

@@ -36,7 +36,7 @@ type jobJSON struct {
 // completed, and until then the records settled so far (the store's total is written when the
 // job ends). A job in error gets its newest job error as error; a complete job says whether its
 // source answered 304 Not Modified (both from the store, one read each, and only for those).
-func (s *server) jobOf(ctx context.Context, j *store.Job) (jobJSON, error) {
+func (s *server) jobOf(ctx context.Context, j *store.HarvestJob) (jobJSON, error) {
 	out := jobJSON{ID: j.ID, SourceID: j.SourceID, JobType: string(j.JobType), Status: string(j.Status),
 		Counts: j.Counts, Settled: j.Settled, Expected: j.Expected, PercentSettled: percentSettled(j),
 		DateCreated: j.CreatedAt.UTC(), DateFinished: utcPtr(j.FinishedAt)}
@@ -72,7 +72,7 @@ func (s *server) jobOf(ctx context.Context, j *store.Job) (jobJSON, error) {
 // or when nothing is expected, nil while expected is unknown (also for a job that ended in
 // error before its listing completed). A job that ended in error (cancelled, failed) keeps the
 // share it had settled: it settles no more.
-func percentSettled(j *store.Job) *float64 {
+func percentSettled(j *store.HarvestJob) *float64 {
 	var p float64
 	switch {
 	case j.Status == harvest.JobComplete:
@@ -173,7 +173,7 @@ func (s *server) jobGet(w http.ResponseWriter, r *http.Request) error {
 }
 
 // writeJob answers the job as jobOf shows it.
-func (s *server) writeJob(w http.ResponseWriter, r *http.Request, status int, job *store.Job) error {
+func (s *server) writeJob(w http.ResponseWriter, r *http.Request, status int, job *store.HarvestJob) error {
 	out, err := s.jobOf(r.Context(), job)
 	if err != nil {
 		return err
@@ -228,7 +228,7 @@ func (s *server) jobCancel(w http.ResponseWriter, r *http.Request) error {
 // sends its email and counts it in harvester_jobs_finished_total{status="error"}. Without a
 // publisher (Deps.Publisher) it does nothing. The job is cancelled whatever happens here: a
 // failed publish is logged, not answered.
-func (s *server) reportFailed(ctx context.Context, job *store.Job) {
+func (s *server) reportFailed(ctx context.Context, job *store.HarvestJob) {
 	if s.publisher == nil {
 		return
 	}

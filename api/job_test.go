@@ -105,17 +105,17 @@ func TestPercentSettled(t *testing.T) {
 	n := func(i int) *int { return &i }
 	tests := []struct {
 		name string
-		job  store.Job
+		job  store.HarvestJob
 		want any
 	}{
-		{"expected unknown", store.Job{Status: harvest.JobInProgress, Settled: 5}, nil},
-		{"nothing expected", store.Job{Status: harvest.JobInProgress, Expected: n(0)}, 100.0},
-		{"two thirds", store.Job{Status: harvest.JobInProgress, Settled: 2, Expected: n(3)}, 66.7},
-		{"none settled", store.Job{Status: harvest.JobInProgress, Expected: n(7)}, 0.0},
-		{"complete", store.Job{Status: harvest.JobComplete, Settled: 7, Expected: n(7)}, 100.0},
-		{"failed early", store.Job{Status: harvest.JobError, Settled: 1}, nil},
-		{"cancelled halfway", store.Job{Status: harvest.JobError, Settled: 2, Expected: n(4)}, 50.0},
-		{"failed, nothing expected", store.Job{Status: harvest.JobError, Expected: n(0)}, 100.0},
+		{"expected unknown", store.HarvestJob{Status: harvest.JobInProgress, Settled: 5}, nil},
+		{"nothing expected", store.HarvestJob{Status: harvest.JobInProgress, Expected: n(0)}, 100.0},
+		{"two thirds", store.HarvestJob{Status: harvest.JobInProgress, Settled: 2, Expected: n(3)}, 66.7},
+		{"none settled", store.HarvestJob{Status: harvest.JobInProgress, Expected: n(7)}, 0.0},
+		{"complete", store.HarvestJob{Status: harvest.JobComplete, Settled: 7, Expected: n(7)}, 100.0},
+		{"failed early", store.HarvestJob{Status: harvest.JobError, Settled: 1}, nil},
+		{"cancelled halfway", store.HarvestJob{Status: harvest.JobError, Settled: 2, Expected: n(4)}, 50.0},
+		{"failed, nothing expected", store.HarvestJob{Status: harvest.JobError, Expected: n(0)}, 100.0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 
 // jobWithErrors makes a job with three record errors: two on a stored record whose identifier
 // and message are spreadsheet formulas, one on a record that never got a row.
-func jobWithErrors(t *testing.T, b *testBundle) (*store.Job, *store.Record) {
+func jobWithErrors(t *testing.T, b *testBundle) (*store.HarvestJob, *store.HarvestRecord) {
 	t.Helper()
 	ctx := context.Background()
 	src := b.newSource(t, "")

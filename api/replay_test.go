@@ -27,7 +27,7 @@ func TestJobReplay(t *testing.T) {
 			return replay.Run(ctx, bus, st, p)
 		}
 	})
-	finish := func(t *testing.T, job *store.Job) {
+	finish := func(t *testing.T, job *store.HarvestJob) {
 		t.Helper()
 		_, err := b.store.JobSetExpected(context.Background(), &store.JobSetExpectedParams{JobID: job.ID})
 		require.NoError(t, err)

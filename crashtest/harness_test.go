@@ -369,7 +369,7 @@ func (c *cluster) serve(doc []byte) {
 }
 
 // queue queues a harvest job of the source; a scheduler process starts it.
-func (c *cluster) queue() *store.Job {
+func (c *cluster) queue() *store.HarvestJob {
 	c.t.Helper()
 	job, err := trigger.Enqueue(context.Background(), c.st, c.src.ID, harvest.JobHarvest)
 	require.NoError(c.t, err)
@@ -393,7 +393,7 @@ func (c *cluster) waitSettled(jobID string, n int) {
 }
 
 // wait returns the job once it has finished.
-func (c *cluster) wait(jobID string) *store.Job {
+func (c *cluster) wait(jobID string) *store.HarvestJob {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), jobDeadline)
 	defer cancel()
@@ -404,7 +404,7 @@ func (c *cluster) wait(jobID string) *store.Job {
 
 // check asserts that the finished job has exactly the counts of an uninterrupted run, and
 // that the live catalog holds exactly the expected datasets, each once.
-func (c *cluster) check(job *store.Job, want expectation) {
+func (c *cluster) check(job *store.HarvestJob, want expectation) {
 	c.t.Helper()
 	ctx := context.Background()
 	errs, err := c.st.JobErrorList(ctx, job.ID)
@@ -439,9 +439,9 @@ func (c *cluster) checkLive(want []string) {
 
 // waitConverged waits for a job that may end either way and checks what any end must give:
 // complete with counts that add up, or error with a job error that says why.
-func (c *cluster) waitConverged(jobID string) *store.Job {
+func (c *cluster) waitConverged(jobID string) *store.HarvestJob {
 	c.t.Helper()
-	var j *store.Job
+	var j *store.HarvestJob
 	deadline := time.Now().Add(jobDeadline)
 	for {
 		var err error

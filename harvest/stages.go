@@ -9,6 +9,6 @@ const (
 	StageTransform = "transform"
 	StageValidate  = "validate"
 	StageSync      = "sync"
-	StageSettled   = "report" // the job aggregator, which consumes SubjectSettled
+	StageReport    = "report" // the job aggregator, which consumes SubjectSettled
 	StageTrigger   = "trigger"
 )

@@ -61,7 +61,7 @@ func setup(t *testing.T, wrap func(store.Store) store.Store) *testBundle {
 	return b
 }
 
-func (b *testBundle) harvest(t *testing.T, file string, jobType harvest.JobType) *store.Job {
+func (b *testBundle) harvest(t *testing.T, file string, jobType harvest.JobType) *store.HarvestJob {
 	t.Helper()
 	ctx := context.Background()
 	reports, unsubscribe, err := b.p.Bus().Reports()

@@ -11,10 +11,10 @@ import (
 	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/stages/catalogsync"
 	"github.com/harvester-dev/harvester/stages/compare"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/report"
-	"github.com/harvester-dev/harvester/stages/sync"
 	"github.com/harvester-dev/harvester/stages/transform"
 	"github.com/harvester-dev/harvester/stages/validate"
 	"github.com/harvester-dev/harvester/store"
@@ -29,13 +29,13 @@ const (
 	StageTransform = harvest.StageTransform
 	StageValidate  = harvest.StageValidate
 	StageSync      = harvest.StageSync
-	StageSettled   = harvest.StageSettled
+	StageReport    = harvest.StageReport
 	StageTrigger   = harvest.StageTrigger
 )
 
 // StageNames lists every stage in pipeline order.
 func StageNames() []string {
-	return []string{StageExtract, StageCompare, StageListing, StageTransform, StageValidate, StageSync, StageSettled,
+	return []string{StageExtract, StageCompare, StageListing, StageTransform, StageValidate, StageSync, StageReport,
 		StageTrigger}
 }
 
@@ -64,7 +64,7 @@ type stages struct {
 	fail    harvest.FailJob
 	search  *search.Batcher // nil without an index, or without SYNC here
 	report  *report.Handler
-	sync    *sync.Handler
+	sync    *catalogsync.Handler
 	compare *compare.Handler
 	extract *extract.Handler
 	// extractPub and comparePub publish for the stages that publish from inside their
@@ -90,7 +90,7 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	if p.index != nil && slices.Contains(p.cfg.Stages, StageSync) {
 		s.search = search.NewBatcher(p.index, search.BatcherConfig{})
 	}
-	s.sync = sync.New(p.store, s.search)
+	s.sync = catalogsync.New(p.store, s.search)
 	if s.extractPub, err = p.bus.NewDeferredPublisher(); err != nil {
 		s.close()
 		return nil, err
@@ -133,8 +133,8 @@ func topology(s *stages) []router.Stage {
 		{Name: StageValidate, Subject: harvest.SubjectValidate, Handler: validate.New().Handle,
 			GiveUp: validate.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: 64},
 		{Name: StageSync, Subject: harvest.SubjectSync, Handler: s.sync.Handle,
-			GiveUp: sync.GiveUp(s.fail), AckWait: time.Minute, Concurrency: syncConcurrency * n, MaxPending: 16},
-		{Name: StageSettled, Subject: harvest.SubjectSettled, Handler: s.report.Handle,
+			GiveUp: catalogsync.GiveUp(s.fail), AckWait: time.Minute, Concurrency: syncConcurrency * n, MaxPending: 16},
+		{Name: StageReport, Subject: harvest.SubjectSettled, Handler: s.report.Handle,
 			GiveUp: report.GiveUp(s.fail), AckWait: time.Minute, Concurrency: reportConcurrency * n, MaxPending: 32},
 		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: noOutput(trigger.NewHandler(s.store, s.cfg.Logger).Handle),
 			GiveUp: trigger.GiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16},

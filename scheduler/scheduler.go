@@ -183,7 +183,7 @@ func (s *Scheduler) cleanOrphans(ctx context.Context) error {
 }
 
 // failOrphan ends a job whose re-drives ran out and asks the aggregator to report it.
-func (s *Scheduler) failOrphan(ctx context.Context, j *store.Job) error {
+func (s *Scheduler) failOrphan(ctx context.Context, j *store.HarvestJob) error {
 	msg := fmt.Sprintf("no progress for more than %s: the worker running this job stopped; "+
 		"the job was ended so that its source can run again", s.cfg.OrphanTimeout)
 	if j.Redrives > 0 {

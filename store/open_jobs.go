@@ -25,7 +25,7 @@ const maxRemembered = 10000
 
 // JobGetter is the part of Store that OpenJobs reads.
 type JobGetter interface {
-	JobGet(ctx context.Context, jobID string) (*Job, error)
+	JobGet(ctx context.Context, jobID string) (*HarvestJob, error)
 }
 
 // NewOpenJobs returns a cache over st that reads a job's status at most once per recheck.

@@ -41,7 +41,7 @@ type Store interface {
 	// success when SYNC applied it (the live dataset is that record; for a delete, the dataset
 	// is gone), error otherwise. It returns the job; a job that had already finished keeps its
 	// status and gets no row.
-	JobFail(ctx context.Context, p *JobFailParams) (*Job, error)
+	JobFail(ctx context.Context, p *JobFailParams) (*HarvestJob, error)
 	// JobFetchGet returns what a job fetched (JobFetchSet); ErrNotFound when the job does not
 	// exist or saved nothing.
 	JobFetchGet(ctx context.Context, jobID string) (*JobFetch, error)
@@ -60,9 +60,9 @@ type Store interface {
 	JobFetchSet(ctx context.Context, p *JobFetch) error
 	// JobFinish marks the job complete when its expected count is known and every expected
 	// outcome has settled. It reports whether this call finished the job.
-	JobFinish(ctx context.Context, jobID string) (*Job, bool, error)
+	JobFinish(ctx context.Context, jobID string) (*HarvestJob, bool, error)
 	// JobGet returns one job, or ErrNotFound.
-	JobGet(ctx context.Context, jobID string) (*Job, error)
+	JobGet(ctx context.Context, jobID string) (*HarvestJob, error)
 	// JobHeartbeat records that the job is being worked on now (heartbeat_at).
 	JobHeartbeat(ctx context.Context, jobID string) error
 	// JobIdentifierAdd records that the job's listing contained identifier (idempotent).
@@ -75,22 +75,22 @@ type Store interface {
 	// JobInsert creates a job for a source: in_progress, or new when p.Queued (it then waits for
 	// JobStartQueued). It returns ErrConflict when the source already has an unfinished job
 	// (new or in_progress), and ErrNotFound when the source does not exist.
-	JobInsert(ctx context.Context, p *JobInsertParams) (*Job, error)
+	JobInsert(ctx context.Context, p *JobInsertParams) (*HarvestJob, error)
 	// JobList returns one page of jobs, newest first, filtered by p, and the number of jobs
 	// that match the filter.
-	JobList(ctx context.Context, p *JobListParams) ([]*Job, int, error)
+	JobList(ctx context.Context, p *JobListParams) ([]*HarvestJob, int, error)
 	// JobListOrphaned returns the in_progress jobs whose heartbeat is older than p.Before.
-	JobListOrphaned(ctx context.Context, p *JobListOrphanedParams) ([]*Job, error)
+	JobListOrphaned(ctx context.Context, p *JobListOrphanedParams) ([]*HarvestJob, error)
 	// JobRedrive counts one re-drive of an orphaned job: when the job is in_progress, its
 	// heartbeat is older than p.Before and it was re-driven fewer than p.Max times, it adds one
 	// to the job's Redrives, sets its heartbeat to now and returns the job and true; otherwise
 	// it changes nothing and returns the job as it is and false. ErrNotFound for an unknown job.
-	JobRedrive(ctx context.Context, p *JobRedriveParams) (*Job, bool, error)
+	JobRedrive(ctx context.Context, p *JobRedriveParams) (*HarvestJob, bool, error)
 	// JobSetExpected records the job's expected outcome count and returns the job.
-	JobSetExpected(ctx context.Context, p *JobSetExpectedParams) (*Job, error)
+	JobSetExpected(ctx context.Context, p *JobSetExpectedParams) (*HarvestJob, error)
 	// JobStartQueued moves the oldest new jobs to in_progress (heartbeat now) while fewer than
 	// p.MaxInProgress jobs are in progress, atomically, and returns the jobs it started.
-	JobStartQueued(ctx context.Context, p *JobStartQueuedParams) ([]*Job, error)
+	JobStartQueued(ctx context.Context, p *JobStartQueuedParams) ([]*HarvestJob, error)
 
 	// LeaderAcquire makes holder the one active scheduler, or keeps it so: call it on every
 	// tick. It reports whether holder is the leader now. Postgres holds a session advisory lock
@@ -139,7 +139,7 @@ type Store interface {
 	// key's errored outcome (the job's errored count moves to the new outcome's count, validated
 	// moves with it, total and settled stay), the key's error rows of the old outcome are
 	// replaced by p.Errors, the record's status becomes p.Status, and the key is closed again.
-	OutcomeSettle(ctx context.Context, p *OutcomeSettleParams) (*Job, bool, error)
+	OutcomeSettle(ctx context.Context, p *OutcomeSettleParams) (*HarvestJob, bool, error)
 	// OutcomeSettleBatch settles many outcomes in one transaction (the job aggregator's group
 	// commit), each exactly as OutcomeSettle would have, in ps's order: a key that appears twice
 	// counts once. It returns one result per params: the job after the whole batch, whether the
@@ -161,13 +161,13 @@ type Store interface {
 	// order, streaming rows; fn's error stops and is returned.
 	RecordErrorStream(ctx context.Context, jobID string, fn func(*RecordError) error) error
 	// RecordGet returns one harvest_record, or ErrNotFound.
-	RecordGet(ctx context.Context, recordID string) (*Record, error)
+	RecordGet(ctx context.Context, recordID string) (*HarvestRecord, error)
 	// RecordInsert writes a harvest_record row in status pending; inserting an id that exists
 	// returns the existing row unchanged (redelivery).
-	RecordInsert(ctx context.Context, p *RecordInsertParams) (*Record, error)
+	RecordInsert(ctx context.Context, p *RecordInsertParams) (*HarvestRecord, error)
 	// RecordLatest returns the newest record of (source, identifier) whose outcome is known to
 	// compare against: status success, error_validation or error_transform. ErrNotFound if none.
-	RecordLatest(ctx context.Context, p *RecordLatestParams) (*Record, error)
+	RecordLatest(ctx context.Context, p *RecordLatestParams) (*HarvestRecord, error)
 	// RecordCompareBatch answers what COMPARE decides keys on, in one query (COMPARE's group
 	// commit; SQLite takes one per 500 keys): for each key, in the keys' order, this job's stored
 	// record, the newest record with a known outcome and whether a live dataset exists, with

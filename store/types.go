@@ -35,8 +35,8 @@ type Source struct {
 	UpdatedAt   time.Time
 }
 
-// Job is a harvest_job row. Counts are records; Expected is nil until the listing completed.
-type Job struct {
+// HarvestJob is a harvest_job row. Counts are records; Expected is nil until the listing completed.
+type HarvestJob struct {
 	ID         string
 	SourceID   string
 	JobType    harvest.JobType
@@ -49,8 +49,8 @@ type Job struct {
 	Redrives int  // how often the scheduler re-drove the job after it stopped making progress
 }
 
-// Record is a harvest_record row: one record's passage through one job.
-type Record struct {
+// HarvestRecord is a harvest_record row: one record's passage through one job.
+type HarvestRecord struct {
 	ID              string
 	JobID           string
 	SourceID        string
@@ -303,7 +303,7 @@ type OutcomeSettleParams struct {
 // OutcomeSettled is the result of one outcome of OutcomeSettleBatch: the job after the batch
 // and whether the outcome was new, or the item's error (then Job is nil).
 type OutcomeSettled struct {
-	Job   *Job
+	Job   *HarvestJob
 	Fresh bool
 	Err   error
 }

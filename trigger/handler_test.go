@@ -52,7 +52,7 @@ func TestTriggerMessages(t *testing.T) {
 		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
 	require.NoError(t, err)
 
-	jobsOf := func(sourceID string) []*store.Job {
+	jobsOf := func(sourceID string) []*store.HarvestJob {
 		jobs, _, err := st.JobList(ctx, &store.JobListParams{SourceID: sourceID})
 		require.NoError(t, err)
 		return jobs

@@ -17,7 +17,7 @@ var ErrUnknownSource = errors.New("unknown harvest source")
 // Enqueue creates a job for the source in status new: it waits there until a scheduler starts
 // it within the cap on jobs in progress and sends its job message (Publish). It returns ErrJobInProgress when the source
 // already has an unfinished job, ErrUnknownSource for an unknown source.
-func Enqueue(ctx context.Context, st store.Store, sourceID string, jobType harvest.JobType) (*store.Job, error) {
+func Enqueue(ctx context.Context, st store.Store, sourceID string, jobType harvest.JobType) (*store.HarvestJob, error) {
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: sourceID, JobType: jobType, Queued: true})
 	switch {
 	case errors.Is(err, store.ErrConflict):
@@ -33,7 +33,7 @@ func Enqueue(ctx context.Context, st store.Store, sourceID string, jobType harve
 // Publish sends the job message of a job in progress to EXTRACT, and nothing else: a failure
 // is returned and the job left as it is. The scheduler re-drives an orphaned job with it (the
 // same job id: the stages are idempotent on it).
-func Publish(ctx context.Context, st store.Store, pub message.Publisher, job *store.Job) error {
+func Publish(ctx context.Context, st store.Store, pub message.Publisher, job *store.HarvestJob) error {
 	src, err := st.SourceGet(ctx, job.SourceID)
 	if err != nil {
 		return fmt.Errorf("get source of job %s: %w", job.ID, err)
@@ -44,7 +44,7 @@ func Publish(ctx context.Context, st store.Store, pub message.Publisher, job *st
 // publishJob sends the job message. Its PublisherName is the name of the source's
 // organization (Data.gov's publisher for ISO records that name none), never the source's own
 // name or location: a source named after its URL, or a local file path, is no publisher.
-func publishJob(ctx context.Context, st store.Store, pub message.Publisher, job *store.Job, src *store.Source) error {
+func publishJob(ctx context.Context, st store.Store, pub message.Publisher, job *store.HarvestJob, src *store.Source) error {
 	publisher := ""
 	if src.OrganizationID != "" {
 		org, err := st.OrganizationGet(ctx, src.OrganizationID)

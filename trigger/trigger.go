@@ -46,7 +46,7 @@ type Params struct {
 // when that is set. It returns the job as inserted, or
 // ErrJobInProgress, or a store or publish error (a job whose message could not be published is
 // failed so it does not block its source).
-func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params) (*store.Job, error) {
+func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params) (*store.HarvestJob, error) {
 	src, err := EnsureSource(ctx, st, p)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func EnsureSource(ctx context.Context, st store.Store, p Params) (*store.Source,
 
 // Wait polls the job every interval until it is complete or error, and returns it. It
 // returns ctx's error if ctx ends first.
-func Wait(ctx context.Context, st store.Store, jobID string, interval time.Duration) (*store.Job, error) {
+func Wait(ctx context.Context, st store.Store, jobID string, interval time.Duration) (*store.HarvestJob, error) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -360,7 +360,7 @@ type jobReport struct {
 // recordErrorsShown caps the record errors the text report lists.
 const recordErrorsShown = 10
 
-func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.Job, url, format string) error {
+func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.HarvestJob, url, format string) error {
 	jobErrs, err := st.JobErrorList(ctx, job.ID)
 	if err != nil {
 		return err

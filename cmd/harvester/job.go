@@ -85,7 +85,7 @@ func (f *serviceFlags) storeName() string {
 	return "the SQLite database " + filepath.Join(f.dataDir, "harvester.db")
 }
 
-func finishedAt(job *store.Job) string {
+func finishedAt(job *store.HarvestJob) string {
 	if job.FinishedAt == nil {
 		return "an unknown time"
 	}

@@ -217,7 +217,7 @@ func TestPrintReportCountsErrorRowsAndRecords(t *testing.T) {
 		{3, 2, "  3 error rows for 2 records:\n"},
 		{1, 1, "  1 error row for 1 record:\n"},
 	} {
-		job := &store.Job{ID: "j", Status: harvest.JobComplete, JobType: harvest.JobHarvest}
+		job := &store.HarvestJob{ID: "j", Status: harvest.JobComplete, JobType: harvest.JobHarvest}
 		job.Total, job.Errored = tc.records, tc.records
 		var out bytes.Buffer
 		require.NoError(t, printReport(context.Background(), &out, &errorListStore{t: t, rows: tc.rows}, job, "u", "text"))

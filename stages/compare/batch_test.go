@@ -47,7 +47,7 @@ func (s *batchStore) RecordInsertBatch(ctx context.Context, ps []*store.RecordIn
 	return s.Store.RecordInsertBatch(ctx, ps)
 }
 
-func (s *batchStore) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.Record, error) {
+func (s *batchStore) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.HarvestRecord, error) {
 	if s.failInserts.Add(-1) >= 0 {
 		return nil, errInjected
 	}
@@ -80,7 +80,7 @@ func newBatchFixture(t *testing.T) (*fixture, *batchStore) {
 type record struct {
 	identifier, body string
 	replay           bool
-	job              *store.Job
+	job              *store.HarvestJob
 
 	out []*message.Message
 	err error
@@ -267,7 +267,7 @@ func TestInsertBatchIsolatesABadRecord(t *testing.T) {
 	// Through the handler: a replayed record of a job that no longer exists errors, the
 	// records compared beside it do not.
 	run := []*record{{identifier: "gone", body: body("gone", "t"), replay: true,
-		job: &store.Job{ID: uuid.NewString(), JobType: harvest.JobHarvest}}}
+		job: &store.HarvestJob{ID: uuid.NewString(), JobType: harvest.JobHarvest}}}
 	for _, id := range []string{"d", "e", "f", "g"} {
 		run = append(run, &record{identifier: id, body: body(id, "t"), job: job})
 	}

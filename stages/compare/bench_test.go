@@ -87,13 +87,13 @@ func benchmarkHandleRecord(b *testing.B, handlers int, unchanged bool) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
-func newJob(b *testing.B, st store.Store, sourceID string) *store.Job {
+func newJob(b *testing.B, st store.Store, sourceID string) *store.HarvestJob {
 	job, err := st.JobInsert(context.Background(), &store.JobInsertParams{SourceID: sourceID, JobType: harvest.JobHarvest})
 	require.NoError(b, err)
 	return job
 }
 
-func recordMessage(b *testing.B, job *store.Job, sourceID string, i int, body string) *message.Message {
+func recordMessage(b *testing.B, job *store.HarvestJob, sourceID string, i int, body string) *message.Message {
 	id := fmt.Sprintf("r%d", i)
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, &harvest.Record{JobID: job.ID, SourceID: sourceID,
 		JobType: job.JobType, SchemaType: harvest.SchemaDCATUS11Federal, RecordID: harvest.RecordID(job.ID, id),

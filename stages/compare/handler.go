@@ -34,13 +34,13 @@ type Handler struct {
 type Store interface {
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
 	DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(identifier string) error) error
-	JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job, error)
-	JobGet(ctx context.Context, jobID string) (*store.Job, error)
+	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
+	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobHeartbeat(ctx context.Context, jobID string) error
 	OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error
 	RecordCompareBatch(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, error)
 	RecordDeleteStream(ctx context.Context, jobID string, fn func(identifier string) error) error
-	RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.Record, error)
+	RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.HarvestRecord, error)
 	RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertParams) error
 }
 

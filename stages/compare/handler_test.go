@@ -64,7 +64,7 @@ func newFixtureOn(t *testing.T, maxDeleteShare float64, wrap func(store.Store) s
 	return f
 }
 
-func (f *fixture) job(t *testing.T, jobType harvest.JobType) *store.Job {
+func (f *fixture) job(t *testing.T, jobType harvest.JobType) *store.HarvestJob {
 	t.Helper()
 	job, err := f.st.JobInsert(context.Background(), &store.JobInsertParams{SourceID: f.src.ID, JobType: jobType})
 	require.NoError(t, err)
@@ -72,7 +72,7 @@ func (f *fixture) job(t *testing.T, jobType harvest.JobType) *store.Job {
 }
 
 // handle runs HandleRecord on one record of the job and returns its output.
-func (f *fixture) handle(t *testing.T, job *store.Job, identifier, body string) []*message.Message {
+func (f *fixture) handle(t *testing.T, job *store.HarvestJob, identifier, body string) []*message.Message {
 	t.Helper()
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, &harvest.Record{JobID: job.ID, SourceID: f.src.ID,
 		JobType: job.JobType, SchemaType: harvest.SchemaDCATUS11Federal, RecordID: harvest.RecordID(job.ID, identifier),
@@ -85,7 +85,7 @@ func (f *fixture) handle(t *testing.T, job *store.Job, identifier, body string) 
 }
 
 // compare runs HandleRecord on one record of the job and returns what it sent on.
-func (f *fixture) compare(t *testing.T, job *store.Job, identifier, body string) (subject string, rec harvest.Record, s harvest.Settled) {
+func (f *fixture) compare(t *testing.T, job *store.HarvestJob, identifier, body string) (subject string, rec harvest.Record, s harvest.Settled) {
 	t.Helper()
 	out := f.handle(t, job, identifier, body)
 	require.Len(t, out, 1)
@@ -107,7 +107,7 @@ func (f *fixture) synced(t *testing.T, rec harvest.Record) {
 }
 
 // listing runs HandleListing for the job and returns its expected count.
-func (f *fixture) listing(t *testing.T, job *store.Job, listed ...string) int {
+func (f *fixture) listing(t *testing.T, job *store.HarvestJob, listed ...string) int {
 	t.Helper()
 	ctx := context.Background()
 	for _, id := range listed {

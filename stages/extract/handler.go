@@ -29,13 +29,13 @@ type Handler struct {
 
 // Store is what EXTRACT needs of the store (store.Store has it all).
 type Store interface {
-	JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job, error)
+	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
 	JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error)
 	JobFetchSet(ctx context.Context, p *store.JobFetch) error
-	JobGet(ctx context.Context, jobID string) (*store.Job, error)
+	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobHeartbeat(ctx context.Context, jobID string) error
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
-	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.Record, error)
+	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error)
 }
 
 // store.Store satisfies Store.

@@ -24,7 +24,7 @@ import (
 // watermill's in-memory Pub/Sub (STYLE 6: stages are unit-tested on gochannel).
 type extractRun struct {
 	st   store.Store
-	job  *store.Job
+	job  *store.HarvestJob
 	msgs map[string][]*message.Message // by subject
 	err  error                         // Handle's
 	// unseenAtListing is what DatasetListUnseen returned when the Listing was published: what

@@ -232,7 +232,7 @@ const WAFDateMargin = 5 * time.Minute
 // That job listed and downloaded the file after it started, so what it read was the file as
 // of that change. Anything in doubt is downloaded (COMPARE then counts it unchanged by its
 // hash). force_harvest and validate jobs download everything.
-func (l *lister) unchangedByDate(f WAFFile) (*store.Record, error) {
+func (l *lister) unchangedByDate(f WAFFile) (*store.HarvestRecord, error) {
 	if l.job.JobType != harvest.JobHarvest || f.Modified.IsZero() {
 		return nil, nil
 	}

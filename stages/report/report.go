@@ -48,9 +48,9 @@ type Handler struct {
 // Store is what the aggregator needs of the store (store.Store has it all).
 type Store interface {
 	JobErrorList(ctx context.Context, jobID string) ([]*store.JobError, error)
-	JobFinish(ctx context.Context, jobID string) (*store.Job, bool, error)
-	JobGet(ctx context.Context, jobID string) (*store.Job, error)
-	JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.Job, error)
+	JobFinish(ctx context.Context, jobID string) (*store.HarvestJob, bool, error)
+	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
+	JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.HarvestJob, error)
 	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
 	OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
 	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
@@ -66,7 +66,7 @@ const MaxSettleBatch = 500
 // new, and on one outcome per job of the batch, the job when the batch finished it.
 type settleResult struct {
 	*store.OutcomeSettled
-	finished *store.Job
+	finished *store.HarvestJob
 }
 
 // New returns the aggregator; its metrics are registered with reg (harvester_records_settled_total
@@ -195,7 +195,7 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 	return h.report(ctx, job)
 }
 
-func (h *Handler) report(ctx context.Context, job *store.Job) ([]*message.Message, error) {
+func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message.Message, error) {
 	src, err := h.store.SourceGet(ctx, job.SourceID)
 	if err != nil {
 		return nil, fmt.Errorf("get source of job: %w", err)
@@ -219,7 +219,7 @@ func (h *Handler) report(ctx context.Context, job *store.Job) ([]*message.Messag
 // replayReport returns the harvest report of a finished job again after a replayed record
 // changed its counts: the event carries the new counts. No email is sent, and the finished-job
 // metrics are not counted again.
-func (h *Handler) replayReport(ctx context.Context, job *store.Job) ([]*message.Message, error) {
+func (h *Handler) replayReport(ctx context.Context, job *store.HarvestJob) ([]*message.Message, error) {
 	src, err := h.store.SourceGet(ctx, job.SourceID)
 	if err != nil {
 		return nil, fmt.Errorf("get source of job: %w", err)
@@ -237,7 +237,7 @@ func reportMessage(r *harvest.Report) ([]*message.Message, error) {
 }
 
 // NewReport builds the harvest report event of a finished job (without ErrorMessage).
-func NewReport(job *store.Job, src *store.Source) *harvest.Report {
+func NewReport(job *store.HarvestJob, src *store.Source) *harvest.Report {
 	end := time.Now().UTC()
 	if job.FinishedAt != nil {
 		end = job.FinishedAt.UTC()
@@ -253,7 +253,7 @@ func NewReport(job *store.Job, src *store.Source) *harvest.Report {
 
 // notify emails the job report to the source's recipients, as its notification_frequency
 // says. A failed email is logged, never retried: the job's outcome does not depend on it.
-func (h *Handler) notify(ctx context.Context, job *store.Job, src *store.Source, jobError string) {
+func (h *Handler) notify(ctx context.Context, job *store.HarvestJob, src *store.Source, jobError string) {
 	if h.notifier == nil || len(src.NotificationEmails) == 0 {
 		return
 	}

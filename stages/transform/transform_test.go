@@ -46,7 +46,7 @@ type testBundle struct {
 	st  store.Store
 	h   *transform.Handler
 	src *store.Source
-	job *store.Job
+	job *store.HarvestJob
 }
 
 func setup(t *testing.T, st store.Store, jobType harvest.JobType) *testBundle {
@@ -91,7 +91,7 @@ func (b *testBundle) handle(t *testing.T, rec *harvest.Record) (subject string, 
 }
 
 // stored returns the record's harvest_record row.
-func (b *testBundle) stored(t *testing.T, recordID string) *store.Record {
+func (b *testBundle) stored(t *testing.T, recordID string) *store.HarvestRecord {
 	t.Helper()
 	r, err := b.st.RecordGet(t.Context(), recordID)
 	require.NoError(t, err)

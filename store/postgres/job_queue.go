@@ -15,7 +15,7 @@ func (s *Store) JobHeartbeat(ctx context.Context, jobID string) error {
 }
 
 // JobListOrphaned implements store.Store.
-func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.Job, error) {
+func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.HarvestJob, error) {
 	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job
 		WHERE status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < $1)
 		ORDER BY heartbeat_at NULLS FIRST, id`, p.Before), scan.Job)
@@ -24,8 +24,8 @@ func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedPar
 // JobStartQueued implements store.Store. Every caller takes the same transaction-scoped
 // advisory lock before it counts, so two callers never both see room for the same slot;
 // SKIP LOCKED leaves alone a new job that JobFail is ending at the same moment.
-func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParams) ([]*store.Job, error) {
-	var started []*store.Job
+func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParams) ([]*store.HarvestJob, error) {
+	var started []*store.HarvestJob
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`,
 			startQueuedLockClass); err != nil {
@@ -51,9 +51,9 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 }
 
 // JobRedrive implements store.Store.
-func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.Job, bool, error) {
+func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.HarvestJob, bool, error) {
 	job, err := scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = now()
 		WHERE id = $1 AND status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < $2) AND redrives < $3
 		RETURNING `+sqlstore.JobColumns, p.JobID, p.Before, p.Max))
-	return sqlstore.JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
+	return sqlstore.JobChanged(job, err, func() (*store.HarvestJob, error) { return s.JobGet(ctx, p.JobID) })
 }

@@ -60,7 +60,7 @@ func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettl
 	}
 	ids := slices.Sorted(maps.Keys(jobIDs))
 	var fresh map[int]bool
-	var jobs map[string]*store.Job
+	var jobs map[string]*store.HarvestJob
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		fresh, jobs, err = settleBatch(ctx, tx, ps, live, ids)
@@ -82,7 +82,7 @@ func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettl
 // settleBatch is OutcomeSettleBatch's transaction over the items live of ps, whose jobs are
 // ids. It returns which items were new and every existing job's row after the batch.
 func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams, live []int, ids []string) (
-	map[int]bool, map[string]*store.Job, error) {
+	map[int]bool, map[string]*store.HarvestJob, error) {
 	open := map[string]bool{}
 	rows, _ := tx.Query(ctx, `SELECT id::text, status IN ('new', 'in_progress') FROM harvest_job
 		WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, ids)
@@ -242,9 +242,9 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, status, transform) WHERE r.id = v.id`,
 			recID, recStatus, recTransform)
 	}
-	jobs := map[string]*store.Job{}
+	jobs := map[string]*store.HarvestJob{}
 	b.Queue(`SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE id = ANY($1::uuid[])`, ids).Query(func(r pgx.Rows) error {
-		return sqlstore.Each(pgxRows{r}, scan.Job, func(job *store.Job) error { jobs[job.ID] = job; return nil })
+		return sqlstore.Each(pgxRows{r}, scan.Job, func(job *store.HarvestJob) error { jobs[job.ID] = job; return nil })
 	})
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return nil, nil, err

@@ -8,7 +8,7 @@ import (
 )
 
 // RecordInsert implements store.Store.
-func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.Record, error) {
+func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.HarvestRecord, error) {
 	var hash, raw *string
 	if p.SourceHash != "" {
 		hash = &p.SourceHash
@@ -27,12 +27,12 @@ func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (
 }
 
 // RecordGet implements store.Store.
-func (s *Store) RecordGet(ctx context.Context, recordID string) (*store.Record, error) {
+func (s *Store) RecordGet(ctx context.Context, recordID string) (*store.HarvestRecord, error) {
 	return scan.Record(s.q.QueryRow(ctx, `SELECT `+sqlstore.RecordColumns+` FROM harvest_record WHERE id = $1`, recordID))
 }
 
 // RecordLatest implements store.Store.
-func (s *Store) RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.Record, error) {
+func (s *Store) RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error) {
 	return scan.Record(s.q.QueryRow(ctx, `SELECT `+sqlstore.RecordColumns+` FROM harvest_record
 		WHERE harvest_source_id = $1 AND identifier = $2
 			AND status IN ('success', 'error_validation', 'error_transform')

@@ -16,7 +16,7 @@ func (s *Store) JobHeartbeat(ctx context.Context, jobID string) error {
 }
 
 // JobListOrphaned implements store.Store.
-func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.Job, error) {
+func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.HarvestJob, error) {
 	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job
 		WHERE status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < ?)
 		ORDER BY heartbeat_at, id`, formatTime(p.Before)), scan.Job)
@@ -24,8 +24,8 @@ func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedPar
 
 // JobStartQueued implements store.Store. The transaction begins IMMEDIATE (see inTx), which
 // takes the database's write lock before the count: callers are serialised.
-func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParams) ([]*store.Job, error) {
-	var started []*store.Job
+func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParams) ([]*store.HarvestJob, error) {
+	var started []*store.HarvestJob
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var running int
 		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM harvest_job WHERE status = 'in_progress'`).Scan(&running)
@@ -41,16 +41,16 @@ func (s *Store) JobStartQueued(ctx context.Context, p *store.JobStartQueuedParam
 		return nil, interpretError(err)
 	}
 	// RETURNING gives no order.
-	slices.SortFunc(started, func(a, b *store.Job) int {
+	slices.SortFunc(started, func(a, b *store.HarvestJob) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return started, nil
 }
 
 // JobRedrive implements store.Store.
-func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.Job, bool, error) {
+func (s *Store) JobRedrive(ctx context.Context, p *store.JobRedriveParams) (*store.HarvestJob, bool, error) {
 	job, err := scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET redrives = redrives + 1, heartbeat_at = ?
 		WHERE id = ? AND status = 'in_progress' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND redrives < ?
 		RETURNING `+sqlstore.JobColumns, now(), p.JobID, formatTime(p.Before), p.Max))
-	return sqlstore.JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
+	return sqlstore.JobChanged(job, err, func() (*store.HarvestJob, error) { return s.JobGet(ctx, p.JobID) })
 }

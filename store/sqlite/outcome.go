@@ -17,7 +17,7 @@ func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettl
 	var out []*store.OutcomeSettled
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		out = make([]*store.OutcomeSettled, len(ps))
-		jobs := map[string]*store.Job{}
+		jobs := map[string]*store.HarvestJob{}
 		for i, p := range ps {
 			out[i] = &store.OutcomeSettled{}
 			fresh, err := settleOne(ctx, tx, p)

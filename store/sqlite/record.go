@@ -15,7 +15,7 @@ func nullable(s string) any {
 }
 
 // RecordInsert implements store.Store.
-func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.Record, error) {
+func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.HarvestRecord, error) {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO harvest_record
 		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type, status,
 		date_created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING`,
@@ -28,12 +28,12 @@ func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (
 }
 
 // RecordGet implements store.Store.
-func (s *Store) RecordGet(ctx context.Context, recordID string) (*store.Record, error) {
+func (s *Store) RecordGet(ctx context.Context, recordID string) (*store.HarvestRecord, error) {
 	return scan.Record(s.q.QueryRow(ctx, `SELECT `+sqlstore.RecordColumns+` FROM harvest_record WHERE id = ?`, recordID))
 }
 
 // RecordLatest implements store.Store.
-func (s *Store) RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.Record, error) {
+func (s *Store) RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error) {
 	return scan.Record(s.q.QueryRow(ctx, `SELECT `+sqlstore.RecordColumns+` FROM harvest_record
 		WHERE harvest_source_id = ? AND identifier = ?
 			AND status IN ('success', 'error_validation', 'error_transform')

@@ -151,7 +151,7 @@ func testRecordInsertBatch(t *testing.T, s store.Store) {
 	for _, p := range []*store.RecordInsertParams{full, del} {
 		got, err := s.RecordGet(ctx, p.ID)
 		require.NoError(t, err)
-		require.Equal(t, &store.Record{ID: p.ID, JobID: p.JobID, SourceID: p.SourceID, Identifier: p.Identifier,
+		require.Equal(t, &store.HarvestRecord{ID: p.ID, JobID: p.JobID, SourceID: p.SourceID, Identifier: p.Identifier,
 			Action: p.Action, SourceHash: p.SourceHash, SourceRaw: p.SourceRaw, Status: harvest.RecordPending,
 			SchemaType: p.SchemaType, CreatedAt: got.CreatedAt}, got)
 		require.False(t, got.CreatedAt.IsZero())

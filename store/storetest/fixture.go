@@ -25,7 +25,7 @@ func newSource(t *testing.T, s store.Store) *store.Source {
 }
 
 // newJob starts a harvest job for the source.
-func newJob(t *testing.T, s store.Store, sourceID string) *store.Job {
+func newJob(t *testing.T, s store.Store, sourceID string) *store.HarvestJob {
 	t.Helper()
 	job, err := s.JobInsert(t.Context(), &store.JobInsertParams{SourceID: sourceID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
@@ -33,7 +33,7 @@ func newJob(t *testing.T, s store.Store, sourceID string) *store.Job {
 }
 
 // finishJob completes a job with what it has settled so far, so its source can start another.
-func finishJob(t *testing.T, s store.Store, jobID string) *store.Job {
+func finishJob(t *testing.T, s store.Store, jobID string) *store.HarvestJob {
 	t.Helper()
 	job, err := s.JobGet(t.Context(), jobID)
 	require.NoError(t, err)
@@ -46,7 +46,7 @@ func finishJob(t *testing.T, s store.Store, jobID string) *store.Job {
 }
 
 // newRecord writes a pending create record of identifier in the job.
-func newRecord(t *testing.T, s store.Store, job *store.Job, identifier string) *store.Record {
+func newRecord(t *testing.T, s store.Store, job *store.HarvestJob, identifier string) *store.HarvestRecord {
 	t.Helper()
 	rec, err := s.RecordInsert(t.Context(), &store.RecordInsertParams{
 		ID:         uuid.NewString(),
@@ -62,7 +62,7 @@ func newRecord(t *testing.T, s store.Store, job *store.Job, identifier string) *
 }
 
 // settle counts one outcome of the job under key, with no record and no errors.
-func settle(t *testing.T, s store.Store, jobID, key string, outcome harvest.Outcome) (*store.Job, bool) {
+func settle(t *testing.T, s store.Store, jobID, key string, outcome harvest.Outcome) (*store.HarvestJob, bool) {
 	t.Helper()
 	job, fresh, err := s.OutcomeSettle(t.Context(), &store.OutcomeSettleParams{
 		JobID: jobID, Key: key, Identifier: key, Outcome: outcome,
@@ -73,7 +73,7 @@ func settle(t *testing.T, s store.Store, jobID, key string, outcome harvest.Outc
 
 // settleRecord settles the record's outcome in its job (added when status is success, else
 // errored), which sets the record's status.
-func settleRecord(t *testing.T, s store.Store, rec *store.Record, status harvest.RecordStatus) {
+func settleRecord(t *testing.T, s store.Store, rec *store.HarvestRecord, status harvest.RecordStatus) {
 	t.Helper()
 	outcome := harvest.OutcomeErrored
 	if status == harvest.RecordSuccess {
@@ -88,7 +88,7 @@ func settleRecord(t *testing.T, s store.Store, rec *store.Record, status harvest
 }
 
 // newDataset writes a record of identifier in the job and a live dataset from it.
-func newDataset(t *testing.T, s store.Store, job *store.Job, identifier string) *store.Dataset {
+func newDataset(t *testing.T, s store.Store, job *store.HarvestJob, identifier string) *store.Dataset {
 	t.Helper()
 	rec := newRecord(t, s, job, identifier)
 	d, err := s.DatasetUpsert(t.Context(), &store.DatasetUpsertParams{
@@ -125,7 +125,7 @@ type counters struct {
 	Total, Added, Updated, Deleted, Unchanged, Errored, Validated, Settled int
 }
 
-func countersOf(j *store.Job) counters {
+func countersOf(j *store.HarvestJob) counters {
 	return counters{
 		Total: j.Total, Added: j.Added, Updated: j.Updated, Deleted: j.Deleted,
 		Unchanged: j.Unchanged, Errored: j.Errored, Validated: j.Validated, Settled: j.Settled,
@@ -133,7 +133,7 @@ func countersOf(j *store.Job) counters {
 }
 
 // newQueuedJob queues a harvest job (status new) for the source.
-func newQueuedJob(t *testing.T, s store.Store, sourceID string) *store.Job {
+func newQueuedJob(t *testing.T, s store.Store, sourceID string) *store.HarvestJob {
 	t.Helper()
 	job, err := s.JobInsert(t.Context(), &store.JobInsertParams{SourceID: sourceID, JobType: harvest.JobHarvest, Queued: true})
 	require.NoError(t, err)
@@ -180,7 +180,7 @@ func recordErrors(t *testing.T, s store.Store, jobID string) []*store.RecordErro
 }
 
 // jobIDs are the jobs' ids, in order.
-func jobIDs(jobs []*store.Job) []string {
+func jobIDs(jobs []*store.HarvestJob) []string {
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
 		ids[i] = j.ID

@@ -339,21 +339,21 @@ func testJobList(t *testing.T, s store.Store) {
 	for _, c := range []struct {
 		name  string
 		p     store.JobListParams
-		want  []*store.Job
+		want  []*store.HarvestJob
 		total int
 	}{
-		{"all", store.JobListParams{}, []*store.Job{validating, queued, failed, complete}, 4},
-		{"source", store.JobListParams{SourceID: src.ID}, []*store.Job{queued, failed, complete}, 3},
-		{"status", store.JobListParams{Status: harvest.JobError}, []*store.Job{failed}, 1},
-		{"new", store.JobListParams{Status: harvest.JobNew}, []*store.Job{queued}, 1},
-		{"type", store.JobListParams{JobType: harvest.JobHarvest}, []*store.Job{queued, complete}, 2},
+		{"all", store.JobListParams{}, []*store.HarvestJob{validating, queued, failed, complete}, 4},
+		{"source", store.JobListParams{SourceID: src.ID}, []*store.HarvestJob{queued, failed, complete}, 3},
+		{"status", store.JobListParams{Status: harvest.JobError}, []*store.HarvestJob{failed}, 1},
+		{"new", store.JobListParams{Status: harvest.JobNew}, []*store.HarvestJob{queued}, 1},
+		{"type", store.JobListParams{JobType: harvest.JobHarvest}, []*store.HarvestJob{queued, complete}, 2},
 		{"all filters", store.JobListParams{SourceID: src.ID, Status: harvest.JobComplete, JobType: harvest.JobHarvest},
-			[]*store.Job{complete}, 1},
+			[]*store.HarvestJob{complete}, 1},
 		{"no match", store.JobListParams{SourceID: other.ID, Status: harvest.JobComplete}, nil, 0},
 		{"unknown source", store.JobListParams{SourceID: uuid.NewString()}, nil, 0},
-		{"page", store.JobListParams{PageParams: store.PageParams{Limit: 2, Offset: 1}}, []*store.Job{queued, failed}, 4},
+		{"page", store.JobListParams{PageParams: store.PageParams{Limit: 2, Offset: 1}}, []*store.HarvestJob{queued, failed}, 4},
 		{"filtered page", store.JobListParams{SourceID: src.ID, PageParams: store.PageParams{Limit: 2, Offset: 2}},
-			[]*store.Job{complete}, 3},
+			[]*store.HarvestJob{complete}, 3},
 		{"past the end", store.JobListParams{PageParams: store.PageParams{Offset: 4}}, nil, 4},
 	} {
 		ids, total := list(c.p)
@@ -363,7 +363,7 @@ func testJobList(t *testing.T, s store.Store) {
 
 	jobs, _, err := s.JobList(ctx, &store.JobListParams{SourceID: other.ID})
 	require.NoError(t, err)
-	require.Equal(t, []*store.Job{validating}, jobs, "every field is returned")
+	require.Equal(t, []*store.HarvestJob{validating}, jobs, "every field is returned")
 }
 
 // testJobListDefaultLimit: Limit 0 is a page of 100.

@@ -17,7 +17,7 @@ func testJobFetchLatest(t *testing.T, s store.Store) {
 	src := newSource(t, s)
 	other := newSource(t, s)
 	latest := func() (*store.JobFetch, error) { return s.JobFetchLatest(ctx, src.ID) }
-	run := func(jobType harvest.JobType, fetch *store.JobFetch, fail bool) *store.Job {
+	run := func(jobType harvest.JobType, fetch *store.JobFetch, fail bool) *store.HarvestJob {
 		t.Helper()
 		job, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: jobType})
 		require.NoError(t, err)

@@ -37,7 +37,7 @@ func inProgress(t *testing.T, s store.Store) int {
 // testJobStartQueuedCap: the oldest queued jobs start while fewer than the cap run.
 func testJobStartQueuedCap(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	var queued []*store.Job
+	var queued []*store.HarvestJob
 	for range 5 {
 		queued = append(queued, newQueuedJob(t, s, newSource(t, s).ID))
 	}
@@ -83,7 +83,7 @@ func testJobStartQueuedConcurrent(t *testing.T, s store.Store) {
 	}
 	seen := map[string]bool{}
 	for len(seen) < queued {
-		started := make([][]*store.Job, callers)
+		started := make([][]*store.HarvestJob, callers)
 		errs := make([]error, callers)
 		ready := make(chan struct{})
 		var wg sync.WaitGroup

@@ -59,7 +59,7 @@ func testOutcomeSettleCounters(t *testing.T, s store.Store) {
 		{"f", harvest.OutcomeErrored, true},
 		{"g", harvest.OutcomeErrored, false},
 	}
-	var got *store.Job
+	var got *store.HarvestJob
 	for _, st := range settles {
 		var fresh bool
 		var err error
@@ -82,7 +82,7 @@ func testOutcomeSettleCounters(t *testing.T, s store.Store) {
 func testOutcomeSettlePerJob(t *testing.T, s store.Store) {
 	first := newJob(t, s, newSource(t, s).ID)
 	second := newJob(t, s, newSource(t, s).ID)
-	for _, job := range []*store.Job{first, second} {
+	for _, job := range []*store.HarvestJob{first, second} {
 		got, fresh := settle(t, s, job.ID, "a", harvest.OutcomeAdded)
 		require.True(t, fresh)
 		require.Equal(t, counters{Added: 1, Settled: 1}, countersOf(got))
@@ -106,7 +106,7 @@ func testOutcomeSettleErrors(t *testing.T, s store.Store) {
 		{JobID: job.ID, Key: "listing/3", Outcome: harvest.OutcomeErrored,
 			Errors: []harvest.RecordError{{Type: "ParseError", Message: "not an object", Severity: harvest.SeverityError}}},
 	}
-	var got *store.Job
+	var got *store.HarvestJob
 	for _, p := range settles {
 		var fresh bool
 		var err error

@@ -13,7 +13,7 @@ import (
 
 // stageFailure settles the record's key as errored the way the router's failure policy does:
 // status error, one StageError row, validated as given. It returns the job after the settle.
-func stageFailure(t *testing.T, s store.Store, rec *store.Record, validated bool, reason string) *store.Job {
+func stageFailure(t *testing.T, s store.Store, rec *store.HarvestRecord, validated bool, reason string) *store.HarvestJob {
 	t.Helper()
 	job, _, err := s.OutcomeSettle(t.Context(), &store.OutcomeSettleParams{
 		JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier), Identifier: rec.Identifier, RecordID: rec.ID,

@@ -28,7 +28,7 @@ func testRecordInsert(t *testing.T, s store.Store) {
 	}
 	rec, err := s.RecordInsert(ctx, p)
 	require.NoError(t, err)
-	require.Equal(t, &store.Record{
+	require.Equal(t, &store.HarvestRecord{
 		ID: p.ID, JobID: p.JobID, SourceID: p.SourceID, Identifier: p.Identifier, Action: p.Action,
 		SourceHash: p.SourceHash, SourceRaw: p.SourceRaw, Status: harvest.RecordPending, CreatedAt: rec.CreatedAt,
 		SchemaType: harvest.SchemaDCATUS11Federal,
@@ -88,7 +88,7 @@ func testRecordGetNotFound(t *testing.T, s store.Store) {
 // pending and failed rows are skipped.
 func testRecordLatest(t *testing.T, s store.Store) {
 	src := newSource(t, s)
-	latest := func() *store.Record {
+	latest := func() *store.HarvestRecord {
 		t.Helper()
 		rec, err := s.RecordLatest(t.Context(), &store.RecordLatestParams{SourceID: src.ID, Identifier: "a"})
 		require.NoError(t, err)
@@ -96,7 +96,7 @@ func testRecordLatest(t *testing.T, s store.Store) {
 	}
 	// inJob writes a record of "a" in a new job, settles it when status is not pending and
 	// finishes the job; it returns the stored row.
-	inJob := func(status harvest.RecordStatus) *store.Record {
+	inJob := func(status harvest.RecordStatus) *store.HarvestRecord {
 		t.Helper()
 		job := newJob(t, s, src.ID)
 		newRecord(t, s, job, "other")

@@ -18,7 +18,7 @@ func testJobRedrive(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	job := newJob(t, s, newSource(t, s).ID)
 	require.Zero(t, job.Redrives)
-	redrive := func(before time.Time, maxRedrives int) (*store.Job, bool) {
+	redrive := func(before time.Time, maxRedrives int) (*store.HarvestJob, bool) {
 		t.Helper()
 		j, ok, err := s.JobRedrive(ctx, &store.JobRedriveParams{JobID: job.ID, Before: before, Max: maxRedrives})
 		require.NoError(t, err)

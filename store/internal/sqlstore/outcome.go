@@ -34,7 +34,7 @@ type ReopenedSQL struct {
 // counts, and deletes the key's old error rows, all on q (the settling transaction). It
 // returns nil (and changes nothing) when the key is not re-opened: then it has simply settled
 // already.
-func (s *Scanner) SettleReopened(ctx context.Context, q Querier, stmt *ReopenedSQL, p *store.OutcomeSettleParams) (*store.Job, error) {
+func (s *Scanner) SettleReopened(ctx context.Context, q Querier, stmt *ReopenedSQL, p *store.OutcomeSettleParams) (*store.HarvestJob, error) {
 	var old harvest.Outcome
 	var oldValidated *bool
 	err := q.QueryRow(ctx, stmt.Select, p.JobID, p.Key).Scan(&old, &oldValidated)

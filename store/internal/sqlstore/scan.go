@@ -31,8 +31,8 @@ const (
 )
 
 // Job reads a harvest_job row (JobColumns).
-func (s *Scanner) Job(row Row) (*store.Job, error) {
-	var j store.Job
+func (s *Scanner) Job(row Row) (*store.HarvestJob, error) {
+	var j store.HarvestJob
 	err := row.Scan(&j.ID, &j.SourceID, &j.JobType, &j.Status, s.Time(&j.CreatedAt), s.NullTime(&j.FinishedAt),
 		&j.Total, &j.Added, &j.Updated, &j.Deleted, &j.Unchanged, &j.Errored, &j.Validated,
 		&j.Settled, &j.Expected, &j.Redrives)
@@ -98,8 +98,8 @@ func (s *Scanner) Dataset(row Row) (*store.Dataset, error) {
 }
 
 // Record reads a harvest_record row (RecordColumns); a NULL source_transform is a nil SourceTransform.
-func (s *Scanner) Record(row Row) (*store.Record, error) {
-	var r store.Record
+func (s *Scanner) Record(row Row) (*store.HarvestRecord, error) {
+	var r store.HarvestRecord
 	var transform []byte // nil when NULL
 	err := row.Scan(&r.ID, &r.JobID, &r.SourceID, &r.Identifier, &r.Action, &r.SourceHash, &r.SourceRaw,
 		&transform, &r.Status, &r.SchemaType, s.Time(&r.CreatedAt))

@@ -102,7 +102,7 @@ func Count(ctx context.Context, q Querier, query string, args ...any) (int, erro
 // and true when it matched, else the job as it is (by get) and false, so that a caller can
 // tell "changed" from "not in the state the change needs". get's error (store.ErrNotFound for
 // a job that does not exist) is returned.
-func JobChanged(job *store.Job, err error, get func() (*store.Job, error)) (*store.Job, bool, error) {
+func JobChanged(job *store.HarvestJob, err error, get func() (*store.HarvestJob, error)) (*store.HarvestJob, bool, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		job, err = get()
 		return job, false, err

@@ -75,7 +75,7 @@ func nullable(s string) any {
 func (s *Store) stamped(now []any, args ...any) []any { return append(args, now...) }
 
 // JobInsert implements store.Store.
-func (s *Store) JobInsert(ctx context.Context, p *store.JobInsertParams) (*store.Job, error) {
+func (s *Store) JobInsert(ctx context.Context, p *store.JobInsertParams) (*store.HarvestJob, error) {
 	id, status := JobInsertValues(p)
 	return s.scan.Job(s.q.QueryRow(ctx, s.sql(`
 		INSERT INTO harvest_job (id, harvest_source_id, job_type, status, date_created, heartbeat_at)
@@ -84,7 +84,7 @@ func (s *Store) JobInsert(ctx context.Context, p *store.JobInsertParams) (*store
 }
 
 // JobList implements store.Store.
-func (s *Store) JobList(ctx context.Context, p *store.JobListParams) ([]*store.Job, int, error) {
+func (s *Store) JobList(ctx context.Context, p *store.JobListParams) ([]*store.HarvestJob, int, error) {
 	filter := s.d.SQL.JobListFilter
 	args := []any{nullable(p.SourceID), nullable(string(p.Status)), nullable(string(p.JobType))}
 	total, err := Count(ctx, s.q, `SELECT count(*) FROM harvest_job WHERE `+filter, args...)
@@ -98,14 +98,14 @@ func (s *Store) JobList(ctx context.Context, p *store.JobListParams) ([]*store.J
 }
 
 // JobGet implements store.Store.
-func (s *Store) JobGet(ctx context.Context, jobID string) (*store.Job, error) {
+func (s *Store) JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error) {
 	return s.scan.Job(s.q.QueryRow(ctx, `SELECT `+JobColumns+` FROM harvest_job WHERE id = $1`, jobID))
 }
 
 // JobFail implements store.Store: in one transaction the job ends in error (when it is new or
 // in progress), its error row is written and its pending records settle (settlePendingRecords).
-func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job, error) {
-	var job *store.Job
+func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error) {
+	var job *store.HarvestJob
 	err := s.d.InTx(ctx, func(tx Querier) error {
 		now := s.d.NowArgs()
 		var err error
@@ -122,22 +122,22 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Job
 		_, err = tx.Exec(ctx, s.sql(settlePendingRecords), s.stamped(now, p.JobID)...)
 		return err
 	})
-	job, _, err = JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, p.JobID) })
+	job, _, err = JobChanged(job, err, func() (*store.HarvestJob, error) { return s.JobGet(ctx, p.JobID) })
 	return job, err
 }
 
 // JobFinish implements store.Store.
-func (s *Store) JobFinish(ctx context.Context, jobID string) (*store.Job, bool, error) {
+func (s *Store) JobFinish(ctx context.Context, jobID string) (*store.HarvestJob, bool, error) {
 	job, err := s.scan.Job(s.q.QueryRow(ctx, s.sql(`
 		UPDATE harvest_job SET status = 'complete', date_finished = now(), records_total = records_settled
 		WHERE id = $1 AND status = 'in_progress' AND records_expected IS NOT NULL
 			AND records_settled >= records_expected
 		RETURNING `+JobColumns), s.stamped(s.d.NowArgs(), jobID)...))
-	return JobChanged(job, err, func() (*store.Job, error) { return s.JobGet(ctx, jobID) })
+	return JobChanged(job, err, func() (*store.HarvestJob, error) { return s.JobGet(ctx, jobID) })
 }
 
 // JobSetExpected implements store.Store.
-func (s *Store) JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.Job, error) {
+func (s *Store) JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.HarvestJob, error) {
 	return s.scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET records_expected = $2 WHERE id = $1 RETURNING `+JobColumns,
 		p.JobID, p.Expected))
 }
@@ -205,7 +205,7 @@ func (s *Store) DatasetListUnseen(ctx context.Context, p *store.DatasetListUnsee
 }
 
 // OutcomeSettle implements store.Store: a batch of one of the backend's OutcomeSettleBatch.
-func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.Job, bool, error) {
+func (s *Store) OutcomeSettle(ctx context.Context, p *store.OutcomeSettleParams) (*store.HarvestJob, bool, error) {
 	res, err := s.settleBatch(ctx, []*store.OutcomeSettleParams{p})
 	if err != nil {
 		return nil, false, err

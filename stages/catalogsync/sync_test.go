@@ -1,16 +1,16 @@
-package sync_test
+package catalogsync_test
 
 import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/sync"
+	"github.com/harvester-dev/harvester/stages/catalogsync"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/store/sqlite"
@@ -38,7 +38,7 @@ func TestConcurrentUpserts(t *testing.T) {
 			require.NoError(t, err)
 			job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
 			require.NoError(t, err)
-			h := sync.New(st, nil)
+			h := catalogsync.New(st, nil)
 			defer h.Close()
 
 			const n = 120
@@ -53,7 +53,7 @@ func TestConcurrentUpserts(t *testing.T) {
 				require.NoError(t, err)
 				recs[i] = rec
 			}
-			var wg gosync.WaitGroup
+			var wg sync.WaitGroup
 			for i, rec := range recs {
 				wg.Go(func() {
 					msg, err := harvest.RecordMessage(harvest.SubjectSync, rec)

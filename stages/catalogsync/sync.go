@@ -1,4 +1,4 @@
-// Package sync is the SYNC stage: it makes the live catalog match a record. create and update
+// Package catalogsync is the SYNC stage: it makes the live catalog match a record. create and update
 // upsert the dataset row (the slug is made from the title once and never changed by an update);
 // delete removes it. The search index follows: an upserted dataset's document is written after
 // the row, a deleted dataset's document is removed before the row (so a redelivered delete
@@ -7,7 +7,7 @@
 // run out, settles the record as errored with the reason (an index failure is never a
 // success); an index error that cannot pass on a retry (the engine rejected the document) is
 // permanent at once.
-package sync
+package catalogsync
 
 import (
 	"context"
@@ -45,7 +45,7 @@ type Store interface {
 	DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error)
 	DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error)
 	DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error)
-	JobGet(ctx context.Context, jobID string) (*store.Job, error)
+	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
 	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
 }

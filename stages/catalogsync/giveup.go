@@ -1,4 +1,4 @@
-package sync
+package catalogsync
 
 import (
 	"github.com/ThreeDotsLabs/watermill/message"
