@@ -27,7 +27,7 @@ const apiKey = "bench"
 // default (SQLite and an in-process nats-server in dataDir).
 type services struct {
 	databaseURL, natsURL, dataDir string
-	subscriptions                 int
+	concurrency                   int
 	pprofAddr                     string // the harvester's --pprof-addr; empty: none
 	opensearchURL, searchIndex    string // the harvester's --opensearch-url and --search-index; empty: defaults
 }
@@ -49,7 +49,7 @@ func startHarvester(ctx context.Context, bin string, svc services) (*harvester, 
 	}
 	args := []string{"serve", "--addr", addr, "--database-url", svc.databaseURL, "--nats-url", svc.natsURL,
 		"--data-dir", svc.dataDir, "--allow-private-sources", "--scheduler-interval", "50ms",
-		"--subscriptions", strconv.Itoa(svc.subscriptions), "--log-level", "error"}
+		"--concurrency", strconv.Itoa(svc.concurrency), "--log-level", "error"}
 	if svc.pprofAddr != "" {
 		args = append(args, "--pprof-addr", svc.pprofAddr)
 	}
@@ -253,12 +253,12 @@ func (h *harvester) runJob(ctx context.Context, sourceID string, jobType harvest
 
 // stageStat is one stage's share of a scenario, from the harvester's Prometheus metrics
 // (watermill's harvester_stage_handler_execution_time_seconds, summed over a stage's
-// subscriptions).
+// handlers).
 type stageStat struct {
 	Messages int `json:"messages"`
 	// MessagesPerSec is Messages over the scenario's wall time.
 	MessagesPerSec float64 `json:"messages_per_sec"`
-	// HandlerS is the time spent inside the stage's handlers, summed over its subscriptions.
+	// HandlerS is the time spent inside the stage's handlers, summed over its handlers.
 	HandlerS float64 `json:"handler_s"`
 	// HandlerMsPerMessage is HandlerS per message, in milliseconds: one handler's latency.
 	HandlerMsPerMessage float64 `json:"handler_ms_per_message"`

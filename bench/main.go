@@ -65,7 +65,7 @@ type options struct {
 func main() {
 	var o options
 	flag.IntVar(&o.records, "records", 100_000, "records in the synthetic catalog")
-	flag.IntVar(&o.workers, "workers", 4, "the harvester's --subscriptions: messages of each per-record stage handled at once")
+	flag.IntVar(&o.workers, "workers", 4, "the harvester's --concurrency: messages of each per-record stage handled at once")
 	flag.BoolVar(&o.json, "json", false, "print one JSON object per line per scenario instead of a table")
 	flag.BoolVar(&o.embedded, "embedded", false, "run the harvester on the embedded default (SQLite, in-process NATS)")
 	flag.StringVar(&o.databaseURL, "database-url", cmp.Or(os.Getenv("DATABASE_URL"), os.Getenv("HARVESTER_TEST_DATABASE_URL")),
@@ -155,7 +155,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	defer stopServer()
 
 	// The services.
-	svc := services{dataDir: filepath.Join(tmp, "data"), subscriptions: o.workers, pprofAddr: o.pprofAddr,
+	svc := services{dataDir: filepath.Join(tmp, "data"), concurrency: o.workers, pprofAddr: o.pprofAddr,
 		opensearchURL: o.opensearchURL, searchIndex: o.searchIndex}
 	var ceilingNATS string
 	if o.embedded {

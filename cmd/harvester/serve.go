@@ -37,7 +37,7 @@ type serverFlags struct {
 	orphanTimeout time.Duration
 	maxRedrives   int
 	interval      time.Duration
-	subscriptions int
+	concurrency   int
 	baseURL       string
 	smtp          notify.Config
 	pprofAddr     string
@@ -56,7 +56,11 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	fl.IntVar(&f.maxRedrives, "max-redrives", envInt("HARVESTER_MAX_REDRIVES", 3),
 		"how often an orphaned job is re-driven before it is ended as error; 0: never (env HARVESTER_MAX_REDRIVES)")
 	fl.DurationVar(&f.interval, "scheduler-interval", 2*time.Second, "how often the scheduler looks for due and queued jobs")
-	fl.IntVar(&f.subscriptions, "subscriptions", 4, "messages of each per-record stage this process handles at once")
+	fl.IntVar(&f.concurrency, "concurrency", envInt("HARVESTER_CONCURRENCY", 4),
+		"messages of each per-record stage this process handles at once; COMPARE handles 8x, SYNC and the job aggregator 16x (env HARVESTER_CONCURRENCY)")
+	// --subscriptions was this flag's name when each message in flight had a subscription.
+	fl.IntVar(&f.concurrency, "subscriptions", 4, "the old name of --concurrency")
+	_ = fl.MarkDeprecated("subscriptions", "use --concurrency")
 	fl.StringVar(&f.pprofAddr, "pprof-addr", os.Getenv("HARVESTER_PPROF_ADDR"),
 		"where Go's profiler (/debug/pprof/) listens, e.g. 127.0.0.1:6060; keep it private (default: not served; env HARVESTER_PPROF_ADDR)")
 	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
@@ -187,7 +191,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	cfg := f.config(logger)
-	cfg.Registry, cfg.Stages, cfg.Concurrency, cfg.Addr = reg, p.stages, f.subscriptions, f.addr
+	cfg.Registry, cfg.Stages, cfg.Concurrency, cfg.Addr = reg, p.stages, f.concurrency, f.addr
 	if len(p.stages) > 0 {
 		mail := f.mailConfig()
 		cfg.Mail = &mail

@@ -13,7 +13,7 @@ import (
 // the lookups of every record that is waiting, one statement inserts their records. One query
 // per record cost ~90 µs of round trip against ~3 µs a key in a batch (README, Speed).
 //
-// Linger is short: about one single-row round trip, so that a few handlers (--subscriptions 1)
+// Linger is short: about one single-row round trip, so that a few handlers (--concurrency 1)
 // do not wait longer for a batch than a query of their own would take; under load batches fill
 // from the records that queue while a commit runs. BenchmarkHandleRecord, 32 handlers on 2
 // busy cores: 2 ms lingers gave 3,700-4,100 creates/s, 200 µs 5,000-7,900; with 4 handlers

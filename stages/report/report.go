@@ -33,7 +33,7 @@ type Notifier interface {
 // Handler is the job aggregator over a store. Concurrent handlers' outcomes are settled
 // together (group commit): one store.OutcomeSettleBatch transaction and one JobFinish per job
 // for whatever has queued, up to MaxSettleBatch outcomes. Run many handlers at once (the
-// pipeline runs reportConcurrency per --subscriptions) so that batches fill.
+// pipeline runs reportConcurrency per --concurrency) so that batches fill.
 type Handler struct {
 	store     Store
 	notifier  Notifier
