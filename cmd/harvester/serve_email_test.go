@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
@@ -44,25 +40,7 @@ func TestServeEmailsCarriedErrors(t *testing.T) {
 	_, err = nc.Subscribe(harvest.SubjectReport, func(m *nats.Msg) { reports <- m.Header.Get(harvest.MetaJobID) })
 	require.NoError(t, err)
 
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	var stderr bytes.Buffer
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", dbtest.URL(t), "--nats-url", natsURL,
-			"--scheduler-interval", "50ms"}, io.Discard, &stderr)
-	}()
-	t.Cleanup(func() {
-		stop()
-		require.Equal(t, exitOK, <-done, stderr.String())
-	})
-	c := &apiClient{t: t, base: "http://" + addr, key: "s3cret"}
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(c.base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 20*time.Millisecond, "serve became ready")
+	c := startServe(t, addr, "--database-url", dbtest.URL(t), "--nats-url", natsURL, "--scheduler-interval", "50ms")
 
 	var src struct{ ID string }
 	c.call("POST", "/api/v1/harvest_sources", map[string]any{"name": "Sample", "url": agency.URL(),

@@ -122,25 +122,7 @@ func TestServe(t *testing.T) {
 		}
 	}
 
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	var stderr bytes.Buffer
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", addr, "--database-url", dbtest.URL(t), "--nats-url", natsURL,
-			"--scheduler-interval", "50ms", "--base-url", "https://harvest.example.gov"}, io.Discard, &stderr)
-	}()
-	t.Cleanup(func() {
-		stop()
-		require.Equal(t, exitOK, <-done, stderr.String())
-	})
-	c := &apiClient{t: t, base: "http://" + addr, key: "s3cret"}
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(c.base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 20*time.Millisecond, "serve became ready")
+	c := startServe(t, addr, "--database-url", dbtest.URL(t), "--nats-url", natsURL, "--scheduler-interval", "50ms", "--base-url", "https://harvest.example.gov")
 
 	// Writes need the key.
 	status, _ := c.do("POST", "/api/v1/organizations", map[string]string{"name": "VA", "slug": "va"}, "")
@@ -217,7 +199,7 @@ func TestServe(t *testing.T) {
 	require.Eventually(t, func() bool {
 		c.call("GET", "/api/v1/harvest_jobs?source_id="+src.ID+"&job_type=force_harvest", nil, http.StatusOK, &list)
 		return list.Total == 2 // the clean job above was one; jobs are listed newest first
-	}, 30*time.Second, 20*time.Millisecond, "the trigger queued a force_harvest job")
+	}, 5*time.Minute, 20*time.Millisecond, "the trigger queued a force_harvest job")
 	forced := c.waitJob(list.Items[0].ID)
 	require.Equal(t, "complete", forced.Status)
 	require.Equal(t, 339, forced.Updated, "force_harvest updates every record")
@@ -241,4 +223,30 @@ func TestAPIConfigProtectReads(t *testing.T) {
 	require.Equal(t, api.Config{APIKey: "k"}, apiConfig())
 	t.Setenv("HARVESTER_PROTECT_READS", "1")
 	require.Equal(t, api.Config{APIKey: "k", ProtectReads: true}, apiConfig())
+}
+
+// startServe runs `harvester serve --addr ADDR ARGS...` in this process until the test ends
+// (then it must exit 0) and returns an API client once /readyz answers 200. Readiness is waited
+// for, not timed: the bound is a failsafe for a server that never comes up.
+func startServe(t *testing.T, addr string, args ...string) *apiClient {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), io.Discard, &stderr)
+	}()
+	t.Cleanup(func() {
+		stop()
+		require.Equal(t, exitOK, <-done, stderr.String())
+	})
+	c := &apiClient{t: t, base: "http://" + addr, key: "s3cret"}
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(c.base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == http.StatusOK
+	}, 5*time.Minute, 20*time.Millisecond, "serve became ready")
+	return c
 }
