@@ -59,6 +59,13 @@ type Job struct {
 	// WAFTimeZone is the IANA time zone of a WAF's listing dates where the listing names none
 	// (harvest.ParseWAFTimeZone); "" is UTC.
 	WAFTimeZone string `json:"waf_time_zone,omitempty"`
+	// Accept is the Accept header to send for the source's documents (an rdf source's
+	// configured media types, FDK's acceptHeaderValue); "" sends the default.
+	Accept string `json:"accept,omitempty"`
+	// Options are the source type's own settings (a CKAN fq filter, a Socrata domain…), by
+	// name; nil when there are none. Secrets never travel here: EXTRACT reads a source's auth
+	// header from the store.
+	Options map[string]string `json:"options,omitempty"`
 }
 
 // Record is one record on its way through the stages.

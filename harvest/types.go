@@ -2,6 +2,7 @@ package harvest
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -50,15 +51,35 @@ const (
 	SourceDocument      SourceType = "document"       // one data.json, or one ISO XML file
 	SourceWAF           SourceType = "waf"            // a web-accessible folder of ISO XML files
 	SourceWAFCollection SourceType = "waf-collection" // a WAF whose records are parts of a parent record
+	SourceRDF           SourceType = "rdf"            // a DCAT-AP RDF document (Turtle, RDF/XML, JSON-LD, N-Triples), maybe paged
+	SourceCKAN          SourceType = "ckan"           // a CKAN (2.8+) or CKAN-compatible Action API (DKAN 7 too)
+	SourceDKAN          SourceType = "dkan"           // a DKAN 2 metastore API
+	SourceSocrata       SourceType = "socrata"        // a Socrata domain (Discovery API)
+	SourceArcGIS        SourceType = "arcgis"         // an ArcGIS Hub / ArcGIS Online portal search API
+	SourceOpenDataSoft  SourceType = "opendatasoft"   // an OpenDataSoft portal (Explore API v2.1 or v1)
 )
+
+// sourceTypes lists every SourceType, in the order error messages name them.
+var sourceTypes = []SourceType{SourceDocument, SourceWAF, SourceWAFCollection, SourceRDF, SourceCKAN, SourceDKAN,
+	SourceSocrata, SourceArcGIS, SourceOpenDataSoft}
+
+// IsPortal reports whether the source is a portal API (its items are converted to DCAT-US).
+func (t SourceType) IsPortal() bool {
+	switch t {
+	case SourceCKAN, SourceDKAN, SourceSocrata, SourceArcGIS, SourceOpenDataSoft:
+		return true
+	}
+	return false
+}
 
 // ParseSourceType returns the SourceType spelled s, or an error naming the allowed values.
 func ParseSourceType(s string) (SourceType, error) {
-	switch t := SourceType(s); t {
-	case SourceDocument, SourceWAF, SourceWAFCollection:
-		return t, nil
+	for _, t := range sourceTypes {
+		if SourceType(s) == t {
+			return t, nil
+		}
 	}
-	return "", fmt.Errorf("unknown source type %q: want document, waf or waf-collection", s)
+	return "", fmt.Errorf("unknown source type %q: want one of %s", s, quoted(sourceTypes))
 }
 
 // SchemaType is the metadata standard a harvest source's records follow.
@@ -70,7 +91,13 @@ const (
 	SchemaDCATUS11NonFederal SchemaType = "dcatus1.1: non-federal"
 	SchemaISO19115_1         SchemaType = "iso19115_1" // ISO 19115-1 / 19139 XML, transformed to DCAT-US
 	SchemaISO19115_2         SchemaType = "iso19115_2" // ISO 19115-2 XML, transformed to DCAT-US
+	SchemaDCATUS30           SchemaType = "dcatus3.0"  // DCAT-US 3.0 JSON
+	SchemaDCATAP             SchemaType = "dcat-ap"    // DCAT-AP RDF, transformed to DCAT-US, validated by SHACL
 )
+
+// schemaTypes lists every SchemaType, in the order error messages name them.
+var schemaTypes = []SchemaType{SchemaDCATUS11Federal, SchemaDCATUS11NonFederal, SchemaDCATUS30, SchemaISO19115_1,
+	SchemaISO19115_2, SchemaDCATAP}
 
 // IsISO reports whether records of this schema are ISO 19115 XML (TRANSFORM makes DCAT-US of
 // them, validated against the non-federal schema, as Data.gov does).
@@ -78,12 +105,12 @@ func (t SchemaType) IsISO() bool { return t == SchemaISO19115_1 || t == SchemaIS
 
 // ParseSchemaType returns the SchemaType spelled s, or an error naming the allowed values.
 func ParseSchemaType(s string) (SchemaType, error) {
-	switch t := SchemaType(s); t {
-	case SchemaDCATUS11Federal, SchemaDCATUS11NonFederal, SchemaISO19115_1, SchemaISO19115_2:
-		return t, nil
+	for _, t := range schemaTypes {
+		if SchemaType(s) == t {
+			return t, nil
+		}
 	}
-	return "", fmt.Errorf("unknown schema type %q: want %q, %q, %q or %q", s, SchemaDCATUS11Federal,
-		SchemaDCATUS11NonFederal, SchemaISO19115_1, SchemaISO19115_2)
+	return "", fmt.Errorf("unknown schema type %q: want one of %s", s, quoted(schemaTypes))
 }
 
 // Action is what a record does to the catalog. Unchanged records are counted, never stored.
@@ -214,4 +241,19 @@ func ParseNotificationFrequency(s string) (NotificationFrequency, error) {
 		return n, nil
 	}
 	return "", fmt.Errorf("unknown notification frequency %q: want on_error, always or on_error_or_update", s)
+}
+
+// quoted lists values as "a", "b" or "c".
+func quoted[T ~string](values []T) string {
+	var b strings.Builder
+	for i, v := range values {
+		switch {
+		case i > 0 && i == len(values)-1:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", string(v))
+	}
+	return b.String()
 }

@@ -1,0 +1,130 @@
+package rdf
+
+import (
+	"strings"
+)
+
+// Well-known IRIs.
+const (
+	RDFType       = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+	RDFLangString = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+	XSDString     = "http://www.w3.org/2001/XMLSchema#string"
+)
+
+// TermKind says what a Term is.
+type TermKind uint8
+
+// Term kinds. The zero kind is no term: a wildcard in Graph.Match.
+const (
+	KindIRI TermKind = iota + 1
+	KindBlank
+	KindLiteral
+)
+
+// Term is one RDF 1.1 term. Terms are comparable and usable as map keys; two terms are the same
+// term exactly when they are ==, so constructors normalise: a literal's datatype xsd:string is
+// stored as "" (RDF 1.1 simple literals are xsd:string), a language-tagged literal has Datatype
+// "" and its tag lower-cased (tags are case-insensitive, BCP 47).
+type Term struct {
+	Kind TermKind
+	// Value is the IRI, the blank node's label (without "_:"), or the literal's lexical form.
+	Value string
+	// Datatype is a literal's datatype IRI; "" for xsd:string and language-tagged literals.
+	Datatype string
+	// Lang is a language-tagged literal's tag, lower-cased; "" otherwise.
+	Lang string
+}
+
+// IRI returns the IRI term iri (taken as it is: resolving and checking are the parser's job).
+func IRI(iri string) Term { return Term{Kind: KindIRI, Value: iri} }
+
+// Blank returns the blank node labelled label (without "_:").
+func Blank(label string) Term { return Term{Kind: KindBlank, Value: label} }
+
+// Literal returns the literal with lexical form value, datatype IRI datatype and language tag
+// lang: lang wins over datatype (rdf:langString is implied), and xsd:string is the same as no
+// datatype.
+func Literal(value, datatype, lang string) Term {
+	if lang != "" {
+		return Term{Kind: KindLiteral, Value: value, Lang: strings.ToLower(lang)}
+	}
+	if datatype == XSDString || datatype == RDFLangString {
+		datatype = ""
+	}
+	return Term{Kind: KindLiteral, Value: value, Datatype: datatype}
+}
+
+// IsZero reports whether t is no term (a wildcard).
+func (t Term) IsZero() bool { return t.Kind == 0 }
+
+// IsIRI, IsBlank and IsLiteral report t's kind.
+func (t Term) IsIRI() bool     { return t.Kind == KindIRI }
+func (t Term) IsBlank() bool   { return t.Kind == KindBlank }
+func (t Term) IsLiteral() bool { return t.Kind == KindLiteral }
+
+// String returns t in N-Triples syntax (NTriples).
+func (t Term) String() string { return t.NTriples() }
+
+// NTriples returns t in canonical N-Triples syntax (RDF 1.1 N-Triples §2.3 and the
+// canonical form of RDF 1.1 canonical N-Triples / URDNA2015's serialisation): IRIs in <>,
+// blank nodes as _:label, literals quoted with \" \\ \n \r escaped, then @lang or ^^<datatype>.
+func (t Term) NTriples() string {
+	var b strings.Builder
+	t.writeNTriples(&b)
+	return b.String()
+}
+
+func (t Term) writeNTriples(b *strings.Builder) {
+	switch t.Kind {
+	case KindIRI:
+		b.WriteByte('<')
+		b.WriteString(t.Value)
+		b.WriteByte('>')
+	case KindBlank:
+		b.WriteString("_:")
+		b.WriteString(t.Value)
+	case KindLiteral:
+		b.WriteByte('"')
+		for i := 0; i < len(t.Value); i++ {
+			switch c := t.Value[i]; c {
+			case '"':
+				b.WriteString(`\"`)
+			case '\\':
+				b.WriteString(`\\`)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		b.WriteByte('"')
+		switch {
+		case t.Lang != "":
+			b.WriteByte('@')
+			b.WriteString(t.Lang)
+		case t.Datatype != "":
+			b.WriteString("^^<")
+			b.WriteString(t.Datatype)
+			b.WriteByte('>')
+		}
+	}
+}
+
+// Triple is one RDF triple: S is an IRI or blank node, P an IRI, O any term.
+type Triple struct {
+	S, P, O Term
+}
+
+// NTriples returns the triple as one N-Triples line, without the newline.
+func (t Triple) NTriples() string {
+	var b strings.Builder
+	t.S.writeNTriples(&b)
+	b.WriteByte(' ')
+	t.P.writeNTriples(&b)
+	b.WriteByte(' ')
+	t.O.writeNTriples(&b)
+	b.WriteString(" .")
+	return b.String()
+}
