@@ -67,6 +67,11 @@ type Config struct {
 	Fetch fetch.Config
 	// MaxRecordBytes caps one record; default extract.DefaultMaxRecordBytes (16 MiB).
 	MaxRecordBytes int
+	// MaxRDFPages caps the pages of a paged rdf source; default extract.DefaultMaxRDFPages.
+	MaxRDFPages int
+	// RDFMemTriples is how many triples an rdf source's graph keeps in memory before it spills
+	// to a temporary file; default extract.DefaultRDFMemTriples.
+	RDFMemTriples int
 	// MaxDeleteShare is the largest share of a source's live datasets a harvest job may delete
 	// (0 < share <= 1). Default compare.DefaultMaxDeleteShare (0.5).
 	MaxDeleteShare float64

@@ -100,7 +100,8 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		return nil, err
 	}
 	s.compare = compare.New(p.store, s.comparePub, p.cfg.MaxDeleteShare)
-	s.extract = extract.New(p.store, s.extractPub, p.cfg.Fetch, extract.WithMaxRecordBytes(p.cfg.MaxRecordBytes))
+	s.extract = extract.New(p.store, s.extractPub, p.cfg.Fetch, extract.WithConfig(extract.Config{
+		MaxRecordBytes: p.cfg.MaxRecordBytes, MaxRDFPages: p.cfg.MaxRDFPages, RDFMemTriples: p.cfg.RDFMemTriples}))
 	return s, nil
 }
 

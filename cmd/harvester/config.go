@@ -41,6 +41,11 @@ type serviceFlags struct {
 	searchIndex string
 	// maxRecordBytes caps one record (--max-record-bytes); 0: extract.DefaultMaxRecordBytes.
 	maxRecordBytes int
+	// maxRDFPages caps a paged rdf source's pages (--max-rdf-pages); 0: extract.DefaultMaxRDFPages.
+	maxRDFPages int
+	// rdfMemTriples is how many triples an rdf source's graph keeps in memory before it spills
+	// to disk (--rdf-mem-triples); 0: extract.DefaultRDFMemTriples.
+	rdfMemTriples int
 	// fetchProxy is the HTTP proxy of every download (--fetch-proxy); empty: none, whatever
 	// HTTP_PROXY says.
 	fetchProxy string
@@ -85,6 +90,12 @@ func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 	fl.IntVar(&f.maxRecordBytes, "max-record-bytes", int(envInt64("HARVESTER_MAX_RECORD_BYTES")),
 		"size cap of one record in bytes (a data.json dataset, or an XML file after decompression); a larger one "+
 			"is an error row and is not read further (env HARVESTER_MAX_RECORD_BYTES; default 16 MiB)")
+	fl.IntVar(&f.maxRDFPages, "max-rdf-pages", int(envInt64("HARVESTER_MAX_RDF_PAGES")),
+		"most pages of a paged (Hydra) rdf source; more is a job error, and nothing is deleted "+
+			"(env HARVESTER_MAX_RDF_PAGES; default 10000)")
+	fl.IntVar(&f.rdfMemTriples, "rdf-mem-triples", int(envInt64("HARVESTER_RDF_MEM_TRIPLES")),
+		"triples of an rdf source's graph kept in memory; past that it moves to a temporary file "+
+			"(env HARVESTER_RDF_MEM_TRIPLES; default 250000)")
 	fl.StringVar(&f.fetchProxy, "fetch-proxy", os.Getenv("HARVESTER_FETCH_PROXY"),
 		"HTTP proxy of every download, e.g. http://proxy.internal:3128 (env HARVESTER_FETCH_PROXY); "+
 			"empty: direct connections, HTTP_PROXY and HTTPS_PROXY are ignored")
@@ -99,7 +110,8 @@ func (f *serviceFlags) checkFetch() error {
 		{"--fetch-timeout", f.fetch.Timeout < 0}, {"--fetch-max-bytes", f.fetch.MaxBytes < 0},
 		{"--fetch-attempts", f.fetch.Attempts < 0}, {"--fetch-retry-budget", f.fetch.RetryBudget < 0},
 		{"--fetch-max-redirects", f.fetch.MaxRedirects < 0}, {"--fetch-max-per-host", f.fetch.MaxPerHost < 0},
-		{"--max-record-bytes", f.maxRecordBytes < 0},
+		{"--max-record-bytes", f.maxRecordBytes < 0}, {"--max-rdf-pages", f.maxRDFPages < 0},
+		{"--rdf-mem-triples", f.rdfMemTriples < 0},
 	} {
 		if c.bad {
 			return usageError{fmt.Errorf("%s: must not be negative (0 means the default)", c.name)}
@@ -176,7 +188,8 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 func (f *serviceFlags) config(logger *slog.Logger) pipeline.Config {
 	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, DataDir: f.dataDir,
 		OpenSearchURL: f.opensearchURL, SearchIndex: f.searchIndex, Logger: logger, MaxDeleteShare: f.maxDeleteShare,
-		Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes}
+		Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes, MaxRDFPages: f.maxRDFPages,
+		RDFMemTriples: f.rdfMemTriples}
 }
 
 // openStore opens the store (Postgres when a database URL is set, else the SQLite file in the

@@ -55,6 +55,15 @@ type Config struct {
 	// travel by reference (the router's claim check), so this cap is independent of the NATS
 	// server's max_payload. Default DefaultMaxRecordBytes.
 	MaxRecordBytes int
+	// TempDir is where an rdf source's graph spills past RDFMemTriples triples. Default the
+	// system's temporary directory.
+	TempDir string
+	// RDFMemTriples is how many triples an rdf source's graph holds in memory before it moves to
+	// a temporary file. Default DefaultRDFMemTriples.
+	RDFMemTriples int
+	// MaxRDFPages caps the pages of a paged (Hydra) rdf source; one more fails the job.
+	// Default DefaultMaxRDFPages.
+	MaxRDFPages int
 }
 
 // Option sets a Config field.
@@ -76,6 +85,12 @@ func New(st Store, pub message.Publisher, fc fetch.Config, opts ...Option) *Hand
 	if cfg.MaxRecordBytes <= 0 {
 		cfg.MaxRecordBytes = DefaultMaxRecordBytes
 	}
+	if cfg.RDFMemTriples <= 0 {
+		cfg.RDFMemTriples = DefaultRDFMemTriples
+	}
+	if cfg.MaxRDFPages <= 0 {
+		cfg.MaxRDFPages = DefaultMaxRDFPages
+	}
 	return &Handler{store: st, pub: pub, fetch: fc.WithDefaults(), cfg: cfg}
 }
 
@@ -96,6 +111,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 	}
 	if stored.Status.Finished() {
 		return nil // redelivered after the job ended
+	}
+	if job.SourceType == harvest.SourceRDF && job.JobType != harvest.JobClear {
+		return h.listRDF(ctx, &job)
 	}
 	if (job.SchemaType.IsISO() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
 		return h.listXML(ctx, &job)
