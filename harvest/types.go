@@ -70,6 +70,10 @@ const (
 	SchemaDCATUS11NonFederal SchemaType = "dcatus1.1: non-federal"
 	SchemaISO19115_1         SchemaType = "iso19115_1" // ISO 19115-1 / 19139 XML, transformed to DCAT-US
 	SchemaISO19115_2         SchemaType = "iso19115_2" // ISO 19115-2 XML, transformed to DCAT-US
+	// SchemaDCATUS30 is a DCAT-US 3.0 catalog (a document source): datasets, data services,
+	// catalog records and dataset series, each a record, validated against the DCAT-US 3.0
+	// JSON Schema of its type.
+	SchemaDCATUS30 SchemaType = "dcatus3.0"
 )
 
 // IsISO reports whether records of this schema are ISO 19115 XML (TRANSFORM makes DCAT-US of
@@ -79,12 +83,24 @@ func (t SchemaType) IsISO() bool { return t == SchemaISO19115_1 || t == SchemaIS
 // ParseSchemaType returns the SchemaType spelled s, or an error naming the allowed values.
 func ParseSchemaType(s string) (SchemaType, error) {
 	switch t := SchemaType(s); t {
-	case SchemaDCATUS11Federal, SchemaDCATUS11NonFederal, SchemaISO19115_1, SchemaISO19115_2:
+	case SchemaDCATUS11Federal, SchemaDCATUS11NonFederal, SchemaDCATUS30, SchemaISO19115_1, SchemaISO19115_2:
 		return t, nil
 	}
-	return "", fmt.Errorf("unknown schema type %q: want %q, %q, %q or %q", s, SchemaDCATUS11Federal,
-		SchemaDCATUS11NonFederal, SchemaISO19115_1, SchemaISO19115_2)
+	return "", fmt.Errorf("unknown schema type %q: want %q, %q, %q, %q or %q", s, SchemaDCATUS11Federal,
+		SchemaDCATUS11NonFederal, SchemaDCATUS30, SchemaISO19115_1, SchemaISO19115_2)
 }
+
+// IsDCATUS3 reports whether records of this schema are DCAT-US 3.0.
+func (t SchemaType) IsDCATUS3() bool { return t == SchemaDCATUS30 }
+
+// Record types of a DCAT-US 3.0 catalog (Data.gov H2.0 harvest_record.record_type); every
+// record of another schema is a RecordTypeDataset.
+const (
+	RecordTypeDataset       = "dataset"       // a Dataset (DCAT-US 1.1 datasets too)
+	RecordTypeDataService   = "dataservice"   // a DataService (a catalog's "service")
+	RecordTypeCatalogRecord = "catalogrecord" // a CatalogRecord (a catalog's "record")
+	RecordTypeDatasetSeries = "datasetseries" // a DatasetSeries
+)
 
 // Action is what a record does to the catalog. Unchanged records are counted, never stored.
 type Action string
@@ -144,7 +160,8 @@ const (
 )
 
 // Counts are a job's record counts; Total = Added + Updated + Deleted + Unchanged + Errored.
-// Validated counts the records that passed schema validation (a subset of the others).
+// Validated counts the records that passed schema validation and Warned those with at least one
+// warning row (subsets of the others; Warned is counted when the job finishes).
 type Counts struct {
 	Total     int `json:"total"`
 	Added     int `json:"added"`
@@ -153,6 +170,7 @@ type Counts struct {
 	Unchanged int `json:"unchanged"`
 	Errored   int `json:"errored"`
 	Validated int `json:"validated"`
+	Warned    int `json:"warned"`
 }
 
 // Frequency is how often the scheduler harvests a source.

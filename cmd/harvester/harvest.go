@@ -99,8 +99,9 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 	}
 	var err error
 	if f.schemaType == "" {
-		return p, usageError{fmt.Errorf("--schema-type is required: %q or %q for a data.json, %q or %q for ISO 19115 XML",
-			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)}
+		return p, usageError{fmt.Errorf("--schema-type is required: %q or %q for a data.json, %q for a DCAT-US 3.0 "+
+			"catalog, %q or %q for ISO 19115 XML", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal,
+			harvest.SchemaDCATUS30, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)}
 	}
 	if p.SchemaType, err = harvest.ParseSchemaType(f.schemaType); err != nil {
 		return p, usageError{fmt.Errorf("--schema-type: %w", err)}
