@@ -135,9 +135,9 @@ type catalogWalk struct {
 	parentLimit int
 	pos         int // the elements walked so far
 	limit       int
-	each   func(pos int, el *element) error
-	key    capture // of the member names, reused
-	whole  capture // of the elements, its buffer reused: each element's raw is a copy
+	each        func(pos int, el *element) error
+	key         capture // of the member names, reused
+	whole       capture // of the elements, its buffer reused: each element's raw is a copy
 }
 
 func (w *catalogWalk) document() error {
