@@ -385,8 +385,8 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 		return enc.Encode(rep)
 	}
 	fmt.Fprintf(out, "Harvest job %s (%s) of %s: %s\n", rep.JobID, rep.JobType, url, rep.Status)
-	fmt.Fprintf(out, "  total %d: added %d, updated %d, deleted %d, unchanged %d, errored %d (validated %d)\n",
-		rep.Total, rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored, rep.Validated)
+	fmt.Fprintf(out, "  total %d: added %d, updated %d, deleted %d, unchanged %d, errored %d (validated %d, warned %d)\n",
+		rep.Total, rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored, rep.Validated, rep.Warned)
 	fmt.Fprintf(out, "  started %s, finished %s\n", rep.StartedAt, rep.FinishedAt)
 	if rep.NotModified {
 		fmt.Fprintln(out, "  not modified: the source answered 304 to a conditional GET, so its document was "+
