@@ -80,7 +80,7 @@ ex:s ex:p 1.
 		`<http://example.org/dir/s> <http://example.org/ns/dbl> "2.e1"^^<http://www.w3.org/2001/XMLSchema#double> .`,
 		`<http://example.org/dir/s> <http://example.org/ns/bool> "true"^^<http://www.w3.org/2001/XMLSchema#boolean> .`,
 		`<http://example.org/dir/s> <http://example.org/ns/bool> "false"^^<http://www.w3.org/2001/XMLSchema#boolean> .`,
-		"<http://example.org/dir/s> <http://example.org/ns/str> \"a \\\"q\\\" \\\\ \\n\t\u00e9\U0001F600\" .",
+		"<http://example.org/dir/s> <http://example.org/ns/str> \"a \\\"q\\\" \\\\ \\n\\t\u00e9\U0001F600\" .",
 		`<http://example.org/dir/s> <http://example.org/ns/str> "single" .`,
 		`<http://example.org/dir/s> <http://example.org/ns/str> "long \"with\" \"\"quotes\"\"\nline two" .`,
 		`<http://example.org/dir/s> <http://example.org/ns/str> "x" .`,
