@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -31,8 +32,32 @@ type Source struct {
 	// WAFTimeZone is the IANA time zone name of a WAF's listing dates where the listing names
 	// none (harvest.ParseWAFTimeZone); "" is UTC.
 	WAFTimeZone string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Accept is the Accept header sent for the source's documents (FDK's acceptHeaderValue,
+	// e.g. "text/turtle"); "" sends the fetch default.
+	Accept string
+	// AuthHeader is a secret header sent with the source's requests, to its own host only; nil
+	// when there is none. Never log it or return its value from the API.
+	AuthHeader *AuthHeader
+	// Options are the source type's own settings by name (an rdf source's shacl_profile and
+	// languages, …); nil when there are none.
+	Options   map[string]string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// AuthHeader is a source's secret request header (FDK's authHeader{name, value}), e.g.
+// {Authorization, "Bearer …"}. String masks the value so that a logged source shows none.
+type AuthHeader struct {
+	Name  string
+	Value string
+}
+
+// String is the header with its value masked.
+func (a AuthHeader) String() string { return a.Name + ": ********" }
+
+// GoString masks the value under %#v too.
+func (a AuthHeader) GoString() string {
+	return "store.AuthHeader{Name: " + strconv.Quote(a.Name) + ", Value: \"********\"}"
 }
 
 // HarvestJob is a harvest_job row. Counts are records; Expected is nil until the listing completed.
@@ -238,8 +263,11 @@ type SourceInsertParams struct {
 	Frequency             harvest.Frequency
 	NotificationEmails    []string
 	NotificationFrequency harvest.NotificationFrequency
-	CollectionParentURL   string // waf-collection sources only
-	WAFTimeZone           string // waf and waf-collection sources: an IANA zone name; "" is UTC
+	CollectionParentURL   string            // waf-collection sources only
+	WAFTimeZone           string            // waf and waf-collection sources: an IANA zone name; "" is UTC
+	Accept                string            // the Accept header for the source's documents; "" for the default
+	AuthHeader            *AuthHeader       // nil for none (SourceUpdate: nil removes it)
+	Options               map[string]string // the source type's settings; nil or empty for none
 }
 
 // SourceUpdateParams replaces a source's editable fields.
@@ -348,6 +376,11 @@ type SourceEnsureParams struct {
 	CollectionParentURL string // waf-collection sources only
 	// WAFTimeZone replaces the source's WAF time zone when not empty; "" keeps the stored one.
 	WAFTimeZone string
+	// Accept, AuthHeader and Options replace the source's when given (not empty, not nil);
+	// otherwise an existing source keeps its own.
+	Accept     string
+	AuthHeader *AuthHeader
+	Options    map[string]string
 }
 
 // JobFetch is what one job's extract fetched: the document URL, the schema type it was read

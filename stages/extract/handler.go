@@ -36,6 +36,7 @@ type Store interface {
 	JobHeartbeat(ctx context.Context, jobID string) error
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
 	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error)
+	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
 }
 
 // store.Store satisfies Store.
@@ -96,6 +97,17 @@ func (h *Handler) Handle(msg *message.Message) error {
 	}
 	if stored.Status.Finished() {
 		return nil // redelivered after the job ended
+	}
+	if job.JobType != harvest.JobClear {
+		fc, err := h.sourceFetch(ctx, &job)
+		var se *stageError
+		if errors.As(err, &se) {
+			return se.err
+		}
+		if err != nil {
+			return h.fail(ctx, &job, "ExtractError", err)
+		}
+		h = h.forJob(fc)
 	}
 	if (job.SchemaType.IsISO() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
 		return h.listXML(ctx, &job)
