@@ -393,4 +393,39 @@ type JobFetch struct {
 	ETag         string
 	LastModified string
 	NotModified  bool // the server answered 304 Not Modified: the job reused the validators
+	// GraphHash is the hash of the whole graph an rdf source's job parsed (dcatap.GraphHash):
+	// a later harvest job whose graph has the same hash is "not modified" as after a 304 (the
+	// same rules as for the validators: JobFetchLatest). "" when none was saved.
+	GraphHash string
+}
+
+// Resource names one harvested resource as FDK's report does: its fdkId (ResourceIDs) and
+// its URI (a DCAT-AP dataset or catalog IRI; for DCAT-US and ISO records, the identifier).
+type Resource struct {
+	FdkID string `json:"fdkId"`
+	URI   string `json:"uri"`
+}
+
+// CatalogChecksum is the checksum of one catalog graph (a dcat:Catalog of an rdf source) that
+// a job saw: its IRI, its fdkId and the checksum (dcatap's hash of its canonical graph).
+type CatalogChecksum struct {
+	URI      string
+	FdkID    string
+	Checksum string
+}
+
+// CatalogChecksumsSetParams saves the catalogs a job saw in its source.
+type CatalogChecksumsSetParams struct {
+	SourceID string
+	JobID    string
+	Catalogs []CatalogChecksum
+	// Force counts every catalog of Catalogs as changed (a force_harvest), not only the new
+	// ones and those whose checksum differs.
+	Force bool
+}
+
+// OutcomeIdentifiersParams selects the identifiers of a job's records by outcome.
+type OutcomeIdentifiersParams struct {
+	JobID    string
+	Outcomes []harvest.Outcome
 }
