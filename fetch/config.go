@@ -44,6 +44,13 @@ type Config struct {
 	MaxPerHost int
 	// UserAgent is sent with every request. Default "Harvester/0.1 (open-data metadata harvester)".
 	UserAgent string
+	// Accept is the Accept header sent with every request (a source's configured media types,
+	// e.g. "text/turtle" or "application/rdf+xml, text/turtle;q=0.8"). Empty sends
+	// DefaultAccept.
+	Accept string
+	// AuthHeader, when not nil, is a secret header sent only to the source's own host, never
+	// after a redirect to another host (AuthHeader's doc). Its value is never part of an error.
+	AuthHeader *AuthHeader
 	// Client is the HTTP client to use. Default: a new http.Client with Timeout, ConnectTimeout,
 	// HeaderTimeout and MaxRedirects that refuses to connect to private addresses unless
 	// AllowPrivate. Go's transport asks for gzip and decompresses it.

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -48,6 +49,10 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // ErrTooLarge is the cause of an Error for a body over MaxBytes.
 var ErrTooLarge = errors.New("document larger than the size cap")
+
+// DefaultAccept is the Accept header of a Config without Accept: JSON first (a data.json), then
+// anything.
+const DefaultAccept = "application/json, */*;q=0.5"
 
 // maxRetryAfter caps the wait a server may ask for with Retry-After.
 const maxRetryAfter = 2 * time.Minute
@@ -97,10 +102,26 @@ func Get(ctx context.Context, c Config, url string) (*os.File, error) {
 // any other non-2xx status fails at once. A body that is itself gzip (a .gz file) is
 // decompressed. At most c.MaxPerHost GETs to one host run at a time. Every failure is an
 // *Error; an HTML error page's title is part of it. c should come from WithDefaults (a
-// configuration without a Client is completed here, with a per-host limit of its own).
+// configuration without a Client is completed here, with a per-host limit of its own). c.Accept
+// is the Accept header (DefaultAccept when empty); c.AuthHeader is sent as its doc says (an
+// invalid one fails at once, wrapping ErrAuthHeader).
 func GetDocument(ctx context.Context, c Config, url string, since Validators) (*Document, error) {
 	if c.Client == nil {
 		c = c.WithDefaults()
+	}
+	if c.AuthHeader != nil {
+		h := *c.AuthHeader
+		if err := h.Check(); err != nil {
+			return nil, &Error{URL: url, Err: err}
+		}
+		if h.Host == "" {
+			host, err := SourceHost(url)
+			if err != nil {
+				return nil, &Error{URL: url, Err: err}
+			}
+			h.Host = host
+		}
+		c.Client = withAuth(c.Client, h)
 	}
 	waits := newWaits(c)
 	attempts := 0
@@ -181,7 +202,7 @@ func fetchOnce(ctx context.Context, c Config, url string, since Validators) (d *
 		return nil, final, &Error{URL: url, Err: err}
 	}
 	req.Header.Set("User-Agent", c.UserAgent)
-	req.Header.Set("Accept", "application/json, */*;q=0.5")
+	req.Header.Set("Accept", cmp.Or(c.Accept, DefaultAccept))
 	if since.ETag != "" {
 		req.Header.Set("If-None-Match", since.ETag)
 	}

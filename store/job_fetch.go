@@ -7,6 +7,7 @@ import "github.com/harvester-dev/harvester/harvest"
 type JobFetchRow struct {
 	JobID, JobType, Status              string
 	URL, SchemaType, ETag, LastModified *string
+	GraphHash                           *string
 	NotModified                         bool
 }
 
@@ -22,18 +23,19 @@ func (r *JobFetchRow) Fetch() (*JobFetch, error) {
 		return *s
 	}
 	return &JobFetch{JobID: r.JobID, URL: *r.URL, SchemaType: harvest.SchemaType(deref(r.SchemaType)),
-		ETag: deref(r.ETag), LastModified: deref(r.LastModified), NotModified: r.NotModified}, nil
+		ETag: deref(r.ETag), LastModified: deref(r.LastModified), NotModified: r.NotModified,
+		GraphHash: deref(r.GraphHash)}, nil
 }
 
 // Reusable returns what the job fetched when a new harvest job may reuse it (the row is the
 // source's last finished harvest, force_harvest or clear job): the job completed, is not a
-// clear, and saved a URL and at least one validator. ErrNotFound otherwise.
+// clear, and saved a URL and at least one validator or a graph hash. ErrNotFound otherwise.
 func (r *JobFetchRow) Reusable() (*JobFetch, error) {
 	if r.Status != string(harvest.JobComplete) || r.JobType == string(harvest.JobClear) {
 		return nil, ErrNotFound
 	}
 	f, err := r.Fetch()
-	if err != nil || (f.ETag == "" && f.LastModified == "") {
+	if err != nil || (f.ETag == "" && f.LastModified == "" && f.GraphHash == "") {
 		return nil, ErrNotFound
 	}
 	return f, nil

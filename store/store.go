@@ -9,6 +9,20 @@ type Store interface {
 	// Close releases the backend's connections.
 	Close()
 
+	// CatalogChecksums returns the checksum of each catalog of the source that a job saved
+	// (CatalogChecksumsSet), by catalog IRI; an empty map when there is none.
+	CatalogChecksums(ctx context.Context, sourceID string) (map[string]string, error)
+	// CatalogChecksumsSet saves the catalogs p.JobID saw in p.SourceID (upsert by source and
+	// IRI): a catalog that is new, or whose checksum differs from the stored one, or every one
+	// when p.Force, is marked changed in p.JobID (CatalogsChangedInJob); an unchanged one keeps
+	// the job that last changed it. Catalogs that the job did not see are kept (FDK never
+	// removes a catalog). Saving the same catalogs again for the same job changes nothing
+	// (redelivery). ErrNotFound for an unknown source.
+	CatalogChecksumsSet(ctx context.Context, p *CatalogChecksumsSetParams) error
+	// CatalogsChangedInJob returns the catalogs that job jobID found new or changed (the
+	// report's changedCatalogs), ordered by IRI; none for a job that saved none.
+	CatalogsChangedInJob(ctx context.Context, jobID string) ([]Resource, error)
+
 	// DatasetCount returns how many live datasets a source has.
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
 	// DatasetDelete removes the live dataset of (source, identifier); it reports whether a row
@@ -47,7 +61,7 @@ type Store interface {
 	JobFetchGet(ctx context.Context, jobID string) (*JobFetch, error)
 	// JobFetchLatest returns what the source's last finished job among harvest, force_harvest
 	// and clear jobs fetched (JobFetchSet), when that job completed, is not a clear job and
-	// saved validators: the only fetch a new harvest job may reuse for a conditional GET (after
+	// saved validators or a graph hash: the only fetch a new harvest job may reuse for a conditional GET (after
 	// a failed job or a clear, the catalog may not match the document any more), and when no
 	// record of the source has a newest row in status error or pending that a harvest would not
 	// find unchanged (a record whose sync or store write failed must be harvested again; one
@@ -56,7 +70,8 @@ type Store interface {
 	// unfinished jobs are passed over.
 	JobFetchLatest(ctx context.Context, sourceID string) (*JobFetch, error)
 	// JobFetchSet saves what a job fetched (p.JobID's row; ErrNotFound for an unknown job),
-	// replacing what it had.
+	// replacing what it had (an rdf job saves its validators and its GraphHash together, once
+	// the graph is parsed).
 	JobFetchSet(ctx context.Context, p *JobFetch) error
 	// JobFinish marks the job complete when its expected count is known and every expected
 	// outcome has settled. It reports whether this call finished the job.
@@ -120,6 +135,10 @@ type Store interface {
 	// errored, ordered by key, streaming rows; fn's error stops and is returned. An unknown job
 	// has none.
 	OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error
+	// OutcomeIdentifiers returns the identifiers of the job's records that settled with one of
+	// p.Outcomes (keyed by identifier: a record keyed by its listing position has none), in
+	// one query, ordered by identifier.
+	OutcomeIdentifiers(ctx context.Context, p *OutcomeIdentifiersParams) ([]string, error)
 	// OutcomeReopen re-opens one key of a job whose settled outcome is errored, for a replay
 	// (harvester replay): the key's next OutcomeSettle is accepted even though the job has
 	// finished. Until then the key still counts as errored, so the counts stay exact. It reports
@@ -180,6 +199,12 @@ type Store interface {
 	// otherwise (its job and identifier taken by another id) fails the batch with ErrConflict,
 	// an unknown job with ErrNotFound.
 	RecordInsertBatch(ctx context.Context, ps []*RecordInsertParams) error
+
+	// ResourceIDs returns the fdkId of each of uris (a map by URI), minting the missing ones
+	// with mint(uri) and keeping them (resource_identity), so an fdkId never changes once
+	// given, even if mint does; global, not per source. Batched (a few statements per 500
+	// URIs); repeated URIs are one. Concurrent calls agree: the first insert wins.
+	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
 
 	// SourceDelete deletes a source and its history: ErrNotFound if missing, ErrConflict while
 	// it still has live datasets (clear it first) or an unfinished job.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -31,8 +32,32 @@ type Source struct {
 	// WAFTimeZone is the IANA time zone name of a WAF's listing dates where the listing names
 	// none (harvest.ParseWAFTimeZone); "" is UTC.
 	WAFTimeZone string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Accept is the Accept header sent for the source's documents (FDK's acceptHeaderValue,
+	// e.g. "text/turtle"); "" sends the fetch default.
+	Accept string
+	// AuthHeader is a secret header sent with the source's requests, to its own host only; nil
+	// when there is none. Never log it or return its value from the API.
+	AuthHeader *AuthHeader
+	// Options are the source type's own settings by name (an rdf source's shacl_profile and
+	// languages, …); nil when there are none.
+	Options   map[string]string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// AuthHeader is a source's secret request header (FDK's authHeader{name, value}), e.g.
+// {Authorization, "Bearer …"}. String masks the value so that a logged source shows none.
+type AuthHeader struct {
+	Name  string
+	Value string
+}
+
+// String is the header with its value masked.
+func (a AuthHeader) String() string { return a.Name + ": ********" }
+
+// GoString masks the value under %#v too.
+func (a AuthHeader) GoString() string {
+	return "store.AuthHeader{Name: " + strconv.Quote(a.Name) + ", Value: \"********\"}"
 }
 
 // HarvestJob is a harvest_job row. Counts are records; Expected is nil until the listing completed.
@@ -249,8 +274,11 @@ type SourceInsertParams struct {
 	Frequency             harvest.Frequency
 	NotificationEmails    []string
 	NotificationFrequency harvest.NotificationFrequency
-	CollectionParentURL   string // waf-collection sources only
-	WAFTimeZone           string // waf and waf-collection sources: an IANA zone name; "" is UTC
+	CollectionParentURL   string            // waf-collection sources only
+	WAFTimeZone           string            // waf and waf-collection sources: an IANA zone name; "" is UTC
+	Accept                string            // the Accept header for the source's documents; "" for the default
+	AuthHeader            *AuthHeader       // nil for none (SourceUpdate: nil removes it)
+	Options               map[string]string // the source type's settings; nil or empty for none
 }
 
 // SourceUpdateParams replaces a source's editable fields.
@@ -359,6 +387,11 @@ type SourceEnsureParams struct {
 	CollectionParentURL string // waf-collection sources only
 	// WAFTimeZone replaces the source's WAF time zone when not empty; "" keeps the stored one.
 	WAFTimeZone string
+	// Accept, AuthHeader and Options replace the source's when given (not empty, not nil);
+	// otherwise an existing source keeps its own.
+	Accept     string
+	AuthHeader *AuthHeader
+	Options    map[string]string
 }
 
 // JobFetch is what one job's extract fetched: the document URL, the schema type it was read
@@ -371,4 +404,39 @@ type JobFetch struct {
 	ETag         string
 	LastModified string
 	NotModified  bool // the server answered 304 Not Modified: the job reused the validators
+	// GraphHash is the hash of the whole graph an rdf source's job parsed (dcatap.GraphHash):
+	// a later harvest job whose graph has the same hash is "not modified" as after a 304 (the
+	// same rules as for the validators: JobFetchLatest). "" when none was saved.
+	GraphHash string
+}
+
+// Resource names one harvested resource as FDK's report does: its fdkId (ResourceIDs) and
+// its URI (a DCAT-AP dataset or catalog IRI; for DCAT-US and ISO records, the identifier).
+type Resource struct {
+	FdkID string `json:"fdkId"`
+	URI   string `json:"uri"`
+}
+
+// CatalogChecksum is the checksum of one catalog graph (a dcat:Catalog of an rdf source) that
+// a job saw: its IRI, its fdkId and the checksum (dcatap's hash of its canonical graph).
+type CatalogChecksum struct {
+	URI      string
+	FdkID    string
+	Checksum string
+}
+
+// CatalogChecksumsSetParams saves the catalogs a job saw in its source.
+type CatalogChecksumsSetParams struct {
+	SourceID string
+	JobID    string
+	Catalogs []CatalogChecksum
+	// Force counts every catalog of Catalogs as changed (a force_harvest), not only the new
+	// ones and those whose checksum differs.
+	Force bool
+}
+
+// OutcomeIdentifiersParams selects the identifiers of a job's records by outcome.
+type OutcomeIdentifiersParams struct {
+	JobID    string
+	Outcomes []harvest.Outcome
 }

@@ -29,6 +29,7 @@ type Handler struct {
 
 // Store is what EXTRACT needs of the store (store.Store has it all).
 type Store interface {
+	CatalogChecksumsSet(ctx context.Context, p *store.CatalogChecksumsSetParams) error
 	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
 	JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error)
 	JobFetchSet(ctx context.Context, p *store.JobFetch) error
@@ -36,6 +37,7 @@ type Store interface {
 	JobHeartbeat(ctx context.Context, jobID string) error
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
 	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error)
+	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
 }
 
 // store.Store satisfies Store.
@@ -111,6 +113,17 @@ func (h *Handler) Handle(msg *message.Message) error {
 	}
 	if stored.Status.Finished() {
 		return nil // redelivered after the job ended
+	}
+	if job.JobType != harvest.JobClear {
+		fc, err := h.sourceFetch(ctx, &job)
+		var se *stageError
+		if errors.As(err, &se) {
+			return se.err
+		}
+		if err != nil {
+			return h.fail(ctx, &job, "ExtractError", err)
+		}
+		h = h.forJob(fc)
 	}
 	if job.SourceType == harvest.SourceRDF && job.JobType != harvest.JobClear {
 		return h.listRDF(ctx, &job)

@@ -57,11 +57,8 @@ const hydraNS = "http://www.w3.org/ns/hydra/core#"
 // listRDF lists an rdf source: it reads every page into one graph, then sends one record per
 // dataset. A source that cannot be fetched or parsed fails the job, and no Listing is sent.
 func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
-	fc, err := h.sourceFetch(ctx, job)
-	if err != nil {
-		return &stageError{err}
-	}
-	if fc.Accept == "" {
+	fc := h.fetch // the source's Accept and auth header (sourceFetch)
+	if job.Accept == "" {
 		fc.Accept = defaultRDFAccept
 	}
 	g, err := rdf.NewGraph(h.cfg.TempDir, h.cfg.RDFMemTriples)
@@ -87,6 +84,8 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 	var catalogs []store.CatalogChecksum
 	err = dcatap.Split(g, func(r *dcatap.Resource) error {
 		switch {
+		case r.Problem != "" && r.Kind == dcatap.KindCatalog:
+			return nil // a blank-node catalog is no record; its datasets are split on their own
 		case r.Problem != "":
 			pos, err := l.next()
 			if err != nil {
@@ -107,7 +106,8 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		return err
 	}
 	if job.JobType.WritesCatalog() && job.JobType != harvest.JobClear {
-		if err := h.store.CatalogChecksumsSet(ctx, job.SourceID, job.JobID, catalogs); err != nil {
+		if err := h.store.CatalogChecksumsSet(ctx, &store.CatalogChecksumsSetParams{SourceID: job.SourceID,
+			JobID: job.JobID, Catalogs: catalogs, Force: job.JobType == harvest.JobForceHarvest}); err != nil {
 			return fmt.Errorf("store catalog checksums: %w", err)
 		}
 	}

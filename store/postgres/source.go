@@ -14,7 +14,8 @@ import (
 
 const sourceColumns = `id, COALESCE(organization_id::text, ''), name, url, source_type, schema_type, frequency,
 	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''),
-	COALESCE(waf_time_zone, ''), created_at, updated_at`
+	COALESCE(waf_time_zone, ''), COALESCE(accept, ''), COALESCE(auth_header_name, ''),
+	COALESCE(auth_header_value, ''), COALESCE(options::text, ''), created_at, updated_at`
 
 // nullable is s, or SQL NULL when s is empty.
 func nullable(s string) *string {
@@ -24,15 +25,20 @@ func nullable(s string) *string {
 	return &s
 }
 
-// sourceArgs are p's columns organization_id .. notification_frequency with their defaults.
-func sourceArgs(p *store.SourceInsertParams) []any {
+// sourceArgs are p's columns organization_id .. options ($1 .. $14) with their defaults.
+func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
 	emails := p.NotificationEmails
 	if emails == nil {
 		emails = []string{}
 	}
-	return []any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
+	settings, err := sqlstore.SourceSettings(p.Accept, p.AuthHeader, p.Options)
+	if err != nil {
+		return nil, err
+	}
+	return append([]any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
 		cmp.Or(p.Frequency, harvest.FrequencyManual), emails,
-		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL), nullable(p.WAFTimeZone)}
+		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL), nullable(p.WAFTimeZone)},
+		settings...), nil
 }
 
 // SourceDelete implements store.Store.
@@ -60,13 +66,24 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 
 // SourceEnsure implements store.Store.
 func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (*store.Source, error) {
+	settings, err := sqlstore.SourceSettings(p.Accept, p.AuthHeader, p.Options)
+	if err != nil {
+		return nil, err
+	}
 	return scan.Source(s.q.QueryRow(ctx, `
-		INSERT INTO harvest_source (name, url, source_type, schema_type, collection_parent_url, waf_time_zone)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''))
+		INSERT INTO harvest_source (name, url, source_type, schema_type, collection_parent_url, waf_time_zone,
+			accept, auth_header_name, auth_header_value, options)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), $7, $8, $9, $10::jsonb)
 		ON CONFLICT (url) DO UPDATE SET schema_type = EXCLUDED.schema_type, source_type = EXCLUDED.source_type,
 			collection_parent_url = EXCLUDED.collection_parent_url,
-			waf_time_zone = COALESCE(EXCLUDED.waf_time_zone, harvest_source.waf_time_zone), updated_at = now()
-		RETURNING `+sourceColumns, p.Name, p.URL, p.SourceType, p.SchemaType, p.CollectionParentURL, p.WAFTimeZone))
+			waf_time_zone = COALESCE(EXCLUDED.waf_time_zone, harvest_source.waf_time_zone),
+			accept = COALESCE(EXCLUDED.accept, harvest_source.accept),
+			auth_header_name = COALESCE(EXCLUDED.auth_header_name, harvest_source.auth_header_name),
+			auth_header_value = CASE WHEN EXCLUDED.auth_header_name IS NULL THEN harvest_source.auth_header_value
+				ELSE EXCLUDED.auth_header_value END,
+			options = COALESCE(EXCLUDED.options, harvest_source.options), updated_at = now()
+		RETURNING `+sourceColumns, append([]any{p.Name, p.URL, p.SourceType, p.SchemaType, p.CollectionParentURL,
+		p.WAFTimeZone}, settings...)...))
 }
 
 // SourceGet implements store.Store.
@@ -76,11 +93,17 @@ func (s *Store) SourceGet(ctx context.Context, sourceID string) (*store.Source, 
 
 // SourceInsert implements store.Store.
 func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (*store.Source, error) {
+	args, err := sourceArgs(p)
+	if err != nil {
+		return nil, err
+	}
 	return scan.Source(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
-			notification_emails, notification_frequency, collection_parent_url, waf_time_zone, next_run_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $6 = 'manual' THEN NULL ELSE now() END)
-		RETURNING `+sourceColumns, sourceArgs(p)...))
+			notification_emails, notification_frequency, collection_parent_url, waf_time_zone,
+			accept, auth_header_name, auth_header_value, options, next_run_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb,
+			CASE WHEN $6 = 'manual' THEN NULL ELSE now() END)
+		RETURNING `+sourceColumns, args...))
 }
 
 // SourceList implements store.Store.
@@ -127,12 +150,17 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 		if freq := cmp.Or(p.Frequency, harvest.FrequencyManual); freq != old {
 			next = store.PlanNextRun(freq, lastJobStart, now)
 		}
-		args := append(sourceArgs(&p.SourceInsertParams), next, p.ID)
+		args, err := sourceArgs(&p.SourceInsertParams)
+		if err != nil {
+			return err
+		}
+		args = append(args, next, p.ID)
 		src, err = scan.Source(querier{tx}.QueryRow(ctx, `UPDATE harvest_source SET organization_id = $1, name = $2,
 			url = $3, source_type = $4, schema_type = $5, frequency = $6, notification_emails = $7,
-			notification_frequency = $8, collection_parent_url = $9, waf_time_zone = $10, next_run_at = $11,
+			notification_frequency = $8, collection_parent_url = $9, waf_time_zone = $10, accept = $11,
+			auth_header_name = $12, auth_header_value = $13, options = $14::jsonb, next_run_at = $15,
 			updated_at = now()
-			WHERE id = $12 RETURNING `+sourceColumns, args...))
+			WHERE id = $16 RETURNING `+sourceColumns, args...))
 		return err
 	})
 	return src, interpretError(err)

@@ -16,9 +16,10 @@ import (
 
 const sourceColumns = `id, COALESCE(organization_id, ''), name, url, source_type, schema_type, frequency,
 	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''),
-	COALESCE(waf_time_zone, ''), created_at, updated_at`
+	COALESCE(waf_time_zone, ''), COALESCE(accept, ''), COALESCE(auth_header_name, ''),
+	COALESCE(auth_header_value, ''), COALESCE(options, ''), created_at, updated_at`
 
-// sourceArgs are p's columns organization_id .. notification_frequency with their defaults.
+// sourceArgs are p's columns organization_id .. options (?1 .. ?14) with their defaults.
 func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
 	list := p.NotificationEmails
 	if list == nil {
@@ -28,9 +29,14 @@ func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
+	settings, err := sqlstore.SourceSettings(p.Accept, p.AuthHeader, p.Options)
+	if err != nil {
+		return nil, err
+	}
+	return append([]any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
 		cmp.Or(p.Frequency, harvest.FrequencyManual), string(emails),
-		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL), nullable(p.WAFTimeZone)}, nil
+		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL), nullable(p.WAFTimeZone)},
+		settings...), nil
 }
 
 // SourceDelete implements store.Store.
@@ -53,15 +59,24 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 // SourceEnsure implements store.Store.
 func (s *Store) SourceEnsure(ctx context.Context, p *store.SourceEnsureParams) (*store.Source, error) {
 	t := now()
+	settings, err := sqlstore.SourceSettings(p.Accept, p.AuthHeader, p.Options)
+	if err != nil {
+		return nil, err
+	}
 	return scan.Source(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_source (id, name, url, source_type, schema_type, collection_parent_url, waf_time_zone,
-			created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), ?, ?)
+			created_at, updated_at, accept, auth_header_name, auth_header_value, options)
+		VALUES (?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (url) DO UPDATE SET schema_type = excluded.schema_type, source_type = excluded.source_type,
 			collection_parent_url = excluded.collection_parent_url,
-			waf_time_zone = COALESCE(excluded.waf_time_zone, harvest_source.waf_time_zone), updated_at = excluded.updated_at
-		RETURNING `+sourceColumns, uuid.NewString(), p.Name, p.URL, p.SourceType, p.SchemaType, p.CollectionParentURL,
-		p.WAFTimeZone, t, t))
+			waf_time_zone = COALESCE(excluded.waf_time_zone, harvest_source.waf_time_zone),
+			accept = COALESCE(excluded.accept, harvest_source.accept),
+			auth_header_name = COALESCE(excluded.auth_header_name, harvest_source.auth_header_name),
+			auth_header_value = CASE WHEN excluded.auth_header_name IS NULL THEN harvest_source.auth_header_value
+				ELSE excluded.auth_header_value END,
+			options = COALESCE(excluded.options, harvest_source.options), updated_at = excluded.updated_at
+		RETURNING `+sourceColumns, append([]any{uuid.NewString(), p.Name, p.URL, p.SourceType, p.SchemaType,
+		p.CollectionParentURL, p.WAFTimeZone, t, t}, settings...)...))
 }
 
 // SourceGet implements store.Store.
@@ -78,9 +93,10 @@ func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (
 	t := now()
 	return scan.Source(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
-			notification_emails, notification_frequency, collection_parent_url, waf_time_zone, id, next_run_at,
-			created_at, updated_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, CASE WHEN ?6 = 'manual' THEN NULL ELSE ?12 END, ?12, ?12)
+			notification_emails, notification_frequency, collection_parent_url, waf_time_zone,
+			accept, auth_header_name, auth_header_value, options, id, next_run_at, created_at, updated_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+			CASE WHEN ?6 = 'manual' THEN NULL ELSE ?16 END, ?16, ?16)
 		RETURNING `+sourceColumns, append(args, uuid.NewString(), t)...))
 }
 
@@ -142,9 +158,10 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 		}
 		src, err = scan.Source(querier{tx}.QueryRow(ctx, `UPDATE harvest_source SET organization_id = ?1, name = ?2,
 			url = ?3, source_type = ?4, schema_type = ?5, frequency = ?6, notification_emails = ?7,
-			notification_frequency = ?8, collection_parent_url = ?9, waf_time_zone = ?10, next_run_at = ?11,
-			updated_at = ?12
-			WHERE id = ?13 RETURNING `+sourceColumns, append(args, next, formatTime(t), p.ID)...))
+			notification_frequency = ?8, collection_parent_url = ?9, waf_time_zone = ?10, accept = ?11,
+			auth_header_name = ?12, auth_header_value = ?13, options = ?14, next_run_at = ?15,
+			updated_at = ?16
+			WHERE id = ?17 RETURNING `+sourceColumns, append(args, next, formatTime(t), p.ID)...))
 		return err
 	})
 	return src, interpretError(err)

@@ -157,4 +157,10 @@ var cases = []testCase{
 	{"Dataset/UpsertUnstorableEscapes", testDatasetUpsertUnstorableEscapes},
 	{"Outcome/SettleTransformUnstorableEscapes", testOutcomeSettleTransformUnstorableEscapes},
 	{"Malformed/IDs", testMalformedIDs},
+
+	{"Source/FetchSettings", testSourceFetchSettings},
+	{"Resource/IDs", testResourceIDs},
+	{"Catalog/Checksums", testCatalogChecksums},
+	{"Outcome/Identifiers", testOutcomeIdentifiers},
+	{"Job/FetchGraphHash", testJobFetchGraphHash},
 }

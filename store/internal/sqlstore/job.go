@@ -11,7 +11,7 @@ import (
 
 // JobFetchColumns are the fetch columns of harvest_job, in the order Scanner.JobFetch reads.
 const JobFetchColumns = `id, job_type, status, fetch_url, fetch_schema_type, fetch_etag,
-	fetch_last_modified, fetch_not_modified`
+	fetch_last_modified, fetch_not_modified, fetch_graph_hash`
 
 // jobFetchLatest selects the fetch columns of the source's (%[1]s) last finished harvest,
 // force_harvest or clear job.

@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -54,21 +56,36 @@ func (s *Scanner) JobError(row Row) (*store.JobError, error) {
 // JobFetch reads a harvest_job row's fetch columns.
 func (s *Scanner) JobFetch(row Row) (*store.JobFetchRow, error) {
 	var r store.JobFetchRow
-	err := row.Scan(&r.JobID, &r.JobType, &r.Status, &r.URL, &r.SchemaType, &r.ETag, &r.LastModified, &r.NotModified)
+	err := row.Scan(&r.JobID, &r.JobType, &r.Status, &r.URL, &r.SchemaType, &r.ETag, &r.LastModified, &r.NotModified, &r.GraphHash)
 	if err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
-// Source reads a harvest_source row; no notification e-mails is a nil list.
+// Source reads a harvest_source row; no notification e-mails is a nil list, no options a nil
+// map, no auth header nil. The backends' sourceColumns end with accept, auth_header_name,
+// auth_header_value and options as text ("" for NULL), then created_at and updated_at.
 func (s *Scanner) Source(row Row) (*store.Source, error) {
 	var src store.Source
+	var authName, authValue, options string
 	err := row.Scan(&src.ID, &src.OrganizationID, &src.Name, &src.URL, &src.SourceType, &src.SchemaType,
 		&src.Frequency, s.Strings(&src.NotificationEmails), &src.NotificationFrequency, s.NullTime(&src.NextRunAt),
-		&src.CollectionParentURL, &src.WAFTimeZone, s.Time(&src.CreatedAt), s.Time(&src.UpdatedAt))
+		&src.CollectionParentURL, &src.WAFTimeZone, &src.Accept, &authName, &authValue, &options,
+		s.Time(&src.CreatedAt), s.Time(&src.UpdatedAt))
 	if err != nil {
 		return nil, err
+	}
+	if authName != "" {
+		src.AuthHeader = &store.AuthHeader{Name: authName, Value: authValue}
+	}
+	if options != "" {
+		if err := json.Unmarshal([]byte(options), &src.Options); err != nil {
+			return nil, fmt.Errorf("source %s: read options: %w", src.ID, err)
+		}
+		if len(src.Options) == 0 {
+			src.Options = nil
+		}
 	}
 	if len(src.NotificationEmails) == 0 {
 		src.NotificationEmails = nil
