@@ -8,6 +8,8 @@
 # tests): the tests run against a current server, as users do. The printed PATH puts it first.
 # Settings (env): HARVESTER_SERVICES_DIR (default /tmp/harvester-services), HARVESTER_PG_PORT
 # (default 54329), HARVESTER_NATS_PORT (default 42229).
+# A Python venv with pySHACL (PyPI) for the SHACL parity test is made once in
+# $HARVESTER_SERVICES_DIR/venv and exported as HARVESTER_TEST_PYTHON.
 # Stop them: scripts/services.sh stop (also stops the OpenSearch node of scripts/opensearch.sh).
 set -euo pipefail
 
@@ -102,6 +104,15 @@ if ! (exec 3<>"/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null; then
   (exec 3<>"/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null || { log "nats-server did not start"; cat "$dir/nats.log" >&2; exit 1; }
 fi
 
+# pySHACL for the shacl package's parity test (shacl/pyshacl_test.go): made once, kept.
+venv="$dir/venv"
+if ! "$venv/bin/python" -c 'import pyshacl' 2>/dev/null; then
+  log "making $venv with pyshacl"
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install -q --disable-pip-version-check 'pyshacl==0.40.1' >&2
+fi
+
+echo "export HARVESTER_TEST_PYTHON='$venv/bin/python'"
 echo "export DATABASE_URL='postgres://postgres@127.0.0.1:$pg_port/harvester?sslmode=disable'"
 echo "export NATS_URL='nats://127.0.0.1:$nats_port'"
 echo "export PATH='$dir/bin':\"\$PATH\""
