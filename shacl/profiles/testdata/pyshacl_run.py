@@ -43,7 +43,8 @@ def main():
         conforms, report, _ = validate(data, shacl_graph=shapes[job["profile"]], inference="none",
                                        abort_on_first=False, allow_warnings=False)
         results = []
-        for r in report.subjects(rdflib.RDF.type, SH.ValidationResult):
+        top = [r for rep in report.subjects(rdflib.RDF.type, SH.ValidationReport) for r in report.objects(rep, SH.result)]
+        for r in top:  # the report's own results, not nested sh:detail ones
             path = report.value(r, SH.resultPath)
             results.append({
                 "focus": term_nt(report.value(r, SH.focusNode), labels),
