@@ -8,6 +8,8 @@
 # tests): the tests run against a current server, as users do. The printed PATH puts it first.
 # Settings (env): HARVESTER_SERVICES_DIR (default /tmp/harvester-services), HARVESTER_PG_PORT
 # (default 54329), HARVESTER_NATS_PORT (default 42229).
+# A Python venv with pySHACL (PyPI) for the SHACL parity test is made once in
+# $HARVESTER_SERVICES_DIR/venv and exported as HARVESTER_TEST_PYTHON.
 # Stop them: scripts/services.sh stop (also stops the OpenSearch node of scripts/opensearch.sh).
 set -euo pipefail
 
@@ -102,13 +104,14 @@ if ! (exec 3<>"/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null; then
   (exec 3<>"/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null || { log "nats-server did not start"; cat "$dir/nats.log" >&2; exit 1; }
 fi
 
-# Python jsonschema (with its format extras, as Data.gov H2.0 installs it) in a venv, for the
-# test that DCAT-US 3.0 verdicts equal Python's (dcatus: TestDCATUS3VerdictsEqualPython).
-venv="$dir/venv-jsonschema"
-if ! "$venv/bin/python" -c 'import jsonschema, rfc3987' 2>/dev/null; then
-  log "creating $venv with jsonschema"
+# One Python venv for the tests that compare with reference tools: jsonschema (with its format
+# extras, as Data.gov H2.0 installs it) for DCAT-US 3.0 verdicts (dcatus:
+# TestDCATUS3VerdictsEqualPython) and pySHACL for the shacl parity test. Made once, kept.
+venv="$dir/venv"
+if ! "$venv/bin/python" -c 'import jsonschema, rfc3987, pyshacl' 2>/dev/null; then
+  log "making $venv with jsonschema and pyshacl"
   python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install -q 'jsonschema[format]==4.23.0' >&2
+  "$venv/bin/pip" install -q --disable-pip-version-check 'jsonschema[format]==4.23.0' 'pyshacl==0.40.1' >&2
 fi
 
 echo "export HARVESTER_TEST_PYTHON='$venv/bin/python'"

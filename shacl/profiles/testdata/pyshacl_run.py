@@ -1,0 +1,60 @@
+"""Runs pySHACL for the parity test (profiles_test.go, TestPySHACLParity).
+
+stdin: JSON {"shapes": {"<profile>": ["<turtle file>", ...]}, "jobs": [{"id": "...",
+"profile": "<profile>", "data": "<n-triples file>"}]}
+stdout: JSON {"<id>": {"conforms": bool, "results": [{"focus": "<N-Triples term>",
+"path": "<IRI or empty>", "severity": "sh:Violation|sh:Warning|sh:Info",
+"constraint": "<component IRI>"}]}}
+
+The data graph is read from N-Triples with its blank-node labels kept (a shared bnode_context),
+so focus nodes that are blank nodes print with the labels the Go side wrote. pySHACL runs with
+its defaults: no inference, no ontology graph, warnings count against conformance.
+"""
+import json
+import sys
+
+import rdflib
+from pyshacl import validate
+from rdflib.namespace import SH
+from rdflib.plugins.parsers.ntriples import NTGraphSink, W3CNTriplesParser
+
+
+def term_nt(t, labels):
+    if isinstance(t, rdflib.BNode):
+        return "_:" + labels.get(t, str(t))
+    return t.n3()
+
+
+def main():
+    spec = json.load(sys.stdin)
+    shapes = {}
+    for name, files in spec["shapes"].items():
+        g = rdflib.Graph()
+        for f in files:
+            g.parse(f, format="turtle")
+        shapes[name] = g
+    out = {}
+    for job in spec["jobs"]:
+        data = rdflib.Graph()
+        ctx = {}
+        with open(job["data"], "rb") as f:
+            W3CNTriplesParser(NTGraphSink(data), bnode_context=ctx).parse(f, bnode_context=ctx)
+        labels = {b: l for l, b in ctx.items()}
+        conforms, report, _ = validate(data, shacl_graph=shapes[job["profile"]], inference="none",
+                                       abort_on_first=False, allow_warnings=False)
+        results = []
+        top = [r for rep in report.subjects(rdflib.RDF.type, SH.ValidationReport) for r in report.objects(rep, SH.result)]
+        for r in top:  # the report's own results, not nested sh:detail ones
+            path = report.value(r, SH.resultPath)
+            results.append({
+                "focus": term_nt(report.value(r, SH.focusNode), labels),
+                "path": "" if path is None else (str(path) if isinstance(path, rdflib.URIRef) else "?" + path.n3()),
+                "severity": "sh:" + str(report.value(r, SH.resultSeverity)).rsplit("#", 1)[-1],
+                "constraint": str(report.value(r, SH.sourceConstraintComponent)),
+            })
+        out[job["id"]] = {"conforms": bool(conforms), "results": results}
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
