@@ -12,7 +12,6 @@ require (
 	github.com/emersion/go-smtp v0.26.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.13.0
-	github.com/knakk/rdf v0.0.0-20190304171630-8521bf4c5042
 	github.com/nats-io/nats-server/v2 v2.15.3
 	github.com/nats-io/nats.go v1.55.0
 	github.com/opensearch-project/opensearch-go/v4 v4.8.1

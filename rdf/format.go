@@ -44,8 +44,8 @@ var ErrUnsupportedFormat = errors.New("unsupported RDF format")
 // fn's error as it is, or an error wrapping ErrUnsupportedFormat.
 func Parse(r io.Reader, f Format, base string, fn func(Triple) error) error {
 	switch f {
-	case Turtle, NTriples, NQuads:
-		return parseKnakk(r, f, base, fn)
+	case Turtle, NTriples, NQuads, TriG:
+		return parseTurtleFamily(r, f, base, fn)
 	}
 	return fmt.Errorf("%w: %s", ErrUnsupportedFormat, f)
 }
