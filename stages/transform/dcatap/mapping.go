@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harvester-dev/harvester/rdf"
 )
@@ -187,12 +188,8 @@ func isoDate(v string) (string, bool) {
 }
 
 func validYMD(s string) bool {
-	var y, mo, d int
-	if _, err := fmt.Sscanf(s, "%4d-%2d-%2d", &y, &mo, &d); err != nil {
-		return false
-	}
-	days := []int{31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
-	return mo >= 1 && mo <= 12 && d >= 1 && d <= days[mo-1]
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
 }
 
 // date returns the first date of ts (in sorted order) in ISO 8601, warning for each literal
@@ -247,6 +244,7 @@ func (m *mapper) temporal(s rdf.Term) string {
 		end := m.periodDate("temporal", p, []string{dcatEndDate, schemaEndDate}, timeHasEnd)
 		switch {
 		case start != "" && end != "":
+			start, end = samePrecision(start, end)
 			values = append(values, start+"/"+end)
 		case start != "" || end != "":
 			m.warn("temporal", "period %s has only a %s; DCAT-US has no open intervals, dropped", p.NTriples(),
@@ -260,6 +258,35 @@ func (m *mapper) temporal(s rdf.Term) string {
 		m.warn("temporal", "%d periods; %s kept, the others dropped", len(values), values[0])
 	}
 	return values[0]
+}
+
+// samePrecision widens a year or year-month end of an interval to a date when the other end
+// is more precise ("1951/2023-12-31" → "1951-01-01/2023-12-31"): DCAT-US's interval pattern
+// wants both ends written alike.
+func samePrecision(start, end string) (string, string) {
+	if len(start) == len(end) || len(start) > 7 && len(end) > 7 { // same precision, or both dates
+		return start, end
+	}
+	widen := func(v string, last bool) string {
+		switch len(v) {
+		case 4:
+			if last {
+				return v + "-12-31"
+			}
+			return v + "-01-01"
+		case 7:
+			if !last {
+				return v + "-01"
+			}
+			for d := 31; d >= 28; d-- {
+				if validYMD(fmt.Sprintf("%s-%02d", v, d)) {
+					return fmt.Sprintf("%s-%02d", v, d)
+				}
+			}
+		}
+		return v
+	}
+	return widen(start, false), widen(end, true)
 }
 
 func (m *mapper) spatial(s rdf.Term) string {
