@@ -339,8 +339,9 @@ func (m *mapper) languages(s rdf.Term) []string {
 		if tag, ok := languageTag(t); ok {
 			out = append(out, tag)
 		} else if t.IsLiteral() || named(t) {
-			m.warn("language", "%s is not a known language code; kept as it is", t.NTriples())
-			out = append(out, strings.TrimSpace(t.Value))
+			// DCAT-US language items must be RFC 5646 tags: keeping the value would make the
+			// dataset invalid.
+			m.warn("language", "%s is not a language code; dropped", t.NTriples())
 		}
 	}
 	slices.Sort(out)

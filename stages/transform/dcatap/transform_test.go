@@ -214,8 +214,8 @@ func TestTransformWarnings(t *testing.T) {
 	require.Contains(t, byField["distribution[0].accessURL"][0], "2 values")
 	require.Equal(t, "https://example.org/a1", dist["accessURL"])
 
-	require.Equal(t, []any{"en", "https://example.org/lang/klingon-ish", "se"}, got["language"])
-	require.Contains(t, byField["language"][0], "not a known language code")
+	require.Equal(t, []any{"en", "se"}, got["language"])
+	require.Equal(t, []string{"<https://example.org/lang/klingon-ish> is not a language code; dropped"}, byField["language"])
 
 	require.Equal(t, map[string]any{"@type": "org:Organization", "name": "https://example.org/org/1"}, got["publisher"])
 	require.Contains(t, byField["publisher"][0], "has no name")

@@ -119,7 +119,7 @@ var frequencies = map[string]string{
 	"semiweekly": "R/P3.5D", "threeTimesAWeek": "R/P2D", "monthly": "R/P1M", "bimonthly": "R/P2M",
 	"semimonthly": "R/P0.5M", "threeTimesAMonth": "R/P10D", "quarterly": "R/P3M",
 	"triannual": "R/P4M", "threeTimesAYear": "R/P4M", "semiannual": "R/P6M", "annual": "R/P1Y",
-	"biennial": "R/P2Y", "triennial": "R/P3Y", "continuous": "R/PT1S", "irregular": "irregular",
+	"biennial": "R/P2Y", "triennial": "R/P3Y", "decennial": "R/P10Y", "hourly": "R/PT1H", "continuous": "R/PT1S", "irregular": "irregular",
 }
 
 // fileTypeMediaTypes gives the IANA media type of common EU file types, used for a
