@@ -323,3 +323,24 @@ func getJSON(ctx context.Context, fc fetch.Config, url string, v any) error {
 	}
 	return nil
 }
+
+// listPortalSource lists a portal source (harvest.SourceType.IsPortal) by its platform's pager.
+func (h *Handler) listPortalSource(ctx context.Context, job *harvest.Job) error {
+	fc, err := h.portalFetch(ctx, job)
+	if err != nil {
+		return h.fail(ctx, job, "ExtractError", err)
+	}
+	var p *Pager
+	switch job.SourceType {
+	case harvest.SourceCKAN:
+		p, err = h.ckanPager(fc, job)
+	case harvest.SourceDKAN:
+		p = h.dkanPager(fc, job)
+	default:
+		err = fmt.Errorf("source type %q is not supported yet", job.SourceType)
+	}
+	if err != nil {
+		return h.fail(ctx, job, "ExtractError", err)
+	}
+	return h.listPortal(ctx, job, p)
+}
