@@ -128,6 +128,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if job.SourceType == harvest.SourceRDF && job.JobType != harvest.JobClear {
 		return h.listRDF(ctx, &job)
 	}
+	if job.SourceType.IsPortal() && job.JobType != harvest.JobClear {
+		return h.listPortalSource(ctx, &job)
+	}
 	if (job.SchemaType.IsISO() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
 		return h.listXML(ctx, &job)
 	}
