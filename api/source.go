@@ -127,7 +127,8 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 // schemaType is the schema type as sent, which it parses into p. Beyond each field's own
 // values: a waf or waf-collection source lists ISO 19115 XML files, so its schema type must be
 // an ISO one, and a waf-collection source, and only one, has a collection_parent_url (its
-// parent record, which EXTRACT downloads first). A waf_time_zone is an IANA time zone name
+// parent record, which EXTRACT downloads first). A portal source (ckan, dkan, …) sent without
+// a schema type gets "dcatus1.1: non-federal": its items are mapped to it. A waf_time_zone is an IANA time zone name
 // (harvest.ParseWAFTimeZone), of a waf or waf-collection source only.
 func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErrors) {
 	if p.Name == "" {
@@ -141,6 +142,9 @@ func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErr
 		fields.add("source_type", "%v", srcErr)
 	}
 	wafType := srcType == harvest.SourceWAF || srcType == harvest.SourceWAFCollection
+	if schemaType == "" && srcErr == nil && srcType.IsPortal() {
+		schemaType = string(harvest.SchemaDCATUS11NonFederal) // portal items are mapped to non-federal DCAT-US
+	}
 	if schemaType == "" {
 		fields.add("schema_type", "required: %q, %q, %q or %q", harvest.SchemaDCATUS11Federal,
 			harvest.SchemaDCATUS11NonFederal, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)

@@ -76,6 +76,7 @@ type Record struct {
 	RecordID   string     `json:"record_id"` // harvest_record id, derived from (job, identifier)
 	JobType    JobType    `json:"job_type"`
 	SchemaType SchemaType `json:"schema_type"`
+	SourceType SourceType `json:"source_type,omitempty"` // set by EXTRACT for portal items: TRANSFORM maps them by platform
 	Identifier string     `json:"identifier"`
 	Position   int        `json:"position"`         // 0-based index in the source's listing; -1 for deletes
 	Action     Action     `json:"action,omitempty"` // set by compare

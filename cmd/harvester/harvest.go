@@ -34,7 +34,8 @@ func harvestCommand() *cobra.Command {
 		Short: "Run one harvest job of a source through every stage and print its report",
 		Long: `Run one harvest job of a source through every stage (extract, compare, transform, validate,
 sync, report) in this process, and print the job report. A source is a DCAT-US 1.1 data.json,
-one ISO 19115 XML file, or a WAF (a folder listing) of ISO 19115 XML files.
+one ISO 19115 XML file, a WAF (a folder listing) of ISO 19115 XML files, or a portal API
+(ckan, dkan: its items are mapped to DCAT-US, schema type "dcatus1.1: non-federal" by default).
 
 The source is created on first use, keyed by its URL (or the file's absolute path), so the
 next run of the same source compares against what the last one stored. --organization
@@ -50,6 +51,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 		Example: `  harvester harvest --url https://agency.example.gov/data.json --schema-type "dcatus1.1: federal"
   harvester harvest --file ./data.json --schema-type "dcatus1.1: non-federal" --job-type validate --format json
   harvester harvest --url https://agency.example.gov/waf/ --source-type waf --schema-type iso19115_2
+  harvester harvest --url https://catalog.example.org --source-type ckan
   harvester harvest --url https://www.dhs.gov/data.json --schema-type "dcatus1.1: federal" --organization "Department of Homeland Security"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), cmd.OutOrStdout()) },
@@ -61,7 +63,8 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl.StringVar(&f.schemaType, "schema-type", "",
 		`"dcatus1.1: federal", "dcatus1.1: non-federal", "iso19115_1" or "iso19115_2"`)
 	fl.StringVar(&f.sourceType, "source-type", "document",
-		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files) or waf-collection")
+		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files), waf-collection,\n"+
+			"ckan (a CKAN Action API, DKAN 7 too; --url is the portal's base URL) or dkan (a DKAN 2 metastore)")
 	fl.StringVar(&f.parentURL, "collection-parent-url", "",
 		"the parent record of a waf-collection: harvested first, and the isPartOf of every other record")
 	fl.StringVar(&f.wafTimeZone, "waf-time-zone", "",
@@ -98,6 +101,12 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 		p.URL = u
 	}
 	var err error
+	if p.SourceType, err = harvest.ParseSourceType(f.sourceType); err != nil {
+		return p, usageError{fmt.Errorf("--source-type: %w", err)}
+	}
+	if f.schemaType == "" && p.SourceType.IsPortal() {
+		f.schemaType = string(harvest.SchemaDCATUS11NonFederal) // portal items are mapped to non-federal DCAT-US
+	}
 	if f.schemaType == "" {
 		return p, usageError{fmt.Errorf("--schema-type is required: %q or %q for a data.json, %q or %q for ISO 19115 XML",
 			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)}
@@ -105,10 +114,18 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 	if p.SchemaType, err = harvest.ParseSchemaType(f.schemaType); err != nil {
 		return p, usageError{fmt.Errorf("--schema-type: %w", err)}
 	}
-	if p.SourceType, err = harvest.ParseSourceType(f.sourceType); err != nil {
-		return p, usageError{fmt.Errorf("--source-type: %w", err)}
-	}
 	switch {
+	case p.SourceType.IsPortal() && f.file != "":
+		return p, usageError{fmt.Errorf("--source-type %s: a portal is an API on a web server: use --url with the portal's base URL", p.SourceType)}
+	case p.SourceType.IsPortal() && p.SchemaType != harvest.SchemaDCATUS11NonFederal && p.SchemaType != harvest.SchemaDCATUS11Federal:
+		return p, usageError{fmt.Errorf("--source-type %s: portal items are mapped to DCAT-US 1.1: use --schema-type %q (the default) or %q",
+			p.SourceType, harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS11Federal)}
+	case p.SourceType.IsPortal():
+		if f.parentURL != "" {
+			return p, usageError{errors.New("--collection-parent-url is for --source-type waf-collection")}
+		}
+	case p.SourceType == harvest.SourceRDF:
+		return p, usageError{fmt.Errorf("--source-type %s is not harvested by this command yet", p.SourceType)}
 	case p.SourceType != harvest.SourceDocument && !p.SchemaType.IsISO():
 		return p, usageError{fmt.Errorf("--source-type %s: a WAF holds ISO XML: use --schema-type iso19115_1 or iso19115_2", p.SourceType)}
 	case p.SourceType != harvest.SourceDocument && f.file != "":
@@ -123,7 +140,7 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 		}
 	}
 	if f.wafTimeZone != "" {
-		if p.SourceType == harvest.SourceDocument {
+		if p.SourceType != harvest.SourceWAF && p.SourceType != harvest.SourceWAFCollection {
 			return p, usageError{errors.New("--waf-time-zone is for --source-type waf or waf-collection")}
 		}
 		if _, err := harvest.ParseWAFTimeZone(f.wafTimeZone); err != nil {

@@ -97,6 +97,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if stored.Status.Finished() {
 		return nil // redelivered after the job ended
 	}
+	if job.SourceType.IsPortal() && job.JobType != harvest.JobClear {
+		return h.listPortalSource(ctx, &job)
+	}
 	if (job.SchemaType.IsISO() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
 		return h.listXML(ctx, &job)
 	}

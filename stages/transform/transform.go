@@ -2,7 +2,8 @@
 // JSON in Record.Transformed. ISO 19115 XML is transformed natively (package iso); the result
 // travels on with the record, and the aggregator stores it as the record's source_transform
 // with the record's outcome (harvest.Settled.Transformed). DCAT-US input passes through untouched, so
-// source_raw stays exactly what the publisher wrote. DCAT-AP and portal payloads come later.
+// source_raw stays exactly what the publisher wrote. Portal API items (a record whose
+// SourceType is a portal) are mapped by their platform (package portal).
 package transform
 
 import (
@@ -13,6 +14,7 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/transform/iso"
+	"github.com/harvester-dev/harvester/stages/transform/portal"
 )
 
 // Handler is the TRANSFORM stage. It is pure: record in, record or verdict out; it writes
@@ -30,6 +32,8 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		return nil, harvest.Permanent(err)
 	}
 	switch {
+	case rec.SourceType.IsPortal():
+		return transformPortal(&rec)
 	case rec.SchemaType == harvest.SchemaDCATUS11Federal || rec.SchemaType == harvest.SchemaDCATUS11NonFederal:
 		return harvest.Next(harvest.SubjectValidate, &rec)
 	case rec.SchemaType.IsISO():
@@ -50,6 +54,32 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		return harvest.Next(harvest.SubjectValidate, &rec)
 	}
 	return reject(&rec, fmt.Sprintf("no transform for schema type %q", rec.SchemaType))
+}
+
+// transformPortal maps a portal item (Record.SourceType) to DCAT-US by its platform.
+func transformPortal(rec *harvest.Record) ([]*message.Message, error) {
+	var (
+		dcat     []byte
+		warnings []portal.Warning
+		err      error
+	)
+	switch rec.SourceType {
+	case harvest.SourceCKAN:
+		dcat, warnings, err = portal.CKAN(rec.Body, rec.Identifier, rec.PublisherName)
+	case harvest.SourceDKAN:
+		dcat, warnings, err = portal.DKAN(rec.Body, rec.Identifier)
+	default:
+		return reject(rec, fmt.Sprintf("no transform for source type %q", rec.SourceType))
+	}
+	if err != nil {
+		return reject(rec, err.Error())
+	}
+	for _, w := range warnings {
+		rec.Warnings = append(rec.Warnings, harvest.RecordError{Type: "TransformWarning",
+			Message: w.Field + ": " + w.Message, Severity: harvest.SeverityWarning})
+	}
+	rec.Transformed = dcat
+	return harvest.Next(harvest.SubjectValidate, rec)
 }
 
 func reject(rec *harvest.Record, reason string) ([]*message.Message, error) {

@@ -43,8 +43,8 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		return nil, harvest.Permanent(err)
 	}
 	schema := rec.SchemaType
-	if schema.IsISO() {
-		schema = harvest.SchemaDCATUS11NonFederal // what Data.gov checks transformed ISO records against
+	if schema.IsISO() || (rec.SourceType.IsPortal() && schema != harvest.SchemaDCATUS11Federal) {
+		schema = harvest.SchemaDCATUS11NonFederal // what Data.gov checks transformed ISO records against; portal items too
 	}
 	v, err := h.validator(schema)
 	if err != nil {

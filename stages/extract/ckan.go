@@ -1,0 +1,185 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/harvest"
+)
+
+// DefaultCKANRows is the page size of a CKAN listing (package_search rows) when the source's
+// "rows" option does not set one. CKAN's default cap (ckan.search.rows_max) is 1000.
+const DefaultCKANRows = 100
+
+// CKANBaseURL returns the portal base URL of a CKAN source's URL: the URL without a trailing
+// slash and without an "/api/…" path the user may have pasted (".../api/3/action/package_search"
+// gives "..."). Record identifiers and landing pages are made from it.
+func CKANBaseURL(raw string) string {
+	base := strings.TrimRight(raw, "/")
+	if i := strings.Index(base, "/api/"); i >= 0 {
+		base = base[:i]
+	} else if strings.HasSuffix(base, "/api") {
+		base = strings.TrimSuffix(base, "/api")
+	}
+	if i := strings.IndexAny(base, "?#"); i >= 0 {
+		base = base[:i]
+	}
+	return base
+}
+
+// CKANIdentifier is the harvest identifier of the CKAN package id of the portal at base:
+// "<base>/dataset/<id>", which is also the package's page on stock CKAN. Two portals' "123"
+// never collide.
+func CKANIdentifier(base, id string) string { return base + "/dataset/" + id }
+
+// ckanPager lists a CKAN (2.8+) or CKAN-compatible Action API: package_search paged by
+// start/rows, sorted by "id asc" (a stable order: a modification-date sort shifts pages under
+// a live portal, Magda #26), filtered by the source's "fq" option, with the page size from
+// its "rows" option (default DefaultCKANRows). It reads the envelope {help, success, result}
+// where result is {count, results} (or, as DKAN 7 answers, a list holding that object);
+// success false is an error naming CKAN's error message.
+func (h *Handler) ckanPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
+	base := CKANBaseURL(job.URL)
+	rows := DefaultCKANRows
+	if s := job.Options["rows"]; s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1000 {
+			return nil, fmt.Errorf("the source's rows option %q: want a page size from 1 to 1000", s)
+		}
+		rows = n
+	}
+	fq := job.Options["fq"]
+	return &Pager{Name: "CKAN package_search " + base + "/api/3/action/package_search", PageSize: rows,
+		Page: func(ctx context.Context, offset int) (*PortalPage, error) {
+			q := url.Values{}
+			q.Set("rows", strconv.Itoa(rows))
+			q.Set("start", strconv.Itoa(offset))
+			q.Set("sort", "id asc")
+			if fq != "" {
+				q.Set("fq", fq)
+			}
+			u := base + "/api/3/action/package_search?" + q.Encode()
+			var env ckanEnvelope
+			if err := getJSON(ctx, fc, u, &env); err != nil {
+				return nil, err
+			}
+			count, results, err := env.search(u)
+			if err != nil {
+				return nil, err
+			}
+			page := &PortalPage{URL: u, Total: count, Items: make([]PortalItem, 0, len(results))}
+			for _, raw := range results {
+				page.Items = append(page.Items, ckanItem(base, raw))
+			}
+			return page, nil
+		}}, nil
+}
+
+// ckanEnvelope is a CKAN Action API answer.
+type ckanEnvelope struct {
+	Help    json.RawMessage `json:"help"` // a URL, or an old CKAN's docstring: not read
+	Success *bool           `json:"success"`
+	Error   json.RawMessage `json:"error"`
+	Result  json.RawMessage `json:"result"`
+}
+
+// ckanSearch is package_search's result.
+type ckanSearch struct {
+	Count   *int              `json:"count"`
+	Results []json.RawMessage `json:"results"`
+}
+
+// search reads a package_search result from the envelope of the answer to u.
+func (e *ckanEnvelope) search(u string) (count int, results []json.RawMessage, err error) {
+	if e.Success != nil && !*e.Success {
+		return 0, nil, fmt.Errorf("GET %s: CKAN answered success false: %s", u, compactJSON(e.Error))
+	}
+	raw := bytes.TrimSpace(e.Result)
+	if len(raw) > 0 && raw[0] == '[' { // DKAN 7 wraps results in a list of one
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil || len(list) != 1 {
+			return 0, nil, fmt.Errorf("GET %s: result is a list of %d, not a package_search result", u, len(list))
+		}
+		raw = list[0]
+	}
+	var s ckanSearch
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil || s.Count == nil {
+		return 0, nil, fmt.Errorf("GET %s: not a CKAN package_search answer: no result.count", u)
+	}
+	return *s.Count, s.Results, nil
+}
+
+// compactJSON returns raw on one line, cut to 500 bytes, for an error message.
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		b.Reset()
+		b.Write(raw)
+	}
+	s := b.String()
+	if len(s) > 500 {
+		s = s[:500] + "…"
+	}
+	return s
+}
+
+// ckanPackageKeys are the members of a package EXTRACT reads: its id (a string, or a number
+// on some CKAN-compatible portals), title, and the extras naming where the portal harvested it.
+type ckanPackageKeys struct {
+	ID     json.RawMessage `json:"id"`
+	Title  any             `json:"title"`
+	Extras json.RawMessage `json:"extras"`
+}
+
+// ckanItem is the PortalItem of one package of the portal at base.
+func ckanItem(base string, raw json.RawMessage) PortalItem {
+	it := PortalItem{Raw: raw}
+	var k ckanPackageKeys
+	if err := json.Unmarshal(raw, &k); err != nil {
+		it.Err = fmt.Errorf("package is not a JSON object: %v", err)
+		return it
+	}
+	if t, ok := k.Title.(string); ok {
+		it.Title = t
+	}
+	id, err := jsonScalar(k.ID)
+	if err != nil || strings.TrimSpace(id) == "" {
+		it.Err = fmt.Errorf("package%s has no id", titled(it.Title))
+		return it
+	}
+	it.Identifier = CKANIdentifier(base, id)
+	return it
+}
+
+// titled is ` (title "t")`, or "" for no title.
+func titled(t string) string {
+	if t == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (title %q)", t)
+}
+
+// jsonScalar returns a JSON string's value or a number's text; an error for anything else.
+func jsonScalar(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", errors.New("missing")
+	}
+	var s string
+	if raw[0] == '"' {
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return "", err
+	}
+	return n.String(), nil
+}

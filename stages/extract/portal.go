@@ -1,0 +1,346 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/harvester-dev/harvester/catalog"
+	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/harvest"
+)
+
+// PortalItem is one item of a portal API page: one record.
+type PortalItem struct {
+	// Identifier keys the record across every harvest source (harvest_record.identifier): the
+	// platform's stable id made unique by the portal, e.g. "<portal base URL>/dataset/<id>" for
+	// CKAN. "" with Err when the item has none.
+	Identifier string
+	// Title names the item in error messages ("" when unknown).
+	Title string
+	// Raw is the item as the portal served it (source_raw), JSON.
+	Raw []byte
+	// Err is why the item has no usable identifier (it then settles as MissingIdentifier).
+	Err error
+	// Warnings become warning rows of the record (a cross-source duplicate, say).
+	Warnings []harvest.RecordError
+}
+
+// PortalPage is one page of a portal listing, as a PortalPageFunc read it.
+type PortalPage struct {
+	// URL is the page's request URL, named in errors.
+	URL string
+	// Items are the page's items, in the order served.
+	Items []PortalItem
+	// Total is the number of items the whole listing holds, as this page reports it (CKAN
+	// result.count, Socrata resultSetSize, ArcGIS total, ODS total_count); -1 when the API
+	// reports none (the listing then pages until a page is short or Last).
+	Total int
+	// Last is set when the API says no page follows (ArcGIS nextStart -1). With a known Total
+	// a Last page before the total is reached ends the listing short: the job fails.
+	Last bool
+}
+
+// PortalPageFunc fetches the page of the listing that starts at offset (Pager.Start, then
+// Start+PageSize, Start+2*PageSize …). Its error fails the job, so it should say which page
+// and why: a *fetch.Error names the URL and the HTTP status after fetch's retries. It is
+// called from several goroutines at once (at most Pager.Window).
+type PortalPageFunc func(ctx context.Context, offset int) (*PortalPage, error)
+
+// Pager lists a portal API that pages by offset. Zero fields take the documented defaults.
+type Pager struct {
+	// Name names the API in job errors, e.g. "CKAN package_search".
+	Name string
+	// PageSize is the number of items a page asks for (CKAN rows, ArcGIS num). Required.
+	PageSize int
+	// Start is the offset of the first page: 0 (CKAN start, Socrata/ODS offset) or 1 (ArcGIS
+	// start).
+	Start int
+	// Window is the number of pages fetched or held at once, the bound on the listing's
+	// memory: at most Window pages' items are in memory. Default: the fetch configuration's
+	// MaxPerHost, so the window never waits on fetch's per-host limit.
+	Window int
+	// Page fetches one page. Required.
+	Page PortalPageFunc
+}
+
+// PortalListingError is a portal listing that could not be completed: a page that failed
+// after fetch's retries, or a listing that ended short of its total or whose total changed.
+// The job fails with its message, and no Listing is sent, so COMPARE deletes nothing.
+type PortalListingError struct {
+	Name string // Pager.Name
+	URL  string // the page concerned; "" when the problem is the whole listing's
+	Err  error
+}
+
+func (e *PortalListingError) Error() string {
+	if e.URL == "" {
+		return fmt.Sprintf("list %s: %v", e.Name, e.Err)
+	}
+	return fmt.Sprintf("list %s: page %s: %v", e.Name, e.URL, e.Err)
+}
+
+func (e *PortalListingError) Unwrap() error { return e.Err }
+
+// listPortal runs a whole portal listing for job with p, ending the job's EXTRACT: every item
+// becomes a record message to COMPARE (or an error row) as soon as its page arrives, and
+// when the listing is complete the Listing is sent. It fails the job (and sends no Listing)
+// on a *PortalListingError; it returns other errors (store, bus) for a retry.
+//
+// Paging: the first page (offset p.Start) is fetched alone, for its Total; then the other
+// pages of ceil(Total/PageSize) are fetched concurrently, p.Window at a time, and their items
+// sent in listing order (page after page), so positions are stable and at most Window pages
+// are in memory. With no Total (-1) pages are fetched one after another until a page has
+// fewer than PageSize items or is Last.
+//
+// The listing is checked against the total: it fails when a page reports another total than
+// the first (items were added or removed mid-listing: offsets shifted), when a page before the
+// last is short or empty, when a Last page comes before the total, and when the distinct
+// identifiers listed are fewer than the total (the same page served twice, say). An item
+// repeating an identifier already listed (a page served twice, a portal shifting under the
+// listing) keeps the first: the repeat settles as errored with DuplicateIdentifier, as a
+// data.json's repeated identifier does. An empty page where the total says the listing is
+// complete (a last page past the total) is fine.
+func (h *Handler) listPortal(ctx context.Context, job *harvest.Job, p *Pager) error {
+	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+	err := l.portal(p)
+	var le *PortalListingError
+	if errors.As(err, &le) {
+		return h.fail(ctx, job, "ExtractError", err)
+	}
+	if err != nil {
+		return err
+	}
+	return l.complete()
+}
+
+// portalPage is one page's outcome, handed from its fetch to the lister.
+type portalPage struct {
+	page *PortalPage
+	err  error
+}
+
+// portal lists p's pages; a *PortalListingError when the listing cannot be completed.
+func (l *lister) portal(p *Pager) error {
+	if p.PageSize <= 0 || p.Page == nil {
+		return fmt.Errorf("pager %s: PageSize and Page are required", p.Name)
+	}
+	window := p.Window
+	if window <= 0 {
+		window = max(l.h.fetch.MaxPerHost, 1)
+	}
+	first, err := p.Page(l.ctx, p.Start)
+	if err != nil {
+		return l.pageError(p, p.Start, err)
+	}
+	total := first.Total
+	if total < 0 {
+		return l.portalSequential(p, first)
+	}
+	pages := max((total+p.PageSize-1)/p.PageSize, 1)
+	if err := l.portalPageItems(p, first, 0, pages, total); err != nil {
+		return err
+	}
+	if pages > 1 && !first.Last {
+		if err := l.portalConcurrent(p, window, pages, total); err != nil {
+			return err
+		}
+	}
+	if len(l.seen) < total {
+		return &PortalListingError{Name: p.Name, Err: fmt.Errorf(
+			"the listing ended short of its total: %d distinct items listed (%d served), the portal reported %d",
+			len(l.seen), l.listed, total)}
+	}
+	return nil
+}
+
+// portalConcurrent fetches pages 1…pages-1 window at a time and lists them in order.
+func (l *lister) portalConcurrent(p *Pager, window, pages, total int) error {
+	ctx, cancel := context.WithCancel(l.ctx)
+	defer cancel()
+	order := make(chan chan portalPage, window) // the pages in flight or waiting, in page order
+	slots := make(chan struct{}, window)        // a slot per page fetched and not yet listed
+	go func() {
+		defer close(order)
+		for k := 1; k < pages; k++ {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			done := make(chan portalPage, 1)
+			order <- done // never blocks: order holds window entries, slots bound them
+			go func(offset int) {
+				page, err := p.Page(ctx, offset)
+				done <- portalPage{page, err}
+			}(p.Start + k*p.PageSize)
+		}
+	}()
+	var err error
+	k := 1
+	for done := range order {
+		r := <-done
+		if err == nil {
+			if r.err != nil {
+				err = l.pageError(p, p.Start+k*p.PageSize, r.err)
+			} else {
+				err = l.portalPageItems(p, r.page, k, pages, total)
+			}
+			if err != nil {
+				cancel() // the pages still in flight end; drain them
+			}
+		}
+		<-slots
+		k++
+	}
+	return err
+}
+
+// portalSequential lists a portal that reports no total, page after page from first.
+func (l *lister) portalSequential(p *Pager, first *PortalPage) error {
+	page := first
+	for k := 0; ; k++ {
+		for i := range page.Items {
+			if err := l.portalItem(&page.Items[i]); err != nil {
+				return err
+			}
+		}
+		if page.Last || len(page.Items) < p.PageSize {
+			return nil
+		}
+		offset := p.Start + (k+1)*p.PageSize
+		var err error
+		if page, err = p.Page(l.ctx, offset); err != nil {
+			return l.pageError(p, offset, err)
+		}
+	}
+}
+
+// portalPageItems checks page k (0-based) of pages against the listing's total and lists its
+// items.
+func (l *lister) portalPageItems(p *Pager, page *PortalPage, k, pages, total int) error {
+	if page.Total >= 0 && page.Total != total {
+		return &PortalListingError{Name: p.Name, URL: page.URL, Err: fmt.Errorf(
+			"the total changed mid-listing, from %d to %d: items were added or removed while it was "+
+				"listed, so its pages shifted; nothing is deleted, harvest again", total, page.Total)}
+	}
+	if k < pages-1 && (len(page.Items) < p.PageSize || page.Last) {
+		return &PortalListingError{Name: p.Name, URL: page.URL, Err: fmt.Errorf(
+			"page %d of %d has %d items, %d were asked for: the listing would end short of its total of %d",
+			k+1, pages, len(page.Items), p.PageSize, total)}
+	}
+	for i := range page.Items {
+		if err := l.portalItem(&page.Items[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pageError is the PortalListingError of a page that could not be read.
+func (l *lister) pageError(p *Pager, offset int, err error) error {
+	if l.ctx.Err() != nil {
+		return l.ctx.Err() // the stage is stopping: retry, fail nothing
+	}
+	var le *PortalListingError
+	if errors.As(err, &le) {
+		return err
+	}
+	// A *fetch.Error's message names the URL and the status after the retries.
+	return &PortalListingError{Name: p.Name, Err: fmt.Errorf("page at offset %d: %w", offset, err)}
+}
+
+// portalItem lists one item: an error row when it has no usable identifier or repeats one,
+// else a record to COMPARE with the job's source type (TRANSFORM maps it by platform).
+func (l *lister) portalItem(it *PortalItem) error {
+	pos, err := l.next()
+	if err != nil {
+		return err
+	}
+	e := catalog.Entry{Position: pos, Identifier: it.Identifier, Title: it.Title, Raw: it.Raw, Err: it.Err}
+	if off := invalidUTF8(it.Raw); off >= 0 {
+		return l.settleError(&catalog.Entry{Position: pos}, "InvalidEncoding", fmt.Sprintf(
+			"item #%d%s is not valid UTF-8 at byte %d", pos+1, e.Named(), off))
+	}
+	if it.Err == nil && !utf8.ValidString(it.Identifier) {
+		e.Err = errors.New("identifier is not valid UTF-8")
+	}
+	if it.Err == nil && strings.TrimSpace(it.Identifier) == "" {
+		e.Err = fmt.Errorf("item #%d%s has no identifier", pos+1, e.Named())
+	}
+	if bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, l.seen); bad != nil {
+		e.Identifier = bad.Identifier
+		return l.settleError(&e, bad.Type, bad.Message)
+	}
+	if err := l.see(&e); err != nil {
+		return err
+	}
+	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
+		SchemaType: l.job.SchemaType, SourceType: l.job.SourceType, RecordID: harvest.RecordID(l.job.JobID, e.Identifier),
+		Identifier: e.Identifier, Position: pos, Body: harvest.RawText(it.Raw), Warnings: it.Warnings,
+		PublisherName: l.job.PublisherName}
+	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
+	if err != nil {
+		return err
+	}
+	return l.h.pub.Publish(harvest.SubjectCompare, m)
+}
+
+// portalFetch is the fetch configuration of a portal job's requests.
+// TODO(wt-rdf-source): return h.sourceFetch(ctx, job) once it is merged (the source's accept
+// and secret auth header).
+func (h *Handler) portalFetch(_ context.Context, _ *harvest.Job) (fetch.Config, error) {
+	return h.fetch, nil
+}
+
+// getJSON GETs url with fc and decodes its JSON body into v. Its errors name the URL: a
+// *fetch.Error (status, attempts) when the GET failed, an HTML page's title when the portal
+// sent one, or the decode error with its byte offset.
+func getJSON(ctx context.Context, fc fetch.Config, url string, v any) error {
+	f, err := fetch.Get(ctx, fc, url)
+	if err != nil {
+		return err
+	}
+	defer func() { f.Close(); os.Remove(f.Name()) }()
+	if title, ok := fetch.HTMLPage(f); ok {
+		return fmt.Errorf("GET %s: the server sent an HTML page (title %q) where JSON was expected", url, title)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(f)
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("GET %s: not JSON at byte %d: %v", url, se.Offset, err)
+		}
+		return fmt.Errorf("GET %s: unexpected JSON: %w", url, err)
+	}
+	return nil
+}
+
+// listPortalSource lists a portal source (harvest.SourceType.IsPortal) by its platform's pager.
+func (h *Handler) listPortalSource(ctx context.Context, job *harvest.Job) error {
+	fc, err := h.portalFetch(ctx, job)
+	if err != nil {
+		return h.fail(ctx, job, "ExtractError", err)
+	}
+	var p *Pager
+	switch job.SourceType {
+	case harvest.SourceCKAN:
+		p, err = h.ckanPager(fc, job)
+	case harvest.SourceDKAN:
+		p = h.dkanPager(fc, job)
+	default:
+		err = fmt.Errorf("source type %q is not supported yet", job.SourceType)
+	}
+	if err != nil {
+		return h.fail(ctx, job, "ExtractError", err)
+	}
+	return h.listPortal(ctx, job, p)
+}
