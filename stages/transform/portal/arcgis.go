@@ -55,9 +55,10 @@ type arcgisItem struct {
 // landing page (a Hub record's slug page when it has a slug). The extent becomes spatial as
 // the bounding box "minx,miny,maxx,maxy" DCAT-US allows; contactPoint is the item's owner and
 // the Hub organization's contact e-mail, as Esri's own DCAT-US feed writes it. The mapping,
-// field by field, is in the README. Missing required fields get Data.gov's placeholders, each
-// with a Warning. A malformed item's error wraps ErrMalformedItem.
-func ArcGIS(item []byte, identifier string) (dcat []byte, warnings []Warning, err error) {
+// field by field, is in the README. A required field the item does not have is left out
+// (VALIDATE names it); publisherName, the source's organization, names a publisher the item
+// does not. A body that is not a JSON object: an error wrapping ErrNotItem.
+func ArcGIS(item []byte, identifier, publisherName string) (dcat []byte, warnings []Warning, err error) {
 	var feature struct {
 		Type       lenientString   `json:"type"`
 		Properties json.RawMessage `json:"properties"`
@@ -86,8 +87,8 @@ func ArcGIS(item []byte, identifier string) (dcat []byte, warnings []Warning, er
 	}
 	m.ds.Issued = epochDate(int64(it.Created), true)
 	m.ds.Modified = epochDate(int64(it.Modified), true)
-	m.ds.Publisher.Name = firstOf(notNull(it.Source), notNull(it.OrgName), plainText(notNull(it.AccessInformation)), notNull(it.Owner))
-	m.ds.ContactPoint.FN = notNull(it.Owner)
+	m.publisher = firstOf(notNull(it.Source), notNull(it.OrgName), plainText(notNull(it.AccessInformation)), notNull(it.Owner))
+	m.fn = notNull(it.Owner)
 	m.setEmail(notNull(it.OrgContactEmail))
 	switch strings.ToLower(string(it.Access)) {
 	case "org", "shared":
@@ -102,7 +103,7 @@ func ArcGIS(item []byte, identifier string) (dcat []byte, warnings []Warning, er
 		}
 	}
 	m.arcgisLicense(&it)
-	m.ds.Spatial = arcgisExtent(it.Extent)
+	m.spatial = arcgisExtent(it.Extent)
 	if l := languageTag(string(it.Culture)); l != "" {
 		m.ds.Language = []string{l}
 	}
@@ -114,7 +115,7 @@ func ArcGIS(item []byte, identifier string) (dcat []byte, warnings []Warning, er
 			m.addDistribution(distribution{Title: notNull(r.Name), AccessURL: u})
 		}
 	}
-	return m.finish()
+	return m.finish(publisherName)
 }
 
 // arcgisLicense takes the license from a Hub record's structuredLicense (its URL, else its
@@ -126,7 +127,7 @@ func (m *mapping) arcgisLicense(it *arcgisItem) {
 		return
 	}
 	for _, s := range []string{notNull(it.StructuredLicense.Abbr), notNull(it.License)} {
-		if u, ok := licenseURLs[normLicense(s)]; ok {
+		if u, ok := licenseNames[normLicense(s)]; ok {
 			m.ds.License = u
 			return
 		}
@@ -135,7 +136,7 @@ func (m *mapping) arcgisLicense(it *arcgisItem) {
 	if info == "" || strings.EqualFold(info, "none") {
 		return
 	}
-	if u, ok := licenseURLs[normLicense(info)]; ok || isWebURL(info) {
+	if u, ok := licenseNames[normLicense(info)]; ok || isWebURL(info) {
 		if !ok {
 			u = info
 		}
@@ -161,7 +162,7 @@ func arcgisExtent(raw json.RawMessage) string {
 	if len(pair[0]) < 2 || len(pair[1]) < 2 {
 		return ""
 	}
-	return bbox(pair[0][0], pair[0][1], pair[1][0], pair[1][1])
+	return bboxString(pair[0][0], pair[0][1], pair[1][0], pair[1][1])
 }
 
 // arcgisFormat names the format of an item's URL by the item type.

@@ -1,139 +1,67 @@
 package portal
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/harvester-dev/harvester/stages/transform/iso"
 )
 
-// Warning is a non-fatal note about a transformed item (a placeholder was used, a value was
-// dropped…). Field is the DCAT-US field concerned, e.g. "contactPoint" or "license".
-type Warning struct {
-	Field, Message string
-}
-
-// dataset is the DCAT-US 1.1 dataset object the platform mappings write; the field order is the
-// JSON key order.
-type dataset struct {
-	Type               string         `json:"@type"`
-	Title              string         `json:"title"`
-	Description        string         `json:"description"`
-	Keyword            []string       `json:"keyword"`
-	Modified           string         `json:"modified"`
-	Publisher          organization   `json:"publisher"`
-	ContactPoint       contact        `json:"contactPoint"`
-	Identifier         string         `json:"identifier"`
-	AccessLevel        string         `json:"accessLevel"`
-	BureauCode         []string       `json:"bureauCode,omitempty"`
-	ProgramCode        []string       `json:"programCode,omitempty"`
-	Distribution       []distribution `json:"distribution,omitempty"`
-	License            string         `json:"license,omitempty"`
-	Rights             string         `json:"rights,omitempty"`
-	Spatial            string         `json:"spatial,omitempty"`
-	Temporal           string         `json:"temporal,omitempty"`
-	Issued             string         `json:"issued,omitempty"`
-	AccrualPeriodicity string         `json:"accrualPeriodicity,omitempty"`
-	Language           []string       `json:"language,omitempty"`
-	Theme              []string       `json:"theme,omitempty"`
-	References         []string       `json:"references,omitempty"`
-	LandingPage        string         `json:"landingPage,omitempty"`
-}
-
-type organization struct {
-	Type string `json:"@type"`
-	Name string `json:"name"`
-}
-
-type contact struct {
-	Type     string `json:"@type"`
-	FN       string `json:"fn"`
-	HasEmail string `json:"hasEmail"`
-}
-
-type distribution struct {
-	Type        string `json:"@type"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	AccessURL   string `json:"accessURL,omitempty"`
-	DownloadURL string `json:"downloadURL,omitempty"`
-	MediaType   string `json:"mediaType,omitempty"`
-	Format      string `json:"format,omitempty"`
-}
-
-// mapping collects one item's DCAT-US dataset and the warnings made on the way.
+// mapping collects one item's DCAT-US dataset (Socrata, ArcGIS, OpenDataSoft) and the
+// warnings made on the way; publisher, contact and spatial are set by finish.
 type mapping struct {
-	ds       dataset
-	warnings []Warning
+	ds                   dataset
+	publisher, fn, email string
+	spatial              string
+	warnings             []Warning
 }
 
 func newMapping(identifier string) *mapping {
-	return &mapping{ds: dataset{Type: "dcat:Dataset", Identifier: identifier, AccessLevel: "public",
-		Publisher: organization{Type: "org:Organization"}, ContactPoint: contact{Type: "vcard:Contact"}}}
+	return &mapping{ds: dataset{Type: "dcat:Dataset", Identifier: identifier, AccessLevel: "public"}}
 }
 
 func (m *mapping) warn(field, format string, args ...any) {
 	m.warnings = append(m.warnings, Warning{Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-// finish fills the required fields the item left empty with Data.gov's placeholders (as the ISO
-// transform does, each with a warning), and encodes the dataset (keys in a stable order).
-func (m *mapping) finish() ([]byte, []Warning, error) {
+// finish completes the dataset and encodes it (keys in a stable order). As for every portal
+// item, a required field the item does not have is left out (no placeholder), so VALIDATE
+// names it; publisherName, the harvest source's organization, names the publisher of an item
+// that names none, with a warning.
+func (m *mapping) finish(publisherName string) ([]byte, []Warning, error) {
 	ds := &m.ds
-	if ds.Title == "" {
-		m.warn("title", "the item has no title")
-	}
-	if ds.Description == "" {
-		ds.Description = iso.PlaceholderDescription
-		m.warn("description", "the item has no description; used the placeholder %q", iso.PlaceholderDescription)
-	}
 	if r := []rune(ds.Description); len(r) > 10000 {
 		ds.Description = string(r[:10000])
-		m.warn("description", "description cut to 10000 characters")
+		m.warn("description", "description cut to 10000 characters (DCAT-US's maximum)")
 	}
-	if len(ds.Keyword) == 0 {
-		ds.Keyword = []string{iso.PlaceholderKeyword}
-		m.warn("keyword", "the item has no keywords; used the placeholder %q", iso.PlaceholderKeyword)
+	if m.publisher == "" && publisherName != "" {
+		m.publisher = publisherName
+		m.warn("publisher", "the item names no publisher: the source's organization names it")
 	}
-	if ds.Publisher.Name == "" {
-		ds.Publisher.Name = iso.PlaceholderPublisher
-		m.warn("publisher", "the item names no publisher; used %q", iso.PlaceholderPublisher)
+	if m.publisher != "" {
+		ds.Publisher = &organization{Type: "org:Organization", Name: m.publisher}
 	}
-	if ds.ContactPoint.FN == "" {
-		ds.ContactPoint.FN = iso.PlaceholderContactName
-		m.warn("contactPoint", "the item has no contact name; used the placeholder %q", iso.PlaceholderContactName)
+	if m.fn != "" || m.email != "" {
+		ds.ContactPoint = &contact{Type: "vcard:Contact", FN: m.fn, HasEmail: m.email}
 	}
-	if ds.ContactPoint.HasEmail == "" {
-		ds.ContactPoint.HasEmail = iso.PlaceholderContactEmail
-		m.warn("contactPoint", "the item has no contact e-mail; used the placeholder %q", iso.PlaceholderContactEmail)
+	if ds.Modified == "" && ds.Issued != "" {
+		ds.Modified = ds.Issued
+		m.warn("modified", "the item has no modification date: its creation date is used")
 	}
-	if ds.Modified == "" {
-		if ds.Issued != "" {
-			ds.Modified = ds.Issued
-			m.warn("modified", "the item has no modification date; used its creation date")
-		} else {
-			m.warn("modified", "the item has no modification date")
-		}
+	if r := []rune(ds.Rights); len(r) > 255 {
+		ds.Rights = string(r[:255])
+		m.warn("rights", "rights cut to 255 characters (DCAT-US's maximum)")
 	}
-	if ds.Rights != "" {
-		if r := []rune(ds.Rights); len(r) > 255 {
-			ds.Rights = string(r[:255])
-			m.warn("rights", "rights cut to 255 characters")
-		}
+	if m.spatial != "" {
+		ds.Spatial, _ = json.Marshal(m.spatial)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(ds); err != nil {
+	out, err := encode(ds)
+	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), m.warnings, nil
+	return out, m.warnings, nil
 }
 
 // setEmail sets the contact e-mail as a mailto: URI, or warns when s is not an address.
@@ -146,7 +74,7 @@ func (m *mapping) setEmail(s string) {
 		m.warn("contactPoint", "contact e-mail %q is not an e-mail address; dropped", s)
 		return
 	}
-	m.ds.ContactPoint.HasEmail = "mailto:" + s
+	m.email = "mailto:" + s
 }
 
 // addDistribution appends a distribution whose URLs are absolute http(s) URLs (a URL that is
@@ -183,7 +111,7 @@ func (m *mapping) setLicense(s string) {
 		m.ds.License = s
 		return
 	}
-	if u, ok := licenseURLs[normLicense(s)]; ok {
+	if u, ok := licenseNames[normLicense(s)]; ok {
 		m.ds.License = u
 		return
 	}
@@ -197,8 +125,9 @@ func normLicense(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(strings.NewReplacer("-", " ", "_", " ", "(", " ", ")", " ").Replace(s))), " ")
 }
 
-// licenseURLs maps license names and ids as portals write them (normLicense form) to their URLs.
-var licenseURLs = map[string]string{
+// licenseNames maps license names and ids as Socrata, ArcGIS and OpenDataSoft write them
+// (normLicense form) to their URLs.
+var licenseNames = map[string]string{
 	"public domain":                  "https://creativecommons.org/publicdomain/mark/1.0/",
 	"pddl":                           "https://opendatacommons.org/licenses/pddl/1-0/",
 	"cc0":                            "https://creativecommons.org/publicdomain/zero/1.0/",
@@ -314,9 +243,9 @@ func epochDate(n int64, ms bool) string {
 	return time.Unix(n, 0).UTC().Format(time.RFC3339)
 }
 
-// bbox writes a bounding box as DCAT-US allows for spatial: "minx,miny,maxx,maxy" (west, south,
+// bboxString writes a bounding box as DCAT-US allows for spatial: "minx,miny,maxx,maxy" (west, south,
 // east, north), or "" when it is not four finite numbers in order.
-func bbox(minx, miny, maxx, maxy float64) string {
+func bboxString(minx, miny, maxx, maxy float64) string {
 	if minx > maxx || miny > maxy {
 		return ""
 	}
@@ -409,7 +338,7 @@ func (n *lenientInt) UnmarshalJSON(b []byte) error {
 // decodeItem decodes one portal item into v, naming the platform in the error.
 func decodeItem(platform string, item []byte, v any) error {
 	if err := json.Unmarshal(item, v); err != nil {
-		return fmt.Errorf("%w: %s item: %v", ErrMalformedItem, platform, err)
+		return fmt.Errorf("%w: %s item: %v", ErrNotItem, platform, err)
 	}
 	return nil
 }

@@ -76,10 +76,11 @@ type odsDCAT struct {
 // with the "geo" feature) and the attachment URLs (odsfile://… becomes the API's attachment
 // URL). keyword may be a list or a comma-joined string (split on commas); theme may be a list
 // or one string (kept whole: ODS theme names hold commas). metas.default.bbox (GeoJSON) becomes
-// spatial as "minx,miny,maxx,maxy". The mapping, field by field, is in the README. Missing
-// required fields get Data.gov's placeholders, each with a Warning. A malformed item's error
-// wraps ErrMalformedItem.
-func OpenDataSoft(item []byte, identifier string) (dcat []byte, warnings []Warning, err error) {
+// spatial as "minx,miny,maxx,maxy". The mapping, field by field, is in the README. A required
+// field the item does not have is left out (VALIDATE names it); publisherName, the source's
+// organization, names a publisher the item does not. A body that is not a JSON object: an
+// error wrapping ErrNotItem.
+func OpenDataSoft(item []byte, identifier, publisherName string) (dcat []byte, warnings []Warning, err error) {
 	var wrapped struct {
 		Dataset json.RawMessage `json:"dataset"`
 	}
@@ -110,8 +111,8 @@ func OpenDataSoft(item []byte, identifier string) (dcat []byte, warnings []Warni
 		m.ds.Keyword = appendUnique(m.ds.Keyword, strings.Split(k, ",")...)
 	}
 	m.ds.Theme = appendUnique(nil, meta.Theme...)
-	m.ds.Publisher.Name = firstOf(string(meta.Publisher), strings.Join(meta.Attributions, ", "), string(dc.Creator), hostOf(base))
-	m.ds.ContactPoint.FN = strings.TrimSpace(string(dc.ContactName))
+	m.publisher = firstOf(string(meta.Publisher), strings.Join(meta.Attributions, ", "), string(dc.Creator))
+	m.fn = strings.TrimSpace(string(dc.ContactName))
 	m.setEmail(string(dc.ContactEmail))
 	for _, s := range []lenientString{meta.Modified, meta.MetadataProcessed, meta.DataProcessed} {
 		if v, ok := isoDate(string(s)); ok {
@@ -137,7 +138,7 @@ func OpenDataSoft(item []byte, identifier string) (dcat []byte, warnings []Warni
 		m.ds.References = []string{r}
 	}
 	m.setFrequency(firstOf(string(dc.AccrualPeriodicity), string(meta.UpdateFrequency)))
-	m.ds.Spatial = firstOf(geoJSONBBox(meta.BBox), string(dc.Spatial))
+	m.spatial = firstOf(geoJSONBBox(meta.BBox), string(dc.Spatial))
 	if t := strings.TrimSpace(string(dc.Temporal)); t != "" && strings.Contains(t, "/") {
 		s, e, _ := strings.Cut(t, "/")
 		m.setTemporal(s, e)
@@ -148,7 +149,7 @@ func OpenDataSoft(item []byte, identifier string) (dcat []byte, warnings []Warni
 		m.ds.LandingPage = base + "/explore/dataset/" + url.PathEscape(id) + "/"
 		m.odsDistributions(&d, base, id)
 	}
-	return m.finish()
+	return m.finish(publisherName)
 }
 
 // odsDistributions adds the exports of a dataset with records and its attachments and
@@ -207,7 +208,7 @@ func geoJSONBBox(raw json.RawMessage) string {
 	for _, p := range pts[1:] {
 		minx, miny, maxx, maxy = min(minx, p[0]), min(miny, p[1]), max(maxx, p[0]), max(maxy, p[1])
 	}
-	return bbox(minx, miny, maxx, maxy)
+	return bboxString(minx, miny, maxx, maxy)
 }
 
 // collect appends every position of nested GeoJSON coordinates to pts.

@@ -31,20 +31,41 @@ func items(t *testing.T, body []byte, member string) []json.RawMessage {
 	return out
 }
 
-// mapped decodes a DCAT-US result, checks it against the non-federal schema and returns it.
-func mapped(t *testing.T, dcat []byte, wantValid bool) map[string]any {
+// mapped decodes a DCAT-US result and checks it against the non-federal schema: its problems,
+// as "path: message", must be want (none: valid).
+func mapped(t *testing.T, dcat []byte, want ...string) map[string]any {
 	t.Helper()
-	v, err := dcatus.NewValidator("dcatus1.1: non-federal")
-	require.NoError(t, err)
-	problems, err := v.Validate(dcat)
-	require.NoError(t, err)
-	if wantValid {
-		assert.Empty(t, problems, "DCAT-US:\n%s", dcat)
+	got := problems(t, dcat)
+	if len(want) == 0 {
+		assert.Empty(t, got, "DCAT-US:\n%s", dcat)
+	} else {
+		assert.Equal(t, want, got, "DCAT-US:\n%s", dcat)
 	}
 	var d map[string]any
 	require.NoError(t, json.Unmarshal(dcat, &d))
 	return d
 }
+
+// problems are the non-federal schema's problems with dcat, as "path: message".
+func problems(t *testing.T, dcat []byte) []string {
+	t.Helper()
+	v, err := dcatus.NewValidator("dcatus1.1: non-federal")
+	require.NoError(t, err)
+	ps, err := v.Validate(dcat)
+	require.NoError(t, err)
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Path+": "+p.Message)
+	}
+	return out
+}
+
+// Problems of items that lack a required field (left out, never a placeholder).
+const (
+	noContact      = "$: 'contactPoint' is a required property"
+	noContactEmail = "$.contactPoint: 'hasEmail' is a required property"
+	noPubContact   = "$: 'publisher' and 'contactPoint' are required properties"
+)
 
 func warned(ws []Warning, field string) bool {
 	for _, w := range ws {
@@ -63,17 +84,22 @@ func TestSocrataDiscoveryCorpus(t *testing.T) {
 			Permalink string `json:"permalink"`
 		}
 		require.NoError(t, json.Unmarshal(r, &probe))
-		dcat, _, err := Socrata(r, probe.Permalink)
+		dcat, _, err := Socrata(r, probe.Permalink, "Source Org")
 		require.NoError(t, err)
-		d := mapped(t, dcat, true)
+		var d map[string]any
+		if strings.Contains(string(r), "Common-Core_Contact-Email") {
+			d = mapped(t, dcat)
+		} else {
+			d = mapped(t, dcat, noContact) // Boston, Howard County, NYC: no contact in the item
+		}
 		assert.Equal(t, probe.Permalink, d["identifier"])
 		assert.Equal(t, probe.Permalink, d["landingPage"])
 	}
 
 	// data.cms.gov: Common-Core fields from the domain metadata.
-	dcat, warnings, err := Socrata(results[2], "https://data.cms.gov/d/qcn7-gc3g")
+	dcat, warnings, err := Socrata(results[2], "https://data.cms.gov/d/qcn7-gc3g", "")
 	require.NoError(t, err)
-	d := mapped(t, dcat, true)
+	d := mapped(t, dcat)
 	assert.Equal(t, "Order and Referring", d["title"])
 	assert.Equal(t, map[string]any{"@type": "vcard:Contact", "fn": "CMS", "hasEmail": "mailto:cardinal.williams@cms.hhs.gov"}, d["contactPoint"])
 	assert.Equal(t, []any{"009:38"}, d["bureauCode"])
@@ -91,23 +117,28 @@ func TestSocrataDiscoveryCorpus(t *testing.T) {
 	assert.False(t, warned(warnings, "contactPoint"))
 
 	// data.ny.gov: Common-Core_Publisher wins over attribution.
-	dcat, _, err = Socrata(results[1], "https://data.ny.gov/d/kwxv-fwze")
+	dcat, _, err = Socrata(results[1], "https://data.ny.gov/d/kwxv-fwze", "")
 	require.NoError(t, err)
-	d = mapped(t, dcat, true)
+	d = mapped(t, dcat)
 	assert.Equal(t, "State of New York", d["publisher"].(map[string]any)["name"])
 	assert.Equal(t, "mailto:opendata@its.ny.gov", d["contactPoint"].(map[string]any)["hasEmail"])
 
-	// Boston: no contact: the placeholders, with warnings.
-	_, warnings, err = Socrata(results[0], "https://data.cityofboston.gov/d/msk6-43c6")
+	// Howard County's item has no attribution: the source's organization names the publisher.
+	dcat, warnings, err = Socrata(results[3], "https://opendata.howardcountymd.gov/d/qccx-65fg", "Howard County")
 	require.NoError(t, err)
-	assert.True(t, warned(warnings, "contactPoint"))
+	d = mapped(t, dcat, noContact)
+	assert.Equal(t, "Howard County", d["publisher"].(map[string]any)["name"])
+	assert.True(t, warned(warnings, "publisher"))
+	dcat, _, err = Socrata(results[3], "https://opendata.howardcountymd.gov/d/qccx-65fg", "")
+	require.NoError(t, err)
+	mapped(t, dcat, "$: 'publisher' and 'contactPoint' are required properties")
 }
 
 func TestSocrataViews(t *testing.T) {
 	dcat, _, err := Socrata(corpusJSON(t, "portals/socrata/views-seattle-3k2p-39jp-911-incident-response.json"),
-		"https://data.seattle.gov/d/3k2p-39jp")
+		"https://data.seattle.gov/d/3k2p-39jp", "")
 	require.NoError(t, err)
-	d := mapped(t, dcat, true)
+	d := mapped(t, dcat, noContact)
 	assert.Equal(t, "Seattle Police Department 911 Incident Response", d["title"])
 	assert.Equal(t, "2015-06-03T16:56:08Z", d["modified"]) // rowsUpdatedAt 1433350568, epoch seconds
 	assert.Equal(t, "2014-01-21T19:53:59Z", d["issued"])   // publicationDate 1390334039
@@ -119,9 +150,9 @@ func TestSocrataViews(t *testing.T) {
 
 	// A geo view with a shapefile blob and no columns: geo exports and the blob, no CSV.
 	dcat, _, err = Socrata(corpusJSON(t, "portals/socrata/views-wa-ecology-3rgj-95q8-geo-blob-no-columns.json"),
-		"https://data.wa.gov/d/3rgj-95q8")
+		"https://data.wa.gov/d/3rgj-95q8", "")
 	require.NoError(t, err)
-	d = mapped(t, dcat, true)
+	d = mapped(t, dcat, noContact)
 	var urls []string
 	for _, x := range d["distribution"].([]any) {
 		dist := x.(map[string]any)
@@ -132,24 +163,20 @@ func TestSocrataViews(t *testing.T) {
 	assert.Equal(t, []any{"effectiveness monitoring", "tmdls", "water quality", "ecology"}, d["keyword"])
 	assert.Equal(t, "Department of Ecology", d["publisher"].(map[string]any)["name"])
 
-	// sodapy's partly synthetic view: no tags, no description (placeholders), and no name: the
-	// title stays empty, so VALIDATE rejects it (no placeholder for a title).
-	dcat, warnings, err := Socrata(corpusJSON(t, "socrata/views-api-metadata.json"), "https://data.example.gov/d/songs")
+	// sodapy's partly synthetic view has no name, description, tags, publisher or contact: all
+	// left out, so VALIDATE names them.
+	dcat, _, err = Socrata(corpusJSON(t, "socrata/views-api-metadata.json"), "https://data.example.gov/d/songs", "")
 	require.NoError(t, err)
-	d = mapped(t, dcat, false)
-	assert.Equal(t, "", d["title"])
-	assert.True(t, warned(warnings, "title"))
-	assert.True(t, warned(warnings, "keyword"))
-	assert.True(t, warned(warnings, "description"))
+	mapped(t, dcat, "$: 'title', 'description', 'keyword', 'publisher' and 'contactPoint' are required properties")
 }
 
 func TestSocrataDerivedViewIsNotADataset(t *testing.T) {
-	_, _, err := Socrata([]byte(`{"id":"abcd-1234","name":"filtered","modifyingViewUid":"wxyz-9876"}`), "https://d.example.gov/d/abcd-1234")
+	_, _, err := Socrata([]byte(`{"id":"abcd-1234","name":"filtered","modifyingViewUid":"wxyz-9876"}`), "https://d.example.gov/d/abcd-1234", "")
 	require.ErrorIs(t, err, ErrNotDataset)
-	_, _, err = Socrata([]byte(`{"resource":{"id":"abcd-1234","name":"f","type":"filter","parent_fxf":["wxyz-9876"]}}`), "https://d.example.gov/d/abcd-1234")
+	_, _, err = Socrata([]byte(`{"resource":{"id":"abcd-1234","name":"f","type":"filter","parent_fxf":["wxyz-9876"]}}`), "https://d.example.gov/d/abcd-1234", "")
 	require.ErrorIs(t, err, ErrNotDataset)
-	_, _, err = Socrata([]byte(`[1,2]`), "https://d.example.gov/d/abcd-1234")
-	require.ErrorIs(t, err, ErrMalformedItem)
+	_, _, err = Socrata([]byte(`[1,2]`), "https://d.example.gov/d/abcd-1234", "")
+	require.ErrorIs(t, err, ErrNotItem)
 }
 
 func TestSocrataCommonCoreCustomFields(t *testing.T) {
@@ -157,9 +184,9 @@ func TestSocrataCommonCoreCustomFields(t *testing.T) {
 	 "metadata":{"custom_fields":{"Common Core":{"Contact Email":"a@b.gov","Contact Name":"A B","Bureau Code":"015:11, bad",
 	 "Program Code":"015:001","Temporal":"2019-01-01/2019-12-31","Publisher":"Agency","Frequency":"weird"}}},
 	 "columns":[{"id":1}]}`
-	dcat, warnings, err := Socrata([]byte(view), "https://d.example.gov/d/abcd-1234")
+	dcat, warnings, err := Socrata([]byte(view), "https://d.example.gov/d/abcd-1234", "")
 	require.NoError(t, err)
-	d := mapped(t, dcat, true)
+	d := mapped(t, dcat)
 	assert.Equal(t, []any{"015:11"}, d["bureauCode"])
 	assert.Equal(t, "2019-01-01/2019-12-31", d["temporal"])
 	assert.Equal(t, "Agency", d["publisher"].(map[string]any)["name"])
@@ -177,14 +204,14 @@ func TestArcGISPortalSearchCorpus(t *testing.T) {
 		}
 		require.NoError(t, json.Unmarshal(r, &probe))
 		id := "https://www.arcgis.com/home/item.html?id=" + probe.ID
-		dcat, _, err := ArcGIS(r, id)
+		dcat, _, err := ArcGIS(r, id, "")
 		require.NoError(t, err)
-		d := mapped(t, dcat, true)
+		d := mapped(t, dcat, noContactEmail)
 		assert.Equal(t, id, d["identifier"])
 	}
-	dcat, _, err := ArcGIS(results[0], "https://www.arcgis.com/home/item.html?id=4f29e28b4c0b4a52a512e7106dd1245e")
+	dcat, _, err := ArcGIS(results[0], "https://www.arcgis.com/home/item.html?id=4f29e28b4c0b4a52a512e7106dd1245e", "")
 	require.NoError(t, err)
-	d := mapped(t, dcat, true)
+	d := mapped(t, dcat, noContactEmail)
 	assert.Equal(t, "U.S. Forest Service - Geospatial Data Discovery", d["title"])
 	assert.Equal(t, "-130.052734374797,21.748919905305574,-68.00195312481351,51.59729623826938", d["spatial"])
 	assert.Equal(t, "2022-08-25T22:10:55Z", d["modified"]) // 1661465455000 ms
@@ -200,9 +227,9 @@ func TestArcGISPortalSearchCorpus(t *testing.T) {
 
 func TestArcGISHubRecord(t *testing.T) {
 	dcat, _, err := ArcGIS(corpusJSON(t, "portals/arcgis/hub-search-dataset-record-geojson-qa.json"),
-		"https://qa-pre-a-hub.hub.arcgis.com/datasets/f4bcc1035b7d46cba95e977f4affb6be_0")
+		"https://qa-pre-a-hub.hub.arcgis.com/datasets/f4bcc1035b7d46cba95e977f4affb6be_0", "")
 	require.NoError(t, err)
-	d := mapped(t, dcat, true)
+	d := mapped(t, dcat, noContactEmail)
 	assert.Equal(t, "Tahoe places of interest", d["title"])
 	assert.Equal(t, "QA Premium Alpha Hub", d["publisher"].(map[string]any)["name"])
 	assert.Equal(t, "-121.118,38.7754,-119.009,39.359", d["spatial"])
@@ -223,15 +250,18 @@ func TestOpenDataSoftV1Corpus(t *testing.T) {
 			ID string `json:"datasetid"`
 		}
 		require.NoError(t, json.Unmarshal(ds, &probe))
-		dcat, _, err := OpenDataSoft(ds, "https://etalab-sandbox.opendatasoft.com/datasets/"+probe.ID)
+		dcat, _, err := OpenDataSoft(ds, "https://etalab-sandbox.opendatasoft.com/datasets/"+probe.ID, "Etalab")
 		require.NoError(t, err)
-		d := mapped(t, dcat, true)
+		for _, p := range problems(t, dcat) { // only required fields the item lacks
+			assert.Regexp(t, `^\$: .* required propert(y|ies)$`, p)
+		}
+		d := mapped(t, dcat, problems(t, dcat)...)
 		assert.Equal(t, "https://etalab-sandbox.opendatasoft.com/explore/dataset/"+probe.ID+"/", d["landingPage"])
 	}
 	// test-b: keyword and theme are strings; attachments use odsfile://.
-	dcat, _, err := OpenDataSoft(datasets[0], "https://etalab-sandbox.opendatasoft.com/datasets/test-b")
+	dcat, _, err := OpenDataSoft(datasets[0], "https://etalab-sandbox.opendatasoft.com/datasets/test-b", "")
 	require.NoError(t, err)
-	d := mapped(t, dcat, true)
+	d := mapped(t, dcat, "$: 'description', 'publisher' and 'contactPoint' are required properties")
 	assert.Equal(t, []any{"keyword1"}, d["keyword"])
 	assert.Equal(t, []any{"Spatial planning, Town planning, Buildings, Equipment, Housing"}, d["theme"])
 	var urls []string
@@ -245,9 +275,9 @@ func TestOpenDataSoftV1Corpus(t *testing.T) {
 		assert.False(t, strings.HasPrefix(u, "odsfile:"))
 	}
 	// test-a: lists, an HTML description, a license name, references.
-	dcat, _, err = OpenDataSoft(datasets[2], "https://etalab-sandbox.opendatasoft.com/datasets/test-a")
+	dcat, _, err = OpenDataSoft(datasets[2], "https://etalab-sandbox.opendatasoft.com/datasets/test-a", "")
 	require.NoError(t, err)
-	d = mapped(t, dcat, true)
+	d = mapped(t, dcat, noContact)
 	assert.Equal(t, []any{"keyword1", "keyword2"}, d["keyword"])
 	assert.Equal(t, []any{"Culture, Heritage", "Environment"}, d["theme"])
 	assert.Equal(t, "https://www.etalab.gouv.fr/licence-ouverte-open-licence/", d["license"])
@@ -255,9 +285,9 @@ func TestOpenDataSoftV1Corpus(t *testing.T) {
 	assert.Equal(t, []any{"http://example.com"}, d["references"])
 	assert.Equal(t, "2015-04-09T10:28:45Z", d["modified"])
 	// test-c has no records: no exports.
-	dcat, _, err = OpenDataSoft(datasets[1], "https://etalab-sandbox.opendatasoft.com/datasets/test-c")
+	dcat, _, err = OpenDataSoft(datasets[1], "https://etalab-sandbox.opendatasoft.com/datasets/test-c", "")
 	require.NoError(t, err)
-	assert.NotContains(t, mapped(t, dcat, true), "distribution")
+	assert.NotContains(t, mapped(t, dcat, "$: 'description', 'keyword', 'publisher' and 'contactPoint' are required properties"), "distribution")
 }
 
 // odsV21Item is a catalog/datasets result written from the Explore API v2.1 documentation (no
@@ -278,9 +308,9 @@ const odsV21Item = `{
 }`
 
 func TestOpenDataSoftV21(t *testing.T) {
-	dcat, warnings, err := OpenDataSoft([]byte(odsV21Item), "https://documentation-resources.opendatasoft.com/datasets/da_abc123")
+	dcat, warnings, err := OpenDataSoft([]byte(odsV21Item), "https://documentation-resources.opendatasoft.com/datasets/da_abc123", "")
 	require.NoError(t, err)
-	d := mapped(t, dcat, true)
+	d := mapped(t, dcat)
 	assert.Empty(t, warnings)
 	assert.Equal(t, "Gold Prices", d["title"])
 	assert.Equal(t, "https://documentation-resources.opendatasoft.com/explore/dataset/gold-prices/", d["landingPage"])
@@ -293,7 +323,7 @@ func TestOpenDataSoftV21(t *testing.T) {
 	assert.Len(t, d["distribution"], 2) // CSV and JSON; no "geo" feature
 
 	// The v2.0 shape wraps the same dataset as {dataset: …}.
-	dcat2, _, err := OpenDataSoft([]byte(`{"links": [], "dataset": `+odsV21Item+`}`), "https://documentation-resources.opendatasoft.com/datasets/da_abc123")
+	dcat2, _, err := OpenDataSoft([]byte(`{"links": [], "dataset": `+odsV21Item+`}`), "https://documentation-resources.opendatasoft.com/datasets/da_abc123", "")
 	require.NoError(t, err)
 	assert.JSONEq(t, string(dcat), string(dcat2))
 }

@@ -80,13 +80,13 @@ type socrataView struct {
 // is in the README ("Portal sources"): DCAT-US fields kept in the domain's metadata
 // (Common-Core_Publisher, -Contact-Name, -Contact-Email, -Bureau-Code, -Program-Code, -License,
 // -Spatial, -Temporal, -Issued, -Language, -Frequency, -Theme, -Public-Access-Level, …) win over
-// the platform's own fields. Missing required fields get Data.gov's placeholders, each with a
-// Warning, as the ISO transform does.
+// the platform's own fields. A required field the item does not have is left out (VALIDATE names it);
+// publisherName, the source's organization, names a publisher the item does not.
 //
 // A derived view (a filtered view of another dataset: resource.parent_fxf or modifyingViewUid
-// set) is not a dataset of its own: the error wraps ErrNotDataset. A malformed item's error
-// wraps ErrMalformedItem.
-func Socrata(item []byte, identifier string) (dcat []byte, warnings []Warning, err error) {
+// set) is not a dataset of its own: the error wraps ErrNotDataset. A body that is not a JSON object: an error
+// wraps ErrNotItem.
+func Socrata(item []byte, identifier, publisherName string) (dcat []byte, warnings []Warning, err error) {
 	var probe struct {
 		Resource json.RawMessage `json:"resource"`
 	}
@@ -126,10 +126,10 @@ func Socrata(item []byte, identifier string) (dcat []byte, warnings []Warning, e
 		m.socrataView(&v, base)
 	}
 	m.socrataCommonCore(meta)
-	if m.ds.Publisher.Name == "" {
-		m.ds.Publisher.Name = firstOf(meta["Data-Owner_Owner"], hostOf(base))
+	if m.publisher == "" {
+		m.publisher = meta["Data-Owner_Owner"]
 	}
-	return m.finish()
+	return m.finish(publisherName)
 }
 
 func (m *mapping) socrataDiscovery(d *socrataDiscovery, base string) {
@@ -138,7 +138,7 @@ func (m *mapping) socrataDiscovery(d *socrataDiscovery, base string) {
 	m.ds.Description = strings.TrimSpace(string(r.Description))
 	m.ds.Keyword = appendUnique(nil, append(c.Tags, c.DomainTags...)...)
 	m.ds.Theme = appendUnique(nil, append(c.Categories, string(c.DomainCategory))...)
-	m.ds.Publisher.Name = strings.TrimSpace(string(r.Attribution))
+	m.publisher = strings.TrimSpace(string(r.Attribution))
 	m.ds.Issued, _ = isoDate(string(r.CreatedAt))
 	var newest string
 	for _, s := range []lenientString{r.UpdatedAt, r.DataUpdatedAt, r.MetadataUpdatedAt} {
@@ -163,7 +163,7 @@ func (m *mapping) socrataView(v *socrataView, base string) {
 	m.ds.Description = strings.TrimSpace(string(v.Description))
 	m.ds.Keyword = appendUnique(nil, v.Tags...)
 	m.ds.Theme = appendUnique(nil, string(v.Category))
-	m.ds.Publisher.Name = strings.TrimSpace(string(v.Attribution))
+	m.publisher = strings.TrimSpace(string(v.Attribution))
 	m.ds.Issued = epochDate(int64(firstInt(v.PublicationDate, v.CreatedAt)), false)
 	m.ds.Modified = epochDate(int64(max(v.RowsUpdatedAt, v.ViewLastModified, v.PublicationDate, v.CreatedAt)), false)
 	m.ds.LandingPage = webURL(m.ds.Identifier)
@@ -217,9 +217,9 @@ func (m *mapping) socrataGeo(base, id string) {
 func (m *mapping) socrataCommonCore(meta map[string]string) {
 	get := func(name string) string { return meta["Common-Core_"+name] }
 	if v := get("Publisher"); v != "" {
-		m.ds.Publisher.Name = v
+		m.publisher = v
 	}
-	m.ds.ContactPoint.FN = get("Contact-Name")
+	m.fn = get("Contact-Name")
 	m.setEmail(get("Contact-Email"))
 	m.ds.BureauCode = codes(m, "bureauCode", get("Bureau-Code"), 3, 2)
 	m.ds.ProgramCode = codes(m, "programCode", get("Program-Code"), 3, 3)
@@ -231,7 +231,7 @@ func (m *mapping) socrataCommonCore(meta map[string]string) {
 		m.setLicense(v)
 	}
 	if v := get("Spatial"); v != "" {
-		m.ds.Spatial = v
+		m.spatial = v
 	}
 	if v := get("Temporal"); v != "" {
 		if s, e, ok := strings.Cut(v, "/"); ok {
