@@ -336,6 +336,12 @@ func (h *Handler) listPortalSource(ctx context.Context, job *harvest.Job) error 
 		p, err = h.ckanPager(fc, job)
 	case harvest.SourceDKAN:
 		p = h.dkanPager(fc, job)
+	case harvest.SourceSocrata:
+		p, err = h.socrataPager(fc, job)
+	case harvest.SourceArcGIS:
+		p, err = h.arcgisPager(fc, job)
+	case harvest.SourceOpenDataSoft:
+		p, err = h.odsPager(fc, job)
 	default:
 		err = fmt.Errorf("source type %q is not supported yet", job.SourceType)
 	}

@@ -69,6 +69,12 @@ func transformPortal(rec *harvest.Record) ([]*message.Message, error) {
 		dcat, warnings, err = portal.CKAN(rec.Body, rec.Identifier, rec.PublisherName)
 	case harvest.SourceDKAN:
 		dcat, warnings, err = portal.DKAN(rec.Body, rec.Identifier)
+	case harvest.SourceSocrata:
+		dcat, warnings, err = portal.Socrata(rec.Body, rec.Identifier, rec.PublisherName)
+	case harvest.SourceArcGIS:
+		dcat, warnings, err = portal.ArcGIS(rec.Body, rec.Identifier, rec.PublisherName)
+	case harvest.SourceOpenDataSoft:
+		dcat, warnings, err = portal.OpenDataSoft(rec.Body, rec.Identifier, rec.PublisherName)
 	default:
 		return reject(rec, fmt.Sprintf("no transform for source type %q", rec.SourceType))
 	}

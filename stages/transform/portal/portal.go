@@ -1,4 +1,5 @@
-// Package portal maps portal API items (CKAN and DKAN packages; one file per platform) to
+// Package portal maps portal API items (CKAN and DKAN packages, Socrata views, ArcGIS items,
+// OpenDataSoft datasets; one file per platform) to
 // DCAT-US 1.1 dataset objects, meant to validate as "dcatus1.1: non-federal". It is pure: an
 // item's JSON as the portal served it in, DCAT-US JSON out. Fields the item does not have are
 // left out, never filled with placeholders, so an item missing a required field (a portal
@@ -44,6 +45,11 @@ type dataset struct {
 	Theme        []string        `json:"theme,omitempty"`
 	LandingPage  string          `json:"landingPage,omitempty"`
 	Distribution []distribution  `json:"distribution,omitempty"`
+	// Written by the Socrata, ArcGIS and OpenDataSoft mappings.
+	Rights             string   `json:"rights,omitempty"`
+	AccrualPeriodicity string   `json:"accrualPeriodicity,omitempty"`
+	Language           []string `json:"language,omitempty"`
+	References         []string `json:"references,omitempty"`
 }
 
 type organization struct {

@@ -1,0 +1,201 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/harvest"
+)
+
+// DefaultArcGISNum is the page size of an ArcGIS listing (portal search num, Hub search limit)
+// when the source's "num" option does not set one; 100 is the portal search's maximum.
+const DefaultArcGISNum = 100
+
+// ArcGISBaseURL returns the portal or Hub site base of an arcgis source's URL: without a
+// trailing slash, a query, or a "/sharing/rest…", "/home…" or "/api/…" path pasted with it.
+func ArcGISBaseURL(raw string) string {
+	base := strings.TrimSpace(raw)
+	if i := strings.IndexAny(base, "?#"); i >= 0 {
+		base = base[:i]
+	}
+	for _, p := range []string{"/sharing/rest", "/home/", "/api/"} {
+		if i := strings.Index(base, p); i >= 0 {
+			base = base[:i]
+		}
+	}
+	return strings.TrimRight(base, "/")
+}
+
+// ArcGISItemIdentifier is the harvest identifier of an item of the ArcGIS portal at base: its
+// item page "<base>/home/item.html?id=<id>".
+func ArcGISItemIdentifier(base, id string) string { return base + "/home/item.html?id=" + id }
+
+// ArcGISHubIdentifier is the harvest identifier of a dataset of the ArcGIS Hub site at base:
+// "<base>/datasets/<id>" (the Hub dataset id, "<item id>" or "<item id>_<layer>").
+func ArcGISHubIdentifier(base, id string) string { return base + "/datasets/" + id }
+
+// arcgisPager lists an ArcGIS source. Which API is told by the "api" option: "search" (the
+// portal search, sharing/rest/search), "hub" (the Hub site's dataset search), or, unset,
+// "search" when the source has a "q" or "orgid" option or its URL a /sharing/rest path, and
+// "hub" otherwise. A Hub site's DCAT-US feed (/api/feed/dcat-us/1.1.json) is a data.json:
+// harvest it as a document source instead.
+func (h *Handler) arcgisPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
+	base := ArcGISBaseURL(job.URL)
+	if u, err := url.Parse(base); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("arcgis source URL %q: want the portal's or Hub site's http(s) URL", job.URL)
+	}
+	num, err := pageSizeOption(job, "num", DefaultArcGISNum, 100)
+	if err != nil {
+		return nil, err
+	}
+	api := strings.TrimSpace(job.Options["api"])
+	if api == "" {
+		api = "hub"
+		if job.Options["q"] != "" || job.Options["orgid"] != "" || strings.Contains(job.URL, "/sharing/rest") {
+			api = "search"
+		}
+	}
+	switch api {
+	case "search":
+		return arcgisSearchPager(fc, job, base, num)
+	case "hub":
+		return arcgisHubPager(fc, base, num), nil
+	}
+	return nil, fmt.Errorf("the source's api option %q: want search or hub", api)
+}
+
+// arcgisSearchPager lists the portal search API: GET <base>/sharing/rest/search?f=json&q=<q>
+// &sortField=created&sortOrder=asc&start=<s>&num=<n>, pages starting at 1 (start = 1, 1+num…),
+// the total from "total"; nextStart -1 marks the last page. q is the source's "q" option (an
+// ArcGIS search query such as `type:"Feature Service"`), ANDed with orgid:<orgid> when the
+// "orgid" option is set; with neither, "access:public". Sorting by creation date keeps the
+// order stable while items are edited. An item is keyed ArcGISItemIdentifier(base, id).
+func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num int) (*Pager, error) {
+	q := strings.TrimSpace(job.Options["q"])
+	if org := strings.TrimSpace(job.Options["orgid"]); org != "" {
+		if q == "" {
+			q = "orgid:" + org
+		} else {
+			q = "(" + q + ") AND orgid:" + org
+		}
+	}
+	if q == "" {
+		q = "access:public"
+	}
+	return &Pager{Name: "ArcGIS portal search " + base + "/sharing/rest/search", PageSize: num, Start: 1,
+		Page: func(ctx context.Context, start int) (*PortalPage, error) {
+			v := url.Values{}
+			v.Set("f", "json")
+			v.Set("q", q)
+			v.Set("sortField", "created")
+			v.Set("sortOrder", "asc")
+			v.Set("start", strconv.Itoa(start))
+			v.Set("num", strconv.Itoa(num))
+			pageURL := base + "/sharing/rest/search?" + v.Encode()
+			var env struct {
+				Total     *int              `json:"total"`
+				NextStart *int              `json:"nextStart"`
+				Results   []json.RawMessage `json:"results"`
+				Error     json.RawMessage   `json:"error"`
+			}
+			if err := getJSON(ctx, fc, pageURL, &env); err != nil {
+				return nil, err
+			}
+			if len(bytes.TrimSpace(env.Error)) > 0 && string(bytes.TrimSpace(env.Error)) != "null" {
+				// ArcGIS answers errors with HTTP 200 and {"error": {code, message}}.
+				return nil, fmt.Errorf("GET %s: ArcGIS answered an error: %s", pageURL, compactJSON(env.Error))
+			}
+			if env.Total == nil {
+				return nil, fmt.Errorf("GET %s: not an ArcGIS search answer: no total", pageURL)
+			}
+			page := &PortalPage{URL: pageURL, Total: *env.Total, Last: env.NextStart != nil && *env.NextStart == -1,
+				Items: make([]PortalItem, 0, len(env.Results))}
+			for _, raw := range env.Results {
+				page.Items = append(page.Items, arcgisItem(raw, "item", func(id string) string { return ArcGISItemIdentifier(base, id) }))
+			}
+			return page, nil
+		}}, nil
+}
+
+// arcgisHubPager lists a Hub site's datasets through the Hub search API (OGC API - Records):
+// GET <base>/api/search/v1/collections/dataset/items?limit=<n>&startindex=<s>, pages starting
+// at 1, the total from numberMatched; a page without a "next" link is the last. Each feature
+// is a Hub dataset search record, keyed ArcGISHubIdentifier(base, its id).
+func arcgisHubPager(fc fetch.Config, base string, num int) *Pager {
+	return &Pager{Name: "ArcGIS Hub search " + base + "/api/search/v1/collections/dataset/items", PageSize: num, Start: 1,
+		Page: func(ctx context.Context, start int) (*PortalPage, error) {
+			v := url.Values{}
+			v.Set("limit", strconv.Itoa(num))
+			v.Set("startindex", strconv.Itoa(start))
+			pageURL := base + "/api/search/v1/collections/dataset/items?" + v.Encode()
+			var env struct {
+				NumberMatched *int              `json:"numberMatched"`
+				Features      []json.RawMessage `json:"features"`
+				Links         []struct {
+					Rel string `json:"rel"`
+				} `json:"links"`
+			}
+			if err := getJSON(ctx, fc, pageURL, &env); err != nil {
+				return nil, err
+			}
+			if env.NumberMatched == nil {
+				return nil, fmt.Errorf("GET %s: not an ArcGIS Hub search answer: no numberMatched", pageURL)
+			}
+			page := &PortalPage{URL: pageURL, Total: *env.NumberMatched, Last: true, Items: make([]PortalItem, 0, len(env.Features))}
+			for _, l := range env.Links {
+				if l.Rel == "next" {
+					page.Last = false
+				}
+			}
+			for _, raw := range env.Features {
+				page.Items = append(page.Items, arcgisItem(raw, "feature", func(id string) string { return ArcGISHubIdentifier(base, id) }))
+			}
+			return page, nil
+		}}
+}
+
+// arcgisItem is the PortalItem of a portal search item or a Hub record (a Feature whose
+// properties hold the item; its id is the feature's, else the properties').
+func arcgisItem(raw json.RawMessage, what string, identifier func(id string) string) PortalItem {
+	it := PortalItem{Raw: raw}
+	var r struct {
+		ID         json.RawMessage `json:"id"`
+		Title      any             `json:"title"`
+		Name       any             `json:"name"`
+		Properties *struct {
+			ID    json.RawMessage `json:"id"`
+			Title any             `json:"title"`
+			Name  any             `json:"name"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		it.Err = fmt.Errorf("%s is not a JSON object: %v", what, err)
+		return it
+	}
+	titles := []any{r.Title, r.Name}
+	if p := r.Properties; p != nil && what == "feature" {
+		titles = append(titles, p.Title, p.Name)
+		if len(r.ID) == 0 || string(r.ID) == "null" {
+			r.ID = p.ID
+		}
+	}
+	for _, t := range titles {
+		if s, ok := t.(string); ok && s != "" {
+			it.Title = s
+			break
+		}
+	}
+	id, err := jsonScalar(r.ID)
+	if err != nil || strings.TrimSpace(id) == "" {
+		it.Err = fmt.Errorf("%s%s has no id", what, titled(it.Title))
+		return it
+	}
+	it.Identifier = identifier(strings.TrimSpace(id))
+	return it
+}

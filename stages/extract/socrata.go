@@ -1,0 +1,124 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/harvest"
+)
+
+// DefaultSocrataLimit is the page size of a Socrata listing (Discovery API limit) when the
+// source's "limit" option does not set one.
+const DefaultSocrataLimit = 100
+
+// SocrataIdentifier is the harvest identifier of the Socrata view id (its "4x4", e.g.
+// "abcd-1234") on domain: "https://<domain>/d/<id>", the view's permalink. Two domains' views
+// never collide.
+func SocrataIdentifier(domain, id string) string { return "https://" + domain + "/d/" + id }
+
+// socrataPager lists a Socrata domain through the Discovery API: GET
+// <scheme://host of the source URL>/api/catalog/v1?domains=<domain>&search_context=<domain>
+// &only=<only>&order=dataset_id&limit=<n>&offset=<k>, paged by offset/limit with the total from
+// resultSetSize. The domain is the source's "domain" option, else the URL's host (so a source
+// may point at the regional api.us.socrata.com with a domain option); "only" is the option of
+// that name, default "dataset" (tabular datasets: derived views such as filters and charts are
+// not datasets of their own and are not listed; "dataset,map,file" adds geo views and files);
+// the page size is the "limit" option (default DefaultSocrataLimit, at most 10,000, the
+// Discovery API's offset window). Results are sorted by dataset id, a stable order. An item is
+// keyed SocrataIdentifier(metadata.domain, resource.id).
+func (h *Handler) socrataPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
+	u, err := url.Parse(strings.TrimSpace(job.URL))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("socrata source URL %q: want the domain's http(s) URL, e.g. https://data.example.gov", job.URL)
+	}
+	base := u.Scheme + "://" + u.Host
+	domain := strings.TrimSpace(job.Options["domain"])
+	if domain == "" {
+		domain = u.Hostname()
+	}
+	limit, err := pageSizeOption(job, "limit", DefaultSocrataLimit, 10000)
+	if err != nil {
+		return nil, err
+	}
+	only := strings.TrimSpace(job.Options["only"])
+	if only == "" {
+		only = "dataset"
+	}
+	return &Pager{Name: "Socrata Discovery API " + base + "/api/catalog/v1 (domain " + domain + ")", PageSize: limit,
+		Page: func(ctx context.Context, offset int) (*PortalPage, error) {
+			q := url.Values{}
+			q.Set("domains", domain)
+			q.Set("search_context", domain)
+			q.Set("only", only)
+			q.Set("order", "dataset_id")
+			q.Set("limit", strconv.Itoa(limit))
+			q.Set("offset", strconv.Itoa(offset))
+			pageURL := base + "/api/catalog/v1?" + q.Encode()
+			var env struct {
+				Results       []json.RawMessage `json:"results"`
+				ResultSetSize *int              `json:"resultSetSize"`
+				Error         json.RawMessage   `json:"error"`
+			}
+			if err := getJSON(ctx, fc, pageURL, &env); err != nil {
+				return nil, err
+			}
+			if env.ResultSetSize == nil {
+				return nil, fmt.Errorf("GET %s: not a Socrata Discovery API answer: no resultSetSize", pageURL)
+			}
+			page := &PortalPage{URL: pageURL, Total: *env.ResultSetSize, Items: make([]PortalItem, 0, len(env.Results))}
+			for _, raw := range env.Results {
+				page.Items = append(page.Items, socrataItem(domain, raw))
+			}
+			return page, nil
+		}}, nil
+}
+
+// socrataItem is the PortalItem of one Discovery API result.
+func socrataItem(domain string, raw json.RawMessage) PortalItem {
+	it := PortalItem{Raw: raw}
+	var r struct {
+		Resource struct {
+			ID   json.RawMessage `json:"id"`
+			Name any             `json:"name"`
+		} `json:"resource"`
+		Metadata struct {
+			Domain any `json:"domain"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		it.Err = fmt.Errorf("result is not a Socrata Discovery API result: %v", err)
+		return it
+	}
+	if t, ok := r.Resource.Name.(string); ok {
+		it.Title = t
+	}
+	id, err := jsonScalar(r.Resource.ID)
+	if err != nil || strings.TrimSpace(id) == "" {
+		it.Err = fmt.Errorf("result%s has no resource.id", titled(it.Title))
+		return it
+	}
+	if d, ok := r.Metadata.Domain.(string); ok && strings.TrimSpace(d) != "" {
+		domain = strings.TrimSpace(d)
+	}
+	it.Identifier = SocrataIdentifier(domain, strings.TrimSpace(id))
+	return it
+}
+
+// pageSizeOption reads a page size option of job: def when unset, else a number from 1 to
+// maxSize.
+func pageSizeOption(job *harvest.Job, name string, def, maxSize int) (int, error) {
+	s := strings.TrimSpace(job.Options[name])
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxSize {
+		return 0, fmt.Errorf("the source's %s option %q: want a page size from 1 to %d", name, s, maxSize)
+	}
+	return n, nil
+}
