@@ -1,0 +1,394 @@
+package dcatap
+
+import (
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/harvester-dev/harvester/rdf"
+)
+
+// Kind is what a Resource of a split graph is.
+type Kind string
+
+// Kinds of Resource.
+const (
+	// KindCatalog is a dcat:Catalog: not a record; its graph is for change detection
+	// (changedCatalogs) and removal.
+	KindCatalog Kind = "catalog"
+	// KindDataset is a dcat:Dataset record.
+	KindDataset Kind = "dataset"
+	// KindSeries is a dcat:DatasetSeries record.
+	KindSeries Kind = "series"
+)
+
+// Resource is one catalog or one record (dataset or series) split out of a source graph, or a
+// problem: a dataset that cannot be a record.
+type Resource struct {
+	Kind Kind
+	// IRI is the resource's IRI: a record's identifier. "" for a problem resource.
+	IRI string
+	// Triples is the resource's graph, skolemized (Skolemize with owner IRI), sorted by
+	// N-Triples line, distinct; Canonical(Triples) gives the record Body and source_hash.
+	// Nil for a problem resource.
+	Triples []rdf.Triple
+	// Catalogs are the IRIs of the catalogs that list a dataset or series (through dcat:dataset,
+	// or through a series that lists it as a member), sorted; empty for a dataset in no catalog
+	// and for a catalog.
+	Catalogs []string
+	// Datasets are, for a catalog, the IRIs its dcat:dataset links name, sorted (the list FDK's
+	// removal detection compares); nil otherwise.
+	Datasets []string
+	// Problem, when not "", says why this resource is not a record: a dataset or series that is a
+	// blank node (KindDataset/KindSeries: EXTRACT makes it an error row; FDK drops it silently),
+	// or a catalog that is a blank node (KindCatalog: a job warning at most, it is no record).
+	Problem string
+	// Label is a problem resource's dct:title (the least in code-point order when there are
+	// several; "" when there is none), to name it in the error row.
+	Label string
+}
+
+// Split reads a source graph through g.Match only and calls fn once for each catalog, record
+// and problem, in this order: catalogs sorted by IRI, then datasets and series sorted by IRI,
+// then problems sorted by label (ties by content). fn's error stops Split and is returned as it
+// is; an error of g is returned wrapped. Split holds the sets of catalog and dataset IRIs and
+// one resource's graph at a time, never the whole graph.
+//
+// The rules, after fdk-dataset-harvester's HarvestHelpers (peer-harvesters.md §1.6):
+//   - Catalogs are the subjects typed dcat:Catalog. A blank-node catalog gives a KindCatalog
+//     problem (FDK drops it with a log line); its datasets are split as datasets in no catalog.
+//   - Records are the subjects typed dcat:Dataset or dcat:DatasetSeries (the objects of a
+//     catalog's dcat:dataset that are so typed are among them; a typed dataset that no catalog
+//     lists is still a record, where FDK's classic harvester drops it), and every subject of a
+//     dcat:inSeries pointing at a series, typed or not (FDK makes each one a dataset of the
+//     series' catalog; so do we: its Catalogs include its series' catalogs). An untyped object of
+//     dcat:dataset is no record (it stays as a link in the catalog's graph). A record that is a
+//     blank node is a problem (Kind, Label, Catalogs set; no IRI, no Triples).
+//   - A record's graph is its own triples plus the closure over the resources its triples point
+//     at: every triple of each IRI or blank object, recursively, each resource once (FDK's "an IRI
+//     already typed in the graph being built" test, made cycle-safe for blank nodes and untyped
+//     IRIs too), stopping at datasets, series and catalogs (only the link triple stays). Unlike
+//     FDK, the closure stops at catalogs (a dataset's dct:isPartOf would otherwise pull every
+//     dcat:dataset link of its catalog into every record) and does not follow rdf:type objects
+//     (a source that ships its ontology would otherwise put the class definitions in every record).
+//   - A series' graph adds the link triples "<member> dcat:inSeries <series>" of its members
+//     (FDK's series pulls in the resources pointing at it): only the links; each member is its
+//     own record with its own closure, so a change to a member changes the member, not the series.
+//   - A catalog's graph is its triples (a dcat:dataset link only when it names an IRI, as FDK's),
+//     plus the closure over its other objects, stopping at datasets, series and catalogs. Unlike
+//     FDK's catalog graph it does not include its datasets' graphs: a catalog counts as changed
+//     (changedCatalogs) when its own triples change (title, publisher, the list of datasets), not
+//     when one of its datasets does (that dataset is in changedResources itself).
+func Split(g rdf.Graph, fn func(*Resource) error) error {
+	s := splitter{g: g, typed: map[rdf.Term]Kind{}, catalogsOf: map[rdf.Term][]string{}}
+	if err := s.scan(); err != nil {
+		return fmt.Errorf("split graph: %w", err)
+	}
+	// Catalogs.
+	for _, c := range s.catalogs {
+		r, err := s.catalog(c)
+		if err != nil {
+			return fmt.Errorf("split graph: catalog %s: %w", c.Value, err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	// Records.
+	for _, d := range s.records {
+		r, err := s.record(d)
+		if err != nil {
+			return fmt.Errorf("split graph: dataset %s: %w", d.Value, err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	// Problems.
+	problems, err := s.problems()
+	if err != nil {
+		return fmt.Errorf("split graph: %w", err)
+	}
+	for _, r := range problems {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type splitter struct {
+	g rdf.Graph
+	// typed holds every subject typed Catalog, Dataset or Series (and series members), IRI or
+	// blank: the closure's stop set. A term typed both catalog and dataset is a catalog here.
+	typed      map[rdf.Term]Kind
+	catalogs   []rdf.Term // IRI catalogs, sorted
+	records    []rdf.Term // IRI datasets and series, sorted
+	blanks     []rdf.Term // blank datasets, series and catalogs
+	kinds      map[rdf.Term]Kind
+	catalogsOf map[rdf.Term][]string // record -> IRI catalogs listing it
+}
+
+var (
+	rdfType      = rdf.IRI(rdf.RDFType)
+	dcatDataset  = rdf.IRI(DCATDatasetProp)
+	dcatInSeries = rdf.IRI(DCATInSeries)
+	dctTitle     = rdf.IRI(DCTTitle)
+	typeCatalog  = rdf.IRI(DCATCatalog)
+	typeDataset  = rdf.IRI(DCATDataset)
+	typeSeries   = rdf.IRI(DCATDatasetSeries)
+)
+
+// scan finds catalogs, records and the catalogs each record is in.
+func (s *splitter) scan() error {
+	s.kinds = map[rdf.Term]Kind{}
+	add := func(class rdf.Term, k Kind) error {
+		return s.g.Match(rdf.Term{}, rdfType, class, func(t rdf.Triple) error {
+			if _, ok := s.kinds[t.S]; !ok || k == KindSeries {
+				s.kinds[t.S] = k // a series typed dataset too is a series
+			}
+			return nil
+		})
+	}
+	if err := add(typeDataset, KindDataset); err != nil {
+		return err
+	}
+	if err := add(typeSeries, KindSeries); err != nil {
+		return err
+	}
+	// Series members are records.
+	var members []rdf.Term
+	for r, k := range s.kinds {
+		if k != KindSeries {
+			continue
+		}
+		err := s.g.Match(rdf.Term{}, dcatInSeries, r, func(t rdf.Triple) error {
+			members = append(members, t.S)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, m := range members {
+		if _, ok := s.kinds[m]; !ok {
+			s.kinds[m] = KindDataset
+		}
+	}
+	for r, k := range s.kinds {
+		s.typed[r] = k
+	}
+	catalogSet := map[rdf.Term]bool{}
+	err := s.g.Match(rdf.Term{}, rdfType, typeCatalog, func(t rdf.Triple) error {
+		catalogSet[t.S] = true
+		s.typed[t.S] = KindCatalog
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for c := range catalogSet {
+		if c.IsBlank() {
+			s.blanks = append(s.blanks, c)
+			continue
+		}
+		s.catalogs = append(s.catalogs, c)
+		err := s.g.Match(c, dcatDataset, rdf.Term{}, func(t rdf.Triple) error {
+			if _, ok := s.kinds[t.O]; ok {
+				s.catalogsOf[t.O] = append(s.catalogsOf[t.O], c.Value)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	// A member is in its series' catalogs.
+	for r, k := range s.kinds {
+		if k != KindSeries {
+			continue
+		}
+		err := s.g.Match(rdf.Term{}, dcatInSeries, r, func(t rdf.Triple) error {
+			s.catalogsOf[t.S] = append(s.catalogsOf[t.S], s.catalogsOf[r]...)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for r, cs := range s.catalogsOf {
+		slices.Sort(cs)
+		s.catalogsOf[r] = slices.Compact(cs)
+	}
+	for r := range s.kinds {
+		if r.IsBlank() {
+			if !catalogSet[r] {
+				s.blanks = append(s.blanks, r)
+			}
+		} else if r.IsIRI() {
+			s.records = append(s.records, r)
+		}
+	}
+	byValue := func(a, b rdf.Term) int { return strings.Compare(a.Value, b.Value) }
+	slices.SortFunc(s.catalogs, byValue)
+	slices.SortFunc(s.records, byValue)
+	return nil
+}
+
+// closure returns root's triples (those keep says to keep) and the closure over their objects,
+// stopping at the stop set.
+func (s *splitter) closure(root rdf.Term, keep func(rdf.Triple) bool) ([]rdf.Triple, error) {
+	var ts []rdf.Triple
+	visited := map[rdf.Term]bool{root: true}
+	queue := []rdf.Term{root}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		err := s.g.Match(v, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+			if v == root && keep != nil && !keep(t) {
+				return nil
+			}
+			ts = append(ts, t)
+			o := t.O
+			if t.P == rdfType || o.IsLiteral() || visited[o] {
+				return nil
+			}
+			if v == root && t.P == dcatDataset {
+				return nil // a catalog's datasets are links only
+			}
+			if _, stop := s.typed[o]; stop {
+				return nil
+			}
+			visited[o] = true
+			queue = append(queue, o)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ts, nil
+}
+
+func (s *splitter) catalog(c rdf.Term) (*Resource, error) {
+	ts, err := s.closure(c, func(t rdf.Triple) bool {
+		return t.P != dcatDataset || t.O.IsIRI()
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &Resource{Kind: KindCatalog, IRI: c.Value, Datasets: []string{}}
+	for _, t := range ts {
+		if t.S == c && t.P == dcatDataset {
+			r.Datasets = append(r.Datasets, t.O.Value)
+		}
+	}
+	slices.Sort(r.Datasets)
+	r.Datasets = slices.Compact(r.Datasets)
+	r.Triples = Skolemize(c.Value, ts)
+	return r, nil
+}
+
+func (s *splitter) record(d rdf.Term) (*Resource, error) {
+	ts, err := s.closure(d, nil)
+	if err != nil {
+		return nil, err
+	}
+	k := s.kinds[d]
+	if k == KindSeries {
+		err := s.g.Match(rdf.Term{}, dcatInSeries, d, func(t rdf.Triple) error {
+			ts = append(ts, t)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &Resource{
+		Kind:     k,
+		IRI:      d.Value,
+		Triples:  Skolemize(d.Value, ts),
+		Catalogs: slices.Clone(s.catalogsOf[d]),
+	}, nil
+}
+
+// problems describes the blank-node datasets, series and catalogs, sorted by label and then by
+// content hash (stable across parses, unlike blank labels).
+func (s *splitter) problems() ([]*Resource, error) {
+	h := newBlankHasher(func(b rdf.Term) ([]rdf.Triple, error) {
+		var ts []rdf.Triple
+		err := s.g.Match(b, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+			ts = append(ts, t)
+			return nil
+		})
+		return ts, err
+	})
+	type problem struct {
+		r   *Resource
+		key string
+	}
+	var ps []problem
+	for _, b := range s.blanks {
+		var titles []string
+		err := s.g.Match(b, dctTitle, rdf.Term{}, func(t rdf.Triple) error {
+			if t.O.IsLiteral() {
+				titles = append(titles, t.O.Value)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(titles)
+		r := &Resource{Kind: s.typed[b]}
+		if len(titles) > 0 {
+			r.Label = titles[0]
+		}
+		var in []string
+		err = s.g.Match(rdf.Term{}, dcatDataset, b, func(t rdf.Triple) error {
+			if t.S.IsIRI() && s.typed[t.S] == KindCatalog {
+				in = append(in, t.S.Value)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(in)
+		in = slices.Compact(in)
+		what := "dataset"
+		switch r.Kind {
+		case KindSeries:
+			what = "dataset series"
+		case KindCatalog:
+			what = "catalog"
+		}
+		var msg strings.Builder
+		fmt.Fprintf(&msg, "%s without an IRI (a blank node)", what)
+		if r.Label != "" {
+			fmt.Fprintf(&msg, " titled %q", r.Label)
+		}
+		if r.Kind != KindCatalog {
+			r.Catalogs = in
+			if len(in) > 0 {
+				fmt.Fprintf(&msg, " in catalog <%s>", strings.Join(in, ">, <"))
+			}
+			msg.WriteString(": a record needs an IRI as its identifier")
+		} else {
+			msg.WriteString(": it is not harvested as a catalog (its datasets are)")
+		}
+		r.Problem = msg.String()
+		d, err := h.hash(b)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, problem{r, r.Label + "\x00" + hex.EncodeToString(d[:])})
+	}
+	slices.SortFunc(ps, func(a, b problem) int { return strings.Compare(a.key, b.key) })
+	out := make([]*Resource, len(ps))
+	for i, p := range ps {
+		out[i] = p.r
+	}
+	return out, nil
+}
