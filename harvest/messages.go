@@ -94,6 +94,8 @@ type Record struct {
 	RecordType string `json:"record_type,omitempty"`
 	// PublisherName names the publisher when an ISO record names none.
 	PublisherName string `json:"publisher_name,omitempty"`
+	// Languages is a dcat-ap record's language preference for TRANSFORM (the source option languages); nil: the pipeline's.
+	Languages []string `json:"languages,omitempty"`
 	// Warnings are notes for the record that do not make it fail (a placeholder used by
 	// TRANSFORM, say); they become warning rows when the record settles.
 	Warnings []RecordError `json:"warnings,omitempty"`

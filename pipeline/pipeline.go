@@ -75,6 +75,9 @@ type Config struct {
 	// MaxDeleteShare is the largest share of a source's live datasets a harvest job may delete
 	// (0 < share <= 1). Default compare.DefaultMaxDeleteShare (0.5).
 	MaxDeleteShare float64
+	// Languages is TRANSFORM's language preference for DCAT-AP records whose source sets no
+	// `languages` option, most wanted first (harvest.ParseLanguages); nil: ["en"].
+	Languages []string
 	// Mail, when set, emails job reports from the aggregator (notify.NewMailer; a config
 	// without a host sends none); nil sends none.
 	Mail *notify.Config

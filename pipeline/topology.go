@@ -129,7 +129,7 @@ func topology(s *stages) []router.Stage {
 			Concurrency: compareConcurrency * n, MaxPending: 64},
 		{Name: StageListing, Subject: harvest.SubjectListing, Handler: s.compare.HandleListing,
 			Deferred: s.comparePub, GiveUp: compare.GiveUpListing(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 1},
-		{Name: StageTransform, Subject: harvest.SubjectTransform, Handler: transform.New().Handle,
+		{Name: StageTransform, Subject: harvest.SubjectTransform, Handler: transform.New(transform.WithLanguages(s.cfg.Languages)).Handle,
 			GiveUp: transform.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: 64},
 		{Name: StageValidate, Subject: harvest.SubjectValidate, Handler: validate.New().Handle,
 			GiveUp: validate.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: 64},

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/opensearch"
@@ -39,6 +40,8 @@ type serviceFlags struct {
 	// searchIndex names the index: the OpenSearch alias, or the bleve directory under
 	// dataDir/search; "none" keeps no index.
 	searchIndex string
+	// languages is the language preference for DCAT-AP records (--languages), comma-separated.
+	languages string
 	// maxRecordBytes caps one record (--max-record-bytes); 0: extract.DefaultMaxRecordBytes.
 	maxRecordBytes int
 	// maxRDFPages caps a paged rdf source's pages (--max-rdf-pages); 0: extract.DefaultMaxRDFPages.
@@ -145,6 +148,9 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
 		"a harvest job that would delete more than this share of a source's datasets fails and deletes nothing "+
 			"(force_harvest and clear are not bound; env HARVESTER_MAX_DELETE_SHARE)")
+	cmd.Flags().StringVar(&f.languages, "languages", cmp.Or(os.Getenv("HARVESTER_LANGUAGES"), "en"),
+		"language preference for the language-tagged literals of DCAT-AP records, most wanted first, e.g. nb,nn,en; "+
+			"a source's languages option wins (env HARVESTER_LANGUAGES)")
 	f.registerFetch(cmd)
 }
 
@@ -176,6 +182,9 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 	if err := f.checkFetch(); err != nil {
 		return nil, err
 	}
+	if _, err := harvest.ParseLanguages(f.languages); err != nil {
+		return nil, usageError{fmt.Errorf("--%w", err)}
+	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return nil, usageError{fmt.Errorf("--log-level: %w", err)}
@@ -189,7 +198,13 @@ func (f *serviceFlags) config(logger *slog.Logger) pipeline.Config {
 	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, DataDir: f.dataDir,
 		OpenSearchURL: f.opensearchURL, SearchIndex: f.searchIndex, Logger: logger, MaxDeleteShare: f.maxDeleteShare,
 		Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes, MaxRDFPages: f.maxRDFPages,
-		RDFMemTriples: f.rdfMemTriples}
+		RDFMemTriples: f.rdfMemTriples, Languages: f.languageList()}
+}
+
+// languageList is --languages as a list (checked by logger); nil when it does not parse.
+func (f *serviceFlags) languageList() []string {
+	langs, _ := harvest.ParseLanguages(f.languages)
+	return langs
 }
 
 // openStore opens the store (Postgres when a database URL is set, else the SQLite file in the

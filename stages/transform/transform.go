@@ -1,8 +1,10 @@
 // Package transform is the TRANSFORM stage: it turns a record that is not DCAT-US into DCAT-US
 // JSON in Record.Transformed. ISO 19115 XML is transformed natively (package iso); the result
 // travels on with the record, and the aggregator stores it as the record's source_transform
-// with the record's outcome (harvest.Settled.Transformed). DCAT-US input passes through untouched, so
-// source_raw stays exactly what the publisher wrote. Portal API items (a record whose
+// with the record's outcome (harvest.Settled.Transformed). A DCAT-AP record graph (canonical
+// N-Quads in Body) is mapped natively too (package dcatap), with a language preference for
+// its language-tagged literals. DCAT-US input passes through untouched, so source_raw stays
+// exactly what the publisher wrote. Portal API items (a record whose
 // SourceType is a portal) are mapped by their platform (package portal).
 package transform
 
@@ -13,16 +15,35 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/transform/dcatap"
 	"github.com/harvester-dev/harvester/stages/transform/iso"
 	"github.com/harvester-dev/harvester/stages/transform/portal"
 )
 
 // Handler is the TRANSFORM stage. It is pure: record in, record or verdict out; it writes
 // nothing.
-type Handler struct{}
+type Handler struct {
+	languages []string
+}
+
+// Option configures the TRANSFORM stage.
+type Option func(*Handler)
+
+// WithLanguages sets the language preference for DCAT-AP records whose source names none
+// (harvest.Record.Languages), most wanted first, e.g. ["nb", "nn", "en"]; nil or empty keeps
+// dcatap.DefaultLanguages (["en"]).
+func WithLanguages(langs []string) Option {
+	return func(h *Handler) { h.languages = langs }
+}
 
 // New returns the TRANSFORM stage.
-func New() *Handler { return &Handler{} }
+func New(opts ...Option) *Handler {
+	h := &Handler{}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
 
 // Handle transforms one record (SubjectTransform) and sends it to VALIDATE. A record that
 // cannot be transformed settles as errored with status error_transform and the reason.
@@ -36,6 +57,21 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		return transformPortal(&rec)
 	case rec.SchemaType == harvest.SchemaDCATUS11Federal || rec.SchemaType == harvest.SchemaDCATUS11NonFederal ||
 		rec.SchemaType == harvest.SchemaDCATUS30: // DCAT-US already
+		return harvest.Next(harvest.SubjectValidate, &rec)
+	case rec.SchemaType == harvest.SchemaDCATAP:
+		langs := rec.Languages
+		if len(langs) == 0 {
+			langs = h.languages
+		}
+		dcat, warnings, err := dcatap.Transform(rec.Body, rec.Identifier, langs)
+		if err != nil {
+			return reject(&rec, err.Error())
+		}
+		for _, w := range warnings {
+			rec.Warnings = append(rec.Warnings, harvest.RecordError{Type: "TransformWarning",
+				Message: w.Field + ": " + w.Message, Severity: harvest.SeverityWarning})
+		}
+		rec.Transformed = dcat
 		return harvest.Next(harvest.SubjectValidate, &rec)
 	case rec.SchemaType.IsISO():
 		dcat, warnings, err := iso.Transform(rec.XML, rec.Identifier, rec.PublisherName)

@@ -250,13 +250,81 @@ func TestValidateJobWritesNothing(t *testing.T) {
 func TestUnknownSchemaTypeIsRejected(t *testing.T) {
 	t.Parallel()
 	b := setup(t, backends["sqlite"](t), harvest.JobHarvest)
-	rec := b.record(t, "dcat-ap", "https://example.gov/ap/1", nil, `{"@id":"x"}`)
+	rec := b.record(t, "marc21", "https://example.gov/marc/1", nil, `{"@id":"x"}`)
 	subject, m := b.handle(t, rec)
 	require.Equal(t, harvest.SubjectSettled, subject)
 	s := decodeSettled(t, m)
 	require.Equal(t, harvest.RecordErrorTransform, s.Status)
 	require.Equal(t, harvest.OutcomeErrored, s.Outcome)
-	require.Equal(t, `no transform for schema type "dcat-ap"`, s.Errors[0].Message)
+	require.Equal(t, `no transform for schema type "marc21"`, s.Errors[0].Message)
+}
+
+// dcatapRecord is a DCAT-AP record graph as EXTRACT sends it (canonical N-Quads, the blank
+// nodes skolemized under the dataset IRI).
+const dcatapRecord = `<https://data.example.no/ds/1> <http://purl.org/dc/terms/description> "Daily flow."@en .
+<https://data.example.no/ds/1> <http://purl.org/dc/terms/description> "Daglig vannføring."@nb .
+<https://data.example.no/ds/1> <http://purl.org/dc/terms/issued> "31.12.2020" .
+<https://data.example.no/ds/1> <http://purl.org/dc/terms/title> "Stream gauges"@en .
+<https://data.example.no/ds/1> <http://purl.org/dc/terms/title> "Vannmålere"@nb .
+<https://data.example.no/ds/1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://www.w3.org/ns/dcat#Dataset> .
+<https://data.example.no/ds/1> <http://www.w3.org/ns/dcat#distribution> <https://data.example.no/ds/1/.well-known/genid/d1> .
+<https://data.example.no/ds/1/.well-known/genid/d1> <http://www.w3.org/ns/dcat#accessURL> <https://data.example.no/gauges.csv> .
+`
+
+// TestDCATAPRecordIsTransformed: a dcat-ap record goes on to VALIDATE with its DCAT-US in
+// Transformed and its record graph untouched in Body (source_raw); a lossy choice is a warning
+// row; the language preference is the record's (its source's languages option), else the
+// stage's (--languages), else English.
+func TestDCATAPRecordIsTransformed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, backends["sqlite"](t), harvest.JobHarvest)
+	const id = "https://data.example.no/ds/1"
+	for _, c := range []struct {
+		stage, record []string
+		title         string
+	}{
+		{nil, nil, "Stream gauges"},
+		{[]string{"nb"}, nil, "Vannmålere"},
+		{nil, []string{"nb", "en"}, "Vannmålere"},
+		{[]string{"nb"}, []string{"en"}, "Stream gauges"},
+	} {
+		b.h = transform.New(transform.WithLanguages(c.stage))
+		rec := b.record(t, harvest.SchemaDCATAP, id, nil, dcatapRecord)
+		rec.Languages = c.record
+		subject, m := b.handle(t, rec)
+		require.Equal(t, harvest.SubjectValidate, subject)
+		out := decodeRecord(t, m)
+		require.Equal(t, dcatapRecord, string(out.Body), "source_raw keeps the record graph")
+		var dcat map[string]any
+		require.NoError(t, json.Unmarshal(out.Transformed, &dcat))
+		require.Equal(t, c.title, dcat["title"], "stage %v, record %v", c.stage, c.record)
+		require.Equal(t, id, dcat["identifier"])
+		require.Equal(t, "public", dcat["accessLevel"])
+		require.Equal(t, []any{map[string]any{"@type": "dcat:Distribution", "accessURL": "https://data.example.no/gauges.csv"}}, dcat["distribution"])
+		require.Len(t, out.Warnings, 1)
+		require.Equal(t, harvest.RecordError{Type: "TransformWarning", Severity: harvest.SeverityWarning,
+			Message: `issued: "31.12.2020" is not a date (xsd:date, xsd:dateTime, xsd:gYear or xsd:gYearMonth); dropped`}, out.Warnings[0])
+	}
+}
+
+// TestDCATAPRecordThatCannotBeTransformed: a body that is not N-Quads, or a graph that does
+// not describe the record's identifier, settles as error_transform with the reason.
+func TestDCATAPRecordThatCannotBeTransformed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, backends["sqlite"](t), harvest.JobHarvest)
+	for body, reason := range map[string]string{
+		`{"title": "not RDF"}`: "record graph does not parse as N-Quads",
+		`<https://data.example.no/ds/other> <http://purl.org/dc/terms/title> "T" .` + "\n": "record graph does not describe the dataset: no triple has <https://data.example.no/ds/2> as subject",
+	} {
+		rec := b.record(t, harvest.SchemaDCATAP, "https://data.example.no/ds/2", nil, body)
+		subject, m := b.handle(t, rec)
+		require.Equal(t, harvest.SubjectSettled, subject, body)
+		s := decodeSettled(t, m)
+		require.Equal(t, harvest.RecordErrorTransform, s.Status, body)
+		require.Equal(t, harvest.OutcomeErrored, s.Outcome, body)
+		require.Contains(t, s.Errors[0].Message, reason, body)
+		require.Empty(t, s.Transformed, body)
+	}
 }
 
 // TestUndecodableMessageIsPermanent: a message body that is not a Record cannot succeed on

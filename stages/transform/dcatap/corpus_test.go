@@ -6,22 +6,20 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	split "github.com/harvester-dev/harvester/dcatap"
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/rdf"
 )
 
-// corpusRecords parses one corpus file and returns, per dataset IRI (subjects typed
-// dcat:Dataset or dcat:DatasetSeries), the dataset's record graph as N-Triples: its triples
-// and those of every node reachable from it, stopping at other datasets. (EXTRACT's
-// dcatap.Split does this properly, with skolemization; this is enough to feed Transform.)
-// ok is false when this branch has no parser for the file's syntax.
+// corpusRecords parses one corpus file and returns its records as EXTRACT sends them: per
+// dataset or series IRI, the canonical N-Quads of its skolemized record graph (dcatap.Split,
+// dcatap.Canonical). ok is false when this branch has no parser for the file's syntax.
 func corpusRecords(t *testing.T, path string) (records map[string][]byte, ok bool) {
 	t.Helper()
 	f, err := rdf.FormatFor("", "", path)
@@ -35,35 +33,16 @@ func corpusRecords(t *testing.T, path string) (records map[string][]byte, ok boo
 		return nil, false
 	}
 	require.NoError(t, err)
-	datasets := map[rdf.Term]bool{}
-	for _, class := range []string{dcatDataset, dcatDatasetSeries} {
-		require.NoError(t, g.Match(rdf.Term{}, rdf.IRI(pType), rdf.IRI(class), func(tr rdf.Triple) error {
-			if tr.S.IsIRI() {
-				datasets[tr.S] = true
-			}
-			return nil
-		}))
-	}
 	records = map[string][]byte{}
-	for ds := range datasets {
-		var lines []string
-		seen := map[rdf.Term]bool{ds: true}
-		queue := []rdf.Term{ds}
-		for len(queue) > 0 {
-			n := queue[0]
-			queue = queue[1:]
-			require.NoError(t, g.Match(n, rdf.Term{}, rdf.Term{}, func(tr rdf.Triple) error {
-				lines = append(lines, tr.NTriples()+"\n")
-				if o := tr.O; !o.IsLiteral() && !seen[o] && !datasets[o] {
-					seen[o] = true
-					queue = append(queue, o)
-				}
-				return nil
-			}))
+	require.NoError(t, split.Split(g, func(r *split.Resource) error {
+		if r.Kind == split.KindCatalog || r.Problem != "" {
+			return nil
 		}
-		sort.Strings(lines)
-		records[ds.Value] = []byte(strings.Join(lines, ""))
-	}
+		nq, _, err := split.Canonical(r.Triples)
+		require.NoError(t, err, r.IRI)
+		records[r.IRI] = nq
+		return nil
+	}))
 	return records, true
 }
 
@@ -122,4 +101,45 @@ func TestCorpus(t *testing.T) {
 		t.Logf("not read (no parser for their syntax on this branch yet): %s", strings.Join(unparsed, ", "))
 	}
 	require.Positive(t, total)
+}
+
+// Fields of a few corpus records, checked one by one.
+func TestCorpusValues(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		file, iri string
+		want      map[string]any
+	}{
+		{"fdk-harvest-response-0.ttl", "https://testdirektoratet.no/model/dataset/0", map[string]any{
+			"title": "Dataset 0", "description": "Description of dataset 0", "keyword": []any{"fest", "test"},
+			"issued": "2019-03-22T13:11:16.546902", "modified": "2019-03-22T13:11:16.546902", "accessLevel": "public",
+			"language": []any{"no"}, "license": "https://data.norge.no/nlod/no", "references": []any{"https://testdirektoratet.no"},
+			"contactPoint": map[string]any{"@type": "vcard:Contact", "fn": "Testdirektoratet"},
+			"theme":        []any{"http://publications.europa.eu/resource/authority/data-theme/GOVE", "http://publications.europa.eu/resource/authority/data-theme/TECH"},
+		}},
+		{"semic-hvd-3.0-ms-catalogue.ttl", "https://data.exampleMS.gov/id/dataset/1T2p3o4B", map[string]any{
+			"title": "The population of bees", "publisher": map[string]any{"@type": "org:Organization", "name": "MS Environmental Agency"},
+			"accrualPeriodicity": "R/P2Y", "license": "https://data.exampleMS.gov/resource/FreeAndOpen",
+			"distribution": []any{map[string]any{"@type": "dcat:Distribution", "accessURL": "https://orgea.exampleMS.gov/files/1T2p3o4B.shp",
+				"format": "SHP", "mediaType": "application/x-shapefile"}},
+		}},
+		{"dcat-us3-doi-dataset-series.ttl", "http://example.org/ns#populationCensus-1950", map[string]any{
+			"isPartOf": "http://example.org/ns#populationCensus", "accrualPeriodicity": "R/P10Y", "issued": "1950",
+			"spatial": "http://sws.geonames.org/6252001/",
+		}},
+		{"semic-2.1.1-example1.nt", "https://myorg.eu/opendata/datasets/1", map[string]any{
+			"title": "visitors to the Open Swimming Pool", "license": "https://creativecommons.org/publicdomain/zero/1.0/",
+			"contactPoint": map[string]any{"@type": "vcard:Contact", "hasEmail": "mailto:opendata@myorg.eu"},
+		}},
+	} {
+		records, ok := corpusRecords(t, corpustest.Path(t, "dcatap/"+c.file))
+		require.True(t, ok, c.file)
+		out, _, err := Transform(records[c.iri], c.iri, nil)
+		require.NoError(t, err, c.file)
+		var got map[string]any
+		require.NoError(t, json.Unmarshal(out, &got))
+		for k, v := range c.want {
+			require.Equal(t, v, got[k], "%s %s", c.file, k)
+		}
+	}
 }

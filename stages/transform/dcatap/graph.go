@@ -126,7 +126,7 @@ func langMatches(tag, want string) bool {
 // named reports whether t is an IRI the publisher gave: not a skolem IRI standing for a blank
 // node.
 func named(t rdf.Term) bool {
-	return t.IsIRI() && !strings.Contains(t.Value, skolemPath)
+	return t.IsIRI() && !strings.Contains(t.Value, skolemPath) && !strings.Contains(t.Value, fdkSkolemPath)
 }
 
 // firstNamed returns the first named IRI of ts and how many named IRIs there are.

@@ -47,6 +47,11 @@ func (m *mapper) dataset(s rdf.Term) *dataset {
 	d.AccessLevel, d.Rights = m.accessLevel(s)
 	d.LandingPage = m.single("landingPage", m.objects(s, dcatLandingPage))
 	d.IsPartOf = m.single("isPartOf", m.objects(s, dcatInSeries))
+	for _, t := range m.objects(s, foafPage) {
+		if named(t) {
+			d.References = append(d.References, t.Value)
+		}
+	}
 	var licenses []rdf.Term
 	for i, dist := range m.distributionNodes(s) {
 		d.Distribution = append(d.Distribution, m.distribution(i, dist))
@@ -98,7 +103,7 @@ func (m *mapper) contactPoint(s rdf.Term) *contact {
 		if n.IsLiteral() {
 			continue
 		}
-		c := &contact{Type: "vcard:Contact", FN: m.literal(n, vcardFN, vcardOrgName, foafName, rdfsLabel),
+		c := &contact{Type: "vcard:Contact", FN: m.literal(n, vcardFN, vcardOrgName, vcardHasOrgName, foafName, rdfsLabel),
 			HasEmail: m.email(n)}
 		if c.FN == "" && c.HasEmail == "" {
 			continue

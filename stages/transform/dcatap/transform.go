@@ -57,6 +57,7 @@ type dataset struct {
 	Language           []string       `json:"language,omitempty"`
 	Theme              []string       `json:"theme,omitempty"`
 	LandingPage        string         `json:"landingPage,omitempty"`
+	References         []string       `json:"references,omitempty"`
 	IsPartOf           string         `json:"isPartOf,omitempty"`
 }
 

@@ -54,6 +54,7 @@ const (
 	rdfValue           = nsRDF + "value"
 	vcardFN            = nsVCard + "fn"
 	vcardOrgName       = nsVCard + "organization-name"
+	vcardHasOrgName    = nsVCard + "hasOrganizationName" // DCAT-AP-NO, FDK
 	vcardHasEmail      = nsVCard + "hasEmail"
 	vcardHasValue      = nsVCard + "hasValue"
 	locnGeometry       = nsLOCN + "geometry"
@@ -74,7 +75,9 @@ const (
 	gspGeoJSON    = nsGSP + "geoJSONLiteral"
 	// skolemPath marks a skolem IRI (RDF 1.1 §3.5): a blank node renamed by EXTRACT, not a
 	// name the publisher gave, so never written out as a license, landing page or place.
-	skolemPath = "/.well-known/genid/"
+	// fdkSkolemPath is FDK's own (its stored graphs use it).
+	skolemPath    = "/.well-known/genid/"
+	fdkSkolemPath = "/.well-known/skolem/"
 
 	euAuthority   = "http://publications.europa.eu/resource/authority/"
 	ianaMediaType = "://www.iana.org/assignments/media-types/"
