@@ -40,7 +40,8 @@ type Report struct {
 // sorted by focus node, path, source shape and value. It does not change data. data must not
 // be written to while Validate runs.
 func (s *Shapes) Validate(data rdf.Graph) *Report {
-	v := &validator{g: data, classCache: map[[2]rdf.Term]bool{}, active: map[[2]rdf.Term]bool{}}
+	v := &validator{g: data, classCache: map[[2]rdf.Term]bool{}, active: map[[2]rdf.Term]bool{},
+		memo: map[[2]rdf.Term]bool{}}
 	var results []Result
 	for _, sh := range s.targeted {
 		if sh.deactivated {
@@ -73,6 +74,7 @@ type validator struct {
 	g          rdf.Graph
 	classCache map[[2]rdf.Term]bool // (type, class) -> type rdfs:subClassOf* class
 	active     map[[2]rdf.Term]bool // (shape, focus) being checked for conformance
+	memo       map[[2]rdf.Term]bool // (shape, focus) -> conforms, once known
 }
 
 func (v *validator) objects(s, p rdf.Term) []rdf.Term {
@@ -172,16 +174,23 @@ func (v *validator) instanceOf(n, c rdf.Term) bool {
 	return false
 }
 
-// conforms reports whether focus conforms to sh (validating sh on focus gives no result).
-// A (shape, focus) pair met again while it is being checked conforms.
+// conforms reports whether focus conforms to sh (validating sh on focus gives no result),
+// remembered for the rest of the Validate call so that shared sub-graphs are checked once
+// (without it, nested sh:node/sh:or over a well-connected graph is exponential). A (shape,
+// focus) pair met again while it is being checked conforms.
 func (v *validator) conforms(sh *shape, focus rdf.Term) bool {
 	key := [2]rdf.Term{sh.id, focus}
+	if r, ok := v.memo[key]; ok {
+		return r
+	}
 	if v.active[key] {
 		return true
 	}
 	v.active[key] = true
-	defer delete(v.active, key)
-	return len(v.validate(sh, focus, nil)) == 0
+	r := len(v.validate(sh, focus, nil)) == 0
+	delete(v.active, key)
+	v.memo[key] = r
+	return r
 }
 
 // validate appends to out the results of validating focus against sh (SHACL 3.4).
