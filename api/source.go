@@ -2,6 +2,7 @@ package api
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,20 +18,23 @@ import (
 
 // sourceJSON is a harvest source as the API shows it.
 type sourceJSON struct {
-	ID                    string     `json:"id"`
-	Name                  string     `json:"name"`
-	URL                   string     `json:"url"`
-	OrganizationID        *string    `json:"organization_id"` // null: no organization
-	SourceType            string     `json:"source_type"`
-	SchemaType            string     `json:"schema_type"`
-	Frequency             string     `json:"frequency"`
-	NotificationEmails    []string   `json:"notification_emails"`
-	NotificationFrequency string     `json:"notification_frequency"`
-	NextRunAt             *time.Time `json:"next_run_at"`           // null for manual sources
-	CollectionParentURL   *string    `json:"collection_parent_url"` // null but for waf-collection sources
-	WAFTimeZone           *string    `json:"waf_time_zone"`         // null: UTC
-	CreatedAt             time.Time  `json:"created_at"`
-	UpdatedAt             time.Time  `json:"updated_at"`
+	ID                    string            `json:"id"`
+	Name                  string            `json:"name"`
+	URL                   string            `json:"url"`
+	OrganizationID        *string           `json:"organization_id"` // null: no organization
+	SourceType            string            `json:"source_type"`
+	SchemaType            string            `json:"schema_type"`
+	Frequency             string            `json:"frequency"`
+	NotificationEmails    []string          `json:"notification_emails"`
+	NotificationFrequency string            `json:"notification_frequency"`
+	NextRunAt             *time.Time        `json:"next_run_at"`           // null for manual sources
+	CollectionParentURL   *string           `json:"collection_parent_url"` // null but for waf-collection sources
+	WAFTimeZone           *string           `json:"waf_time_zone"`         // null: UTC
+	Accept                *string           `json:"accept"`                // null: the default
+	AuthHeader            *authHeaderJSON   `json:"auth_header"`           // null: none; the value is always SecretMask
+	Options               map[string]string `json:"options"`               // null: none
+	CreatedAt             time.Time         `json:"created_at"`
+	UpdatedAt             time.Time         `json:"updated_at"`
 }
 
 func sourceOf(src *store.Source) sourceJSON {
@@ -50,6 +54,7 @@ func sourceOf(src *store.Source) sourceJSON {
 	if j.NotificationEmails == nil {
 		j.NotificationEmails = []string{}
 	}
+	settingsOf(&j, src)
 	return j
 }
 
@@ -63,16 +68,19 @@ func utcPtr(t *time.Time) *time.Time {
 
 // sourceInput is the body of POST and PUT: every editable field.
 type sourceInput struct {
-	Name                  string   `json:"name"`
-	URL                   string   `json:"url"`
-	OrganizationID        *string  `json:"organization_id"`
-	SourceType            string   `json:"source_type"`
-	SchemaType            string   `json:"schema_type"`
-	Frequency             string   `json:"frequency"`
-	NotificationEmails    []string `json:"notification_emails"`
-	NotificationFrequency string   `json:"notification_frequency"`
-	CollectionParentURL   *string  `json:"collection_parent_url"`
-	WAFTimeZone           *string  `json:"waf_time_zone"`
+	Name                  string           `json:"name"`
+	URL                   string           `json:"url"`
+	OrganizationID        *string          `json:"organization_id"`
+	SourceType            string           `json:"source_type"`
+	SchemaType            string           `json:"schema_type"`
+	Frequency             string           `json:"frequency"`
+	NotificationEmails    []string         `json:"notification_emails"`
+	NotificationFrequency string           `json:"notification_frequency"`
+	CollectionParentURL   *string          `json:"collection_parent_url"`
+	WAFTimeZone           *string          `json:"waf_time_zone"`
+	Accept                *string          `json:"accept"`
+	AuthHeader            *authHeaderInput `json:"auth_header"`
+	Options               json.RawMessage  `json:"options"`
 }
 
 // decodeSource reads and checks the body of POST and PUT, naming every bad field. Omitted
@@ -82,7 +90,10 @@ type sourceInput struct {
 // collection_parent_url) on a loopback, private or link-local address is refused unless the
 // server allows private sources (checkPublic). A good url or collection_parent_url is
 // stored in its normal form (harvest.NormalizeURL: RFC 3986 §6).
-func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error) {
+//
+// accept, auth_header and options are read by decodeSettings; old is the source a PUT
+// replaces (nil for a POST), whose auth header value an auth_header sent with SecretMask keeps.
+func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.SourceInsertParams, error) {
 	data, err := readBody(r)
 	if err != nil {
 		return nil, err
@@ -111,6 +122,8 @@ func (s *server) decodeSource(r *http.Request) (*store.SourceInsertParams, error
 		p.WAFTimeZone = *in.WAFTimeZone
 	}
 	checkSource(p, in.SchemaType, fields)
+	decodeSettings(&in, p, fields)
+	keepSecret(p, old, fields)
 	if _, bad := fields["url"]; !bad {
 		p.URL, _ = harvest.NormalizeURL(p.URL) // checkSourceURL accepted it
 	}
@@ -271,7 +284,7 @@ func (s *server) sourceList(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) sourceCreate(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.decodeSource(r)
+	p, err := s.decodeSource(r, nil)
 	if err != nil {
 		return err
 	}
@@ -303,10 +316,11 @@ func (s *server) sourceUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := checkContentType(r); err != nil { // 415 first, as on the other routes with a body
 		return err
 	}
-	if _, err := s.store.SourceGet(r.Context(), id); err != nil { // 404 before 422
+	old, err := s.store.SourceGet(r.Context(), id)
+	if err != nil { // 404 before 422
 		return describe(err, sourceNotFound(id), "")
 	}
-	p, err := s.decodeSource(r)
+	p, err := s.decodeSource(r, old)
 	if err != nil {
 		return err
 	}

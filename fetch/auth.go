@@ -38,10 +38,11 @@ var ErrAuthHeader = errors.New("invalid auth header")
 
 // Check returns an error wrapping ErrAuthHeader when the name is not a header field name
 // (an RFC 9110 token) or the value is not a valid field value (CR, LF, NUL and other controls
-// but tab are refused), naming the header but never the value.
+// but tab are refused). It names a valid header name, never an invalid one or the value.
 func (a AuthHeader) Check() error {
 	if a.Name == "" || !httpguts.ValidHeaderFieldName(a.Name) {
-		return fmt.Errorf("%w: %q is not a header name (letters, digits and !#$%%&'*+-.^_`|~ only)", ErrAuthHeader, a.Name)
+		// The name is not quoted: a user may have pasted "Name: secret" into it.
+		return fmt.Errorf("%w: the name is not a header name (letters, digits and !#$%%&'*+-.^_`|~ only)", ErrAuthHeader)
 	}
 	if !httpguts.ValidHeaderFieldValue(a.Value) {
 		return fmt.Errorf("%w: the value of %s has a control character (CR, LF or another)", ErrAuthHeader, a.Name)

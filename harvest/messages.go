@@ -219,19 +219,32 @@ type Settled struct {
 // Report is the harvest report event published once per finished job (SubjectReport): the
 // FDK harvest report's fields plus the job's counts.
 type Report struct {
-	V               int       `json:"v"`
-	ID              string    `json:"id"` // job id
-	SourceID        string    `json:"sourceId"`
-	URL             string    `json:"url"`
-	DataType        string    `json:"dataType"`
-	JobType         JobType   `json:"jobType"`
-	Status          JobStatus `json:"status"`
-	HarvestError    bool      `json:"harvestError"`
-	ErrorMessage    string    `json:"errorMessage,omitempty"`
-	StartTime       time.Time `json:"startTime"`
-	EndTime         time.Time `json:"endTime"`
-	ChangedCatalogs int       `json:"changedCatalogs"`
+	V            int       `json:"v"`
+	ID           string    `json:"id"` // job id
+	SourceID     string    `json:"sourceId"`
+	URL          string    `json:"url"`
+	DataType     string    `json:"dataType"`
+	JobType      JobType   `json:"jobType"`
+	Status       JobStatus `json:"status"`
+	HarvestError bool      `json:"harvestError"`
+	ErrorMessage string    `json:"errorMessage,omitempty"`
+	StartTime    time.Time `json:"startTime"`
+	EndTime      time.Time `json:"endTime"`
+	// ChangedCatalogs are the catalogs (an rdf source's dcat:Catalog) the job found new or
+	// changed; ChangedResources the records it added or updated; RemovedResources those it
+	// deleted: FDK's report fields (peer-harvesters §1.8), each {fdkId, uri}, the uri a dataset
+	// IRI or, for DCAT-US and ISO records, the identifier. Never null (empty arrays).
+	ChangedCatalogs  []Resource `json:"changedCatalogs"`
+	ChangedResources []Resource `json:"changedResources"`
+	RemovedResources []Resource `json:"removedResources"`
 	Counts
+}
+
+// Resource names one harvested resource in a Report as FDK does: its fdkId (FdkID of the URI
+// when first seen, then kept) and its URI.
+type Resource struct {
+	FdkID string `json:"fdkId"`
+	URI   string `json:"uri"`
 }
 
 // NewMessage encodes v (without HTML escaping) as a message bound for subject, with the given

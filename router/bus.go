@@ -63,12 +63,18 @@ func (b *Bus) Close() { b.nc.Close() }
 func (b *Bus) NewDeferredPublisher() (*DeferredPublisher, error) { return NewDeferredPublisher(b.nc) }
 
 // Reports subscribes to harvest report events from now on and returns them on a channel
-// (buffered; events that find it full are dropped) until cancel is called.
+// (buffered; events that find it full are dropped) until cancel is called. A report sent by
+// reference (claim check: a job that names thousands of changed resources) is fetched from
+// RecordBucket; one whose body cannot be read is dropped.
 func (b *Bus) Reports() (reports <-chan *harvest.Report, cancel func(), err error) {
 	ch := make(chan *harvest.Report, 64)
 	sub, err := b.nc.Subscribe(harvest.SubjectReport, func(m *nats.Msg) {
+		data, err := b.pub.claims.body(context.Background(), m.Header, m.Data)
+		if err != nil {
+			return
+		}
 		var rep harvest.Report
-		if json.Unmarshal(m.Data, &rep) != nil {
+		if json.Unmarshal(data, &rep) != nil {
 			return
 		}
 		select {

@@ -412,10 +412,8 @@ type JobFetch struct {
 
 // Resource names one harvested resource as FDK's report does: its fdkId (ResourceIDs) and
 // its URI (a DCAT-AP dataset or catalog IRI; for DCAT-US and ISO records, the identifier).
-type Resource struct {
-	FdkID string `json:"fdkId"`
-	URI   string `json:"uri"`
-}
+// It is the report's harvest.Resource.
+type Resource = harvest.Resource
 
 // CatalogChecksum is the checksum of one catalog graph (a dcat:Catalog of an rdf source) that
 // a job saw: its IRI, its fdkId and the checksum (dcatap's hash of its canonical graph).

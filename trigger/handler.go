@@ -13,8 +13,10 @@ import (
 )
 
 // Message is a trigger on harvest.SubjectTrigger, as the Norwegian FDK harvester takes them:
-// harvest one source (DataSourceID) or every source of one organization (PublisherID).
-// ForceUpdate makes the jobs force_harvest.
+// harvest one source (DataSourceID; with PublisherID too, as FDK's admin sends it, the source
+// must belong to that organization), every source of one organization (PublisherID alone), or,
+// with neither, every rdf source (FDK harvests every dataset source). ForceUpdate makes the
+// jobs force_harvest.
 type Message struct {
 	DataSourceID string `json:"dataSourceId,omitempty"`
 	PublisherID  string `json:"publisherId,omitempty"`
@@ -38,8 +40,8 @@ func NewHandler(st store.Store, logger *slog.Logger) *Handler {
 func (h *Handler) Handle(msg *message.Message) error {
 	ctx := msg.Context()
 	var t Message
-	if err := json.Unmarshal(msg.Payload, &t); err != nil || (t.DataSourceID == "") == (t.PublisherID == "") {
-		h.logger.Warn("ignoring trigger message: want JSON with exactly one of dataSourceId or publisherId",
+	if err := json.Unmarshal(msg.Payload, &t); err != nil {
+		h.logger.Warn("ignoring trigger message: want a JSON object with dataSourceId, publisherId, forceUpdate",
 			"payload", string(msg.Payload[:min(len(msg.Payload), 200)]))
 		return nil
 	}
@@ -47,8 +49,25 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if t.ForceUpdate {
 		jobType = harvest.JobForceHarvest
 	}
-	if t.DataSourceID != "" {
+	switch {
+	case t.DataSourceID != "" && t.PublisherID != "":
+		src, err := h.store.SourceGet(ctx, t.DataSourceID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			h.logger.Warn("trigger not queued", "source_id", t.DataSourceID, "reason", ErrUnknownSource)
+			return nil
+		case err != nil:
+			return fmt.Errorf("get source: %w", err)
+		case src.OrganizationID != t.PublisherID:
+			h.logger.Warn("ignoring trigger: the source does not belong to the publisher",
+				"source_id", t.DataSourceID, "publisher_id", t.PublisherID)
+			return nil
+		}
 		return h.enqueue(msg, t.DataSourceID, jobType)
+	case t.DataSourceID != "":
+		return h.enqueue(msg, t.DataSourceID, jobType)
+	case t.PublisherID == "":
+		return h.enqueueAll(msg, "", harvest.SourceRDF, jobType)
 	}
 	if _, err := h.store.OrganizationGet(ctx, t.PublisherID); errors.Is(err, store.ErrNotFound) {
 		h.logger.Warn("ignoring trigger for unknown publisher", "publisher_id", t.PublisherID)
@@ -56,13 +75,23 @@ func (h *Handler) Handle(msg *message.Message) error {
 	} else if err != nil {
 		return fmt.Errorf("get publisher: %w", err)
 	}
+	return h.enqueueAll(msg, t.PublisherID, "", jobType)
+}
+
+// enqueueAll queues a job of every source of organization orgID ("" for any organization) of
+// sourceType ("" for any type), a page of 100 at a time.
+func (h *Handler) enqueueAll(msg *message.Message, orgID string, sourceType harvest.SourceType, jobType harvest.JobType) error {
+	ctx := msg.Context()
 	for offset := 0; ; {
-		sources, total, err := h.store.SourceList(ctx, &store.SourceListParams{OrganizationID: t.PublisherID,
+		sources, total, err := h.store.SourceList(ctx, &store.SourceListParams{OrganizationID: orgID,
 			PageParams: store.PageParams{Limit: 100, Offset: offset}})
 		if err != nil {
-			return fmt.Errorf("list publisher's sources: %w", err)
+			return fmt.Errorf("list sources: %w", err)
 		}
 		for _, src := range sources {
+			if sourceType != "" && src.SourceType != sourceType {
+				continue
+			}
 			if err := h.enqueue(msg, src.ID, jobType); err != nil {
 				return err
 			}

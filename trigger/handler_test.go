@@ -3,6 +3,7 @@ package trigger_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -80,8 +81,8 @@ func TestTriggerMessages(t *testing.T) {
 	for _, payload := range []any{
 		trigger.Message{DataSourceID: "4b3a2c1d-0000-4000-8000-000000000000"},
 		trigger.Message{PublisherID: "no-such-publisher"},
-		trigger.Message{},
-		trigger.Message{DataSourceID: sources[1].ID, PublisherID: org.ID},
+		trigger.Message{DataSourceID: sources[1].ID, PublisherID: org.ID}, // queued already
+		trigger.Message{DataSourceID: other.ID, PublisherID: org.ID},      // not the publisher's
 		"not an object",
 	} {
 		require.NoError(t, h.Handle(triggerMsg(t, payload)), "%v", payload)
@@ -89,4 +90,51 @@ func TestTriggerMessages(t *testing.T) {
 	_, total, err := st.JobList(ctx, &store.JobListParams{})
 	require.NoError(t, err)
 	require.Equal(t, 3, total)
+}
+
+// TestTriggerEveryRDFSource: a trigger with neither dataSourceId nor publisherId queues a job
+// of every rdf source, of any organization (FDK harvests every dataset source), forced when
+// forceUpdate; other source types are left alone; with both ids, the publisher's source runs.
+func TestTriggerEveryRDFSource(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := newStore(t)
+	h := trigger.NewHandler(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Digdir", Slug: "digdir"})
+	require.NoError(t, err)
+	var rdfSources []*store.Source
+	for i := range 103 { // more than one page of SourceList
+		p := &store.SourceInsertParams{Name: fmt.Sprintf("rdf %03d", i), URL: fmt.Sprintf("https://fdk.example.no/%d.ttl", i),
+			SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP}
+		if i%2 == 0 {
+			p.OrganizationID = org.ID
+		}
+		src, err := st.SourceInsert(ctx, p)
+		require.NoError(t, err)
+		rdfSources = append(rdfSources, src)
+	}
+	doc, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "data.json", URL: "https://a.example.gov/data.json",
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+
+	require.NoError(t, h.Handle(triggerMsg(t, map[string]any{"forceUpdate": true})))
+	for _, src := range rdfSources {
+		jobs, _, err := st.JobList(ctx, &store.JobListParams{SourceID: src.ID})
+		require.NoError(t, err)
+		require.Len(t, jobs, 1, src.Name)
+		require.Equal(t, harvest.JobForceHarvest, jobs[0].JobType)
+	}
+	jobs, _, err := st.JobList(ctx, &store.JobListParams{SourceID: doc.ID})
+	require.NoError(t, err)
+	require.Empty(t, jobs, "a data.json source is not an rdf source")
+
+	// Both ids: that source, when it is the publisher's.
+	both, err := st.SourceInsert(ctx, &store.SourceInsertParams{OrganizationID: org.ID, Name: "both",
+		URL: "https://fdk.example.no/both.ttl", SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP})
+	require.NoError(t, err)
+	require.NoError(t, h.Handle(triggerMsg(t, trigger.Message{DataSourceID: both.ID, PublisherID: org.ID})))
+	jobs, _, err = st.JobList(ctx, &store.JobListParams{SourceID: both.ID})
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.Equal(t, harvest.JobHarvest, jobs[0].JobType)
 }

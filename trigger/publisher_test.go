@@ -49,3 +49,33 @@ func TestStartPublisherName(t *testing.T) {
 		require.Equal(t, c.want, job.PublisherName, c.url)
 	}
 }
+
+// The job message carries the source's Accept and Options, never its auth header.
+func TestStartCarriesAcceptAndOptions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := newStore(t)
+	pubsub := gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 10}, watermill.NopLogger{})
+	t.Cleanup(func() { _ = pubsub.Close() })
+	msgs, err := pubsub.Subscribe(ctx, harvest.SubjectExtract)
+	require.NoError(t, err)
+	job, err := trigger.Start(ctx, st, pubsub, trigger.Params{URL: "https://fdk.example.no/catalog.ttl",
+		SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP, JobType: harvest.JobHarvest,
+		Accept: "text/turtle", AuthHeader: &store.AuthHeader{Name: "Authorization", Value: "Bearer top-secret"},
+		Options: map[string]string{"languages": "nb,en"}})
+	require.NoError(t, err)
+	m := <-msgs
+	m.Ack()
+	require.NotContains(t, string(m.Payload), "top-secret")
+	for k, v := range m.Metadata {
+		require.NotContains(t, v, "top-secret", k)
+	}
+	var msg harvest.Job
+	require.NoError(t, harvest.Decode(m, &msg))
+	require.Equal(t, "text/turtle", msg.Accept)
+	require.Equal(t, map[string]string{"languages": "nb,en"}, msg.Options)
+	src, err := st.SourceGet(ctx, job.SourceID)
+	require.NoError(t, err)
+	require.Equal(t, &store.AuthHeader{Name: "Authorization", Value: "Bearer top-secret"}, src.AuthHeader,
+		"kept in the store")
+}

@@ -43,7 +43,8 @@ func Publish(ctx context.Context, st store.Store, pub message.Publisher, job *st
 
 // publishJob sends the job message. Its PublisherName is the name of the source's
 // organization (Data.gov's publisher for ISO records that name none), never the source's own
-// name or location: a source named after its URL, or a local file path, is no publisher.
+// name or location: a source named after its URL, or a local file path, is no publisher. It
+// carries the source's Accept and Options; its auth header stays in the store (EXTRACT reads it).
 func publishJob(ctx context.Context, st store.Store, pub message.Publisher, job *store.HarvestJob, src *store.Source) error {
 	publisher := ""
 	if src.OrganizationID != "" {
@@ -58,7 +59,7 @@ func publishJob(ctx context.Context, st store.Store, pub message.Publisher, job 
 	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
 		SourceID: src.ID, JobType: job.JobType, SourceType: src.SourceType, SchemaType: src.SchemaType, URL: src.URL,
 		CollectionParentURL: src.CollectionParentURL, PublisherName: publisher,
-		WAFTimeZone: src.WAFTimeZone},
+		WAFTimeZone: src.WAFTimeZone, Accept: src.Accept, Options: src.Options}, // never the auth header
 		harvest.MetaJobID, job.ID, harvest.MetaSourceID, src.ID)
 	if err != nil {
 		return err

@@ -36,6 +36,11 @@ type Params struct {
 	// WAFTimeZone, when not empty, replaces the source's WAF time zone (an IANA zone name,
 	// already checked with harvest.ParseWAFTimeZone).
 	WAFTimeZone string
+	// Accept, AuthHeader and Options, when given (not empty, not nil), replace the source's
+	// (store.SourceEnsureParams); otherwise it keeps its own.
+	Accept     string
+	AuthHeader *store.AuthHeader
+	Options    map[string]string
 	// Organization names the organization the source belongs to: the one with exactly this
 	// name, created when there is none (EnsureOrganization). Empty leaves the source's
 	// organization as it is.
@@ -90,7 +95,8 @@ func EnsureSource(ctx context.Context, st store.Store, p Params) (*store.Source,
 		return nil, fmt.Errorf("find harvest source: %w", err)
 	}
 	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
-		SchemaType: p.SchemaType, CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone})
+		SchemaType: p.SchemaType, CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone,
+		Accept: p.Accept, AuthHeader: p.AuthHeader, Options: p.Options})
 	if err != nil {
 		return nil, fmt.Errorf("find or create harvest source: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
@@ -23,9 +24,14 @@ import (
 type harvestFlags struct {
 	serviceFlags
 	url, file, schemaType, jobType, format, sourceType, parentURL, organization string
-	wafTimeZone                                                                 string
+	wafTimeZone, accept, authHeader                                             string
+	options                                                                     []string
 	timeout                                                                     time.Duration
 }
+
+// authHeaderEnv is the environment variable that gives --auth-header, so that the secret
+// need not be on the command line (where ps and shell history see it).
+const authHeaderEnv = "HARVESTER_AUTH_HEADER"
 
 func harvestCommand() *cobra.Command {
 	var f harvestFlags
@@ -34,8 +40,16 @@ func harvestCommand() *cobra.Command {
 		Short: "Run one harvest job of a source through every stage and print its report",
 		Long: `Run one harvest job of a source through every stage (extract, compare, transform, validate,
 sync, report) in this process, and print the job report. A source is a DCAT-US 1.1 data.json,
-one ISO 19115 XML file, a WAF (a folder listing) of ISO 19115 XML files, or a portal API
-(ckan, dkan: its items are mapped to DCAT-US, schema type "dcatus1.1: non-federal" by default).
+one ISO 19115 XML file, a WAF (a folder listing) of ISO 19115 XML files, a DCAT-AP RDF document
+(--source-type rdf --schema-type dcat-ap: Turtle, RDF/XML, JSON-LD, N-Triples), or a portal API
+(ckan, dkan, socrata, arcgis, opendatasoft: its items are mapped to DCAT-US, schema type
+"dcatus1.1: non-federal" by default).
+
+--accept sets the Accept header sent for the source's documents, --auth-header "Name: value"
+a secret header sent only to the source's own host (or set ` + authHeaderEnv + `="Name: value"
+to keep it off the command line), and --option key=value the source type's settings (e.g.
+shacl_profile=dcat-ap-no-2.0, languages=nb,en, fq=organization:epa-gov). All three are kept with
+the source for later runs (given again, they replace the stored ones).
 
 The source is created on first use, keyed by its URL (or the file's absolute path), so the
 next run of the same source compares against what the last one stored. --organization
@@ -52,19 +66,28 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
   harvester harvest --file ./data.json --schema-type "dcatus1.1: non-federal" --job-type validate --format json
   harvester harvest --url https://agency.example.gov/waf/ --source-type waf --schema-type iso19115_2
   harvester harvest --url https://catalog.example.org --source-type ckan
-  harvester harvest --url https://www.dhs.gov/data.json --schema-type "dcatus1.1: federal" --organization "Department of Homeland Security"`,
+  harvester harvest --url https://www.dhs.gov/data.json --schema-type "dcatus1.1: federal" --organization "Department of Homeland Security"
+  harvester harvest --file catalog.rdf --source-type rdf --schema-type dcat-ap --accept application/rdf+xml
+  HARVESTER_AUTH_HEADER="Authorization: Bearer …" harvester harvest --url https://data.example.no/catalog.ttl \
+    --source-type rdf --schema-type dcat-ap --option languages=nb,en`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), cmd.OutOrStdout()) },
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "", "the source's http(s) URL")
-	fl.StringVar(&f.file, "file", "", "a local data.json file (the source is keyed by its absolute path)")
+	fl.StringVar(&f.file, "file", "", "a local file: a data.json, an ISO XML record or an RDF document (the source is keyed by its absolute path)")
 	fl.StringVar(&f.schemaType, "schema-type", "",
-		`"dcatus1.1: federal", "dcatus1.1: non-federal", "iso19115_1" or "iso19115_2"`)
+		`"dcatus1.1: federal", "dcatus1.1: non-federal", "iso19115_1", "iso19115_2" or "dcat-ap"`)
 	fl.StringVar(&f.sourceType, "source-type", "document",
 		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files), waf-collection,\n"+
-			"ckan (a CKAN Action API, DKAN 7 too; --url is the portal's base URL) or dkan (a DKAN 2 metastore)")
+			"rdf (a DCAT-AP document: Turtle, RDF/XML, JSON-LD, N-Triples),\n"+
+			"ckan (a CKAN Action API, DKAN 7 too; --url is the portal's base URL), dkan (a DKAN 2 metastore),\n"+
+			"socrata, arcgis or opendatasoft (the portal's base URL)")
+	fl.StringVar(&f.accept, "accept", "", `the Accept header for the source's documents, e.g. "text/turtle" (default: the fetch default)`)
+	fl.StringVar(&f.authHeader, "auth-header", "", `a secret header "Name: value" sent only to the source's host `+
+		`(default: $`+authHeaderEnv+`)`)
+	fl.StringArrayVar(&f.options, "option", nil, "a source setting key=value (repeatable), e.g. languages=nb,en")
 	fl.StringVar(&f.parentURL, "collection-parent-url", "",
 		"the parent record of a waf-collection: harvested first, and the isPartOf of every other record")
 	fl.StringVar(&f.wafTimeZone, "waf-time-zone", "",
@@ -115,6 +138,7 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 	if p.SchemaType, err = harvest.ParseSchemaType(f.schemaType); err != nil {
 		return p, usageError{fmt.Errorf("--schema-type: %w", err)}
 	}
+	waf := p.SourceType == harvest.SourceWAF || p.SourceType == harvest.SourceWAFCollection
 	switch {
 	case p.SourceType.IsPortal() && f.file != "":
 		return p, usageError{fmt.Errorf("--source-type %s: a portal is an API on a web server: use --url with the portal's base URL", p.SourceType)}
@@ -125,11 +149,13 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 		if f.parentURL != "" {
 			return p, usageError{errors.New("--collection-parent-url is for --source-type waf-collection")}
 		}
-	case p.SourceType == harvest.SourceRDF:
-		return p, usageError{fmt.Errorf("--source-type %s is not harvested by this command yet", p.SourceType)}
-	case p.SourceType != harvest.SourceDocument && !p.SchemaType.IsISO():
+	case p.SourceType == harvest.SourceRDF && p.SchemaType != harvest.SchemaDCATAP:
+		return p, usageError{fmt.Errorf("--source-type rdf: an RDF source holds DCAT-AP: use --schema-type %s", harvest.SchemaDCATAP)}
+	case p.SchemaType == harvest.SchemaDCATAP && p.SourceType != harvest.SourceRDF:
+		return p, usageError{fmt.Errorf("--schema-type %s: DCAT-AP is RDF: use --source-type rdf", harvest.SchemaDCATAP)}
+	case waf && !p.SchemaType.IsISO():
 		return p, usageError{fmt.Errorf("--source-type %s: a WAF holds ISO XML: use --schema-type iso19115_1 or iso19115_2", p.SourceType)}
-	case p.SourceType != harvest.SourceDocument && f.file != "":
+	case waf && f.file != "":
 		return p, usageError{fmt.Errorf("--source-type %s: a WAF is a folder listing on a web server: use --url", p.SourceType)}
 	case p.SourceType == harvest.SourceWAFCollection && f.parentURL == "":
 		return p, usageError{errors.New("--source-type waf-collection needs --collection-parent-url")}
@@ -141,7 +167,7 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 		}
 	}
 	if f.wafTimeZone != "" {
-		if p.SourceType != harvest.SourceWAF && p.SourceType != harvest.SourceWAFCollection {
+		if !waf {
 			return p, usageError{errors.New("--waf-time-zone is for --source-type waf or waf-collection")}
 		}
 		if _, err := harvest.ParseWAFTimeZone(f.wafTimeZone); err != nil {
@@ -159,7 +185,59 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 		return p, usageError{errors.New("--organization: the name is blank")}
 	}
 	p.Organization = f.organization
+	if err := f.settings(&p); err != nil {
+		return p, err
+	}
 	return p, nil
+}
+
+// settings checks --accept, --auth-header (or $HARVESTER_AUTH_HEADER) and --option into p. No
+// error quotes the auth header's value.
+func (f *harvestFlags) settings(p *trigger.Params) error {
+	p.Accept = strings.TrimSpace(f.accept)
+	if strings.ContainsAny(p.Accept, "\r\n\x00") {
+		return usageError{errors.New("--accept: the value has a line break or NUL")}
+	}
+	flag, raw := "--auth-header", f.authHeader
+	if raw == "" {
+		flag, raw = authHeaderEnv, os.Getenv(authHeaderEnv)
+	}
+	if raw != "" {
+		h, err := parseAuthHeader(raw)
+		if err != nil {
+			return usageError{fmt.Errorf("%s: %w", flag, err)}
+		}
+		p.AuthHeader = h
+	}
+	for _, o := range f.options {
+		k, v, ok := strings.Cut(o, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return usageError{fmt.Errorf("--option %q: want key=value", o)}
+		}
+		if p.Options == nil {
+			p.Options = map[string]string{}
+		}
+		p.Options[k] = v
+	}
+	return nil
+}
+
+// parseAuthHeader reads "Name: value" (spaces around both trimmed), checked as
+// fetch.AuthHeader.Check does; its errors never quote the value.
+func parseAuthHeader(raw string) (*store.AuthHeader, error) {
+	name, value, ok := strings.Cut(raw, ":")
+	if !ok {
+		return nil, errors.New(`want "Name: value", e.g. "Authorization: Bearer …"`)
+	}
+	h := fetch.AuthHeader{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)}
+	if h.Value == "" {
+		return nil, errors.New("the value is empty")
+	}
+	if err := h.Check(); err != nil {
+		return nil, err
+	}
+	return &store.AuthHeader{Name: h.Name, Value: h.Value}, nil
 }
 
 // reindexIfMoved writes the source's documents again when the source now belongs to another

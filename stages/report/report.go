@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -51,6 +52,9 @@ type Store interface {
 	JobFinish(ctx context.Context, jobID string) (*store.HarvestJob, bool, error)
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.HarvestJob, error)
+	CatalogsChangedInJob(ctx context.Context, jobID string) ([]store.Resource, error)
+	OutcomeIdentifiers(ctx context.Context, p *store.OutcomeIdentifiersParams) ([]string, error)
+	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
 	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
 	OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
 	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
@@ -201,6 +205,9 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message
 		return nil, fmt.Errorf("get source of job: %w", err)
 	}
 	r := NewReport(job, src)
+	if err := h.resources(ctx, r); err != nil {
+		return nil, err
+	}
 	if job.Status == harvest.JobError {
 		errs, err := h.store.JobErrorList(ctx, job.ID)
 		if err != nil {
@@ -224,7 +231,48 @@ func (h *Handler) replayReport(ctx context.Context, job *store.HarvestJob) ([]*m
 	if err != nil {
 		return nil, fmt.Errorf("get source of job: %w", err)
 	}
-	return reportMessage(NewReport(job, src))
+	r := NewReport(job, src)
+	if err := h.resources(ctx, r); err != nil {
+		return nil, err
+	}
+	return reportMessage(r)
+}
+
+// resources fills the report's changedCatalogs (store.CatalogsChangedInJob), changedResources
+// (the job's records that settled added or updated) and removedResources (deleted), each with
+// its fdkId (store.ResourceIDs, minted by harvest.FdkID the first time a URI is seen, so
+// DCAT-US identifiers get one too): one query per list and a batched lookup of the ids. A job
+// of 100,000 changed records makes a report of several MB; the router's claim check carries a
+// body over the message size by reference.
+func (h *Handler) resources(ctx context.Context, r *harvest.Report) error {
+	catalogs, err := h.store.CatalogsChangedInJob(ctx, r.ID)
+	if err != nil {
+		return fmt.Errorf("list the job's changed catalogs: %w", err)
+	}
+	changed, err := h.store.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: r.ID,
+		Outcomes: []harvest.Outcome{harvest.OutcomeAdded, harvest.OutcomeUpdated}})
+	if err != nil {
+		return fmt.Errorf("list the job's changed records: %w", err)
+	}
+	removed, err := h.store.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: r.ID,
+		Outcomes: []harvest.Outcome{harvest.OutcomeDeleted}})
+	if err != nil {
+		return fmt.Errorf("list the job's deleted records: %w", err)
+	}
+	ids, err := h.store.ResourceIDs(ctx, append(slices.Clip(changed), removed...), harvest.FdkID)
+	if err != nil {
+		return fmt.Errorf("look up fdkIds: %w", err)
+	}
+	named := func(uris []string) []harvest.Resource {
+		out := make([]harvest.Resource, len(uris))
+		for i, u := range uris {
+			out[i] = harvest.Resource{FdkID: ids[u], URI: u}
+		}
+		return out
+	}
+	r.ChangedCatalogs = append(r.ChangedCatalogs, catalogs...)
+	r.ChangedResources, r.RemovedResources = named(changed), named(removed)
+	return nil
 }
 
 func reportMessage(r *harvest.Report) ([]*message.Message, error) {
@@ -236,19 +284,17 @@ func reportMessage(r *harvest.Report) ([]*message.Message, error) {
 	return []*message.Message{m}, nil
 }
 
-// NewReport builds the harvest report event of a finished job (without ErrorMessage).
+// NewReport builds the harvest report event of a finished job without ErrorMessage and with
+// empty resource lists (the Handler fills them from the store).
 func NewReport(job *store.HarvestJob, src *store.Source) *harvest.Report {
 	end := time.Now().UTC()
 	if job.FinishedAt != nil {
 		end = job.FinishedAt.UTC()
 	}
-	changed := 0
-	if job.Added+job.Updated+job.Deleted > 0 {
-		changed = 1
-	}
 	return &harvest.Report{V: harvest.Version, ID: job.ID, SourceID: job.SourceID, URL: src.URL, DataType: "dataset",
 		JobType: job.JobType, Status: job.Status, HarvestError: job.Status == harvest.JobError,
-		StartTime: job.CreatedAt.UTC(), EndTime: end, ChangedCatalogs: changed, Counts: job.Counts}
+		StartTime: job.CreatedAt.UTC(), EndTime: end, Counts: job.Counts,
+		ChangedCatalogs: []harvest.Resource{}, ChangedResources: []harvest.Resource{}, RemovedResources: []harvest.Resource{}}
 }
 
 // notify emails the job report to the source's recipients, as its notification_frequency

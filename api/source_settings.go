@@ -1,0 +1,141 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// SecretMask stands for a source's auth header value in every answer: the value itself is
+// never returned. A PUT that sends it back as the value keeps the stored one.
+const SecretMask = "********"
+
+// authHeaderJSON is a source's auth_header as the API shows it: the name, and the value masked.
+type authHeaderJSON struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// authHeaderInput is the auth_header member of POST and PUT.
+type authHeaderInput struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// settingsOf fills j's accept, auth_header (masked) and options from src.
+func settingsOf(j *sourceJSON, src *store.Source) {
+	if src.Accept != "" {
+		j.Accept = &src.Accept
+	}
+	if src.AuthHeader != nil {
+		j.AuthHeader = &authHeaderJSON{Name: src.AuthHeader.Name, Value: SecretMask}
+	}
+	if len(src.Options) > 0 {
+		j.Options = src.Options
+	}
+}
+
+// decodeSettings checks the accept, auth_header and options members of in into p, naming
+// every bad field. accept is any Accept header value (no CR, LF or other control character),
+// for any source type. auth_header needs a name that is a header field name (an RFC 9110
+// token) and a value without control characters; the value SecretMask means "the stored
+// value" and is resolved by keepSecret (a POST has none to keep). No message ever quotes the
+// value. options is an object of string to string (any key, for every source type for now).
+func decodeSettings(in *sourceInput, p *store.SourceInsertParams, fields fieldErrors) {
+	if in.Accept != nil {
+		p.Accept = strings.TrimSpace(*in.Accept)
+		if !httpguts.ValidHeaderFieldValue(p.Accept) {
+			fields.add("accept", "is not a header value: it has a control character (CR, LF or another)")
+		}
+	}
+	if in.AuthHeader != nil {
+		h := fetch.AuthHeader{Name: strings.TrimSpace(in.AuthHeader.Name), Value: in.AuthHeader.Value}
+		switch {
+		case h.Name == "":
+			fields.add("auth_header", "name is required (e.g. Authorization)")
+		case h.Value == "":
+			fields.add("auth_header", "value is required")
+		default:
+			if err := h.Check(); err != nil {
+				fields.add("auth_header", "%v", err)
+			}
+		}
+		p.AuthHeader = &store.AuthHeader{Name: h.Name, Value: h.Value}
+	}
+	if len(in.Options) > 0 && !bytes.Equal(bytes.TrimSpace(in.Options), []byte("null")) {
+		p.Options = decodeOptions(in.Options, fields)
+	}
+}
+
+// decodeOptions reads an options member: a JSON object whose values are strings. Each other
+// value is a field error "options.<key>".
+func decodeOptions(raw json.RawMessage, fields fieldErrors) map[string]string {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+		fields.add("options", "must be an object of strings (e.g. {\"languages\": \"nb,en\"})")
+		return nil
+	}
+	out := make(map[string]string, len(members))
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range members {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, k := range keys {
+		var v string
+		switch {
+		case strings.TrimSpace(k) == "":
+			fields.add("options", "a key is empty")
+		case json.Unmarshal(members[k], &v) != nil:
+			fields.add("options."+k, "must be a string, not %s", jsonKind(members[k]))
+		case strings.ContainsRune(v, 0) || strings.ContainsRune(k, 0):
+			fields.add("options."+k, "must not contain NUL (\\u0000)")
+		default:
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// jsonKind names the kind of a JSON value ("a number", "an object", …).
+func jsonKind(raw json.RawMessage) string {
+	switch b := bytes.TrimSpace(raw); {
+	case len(b) == 0:
+		return "nothing"
+	case b[0] == '{':
+		return "an object"
+	case b[0] == '[':
+		return "an array"
+	case b[0] == 't' || b[0] == 'f':
+		return "a boolean"
+	case b[0] == 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
+
+// keepSecret resolves an auth_header whose value is SecretMask: the stored value of old (the
+// source a PUT replaces). With no stored header to keep (a POST, or a source without one), it
+// is a field error.
+func keepSecret(p *store.SourceInsertParams, old *store.Source, fields fieldErrors) {
+	if p.AuthHeader == nil || p.AuthHeader.Value != SecretMask {
+		return
+	}
+	if old == nil || old.AuthHeader == nil {
+		fields.add("auth_header", "value %q stands for a stored value, and there is none: send the value itself", SecretMask)
+		return
+	}
+	p.AuthHeader.Value = old.AuthHeader.Value
+}
