@@ -146,3 +146,16 @@ func TestHarvestCKAN3000(t *testing.T) {
 	require.Zero(t, failed.Deleted)
 	require.Len(t, portalDatasetIDs(t, b.st, rep.SourceID), 3000, "nothing deleted")
 }
+
+func TestHarvestPortalBadArguments(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"--source-type", "ckan", "--file", "portal_test.go"},
+		{"--source-type", "ckan", "--url", "https://catalog.example.org", "--schema-type", "iso19115_1"},
+		{"--source-type", "ckan", "--url", "https://catalog.example.org", "--waf-time-zone", "UTC"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), append([]string{"harvest"}, args...), &out, &errOut)
+		require.Equal(t, exitUsage, code, "%v: %s", args, errOut.String())
+	}
+}
