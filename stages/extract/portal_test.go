@@ -334,17 +334,13 @@ func TestPortalPagerWindow(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	inFlight, peak := 0, 0
-	release := make(chan struct{})
 	p := &Pager{Name: "test", PageSize: 2, Window: 3, Page: func(ctx context.Context, offset int) (*PortalPage, error) {
 		mu.Lock()
 		inFlight++
 		peak = max(peak, inFlight)
 		mu.Unlock()
 		if offset > 0 {
-			select {
-			case <-release:
-			case <-time.After(5 * time.Millisecond): // let the others pile up if the window allowed it
-			}
+			time.Sleep(5 * time.Millisecond) // let the other fetches pile up, if the window allowed it
 		}
 		items := []PortalItem{}
 		for i := offset; i < min(offset+2, 40); i++ {
@@ -355,7 +351,6 @@ func TestPortalPagerWindow(t *testing.T) {
 		mu.Unlock()
 		return &PortalPage{URL: fmt.Sprint("page ", offset), Items: items, Total: 40}, nil
 	}}
-	close(release)
 	st := openSQLite(t)
 	ctx := context.Background()
 	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "w", URL: "https://w.example", SourceType: harvest.SourceCKAN,
@@ -430,4 +425,28 @@ func TestCKANCrossSourceDuplicateIsAWarning(t *testing.T) {
 	require.Contains(t, w.Message, `harvest source "USDA data.json" (`+usda.ID+`)`)
 	require.Contains(t, w.Message, `its harvest source "USDA JSON"`)
 	require.Equal(t, 13, r.listed(t), "the package is harvested still")
+}
+
+// TestCKANEnvelopeVariants: the answers of CKAN-compatible APIs that are read: an old CKAN's
+// docstring help, DKAN 7's list of one, and those refused with a reason.
+func TestCKANEnvelopeVariants(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ body, err string }{
+		{`{"help": "Searches for packages.\\n\\n:param q: the query\\n", "success": true, "result": {"count": 1, "results": [{"id": "a"}]}}`, ""},
+		{`{"success": true, "result": [{"count": 1, "results": [{"id": "a"}]}]}`, ""},
+		{`{"success": true, "result": [{"count": 1}, {"count": 2}]}`, "result is a list of 2"},
+		{`{"success": true, "result": {"results": []}}`, "no result.count"},
+		{`{"success": false, "error": {"__type": "Authorization Error"}}`, `success false: {"__type":"Authorization Error"}`},
+	} {
+		var env ckanEnvelope
+		require.NoError(t, json.Unmarshal([]byte(tc.body), &env))
+		count, results, err := env.search("u")
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err)
+			continue
+		}
+		require.NoError(t, err, tc.body)
+		require.Equal(t, 1, count)
+		require.Len(t, results, 1)
+	}
 }
