@@ -100,7 +100,7 @@ func TestSourceInvalid(t *testing.T) {
 		{"url no host", map[string]any{"url": "https:///data.json"}, []string{"url"}, "not an absolute http(s) URL"},
 		{"schema_type missing", map[string]any{"schema_type": nil}, []string{"schema_type"}, "required"},
 		{"schema_type unknown", map[string]any{"schema_type": "csdgm"}, []string{"schema_type"}, `unknown schema type "csdgm"`},
-		{"source_type unknown", map[string]any{"source_type": "ckan"}, []string{"source_type"}, `unknown source type "ckan"`},
+		{"source_type unknown", map[string]any{"source_type": "geonode"}, []string{"source_type"}, `unknown source type "geonode"`},
 		{"waf with a DCAT-US schema", map[string]any{"source_type": "waf"}, []string{"schema_type"},
 			`a waf source lists ISO 19115 XML files: want "iso19115_1" or "iso19115_2", not "dcatus1.1: federal"`},
 		{"waf-collection with a DCAT-US schema", map[string]any{"source_type": "waf-collection", "schema_type": "dcatus1.1: non-federal",
@@ -140,7 +140,7 @@ func TestSourceInvalid(t *testing.T) {
 		{"organization unknown", map[string]any{"organization_id": "no-such-org"}, []string{"organization_id"}, `no organization has id "no-such-org"`},
 		{"unknown field", map[string]any{"parent_url": "x"}, []string{"parent_url"}, "unknown field"},
 		{"every field at once", map[string]any{"name": "", "url": "data.json", "schema_type": "x", "frequency": "x",
-			"notification_emails": []string{"x"}, "source_type": "ckan", "notification_frequency": "x", "organization_id": "x", "z": 1},
+			"notification_emails": []string{"x"}, "source_type": "geonode", "notification_frequency": "x", "organization_id": "x", "z": 1},
 			[]string{"name", "url", "schema_type", "frequency", "notification_emails", "source_type", "notification_frequency", "organization_id", "z"}, ""},
 	}
 	src := b.newSource(t, "")
@@ -332,4 +332,20 @@ func TestSourceKinds(t *testing.T) {
 		u = put(t, without(u, "id", "created_at", "updated_at", "next_run_at"))
 		require.Equal(t, "https://waf.example.gov/cfg/parent.xml", u["collection_parent_url"])
 	})
+}
+
+// TestSourcePortalDefaultsToNonFederal: a portal source sent without a schema type gets
+// "dcatus1.1: non-federal", the DCAT-US its items are mapped to.
+func TestSourcePortalDefaultsToNonFederal(t *testing.T) {
+	t.Parallel()
+	p := &store.SourceInsertParams{Name: "Portal", URL: "https://catalog.example.org", SourceType: harvest.SourceCKAN,
+		Frequency: harvest.FrequencyManual, NotificationFrequency: harvest.NotifyOnError}
+	fields := fieldErrors{}
+	checkSource(p, "", fields)
+	require.Empty(t, fields)
+	require.Equal(t, harvest.SchemaDCATUS11NonFederal, p.SchemaType)
+
+	p = &store.SourceInsertParams{Name: "Doc", URL: "https://example.gov/data.json", SourceType: harvest.SourceDocument}
+	checkSource(p, "", fields)
+	require.Contains(t, fields, "schema_type", "a document source still needs one")
 }

@@ -21,4 +21,10 @@
 //
 // A source that cannot be fetched or parsed fails the job (a job error names the HTTP status or
 // the parse position) and sends no Listing, so nothing is deleted. A clear job lists nothing.
+//
+// A portal source (ckan.go: CKAN package_search and DKAN 7; dkan.go: the DKAN 2 metastore) is
+// listed by the portal pager (portal.go, Handler.listPortal): the first page's total, then the
+// other pages concurrently within the per-host limit, each page's items sent as records (with
+// Record.SourceType set, for TRANSFORM) as soon as it arrives; a listing that falls short of
+// its total fails the job and sends no Listing.
 package extract
