@@ -35,7 +35,8 @@ func harvestCommand() *cobra.Command {
 		Long: `Run one harvest job of a source through every stage (extract, compare, transform, validate,
 sync, report) in this process, and print the job report. A source is a DCAT-US 1.1 data.json,
 one ISO 19115 XML file, a WAF (a folder listing) of ISO 19115 XML files, or a portal API
-(ckan, dkan: its items are mapped to DCAT-US, schema type "dcatus1.1: non-federal" by default).
+(ckan, dkan, socrata, arcgis, opendatasoft: its items are mapped to DCAT-US, schema type
+"dcatus1.1: non-federal" by default).
 
 The source is created on first use, keyed by its URL (or the file's absolute path), so the
 next run of the same source compares against what the last one stored. --organization
@@ -52,6 +53,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
   harvester harvest --file ./data.json --schema-type "dcatus1.1: non-federal" --job-type validate --format json
   harvester harvest --url https://agency.example.gov/waf/ --source-type waf --schema-type iso19115_2
   harvester harvest --url https://catalog.example.org --source-type ckan
+  harvester harvest --url https://data.example.gov --source-type socrata
   harvester harvest --url https://www.dhs.gov/data.json --schema-type "dcatus1.1: federal" --organization "Department of Homeland Security"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), cmd.OutOrStdout()) },
@@ -64,7 +66,9 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 		`"dcatus1.1: federal", "dcatus1.1: non-federal", "iso19115_1" or "iso19115_2"`)
 	fl.StringVar(&f.sourceType, "source-type", "document",
 		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files), waf-collection,\n"+
-			"ckan (a CKAN Action API, DKAN 7 too; --url is the portal's base URL) or dkan (a DKAN 2 metastore)")
+			"ckan (a CKAN Action API, DKAN 7 too; --url is the portal's base URL), dkan (a DKAN 2 metastore),\n"+
+			"socrata (a Socrata domain's Discovery API), arcgis (an ArcGIS Hub site, or a portal's sharing/rest search)\n"+
+			"or opendatasoft (an OpenDataSoft portal's Explore API)")
 	fl.StringVar(&f.parentURL, "collection-parent-url", "",
 		"the parent record of a waf-collection: harvested first, and the isPartOf of every other record")
 	fl.StringVar(&f.wafTimeZone, "waf-time-zone", "",
