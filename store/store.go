@@ -14,6 +14,10 @@ type Store interface {
 	// DatasetDelete removes the live dataset of (source, identifier); it reports whether a row
 	// was removed. Deleting a missing dataset is not an error (redelivery is normal).
 	DatasetDelete(ctx context.Context, p *DatasetDeleteParams) (bool, error)
+	// DatasetFindElsewhere returns a live dataset with p.Identifier in a source other than
+	// p.SourceID, with its source's name (of several such sources, the first by name), or
+	// ErrNotFound: EXTRACT flags a portal item another harvest source already harvests.
+	DatasetFindElsewhere(ctx context.Context, p *DatasetFindElsewhereParams) (*DatasetElsewhere, error)
 	// DatasetGet returns the live dataset of (source, identifier), or ErrNotFound.
 	DatasetGet(ctx context.Context, p *DatasetGetParams) (*Dataset, error)
 	// DatasetList returns a source's live datasets ordered by identifier.

@@ -104,6 +104,20 @@ type DatasetDeleteParams struct {
 	Identifier string
 }
 
+// DatasetFindElsewhereParams names an identifier and the source to leave out.
+type DatasetFindElsewhereParams struct {
+	SourceID   string
+	Identifier string
+}
+
+// DatasetElsewhere is a live dataset of another source (DatasetFindElsewhere).
+type DatasetElsewhere struct {
+	SourceID   string
+	SourceName string
+	Identifier string
+	Slug       string
+}
+
 // DatasetGetParams names a dataset by source and identifier.
 type DatasetGetParams struct {
 	SourceID   string

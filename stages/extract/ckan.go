@@ -155,7 +155,33 @@ func ckanItem(base string, raw json.RawMessage) PortalItem {
 		return it
 	}
 	it.Identifier = CKANIdentifier(base, id)
+	if extras := ckanExtras(k.Extras); extras["harvest_source_id"] != "" && extras["identifier"] != "" {
+		it.Origin = &PortalOrigin{Identifier: extras["identifier"], Source: extras["harvest_source_title"]}
+		if it.Origin.Source == "" {
+			it.Origin.Source = extras["harvest_source_id"]
+		}
+	}
 	return it
+}
+
+// ckanExtras returns the string values of a package's extras (a list of {key, value}; the
+// first of a repeated key wins; values that are not strings are left out).
+func ckanExtras(raw json.RawMessage) map[string]string {
+	var list []struct {
+		Key   string          `json:"key"`
+		Value json.RawMessage `json:"value"`
+	}
+	out := map[string]string{}
+	if json.Unmarshal(raw, &list) != nil {
+		return out
+	}
+	for _, kv := range list {
+		var v string
+		if _, dup := out[kv.Key]; !dup && json.Unmarshal(kv.Value, &v) == nil {
+			out[kv.Key] = strings.TrimSpace(v)
+		}
+	}
+	return out
 }
 
 // titled is ` (title "t")`, or "" for no title.

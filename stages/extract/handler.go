@@ -29,6 +29,7 @@ type Handler struct {
 
 // Store is what EXTRACT needs of the store (store.Store has it all).
 type Store interface {
+	DatasetFindElsewhere(ctx context.Context, p *store.DatasetFindElsewhereParams) (*store.DatasetElsewhere, error)
 	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
 	JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error)
 	JobFetchSet(ctx context.Context, p *store.JobFetch) error
@@ -203,6 +204,7 @@ type lister struct {
 	unsaved, spare []string
 	saving         chan error
 	jobStarts      map[string]time.Time // by job id: the start of the jobs of stored WAF records (jobStart)
+	unkeyed        int                  // portal items listed without a usable identifier (portalItem)
 }
 
 // seenBatch is how many seen identifiers a listing stores in one statement

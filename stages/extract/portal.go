@@ -13,6 +13,7 @@ import (
 	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // PortalItem is one item of a portal API page: one record.
@@ -27,8 +28,19 @@ type PortalItem struct {
 	Raw []byte
 	// Err is why the item has no usable identifier (it then settles as MissingIdentifier).
 	Err error
-	// Warnings become warning rows of the record (a cross-source duplicate, say).
+	// Warnings become warning rows of the record.
 	Warnings []harvest.RecordError
+	// Origin, when set, says the portal itself harvested the item from elsewhere (a CKAN
+	// package with a harvest_source_id extra, harvested from a data.json): when a dataset of
+	// another harvest source of ours is live under Origin.Identifier, the record gets a
+	// CrossSourceDuplicate warning naming that source, and is harvested still.
+	Origin *PortalOrigin
+}
+
+// PortalOrigin is where a portal harvested an item from.
+type PortalOrigin struct {
+	Identifier string // the item's identifier there (CKAN's "identifier" extra)
+	Source     string // the portal's name or id of that harvest source (harvest_source_title, harvest_source_id)
 }
 
 // PortalPage is one page of a portal listing, as a PortalPageFunc read it.
@@ -151,10 +163,10 @@ func (l *lister) portal(p *Pager) error {
 			return err
 		}
 	}
-	if len(l.seen) < total {
+	if distinct := len(l.seen) + l.unkeyed; distinct < total {
 		return &PortalListingError{Name: p.Name, Err: fmt.Errorf(
 			"the listing ended short of its total: %d distinct items listed (%d served), the portal reported %d",
-			len(l.seen), l.listed, total)}
+			distinct, l.listed, total)}
 	}
 	return nil
 }
@@ -264,6 +276,7 @@ func (l *lister) portalItem(it *PortalItem) error {
 	}
 	e := catalog.Entry{Position: pos, Identifier: it.Identifier, Title: it.Title, Raw: it.Raw, Err: it.Err}
 	if off := invalidUTF8(it.Raw); off >= 0 {
+		l.unkeyed++
 		return l.settleError(&catalog.Entry{Position: pos}, "InvalidEncoding", fmt.Sprintf(
 			"item #%d%s is not valid UTF-8 at byte %d", pos+1, e.Named(), off))
 	}
@@ -274,11 +287,23 @@ func (l *lister) portalItem(it *PortalItem) error {
 		e.Err = fmt.Errorf("item #%d%s has no identifier", pos+1, e.Named())
 	}
 	if bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, l.seen); bad != nil {
+		if bad.Type != "DuplicateIdentifier" {
+			l.unkeyed++ // an item of its own, counted against the total
+		}
 		e.Identifier = bad.Identifier
 		return l.settleError(&e, bad.Type, bad.Message)
 	}
 	if err := l.see(&e); err != nil {
 		return err
+	}
+	if it.Origin != nil && it.Origin.Identifier != "" {
+		w, err := l.crossSource(it)
+		if err != nil {
+			return err
+		}
+		if w != nil {
+			it.Warnings = append(it.Warnings, *w)
+		}
 	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, SourceType: l.job.SourceType, RecordID: harvest.RecordID(l.job.JobID, e.Identifier),
@@ -289,6 +314,27 @@ func (l *lister) portalItem(it *PortalItem) error {
 		return err
 	}
 	return l.h.pub.Publish(harvest.SubjectCompare, m)
+}
+
+// crossSource returns the CrossSourceDuplicate warning of an item the portal harvested from
+// elsewhere whose origin identifier is live in another harvest source, or nil.
+func (l *lister) crossSource(it *PortalItem) (*harvest.RecordError, error) {
+	other, err := l.h.store.DatasetFindElsewhere(l.ctx, &store.DatasetFindElsewhereParams{SourceID: l.job.SourceID,
+		Identifier: it.Origin.Identifier})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up cross-source duplicate: %w", err)
+	}
+	via := ""
+	if it.Origin.Source != "" {
+		via = fmt.Sprintf(" (its harvest source %q)", it.Origin.Source)
+	}
+	return &harvest.RecordError{Type: "CrossSourceDuplicate", Severity: harvest.SeverityWarning, Message: fmt.Sprintf(
+		"%s was harvested by the portal from elsewhere%s under identifier %q, which harvest source %q (%s) "+
+			"already harvests as dataset %q: the same dataset is in the catalog twice",
+		it.Identifier, via, it.Origin.Identifier, other.SourceName, other.SourceID, other.Slug)}, nil
 }
 
 // portalFetch is the fetch configuration of a portal job's requests.

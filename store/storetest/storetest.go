@@ -145,6 +145,8 @@ var cases = []testCase{
 	{"Dataset/ListUnseenStops", testDatasetListUnseenStops},
 	{"Dataset/DeleteDetection", testDatasetDeleteDetection},
 	{"Dataset/Count", testDatasetCount},
+	{"Dataset/FindElsewhere", testDatasetFindElsewhere},
+	{"Source/PortalTypes", testSourcePortalTypes},
 
 	{"Job/IdentifierAddBatch", testJobIdentifierAddBatch},
 	{"Job/IdentifierAddBatchUnknownJob", testJobIdentifierAddBatchUnknownJob},

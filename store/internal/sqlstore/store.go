@@ -179,6 +179,19 @@ func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams)
 	return n > 0, err
 }
 
+// DatasetFindElsewhere implements store.Store (the dataset_identifier index finds the rows).
+func (s *Store) DatasetFindElsewhere(ctx context.Context, p *store.DatasetFindElsewhereParams) (*store.DatasetElsewhere, error) {
+	d := &store.DatasetElsewhere{Identifier: p.Identifier}
+	err := s.q.QueryRow(ctx, `SELECT d.harvest_source_id, s.name, d.slug FROM dataset d
+		JOIN harvest_source s ON s.id = d.harvest_source_id
+		WHERE d.identifier = $1 AND d.harvest_source_id <> $2
+		ORDER BY s.name, s.id LIMIT 1`, p.Identifier, p.SourceID).Scan(&d.SourceID, &d.SourceName, &d.Slug)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // DatasetGet implements store.Store.
 func (s *Store) DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error) {
 	return s.scan.Dataset(s.q.QueryRow(ctx, `SELECT `+DatasetColumns+` FROM dataset
