@@ -66,6 +66,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
   harvester harvest --file ./data.json --schema-type "dcatus1.1: non-federal" --job-type validate --format json
   harvester harvest --url https://agency.example.gov/waf/ --source-type waf --schema-type iso19115_2
   harvester harvest --url https://catalog.example.org --source-type ckan
+  harvester harvest --url https://data.example.gov --source-type socrata
   harvester harvest --url https://www.dhs.gov/data.json --schema-type "dcatus1.1: federal" --organization "Department of Homeland Security"
   harvester harvest --file catalog.rdf --source-type rdf --schema-type dcat-ap --accept application/rdf+xml
   HARVESTER_AUTH_HEADER="Authorization: Bearer …" harvester harvest --url https://data.example.no/catalog.ttl \
@@ -83,7 +84,8 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files), waf-collection,\n"+
 			"rdf (a DCAT-AP document: Turtle, RDF/XML, JSON-LD, N-Triples),\n"+
 			"ckan (a CKAN Action API, DKAN 7 too; --url is the portal's base URL), dkan (a DKAN 2 metastore),\n"+
-			"socrata, arcgis or opendatasoft (the portal's base URL)")
+			"socrata (a Socrata domain's Discovery API), arcgis (an ArcGIS Hub site, or a portal's sharing/rest search)\n"+
+			"or opendatasoft (an OpenDataSoft portal's Explore API)")
 	fl.StringVar(&f.accept, "accept", "", `the Accept header for the source's documents, e.g. "text/turtle" (default: the fetch default)`)
 	fl.StringVar(&f.authHeader, "auth-header", "", `a secret header "Name: value" sent only to the source's host `+
 		`(default: $`+authHeaderEnv+`)`)

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// pagedPortal emulates the listing API of a Socrata domain (Discovery API), an ArcGIS portal
+// (sharing/rest/search) or an OpenDataSoft portal (Explore API v2.1 catalog/datasets) over a
+// list of items, paged as the platform pages, with faults under the test's control.
+type pagedPortal struct {
+	srv  *httptest.Server
+	kind string // "socrata", "arcgis", "opendatasoft"
+
+	mu    sync.Mutex
+	items []json.RawMessage
+	tries map[int]int // requests per offset
+	// fault, when set, answers a request for the page at offset (0-based) on its try (1 for
+	// the first) with that status instead of the page; 0 serves the page.
+	fault func(offset, try int) (status int, retryAfter string)
+	// total, when set, is the total reported on the page at offset (0-based).
+	total func(offset int) int
+}
+
+func newPagedPortal(t *testing.T, kind string, items []json.RawMessage) *pagedPortal {
+	p := &pagedPortal{kind: kind, items: items, tries: map[int]int{}}
+	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+// setFault sets fault and counts tries afresh.
+func (p *pagedPortal) setFault(f func(offset, try int) (int, string)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fault, p.tries = f, map[int]int{}
+}
+
+func (p *pagedPortal) setItems(items []json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.items, p.tries, p.fault, p.total = items, map[int]int{}, nil, nil
+}
+
+func (p *pagedPortal) serve(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	num := func(name string) int { n, _ := strconv.Atoi(q.Get(name)); return n }
+	var offset, size int
+	var path string
+	switch p.kind {
+	case "socrata":
+		path, offset, size = "/api/catalog/v1", num("offset"), num("limit")
+	case "arcgis":
+		path, offset, size = "/sharing/rest/search", num("start")-1, num("num")
+	case "opendatasoft":
+		path, offset, size = "/api/explore/v2.1/catalog/datasets", num("offset"), num("limit")
+	}
+	if r.URL.Path != path || size <= 0 || offset < 0 {
+		http.Error(w, `{"error": "not found"}`, http.StatusNotFound)
+		return
+	}
+	p.mu.Lock()
+	p.tries[offset]++
+	try, items := p.tries[offset], p.items
+	fault, totalFor := p.fault, p.total
+	p.mu.Unlock()
+	if fault != nil {
+		if status, retryAfter := fault(offset, try); status != 0 {
+			if retryAfter != "" {
+				w.Header().Set("Retry-After", retryAfter)
+			}
+			http.Error(w, "<html><head><title>Server Error</title></head></html>", status)
+			return
+		}
+	}
+	total := len(items)
+	if totalFor != nil {
+		total = totalFor(offset)
+	}
+	page := items[min(offset, len(items)):min(offset+size, len(items))]
+	var body any
+	switch p.kind {
+	case "socrata":
+		body = map[string]any{"results": page, "resultSetSize": total, "timings": map[string]any{"serviceMillis": 1}}
+	case "arcgis":
+		next := offset + size + 1
+		if offset+size >= total {
+			next = -1
+		}
+		body = map[string]any{"total": total, "start": offset + 1, "num": len(page), "nextStart": next, "results": page}
+	case "opendatasoft":
+		body = map[string]any{"total_count": total, "results": page}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// withMember returns the JSON object item with path (members, outermost first) set to v.
+func withMember(t *testing.T, item json.RawMessage, v any, path ...string) json.RawMessage {
+	t.Helper()
+	var obj map[string]any
+	require.NoError(t, json.Unmarshal(item, &obj))
+	cur := obj
+	for _, k := range path[:len(path)-1] {
+		next, ok := cur[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			cur[k] = next
+		}
+		cur = next
+	}
+	cur[path[len(path)-1]] = v
+	out, err := json.Marshal(obj)
+	require.NoError(t, err)
+	return out
+}
+
+func corpusArray(t *testing.T, file, member string) []json.RawMessage {
+	t.Helper()
+	raw, err := os.ReadFile(corpustest.Path(t, file))
+	require.NoError(t, err)
+	var env map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(raw, &env))
+	var items []json.RawMessage
+	require.NoError(t, json.Unmarshal(env[member], &items))
+	return items
+}
+
+// socrataItems is the corpus's 7 Discovery API results (2 with a Common-Core contact, so
+// valid; 5 without one, invalid as non-federal DCAT-US) and n-7 copies of the data.cms.gov
+// result under new 4x4 ids on data.example.gov (valid): wantValid of them are valid.
+func socrataItems(t *testing.T, n int) (items []json.RawMessage, wantValid int) {
+	results := corpusArray(t, "socrata/discovery-api-catalog-v1-datasets.json", "results")
+	items = append(items, results...)
+	for i := len(items); i < n; i++ {
+		id := fmt.Sprintf("s%03d-%04d", i/1000, i%10000)
+		it := withMember(t, results[2], id, "resource", "id")
+		it = withMember(t, it, "data.example.gov", "metadata", "domain")
+		it = withMember(t, it, "https://data.example.gov/d/"+id, "permalink")
+		items = append(items, withMember(t, it, fmt.Sprintf("Dataset %d", i), "resource", "name"))
+	}
+	return items, 2 + n - len(results)
+}
+
+// arcgisItems is the corpus's search page (100 Hub site items, without a contact e-mail, so
+// invalid as non-federal DCAT-US) and n-100 copies of its first item under new ids with an
+// organization contact e-mail (valid).
+func arcgisItems(t *testing.T, n int) (items []json.RawMessage, wantValid int) {
+	results := corpusArray(t, "portals/arcgis/arcgis-online-search-hub-sites-page1-nextstart-101.json", "results")
+	items = append(items, results...)
+	for i := len(items); i < n; i++ {
+		it := withMember(t, results[0], fmt.Sprintf("%032x", i), "id")
+		it = withMember(t, it, "gis@example.gov", "orgContactEmail")
+		items = append(items, withMember(t, it, fmt.Sprintf("Layer %d", i), "title"))
+	}
+	return items, n - len(results)
+}
+
+// odsItem is an Explore API v2.1 catalog/datasets result written from the API's
+// documentation (no real one is in the corpus).
+const odsItem = `{"visibility": "domain", "dataset_id": "gold-prices", "dataset_uid": "da_abc123", "has_records": true,
+ "features": ["analyze"], "attachments": [], "alternative_exports": [], "data_visible": true,
+ "fields": [{"name": "date", "label": "Date", "type": "date", "annotations": {}}],
+ "metas": {"default": {"title": "Gold Prices", "description": "Monthly gold prices", "theme": ["Economy"],
+   "keyword": ["gold", "prices"], "license": "Open Database License (ODbL)", "license_url": "https://opendatacommons.org/licenses/odbl/",
+   "language": "en", "modified": "2023-06-01T12:00:00+00:00", "publisher": "World Gold Council", "records_count": 838},
+  "dcat": {"created": "2019-01-10", "contact_name": "Data Team", "contact_email": "data@example.org"}}}`
+
+// odsItems is n copies of odsItem with their own ids and uids (valid), but one in ten (the
+// fifth of each ten) has no contact (invalid).
+func odsItems(t *testing.T, n int) (items []json.RawMessage, wantValid int) {
+	for i := 0; i < n; i++ {
+		it := withMember(t, json.RawMessage(odsItem), fmt.Sprintf("dataset-%04d", i), "dataset_id")
+		it = withMember(t, it, fmt.Sprintf("da_%06d", i), "dataset_uid")
+		if i%10 == 4 {
+			it = withMember(t, it, "", "metas", "dcat", "contact_email")
+			it = withMember(t, it, "", "metas", "dcat", "contact_name")
+		} else {
+			wantValid++
+		}
+		items = append(items, it)
+	}
+	return items, wantValid
+}
+
+// TestHarvestPortalsSocrataArcGISOpenDataSoft runs each platform's listing through the whole
+// pipeline (real Postgres and NATS) against its emulated API: a first harvest adds every item
+// that has the DCAT-US fields (the others are validation errors naming the field), a second
+// is all unchanged, a removed item is deleted, 429 with Retry-After is ridden out, and a
+// listing that ends short of its total (a page failing after retries, a total changing
+// mid-listing) fails the job clearly and deletes nothing.
+func TestHarvestPortalsSocrataArcGISOpenDataSoft(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		kind  string
+		items func(t *testing.T, n int) ([]json.RawMessage, int)
+		path  string // appended to the portal's URL for --url
+		n     int    // items served: three pages of 100
+		page2 string // the second page's offset in its URL
+	}{
+		{"socrata", socrataItems, "", 250, "offset=100"},
+		{"arcgis", arcgisItems, "/sharing/rest", 246, "start=101"}, // the portal search, not a Hub site's
+		{"opendatasoft", odsItems, "", 250, "offset=100"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			t.Parallel()
+			items, valid := tc.items(t, tc.n)
+			portal := newPagedPortal(t, tc.kind, items)
+			b := setup(t)
+			b.extra = []string{"--fetch-attempts", "2"}
+			ctx := context.Background()
+			run := func() jobReport {
+				rep, _ := b.harvest(t, "--url", portal.srv.URL+tc.path, "--source-type", tc.kind)
+				return rep
+			}
+			live := func(sourceID string) int {
+				n, err := b.st.DatasetCount(ctx, sourceID)
+				require.NoError(t, err)
+				return n
+			}
+
+			rep := run()
+			require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
+			require.Equal(t, [6]int{tc.n, valid, 0, 0, 0, tc.n - valid},
+				[6]int{rep.Total, rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored})
+			require.Equal(t, valid, live(rep.SourceID))
+			var errs []*store.RecordError
+			require.NoError(t, b.st.RecordErrorStream(ctx, rep.JobID, func(e *store.RecordError) error {
+				errs = append(errs, e)
+				return nil
+			}))
+			require.NotEmpty(t, errs)
+			for _, e := range errs {
+				if e.Severity != harvest.SeverityError {
+					continue // warnings (a license name kept as rights…)
+				}
+				require.Contains(t, e.Message, "contactPoint", "the invalid items lack a contact: %s", e.Message)
+			}
+
+			rep = run()
+			require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
+			require.Equal(t, [3]int{0, tc.n - valid, valid}, [3]int{rep.Added, rep.Errored, rep.Unchanged}, "second run: all unchanged")
+
+			// 429 with Retry-After on the second page, once: ridden out.
+			portal.setFault(func(offset, try int) (int, string) {
+				if offset == 100 && try == 1 {
+					return http.StatusTooManyRequests, "1"
+				}
+				return 0, ""
+			})
+			rep = run()
+			require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
+			require.Equal(t, valid, rep.Unchanged)
+			portal.mu.Lock()
+			require.Equal(t, 2, portal.tries[100], "the page was asked again after the 429")
+			portal.mu.Unlock()
+
+			// The second page fails after the retries: the job fails naming the page and the
+			// status, and nothing is deleted.
+			portal.setFault(func(offset, _ int) (int, string) {
+				if offset == 100 {
+					return http.StatusInternalServerError, ""
+				}
+				return 0, ""
+			})
+			rep = run()
+			require.Equal(t, "error", rep.Status)
+			require.Len(t, rep.JobErrors, 1)
+			require.Contains(t, rep.JobErrors[0], "HTTP 500")
+			require.Contains(t, rep.JobErrors[0], portal.srv.URL)
+			require.Contains(t, rep.JobErrors[0], tc.page2)
+			require.Zero(t, rep.Deleted)
+			require.Equal(t, valid, live(rep.SourceID), "nothing deleted")
+
+			// The total changes mid-listing (an item added while it ran): the job fails and
+			// deletes nothing.
+			portal.setItems(items)
+			portal.mu.Lock()
+			portal.total = func(offset int) int {
+				if offset >= 200 {
+					return tc.n + 1
+				}
+				return tc.n
+			}
+			portal.mu.Unlock()
+			rep = run()
+			require.Equal(t, "error", rep.Status)
+			require.Contains(t, rep.JobErrors[0], fmt.Sprintf("total changed mid-listing, from %d to %d", tc.n, tc.n+1))
+			require.Equal(t, valid, live(rep.SourceID), "nothing deleted")
+
+			// An item removed from the portal is deleted (the last one: valid on every platform).
+			portal.setItems(items[:tc.n-1])
+			rep = run()
+			require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
+			require.Equal(t, [3]int{1, valid - 1, 0}, [3]int{rep.Deleted, rep.Unchanged, rep.Added})
+			require.Equal(t, valid-1, live(rep.SourceID))
+		})
+	}
+}
