@@ -10,8 +10,8 @@ import (
 // identifier): Java's UUID.nameUUIDFromBytes(uri bytes), a name-based version 3 UUID of the
 // MD5 of the UTF-8 bytes with no namespace (unlike RFC 4122's NewMD5, which prefixes one), as
 // 36 lower-case characters. It is the mint function of store.ResourceIDs: an fdkId is minted
-// once and then read back, so a later change here changes no stored id. (Part B's
-// dcatap.FdkID is the same function; either may be passed.)
+// once and then read back, so a later change here changes no stored id. dcatap.FdkID is
+// this function.
 func FdkID(uri string) string {
 	sum := md5.Sum([]byte(uri))
 	sum[6] = sum[6]&0x0f | 0x30 // version 3

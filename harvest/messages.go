@@ -96,6 +96,8 @@ type Record struct {
 	PublisherName string `json:"publisher_name,omitempty"`
 	// Languages is a dcat-ap record's language preference for TRANSFORM (the source option languages); nil: the pipeline's.
 	Languages []string `json:"languages,omitempty"`
+	// Profile is a dcat-ap record's SHACL profile for VALIDATE (the source option shacl_profile); "": the default.
+	Profile string `json:"profile,omitempty"`
 	// Warnings are notes for the record that do not make it fail (a placeholder used by
 	// TRANSFORM, say); they become warning rows when the record settles.
 	Warnings []RecordError `json:"warnings,omitempty"`

@@ -323,13 +323,13 @@ func reportEvents(t *testing.T, natsURL string) func(jobID string) harvestReport
 }
 
 type harvestReport struct {
-	ID               string                `json:"id"`
-	ChangedCatalogs  []harvest.FdkResource `json:"changedCatalogs"`
-	ChangedResources []harvest.FdkResource `json:"changedResources"`
-	RemovedResources []harvest.FdkResource `json:"removedResources"`
+	ID               string             `json:"id"`
+	ChangedCatalogs  []harvest.Resource `json:"changedCatalogs"`
+	ChangedResources []harvest.Resource `json:"changedResources"`
+	RemovedResources []harvest.Resource `json:"removedResources"`
 }
 
-func uris(rs []harvest.FdkResource) []string {
+func uris(rs []harvest.Resource) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.URI)

@@ -237,6 +237,7 @@ type lister struct {
 	// listed again in full (retry or re-drive), so none is lost.
 	unsaved, spare []string
 	saving         chan error
+	languages      []string             // an rdf source's language preference (option languages)
 	jobStarts      map[string]time.Time // by job id: the start of the jobs of stored WAF records (jobStart)
 	unkeyed        int                  // portal items listed without a usable identifier (portalItem)
 }

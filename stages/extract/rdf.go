@@ -57,6 +57,10 @@ const hydraNS = "http://www.w3.org/ns/hydra/core#"
 // listRDF lists an rdf source: it reads every page into one graph, then sends one record per
 // dataset. A source that cannot be fetched or parsed fails the job, and no Listing is sent.
 func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
+	langs, err := harvest.ParseLanguages(job.Options["languages"])
+	if err != nil {
+		return h.fail(ctx, job, "ExtractError", fmt.Errorf("the source's languages option: %w", err))
+	}
 	fc := h.fetch // the source's Accept and auth header (sourceFetch)
 	if job.Accept == "" {
 		fc.Accept = defaultRDFAccept
@@ -80,7 +84,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		return h.notModified(job, since)
 	}
 
-	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}, languages: langs}
 	var catalogs []store.CatalogChecksum
 	err = dcatap.Split(g, func(r *dcatap.Resource) error {
 		switch {
@@ -148,23 +152,12 @@ func (l *lister) rdfRecord(r *dcatap.Resource) error {
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, r.IRI), Identifier: r.IRI,
 		Position: pos, Body: harvest.RawText(nquads), Profile: l.job.Options["shacl_profile"],
-		Languages: splitList(l.job.Options["languages"])}
+		Languages: l.languages}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err
 	}
 	return l.h.pub.Publish(harvest.SubjectCompare, m)
-}
-
-// splitList splits a comma-separated setting, trimming spaces and dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // rdfNotModified reports whether a harvest job may skip listing because the graph is the one
