@@ -98,7 +98,7 @@ func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 			"(env HARVESTER_MAX_RDF_PAGES; default 10000)")
 	fl.IntVar(&f.rdfMemTriples, "rdf-mem-triples", int(envInt64("HARVESTER_RDF_MEM_TRIPLES")),
 		"triples of an rdf source's graph kept in memory; past that it moves to a temporary file "+
-			"(env HARVESTER_RDF_MEM_TRIPLES; default 250000)")
+			"(env HARVESTER_RDF_MEM_TRIPLES; default 50000)")
 	fl.StringVar(&f.fetchProxy, "fetch-proxy", os.Getenv("HARVESTER_FETCH_PROXY"),
 		"HTTP proxy of every download, e.g. http://proxy.internal:3128 (env HARVESTER_FETCH_PROXY); "+
 			"empty: direct connections, HTTP_PROXY and HTTPS_PROXY are ignored")

@@ -45,8 +45,8 @@ import (
 //     report names the catalogs that changed (changedCatalogs).
 
 // DefaultRDFMemTriples is Config.RDFMemTriples's default: the triples an RDF source's graph
-// keeps in memory before it spills to disk (about 100 MiB of terms at corpus sizes).
-const DefaultRDFMemTriples = 250_000
+// keeps in memory before it spills to disk (a million triples then peak at about 100 MiB, rdf.NewGraph).
+const DefaultRDFMemTriples = 50_000
 
 // DefaultMaxRDFPages is Config.MaxRDFPages's default.
 const DefaultMaxRDFPages = 10_000
