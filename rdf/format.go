@@ -42,7 +42,16 @@ var ErrUnsupportedFormat = errors.New("unsupported RDF format")
 // URL). Named graphs of N-Quads and TriG are merged into one graph. It returns a *SyntaxError
 // for a document that does not parse (no triple is promised to have been delivered before it),
 // fn's error as it is, or an error wrapping ErrUnsupportedFormat.
-func Parse(r io.Reader, f Format, base string, fn func(Triple) error) error {
+//
+// Blank nodes are relabelled b<N>_<label> (b<N>g<n> for unlabelled ones), N unique to the
+// call, so that documents parsed into one graph never share a blank node. A panic inside a
+// parser (a library bug on hostile input) is returned as an error, never raised.
+func Parse(r io.Reader, f Format, base string, fn func(Triple) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("rdf: %s parser failed: %v", f, p)
+		}
+	}()
 	switch f {
 	case Turtle, NTriples, NQuads, TriG:
 		return parseTurtleFamily(r, f, base, fn)
@@ -52,6 +61,11 @@ func Parse(r io.Reader, f Format, base string, fn func(Triple) error) error {
 		return parseJSONLD(r, base, fn)
 	}
 	return fmt.Errorf("%w: %s", ErrUnsupportedFormat, f)
+}
+
+// ParseNQuads is Parse with NQuads: graph names are dropped, the triples merged.
+func ParseNQuads(r io.Reader, base string, fn func(Triple) error) error {
+	return Parse(r, NQuads, base, fn)
 }
 
 // ParseGraph is Parse adding every triple to g.

@@ -32,8 +32,9 @@ func newRuneReader(r io.Reader, f Format) *runeReader {
 
 // fill makes sure at least n runes are in ahead, unless the input ends first.
 func (rr *runeReader) fill(n int) {
-	if rr.head > 0 && rr.head == len(rr.ahead) {
-		rr.ahead, rr.head = rr.ahead[:0], 0
+	if rr.head > 0 && (rr.head == len(rr.ahead) || rr.head >= 4096) {
+		// Drop what was consumed, so that steady lookahead does not grow the buffer.
+		rr.ahead, rr.head = rr.ahead[:copy(rr.ahead, rr.ahead[rr.head:])], 0
 	}
 	for len(rr.ahead)-rr.head < n && rr.err == nil {
 		c, size, err := rr.r.ReadRune()
