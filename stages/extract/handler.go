@@ -30,6 +30,7 @@ type Handler struct {
 // Store is what EXTRACT needs of the store (store.Store has it all).
 type Store interface {
 	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
+	JobFetchGet(ctx context.Context, jobID string) (*store.JobFetch, error)
 	JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error)
 	JobFetchSet(ctx context.Context, p *store.JobFetch) error
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
