@@ -141,8 +141,9 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 // values: a waf or waf-collection source lists ISO 19115 XML files, so its schema type must be
 // an ISO one, and a waf-collection source, and only one, has a collection_parent_url (its
 // parent record, which EXTRACT downloads first). A portal source (ckan, dkan, …) sent without
-// a schema type gets "dcatus1.1: non-federal": its items are mapped to it. A waf_time_zone is an IANA time zone name
-// (harvest.ParseWAFTimeZone), of a waf or waf-collection source only.
+// a schema type gets "dcatus1.1: non-federal": its items are mapped to it. A waf_time_zone is an
+// IANA time zone name (harvest.ParseWAFTimeZone), of a waf or waf-collection source only. An rdf
+// source, and only one, has schema type dcat-ap.
 func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErrors) {
 	if p.Name == "" {
 		fields.add("name", "required")
@@ -166,6 +167,10 @@ func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErr
 	} else if wafType && !st.IsISO() {
 		fields.add("schema_type", "a %s source lists ISO 19115 XML files: want %q or %q, not %q",
 			srcType, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2, st)
+	} else if srcType == harvest.SourceRDF && st != harvest.SchemaDCATAP {
+		fields.add("schema_type", "an rdf source holds DCAT-AP: want %q, not %q", harvest.SchemaDCATAP, st)
+	} else if st == harvest.SchemaDCATAP && srcErr == nil && srcType != harvest.SourceRDF {
+		fields.add("schema_type", "DCAT-AP is RDF: its source_type is %q, not %q", harvest.SourceRDF, srcType)
 	} else {
 		p.SchemaType = st
 	}

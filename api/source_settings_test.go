@@ -88,6 +88,8 @@ func TestSourceFetchSettingsInvalid(t *testing.T) {
 		{"option not a string", map[string]any{"options": map[string]any{"languages": []string{"nb"}, "n": 3, "ok": "x"}},
 			[]string{"options.languages", "options.n"}},
 		{"options not an object", map[string]any{"options": "languages=nb"}, []string{"options"}},
+		{"rdf without dcat-ap", map[string]any{"schema_type": "dcatus1.1: federal"}, []string{"schema_type"}},
+		{"dcat-ap without rdf", map[string]any{"source_type": "document"}, []string{"schema_type"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			body := base()

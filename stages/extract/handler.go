@@ -29,15 +29,20 @@ type Handler struct {
 
 // Store is what EXTRACT needs of the store (store.Store has it all).
 type Store interface {
+	// CatalogChecksums, CatalogChecksumsSet and ResourceIDs are for an rdf source's catalogs
+	// (their fdkIds and checksums, the report's changedCatalogs).
+	CatalogChecksums(ctx context.Context, sourceID string) (map[string]string, error)
 	CatalogChecksumsSet(ctx context.Context, p *store.CatalogChecksumsSetParams) error
 	DatasetFindElsewhere(ctx context.Context, p *store.DatasetFindElsewhereParams) (*store.DatasetElsewhere, error)
 	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
+	JobFetchGet(ctx context.Context, jobID string) (*store.JobFetch, error)
 	JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error)
 	JobFetchSet(ctx context.Context, p *store.JobFetch) error
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobHeartbeat(ctx context.Context, jobID string) error
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
 	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error)
+	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
 	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
 }
 
