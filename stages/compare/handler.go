@@ -351,10 +351,16 @@ func (h *Handler) publishDelete(l *harvest.Listing, identifier string) error {
 }
 
 // recordHash is the source_hash of a record: SourceHash of a JSON record; for an XML record,
-// the SHA-256 of its bytes (Data.gov H2.0 does not canonicalise XML either).
+// the SHA-256 of its bytes (Data.gov H2.0 does not canonicalise XML either); for a DCAT-AP
+// record, the SHA-256 of its Body, which EXTRACT made the canonical N-Quads of the record's
+// skolemized graph (dcatap.Canonical), so the hash is of the graph, not of its syntax.
 func recordHash(rec *harvest.Record) (string, error) {
 	if len(rec.XML) > 0 {
 		sum := sha256.Sum256(rec.XML)
+		return hex.EncodeToString(sum[:]), nil
+	}
+	if rec.SchemaType == harvest.SchemaDCATAP {
+		sum := sha256.Sum256(rec.Body)
 		return hex.EncodeToString(sum[:]), nil
 	}
 	return SourceHash(rec.Body)

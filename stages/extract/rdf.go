@@ -79,6 +79,10 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 	}
 
 	if since, skip, err := h.rdfNotModified(ctx, job, g); err != nil {
+		var se *stageError
+		if errors.As(err, &se) {
+			return se.err
+		}
 		return err
 	} else if skip {
 		return h.notModified(job, since)
@@ -160,34 +164,23 @@ func (l *lister) rdfRecord(r *dcatap.Resource) error {
 	return l.h.pub.Publish(harvest.SubjectCompare, m)
 }
 
-// rdfNotModified reports whether a harvest job may skip listing because the graph is the one
-// the source's last complete job read from the same URL (its fingerprint is equal), and that
-// job's id. It saves the graph's fingerprint on the job in any case.
+// rdfNotModified reports whether a harvest job may skip listing because its graph is the one
+// the source's last reusable job read from the same URL (graphNotModifiedSince: their
+// fingerprints are equal), and that job's id. It saves the graph's fingerprint on the job in
+// any case. Store errors come wrapped in a *stageError.
 func (h *Handler) rdfNotModified(ctx context.Context, job *harvest.Job, g rdf.Graph) (string, bool, error) {
 	sum, err := dcatap.GraphHash(g)
 	if err != nil {
 		return "", false, fmt.Errorf("graph fingerprint: %w", err)
 	}
-	var last *store.JobFetch
-	if job.JobType == harvest.JobHarvest {
-		last, err = h.store.JobFetchLatest(ctx, job.SourceID)
-		if errors.Is(err, store.ErrNotFound) {
-			last, err = nil, nil
-		}
-		if err != nil {
-			return "", false, fmt.Errorf("look up the last fetch: %w", err)
-		}
+	since, err := h.graphNotModifiedSince(ctx, job, sum)
+	if err != nil {
+		return "", false, err
 	}
-	skip := last != nil && last.GraphHash != "" && last.GraphHash == sum && last.URL == job.URL &&
-		last.SchemaType == job.SchemaType
-	if err := h.store.JobFetchSet(ctx, &store.JobFetch{JobID: job.JobID, URL: job.URL, SchemaType: job.SchemaType,
-		GraphHash: sum, NotModified: skip}); err != nil {
-		return "", false, fmt.Errorf("save the fetch: %w", err)
+	if err := h.saveGraphHash(ctx, job, sum, since != ""); err != nil {
+		return "", false, err
 	}
-	if !skip {
-		return "", false, nil
-	}
-	return last.JobID, true, nil
+	return since, since != "", nil
 }
 
 // readRDFPages reads the source's first document and every page it links to into g. Errors of
