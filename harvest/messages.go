@@ -81,6 +81,7 @@ type Record struct {
 	Action     Action     `json:"action,omitempty"` // set by compare
 	SourceHash string     `json:"source_hash,omitempty"`
 	Validated  bool       `json:"validated,omitempty"` // set by validate
+	Profile    string     `json:"profile,omitempty"`   // dcat-ap: SHACL profile (Options["shacl_profile"]); "" = default
 	// XML is an ISO record's document byte for byte (base64 in the envelope: it may be in a
 	// declared encoding other than UTF-8). Body is empty then.
 	XML []byte `json:"xml,omitempty"`
