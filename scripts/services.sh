@@ -108,11 +108,13 @@ fi
 venv="$dir/venv"
 if ! "$venv/bin/python" -c 'import pyshacl' 2>/dev/null; then
   log "making $venv with pyshacl"
-  python3 -m venv "$venv" >&2
-  "$venv/bin/pip" install -q --disable-pip-version-check 'pyshacl==0.40.1' >&2
+  # A failure here is not fatal to the services: the parity test says what is missing (and
+  # fails in CI).
+  { python3 -m venv "$venv" >&2 &&
+    "$venv/bin/pip" install -q --disable-pip-version-check 'pyshacl==0.40.1' >&2; } ||
+    log "warning: could not make $venv with pyshacl; the SHACL parity test will not run"
 fi
-
-echo "export HARVESTER_TEST_PYTHON='$venv/bin/python'"
+"$venv/bin/python" -c 'import pyshacl' 2>/dev/null && echo "export HARVESTER_TEST_PYTHON='$venv/bin/python'"
 echo "export DATABASE_URL='postgres://postgres@127.0.0.1:$pg_port/harvester?sslmode=disable'"
 echo "export NATS_URL='nats://127.0.0.1:$nats_port'"
 echo "export PATH='$dir/bin':\"\$PATH\""
