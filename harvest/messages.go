@@ -82,6 +82,7 @@ type Record struct {
 	Action     Action     `json:"action,omitempty"` // set by compare
 	SourceHash string     `json:"source_hash,omitempty"`
 	Validated  bool       `json:"validated,omitempty"` // set by validate
+	Profile    string     `json:"profile,omitempty"`   // dcat-ap: SHACL profile (Options["shacl_profile"]); "" = default
 	// XML is an ISO record's document byte for byte (base64 in the envelope: it may be in a
 	// declared encoding other than UTF-8). Body is empty then.
 	XML []byte `json:"xml,omitempty"`
@@ -96,8 +97,6 @@ type Record struct {
 	PublisherName string `json:"publisher_name,omitempty"`
 	// Languages is a dcat-ap record's language preference for TRANSFORM (the source option languages); nil: the pipeline's.
 	Languages []string `json:"languages,omitempty"`
-	// Profile is a dcat-ap record's SHACL profile for VALIDATE (the source option shacl_profile); "": the default.
-	Profile string `json:"profile,omitempty"`
 	// Warnings are notes for the record that do not make it fail (a placeholder used by
 	// TRANSFORM, say); they become warning rows when the record settles.
 	Warnings []RecordError `json:"warnings,omitempty"`

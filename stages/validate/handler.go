@@ -39,15 +39,21 @@ func (h *Handler) validator(t harvest.SchemaType) (*dcatus.Validator, error) {
 	return v, nil
 }
 
-// Handle validates one record's DCAT-US (SubjectValidate). An invalid record settles as
-// errored with status error_validation and one error row per JSON path. A DCAT-US 3.0 record
+// Handle validates one record (SubjectValidate): its DCAT-US against the JSON Schema of its
+// schema type, or, for a dcat-ap record, its record graph against the SHACL profile rec.Profile
+// (ValidateDCATAP says which results fail the record and which only warn). A DCAT-US 3.0 record
 // is checked against the DCAT-US 3.0 schema of its record type, and its content-quality
-// warnings (dcatus.Warnings3) travel with it as severity=warning rows, which never fail it. A valid record goes to
-// SYNC, or, in a validate job, settles with the action it would have had.
+// warnings (dcatus.Warnings3) travel with it as severity=warning rows, which never fail it. An
+// invalid record settles as errored with status error_validation and one error row per
+// problem. A valid record goes to SYNC, or, in a validate job, settles with the action it would
+// have had; its warnings travel with it as rec.Warnings.
 func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	var rec harvest.Record
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
+	}
+	if rec.SchemaType == harvest.SchemaDCATAP {
+		return h.handleDCATAP(&rec)
 	}
 	schema := rec.SchemaType
 	if schema.IsISO() || (rec.SourceType.IsPortal() && schema != harvest.SchemaDCATUS11Federal) {
@@ -81,12 +87,29 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		}
 		return h.reject(&rec, errs)
 	}
+	return h.accept(&rec)
+}
+
+// handleDCATAP validates a DCAT-AP record's graph (Body) with SHACL (ValidateDCATAP): errors
+// settle the record as error_validation, with the warnings beside them; warnings alone go on
+// with the record as its Warnings.
+func (h *Handler) handleDCATAP(rec *harvest.Record) ([]*message.Message, error) {
+	errs, warnings := ValidateDCATAP(rec.Identifier, rec.Body, rec.Profile)
+	rec.Warnings = append(rec.Warnings, warnings...)
+	if len(errs) > 0 {
+		return h.reject(rec, errs)
+	}
+	return h.accept(rec)
+}
+
+// accept passes a valid record to SYNC, or settles it in a validate job.
+func (h *Handler) accept(rec *harvest.Record) ([]*message.Message, error) {
 	rec.Validated = true
 	if rec.JobType == harvest.JobValidate {
 		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
 			Identifier: rec.Identifier, Outcome: harvest.OutcomeOf(rec.Action), Validated: true, Errors: rec.Warnings})
 	}
-	return harvest.Next(harvest.SubjectSync, &rec)
+	return harvest.Next(harvest.SubjectSync, rec)
 }
 
 func (h *Handler) reject(rec *harvest.Record, errs []harvest.RecordError) ([]*message.Message, error) {
