@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,12 +17,17 @@ import (
 )
 
 // servePages serves body (a corpus file, or JSON text) for every request and records the
-// requests' URLs.
+// requests' URLs (read them once the request is answered).
 func servePages(t *testing.T, body []byte) (*httptest.Server, *[]*url.URL) {
 	t.Helper()
-	var reqs []*url.URL
+	var (
+		mu   sync.Mutex
+		reqs []*url.URL
+	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		reqs = append(reqs, r.URL)
+		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
 	}))
