@@ -112,13 +112,23 @@ func (h *blankHasher) hash(b rdf.Term) (digest, error) {
 	if d, ok := h.memo[b]; ok {
 		return d, nil
 	}
+	if h.idx == nil || len(h.idx) > 64 {
+		// Small maps are cleared and reused (most searches visit a node or two); a big one is
+		// dropped, since clearing costs its capacity on every later search.
+		h.idx, h.low, h.onStack = map[rdf.Term]int{}, map[rdf.Term]int{}, map[rdf.Term]bool{}
+		h.edges = map[rdf.Term][]rdf.Triple{}
+	} else {
+		clear(h.idx)
+		clear(h.low)
+		clear(h.onStack)
+		clear(h.edges)
+	}
 	h.index = 0
-	h.idx, h.low, h.onStack = map[rdf.Term]int{}, map[rdf.Term]int{}, map[rdf.Term]bool{}
-	h.stack, h.edges = nil, map[rdf.Term][]rdf.Triple{}
-	if err := h.strongConnect(b); err != nil {
+	h.stack = h.stack[:0]
+	err := h.strongConnect(b)
+	if err != nil {
 		return digest{}, err
 	}
-	h.idx, h.low, h.onStack, h.stack, h.edges = nil, nil, nil, nil, nil
 	return h.memo[b], nil
 }
 
