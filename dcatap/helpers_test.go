@@ -12,7 +12,7 @@ import (
 )
 
 // parseCorpus parses a corpus file (Turtle or N-Triples by extension) into a memory graph.
-func parseCorpus(t *testing.T, name string) *rdf.MemGraph {
+func parseCorpus(t testing.TB, name string) *rdf.MemGraph {
 	t.Helper()
 	f, err := os.Open(corpustest.Path(t, "dcatap/"+name))
 	require.NoError(t, err)
