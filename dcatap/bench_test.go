@@ -86,4 +86,3 @@ func BenchmarkGraphHash(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(g.Len()), "ns/triple")
 }
-
