@@ -53,7 +53,8 @@ type Resource struct {
 // and problem, in this order: catalogs sorted by IRI, then datasets and series sorted by IRI,
 // then problems sorted by label (ties by content). fn's error stops Split and is returned as it
 // is; an error of g is returned wrapped. Split holds the sets of catalog and dataset IRIs and
-// one resource's graph at a time, never the whole graph.
+// one resource's graph at a time, never the whole graph, and never calls Match from inside a
+// Match callback (so a disk-backed Graph's cursors need not nest).
 //
 // The rules, after fdk-dataset-harvester's HarvestHelpers (peer-harvesters.md §1.6):
 //   - Catalogs are the subjects typed dcat:Catalog. A blank-node catalog gives a KindCatalog
@@ -345,18 +346,14 @@ func (s *splitter) problems() ([]*Resource, error) {
 		if len(titles) > 0 {
 			r.Label = titles[0]
 		}
-		var in []string
+		inBlank := false
 		err = s.g.Match(rdf.Term{}, dcatDataset, b, func(t rdf.Triple) error {
-			if t.S.IsIRI() && s.typed[t.S] == KindCatalog {
-				in = append(in, t.S.Value)
-			}
+			inBlank = inBlank || t.S.IsBlank() && s.typed[t.S] == KindCatalog
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		slices.Sort(in)
-		in = slices.Compact(in)
 		what := "dataset"
 		switch r.Kind {
 		case KindSeries:
@@ -370,9 +367,12 @@ func (s *splitter) problems() ([]*Resource, error) {
 			fmt.Fprintf(&msg, " titled %q", r.Label)
 		}
 		if r.Kind != KindCatalog {
-			r.Catalogs = in
-			if len(in) > 0 {
-				fmt.Fprintf(&msg, " in catalog <%s>", strings.Join(in, ">, <"))
+			r.Catalogs = slices.Clone(s.catalogsOf[b])
+			switch {
+			case len(r.Catalogs) > 0:
+				fmt.Fprintf(&msg, " in catalog <%s>", strings.Join(r.Catalogs, ">, <"))
+			case inBlank:
+				msg.WriteString(" in a catalog without an IRI")
 			}
 			msg.WriteString(": a record needs an IRI as its identifier")
 		} else {

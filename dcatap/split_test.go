@@ -234,3 +234,23 @@ func TestSplitGraphError(t *testing.T) {
 	_, err = GraphHash(failingGraph{rdf.NewMemGraph()})
 	assert.ErrorIs(t, err, assert.AnError)
 }
+
+func TestSplitBlankMemberAndBlankCatalog(t *testing.T) {
+	byKey, _ := splitAll(t, parseString(t, `
+@prefix dcat: <http://www.w3.org/ns/dcat#> .
+@prefix dct: <http://purl.org/dc/terms/> .
+<http://ex.org/cat> a dcat:Catalog ; dcat:dataset <http://ex.org/s> .
+<http://ex.org/s> a dcat:DatasetSeries .
+[] dct:title "member" ; dcat:inSeries <http://ex.org/s> .
+[] a dcat:Catalog ; dct:title "anon" ; dcat:dataset [ a dcat:Dataset ; dct:title "in anon" ], <http://ex.org/d> .
+<http://ex.org/d> a dcat:Dataset .
+`))
+	m := byKey["dataset !member"]
+	require.NotNil(t, m)
+	assert.Equal(t, []string{"http://ex.org/cat"}, m.Catalogs, "a blank member is in its series' catalog")
+	assert.Contains(t, m.Problem, "<http://ex.org/cat>")
+	assert.Contains(t, byKey["dataset !in anon"].Problem, "in a catalog without an IRI")
+	assert.Empty(t, byKey["dataset http://ex.org/d"].Catalogs, "a blank catalog lists nothing")
+	assert.Contains(t, byKey, "catalog !anon")
+	assert.Contains(t, ntriples(byKey["series http://ex.org/s"].Triples), GenidPath+"", "the blank member's link, skolemized")
+}
