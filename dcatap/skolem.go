@@ -35,7 +35,10 @@ const skolemHexLen = 32
 // So a node's IRI depends on everything reachable from it and on nothing else, and nodes with
 // identical content (identical subtrees, or bisimilar nodes on cycles) get one IRI and collapse
 // into one node, as FDK's identical subtrees do: the graph `<d> :p _:x, _:y` with _:x and _:y
-// both `[ :q "1" ]` skolemizes to one `<d> :p <…/genid/h>`. Blank nodes reached only through
+// both `[ :q "1" ]` skolemizes to one `<d> :p <…/genid/h>`. On cycles "identical" means
+// bisimilar (no path of predicates and values tells the nodes apart): `_:a :p _:b . _:b :p _:a`
+// and `_:c :p _:c` both become `<h> :p <h>`, so a change between two such shapes is not seen;
+// nodes that some path tells apart always get different IRIs. Blank nodes reached only through
 // other blank nodes get the same owner as every other blank node of ts.
 func Skolemize(owner string, ts []rdf.Triple) []rdf.Triple {
 	out := map[rdf.Term][]rdf.Triple{}
