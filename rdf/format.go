@@ -46,6 +46,10 @@ func Parse(r io.Reader, f Format, base string, fn func(Triple) error) error {
 	switch f {
 	case Turtle, NTriples, NQuads, TriG:
 		return parseTurtleFamily(r, f, base, fn)
+	case RDFXML:
+		return parseRDFXML(r, base, fn)
+	case JSONLD:
+		return parseJSONLD(r, base, fn)
 	}
 	return fmt.Errorf("%w: %s", ErrUnsupportedFormat, f)
 }

@@ -65,49 +65,79 @@ func (t Term) IsLiteral() bool { return t.Kind == KindLiteral }
 // String returns t in N-Triples syntax (NTriples).
 func (t Term) String() string { return t.NTriples() }
 
-// NTriples returns t in canonical N-Triples syntax (RDF 1.1 N-Triples §2.3 and the
-// canonical form of RDF 1.1 canonical N-Triples / URDNA2015's serialisation): IRIs in <>,
-// blank nodes as _:label, literals quoted with \" \\ \n \r escaped, then @lang or ^^<datatype>.
+// NTriples returns t in N-Triples syntax (RDF 1.1 N-Triples §2.3), in the escaping
+// json-gold's canonical N-Quads uses: IRIs in <> (characters N-Triples forbids in an IRI,
+// such as the space some RDF/XML files carry, as \u00XX), blank nodes as _:label, literals
+// quoted with \" \\ \n \r \t escaped (other control characters as \u00XX), then @lang or
+// ^^<datatype> (none for xsd:string). The parsers read it back to the same term.
 func (t Term) NTriples() string {
 	var b strings.Builder
 	t.writeNTriples(&b)
 	return b.String()
 }
 
+const hexDigits = "0123456789ABCDEF"
+
+func writeUchar(b *strings.Builder, c byte) {
+	b.WriteString(`\u00`)
+	b.WriteByte(hexDigits[c>>4])
+	b.WriteByte(hexDigits[c&15])
+}
+
+func writeIRI(b *strings.Builder, iri string) {
+	b.WriteByte('<')
+	for i := 0; i < len(iri); i++ {
+		switch c := iri[i]; {
+		case c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`' || c == '\\':
+			writeUchar(b, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('>')
+}
+
+func writeQuoted(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				writeUchar(b, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+}
+
 func (t Term) writeNTriples(b *strings.Builder) {
 	switch t.Kind {
 	case KindIRI:
-		b.WriteByte('<')
-		b.WriteString(t.Value)
-		b.WriteByte('>')
+		writeIRI(b, t.Value)
 	case KindBlank:
 		b.WriteString("_:")
 		b.WriteString(t.Value)
 	case KindLiteral:
-		b.WriteByte('"')
-		for i := 0; i < len(t.Value); i++ {
-			switch c := t.Value[i]; c {
-			case '"':
-				b.WriteString(`\"`)
-			case '\\':
-				b.WriteString(`\\`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			default:
-				b.WriteByte(c)
-			}
-		}
-		b.WriteByte('"')
+		writeQuoted(b, t.Value)
 		switch {
 		case t.Lang != "":
 			b.WriteByte('@')
 			b.WriteString(t.Lang)
 		case t.Datatype != "":
-			b.WriteString("^^<")
-			b.WriteString(t.Datatype)
-			b.WriteByte('>')
+			b.WriteString("^^")
+			writeIRI(b, t.Datatype)
 		}
 	}
 }

@@ -80,7 +80,7 @@ ex:s ex:p 1.
 		`<http://example.org/dir/s> <http://example.org/ns/dbl> "2.e1"^^<http://www.w3.org/2001/XMLSchema#double> .`,
 		`<http://example.org/dir/s> <http://example.org/ns/bool> "true"^^<http://www.w3.org/2001/XMLSchema#boolean> .`,
 		`<http://example.org/dir/s> <http://example.org/ns/bool> "false"^^<http://www.w3.org/2001/XMLSchema#boolean> .`,
-		"<http://example.org/dir/s> <http://example.org/ns/str> \"a \\\"q\\\" \\\\ \\n\t\u00e9\U0001F600\" .",
+		"<http://example.org/dir/s> <http://example.org/ns/str> \"a \\\"q\\\" \\\\ \\n\\t\u00e9\U0001F600\" .",
 		`<http://example.org/dir/s> <http://example.org/ns/str> "single" .`,
 		`<http://example.org/dir/s> <http://example.org/ns/str> "long \"with\" \"\"quotes\"\"\nline two" .`,
 		`<http://example.org/dir/s> <http://example.org/ns/str> "x" .`,
@@ -147,20 +147,20 @@ ex:h ex:p ex:i .`
 
 func TestTurtleErrors(t *testing.T) {
 	for doc, want := range map[string]string{
-		"<http://a> <http://b> \"x\n\" .":                 "[line: 1, col: 25] line break in a string",
-		"<a> <b> <c>":                                     "[line: 1, col: 12] expected '.' at the end of the triples, found end of input",
-		"ex:a <b> <c> .":                                  `[line: 1, col: 1] undefined prefix "ex"`,
-		"@prefix ex: <http://e/> .\nex:a ex:b ex:c/d .":  "[line: 2, col: 15] '/' is not allowed",
-		"<a> <b> \"unterminated":                          "[line: 1, col: 9] unterminated string",
-		"<a> <b> [ <c> <d> .":                             "[line: 1, col: 19] expected ']' closing the blank node",
-		"<a> <b> <c d> .":                                 "[line: 1, col: 11] Bad character in IRI (space)",
-		"<a> <b> \"x\"@ .":                                "[line: 1, col: 12] empty language tag",
-		"<a> <b> \"\\q\" .":                               `[line: 1, col: 10] bad escape \q`,
-		"<a> <b> <c> .\n@foo <x> .":                       "[line: 2, col: 1] unknown directive @foo",
-		"<a> <b> ( <c> ":                                  "[line: 1, col: 15] expected ')' closing the collection",
-		"<a> <b> \xff .":                                  "invalid UTF-8",
-		"<a> <b> <c> { }":                                 "[line: 1, col: 13] expected '.' at the end of the triples",
-		strings.Repeat("[ <p> ", 1100) + "<o>":            "nested",
+		"<http://a> <http://b> \"x\n\" .":               "[line: 1, col: 25] line break in a string",
+		"<a> <b> <c>":                                   "[line: 1, col: 12] expected '.' at the end of the triples, found end of input",
+		"ex:a <b> <c> .":                                `[line: 1, col: 1] undefined prefix "ex"`,
+		"@prefix ex: <http://e/> .\nex:a ex:b ex:c/d .": "[line: 2, col: 15] '/' is not allowed",
+		"<a> <b> \"unterminated":                        "[line: 1, col: 9] unterminated string",
+		"<a> <b> [ <c> <d> .":                           "[line: 1, col: 19] expected ']' closing the blank node",
+		"<a> <b> <c d> .":                               "[line: 1, col: 11] Bad character in IRI (space)",
+		"<a> <b> \"x\"@ .":                              "[line: 1, col: 12] empty language tag",
+		"<a> <b> \"\\q\" .":                             `[line: 1, col: 10] bad escape \q`,
+		"<a> <b> <c> .\n@foo <x> .":                     "[line: 2, col: 1] unknown directive @foo",
+		"<a> <b> ( <c> ":                                "[line: 1, col: 15] expected ')' closing the collection",
+		"<a> <b> \xff .":                                "invalid UTF-8",
+		"<a> <b> <c> { }":                               "[line: 1, col: 13] expected '.' at the end of the triples",
+		strings.Repeat("[ <p> ", 1100) + "<o>":          "nested",
 	} {
 		err := rdf.Parse(strings.NewReader(doc), rdf.Turtle, "", func(rdf.Triple) error { return nil })
 		require.ErrorContains(t, err, want, doc)
@@ -168,10 +168,10 @@ func TestTurtleErrors(t *testing.T) {
 		require.ErrorAs(t, err, &se, doc)
 	}
 	for doc, want := range map[string]string{
-		"<http://a> <http://b> <http://c>":   "expected '.'",
-		"<http://a> <http://b> 1 .":          "[line: 1, col: 23] expected an object",
-		"ex:a <http://b> <http://c> .":       "[line: 1, col: 1] expected an IRI or blank node",
-		"<http://a> <http://b> \"\"\"x\"\"\" .": "long strings are not N-Triples",
+		"<http://a> <http://b> <http://c>":              "expected '.'",
+		"<http://a> <http://b> 1 .":                     "[line: 1, col: 23] expected an object",
+		"ex:a <http://b> <http://c> .":                  "[line: 1, col: 1] expected an IRI or blank node",
+		"<http://a> <http://b> \"\"\"x\"\"\" .":         "long strings are not N-Triples",
 		"<http://a> <http://b> <http://c> <http://g> .": "expected '.'",
 	} {
 		err := rdf.Parse(strings.NewReader(doc), rdf.NTriples, "", func(rdf.Triple) error { return nil })

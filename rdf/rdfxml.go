@@ -1,0 +1,559 @@
+package rdf
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html/charset"
+)
+
+const (
+	xmlNS          = "http://www.w3.org/XML/1998/namespace"
+	rdfXMLLiteral  = rdfNS + "XMLLiteral"
+	rdfDescription = rdfNS + "Description"
+)
+
+// rdfxmlParser is a streaming RDF/XML parser (RDF 1.1 XML Syntax, W3C REC 2014-02-25, §7
+// grammar) over encoding/xml. github.com/spdx/gordf, which DESIGN.md names, keeps neither
+// xml:lang nor rdf:datatype (its Node is a type and an ID), emits rdf:type rdf:Description
+// for every node, has no property attributes or rdf:parseType, and parses with racing
+// goroutines; knakk/rdf fails on nested typed nodes. So this package parses RDF/XML itself:
+// triples are emitted as elements close, and only the element stack is held in memory.
+//
+// Covered: rdf:RDF or a single top node element, typed node elements, rdf:about / rdf:ID /
+// rdf:nodeID, property attributes and rdf:type attributes, rdf:resource, rdf:datatype,
+// xml:lang and xml:base (scoped), rdf:li numbering, rdf:parseType="Resource", "Literal"
+// (an rdf:XMLLiteral of the content as written back by encoding/xml) and "Collection",
+// rdf:ID on property elements (reification). Not covered: rdf:bagID and rdf:aboutEach
+// (removed from RDF in 2004). A property element holding two node elements is an error, as
+// in rdflib ("Repeat node-elements inside property elements").
+type rdfxmlParser struct {
+	dec    *xml.Decoder
+	blanks *blankScope
+	fn     func(Triple) error
+	last   pos // where the token being handled starts
+	depth  int
+}
+
+// xmlCtx is what an element inherits: its base and language.
+type xmlCtx struct {
+	base, lang string
+}
+
+func parseRDFXML(r io.Reader, base string, fn func(Triple) error) error {
+	dec := xml.NewDecoder(r)
+	dec.CharsetReader = charset.NewReaderLabel
+	p := &rdfxmlParser{dec: dec, blanks: newBlankScope(), fn: fn}
+	ctx := xmlCtx{base: stripFragment(base)}
+	for {
+		tok, err := p.token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			c := p.scope(ctx, t)
+			if name(t.Name) == rdfNS+"RDF" {
+				return p.rdfRoot(c)
+			}
+			_, err := p.nodeElement(t, c)
+			if err != nil {
+				return err
+			}
+			return p.rest()
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return p.errorf("text outside the root element")
+			}
+		}
+	}
+}
+
+// rest checks that nothing but whitespace, comments and processing instructions follows.
+func (p *rdfxmlParser) rest() error {
+	for {
+		tok, err := p.token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, ok := tok.(xml.StartElement); ok {
+			return p.errorf("a second root element")
+		}
+	}
+}
+
+// token reads the next token, recording where it starts; XML errors become *SyntaxError.
+func (p *rdfxmlParser) token() (xml.Token, error) {
+	l, c := p.dec.InputPos()
+	p.last = pos{l, c}
+	tok, err := p.dec.Token()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, io.EOF
+		}
+		var se *xml.SyntaxError
+		if errors.As(err, &se) {
+			l, c := p.dec.InputPos()
+			if se.Line != l {
+				c = 0
+			}
+			return nil, &SyntaxError{Format: RDFXML, Line: se.Line, Col: c, Msg: se.Msg}
+		}
+		var ue xml.UnmarshalError
+		if errors.As(err, &ue) {
+			return nil, &SyntaxError{Format: RDFXML, Line: p.last.line, Col: p.last.col, Msg: string(ue)}
+		}
+		if strings.Contains(err.Error(), "charset") {
+			return nil, &SyntaxError{Format: RDFXML, Line: p.last.line, Col: p.last.col, Msg: err.Error()}
+		}
+		return nil, fmt.Errorf("rdf: reading RDF/XML: %w", err)
+	}
+	return tok, nil
+}
+
+func (p *rdfxmlParser) errorf(format string, args ...any) error {
+	return &SyntaxError{Format: RDFXML, Line: p.last.line, Col: p.last.col, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *rdfxmlParser) emit(s, pr, o Term) error { return p.fn(Triple{S: s, P: pr, O: o}) }
+
+func name(n xml.Name) string { return n.Space + n.Local }
+
+// scope applies an element's xml:base and xml:lang to ctx.
+func (p *rdfxmlParser) scope(ctx xmlCtx, t xml.StartElement) xmlCtx {
+	for _, a := range t.Attr {
+		if a.Name.Space == xmlNS || a.Name.Space == "xml" {
+			switch a.Name.Local {
+			case "base":
+				ctx.base = stripFragment(ResolveIRI(ctx.base, a.Value))
+			case "lang":
+				ctx.lang = a.Value
+			}
+		}
+	}
+	return ctx
+}
+
+func stripFragment(s string) string {
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// rdfAttr returns the rdf: syntax attribute local (about, ID, nodeID, resource, datatype,
+// parseType), also when written without a prefix (deprecated but seen).
+func rdfAttr(a xml.Attr) (string, bool) {
+	switch a.Name.Local {
+	case "about", "ID", "nodeID", "resource", "datatype", "parseType", "bagID", "aboutEach", "aboutEachPrefix":
+		return a.Name.Local, a.Name.Space == rdfNS || a.Name.Space == ""
+	}
+	return "", false
+}
+
+// isPropertyAttr reports whether a is a property attribute (not xml:, xmlns, or rdf syntax).
+func isPropertyAttr(a xml.Attr) bool {
+	if a.Name.Space == xmlNS || a.Name.Space == "xml" || a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
+		return false
+	}
+	if _, ok := rdfAttr(a); ok {
+		return false
+	}
+	if a.Name.Space == "" {
+		return false // unqualified attributes are not RDF
+	}
+	if a.Name.Space == rdfNS && (a.Name.Local == "li" || a.Name.Local == "RDF" || a.Name.Local == "Description") {
+		return false
+	}
+	return true
+}
+
+func (p *rdfxmlParser) rdfRoot(ctx xmlCtx) error {
+	for {
+		tok, err := p.token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return p.errorf("unexpected end of input inside rdf:RDF")
+			}
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if _, err := p.nodeElement(t, p.scope(ctx, t)); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			return p.rest()
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return p.errorf("text directly inside rdf:RDF")
+			}
+		}
+	}
+}
+
+// nodeElement handles a node element whose start tag was just read, up to its end tag, and
+// returns its subject.
+func (p *rdfxmlParser) nodeElement(t xml.StartElement, ctx xmlCtx) (Term, error) {
+	if p.depth++; p.depth > maxNesting {
+		return Term{}, p.errorf("more than %d nested elements", maxNesting)
+	}
+	defer func() { p.depth-- }()
+	at := p.last
+	var s Term
+	for _, a := range t.Attr {
+		local, ok := rdfAttr(a)
+		if !ok {
+			continue
+		}
+		var n Term
+		switch local {
+		case "about":
+			n = IRI(ResolveIRI(ctx.base, a.Value))
+		case "ID":
+			n = IRI(ResolveIRI(ctx.base, "#"+a.Value))
+		case "nodeID":
+			n = p.blanks.label(a.Value)
+		case "bagID", "aboutEach", "aboutEachPrefix":
+			return Term{}, p.errorf("rdf:%s was removed from RDF (2004)", local)
+		default:
+			continue
+		}
+		if !s.IsZero() {
+			return Term{}, p.errorf("a node element has only one of rdf:about, rdf:ID, rdf:nodeID")
+		}
+		s = n
+	}
+	if s.IsZero() {
+		s = p.blanks.fresh()
+	}
+	if t.Name.Space == "" {
+		return Term{}, p.errorf("element <%s> has no namespace", t.Name.Local)
+	}
+	if el := name(t.Name); el != rdfDescription {
+		if err := p.emit(s, IRI(RDFType), IRI(el)); err != nil {
+			return Term{}, err
+		}
+	}
+	for _, a := range t.Attr {
+		if !isPropertyAttr(a) {
+			continue
+		}
+		var o Term
+		if name(a.Name) == RDFType {
+			o = IRI(ResolveIRI(ctx.base, a.Value))
+		} else {
+			o = Literal(a.Value, "", ctx.lang)
+		}
+		if err := p.emit(s, IRI(name(a.Name)), o); err != nil {
+			return Term{}, err
+		}
+	}
+	li := 0
+	for {
+		tok, err := p.token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return Term{}, &SyntaxError{Format: RDFXML, Line: at.line, Col: at.col, Msg: "element not closed"}
+			}
+			return Term{}, err
+		}
+		switch c := tok.(type) {
+		case xml.StartElement:
+			if err := p.propertyElement(c, s, p.scope(ctx, c), &li); err != nil {
+				return Term{}, err
+			}
+		case xml.EndElement:
+			return s, nil
+		case xml.CharData:
+			if len(bytes.TrimSpace(c)) > 0 {
+				return Term{}, p.errorf("text %q in a node element (expected property elements)", clip(string(bytes.TrimSpace(c))))
+			}
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// propertyElement handles a property element of subject s whose start tag was just read.
+func (p *rdfxmlParser) propertyElement(t xml.StartElement, s Term, ctx xmlCtx, li *int) error {
+	if t.Name.Space == "" {
+		return p.errorf("element <%s> has no namespace", t.Name.Local)
+	}
+	pred := name(t.Name)
+	if pred == rdfNS+"li" {
+		*li++
+		pred = rdfNS + "_" + strconv.Itoa(*li)
+	}
+	var resource, nodeID, datatype, parseType, id *string
+	var propAttrs []xml.Attr
+	for i, a := range t.Attr {
+		local, ok := rdfAttr(a)
+		if !ok {
+			if isPropertyAttr(a) {
+				propAttrs = append(propAttrs, a)
+			}
+			continue
+		}
+		v := &t.Attr[i].Value
+		switch local {
+		case "resource":
+			resource = v
+		case "nodeID":
+			nodeID = v
+		case "datatype":
+			datatype = v
+		case "parseType":
+			parseType = v
+		case "ID":
+			id = v
+		case "about":
+			return p.errorf("rdf:about on a property element <%s>", t.Name.Local)
+		}
+	}
+	emit := func(o Term) error {
+		if err := p.emit(s, IRI(pred), o); err != nil {
+			return err
+		}
+		if id == nil {
+			return nil
+		}
+		st := IRI(ResolveIRI(ctx.base, "#"+*id))
+		for _, tr := range []Triple{
+			{st, IRI(RDFType), IRI(rdfNS + "Statement")}, {st, IRI(rdfNS + "subject"), s},
+			{st, IRI(rdfNS + "predicate"), IRI(pred)}, {st, IRI(rdfNS + "object"), o},
+		} {
+			if err := p.fn(tr); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if parseType != nil {
+		switch *parseType {
+		case "Resource":
+			o := p.blanks.fresh()
+			if err := emit(o); err != nil {
+				return err
+			}
+			return p.propertiesUntilEnd(o, ctx)
+		case "Collection":
+			return p.collection(ctx, emit)
+		default: // "Literal" and any other value (§7.2.20)
+			lit, err := p.innerXML()
+			if err != nil {
+				return err
+			}
+			return emit(Literal(lit, rdfXMLLiteral, ""))
+		}
+	}
+	if resource != nil || nodeID != nil || len(propAttrs) > 0 {
+		// emptyPropertyElt (§7.2.21): the element must be empty.
+		var o Term
+		switch {
+		case resource != nil && nodeID != nil:
+			return p.errorf("rdf:resource and rdf:nodeID on one property element")
+		case resource != nil:
+			o = IRI(ResolveIRI(ctx.base, *resource))
+		case nodeID != nil:
+			o = p.blanks.label(*nodeID)
+		default:
+			o = p.blanks.fresh()
+		}
+		for _, a := range propAttrs {
+			v := Literal(a.Value, "", ctx.lang)
+			if name(a.Name) == RDFType {
+				v = IRI(ResolveIRI(ctx.base, a.Value))
+			}
+			if err := p.emit(o, IRI(name(a.Name)), v); err != nil {
+				return err
+			}
+		}
+		if err := p.expectEnd(t); err != nil {
+			return err
+		}
+		return emit(o)
+	}
+	// A literal, or one node element.
+	var text strings.Builder
+	var obj Term
+	for {
+		tok, err := p.token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return p.errorf("unexpected end of input in <%s>", t.Name.Local)
+			}
+			return err
+		}
+		switch c := tok.(type) {
+		case xml.CharData:
+			text.Write(c)
+		case xml.StartElement:
+			if !obj.IsZero() {
+				return p.errorf("Repeat node-elements inside property elements: %s", pred)
+			}
+			if strings.TrimSpace(text.String()) != "" {
+				return p.errorf("text and a node element mixed in <%s>", t.Name.Local)
+			}
+			o, err := p.nodeElement(c, p.scope(ctx, c))
+			if err != nil {
+				return err
+			}
+			obj = o
+			text.Reset()
+		case xml.EndElement:
+			if !obj.IsZero() {
+				if strings.TrimSpace(text.String()) != "" {
+					return p.errorf("text and a node element mixed in <%s>", t.Name.Local)
+				}
+				return emit(obj)
+			}
+			dt := ""
+			lang := ctx.lang
+			if datatype != nil {
+				dt, lang = ResolveIRI(ctx.base, *datatype), ""
+			}
+			return emit(Literal(text.String(), dt, lang))
+		}
+	}
+}
+
+// propertiesUntilEnd reads property elements of s until the enclosing end tag.
+func (p *rdfxmlParser) propertiesUntilEnd(s Term, ctx xmlCtx) error {
+	li := 0
+	for {
+		tok, err := p.token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return p.errorf("unexpected end of input")
+			}
+			return err
+		}
+		switch c := tok.(type) {
+		case xml.StartElement:
+			if err := p.propertyElement(c, s, p.scope(ctx, c), &li); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			return nil
+		case xml.CharData:
+			if len(bytes.TrimSpace(c)) > 0 {
+				return p.errorf("text %q where property elements are expected", clip(string(bytes.TrimSpace(c))))
+			}
+		}
+	}
+}
+
+// collection reads node elements up to the end tag into an rdf:List (§7.2.19).
+func (p *rdfxmlParser) collection(ctx xmlCtx, emit func(Term) error) error {
+	var head, prev Term
+	for {
+		tok, err := p.token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return p.errorf("unexpected end of input in a collection")
+			}
+			return err
+		}
+		switch c := tok.(type) {
+		case xml.StartElement:
+			item, err := p.nodeElement(c, p.scope(ctx, c))
+			if err != nil {
+				return err
+			}
+			cell := p.blanks.fresh()
+			if head.IsZero() {
+				head = cell
+			} else if err := p.emit(prev, IRI(rdfRest), cell); err != nil {
+				return err
+			}
+			if err := p.emit(cell, IRI(rdfFirst), item); err != nil {
+				return err
+			}
+			prev = cell
+		case xml.EndElement:
+			if head.IsZero() {
+				return emit(IRI(rdfNil))
+			}
+			if err := p.emit(prev, IRI(rdfRest), IRI(rdfNil)); err != nil {
+				return err
+			}
+			return emit(head)
+		case xml.CharData:
+			if len(bytes.TrimSpace(c)) > 0 {
+				return p.errorf("text in a collection")
+			}
+		}
+	}
+}
+
+// innerXML re-serializes the content up to the enclosing end tag (rdf:parseType="Literal").
+// It is the content as encoding/xml writes it back, not Exclusive XML Canonicalization.
+func (p *rdfxmlParser) innerXML() (string, error) {
+	var b bytes.Buffer
+	enc := xml.NewEncoder(&b)
+	depth := 0
+	for {
+		tok, err := p.token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return "", p.errorf("unexpected end of input in a literal")
+			}
+			return "", err
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			if depth == 0 {
+				if err := enc.Flush(); err != nil {
+					return "", err
+				}
+				return b.String(), nil
+			}
+			depth--
+		}
+		if err := enc.EncodeToken(xml.CopyToken(tok)); err != nil {
+			return "", p.errorf("literal XML: %v", err)
+		}
+	}
+}
+
+// expectEnd reads up to t's end tag, which must come with no element before it.
+func (p *rdfxmlParser) expectEnd(t xml.StartElement) error {
+	for {
+		tok, err := p.token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return p.errorf("unexpected end of input in <%s>", t.Name.Local)
+			}
+			return err
+		}
+		switch tok.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.CharData:
+			// Text here is not RDF/XML, but GeoNetwork writes a label there
+			// (<dcat:theme rdf:resource="…">Habitats</dcat:theme>); rdflib and rapper drop
+			// it, and so do we.
+		case xml.StartElement:
+			return p.errorf("content in <%s>, which has rdf:resource, rdf:nodeID or property attributes and so must be empty", t.Name.Local)
+		}
+	}
+}

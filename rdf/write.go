@@ -1,0 +1,219 @@
+package rdf
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/piprate/json-gold/ld"
+)
+
+// WriteNTriples writes ts to w as N-Triples (RDF 1.1 N-Triples), one line each in the given
+// order, with Term.NTriples's escaping. It returns w's error.
+func WriteNTriples(w io.Writer, ts []Triple) error {
+	bw := bufio.NewWriter(w)
+	for _, t := range ts {
+		if _, err := bw.WriteString(t.NTriples()); err != nil {
+			return err
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteTurtle writes ts to w as Turtle for people to read (showing a record): the @prefix
+// lines of the prefixes used (prefixes maps a prefix name, such as "dcat", to its namespace
+// IRI), then one block per subject (subjects sorted, IRIs before blank nodes), rdf:type as
+// "a" first, then the other predicates sorted, objects of one predicate joined by ",".
+// Literals keep their datatype; blank nodes are written as _:labels, not nested. Duplicate
+// triples are written once. It returns w's error.
+func WriteTurtle(w io.Writer, ts []Triple, prefixes map[string]string) error {
+	ts = sortedUnique(ts)
+	// Longest namespace first, so that the most specific prefix wins.
+	type ns struct{ prefix, iri string }
+	var nss []ns
+	for p, iri := range prefixes {
+		nss = append(nss, ns{p, iri})
+	}
+	sort.Slice(nss, func(i, j int) bool {
+		if len(nss[i].iri) != len(nss[j].iri) {
+			return len(nss[i].iri) > len(nss[j].iri)
+		}
+		return nss[i].prefix < nss[j].prefix
+	})
+	used := map[string]bool{}
+	iri := func(v string) string {
+		for _, n := range nss {
+			if local, ok := strings.CutPrefix(v, n.iri); ok && n.iri != "" && isSimpleLocal(local) {
+				used[n.prefix] = true
+				return n.prefix + ":" + local
+			}
+		}
+		var b strings.Builder
+		writeIRI(&b, v)
+		return b.String()
+	}
+	term := func(t Term) string {
+		switch t.Kind {
+		case KindIRI:
+			return iri(t.Value)
+		case KindLiteral:
+			var b strings.Builder
+			writeQuoted(&b, t.Value)
+			switch {
+			case t.Lang != "":
+				return b.String() + "@" + t.Lang
+			case t.Datatype != "":
+				return b.String() + "^^" + iri(t.Datatype)
+			}
+			return b.String()
+		}
+		return t.NTriples()
+	}
+	var body strings.Builder
+	for i := 0; i < len(ts); {
+		s := ts[i].S
+		if i > 0 {
+			body.WriteString("\n")
+		}
+		body.WriteString(term(s))
+		first := true
+		for i < len(ts) && ts[i].S == s {
+			p := ts[i].P
+			if first {
+				body.WriteString(" ")
+			} else {
+				body.WriteString(" ;\n    ")
+			}
+			first = false
+			if p.Value == RDFType {
+				body.WriteString("a")
+			} else {
+				body.WriteString(term(p))
+			}
+			sep := " "
+			for i < len(ts) && ts[i].S == s && ts[i].P == p {
+				body.WriteString(sep)
+				body.WriteString(term(ts[i].O))
+				sep = ", "
+				i++
+			}
+		}
+		body.WriteString(" .\n")
+	}
+	var names []string
+	for p := range used {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	bw := bufio.NewWriter(w)
+	for _, p := range names {
+		fmt.Fprintf(bw, "@prefix %s: <%s> .\n", p, prefixes[p])
+	}
+	if len(names) > 0 {
+		bw.WriteString("\n")
+	}
+	bw.WriteString(body.String())
+	return bw.Flush()
+}
+
+// isSimpleLocal reports whether s can be written after "prefix:" without escapes: PN_CHARS
+// (letters, digits, '_', '-') with inner '.', not starting with '-' or '.'.
+func isSimpleLocal(s string) bool {
+	if s == "" {
+		return true
+	}
+	rs := []rune(s)
+	if !isPNCharsU(rs[0]) && !isDigit(rs[0]) {
+		return false
+	}
+	for i, c := range rs {
+		if !isPNChars(c) && !(c == '.' && i > 0 && i < len(rs)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// sortedUnique returns ts sorted for WriteTurtle (IRI subjects before blank nodes, rdf:type
+// first), without duplicates. ts is not changed.
+func sortedUnique(ts []Triple) []Triple {
+	out := make([]Triple, 0, len(ts))
+	seen := make(map[Triple]struct{}, len(ts))
+	for _, t := range ts {
+		if _, ok := seen[t]; !ok {
+			seen[t] = struct{}{}
+			out = append(out, t)
+		}
+	}
+	key := func(t Term) string { return t.NTriples() }
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.S != b.S {
+			if a.S.Kind != b.S.Kind {
+				return a.S.Kind < b.S.Kind
+			}
+			return key(a.S) < key(b.S)
+		}
+		if a.P != b.P {
+			if (a.P.Value == RDFType) != (b.P.Value == RDFType) {
+				return a.P.Value == RDFType
+			}
+			return a.P.Value < b.P.Value
+		}
+		return key(a.O) < key(b.O)
+	})
+	return out
+}
+
+// CanonicalNQuads returns ts in canonical N-Quads: the RDF Dataset Canonicalization algorithm
+// URDNA2015 (W3C RDFC-1.0) as github.com/piprate/json-gold implements it, all triples in the
+// default graph, blank nodes relabelled _:c14n0, _:c14n1…, one line per distinct triple,
+// lines sorted, each ending in "\n". Two graphs give the same bytes exactly when they are
+// isomorphic (the same up to blank node labels). Generalized RDF (a literal subject or a
+// non-IRI predicate) is an error.
+func CanonicalNQuads(ts []Triple) ([]byte, error) {
+	ds := ld.NewRDFDataset()
+	quads := make([]*ld.Quad, 0, len(ts))
+	for _, t := range ts {
+		if !(t.S.IsIRI() || t.S.IsBlank()) || !t.P.IsIRI() || t.O.IsZero() {
+			return nil, fmt.Errorf("rdf: canonical N-Quads: not an RDF triple: %s", t.NTriples())
+		}
+		quads = append(quads, ld.NewQuad(toLD(t.S), toLD(t.P), toLD(t.O), "@default"))
+	}
+	ds.Graphs["@default"] = quads
+	opts := ld.NewJsonLdOptions("")
+	opts.Algorithm = ld.AlgorithmURDNA2015
+	opts.Format = "application/n-quads"
+	opts.DocumentLoader = noRemoteLoader{}
+	out, err := ld.NewJsonLdApi().Normalize(ds, opts)
+	if err != nil {
+		return nil, fmt.Errorf("rdf: canonical N-Quads: %w", err)
+	}
+	s, ok := out.(string)
+	if !ok {
+		return nil, fmt.Errorf("rdf: canonical N-Quads: json-gold returned %T", out)
+	}
+	return []byte(s), nil
+}
+
+func toLD(t Term) ld.Node {
+	switch t.Kind {
+	case KindIRI:
+		return ld.NewIRI(t.Value)
+	case KindBlank:
+		return ld.NewBlankNode("_:" + t.Value)
+	}
+	dt := t.Datatype
+	switch {
+	case t.Lang != "":
+		dt = RDFLangString
+	case dt == "":
+		dt = XSDString
+	}
+	return ld.NewLiteral(t.Value, dt, t.Lang)
+}
