@@ -281,3 +281,28 @@ func TestSplitAndGraphHashNeverNestMatch(t *testing.T) {
 	g := &nestGuard{MemGraph: parseString(t, seriesTTL)}
 	require.NoError(t, Split(g, func(*Resource) error { return nil }))
 }
+
+// On the graph that spills to disk (past 50 triples here), Split and GraphHash give what they
+// give in memory.
+func TestSplitOnSpilledGraph(t *testing.T) {
+	for _, name := range []string{"ckan-demo-catalog-hydra.ttl", "fdk-harvest-response-0.ttl", "dcat-ap-no-2.0-examples.ttl"} {
+		mem := parseCorpus(t, name)
+		disk, err := rdf.NewGraph(t.TempDir(), 50)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = disk.Close() })
+		for _, tr := range triplesOf(t, mem) {
+			require.NoError(t, disk.Add(tr))
+		}
+		require.Equal(t, mem.Len(), disk.Len())
+		want, _ := splitAll(t, mem)
+		got, _ := splitAll(t, disk)
+		require.Equal(t, len(want), len(got), name)
+		for k, r := range want {
+			require.Contains(t, got, k)
+			assert.Equal(t, ntriples(r.Triples), ntriples(got[k].Triples), "%s %s", name, k)
+			assert.Equal(t, r.Catalogs, got[k].Catalogs)
+			assert.Equal(t, r.Problem, got[k].Problem)
+		}
+		assert.Equal(t, graphHashOf(t, mem), graphHashOf(t, disk), name)
+	}
+}
