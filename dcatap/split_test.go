@@ -1,6 +1,8 @@
 package dcatap
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -304,5 +306,52 @@ func TestSplitOnSpilledGraph(t *testing.T) {
 			assert.Equal(t, r.Problem, got[k].Problem)
 		}
 		assert.Equal(t, graphHashOf(t, mem), graphHashOf(t, disk), name)
+	}
+}
+
+// Every corpus DCAT-AP file that parses splits into these catalogs, records and problems.
+func TestSplitEveryCorpusFile(t *testing.T) {
+	want := map[string]string{
+		"ckan-demo-catalog-hydra.rdf":                      "catalog:1 dataset:100",
+		"ckan-demo-catalog-hydra.ttl":                      "catalog:1 dataset:100",
+		"ckanext-dcat-catalog-pod.jsonld":                  "catalog:1 dataset:1",
+		"ckanext-dcat-catalog-with-at-graph.jsonld":        "catalog:1 dataset:1",
+		"ckanext-dcat-dataset-gov-de.rdf":                  "dataset:1",
+		"dcat-ap-no-2.0-examples.ttl":                      "catalog:1 dataset:1",
+		"dcat-us3-doi-dataset-series.ttl":                  "dataset:2 series:1",
+		"fdk-catalog-0-diff-update-fragment-iris.ttl":      "catalog:1 dataset:1",
+		"fdk-catalog-0-stored-skolemized-with-records.ttl": "catalog:1 dataset:1",
+		"fdk-harvest-response-0-catalog-diff.ttl":          "catalog:1 dataset:1",
+		"fdk-harvest-response-0-old-dataset-removed.ttl":   "catalog:1 dataset:1",
+		"fdk-harvest-response-0.ttl":                       "catalog-problem:1 catalog:1 dataset-problem:1 dataset:1",
+		"fdk-norway-nested-blank-nodes.ttl":                "catalog:1 dataset:1",
+		"geonetwork-sig-oreme-catalogrecords.rdf":          "dataset:1",
+		"semic-2.1.1-example1.nt":                          "catalog:1 dataset:1",
+		"semic-hvd-3.0-ms-catalogue.jsonld":                "dataset:1",
+		"semic-hvd-3.0-ms-catalogue.ttl":                   "dataset:1",
+		"udata-hydra-partial-collection-page1.jsonld":      "catalog:1 dataset:3",
+		"udata-hydra-partial-collection-page2.jsonld":      "catalog:1 dataset:1",
+		"udata-paged-collection-page1.jsonld":              "catalog:1 dataset:3",
+		"udata-paged-collection-page2.jsonld":              "catalog:1 dataset:1",
+	}
+	for name, counts := range want {
+		_, order := splitAll(t, parseCorpus(t, name))
+		n := map[string]int{}
+		for _, r := range order {
+			k := string(r.Kind)
+			if r.Problem != "" {
+				k += "-problem"
+			} else {
+				_, _, err := Canonical(r.Triples)
+				require.NoError(t, err, "%s %s", name, r.IRI)
+			}
+			n[k]++
+		}
+		var got []string
+		for k, v := range n {
+			got = append(got, fmt.Sprintf("%s:%d", k, v))
+		}
+		slices.Sort(got)
+		assert.Equal(t, counts, strings.Join(got, " "), name)
 	}
 }
