@@ -28,7 +28,7 @@ const (
 // problem: a dataset that cannot be a record.
 type Resource struct {
 	Kind Kind
-	// IRI is the resource's IRI: a record's identifier. "" for a problem resource.
+	// IRI is the resource's IRI: a record's identifier. "" for a blank-node problem.
 	IRI string
 	// Triples is the resource's graph, skolemized (Skolemize with owner IRI), sorted by
 	// N-Triples line, distinct; Canonical(Triples) gives the record Body and source_hash.
