@@ -13,8 +13,9 @@ import (
 // GraphHash returns a fingerprint of a whole source graph (64 lower-case hex digits) for the
 // "not modified" skip: the same graph re-serialized, re-ordered or with its blank nodes
 // relabelled gives the same value, and any change to a triple gives another one (but for the
-// blank-node merge below). It reads g through Match in one pass plus one lookup per blank node,
-// and holds one 32-byte hash per blank node, never the triples.
+// blank-node merge below). It reads g through Match in two passes plus one lookup per blank node
+// (never from inside a Match callback), and holds one 32-byte hash per blank node, never the
+// triples.
 //
 // How: each triple is written as its N-Triples line with every blank node replaced by the
 // node's content hash (the one Skolemize uses: a Merkle hash of its outgoing triples, cycles by
@@ -39,31 +40,51 @@ func GraphHash(g rdf.Graph) (string, error) {
 	})
 	var sum [4]uint64 // little-endian limbs of a 256-bit number
 	var count uint64
-	term := func(t rdf.Term) (string, error) {
-		if !t.IsBlank() {
-			return t.NTriples(), nil
-		}
-		d, err := h.hash(t)
-		if err != nil {
-			return "", err
-		}
-		return "_:" + hex.EncodeToString(d[:]), nil
-	}
-	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
-		s, err := term(t.S)
-		if err != nil {
-			return err
-		}
-		o, err := term(t.O)
-		if err != nil {
-			return err
-		}
-		d := sha256.Sum256([]byte(s + " " + t.P.NTriples() + " " + o + " ."))
+	add := func(line string) {
+		d := sha256.Sum256([]byte(line))
 		var carry uint64
 		for i := range 4 {
 			sum[i], carry = bits.Add64(sum[i], binary.LittleEndian.Uint64(d[8*i:]), carry)
 		}
 		count++
+	}
+	// Pass 1: triples without blank nodes, and which blank nodes there are. Match is never
+	// called from inside a Match callback, so any Graph (a disk store's cursor) serves.
+	blanks := map[rdf.Term]struct{}{}
+	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+		if !t.S.IsBlank() && !t.O.IsBlank() {
+			add(t.NTriples())
+			return nil
+		}
+		for _, x := range [2]rdf.Term{t.S, t.O} {
+			if x.IsBlank() {
+				blanks[x] = struct{}{}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("graph hash: %w", err)
+	}
+	// Pass 2: each blank node's content hash.
+	for b := range blanks {
+		if _, err := h.hash(b); err != nil {
+			return "", fmt.Errorf("graph hash: %w", err)
+		}
+	}
+	blanks = nil
+	// Pass 3: triples with blank nodes, each written with the nodes' hashes.
+	term := func(t rdf.Term) string {
+		if !t.IsBlank() {
+			return t.NTriples()
+		}
+		d := h.memo[t]
+		return "_:" + hex.EncodeToString(d[:])
+	}
+	err = g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+		if t.S.IsBlank() || t.O.IsBlank() {
+			add(term(t.S) + " " + t.P.NTriples() + " " + term(t.O) + " .")
+		}
 		return nil
 	})
 	if err != nil {

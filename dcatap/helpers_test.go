@@ -11,16 +11,14 @@ import (
 	"github.com/harvester-dev/harvester/rdf"
 )
 
-// parseCorpus parses a corpus file (Turtle or N-Triples by extension) into a memory graph.
-func parseCorpus(t *testing.T, name string) *rdf.MemGraph {
+// parseCorpus parses a corpus file (its syntax from its extension) into a memory graph.
+func parseCorpus(t testing.TB, name string) *rdf.MemGraph {
 	t.Helper()
 	f, err := os.Open(corpustest.Path(t, "dcatap/"+name))
 	require.NoError(t, err)
 	defer f.Close()
-	format := rdf.Turtle
-	if strings.HasSuffix(name, ".nt") {
-		format = rdf.NTriples
-	}
+	format, err := rdf.FormatFor("", "", name)
+	require.NoError(t, err)
 	g := rdf.NewMemGraph()
 	require.NoError(t, rdf.ParseGraph(f, format, "http://example.com/", g), name)
 	return g

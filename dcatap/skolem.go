@@ -29,13 +29,18 @@ const skolemHexLen = 32
 //   - Nodes on a cycle (a strongly connected set of blank nodes, or a self-loop) are hashed by
 //     partition refinement: each starts from its lines with the cycle's nodes written as one
 //     placeholder, then is re-hashed with its neighbours' previous hashes until the number of
-//     distinct hashes stops growing. Every step reads only content, so the result is
-//     isomorphism-invariant and the loop ends after at most as many rounds as the cycle has nodes.
+//     distinct hashes stops growing; the final hash adds a digest of the whole cycle's quotient
+//     (its classes and their lines), so nodes of different cycles share a hash only when they are
+//     bisimilar. Every step reads only content, so the result is isomorphism-invariant and the
+//     loop ends after at most as many rounds as the cycle has nodes.
 //
 // So a node's IRI depends on everything reachable from it and on nothing else, and nodes with
 // identical content (identical subtrees, or bisimilar nodes on cycles) get one IRI and collapse
 // into one node, as FDK's identical subtrees do: the graph `<d> :p _:x, _:y` with _:x and _:y
-// both `[ :q "1" ]` skolemizes to one `<d> :p <…/genid/h>`. Blank nodes reached only through
+// both `[ :q "1" ]` skolemizes to one `<d> :p <…/genid/h>`. On cycles "identical" means
+// bisimilar (no path of predicates and values tells the nodes apart): `_:a :p _:b . _:b :p _:a`
+// and `_:c :p _:c` both become `<h> :p <h>`, so a change between two such shapes is not seen;
+// nodes that some path tells apart always get different IRIs. Blank nodes reached only through
 // other blank nodes get the same owner as every other blank node of ts.
 func Skolemize(owner string, ts []rdf.Triple) []rdf.Triple {
 	out := map[rdf.Term][]rdf.Triple{}
@@ -112,13 +117,23 @@ func (h *blankHasher) hash(b rdf.Term) (digest, error) {
 	if d, ok := h.memo[b]; ok {
 		return d, nil
 	}
+	if h.idx == nil || len(h.idx) > 64 {
+		// Small maps are cleared and reused (most searches visit a node or two); a big one is
+		// dropped, since clearing costs its capacity on every later search.
+		h.idx, h.low, h.onStack = map[rdf.Term]int{}, map[rdf.Term]int{}, map[rdf.Term]bool{}
+		h.edges = map[rdf.Term][]rdf.Triple{}
+	} else {
+		clear(h.idx)
+		clear(h.low)
+		clear(h.onStack)
+		clear(h.edges)
+	}
 	h.index = 0
-	h.idx, h.low, h.onStack = map[rdf.Term]int{}, map[rdf.Term]int{}, map[rdf.Term]bool{}
-	h.stack, h.edges = nil, map[rdf.Term][]rdf.Triple{}
-	if err := h.strongConnect(b); err != nil {
+	h.stack = h.stack[:0]
+	err := h.strongConnect(b)
+	if err != nil {
 		return digest{}, err
 	}
-	h.idx, h.low, h.onStack, h.stack, h.edges = nil, nil, nil, nil, nil
 	return h.memo[b], nil
 }
 
@@ -201,8 +216,34 @@ func (h *blankHasher) hashComponent(scc []rdf.Term) {
 		}
 		classes = n
 	}
+	// The stable colours tell the component's nodes apart, but a colour alone does not say
+	// what lies beyond its rounds: two components of other shapes could share one. So each
+	// node's hash also covers the whole component's quotient (every class with its lines written
+	// in classes), and nodes of two components get one IRI only when the components have the
+	// same quotient, that is when the nodes are bisimilar.
+	entries := make([]string, 0, len(scc))
 	for _, v := range scc {
-		h.memo[v] = colour[v]
+		own := colour[v]
+		e := h.digestOf("class", &own, h.edges[v], colourOf(colour))
+		entries = append(entries, hex.EncodeToString(e[:]))
+	}
+	slices.Sort(entries)
+	entries = slices.Compact(entries)
+	q := sha256.New()
+	for _, e := range entries {
+		q.Write([]byte(e))
+		q.Write([]byte{'\n'})
+	}
+	quotient := q.Sum(nil)
+	for _, v := range scc {
+		c := colour[v]
+		f := sha256.New()
+		f.Write([]byte("component\n"))
+		f.Write(quotient)
+		f.Write(c[:])
+		var d digest
+		f.Sum(d[:0])
+		h.memo[v] = d
 	}
 }
 

@@ -70,6 +70,11 @@ func TestSkolemizeCycles(t *testing.T) {
 	// The three nodes of the valued cycle are told apart (and the leaf too).
 	assert.Len(t, genids(skolemNT(t, `_:a <http://ex.org/p> _:b . _:b <http://ex.org/p> _:c . _:c <http://ex.org/p> _:a .
 		_:a <http://ex.org/v> "1" . _:b <http://ex.org/v> "2" . _:c <http://ex.org/v> "3" . _:c <http://ex.org/child> [ <http://ex.org/v> "leaf" ] .`)), 4)
+	// Nodes that differ only in their distance to the one marked node need refinement rounds to
+	// be told apart (and must not be merged): four nodes, four IRIs, five triples.
+	ring := skolemNT(t, `_:a <http://ex.org/p> _:b . _:b <http://ex.org/p> _:c . _:c <http://ex.org/p> _:d . _:d <http://ex.org/p> _:a . _:a <http://ex.org/v> "x" .`)
+	assert.Len(t, genids(ring), 4)
+	assert.Equal(t, 5, strings.Count(ring, "\n"))
 	// A rotation of the values is another graph only up to isomorphism: the same output.
 	assert.Equal(t,
 		skolemNT(t, `_:a <http://ex.org/p> _:b . _:b <http://ex.org/p> _:c . _:c <http://ex.org/p> _:a . _:a <http://ex.org/v> "1" . _:b <http://ex.org/v> "2" . _:c <http://ex.org/v> "3" .`),

@@ -2,6 +2,7 @@ package dcatap
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ const (
 // problem: a dataset that cannot be a record.
 type Resource struct {
 	Kind Kind
-	// IRI is the resource's IRI: a record's identifier. "" for a problem resource.
+	// IRI is the resource's IRI: a record's identifier. "" for a blank-node problem.
 	IRI string
 	// Triples is the resource's graph, skolemized (Skolemize with owner IRI), sorted by
 	// N-Triples line, distinct; Canonical(Triples) gives the record Body and source_hash.
@@ -41,8 +42,11 @@ type Resource struct {
 	// removal detection compares); nil otherwise.
 	Datasets []string
 	// Problem, when not "", says why this resource is not a record: a dataset or series that is a
-	// blank node (KindDataset/KindSeries: EXTRACT makes it an error row; FDK drops it silently),
-	// or a catalog that is a blank node (KindCatalog: a job warning at most, it is no record).
+	// blank node (KindDataset/KindSeries, IRI "": EXTRACT makes it an error row; FDK drops it
+	// silently), a dataset or series whose graph passes 100,000 triples (IRI set: an error row
+	// for that identifier; such a closure has swallowed a vocabulary, and holding it would break
+	// the memory bound), or a catalog that is a blank node (KindCatalog: a job warning at most,
+	// it is no record).
 	Problem string
 	// Label is a problem resource's dct:title (the least in code-point order when there are
 	// several; "" when there is none), to name it in the error row.
@@ -50,10 +54,12 @@ type Resource struct {
 }
 
 // Split reads a source graph through g.Match only and calls fn once for each catalog, record
-// and problem, in this order: catalogs sorted by IRI, then datasets and series sorted by IRI,
-// then problems sorted by label (ties by content). fn's error stops Split and is returned as it
+// and problem, in this order: catalogs sorted by IRI, then datasets and series sorted by IRI
+// (one whose graph passes 100,000 triples comes as a problem in its place), then the blank-node
+// problems sorted by label (ties by content). fn's error stops Split and is returned as it
 // is; an error of g is returned wrapped. Split holds the sets of catalog and dataset IRIs and
-// one resource's graph at a time, never the whole graph.
+// one resource's graph at a time, never the whole graph, and never calls Match from inside a
+// Match callback (so a disk-backed Graph's cursors need not nest).
 //
 // The rules, after fdk-dataset-harvester's HarvestHelpers (peer-harvesters.md §1.6):
 //   - Catalogs are the subjects typed dcat:Catalog. A blank-node catalog gives a KindCatalog
@@ -139,6 +145,11 @@ var (
 	typeDataset  = rdf.IRI(DCATDataset)
 	typeSeries   = rdf.IRI(DCATDatasetSeries)
 )
+
+// maxRecordTriples caps a record's graph (a variable so that tests can lower it).
+var maxRecordTriples = 100_000
+
+var errTooLarge = errors.New("record graph too large")
 
 // scan finds catalogs, records and the catalogs each record is in.
 func (s *splitter) scan() error {
@@ -238,7 +249,8 @@ func (s *splitter) scan() error {
 
 // closure returns root's triples (those keep says to keep) and the closure over their objects,
 // stopping at the stop set.
-func (s *splitter) closure(root rdf.Term, keep func(rdf.Triple) bool) ([]rdf.Triple, error) {
+// The closure of a record that passes limit triples is cut off with errTooLarge.
+func (s *splitter) closure(root rdf.Term, keep func(rdf.Triple) bool, limit int) ([]rdf.Triple, error) {
 	var ts []rdf.Triple
 	visited := map[rdf.Term]bool{root: true}
 	queue := []rdf.Term{root}
@@ -250,6 +262,9 @@ func (s *splitter) closure(root rdf.Term, keep func(rdf.Triple) bool) ([]rdf.Tri
 				return nil
 			}
 			ts = append(ts, t)
+			if limit > 0 && len(ts) > limit {
+				return errTooLarge
+			}
 			o := t.O
 			if t.P == rdfType || o.IsLiteral() || visited[o] {
 				return nil
@@ -274,7 +289,7 @@ func (s *splitter) closure(root rdf.Term, keep func(rdf.Triple) bool) ([]rdf.Tri
 func (s *splitter) catalog(c rdf.Term) (*Resource, error) {
 	ts, err := s.closure(c, func(t rdf.Triple) bool {
 		return t.P != dcatDataset || t.O.IsIRI()
-	})
+	}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -291,11 +306,21 @@ func (s *splitter) catalog(c rdf.Term) (*Resource, error) {
 }
 
 func (s *splitter) record(d rdf.Term) (*Resource, error) {
-	ts, err := s.closure(d, nil)
+	k := s.kinds[d]
+	ts, err := s.closure(d, nil, maxRecordTriples)
+	if errors.Is(err, errTooLarge) {
+		r := &Resource{Kind: k, IRI: d.Value, Catalogs: slices.Clone(s.catalogsOf[d])}
+		r.Label, err = s.title(d)
+		if err != nil {
+			return nil, err
+		}
+		r.Problem = fmt.Sprintf("the record's graph (its triples and what they point at) has more than %d triples: "+
+			"not harvested, to keep memory bounded", maxRecordTriples)
+		return r, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	k := s.kinds[d]
 	if k == KindSeries {
 		err := s.g.Match(rdf.Term{}, dcatInSeries, d, func(t rdf.Triple) error {
 			ts = append(ts, t)
@@ -311,6 +336,21 @@ func (s *splitter) record(d rdf.Term) (*Resource, error) {
 		Triples:  Skolemize(d.Value, ts),
 		Catalogs: slices.Clone(s.catalogsOf[d]),
 	}, nil
+}
+
+// title returns the least of r's dct:title literals, "" when it has none.
+func (s *splitter) title(r rdf.Term) (string, error) {
+	var titles []string
+	err := s.g.Match(r, dctTitle, rdf.Term{}, func(t rdf.Triple) error {
+		if t.O.IsLiteral() {
+			titles = append(titles, t.O.Value)
+		}
+		return nil
+	})
+	if err != nil || len(titles) == 0 {
+		return "", err
+	}
+	return slices.Min(titles), nil
 }
 
 // problems describes the blank-node datasets, series and catalogs, sorted by label and then by
@@ -330,33 +370,19 @@ func (s *splitter) problems() ([]*Resource, error) {
 	}
 	var ps []problem
 	for _, b := range s.blanks {
-		var titles []string
-		err := s.g.Match(b, dctTitle, rdf.Term{}, func(t rdf.Triple) error {
-			if t.O.IsLiteral() {
-				titles = append(titles, t.O.Value)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		slices.Sort(titles)
 		r := &Resource{Kind: s.typed[b]}
-		if len(titles) > 0 {
-			r.Label = titles[0]
+		var err error
+		if r.Label, err = s.title(b); err != nil {
+			return nil, err
 		}
-		var in []string
+		inBlank := false
 		err = s.g.Match(rdf.Term{}, dcatDataset, b, func(t rdf.Triple) error {
-			if t.S.IsIRI() && s.typed[t.S] == KindCatalog {
-				in = append(in, t.S.Value)
-			}
+			inBlank = inBlank || t.S.IsBlank() && s.typed[t.S] == KindCatalog
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		slices.Sort(in)
-		in = slices.Compact(in)
 		what := "dataset"
 		switch r.Kind {
 		case KindSeries:
@@ -370,9 +396,12 @@ func (s *splitter) problems() ([]*Resource, error) {
 			fmt.Fprintf(&msg, " titled %q", r.Label)
 		}
 		if r.Kind != KindCatalog {
-			r.Catalogs = in
-			if len(in) > 0 {
-				fmt.Fprintf(&msg, " in catalog <%s>", strings.Join(in, ">, <"))
+			r.Catalogs = slices.Clone(s.catalogsOf[b])
+			switch {
+			case len(r.Catalogs) > 0:
+				fmt.Fprintf(&msg, " in catalog <%s>", strings.Join(r.Catalogs, ">, <"))
+			case inBlank:
+				msg.WriteString(" in a catalog without an IRI")
 			}
 			msg.WriteString(": a record needs an IRI as its identifier")
 		} else {

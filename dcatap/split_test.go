@@ -1,6 +1,8 @@
 package dcatap
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -233,4 +235,123 @@ func TestSplitGraphError(t *testing.T) {
 	assert.ErrorIs(t, err, assert.AnError)
 	_, err = GraphHash(failingGraph{rdf.NewMemGraph()})
 	assert.ErrorIs(t, err, assert.AnError)
+}
+
+func TestSplitBlankMemberAndBlankCatalog(t *testing.T) {
+	byKey, _ := splitAll(t, parseString(t, `
+@prefix dcat: <http://www.w3.org/ns/dcat#> .
+@prefix dct: <http://purl.org/dc/terms/> .
+<http://ex.org/cat> a dcat:Catalog ; dcat:dataset <http://ex.org/s> .
+<http://ex.org/s> a dcat:DatasetSeries .
+[] dct:title "member" ; dcat:inSeries <http://ex.org/s> .
+[] a dcat:Catalog ; dct:title "anon" ; dcat:dataset [ a dcat:Dataset ; dct:title "in anon" ], <http://ex.org/d> .
+<http://ex.org/d> a dcat:Dataset .
+`))
+	m := byKey["dataset !member"]
+	require.NotNil(t, m)
+	assert.Equal(t, []string{"http://ex.org/cat"}, m.Catalogs, "a blank member is in its series' catalog")
+	assert.Contains(t, m.Problem, "<http://ex.org/cat>")
+	assert.Contains(t, byKey["dataset !in anon"].Problem, "in a catalog without an IRI")
+	assert.Empty(t, byKey["dataset http://ex.org/d"].Catalogs, "a blank catalog lists nothing")
+	assert.Contains(t, byKey, "catalog !anon")
+	assert.Contains(t, ntriples(byKey["series http://ex.org/s"].Triples), GenidPath+"", "the blank member's link, skolemized")
+}
+
+// nestGuard fails a Match called from inside another Match's callback: Split and GraphHash
+// promise not to, so that a disk-backed Graph need not support nested cursors.
+type nestGuard struct {
+	*rdf.MemGraph
+	depth int
+}
+
+func (g *nestGuard) Match(s, p, o rdf.Term, fn func(rdf.Triple) error) error {
+	if g.depth > 0 {
+		return assert.AnError
+	}
+	g.depth++
+	defer func() { g.depth-- }()
+	return g.MemGraph.Match(s, p, o, fn)
+}
+
+func TestSplitAndGraphHashNeverNestMatch(t *testing.T) {
+	for _, name := range []string{"fdk-harvest-response-0.ttl", "fdk-norway-nested-blank-nodes.ttl", "ckan-demo-catalog-hydra.ttl"} {
+		g := &nestGuard{MemGraph: parseCorpus(t, name)}
+		require.NoError(t, Split(g, func(*Resource) error { return nil }), name)
+		_, err := GraphHash(g)
+		require.NoError(t, err, name)
+	}
+	g := &nestGuard{MemGraph: parseString(t, seriesTTL)}
+	require.NoError(t, Split(g, func(*Resource) error { return nil }))
+}
+
+// On the graph that spills to disk (past 50 triples here), Split and GraphHash give what they
+// give in memory.
+func TestSplitOnSpilledGraph(t *testing.T) {
+	for _, name := range []string{"ckan-demo-catalog-hydra.ttl", "fdk-harvest-response-0.ttl", "dcat-ap-no-2.0-examples.ttl"} {
+		mem := parseCorpus(t, name)
+		disk, err := rdf.NewGraph(t.TempDir(), 50)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = disk.Close() })
+		for _, tr := range triplesOf(t, mem) {
+			require.NoError(t, disk.Add(tr))
+		}
+		require.Equal(t, mem.Len(), disk.Len())
+		want, _ := splitAll(t, mem)
+		got, _ := splitAll(t, disk)
+		require.Equal(t, len(want), len(got), name)
+		for k, r := range want {
+			require.Contains(t, got, k)
+			assert.Equal(t, ntriples(r.Triples), ntriples(got[k].Triples), "%s %s", name, k)
+			assert.Equal(t, r.Catalogs, got[k].Catalogs)
+			assert.Equal(t, r.Problem, got[k].Problem)
+		}
+		assert.Equal(t, graphHashOf(t, mem), graphHashOf(t, disk), name)
+	}
+}
+
+// Every corpus DCAT-AP file that parses splits into these catalogs, records and problems.
+func TestSplitEveryCorpusFile(t *testing.T) {
+	want := map[string]string{
+		"ckan-demo-catalog-hydra.rdf":                      "catalog:1 dataset:100",
+		"ckan-demo-catalog-hydra.ttl":                      "catalog:1 dataset:100",
+		"ckanext-dcat-catalog-pod.jsonld":                  "catalog:1 dataset:1",
+		"ckanext-dcat-catalog-with-at-graph.jsonld":        "catalog:1 dataset:1",
+		"ckanext-dcat-dataset-gov-de.rdf":                  "dataset:1",
+		"dcat-ap-no-2.0-examples.ttl":                      "catalog:1 dataset:1",
+		"dcat-us3-doi-dataset-series.ttl":                  "dataset:2 series:1",
+		"fdk-catalog-0-diff-update-fragment-iris.ttl":      "catalog:1 dataset:1",
+		"fdk-catalog-0-stored-skolemized-with-records.ttl": "catalog:1 dataset:1",
+		"fdk-harvest-response-0-catalog-diff.ttl":          "catalog:1 dataset:1",
+		"fdk-harvest-response-0-old-dataset-removed.ttl":   "catalog:1 dataset:1",
+		"fdk-harvest-response-0.ttl":                       "catalog-problem:1 catalog:1 dataset-problem:1 dataset:1",
+		"fdk-norway-nested-blank-nodes.ttl":                "catalog:1 dataset:1",
+		"geonetwork-sig-oreme-catalogrecords.rdf":          "dataset:1",
+		"semic-2.1.1-example1.nt":                          "catalog:1 dataset:1",
+		"semic-hvd-3.0-ms-catalogue.jsonld":                "dataset:1",
+		"semic-hvd-3.0-ms-catalogue.ttl":                   "dataset:1",
+		"udata-hydra-partial-collection-page1.jsonld":      "catalog:1 dataset:3",
+		"udata-hydra-partial-collection-page2.jsonld":      "catalog:1 dataset:1",
+		"udata-paged-collection-page1.jsonld":              "catalog:1 dataset:3",
+		"udata-paged-collection-page2.jsonld":              "catalog:1 dataset:1",
+	}
+	for name, counts := range want {
+		_, order := splitAll(t, parseCorpus(t, name))
+		n := map[string]int{}
+		for _, r := range order {
+			k := string(r.Kind)
+			if r.Problem != "" {
+				k += "-problem"
+			} else {
+				_, _, err := Canonical(r.Triples)
+				require.NoError(t, err, "%s %s", name, r.IRI)
+			}
+			n[k]++
+		}
+		var got []string
+		for k, v := range n {
+			got = append(got, fmt.Sprintf("%s:%d", k, v))
+		}
+		slices.Sort(got)
+		assert.Equal(t, counts, strings.Join(got, " "), name)
+	}
 }
