@@ -164,7 +164,16 @@ func TestRDFSkolemIRIsAreStable(t *testing.T) {
 	site := newRDFSite(t)
 	const url = "http://fdk.test/catalog"
 	site.serveCorpus(t, url, "text/turtle", "dcatap/fdk-norway-nested-blank-nodes.ttl")
-	first, code := b.harvestRDF(t, site, url)
+	// With the default profile its one dataset is an error row: it has no dct:description.
+	checked, code := b.harvestRDF(t, site, url, "--job-type", "validate")
+	mustComplete(t, checked, code)
+	require.Equal(t, 1, checked.Errored)
+	errs, _, err := b.st.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: checked.JobID})
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Contains(t, errs[0].Message, "dct:description")
+	// FDK's fixture harvested as FDK does, without SHACL.
+	first, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=none")
 	mustComplete(t, first, code)
 	require.Positive(t, first.Added)
 	bodies := recordBodies(t, b.st, first.SourceID)
@@ -229,7 +238,7 @@ func TestRDFSyntaxErrorsFailTheJob(t *testing.T) {
 			site := newRDFSite(t)
 			const url = "http://publisher.test/catalog"
 			site.serveCorpus(t, url, "text/turtle", "dcatap/fdk-harvest-response-0.ttl")
-			first, code := b.harvestRDF(t, site, url)
+			first, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=none")
 			mustComplete(t, first, code)
 			live := liveIdentifiers(t, b.st, first.SourceID)
 			require.NotEmpty(t, live)
@@ -345,23 +354,37 @@ func TestRDFFDKFixtures(t *testing.T) {
 	report := reportEvents(t, b.natsURL)
 	site := newRDFSite(t)
 	const url = "http://fdk.test/harvest"
-	const dataset0, datasetNew = "http://localhost:5050/datasets/0", "http://localhost:5050/datasets/new"
-	const catalog0 = "http://localhost:5050/catalogs/0"
+	const dataset0, datasetNew = "https://testdirektoratet.no/model/dataset/0", "https://testdirektoratet.no/model/dataset/new"
+	const catalog0 = "https://testdirektoratet.no/model/dataset-catalog/0"
+	// FDK's fixtures are not valid DCAT-AP (their datasets have no dct:description), and FDK's
+	// harvester does not validate: harvest them as FDK does.
+	fdk := []string{"--option", "shacl_profile=none"}
 
 	site.serveCorpus(t, url, "text/turtle", "dcatap/fdk-harvest-response-0.ttl")
-	first, code := b.harvestRDF(t, site, url)
+	first, code := b.harvestRDF(t, site, url, fdk...)
 	mustComplete(t, first, code)
 	require.Equal(t, 1, first.Added, "dataset/0")
 	require.Equal(t, 1, first.Errored, "the blank-node dataset is an error row")
 	require.Equal(t, []string{dataset0}, liveIdentifiers(t, b.st, first.SourceID))
 	errs, _, err := b.st.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: first.JobID})
 	require.NoError(t, err)
-	require.Len(t, errs, 1)
-	require.Contains(t, errs[0].Message, "blank node")
+	var rows []string
+	for _, e := range errs {
+		if e.Severity == harvest.SeverityError {
+			rows = append(rows, e.Message)
+		}
+	}
+	require.Len(t, rows, 1, "one error row (and dataset/0's transform warnings)")
+	require.Contains(t, rows[0], "blank node")
 	ev := report(first.JobID)
 	require.Equal(t, []string{dataset0}, uris(ev.ChangedResources))
 
-	site.serveCorpus(t, url, "text/turtle", "dcatap/fdk-harvest-response-0-catalog-diff.ttl")
+	// The catalog alone changes (its title): dataset/0 is unchanged, catalog/0 changed.
+	baseline, err := os.ReadFile(corpustest.Path(t, "dcatap/fdk-harvest-response-0.ttl"))
+	require.NoError(t, err)
+	retitled := bytes.Replace(baseline, []byte(`"Datasettkatalog for Testdirektoratet"@nb`), []byte(`"Datasettkatalog"@nb`), 1)
+	require.NotEqual(t, baseline, retitled)
+	site.serve(url, "text/turtle", retitled)
 	diff, code := b.harvestRDF(t, site, url)
 	mustComplete(t, diff, code)
 	require.Equal(t, 1, diff.Unchanged, "dataset/0 is unchanged")
@@ -369,6 +392,17 @@ func TestRDFFDKFixtures(t *testing.T) {
 	ev = report(diff.JobID)
 	require.Equal(t, []string{catalog0}, uris(ev.ChangedCatalogs))
 	require.Empty(t, ev.ChangedResources)
+
+	// FDK's catalog-diff fixture changes the catalog too, and also turns dataset/0's
+	// distribution's access service from a blank node into a (relative) IRI: that is in
+	// dataset/0's graph, so dataset/0 is updated (FDK's own closure rule says the same).
+	site.serveCorpus(t, url, "text/turtle", "dcatap/fdk-harvest-response-0-catalog-diff.ttl")
+	diff, code = b.harvestRDF(t, site, url)
+	mustComplete(t, diff, code)
+	require.Equal(t, 1, diff.Updated, "dataset/0's access service is another node")
+	ev = report(diff.JobID)
+	require.Empty(t, ev.ChangedCatalogs, "catalog/0 is as the job before left it")
+	require.Equal(t, []string{dataset0}, uris(ev.ChangedResources))
 
 	site.serveCorpus(t, url, "text/turtle", "dcatap/fdk-harvest-response-0-old-dataset-removed.ttl")
 	// The source has one live dataset: deleting it is the whole source, over the default share.

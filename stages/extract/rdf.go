@@ -15,6 +15,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/rdf"
+	"github.com/harvester-dev/harvester/shacl/profiles"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -60,6 +61,11 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 	langs, err := harvest.ParseLanguages(job.Options["languages"])
 	if err != nil {
 		return h.fail(ctx, job, "ExtractError", fmt.Errorf("the source's languages option: %w", err))
+	}
+	if p := job.Options["shacl_profile"]; p != "" && p != "none" {
+		if _, err := profiles.Load(p); err != nil {
+			return h.fail(ctx, job, "ExtractError", fmt.Errorf("the source's shacl_profile option: %w", err))
+		}
 	}
 	fc := h.fetch // the source's Accept and auth header (sourceFetch)
 	if job.Accept == "" {

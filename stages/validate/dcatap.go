@@ -22,8 +22,13 @@ const (
 // (agents, checksums, identifiers, …) only warn.
 var mandatoryClasses = []string{dcatNS + "Dataset", dcatNS + "DatasetSeries", dcatNS + "Distribution", dcatNS + "Catalog"}
 
+// ProfileNone is the shacl_profile that checks nothing: the source's records are synced as
+// they come, as the FDK dataset harvester does (FDK validates in a service of its own, after
+// harvesting).
+const ProfileNone = "none"
+
 // ValidateDCATAP checks one DCAT-AP record graph (canonical N-Quads, Record.Body) against the
-// SHACL profile named by profile ("" is profiles.Default) and sorts the report into errors, which
+// SHACL profile named by profile ("" is profiles.Default; ProfileNone checks nothing) and sorts the report into errors, which
 // fail the record (status error_validation), and warnings, which never do:
 //
 //   - error: a body that does not parse as N-Quads; an unknown profile; a record whose
@@ -40,6 +45,9 @@ var mandatoryClasses = []string{dcatNS + "Dataset", dcatNS + "DatasetSeries", dc
 func ValidateDCATAP(identifier string, body []byte, profile string) (errs, warnings []harvest.RecordError) {
 	fail := func(msg string) ([]harvest.RecordError, []harvest.RecordError) {
 		return []harvest.RecordError{{Type: recordErrorType, Message: msg, Severity: harvest.SeverityError}}, nil
+	}
+	if profile == ProfileNone {
+		return nil, nil
 	}
 	shapes, err := profiles.Load(profile)
 	if err != nil {
