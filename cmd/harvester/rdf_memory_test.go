@@ -71,7 +71,7 @@ func TestRDFMillionTriplesPeakRSS(t *testing.T) {
 	}
 	b := setup(t)
 	bin := buildBinary(t)
-	path, triples := writeMillionTriples(t, 10_000, 100)
+	path, triples := writeMillionTriples(t, 2_000, 500)
 	require.GreaterOrEqual(t, triples, 1_000_000)
 
 	var out, errOut bytes.Buffer
@@ -83,7 +83,7 @@ func TestRDFMillionTriplesPeakRSS(t *testing.T) {
 	var rep jobReport
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
 	require.Equal(t, "complete", rep.Status, "job errors: %v", rep.JobErrors)
-	require.Equal(t, 10_000, rep.Added, "every dataset: %+v", rep.Counts)
+	require.Equal(t, 2_000, rep.Added, "every dataset: %+v", rep.Counts)
 
 	peakKiB := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // Linux: KiB
 	t.Logf("peak RSS harvesting %d triples (%d datasets): %d MiB", triples, rep.Added, peakKiB>>10)
