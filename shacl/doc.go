@@ -21,6 +21,13 @@
 // (the NO profile's typos sh:MinCount and sh:targetSubjectOf) mean nothing to SHACL, pySHACL
 // ignores them, and so does Compile; [Shapes.Ignored] lists them.
 //
+// sh:datatype checks the literal's lexical form against the XSD lexical space of the datatypes
+// the profiles name (xsd:date, dateTime, decimal, duration, hexBinary, gYear, gYearMonth,
+// nonNegativeInteger, and the other integer types and boolean). pySHACL instead asks rdflib,
+// which accepts whatever Python's parsers take ("2020-01-01T00:00:00"^^xsd:date, "1e5"^^xsd:decimal,
+// "2020-01-01"^^xsd:dateTime, any xsd:gYear), so on such ill-formed literals this engine reports
+// a violation where pySHACL does not. No corpus record has one (the parity test would show it).
+//
 // Conformance of a value node to a shape (for sh:node, sh:or, sh:and, qualified shapes) is
 // "validating the shape with the value node as focus gives no result", whatever the results'
 // severities [3.3]. Recursion (a shape reached again for the same focus node while it is being

@@ -2,6 +2,7 @@ package profiles_test
 
 import (
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/harvester-dev/harvester/rdf"
@@ -121,4 +122,37 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkValidateRecord is the cost of validating one corpus dataset record (the first of
+// 10 to 60 triples: a demo.ckan.org dataset) against each profile.
+func BenchmarkValidateRecord(b *testing.B) {
+	graphs, _ := corpusGraphs(b)
+	var rec corpusGraph
+	for _, g := range graphs {
+		if strings.Contains(g.name, "#") && len(g.triples) > 10 && len(g.triples) < 60 {
+			rec = g
+			break
+		}
+	}
+	if rec.triples == nil {
+		b.Fatal("no record graph")
+	}
+	b.Logf("%s: %d triples", rec.name, len(rec.triples))
+	for _, name := range profiles.Names() {
+		s, err := profiles.Load(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			g := rdf.NewMemGraph()
+			for _, tr := range rec.triples {
+				_ = g.Add(tr)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Validate(g)
+			}
+		})
+	}
 }

@@ -48,7 +48,7 @@ func formatOf(name string) rdf.Format {
 // corpusGraphs parses every dcatap/ corpus file that rdf.Parse can read (INVALID- files do not
 // parse by design) and returns each whole file and each of its dataset records. Files in a
 // syntax rdf.Parse does not support yet are listed in skipped.
-func corpusGraphs(t *testing.T) (graphs []corpusGraph, skipped []string) {
+func corpusGraphs(t testing.TB) (graphs []corpusGraph, skipped []string) {
 	files, err := filepath.Glob(filepath.Join(corpustest.Dir(t), "dcatap", "*"))
 	require.NoError(t, err)
 	for _, f := range files {
