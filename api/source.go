@@ -142,8 +142,8 @@ func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErr
 	}
 	wafType := srcType == harvest.SourceWAF || srcType == harvest.SourceWAFCollection
 	if schemaType == "" {
-		fields.add("schema_type", "required: %q, %q, %q or %q", harvest.SchemaDCATUS11Federal,
-			harvest.SchemaDCATUS11NonFederal, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)
+		fields.add("schema_type", "required: %q, %q, %q, %q or %q", harvest.SchemaDCATUS11Federal,
+			harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS30, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)
 	} else if st, err := harvest.ParseSchemaType(schemaType); err != nil {
 		fields.add("schema_type", "%v", err)
 	} else if wafType && !st.IsISO() {

@@ -114,6 +114,9 @@ func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, error) 
 	} else if st.IsISO() {
 		fields.add("schema_type", "validating ISO 19115 XML here is not supported yet: want %q or %q",
 			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
+	} else if st.IsDCATUS3() {
+		fields.add("schema_type", "validating DCAT-US 3.0 here is not supported yet (harvest jobs validate it): want %q or %q",
+			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
 	} else if v, err = dcatus.NewValidator(string(st)); err != nil {
 		return nil, nil, fmt.Errorf("validator for %q: %w", st, err)
 	}

@@ -36,9 +36,16 @@ var ErrDuplicateDataset = errors.New(`the catalog has more than one "dataset" me
 var ErrLegacyArray = errors.New("the document is a top-level JSON array (a Project Open Data 1.0 catalog); " +
 	"only DCAT-US 1.1 catalogs, an object with a \"dataset\" array, are supported")
 
-// ErrDCATUS3 is the cause of a ParseError for a DCAT-US 3.0 catalog: its conformsTo is an
-// object ({"@type": "Standard", "title": "DCAT-US 3.0"}), where DCAT-US 1.1 writes a URL.
-var ErrDCATUS3 = errors.New("the document is a DCAT-US 3.0 catalog; DCAT-US 3.0 is not supported yet, only DCAT-US 1.1")
+// ErrDCATUS3 is the cause of a ParseError for a DCAT-US 3.0 catalog read as DCAT-US 1.1
+// ([Check]): its conformsTo is an object ({"@type": "Standard", "title": "DCAT-US 3.0"}), where
+// DCAT-US 1.1 writes a URL. Such a source needs schema type "dcatus3.0" ([Check3]).
+var ErrDCATUS3 = errors.New(`wrong schema type: the document is a DCAT-US 3.0 catalog, not DCAT-US 1.1; ` +
+	`harvest it with schema type "dcatus3.0"`)
+
+// ErrDCATUS11 is the cause of a ParseError for a DCAT-US 1.1 catalog read as DCAT-US 3.0
+// ([Check3]): its conformsTo is a string (the Project Open Data v1.1 schema URL).
+var ErrDCATUS11 = errors.New(`wrong schema type: the document is a DCAT-US 1.1 catalog, not DCAT-US 3.0; ` +
+	`harvest it with schema type "dcatus1.1: federal" or "dcatus1.1: non-federal"`)
 
 // DefaultMaxRecordBytes is the size cap, in bytes, of one dataset WalkCatalog holds: 16 MiB.
 // A larger one is measured as it streams past, never held (fn gets a nil raw for it).
@@ -69,6 +76,10 @@ func WalkCatalog(r io.Reader, fn func(pos int, raw json.RawMessage) error) error
 type element struct {
 	raw  json.RawMessage // its bytes as written; nil when it is larger than the walk's limit
 	size int64           // its length in bytes
+	// kind is the catalog member whose array holds the element: "dataset", or in a DCAT-US 3.0
+	// walk also "service", "record" or "datasetSeries"; path is its JSON path in the document
+	// (DCAT-US 3.0 walks only), e.g. "$.catalog[0].dataset[1]".
+	kind, path string
 	// identifier and title are the raw values of the members of those names (the last one, names
 	// compared as encoding/json does, ignoring case) when the element is an object; kept only
 	// for an element over the limit, up to maxFieldCapture bytes each.
@@ -97,15 +108,36 @@ func walkDocument(r io.Reader, limit int, g *shapeGuard, only11 bool, each func(
 	return w.document()
 }
 
+// walkDocument3 is walkDocument for a DCAT-US 3.0 catalog (walk3.go): each gets every element
+// of the record arrays of the catalog and of its nested catalogs, in document order, the
+// elements of "service" and "datasetSeries" kept up to parentLimit bytes (when it is over
+// limit) so that the datasets they embed can be lifted out.
+func walkDocument3(r io.Reader, limit, parentLimit int, g *shapeGuard, each func(pos int, el *element) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if head, _ := br.Peek(3); bytes.Equal(head, utf8BOM) {
+		_, _ = br.Discard(3)
+	}
+	g.r, g.v3, g.level = br, true, 0
+	w := &catalogWalk{s: newJSONScanner(bufio.NewReaderSize(g, 64<<10)), g: g, limit: limit, v3: true,
+		parentLimit: parentLimit, each: each}
+	return w.document()
+}
+
 // catalogWalk is one walk of a catalog document.
 type catalogWalk struct {
 	s      *jsonScanner
 	g      *shapeGuard
 	only11 bool
-	limit  int
-	each   func(pos int, el *element) error
-	key    capture // of the member names, reused
-	whole  capture // of the elements, its buffer reused: each element's raw is a copy
+	// v3 walks a DCAT-US 3.0 catalog: the record arrays "dataset", "service", "record" and
+	// "datasetSeries" of the catalog and, recursively, of the catalogs in its "catalog" array;
+	// parentLimit, when over limit, is the limit of "service" and "datasetSeries" elements.
+	v3          bool
+	parentLimit int
+	pos         int // the elements walked so far
+	limit       int
+	each        func(pos int, el *element) error
+	key         capture // of the member names, reused
+	whole       capture // of the elements, its buffer reused: each element's raw is a copy
 }
 
 func (w *catalogWalk) document() error {
@@ -125,53 +157,7 @@ func (w *catalogWalk) document() error {
 		}
 		return &ParseError{Err: fmt.Errorf("the document is a JSON %s, not a DCAT-US catalog object", kind(c))}
 	}
-	found := false
-	c, err = s.next()
-	for err == nil && c != '}' {
-		if c != '"' {
-			return s.syntaxError(c, "looking for beginning of object key string")
-		}
-		line, col := s.line, int(s.off-1-s.lineStart)+1
-		key := &w.key
-		*key = capture{limit: maxKeyCapture, buf: append(key.buf[:0], '"')}
-		s.caps = append(s.caps, key)
-		err = s.str()
-		s.caps = s.caps[:0]
-		if err != nil {
-			return err
-		}
-		if c, err = s.next(); err != nil {
-			return err
-		}
-		if c != ':' {
-			return s.syntaxError(c, "after object key")
-		}
-		if isName(key, "dataset", false) {
-			if found {
-				return &ParseError{Line: line, Column: col, Err: ErrDuplicateDataset}
-			}
-			found = true
-			err = w.datasets()
-		} else if w.only11 && isName(key, "conformsTo", false) {
-			err = w.refuseDCATUS3()
-		} else {
-			err = s.value()
-		}
-		if err != nil {
-			return err
-		}
-		if c, err = s.next(); err != nil {
-			return err
-		}
-		if c == ',' {
-			c, err = s.next()
-			if err == nil && c == '}' {
-				return s.syntaxError(c, "looking for beginning of object key string")
-			}
-		} else if c != '}' {
-			return s.syntaxError(c, "after object key:value pair")
-		}
-	}
+	found, err := w.members("$")
 	if err != nil {
 		return err
 	}
@@ -182,10 +168,104 @@ func (w *catalogWalk) document() error {
 		_, _ = s.take()
 		return s.errorAt(errors.New("unexpected data after the catalog object"), s.off-1)
 	}
+	if !found && w.v3 {
+		return &ParseError{Err: errors.New(`not a DCAT-US 3.0 catalog: the object has none of the members ` +
+			`"dataset", "service", "record", "datasetSeries" and "catalog"`)}
+	}
 	if !found {
 		return &ParseError{Err: errors.New(`not a DCAT-US catalog: the object has no "dataset" array`)}
 	}
 	return nil
+}
+
+// members walks the members of a catalog object whose '{' was just taken, up to its '}'; at is
+// the object's JSON path ("$" for the document). It reports whether the object has a record
+// array ("dataset", or in a DCAT-US 3.0 walk any record array or "catalog").
+func (w *catalogWalk) members(at string) (bool, error) {
+	s := w.s
+	found := false
+	var arrays map[string]bool // DCAT-US 3.0: the record arrays met, each allowed once
+	c, err := s.next()
+	for err == nil && c != '}' {
+		if c != '"' {
+			return found, s.syntaxError(c, "looking for beginning of object key string")
+		}
+		line, col := s.line, int(s.off-1-s.lineStart)+1
+		key := &w.key
+		*key = capture{limit: maxKeyCapture, buf: append(key.buf[:0], '"')}
+		s.caps = append(s.caps, key)
+		err = s.str()
+		s.caps = s.caps[:0]
+		if err != nil {
+			return found, err
+		}
+		if c, err = s.next(); err != nil {
+			return found, err
+		}
+		if c != ':' {
+			return found, s.syntaxError(c, "after object key")
+		}
+		switch name := recordArray(key, w.v3); {
+		case name != "" && w.v3:
+			if arrays[name] {
+				return found, &ParseError{Line: line, Column: col, Err: fmt.Errorf(
+					"the catalog at %s has more than one %q member", at, name)}
+			}
+			if arrays == nil {
+				arrays = map[string]bool{}
+			}
+			arrays[name], found = true, true
+			if name == "catalog" {
+				err = w.catalogs(at)
+			} else {
+				err = w.datasets(name, at)
+			}
+		case name != "":
+			if found {
+				return found, &ParseError{Line: line, Column: col, Err: ErrDuplicateDataset}
+			}
+			found = true
+			err = w.datasets(name, at)
+		case w.only11 && isName(key, "conformsTo", false):
+			err = w.refuseDCATUS3()
+		case w.v3 && at == "$" && isName(key, "conformsTo", false):
+			err = w.refuseDCATUS11()
+		default:
+			err = s.value()
+		}
+		if err != nil {
+			return found, err
+		}
+		if c, err = s.next(); err != nil {
+			return found, err
+		}
+		if c == ',' {
+			c, err = s.next()
+			if err == nil && c == '}' {
+				return found, s.syntaxError(c, "looking for beginning of object key string")
+			}
+		} else if c != '}' {
+			return found, s.syntaxError(c, "after object key:value pair")
+		}
+	}
+	return found, err
+}
+
+// recordArray returns the name of the record array the member name in key is ("dataset"; in
+// a DCAT-US 3.0 walk also "service", "record", "datasetSeries" and "catalog"), or "".
+func recordArray(key *capture, v3 bool) string {
+	if isName(key, "dataset", false) {
+		return "dataset"
+	}
+	if !v3 {
+		return ""
+	}
+	for _, name := range [...]string{"service", "record", "datasetSeries", "catalog"} {
+		if isName(key, name, false) {
+			return name
+		}
+	}
+	return ""
 }
 
 // refuseDCATUS3 scans the catalog's conformsTo and returns a *ParseError wrapping ErrDCATUS3
@@ -244,8 +324,9 @@ func isRawName(raw []byte, name string, fold bool) bool {
 	return true
 }
 
-// datasets walks the value of the "dataset" member.
-func (w *catalogWalk) datasets() error {
+// datasets walks the value of the record array member name ("dataset", or in a DCAT-US 3.0
+// walk "service", "record" or "datasetSeries") of the catalog object at path at.
+func (w *catalogWalk) datasets(name, at string) error {
 	s := w.s
 	c, err := s.next()
 	if err != nil {
@@ -255,7 +336,10 @@ func (w *catalogWalk) datasets() error {
 		if err := s.valueFrom(c, nil); err != nil {
 			return err
 		}
-		return &ParseError{Err: fmt.Errorf(`not a DCAT-US catalog: "dataset" is a JSON %s, not an array`, kind(c))}
+		if w.v3 && c == 'n' { // null: no records
+			return nil
+		}
+		return &ParseError{Err: fmt.Errorf(`not a DCAT-US catalog: %q is a JSON %s, not an array`, name, kind(c))}
 	}
 	if err := s.nest('['); err != nil {
 		return err
@@ -268,11 +352,21 @@ func (w *catalogWalk) datasets() error {
 		s.depth--
 		return nil
 	}
-	for pos := 0; ; pos++ {
-		el, err := w.element()
+	for i := 0; ; i++ {
+		limit := w.limit
+		if w.parentLimit > limit && (name == "service" || name == "datasetSeries") {
+			limit = w.parentLimit
+		}
+		el, err := w.element(limit)
 		if err != nil {
 			return err
 		}
+		el.kind = name
+		if w.v3 {
+			el.path = fmt.Sprintf("%s.%s[%d]", at, name, i)
+		}
+		pos := w.pos
+		w.pos++
 		if err := w.each(pos, el); err != nil {
 			return err
 		}
@@ -291,14 +385,14 @@ func (w *catalogWalk) datasets() error {
 
 // element scans the next element of the dataset array, keeping its bytes up to the limit and,
 // in case it is larger, its identifier and title.
-func (w *catalogWalk) element() (*element, error) {
+func (w *catalogWalk) element(limit int) (*element, error) {
 	s := w.s
 	if _, err := s.skipSpace(); err != nil {
 		return nil, s.readErr(err)
 	}
 	from := s.off
 	whole := &w.whole
-	*whole = capture{limit: w.limit, buf: whole.buf[:0]}
+	*whole = capture{limit: limit, buf: whole.buf[:0]}
 	s.caps = append(s.caps[:0], whole)
 	var ident, title *capture
 	c, err := s.take()
@@ -364,6 +458,11 @@ type Entry struct {
 	// Structure is set when the element repeats a key or nests deeper than MaxRecordDepth
 	// (WalkEntries only); Raw is then what the scanner read, a deep value replaced by 0.
 	Structure *StructureError
+	// RecordType, Path and IsPartOf are set by WalkEntries3 only: the DCAT-US 3.0 record type
+	// (RecordTypeDataset and so on), the JSON path of the record in the document (e.g.
+	// "$.catalog[0].dataset[1]", "$.service[0].servesDataset[0]"), and the identifier of the
+	// DataService or DatasetSeries that embeds the dataset ("" for none).
+	RecordType, Path, IsPartOf string
 }
 
 // Identify fills in an entry's identifier: the "identifier" string, or the "@id" of an

@@ -59,6 +59,11 @@ type shapeGuard struct {
 	skip     int   // > 0: inside a value opened too deep, its nesting
 	record   int64 // output offset of the dataset being read, -1 when none
 	problems []shapeProblem
+	// v3 guards a DCAT-US 3.0 catalog, whose records are the objects in the record arrays of
+	// the catalog and of its nested catalogs (recordStart); level is the nesting of the record
+	// being read (recordLevel for a DCAT-US 1.1 catalog), 0 between records.
+	v3    bool
+	level int
 }
 
 // frame is one open object or array.
@@ -81,7 +86,28 @@ type shapeProblem struct {
 const recordLevel = 3
 
 func newShapeGuard(r io.Reader, trackKeys bool) *shapeGuard {
-	return &shapeGuard{r: r, trackKeys: trackKeys, record: -1}
+	return &shapeGuard{r: r, trackKeys: trackKeys, record: -1, level: recordLevel}
+}
+
+// recordStart reports whether a value opening now, in a DCAT-US 3.0 catalog, is a record: an
+// element of a "dataset", "service", "record" or "datasetSeries" array of an object that is
+// the document or an element of a "catalog" array of one.
+func (g *shapeGuard) recordStart() bool {
+	n := len(g.stack)
+	if n < 2 || n%2 != 0 || g.stack[n-1].object || !g.stack[n-2].object {
+		return false
+	}
+	switch g.stack[n-2].key {
+	case "dataset", "service", "record", "datasetSeries":
+	default:
+		return false
+	}
+	for i := n - 3; i > 0; i -= 2 { // the catalogs around it: an object in a "catalog" array
+		if g.stack[i].object || !g.stack[i-1].object || g.stack[i-1].key != "catalog" {
+			return false
+		}
+	}
+	return true
 }
 
 // Read implements io.Reader. It emits at most the bytes it read (a dropped value emits nothing
@@ -136,18 +162,24 @@ func (g *shapeGuard) step(c byte) (byte, bool) {
 			g.inKey, g.keyStart, g.key = true, g.out, g.key[:0]
 		}
 	case '{', '[':
-		if len(g.stack)+1 > MaxRecordDepth+recordLevel-1 {
+		if g.v3 && g.level == 0 && g.recordStart() {
+			g.level = len(g.stack) + 1
+		}
+		if g.level > 0 && len(g.stack)+1 > MaxRecordDepth+g.level-1 {
 			g.tooDeep()
 			g.skip = 1
 			return '0', true
 		}
-		if len(g.stack)+1 == recordLevel {
+		if len(g.stack)+1 == g.level {
 			g.record = g.out
 		}
 		g.push(c == '{')
 	case '}', ']':
 		if len(g.stack) > 0 {
 			g.stack = g.stack[:len(g.stack)-1]
+		}
+		if g.v3 && len(g.stack) < g.level {
+			g.level = 0
 		}
 	case ',':
 		if top := g.top(); top != nil {
@@ -209,7 +241,7 @@ func (g *shapeGuard) endKey() {
 		}
 	}
 	top.key = key
-	if !g.trackKeys || len(g.stack) < recordLevel {
+	if !g.trackKeys || g.level == 0 || len(g.stack) < g.level {
 		return
 	}
 	if top.keys == nil {
@@ -254,10 +286,10 @@ const maxPathSteps = 12
 // path is the JSON path, from the dataset, of the current position: the current member or
 // element of each open container, down to the innermost.
 func (g *shapeGuard) path() string {
-	if len(g.stack) < recordLevel {
+	if g.level == 0 || len(g.stack) < g.level {
 		return "$"
 	}
-	steps := g.stack[recordLevel-1:]
+	steps := g.stack[g.level-1:]
 	var b strings.Builder
 	b.WriteByte('$')
 	if len(steps) > maxPathSteps+3 {

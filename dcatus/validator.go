@@ -161,15 +161,21 @@ func compileSchema(data []byte) (*jsonschema.Schema, error) {
 	}
 	// The resource URL only matters when the document has no $id.
 	const url = "urn:harvester:validate:schema.json"
+	c := newCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// newCompiler returns a compiler with the settings of compileSchema.
+func newCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.RegisterFormat(uriFormat)
 	c.UseRegexpEngine(compileECMAScript)
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
+	return c
 }
 
 // ecmaRegexp adapts a regexp2 expression to jsonschema.Regexp. regexp2

@@ -84,8 +84,13 @@ type Record struct {
 	// XML is an ISO record's document byte for byte (base64 in the envelope: it may be in a
 	// declared encoding other than UTF-8). Body is empty then.
 	XML []byte `json:"xml,omitempty"`
-	// IsPartOf is the identifier of the collection the record belongs to (waf-collection).
+	// IsPartOf is the identifier of the collection the record belongs to (waf-collection), or
+	// of the DataService or DatasetSeries a DCAT-US 3.0 dataset was embedded in; SYNC writes it
+	// as the dataset's isPartOf when the record has none.
 	IsPartOf string `json:"is_part_of,omitempty"`
+	// RecordType is a DCAT-US 3.0 record's type (RecordTypeDataset, RecordTypeDataService,
+	// RecordTypeCatalogRecord, RecordTypeDatasetSeries); "" is a dataset.
+	RecordType string `json:"record_type,omitempty"`
 	// PublisherName names the publisher when an ISO record names none.
 	PublisherName string `json:"publisher_name,omitempty"`
 	// Warnings are notes for the record that do not make it fail (a placeholder used by

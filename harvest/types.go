@@ -91,8 +91,11 @@ const (
 	SchemaDCATUS11NonFederal SchemaType = "dcatus1.1: non-federal"
 	SchemaISO19115_1         SchemaType = "iso19115_1" // ISO 19115-1 / 19139 XML, transformed to DCAT-US
 	SchemaISO19115_2         SchemaType = "iso19115_2" // ISO 19115-2 XML, transformed to DCAT-US
-	SchemaDCATUS30           SchemaType = "dcatus3.0"  // DCAT-US 3.0 JSON
-	SchemaDCATAP             SchemaType = "dcat-ap"    // DCAT-AP RDF, transformed to DCAT-US, validated by SHACL
+	// SchemaDCATUS30 is a DCAT-US 3.0 catalog (a document source): datasets, data services,
+	// catalog records and dataset series, each a record, validated against the DCAT-US 3.0
+	// JSON Schema of its type.
+	SchemaDCATUS30 SchemaType = "dcatus3.0"
+	SchemaDCATAP   SchemaType = "dcat-ap" // DCAT-AP RDF, transformed to DCAT-US, validated by SHACL
 )
 
 // schemaTypes lists every SchemaType, in the order error messages name them.
@@ -112,6 +115,18 @@ func ParseSchemaType(s string) (SchemaType, error) {
 	}
 	return "", fmt.Errorf("unknown schema type %q: want one of %s", s, quoted(schemaTypes))
 }
+
+// IsDCATUS3 reports whether records of this schema are DCAT-US 3.0.
+func (t SchemaType) IsDCATUS3() bool { return t == SchemaDCATUS30 }
+
+// Record types of a DCAT-US 3.0 catalog (Data.gov H2.0 harvest_record.record_type); every
+// record of another schema is a RecordTypeDataset.
+const (
+	RecordTypeDataset       = "dataset"       // a Dataset (DCAT-US 1.1 datasets too)
+	RecordTypeDataService   = "dataservice"   // a DataService (a catalog's "service")
+	RecordTypeCatalogRecord = "catalogrecord" // a CatalogRecord (a catalog's "record")
+	RecordTypeDatasetSeries = "datasetseries" // a DatasetSeries
+)
 
 // Action is what a record does to the catalog. Unchanged records are counted, never stored.
 type Action string
@@ -171,7 +186,8 @@ const (
 )
 
 // Counts are a job's record counts; Total = Added + Updated + Deleted + Unchanged + Errored.
-// Validated counts the records that passed schema validation (a subset of the others).
+// Validated counts the records that passed schema validation and Warned those with at least one
+// warning row (subsets of the others; Warned is counted when the job finishes).
 type Counts struct {
 	Total     int `json:"total"`
 	Added     int `json:"added"`
@@ -180,6 +196,7 @@ type Counts struct {
 	Unchanged int `json:"unchanged"`
 	Errored   int `json:"errored"`
 	Validated int `json:"validated"`
+	Warned    int `json:"warned"`
 }
 
 // Frequency is how often the scheduler harvests a source.

@@ -102,6 +102,16 @@ if ! (exec 3<>"/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null; then
   (exec 3<>"/dev/tcp/127.0.0.1/$nats_port") 2>/dev/null || { log "nats-server did not start"; cat "$dir/nats.log" >&2; exit 1; }
 fi
 
+# Python jsonschema (with its format extras, as Data.gov H2.0 installs it) in a venv, for the
+# test that DCAT-US 3.0 verdicts equal Python's (dcatus: TestDCATUS3VerdictsEqualPython).
+venv="$dir/venv-jsonschema"
+if ! "$venv/bin/python" -c 'import jsonschema, rfc3987' 2>/dev/null; then
+  log "creating $venv with jsonschema"
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install -q 'jsonschema[format]==4.23.0' >&2
+fi
+
+echo "export HARVESTER_TEST_PYTHON='$venv/bin/python'"
 echo "export DATABASE_URL='postgres://postgres@127.0.0.1:$pg_port/harvester?sslmode=disable'"
 echo "export NATS_URL='nats://127.0.0.1:$nats_port'"
 echo "export PATH='$dir/bin':\"\$PATH\""

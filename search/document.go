@@ -32,6 +32,7 @@ type Document struct {
 	SourceID           string          `json:"source_id"`
 	RecordID           string          `json:"record_id,omitempty"`
 	BBox               *Shape          `json:"bbox,omitempty"`
+	Temporal           string          `json:"temporal,omitempty"` // DCAT-US 1.1 text, or a 3.0 PeriodOfTime as "start/end"
 	DCAT               json.RawMessage `json:"dcat,omitempty"`
 }
 
@@ -55,6 +56,8 @@ type dcatFields struct {
 	Issued       any `json:"issued"`
 	Spatial      any `json:"spatial"`
 	Distribution any `json:"distribution"`
+	Identifier   any `json:"identifier"`
+	Temporal     any `json:"temporal"`
 }
 
 // FromDataset returns the Document of a live dataset owned by the organization named org.
@@ -72,12 +75,23 @@ func FromDataset(d *store.Dataset, org string) Document {
 	doc.Keyword = strs(f.Keyword)
 	doc.Theme = strs(f.Theme)
 	if p, ok := f.Publisher.(map[string]any); ok {
-		doc.Publisher = str(p["name"])
+		doc.Publisher = agentName(p)
+	}
+	if f.Identifier != nil {
+		doc.Identifier = cmpStr(identifierOf(f.Identifier), doc.Identifier)
+	}
+	if s := periodOf(f.Temporal); s != "" {
+		doc.Temporal = s
+	}
+	if doc.BBox == nil && f.Spatial != nil {
+		doc.BBox = BBox(locationGeometry(f.Spatial))
 	}
 	doc.LandingPage = str(f.LandingPage)
 	doc.Modified = date(str(f.Modified))
 	doc.Issued = date(str(f.Issued))
-	doc.BBox = BBox(f.Spatial)
+	if b := BBox(f.Spatial); b != nil {
+		doc.BBox = b
+	}
 	dists, _ := f.Distribution.([]any)
 	for _, x := range dists {
 		dist, ok := x.(map[string]any)
@@ -116,12 +130,74 @@ func strs(v any) []string {
 		}
 	case []any:
 		for _, x := range v {
-			if s := str(x); s != "" {
+			if s := cmpStr(str(x), conceptLabel(x)); s != "" {
 				out = append(out, s)
 			}
 		}
+	case map[string]any:
+		if s := conceptLabel(v); s != "" {
+			out = append(out, s)
+		}
 	}
 	return out
+}
+
+// conceptLabel is the prefLabel of a DCAT-US 3.0 Concept (a theme), else "".
+func conceptLabel(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	return cmpStr(str(m["prefLabel"]), str(m["skos:prefLabel"]))
+}
+
+// agentName is the name of a DCAT-US publisher: 1.1's Organization name, or a 3.0 Agent's
+// name (foaf:name), else its prefLabel.
+func agentName(p map[string]any) string {
+	return cmpStr(cmpStr(str(p["name"]), str(p["foaf:name"])), str(p["prefLabel"]))
+}
+
+// identifierOf reads a DCAT-US identifier: a string, or a 3.0 Identifier object's @id, else
+// its notation.
+func identifierOf(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		return cmpStr(str(m["@id"]), str(m["notation"]))
+	}
+	return str(v)
+}
+
+// periodOf writes a temporal value: DCAT-US 1.1's text as is, or a 3.0 PeriodOfTime (an object
+// or the first of an array) as "startDate/endDate" (either may be empty).
+func periodOf(v any) string {
+	if arr, ok := v.([]any); ok && len(arr) > 0 {
+		v = arr[0]
+	}
+	if m, ok := v.(map[string]any); ok {
+		start, end := cmpStr(str(m["startDate"]), str(m["hasBeginning"])), cmpStr(str(m["endDate"]), str(m["hasEnd"]))
+		if start == "" && end == "" {
+			return ""
+		}
+		return start + "/" + end
+	}
+	return str(v)
+}
+
+// locationGeometry is the geometry of a DCAT-US 3.0 Location (an object, or the first of an
+// array, with a bbox or geometry member: GeoJSON, an object or a string), else v itself.
+func locationGeometry(v any) any {
+	if arr, ok := v.([]any); ok && len(arr) > 0 {
+		v = arr[0]
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	for _, k := range []string{"bbox", "geometry", "centroid"} {
+		if g := m[k]; g != nil {
+			return g
+		}
+	}
+	return v
 }
 
 // dateLayouts are the DCAT-US date forms (ISO 8601) a Document keeps; intervals, durations

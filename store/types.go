@@ -96,6 +96,16 @@ type Dataset struct {
 	DCAT              json.RawMessage
 	RecordID          string
 	LastHarvestedDate time.Time
+	RecordType        string // the DCAT-US 3.0 record type (harvest.RecordType*); "dataset" for every other record
+}
+
+// DatasetRecordType is the record_type a dataset row stores for a record of type t: t, or
+// "dataset" when t is "".
+func DatasetRecordType(t string) string {
+	if t == "" {
+		return "dataset"
+	}
+	return t
 }
 
 // DatasetDeleteParams names a dataset by source and identifier.
@@ -128,6 +138,7 @@ type DatasetUpsertParams struct {
 	Slug       string // used only when the dataset is created
 	DCAT       json.RawMessage
 	RecordID   string
+	RecordType string // harvest.RecordType*; "" is a dataset
 }
 
 // JobFailParams ends a job in error.

@@ -99,8 +99,9 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 	}
 	var err error
 	if f.schemaType == "" {
-		return p, usageError{fmt.Errorf("--schema-type is required: %q or %q for a data.json, %q or %q for ISO 19115 XML",
-			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)}
+		return p, usageError{fmt.Errorf("--schema-type is required: %q or %q for a data.json, %q for a DCAT-US 3.0 "+
+			"catalog, %q or %q for ISO 19115 XML", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal,
+			harvest.SchemaDCATUS30, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)}
 	}
 	if p.SchemaType, err = harvest.ParseSchemaType(f.schemaType); err != nil {
 		return p, usageError{fmt.Errorf("--schema-type: %w", err)}
@@ -384,8 +385,8 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 		return enc.Encode(rep)
 	}
 	fmt.Fprintf(out, "Harvest job %s (%s) of %s: %s\n", rep.JobID, rep.JobType, url, rep.Status)
-	fmt.Fprintf(out, "  total %d: added %d, updated %d, deleted %d, unchanged %d, errored %d (validated %d)\n",
-		rep.Total, rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored, rep.Validated)
+	fmt.Fprintf(out, "  total %d: added %d, updated %d, deleted %d, unchanged %d, errored %d (validated %d, warned %d)\n",
+		rep.Total, rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored, rep.Validated, rep.Warned)
 	fmt.Fprintf(out, "  started %s, finished %s\n", rep.StartedAt, rep.FinishedAt)
 	if rep.NotModified {
 		fmt.Fprintln(out, "  not modified: the source answered 304 to a conditional GET, so its document was "+

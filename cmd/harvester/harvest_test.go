@@ -349,7 +349,7 @@ func TestHarvestBadArguments(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.Equal(t, exitUsage, run(context.Background(), []string{"harvest", "--url", "https://x.example/data.json"}, &out, &errOut))
 	require.Equal(t, `harvester: --schema-type is required: "dcatus1.1: federal" or "dcatus1.1: non-federal" for a data.json, `+
-		`"iso19115_1" or "iso19115_2" for ISO 19115 XML`+"\nRun 'harvester harvest --help' for usage.\n", errOut.String())
+		`"dcatus3.0" for a DCAT-US 3.0 catalog, "iso19115_1" or "iso19115_2" for ISO 19115 XML`+"\nRun 'harvester harvest --help' for usage.\n", errOut.String())
 }
 
 // A document of another kind than the schema type expects, or in a format not supported yet,
@@ -366,8 +366,8 @@ func TestHarvestWrongKindOfDocument(t *testing.T) {
 		{"dcatap/semic-2.1.1-example1.nt", federal, "the document is Turtle or N-Triples (RDF)"},
 		{"dcatap/ckan-demo-catalog-hydra.rdf", federal, "the document is RDF/XML: RDF sources (DCAT-AP, DCAT-US 3.0 in RDF) are not supported yet"},
 		{"dcatap/geonetwork-sig-oreme-catalogrecords.rdf", "iso19115_2", "the document is RDF/XML"},
-		{"dcatus/dcatus3-catalog.json", federal, `the document is a DCAT-US 3.0 catalog; DCAT-US 3.0 is not supported yet, only DCAT-US 1.1 (conformsTo {"@type":"Standard","title":"DCAT-US 3.0"})`},
-		{"dcatus/dcatus3-series-with-members.json", nonFederal, "DCAT-US 3.0 is not supported yet"},
+		{"dcatus/dcatus3-catalog.json", federal, `wrong schema type: the document is a DCAT-US 3.0 catalog, not DCAT-US 1.1; harvest it with schema type "dcatus3.0" (conformsTo {"@type":"Standard","title":"DCAT-US 3.0"})`},
+		{"dcatus/dcatus3-series-with-members.json", nonFederal, "wrong schema type"},
 	} {
 		rep, code := b.harvest(t, "--file", corpustest.Path(t, c.file), "--schema-type", c.schema)
 		require.Equal(t, exitJobError, code, c.file)

@@ -132,8 +132,12 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 			return nil, fmt.Errorf("delete dataset: %w", err)
 		}
 	case harvest.ActionCreate, harvest.ActionUpdate:
+		dcat := rec.DCAT()
+		if rec.SchemaType.IsDCATUS3() && rec.IsPartOf != "" {
+			dcat = withIsPartOf(dcat, rec.IsPartOf)
+		}
 		ds, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
-			Slug: Slug(title(rec.DCAT(), rec.Identifier)), DCAT: rec.DCAT(), RecordID: rec.RecordID})
+			Slug: Slug(title(dcat, rec.Identifier)), DCAT: dcat, RecordID: rec.RecordID, RecordType: rec.RecordType})
 		if err != nil {
 			return nil, fmt.Errorf("upsert dataset: %w", err)
 		}
@@ -177,4 +181,24 @@ func title(dcat json.RawMessage, fallback string) string {
 		}
 	}
 	return fallback
+}
+
+// withIsPartOf returns the DCAT-US 3.0 record dcat with "isPartOf" set to parent (the
+// DataService or DatasetSeries EXTRACT lifted it out of), as Data.gov H2.0 writes a nested
+// dataset's parent_identifier; a record that has an isPartOf of its own, or is not an object,
+// is returned as it is.
+func withIsPartOf(dcat json.RawMessage, parent string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(dcat, &m) != nil || m == nil {
+		return dcat
+	}
+	if _, ok := m["isPartOf"]; ok {
+		return dcat
+	}
+	m["isPartOf"], _ = json.Marshal(parent)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return dcat
+	}
+	return out
 }

@@ -116,6 +116,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if notModifiedSince != "" {
 		return h.notModified(&job, notModifiedSince)
 	}
+	if job.SchemaType.IsDCATUS3() {
+		return h.list3(ctx, &job, f)
+	}
 	if err := catalog.Check(f); err != nil {
 		if title, ok := fetch.HTMLPage(f); ok {
 			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
@@ -276,7 +279,8 @@ func (l *lister) entry(e catalog.Entry) error {
 	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, e.Identifier),
-		Identifier: e.Identifier, Position: pos, Body: harvest.RawText(e.Raw)}
+		Identifier: e.Identifier, Position: pos, Body: harvest.RawText(e.Raw), RecordType: e.RecordType,
+		IsPartOf: e.IsPartOf}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err

@@ -30,7 +30,8 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		return nil, harvest.Permanent(err)
 	}
 	switch {
-	case rec.SchemaType == harvest.SchemaDCATUS11Federal || rec.SchemaType == harvest.SchemaDCATUS11NonFederal:
+	case rec.SchemaType == harvest.SchemaDCATUS11Federal || rec.SchemaType == harvest.SchemaDCATUS11NonFederal ||
+		rec.SchemaType == harvest.SchemaDCATUS30: // DCAT-US already
 		return harvest.Next(harvest.SubjectValidate, &rec)
 	case rec.SchemaType.IsISO():
 		dcat, warnings, err := iso.Transform(rec.XML, rec.Identifier, rec.PublisherName)

@@ -15,6 +15,11 @@ type Handler struct {
 	validators map[harvest.SchemaType]*dcatus.Validator
 }
 
+// validator3 is the DCAT-US 3.0 validator of a record type (compiled once by dcatus).
+func validator3(recordType string) (*dcatus.Validator, error) {
+	return dcatus.NewValidator3(recordType)
+}
+
 // New returns the VALIDATE stage.
 func New() *Handler {
 	return &Handler{validators: map[harvest.SchemaType]*dcatus.Validator{}}
@@ -35,7 +40,9 @@ func (h *Handler) validator(t harvest.SchemaType) (*dcatus.Validator, error) {
 }
 
 // Handle validates one record's DCAT-US (SubjectValidate). An invalid record settles as
-// errored with status error_validation and one error row per JSON path. A valid record goes to
+// errored with status error_validation and one error row per JSON path. A DCAT-US 3.0 record
+// is checked against the DCAT-US 3.0 schema of its record type, and its content-quality
+// warnings (dcatus.Warnings3) travel with it as severity=warning rows, which never fail it. A valid record goes to
 // SYNC, or, in a validate job, settles with the action it would have had.
 func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	var rec harvest.Record
@@ -46,7 +53,18 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	if schema.IsISO() {
 		schema = harvest.SchemaDCATUS11NonFederal // what Data.gov checks transformed ISO records against
 	}
-	v, err := h.validator(schema)
+	var v *dcatus.Validator
+	var err error
+	if schema.IsDCATUS3() {
+		// One root per record type, as Data.gov H2.0 does; content-quality warnings never fail it.
+		v, err = validator3(rec.RecordType)
+		for _, w := range dcatus.Warnings3(rec.DCAT()) {
+			rec.Warnings = append(rec.Warnings, harvest.RecordError{Type: "ValidationWarning",
+				Message: w.Path + ": " + w.Message, Severity: harvest.SeverityWarning})
+		}
+	} else {
+		v, err = h.validator(schema)
+	}
 	if err != nil {
 		return h.reject(&rec, []harvest.RecordError{{Type: "ValidationError", Message: err.Error(),
 			Severity: harvest.SeverityError}})

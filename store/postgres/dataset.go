@@ -18,6 +18,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 	at := make(map[key]int, len(ps))
 	slugs, identifiers, dcats, sources, records := make([]string, len(ps)), make([]string, len(ps)),
 		make([]string, len(ps)), make([]string, len(ps)), make([]*string, len(ps))
+	recordTypes := make([]string, len(ps))
 	for i, p := range ps {
 		k := key{p.SourceID, p.Identifier}
 		if _, dup := at[k]; dup {
@@ -25,17 +26,20 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		}
 		at[k] = i
 		slugs[i], identifiers[i], dcats[i], sources[i] = p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID
+		recordTypes[i] = store.DatasetRecordType(p.RecordType)
 		if p.RecordID != "" {
 			records[i] = &p.RecordID
 		}
 	}
 	rows := s.q.Query(ctx, `
-		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
-		SELECT v.slug, v.identifier, v.dcat::jsonb, v.source, v.record, now()
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[]) AS v(slug, identifier, dcat, source, record)
+		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type)
+		SELECT v.slug, v.identifier, v.dcat::jsonb, v.source, v.record, now(), v.record_type
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[])
+			AS v(slug, identifier, dcat, source, record, record_type)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
-			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date
-		RETURNING `+sqlstore.DatasetColumns, slugs, identifiers, dcats, sources, records)
+			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date,
+			record_type = EXCLUDED.record_type
+		RETURNING `+sqlstore.DatasetColumns, slugs, identifiers, dcats, sources, records, recordTypes)
 	out := make([]*store.Dataset, len(ps))
 	err := sqlstore.Each(rows, scan.Dataset, func(d *store.Dataset) error {
 		out[at[key{d.SourceID, d.Identifier}]] = d

@@ -27,11 +27,13 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		t := now()
 		for i, p := range ps {
 			d, err := scan.Dataset(querier{tx}.QueryRow(ctx, `
-				INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
-				VALUES (?, ?, ?, ?, ?, ?, ?)
+				INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
-					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
-				RETURNING `+sqlstore.DatasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, t))
+					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
+					record_type = excluded.record_type
+				RETURNING `+sqlstore.DatasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
+				p.SourceID, p.RecordID, t, store.DatasetRecordType(p.RecordType)))
 			if err != nil {
 				return err
 			}

@@ -137,6 +137,7 @@ var cases = []testCase{
 	{"Dataset/UpsertSlugConflict", testDatasetUpsertSlugConflict},
 	{"Dataset/UpsertBatch", testDatasetUpsertBatch},
 	{"Dataset/UpsertBatchConflict", testDatasetUpsertBatchConflict},
+	{"Dataset/RecordType", testDatasetRecordType},
 	{"Dataset/GetNotFound", testDatasetGetNotFound},
 	{"Dataset/List", testDatasetList},
 	{"Dataset/Stream", testDatasetStream},

@@ -23,8 +23,8 @@ type Scanner struct {
 const (
 	JobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
 	records_total, records_added, records_updated, records_deleted, records_unchanged,
-	records_errored, records_validated, records_settled, records_expected, redrives`
-	DatasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date`
+	records_errored, records_validated, records_settled, records_expected, redrives, records_warned`
+	DatasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date, record_type`
 	RecordColumns  = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
 	COALESCE(source_raw, ''), source_transform, status, COALESCE(schema_type, ''), date_created`
 	OrganizationColumns = `id, name, slug, created_at`
@@ -35,7 +35,7 @@ func (s *Scanner) Job(row Row) (*store.HarvestJob, error) {
 	var j store.HarvestJob
 	err := row.Scan(&j.ID, &j.SourceID, &j.JobType, &j.Status, s.Time(&j.CreatedAt), s.NullTime(&j.FinishedAt),
 		&j.Total, &j.Added, &j.Updated, &j.Deleted, &j.Unchanged, &j.Errored, &j.Validated,
-		&j.Settled, &j.Expected, &j.Redrives)
+		&j.Settled, &j.Expected, &j.Redrives, &j.Warned)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Scanner) Organization(row Row) (*store.Organization, error) {
 func (s *Scanner) Dataset(row Row) (*store.Dataset, error) {
 	var d store.Dataset
 	var dcat []byte
-	err := row.Scan(&d.ID, &d.Slug, &d.SourceID, &d.Identifier, &dcat, &d.RecordID, s.Time(&d.LastHarvestedDate))
+	err := row.Scan(&d.ID, &d.Slug, &d.SourceID, &d.Identifier, &dcat, &d.RecordID, s.Time(&d.LastHarvestedDate), &d.RecordType)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,9 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Har
 // JobFinish implements store.Store.
 func (s *Store) JobFinish(ctx context.Context, jobID string) (*store.HarvestJob, bool, error) {
 	job, err := s.scan.Job(s.q.QueryRow(ctx, s.sql(`
-		UPDATE harvest_job SET status = 'complete', date_finished = now(), records_total = records_settled
+		UPDATE harvest_job SET status = 'complete', date_finished = now(), records_total = records_settled,
+			records_warned = (SELECT count(DISTINCT e.key) FROM harvest_record_error e
+				WHERE e.harvest_job_id = harvest_job.id AND e.severity = 'warning')
 		WHERE id = $1 AND status = 'in_progress' AND records_expected IS NOT NULL
 			AND records_settled >= records_expected
 		RETURNING `+JobColumns), s.stamped(s.d.NowArgs(), jobID)...))
@@ -159,12 +161,13 @@ func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobErr
 // existing one keeps its id.
 func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
 	return s.scan.Dataset(s.q.QueryRow(ctx, s.sql(`
-		INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date)
-		VALUES ($1, $2, $3, $4, $5, $6, now())
+		INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type)
+		VALUES ($1, $2, $3, $4, $5, $6, now(), $7)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
-			harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date
+			harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
+			record_type = excluded.record_type
 		RETURNING `+DatasetColumns), s.stamped(s.d.NowArgs(), uuid.NewString(), p.Slug, p.Identifier,
-		string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID)...))
+		string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, store.DatasetRecordType(p.RecordType))...))
 }
 
 // DatasetCount implements store.Store.
