@@ -118,4 +118,3 @@ func (s *Store) DatasetImport(ctx context.Context, p *store.DatasetImportParams)
 		s.d.Time(p.LastHarvestedDate), store.DatasetRecordType(p.RecordType)}
 	return s.upsertByID(ctx, "dataset", p.ID, cols, args, cols[1:], nil, "")
 }
-
