@@ -17,8 +17,9 @@ type Store interface {
 	// DatasetGet returns the live dataset of (source, identifier), or ErrNotFound.
 	DatasetGet(ctx context.Context, p *DatasetGetParams) (*Dataset, error)
 	// DatasetImport creates the dataset p.ID, or updates it to p's fields (ImportResult): the
-	// import from Data.gov H2.0. ErrConflict when the slug or (source, identifier) is another
-	// dataset's.
+	// import from Data.gov H2.0. A dataset whose record is not an imported one (a harvest wrote
+	// it since) is kept as it is (ImportUnchanged). ErrConflict when the slug or (source,
+	// identifier) is another dataset's.
 	DatasetImport(ctx context.Context, p *DatasetImportParams) (ImportResult, error)
 	// DatasetList returns a source's live datasets ordered by identifier.
 	DatasetList(ctx context.Context, p *DatasetListParams) ([]*Dataset, error)

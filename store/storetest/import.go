@@ -90,6 +90,19 @@ func testImport(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.Equal(t, "slug-2", gotDS.Slug)
 
+	// A dataset a harvest has written since is kept.
+	job2 := newJob(t, s, srcID)
+	ours := newRecord(t, s, job2, "id-1")
+	_, err = s.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: srcID, Identifier: "id-1", Slug: "ignored",
+		DCAT: dcat("id-1"), RecordID: ours.ID})
+	require.NoError(t, err)
+	r, err = s.DatasetImport(ctx, ds)
+	require.NoError(t, err)
+	require.Equal(t, store.ImportUnchanged, r)
+	gotDS, err = s.DatasetGet(ctx, &store.DatasetGetParams{SourceID: srcID, Identifier: "id-1"})
+	require.NoError(t, err)
+	require.Equal(t, ours.ID, gotDS.RecordID, "the harvested dataset is kept")
+
 	// Another dataset with a taken slug is a conflict.
 	_, err = s.DatasetImport(ctx, &store.DatasetImportParams{ID: uuid.NewString(), Slug: "slug-2", SourceID: srcID,
 		Identifier: "id-2", DCAT: ds.DCAT, RecordID: recID, LastHarvestedDate: created})

@@ -18,9 +18,10 @@ import (
 // only where one differs, in a transaction that first looks whether the row exists: the
 // ImportResult of the store's *Import methods. extraUpdate is added to the SET list of an
 // update (e.g. updated_at = now()); insertOnly are columns (with their SQL values) written only
-// by the INSERT.
+// by the INSERT; keep, when set, is a condition on the existing row under which it is left as
+// it is (ImportUnchanged).
 func (s *Store) upsertByID(ctx context.Context, table, id string, cols []string, args []any, update []string,
-	insertOnly map[string]string, extraUpdate string) (store.ImportResult, error) {
+	insertOnly map[string]string, extraUpdate, keep string) (store.ImportResult, error) {
 	values := make([]string, len(cols))
 	for i := range cols {
 		values[i] = "$" + strconv.Itoa(i+1)
@@ -38,9 +39,13 @@ func (s *Store) upsertByID(ctx context.Context, table, id string, cols []string,
 	if extraUpdate != "" {
 		set = append(set, extraUpdate)
 	}
+	where := "(" + strings.Join(differs, " OR ") + ")"
+	if keep != "" {
+		where += " AND NOT (" + keep + ")"
+	}
 	stmt := s.sql(`INSERT INTO ` + table + ` (` + strings.Join(allCols, ", ") + `) VALUES (` +
 		strings.Join(values, ", ") + `) ON CONFLICT (id) DO UPDATE SET ` + strings.Join(set, ", ") +
-		` WHERE ` + strings.Join(differs, " OR ") + ` RETURNING id`)
+		` WHERE ` + where + ` RETURNING id`)
 	result := store.ImportUnchanged
 	err := s.d.InTx(ctx, func(tx Querier) error {
 		existed, err := Count(ctx, tx, `SELECT count(*) FROM `+table+` WHERE id = $1`, id)
@@ -67,7 +72,7 @@ func (s *Store) upsertByID(ctx context.Context, table, id string, cols []string,
 // OrganizationImport implements store.Store.
 func (s *Store) OrganizationImport(ctx context.Context, p *store.OrganizationImportParams) (store.ImportResult, error) {
 	return s.upsertByID(ctx, "organization", p.ID, []string{"id", "name", "slug"}, []any{p.ID, p.Name, p.Slug},
-		[]string{"name", "slug"}, map[string]string{"created_at": "now()"}, "")
+		[]string{"name", "slug"}, map[string]string{"created_at": "now()"}, "", "")
 }
 
 // SourceImport implements store.Store.
@@ -83,7 +88,7 @@ func (s *Store) SourceImport(ctx context.Context, p *store.SourceImportParams) (
 		nextRun = "now()"
 	}
 	return s.upsertByID(ctx, "harvest_source", p.ID, cols, args, cols[1:],
-		map[string]string{"created_at": "now()", "updated_at": "now()", "next_run_at": nextRun}, "updated_at = now()")
+		map[string]string{"created_at": "now()", "updated_at": "now()", "next_run_at": nextRun}, "updated_at = now()", "")
 }
 
 // JobImport implements store.Store.
@@ -93,7 +98,7 @@ func (s *Store) JobImport(ctx context.Context, p *store.JobImportParams) (store.
 		"records_errored", "records_validated", "records_warned", "records_settled", "records_expected"}
 	args := []any{p.ID, p.SourceID, string(p.JobType), string(p.Status), s.d.Time(p.CreatedAt), s.d.Time(p.FinishedAt),
 		p.Total, p.Added, p.Updated, p.Deleted, p.Unchanged, p.Errored, p.Validated, p.Warned, p.Total, p.Total}
-	return s.upsertByID(ctx, "harvest_job", p.ID, cols, args, cols[1:], nil, "")
+	return s.upsertByID(ctx, "harvest_job", p.ID, cols, args, cols[1:], nil, "", "")
 }
 
 // RecordImport implements store.Store.
@@ -107,7 +112,7 @@ func (s *Store) RecordImport(ctx context.Context, p *store.RecordImportParams) (
 	args := []any{p.ID, p.JobID, p.SourceID, p.Identifier, string(p.Action), nullable(p.SourceHash),
 		nullable(p.H2SourceHash), nullable(p.SourceRaw), transform, string(harvest.RecordSuccess),
 		nullable(string(p.SchemaType)), s.d.Time(p.CreatedAt), s.d.Time(p.CreatedAt)}
-	return s.upsertByID(ctx, "harvest_record", p.ID, cols, args, cols[1:], nil, "")
+	return s.upsertByID(ctx, "harvest_record", p.ID, cols, args, cols[1:], nil, "", "")
 }
 
 // DatasetImport implements store.Store.
@@ -116,5 +121,7 @@ func (s *Store) DatasetImport(ctx context.Context, p *store.DatasetImportParams)
 		"last_harvested_date", "record_type"}
 	args := []any{p.ID, p.Slug, p.SourceID, p.Identifier, string(store.StorableJSON(p.DCAT)), p.RecordID,
 		s.d.Time(p.LastHarvestedDate), store.DatasetRecordType(p.RecordType)}
-	return s.upsertByID(ctx, "dataset", p.ID, cols, args, cols[1:], nil, "")
+	// A dataset that a harvest has written since (its record is not an imported one) is kept.
+	return s.upsertByID(ctx, "dataset", p.ID, cols, args, cols[1:], nil, "",
+		`EXISTS (SELECT 1 FROM harvest_record h WHERE h.id = dataset.harvest_record_id AND h.h2_source_hash IS NULL)`)
 }
