@@ -17,6 +17,7 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
 )
 
 // h2Database loads the H2.0 dump (../shared/reference/h2-dump/<dump>, a pg_dump of a database
@@ -187,4 +188,24 @@ func TestImportH2ThenHarvestGSA(t *testing.T) {
 func TestImportH2ThenHarvestVA(t *testing.T) {
 	t.Parallel()
 	testImportThenHarvest(t, "h2-va-2025-07.sql.gz", "dcatus/agency-va-2025-07.data.json", 1696, 160)
+}
+
+func TestImportH2BadArguments(t *testing.T) {
+	t.Parallel()
+	db := dbtest.URL(t) // never the environment's DATABASE_URL
+	for _, args := range [][]string{
+		{"import-h2"},
+		{"import-h2", "--from", "postgres://127.0.0.1:1/h2", "--rewrite-url", "no-equals-sign"},
+		{"import-h2", "--from", "postgres://127.0.0.1:1/h2", "--format", "xml"},
+	} {
+		var out, errOut bytes.Buffer
+		require.Equal(t, exitUsage, run(context.Background(), append(args, "--database-url", db), &out, &errOut), "%q", args)
+		require.NotEmpty(t, errOut.String())
+	}
+	// An H2.0 database that cannot be reached fails and says so.
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"import-h2", "--from", "postgres://postgres@127.0.0.1:1/h2?connect_timeout=5",
+		"--database-url", db}, &out, &errOut)
+	require.Equal(t, exitJobError, code)
+	require.Contains(t, errOut.String(), "connect to the H2.0 database")
 }
