@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,12 +43,19 @@ const maxRecordProblems = 100
 // errEnoughRecords stops the walk of a catalog once ValidateMaxRecords datasets were checked.
 var errEnoughRecords = errors.New("validate: enough records checked")
 
-// recordResult is the verdict on one dataset of the document.
+// recordResult is the verdict on one dataset of the document (one record of a DCAT-US 3.0
+// catalog: a dataset, data service, catalog record or dataset series).
 type recordResult struct {
-	Index      int           `json:"index"` // 0-based position in the dataset array
+	Index      int           `json:"index"` // 0-based position in the dataset array (3.0: in the walk's order)
 	Identifier string        `json:"identifier"`
 	Valid      bool          `json:"valid"`
 	Errors     []problemJSON `json:"errors"`
+	// RecordType and Path are set for DCAT-US 3.0 only: the record's type and its JSON path.
+	RecordType string `json:"record_type,omitempty"`
+	Path       string `json:"path,omitempty"`
+	// Warnings are DCAT-US 3.0's content-quality warnings (dcatus.Warnings3), which never make a
+	// record invalid.
+	Warnings []problemJSON `json:"warnings,omitempty"`
 }
 
 type problemJSON struct {
@@ -61,11 +69,11 @@ type problemJSON struct {
 // are checked and answered: the rest of the document is not read, the answer says
 // "truncated": true, and "valid" is then false (the records not checked may be invalid).
 func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
-	in, v, err := decodeValidate(r)
+	in, v, v3, err := decodeValidate(r)
 	if err != nil {
 		return err
 	}
-	c := checker{v: v, max: s.cfg.ValidateMaxRecords, seen: map[string]int{}}
+	c := checker{v: v, v3: v3, max: s.cfg.ValidateMaxRecords, seen: map[string]int{}}
 	if in.URL != "" {
 		err = s.checkURL(r.Context(), &c, in.URL)
 	} else {
@@ -95,30 +103,44 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, res)
 }
 
-// decodeValidate reads and checks the request, naming every bad field.
-func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, error) {
+// decodeValidate reads and checks the request, naming every bad field. It returns the
+// validator of a DCAT-US 1.1 schema type, or those of each DCAT-US 3.0 record type.
+func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, map[string]*dcatus.Validator, error) {
 	data, err := readBody(r)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var in validateInput
 	fields := fieldErrors{}
 	if err := decodeObject(data, &in, fields); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var v *dcatus.Validator
+	var (
+		v  *dcatus.Validator
+		v3 map[string]*dcatus.Validator
+	)
 	if in.SchemaType == "" {
-		fields.add("schema_type", "required: %q or %q", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
+		fields.add("schema_type", "required: %q, %q or %q", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal,
+			harvest.SchemaDCATUS30)
 	} else if st, err := harvest.ParseSchemaType(in.SchemaType); err != nil {
 		fields.add("schema_type", "%v", err)
-	} else if st.IsISO() {
-		fields.add("schema_type", "validating ISO 19115 XML here is not supported yet: want %q or %q",
-			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
+	} else if st.IsISO() || st == harvest.SchemaDCATAP {
+		what := "ISO 19115 XML"
+		if st == harvest.SchemaDCATAP {
+			what = "DCAT-AP"
+		}
+		fields.add("schema_type", "validating %s here is not supported yet: want %q, %q or %q", what,
+			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS30)
 	} else if st.IsDCATUS3() {
-		fields.add("schema_type", "validating DCAT-US 3.0 here is not supported yet (harvest jobs validate it): want %q or %q",
-			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
+		v3 = map[string]*dcatus.Validator{}
+		for _, rt := range []string{catalog.RecordTypeDataset, catalog.RecordTypeDataService,
+			catalog.RecordTypeCatalogRecord, catalog.RecordTypeDatasetSeries} {
+			if v3[rt], err = dcatus.NewValidator3(rt); err != nil {
+				return nil, nil, nil, fmt.Errorf("validator for %q %s: %w", st, rt, err)
+			}
+		}
 	} else if v, err = dcatus.NewValidator(string(st)); err != nil {
-		return nil, nil, fmt.Errorf("validator for %q: %w", st, err)
+		return nil, nil, nil, fmt.Errorf("validator for %q: %w", st, err)
 	}
 	pasted := len(bytes.TrimSpace(in.JSON)) > 0 && string(bytes.TrimSpace(in.JSON)) != "null"
 	switch {
@@ -131,12 +153,13 @@ func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, error) 
 			fields.add("url", "%s", msg)
 		}
 	}
-	return &in, v, fields.err()
+	return &in, v, v3, fields.err()
 }
 
 // checker checks the datasets of one document in order, keeping the verdicts of at most max.
 type checker struct {
-	v         *dcatus.Validator
+	v         *dcatus.Validator            // DCAT-US 1.1
+	v3        map[string]*dcatus.Validator // DCAT-US 3.0, by record type; nil for 1.1
 	max       int
 	seen      map[string]int // identifier → position, for repeated identifiers
 	records   []recordResult
@@ -155,7 +178,30 @@ func (c *checker) add(pos int, raw []byte) error {
 			pos+1, catalog.DefaultMaxRecordBytes)}}})
 		return nil
 	}
-	c.records = append(c.records, checkRecord(c.v, pos, raw, c.seen))
+	c.records = append(c.records, checkRecord(c.v, catalog.Identify(pos, raw), c.seen))
+	return nil
+}
+
+// add3 checks one record of a DCAT-US 3.0 catalog (catalog.WalkEntries3's entry), against the
+// schema of its record type, or stops the walk with errEnoughRecords when max were checked.
+func (c *checker) add3(e catalog.Entry) error {
+	if len(c.records) >= c.max {
+		c.truncated = true
+		return errEnoughRecords
+	}
+	var res recordResult
+	if e.TooLarge {
+		res = recordResult{Index: e.Position, Identifier: e.Identifier, Errors: []problemJSON{{Path: "$", Message: fmt.Sprintf(
+			"record #%d is over the record size cap of %d bytes; a harvest makes it an error row",
+			e.Position+1, catalog.DefaultMaxRecordBytes)}}}
+	} else {
+		res = checkRecord(c.v3[cmp.Or(e.RecordType, catalog.RecordTypeDataset)], e, c.seen)
+		for _, w := range dcatus.Warnings3(e.Raw) {
+			res.Warnings = append(res.Warnings, problemJSON{Path: w.Path, Message: w.Message})
+		}
+	}
+	res.RecordType, res.Path = cmp.Or(e.RecordType, catalog.RecordTypeDataset), e.Path
+	c.records = append(c.records, res)
 	return nil
 }
 
@@ -169,6 +215,9 @@ func (s *server) checkURL(ctx context.Context, c *checker, url string) error {
 		f.Close()
 		os.Remove(f.Name())
 	}()
+	if c.v3 != nil {
+		return c.checkCatalog3(f)
+	}
 	return c.checkCatalog(f)
 }
 
@@ -187,11 +236,44 @@ func (c *checker) checkPasted(raw json.RawMessage) error {
 	hasDataset := false
 	if len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &members) == nil {
 		_, hasDataset = members["dataset"]
+		if c.v3 != nil { // a DCAT-US 3.0 catalog may list services, records or series only
+			for _, k := range []string{"service", "record", "datasetSeries", "catalog"} {
+				_, in := members[k]
+				hasDataset = hasDataset || in
+			}
+		}
 	}
 	if !hasDataset && json.Valid(trimmed) && trimmed[0] != '[' {
+		if c.v3 != nil {
+			e := catalog.Identify(0, trimmed)
+			e.Raw, e.Path = trimmed, "$"
+			return c.add3(e)
+		}
 		return c.add(0, trimmed)
 	}
+	if c.v3 != nil {
+		return c.checkCatalog3(bytes.NewReader(doc))
+	}
 	return c.checkCatalog(bytes.NewReader(doc))
+}
+
+// checkCatalog3 checks the records of a DCAT-US 3.0 catalog document as a harvest lists them
+// (catalog.Check3, then catalog.WalkEntries3: nested catalogs, embedded datasets lifted out),
+// up to c.max, with checkCatalog's rules for a document that cannot be read.
+func (c *checker) checkCatalog3(r io.ReadSeeker) error {
+	links, err := catalog.Check3(r)
+	if err == nil {
+		if _, err = r.Seek(0, io.SeekStart); err == nil {
+			err = catalog.WalkEntries3(r, catalog.DefaultMaxRecordBytes, links, c.add3)
+		}
+	}
+	if errors.Is(err, errEnoughRecords) {
+		return nil
+	}
+	if err != nil {
+		c.records = nil
+	}
+	return err
 }
 
 // checkCatalog checks the datasets of a catalog document, up to c.max. It returns
@@ -209,15 +291,15 @@ func (c *checker) checkCatalog(r io.Reader) error {
 	return err
 }
 
-// checkRecord checks one dataset against the schema, and its identifier as a harvest keys it
+// checkRecord checks one record (e, as catalog.Identify or catalog.WalkEntries3 made it) against the schema, and its identifier as a harvest keys it
 // (harvest.CheckIdentifier, EXTRACT's rule): a record that passes the schema but has no usable
 // identifier, or one with U+0000 or repeating one of an earlier record of the catalog (seen:
 // identifier → position), is not valid either. At most
 // maxRecordProblems errors are listed; a last one says how many more there were.
-func checkRecord(v *dcatus.Validator, pos int, raw []byte, seen map[string]int) recordResult {
-	e := catalog.Identify(pos, raw)
+func checkRecord(v *dcatus.Validator, e catalog.Entry, seen map[string]int) recordResult {
+	pos := e.Position
 	res := recordResult{Index: pos, Identifier: e.Identifier, Errors: []problemJSON{}}
-	problems, err := v.Validate(raw)
+	problems, err := v.Validate(e.Raw)
 	if err != nil {
 		problems = []dcatus.Problem{{Path: "$", Message: err.Error()}}
 	}

@@ -131,7 +131,8 @@ func TestValidatePasted(t *testing.T) {
 		fields []string
 	}{
 		{"schema_type missing", map[string]any{"json": federalDataset("A")}, []string{"schema_type"}},
-		{"schema_type unknown", map[string]any{"schema_type": "dcatus3.0", "json": federalDataset("A")}, []string{"schema_type"}},
+		{"schema_type unknown", map[string]any{"schema_type": "dcatus9", "json": federalDataset("A")}, []string{"schema_type"}},
+		{"schema_type dcat-ap", map[string]any{"schema_type": "dcat-ap", "json": federalDataset("A")}, []string{"schema_type"}},
 		{"schema_type iso19115_1", map[string]any{"schema_type": "iso19115_1", "json": federalDataset("A")}, []string{"schema_type"}},
 		{"schema_type iso19115_2", map[string]any{"schema_type": "iso19115_2", "url": "https://example.gov/iso.xml"}, []string{"schema_type"}},
 		{"neither json nor url", map[string]any{"schema_type": "dcatus1.1: federal"}, []string{"json"}},
@@ -318,4 +319,111 @@ func TestValidateBounded(t *testing.T) {
 	errs := res.Records[0].Errors
 	require.Equal(t, maxRecordProblems+1, len(errs))
 	require.Regexp(t, `^\d+ more errors not listed \(at most 100 are\)$`, errs[maxRecordProblems].Message)
+}
+
+// TestValidateDCATUS3 checks POST /api/v1/validate with schema_type dcatus3.0: every record of a
+// 3.0 catalog (nested catalogs and services included) against its record type's schema, with
+// the harvest's verdicts on the corpus files and H2.0's warnings; a 1.1 catalog is a 422.
+func TestValidateDCATUS3(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	pasted := func(t *testing.T, file string) (response, validationResult) {
+		t.Helper()
+		data, err := os.ReadFile(corpustest.Path(t, "dcatus/"+file))
+		require.NoError(t, err)
+		r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus3.0", "json": string(data)})
+		if r.status == http.StatusOK {
+			requireSchema(t, "ValidationResult", r.object(t))
+		}
+		return r, decode[validationResult](t, r)
+	}
+	type verdict struct {
+		identifier, recordType string
+		valid                  bool
+	}
+	verdicts := func(res validationResult) []verdict {
+		var out []verdict
+		for _, r := range res.Records {
+			out = append(out, verdict{r.Identifier, r.RecordType, r.Valid})
+		}
+		return out
+	}
+	t.Run("catalog", func(t *testing.T) {
+		t.Parallel()
+		r, res := pasted(t, "dcatus3-catalog.json")
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		require.True(t, res.Valid, "body: %s", r.body)
+		require.Len(t, res.Records, 4)
+	})
+	t.Run("nested catalog", func(t *testing.T) {
+		t.Parallel()
+		_, res := pasted(t, "dcatus3-nested-catalog.json")
+		require.True(t, res.Valid)
+		require.ElementsMatch(t, []verdict{{"https://example.gov/datasets/nested-parent", "dataset", true},
+			{"https://example.gov/datasets/nested-child", "dataset", true},
+			{"https://example.gov/datasets/nested-grandchild", "dataset", true}}, verdicts(res))
+	})
+	t.Run("services", func(t *testing.T) {
+		t.Parallel()
+		_, res := pasted(t, "dcatus3-with-services.json")
+		require.ElementsMatch(t, []verdict{{"https://example.gov/datasets/one", "dataset", true},
+			{"https://example.gov/services/one", "dataservice", true},
+			{"https://example.gov/services/two", "dataservice", true}}, verdicts(res))
+	})
+	t.Run("invalid record", func(t *testing.T) {
+		t.Parallel()
+		_, res := pasted(t, "INVALID-dcatus3-missing-contactpoint.json")
+		require.False(t, res.Valid)
+		require.Contains(t, verdicts(res), verdict{"https://example.gov/datasets/valid", "dataset", true})
+		var bad []recordResult
+		for _, r := range res.Records {
+			if !r.Valid {
+				bad = append(bad, r)
+			}
+		}
+		require.Len(t, bad, 1)
+		require.Equal(t, []problemJSON{{Path: "$", Message: "'contactPoint' is a required property"}}, bad[0].Errors)
+		require.NotEmpty(t, bad[0].Path)
+	})
+	t.Run("warnings", func(t *testing.T) {
+		t.Parallel()
+		_, res := pasted(t, "dcatus3-warning.json")
+		require.True(t, res.Valid, "warnings never make a record invalid")
+		warned := map[string][]problemJSON{}
+		for _, r := range res.Records {
+			if len(r.Warnings) > 0 {
+				warned[r.Identifier] = r.Warnings
+			}
+		}
+		require.Len(t, warned, 2)
+		require.Contains(t, warned["https://example.gov/datasets/warning-two"],
+			problemJSON{Path: "$.distribution[0].mediaType", Message: `"notareal/type" is not an IANA media type`})
+	})
+	t.Run("one dataset", func(t *testing.T) {
+		t.Parallel()
+		r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus3.0",
+			"json": map[string]any{"@type": "dcat:Dataset", "identifier": "x", "title": "T"}})
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		res := decode[validationResult](t, r)
+		require.Len(t, res.Records, 1)
+		require.Equal(t, "x", res.Records[0].Identifier)
+		require.False(t, res.Records[0].Valid)
+		require.NotEmpty(t, res.Records[0].Errors)
+	})
+	t.Run("DCAT-US 1.1 catalog by url", func(t *testing.T) {
+		t.Parallel()
+		srv := corpustest.NewServer(t)
+		srv.Serve(corpustest.Path(t, "dcatus/datagov-cftc.data.json"))
+		r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus3.0", "url": srv.URL()})
+		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
+		require.Contains(t, decode[validationResult](t, r).Error, "wrong schema type")
+	})
+	t.Run("catalog by url", func(t *testing.T) {
+		t.Parallel()
+		srv := corpustest.NewServer(t)
+		srv.Serve(corpustest.Path(t, "dcatus/dcatus3-nested-catalog.json"))
+		r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus3.0", "url": srv.URL()})
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		require.Len(t, decode[validationResult](t, r).Records, 3)
+	})
 }

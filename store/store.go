@@ -34,6 +34,11 @@ type Store interface {
 	DatasetFindElsewhere(ctx context.Context, p *DatasetFindElsewhereParams) (*DatasetElsewhere, error)
 	// DatasetGet returns the live dataset of (source, identifier), or ErrNotFound.
 	DatasetGet(ctx context.Context, p *DatasetGetParams) (*Dataset, error)
+	// DatasetImport creates the dataset p.ID, or updates it to p's fields (ImportResult): the
+	// import from Data.gov H2.0. A dataset whose record is not an imported one (a harvest wrote
+	// it since) is kept as it is (ImportUnchanged). ErrConflict when the slug or (source,
+	// identifier) is another dataset's.
+	DatasetImport(ctx context.Context, p *DatasetImportParams) (ImportResult, error)
 	// DatasetList returns a source's live datasets ordered by identifier.
 	DatasetList(ctx context.Context, p *DatasetListParams) ([]*Dataset, error)
 	// DatasetListUnseen calls fn with each identifier of the source's live datasets that the
@@ -91,6 +96,8 @@ type Store interface {
 	// Identifiers already recorded for the job, or repeated within p.Identifiers, are skipped
 	// (idempotent). An empty p.Identifiers does nothing.
 	JobIdentifierAddBatch(ctx context.Context, p *JobIdentifierAddBatchParams) error
+	// JobImport creates the finished job p.ID, or updates it to p's fields (ImportResult).
+	JobImport(ctx context.Context, p *JobImportParams) (ImportResult, error)
 	// JobInsert creates a job for a source: in_progress, or new when p.Queued (it then waits for
 	// JobStartQueued). It returns ErrConflict when the source already has an unfinished job
 	// (new or in_progress), and ErrNotFound when the source does not exist.
@@ -127,6 +134,9 @@ type Store interface {
 	OrganizationDelete(ctx context.Context, id string) error
 	// OrganizationGet returns one organization, or ErrNotFound.
 	OrganizationGet(ctx context.Context, id string) (*Organization, error)
+	// OrganizationImport creates the organization p.ID, or updates its name and slug
+	// (ImportResult). ErrConflict when the slug is another organization's.
+	OrganizationImport(ctx context.Context, p *OrganizationImportParams) (ImportResult, error)
 	// OrganizationInsert creates an organization; ErrConflict when the slug is taken.
 	OrganizationInsert(ctx context.Context, p *OrganizationInsertParams) (*Organization, error)
 	// OrganizationList returns one page of organizations ordered by name, and their total.
@@ -185,6 +195,9 @@ type Store interface {
 	RecordErrorStream(ctx context.Context, jobID string, fn func(*RecordError) error) error
 	// RecordGet returns one harvest_record, or ErrNotFound.
 	RecordGet(ctx context.Context, recordID string) (*HarvestRecord, error)
+	// RecordImport creates the harvest_record p.ID in status success, or updates it to p's
+	// fields (ImportResult). ErrConflict when the job has another record of the identifier.
+	RecordImport(ctx context.Context, p *RecordImportParams) (ImportResult, error)
 	// RecordInsert writes a harvest_record row in status pending; inserting an id that exists
 	// returns the existing row unchanged (redelivery).
 	RecordInsert(ctx context.Context, p *RecordInsertParams) (*HarvestRecord, error)
@@ -219,6 +232,10 @@ type Store interface {
 	SourceEnsure(ctx context.Context, p *SourceEnsureParams) (*Source, error)
 	// SourceGet returns one source, or ErrNotFound.
 	SourceGet(ctx context.Context, sourceID string) (*Source, error)
+	// SourceImport creates the source p.ID, or updates its fields (ImportResult); a created
+	// source is scheduled as SourceInsert schedules one, an updated one keeps its schedule.
+	// ErrConflict when the URL is another source's, ErrNotFound when the organization does not exist.
+	SourceImport(ctx context.Context, p *SourceImportParams) (ImportResult, error)
 	// SourceInsert creates a source: ErrConflict when the URL is taken, ErrNotFound when the
 	// organization does not exist. NextRunAt is set from the frequency (now, unless manual).
 	SourceInsert(ctx context.Context, p *SourceInsertParams) (*Source, error)

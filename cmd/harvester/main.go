@@ -9,6 +9,7 @@
 //	harvester search [QUERY] [--organization O] [--keyword K] [--format json]
 //	harvester reindex [--source ID]
 //	harvester reconcile [--source ID] [--fix]
+//	harvester import-h2 --from POSTGRES_URL [--rewrite-url OLD=NEW] [--format json]
 package main
 
 import (
@@ -53,7 +54,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
-		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand())
+		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand(), importH2Command())
 	cmd, err := root.ExecuteContextC(ctx)
 	var jobErr jobFailed
 	switch {

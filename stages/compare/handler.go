@@ -12,6 +12,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/harvester-dev/harvester/h2hash"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -155,7 +156,7 @@ func (h *Handler) beat(ctx context.Context, jobID string) error {
 }
 
 // decide decides what the record does to the catalog, from what the store knows of it. It is
-// unchanged when the newest record with a known outcome has the same hash and was checked
+// unchanged when the newest record with a known outcome has the same hash (sameContent) and was checked
 // against the same schema (an invalid record stays unchanged until it, or the source's
 // schema_type, changes). Otherwise it is an update when the catalog has a live dataset for
 // the identifier and a create when it has none, so counts follow the catalog even after an
@@ -164,12 +165,32 @@ func decide(rec *harvest.Record, hash string, known *store.RecordCompare) harves
 	latest := known.Latest
 	switch {
 	case latest != nil && latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
-		latest.SourceHash == hash && (latest.SchemaType == "" || latest.SchemaType == rec.SchemaType):
+		sameContent(rec, hash, latest) && (latest.SchemaType == "" || latest.SchemaType == rec.SchemaType):
 		return harvest.ActionUnchanged
 	case known.DatasetLive:
 		return harvest.ActionUpdate
 	}
 	return harvest.ActionCreate
+}
+
+// sameContent reports whether the record, of our source_hash hash, has the content of latest:
+// the same source_hash, or, for a record imported from Data.gov H2.0 (harvester import-h2),
+// H2.0's source_hash of the record (package h2hash) equal to the one H2.0 stored. H2.0 keeps
+// the record sansjson-sorted, arrays included, so our hash of what it stored differs from our
+// hash of the publisher's document whenever an array is not in sorted order; H2.0's own hash
+// of the publisher's document does not. H2.0's hash is computed only for such records.
+func sameContent(rec *harvest.Record, hash string, latest *store.RecordCompareLatest) bool {
+	if latest.SourceHash == hash {
+		return true
+	}
+	if latest.H2SourceHash == "" {
+		return false
+	}
+	if len(rec.XML) > 0 {
+		return h2hash.XML(string(rec.XML)) == latest.H2SourceHash
+	}
+	h2, err := h2hash.JSON(rec.Body)
+	return err == nil && h2 == latest.H2SourceHash
 }
 
 // unchanged is the outcome of a record that decide found unchanged since latest, its newest

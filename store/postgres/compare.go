@@ -15,11 +15,11 @@ import (
 // index (RecordLatest's WHERE and ORDER BY) and the live dataset by its unique key (DatasetGet).
 const recordCompareSQL = `SELECT r.harvest_job_id::text, r.action, r.status,
 	l.id IS NOT NULL, COALESCE(l.id::text, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
-	COALESCE(l.action, ''), COALESCE(l.schema_type, ''),
+	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.h2_source_hash, ''),
 	EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier)
 FROM unnest($1::uuid[], $2::text[], $3::uuid[]) WITH ORDINALITY AS k(source_id, identifier, record_id, ord)
 LEFT JOIN harvest_record r ON r.id = k.record_id
-LEFT JOIN LATERAL (SELECT h.id, h.status, h.source_hash, h.action, h.schema_type FROM harvest_record h
+LEFT JOIN LATERAL (SELECT h.id, h.status, h.source_hash, h.action, h.schema_type, h.h2_source_hash FROM harvest_record h
 	WHERE h.harvest_source_id = k.source_id AND h.identifier = k.identifier
 		AND h.status IN ('success', 'error_validation', 'error_transform')
 	ORDER BY h.date_created DESC LIMIT 1) l ON true

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -74,6 +75,13 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	s.Store = sqlstore.New(s.q, scan, sqlstore.Dialect{
 		Now:     "now()",
 		NowArgs: func() []any { return nil },
+		Time:    func(t time.Time) any { return t.UTC() },
+		Strings: func(l []string) any {
+			if l == nil {
+				return []string{}
+			}
+			return l
+		},
 		InTx: func(ctx context.Context, fn func(sqlstore.Querier) error) error {
 			return interpretError(pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return fn(querier{tx}) }))
 		},

@@ -28,7 +28,7 @@ kl AS (SELECT k.*,
 	FROM k)
 SELECT r.harvest_job_id, r.action, r.status,
 	l.id IS NOT NULL, COALESCE(l.id, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
-	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), kl.live
+	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.h2_source_hash, ''), kl.live
 FROM kl LEFT JOIN harvest_record r ON r.id = kl.record_id LEFT JOIN harvest_record l ON l.id = kl.latest_id
 ORDER BY kl.ord`
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -54,6 +55,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.Store = sqlstore.New(s.q, scan, sqlstore.Dialect{
 		Now:     "$now",
 		NowArgs: func() []any { return []any{sql.Named("now", now())} },
+		Time:    func(t time.Time) any { return formatTime(t) },
+		Strings: func(l []string) any {
+			if l == nil {
+				l = []string{}
+			}
+			b, _ := json.Marshal(l) // a []string always marshals
+			return string(b)
+		},
 		InTx: func(ctx context.Context, fn func(sqlstore.Querier) error) error {
 			return interpretError(s.inTx(ctx, func(tx *sql.Tx) error { return fn(querier{tx}) }))
 		},

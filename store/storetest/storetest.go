@@ -48,6 +48,8 @@ func otherInstance(t *testing.T, s store.Store) store.Store {
 var cases = []testCase{
 	{"Migrate/Again", testMigrateAgain},
 
+	{"Import/Idempotent", testImport},
+
 	{"Source/EnsureCreates", testSourceEnsureCreates},
 	{"Source/EnsureExisting", testSourceEnsureExisting},
 	{"Source/GetNotFound", testSourceGetNotFound},

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -24,6 +25,10 @@ type Dialect struct {
 	// back otherwise. Its error is fn's or the transaction's, through the backend's error
 	// mapping.
 	InTx func(ctx context.Context, fn func(Querier) error) error
+	// Time is the argument of a time column: the time as the backend stores it.
+	Time func(time.Time) any
+	// Strings is the argument of a list-of-strings column (Postgres text[], SQLite JSON text).
+	Strings func([]string) any
 	// SQL are the statements that differ between the dialects by more than that.
 	SQL SQL
 }

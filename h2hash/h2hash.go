@@ -1,0 +1,631 @@
+// Package h2hash computes the source_hash that Data.gov Harvesting 2.0 (GSA/datagov-harvester,
+// "H2.0") stores, so that records imported from H2.0 (harvester import-h2) can be compared with
+// what a source publishes now without a wave of updates.
+//
+// H2.0's hash of a JSON record is
+//
+//	sha256(json.dumps(json.dumps(sansjson.sort_pyobject(record))).encode("utf-8"))
+//
+// that is: the record sorted by sansjson 0.3.0 (object keys sorted, and arrays sorted too:
+// scalars in Python's natural order, mixed arrays grouped None < bool < int < float < str <
+// list < dict, arrays of objects by sansjson's own comparator, arrays directly inside arrays not
+// re-sorted), dumped with Python's json.dumps defaults (", " and ": " separators, ensure_ascii,
+// float repr), and the resulting string JSON-encoded a second time. JSON reproduces this
+// byte for byte, including CPython's sort (count_run plus binary insertion) so that sansjson's
+// comparator, which is not a consistent order in every case, decides as it does in Python on
+// arrays of fewer than 64 elements. A record Python could not sort (sansjson raises, e.g.
+// comparing two objects by an object-valued first key) is an error: H2.0 could not hash it
+// either, so it has no H2.0 row to match.
+//
+// H2.0's hash of an XML record is sha256 of the JSON-encoded XML text (XML).
+package h2hash
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+)
+
+// errType is Python's TypeError (or another exception) raised while sorting: the record cannot
+// be hashed the way H2.0 does.
+var errType = errors.New("not sortable as in Python")
+
+// JSON returns H2.0's hex source_hash of the JSON record, or an error when record is not valid
+// JSON or Python's sansjson could not sort it.
+func JSON(record []byte) (string, error) {
+	v, err := decode(record)
+	if err != nil {
+		return "", err
+	}
+	sorted, err := sortValue(v)
+	if err != nil {
+		return "", fmt.Errorf("h2 hash: %w", err)
+	}
+	var inner strings.Builder
+	dumps(&inner, sorted)
+	var outer strings.Builder
+	dumpString(&outer, inner.String())
+	sum := sha256.Sum256([]byte(outer.String()))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// Sorted returns the record as H2.0 stores it in source_raw: sansjson-sorted and dumped with
+// Python's json.dumps defaults.
+func Sorted(record []byte) (string, error) {
+	v, err := decode(record)
+	if err != nil {
+		return "", err
+	}
+	sorted, err := sortValue(v)
+	if err != nil {
+		return "", fmt.Errorf("h2 hash: %w", err)
+	}
+	var b strings.Builder
+	dumps(&b, sorted)
+	return b.String(), nil
+}
+
+// XML returns H2.0's hex source_hash of an XML record's text: sha256 of json.dumps(text).
+func XML(text string) string {
+	var b strings.Builder
+	dumpString(&b, text)
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:])
+}
+
+// Values as Python's json.loads makes them: nil (None), bool, *big.Int (int), float64 (float),
+// string (str), []any (list) and *dict.
+type dict struct {
+	keys []string // in insertion order (sorted once sansjson has sorted them)
+	vals map[string]any
+}
+
+func decode(record []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(record))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("h2 hash: parse record: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("h2 hash: parse record: trailing data after the JSON value")
+	}
+	return convert(v)
+}
+
+func convert(v any) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		d := &dict{keys: make([]string, 0, len(x)), vals: make(map[string]any, len(x))}
+		for k, e := range x {
+			c, err := convert(e)
+			if err != nil {
+				return nil, err
+			}
+			d.keys = append(d.keys, k)
+			d.vals[k] = c
+		}
+		return d, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := convert(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case json.Number:
+		s := x.String()
+		if !strings.ContainsAny(s, ".eE") {
+			i, ok := new(big.Int).SetString(s, 10)
+			if !ok {
+				return nil, fmt.Errorf("h2 hash: bad integer %q", s)
+			}
+			return i, nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("h2 hash: bad number %q", s)
+		}
+		return f, nil // out of range is ±Inf, as Python's float() gives
+	}
+	return v, nil // nil, bool, string
+}
+
+// sortValue is sansjson.sort_pyobject: a dict or list sorted, anything else as it is.
+func sortValue(v any) (any, error) {
+	switch x := v.(type) {
+	case *dict:
+		return sortDict(x)
+	case []any:
+		return sortList(x)
+	}
+	return v, nil
+}
+
+// sortDict is Sorter.recursive_dict: keys sorted, dict and list values sorted recursively.
+func sortDict(d *dict) (*dict, error) {
+	keys := make([]any, len(d.keys))
+	for i, k := range d.keys {
+		keys[i] = k
+	}
+	sortedKeys, err := nonhomogenous(keys)
+	if err != nil {
+		return nil, err
+	}
+	out := &dict{keys: make([]string, len(sortedKeys)), vals: make(map[string]any, len(sortedKeys))}
+	for i, k := range sortedKeys {
+		key := k.(string)
+		v, err := sortValue(d.vals[key])
+		if err != nil {
+			return nil, err
+		}
+		out.keys[i], out.vals[key] = key, v
+	}
+	return out, nil
+}
+
+// sortList is Sorter.sort of a list: its dict elements sorted (its list elements are not), then
+// the list sorted by nonhomogenous.
+func sortList(l []any) ([]any, error) {
+	out := make([]any, len(l))
+	for i, e := range l {
+		if d, ok := e.(*dict); ok {
+			s, err := sortDict(d)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = s
+			continue
+		}
+		out[i] = e
+	}
+	return nonhomogenous(out)
+}
+
+// typeOrder is sansjson's NONHOMOGENOUS_ORDER.
+func typeOrder(v any) int {
+	switch v.(type) {
+	case nil:
+		return 1
+	case bool:
+		return 2
+	case *big.Int:
+		return 3
+	case float64:
+		return 4
+	case string:
+		return 5
+	case []any:
+		return 6
+	}
+	return 8 // dict
+}
+
+// nonhomogenous is sansjson's nonhomogenous: sorted(l) in Python's natural order when every
+// comparison it makes is allowed; otherwise the elements grouped by type in typeOrder, None
+// kept in order, dicts sorted by dictSortKey and each other group sorted naturally (an error
+// there is an error, as Python raises it).
+func nonhomogenous(l []any) ([]any, error) {
+	if out, err := pySort(l, lessNatural); err == nil {
+		return out, nil
+	} else if !errors.Is(err, errType) {
+		return nil, err
+	}
+	groups := map[int][]any{}
+	for _, e := range l {
+		groups[typeOrder(e)] = append(groups[typeOrder(e)], e)
+	}
+	var out []any
+	for _, t := range []int{1, 2, 3, 4, 5, 6, 8} {
+		g := groups[t]
+		if len(g) == 0 {
+			continue
+		}
+		switch t {
+		case 1:
+			out = append(out, g...)
+		case 8:
+			s, err := pySort(g, lessDict)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s...)
+		default:
+			s, err := pySort(g, lessNatural)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s...)
+		}
+	}
+	return out, nil
+}
+
+// pySort is CPython's list.sort as it runs on a list of fewer than 64 elements (one run found by
+// count_run, extended by binary insertion), on a copy of l; less is Python's "<". A list of 64 or
+// more elements is sorted the same way, which gives CPython's result whenever less is a
+// consistent order (timsort's merges only differ on inconsistent ones).
+func pySort(l []any, less func(a, b any) (bool, error)) ([]any, error) {
+	a := slices.Clone(l)
+	n := len(a)
+	if n < 2 {
+		return a, nil
+	}
+	// count_run
+	run := 2
+	desc, err := less(a[1], a[0])
+	if err != nil {
+		return nil, err
+	}
+	for i := 2; i < n; i++ {
+		lt, err := less(a[i], a[i-1])
+		if err != nil {
+			return nil, err
+		}
+		if lt != desc {
+			break
+		}
+		run++
+	}
+	if desc {
+		slices.Reverse(a[:run])
+	}
+	// binarysort(lo, hi, lo+run)
+	for start := run; start < n; start++ {
+		pivot := a[start]
+		l, r := 0, start
+		for l < r {
+			p := l + (r-l)>>1
+			lt, err := less(pivot, a[p])
+			if err != nil {
+				return nil, err
+			}
+			if lt {
+				r = p
+			} else {
+				l = p + 1
+			}
+		}
+		copy(a[l+1:start+1], a[l:start])
+		a[l] = pivot
+	}
+	return a, nil
+}
+
+// number is a Python bool, int or float as an exact value; ok is false for anything else.
+func number(v any) (*big.Float, bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return big.NewFloat(1), true
+		}
+		return big.NewFloat(0), true
+	case *big.Int:
+		return new(big.Float).SetPrec(uint(max(x.BitLen(), 64))).SetInt(x), true
+	case float64:
+		if math.IsNaN(x) {
+			return nil, false
+		}
+		return big.NewFloat(x), true
+	}
+	return nil, false
+}
+
+// lessNatural is Python's a < b on JSON values; comparing types Python cannot order is errType.
+func lessNatural(a, b any) (bool, error) {
+	if x, ok := number(a); ok {
+		if y, ok := number(b); ok {
+			return x.Cmp(y) < 0, nil
+		}
+		return false, errType
+	}
+	switch x := a.(type) {
+	case string:
+		if y, ok := b.(string); ok {
+			return x < y, nil // UTF-8 byte order is code point order
+		}
+	case []any:
+		if y, ok := b.([]any); ok {
+			for i := 0; i < len(x) && i < len(y); i++ {
+				if !equal(x[i], y[i]) {
+					return lessNatural(x[i], y[i])
+				}
+			}
+			return len(x) < len(y), nil
+		}
+	}
+	return false, errType
+}
+
+// equal is Python's a == b on JSON values (1 == 1.0 == True).
+func equal(a, b any) bool {
+	if x, ok := number(a); ok {
+		y, ok := number(b)
+		return ok && x.Cmp(y) == 0
+	}
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case *dict:
+		y, ok := b.(*dict)
+		if !ok || len(x.keys) != len(y.keys) {
+			return false
+		}
+		for _, k := range x.keys {
+			w, ok := y.vals[k]
+			if !ok || !equal(x.vals[k], w) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// lessDict is cmp_to_key(dict_sort_key): dict_sort_key(a, b) < 0.
+func lessDict(a, b any) (bool, error) {
+	c, list, err := dictSortKey(a, b)
+	if err != nil {
+		return false, err
+	}
+	if list != nil {
+		return false, errType // a list < 0: TypeError
+	}
+	return c < 0, nil
+}
+
+// dictSortKey is sansjson's dict_sort_key(a, b): -1, 0 or 1; or, when both are lists, their
+// concatenation sorted by it ("WORST NIGHTMARE"). Anything Python raises on is an error.
+func dictSortKey(a, b any) (int, []any, error) {
+	la, aList := a.([]any)
+	lb, bList := b.([]any)
+	da, aDict := a.(*dict)
+	db, bDict := b.(*dict)
+	if aList && bList {
+		s, err := pySort(append(slices.Clone(la), lb...), lessDict)
+		return 0, s, err
+	}
+	if !aDict || !bDict {
+		return 0, nil, fmt.Errorf("%w: dict_sort_key on a %T and a %T", errType, a, b)
+	}
+	// The recursion deletes the first key of both copies when their values are equal: walk both
+	// key lists from the same offset instead.
+	for i := 0; ; i++ {
+		switch {
+		case i >= len(da.keys) && i >= len(db.keys):
+			return 0, nil, nil
+		case i >= len(da.keys):
+			return -1, nil, nil
+		case i >= len(db.keys):
+			return 1, nil, nil
+		}
+		ka, kb := da.keys[i], db.keys[i]
+		if ka != kb {
+			if ka > kb {
+				return 1, nil, nil
+			}
+			return -1, nil, nil
+		}
+		va, vb := da.vals[ka], db.vals[kb]
+		ta, tb := typeOrder(va), typeOrder(vb)
+		if ta != tb {
+			if ta > tb {
+				return 1, nil, nil
+			}
+			return -1, nil, nil
+		}
+		if equal(va, vb) {
+			continue
+		}
+		return differing(va, vb)
+	}
+}
+
+// differing is dict_sort_key's answer for two first values of one type that are not equal.
+func differing(va, vb any) (int, []any, error) {
+	xa, aList := va.([]any)
+	xb, bList := vb.([]any)
+	if aList && bList {
+		if len(xa) == 0 || len(xb) == 0 {
+			return 0, nil, fmt.Errorf("%w: index of an empty list", errType)
+		}
+		a0, ok0 := xa[0].(*dict)
+		b0, ok1 := xb[0].(*dict)
+		if !ok0 || !ok1 {
+			return 0, nil, nil
+		}
+		_, smallest, err := dictSortKey(xa, xb)
+		if err != nil {
+			return 0, nil, err
+		}
+		for _, items := range smallest {
+			d, ok := items.(*dict)
+			if !ok {
+				return 0, nil, fmt.Errorf("%w: items() of a %T", errType, items)
+			}
+			for _, key := range d.keys {
+				value := d.vals[key]
+				if av, ok := a0.vals[key]; ok {
+					if equal(av, value) {
+						if _, inB := b0.vals[key]; !inB {
+							return -1, nil, nil
+						}
+					}
+				} else if bv, ok := b0.vals[key]; ok {
+					if equal(bv, value) {
+						return 1, nil, nil
+					}
+				}
+			}
+		}
+		return 0, nil, nil
+	}
+	if _, ok := va.(*dict); ok {
+		return 0, nil, fmt.Errorf("%w: '>' between dicts", errType)
+	}
+	gt, err := lessNatural(vb, va)
+	if err != nil {
+		return 0, nil, err
+	}
+	if gt {
+		return 1, nil, nil
+	}
+	lt, err := lessNatural(va, vb)
+	if err != nil {
+		return 0, nil, err
+	}
+	if lt {
+		return -1, nil, nil
+	}
+	return 0, nil, nil
+}
+
+// dumps writes v as Python's json.dumps does with its defaults.
+func dumps(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		if x {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case *big.Int:
+		b.WriteString(x.String())
+	case float64:
+		b.WriteString(floatRepr(x))
+	case string:
+		dumpString(b, x)
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			dumps(b, e)
+		}
+		b.WriteByte(']')
+	case *dict:
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			dumpString(b, k)
+			b.WriteString(": ")
+			dumps(b, x.vals[k])
+		}
+		b.WriteByte('}')
+	}
+}
+
+// dumpString writes s as a JSON string the way Python's json.dumps does with ensure_ascii:
+// everything outside printable ASCII as \uxxxx (lowercase hex, UTF-16 surrogate pairs).
+func dumpString(b *strings.Builder, s string) {
+	const hexDigits = "0123456789abcdef"
+	u := func(r rune) {
+		b.WriteString(`\u`)
+		for shift := 12; shift >= 0; shift -= 4 {
+			b.WriteByte(hexDigits[(r>>shift)&0xf])
+		}
+	}
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r >= 0x20 && r <= 0x7e:
+			b.WriteRune(r)
+		case r >= 0x10000:
+			r1, r2 := utf16.EncodeRune(r)
+			u(r1)
+			u(r2)
+		default:
+			u(r)
+		}
+	}
+	b.WriteByte('"')
+}
+
+// floatRepr is Python's float.__repr__ (and json.dumps of a float): the shortest digits that
+// round-trip, fixed notation for decimal exponents from -4 to 15 (always with a fractional part),
+// scientific otherwise (e+XX, at least two exponent digits); Infinity, -Infinity and NaN as
+// json.dumps writes them.
+func floatRepr(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // -d.ddde±XX
+	sign := ""
+	if s[0] == '-' {
+		sign, s = "-", s[1:]
+	}
+	mant, expPart, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(expPart)
+	digits := strings.Replace(mant, ".", "", 1)
+	if exp >= -4 && exp < 16 {
+		var out string
+		switch {
+		case exp < 0:
+			out = "0." + strings.Repeat("0", -exp-1) + digits
+		case len(digits) <= exp+1:
+			out = digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
+		default:
+			out = digits[:exp+1] + "." + digits[exp+1:]
+		}
+		return sign + out
+	}
+	m := digits[:1]
+	if len(digits) > 1 {
+		m += "." + digits[1:]
+	}
+	es := "+"
+	if exp < 0 {
+		es, exp = "-", -exp
+	}
+	return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
+}
