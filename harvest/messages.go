@@ -93,7 +93,8 @@ type Record struct {
 	// RecordType is a DCAT-US 3.0 record's type (RecordTypeDataset, RecordTypeDataService,
 	// RecordTypeCatalogRecord, RecordTypeDatasetSeries); "" is a dataset.
 	RecordType string `json:"record_type,omitempty"`
-	// PublisherName names the publisher when an ISO record names none.
+	// PublisherName names the publisher when an ISO record names none, or a DCAT-AP dataset
+	// (its catalog's publisher).
 	PublisherName string `json:"publisher_name,omitempty"`
 	// Languages is a dcat-ap record's language preference for TRANSFORM (the source option languages); nil: the pipeline's.
 	Languages []string `json:"languages,omitempty"`

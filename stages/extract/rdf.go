@@ -96,7 +96,8 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 
 	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}, languages: langs}
 	var catalogs []store.CatalogChecksum
-	err = dcatap.Split(g, func(r *dcatap.Resource) error {
+	publishers := map[string]string{}                      // catalog IRI -> its publisher's name
+	err = dcatap.Split(g, func(r *dcatap.Resource) error { // catalogs come first
 		switch {
 		case r.Problem != "" && r.Kind == dcatap.KindCatalog:
 			return nil // a blank-node catalog is no record; its datasets are split on their own
@@ -112,9 +113,16 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 				return err
 			}
 			catalogs = append(catalogs, store.CatalogChecksum{URI: r.IRI, FdkID: dcatap.FdkID(r.IRI), Checksum: sum})
+			publishers[r.IRI] = dcatap.PublisherName(r, publisherLangs(langs))
 			return nil
 		}
-		return l.rdfRecord(r)
+		publisher := ""
+		for _, c := range r.Catalogs {
+			if publisher = publishers[c]; publisher != "" {
+				break
+			}
+		}
+		return l.rdfRecord(r, publisher)
 	})
 	if err != nil {
 		return err
@@ -133,8 +141,18 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 const defaultRDFAccept = "text/turtle, application/rdf+xml;q=0.9, application/ld+json;q=0.8, " +
 	"application/n-triples;q=0.7, application/n-quads;q=0.6, application/trig;q=0.5"
 
-// rdfRecord sends one dataset record on to COMPARE.
-func (l *lister) rdfRecord(r *dcatap.Resource) error {
+// publisherLangs is the language preference for a catalog's publisher name: the source's, else
+// English (TRANSFORM's default, transform.New).
+func publisherLangs(langs []string) []string {
+	if len(langs) == 0 {
+		return []string{"en"}
+	}
+	return langs
+}
+
+// rdfRecord sends one dataset record on to COMPARE; publisher is the name of the publisher of
+// its catalog, for TRANSFORM to use when the dataset names none ("" when unknown).
+func (l *lister) rdfRecord(r *dcatap.Resource, publisher string) error {
 	pos, err := l.next()
 	if err != nil {
 		return err
@@ -162,7 +180,7 @@ func (l *lister) rdfRecord(r *dcatap.Resource) error {
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, r.IRI), Identifier: r.IRI,
 		Position: pos, Body: harvest.RawText(nquads), Profile: l.job.Options["shacl_profile"],
-		Languages: l.languages}
+		Languages: l.languages, PublisherName: publisher}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err

@@ -67,6 +67,11 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		if err != nil {
 			return reject(&rec, err.Error())
 		}
+		if rec.PublisherName != "" {
+			if dcat, err = setPublisherIfNone(dcat, rec.PublisherName); err != nil {
+				return reject(&rec, err.Error())
+			}
+		}
 		for _, w := range warnings {
 			rec.Warnings = append(rec.Warnings, harvest.RecordError{Type: "TransformWarning",
 				Message: w.Field + ": " + w.Message, Severity: harvest.SeverityWarning})
@@ -140,5 +145,20 @@ func setIsPartOf(dcat []byte, parent string) ([]byte, error) {
 	}
 	p, _ := json.Marshal(parent)
 	d["isPartOf"] = p
+	return json.Marshal(d)
+}
+
+// setPublisherIfNone gives a DCAT-AP dataset that names no publisher its catalog's
+// (Record.PublisherName): DCAT-AP portals often name the publisher on the catalog only.
+func setPublisherIfNone(dcat []byte, name string) ([]byte, error) {
+	var d map[string]json.RawMessage
+	if err := json.Unmarshal(dcat, &d); err != nil {
+		return nil, fmt.Errorf("set publisher: %w", err)
+	}
+	if _, ok := d["publisher"]; ok {
+		return dcat, nil
+	}
+	p, _ := json.Marshal(map[string]string{"@type": "org:Organization", "name": name})
+	d["publisher"] = p
 	return json.Marshal(d)
 }

@@ -341,3 +341,24 @@ func TestUndecodableMessageIsPermanent(t *testing.T) {
 		require.Empty(t, out)
 	}
 }
+
+// TestDCATAPRecordTakesItsCatalogsPublisher: a dataset that names no publisher gets its
+// catalog's (Record.PublisherName, from EXTRACT); one that names its own keeps it.
+func TestDCATAPRecordTakesItsCatalogsPublisher(t *testing.T) {
+	t.Parallel()
+	b := setup(t, backends["sqlite"](t), harvest.JobHarvest)
+	const id = "https://data.example.no/ds/1"
+	rec := b.record(t, harvest.SchemaDCATAP, id, nil, dcatapRecord)
+	rec.PublisherName = "Statens vegvesen"
+	_, m := b.handle(t, rec)
+	var dcat map[string]any
+	require.NoError(t, json.Unmarshal(decodeRecord(t, m).Transformed, &dcat))
+	require.Equal(t, map[string]any{"@type": "org:Organization", "name": "Statens vegvesen"}, dcat["publisher"])
+
+	own := dcatapRecord + `<` + id + `> <http://purl.org/dc/terms/publisher> "Its own agency" .` + "\n"
+	rec = b.record(t, harvest.SchemaDCATAP, id, nil, own)
+	rec.PublisherName = "Statens vegvesen"
+	_, m = b.handle(t, rec)
+	require.NoError(t, json.Unmarshal(decodeRecord(t, m).Transformed, &dcat))
+	require.Equal(t, map[string]any{"@type": "org:Organization", "name": "Its own agency"}, dcat["publisher"])
+}

@@ -89,7 +89,7 @@ func TestCorpus(t *testing.T) {
 			if len(problems) == 0 {
 				valid++
 			}
-			hasTitle := strings.Contains(string(nq), "<"+iri+"> <"+dctTitle+"> \"")
+			hasTitle := strings.Contains(string(nq), rdf.IRI(iri).NTriples()+" <"+dctTitle+"> \"")
 			require.Equal(t, hasTitle, got["title"] != nil, "%s %s: title", name, iri)
 			for _, w := range warnings {
 				t.Logf("%s %s: warning %s: %s", name, iri, w.Field, w.Message)

@@ -235,12 +235,16 @@ func (m *mapper) periodDate(field string, period rdf.Term, props []string, insta
 	return m.date(field, ts)
 }
 
+// intervalSpaces is the white space around an interval's "/".
+var intervalSpaces = regexp.MustCompile(`\s*/\s*`)
+
 func (m *mapper) temporal(s rdf.Term) string {
 	periods := m.objects(s, dctTemporal)
 	var values []string
 	for _, p := range periods {
 		if p.IsLiteral() {
-			if v := strings.TrimSpace(p.Value); v != "" {
+			// GeoNetwork writes "start\n   /\n   end": an ISO 8601 interval has no spaces.
+			if v := intervalSpaces.ReplaceAllString(strings.TrimSpace(p.Value), "/"); v != "" {
 				values = append(values, v)
 			}
 			continue
@@ -299,7 +303,8 @@ func (m *mapper) spatial(s rdf.Term) string {
 	var geoms, names []string
 	for _, p := range places {
 		if p.IsLiteral() {
-			if v := strings.TrimSpace(p.Value); v != "" {
+			// GeoNetwork writes "start\n   /\n   end": an ISO 8601 interval has no spaces.
+			if v := intervalSpaces.ReplaceAllString(strings.TrimSpace(p.Value), "/"); v != "" {
 				names = append(names, v)
 			}
 			continue
