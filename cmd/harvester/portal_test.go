@@ -114,8 +114,9 @@ func TestHarvestCKAN3000(t *testing.T) {
 	template := portaltest.CorpusPackages(t)[0]
 	ckan := portaltest.NewCKAN(t, portaltest.SyntheticPackages(t, template, 3000))
 
+	// Its own data directory: the search index of the other tests' harvests is not its memory.
 	cmd := exec.Command(bin, "harvest", "--source-type", "ckan", "--url", ckan.URL(), "--database-url", b.dbURL,
-		"--nats-url", b.natsURL, "--format", "json")
+		"--nats-url", b.natsURL, "--format", "json", "--data-dir", t.TempDir(), "--opensearch-url", "")
 	cmd.Env = append(os.Environ(), "DATABASE_URL=", "NATS_URL=")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
