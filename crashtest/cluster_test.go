@@ -1,9 +1,11 @@
 package crashtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,12 +34,22 @@ func startNATSCluster(t *testing.T) []*natsServer {
 	for i := range 3 {
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", ports[3+i]))
 	}
+	shared, err := os.ReadFile(filepath.Join("..", "deploy", "nats", "cluster.conf"))
+	require.NoError(t, err)
 	var nodes []*natsServer
 	for i := range 3 {
 		dir := t.TempDir()
-		conf, err := filepath.Abs(filepath.Join("..", "deploy", "nats", fmt.Sprintf("nats-%d.conf", i+1)))
+		// The node's files as deploy/nats has them, its store_dir in dir.
+		nodeConf, err := os.ReadFile(filepath.Join("..", "deploy", "nats", fmt.Sprintf("nats-%d.conf", i+1)))
 		require.NoError(t, err)
-		n := &natsServer{t: t, port: ports[i], dir: filepath.Join(dir, "jetstream"), log: filepath.Join(dir, "nats.log"),
+		store := filepath.Join(dir, "jetstream")
+		const deployed = `store_dir: "/data/jetstream"`
+		require.Equal(t, 1, bytes.Count(nodeConf, []byte(deployed)), "nats-%d.conf names its store_dir once", i+1)
+		nodeConf = bytes.Replace(nodeConf, []byte(deployed), fmt.Appendf(nil, "store_dir: %q", store), 1)
+		conf := filepath.Join(dir, fmt.Sprintf("nats-%d.conf", i+1))
+		require.NoError(t, os.WriteFile(conf, nodeConf, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "cluster.conf"), shared, 0o644))
+		n := &natsServer{t: t, port: ports[i], dir: store, log: filepath.Join(dir, "nats.log"),
 			name: fmt.Sprintf("nats-%d", i+1), httpPort: ports[6+i],
 			args: []string{"-c", conf, "-m", strconv.Itoa(ports[6+i]), "--cluster", routes[i],
 				"--routes", strings.Join(routes, ",")}}

@@ -114,8 +114,8 @@ type natsServer struct {
 	log  string
 	// name is the server's name in a cluster (its config file's server_name); "" alone.
 	name string
-	// args are the server's flags beyond address, JetStream and store: a cluster node's
-	// config file, monitoring port and routes.
+	// args are a cluster node's flags beyond its address: its config file (which names the
+	// store directory dir), monitoring port and routes; nil for a server alone.
 	args []string
 	// httpPort is the monitoring port of a cluster node, whose /healthz says when it is ready.
 	httpPort int
@@ -152,8 +152,11 @@ func (n *natsServer) spawn() {
 	logf, err := os.OpenFile(n.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	require.NoError(n.t, err)
 	defer logf.Close()
-	n.cmd = exec.Command("nats-server", append([]string{"-a", "127.0.0.1", "-p", strconv.Itoa(n.port), "-js", "-sd", n.dir},
-		n.args...)...)
+	args := []string{"-a", "127.0.0.1", "-p", strconv.Itoa(n.port)}
+	if n.args == nil { // a cluster node's config file names its store directory
+		args = append(args, "-js", "-sd", n.dir)
+	}
+	n.cmd = exec.Command("nats-server", append(args, n.args...)...)
 	n.cmd.Stdout, n.cmd.Stderr = logf, logf
 	require.NoError(n.t, n.cmd.Start())
 	exited := make(chan struct{})
@@ -330,10 +333,10 @@ type cluster struct {
 	orphanTimeout string
 	deadline      time.Duration
 	env           []string
-	procs  map[string]*proc
-	server *corpustest.Server
-	src    *store.Source
-	dir    string
+	procs         map[string]*proc
+	server        *corpustest.Server
+	src           *store.Source
+	dir           string
 	// idx is the OpenSearch index the processes share (HARVESTER_TEST_OPENSEARCH_URL), checked
 	// against the live catalog; nil without a node, and the processes then keep no index
 	// (several processes cannot share the embedded bleve index).
