@@ -191,6 +191,9 @@ func clusterScenario(t *testing.T, restart bool) {
 	job := c.queue()
 	at := clusterRecords/10 + r.IntN(clusterRecords*6/10)
 	c.waitSettled(job.ID, at)
+	// Every stream and consumer is on the three nodes before one goes; without that, a lost
+	// node takes the streams it alone kept with it.
+	c.requireReplicated(js, c.replicas-1)
 	leader := c.streamLeader(js, router.StreamWork)
 	t.Logf("job %s: %s, leader of %s, killed after %d of %d outcomes (restarted: %v)", job.ID, leader.name,
 		router.StreamWork, at, clusterRecords, restart)
