@@ -189,7 +189,7 @@ func clusterScenario(t *testing.T, restart bool) {
 	doc, want := firstCatalog(t, clusterRecords)
 	c.serve(doc)
 	job := c.queue()
-	at := clusterRecords/10 + r.IntN(clusterRecords*6/10)
+	at := clusterRecords/10 + r.IntN(clusterRecords*4/10)
 	c.waitSettled(job.ID, at)
 	// Every stream and consumer is on the three nodes before one goes; without that, a lost
 	// node takes the streams it alone kept with it.
