@@ -7,11 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +55,9 @@ const (
 	maxRedrives   = "10"
 	// jobDeadline bounds one job of a run, crash and convergence included.
 	jobDeadline = 5 * time.Minute
+	// failsafe bounds a wait that only a hung server or job exceeds (a nats-server starting,
+	// a cluster job on a loaded machine): long, so that it never decides a healthy run.
+	failsafe = 30 * time.Minute
 )
 
 func TestMain(m *testing.M) {
@@ -106,7 +112,14 @@ type natsServer struct {
 	port int
 	dir  string
 	log  string
-	cmd  *exec.Cmd
+	// name is the server's name in a cluster (its config file's server_name); "" alone.
+	name string
+	// args are a cluster node's flags beyond its address: its config file (which names the
+	// store directory dir), monitoring port and routes; nil for a server alone.
+	args []string
+	// httpPort is the monitoring port of a cluster node, whose /healthz says when it is ready.
+	httpPort int
+	cmd      *exec.Cmd
 	// exited is closed once cmd has exited (its Wait returned).
 	exited <-chan struct{}
 }
@@ -129,33 +142,45 @@ func (n *natsServer) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", n.
 
 func (n *natsServer) start() {
 	n.t.Helper()
+	n.spawn()
+	n.waitReady()
+}
+
+// spawn starts the server process without waiting for it.
+func (n *natsServer) spawn() {
+	n.t.Helper()
 	logf, err := os.OpenFile(n.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	require.NoError(n.t, err)
 	defer logf.Close()
-	n.cmd = exec.Command("nats-server", "-a", "127.0.0.1", "-p", strconv.Itoa(n.port), "-js", "-sd", n.dir)
+	args := []string{"-a", "127.0.0.1", "-p", strconv.Itoa(n.port)}
+	if n.args == nil { // a cluster node's config file names its store directory
+		args = append(args, "-js", "-sd", n.dir)
+	}
+	n.cmd = exec.Command("nats-server", append(args, n.args...)...)
 	n.cmd.Stdout, n.cmd.Stderr = logf, logf
 	require.NoError(n.t, n.cmd.Start())
-	// Ready when JetStream answers; a server that exits is reported at once, one that is only
-	// slow to start (a loaded machine recovering its store) is waited for.
 	exited := make(chan struct{})
 	go func(cmd *exec.Cmd) { _ = cmd.Wait(); close(exited) }(n.cmd)
 	n.exited = exited
-	deadline := time.Now().Add(5 * time.Minute)
+}
+
+// waitReady returns once the server is ready: JetStream answers (alone), or the node's
+// /healthz says JetStream is up and current with the cluster (a cluster node). A server that
+// exits is reported at once, one that is only slow to start (a loaded machine recovering its
+// store, a node catching up) is waited for.
+func (n *natsServer) waitReady() {
+	n.t.Helper()
+	exited := n.exited
+	deadline := time.Now().Add(failsafe)
 	for {
-		nc, err := nats.Connect(n.URL(), nats.Timeout(time.Second))
-		if err == nil {
-			js, jerr := jetstream.New(nc)
-			if jerr == nil {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				_, err = js.AccountInfo(ctx)
-				cancel()
-			} else {
-				err = jerr
-			}
-			nc.Close()
+		var err error
+		if n.httpPort != 0 {
+			err = n.healthy()
 			if err == nil {
 				return
 			}
+		} else if err = n.jetStreamAnswers(); err == nil {
+			return
 		}
 		select {
 		case <-exited:
@@ -164,10 +189,43 @@ func (n *natsServer) start() {
 		default:
 		}
 		if time.Now().After(deadline) {
-			n.t.Fatalf("nats-server on port %d not ready: %v", n.port, err)
+			n.t.Fatalf("nats-server on port %d not ready after %s: %v", n.port, failsafe, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// jetStreamAnswers asks the server for the account's JetStream info.
+func (n *natsServer) jetStreamAnswers() error {
+	nc, err := nats.Connect(n.URL(), nats.Timeout(time.Second))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err = js.AccountInfo(ctx)
+	return err
+}
+
+// healthy asks a cluster node's /healthz, which answers 200 once JetStream is up, in contact
+// with the cluster's meta leader, and current on every stream and consumer it holds.
+func (n *natsServer) healthy() error {
+	client := http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", n.httpPort))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/healthz: %s: %s", resp.Status, bytes.TrimSpace(b))
+	}
+	return nil
 }
 
 // requireNATSServer skips the test (fails it in CI) unless the nats-server on PATH is the
@@ -264,14 +322,21 @@ func (p *proc) kill() {
 // cluster is one harvester installation under test: a fresh Postgres schema, its own
 // nats-server, harvester processes, and an agency web server with one harvest source.
 type cluster struct {
-	t      *testing.T
-	st     store.Store
-	nats   *natsServer
-	env    []string
-	procs  map[string]*proc
-	server *corpustest.Server
-	src    *store.Source
-	dir    string
+	t     *testing.T
+	st    store.Store
+	nats  *natsServer
+	nodes []*natsServer // the nodes of a JetStream cluster (nats is nil then)
+	// replicas is the --stream-replicas of the processes.
+	replicas int
+	// orphanTimeout and deadline are the processes' --orphan-timeout and how long a job may
+	// take, crash included, before the test fails.
+	orphanTimeout string
+	deadline      time.Duration
+	env           []string
+	procs         map[string]*proc
+	server        *corpustest.Server
+	src           *store.Source
+	dir           string
 	// idx is the OpenSearch index the processes share (HARVESTER_TEST_OPENSEARCH_URL), checked
 	// against the live catalog; nil without a node, and the processes then keep no index
 	// (several processes cannot share the embedded bleve index).
@@ -288,19 +353,58 @@ func newCluster(t *testing.T, dbURL ...string) *cluster {
 	} else {
 		url = dbtest.URL(t)
 	}
+	c := &cluster{t: t, nats: startNATS(t), replicas: 1, orphanTimeout: orphanTimeout, deadline: jobDeadline}
+	c.open(url)
+	return c
+}
+
+// newReplicatedCluster starts an installation on a fresh schema of the test Postgres and a
+// 3-node JetStream cluster (deploy/nats), whose processes keep every stream on all three
+// nodes (--stream-replicas 3) and connect with the three nodes' URLs.
+func newReplicatedCluster(t *testing.T) *cluster {
+	t.Helper()
+	c := &cluster{t: t, nodes: startNATSCluster(t), replicas: 3,
+		// A node's death stops a stream until its replicas elect a leader: seconds, more on
+		// a loaded machine. A job that waits that long is not orphaned.
+		orphanTimeout: "30s", deadline: failsafe}
+	c.open(dbtest.URL(t))
+	if c.idx == nil && os.Getenv("HARVESTER_TEST_REQUIRE_OPENSEARCH") != "" {
+		t.Fatal("HARVESTER_TEST_REQUIRE_OPENSEARCH is set but HARVESTER_TEST_OPENSEARCH_URL is not: " +
+			"the cluster crash tests check the search index against the live catalog on OpenSearch")
+	}
+	return c
+}
+
+// natsURL is the NATS URL the i-th process is given: the one server, or every node of the
+// cluster, the list rotated by i (the client picks among them at random and moves to another
+// when its node goes away).
+func (c *cluster) natsURL(i int) string {
+	if c.nats != nil {
+		return c.nats.URL()
+	}
+	urls := make([]string, len(c.nodes))
+	for j := range c.nodes {
+		urls[j] = c.nodes[(i+j)%len(c.nodes)].URL()
+	}
+	return strings.Join(urls, ",")
+}
+
+// open opens the store at url, creates the streams and the harvest source.
+func (c *cluster) open(url string) {
+	t := c.t
+	t.Helper()
 	st, err := postgres.Open(context.Background(), url)
 	require.NoError(t, err)
 	t.Cleanup(st.Close)
 	require.NoError(t, st.Migrate(context.Background()))
-	c := &cluster{t: t, st: st, nats: startNATS(t), procs: map[string]*proc{}, server: corpustest.NewServer(t),
-		dir: t.TempDir()}
+	c.st, c.procs, c.server, c.dir = st, map[string]*proc{}, corpustest.NewServer(t), t.TempDir()
 	// Create the streams before the processes start, so that they do not all create them at
 	// once on a fresh server: Debian's nats-server 2.9.10 once panicked (a nil dereference in
 	// its JetStream API import) under that burst, which is not what these tests are about.
-	bus, err := router.Connect(context.Background(), c.nats.URL())
+	bus, err := router.Connect(context.Background(), c.natsURL(0), router.WithStreamReplicas(c.replicas))
 	require.NoError(t, err)
 	bus.Close()
-	c.env = append(os.Environ(), "DATABASE_URL="+url, "NATS_URL="+c.nats.URL(),
+	c.env = append(os.Environ(), "DATABASE_URL="+url, "HARVESTER_STREAM_REPLICAS="+strconv.Itoa(c.replicas),
 		"HARVESTER_ALLOW_PRIVATE_SOURCES=1", "HARVESTER_DATA_DIR="+c.dir)
 	if osURL := os.Getenv("HARVESTER_TEST_OPENSEARCH_URL"); osURL != "" {
 		alias := "crash-" + strings.ReplaceAll(uuid.NewString(), "-", "")
@@ -311,7 +415,7 @@ func newCluster(t *testing.T, dbURL ...string) *cluster {
 	} else {
 		c.env = append(c.env, "OPENSEARCH_URL=", "HARVESTER_SEARCH_INDEX=none")
 	}
-	c.src, err = st.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "crash test source",
+	c.src, err = c.st.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "crash test source",
 		URL: c.server.URL(), SourceType: harvest.SourceDocument, SchemaType: schemaType})
 	require.NoError(t, err)
 	t.Cleanup(func() {
@@ -322,15 +426,15 @@ func newCluster(t *testing.T, dbURL ...string) *cluster {
 			c.dumpLogs()
 		}
 	})
-	return c
 }
 
 // start runs a harvester process named name: `harvester args… --orphan-timeout … `.
 func (c *cluster) start(name string, args ...string) *proc {
 	c.t.Helper()
-	args = append(args, "--orphan-timeout", orphanTimeout, "--max-redrives", maxRedrives,
+	args = append(args, "--orphan-timeout", c.orphanTimeout, "--max-redrives", maxRedrives,
 		"--scheduler-interval", "200ms", "--log-level", "warn")
-	p := &proc{name: name, args: args, env: c.env, log: filepath.Join(c.dir, name+".log")}
+	env := append(slices.Clip(c.env), "NATS_URL="+c.natsURL(len(c.procs)))
+	p := &proc{name: name, args: args, env: env, log: filepath.Join(c.dir, name+".log")}
 	c.procs[name] = p
 	p.start(c.t)
 	return p
@@ -341,7 +445,15 @@ func (c *cluster) dumpLogs() {
 		b, _ := os.ReadFile(p.log)
 		c.t.Logf("--- log of %s (last 4 KB):\n%s", name, tail(b, 4<<10))
 	}
-	b, _ := os.ReadFile(c.nats.log)
+	for _, n := range append([]*natsServer{c.nats}, c.nodes...) {
+		if n != nil {
+			c.dumpNATSLog(n)
+		}
+	}
+}
+
+func (c *cluster) dumpNATSLog(n *natsServer) {
+	b, _ := os.ReadFile(n.log)
 	var notable []string
 	for _, line := range strings.Split(string(b), "\n") {
 		if strings.Contains(line, "[ERR]") || strings.Contains(line, "[FTL]") || strings.Contains(line, "[WRN]") ||
@@ -349,8 +461,8 @@ func (c *cluster) dumpLogs() {
 			notable = append(notable, line)
 		}
 	}
-	c.t.Logf("--- nats-server log, errors and warnings (last 40):\n%s", strings.Join(notable[max(0, len(notable)-40):], "\n"))
-	c.t.Logf("--- nats-server log (last 2 KB):\n%s", tail(b, 2<<10))
+	c.t.Logf("--- nats-server %s log, errors and warnings (last 40):\n%s", n.name, strings.Join(notable[max(0, len(notable)-40):], "\n"))
+	c.t.Logf("--- nats-server %s log (last 2 KB):\n%s", n.name, tail(b, 2<<10))
 }
 
 func tail(b []byte, n int) []byte {
@@ -380,7 +492,7 @@ func (c *cluster) queue() *store.HarvestJob {
 // finished. Polling here only picks the kill point; it asserts nothing.
 func (c *cluster) waitSettled(jobID string, n int) {
 	c.t.Helper()
-	deadline := time.Now().Add(jobDeadline)
+	deadline := time.Now().Add(c.deadline)
 	for time.Now().Before(deadline) {
 		j, err := c.st.JobGet(context.Background(), jobID)
 		require.NoError(c.t, err)
@@ -395,10 +507,10 @@ func (c *cluster) waitSettled(jobID string, n int) {
 // wait returns the job once it has finished.
 func (c *cluster) wait(jobID string) *store.HarvestJob {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), jobDeadline)
+	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
 	defer cancel()
 	j, err := trigger.Wait(ctx, c.st, jobID, 50*time.Millisecond)
-	require.NoError(c.t, err, "job %s did not finish within %s: %+v", jobID, jobDeadline, j)
+	require.NoError(c.t, err, "job %s did not finish within %s: %+v", jobID, c.deadline, j)
 	return j
 }
 
@@ -442,14 +554,14 @@ func (c *cluster) checkLive(want []string) {
 func (c *cluster) waitConverged(jobID string) *store.HarvestJob {
 	c.t.Helper()
 	var j *store.HarvestJob
-	deadline := time.Now().Add(jobDeadline)
+	deadline := time.Now().Add(c.deadline)
 	for {
 		var err error
 		j, err = c.st.JobGet(context.Background(), jobID)
 		if err == nil && j.Status.Finished() {
 			break
 		}
-		require.True(c.t, time.Now().Before(deadline), "job %s did not finish within %s (last error %v)", jobID, jobDeadline, err)
+		require.True(c.t, time.Now().Before(deadline), "job %s did not finish within %s (last error %v)", jobID, c.deadline, err)
 		time.Sleep(50 * time.Millisecond)
 	}
 	errs, err := c.st.JobErrorList(context.Background(), jobID)

@@ -35,9 +35,15 @@ type Config struct {
 	// DatabaseURL is Postgres, e.g. postgres://user@host:5432/harvester; "" is the SQLite file
 	// harvester.db in DataDir. Migrations are applied on open.
 	DatabaseURL string
-	// NATSURL is the NATS server with JetStream, e.g. nats://127.0.0.1:4222; "" runs an
-	// in-process nats-server storing in DataDir/nats.
+	// NATSURL is the NATS server with JetStream, e.g. nats://127.0.0.1:4222, or the servers of
+	// a JetStream cluster, comma-separated (list them all); "" runs an in-process nats-server
+	// storing in DataDir/nats.
 	NATSURL string
+	// StreamReplicas is how many servers of a JetStream cluster keep each of Harvester's
+	// streams, its stages' consumers and the object store bucket of bodies sent by reference
+	// (router.WithStreamReplicas): 1 to router.MaxStreamReplicas, default 1; 3 on a 3-node
+	// cluster survives the loss of any one node. The in-process server takes only 1.
+	StreamReplicas int
 	// DataDir holds the embedded default's SQLite file, JetStream data and bleve index.
 	// Default "harvester-data".
 	DataDir string
@@ -95,6 +101,7 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	c.DataDir = cmp.Or(c.DataDir, "harvester-data")
 	c.Concurrency = cmp.Or(c.Concurrency, 4)
+	c.StreamReplicas = cmp.Or(c.StreamReplicas, 1)
 	if c.Registry == nil {
 		c.Registry = prometheus.NewRegistry()
 	}
@@ -104,6 +111,13 @@ func (c Config) withDefaults() Config {
 func (c Config) validate() error {
 	if c.Logger == nil {
 		return fmt.Errorf("%w: Logger is required", ErrConfig)
+	}
+	if c.StreamReplicas < 1 || c.StreamReplicas > router.MaxStreamReplicas {
+		return fmt.Errorf("%w: StreamReplicas %d is not in 1..%d", ErrConfig, c.StreamReplicas, router.MaxStreamReplicas)
+	}
+	if c.NATSURL == "" && c.StreamReplicas > 1 {
+		return fmt.Errorf("%w: StreamReplicas %d needs a JetStream cluster (NATSURL); the in-process server keeps 1",
+			ErrConfig, c.StreamReplicas)
 	}
 	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
 		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)
@@ -169,7 +183,7 @@ func (p *Pipeline) build(ctx context.Context) error {
 		p.closers = append(p.closers, e.Shutdown)
 		natsURL = e.URL()
 	}
-	bus, err := router.Connect(ctx, natsURL)
+	bus, err := router.Connect(ctx, natsURL, router.WithStreamReplicas(cfg.StreamReplicas))
 	if err != nil {
 		return err
 	}

@@ -19,25 +19,53 @@ type Bus struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream
 	pub *Publisher
+	// replicas is how many servers keep each stream, consumer and the object store bucket.
+	replicas int
 }
 
-// Connect connects to the NATS server at url and creates or updates the streams. It returns
-// an error naming url when the server cannot be reached or has no JetStream.
-func Connect(ctx context.Context, url string) (*Bus, error) {
+// ConnectOption is an option of Connect.
+type ConnectOption func(*Bus)
+
+// WithStreamReplicas makes Connect create (or scale) the streams, the object store bucket of
+// bodies sent by reference and the stages' durable consumers with n replicas each (1 to
+// MaxStreamReplicas; default 1). More than 1 needs a JetStream cluster of at least n servers;
+// with 3, a stream and its consumers keep working while one server is down (a quorum of 2 of
+// 3 stays) and lose no acknowledged message when a server is killed. Every process of an
+// installation must use the same n, or each scales the streams to its own.
+func WithStreamReplicas(n int) ConnectOption { return func(b *Bus) { b.replicas = n } }
+
+// Connect connects to the NATS server at url and creates or updates the streams. url may list
+// several servers of one cluster, comma-separated (nats://a:4222,nats://b:4222): the client
+// connects to one and moves to another when it goes away, so list them all. It returns an
+// error naming url when no server can be reached, one has no JetStream, or the streams cannot
+// be made with the replicas asked for (a cluster with fewer servers).
+func Connect(ctx context.Context, url string, opts ...ConnectOption) (*Bus, error) {
+	b := &Bus{replicas: 1}
+	for _, o := range opts {
+		o(b)
+	}
+	if b.replicas < 1 || b.replicas > MaxStreamReplicas {
+		return nil, fmt.Errorf("stream replicas %d: want 1 to %d", b.replicas, MaxStreamReplicas)
+	}
 	nc, err := nats.Connect(url, nats.Name("harvester"), nats.MaxReconnects(-1))
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
 	}
 	js, err := jetstream.New(nc)
 	if err == nil {
-		err = EnsureStreams(ctx, js)
+		err = EnsureStreams(ctx, js, b.replicas)
 	}
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("NATS at %s: %w", url, err)
 	}
-	return &Bus{nc: nc, js: js, pub: NewPublisher(js)}, nil
+	b.nc, b.js, b.pub = nc, js, NewPublisher(js)
+	b.pub.setReplicas(b.replicas)
+	return b, nil
 }
+
+// Replicas is how many servers keep each of the bus's streams and consumers.
+func (b *Bus) Replicas() int { return b.replicas }
 
 // Publisher returns the routing publisher.
 func (b *Bus) Publisher() *Publisher { return b.pub }
@@ -60,7 +88,14 @@ func (b *Bus) Close() { b.nc.Close() }
 
 // NewDeferredPublisher returns a DeferredPublisher on the bus's connection, for a stage that
 // publishes from inside its handler (Stage.Deferred).
-func (b *Bus) NewDeferredPublisher() (*DeferredPublisher, error) { return NewDeferredPublisher(b.nc) }
+func (b *Bus) NewDeferredPublisher() (*DeferredPublisher, error) {
+	d, err := NewDeferredPublisher(b.nc)
+	if err != nil {
+		return nil, err
+	}
+	d.p.setReplicas(b.replicas)
+	return d, nil
+}
 
 // Reports subscribes to harvest report events from now on and returns them on a channel
 // (buffered; events that find it full are dropped) until cancel is called. A report sent by

@@ -38,16 +38,20 @@ const claimThreshold = 900 << 10
 // objects.
 const failedKeep = 30 * 24 * time.Hour
 
-func recordBucketConfig() jetstream.ObjectStoreConfig {
+// recordBucketConfig is RecordBucket's configuration, kept on replicas servers (at least 1).
+func recordBucketConfig(replicas int) jetstream.ObjectStoreConfig {
 	return jetstream.ObjectStoreConfig{Bucket: RecordBucket, Storage: jetstream.FileStorage, TTL: failedKeep,
+		Replicas:    max(1, replicas),
 		Description: "Harvester message bodies over the message size, sent by reference (claim check)"}
 }
 
 // claims opens RecordBucket once, on first use, for a Publisher or a Subscriber.
 type claims struct {
-	js  jetstream.JetStream
-	mu  sync.Mutex
-	obs jetstream.ObjectStore
+	js jetstream.JetStream
+	// replicas is the bucket's replica count when it must be created (EnsureStreams).
+	replicas int
+	mu       sync.Mutex
+	obs      jetstream.ObjectStore
 }
 
 func (c *claims) store(ctx context.Context) (jetstream.ObjectStore, error) {
@@ -58,7 +62,7 @@ func (c *claims) store(ctx context.Context) (jetstream.ObjectStore, error) {
 	}
 	obs, err := c.js.ObjectStore(ctx, RecordBucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		obs, err = c.js.CreateOrUpdateObjectStore(ctx, recordBucketConfig())
+		obs, err = c.js.CreateOrUpdateObjectStore(ctx, recordBucketConfig(c.replicas))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", RecordBucket, err)

@@ -27,6 +27,8 @@ type Publisher struct {
 	js     jetstream.JetStream
 	enc    wmnats.NATSMarshaler
 	claims *claims
+	// replicas is the streams' replica count, for creating them again (Bus sets it; default 1).
+	replicas int
 }
 
 var _ message.Publisher = (*Publisher)(nil)
@@ -34,6 +36,13 @@ var _ message.Publisher = (*Publisher)(nil)
 // NewPublisher returns a Publisher over js.
 func NewPublisher(js jetstream.JetStream) *Publisher {
 	return &Publisher{js: js, claims: &claims{js: js}}
+}
+
+// setReplicas makes the streams and the object store bucket that p creates again (a broker
+// that lost them) keep replicas replicas.
+func (p *Publisher) setReplicas(replicas int) {
+	p.replicas = replicas
+	p.claims.replicas = replicas
 }
 
 // marshal returns m as a NATS message to its routing subject.
@@ -73,7 +82,7 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 			// No stream answered: the broker lost its streams (restarted with its store
 			// wiped). Create them again and send once more; a copy stored twice is harmless,
 			// as every stage is idempotent.
-			if err = recreateStreams(ctx, p.js); err == nil {
+			if err = recreateStreams(ctx, p.js, p.replicas); err == nil {
 				_, err = p.js.PublishMsg(ctx, nm)
 			}
 		}
@@ -92,17 +101,17 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 		pending = append(pending, pa)
 	}
 	err = errors.Join(err, awaitAcks(pending))
-	recreateIfLost(p.js, err)
+	recreateIfLost(p.js, p.replicas, err)
 	return err
 }
 
-// recreateIfLost creates the streams again when err says no stream answered (the broker lost
-// them), so that the retry of the failed handler finds them.
-func recreateIfLost(js jetstream.JetStream, err error) {
+// recreateIfLost creates the streams again (with replicas replicas) when err says no stream
+// answered (the broker lost them), so that the retry of the failed handler finds them.
+func recreateIfLost(js jetstream.JetStream, replicas int, err error) {
 	if errors.Is(err, jetstream.ErrNoStreamResponse) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = recreateStreams(ctx, js)
+		_ = recreateStreams(ctx, js, replicas)
 	}
 }
 
@@ -215,7 +224,7 @@ func flushed(pub *DeferredPublisher, h message.HandlerFunc) message.HandlerFunc 
 		<-pub.js.PublishAsyncComplete()
 		if pub.failures.Load() != before && err == nil {
 			cause, _ := pub.firstErr.Load().(error)
-			recreateIfLost(pub.js, cause)
+			recreateIfLost(pub.js, pub.p.replicas, cause)
 			return nil, fmt.Errorf("a message the handler published was not stored: %w", cause)
 		}
 		return out, err

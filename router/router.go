@@ -118,6 +118,7 @@ func (r *Router) AddStage(st Stage) error {
 	sub := newSubscriber(r.bus.js, streamOf(st.Subject), jetstream.ConsumerConfig{
 		Durable: "harvest-" + st.Name, FilterSubject: st.Subject, AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, 2*pull),
+		Replicas: r.bus.replicas,
 	}, pull, st.Concurrency, time.Second, r.cfg.Logger)
 	r.subs = append(r.subs, sub)
 	h := st.Handler

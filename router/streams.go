@@ -18,10 +18,14 @@ const (
 	StreamTrigger = "HARVEST_TRIGGER"
 )
 
-// streamConfigs are the JetStream streams Harvester uses; nothing here needs nats-server 2.10.
-func streamConfigs() []jetstream.StreamConfig {
+// MaxStreamReplicas is the most replicas JetStream keeps of a stream (nats-server refuses more).
+const MaxStreamReplicas = 5
+
+// streamConfigs are the JetStream streams Harvester uses, each kept on replicas servers of a
+// JetStream cluster (at least 1); nothing here needs nats-server 2.10.
+func streamConfigs(replicas int) []jetstream.StreamConfig {
 	keep := failedKeep
-	return []jetstream.StreamConfig{
+	cfgs := []jetstream.StreamConfig{
 		{Name: StreamWork, Subjects: []string{harvest.SubjectExtract, harvest.SubjectCompare, harvest.SubjectListing,
 			harvest.SubjectTransform, harvest.SubjectValidate, harvest.SubjectSync},
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
@@ -34,11 +38,15 @@ func streamConfigs() []jetstream.StreamConfig {
 		{Name: StreamTrigger, Subjects: []string{harvest.SubjectTrigger},
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
 	}
+	for i := range cfgs {
+		cfgs[i].Replicas = max(1, replicas)
+	}
+	return cfgs
 }
 
 // streamOf returns the stream that holds subject.
 func streamOf(subject string) string {
-	for _, cfg := range streamConfigs() {
+	for _, cfg := range streamConfigs(1) {
 		for _, s := range cfg.Subjects {
 			if s == subject {
 				return cfg.Name
@@ -49,14 +57,21 @@ func streamOf(subject string) string {
 }
 
 // EnsureStreams creates Harvester's streams and the object store bucket of bodies sent by
-// reference (RecordBucket), or updates them to the current configuration.
-func EnsureStreams(ctx context.Context, js jetstream.JetStream) error {
-	for _, cfg := range streamConfigs() {
+// reference (RecordBucket), or updates them to the current configuration, with replicas
+// replicas each (1 to MaxStreamReplicas; 0 means 1). More than 1 needs a JetStream cluster of
+// at least that many servers: nats-server refuses the stream otherwise ("insufficient
+// resources"). An existing stream is scaled up or down to replicas (nats-server 2.10 and later
+// move its data), so every process of an installation must use the same count.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
+	if replicas < 0 || replicas > MaxStreamReplicas {
+		return fmt.Errorf("stream replicas %d: want 1 to %d", replicas, MaxStreamReplicas)
+	}
+	for _, cfg := range streamConfigs(replicas) {
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("ensure stream %s: %w", cfg.Name, err)
 		}
 	}
-	if _, err := js.CreateOrUpdateObjectStore(ctx, recordBucketConfig()); err != nil {
+	if _, err := js.CreateOrUpdateObjectStore(ctx, recordBucketConfig(replicas)); err != nil {
 		return fmt.Errorf("ensure object store %s: %w", RecordBucket, err)
 	}
 	return nil

@@ -39,7 +39,7 @@ import (
 type Subscriber struct {
 	js       jetstream.JetStream
 	claims   *claims
-	consumer jetstream.ConsumerConfig
+	consumer jetstream.ConsumerConfig // its Replicas is the streams' too, for creating them again
 	stream   string
 	pullMax  int
 	inFlight int
@@ -62,7 +62,7 @@ var _ message.Subscriber = (*Subscriber)(nil)
 // a subscription are handed to the router at once (at least 1).
 func newSubscriber(js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, pullMax, inFlight int,
 	nakDelay time.Duration, logger *slog.Logger) *Subscriber {
-	return &Subscriber{js: js, claims: &claims{js: js}, stream: stream, consumer: cfg, pullMax: pullMax, inFlight: max(1, inFlight),
+	return &Subscriber{js: js, claims: &claims{js: js, replicas: cfg.Replicas}, stream: stream, consumer: cfg, pullMax: pullMax, inFlight: max(1, inFlight),
 		nakDelay: nakDelay, logger: logger, closeGrace: defaultCloseGrace,
 		closing: make(chan struct{})}
 }
@@ -228,7 +228,7 @@ func (s *Subscriber) rebind(ctx context.Context, cause error) jetstream.Messages
 	default:
 		return nil
 	}
-	if err := recreateStreams(ctx, s.js); err != nil {
+	if err := recreateStreams(ctx, s.js, s.consumer.Replicas); err != nil {
 		s.logger.Warn("jetstream streams lost, not recreated yet", "consumer", s.consumer.Durable, "error", err)
 		return nil
 	}

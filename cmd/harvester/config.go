@@ -18,6 +18,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/pipeline"
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/opensearch"
 	"github.com/harvester-dev/harvester/store"
@@ -30,7 +31,9 @@ type serviceFlags struct {
 	databaseURL string
 	natsURL     string
 	dataDir     string
-	logLevel    string
+	// streamReplicas is the JetStream replica count of the streams and consumers (--stream-replicas).
+	streamReplicas int
+	logLevel       string
 	// maxDeleteShare is the largest share of a source's live datasets a harvest job may delete.
 	maxDeleteShare float64
 	// allowPrivate lets sources live on loopback and private addresses (SSRF guard off).
@@ -133,7 +136,11 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.databaseURL, "database-url", os.Getenv("DATABASE_URL"),
 		"Postgres URL, e.g. postgres://user@host:5432/harvester (env DATABASE_URL); empty: SQLite in --data-dir")
 	cmd.Flags().StringVar(&f.natsURL, "nats-url", os.Getenv("NATS_URL"),
-		"NATS server with JetStream, e.g. nats://127.0.0.1:4222 (env NATS_URL); empty: in-process server in --data-dir")
+		"NATS server with JetStream, e.g. nats://127.0.0.1:4222, or every server of a JetStream cluster, comma-separated "+
+			"(env NATS_URL); empty: in-process server in --data-dir")
+	cmd.Flags().IntVar(&f.streamReplicas, "stream-replicas", envInt("HARVESTER_STREAM_REPLICAS", 1),
+		"how many servers of the JetStream cluster keep each of Harvester's streams and consumers, 1 to 5; "+
+			"3 on a 3-node cluster survives losing any one node; every process must use the same (env HARVESTER_STREAM_REPLICAS)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
 		"where the embedded default keeps its SQLite database and JetStream data (env HARVESTER_DATA_DIR)")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
@@ -182,6 +189,13 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 	if err := f.checkFetch(); err != nil {
 		return nil, err
 	}
+	if f.streamReplicas < 1 || f.streamReplicas > router.MaxStreamReplicas {
+		return nil, usageError{fmt.Errorf("--stream-replicas: %d is not in 1..%d", f.streamReplicas, router.MaxStreamReplicas)}
+	}
+	if f.streamReplicas > 1 && f.natsURL == "" {
+		return nil, usageError{fmt.Errorf("--stream-replicas %d needs a JetStream cluster (--nats-url or NATS_URL); "+
+			"the in-process server keeps 1", f.streamReplicas)}
+	}
 	if _, err := harvest.ParseLanguages(f.languages); err != nil {
 		return nil, usageError{fmt.Errorf("--%w", err)}
 	}
@@ -195,7 +209,7 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 // config is the pipeline configuration of the flags' services, for a process that runs
 // nothing yet: the caller sets the parts (stages, scheduler, API).
 func (f *serviceFlags) config(logger *slog.Logger) pipeline.Config {
-	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, DataDir: f.dataDir,
+	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, StreamReplicas: f.streamReplicas, DataDir: f.dataDir,
 		OpenSearchURL: f.opensearchURL, SearchIndex: f.searchIndex, Logger: logger, MaxDeleteShare: f.maxDeleteShare,
 		Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes, MaxRDFPages: f.maxRDFPages,
 		RDFMemTriples: f.rdfMemTriples, Languages: f.languageList()}
