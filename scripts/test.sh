@@ -27,7 +27,8 @@ go vet ./...
 go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy (run go mod tidy):"; go mod tidy -diff; exit 1; }
 # deploy/: kustomize builds, kubernetes-validate, compose, Dockerfile, KEDA/HPA against the
 # topology (installs kustomize and kubernetes-validate once; scripts/deploy-validate.sh).
-eval "$(bash scripts/deploy-validate.sh)"
+deploy_env=$(bash scripts/deploy-validate.sh) # an assignment, so that its failure stops the run (set -e)
+eval "$deploy_env"
 # The README's harvest command, end to end against the services above (the nats-server that
 # go.mod pins, not the in-process one the Go tests use), on a scratch database and data dir.
 smoke_db="harvester_smoke_$(date +%s)_$$"
