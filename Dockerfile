@@ -11,7 +11,6 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG VERSION=dev
 # CGO_ENABLED=0: a static binary (SQLite is modernc.org/sqlite, pure Go).
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags="-s -w" -o /out/harvester ./cmd/harvester && \
     mkdir -p /out/data

@@ -4,7 +4,6 @@
 GO ?= go
 IMAGE ?= harvester:dev
 IMAGE_TOOL ?= docker
-VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: build image deploy-validate test
 
@@ -14,7 +13,7 @@ build:
 
 # image: the container image of the Dockerfile, tagged $(IMAGE).
 image:
-	$(IMAGE_TOOL) build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+	$(IMAGE_TOOL) build -t $(IMAGE) .
 
 # deploy-validate: kustomize build of every overlay, kubernetes-validate of the output, and the
 # Go tests of deploy/ (compose file, Dockerfile, KEDA/HPA objects against the real topology).
