@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command: starts Postgres and nats-server (scripts/services.sh) and an
 # OpenSearch node (scripts/opensearch.sh, in the background while the checks run), then runs
-# go vet, a gofmt check, a smoke harvest, the benchmark harness as a smoke run, and every Go
+# go vet, a gofmt check, the checks of deploy/ (scripts/deploy-validate.sh), a smoke harvest, the benchmark harness as a smoke run, and every Go
 # test against those real services. Everything a run writes goes to a temporary directory of
 # its own (and a scratch database), removed at the end, so concurrent runs do not collide and
 # nothing lands in ./harvester-data. The services stay up for the next run: stop them with
@@ -25,6 +25,10 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 go vet ./...
 go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy (run go mod tidy):"; go mod tidy -diff; exit 1; }
+# deploy/: kustomize builds, kubernetes-validate, compose, Dockerfile, KEDA/HPA against the
+# topology (installs kustomize and kubernetes-validate once; scripts/deploy-validate.sh).
+deploy_env=$(bash scripts/deploy-validate.sh) # an assignment, so that its failure stops the run (set -e)
+eval "$deploy_env"
 # The README's harvest command, end to end against the services above (the nats-server that
 # go.mod pins, not the in-process one the Go tests use), on a scratch database and data dir.
 smoke_db="harvester_smoke_$(date +%s)_$$"

@@ -10,6 +10,7 @@
 //	harvester reindex [--source ID]
 //	harvester reconcile [--source ID] [--fix]
 //	harvester import-h2 --from POSTGRES_URL [--rewrite-url OLD=NEW] [--format json]
+//	harvester healthcheck [--addr HOST:PORT] [--path /readyz]
 package main
 
 import (
@@ -54,7 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
-		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand(), importH2Command())
+		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand(), importH2Command(), healthcheckCommand())
 	cmd, err := root.ExecuteContextC(ctx)
 	var jobErr jobFailed
 	switch {

@@ -133,7 +133,8 @@ With --addr, /healthz, /readyz and /metrics are served there.
 
 func schedulerCommand() *cobra.Command {
 	return partCommand("scheduler", "Run only the scheduler: due jobs, the cap on jobs in progress, orphan cleanup",
-		"Run only the scheduler. Several may run; one is active at a time (leader election).",
+		"Run only the scheduler. Several may run; one is active at a time (leader election).\n"+
+			"With --addr, /healthz, /readyz and /metrics are served there.",
 		parts{scheduler: true}, false)
 }
 
@@ -153,6 +154,9 @@ func partCommand(use, short, long string, p parts, withAddr bool) *cobra.Command
 		RunE:  func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), p) },
 	}
 	f.register(cmd, withAddr)
+	if !withAddr {
+		cmd.Flags().StringVar(&f.addr, "addr", "", "where /healthz, /readyz and /metrics listen (default: not served)")
+	}
 	return cmd
 }
 

@@ -1,0 +1,545 @@
+package deploy_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/harvester-dev/harvester/pipeline"
+	"github.com/harvester-dev/harvester/router/natstest"
+)
+
+// The Kubernetes objects the checks read: only the fields they look at.
+type (
+	object struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Metadata   struct {
+			Name      string            `yaml:"name"`
+			Namespace string            `yaml:"namespace"`
+			Labels    map[string]string `yaml:"labels"`
+		} `yaml:"metadata"`
+		Spec yaml.Node         `yaml:"spec"`
+		Data map[string]string `yaml:"data"`
+	}
+	labelSelector struct {
+		MatchLabels      map[string]string `yaml:"matchLabels"`
+		MatchExpressions []struct {
+			Key      string   `yaml:"key"`
+			Operator string   `yaml:"operator"`
+			Values   []string `yaml:"values"`
+		} `yaml:"matchExpressions"`
+	}
+	probe struct {
+		HTTPGet *struct {
+			Path string `yaml:"path"`
+			Port any    `yaml:"port"`
+		} `yaml:"httpGet"`
+	}
+	container struct {
+		Name    string   `yaml:"name"`
+		Image   string   `yaml:"image"`
+		Args    []string `yaml:"args"`
+		EnvFrom []struct {
+			ConfigMapRef *struct {
+				Name string `yaml:"name"`
+			} `yaml:"configMapRef"`
+		} `yaml:"envFrom"`
+		Env []struct {
+			Name      string `yaml:"name"`
+			Value     string `yaml:"value"`
+			ValueFrom *struct {
+				SecretKeyRef *struct {
+					Name     string `yaml:"name"`
+					Key      string `yaml:"key"`
+					Optional bool   `yaml:"optional"`
+				} `yaml:"secretKeyRef"`
+			} `yaml:"valueFrom"`
+		} `yaml:"env"`
+		Ports []struct {
+			Name          string `yaml:"name"`
+			ContainerPort int    `yaml:"containerPort"`
+		} `yaml:"ports"`
+		LivenessProbe  *probe `yaml:"livenessProbe"`
+		ReadinessProbe *probe `yaml:"readinessProbe"`
+		Resources      struct {
+			Requests map[string]string `yaml:"requests"`
+			Limits   map[string]string `yaml:"limits"`
+		} `yaml:"resources"`
+		SecurityContext struct {
+			AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
+			ReadOnlyRootFilesystem   *bool `yaml:"readOnlyRootFilesystem"`
+			RunAsNonRoot             *bool `yaml:"runAsNonRoot"`
+			Capabilities             struct {
+				Drop []string `yaml:"drop"`
+			} `yaml:"capabilities"`
+		} `yaml:"securityContext"`
+		VolumeMounts []struct {
+			Name      string `yaml:"name"`
+			MountPath string `yaml:"mountPath"`
+		} `yaml:"volumeMounts"`
+	}
+	deploymentSpec struct {
+		Selector labelSelector `yaml:"selector"`
+		Template struct {
+			Metadata struct {
+				Labels map[string]string `yaml:"labels"`
+			} `yaml:"metadata"`
+			Spec struct {
+				SecurityContext struct {
+					RunAsNonRoot *bool `yaml:"runAsNonRoot"`
+					RunAsUser    int   `yaml:"runAsUser"`
+				} `yaml:"securityContext"`
+				AutomountServiceAccountToken *bool       `yaml:"automountServiceAccountToken"`
+				Containers                   []container `yaml:"containers"`
+				Volumes                      []struct {
+					Name     string    `yaml:"name"`
+					EmptyDir *struct{} `yaml:"emptyDir"`
+				} `yaml:"volumes"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	}
+	scaledObjectSpec struct {
+		ScaleTargetRef struct {
+			Name string `yaml:"name"`
+			Kind string `yaml:"kind"`
+		} `yaml:"scaleTargetRef"`
+		MinReplicaCount *int `yaml:"minReplicaCount"`
+		MaxReplicaCount *int `yaml:"maxReplicaCount"`
+		Triggers        []struct {
+			Type     string            `yaml:"type"`
+			Metadata map[string]string `yaml:"metadata"`
+		} `yaml:"triggers"`
+	}
+	hpaSpec struct {
+		ScaleTargetRef struct {
+			APIVersion string `yaml:"apiVersion"`
+			Kind       string `yaml:"kind"`
+			Name       string `yaml:"name"`
+		} `yaml:"scaleTargetRef"`
+		MinReplicas int `yaml:"minReplicas"`
+		MaxReplicas int `yaml:"maxReplicas"`
+		Metrics     []struct {
+			Type     string `yaml:"type"`
+			Resource struct {
+				Name string `yaml:"name"`
+			} `yaml:"resource"`
+		} `yaml:"metrics"`
+	}
+)
+
+func (o object) spec(t *testing.T, into any) {
+	t.Helper()
+	require.NoError(t, o.Spec.Decode(into), "%s %s: spec", o.Kind, o.Metadata.Name)
+}
+
+// kustomizeBin is the kustomize to run: HARVESTER_KUSTOMIZE, or kustomize on PATH. Missing,
+// the test fails in CI (CI=true) and is skipped elsewhere.
+func kustomizeBin(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("HARVESTER_KUSTOMIZE")
+	if bin == "" {
+		bin, _ = exec.LookPath("kustomize")
+	}
+	if bin == "" {
+		msg := "kustomize not found (set HARVESTER_KUSTOMIZE or put it on PATH: eval \"$(bash scripts/deploy-tools.sh)\")"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return bin
+}
+
+// kustomizeBuild runs `kustomize build dir` and returns its objects.
+func kustomizeBuild(t *testing.T, dir string) []object {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(kustomizeBin(t), "build", dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "kustomize build %s: %s", dir, stderr.String())
+	var out []object
+	dec := yaml.NewDecoder(&stdout)
+	for {
+		var o object
+		err := dec.Decode(&o)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err, "kustomize build %s", dir)
+		out = append(out, o)
+	}
+	return out
+}
+
+func byKind(objs []object, kind string) []object {
+	var out []object
+	for _, o := range objs {
+		if o.Kind == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// selects reports whether sel matches labels.
+func (sel labelSelector) selects(labels map[string]string) bool {
+	for k, v := range sel.MatchLabels {
+		if labels[k] != v {
+			return false
+		}
+	}
+	for _, e := range sel.MatchExpressions {
+		v, ok := labels[e.Key]
+		switch e.Operator {
+		case "In":
+			if !ok || !slices.Contains(e.Values, v) {
+				return false
+			}
+		case "Exists":
+			if !ok {
+				return false
+			}
+		default:
+			return false // not used here
+		}
+	}
+	return len(sel.MatchLabels)+len(sel.MatchExpressions) > 0
+}
+
+var overlays = []string{"k8s/base", "k8s/overlays/example", "k8s/overlays/example-hpa"}
+
+// Every kustomization builds, and its Deployments are what a platform team expects: probes on
+// the health endpoints, requests and limits, non-root read-only containers, a PDB each, config
+// from the ConfigMap and secrets by reference; workers cover every stage once and the
+// NetworkPolicy holds them.
+func TestKustomizeBuilds(t *testing.T) {
+	for _, dir := range overlays {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			objs := kustomizeBuild(t, dir)
+			configMaps := map[string]bool{}
+			for _, cm := range byKind(objs, "ConfigMap") {
+				configMaps[cm.Metadata.Name] = true
+			}
+			deployments := byKind(objs, "Deployment")
+			require.Len(t, deployments, 7, "api, scheduler and five worker groups")
+			groups := map[string][]string{}
+			for _, d := range deployments {
+				checkDeployment(t, d, configMaps)
+				var spec deploymentSpec
+				d.spec(t, &spec)
+				args := spec.Template.Spec.Containers[0].Args
+				if args[0] == "worker" {
+					groups[d.Metadata.Name] = stagesFlag(args)
+				}
+				var pdbs int
+				for _, pdb := range byKind(objs, "PodDisruptionBudget") {
+					var ps struct {
+						Selector       labelSelector `yaml:"selector"`
+						MaxUnavailable any           `yaml:"maxUnavailable"`
+						MinAvailable   any           `yaml:"minAvailable"`
+					}
+					pdb.spec(t, &ps)
+					if ps.Selector.selects(spec.Template.Metadata.Labels) {
+						pdbs++
+						require.True(t, ps.MaxUnavailable != nil || ps.MinAvailable != nil, pdb.Metadata.Name)
+					}
+				}
+				require.Equal(t, 1, pdbs, "%s has one PodDisruptionBudget", d.Metadata.Name)
+				if args[0] == "worker" || args[0] == "api" {
+					requireNetworkPolicy(t, objs, d.Metadata.Name, spec.Template.Metadata.Labels)
+				}
+			}
+			requireEveryStageOnce(t, groups)
+			compose, err := loadCompose(t, "HARVESTER_API_KEY=k")
+			require.NoError(t, err)
+			for name, stages := range groups {
+				svc := strings.TrimPrefix(name, "harvester-")
+				require.Contains(t, compose.Services, svc, "compose has the same worker groups")
+				require.Equal(t, stages, stagesFlag(compose.Services[svc].Command), "%s: the same stages in compose", svc)
+			}
+
+			var apiService bool
+			for _, svc := range byKind(objs, "Service") {
+				var ss struct {
+					Selector map[string]string `yaml:"selector"`
+					Ports    []struct {
+						TargetPort any `yaml:"targetPort"`
+					} `yaml:"ports"`
+				}
+				svc.spec(t, &ss)
+				apiService = apiService || ss.Selector["app.kubernetes.io/component"] == "api" && len(ss.Ports) == 1 && ss.Ports[0].TargetPort == "http"
+			}
+			require.True(t, apiService, "a Service for the API's http port")
+
+			scaled, hpas := byKind(objs, "ScaledObject"), byKind(objs, "HorizontalPodAutoscaler")
+			switch filepath.Base(dir) {
+			case "example":
+				require.Len(t, scaled, len(groups), "a ScaledObject per worker Deployment")
+				require.Empty(t, hpas, "KEDA makes the HPAs of its ScaledObjects")
+				checkScaledObjects(t, scaled, groups)
+			case "example-hpa":
+				require.Empty(t, scaled)
+				require.Len(t, hpas, len(groups), "an HPA per worker Deployment")
+				checkHPAs(t, hpas, deployments, groups)
+			}
+		})
+	}
+}
+
+func checkDeployment(t *testing.T, d object, configMaps map[string]bool) {
+	t.Helper()
+	name := d.Metadata.Name
+	var spec deploymentSpec
+	d.spec(t, &spec)
+	require.True(t, spec.Selector.selects(spec.Template.Metadata.Labels), "%s: its selector matches its pods", name)
+	pod := spec.Template.Spec
+	require.NotNil(t, pod.SecurityContext.RunAsNonRoot, name)
+	require.True(t, *pod.SecurityContext.RunAsNonRoot, "%s: runAsNonRoot", name)
+	require.NotZero(t, pod.SecurityContext.RunAsUser, "%s: runs as a non-root uid", name)
+	require.NotNil(t, pod.AutomountServiceAccountToken, name)
+	require.False(t, *pod.AutomountServiceAccountToken, "%s mounts no service account token", name)
+	require.Len(t, pod.Containers, 1, name)
+	c := pod.Containers[0]
+	require.NotEmpty(t, c.Image, name)
+	require.Contains(t, c.Args, "--addr=0.0.0.0:8080", "%s serves its health endpoints", name)
+	require.Len(t, c.Ports, 1, name)
+	require.Equal(t, "http", c.Ports[0].Name, name)
+	require.Equal(t, 8080, c.Ports[0].ContainerPort, name)
+	for path, p := range map[string]*probe{"/healthz": c.LivenessProbe, "/readyz": c.ReadinessProbe} {
+		require.NotNil(t, p, "%s: probe on %s", name, path)
+		require.NotNil(t, p.HTTPGet, name)
+		require.Equal(t, path, p.HTTPGet.Path, name)
+		require.Equal(t, "http", p.HTTPGet.Port, name)
+	}
+	for _, r := range []string{"cpu", "memory"} {
+		require.NotEmpty(t, c.Resources.Requests[r], "%s: %s request", name, r)
+		require.NotEmpty(t, c.Resources.Limits[r], "%s: %s limit", name, r)
+	}
+	require.LessOrEqual(t, mebibytes(t, c.Resources.Requests["memory"]), mebibytes(t, c.Resources.Limits["memory"]), name)
+	// The bench's peak RSS of every stage in one process without an in-process index is ~98
+	// MiB at 100,000 records (README, Speed): no group may be limited below it.
+	require.GreaterOrEqual(t, mebibytes(t, c.Resources.Limits["memory"]), 128, "%s: memory limit", name)
+	sc := c.SecurityContext
+	require.True(t, sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem, "%s: read-only root", name)
+	require.True(t, sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation, "%s: no privilege escalation", name)
+	require.Equal(t, []string{"ALL"}, sc.Capabilities.Drop, name)
+	var tmp bool
+	for _, m := range c.VolumeMounts {
+		if m.MountPath == "/tmp" {
+			for _, v := range pod.Volumes {
+				tmp = tmp || v.Name == m.Name && v.EmptyDir != nil
+			}
+		}
+	}
+	require.True(t, tmp, "%s: /tmp is an emptyDir (spooled downloads, large RDF graphs)", name)
+	var fromConfig bool
+	for _, e := range c.EnvFrom {
+		if e.ConfigMapRef != nil {
+			require.True(t, configMaps[e.ConfigMapRef.Name], "%s: ConfigMap %s is in the build", name, e.ConfigMapRef.Name)
+			fromConfig = true
+		}
+	}
+	require.True(t, fromConfig, "%s: settings from a ConfigMap", name)
+	var dbURL bool
+	for _, e := range c.Env {
+		require.Empty(t, e.Value, "%s: %s comes from the ConfigMap or a Secret, not a literal", name, e.Name)
+		require.NotNil(t, e.ValueFrom, name)
+		require.NotNil(t, e.ValueFrom.SecretKeyRef, "%s: %s from a Secret", name, e.Name)
+		require.Equal(t, "harvester-secrets", e.ValueFrom.SecretKeyRef.Name, name)
+		dbURL = dbURL || e.Name == "DATABASE_URL" && !e.ValueFrom.SecretKeyRef.Optional
+	}
+	require.True(t, dbURL, "%s: DATABASE_URL from the Secret", name)
+}
+
+// mebibytes converts a Kubernetes memory quantity in Mi or Gi.
+func mebibytes(t *testing.T, q string) int {
+	t.Helper()
+	for suffix, mul := range map[string]int{"Mi": 1, "Gi": 1024} {
+		if v, ok := strings.CutSuffix(q, suffix); ok {
+			n, err := strconv.Atoi(v)
+			require.NoError(t, err, q)
+			return n * mul
+		}
+	}
+	t.Fatalf("memory quantity %q: write it in Mi or Gi", q)
+	return 0
+}
+
+// requireNetworkPolicy checks that one NetworkPolicy selects the pods and limits their egress
+// to DNS, NATS, Postgres, OpenSearch and public addresses.
+func requireNetworkPolicy(t *testing.T, objs []object, name string, labels map[string]string) {
+	t.Helper()
+	var found int
+	for _, np := range byKind(objs, "NetworkPolicy") {
+		var spec struct {
+			PodSelector labelSelector `yaml:"podSelector"`
+			PolicyTypes []string      `yaml:"policyTypes"`
+			Egress      []struct {
+				To []struct {
+					PodSelector *labelSelector `yaml:"podSelector"`
+					IPBlock     *struct {
+						CIDR   string   `yaml:"cidr"`
+						Except []string `yaml:"except"`
+					} `yaml:"ipBlock"`
+				} `yaml:"to"`
+			} `yaml:"egress"`
+		}
+		np.spec(t, &spec)
+		if !spec.PodSelector.selects(labels) {
+			continue
+		}
+		found++
+		require.Contains(t, spec.PolicyTypes, "Egress", np.Metadata.Name)
+		peers := map[string]bool{}
+		for _, rule := range spec.Egress {
+			require.NotEmpty(t, rule.To, "%s: every egress rule names its peers", np.Metadata.Name)
+			for _, to := range rule.To {
+				switch {
+				case to.PodSelector != nil:
+					peers[to.PodSelector.MatchLabels["app.kubernetes.io/name"]+to.PodSelector.MatchLabels["k8s-app"]] = true
+				case to.IPBlock != nil:
+					require.Contains(t, []string{"0.0.0.0/0", "::/0"}, to.IPBlock.CIDR)
+					require.NotEmpty(t, to.IPBlock.Except, "%s: the internet, not private addresses", np.Metadata.Name)
+					if to.IPBlock.CIDR == "0.0.0.0/0" {
+						require.Subset(t, to.IPBlock.Except, []string{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "127.0.0.0/8"})
+					}
+					peers["internet"] = true
+				}
+			}
+		}
+		require.Equal(t, map[string]bool{"kube-dns": true, "nats": true, "postgresql": true, "opensearch": true, "internet": true}, peers,
+			"%s: %s reaches only DNS, NATS, Postgres, OpenSearch and the internet", np.Metadata.Name, name)
+	}
+	require.Equal(t, 1, found, "one NetworkPolicy selects %s", name)
+}
+
+func checkScaledObjects(t *testing.T, scaled []object, groups map[string][]string) {
+	t.Helper()
+	for _, so := range scaled {
+		require.Equal(t, "keda.sh/v1alpha1", so.APIVersion)
+		var spec scaledObjectSpec
+		so.spec(t, &spec)
+		target := spec.ScaleTargetRef.Name
+		require.Contains(t, groups, target, "%s scales a worker Deployment of the build", so.Metadata.Name)
+		require.Contains(t, []string{"", "Deployment"}, spec.ScaleTargetRef.Kind)
+		require.NotNil(t, spec.MaxReplicaCount, so.Metadata.Name)
+		require.True(t, spec.MinReplicaCount == nil || *spec.MinReplicaCount <= *spec.MaxReplicaCount, so.Metadata.Name)
+		require.Len(t, spec.Triggers, len(groups[target]), "%s: a trigger per stage of %s", so.Metadata.Name, target)
+		for _, tr := range spec.Triggers {
+			require.Equal(t, "nats-jetstream", tr.Type)
+			for _, key := range []string{"natsServerMonitoringEndpoint", "account", "stream", "consumer", "lagThreshold"} {
+				require.NotEmpty(t, tr.Metadata[key], "%s: trigger metadata %s", so.Metadata.Name, key)
+			}
+			n, err := strconv.Atoi(tr.Metadata["lagThreshold"])
+			require.NoError(t, err)
+			require.Positive(t, n)
+			require.Equal(t, "$G", tr.Metadata["account"], "Harvester's NATS has no accounts")
+			require.Regexp(t, `^nats-headless\.harvester\.svc\.cluster\.local:8222$`, tr.Metadata["natsServerMonitoringEndpoint"],
+				"the monitoring endpoint is in the overlay's namespace")
+		}
+	}
+}
+
+func checkHPAs(t *testing.T, hpas, deployments []object, groups map[string][]string) {
+	t.Helper()
+	requests := map[string]string{}
+	for _, d := range deployments {
+		var spec deploymentSpec
+		d.spec(t, &spec)
+		requests[d.Metadata.Name] = spec.Template.Spec.Containers[0].Resources.Requests["cpu"]
+	}
+	for _, h := range hpas {
+		require.Equal(t, "autoscaling/v2", h.APIVersion)
+		var spec hpaSpec
+		h.spec(t, &spec)
+		require.Equal(t, "Deployment", spec.ScaleTargetRef.Kind)
+		require.Equal(t, "apps/v1", spec.ScaleTargetRef.APIVersion)
+		require.Contains(t, groups, spec.ScaleTargetRef.Name, "%s scales a worker Deployment of the build", h.Metadata.Name)
+		require.Positive(t, spec.MinReplicas)
+		require.LessOrEqual(t, spec.MinReplicas, spec.MaxReplicas)
+		require.NotEmpty(t, spec.Metrics)
+		for _, m := range spec.Metrics {
+			require.Equal(t, "Resource", m.Type)
+			require.NotEmpty(t, requests[spec.ScaleTargetRef.Name], "utilization of %s needs a request", m.Resource.Name)
+		}
+	}
+}
+
+// consumer is a JetStream durable consumer on its stream.
+type consumer struct{ stream, name string }
+
+// The streams and consumers the ScaledObjects name are the ones Harvester creates: for each
+// worker Deployment, a pipeline running that Deployment's --stages against a real (in-process)
+// nats-server creates exactly the durable consumers its ScaledObject's triggers read.
+func TestScaledObjectsNameTheTopologysConsumers(t *testing.T) {
+	objs := kustomizeBuild(t, "k8s/overlays/example")
+	stagesOf := map[string][]string{}
+	for _, d := range byKind(objs, "Deployment") {
+		var spec deploymentSpec
+		d.spec(t, &spec)
+		if args := spec.Template.Spec.Containers[0].Args; args[0] == "worker" {
+			stagesOf[d.Metadata.Name] = stagesFlag(args)
+		}
+	}
+	require.NotEmpty(t, stagesOf)
+	scaled := byKind(objs, "ScaledObject")
+	require.Len(t, scaled, len(stagesOf))
+	for _, so := range scaled {
+		var spec scaledObjectSpec
+		so.spec(t, &spec)
+		stages := stagesOf[spec.ScaleTargetRef.Name]
+		require.NotEmpty(t, stages, so.Metadata.Name)
+		var triggers []consumer
+		for _, tr := range spec.Triggers {
+			triggers = append(triggers, consumer{tr.Metadata["stream"], tr.Metadata["consumer"]})
+		}
+		require.ElementsMatch(t, createdConsumers(t, stages), triggers,
+			"%s: its triggers read the consumers of stages %v", so.Metadata.Name, stages)
+	}
+}
+
+// createdConsumers starts a pipeline running stages (embedded store, in-process nats-server of
+// its own) and returns the durable consumers it created.
+func createdConsumers(t *testing.T, stages []string) []consumer {
+	t.Helper()
+	url := natstest.URL(t)
+	p, err := pipeline.New(context.Background(), pipeline.Config{DataDir: t.TempDir(), NATSURL: url, SearchIndex: "none",
+		Stages: stages, Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, p.Start(context.Background()))
+	nc, err := nats.Connect(url)
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	var out []consumer
+	streams := js.StreamNames(context.Background())
+	for s := range streams.Name() {
+		st, err := js.Stream(context.Background(), s)
+		require.NoError(t, err)
+		names := st.ConsumerNames(context.Background())
+		for c := range names.Name() {
+			out = append(out, consumer{s, c})
+		}
+		require.NoError(t, names.Err())
+	}
+	require.NoError(t, streams.Err())
+	return out
+}
