@@ -479,3 +479,18 @@ type SourceLatestJobs struct {
 	Sources      int        // how many sources
 	LastFinished *time.Time // the latest date_finished among those jobs; nil if none has one
 }
+
+// PoolStats are a connection pool's figures (pgxpool.Stat's), for metrics.
+type PoolStats struct {
+	MaxConns, TotalConns, IdleConns, AcquiredConns int
+	// AcquireCount counts the connections acquired, EmptyAcquireCount those that had to wait
+	// for one (none idle), CanceledAcquireCount those given up on; AcquireDuration sums the
+	// time acquisitions took.
+	AcquireCount, EmptyAcquireCount, CanceledAcquireCount int64
+	AcquireDuration                                       time.Duration
+}
+
+// Pooled is a Store over a connection pool that reports its figures (the Postgres store).
+type Pooled interface {
+	PoolStats() PoolStats
+}
