@@ -60,7 +60,13 @@ func (b *Bus) Close() { b.nc.Close() }
 
 // NewDeferredPublisher returns a DeferredPublisher on the bus's connection, for a stage that
 // publishes from inside its handler (Stage.Deferred).
-func (b *Bus) NewDeferredPublisher() (*DeferredPublisher, error) { return NewDeferredPublisher(b.nc) }
+func (b *Bus) NewDeferredPublisher() (*DeferredPublisher, error) {
+	d, err := NewDeferredPublisher(b.nc)
+	if err == nil {
+		d.p.published = b.pub.published
+	}
+	return d, err
+}
 
 // Reports subscribes to harvest report events from now on and returns them on a channel
 // (buffered; events that find it full are dropped) until cancel is called. A report sent by

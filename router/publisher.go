@@ -12,6 +12,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/harvester-dev/harvester/harvest"
 )
@@ -27,6 +28,8 @@ type Publisher struct {
 	js     jetstream.JetStream
 	enc    wmnats.NATSMarshaler
 	claims *claims
+	// published counts the messages sent, by subject (Bus.Instrument); nil counts none.
+	published *prometheus.CounterVec
 }
 
 var _ message.Publisher = (*Publisher)(nil)
@@ -52,6 +55,9 @@ func (p *Publisher) marshal(topic string, m *message.Message) (*nats.Msg, error)
 	}
 	if err := p.claims.checkIn(ctx, nm); err != nil {
 		return nil, err
+	}
+	if p.published != nil {
+		p.published.WithLabelValues(subjectLabel(subject)).Inc()
 	}
 	return nm, nil
 }
