@@ -175,6 +175,10 @@ func (p *Pipeline) build(ctx context.Context) error {
 	}
 	p.bus = bus
 	p.closers = append(p.closers, bus.Close)
+	if err := p.instrumentServices(); err != nil {
+		return err
+	}
+	cfg = p.cfg
 	if slices.Contains(cfg.Stages, StageSync) || cfg.API != nil {
 		idx, err := OpenSearch(ctx, cfg)
 		if err != nil {
@@ -245,6 +249,9 @@ func (p *Pipeline) buildHandler() error {
 			return err
 		},
 		"nats": p.bus.Ping,
+	}
+	if err := p.instrumentState(ready); err != nil {
+		return err
 	}
 	metrics := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{Registry: cfg.Registry})
 	if cfg.API == nil {

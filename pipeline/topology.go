@@ -88,7 +88,11 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		return nil, err
 	}
 	if p.index != nil && slices.Contains(p.cfg.Stages, StageSync) {
-		s.search = search.NewBatcher(p.index, search.BatcherConfig{})
+		m, err := search.NewMetrics(p.cfg.Registry)
+		if err != nil {
+			return nil, err
+		}
+		s.search = search.NewBatcher(p.index, search.BatcherConfig{Metrics: m})
 	}
 	s.sync = catalogsync.New(p.store, s.search)
 	if s.extractPub, err = p.bus.NewDeferredPublisher(); err != nil {
