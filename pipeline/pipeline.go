@@ -120,6 +120,7 @@ func (c Config) validate() error {
 // search index, the stages, the scheduler and the HTTP handler, as its Config asks.
 type Pipeline struct {
 	cfg     Config
+	reg     *registry // cfg.Registry, recording what the parts register
 	store   store.Store
 	bus     *router.Bus
 	index   search.Index // nil: no index, or not opened here
@@ -141,7 +142,7 @@ func New(ctx context.Context, cfg Config) (*Pipeline, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	p := &Pipeline{cfg: cfg, runErr: make(chan error, 2)}
+	p := &Pipeline{cfg: cfg, runErr: make(chan error, 2), reg: &registry{Registry: cfg.Registry}}
 	if err := p.build(ctx); err != nil {
 		p.Close()
 		return nil, err
@@ -215,7 +216,7 @@ func (p *Pipeline) buildStages() error {
 		}
 		notifier = m
 	}
-	r, err := router.New(p.bus, router.Config{Logger: cfg.Logger, Registerer: cfg.Registry,
+	r, err := router.New(p.bus, router.Config{Logger: cfg.Logger, Registerer: p.reg,
 		MaxRetries: cfg.MaxRetries, RetryInterval: cfg.RetryInterval, MaxDeliver: cfg.MaxDeliver})
 	if err != nil {
 		return err

@@ -84,11 +84,11 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		n = notifier
 	}
 	var err error
-	if s.report, err = report.New(p.store, p.cfg.Registry, n, p.cfg.Logger); err != nil {
+	if s.report, err = report.New(p.store, p.reg, n, p.cfg.Logger); err != nil {
 		return nil, err
 	}
 	if p.index != nil && slices.Contains(p.cfg.Stages, StageSync) {
-		m, err := search.NewMetrics(p.cfg.Registry)
+		m, err := search.NewMetrics(p.reg)
 		if err != nil {
 			return nil, err
 		}
