@@ -94,3 +94,45 @@ func TestStageMetrics(t *testing.T) {
 	publish("later-2")
 	require.Equal(t, 2.0, metricValue(t, reg, "harvester_stage_consumer_pending_messages", "stage", "validate"))
 }
+
+// TestRedeliveriesCounted: a message a shutdown interrupted is delivered again, and the
+// process that gets it counts a redelivery.
+func TestRedeliveriesCounted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bus, err := router.Connect(ctx, natstest.URL(t))
+	require.NoError(t, err)
+	t.Cleanup(bus.Close)
+	run := func(handler message.HandlerFunc) (*prometheus.Registry, func()) {
+		reg := prometheus.NewRegistry()
+		r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: reg})
+		require.NoError(t, err)
+		require.NoError(t, r.AddStage(router.Stage{Name: "sync", Subject: harvest.SubjectSync, Handler: handler}))
+		done := make(chan error, 1)
+		go func() { done <- r.Run(ctx) }()
+		<-r.Running()
+		return reg, func() { require.NoError(t, r.Close()); <-done }
+	}
+	started := make(chan struct{})
+	first, stop := run(func(msg *message.Message) ([]*message.Message, error) {
+		close(started)
+		<-msg.Context().Done() // interrupted by the shutdown below
+		return nil, msg.Context().Err()
+	})
+	m, err := harvest.RecordMessage(harvest.SubjectSync, &harvest.Record{JobID: "job-1", Identifier: "ds-1"})
+	require.NoError(t, err)
+	require.NoError(t, bus.Publisher().Publish(harvest.SubjectSync, m))
+	<-started
+	stop()
+	require.Equal(t, 0.0, metricValue(t, first, "harvester_stage_redeliveries_total", "stage", "sync"))
+	require.Equal(t, 0.0, metricValue(t, first, "harvester_stage_handler_errors_total", "stage", "sync"), "a shutdown is no failure")
+
+	handled := make(chan struct{})
+	second, stop := run(func(*message.Message) ([]*message.Message, error) {
+		close(handled)
+		return nil, nil
+	})
+	defer stop()
+	<-handled
+	require.Equal(t, 1.0, metricValue(t, second, "harvester_stage_redeliveries_total", "stage", "sync"))
+}
