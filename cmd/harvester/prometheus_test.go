@@ -121,7 +121,8 @@ func (p *promServer) query(q, label string) map[string]float64 {
 func TestPrometheusScrapesServe(t *testing.T) {
 	t.Setenv("HARVESTER_API_KEY", "s3cret")
 	agency := corpustest.NewServer(t)
-	agency.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
+	catalog := corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json")
+	agency.Serve(catalog)
 	addr := freeAddr(t)
 	c := startServe(t, addr, "--database-url", dbtest.URL(t), "--nats-url", natstest.URL(t), "--scheduler-interval", "50ms")
 	prom := startPrometheus(t, addr)
@@ -173,6 +174,10 @@ func TestPrometheusScrapesServe(t *testing.T) {
 			"transform": 0, "validate": 0, "sync": 0, "report": 0})
 	}, 5*time.Minute, 100*time.Millisecond, "every consumer drained")
 	require.Equal(t, 1.0, prom.query(`min(harvester_dependency_up)`, "")[""], "database and NATS answer")
+	fi, err := os.Stat(catalog)
+	require.NoError(t, err)
+	require.Equal(t, 1.0, prom.query(`sum(harvester_fetch_attempts_total{code="2xx"})`, "")[""], "one GET of the catalog")
+	require.Equal(t, float64(fi.Size()), prom.query(`harvester_fetch_body_bytes_total`, "")[""])
 	checkDashboard(t, prom)
 	require.Eventually(t, func() bool {
 		return prom.query(`harvester_sources_latest_job{status="complete"}`, "")[""] == 1
