@@ -70,6 +70,8 @@ type Config struct {
 	// Through Proxy, the guard checks every address the request's host (and each redirect's)
 	// resolves to before the request is sent; the proxy itself may be on a private address.
 	Proxy *url.URL
+	// Metrics counts the GET attempts (NewMetrics); nil counts nothing. Copies share it.
+	Metrics *Metrics
 
 	hosts      *hostLimiter // made by WithDefaults
 	guardHosts bool         // the default Client goes through Proxy: check hosts before each request

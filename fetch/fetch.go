@@ -222,6 +222,8 @@ func fetchOnce(ctx context.Context, c Config, url string, since Validators) (d *
 		return nil, final, &Error{URL: url, Err: err}
 	}
 	defer release()
+	start, status, body := time.Now(), 0, int64(0)
+	defer func() { c.Metrics.observe(start, status, body) }()
 	resp, err := c.Client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, ErrPrivateAddress) || errors.Is(err, ErrTooManyRedirects) {
@@ -230,6 +232,7 @@ func fetchOnce(ctx context.Context, c Config, url string, since Validators) (d *
 		return nil, 0, &Error{URL: url, Err: err}
 	}
 	defer resp.Body.Close()
+	status = resp.StatusCode
 	got := Validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
 	if resp.StatusCode == http.StatusNotModified && !since.IsZero() {
 		if got.IsZero() {
@@ -251,6 +254,9 @@ func fetchOnce(ctx context.Context, c Config, url string, since Validators) (d *
 			return nil, final, &Error{URL: url, Err: err}
 		}
 		return nil, 0, &Error{URL: url, Err: err}
+	}
+	if fi, err := f.Stat(); err == nil {
+		body = fi.Size()
 	}
 	return &Document{File: f, Validators: got, ContentType: resp.Header.Get("Content-Type")}, 0, nil
 }

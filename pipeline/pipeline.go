@@ -134,6 +134,7 @@ func (c Config) validate() error {
 // search index, the stages, the scheduler and the HTTP handler, as its Config asks.
 type Pipeline struct {
 	cfg     Config
+	reg     *registry // cfg.Registry, recording what the parts register
 	store   store.Store
 	bus     *router.Bus
 	index   search.Index // nil: no index, or not opened here
@@ -155,7 +156,7 @@ func New(ctx context.Context, cfg Config) (*Pipeline, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	p := &Pipeline{cfg: cfg, runErr: make(chan error, 2)}
+	p := &Pipeline{cfg: cfg, runErr: make(chan error, 2), reg: &registry{Registry: cfg.Registry}}
 	if err := p.build(ctx); err != nil {
 		p.Close()
 		return nil, err
@@ -189,6 +190,10 @@ func (p *Pipeline) build(ctx context.Context) error {
 	}
 	p.bus = bus
 	p.closers = append(p.closers, bus.Close)
+	if err := p.instrumentServices(); err != nil {
+		return err
+	}
+	cfg = p.cfg
 	if slices.Contains(cfg.Stages, StageSync) || cfg.API != nil {
 		idx, err := OpenSearch(ctx, cfg)
 		if err != nil {
@@ -225,7 +230,7 @@ func (p *Pipeline) buildStages() error {
 		}
 		notifier = m
 	}
-	r, err := router.New(p.bus, router.Config{Logger: cfg.Logger, Registerer: cfg.Registry,
+	r, err := router.New(p.bus, router.Config{Logger: cfg.Logger, Registerer: p.reg,
 		MaxRetries: cfg.MaxRetries, RetryInterval: cfg.RetryInterval, MaxDeliver: cfg.MaxDeliver})
 	if err != nil {
 		return err
@@ -259,6 +264,9 @@ func (p *Pipeline) buildHandler() error {
 			return err
 		},
 		"nats": p.bus.Ping,
+	}
+	if err := p.instrumentState(ready); err != nil {
+		return err
 	}
 	metrics := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{Registry: cfg.Registry})
 	if cfg.API == nil {

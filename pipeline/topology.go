@@ -84,11 +84,15 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		n = notifier
 	}
 	var err error
-	if s.report, err = report.New(p.store, p.cfg.Registry, n, p.cfg.Logger); err != nil {
+	if s.report, err = report.New(p.store, p.reg, n, p.cfg.Logger); err != nil {
 		return nil, err
 	}
 	if p.index != nil && slices.Contains(p.cfg.Stages, StageSync) {
-		s.search = search.NewBatcher(p.index, search.BatcherConfig{})
+		m, err := search.NewMetrics(p.reg)
+		if err != nil {
+			return nil, err
+		}
+		s.search = search.NewBatcher(p.index, search.BatcherConfig{Metrics: m})
 	}
 	s.sync = catalogsync.New(p.store, s.search)
 	if s.extractPub, err = p.bus.NewDeferredPublisher(); err != nil {

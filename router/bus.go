@@ -94,6 +94,7 @@ func (b *Bus) NewDeferredPublisher() (*DeferredPublisher, error) {
 		return nil, err
 	}
 	d.p.setReplicas(b.replicas)
+	d.p.published = b.pub.published
 	return d, nil
 }
 

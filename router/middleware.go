@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/harvester-dev/harvester/harvest"
 )
@@ -35,8 +36,8 @@ func logIDs(logger *slog.Logger, stage string) message.HandlerMiddleware {
 // failed permanently), in watermill's poison-queue style: the message is kept on
 // harvest.v1.failed.<stage> with the reason (harvest.MetaReason) for replay, then the stage's
 // give-up hook (nil: none) says what ends its work, and the original is acked: it has been
-// dealt with. A shutdown is not a failure: that message is redelivered.
-func poison(pub message.Publisher, logger *slog.Logger, stage string, giveUp GiveUpFunc) message.HandlerMiddleware {
+// dealt with, and gaveUp counts it. A shutdown is not a failure: that message is redelivered.
+func poison(pub message.Publisher, logger *slog.Logger, stage string, giveUp GiveUpFunc, gaveUp prometheus.Counter) message.HandlerMiddleware {
 	return func(h message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			out, err := h(msg)
@@ -49,6 +50,7 @@ func poison(pub message.Publisher, logger *slog.Logger, stage string, giveUp Giv
 			if perr := pub.Publish(harvest.SubjectFailedPrefix+stage, failed); perr != nil {
 				return nil, fmt.Errorf("%w (and keeping it on the failed subject: %v)", err, perr)
 			}
+			gaveUp.Inc()
 			logger.Error("stage gave up on message", "stage", stage, "error", err,
 				harvest.MetaJobID, msg.Metadata.Get(harvest.MetaJobID), harvest.MetaIdentifier, msg.Metadata.Get(harvest.MetaIdentifier))
 			if giveUp == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/harvester-dev/harvester/harvest"
 )
@@ -29,6 +30,8 @@ type Publisher struct {
 	claims *claims
 	// replicas is the streams' replica count, for creating them again (Bus sets it; default 1).
 	replicas int
+	// published counts the messages sent, by subject (Bus.Instrument); nil counts none.
+	published *prometheus.CounterVec
 }
 
 var _ message.Publisher = (*Publisher)(nil)
@@ -61,6 +64,9 @@ func (p *Publisher) marshal(topic string, m *message.Message) (*nats.Msg, error)
 	}
 	if err := p.claims.checkIn(ctx, nm); err != nil {
 		return nil, err
+	}
+	if p.published != nil {
+		p.published.WithLabelValues(subjectLabel(subject)).Inc()
 	}
 	return nm, nil
 }

@@ -85,10 +85,12 @@ type Stage struct {
 
 // Router runs stages on a Bus until its context ends or Close is called.
 type Router struct {
-	cfg    Config
-	bus    *Bus
-	router *message.Router
-	subs   []*Subscriber
+	cfg     Config
+	bus     *Bus
+	router  *message.Router
+	subs    []*Subscriber
+	metrics *stageMetrics
+	lag     *jetstreamCollector
 }
 
 // New returns a Router over bus (whose connection stays the caller's), with no stage yet.
@@ -104,7 +106,15 @@ func New(bus *Bus, cfg Config) (*Router, error) {
 		return nil, err
 	}
 	metrics.NewPrometheusMetricsBuilder(cfg.Registerer, "harvester", "stage").AddPrometheusRouterMetrics(mr)
-	return &Router{cfg: cfg, bus: bus, router: mr}, nil
+	sm, err := newStageMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	lag := newJetStreamCollector(bus.js, cfg.Logger)
+	if err := cfg.Registerer.Register(lag); err != nil {
+		return nil, fmt.Errorf("register jetstream metrics: %w", err)
+	}
+	return &Router{cfg: cfg, bus: bus, router: mr, metrics: sm, lag: lag}, nil
 }
 
 // AddStage subscribes st's durable consumer when the router runs. Call it before Run.
@@ -120,20 +130,25 @@ func (r *Router) AddStage(st Stage) error {
 		AckWait: ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, 2*pull),
 		Replicas: r.bus.replicas,
 	}, pull, st.Concurrency, time.Second, r.cfg.Logger)
+	sub.redelivered = r.metrics.redelivered.WithLabelValues(st.Name)
 	r.subs = append(r.subs, sub)
+	r.metrics.init(st.Name)
+	r.lag.add(consumerRef{stage: st.Name, stream: streamOf(st.Subject), durable: "harvest-" + st.Name})
 	h := st.Handler
 	if st.Deferred != nil {
 		h = flushed(st.Deferred, h)
 	}
 	mh := r.router.AddHandler(st.Name+"-0", st.Subject, sub, "", r.bus.pub, h)
 	mh.AddMiddleware(
+		r.metrics.delivery(st.Name),
 		logIDs(r.cfg.Logger, st.Name),
-		poison(r.bus.pub, r.cfg.Logger, st.Name, st.GiveUp),
+		poison(r.bus.pub, r.cfg.Logger, st.Name, st.GiveUp, r.metrics.gaveUp.WithLabelValues(st.Name)),
 		middleware.Retry{MaxRetries: r.cfg.MaxRetries, InitialInterval: r.cfg.RetryInterval,
 			MaxInterval: 10 * r.cfg.RetryInterval, Multiplier: 2,
 			ShouldRetry: func(p middleware.RetryParams) bool {
 				return !harvest.IsPermanent(p.Err) && !errors.Is(p.Err, context.Canceled)
 			}}.Middleware,
+		r.metrics.attempt(st.Name),
 		middleware.Recoverer,
 	)
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Subscriber is a watermill Subscriber on one durable JetStream pull consumer. It replaces
@@ -45,6 +46,8 @@ type Subscriber struct {
 	inFlight int
 	nakDelay time.Duration
 	logger   *slog.Logger
+	// redelivered counts deliveries JetStream made more than once; nil counts none.
+	redelivered prometheus.Counter
 	// closeGrace is how long a delivered message's handler may still take to ack or nack once
 	// the subscription ended, before the message is naked. Default 30 s, the router's
 	// CloseTimeout.
@@ -257,6 +260,9 @@ func (s *Subscriber) deliver(ctx context.Context, msg jetstream.Msg, out chan<- 
 			"error", err)
 		_ = msg.NakWithDelay(s.nakDelay)
 		return
+	}
+	if meta, err := msg.Metadata(); err == nil && meta.NumDelivered > 1 && s.redelivered != nil {
+		s.redelivered.Inc()
 	}
 	wm := toWatermill(msg, data)
 	mctx, cancel := context.WithCancel(ctx)

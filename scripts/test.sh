@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command: starts Postgres and nats-server (scripts/services.sh) and an
-# OpenSearch node (scripts/opensearch.sh, in the background while the checks run), then runs
-# go vet, a gofmt check, the checks of deploy/ (scripts/deploy-validate.sh), a smoke harvest, the benchmark harness as a smoke run, and every Go
+# OpenSearch node (scripts/opensearch.sh, in the background while the checks run), installs
+# Prometheus (scripts/prometheus.sh) and checks and unit-tests the alert rules with promtool,
+# then runs go vet, a gofmt check, the checks of deploy/ (scripts/deploy-validate.sh), a smoke
+# harvest, the benchmark harness as a smoke run, and every Go
 # test against those real services. Everything a run writes goes to a temporary directory of
 # its own (and a scratch database), removed at the end, so concurrent runs do not collide and
 # nothing lands in ./harvester-data. The services stay up for the next run: stop them with
@@ -16,7 +18,12 @@ cleanup() {
 }
 trap cleanup EXIT
 eval "$(bash scripts/services.sh)"
-# After services.sh, whose apt-get must not run beside opensearch.sh's.
+# Debian's prometheus package: promtool for the alert rules, the server for the scrape test
+# (cmd/harvester TestPrometheusScrapesServe); exports HARVESTER_PROMETHEUS, HARVESTER_PROMTOOL.
+eval "$(bash scripts/prometheus.sh)"
+"$HARVESTER_PROMTOOL" check rules deploy/prometheus/alerts.yaml
+"$HARVESTER_PROMTOOL" test rules deploy/prometheus/alerts_test.yaml
+# After services.sh and prometheus.sh, whose apt-get must not run beside opensearch.sh's.
 bash scripts/opensearch.sh >"$work/opensearch.env" 2>"$work/opensearch.log" &
 opensearch_pid=$!
 export HARVESTER_TEST_DATABASE_URL=${HARVESTER_TEST_DATABASE_URL:-$DATABASE_URL}

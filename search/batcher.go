@@ -24,6 +24,8 @@ type BatcherConfig struct {
 	Attempts int
 	// Backoff is the wait before the second try; it doubles (with jitter) up to 10 s. Default 200 ms.
 	Backoff time.Duration
+	// Metrics measures the bulk requests (NewMetrics); nil measures nothing.
+	Metrics *Metrics
 }
 
 // Batcher groups index writes from many goroutines (SYNC's concurrent handlers) into bulk
@@ -87,8 +89,10 @@ func (b *Batcher) apply(ctx context.Context, ops []Op) ([]struct{}, []error, err
 			send[j] = ops[i]
 		}
 		actx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		start := time.Now()
 		opErrs, err := b.idx.Apply(actx, send)
 		cancel()
+		b.cfg.Metrics.request(start, err)
 		var retry []int
 		for j, i := range todo {
 			e := err
@@ -106,6 +110,7 @@ func (b *Batcher) apply(ctx context.Context, ops []Op) ([]struct{}, []error, err
 				errs[i] = e
 			}
 		}
+		b.count(todo, retry, errs)
 		if todo = retry; len(todo) == 0 {
 			return make([]struct{}, len(ops)), errs, nil
 		}
@@ -119,4 +124,20 @@ func (b *Batcher) apply(ctx context.Context, ops []Op) ([]struct{}, []error, err
 		}
 		wait = min(2*wait, 10*time.Second)
 	}
+}
+
+// count counts the ops of one attempt (todo) by result: retried, failed for good, or ok.
+func (b *Batcher) count(todo, retry []int, errs []error) {
+	if b.cfg.Metrics == nil {
+		return
+	}
+	failed := 0
+	for _, i := range todo {
+		if errs[i] != nil {
+			failed++
+		}
+	}
+	b.cfg.Metrics.op("retried", len(retry))
+	b.cfg.Metrics.op("failed", failed)
+	b.cfg.Metrics.op("ok", len(todo)-len(retry)-failed)
 }

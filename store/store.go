@@ -107,6 +107,10 @@ type Store interface {
 	JobList(ctx context.Context, p *JobListParams) ([]*HarvestJob, int, error)
 	// JobListOrphaned returns the in_progress jobs whose heartbeat is older than p.Before.
 	JobListOrphaned(ctx context.Context, p *JobListOrphanedParams) ([]*HarvestJob, error)
+	// JobStats returns figures over every job, for metrics: the jobs in progress, and the
+	// sources grouped by the status of their latest finished job. One call reads every job's row
+	// (indexed by status and source); callers poll it, not once per record.
+	JobStats(ctx context.Context) (*JobStats, error)
 	// JobRedrive counts one re-drive of an orphaned job: when the job is in_progress, its
 	// heartbeat is older than p.Before and it was re-driven fewer than p.Max times, it adds one
 	// to the job's Redrives, sets its heartbeat to now and returns the job and true; otherwise

@@ -152,3 +152,13 @@ func interpretError(err error) error {
 	}
 	return err
 }
+
+var _ store.Pooled = (*Store)(nil)
+
+// PoolStats implements store.Pooled with pgxpool's Stat.
+func (s *Store) PoolStats() store.PoolStats {
+	st := s.pool.Stat()
+	return store.PoolStats{MaxConns: int(st.MaxConns()), TotalConns: int(st.TotalConns()), IdleConns: int(st.IdleConns()),
+		AcquiredConns: int(st.AcquiredConns()), AcquireCount: st.AcquireCount(), EmptyAcquireCount: st.EmptyAcquireCount(),
+		CanceledAcquireCount: st.CanceledAcquireCount(), AcquireDuration: st.AcquireDuration()}
+}

@@ -167,4 +167,6 @@ var cases = []testCase{
 	{"Catalog/Checksums", testCatalogChecksums},
 	{"Outcome/Identifiers", testOutcomeIdentifiers},
 	{"Job/FetchGraphHash", testJobFetchGraphHash},
+	{"Job/StatsEmpty", testJobStatsEmpty},
+	{"Job/Stats", testJobStats},
 }
