@@ -43,7 +43,8 @@ func (s *server) recordView(w http.ResponseWriter, r *http.Request) error {
 	if len(rec.SourceTransform) > 0 {
 		d.Transformed = prettyJSON([]byte(rec.SourceTransform))
 	}
-	errs, _, err := s.store.RecordErrorList(r.Context(), &store.RecordErrorListParams{JobID: rec.JobID})
+	errs, _, err := s.store.RecordErrorList(r.Context(), &store.RecordErrorListParams{JobID: rec.JobID,
+		PageParams: store.PageParams{Limit: recordPageErrorScan}})
 	if err != nil {
 		return err
 	}
@@ -220,3 +221,7 @@ func (s *server) datasetView(w http.ResponseWriter, r *http.Request) error {
 		DCAT    string
 	}{ds, prettyJSON(ds.DCAT)})
 }
+
+// recordPageErrorScan bounds the job's record errors the record page reads to find its own
+// (the store lists a job's errors by identifier; one query).
+const recordPageErrorScan = 1000
