@@ -258,7 +258,7 @@ func (p *Pipeline) buildHandler() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	site, err := web.New(web.Config{APIKey: cfg.API.APIKey}, web.Deps{Store: p.store, API: h, Search: p.index,
+	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads}, web.Deps{Store: p.store, API: h, Search: p.index,
 		Gatherer: cfg.Registry, Logger: cfg.Logger})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)

@@ -132,6 +132,9 @@ type Store interface {
 	// OrganizationDelete deletes an organization: ErrNotFound if missing, ErrConflict while it
 	// still has harvest sources.
 	OrganizationDelete(ctx context.Context, id string) error
+	// OrganizationDatasetCount counts the live datasets of an organization's sources (0 for an
+	// unknown organization).
+	OrganizationDatasetCount(ctx context.Context, id string) (int, error)
 	// OrganizationGet returns one organization, or ErrNotFound.
 	OrganizationGet(ctx context.Context, id string) (*Organization, error)
 	// OrganizationImport creates the organization p.ID, or updates its name and slug

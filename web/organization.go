@@ -46,9 +46,9 @@ func (s *server) organizationView(w http.ResponseWriter, r *http.Request) error 
 		return fmt.Errorf("list sources of organization %s: %w", id, err)
 	}
 	pg.Total = total
-	n := 0
-	for _, row := range rows {
-		n += row.DatasetCount
+	n, err := s.store.OrganizationDatasetCount(r.Context(), id)
+	if err != nil {
+		return err
 	}
 	return s.render(w, r, http.StatusOK, "organization.html", o.Name,
 		organizationViewData{Org: o, Sources: rows, Datasets: n, Paging: pg})

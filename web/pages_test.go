@@ -3,7 +3,9 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
@@ -128,9 +131,15 @@ func TestPagesRender(t *testing.T) {
 		_, body := b.get("/harvest_jobs/" + f.job1.ID)
 		require.Contains(t, body, "ValidationError")
 		require.Contains(t, body, `class="group-count">1<`)
-		require.Contains(t, body, "/api/v1/harvest_jobs/"+f.job1.ID+"/record_errors?format=csv")
+		require.Contains(t, body, `href="/harvest_jobs/`+f.job1.ID+`/record_errors.csv"`)
+		code, csv := b.get("/harvest_jobs/" + f.job1.ID + "/record_errors.csv")
+		require.Equal(t, http.StatusOK, code)
+		require.Contains(t, csv, "harvest_job_id,harvest_record_id,identifier,type,severity,message")
+		require.Contains(t, csv, "ValidationError")
 		_, body = b.get("/harvest_sources/" + f.src.ID + "/jobs/new?job_type=clear")
 		require.Contains(t, body, "removes all 1 datasets")
+		_, body = b.get("/organizations/" + f.org.ID)
+		require.Contains(t, body, `<dd id="organization-datasets">1</dd>`)
 		_, body = b.get("/harvest_sources?organization_id=" + f.org.ID)
 		require.Contains(t, body, `<td class="dataset-count">1</td>`)
 	})
@@ -368,6 +377,11 @@ func (c *countingStore) OrganizationList(ctx context.Context, p *store.PageParam
 	return c.Store.OrganizationList(ctx, p)
 }
 
+func (c *countingStore) OrganizationDatasetCount(ctx context.Context, id string) (int, error) {
+	c.count()
+	return c.Store.OrganizationDatasetCount(ctx, id)
+}
+
 func (c *countingStore) OrganizationGet(ctx context.Context, id string) (*store.Organization, error) {
 	c.count()
 	return c.Store.OrganizationGet(ctx, id)
@@ -489,4 +503,33 @@ func TestQueryCounts(t *testing.T) {
 			require.LessOrEqual(t, n, 6, "%s makes %d store calls", p, n)
 		}
 	})
+}
+
+// TestProtectReads: with Config.ProtectReads every page but /sign-in needs a session, as the
+// API's reads then need the key; the job's CSV still downloads for a signed-in operator.
+func TestProtectReads(t *testing.T) {
+	st := sqliteStore(t)
+	f := seed(t, st)
+	log := slog.New(slog.DiscardHandler)
+	h, err := api.New(api.Config{APIKey: testKey, ProtectReads: true}, api.Deps{Store: st, Logger: log})
+	require.NoError(t, err)
+	w, err := New(Config{APIKey: testKey, ProtectReads: true}, Deps{Store: st, API: h, Logger: log})
+	require.NoError(t, err)
+	srv := httptest.NewServer(w)
+	t.Cleanup(srv.Close)
+	b := (&site{store: st, url: srv.URL}).browser(t)
+	for _, p := range []string{"/harvest_sources", "/harvest_jobs/" + f.job1.ID, "/harvest_jobs/" + f.job1.ID + "/record_errors.csv"} {
+		res, err := b.c.Get(srv.URL + p)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, p)
+	}
+	code, _ := b.get("/sign-in")
+	require.Equal(t, http.StatusOK, code)
+	b.signIn()
+	code, csv := b.get("/harvest_jobs/" + f.job1.ID + "/record_errors.csv")
+	require.Equal(t, http.StatusOK, code, csv)
+	require.Contains(t, csv, "ValidationError")
+	_, err = New(Config{ProtectReads: true}, Deps{Store: st, API: h})
+	require.Error(t, err, "ProtectReads without a key")
 }

@@ -14,15 +14,16 @@ func (s *server) routes() {
 	static, _ := fs.Sub(assets, "static")
 	s.pages.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 
-	read := func(pattern string, h page) { s.pages.Handle(pattern, s.handle(h, false)) }
-	write := func(pattern string, h page) { s.pages.Handle(pattern, s.handle(h, true)) }
+	read := func(pattern string, h page) { s.pages.Handle(pattern, s.handle(h, readAccess)) }
+	write := func(pattern string, h page) { s.pages.Handle(pattern, s.handle(h, writeAccess)) }
+	open := func(pattern string, h page) { s.pages.Handle(pattern, s.handle(h, openAccess)) }
 
 	read("GET /{$}", func(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, "/harvest_sources", http.StatusSeeOther)
 		return nil
 	})
-	read("GET /sign-in", s.signInForm)
-	s.pages.Handle("POST /sign-in", s.handle(s.signIn, false)) // checks its own CSRF token
+	open("GET /sign-in", s.signInForm)
+	open("POST /sign-in", s.signIn) // checks its own CSRF token
 	write("POST /sign-out", s.signOut)
 
 	read("GET /organizations", s.organizationList)
@@ -38,6 +39,7 @@ func (s *server) routes() {
 	read("GET /harvest_sources/new", s.sourceNew)
 	write("POST /harvest_sources", s.sourceCreate)
 	read("GET /harvest_sources/{id}", s.sourceView)
+	read("GET /harvest_sources/{id}/counts", s.sourceCounts)
 	read("GET /harvest_sources/{id}/edit", s.sourceEdit)
 	write("POST /harvest_sources/{id}/edit", s.sourceUpdate)
 	read("GET /harvest_sources/{id}/jobs/new", s.sourceJobConfirm)
@@ -47,6 +49,7 @@ func (s *server) routes() {
 
 	read("GET /harvest_jobs/{id}", s.jobView)
 	read("GET /harvest_jobs/{id}/progress", s.jobProgress)
+	read("GET /harvest_jobs/{id}/record_errors.csv", s.jobErrorsCSV)
 	read("GET /harvest_jobs/{id}/cancel", s.jobCancelConfirm)
 	write("POST /harvest_jobs/{id}/cancel", s.jobCancel)
 	read("GET /harvest_jobs/{id}/replay", s.jobReplayConfirm)
@@ -59,12 +62,21 @@ func (s *server) routes() {
 	write("POST /validate", s.validate)
 	read("GET /dashboard", s.dashboard)
 
-	read("/", func(w http.ResponseWriter, r *http.Request) error { return notFound("no such page: %s", r.URL.Path) })
+	open("/", func(w http.ResponseWriter, r *http.Request) error { return notFound("no such page: %s", r.URL.Path) })
 }
 
-// handle wraps a page: for a write, the session and CSRF checks; then the error page for a
-// returned error or a panic.
-func (s *server) handle(h page, write bool) http.Handler {
+// access says who may see a page.
+type access int
+
+const (
+	openAccess  access = iota // anyone: sign-in, the not-found page
+	readAccess                // anyone, unless Config.ProtectReads
+	writeAccess               // a signed-in operator, with the form's CSRF token
+)
+
+// handle wraps a page: the session (and for a write the CSRF) checks, then the error page for
+// a returned error or a panic.
+func (s *server) handle(h page, a access) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -77,11 +89,13 @@ func (s *server) handle(h page, write bool) http.Handler {
 		}()
 		canonicalPathID(r)
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-		if write {
+		if a == writeAccess || a == readAccess && s.cfg.ProtectReads {
 			if !s.signedIn(r) {
 				http.Redirect(w, r, "/sign-in?next="+urlQueryEscape(r.URL.Path), http.StatusSeeOther)
 				return
 			}
+		}
+		if a == writeAccess {
 			if err := s.checkCSRF(r); err != nil {
 				s.errorPage(w, r, err)
 				return

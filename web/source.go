@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -81,6 +82,7 @@ type sourceViewData struct {
 	Chart    chart
 	Paging   paging
 	JobTypes []harvest.JobType
+	Running  bool // the newest job is unfinished: the page's script follows the dataset count
 }
 
 // jobRow is a job with its percentage as the API computes it.
@@ -146,6 +148,7 @@ func (s *server) sourceView(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	d.Chart = jobChart(recent)
+	d.Running = len(recent) > 0 && !recent[0].Status.Finished()
 	return s.render(w, r, http.StatusOK, "source.html", src.Name, d)
 }
 
@@ -417,5 +420,39 @@ func (s *server) sourceDelete(w http.ResponseWriter, r *http.Request) error {
 			sourceJobData{Source: src, Datasets: n, Error: a.Error})
 	}
 	http.Redirect(w, r, "/harvest_sources", http.StatusSeeOther)
+	return nil
+}
+
+// sourceCounts answers the source's live dataset count and its newest job's status as JSON,
+// for the source page's script, which polls it while a job runs.
+func (s *server) sourceCounts(w http.ResponseWriter, r *http.Request) error {
+	src, err := s.getSource(r)
+	if err != nil {
+		return err
+	}
+	n, err := s.store.DatasetCount(r.Context(), src.ID)
+	if err != nil {
+		return err
+	}
+	jobs, _, err := s.store.JobList(r.Context(), &store.JobListParams{SourceID: src.ID, PageParams: store.PageParams{Limit: 1}})
+	if err != nil {
+		return err
+	}
+	out := struct {
+		DatasetCount  int               `json:"dataset_count"`
+		LastJobID     string            `json:"last_job_id,omitempty"`
+		LastJobStatus harvest.JobStatus `json:"last_job_status,omitempty"`
+		Percent       *float64          `json:"percent_settled,omitempty"`
+	}{DatasetCount: n}
+	if len(jobs) > 0 {
+		out.LastJobID, out.LastJobStatus, out.Percent = jobs[0].ID, jobs[0].Status, api.PercentSettled(jobs[0])
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(data)
 	return nil
 }

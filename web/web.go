@@ -19,6 +19,9 @@ type Config struct {
 	// APIKey is the key operators sign in with, the API's (api.Config.APIKey). Empty: nobody
 	// can sign in, every write is refused; the pages still read.
 	APIKey string
+	// ProtectReads makes every page but /sign-in need a signed-in operator, as the API's
+	// Config.ProtectReads (HARVESTER_PROTECT_READS=1) makes its reads need the key. It needs APIKey.
+	ProtectReads bool
 	// SessionTTL is how long a sign-in lasts. Default 12 h.
 	SessionTTL time.Duration
 	// SecureCookies marks the cookies Secure (served over HTTPS only). Default false, so that
@@ -67,6 +70,9 @@ type server struct {
 // /readyz and /metrics.
 func New(cfg Config, deps Deps) (http.Handler, error) {
 	cfg = cfg.WithDefaults()
+	if cfg.ProtectReads && cfg.APIKey == "" {
+		return nil, errors.New("web: ProtectReads needs an APIKey: nobody could sign in")
+	}
 	if deps.Store == nil {
 		return nil, errors.New("web: Deps.Store is required")
 	}

@@ -33,6 +33,15 @@ func testSourceSummaryList(t *testing.T, s store.Store) {
 		DCAT: dcat("x"), RecordID: rec.ID})
 	require.NoError(t, err)
 
+	n, err := s.OrganizationDatasetCount(ctx, org.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "OrganizationDatasetCount")
+	other, err := s.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Other", Slug: slug + "-other"})
+	require.NoError(t, err)
+	n, err = s.OrganizationDatasetCount(ctx, other.ID)
+	require.NoError(t, err)
+	require.Zero(t, n)
+
 	rows, total, err := s.SourceSummaryList(ctx, &store.SourceSummaryListParams{OrganizationID: org.ID})
 	require.NoError(t, err)
 	require.Equal(t, 2, total)

@@ -21,3 +21,18 @@
   }
   setTimeout(tick, 500);
 })();
+
+// Live dataset count of the source page while its newest job runs: polls
+// /harvest_sources/{id}/counts, and reloads the page once the job has finished.
+(function () {
+  var el = document.getElementById("source-dataset-count");
+  if (!el || el.dataset.running !== "true") return;
+  function tick() {
+    fetch(el.dataset.countsUrl, { headers: { Accept: "application/json" } }).then(function (r) { return r.json(); }).then(function (j) {
+      el.textContent = j.dataset_count;
+      if (j.last_job_status === "complete" || j.last_job_status === "error") { setTimeout(function () { location.reload(); }, 500); return; }
+      setTimeout(tick, 2000);
+    }).catch(function () { setTimeout(tick, 5000); });
+  }
+  setTimeout(tick, 1000);
+})();

@@ -251,3 +251,9 @@ func (s *Store) RecordErrorSummary(ctx context.Context, jobID string) ([]*store.
 		return &c, nil
 	})
 }
+
+// OrganizationDatasetCount implements store.Store.
+func (s *Store) OrganizationDatasetCount(ctx context.Context, id string) (int, error) {
+	return Count(ctx, s.q, `SELECT count(*) FROM dataset d JOIN harvest_source h ON h.id = d.harvest_source_id
+		WHERE h.organization_id = $1`, id)
+}
