@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -564,4 +565,31 @@ func TestDashboardLag(t *testing.T) {
 	code, body = b.get("/dashboard")
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, body, `id="lag-error"`)
+}
+
+// TestSessionExpires: a session stops being one after Config.SessionTTL.
+func TestSessionExpires(t *testing.T) {
+	st := sqliteStore(t)
+	log := slog.New(slog.DiscardHandler)
+	h, err := api.New(api.Config{APIKey: testKey}, api.Deps{Store: st, Logger: log})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	w, err := New(Config{APIKey: testKey, SessionTTL: time.Hour}, Deps{Store: st, API: h, Logger: log, Now: clock})
+	require.NoError(t, err)
+	srv := httptest.NewServer(w)
+	t.Cleanup(srv.Close)
+	b := (&site{store: st, url: srv.URL}).browser(t)
+	b.signIn()
+	_, body := b.get("/organizations")
+	require.Contains(t, body, `id="sign-out"`)
+	mu.Lock()
+	now = now.Add(time.Hour + time.Second)
+	mu.Unlock()
+	_, body = b.get("/organizations")
+	require.Contains(t, body, `id="sign-in-link"`, "signed out once the session expired")
+	res, _ := b.post("/organizations", url.Values{"name": {"X"}, "slug": {"x"}, "csrf_token": {b.csrf("/organizations/new")}})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Contains(t, res.Header.Get("Location"), "/sign-in")
 }
