@@ -3,7 +3,8 @@
 // validator and a metrics overview, with their CSS and JavaScript embedded (no CDN, nothing
 // fetched at run time).
 //
-// Reads are public, as in Data.gov's H2.0. Writes need a signed-in operator: /sign-in takes
+// Reads are public, as in Data.gov's H2.0 (with Config.ProtectReads, as the API's, every page
+// but /sign-in needs a session). Writes need a signed-in operator: /sign-in takes
 // the API key (Config.APIKey, HARVESTER_API_KEY) and sets an HttpOnly, SameSite=Strict session
 // cookie holding an expiry and its HMAC-SHA256 under a key derived from the API key (no
 // database row; changing the key signs everyone out). Every form carries a CSRF token: the
@@ -17,6 +18,8 @@
 // the job page's progress bar polls /harvest_jobs/{id}/progress, which computes the figure
 // with api.PercentSettled, the function the API's percent_settled comes from.
 //
-// Pages read the store directly, with at most one query per row shown (lists are paged and
-// read in one query each, e.g. store.SourceSummaryList).
+// Pages read the store directly, in a number of queries that does not grow with the rows they
+// show (lists are paged and read in one query each: store.SourceSummaryList,
+// RecordErrorSummary, RecordHistory, JobCountsSince). The metrics page's consumer lag and
+// failed records come from JetStream through Deps.Lag (router.(*Bus).Lag).
 package web
