@@ -163,6 +163,10 @@ var cases = []testCase{
 	{"Malformed/IDs", testMalformedIDs},
 
 	{"Source/FetchSettings", testSourceFetchSettings},
+	{"Source/SummaryList", testSourceSummaryList},
+	{"Record/History", testRecordHistory},
+	{"Record/ErrorSummary", testRecordErrorSummary},
+	{"Job/CountsSince", testJobCountsSince},
 	{"Resource/IDs", testResourceIDs},
 	{"Catalog/Checksums", testCatalogChecksums},
 	{"Outcome/Identifiers", testOutcomeIdentifiers},
