@@ -18,7 +18,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 )
@@ -112,4 +114,59 @@ func write(t testing.TB, name string, png []byte) string {
 	require.NoError(t, os.WriteFile(path, png, 0o644))
 	t.Logf("screenshot: %s", path)
 	return path
+}
+
+// Failsafe bounds every wait of Until: a wait on a condition that never comes true fails
+// the test after it instead of hanging; nothing is timed by it.
+const Failsafe = 10 * time.Minute
+
+// Until evaluates the JavaScript expression expr (a boolean) on the page every 100 ms until it
+// is true, and fails the test after Failsafe. An evaluation that fails (the page is loading
+// or being replaced, as the job page reloads itself when the job ends) counts as false. what
+// names the condition in the failure message.
+func Until(ctx context.Context, t testing.TB, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(Failsafe)
+	var last error
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		if err == nil && ok {
+			return
+		}
+		if err != nil {
+			last = err
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s (%s); last error: %v", Failsafe, what, expr, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Download clicks the link or button that sel (CSS) finds, lets Chromium save the file it
+// answers in Output(t)/downloads, waits until the download completed and returns its path
+// (Chromium names it by the download's GUID).
+func Download(ctx context.Context, t testing.TB, sel string) string {
+	t.Helper()
+	dir := filepath.Join(Output(t), "downloads")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	events := true
+	_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &events})
+	require.NoError(t, err, "allow downloads")
+	wctx, cancel := context.WithTimeout(ctx, Failsafe)
+	defer cancel()
+	progress := chromedp.Events(wctx, browser.DownloadProgress)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))), "click %s", sel)
+	for ev, err := range progress {
+		require.NoError(t, err, "download of %s", sel)
+		switch ev.State {
+		case browser.DownloadProgressStateCompleted:
+			return filepath.Join(dir, ev.GUID)
+		case browser.DownloadProgressStateCanceled:
+			t.Fatalf("the download of %s was cancelled", sel)
+		}
+	}
+	t.Fatalf("no completed download of %s within %v", sel, Failsafe)
+	return ""
 }

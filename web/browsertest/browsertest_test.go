@@ -30,3 +30,26 @@ func TestChromiumRunsAPage(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "\x89PNG\r\n\x1a\n", string(png[:8]))
 }
+
+// TestDownloadAndUntil: a link's file is saved in the output folder; Until waits across a
+// page that changes itself.
+func TestDownloadAndUntil(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/rows.csv" {
+			w.Header().Set("Content-Type", "text/csv")
+			w.Header().Set("Content-Disposition", `attachment; filename="rows.csv"`)
+			_, _ = w.Write([]byte("a,b\n1,2\n"))
+			return
+		}
+		_, _ = w.Write([]byte(`<!doctype html><title>t</title><p id="n">0</p><a id="csv" href="/rows.csv" download>CSV</a>` +
+			`<script>var i = 0; setInterval(function () { document.getElementById("n").textContent = ++i }, 50)</script>`))
+	}))
+	defer srv.Close()
+	ctx := browsertest.New(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL)))
+	browsertest.Until(ctx, t, "the counter passed 5", `+document.getElementById("n").textContent > 5`)
+	path := browsertest.Download(ctx, t, "#csv")
+	body, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "a,b\n1,2\n", string(body))
+}
