@@ -68,6 +68,10 @@ func (s *server) jobOf(ctx context.Context, j *store.HarvestJob) (jobJSON, error
 	return out, nil
 }
 
+// PercentSettled is the percent_settled the API shows for j (see percentSettled); the web UI's
+// progress bars show the same figure.
+func PercentSettled(j *store.HarvestJob) *float64 { return percentSettled(j) }
+
 // percentSettled is settled*100/expected to one decimal, at most 100: 100 for a complete job
 // or when nothing is expected, nil while expected is unknown (also for a job that ended in
 // error before its listing completed). A job that ended in error (cancelled, failed) keeps the

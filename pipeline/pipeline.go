@@ -22,6 +22,7 @@ import (
 	"github.com/harvester-dev/harvester/scheduler"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/web"
 )
 
 // ErrConfig marks an error that is the configuration's fault (a bad field), not a service's.
@@ -236,7 +237,8 @@ func (p *Pipeline) buildStages() error {
 	return nil
 }
 
-// buildHandler builds the API, or the health handler alone, behind cfg.Addr.
+// buildHandler builds the web UI and the API (web.New serves both), or the health handler
+// alone, behind cfg.Addr.
 func (p *Pipeline) buildHandler() error {
 	cfg := p.cfg
 	ready := map[string]func(context.Context) error{
@@ -256,7 +258,12 @@ func (p *Pipeline) buildHandler() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	p.handler = h
+	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads}, web.Deps{Store: p.store, API: h, Search: p.index,
+		Gatherer: cfg.Registry, Logger: cfg.Logger})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.handler = site
 	return nil
 }
 
@@ -313,7 +320,8 @@ func (p *Pipeline) Err() <-chan error { return p.runErr }
 // Addr is where the HTTP handler listens, once started; nil without Config.Addr.
 func (p *Pipeline) Addr() net.Addr { return p.addr }
 
-// Handler is the HTTP handler: the API, or /healthz, /readyz and /metrics alone.
+// Handler is the HTTP handler: the web UI at / and the API at /api/v1, or /healthz, /readyz
+// and /metrics alone.
 func (p *Pipeline) Handler() http.Handler { return p.handler }
 
 // Store is the store the pipeline uses.

@@ -132,6 +132,9 @@ type Store interface {
 	// OrganizationDelete deletes an organization: ErrNotFound if missing, ErrConflict while it
 	// still has harvest sources.
 	OrganizationDelete(ctx context.Context, id string) error
+	// OrganizationDatasetCount counts the live datasets of an organization's sources (0 for an
+	// unknown organization).
+	OrganizationDatasetCount(ctx context.Context, id string) (int, error)
 	// OrganizationGet returns one organization, or ErrNotFound.
 	OrganizationGet(ctx context.Context, id string) (*Organization, error)
 	// OrganizationImport creates the organization p.ID, or updates its name and slug
@@ -190,11 +193,17 @@ type Store interface {
 	// RecordErrorList returns one page of a job's record error rows ordered by identifier, then
 	// message, and the total number of rows of the job. p.Limit 0 means all.
 	RecordErrorList(ctx context.Context, p *RecordErrorListParams) ([]*RecordError, int, error)
+	// RecordErrorSummary counts a job's record errors by type and severity, the most frequent
+	// first (then by type and severity).
+	RecordErrorSummary(ctx context.Context, jobID string) ([]*RecordErrorCount, error)
 	// RecordErrorStream calls fn with every record error row of a job in RecordErrorList's
 	// order, streaming rows; fn's error stops and is returned.
 	RecordErrorStream(ctx context.Context, jobID string, fn func(*RecordError) error) error
 	// RecordGet returns one harvest_record, or ErrNotFound.
 	RecordGet(ctx context.Context, recordID string) (*HarvestRecord, error)
+	// RecordHistory returns a page of the records of one identifier of a source across its
+	// jobs, newest first, and their total.
+	RecordHistory(ctx context.Context, p *RecordHistoryParams) ([]*HarvestRecord, int, error)
 	// RecordImport creates the harvest_record p.ID in status success, or updates it to p's
 	// fields (ImportResult). ErrConflict when the job has another record of the identifier.
 	RecordImport(ctx context.Context, p *RecordImportParams) (ImportResult, error)
@@ -242,6 +251,10 @@ type Store interface {
 	// SourceList returns one page of sources ordered by name, optionally of one organization,
 	// and their total.
 	SourceList(ctx context.Context, p *SourceListParams) ([]*Source, int, error)
+	// SourceSummaryList returns one page of sources ordered by name, each with its live
+	// dataset count and its newest job, in one query (the web UI's lists), and their total.
+	// p.OrganizationID and p.LastJobStatus filter when set.
+	SourceSummaryList(ctx context.Context, p *SourceSummaryListParams) ([]*SourceSummary, int, error)
 	// SourceListDue returns the sources whose next run is at or before p.Now and that have no
 	// unfinished job, oldest next run first.
 	SourceListDue(ctx context.Context, p *SourceListDueParams) ([]*Source, error)

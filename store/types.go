@@ -104,6 +104,13 @@ type RecordError struct {
 	CarriedFromJobID string
 }
 
+// RecordErrorCount is how many record errors of one type and severity a job has.
+type RecordErrorCount struct {
+	Type     string
+	Severity harvest.Severity
+	Count    int
+}
+
 // JobError is a harvest_job_error row.
 type JobError struct {
 	JobID     string
@@ -304,6 +311,37 @@ type SourceUpdateParams struct {
 // SourceListParams filters and pages sources.
 type SourceListParams struct {
 	OrganizationID string
+	PageParams
+}
+
+// SourceSummary is a source with its live dataset count and its newest job (by creation).
+type SourceSummary struct {
+	Source
+	DatasetCount int
+	// LastJob is the source's newest job; nil when it has none.
+	LastJob *JobSummary
+}
+
+// JobSummary is what a source list shows of a job.
+type JobSummary struct {
+	ID         string
+	JobType    harvest.JobType
+	Status     harvest.JobStatus
+	CreatedAt  time.Time
+	FinishedAt *time.Time
+}
+
+// SourceSummaryListParams filters and pages SourceSummaryList; empty fields do not filter.
+type SourceSummaryListParams struct {
+	OrganizationID string
+	LastJobStatus  harvest.JobStatus // the status of the source's newest job
+	PageParams
+}
+
+// RecordHistoryParams names a record key within a source, and a page of its history.
+type RecordHistoryParams struct {
+	SourceID   string
+	Identifier string
 	PageParams
 }
 

@@ -75,3 +75,17 @@ func (s *Store) RecordDeleteStream(ctx context.Context, jobID string, fn func(st
 	return sqlstore.Each(s.q.Query(ctx, `SELECT identifier FROM harvest_record
 		WHERE harvest_job_id = ? AND action = 'delete' ORDER BY identifier`, jobID), sqlstore.String, fn)
 }
+
+// RecordHistory implements store.Store.
+func (s *Store) RecordHistory(ctx context.Context, p *store.RecordHistoryParams) ([]*store.HarvestRecord, int, error) {
+	limit, offset := p.Bounds()
+	total, err := sqlstore.Count(ctx, s.q, `SELECT count(*) FROM harvest_record
+		WHERE harvest_source_id = ? AND identifier = ?`, p.SourceID, p.Identifier)
+	if err != nil {
+		return nil, 0, err
+	}
+	recs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.RecordColumns+` FROM harvest_record
+		WHERE harvest_source_id = ? AND identifier = ? ORDER BY date_created DESC, id DESC LIMIT ? OFFSET ?`,
+		p.SourceID, p.Identifier, limit, offset), scan.Record)
+	return recs, total, err
+}

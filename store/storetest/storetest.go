@@ -163,6 +163,9 @@ var cases = []testCase{
 	{"Malformed/IDs", testMalformedIDs},
 
 	{"Source/FetchSettings", testSourceFetchSettings},
+	{"Source/SummaryList", testSourceSummaryList},
+	{"Record/History", testRecordHistory},
+	{"Record/ErrorSummary", testRecordErrorSummary},
 	{"Resource/IDs", testResourceIDs},
 	{"Catalog/Checksums", testCatalogChecksums},
 	{"Outcome/Identifiers", testOutcomeIdentifiers},

@@ -239,3 +239,21 @@ func (s *Store) OutcomeReopenedCount(ctx context.Context, jobID string) (int, er
 	return Count(ctx, s.q, `SELECT count(*) FROM harvest_job_outcome
 		WHERE harvest_job_id = $1 AND replay_at IS NOT NULL`, jobID)
 }
+
+// RecordErrorSummary implements store.Store.
+func (s *Store) RecordErrorSummary(ctx context.Context, jobID string) ([]*store.RecordErrorCount, error) {
+	return Collect(s.q.Query(ctx, `SELECT type, severity, count(*) FROM harvest_record_error WHERE harvest_job_id = $1
+		GROUP BY type, severity ORDER BY count(*) DESC, type, severity`, jobID), func(row Row) (*store.RecordErrorCount, error) {
+		var c store.RecordErrorCount
+		if err := row.Scan(&c.Type, &c.Severity, &c.Count); err != nil {
+			return nil, err
+		}
+		return &c, nil
+	})
+}
+
+// OrganizationDatasetCount implements store.Store.
+func (s *Store) OrganizationDatasetCount(ctx context.Context, id string) (int, error) {
+	return Count(ctx, s.q, `SELECT count(*) FROM dataset d JOIN harvest_source h ON h.id = d.harvest_source_id
+		WHERE h.organization_id = $1`, id)
+}

@@ -1,0 +1,201 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// recordErrorRows is how many record errors the job page lists in its groups; the CSV has all.
+const recordErrorRows = 200
+
+type jobViewData struct {
+	Job        *store.HarvestJob
+	Source     *store.Source
+	Progress   progress
+	Duration   string
+	JobErrors  []*store.JobError
+	Groups     []errorGroup
+	ErrorTotal int
+	Shown      int
+	CanCancel  bool
+	CanReplay  bool
+}
+
+// errorGroup is the record errors of one type and severity: the count, and the rows listed.
+type errorGroup struct {
+	Type     string
+	Severity harvest.Severity
+	Count    int
+	Rows     []*store.RecordError
+	Anchor   string
+}
+
+// progress is what the progress bar shows: the same figures as the API's job (api.PercentSettled).
+type progress struct {
+	ID             string            `json:"id"`
+	Status         harvest.JobStatus `json:"status"`
+	Settled        int               `json:"settled"`
+	Expected       *int              `json:"expected"`
+	PercentSettled *float64          `json:"percent_settled"`
+	Finished       bool              `json:"finished"`
+	harvest.Counts
+}
+
+func progressOf(j *store.HarvestJob) progress {
+	p := progress{ID: j.ID, Status: j.Status, Settled: j.Settled, Expected: j.Expected,
+		PercentSettled: api.PercentSettled(j), Finished: j.Status.Finished(), Counts: j.Counts}
+	if !p.Finished { // as the API: a running job's total is what it expects, or what settled so far
+		p.Total = j.Settled
+		if j.Expected != nil {
+			p.Total = max(*j.Expected, j.Settled)
+		}
+	}
+	return p
+}
+
+func (s *server) getJob(r *http.Request) (*store.HarvestJob, error) {
+	id := r.PathValue("id")
+	j, err := s.store.JobGet(r.Context(), id)
+	if isNotFound(err) {
+		return nil, notFound("harvest job %q not found", id)
+	}
+	return j, err
+}
+
+func (s *server) jobView(w http.ResponseWriter, r *http.Request) error {
+	j, err := s.getJob(r)
+	if err != nil {
+		return err
+	}
+	d := jobViewData{Job: j, Progress: progressOf(j), CanCancel: !j.Status.Finished(),
+		CanReplay: j.Status == harvest.JobComplete && j.Errored > 0}
+	if d.Source, err = s.store.SourceGet(r.Context(), j.SourceID); err != nil {
+		return fmt.Errorf("source of job %s: %w", j.ID, err)
+	}
+	end := s.now()
+	if j.FinishedAt != nil {
+		end = *j.FinishedAt
+	}
+	d.Duration = end.Sub(j.CreatedAt).Round(time.Second).String()
+	if d.JobErrors, err = s.store.JobErrorList(r.Context(), j.ID); err != nil {
+		return err
+	}
+	counts, err := s.store.RecordErrorSummary(r.Context(), j.ID)
+	if err != nil {
+		return err
+	}
+	rows, total, err := s.store.RecordErrorList(r.Context(), &store.RecordErrorListParams{JobID: j.ID,
+		PageParams: store.PageParams{Limit: recordErrorRows}})
+	if err != nil {
+		return err
+	}
+	d.ErrorTotal, d.Shown = total, len(rows)
+	byKey := map[string]int{}
+	for i, c := range counts {
+		d.Groups = append(d.Groups, errorGroup{Type: c.Type, Severity: c.Severity, Count: c.Count,
+			Anchor: fmt.Sprintf("group-%d", i+1)})
+		byKey[c.Type+"\x00"+string(c.Severity)] = i
+	}
+	for _, e := range rows {
+		if i, ok := byKey[e.Type+"\x00"+string(e.Severity)]; ok {
+			d.Groups[i].Rows = append(d.Groups[i].Rows, e)
+		}
+	}
+	return s.render(w, r, http.StatusOK, "job.html", "Harvest job "+j.ID, d)
+}
+
+// jobProgress answers the job's progress as JSON for the page's script (polled while it runs).
+func (s *server) jobProgress(w http.ResponseWriter, r *http.Request) error {
+	j, err := s.getJob(r)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(progressOf(j))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(data)
+	return nil
+}
+
+type jobActionData struct {
+	Job    *store.HarvestJob
+	Action string // "cancel" or "replay"
+	Error  string
+}
+
+func (s *server) jobCancelConfirm(w http.ResponseWriter, r *http.Request) error {
+	return s.jobActionConfirm(w, r, "cancel")
+}
+
+func (s *server) jobReplayConfirm(w http.ResponseWriter, r *http.Request) error {
+	return s.jobActionConfirm(w, r, "replay")
+}
+
+func (s *server) jobActionConfirm(w http.ResponseWriter, r *http.Request, action string) error {
+	j, err := s.getJob(r)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, "job_action.html", actionTitle(action)+" job "+j.ID, jobActionData{Job: j, Action: action})
+}
+
+func actionTitle(action string) string {
+	if action == "cancel" {
+		return "Cancel"
+	}
+	return "Replay"
+}
+
+func (s *server) jobCancel(w http.ResponseWriter, r *http.Request) error {
+	return s.jobAction(w, r, "cancel")
+}
+func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
+	return s.jobAction(w, r, "replay")
+}
+
+// jobAction posts the cancel or replay to the API; a refusal (409, 503) is shown on the
+// confirmation page.
+func (s *server) jobAction(w http.ResponseWriter, r *http.Request, action string) error {
+	j, err := s.getJob(r)
+	if err != nil {
+		return err
+	}
+	a, err := s.callAPI(r, http.MethodPost, "/api/v1/harvest_jobs/"+j.ID+"/"+action, nil)
+	if err != nil {
+		return err
+	}
+	if a.Status >= 400 {
+		return s.render(w, r, a.Status, "job_action.html", actionTitle(action)+" job "+j.ID,
+			jobActionData{Job: j, Action: action, Error: a.Error})
+	}
+	http.Redirect(w, r, "/harvest_jobs/"+j.ID, http.StatusSeeOther)
+	return nil
+}
+
+// jobErrorsCSV streams the job's record errors as the API's CSV
+// (GET /api/v1/harvest_jobs/{id}/record_errors?format=csv), served in process with the API
+// key so that the download works for a signed-in operator when the API protects its reads too.
+// The rows go straight to the client: nothing is held in memory.
+func (s *server) jobErrorsCSV(w http.ResponseWriter, r *http.Request) error {
+	j, err := s.getJob(r)
+	if err != nil {
+		return err
+	}
+	req := r.Clone(r.Context())
+	req.URL = &url.URL{Path: "/api/v1/harvest_jobs/" + j.ID + "/record_errors", RawQuery: "format=csv"}
+	req.RequestURI = req.URL.RequestURI()
+	req.Header.Set("X-API-Key", s.cfg.APIKey)
+	req.Body = http.NoBody
+	s.api.ServeHTTP(w, req)
+	return nil
+}

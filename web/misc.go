@@ -1,0 +1,226 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/store"
+)
+
+type searchData struct {
+	Configured   bool
+	Q            string
+	Organization string
+	Keyword      string
+	Result       *search.Result
+	Paging       paging
+	Error        string
+}
+
+// searchPage searches the index (Deps.Search) with facets by organization and keyword.
+func (s *server) searchPage(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	d := searchData{Configured: s.search != nil, Q: q.Get("q"), Organization: q.Get("organization"),
+		Keyword: q.Get("keyword"), Paging: pageOf(r, listPerPage)}
+	if s.search != nil {
+		query := search.Query{Text: d.Q, Organization: d.Organization, Keyword: d.Keyword, Page: d.Paging.Page,
+			PerPage: d.Paging.PerPage}
+		if _, err := query.Normalize(); err != nil {
+			d.Error = err.Error()
+		} else {
+			res, err := s.search.Search(r.Context(), query)
+			if err != nil {
+				return fmt.Errorf("search: %w", err)
+			}
+			d.Result, d.Paging.Total = res, res.Total
+		}
+	}
+	return s.render(w, r, http.StatusOK, "search.html", "Search datasets", d)
+}
+
+type validateData struct {
+	SchemaType  string
+	Method      string // "paste" or "url"
+	JSON        string
+	URL         string
+	SchemaTypes []harvest.SchemaType
+	Errors      formErrors
+	Result      *validateResult
+}
+
+// validateResult is the API's answer to POST /api/v1/validate.
+type validateResult struct {
+	Valid     bool   `json:"valid"`
+	Truncated bool   `json:"truncated"`
+	Error     string `json:"error"`
+	Records   []struct {
+		Index      int    `json:"index"`
+		Identifier string `json:"identifier"`
+		Valid      bool   `json:"valid"`
+		RecordType string `json:"record_type"`
+		Path       string `json:"path"`
+		Errors     []struct {
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"errors"`
+		Warnings []struct {
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"warnings"`
+	} `json:"records"`
+}
+
+var validateSchemas = []harvest.SchemaType{harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal,
+	harvest.SchemaDCATUS30}
+
+func (s *server) validateForm(w http.ResponseWriter, r *http.Request) error {
+	return s.render(w, r, http.StatusOK, "validate.html", "Validate a catalog", validateData{Method: "paste",
+		SchemaType: string(harvest.SchemaDCATUS11Federal), SchemaTypes: validateSchemas, Errors: formErrors{}})
+}
+
+// validate sends the pasted document or URL to POST /api/v1/validate and lists its verdict
+// per record.
+func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
+	d := validateData{SchemaType: r.PostFormValue("schema_type"), Method: cmpOr(r.PostFormValue("method"), "paste"),
+		JSON: r.PostFormValue("json"), URL: strings.TrimSpace(r.PostFormValue("url")), SchemaTypes: validateSchemas,
+		Errors: formErrors{}}
+	body := map[string]any{"schema_type": d.SchemaType}
+	if d.Method == "url" {
+		if d.URL == "" {
+			d.Errors["url"] = "required: the URL of a catalog"
+		}
+		body["url"] = d.URL
+	} else {
+		if strings.TrimSpace(d.JSON) == "" {
+			d.Errors["json"] = "required: paste a DCAT-US catalog or dataset"
+		}
+		body["json"] = d.JSON // a JSON string of the text: the API reads it as the document
+	}
+	status := http.StatusOK
+	if len(d.Errors) == 0 {
+		a, err := s.callAPI(r, http.MethodPost, "/api/v1/validate", body)
+		if err != nil {
+			return err
+		}
+		var res validateResult
+		switch {
+		case a.Status == http.StatusOK:
+			if err := jsonDecode(a.Body, &res); err != nil {
+				return err
+			}
+			d.Result = &res
+		case len(a.Fields) > 0:
+			d.Errors.merge(a.Fields)
+		default:
+			d.Errors[""] = a.Error
+			_ = jsonDecode(a.Body, &res)
+		}
+	}
+	if len(d.Errors) > 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	return s.render(w, r, status, "validate.html", "Validate a catalog", d)
+}
+
+// dashboardRows is how many jobs each table of the metrics page lists.
+const dashboardRows = 50
+
+type dashboardData struct {
+	Recent     []jobRow
+	RecentMore bool
+	ByStatus   map[harvest.JobStatus]int
+	JobErrors  []*store.JobError
+	Running    []jobRow
+	Overdue    []jobRow
+	Stages     []stageMetric
+	Since      time.Time
+}
+
+// stageMetric is one per-stage figure from the metrics registry.
+type stageMetric struct {
+	Name   string
+	Labels string
+	Value  float64
+}
+
+// overdueAfter is how long a new job waits before the metrics page calls it overdue.
+const overdueAfter = 5 * time.Minute
+
+// dashboard is the metrics page: the last 7 days of jobs and their job errors, running jobs
+// with their progress, overdue new jobs, and the stages' consumer lag and failed records.
+func (s *server) dashboard(w http.ResponseWriter, r *http.Request) error {
+	now := s.now()
+	d := dashboardData{ByStatus: map[harvest.JobStatus]int{}, Since: now.Add(-7 * 24 * time.Hour)}
+	jobs, _, err := s.store.JobList(r.Context(), &store.JobListParams{PageParams: store.PageParams{Limit: dashboardRows}})
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.CreatedAt.Before(d.Since) {
+			break
+		}
+		d.Recent = append(d.Recent, jobRow{HarvestJob: j, Percent: nil})
+		d.ByStatus[j.Status]++
+		if j.Status == harvest.JobError { // one query per row shown
+			errs, err := s.store.JobErrorList(r.Context(), j.ID)
+			if err != nil {
+				return err
+			}
+			d.JobErrors = append(d.JobErrors, errs...)
+		}
+	}
+	d.RecentMore = len(jobs) == dashboardRows && len(d.Recent) == dashboardRows
+	running, _, err := s.store.JobList(r.Context(), &store.JobListParams{Status: harvest.JobInProgress,
+		PageParams: store.PageParams{Limit: dashboardRows}})
+	if err != nil {
+		return err
+	}
+	d.Running = jobRows(running)
+	queued, _, err := s.store.JobList(r.Context(), &store.JobListParams{Status: harvest.JobNew,
+		PageParams: store.PageParams{Limit: dashboardRows}})
+	if err != nil {
+		return err
+	}
+	for _, j := range jobRows(queued) {
+		if now.Sub(j.CreatedAt) > overdueAfter {
+			d.Overdue = append(d.Overdue, j)
+		}
+	}
+	d.Stages = s.stageMetrics()
+	return s.render(w, r, http.StatusOK, "dashboard.html", "Metrics", d)
+}
+
+// stageMetrics reads, from the registry /metrics serves, the series whose names speak of
+// consumer lag, pending messages or failed records.
+func (s *server) stageMetrics() []stageMetric {
+	if s.gatherer == nil {
+		return nil
+	}
+	fams, err := s.gatherer.Gather()
+	if err != nil {
+		return nil
+	}
+	var out []stageMetric
+	for _, f := range fams {
+		name := f.GetName()
+		if !strings.Contains(name, "lag") && !strings.Contains(name, "pending") && !strings.Contains(name, "failed") &&
+			!strings.Contains(name, "poison") {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			v := m.GetGauge().GetValue() + m.GetCounter().GetValue() + m.GetUntyped().GetValue()
+			out = append(out, stageMetric{Name: name, Labels: strings.Join(labels, ", "), Value: v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name+out[i].Labels < out[j].Name+out[j].Labels })
+	return out
+}

@@ -1,0 +1,227 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/rdf"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// historyRows is how many of a record's versions the record page lists.
+const historyRows = 50
+
+type recordViewData struct {
+	Record      *store.HarvestRecord
+	Raw         string // pretty-printed
+	RawKind     string // JSON, XML, Turtle or text
+	Transformed string // pretty-printed DCAT-US JSON, or ""
+	Errors      []*store.RecordError
+	History     []*store.HarvestRecord
+	HistoryMore bool
+	Previous    *store.HarvestRecord
+	Diff        []fieldChange
+}
+
+func (s *server) recordView(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	rec, err := s.store.RecordGet(r.Context(), id)
+	if isNotFound(err) {
+		return notFound("harvest record %q not found", id)
+	}
+	if err != nil {
+		return err
+	}
+	d := recordViewData{Record: rec}
+	d.Raw, d.RawKind = prettyRaw(rec.SourceRaw, rec.SchemaType)
+	if len(rec.SourceTransform) > 0 {
+		d.Transformed = prettyJSON([]byte(rec.SourceTransform))
+	}
+	errs, _, err := s.store.RecordErrorList(r.Context(), &store.RecordErrorListParams{JobID: rec.JobID,
+		PageParams: store.PageParams{Limit: recordPageErrorScan}})
+	if err != nil {
+		return err
+	}
+	for _, e := range errs { // the job's errors of this record (the store lists a job's, by identifier)
+		if e.RecordID == rec.ID || e.RecordID == "" && e.Identifier == rec.Identifier {
+			d.Errors = append(d.Errors, e)
+		}
+	}
+	hist, total, err := s.store.RecordHistory(r.Context(), &store.RecordHistoryParams{SourceID: rec.SourceID,
+		Identifier: rec.Identifier, PageParams: store.PageParams{Limit: historyRows}})
+	if err != nil {
+		return err
+	}
+	d.History, d.HistoryMore = hist, total > len(hist)
+	for i, h := range hist { // the version before this one: the next older record with a body
+		if h.ID != rec.ID {
+			continue
+		}
+		for _, older := range hist[i+1:] {
+			if older.SourceRaw != "" && older.Action != harvest.ActionDelete {
+				d.Previous = older
+				break
+			}
+		}
+		break
+	}
+	if rec.Action == harvest.ActionUpdate && d.Previous != nil {
+		d.Diff = diffRecords(d.Previous, rec)
+	}
+	return s.render(w, r, http.StatusOK, "record.html", "Harvest record "+rec.Identifier, d)
+}
+
+// comparable is the body a diff compares: the DCAT-US made from a record, or its raw JSON.
+func comparable(rec *store.HarvestRecord) []byte {
+	if len(rec.SourceTransform) > 0 {
+		return rec.SourceTransform
+	}
+	return []byte(rec.SourceRaw)
+}
+
+// diffRecords is the field-level difference from old to cur (see diffJSON); a body that is
+// not JSON (ISO XML without a transform) is compared as one field, "body".
+func diffRecords(old, cur *store.HarvestRecord) []fieldChange {
+	changes, err := diffJSON(comparable(old), comparable(cur))
+	if err != nil {
+		if old.SourceRaw != cur.SourceRaw {
+			return []fieldChange{{Path: "body", Kind: "changed", Old: old.SourceRaw, New: cur.SourceRaw}}
+		}
+		return nil
+	}
+	return changes
+}
+
+// prettyRaw formats a raw record for reading: JSON indented, XML indented, RDF as Turtle
+// (rdf.WriteTurtle); anything it cannot read is shown as it is.
+func prettyRaw(raw string, schema harvest.SchemaType) (string, string) {
+	t := strings.TrimSpace(raw)
+	switch {
+	case t == "":
+		return "", "text"
+	case schema == harvest.SchemaDCATAP:
+		if ttl, err := turtle(raw); err == nil {
+			return ttl, "Turtle"
+		}
+	case t[0] == '{' || t[0] == '[':
+		return prettyJSON([]byte(raw)), "JSON"
+	case t[0] == '<':
+		if x, err := prettyXML(raw); err == nil {
+			return x, "XML"
+		}
+		return raw, "XML"
+	}
+	return raw, "text"
+}
+
+func prettyJSON(data []byte) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, data, "", "  "); err != nil {
+		return string(data)
+	}
+	return buf.String()
+}
+
+// prettyXML re-indents an XML document token by token (no DTDs are read).
+func prettyXML(raw string) (string, error) {
+	dec := xml.NewDecoder(strings.NewReader(raw))
+	dec.Strict = false
+	var buf bytes.Buffer
+	enc := xml.NewEncoder(&buf)
+	enc.Indent("", "  ")
+	for {
+		tok, err := dec.RawToken()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		if cd, ok := tok.(xml.CharData); ok && len(bytes.TrimSpace(cd)) == 0 {
+			continue
+		}
+		if err := enc.EncodeToken(xml.CopyToken(tok)); err != nil {
+			return "", err
+		}
+	}
+	if err := enc.Flush(); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+// turtle reads an RDF record in any format rdf.FormatFor recognises and writes it as Turtle.
+func turtle(raw string) (string, error) {
+	f, err := rdf.FormatFor("", "", sniffRDFName(raw))
+	if err != nil {
+		return "", err
+	}
+	var ts []rdf.Triple
+	if err := rdf.Parse(strings.NewReader(raw), f, "", func(t rdf.Triple) error {
+		ts = append(ts, t)
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	if err := rdf.WriteTurtle(&buf, ts, turtlePrefixes); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+// sniffRDFName is a file name whose extension names the format raw looks like.
+func sniffRDFName(raw string) string {
+	t := strings.TrimSpace(raw)
+	switch {
+	case strings.HasPrefix(t, "<?xml") || strings.HasPrefix(t, "<rdf:RDF"):
+		return "record.rdf"
+	case strings.HasPrefix(t, "{") || strings.HasPrefix(t, "["):
+		return "record.jsonld"
+	}
+	return "record.ttl"
+}
+
+var turtlePrefixes = map[string]string{
+	"dcat": "http://www.w3.org/ns/dcat#", "dct": "http://purl.org/dc/terms/", "foaf": "http://xmlns.com/foaf/0.1/",
+	"rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
+	"vcard": "http://www.w3.org/2006/vcard/ns#", "xsd": "http://www.w3.org/2001/XMLSchema#",
+	"adms": "http://www.w3.org/ns/adms#", "skos": "http://www.w3.org/2004/02/skos/core#",
+}
+
+// datasetView shows a live dataset by source and identifier: /datasets?source_id=&identifier=.
+func (s *server) datasetView(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	srcID, ident := q.Get("source_id"), q.Get("identifier")
+	if srcID == "" || ident == "" {
+		return errorf(http.StatusBadRequest, "a dataset is named by ?source_id= and ?identifier=")
+	}
+	ds, err := s.store.DatasetGet(r.Context(), &store.DatasetGetParams{SourceID: srcID, Identifier: ident})
+	if isNotFound(err) {
+		return notFound("no live dataset %q in harvest source %q", ident, srcID)
+	}
+	if err != nil {
+		return err
+	}
+	title := ident
+	var meta struct {
+		Title string `json:"title"`
+	}
+	if json.Unmarshal(ds.DCAT, &meta) == nil && meta.Title != "" {
+		title = meta.Title
+	}
+	return s.render(w, r, http.StatusOK, "dataset.html", title, struct {
+		Dataset *store.Dataset
+		DCAT    string
+	}{ds, prettyJSON(ds.DCAT)})
+}
+
+// recordPageErrorScan bounds the job's record errors the record page reads to find its own
+// (the store lists a job's errors by identifier; one query).
+const recordPageErrorScan = 1000

@@ -1,0 +1,289 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+//go:embed templates static
+var assets embed.FS
+
+// pageData is what every template gets: the layout's fields and the page's own Data.
+type pageData struct {
+	Title    string
+	SignedIn bool
+	CSRF     string
+	Path     string
+	Data     any
+}
+
+var (
+	tmplMu    sync.Mutex
+	tmplCache = map[string]*template.Template{}
+)
+
+var funcs = template.FuncMap{
+	"fmtTime": func(t any) string {
+		switch v := t.(type) {
+		case time.Time:
+			if v.IsZero() {
+				return "—"
+			}
+			return v.UTC().Format("2006-01-02 15:04:05 UTC")
+		case *time.Time:
+			if v == nil {
+				return "—"
+			}
+			return v.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		return "—"
+	},
+	"pct": func(p *float64) string {
+		if p == nil {
+			return "—"
+		}
+		return strconv.FormatFloat(*p, 'f', 1, 64) + "%"
+	},
+	"pctNum": func(p *float64) string {
+		if p == nil {
+			return "0"
+		}
+		return strconv.FormatFloat(*p, 'f', 1, 64)
+	},
+	"deref": func(p *int) string {
+		if p == nil {
+			return "—"
+		}
+		return strconv.Itoa(*p)
+	},
+	"query": func(base string, kv ...any) string { // query "/x" "k" v ... → /x?k=v, empty values left out
+		q := url.Values{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if v := fmt.Sprint(kv[i+1]); v != "" && v != "0" {
+				q.Set(fmt.Sprint(kv[i]), v)
+			}
+		}
+		if len(q) == 0 {
+			return base
+		}
+		return base + "?" + q.Encode()
+	},
+	"add": func(a, b int) int { return a + b },
+	"dict": func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[fmt.Sprint(kv[i])] = kv[i+1]
+		}
+		return m
+	},
+	"field": func(fields map[string]string, name string) string { return fields[name] },
+}
+
+// tmpl returns the template set of one page: the layout and the page's file.
+func tmpl(name string) (*template.Template, error) {
+	tmplMu.Lock()
+	defer tmplMu.Unlock()
+	if t, ok := tmplCache[name]; ok {
+		return t, nil
+	}
+	t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name)
+	if err != nil {
+		return nil, err
+	}
+	tmplCache[name] = t
+	return t, nil
+}
+
+// render executes a page into a buffer first, so that a template error is a clean 500.
+func (s *server) render(w http.ResponseWriter, r *http.Request, status int, name, title string, data any) error {
+	t, err := tmpl(name)
+	if err != nil {
+		return fmt.Errorf("parse template %s: %w", name, err)
+	}
+	var buf bytes.Buffer
+	pd := pageData{Title: title, SignedIn: s.signedIn(r), CSRF: s.csrfToken(w, r), Path: r.URL.Path, Data: data}
+	if err := t.ExecuteTemplate(&buf, "layout", pd); err != nil {
+		return fmt.Errorf("render %s: %w", name, err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "same-origin")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+	return nil
+}
+
+// pageError is an error shown as an error page with its status.
+type pageError struct {
+	Status  int
+	Message string
+}
+
+func (e *pageError) Error() string { return e.Message }
+
+func errorf(status int, format string, args ...any) *pageError {
+	return &pageError{Status: status, Message: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) *pageError {
+	return errorf(http.StatusNotFound, format, args...)
+}
+
+// errorPage answers err: its status and message for a pageError, 404 for store.ErrNotFound,
+// and a 500 that says nothing of its cause (logged) for anything else.
+func (s *server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
+	var pe *pageError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &pe):
+	case errors.Is(err, store.ErrNotFound):
+		pe = notFound("not found")
+	case errors.As(err, &mbe):
+		pe = errorf(http.StatusRequestEntityTooLarge, "the form is larger than %d bytes", mbe.Limit)
+	default:
+		s.log.ErrorContext(r.Context(), "web: page failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		pe = errorf(http.StatusInternalServerError, "internal server error")
+	}
+	title := http.StatusText(pe.Status)
+	if rerr := s.render(w, r, pe.Status, "error.html", title, pe); rerr != nil {
+		s.log.ErrorContext(r.Context(), "web: error page failed", "err", rerr)
+		http.Error(w, pe.Message, pe.Status)
+	}
+}
+
+// canonicalPathID makes a UUID {id} canonical (lower case, hyphens), as the API does.
+func canonicalPathID(r *http.Request) {
+	if raw := r.PathValue("id"); raw != "" {
+		if id, err := uuid.Parse(raw); err == nil {
+			r.SetPathValue("id", id.String())
+		}
+	}
+}
+
+// apiAnswer is the API's answer to a call made in process.
+type apiAnswer struct {
+	Status int
+	Body   []byte
+	Error  string            // the "error" member of an error answer
+	Fields map[string]string // the "fields" member of a 422
+}
+
+// callAPI sends a request to the API handler in process, with the API key, and returns its
+// answer; body (nil: none) is sent as JSON. This is how every form writes: the API's
+// validation and messages are the form's.
+func (s *server) callAPI(r *http.Request, method, path string, body any) (*apiAnswer, error) {
+	var rd io.Reader = http.NoBody
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("marshal api body: %w", err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(r.Context(), method, path, rd)
+	if err != nil {
+		return nil, fmt.Errorf("api request: %w", err)
+	}
+	req.RemoteAddr = r.RemoteAddr
+	req.Header.Set("X-API-Key", s.cfg.APIKey)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := &bufferWriter{header: http.Header{}}
+	s.api.ServeHTTP(rec, req)
+	a := &apiAnswer{Status: rec.statusCode(), Body: rec.buf.Bytes()}
+	if a.Status >= 400 {
+		var e struct {
+			Error  string            `json:"error"`
+			Fields map[string]string `json:"fields"`
+		}
+		_ = json.Unmarshal(a.Body, &e)
+		a.Error, a.Fields = e.Error, e.Fields
+		if a.Status >= 500 && a.Status != http.StatusServiceUnavailable {
+			return nil, fmt.Errorf("api %s %s: %d %s", method, path, a.Status, a.Error)
+		}
+	}
+	return a, nil
+}
+
+// bufferWriter is an http.ResponseWriter that keeps the answer in memory.
+type bufferWriter struct {
+	header http.Header
+	status int
+	buf    bytes.Buffer
+}
+
+func (b *bufferWriter) Header() http.Header { return b.header }
+func (b *bufferWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+func (b *bufferWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.buf.Write(p)
+}
+func (b *bufferWriter) statusCode() int {
+	if b.status == 0 {
+		return http.StatusOK
+	}
+	return b.status
+}
+
+// formErrors are a form's messages by field name, plus "" for the form as a whole.
+type formErrors map[string]string
+
+func (f formErrors) merge(m map[string]string) formErrors {
+	maps.Copy(f, m)
+	return f
+}
+
+// paging of a page's list: ?page= (1-based) and a fixed page size.
+type paging struct {
+	Page, PerPage, Total int
+}
+
+func pageOf(r *http.Request, perPage int) paging {
+	p, err := strconv.Atoi(r.URL.Query().Get("page"))
+	if err != nil || p < 1 || p > 1_000_000 {
+		p = 1
+	}
+	return paging{Page: p, PerPage: perPage}
+}
+
+func (p paging) params() store.PageParams {
+	return store.PageParams{Limit: p.PerPage, Offset: (p.Page - 1) * p.PerPage}
+}
+
+func (p paging) HasPrev() bool { return p.Page > 1 }
+func (p paging) HasNext() bool { return p.Page*p.PerPage < p.Total }
+func (p paging) Prev() int     { return p.Page - 1 }
+func (p paging) Next() int     { return p.Page + 1 }
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+func jsonDecode(data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("read api answer: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Cookie and form field names.
+const (
+	sessionCookie = "harvester_session" // "<unix expiry>.<HMAC>"
+	csrfCookie    = "harvester_csrf"    // a random value, before sign-in (double submit)
+	csrfField     = "csrf_token"
+)
+
+// deriveKey is the HMAC key of sessions and CSRF tokens: HMAC-SHA256 of a fixed label under
+// the API key, so that the cookie never carries anything from which the key could be read and
+// a new API key voids every session. Without an API key it is nil: nobody signs in.
+func deriveKey(apiKey string) []byte {
+	if apiKey == "" {
+		return nil
+	}
+	m := hmac.New(sha256.New, []byte(apiKey))
+	m.Write([]byte("harvester web session v1"))
+	return m.Sum(nil)
+}
+
+func (s *server) mac(parts ...string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(strings.Join(parts, "\x00")))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// newSession is a session cookie value that expires at exp.
+func (s *server) newSession(exp time.Time) string {
+	e := strconv.FormatInt(exp.Unix(), 10)
+	return e + "." + s.mac("session", e)
+}
+
+// session returns the request's valid session cookie value, or "".
+func (s *server) session(r *http.Request) string {
+	if s.key == nil {
+		return ""
+	}
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return ""
+	}
+	e, sig, ok := strings.Cut(c.Value, ".")
+	if !ok {
+		return ""
+	}
+	exp, err := strconv.ParseInt(e, 10, 64)
+	if err != nil || s.now().Unix() >= exp {
+		return ""
+	}
+	if !hmac.Equal([]byte(sig), []byte(s.mac("session", e))) {
+		return ""
+	}
+	return c.Value
+}
+
+func (s *server) signedIn(r *http.Request) bool { return s.session(r) != "" }
+
+// csrfToken is the token the page's forms carry: the HMAC of the session, or before sign-in
+// the double-submit cookie's value, which it sets when the request has none.
+func (s *server) csrfToken(w http.ResponseWriter, r *http.Request) string {
+	if sess := s.session(r); sess != "" {
+		return s.mac("csrf", sess)
+	}
+	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) >= 20 {
+		return c.Value
+	}
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	v := base64.RawURLEncoding.EncodeToString(b)
+	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: v, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: s.cfg.SecureCookies})
+	r.AddCookie(&http.Cookie{Name: csrfCookie, Value: v}) // later calls in this request see it
+	return v
+}
+
+// checkCSRF refuses (403) a post whose csrf_token is missing or is not the expected one.
+func (s *server) checkCSRF(r *http.Request) error {
+	got := r.PostFormValue(csrfField)
+	var want string
+	if sess := s.session(r); sess != "" {
+		want = s.mac("csrf", sess)
+	} else if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) >= 20 {
+		want = c.Value
+	}
+	if got == "" || want == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+		return errorf(http.StatusForbidden, "the form's CSRF token is missing or stale: reload the page and send it again")
+	}
+	return nil
+}
+
+type signInData struct {
+	Next  string
+	Error string
+	NoKey bool
+}
+
+func (s *server) signInForm(w http.ResponseWriter, r *http.Request) error {
+	return s.render(w, r, http.StatusOK, "sign_in.html", "Sign in",
+		signInData{Next: safeNext(r.URL.Query().Get("next")), NoKey: s.key == nil})
+}
+
+// signIn checks the API key and sets the session cookie, then goes to next (a local path).
+func (s *server) signIn(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkCSRF(r); err != nil {
+		return err
+	}
+	next := safeNext(r.PostFormValue("next"))
+	key := r.PostFormValue("api_key")
+	if s.key == nil || key == "" || subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIKey)) != 1 {
+		msg := "wrong API key"
+		switch {
+		case s.key == nil:
+			msg = "signing in is disabled: the server has no API key (HARVESTER_API_KEY)"
+		case key == "":
+			msg = "required"
+		}
+		return s.render(w, r, http.StatusUnauthorized, "sign_in.html", "Sign in",
+			signInData{Next: next, Error: msg, NoKey: s.key == nil})
+	}
+	exp := s.now().Add(s.cfg.SessionTTL)
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.newSession(exp), Path: "/", Expires: exp,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.cfg.SecureCookies})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+	return nil
+}
+
+func (s *server) signOut(w http.ResponseWriter, r *http.Request) error {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: s.cfg.SecureCookies})
+	http.Redirect(w, r, "/harvest_sources", http.StatusSeeOther)
+	return nil
+}
+
+// safeNext is next when it is a local path, else the sources list: a sign-in never sends
+// the operator to another site.
+func safeNext(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+		return "/harvest_sources"
+	}
+	return next
+}
+
+func urlQueryEscape(s string) string { return url.QueryEscape(s) }

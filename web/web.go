@@ -1,0 +1,100 @@
+package web
+
+import (
+	"cmp"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// Config configures the web UI. Zero fields take the documented defaults.
+type Config struct {
+	// APIKey is the key operators sign in with, the API's (api.Config.APIKey). Empty: nobody
+	// can sign in, every write is refused; the pages still read.
+	APIKey string
+	// ProtectReads makes every page but /sign-in need a signed-in operator, as the API's
+	// Config.ProtectReads (HARVESTER_PROTECT_READS=1) makes its reads need the key. It needs APIKey.
+	ProtectReads bool
+	// SessionTTL is how long a sign-in lasts. Default 12 h.
+	SessionTTL time.Duration
+	// SecureCookies marks the cookies Secure (served over HTTPS only). Default false, so that
+	// a plain-HTTP deployment on a private network can sign in.
+	SecureCookies bool
+}
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	c.SessionTTL = cmp.Or(c.SessionTTL, 12*time.Hour)
+	return c
+}
+
+// Deps are the web UI's collaborators.
+type Deps struct {
+	// Store is required: pages read it directly.
+	Store store.Store
+	// API is the API handler (api.New). Required: every write goes through it, and it serves
+	// /api/, /healthz, /readyz and /metrics beside the pages.
+	API http.Handler
+	// Search answers the search page; nil shows that no index is configured.
+	Search search.Index
+	// Gatherer gives the metrics page its consumer lag and failed-record figures (the registry
+	// /metrics serves); nil leaves them out.
+	Gatherer prometheus.Gatherer
+	// Logger gets the causes of 500s. Default slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// server is the http.Handler New returns.
+type server struct {
+	cfg      Config
+	store    store.Store
+	api      http.Handler
+	search   search.Index
+	gatherer prometheus.Gatherer
+	log      *slog.Logger
+	now      func() time.Time
+	key      []byte // session and CSRF HMAC key, derived from the API key
+	pages    *http.ServeMux
+}
+
+// New returns the handler of the whole site: the pages at /, and deps.API at /api/, /healthz,
+// /readyz and /metrics.
+func New(cfg Config, deps Deps) (http.Handler, error) {
+	cfg = cfg.WithDefaults()
+	if cfg.ProtectReads && cfg.APIKey == "" {
+		return nil, errors.New("web: ProtectReads needs an APIKey: nobody could sign in")
+	}
+	if deps.Store == nil {
+		return nil, errors.New("web: Deps.Store is required")
+	}
+	if deps.API == nil {
+		return nil, errors.New("web: Deps.API is required")
+	}
+	s := &server{cfg: cfg, store: deps.Store, api: deps.API, search: deps.Search, gatherer: deps.Gatherer,
+		log: cmp.Or(deps.Logger, slog.Default()), now: deps.Now, pages: http.NewServeMux()}
+	if deps.Now == nil {
+		s.now = time.Now
+	}
+	s.key = deriveKey(cfg.APIKey)
+	s.routes()
+	return s, nil
+}
+
+// ServeHTTP sends API paths to the API and everything else to the pages.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if strings.HasPrefix(p, "/api/") || p == "/api" || p == "/healthz" || p == "/readyz" || p == "/metrics" {
+		s.api.ServeHTTP(w, r)
+		return
+	}
+	s.pages.ServeHTTP(w, r)
+}
