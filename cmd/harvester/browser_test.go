@@ -289,6 +289,7 @@ func TestWebUIInABrowser(t *testing.T) {
 	u.do("open the group", chromedp.Click(chromedp.CSS("#record-error-groups details.error-group summary")),
 		chromedp.WaitVisible(chromedp.CSS("#record-error-groups details.error-group[open] a.record-link")))
 	u.shot("job-errors-open")
+	browsertest.ScreenshotScaled(ctx, t, "readme-job", "main", 0.6) // docs/ui-job.png
 	csvPath := browsertest.Download(ctx, t, "#download-csv")
 	body, err := os.ReadFile(csvPath)
 	require.NoError(t, err)
@@ -339,6 +340,7 @@ func TestWebUIInABrowser(t *testing.T) {
 	require.NoError(t, err)
 	require.Positive(t, live.DatasetCount)
 	u.shot("source")
+	browsertest.ScreenshotScaled(ctx, t, "readme-source", "main", 0.6) // docs/ui-source.png
 	u.do("clear", chromedp.Click(chromedp.ID("action-clear")), chromedp.WaitVisible(chromedp.ID("job-confirm")))
 	require.Contains(t, u.text("job-explain"), strconv.Itoa(live.DatasetCount)+" datasets")
 	u.shot("clear-confirm")

@@ -108,6 +108,15 @@ func ScreenshotElement(ctx context.Context, t testing.TB, name, sel string) stri
 	return write(t, name, png)
 }
 
+// ScreenshotScaled is ScreenshotElement drawn at scale (0.5: half the width and height), for
+// small pictures such as the README's.
+func ScreenshotScaled(ctx context.Context, t testing.TB, name, sel string, scale float64) string {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.ScreenshotScale(chromedp.CSS(sel), scale))
+	require.NoError(t, err, "screenshot %s of %s", name, sel)
+	return write(t, name, png)
+}
+
 func write(t testing.TB, name string, png []byte) string {
 	t.Helper()
 	path := filepath.Join(Output(t), unsafeName.ReplaceAllString(name, "_")+".png")
