@@ -53,8 +53,10 @@ var barLine = regexp.MustCompile(`harvest 100% \|█+\| \((\d+)/(\d+), \d+ recor
 // barRunning matches the bar while the job runs: it also shows the elapsed and left times (ETA).
 var barRunning = regexp.MustCompile(`harvest +\d+% \|[█ ]+\| \(\d+/\d+, \d+ records/(s|min|hr)\) \[\d+[smh]:\d+[smh]\]`)
 
-func TestHarvestProgressBarOnATerminal(t *testing.T) {
-	b := setup(t)
+// onTerminal runs `harvester harvest ARGS` (text format) with stdout on a pseudo-terminal of
+// 120 columns, and returns the exit status, what the terminal showed, and stderr.
+func (b *testBundle) onTerminal(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	require.NoError(t, err)
 	defer ptmx.Close()
@@ -69,14 +71,22 @@ func TestHarvestProgressBarOnATerminal(t *testing.T) {
 			t.Errorf("read the pty: %v", err)
 		}
 	}()
-	code, stderr := b.harvestText(t, tty)
-	require.Equal(t, exitOK, code, stderr)
+	var errOut bytes.Buffer
+	args = append(append([]string{"harvest"}, args...), "--database-url", b.dbURL, "--nats-url", b.natsURL)
+	code := run(context.Background(), args, tty, &errOut)
 	// The report is the last thing written: wait until the pty has passed all of it on.
 	require.Eventually(t, func() bool { return strings.Contains(screen.String(), "  started ") },
-		time.Minute, 10*time.Millisecond, "the report reached the terminal")
+		time.Minute, 10*time.Millisecond, "the report reached the terminal: %q", screen.String())
 	require.NoError(t, tty.Close())
 	<-read
-	out := screen.String()
+	return code, screen.String(), errOut.String()
+}
+
+func TestHarvestProgressBarOnATerminal(t *testing.T) {
+	b := setup(t)
+	code, out, stderr := b.onTerminal(t, "--file", corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"),
+		"--schema-type", federal)
+	require.Equal(t, exitOK, code, stderr)
 	all := barLine.FindAllStringSubmatchIndex(out, -1)
 	require.NotEmpty(t, all, "a full progress bar on the terminal:\n%q", out)
 	last := all[len(all)-1]
@@ -127,4 +137,16 @@ func TestHarvestNoProgressBarOnAPipeOrWithJSON(t *testing.T) {
 	<-read
 	require.True(t, strings.HasPrefix(screen.String(), `{"job_id":`), "only the JSON report: %q", screen.String())
 	require.NotContains(t, screen.String(), "%")
+}
+
+// TestHarvestProgressBarStopsWhereTheJobFailed: a job that ends in error (a document that is
+// not JSON) leaves the bar short of 100%, and the report starts on a line of its own.
+func TestHarvestProgressBarStopsWhereTheJobFailed(t *testing.T) {
+	b := setup(t)
+	code, out, stderr := b.onTerminal(t, "--file", corpustest.Path(t, "dcatus/INVALID-not-json.data.json"),
+		"--schema-type", federal)
+	require.NotEqual(t, exitOK, code, stderr)
+	require.Contains(t, out, "harvest (0/-", "the spinner of a listing that never completed")
+	require.NotContains(t, out, "100%")
+	require.Regexp(t, `\r?\n(\r|\x1b\[[0-9;]*[A-Za-z])*Harvest job \S+ \(harvest\) of \S+: error\r?\n`, out)
 }

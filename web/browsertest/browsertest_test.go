@@ -1,9 +1,11 @@
 package browsertest_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -52,4 +54,33 @@ func TestDownloadAndUntil(t *testing.T) {
 	body, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, "a,b\n1,2\n", string(body))
+}
+
+// recorder is a testing.TB that records Fatal and Skip instead of stopping the goroutine.
+type recorder struct {
+	testing.TB
+	fatal, skip string
+}
+
+func (r *recorder) Helper()               {}
+func (r *recorder) Fatal(args ...any)     { r.fatal = fmt.Sprint(args...) }
+func (r *recorder) Skip(args ...any)      { r.skip = fmt.Sprint(args...) }
+func (r *recorder) Name() string          { return "recorder" }
+func (r *recorder) Logf(string, ...any)   {}
+func (r *recorder) Errorf(string, ...any) {}
+
+// TestNoChromiumFailsInCI: without Chromium a browser test skips, except with CI=true, where
+// it fails.
+func TestNoChromiumFailsInCI(t *testing.T) {
+	t.Setenv("HARVESTER_TEST_CHROMIUM", filepath.Join(t.TempDir(), "no-chromium"))
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("CI", "")
+	r := &recorder{}
+	browsertest.Chromium(r)
+	require.Empty(t, r.fatal)
+	require.Contains(t, r.skip, "no Chromium")
+	t.Setenv("CI", "true")
+	r = &recorder{}
+	browsertest.Chromium(r)
+	require.Contains(t, r.fatal, "no Chromium")
 }
