@@ -34,10 +34,18 @@ type ui struct {
 	base string
 }
 
+// bounded is the browser's context with the failsafe: a step that waits for an element that
+// never comes (a broken page) fails the test after browsertest.Failsafe instead of hanging.
+func (u *ui) bounded() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(u.ctx, browsertest.Failsafe)
+}
+
 // do runs chromedp steps; a failure fails the test, naming what.
 func (u *ui) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	u.t.Helper()
-	require.NoError(u.t, chromedp.Do(u.ctx, steps...), what)
+	ctx, cancel := u.bounded()
+	defer cancel()
+	require.NoError(u.t, chromedp.Do(ctx, steps...), what)
 }
 
 // open loads a page of the site and waits for its title.
@@ -49,7 +57,9 @@ func (u *ui) open(path string) {
 // text is the trimmed text of the element with the id.
 func (u *ui) text(id string) string {
 	u.t.Helper()
-	s, err := chromedp.Run(u.ctx, chromedp.TextContent(chromedp.ID(id)))
+	ctx, cancel := u.bounded()
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID(id)))
 	require.NoError(u.t, err, "text of #%s", id)
 	return strings.TrimSpace(s)
 }
@@ -108,8 +118,10 @@ func (u *ui) watchJob() []progressSample {
 			status: document.getElementById("job-status").textContent, finished: p.dataset.finished} : null })()`
 	var seen []progressSample
 	deadline := time.Now().Add(browsertest.Failsafe)
+	wctx, cancel := context.WithDeadline(u.ctx, deadline)
+	defer cancel()
 	for {
-		s, err := chromedp.Run(u.ctx, chromedp.Evaluate[*progressSample](look))
+		s, err := chromedp.Run(wctx, chromedp.Evaluate[*progressSample](look))
 		if err == nil && s != nil {
 			require.LessOrEqual(u.t, s.Value, 100.0, "the bar never goes above 100%%: %+v", s)
 			if n := len(seen); n > 0 {

@@ -125,9 +125,10 @@ func write(t testing.TB, name string, png []byte) string {
 	return path
 }
 
-// Failsafe bounds every wait of Until: a wait on a condition that never comes true fails
-// the test after it instead of hanging; nothing is timed by it.
-const Failsafe = 10 * time.Minute
+// Failsafe bounds the waits of Until and Download (and tests' own waits): a wait on a
+// condition that never comes true fails the test after it instead of hanging. It is a bound
+// on a broken page, not a timing: a harvest of a few hundred records takes seconds.
+const Failsafe = 5 * time.Minute
 
 // Until evaluates the JavaScript expression expr (a boolean) on the page every 100 ms until it
 // is true, and fails the test after Failsafe. An evaluation that fails (the page is loading
@@ -136,16 +137,18 @@ const Failsafe = 10 * time.Minute
 func Until(ctx context.Context, t testing.TB, what, expr string) {
 	t.Helper()
 	deadline := time.Now().Add(Failsafe)
+	wctx, cancel := context.WithDeadline(ctx, deadline) // an evaluation can wait for a frame
+	defer cancel()
 	var last error
 	for {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		ok, err := chromedp.Run(wctx, chromedp.Evaluate[bool](expr))
 		if err == nil && ok {
 			return
 		}
 		if err != nil {
 			last = err
 		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
+		if wctx.Err() != nil || time.Now().After(deadline) {
 			t.Fatalf("waited %v for %s (%s); last error: %v", Failsafe, what, expr, last)
 		}
 		time.Sleep(100 * time.Millisecond)
