@@ -259,7 +259,7 @@ func (p *Pipeline) buildHandler() error {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads}, web.Deps{Store: p.store, API: h, Search: p.index,
-		Gatherer: cfg.Registry, Logger: cfg.Logger})
+		Lag: p.bus.Lag, Logger: cfg.Logger})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}

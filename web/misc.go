@@ -3,11 +3,11 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -137,22 +137,24 @@ type dashboardData struct {
 	JobErrors  []*store.JobError
 	Running    []jobRow
 	Overdue    []jobRow
-	Stages     []stageMetric
+	Lag        *router.Lag
+	LagError   string
+	Failed     []stageFailed
 	Since      time.Time
 }
 
-// stageMetric is one per-stage figure from the metrics registry.
-type stageMetric struct {
-	Name   string
-	Labels string
-	Value  float64
+// stageFailed is how many failed records the failed stream keeps for one stage.
+type stageFailed struct {
+	Stage string
+	Count uint64
 }
 
 // overdueAfter is how long a new job waits before the metrics page calls it overdue.
 const overdueAfter = 5 * time.Minute
 
-// dashboard is the metrics page: the last 7 days of jobs and their job errors, running jobs
-// with their progress, overdue new jobs, and the stages' consumer lag and failed records.
+// dashboard is the metrics page: the last 7 days of jobs (the newest dashboardRows) and their
+// job errors, running jobs with their progress, overdue new jobs, and the stages' consumer lag
+// and failed records (Deps.Lag).
 func (s *server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	now := s.now()
 	d := dashboardData{ByStatus: map[harvest.JobStatus]int{}, Since: now.Add(-7 * 24 * time.Hour)}
@@ -191,36 +193,17 @@ func (s *server) dashboard(w http.ResponseWriter, r *http.Request) error {
 			d.Overdue = append(d.Overdue, j)
 		}
 	}
-	d.Stages = s.stageMetrics()
-	return s.render(w, r, http.StatusOK, "dashboard.html", "Metrics", d)
-}
-
-// stageMetrics reads, from the registry /metrics serves, the series whose names speak of
-// consumer lag, pending messages or failed records.
-func (s *server) stageMetrics() []stageMetric {
-	if s.gatherer == nil {
-		return nil
-	}
-	fams, err := s.gatherer.Gather()
-	if err != nil {
-		return nil
-	}
-	var out []stageMetric
-	for _, f := range fams {
-		name := f.GetName()
-		if !strings.Contains(name, "lag") && !strings.Contains(name, "pending") && !strings.Contains(name, "failed") &&
-			!strings.Contains(name, "poison") {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			var labels []string
-			for _, l := range m.GetLabel() {
-				labels = append(labels, l.GetName()+"="+l.GetValue())
+	if s.lag != nil {
+		lag, err := s.lag(r.Context())
+		if err != nil { // the page still shows what the store gave
+			s.log.WarnContext(r.Context(), "web: consumer lag not read", "err", err)
+			d.LagError = "the consumer lag could not be read from NATS: " + err.Error()
+		} else {
+			d.Lag = lag
+			for _, k := range sortedKeys(lag.Failed) {
+				d.Failed = append(d.Failed, stageFailed{Stage: k, Count: lag.Failed[k]})
 			}
-			v := m.GetGauge().GetValue() + m.GetCounter().GetValue() + m.GetUntyped().GetValue()
-			out = append(out, stageMetric{Name: name, Labels: strings.Join(labels, ", "), Value: v})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name+out[i].Labels < out[j].Name+out[j].Labels })
-	return out
+	return s.render(w, r, http.StatusOK, "dashboard.html", "Metrics", d)
 }

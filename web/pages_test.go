@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 )
@@ -532,4 +534,34 @@ func TestProtectReads(t *testing.T) {
 	require.Contains(t, csv, "ValidationError")
 	_, err = New(Config{ProtectReads: true}, Deps{Store: st, API: h})
 	require.Error(t, err, "ProtectReads without a key")
+}
+
+// TestDashboardLag: the metrics page lists the consumers' backlog and the failed records per
+// stage from Deps.Lag, and still answers when NATS cannot be read.
+func TestDashboardLag(t *testing.T) {
+	st := sqliteStore(t)
+	seed(t, st)
+	log := slog.New(slog.DiscardHandler)
+	h, err := api.New(api.Config{APIKey: testKey}, api.Deps{Store: st, Logger: log})
+	require.NoError(t, err)
+	var lagErr error
+	w, err := New(Config{APIKey: testKey}, Deps{Store: st, API: h, Logger: log, Lag: func(context.Context) (*router.Lag, error) {
+		if lagErr != nil {
+			return nil, lagErr
+		}
+		return &router.Lag{Consumers: []router.ConsumerLag{{Stream: "HARVEST_WORK", Consumer: "validate", Pending: 42, AckPending: 3}},
+			Failed: map[string]uint64{"sync": 7}}, nil
+	}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(w)
+	t.Cleanup(srv.Close)
+	b := (&site{store: st, url: srv.URL}).browser(t)
+	code, body := b.get("/dashboard")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, "<td>validate</td><td>42</td><td>3</td>")
+	require.Contains(t, body, "<td>sync</td><td>7</td>")
+	lagErr = errors.New("nats down")
+	code, body = b.get("/dashboard")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, `id="lag-error"`)
 }

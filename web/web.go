@@ -2,14 +2,14 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -44,9 +44,9 @@ type Deps struct {
 	API http.Handler
 	// Search answers the search page; nil shows that no index is configured.
 	Search search.Index
-	// Gatherer gives the metrics page its consumer lag and failed-record figures (the registry
-	// /metrics serves); nil leaves them out.
-	Gatherer prometheus.Gatherer
+	// Lag gives the metrics page each stage consumer's backlog and the failed records kept
+	// per stage (router.(*Bus).Lag); nil leaves them out.
+	Lag func(ctx context.Context) (*router.Lag, error)
 	// Logger gets the causes of 500s. Default slog.Default().
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
@@ -55,15 +55,15 @@ type Deps struct {
 
 // server is the http.Handler New returns.
 type server struct {
-	cfg      Config
-	store    store.Store
-	api      http.Handler
-	search   search.Index
-	gatherer prometheus.Gatherer
-	log      *slog.Logger
-	now      func() time.Time
-	key      []byte // session and CSRF HMAC key, derived from the API key
-	pages    *http.ServeMux
+	cfg    Config
+	store  store.Store
+	api    http.Handler
+	search search.Index
+	lag    func(ctx context.Context) (*router.Lag, error)
+	log    *slog.Logger
+	now    func() time.Time
+	key    []byte // session and CSRF HMAC key, derived from the API key
+	pages  *http.ServeMux
 }
 
 // New returns the handler of the whole site: the pages at /, and deps.API at /api/, /healthz,
@@ -79,7 +79,7 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 	if deps.API == nil {
 		return nil, errors.New("web: Deps.API is required")
 	}
-	s := &server{cfg: cfg, store: deps.Store, api: deps.API, search: deps.Search, gatherer: deps.Gatherer,
+	s := &server{cfg: cfg, store: deps.Store, api: deps.API, search: deps.Search, lag: deps.Lag,
 		log: cmp.Or(deps.Logger, slog.Default()), now: deps.Now, pages: http.NewServeMux()}
 	if deps.Now == nil {
 		s.now = time.Now

@@ -48,7 +48,7 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	fl := cmd.Flags()
 	if withAddr {
 		fl.StringVar(&f.addr, "addr", cmp.Or(os.Getenv("HARVESTER_ADDR"), "127.0.0.1:8080"),
-			"where the API, /healthz, /readyz and /metrics listen (env HARVESTER_ADDR)")
+			"where the web UI (/), the API, /healthz, /readyz and /metrics listen (env HARVESTER_ADDR)")
 	}
 	fl.IntVar(&f.maxJobs, "max-jobs", envInt("HARVESTER_MAX_JOBS", 4), "most jobs in progress at once (env HARVESTER_MAX_JOBS)")
 	fl.DurationVar(&f.orphanTimeout, "orphan-timeout", 30*time.Minute,
@@ -82,7 +82,7 @@ func serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the API, the scheduler and every stage in one process",
-		Long: `Run the HTTP API (/api/v1, /healthz, /readyz, /metrics), the scheduler and the stages in one
+		Long: `Run the web UI (/), the HTTP API (/api/v1, /healthz, /readyz, /metrics), the scheduler and the stages in one
 process: the default for small installations. Writes need HARVESTER_API_KEY (reads too with
 HARVESTER_PROTECT_READS=1). Job report emails go out when HARVESTER_SMTP_HOST and HARVESTER_SMTP_FROM are set (HARVESTER_SMTP_PORT,
 HARVESTER_SMTP_USERNAME, HARVESTER_SMTP_PASSWORD, HARVESTER_SMTP_TLS: starttls, tls,
@@ -138,8 +138,8 @@ func schedulerCommand() *cobra.Command {
 }
 
 func apiCommand() *cobra.Command {
-	return partCommand("api", "Run only the HTTP API",
-		"Run only the HTTP API; queued jobs start when a scheduler runs.", parts{api: true}, true)
+	return partCommand("api", "Run only the HTTP API and the web UI",
+		"Run only the HTTP API (/api/v1) and the web UI (/); queued jobs start when a scheduler runs.", parts{api: true}, true)
 }
 
 // partCommand is a command that runs fixed parts, with the shared server flags.
