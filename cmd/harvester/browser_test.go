@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
@@ -230,8 +231,8 @@ func TestWebUIInABrowser(t *testing.T) {
 	u.type_("api_key", "wrong")
 	u.do("sign in", chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.ID("api_key-error")))
 	u.shot("sign-in-refused")
-	u.type_("api_key", "s3cret")
-	u.submit("sign-in-submit", regexp.MustCompile(`^/organizations/new$`))
+	u.type_("api_key", "s3cret"+kb.Enter) // by keyboard: Enter submits the form
+	u.waitPath(regexp.MustCompile(`^/organizations/new$`))
 	u.do("signed in", chromedp.WaitVisible(chromedp.ID("sign-out")))
 
 	// An organization: a bad slug is refused at the field, then it is created.
@@ -271,6 +272,10 @@ func TestWebUIInABrowser(t *testing.T) {
 	u.shot("job-first")
 	u.open(src)
 	require.Equal(t, "339", u.text("source-dataset-count"))
+	rowPct, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+		`document.querySelector("#jobs-table a[href='`+job+`']").closest("tr").cells[3].textContent.trim()`))
+	require.NoError(t, err)
+	require.Equal(t, "100.0%", rowPct, "the source page's job history shows the job page's figure")
 	u.do("chart", chromedp.WaitVisible(chromedp.ID("jobs-chart")))
 
 	// A second harvest of a changed catalog: updates and two invalid records.
