@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Store is every storage operation Harvester performs. Methods are noun-first and sorted; each
 // takes one params struct (or a single id). Implementations: store/postgres and store/sqlite;
@@ -57,6 +60,11 @@ type Store interface {
 	// error, and then nothing is written; callers fall back to DatasetUpsert one by one.
 	DatasetUpsertBatch(ctx context.Context, ps []*DatasetUpsertParams) ([]*Dataset, error)
 
+	// JobCountsSince counts the jobs created at or after since, by status and job type.
+	JobCountsSince(ctx context.Context, since time.Time) ([]*JobCount, error)
+	// JobErrorListSince returns at most limit job errors written at or after since, newest
+	// first (limit 0: DefaultLimit).
+	JobErrorListSince(ctx context.Context, since time.Time, limit int) ([]*JobError, error)
 	// JobErrorList returns a job's job-level errors, oldest first.
 	JobErrorList(ctx context.Context, jobID string) ([]*JobError, error)
 	// JobFail ends an unfinished job (new or in_progress) in status error with one job error

@@ -111,6 +111,13 @@ type RecordErrorCount struct {
 	Count    int
 }
 
+// JobCount is how many jobs of one status and type there are.
+type JobCount struct {
+	Status  harvest.JobStatus
+	JobType harvest.JobType
+	Count   int
+}
+
 // JobError is a harvest_job_error row.
 type JobError struct {
 	JobID     string

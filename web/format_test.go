@@ -44,6 +44,15 @@ func TestPrettyRaw(t *testing.T) {
 	require.Contains(t, out, "dct:title")
 	require.True(t, strings.Contains(out, "dcat:Dataset"), out)
 
+	nq := `<http://example.org/d> <http://purl.org/dc/terms/title> "T" <http://example.org/g> .` + "\n"
+	out, kind = prettyRaw(nq, harvest.SchemaDCATAP)
+	require.Equal(t, "Turtle", kind, "N-Quads, as EXTRACT stores a DCAT-AP record")
+	require.Contains(t, out, `dct:title "T"`)
+
+	out, kind = prettyRaw(`@prefix dct: <http://purl.org/dc/terms/> . <http://example.org/d> dct:title "T" .`, harvest.SchemaDCATAP)
+	require.Equal(t, "Turtle", kind)
+	require.Contains(t, out, `dct:title "T"`)
+
 	out, kind = prettyRaw("not json {", harvest.SchemaDCATUS11Federal)
 	require.Equal(t, "text", kind)
 	require.Equal(t, "not json {", out)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
@@ -131,16 +132,17 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 const dashboardRows = 50
 
 type dashboardData struct {
-	Recent     []jobRow
-	RecentMore bool
-	ByStatus   map[harvest.JobStatus]int
-	JobErrors  []*store.JobError
-	Running    []jobRow
-	Overdue    []jobRow
-	Lag        *router.Lag
-	LagError   string
-	Failed     []stageFailed
-	Since      time.Time
+	Recent    []jobRow
+	Counts    []*store.JobCount
+	ByStatus  map[harvest.JobStatus]int
+	Total     int
+	JobErrors []*store.JobError
+	Running   []jobRow
+	Overdue   []jobRow
+	Lag       *router.Lag
+	LagError  string
+	Failed    []stageFailed
+	Since     time.Time
 }
 
 // stageFailed is how many failed records the failed stream keeps for one stage.
@@ -152,12 +154,23 @@ type stageFailed struct {
 // overdueAfter is how long a new job waits before the metrics page calls it overdue.
 const overdueAfter = 5 * time.Minute
 
-// dashboard is the metrics page: the last 7 days of jobs (the newest dashboardRows) and their
-// job errors, running jobs with their progress, overdue new jobs, and the stages' consumer lag
+// dashboard is the metrics page: the last 7 days of jobs (counted by status and type, the
+// newest dashboardRows listed) and job errors (the newest dashboardRows), running jobs with their progress, overdue new jobs, and the stages' consumer lag
 // and failed records (Deps.Lag).
 func (s *server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	now := s.now()
+	var err error
 	d := dashboardData{ByStatus: map[harvest.JobStatus]int{}, Since: now.Add(-7 * 24 * time.Hour)}
+	if d.Counts, err = s.store.JobCountsSince(r.Context(), d.Since); err != nil {
+		return err
+	}
+	for _, c := range d.Counts {
+		d.ByStatus[c.Status] += c.Count
+		d.Total += c.Count
+	}
+	if d.JobErrors, err = s.store.JobErrorListSince(r.Context(), d.Since, dashboardRows); err != nil {
+		return err
+	}
 	jobs, _, err := s.store.JobList(r.Context(), &store.JobListParams{PageParams: store.PageParams{Limit: dashboardRows}})
 	if err != nil {
 		return err
@@ -166,17 +179,8 @@ func (s *server) dashboard(w http.ResponseWriter, r *http.Request) error {
 		if j.CreatedAt.Before(d.Since) {
 			break
 		}
-		d.Recent = append(d.Recent, jobRow{HarvestJob: j, Percent: nil})
-		d.ByStatus[j.Status]++
-		if j.Status == harvest.JobError { // one query per row shown
-			errs, err := s.store.JobErrorList(r.Context(), j.ID)
-			if err != nil {
-				return err
-			}
-			d.JobErrors = append(d.JobErrors, errs...)
-		}
+		d.Recent = append(d.Recent, jobRow{HarvestJob: j, Percent: api.PercentSettled(j)})
 	}
-	d.RecentMore = len(jobs) == dashboardRows && len(d.Recent) == dashboardRows
 	running, _, err := s.store.JobList(r.Context(), &store.JobListParams{Status: harvest.JobInProgress,
 		PageParams: store.PageParams{Limit: dashboardRows}})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -419,6 +420,16 @@ func (c *countingStore) JobList(ctx context.Context, p *store.JobListParams) ([]
 	return c.Store.JobList(ctx, p)
 }
 
+func (c *countingStore) JobCountsSince(ctx context.Context, since time.Time) ([]*store.JobCount, error) {
+	c.count()
+	return c.Store.JobCountsSince(ctx, since)
+}
+
+func (c *countingStore) JobErrorListSince(ctx context.Context, since time.Time, limit int) ([]*store.JobError, error) {
+	c.count()
+	return c.Store.JobErrorListSince(ctx, since, limit)
+}
+
 func (c *countingStore) JobGet(ctx context.Context, id string) (*store.HarvestJob, error) {
 	c.count()
 	return c.Store.JobGet(ctx, id)
@@ -461,7 +472,7 @@ func TestQueryCounts(t *testing.T) {
 		cs := &countingStore{Store: st}
 		b := newSite(t, cs).browser(t)
 		pages := []string{"/harvest_sources?organization_id=" + f.org.ID, "/organizations/" + f.org.ID,
-			"/harvest_sources/" + f.src.ID, "/harvest_jobs/" + f.job1.ID, "/organizations"}
+			"/harvest_sources/" + f.src.ID, "/harvest_jobs/" + f.job1.ID, "/organizations", "/dashboard"}
 		measure := func() map[string]int {
 			m := map[string]int{}
 			for _, p := range pages {
@@ -494,13 +505,14 @@ func TestQueryCounts(t *testing.T) {
 					Severity: harvest.SeverityError}}})
 			require.NoError(t, err)
 		}
-		pages = append(pages[:3], "/harvest_jobs/"+j.ID, "/organizations")
+		pages = append(pages[:3], "/harvest_jobs/"+j.ID, "/organizations", "/dashboard")
 		after := measure()
 		require.Equal(t, before["/harvest_sources?organization_id="+f.org.ID], after["/harvest_sources?organization_id="+f.org.ID])
 		require.Equal(t, before["/organizations/"+f.org.ID], after["/organizations/"+f.org.ID])
 		require.Equal(t, before["/harvest_sources/"+f.src.ID], after["/harvest_sources/"+f.src.ID])
 		require.Equal(t, before["/harvest_jobs/"+f.job1.ID], after["/harvest_jobs/"+j.ID], "4 error groups cost what 1 did")
 		require.Equal(t, before["/organizations"], after["/organizations"])
+		require.Equal(t, before["/dashboard"], after["/dashboard"])
 		for p, n := range after {
 			require.LessOrEqual(t, n, 6, "%s makes %d store calls", p, n)
 		}
@@ -559,9 +571,38 @@ func TestDashboardLag(t *testing.T) {
 	code, body := b.get("/dashboard")
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, body, "<td>validate</td><td>42</td><td>3</td>")
+	require.Contains(t, body, "2 jobs since")
+	require.Contains(t, body, `<td class="status-complete">complete</td><td>harvest</td><td>2</td>`)
 	require.Contains(t, body, "<td>sync</td><td>7</td>")
 	lagErr = errors.New("nats down")
 	code, body = b.get("/dashboard")
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, body, `id="lag-error"`)
+}
+
+// TestSessionExpires: a session stops being one after Config.SessionTTL.
+func TestSessionExpires(t *testing.T) {
+	st := sqliteStore(t)
+	log := slog.New(slog.DiscardHandler)
+	h, err := api.New(api.Config{APIKey: testKey}, api.Deps{Store: st, Logger: log})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	w, err := New(Config{APIKey: testKey, SessionTTL: time.Hour}, Deps{Store: st, API: h, Logger: log, Now: clock})
+	require.NoError(t, err)
+	srv := httptest.NewServer(w)
+	t.Cleanup(srv.Close)
+	b := (&site{store: st, url: srv.URL}).browser(t)
+	b.signIn()
+	_, body := b.get("/organizations")
+	require.Contains(t, body, `id="sign-out"`)
+	mu.Lock()
+	now = now.Add(time.Hour + time.Second)
+	mu.Unlock()
+	_, body = b.get("/organizations")
+	require.Contains(t, body, `id="sign-in-link"`, "signed out once the session expired")
+	res, _ := b.post("/organizations", url.Values{"name": {"X"}, "slug": {"x"}, "csrf_token": {b.csrf("/organizations/new")}})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Contains(t, res.Header.Get("Location"), "/sign-in")
 }

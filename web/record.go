@@ -156,24 +156,34 @@ func prettyXML(raw string) (string, error) {
 	return buf.String(), nil
 }
 
-// turtle reads an RDF record in any format rdf.FormatFor recognises and writes it as Turtle.
+// turtle reads an RDF record and writes it as Turtle. A DCAT-AP record is stored as the
+// N-Quads of its graph (EXTRACT's record body); anything else is read in the format its text
+// looks like (RDF/XML, JSON-LD, Turtle).
 func turtle(raw string) (string, error) {
-	f, err := rdf.FormatFor("", "", sniffRDFName(raw))
+	ts, err := parseTriples(raw, rdf.NQuads)
 	if err != nil {
-		return "", err
-	}
-	var ts []rdf.Triple
-	if err := rdf.Parse(strings.NewReader(raw), f, "", func(t rdf.Triple) error {
-		ts = append(ts, t)
-		return nil
-	}); err != nil {
-		return "", err
+		f, ferr := rdf.FormatFor("", "", sniffRDFName(raw))
+		if ferr != nil {
+			return "", ferr
+		}
+		if ts, err = parseTriples(raw, f); err != nil {
+			return "", err
+		}
 	}
 	var buf bytes.Buffer
 	if err := rdf.WriteTurtle(&buf, ts, turtlePrefixes); err != nil {
 		return "", err
 	}
 	return buf.String(), nil
+}
+
+func parseTriples(raw string, f rdf.Format) ([]rdf.Triple, error) {
+	var ts []rdf.Triple
+	err := rdf.Parse(strings.NewReader(raw), f, "", func(t rdf.Triple) error {
+		ts = append(ts, t)
+		return nil
+	})
+	return ts, err
 }
 
 // sniffRDFName is a file name whose extension names the format raw looks like.

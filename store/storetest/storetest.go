@@ -166,6 +166,7 @@ var cases = []testCase{
 	{"Source/SummaryList", testSourceSummaryList},
 	{"Record/History", testRecordHistory},
 	{"Record/ErrorSummary", testRecordErrorSummary},
+	{"Job/CountsSince", testJobCountsSince},
 	{"Resource/IDs", testResourceIDs},
 	{"Catalog/Checksums", testCatalogChecksums},
 	{"Outcome/Identifiers", testOutcomeIdentifiers},

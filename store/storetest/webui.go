@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -131,4 +132,47 @@ func testRecordErrorSummary(t *testing.T, s store.Store) {
 	got, err = s.RecordErrorSummary(ctx, newJob(t, s, newSource(t, s).ID).ID)
 	require.NoError(t, err)
 	require.Empty(t, got)
+}
+
+// testJobCountsSince: jobs created since a time, by status and type; job errors since a time,
+// newest first. Other cases share the database, so this counts at least its own rows.
+func testJobCountsSince(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	since := time.Now().Add(-time.Minute)
+	count := func(since time.Time, status harvest.JobStatus, jt harvest.JobType) int {
+		t.Helper()
+		counts, err := s.JobCountsSince(ctx, since)
+		require.NoError(t, err)
+		for _, c := range counts {
+			if c.Status == status && c.JobType == jt {
+				return c.Count
+			}
+		}
+		return 0
+	}
+	before := count(since, harvest.JobError, harvest.JobValidate)
+	src := newSource(t, s)
+	job, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobValidate})
+	require.NoError(t, err)
+	_, err = s.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "ExtractError", Message: "404 " + job.ID})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, count(since, harvest.JobError, harvest.JobValidate), before+1)
+	require.Zero(t, count(time.Now().Add(time.Hour), harvest.JobError, harvest.JobValidate), "nothing since a later time")
+
+	errs, err := s.JobErrorListSince(ctx, since, 1000)
+	require.NoError(t, err)
+	var found bool
+	for i, e := range errs {
+		if i > 0 {
+			require.False(t, e.CreatedAt.After(errs[i-1].CreatedAt), "newest first")
+		}
+		if e.JobID == job.ID {
+			found = true
+			require.Equal(t, "ExtractError", e.Type)
+		}
+	}
+	require.True(t, found)
+	errs, err = s.JobErrorListSince(ctx, time.Now().Add(time.Hour), 0)
+	require.NoError(t, err)
+	require.Empty(t, errs)
 }

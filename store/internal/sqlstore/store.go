@@ -257,3 +257,22 @@ func (s *Store) OrganizationDatasetCount(ctx context.Context, id string) (int, e
 	return Count(ctx, s.q, `SELECT count(*) FROM dataset d JOIN harvest_source h ON h.id = d.harvest_source_id
 		WHERE h.organization_id = $1`, id)
 }
+
+// JobCountsSince implements store.Store.
+func (s *Store) JobCountsSince(ctx context.Context, since time.Time) ([]*store.JobCount, error) {
+	return Collect(s.q.Query(ctx, `SELECT status, job_type, count(*) FROM harvest_job WHERE date_created >= $1
+		GROUP BY status, job_type ORDER BY status, job_type`, s.d.Time(since)), func(row Row) (*store.JobCount, error) {
+		var c store.JobCount
+		if err := row.Scan(&c.Status, &c.JobType, &c.Count); err != nil {
+			return nil, err
+		}
+		return &c, nil
+	})
+}
+
+// JobErrorListSince implements store.Store.
+func (s *Store) JobErrorListSince(ctx context.Context, since time.Time, limit int) ([]*store.JobError, error) {
+	limit, _ = store.PageParams{Limit: limit}.Bounds()
+	return Collect(s.q.Query(ctx, `SELECT harvest_job_id, type, message, date_created FROM harvest_job_error
+		WHERE date_created >= $1 ORDER BY date_created DESC, harvest_job_id LIMIT $2`, s.d.Time(since), limit), s.scan.JobError)
+}
