@@ -10,6 +10,8 @@
 # (default 54329), HARVESTER_NATS_PORT (default 42229).
 # A Python venv with pySHACL (PyPI) for the SHACL parity test is made once in
 # $HARVESTER_SERVICES_DIR/venv and exported as HARVESTER_TEST_PYTHON.
+# Debian's chromium (headless, for the web UI's browser tests) is installed too and exported as
+# HARVESTER_TEST_CHROMIUM.
 # Stop them: scripts/services.sh stop (also stops the OpenSearch node of scripts/opensearch.sh).
 set -euo pipefail
 
@@ -40,6 +42,7 @@ fi
 
 need=()
 pg_bin >/dev/null || need+=(postgresql)
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -117,6 +120,8 @@ if ! "$venv/bin/python" -c 'import jsonschema, rfc3987, pyshacl' 2>/dev/null; th
     log "warning: could not make $venv with jsonschema and pyshacl; the parity tests will not run"
 fi
 "$venv/bin/python" -c 'import jsonschema, rfc3987, pyshacl' 2>/dev/null && echo "export HARVESTER_TEST_PYTHON='$venv/bin/python'"
+chromium=$(command -v chromium || true)
+[ -n "$chromium" ] && echo "export HARVESTER_TEST_CHROMIUM='$chromium'"
 echo "export DATABASE_URL='postgres://postgres@127.0.0.1:$pg_port/harvester?sslmode=disable'"
 echo "export NATS_URL='nats://127.0.0.1:$nats_port'"
 echo "export PATH='$dir/bin':\"\$PATH\""

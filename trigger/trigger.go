@@ -106,12 +106,23 @@ func EnsureSource(ctx context.Context, st store.Store, p Params) (*store.Source,
 // Wait polls the job every interval until it is complete or error, and returns it. It
 // returns ctx's error if ctx ends first.
 func Wait(ctx context.Context, st store.Store, jobID string, interval time.Duration) (*store.HarvestJob, error) {
+	return WaitObserve(ctx, st, jobID, interval, nil)
+}
+
+// WaitObserve is Wait that also hands every polled state of the job to observe (when not
+// nil), the finished one included, in the caller's goroutine: e.g. to draw its settled and
+// expected counts as a progress bar.
+func WaitObserve(ctx context.Context, st store.Store, jobID string, interval time.Duration,
+	observe func(*store.HarvestJob)) (*store.HarvestJob, error) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		job, err := st.JobGet(ctx, jobID)
 		if err != nil {
 			return nil, fmt.Errorf("get job: %w", err)
+		}
+		if observe != nil {
+			observe(job)
 		}
 		if job.Status.Finished() {
 			return job, nil

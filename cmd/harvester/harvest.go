@@ -56,6 +56,10 @@ next run of the same source compares against what the last one stored. --organiz
 attaches it to the organization of that name (created when missing): its datasets are then
 found by 'harvester search --organization NAME'.
 
+On a terminal, a progress bar shows the job's settled records of the expected count (a spinner
+until the listing is complete), records per second and the time left; there is none when stdout
+is not a terminal or with --format json.
+
 Exit status: 0 when the job completed (record errors included), 1 when it ended in error
 or did not run (e.g. the source already has a job in progress), 2 for bad arguments. With
 --format json, stdout holds exactly one JSON object: the job report, or, when there is no
@@ -353,7 +357,9 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	wctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	jobID = job.ID
-	job, err = trigger.Wait(wctx, st, jobID, 50*time.Millisecond)
+	progress := newJobProgress(out, f.format) // nil (draws nothing) unless stdout is a terminal
+	job, err = trigger.WaitObserve(wctx, st, jobID, 50*time.Millisecond, progress.observe)
+	progress.stop()
 	if err != nil {
 		// Interrupted or timed out: end the job, so the source is not left with a job in
 		// progress that blocks its next run, and the stages drop its remaining records.
