@@ -337,9 +337,9 @@ func (l *lister) crossSource(it *PortalItem) (*harvest.RecordError, error) {
 		it.Identifier, via, it.Origin.Identifier, other.SourceName, other.SourceID, other.Slug)}, nil
 }
 
-// portalFetch is the fetch configuration of a portal job's requests.
-// TODO(wt-rdf-source): return h.sourceFetch(ctx, job) once it is merged (the source's accept
-// and secret auth header).
+// portalFetch is the fetch configuration of a portal job's requests: the handler's, which
+// Handle has already given the source's accept and secret auth header (sourceFetch, forJob), so
+// an API token or Socrata app token configured as the auth header goes with every page.
 func (h *Handler) portalFetch(_ context.Context, _ *harvest.Job) (fetch.Config, error) {
 	return h.fetch, nil
 }
