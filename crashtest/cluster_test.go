@@ -202,6 +202,13 @@ func clusterScenario(t *testing.T, restart bool) {
 		pause(r, 2*time.Second)
 		leader.spawn()
 		leader.waitReady()
+	} else {
+		// A process that starts while the node is gone connects to the two left, updates the
+		// streams and binds its consumers there.
+		pause(r, 2*time.Second)
+		w := c.procs["worker-records"]
+		w.kill()
+		w.start(t)
 	}
 	got := c.wait(job.ID)
 	c.check(got, want)
@@ -222,7 +229,8 @@ func TestClusterKillLeader(t *testing.T) {
 	clusterScenario(t, true)
 }
 
-// The node leading the record streams is killed mid-job for good: the job completes on two.
+// The node leading the record streams is killed mid-job for good, and a worker is restarted
+// meanwhile: the job completes on two nodes.
 func TestClusterLoseNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the 10,000-record cluster runs take minutes")

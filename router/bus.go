@@ -53,7 +53,7 @@ func Connect(ctx context.Context, url string, opts ...ConnectOption) (*Bus, erro
 	}
 	js, err := jetstream.New(nc)
 	if err == nil {
-		err = EnsureStreams(ctx, js, b.replicas)
+		err = whileUnavailable(ctx, nc, func(ctx context.Context) error { return EnsureStreams(ctx, js, b.replicas) })
 	}
 	if err != nil {
 		nc.Close()

@@ -200,9 +200,15 @@ const defaultCloseGrace = 30 * time.Second
 // answering after twice this long, and the subscriber then checks that its consumer exists.
 const missedHeartbeat = 2 * time.Second
 
-// bind creates (or updates) the durable consumer and starts pulling from it.
+// bind creates (or updates) the durable consumer and starts pulling from it. On a JetStream
+// cluster that cannot answer yet (a leader election) it keeps trying for a while
+// (whileUnavailable).
 func (s *Subscriber) bind(ctx context.Context) (jetstream.MessagesContext, error) {
-	c, err := s.js.CreateOrUpdateConsumer(ctx, s.stream, s.consumer)
+	var c jetstream.Consumer
+	err := whileUnavailable(ctx, s.js.Conn(), func(ctx context.Context) (err error) {
+		c, err = s.js.CreateOrUpdateConsumer(ctx, s.stream, s.consumer)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s on %s: %w", s.consumer.Durable, s.stream, err)
 	}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/require"
+)
+
+// --stream-replicas (env HARVESTER_STREAM_REPLICAS) reaches the pipeline config; a count out
+// of 1..5, or more than 1 on the in-process server, is a usage error.
+func TestStreamReplicasFlag(t *testing.T) {
+	parse := func(args ...string) (*serviceFlags, error) {
+		var f serviceFlags
+		cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+		f.register(cmd)
+		cmd.SetArgs(args)
+		if err := cmd.Execute(); err != nil {
+			return nil, err
+		}
+		_, err := f.logger()
+		return &f, err
+	}
+	t.Setenv("NATS_URL", "")
+	t.Setenv("HARVESTER_STREAM_REPLICAS", "")
+	f, err := parse()
+	require.NoError(t, err)
+	require.Equal(t, 1, f.config(nil).StreamReplicas, "default")
+
+	f, err = parse("--nats-url", "nats://a:4222,nats://b:4222,nats://c:4222", "--stream-replicas", "3")
+	require.NoError(t, err)
+	require.Equal(t, 3, f.config(nil).StreamReplicas)
+
+	t.Setenv("NATS_URL", "nats://a:4222,nats://b:4222,nats://c:4222")
+	t.Setenv("HARVESTER_STREAM_REPLICAS", "3")
+	f, err = parse()
+	require.NoError(t, err)
+	require.Equal(t, 3, f.config(nil).StreamReplicas, "from the environment")
+	require.Equal(t, "nats://a:4222,nats://b:4222,nats://c:4222", f.config(nil).NATSURL)
+
+	for _, n := range []string{"0", "6", "-1"} {
+		_, err = parse("--stream-replicas", n)
+		require.ErrorContains(t, err, "--stream-replicas: "+n+" is not in 1..5")
+	}
+	_, err = parse("--nats-url", "", "--stream-replicas", "3")
+	require.ErrorContains(t, err, "--stream-replicas 3 needs a JetStream cluster")
+}
