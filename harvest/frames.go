@@ -116,33 +116,41 @@ func decodeFramed(m *message.Message, v any) (handled bool, err error) {
 	env := m.Payload[:nl]
 	switch v := v.(type) {
 	case *Record:
-		var w recordWire
+		*v = Record{} // a body without "v" must not pass on what v held
+		w := struct {
+			*Record
+			Frames *frames `json:"frames"`
+		}{Record: v} // decoded in place: no Record to allocate and copy
 		if json.Unmarshal(env, &w) != nil || w.Frames == nil {
+			*v = Record{}
 			return false, nil
 		}
-		if w.V != Version {
-			return true, fmt.Errorf("decode message %s: envelope version %d, want %d", m.UUID, w.V, Version)
+		if v.V != Version {
+			return true, fmt.Errorf("decode message %s: envelope version %d, want %d", m.UUID, v.V, Version)
 		}
 		body, transformed, xml, err := splitFramed(m.Payload, nl, w.Frames)
 		if err != nil {
 			return true, fmt.Errorf("decode message %s: %w", m.UUID, err)
 		}
-		*v = w.Record
 		v.Body, v.Transformed, v.XML = body, transformed, xml
 		return true, nil
 	case *Settled:
-		var w settledWire
+		*v = Settled{}
+		w := struct {
+			*Settled
+			Frames *frames `json:"frames"`
+		}{Settled: v}
 		if json.Unmarshal(env, &w) != nil || w.Frames == nil {
+			*v = Settled{}
 			return false, nil
 		}
-		if w.V != Version {
-			return true, fmt.Errorf("decode message %s: envelope version %d, want %d", m.UUID, w.V, Version)
+		if v.V != Version {
+			return true, fmt.Errorf("decode message %s: envelope version %d, want %d", m.UUID, v.V, Version)
 		}
 		_, transformed, _, err := splitFramed(m.Payload, nl, w.Frames)
 		if err != nil {
 			return true, fmt.Errorf("decode message %s: %w", m.UUID, err)
 		}
-		*v = w.Settled
 		v.Transformed = transformed
 		return true, nil
 	}
