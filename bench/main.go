@@ -24,7 +24,9 @@
 // {"scenario": "first_harvest", "records": N, "records_per_sec": X, "wall_s": S,
 // "peak_rss_mib": M, "stages": {...}, ...}. A scenario whose job does not complete with exactly
 // the expected counts makes the command exit with status 1 (the CI smoke run relies on it);
-// speed is reported, never asserted.
+// speed is reported, never asserted. With -profile-dir DIR each scenario leaves the harvester's
+// CPU profile over the job and its heap profile at the end in DIR (<scenario>.cpu.pprof,
+// <scenario>.heap.pprof).
 package main
 
 import (
