@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -127,7 +128,16 @@ func ceilingJetStream(ctx context.Context, natsURL string, bodies [][]byte, n in
 	go func() {
 		err := func() error {
 			for i := range n {
-				if _, err := js.PublishAsync(subject, bodies[i%len(bodies)]); err != nil {
+				_, err := js.PublishAsync(subject, bodies[i%len(bodies)])
+				for errors.Is(err, jetstream.ErrTooManyStalledMsgs) { // a loaded machine: wait for the PubAcks
+					select {
+					case <-js.PublishAsyncComplete():
+					case <-time.After(time.Minute):
+						return fmt.Errorf("PubAcks missing after a minute")
+					}
+					_, err = js.PublishAsync(subject, bodies[i%len(bodies)])
+				}
+				if err != nil {
 					return err
 				}
 			}
