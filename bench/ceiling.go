@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -117,30 +118,51 @@ func ceilingJetStream(ctx context.Context, natsURL string, bodies [][]byte, n in
 	if err != nil {
 		return 0, err
 	}
-	start := time.Now()
-	pubErr := make(chan error, 1)
-	go func() {
-		for i := range n {
-			if _, err := js.PublishAsync(subject, bodies[i%len(bodies)]); err != nil {
-				pubErr <- err
-				return
-			}
-		}
-		select {
-		case <-js.PublishAsyncComplete():
-			pubErr <- nil
-		case <-time.After(time.Minute):
-			pubErr <- fmt.Errorf("PubAcks missing after a minute")
-		}
-	}()
 	it, err := cons.Messages(jetstream.PullMaxMessages(ceilingBatch))
 	if err != nil {
 		return 0, err
 	}
 	defer it.Stop()
+	start := time.Now()
+	pubErr := make(chan error, 1)
+	go func() {
+		err := func() error {
+			for i := range n {
+				_, err := js.PublishAsync(subject, bodies[i%len(bodies)])
+				for errors.Is(err, jetstream.ErrTooManyStalledMsgs) { // a loaded machine: wait for the PubAcks
+					select {
+					case <-js.PublishAsyncComplete():
+					case <-time.After(time.Minute):
+						return fmt.Errorf("PubAcks missing after a minute")
+					}
+					_, err = js.PublishAsync(subject, bodies[i%len(bodies)])
+				}
+				if err != nil {
+					return err
+				}
+			}
+			select {
+			case <-js.PublishAsyncComplete():
+				return nil
+			case <-time.After(time.Minute):
+				return fmt.Errorf("PubAcks missing after a minute")
+			}
+		}()
+		pubErr <- err
+		if err != nil {
+			it.Stop() // the consumer would wait for the messages that were never stored
+		}
+	}()
 	for got := 0; got < n; got++ {
 		msg, err := it.Next()
 		if err != nil {
+			select {
+			case perr := <-pubErr:
+				if perr != nil {
+					return 0, fmt.Errorf("ceiling publish: %w", perr)
+				}
+			default:
+			}
 			return 0, fmt.Errorf("ceiling consume after %d: %w", got, err)
 		}
 		if err := msg.Ack(); err != nil {

@@ -24,7 +24,9 @@
 // {"scenario": "first_harvest", "records": N, "records_per_sec": X, "wall_s": S,
 // "peak_rss_mib": M, "stages": {...}, ...}. A scenario whose job does not complete with exactly
 // the expected counts makes the command exit with status 1 (the CI smoke run relies on it);
-// speed is reported, never asserted.
+// speed is reported, never asserted. With -profile-dir DIR each scenario leaves the harvester's
+// CPU profile over the job and its heap profile at the end in DIR (<scenario>.cpu.pprof,
+// <scenario>.heap.pprof).
 package main
 
 import (
@@ -56,6 +58,7 @@ type options struct {
 	json, embedded       bool
 	databaseURL, natsURL string
 	corpus, pprofAddr    string
+	profileDir           string
 	opensearchURL        string
 	searchIndex          string
 	skipCeilings         bool
@@ -75,6 +78,7 @@ func main() {
 	flag.StringVar(&o.opensearchURL, "opensearch-url", "", "OpenSearch node for the harvester's search index (default: the embedded bleve index)")
 	flag.StringVar(&o.searchIndex, "search-index", "", "the harvester's --search-index: an index name, or none to keep no search index")
 	flag.StringVar(&o.pprofAddr, "pprof-addr", "", "serve the harvester's profiler here (its --pprof-addr), to profile a scenario while it runs")
+	flag.StringVar(&o.profileDir, "profile-dir", "", "write a CPU and a heap profile of the harvester per scenario here (<scenario>.cpu.pprof, <scenario>.heap.pprof)")
 	flag.BoolVar(&o.skipCeilings, "skip-ceilings", false, "run the scenarios only")
 	flag.DurationVar(&o.timeout, "timeout", 2*time.Hour, "give up after this long")
 	flag.Parse()
@@ -120,6 +124,11 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	}
 	if !o.embedded && o.databaseURL == "" {
 		return errors.New("no Postgres: set -database-url or DATABASE_URL (eval \"$(scripts/services.sh)\"), or use -embedded")
+	}
+	if o.profileDir != "" {
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return fmt.Errorf("-profile-dir: %w", err)
+		}
 	}
 	tmp, err := os.MkdirTemp("", "harvester-bench-")
 	if err != nil {
@@ -224,7 +233,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	var failed []string
 	for _, sc := range scenarios {
 		serving.Store(sc.file)
-		res, job, err := runScenario(ctx, bin, svc, catalogURL, &sourceID, sc.jobType)
+		res, job, err := runScenario(ctx, bin, svc, catalogURL, &sourceID, sc.jobType, sc.name, o.profileDir)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sc.name, err)
 		}
@@ -248,9 +257,17 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 }
 
 // runScenario runs one job in a fresh harvester process (creating the source on first use)
-// and returns its figures and the finished job.
+// and returns its figures and the finished job. With profileDir it writes the process's CPU
+// profile over the job and its heap profile at the end there (profilePaths).
 func runScenario(ctx context.Context, bin string, svc services, catalogURL string, sourceID *string,
-	jobType harvest.JobType) (*result, *jobState, error) {
+	jobType harvest.JobType, name, profileDir string) (*result, *jobState, error) {
+	if profileDir != "" && svc.pprofAddr == "" {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, nil, err
+		}
+		svc.pprofAddr = addr
+	}
 	h, err := startHarvester(ctx, bin, svc)
 	if err != nil {
 		return nil, nil, err
@@ -261,6 +278,10 @@ func runScenario(ctx context.Context, bin string, svc services, catalogURL strin
 			return nil, nil, err
 		}
 	}
+	var prof *scenarioProfiler
+	if profileDir != "" {
+		prof = profileCPU(svc.pprofAddr)
+	}
 	start := time.Now()
 	sampler := h.sampleRSS()
 	job, err := h.runJob(ctx, *sourceID, jobType)
@@ -269,6 +290,12 @@ func runScenario(ctx context.Context, bin string, svc services, catalogURL strin
 		return nil, nil, err
 	}
 	wall := time.Since(start)
+	if prof != nil {
+		cpu, heap := profilePaths(profileDir, name)
+		if err := prof.end(ctx, cpu, heap); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	rss, err := h.peakRSSMiB()
 	if err != nil {
 		return nil, nil, err

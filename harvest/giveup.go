@@ -49,8 +49,12 @@ func (g GiveUp) Settle(msg *message.Message, cause error) ([]*message.Message, e
 		// Transformed is what TRANSFORM made of a record that failed later: kept with its outcome.
 		Transformed RawText `json:"transformed"`
 	}
-	if json.Unmarshal(msg.Payload, &env) != nil || env.JobID == "" {
+	payload, transformed := envelopeOf(msg.Payload)
+	if json.Unmarshal(payload, &env) != nil || env.JobID == "" {
 		return nil, nil // nothing to settle: the message is on the failed subject
+	}
+	if transformed != nil {
+		env.Transformed = transformed
 	}
 	reason := fmt.Sprintf("%s stage failed: %v", g.Stage, cause)
 	if g.Reason != nil {

@@ -252,8 +252,20 @@ type Resource struct {
 // NewMessage encodes v (without HTML escaping) as a message bound for subject, with the given
 // ids as metadata. ids alternate key and value (MetaJobID, id, …). Values are cleaned of
 // control characters and cut to 256 bytes, because NATS headers cannot carry newlines.
+//
+// A *Record or *Settled with a body is framed (see frames): the envelope, then the bodies as
+// they are.
 func NewMessage(subject string, v any, ids ...string) (*message.Message, error) {
-	body, err := marshal(v)
+	var body []byte
+	var err error
+	switch v := v.(type) {
+	case *Record:
+		body, err = encodeRecord(v)
+	case *Settled:
+		body, err = encodeSettled(v)
+	default:
+		body, err = marshal(v)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode %s message: %w", subject, err)
 	}
@@ -283,8 +295,12 @@ func SettledMessage(s *Settled) (*message.Message, error) {
 // Decode unmarshals a message body into v and checks its envelope version. Its errors are
 // permanent: redelivering the same bytes cannot succeed. The body is parsed once when v is a
 // pointer to a struct with an int field V (every message type here); otherwise the version is
-// read first in a pass of its own.
+// read first in a pass of its own. A framed *Record or *Settled (see frames) reads its bodies as
+// slices of m.Payload, which the caller must not change while v is in use.
 func Decode(m *message.Message, v any) error {
+	if handled, err := decodeFramed(m, v); handled {
+		return err
+	}
 	if f := versionField(v); f.IsValid() {
 		f.SetInt(0) // a body without "v" must not pass on what v held
 		if err := json.Unmarshal(m.Payload, v); err != nil {
@@ -354,6 +370,21 @@ func Next(subject string, rec *Record) ([]*message.Message, error) {
 	m, err := RecordMessage(subject, rec)
 	if err != nil {
 		return nil, err
+	}
+	return []*message.Message{m}, nil
+}
+
+// Forward is a handler's return value that carries msg on to subject as it is, for a stage
+// that passes a record on unchanged: the same payload, not encoded again, with the same ids
+// (MetaJobID, MetaSourceID, MetaRecordID, MetaIdentifier) and no other metadata of msg (its
+// transport headers stay behind).
+func Forward(subject string, msg *message.Message) ([]*message.Message, error) {
+	m := message.NewMessage(watermill.NewUUID(), msg.Payload)
+	m.Metadata.Set(MetaSubject, subject)
+	for _, k := range [...]string{MetaJobID, MetaSourceID, MetaRecordID, MetaIdentifier} {
+		if v := msg.Metadata.Get(k); v != "" {
+			m.Metadata.Set(k, v)
+		}
 	}
 	return []*message.Message{m}, nil
 }

@@ -36,6 +36,7 @@ const (
 type usageError struct{ error }
 
 func main() {
+	setGCDefaults()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

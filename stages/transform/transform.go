@@ -56,8 +56,8 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	case rec.SourceType.IsPortal():
 		return transformPortal(&rec)
 	case rec.SchemaType == harvest.SchemaDCATUS11Federal || rec.SchemaType == harvest.SchemaDCATUS11NonFederal ||
-		rec.SchemaType == harvest.SchemaDCATUS30: // DCAT-US already
-		return harvest.Next(harvest.SubjectValidate, &rec)
+		rec.SchemaType == harvest.SchemaDCATUS30: // DCAT-US already: on as it came
+		return harvest.Forward(harvest.SubjectValidate, msg)
 	case rec.SchemaType == harvest.SchemaDCATAP:
 		langs := rec.Languages
 		if len(langs) == 0 {

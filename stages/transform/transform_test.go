@@ -217,6 +217,25 @@ func TestDCATUSPassesThrough(t *testing.T) {
 		require.Empty(t, out.Warnings)
 		require.Equal(t, schema, out.SchemaType)
 	}
+
+	// Forwarded, not encoded again: a message in the plain form (as written before framing)
+	// goes on byte for byte, with its ids and without its transport metadata.
+	rec := b.record(t, harvest.SchemaDCATUS11Federal, "ds-plain", nil, `{"identifier": "ds-plain", "title": "<b>x</b>"}`)
+	rec.V = harvest.Version
+	plain, err := json.Marshal(rec) // escapes < and >, as no encoder of ours does
+	require.NoError(t, err)
+	in := message.NewMessage("in", plain)
+	in.Metadata.Set(harvest.MetaJobID, rec.JobID)
+	in.Metadata.Set(harvest.MetaRecordID, rec.RecordID)
+	in.Metadata.Set("Harvester-Claim", "body-x")
+	in.SetContext(t.Context())
+	out, err := b.h.Handle(in)
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	require.Equal(t, string(plain), string(out[0].Payload))
+	require.Equal(t, harvest.SubjectValidate, out[0].Metadata.Get(harvest.MetaSubject))
+	require.Equal(t, rec.RecordID, out[0].Metadata.Get(harvest.MetaRecordID))
+	require.Empty(t, out[0].Metadata.Get("Harvester-Claim"))
 }
 
 // TestCollectionChildIsPartOfItsParent: a waf-collection child's DCAT-US names its parent in

@@ -105,6 +105,10 @@ func (h *Handler) handleDCATAP(rec *harvest.Record) ([]*message.Message, error) 
 // accept passes a valid record to SYNC, or settles it in a validate job.
 func (h *Handler) accept(rec *harvest.Record) ([]*message.Message, error) {
 	rec.Validated = true
+	if len(rec.Transformed) > 0 {
+		// SYNC reads the DCAT-US (rec.DCAT()); COMPARE stored the source's own form (source_raw).
+		rec.Body, rec.XML = nil, nil
+	}
 	if rec.JobType == harvest.JobValidate {
 		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
 			Identifier: rec.Identifier, Outcome: harvest.OutcomeOf(rec.Action), Validated: true, Errors: rec.Warnings})
