@@ -48,7 +48,7 @@ func startHarvester(ctx context.Context, bin string, svc services) (*harvester, 
 		return nil, err
 	}
 	args := []string{"serve", "--addr", addr, "--database-url", svc.databaseURL, "--nats-url", svc.natsURL,
-		"--data-dir", svc.dataDir, "--allow-private-sources", "--scheduler-interval", "50ms",
+		"--data-dir", svc.dataDir, "--allow-private-sources",
 		"--concurrency", strconv.Itoa(svc.concurrency), "--log-level", "error"}
 	if svc.pprofAddr != "" {
 		args = append(args, "--pprof-addr", svc.pprofAddr)
