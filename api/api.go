@@ -93,10 +93,10 @@ type server struct {
 	// publisher reports cancelled jobs (Deps.Publisher); may be nil
 	publisher message.Publisher
 	// queued is Deps.Queued; may be nil
-	queued func()
-	mux       *http.ServeMux
-	table     []route
-	handler   http.Handler // mux behind the middleware
+	queued  func()
+	mux     *http.ServeMux
+	table   []route
+	handler http.Handler // mux behind the middleware
 }
 
 // validateRetryBudget bounds the retries of POST /api/v1/validate's download: a caller waits
