@@ -270,9 +270,8 @@ type lister struct {
 	unkeyed        int                  // portal items listed without a usable identifier (portalItem)
 	// settled is the job's settled count as pace last read it; unpaced is set once the job
 	// stalled (pace).
-	settled  int
-	unpaced  bool
-	sleepFor func(ctx context.Context, d time.Duration) error // nil: sleep (tests count the waits)
+	settled int
+	unpaced bool
 }
 
 // seenBatch is how many seen identifiers a listing stores in one statement
@@ -353,11 +352,7 @@ func (l *lister) pace() error {
 			l.unpaced = true
 			return nil
 		}
-		sleep := l.sleepFor
-		if sleep == nil {
-			sleep = sleepCtx
-		}
-		if err := sleep(l.ctx, wait); err != nil {
+		if err := sleepCtx(l.ctx, wait); err != nil {
 			return err
 		}
 		wait = min(2*wait, paceMaxWait)
