@@ -30,6 +30,7 @@ type services struct {
 	concurrency                   int
 	pprofAddr                     string // the harvester's --pprof-addr; empty: none
 	opensearchURL, searchIndex    string // the harvester's --opensearch-url and --search-index; empty: defaults
+	jobWindow                     int    // the harvester's --job-window; 0: its default
 }
 
 // harvester is one `harvester serve` process: API, scheduler and every stage.
@@ -58,6 +59,9 @@ func startHarvester(ctx context.Context, bin string, svc services) (*harvester, 
 	}
 	if svc.searchIndex != "" {
 		args = append(args, "--search-index", svc.searchIndex)
+	}
+	if svc.jobWindow != 0 {
+		args = append(args, "--job-window", strconv.Itoa(svc.jobWindow))
 	}
 	cmd := exec.Command(bin, args...)
 	var env []string

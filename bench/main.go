@@ -65,6 +65,7 @@ type options struct {
 	opensearchURL        string
 	searchIndex          string
 	skipCeilings         bool
+	jobWindow            int
 	timeout              time.Duration
 	// scenarios are the scenarios to run, in allScenarios' order.
 	scenarios []string
@@ -85,6 +86,7 @@ func main() {
 	flag.StringVar(&o.searchIndex, "search-index", "", "the harvester's --search-index: an index name, or none to keep no search index")
 	flag.StringVar(&o.pprofAddr, "pprof-addr", "", "serve the harvester's profiler here (its --pprof-addr), to profile a scenario while it runs")
 	flag.BoolVar(&o.skipCeilings, "skip-ceilings", false, "run the scenarios only")
+	flag.IntVar(&o.jobWindow, "job-window", 0, "the harvester's --job-window (0: its default; -1: no cap)")
 	flag.DurationVar(&o.timeout, "timeout", 2*time.Hour, "give up after this long")
 	scenarios := flag.String("scenarios", strings.Join(allScenarios, ","), "the scenarios to run, comma-separated "+
 		"(reharvest, force_harvest and partial_change follow first_harvest)")
@@ -193,7 +195,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 
 	// The services.
 	svc := services{dataDir: filepath.Join(tmp, "data"), concurrency: o.workers, pprofAddr: o.pprofAddr,
-		opensearchURL: o.opensearchURL, searchIndex: o.searchIndex}
+		opensearchURL: o.opensearchURL, searchIndex: o.searchIndex, jobWindow: o.jobWindow}
 	var ceilingNATS string
 	if o.embedded {
 		url, stopNATS, err := startEmbeddedNATS(filepath.Join(tmp, "ceiling-nats"))
