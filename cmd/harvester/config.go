@@ -104,7 +104,7 @@ func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 			"(env HARVESTER_RDF_MEM_TRIPLES; default 50000)")
 	fl.IntVar(&f.jobWindow, "job-window", int(envInt64("HARVESTER_JOB_WINDOW")),
 		"most records of one job in flight between EXTRACT and the aggregator; a listing that far ahead waits, "+
-			"so jobs running at once share the stages (env HARVESTER_JOB_WINDOW; default 1000; -1: no cap)")
+			"so jobs running at once share the stages (env HARVESTER_JOB_WINDOW; default 500; -1: no cap)")
 	fl.StringVar(&f.fetchProxy, "fetch-proxy", os.Getenv("HARVESTER_FETCH_PROXY"),
 		"HTTP proxy of every download, e.g. http://proxy.internal:3128 (env HARVESTER_FETCH_PROXY); "+
 			"empty: direct connections, HTTP_PROXY and HTTPS_PROXY are ignored")

@@ -86,7 +86,7 @@ type Config struct {
 }
 
 // DefaultJobWindow is Config.JobWindow's default, in records.
-const DefaultJobWindow = 1000
+const DefaultJobWindow = 500
 
 // DefaultStallTimeout is Config.StallTimeout's default.
 const DefaultStallTimeout = 30 * time.Second
