@@ -75,6 +75,9 @@ type Deps struct {
 	// the job aggregator to report it (harvest report event, email, harvester_jobs_finished_total);
 	// nil: a cancelled job is not reported.
 	Publisher message.Publisher
+	// Queued, when set, is called after a job was queued through the API (the scheduler's
+	// Kick, so that it starts at once instead of on the next tick).
+	Queued func()
 }
 
 // server holds what the handlers need; it is the http.Handler that New returns.
@@ -89,9 +92,11 @@ type server struct {
 	replay  func(ctx context.Context, p *replay.Params) (*replay.Result, error)
 	// publisher reports cancelled jobs (Deps.Publisher); may be nil
 	publisher message.Publisher
-	mux       *http.ServeMux
-	table     []route
-	handler   http.Handler // mux behind the middleware
+	// queued is Deps.Queued; may be nil
+	queued  func()
+	mux     *http.ServeMux
+	table   []route
+	handler http.Handler // mux behind the middleware
 }
 
 // validateRetryBudget bounds the retries of POST /api/v1/validate's download: a caller waits
@@ -130,6 +135,7 @@ func newServer(cfg Config, deps Deps) (*server, error) {
 		search:    deps.Search,
 		replay:    deps.Replay,
 		publisher: deps.Publisher,
+		queued:    deps.Queued,
 		mux:       http.NewServeMux(),
 	}
 	s.mount(s.routes())

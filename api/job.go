@@ -122,6 +122,9 @@ func (s *server) sourceJobCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return describe(err, sourceNotFound(id), s.busySource(r.Context(), id))
 	}
+	if s.queued != nil {
+		s.queued()
+	}
 	w.Header().Set("Location", "/api/v1/harvest_jobs/"+job.ID)
 	return s.writeJob(w, r, http.StatusAccepted, job)
 }

@@ -86,12 +86,20 @@ func benchIdentifier(i int) string { return fmt.Sprintf("bench-%07d", i) }
 // (unique titles, hence unique slugs). With changed, every changedEvery-th record (i = 0, 10,
 // 20, …) has " (revised)" appended to its description.
 func writeCatalog(w io.Writer, templates []map[string]json.RawMessage, n int, changed bool) error {
+	return writeCatalogFrom(w, templates, 0, n, changed)
+}
+
+// writeCatalogFrom is writeCatalog of the records from, from+1, …, from+n-1 of the synthetic
+// catalog: the catalogs of the fleet's sources are disjoint ranges of it, so every dataset
+// title (hence slug) is unique across sources.
+func writeCatalogFrom(w io.Writer, templates []map[string]json.RawMessage, from, n int, changed bool) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	if _, err := bw.WriteString(`{"@type":"dcat:Catalog","conformsTo":"https://project-open-data.cio.gov/v1.1/schema","dataset":[`); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	for i := range n {
+	for k := range n {
+		i := from + k
 		t := templates[i%len(templates)]
 		rec := make(map[string]json.RawMessage, len(t))
 		for k, v := range t {
@@ -106,7 +114,7 @@ func writeCatalog(w io.Writer, templates []map[string]json.RawMessage, n int, ch
 			rec["description"] = mustJSON(desc + " (revised)")
 		}
 		buf.Reset()
-		if i > 0 {
+		if k > 0 {
 			buf.WriteByte(',')
 		}
 		enc := json.NewEncoder(&buf)

@@ -30,6 +30,7 @@ type services struct {
 	concurrency                   int
 	pprofAddr                     string // the harvester's --pprof-addr; empty: none
 	opensearchURL, searchIndex    string // the harvester's --opensearch-url and --search-index; empty: defaults
+	jobWindow                     int    // the harvester's --job-window; 0: its default
 }
 
 // harvester is one `harvester serve` process: API, scheduler and every stage.
@@ -48,7 +49,7 @@ func startHarvester(ctx context.Context, bin string, svc services) (*harvester, 
 		return nil, err
 	}
 	args := []string{"serve", "--addr", addr, "--database-url", svc.databaseURL, "--nats-url", svc.natsURL,
-		"--data-dir", svc.dataDir, "--allow-private-sources", "--scheduler-interval", "50ms",
+		"--data-dir", svc.dataDir, "--allow-private-sources",
 		"--concurrency", strconv.Itoa(svc.concurrency), "--log-level", "error"}
 	if svc.pprofAddr != "" {
 		args = append(args, "--pprof-addr", svc.pprofAddr)
@@ -58,6 +59,9 @@ func startHarvester(ctx context.Context, bin string, svc services) (*harvester, 
 	}
 	if svc.searchIndex != "" {
 		args = append(args, "--search-index", svc.searchIndex)
+	}
+	if svc.jobWindow != 0 {
+		args = append(args, "--job-window", strconv.Itoa(svc.jobWindow))
 	}
 	cmd := exec.Command(bin, args...)
 	var env []string

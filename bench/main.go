@@ -12,6 +12,11 @@
 //	reharvest        the same catalog: every record unchanged
 //	force_harvest    every record updated
 //	partial_change   10% of the records changed: updated, the rest unchanged
+//	fleet            200 sources triggered at once (one of 50,000 records, 199 of 250): wall
+//	                 time, records/s and the small sources' job times (p50, p95, max)
+//	small_sources    50 sources of 200 records one after another: the median job time
+//
+// (-scenarios picks some; the fleet's sizes scale with -records, see fleetOptions.)
 //
 // Before them it measures the ceilings on the same machine and services: raw JetStream publish
 // → consume → ack of N messages with nats.go (PublishAsync, batched pull, Ack), Postgres
@@ -45,6 +50,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
@@ -62,7 +68,11 @@ type options struct {
 	opensearchURL        string
 	searchIndex          string
 	skipCeilings         bool
+	jobWindow            int
 	timeout              time.Duration
+	// scenarios are the scenarios to run, in allScenarios' order.
+	scenarios []string
+	fleet     fleetOptions
 }
 
 func main() {
@@ -80,8 +90,18 @@ func main() {
 	flag.StringVar(&o.pprofAddr, "pprof-addr", "", "serve the harvester's profiler here (its --pprof-addr), to profile a scenario while it runs")
 	flag.StringVar(&o.profileDir, "profile-dir", "", "write a CPU and a heap profile of the harvester per scenario here (<scenario>.cpu.pprof, <scenario>.heap.pprof)")
 	flag.BoolVar(&o.skipCeilings, "skip-ceilings", false, "run the scenarios only")
+	flag.IntVar(&o.jobWindow, "job-window", 0, "the harvester's --job-window (0: its default; -1: no cap)")
 	flag.DurationVar(&o.timeout, "timeout", 2*time.Hour, "give up after this long")
+	scenarios := flag.String("scenarios", strings.Join(allScenarios, ","), "the scenarios to run, comma-separated "+
+		"(reharvest, force_harvest and partial_change follow first_harvest)")
+	o.fleet.flags(flag.CommandLine)
 	flag.Parse()
+	var err error
+	if o.scenarios, err = parseScenarios(*scenarios); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	o.fleet = o.fleet.withDefaults(o.records)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
@@ -113,6 +133,14 @@ type result struct {
 	Store           string                    `json:"store,omitempty"`
 	SearchIndex     string                    `json:"search_index,omitempty"` // bleve, opensearch or none
 	Alternatives    map[string]map[string]any `json:"alternatives,omitempty"`
+	// Jobs and the fields below are the fleet and small_sources scenarios': see fleet.go.
+	Jobs int `json:"jobs,omitempty"`
+	// OfFirstHarvest is RecordsPerSec over first_harvest's of the same run.
+	OfFirstHarvest float64 `json:"of_first_harvest,omitempty"`
+	// SmallJobS is the distribution of the small sources' job times (trigger to complete, in
+	// seconds, by the database's clock): p50, p95, max; BigJobS the big source's.
+	SmallJobS *distribution `json:"small_job_s,omitempty"`
+	BigJobS   float64       `json:"big_job_s,omitempty"`
 }
 
 func run(ctx context.Context, o options, stdout io.Writer) error {
@@ -156,16 +184,27 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 			return fmt.Errorf("write catalog: %w", err)
 		}
 	}
+	fleetFiles, err := o.fleet.writeCatalogs(tmp, templates, o.records, o.scenarios)
+	if err != nil {
+		return fmt.Errorf("write catalog: %w", err)
+	}
 	var serving atomic.Int32
-	catalogURL, stopServer, err := serveCatalog(func() string { return files[serving.Load()] })
+	base, stopServer, err := serveCatalog(func(path string) (string, bool) {
+		if path == "/data.json" {
+			return files[serving.Load()], true
+		}
+		f, ok := fleetFiles[path]
+		return f, ok
+	})
 	if err != nil {
 		return err
 	}
 	defer stopServer()
+	catalogURL := base + "/data.json"
 
 	// The services.
 	svc := services{dataDir: filepath.Join(tmp, "data"), concurrency: o.workers, pprofAddr: o.pprofAddr,
-		opensearchURL: o.opensearchURL, searchIndex: o.searchIndex}
+		opensearchURL: o.opensearchURL, searchIndex: o.searchIndex, jobWindow: o.jobWindow}
 	var ceilingNATS string
 	if o.embedded {
 		url, stopNATS, err := startEmbeddedNATS(filepath.Join(tmp, "ceiling-nats"))
@@ -231,7 +270,11 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	}
 	var sourceID string
 	var failed []string
+	var firstHarvest *result
 	for _, sc := range scenarios {
+		if !slices.Contains(o.scenarios, sc.name) {
+			continue
+		}
 		serving.Store(sc.file)
 		res, job, err := runScenario(ctx, bin, svc, catalogURL, &sourceID, sc.jobType, sc.name, o.profileDir)
 		if err != nil {
@@ -244,10 +287,36 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 			res.LowestCeiling = lowest.Scenario
 		}
 		out.print(*res)
+		if sc.name == "first_harvest" {
+			firstHarvest = res
+		}
 		if job.Status != string(harvest.JobComplete) || job.Counts != sc.want {
 			failed = append(failed, fmt.Sprintf("%s: job %s %s with counts %+v, want complete with %+v",
 				sc.name, job.ID, job.Status, job.Counts, sc.want))
 		}
+	}
+	for _, name := range []string{"fleet", "small_sources"} {
+		if !slices.Contains(o.scenarios, name) {
+			continue
+		}
+		run := runFleet
+		if name == "small_sources" {
+			run = runSmallSources
+		}
+		res, wrong, err := run(ctx, bin, svc, base, o.fleet)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		res.Scenario, res.Workers, res.Store, res.SearchIndex = name, o.workers, storeName, searchName
+		if lowest.Scenario != "" {
+			res.OfLowestCeiling = round(res.RecordsPerSec/lowest.RecordsPerSec, 3)
+			res.LowestCeiling = lowest.Scenario
+		}
+		if firstHarvest != nil && firstHarvest.RecordsPerSec > 0 {
+			res.OfFirstHarvest = round(res.RecordsPerSec/firstHarvest.RecordsPerSec, 3)
+		}
+		out.print(*res)
+		failed = append(failed, wrong...)
 	}
 	out.flush()
 	if len(failed) > 0 {
@@ -385,19 +454,22 @@ func pipelineCeiling(ceilings []result) (result, bool) {
 	return result{Scenario: "ceiling_pipeline", Records: n, RecordsPerSec: round(1/sum, 1), WallS: round(sum*float64(n), 3)}, true
 }
 
-// serveCatalog serves the file current() names at /data.json, streamed from disk with no
-// validators (no Last-Modified or ETag), so every job downloads and reads the whole catalog.
-func serveCatalog(current func() string) (url string, stop func(), err error) {
+// serveCatalog serves the file route(path) names at each path it knows (the bench source's
+// /data.json, and the catalogs of the fleet and small_sources scenarios), streamed from disk
+// with no validators (no Last-Modified or ETag), so every job downloads and reads the whole
+// catalog. base is the server's http://host:port.
+func serveCatalog(route func(path string) (string, bool)) (base string, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
 	}
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/data.json" {
+		file, ok := route(r.URL.Path)
+		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		f, err := os.Open(current())
+		f, err := os.Open(file)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -407,7 +479,7 @@ func serveCatalog(current func() string) (url string, stop func(), err error) {
 		_, _ = io.Copy(w, f)
 	})}
 	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String() + "/data.json", func() { _ = srv.Close() }, nil
+	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
 
 func writeFile(path string, write func(io.Writer) error) error {
@@ -449,7 +521,7 @@ func newPrinter(w io.Writer, asJSON bool) *printer {
 	p := &printer{w: w, json: asJSON}
 	if !asJSON {
 		p.tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(p.tw, "scenario\trecords\trecords/s\twall s\tpeak RSS MiB\tanon / file MiB\tof lowest ceiling\tstatus\t")
+		fmt.Fprintln(p.tw, "scenario\trecords\trecords/s\twall s\tpeak RSS MiB\tanon / file MiB\tof lowest ceiling\tjob s p50 / p95 / max\tstatus\t")
 	}
 	return p
 }
@@ -464,8 +536,12 @@ func (p *printer) print(r result) {
 	if r.PeakRSSAnonMiB > 0 {
 		split = fmt.Sprintf("%.0f / %.0f", r.PeakRSSAnonMiB, r.PeakRSSFileMiB)
 	}
-	fmt.Fprintf(p.tw, "%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Records, r.RecordsPerSec, r.WallS,
-		orDash(r.PeakRSSMiB, "%.0f"), split, orDash(r.OfLowestCeiling, "%.2f"), r.Status)
+	jobs := "-"
+	if d := r.SmallJobS; d != nil {
+		jobs = fmt.Sprintf("%.2f / %.2f / %.2f", d.P50, d.P95, d.Max)
+	}
+	fmt.Fprintf(p.tw, "%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Records, r.RecordsPerSec, r.WallS,
+		orDash(r.PeakRSSMiB, "%.0f"), split, orDash(r.OfLowestCeiling, "%.2f"), jobs, r.Status)
 }
 
 func orDash(x float64, format string) string {

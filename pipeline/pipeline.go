@@ -79,6 +79,9 @@ type Config struct {
 	// RDFMemTriples is how many triples an rdf source's graph keeps in memory before it spills
 	// to a temporary file; default extract.DefaultRDFMemTriples.
 	RDFMemTriples int
+	// JobWindow caps one job's records in flight between EXTRACT and the aggregator
+	// (extract.Config.JobWindow); 0: extract.DefaultJobWindow; negative: no cap.
+	JobWindow int
 	// MaxDeleteShare is the largest share of a source's live datasets a harvest job may delete
 	// (0 < share <= 1). Default compare.DefaultMaxDeleteShare (0.5).
 	MaxDeleteShare float64
@@ -276,7 +279,7 @@ func (p *Pipeline) buildHandler() error {
 		return nil
 	}
 	h, err := api.New(*cfg.API, api.Deps{Store: p.store, Logger: cfg.Logger, Metrics: metrics, Ready: ready,
-		Fetch: cfg.Fetch, Search: p.index, Replay: p.Replay, Publisher: p.bus.Publisher()})
+		Fetch: cfg.Fetch, Search: p.index, Replay: p.Replay, Publisher: p.bus.Publisher(), Queued: p.kick})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -310,6 +313,11 @@ func (p *Pipeline) Start(ctx context.Context) error {
 	if p.sched != nil {
 		p.sched.Start(ctx)
 		p.closers = append(p.closers, p.sched.Stop)
+		stop, err := p.bus.OnReport(p.sched.Kick) // a finished job frees a place: start the next one now
+		if err != nil {
+			return err
+		}
+		p.closers = append(p.closers, stop)
 		p.cfg.Logger.Info("scheduler running", "max_jobs", p.cfg.Scheduler.MaxInProgress)
 	}
 	if p.cfg.Addr != "" {
@@ -333,6 +341,13 @@ func (p *Pipeline) Start(ctx context.Context) error {
 		p.cfg.Logger.Info("listening", "addr", p.addr.String())
 	}
 	return nil
+}
+
+// kick is the API's Deps.Queued: the scheduler's Kick when this process runs one.
+func (p *Pipeline) kick() {
+	if p.sched != nil {
+		p.sched.Kick()
+	}
 }
 
 // Err delivers the error of a part that stopped while running (the stages' router, the HTTP

@@ -57,6 +57,12 @@ const reportConcurrency = 16
 // creates/s against 1,000-1,400 at 4 (one query per record: 2,500-3,500 either way).
 const compareConcurrency = 8
 
+// EXTRACT lists Config.Concurrency jobs at once (the scheduler's default --max-jobs is 4 too),
+// each paced by extract.Config.JobWindow: a big listing no longer holds the jobs behind it
+// until it has streamed all its records, and none of them fills the streams ahead of the
+// others. Each listing holds its download (a temporary file) or an rdf source's graph (up to
+// RDFMemTriples in memory) while it runs.
+
 // stages are the handlers of every stage, built once per process over its store and bus.
 type stages struct {
 	cfg     Config
@@ -105,7 +111,8 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	}
 	s.compare = compare.New(p.store, s.comparePub, p.cfg.MaxDeleteShare)
 	s.extract = extract.New(p.store, s.extractPub, p.cfg.Fetch, extract.WithConfig(extract.Config{
-		MaxRecordBytes: p.cfg.MaxRecordBytes, MaxRDFPages: p.cfg.MaxRDFPages, RDFMemTriples: p.cfg.RDFMemTriples}))
+		MaxRecordBytes: p.cfg.MaxRecordBytes, MaxRDFPages: p.cfg.MaxRDFPages, RDFMemTriples: p.cfg.RDFMemTriples,
+		JobWindow: p.cfg.JobWindow}))
 	return s, nil
 }
 
@@ -127,7 +134,7 @@ func topology(s *stages) []router.Stage {
 	n := s.cfg.Concurrency
 	return []router.Stage{
 		{Name: StageExtract, Subject: harvest.SubjectExtract, Handler: noOutput(s.extract.Handle),
-			Deferred: s.extractPub, GiveUp: extract.GiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 1},
+			Deferred: s.extractPub, GiveUp: extract.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: n},
 		{Name: StageCompare, Subject: harvest.SubjectCompare, Handler: s.compare.HandleRecord,
 			Deferred: s.comparePub, GiveUp: compare.GiveUp(s.fail), AckWait: time.Minute,
 			Concurrency: compareConcurrency * n, MaxPending: 64},

@@ -98,6 +98,18 @@ func (b *Bus) NewDeferredPublisher() (*DeferredPublisher, error) {
 	return d, nil
 }
 
+// OnReport calls f (on a goroutine of the connection's) for every harvest report event from
+// now on, without reading it, until cancel is called: the signal that some job finished, in
+// any process (the scheduler's Kick). Core NATS delivery: an event missed while disconnected
+// is not replayed.
+func (b *Bus) OnReport(f func()) (cancel func(), err error) {
+	sub, err := b.nc.Subscribe(harvest.SubjectReport, func(*nats.Msg) { f() })
+	if err != nil {
+		return nil, fmt.Errorf("subscribe to reports: %w", err)
+	}
+	return func() { _ = sub.Unsubscribe() }, nil
+}
+
 // Reports subscribes to harvest report events from now on and returns them on a channel
 // (buffered; events that find it full are dropped) until cancel is called. A report sent by
 // reference (claim check: a job that names thousands of changed resources) is fetched from

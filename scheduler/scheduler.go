@@ -72,6 +72,8 @@ type Scheduler struct {
 	logger *slog.Logger
 	now    func() time.Time
 
+	kicks chan struct{} // Kick's, one pending at most
+
 	mu      sync.Mutex
 	cancel  context.CancelFunc
 	stopped chan struct{}
@@ -84,7 +86,7 @@ func New(cfg Config, st store.Store, pub message.Publisher, logger *slog.Logger)
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Scheduler{cfg: cfg, store: st, pub: pub, logger: logger, now: time.Now}, nil
+	return &Scheduler{cfg: cfg, store: st, pub: pub, logger: logger, now: time.Now, kicks: make(chan struct{}, 1)}, nil
 }
 
 // Start runs ticks every Interval in the background until Stop or ctx ends. Starting a
@@ -125,12 +127,40 @@ func (s *Scheduler) loop(ctx context.Context, stopped chan struct{}) {
 		if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
 			s.logger.Error("scheduler tick failed", "error", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+		for kicked := true; kicked; {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				kicked = false
+			case <-s.kicks:
+				if err := s.dispatchIfLeader(ctx); err != nil && ctx.Err() == nil {
+					s.logger.Error("scheduler dispatch failed", "error", err)
+				}
+			}
 		}
 	}
+}
+
+// Kick asks a started scheduler to start queued jobs now rather than at its next tick: call it
+// when a job was queued or has finished (the API's Deps.Queued; the pipeline calls it on every
+// harvest report event). A kick starts queued jobs only (the leader's dispatch step), never
+// waits, and kicks that arrive while one is pending are one kick; the ticks go on as before,
+// so a lost kick costs at most one Interval.
+func (s *Scheduler) Kick() {
+	select {
+	case s.kicks <- struct{}{}:
+	default:
+	}
+}
+
+// dispatchIfLeader is a Tick's dispatch step alone, if this scheduler is the leader.
+func (s *Scheduler) dispatchIfLeader(ctx context.Context) error {
+	leader, err := s.store.LeaderAcquire(ctx, &store.LeaderParams{Holder: s.cfg.Holder, TTL: s.cfg.LeaderTTL})
+	if err != nil || !leader {
+		return err
+	}
+	return s.dispatch(ctx)
 }
 
 // Tick does one round (see the package doc) if this scheduler is the leader, and nothing

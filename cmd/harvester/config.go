@@ -52,6 +52,9 @@ type serviceFlags struct {
 	// rdfMemTriples is how many triples an rdf source's graph keeps in memory before it spills
 	// to disk (--rdf-mem-triples); 0: extract.DefaultRDFMemTriples.
 	rdfMemTriples int
+	// jobWindow caps one job's records in flight (--job-window); 0: extract.DefaultJobWindow;
+	// negative: no cap.
+	jobWindow int
 	// fetchProxy is the HTTP proxy of every download (--fetch-proxy); empty: none, whatever
 	// HTTP_PROXY says.
 	fetchProxy string
@@ -102,6 +105,9 @@ func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 	fl.IntVar(&f.rdfMemTriples, "rdf-mem-triples", int(envInt64("HARVESTER_RDF_MEM_TRIPLES")),
 		"triples of an rdf source's graph kept in memory; past that it moves to a temporary file "+
 			"(env HARVESTER_RDF_MEM_TRIPLES; default 50000)")
+	fl.IntVar(&f.jobWindow, "job-window", int(envInt64("HARVESTER_JOB_WINDOW")),
+		"most records of one job in flight between EXTRACT and the aggregator; a listing that far ahead waits, "+
+			"so jobs running at once share the stages (env HARVESTER_JOB_WINDOW; default 500; -1: no cap)")
 	fl.StringVar(&f.fetchProxy, "fetch-proxy", os.Getenv("HARVESTER_FETCH_PROXY"),
 		"HTTP proxy of every download, e.g. http://proxy.internal:3128 (env HARVESTER_FETCH_PROXY); "+
 			"empty: direct connections, HTTP_PROXY and HTTPS_PROXY are ignored")
@@ -212,7 +218,7 @@ func (f *serviceFlags) config(logger *slog.Logger) pipeline.Config {
 	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, StreamReplicas: f.streamReplicas, DataDir: f.dataDir,
 		OpenSearchURL: f.opensearchURL, SearchIndex: f.searchIndex, Logger: logger, MaxDeleteShare: f.maxDeleteShare,
 		Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes, MaxRDFPages: f.maxRDFPages,
-		RDFMemTriples: f.rdfMemTriples, Languages: f.languageList()}
+		RDFMemTriples: f.rdfMemTriples, JobWindow: f.jobWindow, Languages: f.languageList()}
 }
 
 // languageList is --languages as a list (checked by logger); nil when it does not parse.

@@ -72,7 +72,24 @@ type Config struct {
 	// MaxRDFPages caps the pages of a paged (Hydra) rdf source; one more fails the job.
 	// Default DefaultMaxRDFPages.
 	MaxRDFPages int
+	// JobWindow caps the records of one job in flight: listed by EXTRACT and not yet settled by
+	// the aggregator (the job's settled count in the store). A listing that is JobWindow ahead
+	// waits until half of them settled, so that the streams hold at most about JobWindow
+	// records of each job and a small job's records queue behind a bounded number of a big
+	// one's (fair parallel harvests). Pacing is never a gate on correctness: a listing whose
+	// job settles nothing for StallTimeout goes on unpaced. Default DefaultJobWindow; negative:
+	// no cap.
+	JobWindow int
+	// StallTimeout is how long a paced listing waits without any of its job's records settling
+	// before it goes on unpaced. Default DefaultStallTimeout.
+	StallTimeout time.Duration
 }
+
+// DefaultJobWindow is Config.JobWindow's default, in records.
+const DefaultJobWindow = 500
+
+// DefaultStallTimeout is Config.StallTimeout's default.
+const DefaultStallTimeout = 30 * time.Second
 
 // Option sets a Config field.
 type Option func(*Config)
@@ -98,6 +115,12 @@ func New(st Store, pub message.Publisher, fc fetch.Config, opts ...Option) *Hand
 	}
 	if cfg.MaxRDFPages <= 0 {
 		cfg.MaxRDFPages = DefaultMaxRDFPages
+	}
+	if cfg.JobWindow == 0 {
+		cfg.JobWindow = DefaultJobWindow
+	}
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = DefaultStallTimeout
 	}
 	return &Handler{store: st, pub: pub, fetch: fc.WithDefaults(), cfg: cfg}
 }
@@ -245,6 +268,10 @@ type lister struct {
 	languages      []string             // an rdf source's language preference (option languages)
 	jobStarts      map[string]time.Time // by job id: the start of the jobs of stored WAF records (jobStart)
 	unkeyed        int                  // portal items listed without a usable identifier (portalItem)
+	// settled is the job's settled count as pace last read it; unpaced is set once the job
+	// stalled (pace).
+	settled int
+	unpaced bool
 }
 
 // seenBatch is how many seen identifiers a listing stores in one statement
@@ -271,6 +298,9 @@ const heartbeatEvery = 1000
 // next counts one more entry of the listing and returns its 0-based position, with a job
 // heartbeat every heartbeatEvery entries.
 func (l *lister) next() (int, error) {
+	if err := l.pace(); err != nil {
+		return l.listed, err
+	}
 	pos := l.listed
 	l.listed++
 	if l.listed%heartbeatEvery == 0 {
@@ -279,6 +309,66 @@ func (l *lister) next() (int, error) {
 		}
 	}
 	return pos, nil
+}
+
+// paceFirstWait and paceMaxWait bound the pause between two reads of a paced job's settled
+// count: it starts short (the pipeline settles a small batch in milliseconds) and doubles.
+const (
+	paceFirstWait = 2 * time.Millisecond
+	paceMaxWait   = 50 * time.Millisecond
+)
+
+// pace holds the listing while Config.JobWindow of its records are in flight (listed, not
+// settled), until at most half of the window is: one store read of the job per half window
+// listed, and a few more while it waits. In flight is an estimate that only errs low (a
+// re-driven job's settled count includes the outcomes of its earlier run), so pacing slows a
+// listing down, never loses a record. A job that settles nothing for Config.StallTimeout (a
+// lost message, a stage that is down) is listed on unpaced, and one that ended meanwhile
+// (cancelled, failed) is listed on as before.
+func (l *lister) pace() error {
+	w := l.h.cfg.JobWindow
+	if w < 0 || l.unpaced || l.listed-l.settled < w {
+		return nil
+	}
+	last, since := -1, time.Now()
+	wait := paceFirstWait
+	for {
+		job, err := l.h.store.JobGet(l.ctx, l.job.JobID)
+		if errors.Is(err, store.ErrNotFound) {
+			l.unpaced = true // deleted with its source: the handler's job check sees it next time
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read job progress: %w", err)
+		}
+		l.settled = job.Settled
+		if job.Status.Finished() || l.listed-l.settled <= w/2 {
+			return nil
+		}
+		switch {
+		case job.Settled != last:
+			last, since = job.Settled, time.Now()
+		case time.Since(since) >= l.h.cfg.StallTimeout:
+			l.unpaced = true
+			return nil
+		}
+		if err := sleepCtx(l.ctx, wait); err != nil {
+			return err
+		}
+		wait = min(2*wait, paceMaxWait)
+	}
+}
+
+// sleepCtx waits d, or returns ctx's error when it ends first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 func (l *lister) entry(e catalog.Entry) error {

@@ -1,0 +1,150 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// pacedRun lists a catalog of n records on SQLite while a stand-in for the rest of the
+// pipeline settles each record it receives in the store, one at a time, when settle lets it.
+// It returns the most records that were ever in flight (published to COMPARE, not settled in
+// the store) and how many records were published.
+func pacedRun(t *testing.T, n int, settle func() bool, opts ...Option) (maxInFlight, published int, err error) {
+	t.Helper()
+	ctx := context.Background()
+	st := openSQLite(t)
+	var b strings.Builder
+	b.WriteString(`{"dataset":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"identifier":"id-%03d","title":"t %d"}`, i, i)
+	}
+	b.WriteString(`]}`)
+	path := filepath.Join(t.TempDir(), "data.json")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: path, SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+
+	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
+	t.Cleanup(func() { _ = pubsub.Close() })
+	var mu sync.Mutex
+	queue := make(chan string, n)
+	for _, subject := range []string{harvest.SubjectSettled, harvest.SubjectListing} {
+		ch, err := pubsub.Subscribe(ctx, subject)
+		require.NoError(t, err)
+		go func() {
+			for m := range ch {
+				m.Ack()
+			}
+		}()
+	}
+	records, err := pubsub.Subscribe(ctx, harvest.SubjectCompare)
+	require.NoError(t, err)
+	go func() {
+		for m := range records {
+			var rec harvest.Record
+			if harvest.Decode(m, &rec) == nil {
+				j, err := st.JobGet(ctx, job.ID)
+				if err != nil {
+					t.Errorf("job: %v", err)
+				}
+				mu.Lock()
+				published++
+				maxInFlight = max(maxInFlight, published-j.Settled)
+				mu.Unlock()
+				queue <- rec.Identifier
+			}
+			m.Ack()
+		}
+	}()
+	stop := make(chan struct{})
+	settler := make(chan struct{})
+	go func() { // the rest of the pipeline: settles what it received, in order
+		defer close(settler)
+		for {
+			select {
+			case <-stop:
+				return
+			case id := <-queue:
+				for !settle() {
+					select {
+					case <-stop:
+						return
+					case <-time.After(time.Millisecond):
+					}
+				}
+				_, err := st.OutcomeSettleBatch(ctx, []*store.OutcomeSettleParams{{JobID: job.ID, Key: id, Identifier: id,
+					Outcome: harvest.OutcomeUnchanged}})
+				if err != nil {
+					t.Errorf("settle %s: %v", id, err)
+					return
+				}
+			}
+		}
+	}()
+	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
+		SourceID: src.ID, JobType: harvest.JobHarvest, SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
+	require.NoError(t, err)
+	m.SetContext(ctx)
+	err = New(st, pubsub, fetch.Config{}, opts...).Handle(m)
+	close(stop)
+	<-settler
+	mu.Lock()
+	defer mu.Unlock()
+	return maxInFlight, published, err
+}
+
+// A listing keeps at most JobWindow of its job's records in flight: it waits for the store's
+// settled count to catch up, then lists every record.
+func TestListingIsPacedByJobWindow(t *testing.T) {
+	inFlight, published, err := pacedRun(t, 60, func() bool { return true },
+		WithConfig(Config{JobWindow: 10, StallTimeout: time.Hour}))
+	require.NoError(t, err)
+	require.Equal(t, 60, published)
+	require.LessOrEqual(t, inFlight, 10, "records in flight")
+}
+
+// Without a window (negative JobWindow) the listing runs ahead of a slow pipeline: the
+// window above is what held it.
+func TestListingWithoutJobWindowRunsAhead(t *testing.T) {
+	var mu sync.Mutex
+	released := 0
+	inFlight, published, err := pacedRun(t, 60, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		released++
+		return released > 1 // holds the first record until the listing is done
+	}, WithConfig(Config{JobWindow: -1}))
+	require.NoError(t, err)
+	require.Equal(t, 60, published)
+	require.Greater(t, inFlight, 10, "records in flight")
+}
+
+// A job that settles nothing is listed on after StallTimeout: pacing never stops a listing.
+func TestListingGoesOnUnpacedWhenItsJobStalls(t *testing.T) {
+	inFlight, published, err := pacedRun(t, 60, func() bool { return false },
+		WithConfig(Config{JobWindow: 10, StallTimeout: 20 * time.Millisecond}))
+	require.NoError(t, err)
+	require.Equal(t, 60, published)
+	require.Equal(t, 60, inFlight, "nothing settled: every record in flight")
+}
