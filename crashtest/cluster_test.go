@@ -127,39 +127,57 @@ func (c *cluster) streamInfo(js jetstream.JetStream, stream string) (*jetstream.
 }
 
 // requireReplicated asserts that every Harvester stream and stage consumer the processes made
-// is kept on all three nodes (--stream-replicas 3), and waits until each one's replicas are
-// current with its leader on the nodes that run (want of them besides the leader).
+// is kept on all three nodes (--stream-replicas 3), and waits until each stream's replicas are
+// current with its leader on the nodes that run (want of them besides the leader). A cluster
+// that does not answer (an election) is waited for.
 func (c *cluster) requireReplicated(js jetstream.JetStream, want int) {
 	c.t.Helper()
-	ctx := context.Background()
 	deadline := time.Now().Add(failsafe)
 	for _, name := range []string{router.StreamWork, router.StreamSettled, router.StreamFailed, router.StreamReport,
 		router.StreamTrigger, "OBJ_" + router.RecordBucket} {
 		for {
 			info, err := c.streamInfo(js, name)
-			require.NoError(c.t, err, "stream %s", name)
-			require.Equal(c.t, c.replicas, info.Config.Replicas, "replicas of stream %s", name)
-			if info.Cluster != nil && info.Cluster.Leader != "" && currentPeers(info.Cluster) >= want {
-				break
+			if err == nil {
+				require.Equal(c.t, c.replicas, info.Config.Replicas, "replicas of stream %s", name)
+				if info.Cluster != nil && info.Cluster.Leader != "" && currentPeers(info.Cluster) >= want {
+					break
+				}
+				err = fmt.Errorf("replicas not current: %+v", info.Cluster)
 			}
-			require.True(c.t, time.Now().Before(deadline), "stream %s: replicas not current after %s: %+v", name, failsafe,
-				info.Cluster)
+			require.True(c.t, time.Now().Before(deadline), "stream %s after %s: %v", name, failsafe, err)
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
 	for _, stream := range []string{router.StreamWork, router.StreamSettled} {
-		s, err := js.Stream(ctx, stream)
-		require.NoError(c.t, err)
-		lister := s.ListConsumers(ctx)
-		n := 0
-		for ci := range lister.Info() {
-			n++
-			require.Equal(c.t, c.replicas, ci.Config.Replicas, "replicas of consumer %s on %s", ci.Name, stream)
-			require.NotNil(c.t, ci.Cluster, "consumer %s", ci.Name)
+		for {
+			infos, err := c.consumers(js, stream)
+			if err == nil {
+				require.NotEmpty(c.t, infos, "consumers on %s", stream)
+				for _, ci := range infos {
+					require.Equal(c.t, c.replicas, ci.Config.Replicas, "replicas of consumer %s on %s", ci.Name, stream)
+				}
+				break
+			}
+			require.True(c.t, time.Now().Before(deadline), "consumers of %s after %s: %v", stream, failsafe, err)
+			time.Sleep(100 * time.Millisecond)
 		}
-		require.NoError(c.t, lister.Err())
-		require.NotZero(c.t, n, "consumers on %s", stream)
 	}
+}
+
+// consumers lists the consumers of stream.
+func (c *cluster) consumers(js jetstream.JetStream, stream string) ([]*jetstream.ConsumerInfo, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return nil, err
+	}
+	lister := s.ListConsumers(ctx)
+	var infos []*jetstream.ConsumerInfo
+	for ci := range lister.Info() {
+		infos = append(infos, ci)
+	}
+	return infos, lister.Err()
 }
 
 func currentPeers(ci *jetstream.ClusterInfo) int {
