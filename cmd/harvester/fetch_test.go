@@ -158,8 +158,8 @@ func TestHarvestConditionalGET(t *testing.T) {
 // error that names the share, and deletes nothing.
 
 // Every INVALID file of the corpus ends as a job error or as error rows, each with a reason,
-// never a panic. RDF (dcatap) sources are not supported yet: their INVALID files are served
-// as DCAT-US documents, and must fail with a parse error.
+// never a panic. Here the RDF (dcatap) INVALID files are served as DCAT-US documents, and must
+// fail with a parse error; as rdf sources they are TestRDFSyntaxErrorsFailTheJob's.
 func TestHarvestInvalidCorpusFiles(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

@@ -352,7 +352,7 @@ func TestHarvestBadArguments(t *testing.T) {
 		`"dcatus3.0" for a DCAT-US 3.0 catalog, "iso19115_1" or "iso19115_2" for ISO 19115 XML`+"\nRun 'harvester harvest --help' for usage.\n", errOut.String())
 }
 
-// A document of another kind than the schema type expects, or in a format not supported yet,
+// A document of another kind than the schema type expects (RDF for a DCAT-US or ISO schema type),
 // fails the job with a job error that says so, never a generic parse error or a complete job.
 func TestHarvestWrongKindOfDocument(t *testing.T) {
 	t.Parallel()
@@ -361,10 +361,10 @@ func TestHarvestWrongKindOfDocument(t *testing.T) {
 		{"dcatus/datagov-cftc.data.json", "iso19115_2", `the document is JSON, not ISO 19115 XML, as schema type "iso19115_2" expects: for a DCAT-US data.json use schema type "dcatus1.1: federal"`},
 		{"iso19115/datagov-valid-iso2-gmi.xml", federal, `the document is XML, not a DCAT-US catalog (JSON), as schema type "dcatus1.1: federal" expects: for ISO 19115 XML use schema type "iso19115_1" or "iso19115_2"`},
 		{"iso19115/catalog-data-gov-noaa-wcsd-leading-whitespace-gmi.xml", nonFederal, "the document is XML, not a DCAT-US catalog"},
-		{"dcatap/ckan-demo-catalog-hydra.ttl", federal, "the document is Turtle or N-Triples (RDF): RDF sources (DCAT-AP, DCAT-US 3.0 in RDF) are not supported yet"},
-		{"dcatap/ckan-demo-catalog-hydra.ttl", "iso19115_1", "not supported yet"},
+		{"dcatap/ckan-demo-catalog-hydra.ttl", federal, "the document is Turtle or N-Triples (RDF): harvest an RDF document (DCAT-AP) as --source-type rdf --schema-type dcat-ap"},
+		{"dcatap/ckan-demo-catalog-hydra.ttl", "iso19115_1", "--source-type rdf --schema-type dcat-ap"},
 		{"dcatap/semic-2.1.1-example1.nt", federal, "the document is Turtle or N-Triples (RDF)"},
-		{"dcatap/ckan-demo-catalog-hydra.rdf", federal, "the document is RDF/XML: RDF sources (DCAT-AP, DCAT-US 3.0 in RDF) are not supported yet"},
+		{"dcatap/ckan-demo-catalog-hydra.rdf", federal, "the document is RDF/XML: harvest an RDF document (DCAT-AP) as --source-type rdf --schema-type dcat-ap"},
 		{"dcatap/geonetwork-sig-oreme-catalogrecords.rdf", "iso19115_2", "the document is RDF/XML"},
 		{"dcatus/dcatus3-catalog.json", federal, `wrong schema type: the document is a DCAT-US 3.0 catalog, not DCAT-US 1.1; harvest it with schema type "dcatus3.0" (conformsTo {"@type":"Standard","title":"DCAT-US 3.0"})`},
 		{"dcatus/dcatus3-series-with-members.json", nonFederal, "wrong schema type"},

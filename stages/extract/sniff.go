@@ -73,12 +73,13 @@ func readHead(f io.ReadSeeker) []byte {
 }
 
 // wrongKind explains a document of kind where the schema type expects another, or returns nil:
-// RDF in any syntax is not supported yet; JSON or XML for the other schema family names the
-// schema types that read it.
+// RDF in any syntax is for an rdf source (the message says how to harvest it); JSON or XML for
+// the other schema family names the schema types that read it.
 func wrongKind(kind string, schema harvest.SchemaType) error {
 	switch {
 	case kind == docRDFXML || kind == docTurtle:
-		return fmt.Errorf("the document is %s: RDF sources (DCAT-AP, DCAT-US 3.0 in RDF) are not supported yet", kind)
+		return fmt.Errorf("the document is %s: harvest an RDF document (DCAT-AP) as --source-type rdf --schema-type %s",
+			kind, harvest.SchemaDCATAP)
 	case kind == docJSON && schema.IsISO():
 		return fmt.Errorf("the document is JSON, not ISO 19115 XML, as schema type %q expects: for a DCAT-US "+
 			"data.json use schema type %q or %q", schema, harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
