@@ -55,14 +55,27 @@ func (u *ui) open(path string) {
 	u.do("open "+path, chromedp.Navigate(u.base+path), chromedp.WaitVisible(chromedp.ID("page-title")))
 }
 
-// text is the trimmed text of the element with the id.
+// text is the trimmed text of the element with the id, once it is visible. A page that is
+// still being replaced (a navigation ending, a live update) can drop the node between the
+// query and the read ("No node with given id found"): that read is tried again, within the
+// failsafe.
 func (u *ui) text(id string) string {
 	u.t.Helper()
 	ctx, cancel := u.bounded()
 	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID(id)))
-	require.NoError(u.t, err, "text of #%s", id)
-	return strings.TrimSpace(s)
+	for {
+		err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID(id)))
+		var s string
+		if err == nil {
+			s, err = chromedp.Run(ctx, chromedp.TextContent(chromedp.ID(id)))
+		}
+		if err != nil && strings.Contains(err.Error(), "No node with given id") && ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		require.NoError(u.t, err, "text of #%s", id)
+		return strings.TrimSpace(s)
+	}
 }
 
 // type_ types s into the input with the id.
