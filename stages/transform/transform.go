@@ -73,8 +73,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 			}
 		}
 		for _, w := range warnings {
-			rec.Warnings = append(rec.Warnings, harvest.RecordError{Type: "TransformWarning",
-				Message: w.Field + ": " + w.Message, Severity: harvest.SeverityWarning})
+			rec.Warnings = append(rec.Warnings, transformWarning(w.Field, w.Message))
 		}
 		rec.Transformed = dcat
 		return harvest.Next(harvest.SubjectValidate, &rec)
@@ -89,8 +88,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 			}
 		}
 		for _, w := range warnings {
-			rec.Warnings = append(rec.Warnings, harvest.RecordError{Type: "TransformWarning",
-				Message: w.Field + ": " + w.Message, Severity: harvest.SeverityWarning})
+			rec.Warnings = append(rec.Warnings, transformWarning(w.Field, w.Message))
 		}
 		rec.Transformed = dcat
 		return harvest.Next(harvest.SubjectValidate, &rec)
@@ -123,8 +121,7 @@ func transformPortal(rec *harvest.Record) ([]*message.Message, error) {
 		return reject(rec, err.Error())
 	}
 	for _, w := range warnings {
-		rec.Warnings = append(rec.Warnings, harvest.RecordError{Type: "TransformWarning",
-			Message: w.Field + ": " + w.Message, Severity: harvest.SeverityWarning})
+		rec.Warnings = append(rec.Warnings, transformWarning(w.Field, w.Message))
 	}
 	rec.Transformed = dcat
 	return harvest.Next(harvest.SubjectValidate, rec)
@@ -161,4 +158,10 @@ func setPublisherIfNone(dcat []byte, name string) ([]byte, error) {
 	p, _ := json.Marshal(map[string]string{"@type": "org:Organization", "name": name})
 	d["publisher"] = p
 	return json.Marshal(d)
+}
+
+// transformWarning is the warning row of a lossy choice TRANSFORM made for field (the ISO,
+// DCAT-AP and portal mappings each report them as field and message).
+func transformWarning(field, message string) harvest.RecordError {
+	return harvest.RecordError{Type: "TransformWarning", Message: field + ": " + message, Severity: harvest.SeverityWarning}
 }
