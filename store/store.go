@@ -83,7 +83,9 @@ type Store interface {
 	// record of the source has a newest row in status error or pending that a harvest would not
 	// find unchanged (a record whose sync or store write failed must be harvested again; one
 	// whose newest comparable row has the same hash and schema type would be unchanged, so it
-	// does not count). ErrNotFound otherwise. Validate jobs and
+	// does not count), and when that job has no record error row of type StageError (a stage
+	// gave up on a record, maybe before its harvest_record row was written: it must be listed
+	// again). ErrNotFound otherwise. Validate jobs and
 	// unfinished jobs are passed over.
 	JobFetchLatest(ctx context.Context, sourceID string) (*JobFetch, error)
 	// JobFetchSet saves what a job fetched (p.JobID's row; ErrNotFound for an unknown job),

@@ -108,3 +108,33 @@ func testJobFetchLatestUnsettled(t *testing.T, s store.Store) {
 	require.NoError(t, err, "the failed record settled in a later job")
 	require.Equal(t, "e2", got.ETag)
 }
+
+// testJobFetchLatestStageError: a record a stage gave up on (a StageError row, here with no
+// harvest_record row, as COMPARE gives up before it writes one) makes the job's validators
+// unusable: a 304 would never list that record again. A record's own error does not.
+func testJobFetchLatestStageError(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job := newJob(t, s, src.ID)
+	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: job.ID, URL: "u", ETag: "e"}))
+	ok := newRecord(t, s, job, "ok")
+	settleRecord(t, s, ok, harvest.RecordSuccess)
+	_, _, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: "invalid", Identifier: "invalid",
+		Outcome: harvest.OutcomeErrored, Errors: []harvest.RecordError{{Type: "ValidationError",
+			Message: "invalid", Severity: harvest.SeverityError}}})
+	require.NoError(t, err)
+	finishJob(t, s, job.ID)
+	got, err := s.JobFetchLatest(ctx, src.ID)
+	require.NoError(t, err, "a record's own error is carried by a 304")
+	require.Equal(t, "e", got.ETag)
+
+	next := newJob(t, s, src.ID)
+	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: next.ID, URL: "u", ETag: "e2"}))
+	_, _, err = s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: next.ID, Key: "lost", Identifier: "lost",
+		Outcome: harvest.OutcomeErrored, Errors: []harvest.RecordError{{Type: "StageError",
+			Message: "compare stage failed: connection refused", Severity: harvest.SeverityError}}})
+	require.NoError(t, err)
+	finishJob(t, s, next.ID)
+	_, err = s.JobFetchLatest(ctx, src.ID)
+	require.ErrorIs(t, err, store.ErrNotFound, "a stage gave up on a record: list the document again")
+}

@@ -96,6 +96,7 @@ var cases = []testCase{
 	{"Job/ListOrphaned", testJobListOrphaned},
 	{"Job/FetchLatest", testJobFetchLatest},
 	{"Job/FetchLatestUnsettled", testJobFetchLatestUnsettled},
+	{"Job/FetchLatestStageError", testJobFetchLatestStageError},
 	{"Job/FetchLatestAfterCancel", testJobFetchLatestAfterCancel},
 	{"Job/FailSettlesPending", testJobFailSettlesPending},
 	{"Job/Redrive", testJobRedrive},

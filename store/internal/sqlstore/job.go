@@ -37,6 +37,14 @@ const unsettledRecord = `SELECT EXISTS (SELECT 1 FROM harvest_record r
 				AND k.status IN ('success', 'error_validation', 'error_transform')
 			ORDER BY k.date_created DESC LIMIT 1), false))`
 
+// stageFailure finds a record error row of the job (%[1]s) that a stage wrote when it gave up
+// on a record (type StageError: Postgres, NATS or the index down past the retries): such a
+// record may have no harvest_record row at all (COMPARE gives up before it writes one), so
+// unsettledRecord cannot see it, and a document skipped by a conditional GET would never list
+// it again.
+const stageFailure = `SELECT EXISTS (SELECT 1 FROM harvest_record_error
+	WHERE harvest_job_id = %[1]s AND type = 'StageError' AND severity = 'error')`
+
 // settlePendingRecords gives the records a failed job ($1) left pending a final status, at
 // now() (Store.sql): success when SYNC applied them (the live dataset is this record, or a
 // delete's dataset is gone), error otherwise (the job ended before they reached the catalog).
@@ -88,6 +96,11 @@ func (s *Scanner) JobFetchLatest(ctx context.Context, q Querier, ph, sourceID st
 	var unsettled bool
 	if err := q.QueryRow(ctx, fmt.Sprintf(unsettledRecord, ph), sourceID).Scan(&unsettled); err != nil {
 		return nil, err
+	}
+	if !unsettled {
+		if err := q.QueryRow(ctx, fmt.Sprintf(stageFailure, ph), f.JobID).Scan(&unsettled); err != nil {
+			return nil, err
+		}
 	}
 	if unsettled {
 		return nil, store.ErrNotFound
