@@ -91,7 +91,7 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 	s.wg.Add(4)
 	go func() { // a pull that waits on a consumer the broker lost can wait forever: stop it
 		defer s.wg.Done()
-		s.watchConsumer(ctx, func() { cur.Load().(jetstream.MessagesContext).Stop() })
+		s.watchConsumer(ctx, func() { cur.Load().(*puller).Stop() })
 	}()
 	go func() { // stop the iterator when asked, which unblocks Next
 		defer s.wg.Done()
@@ -100,7 +100,7 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 		case <-s.closing:
 			cancel()
 		}
-		cur.Load().(jetstream.MessagesContext).Stop()
+		cur.Load().(*puller).Stop()
 	}()
 	go func() {
 		defer s.wg.Done()
@@ -203,7 +203,7 @@ const missedHeartbeat = 2 * time.Second
 // bind creates (or updates) the durable consumer and starts pulling from it. On a JetStream
 // cluster that cannot answer yet (a leader election) it keeps trying for a while
 // (whileUnavailable).
-func (s *Subscriber) bind(ctx context.Context) (jetstream.MessagesContext, error) {
+func (s *Subscriber) bind(ctx context.Context) (*puller, error) {
 	var c jetstream.Consumer
 	err := whileUnavailable(ctx, s.js.Conn(), func(ctx context.Context) (err error) {
 		c, err = s.js.CreateOrUpdateConsumer(ctx, s.stream, s.consumer)
@@ -212,18 +212,17 @@ func (s *Subscriber) bind(ctx context.Context) (jetstream.MessagesContext, error
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s on %s: %w", s.consumer.Durable, s.stream, err)
 	}
-	it, err := c.Messages(jetstream.PullMaxMessages(s.pullMax), jetstream.PullHeartbeat(missedHeartbeat))
-	if err != nil {
-		return nil, fmt.Errorf("consume %s: %w", s.consumer.Durable, err)
-	}
-	return it, nil
+	return newPuller(c, s.pullMax, pullExpires, missedHeartbeat), nil
 }
+
+// pullExpires is how long one pull request waits for its batch to fill (puller).
+const pullExpires = 10 * time.Second
 
 // rebind returns a new iterator when the broker lost the consumer (a nats-server restarted
 // with its store wiped, or after losing unsynced writes; the stream deleted) or the iterator
 // ended by itself: the streams and the consumer are created again. It returns nil while the
 // iterator and its consumer are fine, or when the broker cannot be reached.
-func (s *Subscriber) rebind(ctx context.Context, cause error) jetstream.MessagesContext {
+func (s *Subscriber) rebind(ctx context.Context, cause error) *puller {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	switch {
