@@ -128,6 +128,12 @@ type Store interface {
 	JobRedrive(ctx context.Context, p *JobRedriveParams) (*HarvestJob, bool, error)
 	// JobSetExpected records the job's expected outcome count and returns the job.
 	JobSetExpected(ctx context.Context, p *JobSetExpectedParams) (*HarvestJob, error)
+	// JobCountBehind returns how many jobs other than jobID are in progress with fewer than
+	// settled outcomes settled: the running jobs that have had less of the pipeline (queued
+	// jobs do not count: they use none of it).
+	// EXTRACT's pacing reads it so that a big job's listing gives way to them
+	// (extract.Config.JobWindow). One count over the job status index.
+	JobCountBehind(ctx context.Context, jobID string, settled int) (int, error)
 	// JobStartQueued moves the oldest new jobs to in_progress (heartbeat now) while fewer than
 	// p.MaxInProgress jobs are in progress, atomically, and returns the jobs it started.
 	JobStartQueued(ctx context.Context, p *JobStartQueuedParams) ([]*HarvestJob, error)

@@ -38,6 +38,7 @@ type Store interface {
 	JobFetchGet(ctx context.Context, jobID string) (*store.JobFetch, error)
 	JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error)
 	JobFetchSet(ctx context.Context, p *store.JobFetch) error
+	JobCountBehind(ctx context.Context, jobID string, settled int) (int, error)
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobHeartbeat(ctx context.Context, jobID string) error
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
@@ -79,6 +80,14 @@ type Config struct {
 	// one's (fair parallel harvests). Pacing is never a gate on correctness: a listing whose
 	// job settles nothing for StallTimeout goes on unpaced. Default DefaultJobWindow; negative:
 	// no cap.
+	//
+	// A job past its first JobWindow records gives way to the running jobs that have settled
+	// fewer records than it has (store.Store.JobCountBehind, read at most every
+	// giveWayRecheck): its window is then JobWindow/giveWayDivisor, so that small jobs started
+	// beside a big one get most of the pipeline (least attained service: the job that has had
+	// the least goes first, which favours short jobs without knowing their sizes). Of two big
+	// jobs, the one behind keeps its whole window, so the pipeline never runs on small windows
+	// alone.
 	JobWindow int
 	// StallTimeout is how long a paced listing waits without any of its job's records settling
 	// before it goes on unpaced. Default DefaultStallTimeout.
@@ -87,6 +96,14 @@ type Config struct {
 
 // DefaultJobWindow is Config.JobWindow's default, in records.
 const DefaultJobWindow = 500
+
+// giveWayDivisor divides Config.JobWindow for a job that gives way to jobs behind it: with
+// the default window, 62 of its records in flight against 250–500 of each job behind it.
+const giveWayDivisor = 8
+
+// giveWayRecheck is how long a listing trusts its last count of the jobs behind it
+// (store.Store.JobCountBehind) before it reads it again: at most 4 reads a second per listing.
+const giveWayRecheck = 250 * time.Millisecond
 
 // DefaultStallTimeout is Config.StallTimeout's default.
 const DefaultStallTimeout = 30 * time.Second
@@ -272,6 +289,10 @@ type lister struct {
 	// stalled (pace).
 	settled int
 	unpaced bool
+	// behind is whether running jobs had settled fewer records than this one when pace counted
+	// them last, at behindAt (window).
+	behind   bool
+	behindAt time.Time
 }
 
 // seenBatch is how many seen identifiers a listing stores in one statement
@@ -318,17 +339,20 @@ const (
 	paceMaxWait   = 50 * time.Millisecond
 )
 
-// pace holds the listing while Config.JobWindow of its records are in flight (listed, not
-// settled), until at most half of the window is: one store read of the job per half window
-// listed, and a few more while it waits. In flight is an estimate that only errs low (a
+// pace holds the listing while its window (window: Config.JobWindow, less while the job gives
+// way) of its records are in flight (listed, not settled), until at most half of the window
+// is: one store read of the job per half window listed, and a few more while it waits. In flight is an estimate that only errs low (a
 // re-driven job's settled count includes the outcomes of its earlier run), so pacing slows a
 // listing down, never loses a record. A job that settles nothing for Config.StallTimeout (a
 // lost message, a stage that is down) is listed on unpaced, and one that ended meanwhile
 // (cancelled, failed) is listed on as before.
 func (l *lister) pace() error {
-	w := l.h.cfg.JobWindow
-	if w < 0 || l.unpaced || l.listed-l.settled < w {
+	if l.h.cfg.JobWindow < 0 || l.unpaced {
 		return nil
+	}
+	w, err := l.window()
+	if err != nil || l.listed-l.settled < w {
+		return err
 	}
 	last, since := -1, time.Now()
 	wait := paceFirstWait
@@ -342,6 +366,9 @@ func (l *lister) pace() error {
 			return fmt.Errorf("read job progress: %w", err)
 		}
 		l.settled = job.Settled
+		if w, err = l.window(); err != nil {
+			return err
+		}
 		if job.Status.Finished() || l.listed-l.settled <= w/2 {
 			return nil
 		}
@@ -357,6 +384,26 @@ func (l *lister) pace() error {
 		}
 		wait = min(2*wait, paceMaxWait)
 	}
+}
+
+// window returns the job's window now: Config.JobWindow, or a giveWayDivisor-th of it while
+// the job, past its first window, has running jobs behind it (Config.JobWindow).
+func (l *lister) window() (int, error) {
+	w := l.h.cfg.JobWindow
+	if l.listed <= w {
+		return w, nil // a job within its first window never gives way
+	}
+	if time.Since(l.behindAt) >= giveWayRecheck {
+		n, err := l.h.store.JobCountBehind(l.ctx, l.job.JobID, l.settled)
+		if err != nil {
+			return w, fmt.Errorf("count the jobs behind: %w", err)
+		}
+		l.behind, l.behindAt = n > 0, time.Now()
+	}
+	if l.behind {
+		return max(w/giveWayDivisor, 2), nil
+	}
+	return w, nil
 }
 
 // sleepCtx waits d, or returns ctx's error when it ends first.

@@ -25,6 +25,23 @@ import (
 // the store) and how many records were published.
 func pacedRun(t *testing.T, n int, settle func() bool, opts ...Option) (maxInFlight, published int, err error) {
 	t.Helper()
+	maxInFlight, _, published, err = pacedRunWith(t, pacedSetup{}, n, settle, opts...)
+	return maxInFlight, published, err
+}
+
+// pacedSetup is what pacedRunWith does beyond pacedRun.
+type pacedSetup struct {
+	// behind starts another job (in progress, nothing settled) before the listing.
+	behind bool
+	// lateFrom: maxLate counts the records published after this many.
+	lateFrom int
+}
+
+// pacedRunWith is pacedRun with setup; maxLate is the most records in flight when one of the
+// records after setup.lateFrom was published.
+func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opts ...Option) (
+	maxInFlight, maxLate, published int, err error) {
+	t.Helper()
 	ctx := context.Background()
 	st := openSQLite(t)
 	var b strings.Builder
@@ -43,6 +60,13 @@ func pacedRun(t *testing.T, n int, settle func() bool, opts ...Option) (maxInFli
 	require.NoError(t, err)
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
+	if setup.behind {
+		other, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "small", URL: path + "?small",
+			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		_, err = st.JobInsert(ctx, &store.JobInsertParams{SourceID: other.ID, JobType: harvest.JobHarvest})
+		require.NoError(t, err)
+	}
 
 	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pubsub.Close() })
@@ -70,6 +94,9 @@ func pacedRun(t *testing.T, n int, settle func() bool, opts ...Option) (maxInFli
 				mu.Lock()
 				published++
 				maxInFlight = max(maxInFlight, published-j.Settled)
+				if published > setup.lateFrom {
+					maxLate = max(maxLate, published-j.Settled)
+				}
 				mu.Unlock()
 				queue <- rec.Identifier
 			}
@@ -111,7 +138,37 @@ func pacedRun(t *testing.T, n int, settle func() bool, opts ...Option) (maxInFli
 	<-settler
 	mu.Lock()
 	defer mu.Unlock()
-	return maxInFlight, published, err
+	return maxInFlight, maxLate, published, err
+}
+
+// A job past its first window gives way to a running job that has settled less: its window
+// shrinks to JobWindow/giveWayDivisor (here 16/8 = 2) until that job is done.
+func TestListingGivesWayToJobsBehind(t *testing.T) {
+	const window = 16
+	// A slow pipeline: it settles a record on every fourth try (a try a millisecond), so a
+	// listing that is not held runs ahead.
+	slow := func() func() bool {
+		var mu sync.Mutex
+		tries := 0
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			tries++
+			return tries%4 == 0
+		}
+	}
+	_, late, published, err := pacedRunWith(t, pacedSetup{behind: true, lateFrom: window + 4}, 80,
+		slow(), WithConfig(Config{JobWindow: window, StallTimeout: time.Hour}))
+	require.NoError(t, err)
+	require.Equal(t, 80, published)
+	require.LessOrEqual(t, late, window/giveWayDivisor, "records in flight past the first window, a job behind")
+
+	// Alone, the same listing keeps its whole window: the limit above is the giving way.
+	_, late, published, err = pacedRunWith(t, pacedSetup{lateFrom: window + 4}, 80,
+		slow(), WithConfig(Config{JobWindow: window, StallTimeout: time.Hour}))
+	require.NoError(t, err)
+	require.Equal(t, 80, published)
+	require.Greater(t, late, window/giveWayDivisor, "records in flight past the first window, alone")
 }
 
 // A listing keeps at most JobWindow of its job's records in flight: it waits for the store's

@@ -15,6 +15,14 @@ func (s *Store) JobHeartbeat(ctx context.Context, jobID string) error {
 	return sqlstore.ExecOne(ctx, s.q, `UPDATE harvest_job SET heartbeat_at = ? WHERE id = ?`, now(), jobID)
 }
 
+// JobCountBehind implements store.Store.
+func (s *Store) JobCountBehind(ctx context.Context, jobID string, settled int) (int, error) {
+	var n int
+	err := s.q.QueryRow(ctx, `SELECT count(*) FROM harvest_job WHERE status = 'in_progress'
+		AND records_settled < ? AND id <> ?`, settled, jobID).Scan(&n)
+	return n, err
+}
+
 // JobListOrphaned implements store.Store.
 func (s *Store) JobListOrphaned(ctx context.Context, p *store.JobListOrphanedParams) ([]*store.HarvestJob, error) {
 	return sqlstore.Collect(s.q.Query(ctx, `SELECT `+sqlstore.JobColumns+` FROM harvest_job

@@ -164,3 +164,36 @@ func testJobListOrphaned(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.Equal(t, older, jobs[0], "every field is returned")
 }
+
+// testJobCountBehind: the in_progress jobs other than the one asking, with fewer outcomes
+// settled than it has, count; queued, finished and failed jobs, and jobs as far or further,
+// do not.
+func testJobCountBehind(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	big := newJob(t, s, newSource(t, s).ID)
+	count := func(settled int) int {
+		t.Helper()
+		n, err := s.JobCountBehind(ctx, big.ID, settled)
+		require.NoError(t, err)
+		return n
+	}
+	require.Equal(t, 0, count(10), "alone")
+	small := newJob(t, s, newSource(t, s).ID)
+	queued := newQueuedJob(t, s, newSource(t, s).ID)
+	failed := newJob(t, s, newSource(t, s).ID)
+	for _, k := range []string{"a", "b"} {
+		settle(t, s, small.ID, k, harvest.OutcomeAdded)
+	}
+	require.Equal(t, 2, count(10), "small and failed; the queued job uses no pipeline")
+	require.Equal(t, 1, count(2), "small has settled 2: not behind a job at 2")
+	require.Equal(t, 0, count(0))
+	_, err := s.JobFail(ctx, &store.JobFailParams{JobID: failed.ID, Type: "Cancelled", Message: "by test"})
+	require.NoError(t, err)
+	require.Equal(t, 1, count(10))
+	started := startQueued(t, s, 10)
+	require.Equal(t, []string{queued.ID}, started)
+	require.Equal(t, 2, count(10), "started: it runs now")
+	finishJob(t, s, small.ID)
+	finishJob(t, s, queued.ID)
+	require.Equal(t, 0, count(10))
+}

@@ -90,6 +90,7 @@ var cases = []testCase{
 	{"Job/List", testJobList},
 	{"Job/ListDefaultLimit", testJobListDefaultLimit},
 	{"Job/StartQueuedCap", testJobStartQueuedCap},
+	{"Job/CountBehind", testJobCountBehind},
 	{"Job/StartQueuedCountsRunning", testJobStartQueuedCountsRunning},
 	{"Job/StartQueuedConcurrent", testJobStartQueuedConcurrent},
 	{"Job/Heartbeat", testJobHeartbeat},
