@@ -144,12 +144,12 @@ func TestPrometheusScrapesServe(t *testing.T) {
 
 	// What each stage received, by the job's counts: one job message, the listing's expected
 	// count, every listed record through COMPARE, the created and updated ones through
-	// TRANSFORM (DCAT-US passes through) and VALIDATE, every change through SYNC, and one
+	// VALIDATE (DCAT-US skips TRANSFORM), every change through SYNC, and one
 	// outcome per record plus the expected count through the aggregator.
 	want := map[string]float64{
 		"extract": 1, "listing": 1, "trigger": 0,
 		"compare":   float64(job.Total - job.Deleted),
-		"transform": float64(job.Added + job.Updated),
+		"transform": 0,
 		"validate":  float64(job.Added + job.Updated),
 		"sync":      float64(job.Added + job.Updated + job.Deleted),
 		"report":    float64(job.Total + 1),

@@ -103,7 +103,7 @@ func (f *fixture) handleAll(t *testing.T, recs []*record) {
 	wg.Wait()
 }
 
-// outcome is where a handled record went: its action on to TRANSFORM, "unchanged" settled,
+// outcome is where a handled record went: its action on to VALIDATE (DCAT-US skips TRANSFORM), "unchanged" settled,
 // "dropped" when nothing was sent.
 func outcome(t *testing.T, out []*message.Message) string {
 	t.Helper()
@@ -112,7 +112,7 @@ func outcome(t *testing.T, out []*message.Message) string {
 	}
 	require.Len(t, out, 1)
 	switch out[0].Metadata.Get(harvest.MetaSubject) {
-	case harvest.SubjectTransform:
+	case harvest.SubjectValidate:
 		var rec harvest.Record
 		require.NoError(t, harvest.Decode(out[0], &rec))
 		return string(rec.Action)

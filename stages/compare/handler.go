@@ -100,7 +100,7 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	}
 	rec.Action, rec.SourceHash = action, hash
 	if rec.JobType == harvest.JobValidate {
-		return harvest.Next(harvest.SubjectTransform, &rec)
+		return harvest.Next(onward(&rec), &rec)
 	}
 	if action == harvest.ActionUnchanged {
 		return harvest.Settle(unchanged(&rec, known.Latest))
@@ -110,7 +110,21 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 		SourceRaw: sourceRaw(&rec), SchemaType: rec.SchemaType}); err != nil {
 		return nil, err
 	}
-	return harvest.Next(harvest.SubjectTransform, &rec)
+	return harvest.Next(onward(&rec), &rec)
+}
+
+// onward is the subject of a changed record's next stage: VALIDATE for a record that already
+// is DCAT-US (DESIGN.md: "DCAT-US input skips" TRANSFORM, which has nothing to do for it:
+// skipping it saves a JetStream hop per record), else TRANSFORM.
+func onward(rec *harvest.Record) string {
+	if rec.SourceType.IsPortal() {
+		return harvest.SubjectTransform
+	}
+	switch rec.SchemaType {
+	case harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS30:
+		return harvest.SubjectValidate
+	}
+	return harvest.SubjectTransform
 }
 
 // decided returns the action this job already decided for the record, or "" when it decided

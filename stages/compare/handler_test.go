@@ -145,12 +145,12 @@ func TestRecordListedAgainKeepsDecision(t *testing.T) {
 	body := `{"identifier":"a","title":"A"}`
 
 	subject, rec, _ := f.compare(t, job, "a", body)
-	require.Equal(t, harvest.SubjectTransform, subject)
+	require.Equal(t, harvest.SubjectValidate, subject)
 	require.Equal(t, harvest.ActionCreate, rec.Action)
 	f.synced(t, rec) // the worker died after SYNC, before the aggregator counted it
 
 	subject, rec, _ = f.compare(t, job, "a", body)
-	require.Equal(t, harvest.SubjectTransform, subject)
+	require.Equal(t, harvest.SubjectValidate, subject)
 	require.Equal(t, harvest.ActionCreate, rec.Action, "the dataset exists because this job created it")
 
 	// Once the record's outcome was counted (status success), its redelivery has nothing left
@@ -170,7 +170,7 @@ func TestRecordListedAgainKeepsDecision(t *testing.T) {
 	require.Equal(t, harvest.SubjectSettled, subject)
 	require.Equal(t, harvest.OutcomeUnchanged, s.Outcome)
 	subject, rec, _ = f.compare(t, next, "a", `{"identifier":"a","title":"A2"}`)
-	require.Equal(t, harvest.SubjectTransform, subject)
+	require.Equal(t, harvest.SubjectValidate, subject)
 	require.Equal(t, harvest.ActionUpdate, rec.Action)
 }
 
@@ -229,14 +229,14 @@ func TestUnchangedInvalidRecordIsErrored(t *testing.T) {
 	require.Equal(t, harvest.OutcomeUnchanged, s.Outcome)
 	require.Empty(t, s.CarriedFromRecordID)
 	subject, rec, _ := f.compare(t, next, "bad", `{"identifier":"bad","title":"fixed"}`)
-	require.Equal(t, harvest.SubjectTransform, subject, "a changed record is validated")
+	require.Equal(t, harvest.SubjectValidate, subject, "a changed record is validated")
 	require.Equal(t, harvest.ActionCreate, rec.Action)
 	_, err = f.st.JobFail(ctx, &store.JobFailParams{JobID: next.ID, Type: "Test", Message: "end"})
 	require.NoError(t, err)
 
 	val := f.job(t, harvest.JobValidate)
 	subject, rec, _ = f.compare(t, val, "bad", bad)
-	require.Equal(t, harvest.SubjectTransform, subject, "a validate job checks every record")
+	require.Equal(t, harvest.SubjectValidate, subject, "a validate job checks every record")
 	require.Equal(t, harvest.ActionUnchanged, rec.Action)
 }
 
@@ -313,4 +313,22 @@ func TestNotModifiedListingSettles(t *testing.T) {
 	require.Equal(t, harvest.Settled{V: harvest.Version, Kind: harvest.SettledOutcome, JobID: next.ID,
 		Key: harvest.PositionKey(2), Outcome: harvest.OutcomeErrored, CarriedFromJobID: first.ID}, got[harvest.PositionKey(2)])
 	require.Empty(t, f.deletesSent(), "nothing is deleted")
+}
+
+// A changed record goes on to VALIDATE when it already is DCAT-US, and to TRANSFORM when it is
+// not (ISO, DCAT-AP, a portal item whatever its schema type).
+func TestOnward(t *testing.T) {
+	for _, c := range []struct {
+		rec  harvest.Record
+		want string
+	}{
+		{harvest.Record{SchemaType: harvest.SchemaDCATUS11Federal}, harvest.SubjectValidate},
+		{harvest.Record{SchemaType: harvest.SchemaDCATUS11NonFederal}, harvest.SubjectValidate},
+		{harvest.Record{SchemaType: harvest.SchemaDCATUS30}, harvest.SubjectValidate},
+		{harvest.Record{SchemaType: harvest.SchemaISO19115_2}, harvest.SubjectTransform},
+		{harvest.Record{SchemaType: harvest.SchemaDCATAP}, harvest.SubjectTransform},
+		{harvest.Record{SchemaType: harvest.SchemaDCATUS11NonFederal, SourceType: harvest.SourceCKAN}, harvest.SubjectTransform},
+	} {
+		require.Equal(t, c.want, onward(&c.rec), "%s %s", c.rec.SourceType, c.rec.SchemaType)
+	}
 }

@@ -56,7 +56,9 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	case rec.SourceType.IsPortal():
 		return transformPortal(&rec)
 	case rec.SchemaType == harvest.SchemaDCATUS11Federal || rec.SchemaType == harvest.SchemaDCATUS11NonFederal ||
-		rec.SchemaType == harvest.SchemaDCATUS30: // DCAT-US already: on as it came
+		rec.SchemaType == harvest.SchemaDCATUS30:
+		// DCAT-US already: on as it came. COMPARE sends these to VALIDATE; a replayed one, or
+		// one queued before that, may still come here.
 		return harvest.Forward(harvest.SubjectValidate, msg)
 	case rec.SchemaType == harvest.SchemaDCATAP:
 		langs := rec.Languages
