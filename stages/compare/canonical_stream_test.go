@@ -52,7 +52,7 @@ func TestCanonicalStreamMatchesReference(t *testing.T) {
 // Inputs the stream refuses fall back to the reference, which keeps its own answer for them.
 func TestCanonicalizeFallsBackToReference(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"a":1,"a":2}`:     `{"a":2}`,            // repeated key: the last wins
+		`{"a":1,"a":2}`:     `{"a":2}`,             // repeated key: the last wins
 		"\"bad \xff byte\"": "\"bad \ufffd byte\"", // invalid UTF-8: U+FFFD
 		`"\ud800"`:          "\"\ufffd\"",          // lone surrogate
 		`{"b":"<&>","a":[1.50e3,-0,true,null,"\u2028"]}`: `{"a":[1.50e3,-0,true,null,"\u2028"],"b":"<&>"}`,
