@@ -89,8 +89,7 @@ func testJobFetchLatest(t *testing.T, s store.Store) {
 func testJobFetchLatestUnsettled(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	src := newSource(t, s)
-	job := newJob(t, s, src.ID)
-	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: job.ID, URL: "u", ETag: "e"}))
+	job := newFetchedJob(t, s, src.ID, "e")
 	ok := newRecord(t, s, job, "ok")
 	settleRecord(t, s, ok, harvest.RecordSuccess)
 	failed := newRecord(t, s, job, "failed")
@@ -99,8 +98,7 @@ func testJobFetchLatestUnsettled(t *testing.T, s store.Store) {
 	_, err := s.JobFetchLatest(ctx, src.ID)
 	require.ErrorIs(t, err, store.ErrNotFound, "a record failed for a reason of its own: harvest it again")
 
-	next := newJob(t, s, src.ID)
-	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: next.ID, URL: "u", ETag: "e2"}))
+	next := newFetchedJob(t, s, src.ID, "e2")
 	again := newRecord(t, s, next, "failed")
 	settleRecord(t, s, again, harvest.RecordSuccess)
 	finishJob(t, s, next.ID)
@@ -115,8 +113,7 @@ func testJobFetchLatestUnsettled(t *testing.T, s store.Store) {
 func testJobFetchLatestStageError(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	src := newSource(t, s)
-	job := newJob(t, s, src.ID)
-	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: job.ID, URL: "u", ETag: "e"}))
+	job := newFetchedJob(t, s, src.ID, "e")
 	ok := newRecord(t, s, job, "ok")
 	settleRecord(t, s, ok, harvest.RecordSuccess)
 	_, _, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: "invalid", Identifier: "invalid",
@@ -128,8 +125,7 @@ func testJobFetchLatestStageError(t *testing.T, s store.Store) {
 	require.NoError(t, err, "a record's own error is carried by a 304")
 	require.Equal(t, "e", got.ETag)
 
-	next := newJob(t, s, src.ID)
-	require.NoError(t, s.JobFetchSet(ctx, &store.JobFetch{JobID: next.ID, URL: "u", ETag: "e2"}))
+	next := newFetchedJob(t, s, src.ID, "e2")
 	_, _, err = s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: next.ID, Key: "lost", Identifier: "lost",
 		Outcome: harvest.OutcomeErrored, Errors: []harvest.RecordError{{Type: "StageError",
 			Message: "compare stage failed: connection refused", Severity: harvest.SeverityError}}})
@@ -137,4 +133,12 @@ func testJobFetchLatestStageError(t *testing.T, s store.Store) {
 	finishJob(t, s, next.ID)
 	_, err = s.JobFetchLatest(ctx, src.ID)
 	require.ErrorIs(t, err, store.ErrNotFound, "a stage gave up on a record: list the document again")
+}
+
+// newFetchedJob starts a harvest job of the source that fetched URL "u" with ETag etag.
+func newFetchedJob(t *testing.T, s store.Store, sourceID, etag string) *store.HarvestJob {
+	t.Helper()
+	job := newJob(t, s, sourceID)
+	require.NoError(t, s.JobFetchSet(t.Context(), &store.JobFetch{JobID: job.ID, URL: "u", ETag: etag}))
+	return job
 }
