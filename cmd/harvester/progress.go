@@ -40,6 +40,12 @@ func newJobProgress(out io.Writer, format string) *jobProgress {
 		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionFullWidth(),
 		progressbar.OptionSetRenderBlankState(true),
+		// No spinner goroutine: the bar is drawn on each poll (observe, every 50 ms), which
+		// turns the spinner too. progressbar v3.19.1's spinner goroutine stops on Finish but
+		// not on Exit, so after a failed job it drew the bar once more after stop had ended
+		// its line, and the report was printed on the bar's line
+		// (TestHarvestProgressBarStopsWhereTheJobFailed, seen in a fresh-clone CI run).
+		progressbar.OptionSetSpinnerChangeInterval(0),
 	)
 	return &jobProgress{bar: bar, out: f, expected: -1}
 }

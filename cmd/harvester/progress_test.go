@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // lockedBuffer is a bytes.Buffer that one goroutine writes while the test reads it.
@@ -149,4 +151,31 @@ func TestHarvestProgressBarStopsWhereTheJobFailed(t *testing.T) {
 	require.Contains(t, out, "harvest (0/-", "the spinner of a listing that never completed")
 	require.NotContains(t, out, "100%")
 	require.Regexp(t, `\r?\n(\r|\x1b\[[0-9;]*[A-Za-z])*Harvest job \S+ \(harvest\) of \S+: error\r?\n`, out)
+}
+
+// TestProgressBarNotDrawnAfterStop: once a failed job stopped the bar and ended its line,
+// nothing draws it again, so the report that follows starts on a line of its own. The bar's
+// library redraws a spinner from a goroutine of its own that stops on Finish but not on Exit;
+// the bar must not start one (it redrew the bar within ~100 ms of the stop, and once in a CI
+// run before the report was printed).
+func TestProgressBarNotDrawnAfterStop(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	require.NoError(t, err)
+	defer ptmx.Close()
+	var screen lockedBuffer
+	read := make(chan struct{})
+	go func() { defer close(read); _, _ = io.Copy(&screen, ptmx) }()
+
+	p := newJobProgress(tty, "text")
+	require.NotNil(t, p, "a terminal")
+	p.observe(&store.HarvestJob{Status: harvest.JobInProgress})
+	p.observe(&store.HarvestJob{Status: harvest.JobError})
+	require.Eventually(t, func() bool { return strings.Contains(screen.String(), "\n") },
+		time.Minute, 10*time.Millisecond, "the bar's line is ended")
+	// Three of the library's spinner intervals (100 ms): a spinner goroutine would have drawn.
+	time.Sleep(300 * time.Millisecond)
+	require.NoError(t, tty.Close())
+	<-read
+	_, after, _ := strings.Cut(screen.String(), "\n")
+	require.NotContains(t, after, "harvest", "drawn again after the stop: %q", screen.String())
 }
