@@ -122,8 +122,19 @@ func TestStreamReplicas(t *testing.T) {
 	require.Equal(t, 3, c.CachedInfo().Config.Replicas, "consumer harvest-validate")
 
 	// A stream the broker lost is created again by the publisher with the same replicas.
+	// While the cluster settles the deletion a publish may time out instead of finding no
+	// stream (seen in a CI run beside the cluster crash tests): a handler's publish is retried
+	// by the router's retry middleware, so this one is retried too. The wait follows the work.
 	require.NoError(t, bus.js.DeleteStream(ctx, StreamTrigger))
-	require.NoError(t, bus.Publisher().Publish(harvest.SubjectTrigger, message.NewMessage("1", []byte(`{}`))))
+	for attempt := 1; ; attempt++ {
+		err := bus.Publisher().Publish(harvest.SubjectTrigger, message.NewMessage("1", []byte(`{}`)))
+		if err == nil {
+			break
+		}
+		require.Less(t, attempt, 120, "publish after the stream was deleted: %v", err)
+		t.Logf("publish, attempt %d: %v; retrying", attempt, err)
+		time.Sleep(100 * time.Millisecond)
+	}
 	require.Equal(t, 3, replicas(StreamTrigger), "stream %s created again", StreamTrigger)
 
 	// With a node down for good, a process (re)starting connects, and binds its consumers.
