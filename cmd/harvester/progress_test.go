@@ -125,12 +125,7 @@ func TestHarvestNoProgressBarOnAPipeOrWithJSON(t *testing.T) {
 		})
 	}
 	// With --format json on a terminal: stdout is exactly the JSON report.
-	ptmx, tty, err := pty.Open()
-	require.NoError(t, err)
-	defer ptmx.Close()
-	var screen lockedBuffer
-	read := make(chan struct{})
-	go func() { defer close(read); _, _ = io.Copy(&screen, ptmx) }()
+	tty, screen, read := openTerminal(t)
 	code, stderr := b.harvestText(t, tty, "--format", "json")
 	require.Equal(t, exitOK, code, stderr)
 	require.Eventually(t, func() bool { return strings.Contains(screen.String(), "}") },
@@ -159,12 +154,7 @@ func TestHarvestProgressBarStopsWhereTheJobFailed(t *testing.T) {
 // the bar must not start one (it redrew the bar within ~100 ms of the stop, and once in a CI
 // run before the report was printed).
 func TestProgressBarNotDrawnAfterStop(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	require.NoError(t, err)
-	defer ptmx.Close()
-	var screen lockedBuffer
-	read := make(chan struct{})
-	go func() { defer close(read); _, _ = io.Copy(&screen, ptmx) }()
+	tty, screen, read := openTerminal(t)
 
 	p := newJobProgress(tty, "text")
 	require.NotNil(t, p, "a terminal")
@@ -178,4 +168,17 @@ func TestProgressBarNotDrawnAfterStop(t *testing.T) {
 	<-read
 	_, after, _ := strings.Cut(screen.String(), "\n")
 	require.NotContains(t, after, "harvest", "drawn again after the stop: %q", screen.String())
+}
+
+// openTerminal opens a pseudo-terminal: tty is its terminal end, screen what was written to it,
+// and read is closed once tty is closed and everything written was read.
+func openTerminal(t *testing.T) (tty *os.File, screen *lockedBuffer, read <-chan struct{}) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ptmx.Close() })
+	screen = &lockedBuffer{}
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = io.Copy(screen, ptmx) }()
+	return tty, screen, done
 }
