@@ -341,7 +341,8 @@ const (
 
 // pace holds the listing while its window (window: Config.JobWindow, less while the job gives
 // way) of its records are in flight (listed, not settled), until at most half of the window
-// is: one store read of the job per half window listed, and a few more while it waits. In flight is an estimate that only errs low (a
+// is: one store read of the job per half window listed, and a few more while it waits. In
+// flight is an estimate that only errs low (a
 // re-driven job's settled count includes the outcomes of its earlier run), so pacing slows a
 // listing down, never loses a record. A job that settles nothing for Config.StallTimeout (a
 // lost message, a stage that is down) is listed on unpaced, and one that ended meanwhile
