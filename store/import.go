@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -18,6 +19,16 @@ const (
 	ImportChanged                       // the row existed and was updated to these fields
 )
 
+// Importer is the import writes (Store has them all); Store.ImportTx gives one whose writes
+// are in one transaction.
+type Importer interface {
+	DatasetImport(ctx context.Context, p *DatasetImportParams) (ImportResult, error)
+	JobImport(ctx context.Context, p *JobImportParams) (ImportResult, error)
+	OrganizationImport(ctx context.Context, p *OrganizationImportParams) (ImportResult, error)
+	RecordImport(ctx context.Context, p *RecordImportParams) (ImportResult, error)
+	SourceImport(ctx context.Context, p *SourceImportParams) (ImportResult, error)
+}
+
 // OrganizationImportParams is an organization with a given id (harvester import-h2).
 type OrganizationImportParams struct {
 	ID   string // a UUID
@@ -25,8 +36,9 @@ type OrganizationImportParams struct {
 	Slug string
 }
 
-// SourceImportParams is a harvest source with a given id. A new source is scheduled as
-// SourceInsert schedules one (now, unless manual); an updated one keeps its schedule.
+// SourceImportParams is a harvest source with a given id. A new source's next run is one
+// frequency after the import (none when manual): an imported source is not due at once. An
+// updated one keeps its schedule.
 type SourceImportParams struct {
 	ID string // a UUID
 	SourceInsertParams

@@ -60,6 +60,14 @@ type Store interface {
 	// error, and then nothing is written; callers fall back to DatasetUpsert one by one.
 	DatasetUpsertBatch(ctx context.Context, ps []*DatasetUpsertParams) ([]*Dataset, error)
 
+	// ImportTx runs fn in one transaction, so that an import (harvester import-h2 writes each
+	// source with its organization, jobs, records and datasets in one) is all there or absent:
+	// the writes fn makes through im are committed together when fn returns nil, and none of
+	// them when fn returns an error, panics or ctx ends. A write of im that fails (ErrConflict,
+	// ErrNotFound) undoes only itself (a savepoint), so fn may report it and go on. On SQLite
+	// the database's write lock is held until fn returns.
+	ImportTx(ctx context.Context, fn func(im Importer) error) error
+
 	// JobCountsSince counts the jobs created at or after since, by status and job type.
 	JobCountsSince(ctx context.Context, since time.Time) ([]*JobCount, error)
 	// JobErrorListSince returns at most limit job errors written at or after since, newest
@@ -262,7 +270,8 @@ type Store interface {
 	// SourceGet returns one source, or ErrNotFound.
 	SourceGet(ctx context.Context, sourceID string) (*Source, error)
 	// SourceImport creates the source p.ID, or updates its fields (ImportResult); a created
-	// source is scheduled as SourceInsert schedules one, an updated one keeps its schedule.
+	// source's next run is one frequency after now (it is not due at once; none when manual),
+	// an updated one keeps its schedule.
 	// ErrConflict when the URL is another source's, ErrNotFound when the organization does not exist.
 	SourceImport(ctx context.Context, p *SourceImportParams) (ImportResult, error)
 	// SourceInsert creates a source: ErrConflict when the URL is taken, ErrNotFound when the

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func testImport(t *testing.T, s store.Store) {
 	require.Equal(t, orgID, gotSrc.OrganizationID)
 	require.Equal(t, []string{"a@example.test"}, gotSrc.NotificationEmails)
 	require.Equal(t, harvest.FrequencyWeekly, gotSrc.Frequency)
-	require.NotNil(t, gotSrc.NextRunAt, "an imported scheduled source is due")
+	require.NotNil(t, gotSrc.NextRunAt, "an imported weekly source is scheduled")
 	gotJob, err := s.JobGet(ctx, jobID)
 	require.NoError(t, err)
 	require.Equal(t, harvest.JobComplete, gotJob.Status)
@@ -107,4 +108,98 @@ func testImport(t *testing.T, s store.Store) {
 	_, err = s.DatasetImport(ctx, &store.DatasetImportParams{ID: uuid.NewString(), Slug: "slug-2", SourceID: srcID,
 		Identifier: "id-2", DCAT: ds.DCAT, RecordID: recID, LastHarvestedDate: created})
 	require.ErrorIs(t, err, store.ErrConflict)
+}
+
+// testImportNotDue: an imported scheduled source's next run is one frequency after the import,
+// so the scheduler's due query does not list it at once (it lists it a frequency later); a
+// manual one has none.
+func testImportNotDue(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	before := time.Now()
+	weekly, manual := importedSource(t, s, harvest.FrequencyWeekly), importedSource(t, s, harvest.FrequencyManual)
+	due, err := s.SourceListDue(ctx, &store.SourceListDueParams{Now: time.Now()})
+	require.NoError(t, err)
+	require.Empty(t, due, "an imported source is not due at once")
+	src, err := s.SourceGet(ctx, weekly)
+	require.NoError(t, err)
+	require.NotNil(t, src.NextRunAt)
+	require.False(t, src.NextRunAt.Before(before.AddDate(0, 0, 7)), "a week after the import: %v", src.NextRunAt)
+	due, err = s.SourceListDue(ctx, &store.SourceListDueParams{Now: time.Now().AddDate(0, 0, 8)})
+	require.NoError(t, err)
+	require.Len(t, due, 1)
+	require.Equal(t, weekly, due[0].ID)
+	src, err = s.SourceGet(ctx, manual)
+	require.NoError(t, err)
+	require.Nil(t, src.NextRunAt)
+}
+
+// importedSource imports a source of frequency f (and its organization) and returns its id.
+func importedSource(t *testing.T, s store.Store, f harvest.Frequency) string {
+	t.Helper()
+	org, src := importParams(f)
+	_, err := s.OrganizationImport(t.Context(), org)
+	require.NoError(t, err)
+	_, err = s.SourceImport(t.Context(), src)
+	require.NoError(t, err)
+	return src.ID
+}
+
+// importParams are a new organization and a source of it, of frequency f.
+func importParams(f harvest.Frequency) (*store.OrganizationImportParams, *store.SourceImportParams) {
+	org := &store.OrganizationImportParams{ID: uuid.NewString(), Name: "Agency"}
+	org.Slug = "agency-" + org.ID
+	src := &store.SourceImportParams{ID: uuid.NewString(), SourceInsertParams: store.SourceInsertParams{
+		OrganizationID: org.ID, Name: "src", SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal, Frequency: f}}
+	src.URL = "http://example.test/" + src.ID + ".json"
+	return org, src
+}
+
+// testImportTxRollsBack: the writes of an ImportTx whose fn fails are all undone.
+func testImportTxRollsBack(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	org, src := importParams(harvest.FrequencyDaily)
+	boom := errors.New("interrupted")
+	err := s.ImportTx(ctx, func(im store.Importer) error {
+		for _, f := range []func() (store.ImportResult, error){
+			func() (store.ImportResult, error) { return im.OrganizationImport(ctx, org) },
+			func() (store.ImportResult, error) { return im.SourceImport(ctx, src) },
+		} {
+			r, err := f()
+			require.NoError(t, err)
+			require.Equal(t, store.ImportCreated, r)
+		}
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	_, err = s.OrganizationGet(ctx, org.ID)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	_, err = s.SourceGet(ctx, src.ID)
+	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+// testImportTxRowConflict: a write that conflicts inside an ImportTx undoes only itself; the
+// transaction's other writes, before and after it, are committed.
+func testImportTxRowConflict(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	taken, _ := importParams(harvest.FrequencyManual)
+	_, err := s.OrganizationImport(ctx, taken)
+	require.NoError(t, err)
+	org, src := importParams(harvest.FrequencyManual)
+	clash := &store.OrganizationImportParams{ID: uuid.NewString(), Name: "Clash", Slug: taken.Slug}
+	err = s.ImportTx(ctx, func(im store.Importer) error {
+		_, err := im.OrganizationImport(ctx, org)
+		require.NoError(t, err)
+		_, err = im.OrganizationImport(ctx, clash)
+		require.ErrorIs(t, err, store.ErrConflict)
+		_, err = im.SourceImport(ctx, src)
+		require.NoError(t, err)
+		return nil
+	})
+	require.NoError(t, err)
+	_, err = s.OrganizationGet(ctx, clash.ID)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	got, err := s.SourceGet(ctx, src.ID)
+	require.NoError(t, err)
+	require.Equal(t, org.ID, got.OrganizationID)
 }

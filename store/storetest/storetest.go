@@ -49,6 +49,9 @@ var cases = []testCase{
 	{"Migrate/Again", testMigrateAgain},
 
 	{"Import/Idempotent", testImport},
+	{"Import/NotDue", testImportNotDue},
+	{"Import/TxRollsBack", testImportTxRollsBack},
+	{"Import/TxRowConflict", testImportTxRowConflict},
 
 	{"Source/EnsureCreates", testSourceEnsureCreates},
 	{"Source/EnsureExisting", testSourceEnsureExisting},

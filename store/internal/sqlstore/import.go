@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
@@ -69,6 +70,34 @@ func (s *Store) upsertByID(ctx context.Context, table, id string, cols []string,
 	return result, err
 }
 
+// ImportTx implements store.Store: fn writes through a Store over the transaction, whose
+// writes each run in a savepoint (upsertByID's transaction, nested).
+func (s *Store) ImportTx(ctx context.Context, fn func(store.Importer) error) error {
+	return s.d.InTx(ctx, func(tx Querier) error {
+		in := *s
+		in.q = tx
+		in.d.InTx = func(ctx context.Context, fn func(Querier) error) error { return savepoint(ctx, tx, fn) }
+		return fn(&in)
+	})
+}
+
+// savepoint runs fn inside tx in a savepoint (same SQL on Postgres and SQLite): when fn fails,
+// what it wrote is undone and the transaction goes on.
+func savepoint(ctx context.Context, tx Querier, fn func(Querier) error) error {
+	if _, err := tx.Exec(ctx, `SAVEPOINT import_row`); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		if _, rerr := tx.Exec(ctx, `ROLLBACK TO SAVEPOINT import_row`); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		_, rerr := tx.Exec(ctx, `RELEASE SAVEPOINT import_row`)
+		return errors.Join(err, rerr)
+	}
+	_, err := tx.Exec(ctx, `RELEASE SAVEPOINT import_row`)
+	return err
+}
+
 // OrganizationImport implements store.Store.
 func (s *Store) OrganizationImport(ctx context.Context, p *store.OrganizationImportParams) (store.ImportResult, error) {
 	return s.upsertByID(ctx, "organization", p.ID, []string{"id", "name", "slug"}, []any{p.ID, p.Name, p.Slug},
@@ -83,12 +112,14 @@ func (s *Store) SourceImport(ctx context.Context, p *store.SourceImportParams) (
 	args := []any{p.ID, nullable(p.OrganizationID), p.Name, p.URL, string(p.SourceType), string(p.SchemaType),
 		string(freq), s.d.Strings(p.NotificationEmails), string(cmp.Or(p.NotificationFrequency, harvest.NotifyOnError)),
 		nullable(p.CollectionParentURL)}
-	nextRun := "NULL"
+	var nextRun any // none for manual; not due at once otherwise
 	if freq != harvest.FrequencyManual {
-		nextRun = "now()"
+		nextRun = s.d.Time(freq.After(time.Now().UTC()))
 	}
+	args = append(args, nextRun)
 	return s.upsertByID(ctx, "harvest_source", p.ID, cols, args, cols[1:],
-		map[string]string{"created_at": "now()", "updated_at": "now()", "next_run_at": nextRun}, "updated_at = now()", "")
+		map[string]string{"created_at": "now()", "updated_at": "now()", "next_run_at": "$" + strconv.Itoa(len(args))},
+		"updated_at = now()", "")
 }
 
 // JobImport implements store.Store.
