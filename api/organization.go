@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -28,11 +27,6 @@ type organizationInput struct {
 	Slug string `json:"slug"`
 }
 
-// slugPattern is an organization slug: lowercase letters, digits and hyphens.
-var slugPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
-
-const maxSlugLen = 100 // organization.slug is varchar(100) in Data.gov's schema
-
 // decodeOrganization reads and checks the body of POST and PUT.
 func decodeOrganization(r *http.Request) (*organizationInput, error) {
 	data, err := readBody(r)
@@ -45,17 +39,7 @@ func decodeOrganization(r *http.Request) (*organizationInput, error) {
 		return nil, err
 	}
 	in.Name = strings.TrimSpace(in.Name) // the document's name pattern: a character that is not unicode.IsSpace
-	if in.Name == "" {
-		fields.add("name", "required")
-	}
-	switch {
-	case in.Slug == "":
-		fields.add("slug", "required")
-	case len(in.Slug) > maxSlugLen:
-		fields.add("slug", "at most %d characters", maxSlugLen)
-	case !slugPattern.MatchString(in.Slug):
-		fields.add("slug", "%q: use only lowercase letters, digits and hyphens", in.Slug)
-	}
+	store.CheckOrganization(in.Name, in.Slug, fields)
 	return &in, fields.err()
 }
 

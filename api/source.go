@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/mail"
 	"strings"
 	"time"
 
@@ -121,11 +120,11 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 	if in.WAFTimeZone != nil {
 		p.WAFTimeZone = *in.WAFTimeZone
 	}
-	checkSource(p, in.SchemaType, fields)
+	store.CheckSource(p, in.SchemaType, fields)
 	decodeSettings(&in, p, fields)
 	keepSecret(p, old, fields)
 	if _, bad := fields["url"]; !bad {
-		p.URL, _ = harvest.NormalizeURL(p.URL) // checkSourceURL accepted it
+		p.URL, _ = harvest.NormalizeURL(p.URL) // store.CheckSource accepted it
 	}
 	if _, bad := fields["collection_parent_url"]; !bad && p.CollectionParentURL != "" {
 		p.CollectionParentURL, _ = harvest.NormalizeURL(p.CollectionParentURL)
@@ -134,87 +133,6 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 	s.checkPublic(r, "collection_parent_url", p.CollectionParentURL, fields)
 	s.checkOrganization(r, p.OrganizationID, fields)
 	return p, fields.err()
-}
-
-// checkSource records in fields what is wrong with each field of p but the organization;
-// schemaType is the schema type as sent, which it parses into p. Beyond each field's own
-// values: a waf or waf-collection source lists ISO 19115 XML files, so its schema type must be
-// an ISO one, and a waf-collection source, and only one, has a collection_parent_url (its
-// parent record, which EXTRACT downloads first). A portal source (ckan, dkan, …) sent without
-// a schema type gets "dcatus1.1: non-federal": its items are mapped to it. A waf_time_zone is an
-// IANA time zone name (harvest.ParseWAFTimeZone), of a waf or waf-collection source only. An rdf
-// source, and only one, has schema type dcat-ap.
-func checkSource(p *store.SourceInsertParams, schemaType string, fields fieldErrors) {
-	if p.Name == "" {
-		fields.add("name", "required")
-	}
-	if msg := checkSourceURL(p.URL); msg != "" {
-		fields.add("url", "%s", msg)
-	}
-	srcType, srcErr := harvest.ParseSourceType(string(p.SourceType))
-	if srcErr != nil {
-		fields.add("source_type", "%v", srcErr)
-	}
-	wafType := srcType == harvest.SourceWAF || srcType == harvest.SourceWAFCollection
-	if schemaType == "" && srcErr == nil && srcType.IsPortal() {
-		schemaType = string(harvest.SchemaDCATUS11NonFederal) // portal items are mapped to non-federal DCAT-US
-	}
-	if schemaType == "" {
-		fields.add("schema_type", "required: %q, %q, %q, %q or %q", harvest.SchemaDCATUS11Federal,
-			harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS30, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)
-	} else if st, err := harvest.ParseSchemaType(schemaType); err != nil {
-		fields.add("schema_type", "%v", err)
-	} else if wafType && !st.IsISO() {
-		fields.add("schema_type", "a %s source lists ISO 19115 XML files: want %q or %q, not %q",
-			srcType, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2, st)
-	} else if srcType == harvest.SourceRDF && st != harvest.SchemaDCATAP {
-		fields.add("schema_type", "an rdf source holds DCAT-AP: want %q, not %q", harvest.SchemaDCATAP, st)
-	} else if st == harvest.SchemaDCATAP && srcErr == nil && srcType != harvest.SourceRDF {
-		fields.add("schema_type", "DCAT-AP is RDF: its source_type is %q, not %q", harvest.SourceRDF, srcType)
-	} else {
-		p.SchemaType = st
-	}
-	switch {
-	case srcType == harvest.SourceWAFCollection && p.CollectionParentURL == "":
-		fields.add("collection_parent_url", "required for a waf-collection source: the URL of its parent record")
-	case srcType == harvest.SourceWAFCollection:
-		if msg := checkSourceURL(p.CollectionParentURL); msg != "" {
-			fields.add("collection_parent_url", "%s", msg)
-		}
-	case p.CollectionParentURL != "" && srcErr == nil:
-		fields.add("collection_parent_url", "only a waf-collection source has one, not a %s source: leave it out or null",
-			srcType)
-	}
-	switch _, err := harvest.ParseWAFTimeZone(p.WAFTimeZone); {
-	case err != nil:
-		fields.add("waf_time_zone", "%v", err)
-	case p.WAFTimeZone != "" && !wafType && srcErr == nil:
-		fields.add("waf_time_zone", "only a waf or waf-collection source has one, not a %s source: leave it out or null",
-			srcType)
-	}
-	if _, err := harvest.ParseFrequency(string(p.Frequency)); err != nil {
-		fields.add("frequency", "%v", err)
-	}
-	if _, err := harvest.ParseNotificationFrequency(string(p.NotificationFrequency)); err != nil {
-		fields.add("notification_frequency", "%v", err)
-	}
-	for i, e := range p.NotificationEmails {
-		if a, err := mail.ParseAddress(e); err != nil || a.Address != e {
-			fields.add("notification_emails", "item %d, %q, is not an email address (write it bare: name@agency.gov)", i+1, e)
-		}
-	}
-}
-
-// checkSourceURL says what is wrong with a source URL, or "": it must be one that
-// harvest.NormalizeURL accepts.
-func checkSourceURL(raw string) string {
-	if raw == "" {
-		return "required"
-	}
-	if _, err := harvest.NormalizeURL(raw); err != nil {
-		return fmt.Sprintf("%q is not an absolute http(s) URL", raw)
-	}
-	return ""
 }
 
 // checkURLTaken returns a 409 naming the source, other than the one with id except, whose URL

@@ -341,11 +341,11 @@ func TestSourcePortalDefaultsToNonFederal(t *testing.T) {
 	p := &store.SourceInsertParams{Name: "Portal", URL: "https://catalog.example.org", SourceType: harvest.SourceCKAN,
 		Frequency: harvest.FrequencyManual, NotificationFrequency: harvest.NotifyOnError}
 	fields := fieldErrors{}
-	checkSource(p, "", fields)
+	store.CheckSource(p, "", fields)
 	require.Empty(t, fields)
 	require.Equal(t, harvest.SchemaDCATUS11NonFederal, p.SchemaType)
 
 	p = &store.SourceInsertParams{Name: "Doc", URL: "https://example.gov/data.json", SourceType: harvest.SourceDocument}
-	checkSource(p, "", fields)
+	store.CheckSource(p, "", fields)
 	require.Contains(t, fields, "schema_type", "a document source still needs one")
 }

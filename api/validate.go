@@ -15,6 +15,7 @@ import (
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // validateInput is the body of POST /api/v1/validate: a schema type and either a pasted
@@ -149,7 +150,7 @@ func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, map[str
 	case !pasted && in.URL == "":
 		fields.add("json", "required: send json (a dataset or a catalog) or url (a catalog to download)")
 	case in.URL != "":
-		if msg := checkSourceURL(in.URL); msg != "" {
+		if msg := store.CheckSourceURL(in.URL); msg != "" {
 			fields.add("url", "%s", msg)
 		}
 	}
