@@ -17,8 +17,22 @@
 //   - the H2.0 jobs that wrote those records, as finished jobs with H2.0's type, times and counts
 //     (records_ignored is our unchanged; a job H2.0 left new or in_progress is imported as error).
 //
-// Every write is idempotent (store's *Import methods): running Run again over the same H2.0
-// database writes nothing and reports every row unchanged. A current record that has no dataset
+// Each source is written in one transaction (store.Store.ImportTx) with its organization, jobs,
+// records and datasets: an import that stops (an error, a kill) leaves every source imported
+// whole or absent, so that nothing half-imported can be harvested, and running it again
+// completes it with the rows of one uninterrupted run. An imported source is not due at once:
+// its next run is one frequency after the import. Every write is idempotent (store's *Import
+// methods): running Run again over the same H2.0 database writes nothing and reports every row
+// unchanged.
+//
+// Before anything is read, the database is checked to have the tables and columns below
+// (ErrNotH2 otherwise, naming what it lacks). Every row passes the rules the API applies to
+// what it writes (store.CheckOrganization, store.CheckSource: a source url is an absolute
+// http(s) URL, so no local file) and, for the rows only a harvest writes, what a harvest writes
+// (UUID ids, an identifier, a dataset slug that is one URL path segment, a dcat that is a JSON
+// object); a row that breaks one is not imported, nor what depends on it (a source's jobs,
+// records and datasets; a dataset's record), and is one Report error naming its table, id and
+// why. A current record that has no dataset
 // row in H2.0 (other than a catalog_record, which never has one), or whose dataset row points at
 // an older record, is not imported: the first harvest adds it. Not imported: H2.0's job history
 // beyond the jobs above, its record and job error rows, its users, view counts and the spatial

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -146,4 +147,50 @@ func TestImportH2BadArguments(t *testing.T) {
 		"--database-url", db}, &out, &errOut)
 	require.Equal(t, exitJobError, code)
 	require.Contains(t, errOut.String(), "connect to the H2.0 database")
+}
+
+// TestImportH2InterruptedThenHarvest: an import that stops in the middle of its second source
+// (a store write fails) has imported the first whole and nothing of the second; a harvest of
+// the first in between changes nothing, and the import run again completes the second with
+// H2.0's slugs, with no conflict.
+func TestImportH2InterruptedThenHarvest(t *testing.T) {
+	t.Parallel()
+	const second = "ffffffff-ffff-4fff-8fff-0000000000b2"
+	b := setup(t)
+	h2 := h2dumptest.Load(t, "h2-gsa-2025-07.sql.gz")
+	h2dumptest.CopySource(t, h2, "00000000-0000-0000-0000-0000000000b1", second)
+	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"))
+	rewrite := "http://127.0.0.1:18093/agency-gsa-2025-07.data.json=" + b.srv.URL()
+	conn, err := pgx.Connect(context.Background(), h2)
+	require.NoError(t, err)
+	var mid string // a dataset in the middle of the second source
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT d.slug FROM dataset d
+		JOIN harvest_record r ON r.id = d.harvest_record_id
+		WHERE d.harvest_source_id = $1 ORDER BY r.identifier OFFSET 170 LIMIT 1`, second).Scan(&mid))
+	require.NoError(t, conn.Close(context.Background()))
+	undo := h2dumptest.FailDatasetInsert(t, b.dbURL, mid)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"import-h2", "--from", h2, "--database-url", b.dbURL,
+		"--rewrite-url", rewrite}, &out, &errOut)
+	require.Equal(t, exitJobError, code, "stdout: %s\nstderr: %s", out.String(), errOut.String())
+	require.Contains(t, errOut.String(), "injected failure")
+	_, err = b.st.SourceGet(context.Background(), second)
+	require.ErrorIs(t, err, store.ErrNotFound, "the interrupted source is absent")
+	n, err := b.st.RecordCount(context.Background(), second)
+	require.NoError(t, err)
+	require.Zero(t, n)
+
+	rep, code := b.harvestURL(t, federal)
+	require.Equal(t, exitOK, code)
+	require.Equal(t, 343, rep.Unchanged, "the first source was imported whole")
+
+	undo()
+	again := b.importH2(t, h2, rewrite)
+	require.Equal(t, 343, again.Datasets.Created, again.Summary)
+	require.Equal(t, 343, again.Datasets.Unchanged, again.Summary)
+	slugs, _ := b.slugs(t, second)
+	for id, slug := range slugs {
+		require.True(t, strings.HasSuffix(slug, "-copy"), "%s: %s", id, slug)
+	}
+	require.Len(t, slugs, 343)
 }

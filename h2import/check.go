@@ -1,0 +1,135 @@
+package h2import
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// The checks an H2.0 row passes before it is imported: the API's own rules where the API
+// writes such rows (store.CheckOrganization, store.CheckSource), and for the rows only a
+// harvest writes, what a harvest would have written (a UUID id, an identifier, a dataset slug
+// that is one URL path segment, a DCAT document that is a JSON object). Each returns why the
+// row is refused, or "".
+
+// canonicalID is id as both backends store ids (lower-case, hyphenated; Postgres' uuid type
+// prints it so), and whether it is a UUID at all.
+func canonicalID(id string) (string, bool) {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return "", false
+	}
+	return u.String(), true
+}
+
+// notUUID is the refusal of an id that is not a UUID.
+func notUUID(field, id string) string {
+	return fmt.Sprintf("%s: %q is not a UUID", field, id)
+}
+
+// fieldsWhy is the refusal of the fields the API's checks found bad, by field name in order, or "".
+func fieldsWhy(fields map[string]string) string {
+	var out []string
+	for _, f := range slices.Sorted(maps.Keys(fields)) {
+		out = append(out, f+": "+fields[f])
+	}
+	return strings.Join(out, "; ")
+}
+
+// checkOrganization checks an organization as the API's POST does, and canonicalizes its id.
+func checkOrganization(o *store.OrganizationImportParams) string {
+	id, ok := canonicalID(o.ID)
+	if !ok {
+		return notUUID("id", o.ID)
+	}
+	o.ID, o.Name = id, strings.TrimSpace(o.Name)
+	fields := map[string]string{}
+	store.CheckOrganization(o.Name, o.Slug, fields)
+	return fieldsWhy(fields)
+}
+
+// checkSource checks a source as the API's POST does (schemaType as H2.0 has it), then puts
+// its urls in normal form as the API stores them, and canonicalizes its ids.
+func checkSource(p *store.SourceImportParams, schemaType string) string {
+	id, ok := canonicalID(p.ID)
+	if !ok {
+		return notUUID("id", p.ID)
+	}
+	org, ok := canonicalID(p.OrganizationID)
+	if !ok {
+		return notUUID("organization_id", p.OrganizationID)
+	}
+	p.ID, p.OrganizationID = id, org
+	p.Name, p.URL = strings.TrimSpace(p.Name), strings.TrimSpace(p.URL)
+	p.CollectionParentURL = strings.TrimSpace(p.CollectionParentURL)
+	fields := map[string]string{}
+	store.CheckSource(&p.SourceInsertParams, schemaType, fields)
+	if why := fieldsWhy(fields); why != "" {
+		return why
+	}
+	p.URL, _ = harvest.NormalizeURL(p.URL) // CheckSource accepted it
+	if p.CollectionParentURL != "" {
+		p.CollectionParentURL, _ = harvest.NormalizeURL(p.CollectionParentURL)
+	}
+	return ""
+}
+
+// checkJob checks a job's id and canonicalizes it.
+func checkJob(j *store.JobImportParams) string {
+	id, ok := canonicalID(j.ID)
+	if !ok {
+		return notUUID("id", j.ID)
+	}
+	j.ID = id
+	return ""
+}
+
+// checkRecord checks a current record (its id, identifier and action) and canonicalizes its ids.
+func checkRecord(rec *store.RecordImportParams) string {
+	id, ok := canonicalID(rec.ID)
+	if !ok {
+		return notUUID("id", rec.ID)
+	}
+	job, ok := canonicalID(rec.JobID)
+	if !ok {
+		return notUUID("harvest_job_id", rec.JobID)
+	}
+	rec.ID, rec.JobID = id, job
+	switch {
+	case strings.TrimSpace(rec.Identifier) == "":
+		return "identifier: required"
+	case rec.Action != harvest.ActionCreate && rec.Action != harvest.ActionUpdate:
+		return fmt.Sprintf("action: %q is not create or update", rec.Action)
+	case len(rec.SourceTransform) > 0 && !json.Valid(rec.SourceTransform):
+		return "source_transform: not JSON"
+	}
+	return ""
+}
+
+// checkDataset checks a live dataset: its id, its slug (one URL path segment: the API and web
+// UI find a dataset by /datasets/{slug}) and its dcat (a JSON object, as SYNC writes it).
+func checkDataset(ds *store.DatasetImportParams) string {
+	id, ok := canonicalID(ds.ID)
+	if !ok {
+		return notUUID("id", ds.ID)
+	}
+	ds.ID = id
+	switch {
+	case strings.TrimSpace(ds.Slug) == "":
+		return "slug: required"
+	case strings.ContainsAny(ds.Slug, "/?#%\\") || strings.TrimSpace(ds.Slug) != ds.Slug || ds.Slug == "." || ds.Slug == "..":
+		return fmt.Sprintf("slug: %q is not one URL path segment", ds.Slug)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(ds.DCAT, &obj); err != nil || obj == nil {
+		return "dcat: not a JSON object"
+	}
+	return ""
+}
