@@ -61,7 +61,7 @@ func TestInterruptedImport(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	h2 := h2dumptest.Load(t, "h2-gsa-2025-07.sql.gz")
-	h2dumptest.CopySource(t, h2, gsaSource, copySource)
+	h2dumptest.CopySource(t, h2, gsaSource, copySource, "copy")
 	cfg := h2import.Config{From: h2}
 
 	clean := dbtest.Store(t)

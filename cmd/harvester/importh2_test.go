@@ -158,7 +158,7 @@ func TestImportH2InterruptedThenHarvest(t *testing.T) {
 	const second = "ffffffff-ffff-4fff-8fff-0000000000b2"
 	b := setup(t)
 	h2 := h2dumptest.Load(t, "h2-gsa-2025-07.sql.gz")
-	h2dumptest.CopySource(t, h2, "00000000-0000-0000-0000-0000000000b1", second)
+	h2dumptest.CopySource(t, h2, "00000000-0000-0000-0000-0000000000b1", second, "copy")
 	b.srv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"))
 	rewrite := "http://127.0.0.1:18093/agency-gsa-2025-07.data.json=" + b.srv.URL()
 	conn, err := pgx.Connect(context.Background(), h2)

@@ -2,6 +2,7 @@ package h2dumptest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -22,12 +23,12 @@ func Exec(t testing.TB, url string, stmts ...string) {
 }
 
 // CopySource adds to the H2.0 database at url a copy of the harvest source from, with the id
-// to, the url "<from's url>?copy", and a copy of each of its jobs, records and datasets (ids
-// md5(id || 'copy') as UUIDs, dataset slugs "<slug>-copy"): a second source of the same
+// to, the url "<from's url>?<suffix>", and a copy of each of its jobs, records and datasets
+// (ids md5(id || suffix) as UUIDs, dataset slugs "<slug>-<suffix>"): another source of the same
 // organization.
-func CopySource(t testing.TB, url, from, to string) {
+func CopySource(t testing.TB, url, from, to, suffix string) {
 	t.Helper()
-	Exec(t, url,
+	stmts := []string{
 		`INSERT INTO harvest_source (id, organization_id, name, url, notification_emails, frequency, schema_type,
 			source_type, notification_frequency, collection_parent_url)
 		SELECT '`+to+`', organization_id, name || ' copy', url || '?copy', notification_emails, frequency,
@@ -50,7 +51,12 @@ func CopySource(t testing.TB, url, from, to string) {
 		SELECT md5(id || 'copy')::uuid::text, slug || '-copy', dcat, organization_id, '`+to+`',
 			md5(harvest_record_id || 'copy')::uuid::text, last_harvested_date, type
 		FROM dataset WHERE harvest_source_id = '`+from+`'`,
-	)
+	}
+	r := strings.NewReplacer("'copy'", "'"+suffix+"'", "'?copy'", "'?"+suffix+"'", "'-copy'", "'-"+suffix+"'")
+	for i := range stmts {
+		stmts[i] = r.Replace(stmts[i])
+	}
+	Exec(t, url, stmts...)
 }
 
 // FailDatasetInsert makes every insert of a dataset row whose slug is slug fail, in the
