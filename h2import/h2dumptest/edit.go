@@ -31,26 +31,26 @@ func CopySource(t testing.TB, url, from, to, suffix string) {
 	stmts := []string{
 		`INSERT INTO harvest_source (id, organization_id, name, url, notification_emails, frequency, schema_type,
 			source_type, notification_frequency, collection_parent_url)
-		SELECT '`+to+`', organization_id, name || ' copy', url || '?copy', notification_emails, frequency,
+		SELECT '` + to + `', organization_id, name || ' copy', url || '?copy', notification_emails, frequency,
 			schema_type, source_type, notification_frequency, collection_parent_url
-		FROM harvest_source WHERE id = '`+from+`'`,
+		FROM harvest_source WHERE id = '` + from + `'`,
 		`INSERT INTO harvest_job (id, harvest_source_id, status, job_type, date_created, date_finished, records_total,
 			records_added, records_updated, records_deleted, records_errored, records_ignored, records_validated,
 			records_warned)
-		SELECT md5(id || 'copy')::uuid::text, '`+to+`', status, job_type, date_created, date_finished,
+		SELECT md5(id || 'copy')::uuid::text, '` + to + `', status, job_type, date_created, date_finished,
 			records_total, records_added, records_updated, records_deleted, records_errored, records_ignored,
 			records_validated, records_warned
-		FROM harvest_job WHERE harvest_source_id = '`+from+`'`,
+		FROM harvest_job WHERE harvest_source_id = '` + from + `'`,
 		`INSERT INTO harvest_record (id, identifier, harvest_job_id, harvest_source_id, source_hash, source_raw,
 			date_created, date_finished, action, status, source_transform, record_type)
-		SELECT md5(id || 'copy')::uuid::text, identifier, md5(harvest_job_id || 'copy')::uuid::text, '`+to+`',
+		SELECT md5(id || 'copy')::uuid::text, identifier, md5(harvest_job_id || 'copy')::uuid::text, '` + to + `',
 			source_hash, source_raw, date_created, date_finished, action, status, source_transform, record_type
-		FROM harvest_record WHERE harvest_source_id = '`+from+`'`,
+		FROM harvest_record WHERE harvest_source_id = '` + from + `'`,
 		`INSERT INTO dataset (id, slug, dcat, organization_id, harvest_source_id, harvest_record_id,
 			last_harvested_date, type)
-		SELECT md5(id || 'copy')::uuid::text, slug || '-copy', dcat, organization_id, '`+to+`',
+		SELECT md5(id || 'copy')::uuid::text, slug || '-copy', dcat, organization_id, '` + to + `',
 			md5(harvest_record_id || 'copy')::uuid::text, last_harvested_date, type
-		FROM dataset WHERE harvest_source_id = '`+from+`'`,
+		FROM dataset WHERE harvest_source_id = '` + from + `'`,
 	}
 	r := strings.NewReplacer("'copy'", "'"+suffix+"'", "'?copy'", "'?"+suffix+"'", "'-copy'", "'-"+suffix+"'")
 	for i := range stmts {
