@@ -82,6 +82,10 @@ type Config struct {
 	// JobWindow caps one job's records in flight between EXTRACT and the aggregator
 	// (extract.Config.JobWindow); 0: extract.DefaultJobWindow; negative: no cap.
 	JobWindow int
+	// RefuseLocalFiles makes EXTRACT fail a job whose source location is a file path instead of
+	// reading it (extract.Config.RefuseLocalFiles): serve and worker set it unless
+	// --local-files. Default false: files are read.
+	RefuseLocalFiles bool
 	// MaxDeleteShare is the largest share of a source's live datasets a harvest job may delete
 	// (0 < share <= 1). Default compare.DefaultMaxDeleteShare (0.5).
 	MaxDeleteShare float64

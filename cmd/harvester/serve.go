@@ -41,6 +41,7 @@ type serverFlags struct {
 	baseURL       string
 	smtp          notify.Config
 	pprofAddr     string
+	localFiles    bool
 }
 
 func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
@@ -63,6 +64,9 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	_ = fl.MarkDeprecated("subscriptions", "use --concurrency")
 	fl.StringVar(&f.pprofAddr, "pprof-addr", os.Getenv("HARVESTER_PPROF_ADDR"),
 		"where Go's profiler (/debug/pprof/) listens, e.g. 127.0.0.1:6060; keep it private (default: not served; env HARVESTER_PPROF_ADDR)")
+	fl.BoolVar(&f.localFiles, "local-files", envBool("HARVESTER_LOCAL_FILES"),
+		"read sources whose location is a local file path (made by harvest --file); refused by default, so that a "+
+			"stored source's url never reads this machine's files (env HARVESTER_LOCAL_FILES=1)")
 	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
 		"public URL of this API, for links in emails (env HARVESTER_BASE_URL)")
 	f.smtp = notify.Config{Host: os.Getenv("HARVESTER_SMTP_HOST"), Port: envInt("HARVESTER_SMTP_PORT", 0),
@@ -196,6 +200,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	cfg := f.config(logger)
 	cfg.Registry, cfg.Stages, cfg.Concurrency, cfg.Addr = reg, p.stages, f.concurrency, f.addr
+	cfg.RefuseLocalFiles = !f.localFiles
 	if len(p.stages) > 0 {
 		mail := f.mailConfig()
 		cfg.Mail = &mail

@@ -96,7 +96,8 @@ func TestStagesInSeparateProcessesMatchOneProcess(t *testing.T) {
 	// The same job with every stage in processes of its own, validate in two.
 	bin := buildBinary(t)
 	dbURL, natsURL := dbtest.URL(t), natstest.URL(t)
-	common := []string{"--database-url", dbURL, "--nats-url", natsURL, "--log-level", "error", "--data-dir", t.TempDir()}
+	common := []string{"--database-url", dbURL, "--nats-url", natsURL, "--log-level", "error", "--data-dir", t.TempDir(),
+		"--local-files"} // the source is a file
 	validateAddrs := []string{freeAddr(t), freeAddr(t)}
 	for _, addr := range validateAddrs {
 		startWorker(t, bin, append([]string{"--stages", "validate", "--addr", addr}, common...)...)

@@ -92,7 +92,17 @@ type Config struct {
 	// StallTimeout is how long a paced listing waits without any of its job's records settling
 	// before it goes on unpaced. Default DefaultStallTimeout.
 	StallTimeout time.Duration
+	// RefuseLocalFiles fails a job whose source location is a file path (ErrLocalFile) instead
+	// of reading the file: serve and worker set it (unless --local-files), so that a stored
+	// source whose url is /etc/passwd is never read; the one-shot commands (harvest --file,
+	// replay) read the files their user names. Default false: files are read.
+	RefuseLocalFiles bool
 }
+
+// ErrLocalFile is a source location that is a local file path, in a process that does not read
+// local files (Config.RefuseLocalFiles).
+var ErrLocalFile = errors.New("this process does not read local files (harvester harvest --file does; " +
+	"serve and worker only with --local-files)")
 
 // DefaultJobWindow is Config.JobWindow's default, in records.
 const DefaultJobWindow = 500
@@ -238,6 +248,8 @@ func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*o
 			return nil, nil, err
 		}
 		return f, func() { f.Close(); os.Remove(f.Name()) }, nil
+	case filepath.IsAbs(url) && h.cfg.RefuseLocalFiles:
+		return nil, nil, fmt.Errorf("source location %q is a file path: %w", url, ErrLocalFile)
 	case filepath.IsAbs(url):
 		f, err := os.Open(url)
 		if err != nil {
