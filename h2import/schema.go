@@ -64,14 +64,22 @@ func checkSchema(ctx context.Context, tx pgx.Tx) error {
 	slices.Sort(noColumns)
 	var missing []string
 	if len(noTables) > 0 {
-		missing = append(missing, "the tables "+strings.Join(noTables, ", "))
+		missing = append(missing, "the tables "+list(noTables))
 	}
 	if len(noColumns) > 0 {
-		missing = append(missing, "the columns "+strings.Join(noColumns, ", "))
+		missing = append(missing, "the columns "+list(noColumns))
 	}
 	if len(missing) == 0 {
 		return nil
 	}
-	return fmt.Errorf("the database to import from is %w (as H2.0's migrations at e04f7de8 make one): it has no %s",
-		ErrNotH2, strings.Join(missing, ", and no "))
+	return fmt.Errorf("the database to import from is %w (as H2.0's migrations at e04f7de8 make one): it lacks %s",
+		ErrNotH2, strings.Join(missing, " and "))
+}
+
+// list is "a", "a and b", "a, b and c".
+func list(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -194,3 +194,19 @@ func TestImportH2InterruptedThenHarvest(t *testing.T) {
 	}
 	require.Len(t, slugs, 343)
 }
+
+// TestImportH2NotH2: import-h2 pointed at Harvester's own database says in one line that it is
+// not an H2.0 database, naming what it lacks, and exits 1.
+func TestImportH2NotH2(t *testing.T) {
+	t.Parallel()
+	from := dbtest.URL(t)
+	require.NoError(t, dbtest.Open(t, from).Migrate(context.Background()))
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"import-h2", "--from", from, "--database-url", dbtest.URL(t)}, &out, &errOut)
+	require.Equal(t, exitJobError, code, "stdout: %s\nstderr: %s", out.String(), errOut.String())
+	require.Empty(t, out.String())
+	msg := strings.TrimSpace(errOut.String())
+	require.NotContains(t, msg, "\n")
+	require.Contains(t, msg, "is not a Data.gov H2.0 database")
+	require.Contains(t, msg, "harvest_job.records_ignored")
+}
