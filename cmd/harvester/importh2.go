@@ -30,10 +30,20 @@ keeping H2.0's ids. Running it again writes nothing ("0 changed"). The first har
 imported source counts every record H2.0 had unchanged as unchanged: COMPARE accepts H2.0's
 hash of an imported record. Run harvester reindex afterwards to fill the search index.
 
+Each source is written in one transaction with its organization, jobs, records and datasets:
+an import that stops (an error, a kill) leaves each source imported whole or absent, and
+running it again completes it. An imported source is not due at once: its next run is one
+frequency after the import. A row that breaks a rule the API applies (a source url that is not
+an absolute http(s) URL, an empty organization name or slug, ...) or that no harvest writes (an
+id that is not a UUID, an empty dataset slug, a dcat that is not a JSON object) is listed as
+"error: TABLE ID: why" and not imported, nor is what depends on it (a source's jobs, records
+and datasets). A database without H2.0's tables and columns is refused before anything is
+written, naming what it lacks.
+
 --rewrite-url OLD=NEW gives the source whose H2.0 url is OLD the url NEW (repeatable).
 
-Exit status: 0 when every row was imported, 1 when some rows could not be (listed) or the
-databases could not be read or written, 2 for bad arguments.
+Exit status: 0 when every row was imported, 1 when some rows could not be (listed), the --from
+database is not H2.0's or the databases could not be read or written, 2 for bad arguments.
 
 ` + servicesHelp(),
 		Example: `  harvester import-h2 --from postgres://h2@db.example.gov:5432/harvester
