@@ -240,6 +240,11 @@ func (si *sourceImport) run(ctx context.Context, org *organization) error {
 		si.rep.Organizations.add(r)
 	}
 	r, err := si.w.SourceImport(ctx, si.src.p)
+	if errors.Is(err, store.ErrConflict) { // the url is the only unique column but the id
+		si.rep.refuse("harvest_source", si.src.p.ID, "url %q is another harvest source's, made since by a harvest "+
+			"or the API: delete that source, or rewrite this one's url, and import again%s", si.src.p.URL, then)
+		return nil
+	}
 	if err != nil {
 		return rowError(si.rep, err, "harvest_source", si.src.p.ID, then)
 	}

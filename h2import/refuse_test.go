@@ -100,3 +100,24 @@ func TestRefusedRows(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound, id)
 	}
 }
+
+// TestSourceURLTaken: a source whose url another source of the store has (a harvest made it
+// before the import) is one report line saying so, and none of its rows is imported.
+func TestSourceURLTaken(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h2 := h2dumptest.Load(t, "h2-gsa-2025-07.sql.gz")
+	st := dbtest.Store(t)
+	other, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "harvested", SourceType: "document",
+		URL: "http://127.0.0.1:18093/agency-gsa-2025-07.data.json", SchemaType: "dcatus1.1: federal"})
+	require.NoError(t, err)
+	rep, err := h2import.Run(ctx, h2import.Config{From: h2}, st)
+	require.NoError(t, err)
+	require.Equal(t, []string{`harvest_source ` + gsaSource + `: url "http://127.0.0.1:18093/agency-gsa-2025-07.data.json" ` +
+		`is another harvest source's, made since by a harvest or the API: delete that source, or rewrite this one's ` +
+		`url, and import again; its jobs, records and datasets are not imported`}, rep.Errors)
+	require.Equal(t, snapshot{}, takeSnapshot(t, st, gsaSource))
+	n, err := st.RecordCount(ctx, other.ID)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
