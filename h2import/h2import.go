@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -119,7 +121,8 @@ func (im *importer) organizationsLeft(ctx context.Context, orgs map[string]*orga
 	part := &Report{}
 	err := im.st.ImportTx(ctx, func(w store.Importer) error {
 		*part = Report{}
-		for _, o := range orgs {
+		for _, id := range slices.Sorted(maps.Keys(orgs)) {
+			o := orgs[id]
 			if o.done || o.failed {
 				continue
 			}
