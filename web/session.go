@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Cookie and form field names.
@@ -145,11 +146,22 @@ func (s *server) signOut(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// safeNext is next when it is a local path, else the sources list: a sign-in never sends
-// the operator to another site.
+// safeNext is next when it is a path of this site, else the sources list: a sign-in never
+// sends the operator to another site. A path starts with one "/" (not "//" or "/\", which
+// browsers read as another host), holds no backslash, no control character and no white space
+// (browsers drop TAB, CR and LF from a URL, so "/\t/evil.example" would become
+// "//evil.example"), and parses (url.Parse) to no scheme and no host. Percent-encoded bytes
+// stay in the path and are kept.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return "/harvest_sources"
+	const fallback = "/harvest_sources"
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsRune(next, '\\') {
+		return fallback
+	}
+	if strings.ContainsFunc(next, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) {
+		return fallback
+	}
+	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return fallback
 	}
 	return next
 }
