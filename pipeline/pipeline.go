@@ -287,14 +287,15 @@ func (p *Pipeline) buildHandler() error {
 		p.handler = api.Health(ready, metrics, cfg.Logger)
 		return nil
 	}
-	h, err := api.New(*cfg.API, api.Deps{Store: p.store, Logger: cfg.Logger, Metrics: metrics, Ready: ready,
+	limit := api.NewAuthLimiter(api.AuthLimitConfig{}) // the API and the sign-in guess the same key
+	h, err := api.New(*cfg.API, api.Deps{Store: p.store, AuthLimiter: limit, Logger: cfg.Logger, Metrics: metrics, Ready: ready,
 		Fetch: cfg.Fetch, Search: p.index, Replay: p.Replay, Publisher: p.bus.Publisher(), Queued: p.kick})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads,
 		SecureCookies: cfg.SecureCookies}, web.Deps{Store: p.store, API: h, Search: p.index,
-		Lag: p.bus.Lag, Logger: cfg.Logger})
+		Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}

@@ -6,12 +6,15 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/harvester-dev/harvester/api"
 )
 
 // Cookie and form field names.
@@ -114,23 +117,32 @@ func (s *server) signInForm(w http.ResponseWriter, r *http.Request) error {
 		signInData{Next: safeNext(r.URL.Query().Get("next")), NoKey: s.key == nil})
 }
 
-// signIn checks the API key and sets the session cookie, then goes to next (a local path).
+// signIn checks the API key and sets the session cookie, then goes to next (a local path). A
+// client that sent too many wrong keys (Deps.AuthLimiter, shared with the API) gets a 429 with
+// Retry-After, whatever key it sends now.
 func (s *server) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkCSRF(r); err != nil {
 		return err
 	}
 	next := safeNext(r.PostFormValue("next"))
 	key := r.PostFormValue("api_key")
-	if s.key == nil || key == "" || subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIKey)) != 1 {
-		msg := "wrong API key"
-		switch {
-		case s.key == nil:
-			msg = "signing in is disabled: the server has no API key (HARVESTER_API_KEY)"
-		case key == "":
-			msg = "required"
-		}
-		return s.render(w, r, http.StatusUnauthorized, "sign_in.html", "Sign in",
-			signInData{Next: next, Error: msg, NoKey: s.key == nil})
+	fail := func(status int, msg string) error {
+		return s.render(w, r, status, "sign_in.html", "Sign in", signInData{Next: next, Error: msg, NoKey: s.key == nil})
+	}
+	switch {
+	case s.key == nil:
+		return fail(http.StatusUnauthorized, "signing in is disabled: the server has no API key (HARVESTER_API_KEY)")
+	case key == "":
+		return fail(http.StatusUnauthorized, "required")
+	}
+	ok, wait := s.authLimit.Check(r, func() bool { return subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIKey)) == 1 })
+	switch {
+	case wait > 0:
+		n := api.RetryAfterSeconds(wait)
+		w.Header().Set("Retry-After", strconv.Itoa(n))
+		return fail(http.StatusTooManyRequests, fmt.Sprintf("too many wrong API keys from your address: try again in %d s", n))
+	case !ok:
+		return fail(http.StatusUnauthorized, "wrong API key")
 	}
 	exp := s.now().Add(s.cfg.SessionTTL)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.newSession(exp), Path: "/", Expires: exp,

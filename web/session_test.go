@@ -1,11 +1,17 @@
 package web
 
 import (
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/api"
 )
 
 // TestSignInNextStaysOnSite: a hostile next (one a browser would read as another host, or
@@ -37,4 +43,58 @@ func TestSignInNextStaysOnSite(t *testing.T) {
 		require.Equal(t, http.StatusSeeOther, res.StatusCode, "next %q: %s", next, body)
 		require.Equal(t, want, res.Header.Get("Location"), "next %q", next)
 	}
+}
+
+// TestSignInLimit: after AuthLimitConfig.Burst wrong keys at sign-in a client is refused
+// with 429 and Retry-After, even with the right key, at the sign-in and at the API (they
+// share the limiter); another client still signs in.
+func TestSignInLimit(t *testing.T) {
+	st := sqliteStore(t)
+	log := slog.New(slog.DiscardHandler)
+	limiter := api.NewAuthLimiter(api.AuthLimitConfig{Burst: 3, Every: time.Hour})
+	h, err := api.New(api.Config{APIKey: testKey}, api.Deps{Store: st, Logger: log, AuthLimiter: limiter})
+	require.NoError(t, err)
+	w, err := New(Config{APIKey: testKey}, Deps{Store: st, API: h, Logger: log, AuthLimiter: limiter})
+	require.NoError(t, err)
+	srv := httptest.NewServer(w)
+	t.Cleanup(srv.Close)
+	b := (&site{store: st, url: srv.URL}).browser(t)
+	signIn := func(key string) (*http.Response, string) {
+		return b.post("/sign-in", url.Values{"api_key": {key}, "csrf_token": {b.csrf("/sign-in")}})
+	}
+	for i := range 3 {
+		res, _ := signIn("wrong")
+		require.Equal(t, http.StatusUnauthorized, res.StatusCode, "wrong key %d", i+1)
+	}
+	for _, key := range []string{"wrong", testKey} {
+		res, body := signIn(key)
+		require.Equal(t, http.StatusTooManyRequests, res.StatusCode, "key %q", key)
+		require.Equal(t, "3600", res.Header.Get("Retry-After"))
+		require.Contains(t, body, "too many wrong API keys from your address: try again in 3600 s")
+	}
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/organizations", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	req.Header.Set("X-API-Key", testKey)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode, "the API shares the sign-in's limit")
+
+	// another client (another remote address) signs in with the right key
+	get := httptest.NewRequest(http.MethodGet, "/sign-in", nil)
+	get.RemoteAddr = "198.51.100.2:40000"
+	rec := httptest.NewRecorder()
+	w.ServeHTTP(rec, get)
+	m := csrfRe.FindStringSubmatch(rec.Body.String())
+	require.NotNil(t, m)
+	post := httptest.NewRequest(http.MethodPost, "/sign-in", strings.NewReader(url.Values{"api_key": {testKey},
+		"csrf_token": {m[1]}}.Encode()))
+	post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	post.RemoteAddr = get.RemoteAddr
+	for _, c := range rec.Result().Cookies() {
+		post.AddCookie(c)
+	}
+	rec = httptest.NewRecorder()
+	w.ServeHTTP(rec, post)
+	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
 }
