@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // TestSignInNextStaysOnSite: a hostile next (one a browser would read as another host, or
@@ -97,4 +99,39 @@ func TestSignInLimit(t *testing.T) {
 	rec = httptest.NewRecorder()
 	w.ServeHTTP(rec, post)
 	require.Equal(t, http.StatusSeeOther, rec.Code, rec.Body.String())
+}
+
+// TestSignOutEndsSession: after sign-out the old session cookie (kept by the browser, or
+// copied) no longer writes, at this server and at another one on the same store (another
+// process of a cluster); a session still signed in elsewhere is not ended with it.
+func TestSignOutEndsSession(t *testing.T) {
+	backends(t, func(t *testing.T, st store.Store) {
+		s, other := newSite(t, st), newSite(t, st)
+		b, kept := s.browser(t), s.browser(t)
+		b.signIn()
+		kept.signIn()
+		u := mustURL(t, s.url)
+		old := b.c.Jar.Cookies(u)
+		token := b.csrf("/organizations/new")
+		res, _ := b.post("/sign-out", url.Values{"csrf_token": {token}})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode)
+
+		for _, at := range []*site{s, other} {
+			replay := at.browser(t)
+			replay.c.Jar.SetCookies(mustURL(t, at.url), old)
+			res, body := replay.post("/organizations", url.Values{"name": {"After sign-out"}, "slug": {"after-" + uuid.NewString()[:8]},
+				"csrf_token": {token}})
+			require.Equal(t, http.StatusSeeOther, res.StatusCode, body)
+			require.True(t, strings.HasPrefix(res.Header.Get("Location"), "/sign-in?next="), "old cookie still writes at %s", at.url)
+		}
+		list, _, err := st.OrganizationList(t.Context(), &store.PageParams{})
+		require.NoError(t, err)
+		for _, o := range list {
+			require.NotEqual(t, "After sign-out", o.Name)
+		}
+		res, body := kept.post("/organizations", url.Values{"name": {"Still signed in"}, "slug": {"kept-" + uuid.NewString()[:8]},
+			"csrf_token": {kept.csrf("/organizations/new")}})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, body)
+		require.True(t, strings.HasPrefix(res.Header.Get("Location"), "/organizations/"), "the other session still writes")
+	})
 }
