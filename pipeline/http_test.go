@@ -12,18 +12,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/router/natstest"
+	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 )
 
-// startAPI runs a pipeline that serves only the web UI and the API, with the given HTTP bounds.
+// startAPI runs a pipeline that serves only the web UI and the API, with the given HTTP
+// bounds, and returns its address.
 func startAPI(t *testing.T, hc pipeline.HTTPConfig) string {
 	t.Helper()
-	p, err := pipeline.New(context.Background(), pipeline.Config{Store: dbtest.Store(t), NATSURL: natstest.URL(t),
+	return startAPIOn(t, dbtest.Store(t), hc)
+}
+
+func startAPIOn(t *testing.T, st store.Store, hc pipeline.HTTPConfig) string {
+	t.Helper()
+	p, err := pipeline.New(context.Background(), pipeline.Config{Store: st, NATSURL: natstest.URL(t),
 		Logger: slog.New(slog.DiscardHandler), SearchIndex: "none", API: &api.Config{APIKey: "k"},
 		Addr: "127.0.0.1:0", HTTP: hc})
 	require.NoError(t, err)
@@ -89,4 +98,34 @@ func TestConnectionCap(t *testing.T) {
 	require.NoError(t, err, "the third connection was not served after one of the two closed")
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
+}
+
+// TestStreamOutlivesWriteTimeout: the record errors CSV, a stream, moves its own write
+// deadline on, so it is served whole even when HTTPConfig.WriteTimeout has passed before its
+// first byte (here 1 ns), while an ordinary answer is then cut.
+func TestStreamOutlivesWriteTimeout(t *testing.T) {
+	st := dbtest.Store(t)
+	ctx := t.Context()
+	org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Stream", Slug: "stream-" + uuid.NewString()[:8]})
+	require.NoError(t, err)
+	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{OrganizationID: org.ID, Name: "Stream",
+		URL: "https://example.gov/" + uuid.NewString() + "/data.json", SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: uuid.NewString(), JobID: job.ID, SourceID: src.ID,
+		Identifier: "b", Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: "{}", SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	_, _, err = st.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: "b", Identifier: "b", RecordID: rec.ID,
+		Outcome: harvest.OutcomeErrored, Status: harvest.RecordErrorValidation, Errors: []harvest.RecordError{
+			{Type: "ValidationError", Message: "$.title: missing property", Severity: harvest.SeverityError}}})
+	require.NoError(t, err)
+	addr := startAPIOn(t, st, pipeline.HTTPConfig{WriteTimeout: time.Nanosecond})
+
+	_, err = http.Get("http://" + addr + "/api/v1/harvest_jobs/" + job.ID)
+	require.Error(t, err, "an ordinary answer is cut by the 1 ns WriteTimeout")
+	status, body := get(t, "http://"+addr+"/api/v1/harvest_jobs/"+job.ID+"/record_errors?format=csv")
+	require.Equal(t, http.StatusOK, status, body)
+	require.Contains(t, body, "$.title: missing property")
 }
