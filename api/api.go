@@ -75,6 +75,9 @@ type Deps struct {
 	// the job aggregator to report it (harvest report event, email, harvester_jobs_finished_total);
 	// nil: a cancelled job is not reported.
 	Publisher message.Publisher
+	// AuthLimiter limits how fast each client may try wrong API keys; the web UI's sign-in
+	// shares it. Default NewAuthLimiter's defaults, for this handler alone.
+	AuthLimiter *AuthLimiter
 	// Queued, when set, is called after a job was queued through the API (the scheduler's
 	// Kick, so that it starts at once instead of on the next tick).
 	Queued func()
@@ -93,10 +96,11 @@ type server struct {
 	// publisher reports cancelled jobs (Deps.Publisher); may be nil
 	publisher message.Publisher
 	// queued is Deps.Queued; may be nil
-	queued  func()
-	mux     *http.ServeMux
-	table   []route
-	handler http.Handler // mux behind the middleware
+	queued    func()
+	authLimit *AuthLimiter
+	mux       *http.ServeMux
+	table     []route
+	handler   http.Handler // mux behind the middleware
 }
 
 // validateRetryBudget bounds the retries of POST /api/v1/validate's download: a caller waits
@@ -136,7 +140,11 @@ func newServer(cfg Config, deps Deps) (*server, error) {
 		replay:    deps.Replay,
 		publisher: deps.Publisher,
 		queued:    deps.Queued,
+		authLimit: deps.AuthLimiter,
 		mux:       http.NewServeMux(),
+	}
+	if s.authLimit == nil {
+		s.authLimit = NewAuthLimiter(AuthLimitConfig{})
 	}
 	s.mount(s.routes())
 	return s, nil

@@ -21,9 +21,12 @@ func routePath(pattern string) (method, path string) {
 // writeBody is a body for every write route that the handlers would accept if they got that far.
 const writeBody = `{}`
 
+// manyTries lets a test's client send a thousand wrong keys before AuthLimiter refuses it.
+func manyTries(_ *Config, d *Deps) { d.AuthLimiter = NewAuthLimiter(AuthLimitConfig{Burst: 1000}) }
+
 func TestAuthWrites(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setup(t, manyTries)
 	noKey := setup(t, func(c *Config, _ *Deps) { c.APIKey = "" })
 	writes := 0
 	for _, rt := range b.api.table {
@@ -60,7 +63,7 @@ func TestAuthWrites(t *testing.T) {
 func TestAuthReads(t *testing.T) {
 	t.Parallel()
 	openReads := setup(t)
-	protected := setup(t, func(c *Config, _ *Deps) { c.ProtectReads = true })
+	protected := setup(t, manyTries, func(c *Config, _ *Deps) { c.ProtectReads = true })
 	for _, rt := range openReads.api.table {
 		if rt.access == write {
 			continue

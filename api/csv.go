@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/harvester-dev/harvester/store"
 )
@@ -16,6 +17,11 @@ var recordErrorColumns = []string{"harvest_job_id", "harvest_record_id", "identi
 
 // csvFlushRows is how many rows are written between flushes of a streamed CSV.
 const csvFlushRows = 500
+
+// csvChunkTimeout is how long the client of a streamed CSV may take to receive each chunk of
+// csvFlushRows rows: the write deadline (the server's WriteTimeout) moves on by this much at
+// every flush, so a long download is not cut, and a client that stops reading still is.
+const csvChunkTimeout = time.Minute
 
 // streamRecordErrorsCSV writes every record error of a job as CSV while the store reads them,
 // so a job with a million errors is never held in memory. Once the header is out a store
@@ -28,6 +34,7 @@ func (s *server) streamRecordErrorsCSV(w http.ResponseWriter, r *http.Request, j
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	cw := csv.NewWriter(w)
 	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(csvChunkTimeout)) // not every writer has one
 	_ = cw.Write(recordErrorColumns)
 	n := 0
 	err := s.store.RecordErrorStream(r.Context(), jobID, func(e *store.RecordError) error {
@@ -38,6 +45,7 @@ func (s *server) streamRecordErrorsCSV(w http.ResponseWriter, r *http.Request, j
 		if n++; n%csvFlushRows == 0 {
 			cw.Flush()
 			_ = rc.Flush() // not every writer can flush; the rows go out at the end then
+			_ = rc.SetWriteDeadline(time.Now().Add(csvChunkTimeout))
 			return cw.Error()
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/trigger"
@@ -14,6 +15,8 @@ type apiError struct {
 	Status  int
 	Message string
 	Fields  map[string]string // 422: what is wrong with each bad field
+	// RetryAfter is the Retry-After header of a 429, in seconds; 0: none.
+	RetryAfter int
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -84,6 +87,9 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="harvester"`)
+	}
+	if ae := (*apiError)(nil); errors.As(err, &ae) && ae.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))
 	}
 	_ = writeJSON(w, status, body)
 }

@@ -27,7 +27,9 @@ func (s *server) endpoint(rt route) http.Handler {
 	})
 }
 
-// authorize checks the API key when the route's access level asks for it.
+// authorize checks the API key when the route's access level asks for it. A client that sent
+// too many wrong keys (Deps.AuthLimiter) is refused with 429 and Retry-After, whatever key it
+// sends now.
 func (s *server) authorize(r *http.Request, a access) error {
 	if a == open || a == read && !s.cfg.ProtectReads {
 		return nil
@@ -42,7 +44,11 @@ func (s *server) authorize(r *http.Request, a access) error {
 	if key == "" {
 		return errorf(http.StatusUnauthorized, "missing API key: send X-API-Key: <key> or Authorization: Bearer <key>")
 	}
-	if subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIKey)) != 1 {
+	ok, wait := s.authLimit.Check(r, func() bool { return subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIKey)) == 1 })
+	switch {
+	case wait > 0:
+		return tooManyKeys(wait)
+	case !ok:
 		return errorf(http.StatusUnauthorized, "invalid API key")
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/dcatus"
@@ -76,6 +77,9 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 	}
 	c := checker{v: v, v3: v3, max: s.cfg.ValidateMaxRecords, seen: map[string]int{}}
 	if in.URL != "" {
+		// The download may take longer than the server's WriteTimeout: the answer gets its
+		// whole retry budget and one attempt's timeout, and a minute to be checked and sent.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.fetch.RetryBudget + s.fetch.Timeout + time.Minute))
 		err = s.checkURL(r.Context(), &c, in.URL)
 	} else {
 		err = c.checkPasted(in.JSON)

@@ -104,12 +104,18 @@ type Config struct {
 	// Addr is where the HTTP handler listens once started, e.g. 127.0.0.1:8080 (port 0: any);
 	// "" listens nowhere. Without the API it serves /healthz, /readyz and /metrics only.
 	Addr string
+	// HTTP bounds the server at Addr: timeouts, header size, open connections.
+	HTTP HTTPConfig
+	// SecureCookies marks the web UI's cookies Secure (web.Config.SecureCookies): set it when
+	// the site is served over HTTPS.
+	SecureCookies bool
 }
 
 func (c Config) withDefaults() Config {
 	c.DataDir = cmp.Or(c.DataDir, "harvester-data")
 	c.Concurrency = cmp.Or(c.Concurrency, 4)
 	c.StreamReplicas = cmp.Or(c.StreamReplicas, 1)
+	c.HTTP = c.HTTP.WithDefaults()
 	if c.Registry == nil {
 		c.Registry = prometheus.NewRegistry()
 	}
@@ -129,6 +135,9 @@ func (c Config) validate() error {
 	}
 	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
 		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)
+	}
+	if err := c.HTTP.validate(); err != nil {
+		return err
 	}
 	for _, s := range c.Stages {
 		if !slices.Contains(StageNames(), s) {
@@ -282,13 +291,15 @@ func (p *Pipeline) buildHandler() error {
 		p.handler = api.Health(ready, metrics, cfg.Logger)
 		return nil
 	}
-	h, err := api.New(*cfg.API, api.Deps{Store: p.store, Logger: cfg.Logger, Metrics: metrics, Ready: ready,
+	limit := api.NewAuthLimiter(api.AuthLimitConfig{}) // the API and the sign-in guess the same key
+	h, err := api.New(*cfg.API, api.Deps{Store: p.store, AuthLimiter: limit, Logger: cfg.Logger, Metrics: metrics, Ready: ready,
 		Fetch: cfg.Fetch, Search: p.index, Replay: p.Replay, Publisher: p.bus.Publisher(), Queued: p.kick})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads}, web.Deps{Store: p.store, API: h, Search: p.index,
-		Lag: p.bus.Lag, Logger: cfg.Logger})
+	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads,
+		SecureCookies: cfg.SecureCookies}, web.Deps{Store: p.store, API: h, Search: p.index,
+		Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -325,13 +336,11 @@ func (p *Pipeline) Start(ctx context.Context) error {
 		p.cfg.Logger.Info("scheduler running", "max_jobs", p.cfg.Scheduler.MaxInProgress)
 	}
 	if p.cfg.Addr != "" {
-		ln, err := net.Listen("tcp", p.cfg.Addr)
+		ln, srv, err := p.cfg.HTTP.listen(p.cfg.Addr, p.handler)
 		if err != nil {
-			return fmt.Errorf("listen on %s: %w", p.cfg.Addr, err)
+			return err
 		}
-		p.addr = ln.Addr()
-		p.server = &http.Server{Handler: p.handler, ReadHeaderTimeout: 10 * time.Second}
-		srv := p.server
+		p.addr, p.server = ln.Addr(), srv
 		go func() {
 			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 				p.runErr <- err

@@ -212,14 +212,22 @@ func (s *Scheduler) cleanOrphans(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// failOrphan ends a job whose re-drives ran out and asks the aggregator to report it.
+// orphanAdvice ends the message of a job ended by orphan cleanup: what to look at before its
+// source runs again.
+const orphanAdvice = "Look in the workers' logs and exit statuses around the job's last heartbeat " +
+	"(an out-of-memory kill, a restart or a deploy) before running it again; a source that takes a worker down " +
+	"every time needs lower caps (--max-record-bytes, --job-window, --fetch-max-bytes) or a fix."
+
+// failOrphan ends a job whose re-drives ran out and asks the aggregator to report it. Its
+// message names the likely cause: the worker process crashed or was killed.
 func (s *Scheduler) failOrphan(ctx context.Context, j *store.HarvestJob) error {
-	msg := fmt.Sprintf("no progress for more than %s: the worker running this job stopped; "+
-		"the job was ended so that its source can run again", s.cfg.OrphanTimeout)
+	msg := fmt.Sprintf("no progress for more than %s: the worker process running this job most likely crashed "+
+		"or was killed; the job was ended so that its source can run again. %s", s.cfg.OrphanTimeout, orphanAdvice)
 	if j.Redrives > 0 {
 		msg = fmt.Sprintf("no progress for more than %s after the job was re-driven %d times from the database "+
-			"(listed again from the source): its workers keep stopping or its messages keep being lost; the job "+
-			"was ended so that its source can run again", s.cfg.OrphanTimeout, j.Redrives)
+			"(listed again from the source): the worker processes running it most likely crashed or were killed "+
+			"each time (or its messages keep being lost); the job was ended so that its source can run again. %s",
+			s.cfg.OrphanTimeout, j.Redrives, orphanAdvice)
 	}
 	if _, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: j.ID, Type: "FailedJobCleanup", Message: msg}); err != nil {
 		return fmt.Errorf("fail orphaned job %s: %w", j.ID, err)

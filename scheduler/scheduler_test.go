@@ -256,6 +256,9 @@ func TestRedrivesAreBounded(t *testing.T) {
 			require.Len(t, errs, 1)
 			require.Equal(t, "FailedJobCleanup", errs[0].Type)
 			require.Contains(t, errs[0].Message, "re-driven 2 times")
+			require.Contains(t, errs[0].Message, "the worker processes running it most likely crashed or were killed",
+				"the message names the likely cause")
+			require.Contains(t, errs[0].Message, "Look in the workers' logs and exit statuses", "and what to do")
 			_, err = trigger.Enqueue(ctx, st, src.ID, harvest.JobHarvest)
 			require.NoError(t, err, "the source can run again")
 		})
@@ -320,4 +323,34 @@ func TestDispatchFailureLeavesTheJobToRedrive(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, errs, 1)
 	require.Equal(t, "FailedJobCleanup", errs[0].Type, "ended by orphan cleanup, not at dispatch: %s", errs[0].Message)
+}
+
+// TestOrphanMessageNamesCrash: a job ended by orphan cleanup without re-drives (MaxRedrives
+// -1) says that its worker process most likely crashed or was killed, and what to look at.
+func TestOrphanMessageNamesCrash(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, _ := backends["sqlite"](t)
+	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "cftc",
+		URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11NonFederal})
+	require.NoError(t, err)
+	job, err := trigger.Enqueue(ctx, st, src.ID, harvest.JobHarvest)
+	require.NoError(t, err)
+	s, err := scheduler.New(scheduler.Config{Interval: 10 * time.Millisecond, OrphanTimeout: 50 * time.Millisecond,
+		MaxRedrives: -1}, st, bus(t, natstest.URL(t)).Publisher(), quiet) // streams, but no stages
+	require.NoError(t, err)
+	s.Start(ctx)
+	defer s.Stop()
+	waitFor(t, "the orphan to be ended", func() bool {
+		j, err := st.JobGet(ctx, job.ID)
+		return err == nil && j.Status == harvest.JobError
+	})
+	errs, err := st.JobErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Equal(t, "FailedJobCleanup", errs[0].Type)
+	require.Contains(t, errs[0].Message, "no progress for more than 50ms: the worker process running this job most likely "+
+		"crashed or was killed; the job was ended so that its source can run again.")
+	require.Contains(t, errs[0].Message, "Look in the workers' logs and exit statuses around the job's last heartbeat")
 }

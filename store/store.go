@@ -260,6 +260,17 @@ type Store interface {
 	// URIs); repeated URIs are one. Concurrent calls agree: the first insert wins.
 	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
 
+	// SessionDelete ends a web UI session: later SessionGet calls of its ID answer ErrNotFound,
+	// in every process on the database. Deleting a missing session is no error.
+	SessionDelete(ctx context.Context, id string) error
+	// SessionGet returns the session with this ID: ErrNotFound if it was never inserted, was
+	// deleted, or has expired.
+	SessionGet(ctx context.Context, id string) (*Session, error)
+	// SessionInsert records a web UI session that lasts until p.ExpiresAt, and deletes the
+	// sessions that have expired (so the table holds only live ones). ErrConflict if the ID is
+	// taken.
+	SessionInsert(ctx context.Context, p *SessionInsertParams) error
+
 	// SourceDelete deletes a source and its history: ErrNotFound if missing, ErrConflict while
 	// it still has live datasets (clear it first) or an unfinished job.
 	SourceDelete(ctx context.Context, id string) error

@@ -253,6 +253,19 @@ type LeaderParams struct {
 	TTL    time.Duration // SQLite lease length; default 30 s
 }
 
+// Session is a signed-in web UI operator's session (package web). Its ID is a digest of the
+// secret its cookie carries, never the secret itself.
+type Session struct {
+	ID        string
+	ExpiresAt time.Time
+}
+
+// SessionInsertParams is a new session.
+type SessionInsertParams struct {
+	ID        string    // unique; at most 200 bytes
+	ExpiresAt time.Time // SessionGet answers ErrNotFound from then on
+}
+
 // PageParams pages a list: at most Limit rows (0: the backend's default of 100) after Offset.
 type PageParams struct {
 	Limit  int

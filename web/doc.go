@@ -6,8 +6,12 @@
 // Reads are public, as in Data.gov's H2.0 (with Config.ProtectReads, as the API's, every page
 // but /sign-in needs a session). Writes need a signed-in operator: /sign-in takes
 // the API key (Config.APIKey, HARVESTER_API_KEY) and sets an HttpOnly, SameSite=Strict session
-// cookie holding an expiry and its HMAC-SHA256 under a key derived from the API key (no
-// database row; changing the key signs everyone out). Every form carries a CSRF token: the
+// cookie (Secure with Config.SecureCookies) holding an expiry, a random secret and their
+// HMAC-SHA256 under a key derived from the API key (changing the key signs everyone out); the
+// store keeps the secret's digest (store.SessionInsert), and /sign-out deletes it, so that the
+// old cookie is refused by every process. Wrong keys at sign-in count against the client's
+// allowance (Deps.AuthLimiter, shared with the API): past it, 429 with Retry-After. The sign-in's
+// next must be a path of this site (safeNext). Every form carries a CSRF token: the
 // HMAC of the session under the same key, or before sign-in a random value also set as a
 // cookie (double submit). A POST without a session redirects to /sign-in (303); a POST without
 // a valid token is a 403.

@@ -89,6 +89,7 @@ func (s *server) handle(h page, a access) http.Handler {
 		}()
 		canonicalPathID(r)
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		r = s.withSession(r)
 		if a == writeAccess || a == readAccess && s.cfg.ProtectReads {
 			if !s.signedIn(r) {
 				http.Redirect(w, r, "/sign-in?next="+urlQueryEscape(r.URL.Path), http.StatusSeeOther)

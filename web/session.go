@@ -1,21 +1,28 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+
+	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // Cookie and form field names.
 const (
-	sessionCookie = "harvester_session" // "<unix expiry>.<HMAC>"
+	sessionCookie = "harvester_session" // "<unix expiry>.<secret>.<HMAC>"; the store has the secret's digest
 	csrfCookie    = "harvester_csrf"    // a random value, before sign-in (double submit)
 	csrfField     = "csrf_token"
 )
@@ -38,14 +45,60 @@ func (s *server) mac(parts ...string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// newSession is a session cookie value that expires at exp.
-func (s *server) newSession(exp time.Time) string {
+// newSession starts a session that expires at exp: it records the session in the store (so
+// that signing out can end it in every process) and returns the cookie value.
+func (s *server) newSession(ctx context.Context, exp time.Time) (string, error) {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	secret := base64.RawURLEncoding.EncodeToString(b)
+	if err := s.store.SessionInsert(ctx, &store.SessionInsertParams{ID: sessionID(secret), ExpiresAt: exp}); err != nil {
+		return "", fmt.Errorf("start session: %w", err)
+	}
 	e := strconv.FormatInt(exp.Unix(), 10)
-	return e + "." + s.mac("session", e)
+	return e + "." + secret + "." + s.mac("session", e, secret), nil
+}
+
+// sessionID is the store's ID of the session whose cookie carries secret: its SHA-256, so that
+// reading the database gives no one a session.
+func sessionID(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// sessionSecret returns the secret of a session cookie value whose signature and expiry hold,
+// or "".
+func (s *server) sessionSecret(value string) string {
+	e, rest, _ := strings.Cut(value, ".")
+	secret, sig, _ := strings.Cut(rest, ".")
+	exp, err := strconv.ParseInt(e, 10, 64)
+	if err != nil || secret == "" || s.now().Unix() >= exp {
+		return ""
+	}
+	if !hmac.Equal([]byte(sig), []byte(s.mac("session", e, secret))) {
+		return ""
+	}
+	return secret
+}
+
+// sessionKey is the request context key of the session that handle looked up once.
+type sessionKey struct{}
+
+// withSession is r with its session looked up (a store read), for the later session calls.
+func (s *server) withSession(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), sessionKey{}, s.lookupSession(r)))
 }
 
 // session returns the request's valid session cookie value, or "".
 func (s *server) session(r *http.Request) string {
+	if v, ok := r.Context().Value(sessionKey{}).(string); ok {
+		return v
+	}
+	return s.lookupSession(r)
+}
+
+// lookupSession returns the request's session cookie value when it is signed, unexpired and
+// not ended (SessionGet finds it), or "". A store error counts as no session, and is logged.
+func (s *server) lookupSession(r *http.Request) string {
 	if s.key == nil {
 		return ""
 	}
@@ -53,15 +106,14 @@ func (s *server) session(r *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	e, sig, ok := strings.Cut(c.Value, ".")
-	if !ok {
+	secret := s.sessionSecret(c.Value)
+	if secret == "" {
 		return ""
 	}
-	exp, err := strconv.ParseInt(e, 10, 64)
-	if err != nil || s.now().Unix() >= exp {
-		return ""
-	}
-	if !hmac.Equal([]byte(sig), []byte(s.mac("session", e))) {
+	if _, err := s.store.SessionGet(r.Context(), sessionID(secret)); err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			s.log.ErrorContext(r.Context(), "web: session look-up failed", "err", err)
+		}
 		return ""
 	}
 	return c.Value
@@ -113,43 +165,76 @@ func (s *server) signInForm(w http.ResponseWriter, r *http.Request) error {
 		signInData{Next: safeNext(r.URL.Query().Get("next")), NoKey: s.key == nil})
 }
 
-// signIn checks the API key and sets the session cookie, then goes to next (a local path).
+// signIn checks the API key and sets the session cookie, then goes to next (a local path). A
+// client that sent too many wrong keys (Deps.AuthLimiter, shared with the API) gets a 429 with
+// Retry-After, whatever key it sends now.
 func (s *server) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkCSRF(r); err != nil {
 		return err
 	}
 	next := safeNext(r.PostFormValue("next"))
 	key := r.PostFormValue("api_key")
-	if s.key == nil || key == "" || subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIKey)) != 1 {
-		msg := "wrong API key"
-		switch {
-		case s.key == nil:
-			msg = "signing in is disabled: the server has no API key (HARVESTER_API_KEY)"
-		case key == "":
-			msg = "required"
-		}
-		return s.render(w, r, http.StatusUnauthorized, "sign_in.html", "Sign in",
-			signInData{Next: next, Error: msg, NoKey: s.key == nil})
+	fail := func(status int, msg string) error {
+		return s.render(w, r, status, "sign_in.html", "Sign in", signInData{Next: next, Error: msg, NoKey: s.key == nil})
+	}
+	switch {
+	case s.key == nil:
+		return fail(http.StatusUnauthorized, "signing in is disabled: the server has no API key (HARVESTER_API_KEY)")
+	case key == "":
+		return fail(http.StatusUnauthorized, "required")
+	}
+	ok, wait := s.authLimit.Check(r, func() bool { return subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIKey)) == 1 })
+	switch {
+	case wait > 0:
+		n := api.RetryAfterSeconds(wait)
+		w.Header().Set("Retry-After", strconv.Itoa(n))
+		return fail(http.StatusTooManyRequests, fmt.Sprintf("too many wrong API keys from your address: try again in %d s", n))
+	case !ok:
+		return fail(http.StatusUnauthorized, "wrong API key")
 	}
 	exp := s.now().Add(s.cfg.SessionTTL)
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.newSession(exp), Path: "/", Expires: exp,
+	value, err := s.newSession(r.Context(), exp)
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: value, Path: "/", Expires: exp,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.cfg.SecureCookies})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 	return nil
 }
 
+// signOut ends the session in the store, so that its cookie is refused from then on, by every
+// process, even if the browser (or someone who copied it) keeps it; then it clears the cookie.
 func (s *server) signOut(w http.ResponseWriter, r *http.Request) error {
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		if secret := s.sessionSecret(c.Value); secret != "" {
+			if err := s.store.SessionDelete(r.Context(), sessionID(secret)); err != nil {
+				return fmt.Errorf("end session: %w", err)
+			}
+		}
+	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: s.cfg.SecureCookies})
 	http.Redirect(w, r, "/harvest_sources", http.StatusSeeOther)
 	return nil
 }
 
-// safeNext is next when it is a local path, else the sources list: a sign-in never sends
-// the operator to another site.
+// safeNext is next when it is a path of this site, else the sources list: a sign-in never
+// sends the operator to another site. A path starts with one "/" (not "//" or "/\", which
+// browsers read as another host), holds no backslash, no control character and no white space
+// (browsers drop TAB, CR and LF from a URL, so "/\t/evil.example" would become
+// "//evil.example"), and parses (url.Parse) to no scheme and no host. Percent-encoded bytes
+// stay in the path and are kept.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return "/harvest_sources"
+	const fallback = "/harvest_sources"
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsRune(next, '\\') {
+		return fallback
+	}
+	if strings.ContainsFunc(next, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) {
+		return fallback
+	}
+	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return fallback
 	}
 	return next
 }

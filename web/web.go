@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
@@ -49,6 +50,10 @@ type Deps struct {
 	Lag func(ctx context.Context) (*router.Lag, error)
 	// Logger gets the causes of 500s. Default slog.Default().
 	Logger *slog.Logger
+	// AuthLimiter limits how fast each client may try wrong API keys at sign-in: give it the
+	// API's (api.Deps.AuthLimiter), as both guess the same key. Default api.NewAuthLimiter's
+	// defaults, for the sign-in alone.
+	AuthLimiter *api.AuthLimiter
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
@@ -63,7 +68,9 @@ type server struct {
 	log    *slog.Logger
 	now    func() time.Time
 	key    []byte // session and CSRF HMAC key, derived from the API key
-	pages  *http.ServeMux
+	// authLimit is Deps.AuthLimiter
+	authLimit *api.AuthLimiter
+	pages     *http.ServeMux
 }
 
 // New returns the handler of the whole site: the pages at /, and deps.API at /api/, /healthz,
@@ -85,6 +92,10 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 		s.now = time.Now
 	}
 	s.key = deriveKey(cfg.APIKey)
+	s.authLimit = deps.AuthLimiter
+	if s.authLimit == nil {
+		s.authLimit = api.NewAuthLimiter(api.AuthLimitConfig{})
+	}
 	s.routes()
 	return s, nil
 }

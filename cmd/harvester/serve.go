@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -42,6 +43,10 @@ type serverFlags struct {
 	smtp          notify.Config
 	pprofAddr     string
 	localFiles    bool
+	// http bounds the HTTP server at --addr (0: pipeline.HTTPConfig's defaults).
+	http pipeline.HTTPConfig
+	// secureCookies marks the web UI's cookies Secure (--secure-cookies).
+	secureCookies bool
 }
 
 func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
@@ -67,11 +72,34 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	fl.BoolVar(&f.localFiles, "local-files", envBool("HARVESTER_LOCAL_FILES"),
 		"read sources whose location is a local file path (made by harvest --file); refused by default, so that a "+
 			"stored source's url never reads this machine's files (env HARVESTER_LOCAL_FILES=1)")
+	f.registerHTTP(cmd)
 	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
 		"public URL of this API, for links in emails (env HARVESTER_BASE_URL)")
 	f.smtp = notify.Config{Host: os.Getenv("HARVESTER_SMTP_HOST"), Port: envInt("HARVESTER_SMTP_PORT", 0),
 		Username: os.Getenv("HARVESTER_SMTP_USERNAME"), Password: os.Getenv("HARVESTER_SMTP_PASSWORD"),
 		From: os.Getenv("HARVESTER_SMTP_FROM"), TLS: os.Getenv("HARVESTER_SMTP_TLS")}
+}
+
+// registerHTTP adds the flags that bound the HTTP server at --addr; 0 keeps the default.
+func (f *serverFlags) registerHTTP(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.DurationVar(&f.http.ReadHeaderTimeout, "http-read-header-timeout", envDuration("HARVESTER_HTTP_READ_HEADER_TIMEOUT"),
+		"longest a client may take to send a request's header (env HARVESTER_HTTP_READ_HEADER_TIMEOUT; default 10s)")
+	fl.DurationVar(&f.http.ReadTimeout, "http-read-timeout", envDuration("HARVESTER_HTTP_READ_TIMEOUT"),
+		"longest a client may take to send a whole request, body included; then its connection is closed "+
+			"(env HARVESTER_HTTP_READ_TIMEOUT; default 1m)")
+	fl.DurationVar(&f.http.WriteTimeout, "http-write-timeout", envDuration("HARVESTER_HTTP_WRITE_TIMEOUT"),
+		"longest from a request's header to the end of its answer; the record errors CSV and validating a URL "+
+			"extend it (env HARVESTER_HTTP_WRITE_TIMEOUT; default 2m)")
+	fl.DurationVar(&f.http.IdleTimeout, "http-idle-timeout", envDuration("HARVESTER_HTTP_IDLE_TIMEOUT"),
+		"how long a kept-alive connection waits for its next request (env HARVESTER_HTTP_IDLE_TIMEOUT; default 2m)")
+	fl.IntVar(&f.http.MaxHeaderBytes, "http-max-header-bytes", int(envInt64("HARVESTER_HTTP_MAX_HEADER_BYTES")),
+		"size cap of a request's header in bytes (env HARVESTER_HTTP_MAX_HEADER_BYTES; default 65536)")
+	fl.IntVar(&f.http.MaxConns, "http-max-conns", int(envInt64("HARVESTER_HTTP_MAX_CONNS")),
+		"most HTTP connections open at once; more wait until one closes (env HARVESTER_HTTP_MAX_CONNS; default 256)")
+	fl.BoolVar(&f.secureCookies, "secure-cookies", envBool("HARVESTER_SECURE_COOKIES"),
+		"mark the web UI's cookies Secure, sent over HTTPS only: set it when the site is served over HTTPS "+
+			"(env HARVESTER_SECURE_COOKIES)")
 }
 
 func envInt(name string, def int) int {
@@ -198,21 +226,8 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
-	cfg := f.config(logger)
-	cfg.Registry, cfg.Stages, cfg.Concurrency, cfg.Addr = reg, p.stages, f.concurrency, f.addr
-	cfg.RefuseLocalFiles = !f.localFiles
-	if len(p.stages) > 0 {
-		mail := f.mailConfig()
-		cfg.Mail = &mail
-	}
-	if p.scheduler {
-		cfg.Scheduler = &scheduler.Config{Interval: f.interval, MaxInProgress: f.maxJobs,
-			OrphanTimeout: f.orphanTimeout, MaxRedrives: cmp.Or(f.maxRedrives, -1)}
-	}
-	if p.api && f.addr != "" {
-		c := apiConfig()
-		cfg.API = &c
-	}
+	cfg := f.pipelineConfig(logger, p)
+	cfg.Registry = reg
 	errc := make(chan error, 1)
 	if f.pprofAddr != "" {
 		stop, err := servePprof(f.pprofAddr, errc)
@@ -240,6 +255,27 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 		return nil
 	}
 	return err
+}
+
+// pipelineConfig is the pipeline that runs the parts p, from the flags.
+func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Config {
+	cfg := f.config(logger)
+	cfg.Stages, cfg.Concurrency, cfg.Addr = p.stages, f.concurrency, f.addr
+	cfg.HTTP, cfg.SecureCookies = f.http, f.secureCookies
+	cfg.RefuseLocalFiles = !f.localFiles
+	if len(p.stages) > 0 {
+		mail := f.mailConfig()
+		cfg.Mail = &mail
+	}
+	if p.scheduler {
+		cfg.Scheduler = &scheduler.Config{Interval: f.interval, MaxInProgress: f.maxJobs,
+			OrphanTimeout: f.orphanTimeout, MaxRedrives: cmp.Or(f.maxRedrives, -1)}
+	}
+	if p.api && f.addr != "" {
+		c := apiConfig()
+		cfg.API = &c
+	}
+	return cfg
 }
 
 func (f *serverFlags) mailConfig() notify.Config {

@@ -108,6 +108,9 @@ var cases = []testCase{
 	{"Leader/Exclusive", testLeaderExclusive},
 	{"Leader/CloseWithoutRelease", testLeaderCloseWithoutRelease},
 
+	{"Session/Lifecycle", testSessionLifecycle},
+	{"Session/Expired", testSessionExpired},
+
 	{"Outcome/SettleOnce", testOutcomeSettleOnce},
 	{"Outcome/SettleTransform", testOutcomeSettleTransform},
 	{"Source/CollectionParent", testSourceCollectionParent},
