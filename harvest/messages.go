@@ -105,6 +105,12 @@ type Record struct {
 	// stages let it through although its job has finished, and the aggregator accepts its
 	// outcome once, in place of the errored one (store.Store.OutcomeReopen).
 	Replay bool `json:"replay,omitempty"`
+	// Revalidate is set by COMPARE on an update whose content is that of the newest record,
+	// which was valid and whose dataset is live: only the source's schema_type or
+	// shacl_profile changed. VALIDATE settles such a record unchanged when it is still valid
+	// (its harvest_record then keeps the new settings, and the dataset is not rewritten), and
+	// errored when it now fails.
+	Revalidate bool `json:"revalidate,omitempty"`
 	// NotDownloaded is set by EXTRACT on a record it did not download because the source says
 	// it has not changed since its newest stored record was read (a WAF listing date before the
 	// start of the job that read it): Body and XML are empty, and COMPARE settles it as

@@ -479,3 +479,64 @@ func TestRDFEveryCorpusFile(t *testing.T) {
 		})
 	}
 }
+
+// Issue 25 item 26: a source's shacl_profile is part of what makes a record unchanged. A
+// dataset without dct:description passes with no profile, fails DCAT-AP 3.0.0 once the source
+// moves to it (stricter: the error appears, the live dataset is kept), and passes again when
+// the source moves back (looser: the error goes away). Before the fix the graph's fingerprint
+// made each job after the first "not modified", whatever the profile.
+func TestRDFProfileChangeRevalidates(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	site := newRDFSite(t)
+	const url = "http://profile.test/catalog.ttl"
+	const dataset = "http://profile.test/dataset/1"
+	site.serve(url, "text/turtle", []byte(`@prefix dcat: <http://www.w3.org/ns/dcat#> .
+@prefix dct: <http://purl.org/dc/terms/> .
+<http://profile.test/catalog> a dcat:Catalog ; dct:title "C"@en ; dct:description "Catalog"@en ;
+	dct:publisher <http://profile.test/org> ; dcat:dataset <`+dataset+`> .
+<`+dataset+`> a dcat:Dataset ; dct:title "No description"@en .
+`))
+	validationErrors := func(jobID string) []string {
+		t.Helper()
+		errs, _, err := b.st.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: jobID})
+		require.NoError(t, err)
+		var out []string
+		for _, e := range errs {
+			if e.Severity == harvest.SeverityError {
+				out = append(out, e.Message)
+			}
+		}
+		return out
+	}
+
+	loose, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=none")
+	mustComplete(t, loose, code)
+	require.Equal(t, [3]int{1, 0, 0}, [3]int{loose.Added, loose.Unchanged, loose.Errored})
+
+	strict, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=dcat-ap-3.0.0")
+	mustComplete(t, strict, code)
+	require.Equal(t, [3]int{0, 0, 1}, [3]int{strict.Updated, strict.Unchanged, strict.Errored},
+		"the dataset is validated again and fails")
+	require.Contains(t, strings.Join(validationErrors(strict.JobID), "\n"), "dct:description")
+	require.Equal(t, []string{dataset}, liveIdentifiers(t, b.st, strict.SourceID), "an invalid record deletes nothing")
+
+	again, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=dcat-ap-3.0.0")
+	mustComplete(t, again, code)
+	require.Equal(t, [2]int{0, 1}, [2]int{again.Unchanged, again.Errored}, "same profile: errored still")
+	require.Contains(t, strings.Join(validationErrors(again.JobID), "\n"), "dct:description", "its rows are carried")
+
+	back, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=none")
+	mustComplete(t, back, code)
+	require.Equal(t, [3]int{1, 0, 0}, [3]int{back.Updated, back.Unchanged, back.Errored}, "it passes again")
+	require.Empty(t, validationErrors(back.JobID))
+
+	same, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=none")
+	mustComplete(t, same, code)
+	require.Equal(t, [3]int{0, 1, 0}, [3]int{same.Updated, same.Unchanged, same.Errored})
+
+	other, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=dcat-ap-2.1.1")
+	mustComplete(t, other, code)
+	require.Equal(t, [2]int{0, 1}, [2]int{other.Unchanged, other.Errored}, "DCAT-AP 2.1.1 wants a description too")
+	require.Contains(t, strings.Join(validationErrors(other.JobID), "\n"), "dct:description")
+}
