@@ -308,7 +308,7 @@ func reportEvents(t *testing.T, natsURL string) func(jobID string) harvestReport
 		var r harvestReport
 		if json.Unmarshal(m.Data, &r) == nil {
 			mu.Lock()
-			got[r.ID] = r
+			got[r.JobID] = r
 			mu.Unlock()
 		}
 	})
@@ -332,7 +332,8 @@ func reportEvents(t *testing.T, natsURL string) func(jobID string) harvestReport
 }
 
 type harvestReport struct {
-	ID               string             `json:"id"`
+	ID               string             `json:"id"` // the source's, as FDK's report
+	JobID            string             `json:"jobId"`
 	ChangedCatalogs  []harvest.Resource `json:"changedCatalogs"`
 	ChangedResources []harvest.Resource `json:"changedResources"`
 	RemovedResources []harvest.Resource `json:"removedResources"`
@@ -377,6 +378,7 @@ func TestRDFFDKFixtures(t *testing.T) {
 	require.Len(t, rows, 1, "one error row (and dataset/0's transform warnings)")
 	require.Contains(t, rows[0], "blank node")
 	ev := report(first.JobID)
+	require.Equal(t, first.SourceID, ev.ID, "id names the source, as in FDK's report")
 	require.Equal(t, []string{dataset0}, uris(ev.ChangedResources))
 
 	// The catalog alone changes (its title): dataset/0 is unchanged, catalog/0 changed.
@@ -401,7 +403,7 @@ func TestRDFFDKFixtures(t *testing.T) {
 	mustComplete(t, diff, code)
 	require.Equal(t, 1, diff.Updated, "dataset/0's access service is another node")
 	ev = report(diff.JobID)
-	require.Empty(t, ev.ChangedCatalogs, "catalog/0 is as the job before left it")
+	require.Equal(t, []string{catalog0}, uris(ev.ChangedCatalogs), "a dataset inside it changed (FDK's catalog graph has it)")
 	require.Equal(t, []string{dataset0}, uris(ev.ChangedResources))
 
 	site.serveCorpus(t, url, "text/turtle", "dcatap/fdk-harvest-response-0-old-dataset-removed.ttl")
