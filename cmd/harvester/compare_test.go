@@ -46,6 +46,10 @@ func TestSchemaChangeRevalidatesUnchangedRecords(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Equal(t, [2]int{0, 2}, [2]int{third.Added, third.Updated}, "both are in the catalog: updates")
 
+	val, code := b.harvest(t, "--file", catalog, "--schema-type", federal, "--job-type", "validate")
+	require.Equal(t, exitOK, code)
+	require.Equal(t, [3]int{0, 1, 1}, [3]int{val.Updated, val.Unchanged, val.Errored}, "a validate job says what a harvest will")
+
 	fourth, code := b.harvest(t, "--file", catalog, "--schema-type", federal)
 	require.Equal(t, exitOK, code)
 	require.Equal(t, [3]int{0, 1, 1}, [3]int{fourth.Updated, fourth.Unchanged, fourth.Errored},

@@ -310,7 +310,7 @@ func keysOf(m map[string]int) []string {
 
 // A record COMPARE sends only to be checked again under its source's new settings
 // (Record.Revalidate) settles unchanged when it passes, a success whose dataset SYNC does not
-// rewrite, and errored when it fails; in a validate job it settles with its action as before.
+// rewrite, and errored when it fails; a validate job counts it as a harvest would.
 func TestRevalidatedRecordSettles(t *testing.T) {
 	t.Parallel()
 	g := parseCorpus(t, "semic-2.1.1-example1.nt")
@@ -323,7 +323,7 @@ func TestRevalidatedRecordSettles(t *testing.T) {
 	}{
 		{harvest.JobHarvest, body, harvest.Settled{Outcome: harvest.OutcomeUnchanged, RecordID: "r",
 			Status: harvest.RecordSuccess, Validated: true}},
-		{harvest.JobValidate, body, harvest.Settled{Outcome: harvest.OutcomeUpdated, Validated: true}},
+		{harvest.JobValidate, body, harvest.Settled{Outcome: harvest.OutcomeUnchanged, Validated: true}},
 		{harvest.JobHarvest, []byte("not n-quads"), harvest.Settled{Outcome: harvest.OutcomeErrored, RecordID: "r",
 			Status: harvest.RecordErrorValidation}},
 	} {
