@@ -27,6 +27,9 @@ const (
 	SubjectSync      = "harvest.v1.sync"
 	SubjectSettled   = "harvest.v1.settled"
 	SubjectReport    = "harvest.v1.report"
+	// SubjectReportFDK carries each finished job's report in FDK's form (FDKReports), for a
+	// bridge to FDK's RabbitMQ exchange (routing key "<dataType>s.harvested").
+	SubjectReportFDK = "harvest.v1.report.fdk"
 	SubjectTrigger   = "harvest.v1.trigger"
 	// SubjectFailedPrefix + stage name holds records whose stage failed for good, kept for replay.
 	SubjectFailedPrefix = "harvest.v1.failed."
@@ -105,6 +108,12 @@ type Record struct {
 	// stages let it through although its job has finished, and the aggregator accepts its
 	// outcome once, in place of the errored one (store.Store.OutcomeReopen).
 	Replay bool `json:"replay,omitempty"`
+	// Revalidate is set by COMPARE on an update whose content is that of the newest record,
+	// which was valid and whose dataset is live: only the source's schema_type or
+	// shacl_profile changed. VALIDATE settles such a record unchanged when it is still valid
+	// (its harvest_record then keeps the new settings, and the dataset is not rewritten), and
+	// errored when it now fails.
+	Revalidate bool `json:"revalidate,omitempty"`
 	// NotDownloaded is set by EXTRACT on a record it did not download because the source says
 	// it has not changed since its newest stored record was read (a WAF listing date before the
 	// start of the job that read it): Body and XML are empty, and COMPARE settles it as
@@ -219,10 +228,12 @@ type Settled struct {
 }
 
 // Report is the harvest report event published once per finished job (SubjectReport): the
-// FDK harvest report's fields plus the job's counts.
+// FDK harvest report's fields plus the job's counts. ID is the source's id, as FDK's report
+// names its data source; JobID names the job.
 type Report struct {
 	V            int       `json:"v"`
-	ID           string    `json:"id"` // job id
+	ID           string    `json:"id"` // source id (FDK's dataSourceId)
+	JobID        string    `json:"jobId"`
 	SourceID     string    `json:"sourceId"`
 	URL          string    `json:"url"`
 	DataType     string    `json:"dataType"`
@@ -233,7 +244,8 @@ type Report struct {
 	StartTime    time.Time `json:"startTime"`
 	EndTime      time.Time `json:"endTime"`
 	// ChangedCatalogs are the catalogs (an rdf source's dcat:Catalog) the job found new or
-	// changed; ChangedResources the records it added or updated; RemovedResources those it
+	// changed, a catalog whose datasets alone changed included (FDK compares a catalog's graph
+	// with its datasets' graphs); ChangedResources the records it added or updated; RemovedResources those it
 	// deleted: FDK's report fields (peer-harvesters §1.8), each {fdkId, uri}, the uri a dataset
 	// IRI or, for DCAT-US and ISO records, the identifier. Never null (empty arrays).
 	ChangedCatalogs  []Resource `json:"changedCatalogs"`

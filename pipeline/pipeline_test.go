@@ -73,7 +73,7 @@ func (b *testBundle) harvest(t *testing.T, file string, jobType harvest.JobType)
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for rep := range reports { // the report event comes last: after the counts, metrics and email
-		if rep.ID == job.ID {
+		if rep.JobID == job.ID {
 			break
 		}
 	}

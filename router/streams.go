@@ -33,7 +33,7 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
 		{Name: StreamFailed, Subjects: []string{harvest.SubjectFailedPrefix + ">"},
 			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: keep},
-		{Name: StreamReport, Subjects: []string{harvest.SubjectReport},
+		{Name: StreamReport, Subjects: []string{harvest.SubjectReport, harvest.SubjectReportFDK},
 			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: keep},
 		{Name: StreamTrigger, Subjects: []string{harvest.SubjectTrigger},
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},

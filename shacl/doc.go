@@ -9,8 +9,9 @@
 //   - targets: sh:targetClass (instances through rdf:type/rdfs:subClassOf* in the data graph),
 //     sh:targetNode, sh:targetSubjectsOf, sh:targetObjectsOf [2.1.3];
 //   - node shapes and property shapes whose sh:path is one IRI (a predicate path) [2.3];
-//     sh:property, sh:severity (sh:Violation default, sh:Warning, sh:Info), sh:message,
-//     sh:deactivated;
+//     sh:property (on a node shape and, nested, on a property shape, whose property shapes are
+//     validated with each value of its path as the focus node [4.8.2]), sh:severity
+//     (sh:Violation default, sh:Warning, sh:Info), sh:message, sh:deactivated;
 //   - constraints: sh:minCount, sh:maxCount, sh:class, sh:datatype, sh:nodeKind, sh:node,
 //     sh:or, sh:and, sh:hasValue, sh:pattern (without sh:flags), sh:qualifiedValueShape with
 //     sh:qualifiedMinCount / sh:qualifiedMaxCount, sh:closed false.

@@ -255,8 +255,13 @@ func (v *validator) validate(sh *shape, focus rdf.Term, out []Result) []Result {
 			}
 		}
 	}
+	// sh:property [4.8.2]: each value node is validated against each property shape, as its
+	// focus node (a node shape's one value node is its focus node; a property shape's are the
+	// values of its path), and the results are the nested shape's.
 	for _, p := range sh.properties {
-		out = v.validate(p, focus, out)
+		for _, x := range values {
+			out = v.validate(p, x, out)
+		}
 	}
 	return out
 }

@@ -38,6 +38,9 @@ type RecordCompareLatest struct {
 	SourceHash string // "" when the record has none
 	Action     harvest.Action
 	SchemaType harvest.SchemaType // "" for records written before schema_type was kept
+	// SHACLProfile is the SHACL profile a dcat-ap record was validated with
+	// (RecordInsertParams.SHACLProfile); "" for other records and those written before it was kept.
+	SHACLProfile string
 	// H2SourceHash is Data.gov H2.0's source_hash of a record imported from H2.0 (package
 	// h2hash); "" for every record Harvester wrote.
 	H2SourceHash string

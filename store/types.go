@@ -442,6 +442,10 @@ type RecordInsertParams struct {
 	SourceHash string
 	SourceRaw  string
 	SchemaType harvest.SchemaType // the schema VALIDATE checks it against
+	// SHACLProfile is the SHACL profile VALIDATE checks a dcat-ap record with: the source's
+	// shacl_profile, "" resolved to the default profile's name ("none": nothing is checked);
+	// "" for other schema types.
+	SHACLProfile string
 }
 
 // RecordLatestParams names a record key within a source.

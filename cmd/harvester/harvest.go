@@ -434,7 +434,7 @@ func awaitReport(ctx context.Context, reports <-chan *harvest.Report, jobID stri
 	for {
 		select {
 		case rep := <-reports:
-			if rep.ID == jobID {
+			if rep.JobID == jobID {
 				return
 			}
 		case <-t.C:

@@ -308,7 +308,7 @@ func reportEvents(t *testing.T, natsURL string) func(jobID string) harvestReport
 		var r harvestReport
 		if json.Unmarshal(m.Data, &r) == nil {
 			mu.Lock()
-			got[r.ID] = r
+			got[r.JobID] = r
 			mu.Unlock()
 		}
 	})
@@ -332,7 +332,8 @@ func reportEvents(t *testing.T, natsURL string) func(jobID string) harvestReport
 }
 
 type harvestReport struct {
-	ID               string             `json:"id"`
+	ID               string             `json:"id"` // the source's, as FDK's report
+	JobID            string             `json:"jobId"`
 	ChangedCatalogs  []harvest.Resource `json:"changedCatalogs"`
 	ChangedResources []harvest.Resource `json:"changedResources"`
 	RemovedResources []harvest.Resource `json:"removedResources"`
@@ -377,6 +378,7 @@ func TestRDFFDKFixtures(t *testing.T) {
 	require.Len(t, rows, 1, "one error row (and dataset/0's transform warnings)")
 	require.Contains(t, rows[0], "blank node")
 	ev := report(first.JobID)
+	require.Equal(t, first.SourceID, ev.ID, "id names the source, as in FDK's report")
 	require.Equal(t, []string{dataset0}, uris(ev.ChangedResources))
 
 	// The catalog alone changes (its title): dataset/0 is unchanged, catalog/0 changed.
@@ -401,7 +403,7 @@ func TestRDFFDKFixtures(t *testing.T) {
 	mustComplete(t, diff, code)
 	require.Equal(t, 1, diff.Updated, "dataset/0's access service is another node")
 	ev = report(diff.JobID)
-	require.Empty(t, ev.ChangedCatalogs, "catalog/0 is as the job before left it")
+	require.Equal(t, []string{catalog0}, uris(ev.ChangedCatalogs), "a dataset inside it changed (FDK's catalog graph has it)")
 	require.Equal(t, []string{dataset0}, uris(ev.ChangedResources))
 
 	site.serveCorpus(t, url, "text/turtle", "dcatap/fdk-harvest-response-0-old-dataset-removed.ttl")
@@ -478,4 +480,73 @@ func TestRDFEveryCorpusFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Issue 25 item 26: a source's shacl_profile is part of what makes a record unchanged. A
+// dataset without dct:description passes with no profile, fails DCAT-AP 3.0.0 once the source
+// moves to it (stricter: the error appears, the live dataset is kept), and passes again when
+// the source moves back (looser: the error goes away). A dataset valid under every profile is
+// validated again at each change and stays unchanged: its dataset row is not rewritten. Before
+// the fix the graph's fingerprint made each job after the first "not modified", whatever the
+// profile.
+func TestRDFProfileChangeRevalidates(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	site := newRDFSite(t)
+	const url = "http://profile.test/catalog.ttl"
+	const lacking, valid = "http://profile.test/dataset/1", "http://profile.test/dataset/2"
+	site.serve(url, "text/turtle", []byte(`@prefix dcat: <http://www.w3.org/ns/dcat#> .
+@prefix dct: <http://purl.org/dc/terms/> .
+<http://profile.test/catalog> a dcat:Catalog ; dct:title "C"@en ; dct:description "Catalog"@en ;
+	dct:publisher <http://profile.test/org> ; dcat:dataset <`+lacking+`>, <`+valid+`> .
+<`+lacking+`> a dcat:Dataset ; dct:title "No description"@en .
+<`+valid+`> a dcat:Dataset ; dct:title "Described"@en ; dct:description "A dataset"@en .
+`))
+	validationErrors := func(jobID string) []string {
+		t.Helper()
+		errs, _, err := b.st.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: jobID})
+		require.NoError(t, err)
+		var out []string
+		for _, e := range errs {
+			if e.Severity == harvest.SeverityError {
+				out = append(out, e.Message)
+			}
+		}
+		return out
+	}
+	counts := func(r jobReport) [4]int { return [4]int{r.Added, r.Updated, r.Unchanged, r.Errored} }
+
+	loose, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=none")
+	mustComplete(t, loose, code)
+	require.Equal(t, [4]int{2, 0, 0, 0}, counts(loose))
+
+	strict, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=dcat-ap-3.0.0")
+	mustComplete(t, strict, code)
+	require.Equal(t, [4]int{0, 0, 1, 1}, counts(strict), "both are validated again; one fails")
+	require.Equal(t, 1, strict.Validated)
+	require.Contains(t, strings.Join(validationErrors(strict.JobID), "\n"), lacking+" dct:description")
+	require.Equal(t, []string{lacking, valid}, liveIdentifiers(t, b.st, strict.SourceID), "an invalid record deletes nothing")
+
+	again, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=dcat-ap-3.0.0")
+	mustComplete(t, again, code)
+	require.Equal(t, [4]int{0, 0, 1, 1}, counts(again), "same profile: errored still, not checked again")
+	require.Contains(t, strings.Join(validationErrors(again.JobID), "\n"), "dct:description", "its rows are carried")
+
+	back, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=none")
+	mustComplete(t, back, code)
+	require.Equal(t, [4]int{0, 1, 1, 0}, counts(back), "the dataset without a description passes again")
+	require.Empty(t, validationErrors(back.JobID))
+
+	same, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=none")
+	mustComplete(t, same, code)
+	require.Equal(t, [4]int{0, 0, 2, 0}, counts(same))
+
+	other, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=dcat-ap-2.1.1")
+	mustComplete(t, other, code)
+	require.Equal(t, [4]int{0, 0, 1, 1}, counts(other), "DCAT-AP 2.1.1 wants a description too")
+	require.Contains(t, strings.Join(validationErrors(other.JobID), "\n"), lacking+" dct:description")
+
+	ds, err := b.st.DatasetGet(t.Context(), &store.DatasetGetParams{SourceID: loose.SourceID, Identifier: valid})
+	require.NoError(t, err)
+	require.Equal(t, harvest.RecordID(loose.JobID, valid), ds.RecordID, "the valid dataset was never rewritten")
 }

@@ -265,7 +265,7 @@ func awaitJobReport(t *testing.T, reports <-chan *harvest.Report, jobID string) 
 	for {
 		select {
 		case rep := <-reports:
-			if rep.ID == jobID {
+			if rep.JobID == jobID {
 				return rep
 			}
 		case <-ctx.Done():

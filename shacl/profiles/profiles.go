@@ -27,6 +27,16 @@ const (
 	Default = DCATAP300
 )
 
+// Resolve is the name of the profile a source's shacl_profile option selects: name itself, and
+// Default for "" (a source that names none). "none" (nothing is checked) and unknown names are
+// returned as they are.
+func Resolve(name string) string {
+	if name == "" {
+		return Default
+	}
+	return name
+}
+
 // ErrUnknown is returned by Load for a name that is not a profile.
 var ErrUnknown = errors.New("unknown SHACL profile")
 
@@ -63,9 +73,7 @@ var cache = map[string]*compiled{DCATAP211: {}, DCATAP300: {}, DCATAPNO2: {}}
 // first call (later calls, from any goroutine, share the result). It returns an error wrapping
 // ErrUnknown for an unknown name, or the parse or compile error of an embedded file.
 func Load(name string) (*shacl.Shapes, error) {
-	if name == "" {
-		name = Default
-	}
+	name = Resolve(name)
 	c, ok := cache[name]
 	if !ok {
 		return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknown, name, Names())

@@ -28,20 +28,26 @@ func TestImportedRecordUnchangedByH2Hash(t *testing.T) {
 	rec := &harvest.Record{JobType: harvest.JobHarvest, SchemaType: harvest.SchemaDCATUS11Federal, Body: published}
 	imported := &store.RecordCompare{DatasetLive: true, Latest: &store.RecordCompareLatest{Status: harvest.RecordSuccess,
 		Action: harvest.ActionCreate, SourceHash: ours, H2SourceHash: h2, SchemaType: harvest.SchemaDCATUS11Federal}}
-	require.Equal(t, harvest.ActionUnchanged, decide(rec, hash, imported))
+	require.Equal(t, harvest.ActionUnchanged, decideAction(rec, hash, imported))
 
 	plain := *imported.Latest
 	plain.H2SourceHash = ""
-	require.Equal(t, harvest.ActionUpdate, decide(rec, hash, &store.RecordCompare{DatasetLive: true, Latest: &plain}))
+	require.Equal(t, harvest.ActionUpdate, decideAction(rec, hash, &store.RecordCompare{DatasetLive: true, Latest: &plain}))
 
 	changed := &harvest.Record{JobType: harvest.JobHarvest, SchemaType: harvest.SchemaDCATUS11Federal,
 		Body: []byte(`{"identifier": "a", "keyword": ["z", "a"], "title": "T2"}`)}
 	changedHash, err := SourceHash(changed.Body)
 	require.NoError(t, err)
-	require.Equal(t, harvest.ActionUpdate, decide(changed, changedHash, imported))
+	require.Equal(t, harvest.ActionUpdate, decideAction(changed, changedHash, imported))
 
 	xml := &harvest.Record{JobType: harvest.JobHarvest, SchemaType: harvest.SchemaISO19115_2, XML: []byte("<a>é</a>")}
 	iso := &store.RecordCompare{DatasetLive: true, Latest: &store.RecordCompareLatest{Status: harvest.RecordSuccess,
 		Action: harvest.ActionCreate, SourceHash: "other", H2SourceHash: h2hash.XML("<a>é</a>"), SchemaType: harvest.SchemaISO19115_2}}
-	require.Equal(t, harvest.ActionUnchanged, decide(xml, "mine", iso))
+	require.Equal(t, harvest.ActionUnchanged, decideAction(xml, "mine", iso))
+}
+
+// decideAction is decide's action alone.
+func decideAction(rec *harvest.Record, hash string, known *store.RecordCompare) harvest.Action {
+	action, _ := decide(rec, hash, known)
+	return action
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harvester-dev/harvester/h2hash"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/shacl/profiles"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -96,7 +97,7 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 		return nil, err
 	}
 	if action == "" {
-		action = decide(&rec, hash, known)
+		action, rec.Revalidate = decide(&rec, hash, known)
 	}
 	rec.Action, rec.SourceHash = action, hash
 	if rec.JobType == harvest.JobValidate {
@@ -107,7 +108,7 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	}
 	if err := h.batch.insert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
 		SourceID: rec.SourceID, Identifier: rec.Identifier, Action: action, SourceHash: hash,
-		SourceRaw: sourceRaw(&rec), SchemaType: rec.SchemaType}); err != nil {
+		SourceRaw: sourceRaw(&rec), SchemaType: rec.SchemaType, SHACLProfile: shaclProfile(&rec)}); err != nil {
 		return nil, err
 	}
 	return harvest.Next(onward(&rec), &rec)
@@ -170,21 +171,41 @@ func (h *Handler) beat(ctx context.Context, jobID string) error {
 }
 
 // decide decides what the record does to the catalog, from what the store knows of it. It is
-// unchanged when the newest record with a known outcome has the same hash (sameContent) and was checked
-// against the same schema (an invalid record stays unchanged until it, or the source's
-// schema_type, changes). Otherwise it is an update when the catalog has a live dataset for
-// the identifier and a create when it has none, so counts follow the catalog even after an
-// interrupted job.
-func decide(rec *harvest.Record, hash string, known *store.RecordCompare) harvest.Action {
+// unchanged when the newest record with a known outcome has the same hash (sameContent) and was
+// checked under the same settings (sameChecks: an invalid record stays unchanged until it, or
+// the source's schema_type or shacl_profile, changes). Otherwise it is an update when the
+// catalog has a live dataset for the identifier and a create when it has none, so counts follow
+// the catalog even after an interrupted job. revalidate is true for an update whose content is
+// that of a record that was valid and whose dataset is live: only the settings changed, and
+// VALIDATE settles it unchanged if it is still valid (harvest.Record.Revalidate).
+func decide(rec *harvest.Record, hash string, known *store.RecordCompare) (action harvest.Action, revalidate bool) {
 	latest := known.Latest
+	same := latest != nil && latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
+		sameContent(rec, hash, latest)
 	switch {
-	case latest != nil && latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
-		sameContent(rec, hash, latest) && (latest.SchemaType == "" || latest.SchemaType == rec.SchemaType):
-		return harvest.ActionUnchanged
+	case same && sameChecks(rec, latest):
+		return harvest.ActionUnchanged, false
 	case known.DatasetLive:
-		return harvest.ActionUpdate
+		return harvest.ActionUpdate, same && latest.Status == harvest.RecordSuccess
 	}
-	return harvest.ActionCreate
+	return harvest.ActionCreate, false
+}
+
+// sameChecks reports whether latest was validated as rec would be: against the same schema
+// type (a record written before schema_type was kept matches any), and, for a dcat-ap record,
+// with the same SHACL profile (one written before the profile was kept is validated again).
+func sameChecks(rec *harvest.Record, latest *store.RecordCompareLatest) bool {
+	return (latest.SchemaType == "" || latest.SchemaType == rec.SchemaType) && latest.SHACLProfile == shaclProfile(rec)
+}
+
+// shaclProfile is the SHACL profile VALIDATE checks rec with, as harvest_record keeps it: a
+// dcat-ap record's Profile, resolved (profiles.Resolve: "" is the default); "" for other schema
+// types.
+func shaclProfile(rec *harvest.Record) string {
+	if rec.SchemaType != harvest.SchemaDCATAP {
+		return ""
+	}
+	return profiles.Resolve(rec.Profile)
 }
 
 // sameContent reports whether the record, of our source_hash hash, has the content of latest:
@@ -239,28 +260,35 @@ func (h *Handler) notDownloaded(ctx context.Context, rec *harvest.Record) ([]*me
 }
 
 // notModified settles a job whose document the server reported unchanged (304) since job
-// l.NotModifiedSince read it: every live dataset of the source is unchanged, every key that job
-// counted as errored is errored again, carrying its error rows, and that is the whole job (its
-// expected count is their number; nothing is deleted).
+// l.NotModifiedSince read it: every key that job counted as errored is errored again, carrying
+// its error rows, every other live dataset of the source is unchanged, and that is the whole
+// job (its expected count is their number; nothing is deleted). A live dataset whose record
+// that job found invalid (an update that failed validation keeps the dataset) is errored, as a
+// listed unchanged invalid record is; counting it twice under one key would leave the job
+// waiting for ever. The errored keys are held in memory while the datasets are streamed.
 func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*message.Message, error) {
-	n := 0
+	errored := map[string]bool{}
+	err := h.store.OutcomeErroredStream(ctx, l.NotModifiedSince, func(key string) error {
+		errored[key] = true
+		return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID, Key: key,
+			Outcome: harvest.OutcomeErrored, CarriedFromJobID: l.NotModifiedSince})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("settle the errored records: %w", err)
+	}
+	n := len(errored)
 	// The job has listed nothing, so every live dataset is "unseen".
-	err := h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
+	err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
 		func(identifier string) error {
+			if errored[harvest.IdentifierKey(identifier)] {
+				return nil
+			}
 			n++
 			return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
 				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged})
 		})
 	if err != nil {
 		return nil, fmt.Errorf("settle the unchanged datasets: %w", err)
-	}
-	err = h.store.OutcomeErroredStream(ctx, l.NotModifiedSince, func(key string) error {
-		n++
-		return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID, Key: key,
-			Outcome: harvest.OutcomeErrored, CarriedFromJobID: l.NotModifiedSince})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("settle the errored records: %w", err)
 	}
 	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: n})
 }

@@ -266,9 +266,10 @@ func TestNotDownloadedRecordSettles(t *testing.T) {
 	}
 }
 
-// A Listing of a job whose document was 304 Not Modified settles every live dataset unchanged
-// and every key the earlier job counted as errored as errored, carrying its rows, expects
-// exactly those, and deletes nothing.
+// A Listing of a job whose document was 304 Not Modified settles every key the earlier job
+// counted as errored as errored, carrying its rows, and every other live dataset unchanged (a
+// live dataset whose record was invalid is errored, once), expects exactly those, and deletes
+// nothing.
 func TestNotModifiedListingSettles(t *testing.T) {
 	f := newFixture(t, 0)
 	ctx := context.Background()
@@ -285,6 +286,11 @@ func TestNotModifiedListingSettles(t *testing.T) {
 	_, _, err = f.st.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: harvest.PositionKey(2),
 		Outcome: harvest.OutcomeErrored, Errors: []harvest.RecordError{{Type: "MissingIdentifier", Message: "m",
 			Severity: harvest.SeverityError}}})
+	require.NoError(t, err)
+	// b's dataset is live, and first found b's record invalid (an update that failed VALIDATE).
+	_, _, err = f.st.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: harvest.IdentifierKey("b"),
+		Identifier: "b", Outcome: harvest.OutcomeErrored, Errors: []harvest.RecordError{{Type: "ValidationError",
+			Message: "m", Severity: harvest.SeverityError}}})
 	require.NoError(t, err)
 	_, err = f.st.JobFail(ctx, &store.JobFailParams{JobID: first.ID, Type: "Test", Message: "end"})
 	require.NoError(t, err)
@@ -309,7 +315,9 @@ func TestNotModifiedListingSettles(t *testing.T) {
 		got[s.Key] = s
 	}
 	require.Equal(t, harvest.OutcomeUnchanged, got[harvest.IdentifierKey("a")].Outcome)
-	require.Equal(t, harvest.OutcomeUnchanged, got[harvest.IdentifierKey("b")].Outcome)
+	require.Equal(t, harvest.Settled{V: harvest.Version, Kind: harvest.SettledOutcome, JobID: next.ID,
+		Key: harvest.IdentifierKey("b"), Outcome: harvest.OutcomeErrored, CarriedFromJobID: first.ID},
+		got[harvest.IdentifierKey("b")], "errored, and counted once: not also unchanged")
 	require.Equal(t, harvest.Settled{V: harvest.Version, Kind: harvest.SettledOutcome, JobID: next.ID,
 		Key: harvest.PositionKey(2), Outcome: harvest.OutcomeErrored, CarriedFromJobID: first.ID}, got[harvest.PositionKey(2)])
 	require.Empty(t, f.deletesSent(), "nothing is deleted")

@@ -2,10 +2,13 @@ package extract
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/shacl/profiles"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -15,7 +18,18 @@ import (
 // (store.JobFetchLatest: the last finished harvest job completed, fetched the same URL with
 // the same schema type, and no record of the source is left failed or pending), and the same
 // path ends it (notModified: a Listing with NotModifiedSince, COMPARE settles every live
-// dataset as unchanged). force_harvest and validate jobs never skip.
+// dataset as unchanged). force_harvest and validate jobs never skip. The fingerprint saved and
+// compared is that of the graph and of the SHACL profile its records are validated with
+// (checkedGraphHash): a source whose shacl_profile changed lists every record again, and
+// COMPARE sends those whose profile changed to be validated again.
+
+// checkedGraphHash is the fingerprint the whole-source skip saves and compares: the SHA-256 of
+// the graph's hash (dcatap.GraphHash) and of the job's SHACL profile (the shacl_profile
+// option, resolved by profiles.Resolve), in hex.
+func checkedGraphHash(job *harvest.Job, graphHash string) string {
+	sum := sha256.Sum256([]byte(graphHash + "\nshacl_profile=" + profiles.Resolve(job.Options["shacl_profile"])))
+	return hex.EncodeToString(sum[:])
+}
 
 // graphNotModifiedSince returns the job whose saved graph hash equals hash when job may skip
 // its source as unchanged since that job, or "". Store errors come wrapped in a *stageError.
@@ -23,6 +37,7 @@ func (h *Handler) graphNotModifiedSince(ctx context.Context, job *harvest.Job, h
 	if job.JobType != harvest.JobHarvest || hash == "" {
 		return "", nil
 	}
+	hash = checkedGraphHash(job, hash)
 	last, err := h.store.JobFetchLatest(ctx, job.SourceID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -45,6 +60,9 @@ func (h *Handler) saveGraphHash(ctx context.Context, job *harvest.Job, hash stri
 	}
 	if err != nil {
 		return &stageError{fmt.Errorf("get the job's fetch: %w", err)}
+	}
+	if hash != "" {
+		hash = checkedGraphHash(job, hash)
 	}
 	f.GraphHash, f.NotModified = hash, f.NotModified || notModified
 	if err := h.store.JobFetchSet(ctx, f); err != nil {

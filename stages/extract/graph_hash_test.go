@@ -14,8 +14,8 @@ import (
 
 // TestGraphNotModifiedSince: a harvest job whose graph hash is the one the source's last
 // completed job saved (same URL and schema type) may skip as not modified since that job; a
-// different hash, a force_harvest, or a last job that failed may not. saveGraphHash keeps the
-// fetch's validators.
+// different hash, another SHACL profile, a force_harvest, or a last job that failed may not.
+// saveGraphHash keeps the fetch's validators.
 func TestGraphNotModifiedSince(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -51,7 +51,7 @@ func TestGraphNotModifiedSince(t *testing.T) {
 	f, err := st.JobFetchGet(ctx, first.JobID)
 	require.NoError(t, err)
 	require.Equal(t, &store.JobFetch{JobID: first.JobID, URL: url, SchemaType: harvest.SchemaDCATAP, ETag: `"e1"`,
-		GraphHash: "h1"}, f, "the validators are kept")
+		GraphHash: checkedGraphHash(first, "h1")}, f, "the validators are kept")
 	finish(first)
 
 	second := start(harvest.JobHarvest)
@@ -61,10 +61,18 @@ func TestGraphNotModifiedSince(t *testing.T) {
 	since, err = h.graphNotModifiedSince(ctx, second, "h2")
 	require.NoError(t, err)
 	require.Empty(t, since, "another graph")
+	for profile, skips := range map[string]bool{"none": false, "dcat-ap-no-2.0": false, "dcat-ap-3.0.0": true} {
+		withProfile := *second
+		withProfile.Options = map[string]string{"shacl_profile": profile}
+		since, err = h.graphNotModifiedSince(ctx, &withProfile, "h1")
+		require.NoError(t, err)
+		require.Equal(t, skips, since == first.JobID, "shacl_profile %s: its records are validated again", profile)
+	}
 	require.NoError(t, h.saveGraphHash(ctx, second, "h1", true)) // a file source: nothing saved before
 	f, err = st.JobFetchGet(ctx, second.JobID)
 	require.NoError(t, err)
-	require.Equal(t, &store.JobFetch{JobID: second.JobID, URL: url, SchemaType: harvest.SchemaDCATAP, GraphHash: "h1",
+	require.Equal(t, &store.JobFetch{JobID: second.JobID, URL: url, SchemaType: harvest.SchemaDCATAP,
+		GraphHash:   checkedGraphHash(second, "h1"),
 		NotModified: true}, f)
 	_, err = st.JobFail(ctx, &store.JobFailParams{JobID: second.JobID, Type: "Test", Message: "x"})
 	require.NoError(t, err)

@@ -42,8 +42,9 @@ import (
 //     equals that of the source's last complete harvest of the same URL, a harvest job lists
 //     nothing and completes as not modified (the 304 path: every live dataset unchanged).
 //     force_harvest and validate jobs always list.
-//   - Catalogs are change-detected too: their checksums are stored per source, and the
-//     report names the catalogs that changed (changedCatalogs).
+//   - Catalogs are change-detected too: their checksums (of their own graph and of their
+//     datasets', catalogSums) are stored per source, and the report names the catalogs that
+//     changed (changedCatalogs), a catalog whose datasets alone changed included, as FDK does.
 
 // DefaultRDFMemTriples is Config.RDFMemTriples's default: the triples an RDF source's graph
 // keeps in memory before it spills to disk (a million triples then peak at about 100 MiB, rdf.NewGraph).
@@ -95,9 +96,12 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 	}
 
 	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}, languages: langs}
-	var catalogs []store.CatalogChecksum
+	sums := newCatalogSums()
 	publishers := map[string]string{}                      // catalog IRI -> its publisher's name
 	err = dcatap.Split(g, func(r *dcatap.Resource) error { // catalogs come first
+		if err := sums.add(r); err != nil {
+			return err
+		}
 		switch {
 		case r.Problem != "" && r.Kind == dcatap.KindCatalog:
 			return nil // a blank-node catalog is no record; its datasets are split on their own
@@ -108,11 +112,6 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 			}
 			return l.settleError(&catalog.Entry{Position: pos}, "BlankNodeDataset", r.Problem)
 		case r.Kind == dcatap.KindCatalog:
-			_, sum, err := dcatap.Canonical(r.Triples)
-			if err != nil {
-				return err
-			}
-			catalogs = append(catalogs, store.CatalogChecksum{URI: r.IRI, FdkID: dcatap.FdkID(r.IRI), Checksum: sum})
 			publishers[r.IRI] = dcatap.PublisherName(r, publisherLangs(langs))
 			return nil
 		}
@@ -129,7 +128,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 	}
 	if job.JobType.WritesCatalog() && job.JobType != harvest.JobClear {
 		if err := h.store.CatalogChecksumsSet(ctx, &store.CatalogChecksumsSetParams{SourceID: job.SourceID,
-			JobID: job.JobID, Catalogs: catalogs, Force: job.JobType == harvest.JobForceHarvest}); err != nil {
+			JobID: job.JobID, Catalogs: sums.list(), Force: job.JobType == harvest.JobForceHarvest}); err != nil {
 			return fmt.Errorf("store catalog checksums: %w", err)
 		}
 	}

@@ -57,6 +57,7 @@ type Store interface {
 	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
 	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
 	OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
+	RecordErrorStream(ctx context.Context, jobID string, fn func(*store.RecordError) error) error
 	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
 }
 
@@ -205,7 +206,8 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message
 		return nil, fmt.Errorf("get source of job: %w", err)
 	}
 	r := NewReport(job, src)
-	if err := h.resources(ctx, r); err != nil {
+	invalid, err := h.resources(ctx, r)
+	if err != nil {
 		return nil, err
 	}
 	if job.Status == harvest.JobError {
@@ -220,7 +222,7 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message
 	h.notify(ctx, job, src, r.ErrorMessage)
 	h.jobs.WithLabelValues(string(job.Status)).Inc()
 	h.duration.Observe(r.EndTime.Sub(r.StartTime).Seconds())
-	return reportMessage(r)
+	return reportMessages(r, invalid)
 }
 
 // replayReport returns the harvest report of a finished job again after a replayed record
@@ -232,36 +234,42 @@ func (h *Handler) replayReport(ctx context.Context, job *store.HarvestJob) ([]*m
 		return nil, fmt.Errorf("get source of job: %w", err)
 	}
 	r := NewReport(job, src)
-	if err := h.resources(ctx, r); err != nil {
+	invalid, err := h.resources(ctx, r)
+	if err != nil {
 		return nil, err
 	}
-	return reportMessage(r)
+	return reportMessages(r, invalid)
 }
 
 // resources fills the report's changedCatalogs (store.CatalogsChangedInJob), changedResources
 // (the job's records that settled added or updated) and removedResources (deleted), each with
 // its fdkId (store.ResourceIDs, minted by harvest.FdkID the first time a URI is seen, so
-// DCAT-US identifiers get one too): one query per list and a batched lookup of the ids. A job
-// of 100,000 changed records makes a report of several MB; the router's claim check carries a
-// body over the message size by reference.
-func (h *Handler) resources(ctx context.Context, r *harvest.Report) error {
-	catalogs, err := h.store.CatalogsChangedInJob(ctx, r.ID)
+// DCAT-US identifiers get one too): one query per list and a batched lookup of the ids. It
+// returns the records the job validated and found invalid (invalidIdentifiers), for the FDK
+// form of the report. A job of 100,000 changed records makes a report of several MB; the
+// router's claim check carries a body over the message size by reference.
+func (h *Handler) resources(ctx context.Context, r *harvest.Report) (invalid []harvest.Resource, err error) {
+	catalogs, err := h.store.CatalogsChangedInJob(ctx, r.JobID)
 	if err != nil {
-		return fmt.Errorf("list the job's changed catalogs: %w", err)
+		return nil, fmt.Errorf("list the job's changed catalogs: %w", err)
 	}
-	changed, err := h.store.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: r.ID,
+	changed, err := h.store.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: r.JobID,
 		Outcomes: []harvest.Outcome{harvest.OutcomeAdded, harvest.OutcomeUpdated}})
 	if err != nil {
-		return fmt.Errorf("list the job's changed records: %w", err)
+		return nil, fmt.Errorf("list the job's changed records: %w", err)
 	}
-	removed, err := h.store.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: r.ID,
+	removed, err := h.store.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: r.JobID,
 		Outcomes: []harvest.Outcome{harvest.OutcomeDeleted}})
 	if err != nil {
-		return fmt.Errorf("list the job's deleted records: %w", err)
+		return nil, fmt.Errorf("list the job's deleted records: %w", err)
 	}
-	ids, err := h.store.ResourceIDs(ctx, append(slices.Clip(changed), removed...), harvest.FdkID)
+	failed, err := h.invalidIdentifiers(ctx, r.JobID)
 	if err != nil {
-		return fmt.Errorf("look up fdkIds: %w", err)
+		return nil, err
+	}
+	ids, err := h.store.ResourceIDs(ctx, slices.Concat(changed, removed, failed), harvest.FdkID)
+	if err != nil {
+		return nil, fmt.Errorf("look up fdkIds: %w", err)
 	}
 	named := func(uris []string) []harvest.Resource {
 		out := make([]harvest.Resource, len(uris))
@@ -272,16 +280,22 @@ func (h *Handler) resources(ctx context.Context, r *harvest.Report) error {
 	}
 	r.ChangedCatalogs = append(r.ChangedCatalogs, catalogs...)
 	r.ChangedResources, r.RemovedResources = named(changed), named(removed)
-	return nil
+	return named(failed), nil
 }
 
-func reportMessage(r *harvest.Report) ([]*message.Message, error) {
+// reportMessages are the report event (SubjectReport) and its FDK form (SubjectReportFDK).
+func reportMessages(r *harvest.Report, invalid []harvest.Resource) ([]*message.Message, error) {
 	r.V = harvest.Version
-	m, err := harvest.NewMessage(harvest.SubjectReport, r, harvest.MetaJobID, r.ID, harvest.MetaSourceID, r.SourceID)
+	m, err := harvest.NewMessage(harvest.SubjectReport, r, harvest.MetaJobID, r.JobID, harvest.MetaSourceID, r.SourceID)
 	if err != nil {
 		return nil, err
 	}
-	return []*message.Message{m}, nil
+	fdk, err := harvest.NewMessage(harvest.SubjectReportFDK, FDKReports(r, invalid), harvest.MetaJobID, r.JobID,
+		harvest.MetaSourceID, r.SourceID)
+	if err != nil {
+		return nil, err
+	}
+	return []*message.Message{m, fdk}, nil
 }
 
 // NewReport builds the harvest report event of a finished job without ErrorMessage and with
@@ -291,7 +305,7 @@ func NewReport(job *store.HarvestJob, src *store.Source) *harvest.Report {
 	if job.FinishedAt != nil {
 		end = job.FinishedAt.UTC()
 	}
-	return &harvest.Report{V: harvest.Version, ID: job.ID, SourceID: job.SourceID, URL: src.URL, DataType: "dataset",
+	return &harvest.Report{V: harvest.Version, ID: job.SourceID, JobID: job.ID, SourceID: job.SourceID, URL: src.URL, DataType: "dataset",
 		JobType: job.JobType, Status: job.Status, HarvestError: job.Status == harvest.JobError,
 		StartTime: job.CreatedAt.UTC(), EndTime: end, Counts: job.Counts,
 		ChangedCatalogs: []harvest.Resource{}, ChangedResources: []harvest.Resource{}, RemovedResources: []harvest.Resource{}}

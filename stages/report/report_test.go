@@ -82,9 +82,12 @@ func TestConcurrentOutcomesFinishOnce(t *testing.T) {
 		close(work)
 		wg.Wait()
 
-		require.Len(t, reports, 1, "one report for the job")
+		require.Len(t, reports, 2, "one report for the job, and its FDK form")
+		require.Equal(t, harvest.SubjectReport, reports[0].Metadata.Get(harvest.MetaSubject))
+		require.Equal(t, harvest.SubjectReportFDK, reports[1].Metadata.Get(harvest.MetaSubject))
 		var r harvest.Report
 		require.NoError(t, harvest.Decode(reports[0], &r))
+		require.Equal(t, [2]string{src.ID, job.ID}, [2]string{r.ID, r.JobID}, "id is the source's, as FDK's")
 		require.Equal(t, harvest.JobComplete, r.Status)
 		require.Equal(t, harvest.Counts{Total: n, Added: n - n/10, Errored: n / 10, Validated: n}, r.Counts)
 		got, err := st.JobGet(ctx, job.ID)

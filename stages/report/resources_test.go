@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -18,7 +21,9 @@ import (
 // removedResources as {fdkId, uri}: the catalogs the job changed, its added and updated records
 // and its deleted ones (uri = the identifier), with the fdkId kept in resource_identity (an id
 // minted earlier is kept; a new one is harvest.FdkID of the uri); unchanged and errored records
-// are not named; the lists are arrays, never null.
+// are not named; the lists are arrays, never null. Its id is the source's (FDK's dataSourceId),
+// jobId the job's. The FDK form (SubjectReportFDK) is an array of one report in FDK's fields,
+// whose changedResources also name the records that failed validation (issue 25 item 30).
 func TestReportResources(t *testing.T) {
 	stores(t, func(t *testing.T, st store.Store) {
 		ctx := t.Context()
@@ -34,7 +39,7 @@ func TestReportResources(t *testing.T) {
 		require.NoError(t, err)
 		out, err := h.Handle(settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: empty.ID, Expected: 0}))
 		require.NoError(t, err)
-		require.Len(t, out, 1)
+		require.Len(t, out, 2, "the report and its FDK form")
 		var raw map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal(out[0].Payload, &raw))
 		for _, k := range []string{"changedCatalogs", "changedResources", "removedResources"} {
@@ -56,25 +61,61 @@ func TestReportResources(t *testing.T) {
 			base + "dataset/old":     harvest.OutcomeDeleted,
 			base + "dataset/same":    harvest.OutcomeUnchanged,
 			base + "dataset/bad":     harvest.OutcomeErrored,
+			base + "dataset/broken":  harvest.OutcomeErrored,
+		}
+		rows := map[string][]harvest.RecordError{
+			base + "dataset/bad": {{Type: "ValidationError", Message: "dct:title: Less than 1 values (sh:minCount)",
+				Severity: harvest.SeverityError}, {Type: "ValidationError", Message: "w", Severity: harvest.SeverityWarning}},
+			base + "dataset/broken": {{Type: "StageError", Message: "sync failed", Severity: harvest.SeverityError}},
 		}
 		_, err = h.Handle(settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: len(outcomes)}))
 		require.NoError(t, err)
 		var reports [][]byte
 		for id, o := range outcomes {
 			out, err := h.Handle(settledMessage(t, &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID,
-				Key: harvest.IdentifierKey(id), Identifier: id, Outcome: o}))
+				Key: harvest.IdentifierKey(id), Identifier: id, Outcome: o, Errors: rows[id]}))
 			require.NoError(t, err)
 			for _, m := range out {
 				reports = append(reports, m.Payload)
 			}
 		}
-		require.Len(t, reports, 1)
+		require.Len(t, reports, 2)
 		var r harvest.Report
 		require.NoError(t, json.Unmarshal(reports[0], &r))
+		require.Equal(t, [2]string{src.ID, job.ID}, [2]string{r.ID, r.JobID}, "id is the source's, as FDK's")
 		res := func(uri string) harvest.Resource { return harvest.Resource{FdkID: harvest.FdkID(uri), URI: uri} }
 		require.Equal(t, []harvest.Resource{res(base + "catalog/0")}, r.ChangedCatalogs)
 		require.Equal(t, []harvest.Resource{res(base + "dataset/changed"), res(base + "dataset/new")}, r.ChangedResources)
 		require.Equal(t, []harvest.Resource{{FdkID: "kept-fdk-id", URI: base + "dataset/old"}}, r.RemovedResources)
-		require.Equal(t, harvest.Counts{Total: 5, Added: 1, Updated: 1, Deleted: 1, Unchanged: 1, Errored: 1}, r.Counts)
+		require.Equal(t, harvest.Counts{Total: 6, Added: 1, Updated: 1, Deleted: 1, Unchanged: 1, Errored: 2, Warned: 1},
+			r.Counts)
+
+		// The FDK form: an array of one report with FDK's fields; its changedResources also name
+		// the record that failed validation (FDK's harvester does not validate), not the one
+		// whose sync failed.
+		var fdk []map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(reports[1], &fdk))
+		require.Len(t, fdk, 1)
+		require.ElementsMatch(t, []string{"id", "url", "dataType", "harvestError", "startTime", "endTime", "errorMessage",
+			"changedCatalogs", "changedResources", "removedResources"}, slices.Collect(maps.Keys(fdk[0])))
+		require.JSONEq(t, `"`+src.ID+`"`, string(fdk[0]["id"]))
+		require.JSONEq(t, `null`, string(fdk[0]["errorMessage"]))
+		var start string
+		require.NoError(t, json.Unmarshal(fdk[0]["startTime"], &start))
+		_, err = time.Parse(report.FDKTimeLayout, start)
+		require.NoError(t, err, "FDK's yyyy-MM-dd HH:mm:ss Z")
+		var changed []harvest.Resource
+		require.NoError(t, json.Unmarshal(fdk[0]["changedResources"], &changed))
+		require.Equal(t, []harvest.Resource{res(base + "dataset/bad"), res(base + "dataset/changed"), res(base + "dataset/new")},
+			changed)
+		require.JSONEq(t, mustJSON(t, r.RemovedResources), string(fdk[0]["removedResources"]))
+		require.JSONEq(t, mustJSON(t, r.ChangedCatalogs), string(fdk[0]["changedCatalogs"]))
 	})
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
 }

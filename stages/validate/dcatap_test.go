@@ -307,3 +307,33 @@ func keysOf(m map[string]int) []string {
 	sort.Strings(out)
 	return out
 }
+
+// A record COMPARE sends only to be checked again under its source's new settings
+// (Record.Revalidate) settles unchanged when it passes, a success whose dataset SYNC does not
+// rewrite, and errored when it fails; a validate job counts it as a harvest would.
+func TestRevalidatedRecordSettles(t *testing.T) {
+	t.Parallel()
+	g := parseCorpus(t, "semic-2.1.1-example1.nt")
+	ds := datasets(g)[0]
+	body := recordGraph(t, g, ds)
+	for _, c := range []struct {
+		jobType harvest.JobType
+		body    []byte
+		want    harvest.Settled
+	}{
+		{harvest.JobHarvest, body, harvest.Settled{Outcome: harvest.OutcomeUnchanged, RecordID: "r",
+			Status: harvest.RecordSuccess, Validated: true}},
+		{harvest.JobValidate, body, harvest.Settled{Outcome: harvest.OutcomeUnchanged, Validated: true}},
+		{harvest.JobHarvest, []byte("not n-quads"), harvest.Settled{Outcome: harvest.OutcomeErrored, RecordID: "r",
+			Status: harvest.RecordErrorValidation}},
+	} {
+		rec := dcatapRecord(c.jobType, ds.Value, c.body, profiles.DCATAP300)
+		rec.Action, rec.Revalidate = harvest.ActionUpdate, true
+		out := handle(t, rec)
+		require.Equal(t, harvest.SubjectSettled, out.Metadata.Get(harvest.MetaSubject))
+		var s harvest.Settled
+		require.NoError(t, harvest.Decode(out, &s))
+		require.Equal(t, c.want, harvest.Settled{Outcome: s.Outcome, RecordID: s.RecordID, Status: s.Status,
+			Validated: s.Validated}, "%s", c.jobType)
+	}
+}

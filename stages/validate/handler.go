@@ -102,9 +102,21 @@ func (h *Handler) handleDCATAP(rec *harvest.Record) ([]*message.Message, error) 
 	return h.accept(rec)
 }
 
-// accept passes a valid record to SYNC, or settles it in a validate job.
+// accept passes a valid record to SYNC, or settles it in a validate job. A record COMPARE sent
+// only to be validated again under its source's new settings (rec.Revalidate: its content is
+// that of its live dataset) settles unchanged, in a validate job too: its harvest_record, with
+// the new settings, is a success, and the dataset is not rewritten.
 func (h *Handler) accept(rec *harvest.Record) ([]*message.Message, error) {
 	rec.Validated = true
+	if rec.Revalidate {
+		s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
+			Identifier: rec.Identifier, RecordID: rec.StoredRecordID(), Outcome: harvest.OutcomeUnchanged,
+			Validated: true, Errors: rec.Warnings}
+		if s.RecordID != "" { // a validate job writes no harvest_record
+			s.Status, s.Transformed = harvest.RecordSuccess, rec.Transformed
+		}
+		return harvest.Settle(s)
+	}
 	if len(rec.Transformed) > 0 {
 		// SYNC reads the DCAT-US (rec.DCAT()); COMPARE stored the source's own form (source_raw).
 		rec.Body, rec.XML = nil, nil

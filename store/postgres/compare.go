@@ -15,11 +15,11 @@ import (
 // index (RecordLatest's WHERE and ORDER BY) and the live dataset by its unique key (DatasetGet).
 const recordCompareSQL = `SELECT r.harvest_job_id::text, r.action, r.status,
 	l.id IS NOT NULL, COALESCE(l.id::text, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
-	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.h2_source_hash, ''),
+	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.shacl_profile, ''), COALESCE(l.h2_source_hash, ''),
 	EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier)
 FROM unnest($1::uuid[], $2::text[], $3::uuid[]) WITH ORDINALITY AS k(source_id, identifier, record_id, ord)
 LEFT JOIN harvest_record r ON r.id = k.record_id
-LEFT JOIN LATERAL (SELECT h.id, h.status, h.source_hash, h.action, h.schema_type, h.h2_source_hash FROM harvest_record h
+LEFT JOIN LATERAL (SELECT h.id, h.status, h.source_hash, h.action, h.schema_type, h.shacl_profile, h.h2_source_hash FROM harvest_record h
 	WHERE h.harvest_source_id = k.source_id AND h.identifier = k.identifier
 		AND h.status IN ('success', 'error_validation', 'error_transform')
 	ORDER BY h.date_created DESC LIMIT 1) l ON true
@@ -46,20 +46,23 @@ func (s *Store) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertP
 	}
 	n := len(ps)
 	ids, jobs, sources := make([]string, n), make([]string, n), make([]string, n)
-	identifiers, actions, hashes, raws, schemas := make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n)
+	identifiers, actions, hashes, raws, schemas, profiles := make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, r := range ps {
 		ids[i], jobs[i], sources[i], identifiers[i] = r.ID, r.JobID, r.SourceID, r.Identifier
 		actions[i], hashes[i], raws[i], schemas[i] = string(r.Action), r.SourceHash, r.SourceRaw, string(r.SchemaType)
+		profiles[i] = r.SHACLProfile
 	}
-	// RecordInsert's statement over arrays: empty hash, raw and schema_type are NULL, and
+	// RecordInsert's statement over arrays: empty hash, raw, schema_type and profile are NULL, and
 	// ON CONFLICT (id) DO NOTHING also skips a repeated id within the statement.
 	_, err := s.pool.Exec(ctx, `INSERT INTO harvest_record
-		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type, status)
-		SELECT id, job, src, identifier, action, NULLIF(hash, ''), NULLIF(raw, ''), NULLIF(schema, ''), 'pending'
-		FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-			AS k(id, job, src, identifier, action, hash, raw, schema)
-		ON CONFLICT (id) DO NOTHING`, ids, jobs, sources, identifiers, actions, hashes, raws, schemas)
+		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type,
+			shacl_profile, status)
+		SELECT id, job, src, identifier, action, NULLIF(hash, ''), NULLIF(raw, ''), NULLIF(schema, ''),
+			NULLIF(profile, ''), 'pending'
+		FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+			$9::text[]) AS k(id, job, src, identifier, action, hash, raw, schema, profile)
+		ON CONFLICT (id) DO NOTHING`, ids, jobs, sources, identifiers, actions, hashes, raws, schemas, profiles)
 	return interpretError(err)
 }
 

@@ -17,9 +17,10 @@ func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (
 		raw = &p.SourceRaw
 	}
 	_, err := s.pool.Exec(ctx, `INSERT INTO harvest_record
-		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type, status)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), 'pending') ON CONFLICT (id) DO NOTHING`,
-		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, hash, raw, string(p.SchemaType))
+		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type,
+			shacl_profile, status)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, ''), 'pending') ON CONFLICT (id) DO NOTHING`,
+		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, hash, raw, string(p.SchemaType), p.SHACLProfile)
 	if err != nil {
 		return nil, interpretError(err)
 	}

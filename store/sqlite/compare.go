@@ -12,7 +12,7 @@ import (
 )
 
 // maxRowsPerStatement bounds the rows of one statement, so that its bound parameters (up to
-// nine a row) stay well under SQLite's limit of 32,766.
+// ten a row) stay well under SQLite's limit of 32,766.
 const maxRowsPerStatement = 500
 
 // recordCompareSQL answers RecordCompareBatch over a VALUES list of the keys (%s): the key's own
@@ -28,7 +28,8 @@ kl AS (SELECT k.*,
 	FROM k)
 SELECT r.harvest_job_id, r.action, r.status,
 	l.id IS NOT NULL, COALESCE(l.id, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
-	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.h2_source_hash, ''), kl.live
+	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.shacl_profile, ''), COALESCE(l.h2_source_hash, ''),
+	kl.live
 FROM kl LEFT JOIN harvest_record r ON r.id = kl.record_id LEFT JOIN harvest_record l ON l.id = kl.latest_id
 ORDER BY kl.ord`
 
@@ -60,15 +61,15 @@ func (s *Store) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertP
 	created := time.Now()
 	return interpretError(s.inTx(ctx, func(tx *sql.Tx) error {
 		for recs := range slices.Chunk(ps, maxRowsPerStatement) {
-			args := make([]any, 0, 9*len(recs))
+			args := make([]any, 0, 10*len(recs))
 			for _, r := range recs {
 				created = created.Add(time.Nanosecond)
 				args = append(args, r.ID, r.JobID, r.SourceID, r.Identifier, r.Action, nullable(r.SourceHash),
-					nullable(r.SourceRaw), nullable(string(r.SchemaType)), formatTime(created))
+					nullable(r.SourceRaw), nullable(string(r.SchemaType)), nullable(r.SHACLProfile), formatTime(created))
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO harvest_record
 				(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type,
-				date_created, status) VALUES `+placeholders(len(recs), 9, "'pending'")+` ON CONFLICT (id) DO NOTHING`,
+				shacl_profile, date_created, status) VALUES `+placeholders(len(recs), 10, "'pending'")+` ON CONFLICT (id) DO NOTHING`,
 				args...)
 			if err != nil {
 				return err

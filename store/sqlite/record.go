@@ -17,10 +17,10 @@ func nullable(s string) any {
 // RecordInsert implements store.Store.
 func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.HarvestRecord, error) {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO harvest_record
-		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type, status,
-		date_created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING`,
+		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type,
+		shacl_profile, status, date_created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING`,
 		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, nullable(p.SourceHash), nullable(p.SourceRaw),
-		nullable(string(p.SchemaType)), now())
+		nullable(string(p.SchemaType)), nullable(p.SHACLProfile), now())
 	if err != nil {
 		return nil, interpretError(err)
 	}

@@ -162,6 +162,7 @@ var cases = []testCase{
 	{"Job/IdentifierAddBatch", testJobIdentifierAddBatch},
 	{"Job/IdentifierAddBatchUnknownJob", testJobIdentifierAddBatchUnknownJob},
 	{"Record/CompareBatch", testRecordCompareBatch},
+	{"Record/CompareSHACLProfile", testRecordCompareSHACLProfile},
 	{"Record/CompareBatchLarge", testRecordCompareBatchLarge},
 	{"Record/InsertBatch", testRecordInsertBatch},
 	{"Record/InsertBatchFails", testRecordInsertBatchFails},

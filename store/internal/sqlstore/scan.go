@@ -138,14 +138,15 @@ func (s *Scanner) RecordError(row Row) (*store.RecordError, error) {
 
 // RecordCompare reads a row of a backend's recordCompareSQL: the key's own record's job,
 // action and status (NULL when it has none), whether a comparable record exists, its id,
-// status, source_hash, action, schema_type and h2_source_hash, and whether the dataset is live.
+// status, source_hash, action, schema_type, shacl_profile and h2_source_hash, and whether the
+// dataset is live.
 func (s *Scanner) RecordCompare(row Row) (*store.RecordCompare, error) {
 	var jobID, action, status *string
 	var latest store.RecordCompareLatest
 	var hasLatest bool
 	c := &store.RecordCompare{}
 	err := row.Scan(&jobID, &action, &status, &hasLatest, &latest.ID, &latest.Status,
-		&latest.SourceHash, &latest.Action, &latest.SchemaType, &latest.H2SourceHash, &c.DatasetLive)
+		&latest.SourceHash, &latest.Action, &latest.SchemaType, &latest.SHACLProfile, &latest.H2SourceHash, &c.DatasetLive)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,73 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// FDKTimeLayout is the layout of FDK's report times ("yyyy-MM-dd HH:mm:ss Z" in Java's
+// notation: "2020-03-12 12:52:16 +0100"). Harvester writes them in UTC.
+const FDKTimeLayout = "2006-01-02 15:04:05 -0700"
+
+// FDKReport is one harvest report as FDK's dataset harvester publishes it (peer-harvesters
+// §1.8): the body of its RabbitMQ message (routing key "datasets.harvested") is an array of
+// them, one per source the trigger harvested.
+type FDKReport struct {
+	ID           string  `json:"id"` // the source's id (FDK's dataSourceId)
+	URL          string  `json:"url"`
+	DataType     string  `json:"dataType"`
+	HarvestError bool    `json:"harvestError"`
+	StartTime    string  `json:"startTime"` // FDKTimeLayout
+	EndTime      string  `json:"endTime"`
+	ErrorMessage *string `json:"errorMessage"` // null when there is none
+	// ChangedCatalogs, ChangedResources and RemovedResources are r's, and ChangedResources also
+	// names the records the job found invalid (see FDKReports).
+	ChangedCatalogs  []harvest.Resource `json:"changedCatalogs"`
+	ChangedResources []harvest.Resource `json:"changedResources"`
+	RemovedResources []harvest.Resource `json:"removedResources"`
+}
+
+// FDKReports is the FDK form of report r (SubjectReportFDK): an array, as FDK publishes, of
+// one report, since Harvester reports each job when it finishes. FDK's harvester does not
+// validate (it stores every resource whose graph changed), so its changedResources also name
+// invalid, the records this job validated and found invalid: they are in r's changedResources
+// only when they passed (with shacl_profile none, nothing fails and the two agree). The counts
+// and jobType, which FDK's report has not, stay in r.
+func FDKReports(r *harvest.Report, invalid []harvest.Resource) []FDKReport {
+	f := FDKReport{ID: r.ID, URL: r.URL, DataType: r.DataType, HarvestError: r.HarvestError,
+		StartTime: r.StartTime.UTC().Format(FDKTimeLayout), EndTime: r.EndTime.UTC().Format(FDKTimeLayout),
+		ChangedCatalogs: r.ChangedCatalogs, RemovedResources: r.RemovedResources,
+		ChangedResources: slices.Concat(r.ChangedResources, invalid)}
+	slices.SortFunc(f.ChangedResources, func(a, b harvest.Resource) int { return strings.Compare(a.URI, b.URI) })
+	f.ChangedResources = slices.CompactFunc(f.ChangedResources, func(a, b harvest.Resource) bool { return a.URI == b.URI })
+	if r.ErrorMessage != "" {
+		f.ErrorMessage = &r.ErrorMessage
+	}
+	return []FDKReport{f}
+}
+
+// invalidIdentifiers returns the identifiers of the records job jobID validated and found
+// invalid (an error row of type ValidationError that the job found, not carried from an
+// earlier job), sorted, each once.
+func (h *Handler) invalidIdentifiers(ctx context.Context, jobID string) ([]string, error) {
+	var out []string
+	err := h.store.RecordErrorStream(ctx, jobID, func(e *store.RecordError) error {
+		if e.Type == validationErrorType && e.Severity == harvest.SeverityError && e.CarriedFromJobID == "" &&
+			e.Identifier != "" && (len(out) == 0 || out[len(out)-1] != e.Identifier) {
+			out = append(out, e.Identifier)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the job's invalid records: %w", err)
+	}
+	return out, nil
+}
+
+// validationErrorType is the type of VALIDATE's error rows (stages/validate).
+const validationErrorType = "ValidationError"
