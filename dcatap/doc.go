@@ -13,7 +13,8 @@
 //   - Skolem IRIs are <record IRI>/.well-known/genid/<hash>, where FDK writes
 //     /.well-known/skolem/<uuid>; the hash is a Merkle hash of the node's content (SHA-256 of its
 //     sorted outgoing lines) where FDK sorts the characters of the node's N3 (anagrams collide)
-//     and loops on blank-node cycles (we do not: cycles are hashed by partition refinement).
+//     and loops on blank-node cycles (we do not: cycles are hashed by canonical colour
+//     refinement, O((n+m) log n), and the search is iterative, so no input overflows the stack).
 //   - source_hash is SHA-256 of the canonical N-Quads of the skolemized record graph, where FDK's
 //     successor hashes its sorted triple strings and the classic harvester tests isomorphism.
 //   - fdkId is FDK's exactly: Java's UUID.nameUUIDFromBytes of the IRI (MD5, version 3).
