@@ -17,8 +17,13 @@ const GenidPath = "/.well-known/genid/"
 const skolemHexLen = 32
 
 // Skolemize returns ts with every blank node replaced by the IRI
-// <owner>/.well-known/genid/<hash> (a trailing "/" of owner is dropped first), sorted by
-// N-Triples line and without duplicates. The hash (32 hex digits of a SHA-256) depends only on
+// <scheme://authority>/.well-known/genid/<hash>, on the scheme and authority of the record IRI
+// owner (RDF 1.1 Concepts §3.5; an owner without an authority, such as a URN, gives
+// <owner>/.well-known/genid/<hash>, a trailing "/" of owner dropped), sorted by N-Triples line
+// and without duplicates. The hash names the node's content, so two records of one authority
+// that hold an identical blank node (the same triples below it) share its IRI. Earlier releases
+// wrote <owner>/.well-known/genid/<hash> for every owner, with the same hash; SourceHash
+// hashes that form, so stored source_hashes stay valid. The hash (32 hex digits of a SHA-256) depends only on
 // the node's content, not on its label, the triples' order or the syntax it was parsed from:
 //
 //   - A node on no cycle of blank nodes hashes its sorted, distinct outgoing lines
@@ -60,7 +65,7 @@ func Skolemize(owner string, ts []rdf.Triple) []rdf.Triple {
 		return sortTriples(slices.Clone(ts))
 	}
 	h := newBlankHasher(func(b rdf.Term) ([]rdf.Triple, error) { return out[b], nil })
-	prefix := strings.TrimSuffix(owner, "/") + GenidPath
+	prefix := genidBase(owner) + GenidPath
 	iri := func(t rdf.Term) rdf.Term {
 		if !t.IsBlank() {
 			return t

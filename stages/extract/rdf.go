@@ -110,11 +110,12 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 			}
 			return l.settleError(&catalog.Entry{Position: pos}, "BlankNodeDataset", r.Problem)
 		case r.Kind == dcatap.KindCatalog:
-			_, sum, err := dcatap.Canonical(r.Triples)
+			nquads, _, err := dcatap.Canonical(r.Triples)
 			if err != nil {
 				return err
 			}
-			catalogs = append(catalogs, store.CatalogChecksum{URI: r.IRI, FdkID: dcatap.FdkID(r.IRI), Checksum: sum})
+			catalogs = append(catalogs, store.CatalogChecksum{URI: r.IRI, FdkID: dcatap.FdkID(r.IRI),
+				Checksum: dcatap.SourceHash(r.IRI, nquads)})
 			publishers[r.IRI] = dcatap.PublisherName(r, publisherLangs(langs))
 			return nil
 		}
