@@ -43,8 +43,10 @@ func GraphHash(g rdf.Graph) (string, error) {
 	// graphHashKeptTriples): each node's are read back from g otherwise.
 	var kept map[rdf.Term][]rdf.Triple
 	h := newBlankHasher(func(b rdf.Term) ([]rdf.Triple, error) {
-		if kept != nil {
-			return kept[b], nil
+		if kept != nil { // each node is read once: the search holds its triples from then on
+			ts := kept[b]
+			delete(kept, b)
+			return ts, nil
 		}
 		var ts []rdf.Triple
 		err := g.Match(b, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
