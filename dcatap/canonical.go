@@ -14,7 +14,8 @@ import (
 // first) and its source_hash. With no blank nodes, RDF Dataset Canonicalization (URDNA2015)
 // relabels nothing, so the canonical form is the distinct N-Triples lines of ts (in the default
 // graph, canonical escaping as rdf.Triple.NTriples writes it), each ending in "\n", sorted in
-// code-point (byte) order. sourceHash is the lower-case hex SHA-256 of nquads. An empty ts gives
+// code-point (byte) order. sourceHash is the lower-case hex SHA-256 of nquads (a record's
+// stored source_hash is SourceHash, which spells skolem IRIs as earlier releases did). An empty ts gives
 // empty nquads and the hash of nothing. The error names the first triple that has a blank node
 // (wrapping ErrBlankNode) or a term that cannot be where it is (a literal or no term as subject,
 // a non-IRI predicate, no object), wrapping ErrInvalidTriple.

@@ -10,17 +10,26 @@ import (
 	"github.com/harvester-dev/harvester/rdf"
 )
 
+// graphHashKeptTriples caps the triples with a blank subject that GraphHash keeps in memory
+// from its first pass (about 250 bytes each), so that hashing a node does not look its triples up
+// in the graph again (on a graph spilled to disk, a query per blank node was most of the time).
+// Past it, every node's triples are looked up.
+var graphHashKeptTriples = 2_000_000 // a variable so that tests can lower it
+
 // GraphHash returns a fingerprint of a whole source graph (64 lower-case hex digits) for the
 // "not modified" skip: the same graph re-serialized, re-ordered or with its blank nodes
 // relabelled gives the same value, and any change to a triple gives another one (but for the
-// blank-node merge below). It reads g through Match in two passes plus one lookup per blank node
-// (never from inside a Match callback), and holds one 32-byte hash per blank node, never the
-// triples.
+// blank-node merge below). It reads g through Match in two passes (never from inside a Match
+// callback) and holds one 32-byte hash per blank node and the triples whose subject is a blank
+// node, up to graphHashKeptTriples (2,000,000); past that it holds none of them and looks each
+// blank node's triples up in g (one Match per node: slow on a graph spilled to disk).
 //
 // How: each triple is written as its N-Triples line with every blank node replaced by the
 // node's content hash (the one Skolemize uses: a Merkle hash of its outgoing triples, cycles by
-// partition refinement), each line is hashed with SHA-256, and the hashes are added modulo
-// 2^256 (a multiset hash: order-free and streaming, so no sort of a million lines and no
+// canonical colour refinement; time O((n+m) log n) and memory linear in the blank nodes, a chain
+// of a million blank nodes or a ring of 100,000 included), each line is hashed with SHA-256, and
+// the hashes are added modulo 2^256 (a multiset hash: order-free and streaming, so no sort of a
+// million lines and no
 // URDNA2015, whose cost grows much faster). The value is SHA-256 of "dcatap graph v1", that sum
 // and the triple count. Blank nodes with identical content hash alike, so two graphs that differ
 // only in how many identical blank nodes they hold (`<d> :p [ :q 1 ], [ :q 1 ]` against
@@ -30,7 +39,15 @@ import (
 // splitting is what a "not modified" source saves. It is a change detector, not a defence against
 // a publisher crafting collisions.
 func GraphHash(g rdf.Graph) (string, error) {
+	// The blank nodes' triples pass 1 kept (nil when there were more than
+	// graphHashKeptTriples): each node's are read back from g otherwise.
+	var kept map[rdf.Term][]rdf.Triple
 	h := newBlankHasher(func(b rdf.Term) ([]rdf.Triple, error) {
+		if kept != nil { // each node is read once: the search holds its triples from then on
+			ts := kept[b]
+			delete(kept, b)
+			return ts, nil
+		}
 		var ts []rdf.Triple
 		err := g.Match(b, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
 			ts = append(ts, t)
@@ -51,10 +68,19 @@ func GraphHash(g rdf.Graph) (string, error) {
 	// Pass 1: triples without blank nodes, and which blank nodes there are. Match is never
 	// called from inside a Match callback, so any Graph (a disk store's cursor) serves.
 	blanks := map[rdf.Term]struct{}{}
+	kept = map[rdf.Term][]rdf.Triple{}
+	nKept := 0
 	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
 		if !t.S.IsBlank() && !t.O.IsBlank() {
 			add(t.NTriples())
 			return nil
+		}
+		if t.S.IsBlank() && kept != nil {
+			if nKept++; nKept > graphHashKeptTriples {
+				kept = nil
+			} else {
+				kept[t.S] = append(kept[t.S], t)
+			}
 		}
 		for _, x := range [2]rdf.Term{t.S, t.O} {
 			if x.IsBlank() {

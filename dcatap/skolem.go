@@ -1,7 +1,6 @@
 package dcatap
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -18,8 +17,13 @@ const GenidPath = "/.well-known/genid/"
 const skolemHexLen = 32
 
 // Skolemize returns ts with every blank node replaced by the IRI
-// <owner>/.well-known/genid/<hash> (a trailing "/" of owner is dropped first), sorted by
-// N-Triples line and without duplicates. The hash (32 hex digits of a SHA-256) depends only on
+// <scheme://authority>/.well-known/genid/<hash>, on the scheme and authority of the record IRI
+// owner (RDF 1.1 Concepts §3.5; an owner without an authority, such as a URN, gives
+// <owner>/.well-known/genid/<hash>, a trailing "/" of owner dropped), sorted by N-Triples line
+// and without duplicates. The hash names the node's content, so two records of one authority
+// that hold an identical blank node (the same triples below it) share its IRI. Earlier releases
+// wrote <owner>/.well-known/genid/<hash> for every owner, with the same hash; SourceHash
+// hashes that form, so stored source_hashes stay valid. The hash (32 hex digits of a SHA-256) depends only on
 // the node's content, not on its label, the triples' order or the syntax it was parsed from:
 //
 //   - A node on no cycle of blank nodes hashes its sorted, distinct outgoing lines
@@ -27,21 +31,26 @@ const skolemHexLen = 32
 //     bottom-up). Two values that are anagrams ("2019-04-02", "2019-02-04") give different
 //     lines, so different hashes (FDK's character sort made them collide).
 //   - Nodes on a cycle (a strongly connected set of blank nodes, or a self-loop) are hashed by
-//     partition refinement: each starts from its lines with the cycle's nodes written as one
-//     placeholder, then is re-hashed with its neighbours' previous hashes until the number of
-//     distinct hashes stops growing; the final hash adds a digest of the whole cycle's quotient
-//     (its classes and their lines), so nodes of different cycles share a hash only when they are
-//     bisimilar. Every step reads only content, so the result is isomorphism-invariant and the
-//     loop ends after at most as many rounds as the cycle has nodes.
+//     canonical colour refinement (refiner): they start from their lines with the cycle's nodes
+//     written as one placeholder, and are split into classes by how many arcs of each
+//     predicate they have into each class, until no class splits another (the coarsest
+//     equitable partition, O((n+m) log n) steps for n nodes and m arcs, where refining by rounds
+//     cost up to n rounds). A node's hash covers the whole cycle's quotient (each class's size,
+//     lines and arc counts) and its class, so nodes of two cycles share a hash only when the
+//     cycles have the same quotient. Every step reads only content, so the result is
+//     isomorphism-invariant.
 //
 // So a node's IRI depends on everything reachable from it and on nothing else, and nodes with
-// identical content (identical subtrees, or bisimilar nodes on cycles) get one IRI and collapse
-// into one node, as FDK's identical subtrees do: the graph `<d> :p _:x, _:y` with _:x and _:y
-// both `[ :q "1" ]` skolemizes to one `<d> :p <…/genid/h>`. On cycles "identical" means
-// bisimilar (no path of predicates and values tells the nodes apart): `_:a :p _:b . _:b :p _:a`
-// and `_:c :p _:c` both become `<h> :p <h>`, so a change between two such shapes is not seen;
-// nodes that some path tells apart always get different IRIs. Blank nodes reached only through
-// other blank nodes get the same owner as every other blank node of ts.
+// identical content (identical subtrees, or nodes of one class of a cycle) get one IRI and
+// collapse into one node, as FDK's identical subtrees do: the graph `<d> :p _:x, _:y` with _:x
+// and _:y both `[ :q "1" ]` skolemizes to one `<d> :p <…/genid/h>`. On a cycle nodes that no
+// path of predicates, values and arc counts tells apart collapse: the four nodes of an
+// unmarked ring `_:a :p _:b . _:b :p _:c . _:c :p _:d . _:d :p _:a` become `<h> :p <h>`, and
+// 40 copies of one 40-node clique become that one node, so a change between 39 and 40 copies
+// is not seen (a ring of 3 and one of 4 get different IRIs, as the cell sizes differ). Nodes
+// that some path tells apart always get different IRIs. The search is iterative, so a chain
+// of a million blank nodes needs no deep Go stack. Blank nodes reached only through other
+// blank nodes get the same owner as every other blank node of ts.
 func Skolemize(owner string, ts []rdf.Triple) []rdf.Triple {
 	out := map[rdf.Term][]rdf.Triple{}
 	hasBlank := false
@@ -56,7 +65,7 @@ func Skolemize(owner string, ts []rdf.Triple) []rdf.Triple {
 		return sortTriples(slices.Clone(ts))
 	}
 	h := newBlankHasher(func(b rdf.Term) ([]rdf.Triple, error) { return out[b], nil })
-	prefix := strings.TrimSuffix(owner, "/") + GenidPath
+	prefix := genidBase(owner) + GenidPath
 	iri := func(t rdf.Term) rdf.Term {
 		if !t.IsBlank() {
 			return t
@@ -88,228 +97,4 @@ func sortTriples(ts []rdf.Triple) []rdf.Triple {
 		ts[i] = k.t
 	}
 	return ts
-}
-
-type digest = [sha256.Size]byte
-
-// blankHasher computes the content hash of blank nodes (see Skolemize) over any source of
-// outgoing triples: a record's triples, or a whole rdf.Graph. Hashes are memoised; the
-// Tarjan state lives only for one search.
-type blankHasher struct {
-	out  func(rdf.Term) ([]rdf.Triple, error)
-	memo map[rdf.Term]digest
-
-	// Tarjan's strongly connected components, per search.
-	index   int
-	idx     map[rdf.Term]int
-	low     map[rdf.Term]int
-	onStack map[rdf.Term]bool
-	stack   []rdf.Term
-	edges   map[rdf.Term][]rdf.Triple
-}
-
-func newBlankHasher(out func(rdf.Term) ([]rdf.Triple, error)) *blankHasher {
-	return &blankHasher{out: out, memo: map[rdf.Term]digest{}}
-}
-
-// hash returns b's content hash. The only error is the out function's.
-func (h *blankHasher) hash(b rdf.Term) (digest, error) {
-	if d, ok := h.memo[b]; ok {
-		return d, nil
-	}
-	if h.idx == nil || len(h.idx) > 64 {
-		// Small maps are cleared and reused (most searches visit a node or two); a big one is
-		// dropped, since clearing costs its capacity on every later search.
-		h.idx, h.low, h.onStack = map[rdf.Term]int{}, map[rdf.Term]int{}, map[rdf.Term]bool{}
-		h.edges = map[rdf.Term][]rdf.Triple{}
-	} else {
-		clear(h.idx)
-		clear(h.low)
-		clear(h.onStack)
-		clear(h.edges)
-	}
-	h.index = 0
-	h.stack = h.stack[:0]
-	err := h.strongConnect(b)
-	if err != nil {
-		return digest{}, err
-	}
-	return h.memo[b], nil
-}
-
-// strongConnect is Tarjan's algorithm from v over blank nodes not yet hashed; each component is
-// hashed as soon as it is complete, so every blank object outside it is already in memo.
-func (h *blankHasher) strongConnect(v rdf.Term) error {
-	h.idx[v], h.low[v] = h.index, h.index
-	h.index++
-	h.stack = append(h.stack, v)
-	h.onStack[v] = true
-	es, err := h.out(v)
-	if err != nil {
-		return err
-	}
-	h.edges[v] = es
-	for _, t := range es {
-		w := t.O
-		if !w.IsBlank() {
-			continue
-		}
-		if _, done := h.memo[w]; done {
-			continue
-		}
-		if _, seen := h.idx[w]; !seen {
-			if err := h.strongConnect(w); err != nil {
-				return err
-			}
-			h.low[v] = min(h.low[v], h.low[w])
-		} else if h.onStack[w] {
-			h.low[v] = min(h.low[v], h.idx[w])
-		}
-	}
-	if h.low[v] != h.idx[v] {
-		return nil
-	}
-	var scc []rdf.Term
-	for {
-		w := h.stack[len(h.stack)-1]
-		h.stack = h.stack[:len(h.stack)-1]
-		h.onStack[w] = false
-		scc = append(scc, w)
-		if w == v {
-			break
-		}
-	}
-	h.hashComponent(scc)
-	for _, w := range scc {
-		delete(h.edges, w)
-	}
-	return nil
-}
-
-// hashComponent hashes one strongly connected component whose outside blank objects are all
-// memoised.
-func (h *blankHasher) hashComponent(scc []rdf.Term) {
-	if len(scc) == 1 && !h.selfLoop(scc[0]) {
-		h.memo[scc[0]] = h.digestOf("node", nil, h.edges[scc[0]], nil)
-		return
-	}
-	in := map[rdf.Term]bool{}
-	for _, v := range scc {
-		in[v] = true
-	}
-	// Round 0: the component's nodes are one placeholder.
-	colour := map[rdf.Term]digest{}
-	for _, v := range scc {
-		colour[v] = h.digestOf("cycle0", nil, h.edges[v], in)
-	}
-	classes := distinct(colour)
-	for {
-		next := make(map[rdf.Term]digest, len(scc))
-		for _, v := range scc {
-			own := colour[v]
-			next[v] = h.digestOf("cycle", &own, h.edges[v], colourOf(colour))
-		}
-		n := distinct(next)
-		colour = next
-		if n == classes {
-			break
-		}
-		classes = n
-	}
-	// The stable colours tell the component's nodes apart, but a colour alone does not say
-	// what lies beyond its rounds: two components of other shapes could share one. So each
-	// node's hash also covers the whole component's quotient (every class with its lines written
-	// in classes), and nodes of two components get one IRI only when the components have the
-	// same quotient, that is when the nodes are bisimilar.
-	entries := make([]string, 0, len(scc))
-	for _, v := range scc {
-		own := colour[v]
-		e := h.digestOf("class", &own, h.edges[v], colourOf(colour))
-		entries = append(entries, hex.EncodeToString(e[:]))
-	}
-	slices.Sort(entries)
-	entries = slices.Compact(entries)
-	q := sha256.New()
-	for _, e := range entries {
-		q.Write([]byte(e))
-		q.Write([]byte{'\n'})
-	}
-	quotient := q.Sum(nil)
-	for _, v := range scc {
-		c := colour[v]
-		f := sha256.New()
-		f.Write([]byte("component\n"))
-		f.Write(quotient)
-		f.Write(c[:])
-		var d digest
-		f.Sum(d[:0])
-		h.memo[v] = d
-	}
-}
-
-func (h *blankHasher) selfLoop(v rdf.Term) bool {
-	for _, t := range h.edges[v] {
-		if t.O == v {
-			return true
-		}
-	}
-	return false
-}
-
-// colourOf marks the component's nodes for digestOf, with their current colours.
-type colourOf map[rdf.Term]digest
-
-// digestOf hashes tag, an optional previous colour, and the sorted distinct lines of the
-// outgoing triples es. A blank object is written as its hash: from cur when it is a component
-// node under refinement (a colourOf), as "_:" when it is a component node in round 0 (a
-// map[rdf.Term]bool), and from memo otherwise.
-func (h *blankHasher) digestOf(tag string, prev *digest, es []rdf.Triple, cur any) digest {
-	lines := make([]string, 0, len(es))
-	for _, t := range es {
-		var obj string
-		switch {
-		case !t.O.IsBlank():
-			obj = t.O.NTriples()
-		default:
-			switch c := cur.(type) {
-			case colourOf:
-				if d, ok := c[t.O]; ok {
-					obj = "_:" + hex.EncodeToString(d[:])
-				}
-			case map[rdf.Term]bool:
-				if c[t.O] {
-					obj = "_:"
-				}
-			}
-			if obj == "" {
-				d := h.memo[t.O]
-				obj = "_:" + hex.EncodeToString(d[:])
-			}
-		}
-		lines = append(lines, t.P.NTriples()+" "+obj)
-	}
-	slices.Sort(lines)
-	lines = slices.Compact(lines)
-	s := sha256.New()
-	s.Write([]byte(tag))
-	s.Write([]byte{'\n'})
-	if prev != nil {
-		s.Write([]byte(hex.EncodeToString(prev[:])))
-		s.Write([]byte{'\n'})
-	}
-	for _, l := range lines {
-		s.Write([]byte(l))
-		s.Write([]byte{'\n'})
-	}
-	var d digest
-	s.Sum(d[:0])
-	return d
-}
-
-func distinct(m map[rdf.Term]digest) int {
-	seen := map[digest]struct{}{}
-	for _, d := range m {
-		seen[d] = struct{}{}
-	}
-	return len(seen)
 }

@@ -1,6 +1,9 @@
 package dcatap
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,7 +40,7 @@ func TestSkolemizeAnagramsDiffer(t *testing.T) {
 	b := skolemNT(t, `<http://ex.org/ds> <http://purl.org/dc/terms/temporal> [ <http://www.w3.org/ns/dcat#startDate> "2019-02-04" ] .`)
 	assert.NotEqual(t, genids(a), genids(b))
 	for id := range genids(a) {
-		assert.True(t, strings.HasPrefix(id, "<"+owner+GenidPath), id)
+		assert.True(t, strings.HasPrefix(id, "<http://ex.org"+GenidPath), id)
 		assert.Len(t, strings.TrimSuffix(id[strings.LastIndex(id, "/")+1:], ">"), 32)
 	}
 }
@@ -125,12 +128,45 @@ func TestSkolemizeOwnerAndNoBlanks(t *testing.T) {
 	ts := triplesOf(t, parseString(t, `<http://ex.org/a> <http://ex.org/p> [ <http://ex.org/q> "x" ] .`))
 	assert.Equal(t, ntriples(Skolemize("http://ex.org/ds/", ts)), ntriples(Skolemize("http://ex.org/ds", ts)),
 		"a trailing slash of the owner is dropped")
-	other := Skolemize("http://ex.org/other", ts)
-	assert.NotEqual(t, ntriples(Skolemize(owner, ts)), ntriples(other), "the owner is part of the IRI")
+	assert.Equal(t, ntriples(Skolemize("http://ex.org/other#x", ts)), ntriples(Skolemize(owner, ts)),
+		"skolem IRIs are on the owner's authority")
+	assert.NotEqual(t, ntriples(Skolemize("http://other.org/ds", ts)), ntriples(Skolemize(owner, ts)))
+	assert.Contains(t, ntriples(Skolemize("urn:x:ds/", ts)), "<urn:x:ds"+GenidPath, "no authority: the IRI of earlier releases")
 
 	plain := triplesOf(t, parseString(t, `<http://ex.org/b> <http://ex.org/p> "2" . <http://ex.org/a> <http://ex.org/p> "1" . <http://ex.org/a> <http://ex.org/p> "1" .`))
 	out := Skolemize(owner, plain)
 	assert.Equal(t, "<http://ex.org/a> <http://ex.org/p> \"1\" .\n<http://ex.org/b> <http://ex.org/p> \"2\" .\n", ntriples(out))
 	assert.Equal(t, "<http://ex.org/b>", plain[0].S.NTriples(), "the input is not reordered")
 	assert.Empty(t, Skolemize(owner, nil))
+}
+
+// Item 29 of issue 25: skolem IRIs are RDF 1.1 §3.5's, on the record's authority, never in a
+// fragment; the source_hash is of the form earlier releases stored (<record>/.well-known/genid/),
+// so an unchanged record is not "updated" by the move.
+func TestSkolemIRIsOnAuthorityKeepStoredHashes(t *testing.T) {
+	const record = "https://data.example.no/catalog#ds1"
+	ts := triplesOf(t, parseString(t, `<https://data.example.no/catalog#ds1> <http://ex.org/p> [ <http://ex.org/q> "x" ; <http://ex.org/r> [ <http://ex.org/q> "y" ] ] ;
+		<http://ex.org/s> "<https://data.example.no/.well-known/genid/0123456789abcdef0123456789abcdef>" .`))
+	nq, _, err := Canonical(Skolemize(record, ts))
+	require.NoError(t, err)
+	ids := genids(string(nq))
+	delete(ids, `"<https://data.example.no/.well-known/genid/0123456789abcdef0123456789abcdef>"`) // the literal
+	require.Len(t, ids, 2)
+	for id := range ids {
+		assert.Regexp(t, `^<https://data\.example\.no/\.well-known/genid/[0-9a-f]{32}>$`, id)
+	}
+
+	// What earlier releases stored: the same hashes under <record>/.well-known/genid/.
+	legacy := strings.ReplaceAll(string(nq), "<https://data.example.no/.well-known/genid/", "<"+record+"/.well-known/genid/")
+	legacy = strings.Replace(legacy, record+"/.well-known/genid/0123456789abcdef0123456789abcdef", "https://data.example.no/.well-known/genid/0123456789abcdef0123456789abcdef", 1) // a literal is no IRI
+	lines := strings.SplitAfter(legacy, "\n")
+	slices.Sort(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	assert.Equal(t, hex.EncodeToString(sum[:]), SourceHash(record, nq))
+
+	// No skolem IRI, or no authority: the hash of the bytes.
+	plain := []byte("<urn:x:a> <http://ex.org/p> \"1\" .\n")
+	sum = sha256.Sum256(plain)
+	assert.Equal(t, hex.EncodeToString(sum[:]), SourceHash("urn:x:a", plain))
+	assert.Equal(t, hex.EncodeToString(sum[:]), SourceHash(record, plain))
 }

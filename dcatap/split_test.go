@@ -44,7 +44,7 @@ func TestSplitFDKHarvestResponse0(t *testing.T) {
 	assert.Equal(t, 6, subjects["https://testdirektoratet.no/model/distribution/0"], "the distribution is in the closure")
 	genids := 0
 	for s := range subjects {
-		if strings.HasPrefix(s, fdkDataset0+GenidPath) {
+		if strings.HasPrefix(s, genidBase(fdkDataset0)+GenidPath) {
 			genids++
 		}
 	}
@@ -107,7 +107,7 @@ func TestSplitFDKCatalogDiff(t *testing.T) {
 		about := tr.S.Value
 		assert.True(t, about == "https://testdirektoratet.no/model/distribution/0" && tr.P.Value == "http://dcat.no/dcatapi/accessService" ||
 			strings.HasSuffix(about, "92b5e4f7-dbbd-482c-b242-990a3628d395") ||
-			strings.HasPrefix(about, fdkDataset0+GenidPath),
+			strings.HasPrefix(about, genidBase(fdkDataset0)+GenidPath),
 			"dataset/0 differs only in the accessService: %s", tr.NTriples())
 	}
 	assert.Len(t, onlyB, 4, "accessService link + the blank service's 3 triples")

@@ -111,7 +111,8 @@ type diskGraph struct {
 	insTerm  *sql.Stmt
 	selTerm  *sql.Stmt
 	insTrip  *sql.Stmt
-	txIns    [3]*sql.Stmt // the statements bound to tx
+	txIns    [3]*sql.Stmt         // the statements bound to tx
+	sel      map[string]*sql.Stmt // match's prepared queries, by text (at most 8)
 	notFound error
 }
 
@@ -138,7 +139,7 @@ func openDiskGraph(dir string) (*diskGraph, error) {
 		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
 	}
 	db.SetMaxOpenConns(1)
-	d := &diskGraph{path: path, db: db, ids: map[Term]int64{}}
+	d := &diskGraph{path: path, db: db, ids: map[Term]int64{}, sel: map[string]*sql.Stmt{}}
 	if _, err := db.Exec(`
 		CREATE TABLE term (id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE);
 		CREATE TABLE triple (s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL, UNIQUE (s, p, o));
@@ -301,10 +302,20 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 	q := `SELECT t.rowid, ts.key, tp.key, tt.key FROM triple t
 		JOIN term ts ON ts.id = t.s JOIN term tp ON tp.id = t.p JOIN term tt ON tt.id = t.o
 		WHERE ` + where + ` ORDER BY t.rowid LIMIT ` + fmt.Sprint(diskPage)
-	page := make([]Triple, 0, diskPage)
+	stmt, ok := d.sel[q]
+	if !ok {
+		var err error
+		if stmt, err = d.db.Prepare(q); err != nil {
+			return fmt.Errorf("rdf: graph spill file: %w", err)
+		}
+		d.sel[q] = stmt
+	}
+	// The page grows as rows come: a lookup by subject, made once per blank node by a graph
+	// hash, has a row or two, and a 1,000-triple page for each was most of its time.
+	var page []Triple
 	for {
 		page = page[:0]
-		rows, err := d.db.Query(q, args...)
+		rows, err := stmt.Query(args...)
 		if err != nil {
 			return fmt.Errorf("rdf: graph spill file: %w", err)
 		}

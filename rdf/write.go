@@ -173,10 +173,16 @@ func sortedUnique(ts []Triple) []Triple {
 // CanonicalNQuads returns ts in canonical N-Quads: the RDF Dataset Canonicalization algorithm
 // URDNA2015 (W3C RDFC-1.0) as github.com/piprate/json-gold implements it, all triples in the
 // default graph, blank nodes relabelled _:c14n0, _:c14n1…, one line per distinct triple,
-// lines sorted, each ending in "\n". Two graphs give the same bytes exactly when they are
-// isomorphic (the same up to blank node labels). Generalized RDF (a literal subject or a
-// non-IRI predicate) is an error.
+// lines sorted, each ending in "\n" (a triple given twice is one line: json-gold wrote it
+// twice). Two graphs give the same bytes exactly when they are isomorphic (the same up to blank
+// node labels). Generalized RDF (a literal subject or a non-IRI predicate) is an error, and so is
+// a graph past MaxCanonicalPermutations (an error wrapping ErrCanonicalTooComplex), whose
+// canonicalization could take hours.
 func CanonicalNQuads(ts []Triple) ([]byte, error) {
+	ts = distinctTriples(ts)
+	if err := checkCanonicalWork(ts); err != nil {
+		return nil, err
+	}
 	ds := ld.NewRDFDataset()
 	quads := make([]*ld.Quad, 0, len(ts))
 	for _, t := range ts {
@@ -216,4 +222,17 @@ func toLD(t Term) ld.Node {
 		dt = XSDString
 	}
 	return ld.NewLiteral(t.Value, dt, t.Lang)
+}
+
+// distinctTriples returns ts without repeats, in first-seen order.
+func distinctTriples(ts []Triple) []Triple {
+	seen := make(map[Triple]bool, len(ts))
+	out := make([]Triple, 0, len(ts))
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/harvester-dev/harvester/dcatap"
 	"github.com/harvester-dev/harvester/h2hash"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/shacl/profiles"
@@ -415,16 +416,16 @@ func (h *Handler) publishDelete(l *harvest.Listing, identifier string) error {
 
 // recordHash is the source_hash of a record: SourceHash of a JSON record; for an XML record,
 // the SHA-256 of its bytes (Data.gov H2.0 does not canonicalise XML either); for a DCAT-AP
-// record, the SHA-256 of its Body, which EXTRACT made the canonical N-Quads of the record's
-// skolemized graph (dcatap.Canonical), so the hash is of the graph, not of its syntax.
+// record, dcatap.SourceHash of its Body, which EXTRACT made the canonical N-Quads of the record's
+// skolemized graph (dcatap.Canonical), so the hash is of the graph, not of its syntax (nor of
+// the spelling of its skolem IRIs: the hashes stored before they moved to the authority hold).
 func recordHash(rec *harvest.Record) (string, error) {
 	if len(rec.XML) > 0 {
 		sum := sha256.Sum256(rec.XML)
 		return hex.EncodeToString(sum[:]), nil
 	}
 	if rec.SchemaType == harvest.SchemaDCATAP {
-		sum := sha256.Sum256(rec.Body)
-		return hex.EncodeToString(sum[:]), nil
+		return dcatap.SourceHash(rec.Identifier, rec.Body), nil
 	}
 	return SourceHash(rec.Body)
 }

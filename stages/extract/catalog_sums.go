@@ -36,14 +36,14 @@ func (c *catalogSums) add(r *dcatap.Resource) error {
 	}
 	hash := "problem " + r.Problem
 	if r.Problem == "" {
-		_, sum, err := dcatap.Canonical(r.Triples)
+		nquads, _, err := dcatap.Canonical(r.Triples)
 		switch {
 		case err != nil && r.Kind == dcatap.KindCatalog:
 			return err
 		case err != nil: // the dataset is an error row (rdfRecord); its catalog counts the reason
 			hash = "error " + err.Error()
 		default:
-			hash = sum
+			hash = dcatap.SourceHash(r.IRI, nquads)
 		}
 	}
 	if r.Kind == dcatap.KindCatalog {
