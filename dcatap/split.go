@@ -314,8 +314,8 @@ func (s *splitter) record(d rdf.Term) (*Resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.Problem = fmt.Sprintf("the record's graph (its triples and what they point at) has more than %d triples: "+
-			"not harvested, to keep memory bounded", maxRecordTriples)
+		r.Problem = fmt.Sprintf("the record's graph (its triples and what they point at) has more than %d triples, "+
+			"the record triple cap: not harvested, to keep memory bounded", maxRecordTriples)
 		return r, nil
 	}
 	if err != nil {

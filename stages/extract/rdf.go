@@ -35,7 +35,9 @@ import (
 //     file past that (rdf.NewGraph), so a large source does not sit whole in memory.
 //   - A syntax error fails the job with the parser's line and column, and nothing is deleted.
 //   - The graph is split into records as FDK does (dcatap.Split); a blank-node dataset, which
-//     FDK drops silently, is an error row naming it. Each record's Body is the canonical
+//     FDK drops silently, is an error row naming it (BlankNodeDataset). A dataset whose graph
+//     passes the record triple cap (100,000 triples) is an error row for its IRI
+//     (RecordTooLarge), and its IRI counts as listed, so its live dataset is kept. Each record's Body is the canonical
 //     N-Quads of its skolemized graph (dcatap.Canonical), so its source_hash does not change
 //     when the publisher re-serializes, re-orders or re-labels blank nodes.
 //   - Whole-source skip, FDK's first layer: when the graph's fingerprint (dcatap.GraphHash)
@@ -102,11 +104,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		case r.Problem != "" && r.Kind == dcatap.KindCatalog:
 			return nil // a blank-node catalog is no record; its datasets are split on their own
 		case r.Problem != "":
-			pos, err := l.next()
-			if err != nil {
-				return err
-			}
-			return l.settleError(&catalog.Entry{Position: pos}, "BlankNodeDataset", r.Problem)
+			return l.rdfProblem(r)
 		case r.Kind == dcatap.KindCatalog:
 			_, sum, err := dcatap.Canonical(r.Triples)
 			if err != nil {
@@ -148,6 +146,29 @@ func publisherLangs(langs []string) []string {
 		return []string{"en"}
 	}
 	return langs
+}
+
+// rdfProblem settles a dataset or series that cannot be a record as errored: a blank node
+// (BlankNodeDataset, no identifier), or one whose graph passes the record triple cap
+// (RecordTooLarge, identifier its IRI). The latter's IRI is recorded as seen, so the dataset it
+// already has is kept, not deleted, as for a data.json record over the record size cap.
+func (l *lister) rdfProblem(r *dcatap.Resource) error {
+	pos, err := l.next()
+	if err != nil {
+		return err
+	}
+	e := &catalog.Entry{Position: pos, Identifier: r.IRI}
+	if r.IRI == "" {
+		return l.settleError(e, "BlankNodeDataset", r.Problem)
+	}
+	if bad := harvest.CheckIdentifier(pos, r.IRI, r.Label, nil, l.seen); bad != nil {
+		e.Identifier = bad.Identifier
+		return l.settleError(e, bad.Type, bad.Message)
+	}
+	if err := l.see(e); err != nil {
+		return err
+	}
+	return l.settleError(e, "RecordTooLarge", fmt.Sprintf("dataset %s: %s", r.IRI, r.Problem))
 }
 
 // rdfRecord sends one dataset record on to COMPARE; publisher is the name of the publisher of
