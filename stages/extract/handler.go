@@ -246,7 +246,7 @@ func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*o
 		if err != nil {
 			return nil, nil, err
 		}
-		return f, func() { f.Close(); os.Remove(f.Name()) }, nil
+		return f, func() { f.Close() }, nil // a download has no name to remove (fetch.Get)
 	case filepath.IsAbs(url):
 		f, err := os.Open(url)
 		if err != nil {
