@@ -220,3 +220,18 @@ func TestRDFFileSourcePages(t *testing.T) {
 	}
 	require.Empty(t, site.hits, "no page was fetched")
 }
+
+// Issue 25 D7: a next page URL over 8 KiB is a job error that names the page, not the URL
+// whole; nothing is deleted.
+func TestRDFHydraLongNextPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	site := newRDFSite(t)
+	_, live := pagedFirstHarvest(t, b, site, "--option", "shacl_profile=none")
+	const p1 = "http://pages.test/catalog"
+	long := p1 + "?page=" + strings.Repeat("9", 100_000)
+	site.serve(p1, "text/turtle", hydraPage(p1, long, -1, 0, "http://pages.test/d1"))
+	rep, code := b.harvestRDF(t, site, p1, "--option", "shacl_profile=none")
+	mustFailKeeping(t, b, rep, code, live, "read "+p1+": its next page is 100031 bytes long, over the 8192-byte cap")
+	require.Less(t, len(rep.JobErrors[0]), 500)
+}

@@ -215,13 +215,13 @@ func (p *rdfPager) declared(page string, paging []rdf.Triple) error {
 	case 1:
 		n, err := strconv.ParseInt(totals[0], 10, 64)
 		if err != nil || n < 0 {
-			return fmt.Errorf("read %s: its hydra:totalItems %q is not a count of items; nothing is deleted", page, totals[0])
+			return fmt.Errorf("read %s: its hydra:totalItems %.64q is not a count of items; nothing is deleted", page, totals[0])
 		}
 		p.total, p.totalPage = n, page
 		return nil
 	}
-	return fmt.Errorf("read %s: it declares %d different hydra:totalItems (%s); nothing is deleted",
-		page, len(totals), strings.Join(totals, ", "))
+	return fmt.Errorf("read %s: it declares %d different hydra:totalItems (%.64q, %.64q, …); nothing is deleted",
+		page, len(totals), totals[0], totals[1])
 }
 
 // checkTotal checks, after the last page, the last hydra:totalItems declared against the
@@ -335,6 +335,10 @@ func nextPage(paging []rdf.Triple, page string) (string, error) {
 		if t.O.IsBlank() || strings.TrimSpace(t.O.Value) == "" {
 			continue
 		}
+		if len(t.O.Value) > maxPageURLBytes {
+			return "", fmt.Errorf("read %s: its next page is %d bytes long, over the %d-byte cap of a page URL (it starts %.64q)",
+				page, len(t.O.Value), maxPageURLBytes, t.O.Value)
+		}
 		next, err := resolve(page, strings.TrimSpace(t.O.Value))
 		if err != nil {
 			return "", fmt.Errorf("read %s: its next page %q: %w", page, t.O.Value, err)
@@ -356,9 +360,14 @@ func nextPage(paging []rdf.Triple, page string) (string, error) {
 	case 1:
 		return candidates[0], nil
 	}
-	return "", fmt.Errorf("read %s: it names %d different next pages (%s); which one to follow is unclear",
-		page, len(candidates), strings.Join(candidates, ", "))
+	return "", fmt.Errorf("read %s: it names %d different next pages (%s, …); which one to follow is unclear",
+		page, len(candidates), strings.Join(candidates[:2], ", "))
 }
+
+// maxPageURLBytes caps the next page URL a page may name, so that every page URL in a job
+// error is bounded (a URL that long would be refused by most servers anyway: 8 KiB is the
+// request-line cap of Apache and nginx's default buffers).
+const maxPageURLBytes = 8 << 10
 
 // resolve resolves ref against base (RFC 3986 §5), for a file path base too.
 func resolve(base, ref string) (string, error) {
