@@ -235,3 +235,19 @@ func TestRDFHydraLongNextPage(t *testing.T) {
 	mustFailKeeping(t, b, rep, code, live, "read "+p1+": its next page is 100031 bytes long, over the 8192-byte cap")
 	require.Less(t, len(rep.JobErrors[0]), 500)
 }
+
+// Issue 25: a Hydra collection of more pages than --max-rdf-pages is a job error naming the
+// first page past the cap, which is not read; nothing is deleted.
+func TestRDFHydraPageCap(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	site := newRDFSite(t)
+	_, live := pagedFirstHarvest(t, b, site, "--option", "shacl_profile=none", "--max-rdf-pages", "2")
+	const p1, p2, p3 = "http://pages.test/catalog", "http://pages.test/catalog?page=2", "http://pages.test/catalog?page=3"
+	site.serve(p1, "text/turtle", hydraPage(p1, p2, -1, 0, "http://pages.test/d1"))
+	site.serve(p2, "text/turtle", hydraPage(p2, p3, -1, 0, "http://pages.test/d2"))
+	site.serve(p3, "text/turtle", hydraPage(p3, "", -1, 0, "http://pages.test/d3"))
+	rep, code := b.harvestRDF(t, site, p1, "--option", "shacl_profile=none", "--max-rdf-pages", "2")
+	mustFailKeeping(t, b, rep, code, live, "page 3 ("+p3+") is one more than the page cap of 2 (--max-rdf-pages)")
+	require.Zero(t, site.hits[p3])
+}

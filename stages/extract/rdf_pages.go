@@ -61,7 +61,8 @@ func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harves
 	}
 	for n := 1; ; n++ {
 		if n > h.cfg.MaxRDFPages {
-			return fmt.Errorf("read %s: more than %d pages (the page cap, --max-rdf-pages); nothing is deleted", job.URL, h.cfg.MaxRDFPages)
+			return fmt.Errorf("read %s: page %d (%s) is one more than the page cap of %d (--max-rdf-pages); nothing is deleted",
+				job.URL, n, page, h.cfg.MaxRDFPages)
 		}
 		p.visited[page] = n
 		next, err := p.read(ctx, n, page)
