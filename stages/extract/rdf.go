@@ -34,9 +34,10 @@ import (
 //   - The graph is split into records as FDK does (dcatap.Split); a blank-node dataset, which
 //     FDK drops silently, is an error row naming it (BlankNodeDataset). A dataset whose graph
 //     passes the record triple cap (100,000 triples) is an error row for its IRI
-//     (RecordTooLarge), and its IRI counts as listed, so its live dataset is kept. Each record's Body is the canonical
-//     N-Quads of its skolemized graph (dcatap.Canonical), so its source_hash does not change
-//     when the publisher re-serializes, re-orders or re-labels blank nodes.
+//     (RecordTooLarge), and its IRI counts as listed, so its live dataset is kept. Each
+//     record's Body is the canonical N-Quads of its skolemized graph (dcatap.Canonical), so its
+//     source_hash does not change when the publisher re-serializes, re-orders or re-labels
+//     blank nodes.
 //   - Whole-source skip, FDK's first layer: when the graph's fingerprint (dcatap.GraphHash)
 //     equals that of the source's last complete harvest of the same URL, a harvest job lists
 //     nothing and completes as not modified (the 304 path: every live dataset unchanged).
