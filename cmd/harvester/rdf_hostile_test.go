@@ -251,3 +251,18 @@ func TestRDFHydraPageCap(t *testing.T) {
 	mustFailKeeping(t, b, rep, code, live, "page 3 ("+p3+") is one more than the page cap of 2 (--max-rdf-pages)")
 	require.Zero(t, site.hits[p3])
 }
+
+// Issue 25: a page of more than 1,000 Hydra paging triples is a job error naming it, not held.
+func TestRDFHydraPagingTriplesCap(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	site := newRDFSite(t)
+	const p1 = "http://pages.test/catalog"
+	body := hydraPage(p1, "", -1, 0, "http://pages.test/d1")
+	for i := range 1001 {
+		body = fmt.Appendf(body, "<%s> <http://www.w3.org/ns/hydra/core#next> <%s?page=%d> .\n", p1, p1, i)
+	}
+	site.serve(p1, "text/turtle", body)
+	rep, code := b.harvestRDF(t, site, p1, "--option", "shacl_profile=none")
+	mustFailKeeping(t, b, rep, code, nil, "parse "+p1+" as text/turtle: ", "more than 1000 Hydra paging triples")
+}

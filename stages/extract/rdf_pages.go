@@ -116,6 +116,12 @@ func (p *rdfPager) read(ctx context.Context, n int, page string) (string, error)
 			p.members++
 			return nil
 		case strings.HasPrefix(t.P.Value, hydraNS) || (t.P.Value == rdf.RDFType && strings.HasPrefix(t.O.Value, hydraNS)):
+			if !pagingPredicates[t.P.Value] {
+				return nil // first, last, itemsPerPage, view…: not used
+			}
+			if len(paging) == maxPagingTriples {
+				return fmt.Errorf("more than %d Hydra paging triples (next, nextPage, totalItems, rdf:type) on one page", maxPagingTriples)
+			}
 			paging = append(paging, t)
 			return nil
 		}
@@ -147,6 +153,14 @@ func (p *rdfPager) read(ctx context.Context, n int, page string) (string, error)
 	}
 	return nextPage(paging, page)
 }
+
+// pagingPredicates are the Hydra triples a page's paging is read from (nextPage, declared);
+// maxPagingTriples caps them per page, so a page of millions of them is not held (a real page
+// has a handful).
+var pagingPredicates = map[string]bool{rdf.RDFType: true, hydraNS + "next": true, hydraNS + "nextPage": true,
+	hydraNS + "totalItems": true}
+
+const maxPagingTriples = 1000
 
 // open returns one document, its response Content-Type ("" for a file) and its cleanup. It
 // counts the document's bytes against Config.MaxRDFBytes; a download stops at the cap.
