@@ -140,7 +140,12 @@ func openDiskGraph(dir string) (*diskGraph, error) {
 		os.Remove(path)
 		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
 	}
+	// One connection for the graph's life: once the file's name is gone (below), another
+	// connection would open a new, empty file.
 	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
 	d := &diskGraph{path: path, db: db, ids: map[Term]int64{}}
 	if _, err := db.Exec(`
 		CREATE TABLE term (id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE);
