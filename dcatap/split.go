@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/harvester-dev/harvester/rdf"
 )
@@ -49,7 +50,7 @@ type Resource struct {
 	// it is no record).
 	Problem string
 	// Label is a problem resource's dct:title (the least in code-point order when there are
-	// several; "" when there is none), to name it in the error row.
+	// several; "" when there is none), to name it in the error row; cut to 256 bytes and "…".
 	Label string
 }
 
@@ -314,8 +315,8 @@ func (s *splitter) record(d rdf.Term) (*Resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.Problem = fmt.Sprintf("the record's graph (its triples and what they point at) has more than %d triples: "+
-			"not harvested, to keep memory bounded", maxRecordTriples)
+		r.Problem = fmt.Sprintf("the record's graph (its triples and what they point at) has more than %d triples, "+
+			"the record triple cap: not harvested, to keep memory bounded", maxRecordTriples)
 		return r, nil
 	}
 	if err != nil {
@@ -350,7 +351,25 @@ func (s *splitter) title(r rdf.Term) (string, error) {
 	if err != nil || len(titles) == 0 {
 		return "", err
 	}
-	return slices.Min(titles), nil
+	return clipLabel(slices.Min(titles)), nil
+}
+
+// maxLabelBytes caps a problem resource's Label and each catalog IRI its Problem names, so that
+// an error row stays small whatever the source's terms (a literal may be up to the parser's
+// term cap, megabytes long).
+const maxLabelBytes = 256
+
+// clipLabel returns s cut to at most maxLabelBytes bytes at a UTF-8 character boundary, with
+// "…" appended when it was cut.
+func clipLabel(s string) string {
+	if len(s) <= maxLabelBytes {
+		return s
+	}
+	cut := maxLabelBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // problems describes the blank-node datasets, series and catalogs, sorted by label and then by
@@ -399,7 +418,14 @@ func (s *splitter) problems() ([]*Resource, error) {
 			r.Catalogs = slices.Clone(s.catalogsOf[b])
 			switch {
 			case len(r.Catalogs) > 0:
-				fmt.Fprintf(&msg, " in catalog <%s>", strings.Join(r.Catalogs, ">, <"))
+				named := make([]string, 0, 3)
+				for _, c := range r.Catalogs[:min(len(r.Catalogs), 3)] {
+					named = append(named, clipLabel(c))
+				}
+				fmt.Fprintf(&msg, " in catalog <%s>", strings.Join(named, ">, <"))
+				if len(r.Catalogs) > 3 {
+					fmt.Fprintf(&msg, " and %d more", len(r.Catalogs)-3)
+				}
 			case inBlank:
 				msg.WriteString(" in a catalog without an IRI")
 			}

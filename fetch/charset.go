@@ -19,8 +19,8 @@ import (
 // ToUTF8 returns a downloaded JSON document as UTF-8, which JSON text must be (RFC 8259 §8.1):
 // a document that starts with a UTF-16 byte order mark, or that is not valid UTF-8 and whose
 // Content-Type declares another charset (e.g. windows-1252), is transcoded into a new temporary
-// file positioned at its start, and doc's file removed; otherwise doc's own file is returned,
-// at its start. A declared charset is ignored when the bytes are valid UTF-8 (servers often
+// file positioned at its start (with no name on disk, as a download: spool), and doc's file
+// closed; otherwise doc's own file is returned, at its start. A declared charset is ignored when the bytes are valid UTF-8 (servers often
 // mislabel UTF-8 as ISO-8859-1). An unknown declared charset is an error, and so is a
 // converted document over maxBytes (wrapping ErrTooLarge). XML should not come here: its own
 // encoding declaration governs.
@@ -29,7 +29,7 @@ func ToUTF8(doc *Document, maxBytes int64) (*os.File, error) {
 	if err != nil || enc == nil {
 		return doc.File, err
 	}
-	out, err := os.CreateTemp("", "harvester-utf8-*")
+	out, err := spool("harvester-utf8-*")
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,6 @@ func ToUTF8(doc *Document, maxBytes int64) (*os.File, error) {
 	}
 	if err != nil {
 		out.Close()
-		os.Remove(out.Name())
 		return nil, fmt.Errorf("convert the document to UTF-8: %w", err)
 	}
 	doc.Close()

@@ -68,8 +68,8 @@ type Validators struct {
 func (v Validators) IsZero() bool { return v.ETag == "" && v.LastModified == "" }
 
 // Document is the outcome of a successful GET: the body in a temporary file positioned at its
-// start (the caller closes and removes it), or NotModified (File nil) when the server answered
-// 304 to a conditional GET.
+// start (the caller closes it; the file has no name on disk, see spool), or NotModified (File
+// nil) when the server answered 304 to a conditional GET.
 type Document struct {
 	File        *os.File
 	NotModified bool
@@ -77,16 +77,15 @@ type Document struct {
 	ContentType string     // the Content-Type header, verbatim
 }
 
-// Close closes and removes the document's file, if any.
+// Close closes the document's file, if any, which frees it.
 func (d *Document) Close() {
 	if d.File != nil {
 		d.File.Close()
-		os.Remove(d.File.Name())
 	}
 }
 
 // Get downloads url into a temporary file and returns it positioned at its start; the caller
-// closes and removes it. It is GetDocument without validators.
+// closes it (the file has no name on disk, see spool). It is GetDocument without validators.
 func Get(ctx context.Context, c Config, url string) (*os.File, error) {
 	d, err := GetDocument(ctx, c, url, Validators{})
 	if err != nil {
@@ -274,7 +273,7 @@ func download(body io.Reader, maxBytes int64) (*os.File, error) {
 		defer zr.Close()
 		src = zr
 	}
-	f, err := os.CreateTemp("", "harvester-fetch-*")
+	f, err := spool("harvester-fetch-*")
 	if err != nil {
 		return nil, err
 	}
@@ -287,8 +286,20 @@ func download(body io.Reader, maxBytes int64) (*os.File, error) {
 	}
 	if err != nil {
 		f.Close()
-		os.Remove(f.Name())
 		return nil, err
 	}
+	return f, nil
+}
+
+// spool returns a new temporary file (os.CreateTemp in the system's temporary directory, name
+// after pattern) whose name is removed at once: it is freed when closed or when the process
+// ends, however it ends (kill -9 included), so no download is left behind. Where the system
+// refuses to remove an open file's name (Windows), the name stays and Close does not remove it.
+func spool(pattern string) (*os.File, error) {
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, err
+	}
+	_ = os.Remove(f.Name())
 	return f, nil
 }

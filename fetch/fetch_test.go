@@ -59,7 +59,8 @@ func TestFetch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"dataset":[]}`, string(body))
 	f.Close()
-	require.NoError(t, os.Remove(f.Name()))
+	_, err = os.Stat(f.Name())
+	require.ErrorIs(t, err, os.ErrNotExist, "a download has no name on disk (spool)")
 
 	calls.Store(0)
 	_, err = Get(ctx, cfg, srv.URL+"/missing")

@@ -19,7 +19,10 @@ import (
 // indexes on (p, o) and (o): Match by subject, by subject and predicate, by (predicate,
 // object), by object, and a full scan are index walks. Match reads in pages of 1,000 rows and
 // calls fn with no query open, so fn may call Match again (a closure walk), but must not Add.
-// Close removes the file. maxMemTriples <= 0 spills at the first triple.
+// The file's name is removed as soon as SQLite has opened it (a few milliseconds after it is
+// made; where the system refuses, as Windows does, Close removes it): the file is freed when
+// the graph closes or the process ends, however it ends (kill -9 included), and none is left
+// behind in dir. maxMemTriples <= 0 spills at the first triple.
 //
 // Measured (BenchmarkGraph1M, 2 shared cores): 1,000,000 generated N-Triples parsed into
 // NewGraph(dir, 50000) take ~42 s and peak at ~69 MiB of Go heap and ~97 MiB RSS for the
@@ -102,7 +105,7 @@ func (g *spillGraph) Close() error {
 
 // diskGraph is the SQLite part of a spillGraph.
 type diskGraph struct {
-	path     string
+	path     string // the file's name, "" once removed
 	db       *sql.DB
 	tx       *sql.Tx // the open write batch, or nil
 	pending  int
@@ -138,7 +141,12 @@ func openDiskGraph(dir string) (*diskGraph, error) {
 		os.Remove(path)
 		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
 	}
+	// One connection for the graph's life: once the file's name is gone (below), another
+	// connection would open a new, empty file.
 	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
 	d := &diskGraph{path: path, db: db, ids: map[Term]int64{}, sel: map[string]*sql.Stmt{}}
 	if _, err := db.Exec(`
 		CREATE TABLE term (id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE);
@@ -147,6 +155,11 @@ func openDiskGraph(dir string) (*diskGraph, error) {
 		CREATE INDEX triple_o ON triple (o);`); err != nil {
 		d.close()
 		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	// SQLite holds the file open from here on (one connection, exclusive lock, no journal to
+	// create beside it): its name can go, so the file goes with the process, even on kill -9.
+	if err := os.Remove(path); err == nil {
+		d.path = ""
 	}
 	for _, st := range []struct {
 		dst **sql.Stmt
@@ -360,6 +373,9 @@ func (d *diskGraph) close() error {
 		d.tx = nil
 	}
 	err := d.db.Close()
+	if d.path == "" {
+		return err
+	}
 	if rmErr := os.Remove(d.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
 		err = rmErr
 	}

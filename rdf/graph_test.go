@@ -81,7 +81,7 @@ func TestGraphSpills(t *testing.T) {
 	}))
 	require.True(t, g.(interface{ Spilled() bool }).Spilled())
 	files, _ := os.ReadDir(dir)
-	require.Len(t, files, 1)
+	require.Empty(t, files, "the spill file has no name once open: a process killed leaves nothing behind (issue 25 D22)")
 	// Adding again changes nothing: a set.
 	require.NoError(t, mem.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(tr rdf.Triple) error {
 		if tr.S.IsBlank() {

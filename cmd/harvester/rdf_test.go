@@ -73,6 +73,17 @@ func (s *rdfSite) serveCorpus(t *testing.T, url, contentType, name string) {
 	s.serve(url, contentType, body)
 }
 
+// serveCKANLastPage serves an empty last page after demo.ckan.org's page 1 (its page 2 is on
+// the live web), for the Turtle and the RDF/XML page 1. It declares the collection to have the
+// 100 datasets of page 1, as the collection would if it had only those.
+func (s *rdfSite) serveCKANLastPage() {
+	for _, ext := range []string{"ttl", "rdf"} {
+		page := "http://demo.ckan.org/catalog." + ext + "?page=2"
+		s.serve(page, "text/turtle", []byte("@prefix hydra: <http://www.w3.org/ns/hydra/core#> .\n"+
+			"<"+page+"> a hydra:PagedCollection ; hydra:totalItems 100 .\n"))
+	}
+}
+
 // harvestRDF harvests the rdf source at url through the site.
 func (b *testBundle) harvestRDF(t *testing.T, site *rdfSite, url string, extra ...string) (jobReport, int) {
 	t.Helper()
@@ -132,9 +143,7 @@ func TestRDFTurtleThenRDFXML(t *testing.T) {
 	b := setup(t)
 	site := newRDFSite(t)
 	const url = "http://demo.ckan.org/catalog.ttl"
-	lastPage := []byte("@prefix dcat: <http://www.w3.org/ns/dcat#> .\n")
-	site.serve("http://demo.ckan.org/catalog.ttl?page=2", "text/turtle", lastPage)
-	site.serve("http://demo.ckan.org/catalog.rdf?page=2", "text/turtle", lastPage)
+	site.serveCKANLastPage()
 	site.serveCorpus(t, url, "text/turtle", "dcatap/ckan-demo-catalog-hydra.ttl")
 	first, code := b.harvestRDF(t, site, url)
 	mustComplete(t, first, code)
@@ -431,7 +440,9 @@ func TestRDFEveryCorpusFile(t *testing.T) {
 		".nt": "application/n-triples"}
 	for _, path := range files {
 		name := filepath.Base(path)
-		if strings.HasPrefix(name, "INVALID-") {
+		// A second page alone is a short listing (its hydra:totalItems counts both pages): it
+		// is read as its first page's next page.
+		if strings.HasPrefix(name, "INVALID-") || strings.HasSuffix(name, "-page2.jsonld") {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
@@ -447,9 +458,7 @@ func TestRDFEveryCorpusFile(t *testing.T) {
 			// last page for demo.ckan.org's (its page 2 is on the live web).
 			site.serveCorpus(t, "http://data.test.org/catalog.jsonld?page=2", "application/ld+json",
 				"dcatap/"+strings.Replace(name, "page1", "page2", 1))
-			lastPage := []byte("@prefix dcat: <http://www.w3.org/ns/dcat#> .\n")
-			site.serve("http://demo.ckan.org/catalog.ttl?page=2", "text/turtle", lastPage)
-			site.serve("http://demo.ckan.org/catalog.rdf?page=2", "text/turtle", lastPage)
+			site.serveCKANLastPage()
 			rep, code := b.harvestRDF(t, site, url)
 			mustComplete(t, rep, code)
 			require.Positive(t, rep.Total, "%s has datasets", name)

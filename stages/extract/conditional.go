@@ -78,7 +78,7 @@ func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File
 		doc.Close()
 		return nil, nil, "", err
 	}
-	return f, func() { f.Close(); os.Remove(f.Name()) }, "", nil
+	return f, func() { f.Close() }, "", nil // a download has no name to remove (fetch.Get)
 }
 
 // notModified ends the listing of a job whose document the server reported unchanged since

@@ -73,6 +73,11 @@ type Config struct {
 	// MaxRDFPages caps the pages of a paged (Hydra) rdf source; one more fails the job.
 	// Default DefaultMaxRDFPages.
 	MaxRDFPages int
+	// MaxRDFBytes caps the bytes of an rdf source's documents together (after decompression):
+	// a paged source's pages, or a file source's file and pages. The page that passes it fails
+	// the job, and its download stops at the cap. Default the fetch configuration's MaxBytes
+	// (--fetch-max-bytes, 1 GiB), so a paged source holds no more than one document may.
+	MaxRDFBytes int64
 	// JobWindow caps the records of one job in flight: listed by EXTRACT and not yet settled by
 	// the aggregator (the job's settled count in the store). A listing that is JobWindow ahead
 	// waits until half of them settled, so that the streams hold at most about JobWindow
@@ -143,13 +148,17 @@ func New(st Store, pub message.Publisher, fc fetch.Config, opts ...Option) *Hand
 	if cfg.MaxRDFPages <= 0 {
 		cfg.MaxRDFPages = DefaultMaxRDFPages
 	}
+	fc = fc.WithDefaults()
+	if cfg.MaxRDFBytes <= 0 {
+		cfg.MaxRDFBytes = fc.MaxBytes
+	}
 	if cfg.JobWindow == 0 {
 		cfg.JobWindow = DefaultJobWindow
 	}
 	if cfg.StallTimeout <= 0 {
 		cfg.StallTimeout = DefaultStallTimeout
 	}
-	return &Handler{store: st, pub: pub, fetch: fc.WithDefaults(), cfg: cfg}
+	return &Handler{store: st, pub: pub, fetch: fc, cfg: cfg}
 }
 
 // Handle runs the listing of one job (SubjectExtract). It returns an error only for failures
@@ -247,7 +256,7 @@ func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*o
 		if err != nil {
 			return nil, nil, err
 		}
-		return f, func() { f.Close(); os.Remove(f.Name()) }, nil
+		return f, func() { f.Close() }, nil // a download has no name to remove (fetch.Get)
 	case filepath.IsAbs(url) && h.cfg.RefuseLocalFiles:
 		return nil, nil, fmt.Errorf("source location %q is a file path: %w", url, ErrLocalFile)
 	case filepath.IsAbs(url):

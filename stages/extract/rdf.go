@@ -4,15 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/url"
-	"os"
-	"slices"
-	"strings"
 
 	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/dcatap"
-	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/rdf"
 	"github.com/harvester-dev/harvester/shacl/profiles"
@@ -26,18 +20,24 @@ import (
 //     Accept, then the URL's file extension (rdf.FormatFor); FDK ignores the response type.
 //   - A paged source (Hydra: hydra:next or hydra:nextPage of a hydra:PagedCollection or
 //     hydra:PartialCollectionView, an IRI or a string literal) is followed page by page into one
-//     graph. A page that links back to one already read, or more than Config.MaxRDFPages pages,
-//     fails the job (ckanext-dcat #260: two pages pointing at each other exhausted RAM). Every
-//     page arrives before anything is listed, so nothing is deleted after a partial listing.
+//     graph (rdfPager). A page that links back to one already read or repeats one's content,
+//     more than Config.MaxRDFPages pages, pages over Config.MaxRDFBytes together, or a count of
+//     items other than the hydra:totalItems declared fails the job, naming the page
+//     (ckanext-dcat #260: two pages pointing at each other exhausted RAM). Every page arrives
+//     before anything is listed, so nothing is deleted after a partial listing. A file source
+//     reads its relative IRIs against its file: URL, and its pages are files of its folder.
 //     Hydra's own triples are paging metadata, not catalog content: they are left out of the
 //     graph, so a catalog served under other page URLs is the same catalog.
 //   - The graph stays in memory up to Config.RDFMemTriples triples and spills to a temporary
 //     file past that (rdf.NewGraph), so a large source does not sit whole in memory.
 //   - A syntax error fails the job with the parser's line and column, and nothing is deleted.
 //   - The graph is split into records as FDK does (dcatap.Split); a blank-node dataset, which
-//     FDK drops silently, is an error row naming it. Each record's Body is the canonical
-//     N-Quads of its skolemized graph (dcatap.Canonical), so its source_hash does not change
-//     when the publisher re-serializes, re-orders or re-labels blank nodes.
+//     FDK drops silently, is an error row naming it (BlankNodeDataset). A dataset whose graph
+//     passes the record triple cap (100,000 triples) is an error row for its IRI
+//     (RecordTooLarge), and its IRI counts as listed, so its live dataset is kept. Each
+//     record's Body is the canonical N-Quads of its skolemized graph (dcatap.Canonical), so its
+//     source_hash does not change when the publisher re-serializes, re-orders or re-labels
+//     blank nodes.
 //   - Whole-source skip, FDK's first layer: when the graph's fingerprint (dcatap.GraphHash)
 //     equals that of the source's last complete harvest of the same URL, a harvest job lists
 //     nothing and completes as not modified (the 304 path: every live dataset unchanged).
@@ -108,11 +108,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		case r.Problem != "" && r.IRI != "":
 			return l.rdfTooLarge(r)
 		case r.Problem != "":
-			pos, err := l.next()
-			if err != nil {
-				return err
-			}
-			return l.settleError(&catalog.Entry{Position: pos}, "BlankNodeDataset", r.Problem)
+			return l.rdfProblem(r)
 		case r.Kind == dcatap.KindCatalog:
 			publishers[r.IRI] = dcatap.PublisherName(r, publisherLangs(langs))
 			return nil
@@ -149,6 +145,29 @@ func publisherLangs(langs []string) []string {
 		return []string{"en"}
 	}
 	return langs
+}
+
+// rdfProblem settles a dataset or series that cannot be a record as errored: a blank node
+// (BlankNodeDataset, no identifier), or one whose graph passes the record triple cap
+// (RecordTooLarge, identifier its IRI). The latter's IRI is recorded as seen, so the dataset it
+// already has is kept, not deleted, as for a data.json record over the record size cap.
+func (l *lister) rdfProblem(r *dcatap.Resource) error {
+	pos, err := l.next()
+	if err != nil {
+		return err
+	}
+	e := &catalog.Entry{Position: pos, Identifier: r.IRI}
+	if r.IRI == "" {
+		return l.settleError(e, "BlankNodeDataset", r.Problem)
+	}
+	if bad := harvest.CheckIdentifier(pos, r.IRI, r.Label, nil, l.seen); bad != nil {
+		e.Identifier = bad.Identifier
+		return l.settleError(e, bad.Type, bad.Message)
+	}
+	if err := l.see(e); err != nil {
+		return err
+	}
+	return l.settleError(e, "RecordTooLarge", fmt.Sprintf("dataset %s: %s", r.IRI, r.Problem))
 }
 
 // rdfRecord sends one dataset record on to COMPARE; publisher is the name of the publisher of
@@ -226,150 +245,4 @@ func (h *Handler) rdfNotModified(ctx context.Context, job *harvest.Job, g rdf.Gr
 		return "", false, err
 	}
 	return since, since != "", nil
-}
-
-// readRDFPages reads the source's first document and every page it links to into g. Errors of
-// the store come as *stageError; every other error is the job's.
-func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harvest.Job, g rdf.Graph) error {
-	visited := map[string]bool{}
-	page := job.URL
-	for n := 1; ; n++ {
-		if n > h.cfg.MaxRDFPages {
-			return fmt.Errorf("read %s: more than %d pages (the page cap, --max-rdf-pages); nothing is deleted", job.URL, h.cfg.MaxRDFPages)
-		}
-		visited[page] = true
-		next, err := h.readRDFPage(ctx, fc, job, page, g)
-		if err != nil {
-			return err
-		}
-		if next == "" {
-			return nil
-		}
-		if visited[next] {
-			return fmt.Errorf("read %s: page %d (%s) links back to %s, a page already read (a paging loop); nothing is deleted",
-				job.URL, n, page, next)
-		}
-		page = next
-	}
-}
-
-// readRDFPage reads one document into g and returns the absolute URL of the next page, "" when
-// it is the last.
-func (h *Handler) readRDFPage(ctx context.Context, fc fetch.Config, job *harvest.Job, page string, g rdf.Graph) (string, error) {
-	f, contentType, cleanup, err := h.openRDF(ctx, fc, page)
-	if err != nil {
-		return "", err
-	}
-	defer cleanup()
-	format, err := rdf.FormatFor(contentType, job.Accept, page)
-	if err != nil {
-		if title, ok := fetch.HTMLPage(f); ok {
-			return "", fmt.Errorf("read %s: the server sent an HTML page (title %q) where RDF was expected", page, title)
-		}
-		return "", fmt.Errorf("read %s: %w", page, err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", err
-	}
-	var paging []rdf.Triple
-	var storeErr error
-	err = rdf.Parse(f, format, page, func(t rdf.Triple) error {
-		if strings.HasPrefix(t.P.Value, hydraNS) || (t.P.Value == rdf.RDFType && strings.HasPrefix(t.O.Value, hydraNS)) {
-			paging = append(paging, t)
-			return nil
-		}
-		if err := g.Add(t); err != nil {
-			storeErr = err
-			return err
-		}
-		return nil
-	})
-	if storeErr != nil {
-		return "", &stageError{fmt.Errorf("store the graph: %w", storeErr)}
-	}
-	if err != nil {
-		var se *rdf.SyntaxError
-		if errors.As(err, &se) {
-			if title, ok := fetch.HTMLPage(f); ok {
-				return "", fmt.Errorf("read %s: the server sent an HTML page (title %q) where RDF (%s) was expected", page, title, format)
-			}
-		}
-		return "", fmt.Errorf("parse %s as %s: %w", page, format, err)
-	}
-	return nextPage(paging, page)
-}
-
-// nextPage returns the next page named by a page's Hydra triples, resolved against the page's
-// URL: the hydra:next or hydra:nextPage of the page's view (a node typed
-// hydra:PartialCollectionView or hydra:PagedCollection, found by its type, as udata's
-// hydra:view link may not name it), or of any node when none is typed. Several different next
-// pages are an error.
-func nextPage(paging []rdf.Triple, page string) (string, error) {
-	typed := map[rdf.Term]bool{}
-	for _, t := range paging {
-		if t.P.Value == rdf.RDFType && (t.O.Value == hydraNS+"PartialCollectionView" || t.O.Value == hydraNS+"PagedCollection") {
-			typed[t.S] = true
-		}
-	}
-	var fromTyped, fromAny []string
-	for _, t := range paging {
-		if t.P.Value != hydraNS+"next" && t.P.Value != hydraNS+"nextPage" {
-			continue
-		}
-		if t.O.IsBlank() || strings.TrimSpace(t.O.Value) == "" {
-			continue
-		}
-		next, err := resolve(page, strings.TrimSpace(t.O.Value))
-		if err != nil {
-			return "", fmt.Errorf("read %s: its next page %q: %w", page, t.O.Value, err)
-		}
-		if typed[t.S] {
-			fromTyped = append(fromTyped, next)
-		}
-		fromAny = append(fromAny, next)
-	}
-	candidates := fromTyped
-	if len(candidates) == 0 {
-		candidates = fromAny
-	}
-	slices.Sort(candidates)
-	candidates = slices.Compact(candidates)
-	switch len(candidates) {
-	case 0:
-		return "", nil
-	case 1:
-		return candidates[0], nil
-	}
-	return "", fmt.Errorf("read %s: it names %d different next pages (%s); which one to follow is unclear",
-		page, len(candidates), strings.Join(candidates, ", "))
-}
-
-// resolve resolves ref against base (RFC 3986 §5), for a file path base too.
-func resolve(base, ref string) (string, error) {
-	r, err := url.Parse(ref)
-	if err != nil {
-		return "", err
-	}
-	if r.IsAbs() {
-		return r.String(), nil
-	}
-	b, err := url.Parse(base)
-	if err != nil {
-		return "", err
-	}
-	return b.ResolveReference(r).String(), nil
-}
-
-// openRDF returns one RDF document, its response Content-Type ("" for a file) and its
-// cleanup.
-func (h *Handler) openRDF(ctx context.Context, fc fetch.Config, page string) (*os.File, string, func(), error) {
-	if !isHTTP(page) {
-		f, cleanup, err := h.openWith(ctx, fc, page)
-		return f, "", cleanup, err
-	}
-	doc, err := fetch.GetDocument(ctx, fc, page, fetch.Validators{})
-	if err != nil {
-		return nil, "", nil, err
-	}
-	return doc.File, doc.ContentType, doc.Close, nil
 }
