@@ -105,8 +105,6 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		switch {
 		case r.Problem != "" && r.Kind == dcatap.KindCatalog:
 			return nil // a blank-node catalog is no record; its datasets are split on their own
-		case r.Problem != "" && r.IRI != "":
-			return l.rdfTooLarge(r)
 		case r.Problem != "":
 			return l.rdfProblem(r)
 		case r.Kind == dcatap.KindCatalog:
@@ -206,26 +204,6 @@ func (l *lister) rdfRecord(r *dcatap.Resource, publisher string) error {
 		return err
 	}
 	return l.h.pub.Publish(harvest.SubjectCompare, m)
-}
-
-// rdfTooLarge settles a dataset whose graph broke dcatap.Split's triple cap as a RecordTooLarge
-// error row for its IRI. The IRI counts as seen, so its stored record stays live (like a record
-// over --max-record-bytes); it was an error row without an identifier, and the record was
-// deleted as gone from the source.
-func (l *lister) rdfTooLarge(r *dcatap.Resource) error {
-	pos, err := l.next()
-	if err != nil {
-		return err
-	}
-	e := &catalog.Entry{Position: pos, Identifier: r.IRI}
-	if bad := harvest.CheckIdentifier(pos, r.IRI, "", nil, l.seen); bad != nil {
-		e.Identifier = bad.Identifier
-		return l.settleError(e, bad.Type, bad.Message)
-	}
-	if err := l.see(e); err != nil {
-		return err
-	}
-	return l.settleError(e, "RecordTooLarge", fmt.Sprintf("dataset %s: %s", r.IRI, r.Problem))
 }
 
 // rdfNotModified reports whether a harvest job may skip listing because its graph is the one
