@@ -252,7 +252,7 @@ func (h *Handler) readRDFPage(ctx context.Context, fc fetch.Config, job *harvest
 	}
 	var paging []rdf.Triple
 	var storeErr error
-	err = rdf.Parse(f, format, page, func(t rdf.Triple) error {
+	err = rdf.ParseWith(f, format, page, rdf.Options{MaxTermBytes: h.cfg.MaxRecordBytes}, func(t rdf.Triple) error {
 		if strings.HasPrefix(t.P.Value, hydraNS) || (t.P.Value == rdf.RDFType && strings.HasPrefix(t.O.Value, hydraNS)) {
 			paging = append(paging, t)
 			return nil
