@@ -159,6 +159,11 @@ func (l *lister) rdfRecord(r *dcatap.Resource, publisher string) error {
 	}
 	e := &catalog.Entry{Position: pos, Identifier: r.IRI}
 	if bad := harvest.CheckIdentifier(pos, r.IRI, "", nil, l.seen); bad != nil {
+		if bad.Type == "IdentifierTooLong" { // a dataset harvested under that IRI before the cap is kept
+			if err := l.see(e); err != nil {
+				return err
+			}
+		}
 		e.Identifier = bad.Identifier
 		return l.settleError(e, bad.Type, bad.Message)
 	}
