@@ -62,10 +62,16 @@ func (o Options) maxTerm() int {
 	return o.MaxTermBytes
 }
 
-// Warning is input a parser read leniently where the grammar says it is an error: RDF/XML's
-// misused rdf: names and bad or repeated rdf:ID values (parseRDFXML). Its Error text has the
-// SyntaxError form, "[line: 3, col: 5] rdf:ID \"1a\" is not an XML NCName".
-type Warning = SyntaxError
+// Warning is input a parser read leniently where the grammar says it is an error (RDF/XML's
+// misused rdf: names and bad or repeated rdf:ID values, parseRDFXML): where it is (1-based
+// line and column) and what. Its String has the SyntaxError form, "[line: 3, col: 5] rdf:ID
+// \"1a\" is not an XML NCName".
+type Warning struct {
+	Line, Col int
+	Msg       string
+}
+
+func (w Warning) String() string { return fmt.Sprintf("[line: %d, col: %d] %s", w.Line, w.Col, w.Msg) }
 
 // Parse reads one document of format f from r and calls fn for each triple, in document order
 // where the syntax allows streaming (Turtle, N-Triples, N-Quads, RDF/XML, and JSON-LD node by

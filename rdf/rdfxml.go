@@ -31,7 +31,8 @@ const (
 // (an rdf:XMLLiteral of the content as written back by encoding/xml) and "Collection",
 // rdf:ID on property elements (reification). Not covered: rdf:bagID and rdf:aboutEach
 // (removed from RDF in 2004). A property element holding two node elements is an error, as
-// in rdflib ("Repeat node-elements inside property elements").
+// in rdflib ("Repeat node-elements inside property elements"). Some RDF/XML the grammar
+// refuses is read leniently, each problem reported to Options.Warn (rdfxml_lenient.go).
 type rdfxmlParser struct {
 	dec    *xml.Decoder
 	cr     *capReader // under dec: one token is at most maxTerm bytes
@@ -40,6 +41,7 @@ type rdfxmlParser struct {
 	fn     func(Triple) error
 	last   pos // where the token being handled starts
 	depth  int
+	ids    map[string]bool // the rdf:ID IRIs given so far (checkID)
 }
 
 // xmlCtx is what an element inherits: its base and language.
@@ -219,6 +221,7 @@ func (p *rdfxmlParser) nodeElement(t xml.StartElement, ctx xmlCtx) (Term, error)
 	}
 	defer func() { p.depth-- }()
 	at := p.last
+	p.checkElement(t, ctx, true)
 	var s Term
 	for _, a := range t.Attr {
 		local, ok := rdfAttr(a)
@@ -304,6 +307,7 @@ func (p *rdfxmlParser) propertyElement(t xml.StartElement, s Term, ctx xmlCtx, l
 	if t.Name.Space == "" {
 		return p.errorf("element <%s> has no namespace", t.Name.Local)
 	}
+	p.checkElement(t, ctx, false)
 	pred := name(t.Name)
 	if pred == rdfNS+"li" {
 		*li++
