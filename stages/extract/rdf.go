@@ -76,7 +76,8 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		return fmt.Errorf("rdf graph: %w", err)
 	}
 	defer g.Close()
-	if err := h.readRDFPages(ctx, fc, job, g); err != nil {
+	warns := &rdfWarnings{}
+	if err := h.readRDFPages(ctx, fc, job, g, warns); err != nil {
 		var se *stageError
 		if errors.As(err, &se) {
 			return se.err
@@ -122,7 +123,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 				break
 			}
 		}
-		return l.rdfRecord(r, publisher)
+		return l.rdfRecord(r, publisher, warns)
 	})
 	if err != nil {
 		return err
@@ -151,8 +152,9 @@ func publisherLangs(langs []string) []string {
 }
 
 // rdfRecord sends one dataset record on to COMPARE; publisher is the name of the publisher of
-// its catalog, for TRANSFORM to use when the dataset names none ("" when unknown).
-func (l *lister) rdfRecord(r *dcatap.Resource, publisher string) error {
+// its catalog, for TRANSFORM to use when the dataset names none ("" when unknown). The first
+// record sent carries warns' warnings.
+func (l *lister) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarnings) error {
 	pos, err := l.next()
 	if err != nil {
 		return err
@@ -185,7 +187,7 @@ func (l *lister) rdfRecord(r *dcatap.Resource, publisher string) error {
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, r.IRI), Identifier: r.IRI,
 		Position: pos, Body: harvest.RawText(nquads), Profile: l.job.Options["shacl_profile"],
-		Languages: l.languages, PublisherName: publisher}
+		Languages: l.languages, PublisherName: publisher, Warnings: warns.take()}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err
@@ -212,9 +214,10 @@ func (h *Handler) rdfNotModified(ctx context.Context, job *harvest.Job, g rdf.Gr
 	return since, since != "", nil
 }
 
-// readRDFPages reads the source's first document and every page it links to into g. Errors of
-// the store come as *stageError; every other error is the job's.
-func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harvest.Job, g rdf.Graph) error {
+// readRDFPages reads the source's first document and every page it links to into g, and what
+// was read leniently into warns. Errors of the store come as *stageError; every other error is
+// the job's.
+func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harvest.Job, g rdf.Graph, warns *rdfWarnings) error {
 	visited := map[string]bool{}
 	page := job.URL
 	for n := 1; ; n++ {
@@ -222,7 +225,7 @@ func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harves
 			return fmt.Errorf("read %s: more than %d pages (the page cap, --max-rdf-pages); nothing is deleted", job.URL, h.cfg.MaxRDFPages)
 		}
 		visited[page] = true
-		next, err := h.readRDFPage(ctx, fc, job, page, g)
+		next, err := h.readRDFPage(ctx, fc, job, page, g, warns)
 		if err != nil {
 			return err
 		}
@@ -238,8 +241,9 @@ func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harves
 }
 
 // readRDFPage reads one document into g and returns the absolute URL of the next page, "" when
-// it is the last.
-func (h *Handler) readRDFPage(ctx context.Context, fc fetch.Config, job *harvest.Job, page string, g rdf.Graph) (string, error) {
+// it is the last. No term of it may pass the record size cap (rdf.Options.MaxTermBytes).
+func (h *Handler) readRDFPage(ctx context.Context, fc fetch.Config, job *harvest.Job, page string, g rdf.Graph,
+	warns *rdfWarnings) (string, error) {
 	f, contentType, cleanup, err := h.openRDF(ctx, fc, page)
 	if err != nil {
 		return "", err
@@ -257,7 +261,8 @@ func (h *Handler) readRDFPage(ctx context.Context, fc fetch.Config, job *harvest
 	}
 	var paging []rdf.Triple
 	var storeErr error
-	err = rdf.ParseWith(f, format, page, rdf.Options{MaxTermBytes: h.cfg.MaxRecordBytes}, func(t rdf.Triple) error {
+	opts := rdf.Options{MaxTermBytes: h.cfg.MaxRecordBytes, Warn: warns.on(page)}
+	err = rdf.ParseWith(f, format, page, opts, func(t rdf.Triple) error {
 		if strings.HasPrefix(t.P.Value, hydraNS) || (t.P.Value == rdf.RDFType && strings.HasPrefix(t.O.Value, hydraNS)) {
 			paging = append(paging, t)
 			return nil
