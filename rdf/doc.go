@@ -15,5 +15,5 @@
 //
 // Every syntax gives the same terms for the same graph, and every syntax error is a
 // *SyntaxError with a line and column. Memory is bounded: no parser holds a term over
-// Options.MaxTermBytes (16 MiB by default), and JSON-LD holds at most 4× that at once.
+// Options.MaxTermBytes (16 MiB by default), and JSON-LD holds at most 2× that at once.
 package rdf

@@ -47,7 +47,7 @@ type Options struct {
 	// passes it, having held at most about MaxTermBytes of it: a 300 MB literal is never read
 	// whole. RDF/XML caps each XML token (a start tag with its attributes, a run of text) at
 	// it, and JSON-LD caps what it holds at once (one node object of the top-level @graph, or
-	// the document outside that array) at 4×MaxTermBytes (parseJSONLD). 0 means
+	// the document outside that array) at 2×MaxTermBytes (parseJSONLD). 0 means
 	// DefaultMaxTermBytes.
 	MaxTermBytes int
 	// Warn, when not nil, receives each problem a lenient parser read past instead of

@@ -41,7 +41,7 @@ type jsonldParser struct {
 	blanks  *blankScope
 	fn      func(Triple) error
 	maxTerm int
-	hold    int64 // the cap on bytes held at once: 4×maxTerm
+	hold    int64 // the cap on bytes held at once: 2×maxTerm
 	held    int64 // bytes held now outside the streamed array
 	at      int64 // offset of the value being handled, for errors
 }
@@ -49,7 +49,7 @@ type jsonldParser struct {
 // parseJSONLD parses a JSON-LD 1.1 document (expanded, compacted with an inline @context, or
 // with @graph) with github.com/piprate/json-gold (JSON-LD 1.1 API §8.4 toRdf), streaming the
 // top-level @graph array (or top-level array) node object by node object: memory holds one
-// node object and what is outside the array, each at most 4×o.MaxTermBytes bytes (64 MiB by
+// node object and what is outside the array, each at most 2×o.MaxTermBytes bytes (32 MiB by
 // default); a larger one is a *SyntaxError once that much is read, and so is a term over
 // o.MaxTermBytes. An @context that comes after a @graph array longer than that cap is a
 // *SyntaxError too (the nodes before it were read without it). A JSON syntax error is a
@@ -66,7 +66,7 @@ func parseJSONLD(r io.Reader, base string, o Options, fn func(Triple) error) err
 	cr := newCapReader(br)
 	p := &jsonldParser{cr: cr, dec: json.NewDecoder(cr), opts: opts, api: ld.NewJsonLdApi(),
 		ctx: ld.NewContext(nil, opts), issuer: ld.NewIdentifierIssuer("_:b"), blanks: newBlankScope(),
-		fn: fn, maxTerm: o.maxTerm(), hold: 4 * int64(o.maxTerm())}
+		fn: fn, maxTerm: o.maxTerm(), hold: 2 * int64(o.maxTerm())}
 	p.cr.arm(p.hold)
 	tok, err := p.dec.Token()
 	if err != nil {
@@ -285,17 +285,51 @@ func (p *jsonldParser) convert(v any, activeProperty string) (err error) {
 	if expanded == nil {
 		return nil
 	}
-	nodeMap := map[string]any{"@default": map[string]any{}}
-	if _, err := p.api.GenerateNodeMap(expanded, nodeMap, "@default", p.issuer, "", "", nil); err != nil {
-		return p.ldErr(err)
-	}
-	ds := ld.NewRDFDataset()
-	for name, g := range nodeMap {
-		if !ld.IsRelativeIri(name) {
-			ds.GraphToRDF(name, g.(map[string]any), p.issuer, false)
+	for _, part := range splitNode(expanded) {
+		nodeMap := map[string]any{"@default": map[string]any{}}
+		if _, err := p.api.GenerateNodeMap(part, nodeMap, "@default", p.issuer, "", "", nil); err != nil {
+			return p.ldErr(err)
+		}
+		ds := ld.NewRDFDataset()
+		for name, g := range nodeMap {
+			if !ld.IsRelativeIri(name) {
+				ds.GraphToRDF(name, g.(map[string]any), p.issuer, false)
+			}
+		}
+		if err := p.deliver(ds); err != nil {
+			return err
 		}
 	}
-	return p.deliver(ds)
+	return nil
+}
+
+// maxNodeValues is how many values of one property splitNode leaves in one node object.
+const maxNodeValues = 1000
+
+// splitNode splits an expanded node object with an @id whose properties have more than
+// maxNodeValues values into node objects with that @id and at most maxNodeValues values of a
+// property each: the same triples (node objects with one @id are one node), but json-gold's
+// Node Map Generation checks each value against those before it (utils.go mergeValue), so a
+// catalog node of 700,000 dcat:dataset references took more than 13 minutes whole. A node
+// without @id (a blank node json-gold would name once per part) is left whole.
+func splitNode(expanded any) []any {
+	node, ok := expanded.(map[string]any)
+	id, named := node["@id"].(string)
+	if !ok || !named {
+		return []any{expanded}
+	}
+	parts := []any{node}
+	for prop, v := range node {
+		values, ok := v.([]any)
+		if strings.HasPrefix(prop, "@") || !ok || len(values) <= maxNodeValues {
+			continue
+		}
+		node[prop] = values[:maxNodeValues]
+		for i := maxNodeValues; i < len(values); i += maxNodeValues {
+			parts = append(parts, map[string]any{"@id": id, prop: values[i:min(i+maxNodeValues, len(values))]})
+		}
+	}
+	return parts
 }
 
 // deliver calls fn for each triple of ds, refusing a term over the term cap.
@@ -358,7 +392,7 @@ func (p *jsonldParser) jsonErr(err error) error {
 	case errors.Is(err, errOverCap):
 		l, c := p.cr.lineCol(p.at)
 		return &SyntaxError{Format: JSONLD, Line: l, Col: c, Msg: fmt.Sprintf("JSON-LD: a value over the JSON-LD node cap of %d bytes "+
-			"(4 × the record size cap, --max-record-bytes): a node object of the top-level @graph, the document outside "+
+			"(2 × the record size cap, --max-record-bytes): a node object of the top-level @graph, the document outside "+
 			"that array, or one term is held whole, and this one was refused after that many bytes", p.hold)}
 	case errors.As(err, &se) && se.Offset != off:
 		// A Decode error's Offset counts from no fixed point: find the error again in what
