@@ -97,7 +97,7 @@ func (p *jsonldParser) object() error {
 	streamed, hasCtx := false, false
 	for p.dec.More() {
 		p.cr.arm(p.hold - p.held)
-		p.at = p.dec.InputOffset()
+		p.setAt(p.dec.InputOffset())
 		key, err := p.dec.Token()
 		if err != nil {
 			return p.jsonErr(err)
@@ -155,6 +155,12 @@ func (p *jsonldParser) object() error {
 	return p.convert(rest, "")
 }
 
+// setAt records off as the start of the value being handled, for an error's position.
+func (p *jsonldParser) setAt(off int64) {
+	p.at = off
+	p.cr.mark = off
+}
+
 // restOfObject reads the members of an object whose '{' was read, up to its '}', to hold.
 func (p *jsonldParser) restOfObject() (map[string]any, error) {
 	m := map[string]any{}
@@ -191,7 +197,7 @@ func (p *jsonldParser) graph(hasCtx bool, pending *[]json.RawMessage, streamed *
 		}
 		var raw json.RawMessage
 		p.cr.arm(p.hold - p.held)
-		p.at = p.dec.InputOffset()
+		p.setAt(p.dec.InputOffset())
 		if err := p.dec.Decode(&raw); err != nil {
 			return p.jsonErr(err)
 		}
@@ -245,7 +251,7 @@ func (p *jsonldParser) array(activeProperty string) error {
 func (p *jsonldParser) element(activeProperty string) error {
 	var v any
 	p.cr.arm(p.hold)
-	p.at = p.dec.InputOffset()
+	p.setAt(p.dec.InputOffset())
 	if err := p.dec.Decode(&v); err != nil {
 		return p.jsonErr(err)
 	}
@@ -257,7 +263,7 @@ func (p *jsonldParser) element(activeProperty string) error {
 func (p *jsonldParser) decodeHeld() (any, error) {
 	p.cr.arm(p.hold - p.held)
 	start := p.dec.InputOffset()
-	p.at = start
+	p.setAt(start)
 	var v any
 	if err := p.dec.Decode(&v); err != nil {
 		return nil, p.jsonErr(err)

@@ -94,19 +94,20 @@ func TestJSONLDStreamSameGraph(t *testing.T) {
 // TestJSONLDNodeCap (S3, D8): a node object over the JSON-LD node cap (2×MaxTermBytes) is
 // refused once about that much is read, not read whole.
 func TestJSONLDNodeCap(t *testing.T) {
-	const termCap = 256 << 10
+	const termCap = 2 << 20 // over the 2 MiB capReader keeps for positions
 	cr := &countingReader{r: io.MultiReader(strings.NewReader(`{"@graph":[{"@id":"http://e/1","http://e/p":"`), endless('a'))}
 	err := rdf.ParseWith(cr, rdf.JSONLD, "", rdf.Options{MaxTermBytes: termCap}, func(rdf.Triple) error { return nil })
 	var se *rdf.SyntaxError
 	require.ErrorAs(t, err, &se)
-	require.ErrorContains(t, err, "over the JSON-LD node cap of 524288 bytes")
+	require.ErrorContains(t, err, "over the JSON-LD node cap of 4194304 bytes")
+	require.Equal(t, [2]int{1, 12}, [2]int{se.Line, se.Col}, "where the node object starts")
 	require.ErrorContains(t, err, "--max-record-bytes")
 	require.Less(t, cr.n, int64(2*termCap+1<<20), "bytes read before the refusal")
 
 	// A term under the node cap but over the term cap is refused after conversion.
 	doc := `{"@graph":[{"@id":"http://e/1","http://e/p":"` + strings.Repeat("a", termCap+1) + `"}]}`
 	err = rdf.ParseWith(strings.NewReader(doc), rdf.JSONLD, "", rdf.Options{MaxTermBytes: termCap}, func(rdf.Triple) error { return nil })
-	require.ErrorContains(t, err, "over the term cap of 262144 bytes")
+	require.ErrorContains(t, err, "over the term cap of 2097152 bytes")
 }
 
 // TestTermCap (D8): a literal, IRI or name longer than the term cap stops every parser as soon as
