@@ -2,6 +2,7 @@ package harvest
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,4 +22,24 @@ func TestCheckIdentifier(t *testing.T) {
 	require.Equal(t, &IdentifierProblem{Type: "MissingIdentifier", Message: missing.Error()},
 		CheckIdentifier(1, "", "T", missing, seen))
 	require.Equal(t, map[string]int{"a": 0}, seen, "seen is only read")
+
+	// D7: a 3,000-byte identifier is refused, and the problem names it clipped.
+	long := strings.Repeat("x", 3000)
+	p := CheckIdentifier(1, long, "", nil, seen)
+	require.Equal(t, "IdentifierTooLong", p.Type)
+	require.Equal(t, "dataset #2: its identifier is 3000 bytes long, over the identifier cap of 2048 bytes", p.Message)
+	require.Equal(t, ClipIdentifier(long), p.Identifier)
+	require.Nil(t, CheckIdentifier(1, long[:MaxIdentifierBytes], "", nil, seen))
+}
+
+// TestClipIdentifier (D7): an identifier over MaxIdentifierBytes keeps its first bytes, cut at a
+// character boundary, and says how long it was.
+func TestClipIdentifier(t *testing.T) {
+	require.Equal(t, "short", ClipIdentifier("short"))
+	exact := strings.Repeat("a", MaxIdentifierBytes)
+	require.Equal(t, exact, ClipIdentifier(exact))
+	require.Equal(t, exact+"…(2049 bytes)", ClipIdentifier(exact+"b"))
+	// "é" is two bytes: one starting at byte 2047 is not cut in half.
+	mixed := strings.Repeat("a", MaxIdentifierBytes-1) + "é" + "tail"
+	require.Equal(t, strings.Repeat("a", MaxIdentifierBytes-1)+"…(2053 bytes)", ClipIdentifier(mixed))
 }

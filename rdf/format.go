@@ -36,17 +36,60 @@ func (e *SyntaxError) Error() string {
 // ErrUnsupportedFormat is returned by Parse for a Format it has no parser for.
 var ErrUnsupportedFormat = errors.New("unsupported RDF format")
 
+// DefaultMaxTermBytes is Options.MaxTermBytes's default: 16 MiB, the default record size cap
+// (--max-record-bytes), since a record holding a longer term is over that cap anyway.
+const DefaultMaxTermBytes = 16 << 20
+
+// Options tunes ParseWith. The zero value is Parse's behaviour.
+type Options struct {
+	// MaxTermBytes caps one IRI, literal, blank node label or prefixed name, in bytes as
+	// read (after escapes are expanded). The parser stops with a *SyntaxError as soon as a term
+	// passes it, having held at most about MaxTermBytes of it: a 300 MB literal is never read
+	// whole. RDF/XML caps each XML token (a start tag with its attributes, a run of text) at
+	// it, and JSON-LD caps what it holds at once (one node object of the top-level @graph, or
+	// the document outside that array) at 2×MaxTermBytes (parseJSONLD). 0 means
+	// DefaultMaxTermBytes.
+	MaxTermBytes int
+	// Warn, when not nil, receives each problem a lenient parser read past instead of
+	// refusing the document (RDF/XML only, see Warning); the parse goes on.
+	Warn func(Warning)
+}
+
+func (o Options) maxTerm() int {
+	if o.MaxTermBytes <= 0 {
+		return DefaultMaxTermBytes
+	}
+	return o.MaxTermBytes
+}
+
+// Warning is input a parser read leniently where the grammar says it is an error (RDF/XML's
+// misused rdf: names and bad or repeated rdf:ID values, parseRDFXML): where it is (1-based
+// line and column) and what. Its String has the SyntaxError form, "[line: 3, col: 5] rdf:ID
+// \"1a\" is not an XML NCName".
+type Warning struct {
+	Line, Col int
+	Msg       string
+}
+
+func (w Warning) String() string { return fmt.Sprintf("[line: %d, col: %d] %s", w.Line, w.Col, w.Msg) }
+
 // Parse reads one document of format f from r and calls fn for each triple, in document order
-// where the syntax allows streaming (Turtle, N-Triples, N-Quads) and after reading the whole
-// document otherwise (RDF/XML, JSON-LD). Relative IRIs resolve against base (the document's
-// URL). Named graphs of N-Quads and TriG are merged into one graph. It returns a *SyntaxError
-// for a document that does not parse (no triple is promised to have been delivered before it),
-// fn's error as it is, or an error wrapping ErrUnsupportedFormat.
+// where the syntax allows streaming (Turtle, N-Triples, N-Quads, RDF/XML, and JSON-LD node by
+// node of its top-level @graph) and after reading the rest of a JSON-LD document. Relative IRIs
+// resolve against base (the document's URL). Named graphs of N-Quads, TriG and JSON-LD are
+// merged into one graph. It returns a *SyntaxError for a document that does not parse or
+// breaks a cap of Options (no triple is promised to have been delivered before it), fn's error
+// as it is, or an error wrapping ErrUnsupportedFormat. Parse is ParseWith with zero Options.
 //
 // Blank nodes are relabelled b<N>_<label> (b<N>g<n> for unlabelled ones), N unique to the
 // call, so that documents parsed into one graph never share a blank node. A panic inside a
 // parser (a library bug on hostile input) is returned as an error, never raised.
-func Parse(r io.Reader, f Format, base string, fn func(Triple) error) (err error) {
+func Parse(r io.Reader, f Format, base string, fn func(Triple) error) error {
+	return ParseWith(r, f, base, Options{}, fn)
+}
+
+// ParseWith is Parse with options o.
+func ParseWith(r io.Reader, f Format, base string, o Options, fn func(Triple) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("rdf: %s parser failed: %v", f, p)
@@ -54,11 +97,11 @@ func Parse(r io.Reader, f Format, base string, fn func(Triple) error) (err error
 	}()
 	switch f {
 	case Turtle, NTriples, NQuads, TriG:
-		return parseTurtleFamily(r, f, base, fn)
+		return parseTurtleFamily(r, f, base, o, fn)
 	case RDFXML:
-		return parseRDFXML(r, base, fn)
+		return parseRDFXML(r, base, o, fn)
 	case JSONLD:
-		return parseJSONLD(r, base, fn)
+		return parseJSONLD(r, base, o, fn)
 	}
 	return fmt.Errorf("%w: %s", ErrUnsupportedFormat, f)
 }

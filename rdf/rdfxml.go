@@ -31,13 +31,17 @@ const (
 // (an rdf:XMLLiteral of the content as written back by encoding/xml) and "Collection",
 // rdf:ID on property elements (reification). Not covered: rdf:bagID and rdf:aboutEach
 // (removed from RDF in 2004). A property element holding two node elements is an error, as
-// in rdflib ("Repeat node-elements inside property elements").
+// in rdflib ("Repeat node-elements inside property elements"). Some RDF/XML the grammar
+// refuses is read leniently, each problem reported to Options.Warn (rdfxml_lenient.go).
 type rdfxmlParser struct {
 	dec    *xml.Decoder
+	cr     *capReader // under dec: one token is at most maxTerm bytes
+	opts   Options
 	blanks *blankScope
 	fn     func(Triple) error
 	last   pos // where the token being handled starts
 	depth  int
+	ids    map[string]bool // the rdf:ID IRIs given so far (checkID)
 }
 
 // xmlCtx is what an element inherits: its base and language.
@@ -45,10 +49,11 @@ type xmlCtx struct {
 	base, lang string
 }
 
-func parseRDFXML(r io.Reader, base string, fn func(Triple) error) error {
-	dec := xml.NewDecoder(r)
+func parseRDFXML(r io.Reader, base string, o Options, fn func(Triple) error) error {
+	cr := newCapReader(r)
+	dec := xml.NewDecoder(cr)
 	dec.CharsetReader = charset.NewReaderLabel
-	p := &rdfxmlParser{dec: dec, blanks: newBlankScope(), fn: fn}
+	p := &rdfxmlParser{dec: dec, cr: cr, opts: o, blanks: newBlankScope(), fn: fn}
 	ctx := xmlCtx{base: stripFragment(base)}
 	for {
 		tok, err := p.token()
@@ -97,10 +102,15 @@ func (p *rdfxmlParser) rest() error {
 func (p *rdfxmlParser) token() (xml.Token, error) {
 	l, c := p.dec.InputPos()
 	p.last = pos{l, c}
+	p.cr.arm(int64(p.opts.maxTerm()))
 	tok, err := p.dec.Token()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, io.EOF
+		}
+		if errors.Is(err, errOverCap) {
+			return nil, p.errorf("an XML token (a tag with its attributes, or text) longer than %d bytes, the term cap "+
+				"(the record size cap, --max-record-bytes)", p.opts.maxTerm())
 		}
 		var se *xml.SyntaxError
 		if errors.As(err, &se) {
@@ -211,6 +221,7 @@ func (p *rdfxmlParser) nodeElement(t xml.StartElement, ctx xmlCtx) (Term, error)
 	}
 	defer func() { p.depth-- }()
 	at := p.last
+	p.checkElement(t, ctx, true)
 	var s Term
 	for _, a := range t.Attr {
 		local, ok := rdfAttr(a)
@@ -296,6 +307,7 @@ func (p *rdfxmlParser) propertyElement(t xml.StartElement, s Term, ctx xmlCtx, l
 	if t.Name.Space == "" {
 		return p.errorf("element <%s> has no namespace", t.Name.Local)
 	}
+	p.checkElement(t, ctx, false)
 	pred := name(t.Name)
 	if pred == rdfNS+"li" {
 		*li++
@@ -403,6 +415,10 @@ func (p *rdfxmlParser) propertyElement(t xml.StartElement, s Term, ctx xmlCtx, l
 		}
 		switch c := tok.(type) {
 		case xml.CharData:
+			if text.Len()+len(c) > p.opts.maxTerm() {
+				return p.errorf("the text of <%s> is longer than %d bytes, the term cap (the record size cap, --max-record-bytes)",
+					t.Name.Local, p.opts.maxTerm())
+			}
 			text.Write(c)
 		case xml.StartElement:
 			if !obj.IsZero() {
@@ -531,6 +547,10 @@ func (p *rdfxmlParser) innerXML() (string, error) {
 		}
 		if err := enc.EncodeToken(xml.CopyToken(tok)); err != nil {
 			return "", p.errorf("literal XML: %v", err)
+		}
+		if b.Len() > p.opts.maxTerm() {
+			return "", p.errorf("an rdf:parseType=\"Literal\" literal longer than %d bytes, the term cap "+
+				"(the record size cap, --max-record-bytes)", p.opts.maxTerm())
 		}
 	}
 }

@@ -107,7 +107,7 @@ func TestJSONLD(t *testing.T) {
 
 	for doc, want := range map[string]string{
 		`{"@context": "https://schema.org/", "name": "x"}`: "remote @context not fetched",
-		"{\n  \"a\": 1,\n  \"b\" 2\n}":                     "[line: 3, col: 7] JSON: invalid character '2'",
+		"{\n  \"a\": 1,\n  \"b\" 2\n}":                     "[line: 3, col: 7] JSON: expected colon after object key",
 		"{\"a\": ":                                         "[line: 1, col: 7] JSON: unexpected end of JSON input",
 		`{} {}`:                                            "data after the JSON document",
 	} {

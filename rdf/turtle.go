@@ -58,9 +58,10 @@ type turtleParser struct {
 	depth    int
 	lineMode bool // N-Triples or N-Quads: one triple a statement, no abbreviations
 	trig     bool
+	maxTerm  int // Options.MaxTermBytes
 }
 
-func parseTurtleFamily(r io.Reader, f Format, base string, fn func(Triple) error) error {
+func parseTurtleFamily(r io.Reader, f Format, base string, o Options, fn func(Triple) error) error {
 	p := &turtleParser{
 		rr:       newRuneReader(r, f),
 		format:   f,
@@ -70,6 +71,7 @@ func parseTurtleFamily(r io.Reader, f Format, base string, fn func(Triple) error
 		fn:       fn,
 		lineMode: f == NTriples || f == NQuads,
 		trig:     f == TriG,
+		maxTerm:  o.maxTerm(),
 	}
 	for {
 		p.skipWS()
@@ -90,6 +92,12 @@ func parseTurtleFamily(r io.Reader, f Format, base string, fn func(Triple) error
 
 func (p *turtleParser) errorf(at pos, format string, args ...any) error {
 	return p.rr.errorAt(at, format, args...)
+}
+
+// tooLong is the error of a term (what: "IRI", "string"…) starting at at that has passed the
+// term cap: it is returned as soon as the cap is passed, so no more of the term is read.
+func (p *turtleParser) tooLong(at pos, what string) error {
+	return p.errorf(at, "%s longer than %d bytes, the term cap (the record size cap, --max-record-bytes)", what, p.maxTerm)
 }
 
 func (p *turtleParser) skipWS() {
@@ -325,7 +333,7 @@ func (p *turtleParser) atDirective() error {
 	at := p.rr.pos()
 	p.rr.next()
 	var b strings.Builder
-	for c := p.rr.peek(); c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'; c = p.rr.peek() {
+	for c := p.rr.peek(); (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') && b.Len() <= 16; c = p.rr.peek() {
 		b.WriteRune(p.rr.next())
 	}
 	switch b.String() {
@@ -345,7 +353,10 @@ func (p *turtleParser) prefixDirective(dot bool) error {
 		if !isPNCharsBase(p.rr.peek()) {
 			return p.errorf(at, "expected a prefix name ending in ':', found %s", describe(p.rr.peek()))
 		}
-		prefix = p.nameRun(isPNChars)
+		var err error
+		if prefix, err = p.nameRun(isPNChars); err != nil {
+			return err
+		}
 	}
 	if p.rr.peek() != ':' {
 		return p.errorf(p.rr.pos(), "expected ':' after the prefix name %q, found %s", prefix, describe(p.rr.peek()))
@@ -562,6 +573,7 @@ func (p *turtleParser) collection() (Term, error) {
 // iriRef parses "<...>" (Turtle §6.3 IRIREF, with \u and \U escapes) and resolves it against
 // the base (RFC 3986 §5.2).
 func (p *turtleParser) iriRef() (Term, error) {
+	start := p.rr.pos()
 	p.rr.next() // <
 	var b strings.Builder
 	for {
@@ -584,6 +596,9 @@ func (p *turtleParser) iriRef() (Term, error) {
 			return Term{}, p.errorf(at, "Bad character in IRI (%s)", describe(c))
 		default:
 			b.WriteRune(c)
+		}
+		if b.Len() > p.maxTerm {
+			return Term{}, p.tooLong(start, "IRI")
 		}
 	}
 }
@@ -639,29 +654,40 @@ func (p *turtleParser) blankLabel() (Term, error) {
 	if !isPNCharsU(c) && !isDigit(c) {
 		return Term{}, p.errorf(p.rr.pos(), "bad blank node label start %s", describe(c))
 	}
-	return p.blanks.label(p.nameRun(isPNChars)), nil
+	label, err := p.nameRun(isPNChars)
+	if err != nil {
+		return Term{}, err
+	}
+	return p.blanks.label(label), nil
 }
 
 // nameRun consumes a name: the first rune (already checked) and then runes in ok or '.', never
-// ending with '.' (a final '.' ends the statement).
-func (p *turtleParser) nameRun(ok func(rune) bool) string {
+// ending with '.' (a final '.' ends the statement). A name over the term cap is an error.
+func (p *turtleParser) nameRun(ok func(rune) bool) (string, error) {
+	at := p.rr.pos()
 	var b strings.Builder
 	b.WriteRune(p.rr.next())
 	for {
+		if b.Len() > p.maxTerm {
+			return "", p.tooLong(at, "name")
+		}
 		c := p.rr.peek()
 		if ok(c) {
 			b.WriteRune(p.rr.next())
 			continue
 		}
 		if c != '.' {
-			return b.String()
+			return b.String(), nil
 		}
 		k := 1
 		for p.rr.peekAt(k) == '.' {
 			k++
+			if k > p.maxTerm {
+				return "", p.tooLong(at, "name")
+			}
 		}
 		if !ok(p.rr.peekAt(k)) {
-			return b.String()
+			return b.String(), nil
 		}
 		for ; k > 0; k-- {
 			b.WriteRune(p.rr.next())
@@ -675,7 +701,10 @@ func (p *turtleParser) prefixedName() (Term, error) {
 	at := p.rr.pos()
 	var prefix string
 	if p.rr.peek() != ':' {
-		prefix = p.nameRun(isPNChars)
+		var err error
+		if prefix, err = p.nameRun(isPNChars); err != nil {
+			return Term{}, err
+		}
 	}
 	if p.rr.peek() != ':' {
 		return Term{}, p.errorf(p.rr.pos(), "expected ':' in the prefixed name %q, found %s", prefix, describe(p.rr.peek()))
@@ -696,9 +725,13 @@ func (p *turtleParser) prefixedName() (Term, error) {
 }
 
 func (p *turtleParser) localName() (string, error) {
+	start := p.rr.pos()
 	var b strings.Builder
 	first := true
 	for {
+		if b.Len() > p.maxTerm {
+			return "", p.tooLong(start, "prefixed name")
+		}
 		at := p.rr.pos()
 		c := p.rr.peek()
 		switch {
@@ -724,7 +757,9 @@ func (p *turtleParser) localName() (string, error) {
 		case c == '.' && !first:
 			k := 1
 			for p.rr.peekAt(k) == '.' {
-				k++
+				if k++; k > p.maxTerm {
+					return "", p.tooLong(start, "prefixed name")
+				}
 			}
 			if n := p.rr.peekAt(k); !isPNChars(n) && n != ':' && n != '%' && n != '\\' {
 				return b.String(), nil
@@ -787,6 +822,9 @@ func (p *turtleParser) literal() (Term, error) {
 		default:
 			b.WriteRune(c)
 		}
+		if b.Len() > p.maxTerm {
+			return Term{}, p.tooLong(at, "string")
+		}
 	}
 suffix:
 	value := b.String()
@@ -797,6 +835,9 @@ suffix:
 		var t strings.Builder
 		part := 0
 		for {
+			if t.Len() > p.maxTerm {
+				return Term{}, p.tooLong(lat, "language tag")
+			}
 			c := p.rr.peek()
 			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || part > 0 && isDigit(c) {
 				t.WriteRune(p.rr.next())
@@ -847,7 +888,7 @@ func (p *turtleParser) number() (Term, error) {
 	}
 	digits := func() int {
 		n := 0
-		for isDigit(p.rr.peek()) {
+		for isDigit(p.rr.peek()) && b.Len() <= p.maxTerm {
 			b.WriteRune(p.rr.next())
 			n++
 		}
@@ -877,6 +918,9 @@ func (p *turtleParser) number() (Term, error) {
 	if (intDigits > 0 || dt == XSDDecimal) && isExp(0) {
 		exponent()
 		dt = XSDDouble
+	}
+	if b.Len() > p.maxTerm {
+		return Term{}, p.tooLong(at, "number")
 	}
 	if intDigits == 0 && dt == XSDInteger {
 		return Term{}, p.errorf(at, "expected a number, found %s", describe(p.rr.peek()))

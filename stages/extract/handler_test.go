@@ -114,14 +114,20 @@ func openSQLite(t testing.TB) store.Store {
 // runExtractOn is runExtract on the store st.
 func runExtractOn(t *testing.T, st store.Store, doc []byte, live []string, opts ...Option) *extractRun {
 	t.Helper()
+	return runExtractAs(t, st, "data.json", harvest.SourceDocument, harvest.SchemaDCATUS11Federal, doc, live, opts...)
+}
+
+// runExtractAs is runExtractOn of a source of type typ and schema, its document a file named file.
+func runExtractAs(t *testing.T, st store.Store, file string, typ harvest.SourceType, schema harvest.SchemaType,
+	doc []byte, live []string, opts ...Option) *extractRun {
+	t.Helper()
 	// No aggregator settles these records: unpaced, as the tests of the job window (pace_test.go)
 	// are not.
 	opts = append([]Option{func(c *Config) { c.JobWindow = -1 }}, opts...)
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "data.json")
+	path := filepath.Join(t.TempDir(), file)
 	require.NoError(t, os.WriteFile(path, doc, 0o644))
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: path, SourceType: harvest.SourceDocument,
-		SchemaType: harvest.SchemaDCATUS11Federal})
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: path, SourceType: typ, SchemaType: schema})
 	require.NoError(t, err)
 	if len(live) > 0 {
 		old, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
@@ -164,8 +170,7 @@ func runExtractOn(t *testing.T, st store.Store, doc []byte, live []string, opts 
 		}()
 	}
 	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
-		SourceID: src.ID, JobType: harvest.JobHarvest, SourceType: harvest.SourceDocument,
-		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
+		SourceID: src.ID, JobType: harvest.JobHarvest, SourceType: typ, SchemaType: schema, URL: path})
 	require.NoError(t, err)
 	m.SetContext(ctx)
 	r.err = New(st, pubsub, fetch.Config{}, opts...).Handle(m)

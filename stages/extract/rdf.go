@@ -77,7 +77,8 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		return fmt.Errorf("rdf graph: %w", err)
 	}
 	defer g.Close()
-	if err := h.readRDFPages(ctx, fc, job, g); err != nil {
+	warns := &rdfWarnings{}
+	if err := h.readRDFPages(ctx, fc, job, g, warns); err != nil {
 		var se *stageError
 		if errors.As(err, &se) {
 			return se.err
@@ -117,7 +118,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 				break
 			}
 		}
-		return l.rdfRecord(r, publisher)
+		return l.rdfRecord(r, publisher, warns)
 	})
 	if err != nil {
 		return err
@@ -169,14 +170,20 @@ func (l *lister) rdfProblem(r *dcatap.Resource) error {
 }
 
 // rdfRecord sends one dataset record on to COMPARE; publisher is the name of the publisher of
-// its catalog, for TRANSFORM to use when the dataset names none ("" when unknown).
-func (l *lister) rdfRecord(r *dcatap.Resource, publisher string) error {
+// its catalog, for TRANSFORM to use when the dataset names none ("" when unknown). The first
+// record sent carries warns' warnings.
+func (l *lister) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarnings) error {
 	pos, err := l.next()
 	if err != nil {
 		return err
 	}
 	e := &catalog.Entry{Position: pos, Identifier: r.IRI}
 	if bad := harvest.CheckIdentifier(pos, r.IRI, "", nil, l.seen); bad != nil {
+		if bad.Type == "IdentifierTooLong" && len(r.IRI) <= harvest.MaxKeptIdentifierBytes { // a dataset harvested under that IRI before the cap is kept
+			if err := l.see(e); err != nil {
+				return err
+			}
+		}
 		e.Identifier = bad.Identifier
 		return l.settleError(e, bad.Type, bad.Message)
 	}
@@ -198,7 +205,7 @@ func (l *lister) rdfRecord(r *dcatap.Resource, publisher string) error {
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, r.IRI), Identifier: r.IRI,
 		Position: pos, Body: harvest.RawText(nquads), Profile: l.job.Options["shacl_profile"],
-		Languages: l.languages, PublisherName: publisher}
+		Languages: l.languages, PublisherName: publisher, Warnings: warns.take()}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err

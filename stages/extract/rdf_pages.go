@@ -46,12 +46,15 @@ type rdfPager struct {
 	totalPage string                // the page that declared total
 	members   int                   // hydra:member links of the pages read
 	key       []byte                // pageDigest.add's buffer
+	warns     *rdfWarnings          // what was read leniently (rdf.Options.Warn)
 }
 
-// readRDFPages reads the source's first document and every page it links to into g. Errors of
-// the store come as *stageError; every other error is the job's.
-func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harvest.Job, g rdf.Graph) error {
-	p := &rdfPager{h: h, fc: fc, job: job, g: g, visited: map[string]int{}, digests: map[pageDigest]string{}, total: -1}
+// readRDFPages reads the source's first document and every page it links to into g, and what
+// was read leniently into warns. Errors of the store come as *stageError; every other error is
+// the job's.
+func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harvest.Job, g rdf.Graph, warns *rdfWarnings) error {
+	p := &rdfPager{h: h, fc: fc, job: job, g: g, visited: map[string]int{}, digests: map[pageDigest]string{}, total: -1,
+		warns: warns}
 	page := job.URL
 	if !isHTTP(page) {
 		if !filepath.IsAbs(page) {
@@ -90,7 +93,7 @@ func fileURL(path string) string {
 }
 
 // read reads page n into the graph and returns the absolute URL of the next page, "" when it is
-// the last.
+// the last. No term of it may pass the record size cap (rdf.Options.MaxTermBytes).
 func (p *rdfPager) read(ctx context.Context, n int, page string) (string, error) {
 	f, contentType, cleanup, err := p.open(ctx, page)
 	if err != nil {
@@ -110,7 +113,8 @@ func (p *rdfPager) read(ctx context.Context, n int, page string) (string, error)
 	var paging []rdf.Triple
 	var digest pageDigest
 	var storeErr error
-	err = rdf.Parse(f, format, page, func(t rdf.Triple) error {
+	opts := rdf.Options{MaxTermBytes: p.h.cfg.MaxRecordBytes, Warn: p.warns.on(page)}
+	err = rdf.ParseWith(f, format, page, opts, func(t rdf.Triple) error {
 		switch {
 		case t.P.Value == hydraNS+"member":
 			p.members++

@@ -190,7 +190,7 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 		}
 		if p.CarriedFromRecordID != "" {
 			cJob, cRec = append(cJob, p.JobID), append(cRec, pgUUID(p.CarriedFromRecordID))
-			cIdent, cKey = append(cIdent, p.Identifier), append(cKey, p.Key)
+			cIdent, cKey = append(cIdent, harvest.ClipIdentifier(p.Identifier)), append(cKey, p.Key)
 		}
 		var rec *string
 		if p.RecordID != "" {
@@ -206,7 +206,7 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			}
 		}
 		for _, e := range p.Errors {
-			eJob, eRec, eIdent = append(eJob, p.JobID), append(eRec, rec), append(eIdent, p.Identifier)
+			eJob, eRec, eIdent = append(eJob, p.JobID), append(eRec, rec), append(eIdent, harvest.ClipIdentifier(p.Identifier))
 			eType, eMsg, eSev, eKey = append(eType, e.Type), append(eMsg, e.Message), append(eSev, string(e.Severity)), append(eKey, p.Key)
 		}
 	}

@@ -101,7 +101,7 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 		if _, err := tx.ExecContext(ctx, `INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id,
 			identifier, type, message, severity, date_created, key)
 			VALUES (?, (SELECT id FROM harvest_record WHERE id = ?), ?, ?, ?, ?, ?, ?)`,
-			p.JobID, recordID, p.Identifier, e.Type, e.Message, e.Severity, t, p.Key); err != nil {
+			p.JobID, recordID, harvest.ClipIdentifier(p.Identifier), e.Type, e.Message, e.Severity, t, p.Key); err != nil {
 			return false, err
 		}
 	}
@@ -112,7 +112,7 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 			FROM harvest_record r JOIN harvest_record_error e ON e.harvest_record_id = r.id
 				AND e.harvest_job_id = r.harvest_job_id AND e.carried_from_job_id IS NULL
 			WHERE r.id = ? ORDER BY e.id`,
-			p.JobID, p.Identifier, t, p.Key, p.CarriedFromRecordID); err != nil {
+			p.JobID, harvest.ClipIdentifier(p.Identifier), t, p.Key, p.CarriedFromRecordID); err != nil {
 			return false, err
 		}
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -122,5 +123,32 @@ func testOutcomeSettleCarriesJobErrors(t *testing.T, s store.Store) {
 		}, recordErrors(t, s, job.ID))
 		require.Equal(t, counters{Total: 2, Errored: 2, Settled: 2}, countersOf(finishJob(t, s, job.ID)))
 		from = job.ID // the next job carries the rows this one carried
+	}
+}
+
+// testOutcomeSettleClipsErrorIdentifier (issue 25 D7): an error row keeps at most
+// harvest.MaxIdentifierBytes of its identifier (harvest.ClipIdentifier), also when it is
+// carried into a later job, so that a 200 MB IRI is not served whole by the record_errors API.
+func testOutcomeSettleClipsErrorIdentifier(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	first := newJob(t, s, src.ID)
+	long := "http://example.org/" + strings.Repeat("x", 100_000)
+	rec := newRecord(t, s, first, "long")
+	_, _, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: harvest.IdentifierKey(long),
+		Identifier: long, RecordID: rec.ID, Outcome: harvest.OutcomeErrored, Status: harvest.RecordErrorValidation,
+		Errors: []harvest.RecordError{{Type: "IdentifierTooLong", Message: "too long", Severity: harvest.SeverityError}}})
+	require.NoError(t, err)
+	finishJob(t, s, first.ID)
+	second := newJob(t, s, src.ID)
+	_, _, err = s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: second.ID, Key: harvest.IdentifierKey(long),
+		Identifier: long, Outcome: harvest.OutcomeErrored, CarriedFromRecordID: rec.ID})
+	require.NoError(t, err)
+	for _, job := range []string{first.ID, second.ID} {
+		rows, total, err := s.RecordErrorList(ctx, &store.RecordErrorListParams{JobID: job})
+		require.NoError(t, err)
+		require.Equal(t, 1, total)
+		require.Equal(t, harvest.ClipIdentifier(long), rows[0].Identifier)
+		require.LessOrEqual(t, len(rows[0].Identifier), harvest.MaxIdentifierBytes+len("…(100019 bytes)"))
 	}
 }

@@ -121,6 +121,7 @@ var cases = []testCase{
 	{"Outcome/SettleErrors", testOutcomeSettleErrors},
 	{"Outcome/SettleCarriesErrors", testOutcomeSettleCarriesErrors},
 	{"Outcome/SettleCarriesJobErrors", testOutcomeSettleCarriesJobErrors},
+	{"Outcome/SettleClipsErrorIdentifier", testOutcomeSettleClipsErrorIdentifier},
 	{"Outcome/SettleRecordStatus", testOutcomeSettleRecordStatus},
 	{"Outcome/SettleConcurrent", testOutcomeSettleConcurrent},
 	{"Outcome/SettleBatch", testOutcomeSettleBatch},
