@@ -44,6 +44,11 @@ type CKAN struct {
 	StartFor func(start int) int
 	// Envelope, when set, wraps the package_search result: DKAN 7's list of one, say.
 	Envelope func(result json.RawMessage) json.RawMessage
+	// MaxRows, when set, caps the packages of a page whatever rows asks for, as CKAN's
+	// ckan.search.rows_max does.
+	MaxRows int
+	// IgnoreRows serves every package from the start served on, whatever rows asks for.
+	IgnoreRows bool
 }
 
 // NewCKAN starts an emulated CKAN serving packages (each a package JSON with an "id"),
@@ -134,6 +139,12 @@ func (c *CKAN) serve(w http.ResponseWriter, r *http.Request) {
 	served := start
 	if c.StartFor != nil {
 		served = c.StartFor(start)
+	}
+	switch {
+	case c.IgnoreRows:
+		rows = len(pkgs)
+	case c.MaxRows > 0:
+		rows = min(rows, c.MaxRows)
 	}
 	page := []json.RawMessage{}
 	if served < len(pkgs) {
