@@ -134,7 +134,7 @@ func (h *Handler) listPortal(ctx context.Context, job *harvest.Job, p *Pager) er
 	err := l.portal(p)
 	var le *PortalListingError
 	if errors.As(err, &le) {
-		return h.fail(ctx, job, "ExtractError", err)
+		return l.fail("ExtractError", err)
 	}
 	if err != nil {
 		return err

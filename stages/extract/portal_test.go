@@ -78,7 +78,9 @@ func runPortal(t *testing.T, st store.Store, typ harvest.SourceType, base string
 		SchemaType: harvest.SchemaDCATUS11NonFederal, URL: base, Options: options})
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	r.err = New(st, pubsub, fc).Handle(m)
+	// Nothing settles the records sent to COMPARE here: a failing listing's wait for them
+	// (lister.fail) gives up at once.
+	r.err = New(st, pubsub, fc, WithConfig(Config{StallTimeout: time.Millisecond})).Handle(m)
 	mu.Lock()
 	defer mu.Unlock()
 	return r
