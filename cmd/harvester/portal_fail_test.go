@@ -7,7 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract/portaltest"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // TestPortalListingFailingMidWaySettlesItsRecords (D15): a CKAN listing that fails at once at
@@ -49,4 +51,20 @@ func TestPortalListingFailingMidWaySettlesItsRecords(t *testing.T) {
 	require.Zero(t, next.Updated, "no false updates")
 	require.Equal(t, written, next.Unchanged)
 	require.Equal(t, 300-written, next.Added)
+}
+
+// TestPortalCappedRowsHint: a CKAN that serves 100 packages a page where 1000 were asked for is
+// harvested whole, 100 at a time, and the job carries one PortalPageSize warning telling the
+// operator to set rows=100.
+func TestPortalCappedRowsHint(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ckan := portaltest.NewCKAN(t, portaltest.SyntheticPackages(t, portaltest.CorpusPackages(t)[0], 250))
+	ckan.MaxRows = 100
+	rep, code := b.harvest(t, "--source-type", "ckan", "--url", ckan.URL(), "--option", "rows=1000")
+	require.Equal(t, exitOK, code, "%+v", rep)
+	require.Equal(t, 250, rep.Added)
+	summary, err := b.st.RecordErrorSummary(context.Background(), rep.JobID)
+	require.NoError(t, err)
+	require.Equal(t, []*store.RecordErrorCount{{Type: "PortalPageSize", Severity: harvest.SeverityWarning, Count: 1}}, summary)
 }
