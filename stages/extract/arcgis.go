@@ -88,7 +88,7 @@ func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num int) 
 	if q == "" {
 		q = "access:public"
 	}
-	return &Pager{Name: "ArcGIS portal search " + base + "/sharing/rest/search", PageSize: num, PageSizeOption: "num", Start: 1,
+	return &Pager{Name: "ArcGIS portal search " + base + "/sharing/rest/search", PageSize: num, PageSizeOption: "num", ResultWindow: 10_000, Start: 1,
 		Page: func(ctx context.Context, start int) (*PortalPage, error) {
 			v := url.Values{}
 			v.Set("f", "json")

@@ -55,7 +55,7 @@ func (h *Handler) odsPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 	}
 	switch api := strings.TrimSpace(job.Options["api"]); api {
 	case "", "v2.1", "v2":
-		return &Pager{Name: "OpenDataSoft Explore API " + base + "/api/explore/v2.1/catalog/datasets", PageSize: limit, PageSizeOption: "limit",
+		return &Pager{Name: "OpenDataSoft Explore API " + base + "/api/explore/v2.1/catalog/datasets", PageSize: limit, PageSizeOption: "limit", ResultWindow: 10_000,
 			Page: func(ctx context.Context, offset int) (*PortalPage, error) {
 				v := url.Values{}
 				v.Set("limit", strconv.Itoa(limit))

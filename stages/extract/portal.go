@@ -73,6 +73,10 @@ type Pager struct {
 	// PageSizeOption is the source option that sets PageSize ("rows", "limit", "num"), named in
 	// the hint to a portal that caps its page size and in errors.
 	PageSizeOption string
+	// ResultWindow, when set, is how many items of a listing the API serves at most (ODS's
+	// Explore API and ArcGIS's search: 10,000): the page after a full last page, which checks
+	// the count, is not asked for past it.
+	ResultWindow int
 	// Start is the offset of the first page: 0 (CKAN start, Socrata/ODS offset) or 1 (ArcGIS
 	// start).
 	Start int

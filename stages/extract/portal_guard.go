@@ -140,10 +140,12 @@ func (g *pageGuard) repeated(page *PortalPage, k int, seen map[string]int) error
 // afterLast is the offset of the page past the last one the total spans, to be fetched to
 // check that the listing really ends there; -1 when no such check is needed: the last page
 // was short of a full page (the portal ran out of items where the total said), or the first
-// page was the whole listing. A Last page is checked too: a portal whose count is smaller than
-// its listing may well say, by the same count, that no page follows.
+// page was the whole listing, or the API serves no item past the last (Pager.ResultWindow). A
+// Last page is checked too: a portal whose count is smaller than its listing may well say, by
+// the same count, that no page follows.
 func (g *pageGuard) afterLast(last *PortalPage) int {
-	if g.whole || g.total == 0 || len(last.Items) < g.size {
+	if g.whole || g.total == 0 || len(last.Items) < g.size ||
+		(g.p.ResultWindow > 0 && g.pages*g.size >= g.p.ResultWindow) {
 		return -1
 	}
 	return g.offset(g.pages)
