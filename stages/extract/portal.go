@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,6 +78,9 @@ type Pager struct {
 	// Explore API and ArcGIS's search: 10,000): the page after a full last page, which checks
 	// the count, is not asked for past it.
 	ResultWindow int
+	// MaxPages caps the pages of a listing whose API reports no total (ODS v1), which nothing
+	// else ends but a short page: one more fails the job. Default DefaultMaxPortalPages.
+	MaxPages int
 	// Start is the offset of the first page: 0 (CKAN start, Socrata/ODS offset) or 1 (ArcGIS
 	// start).
 	Start int
@@ -253,10 +257,20 @@ func (l *lister) portalConcurrent(g *pageGuard, window int) (*PortalPage, error)
 	return last, err
 }
 
-// portalSequential lists a portal that reports no total, page after page from first.
+// DefaultMaxPortalPages is Pager.MaxPages's default: 10,000 pages (a million items at 100 a
+// page).
+const DefaultMaxPortalPages = 10_000
+
+// portalSequential lists a portal that reports no total, page after page from first, at most
+// Pager.MaxPages pages.
 func (l *lister) portalSequential(g *pageGuard, first *PortalPage) error {
+	maxPages := cmp.Or(g.p.MaxPages, DefaultMaxPortalPages)
 	page := first
 	for k := 0; ; k++ {
+		if k == maxPages {
+			return g.errorf(page, "the listing goes on past %d pages, and the portal reports no total to tell "+
+				"when it ends", maxPages)
+		}
 		if err := g.checkSequential(page, k, l.seen); err != nil {
 			return err
 		}

@@ -1,15 +1,20 @@
 package extract
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract/portaltest"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // listingCase is a portal family whose paging a test runs against a hostile emulator.
@@ -267,4 +272,39 @@ func TestPageGuardResultWindow(t *testing.T) {
 		require.Equal(t, 100, g.pages)
 		require.Equal(t, tc.want, g.afterLast(full), "window %d", tc.window)
 	}
+}
+
+// TestPortalListingWithoutTotalStopsAtMaxPages: a listing without a total whose portal serves
+// new items at every offset fails the job at the page past Pager.MaxPages, naming it.
+func TestPortalListingWithoutTotalStopsAtMaxPages(t *testing.T) {
+	t.Parallel()
+	fetched := 0
+	p := &Pager{Name: "endless", PageSize: 2, MaxPages: 3, Page: func(_ context.Context, offset int) (*PortalPage, error) {
+		fetched++
+		return &PortalPage{URL: fmt.Sprint("https://endless.example/page?start=", offset), Total: -1, Items: []PortalItem{
+			{Identifier: fmt.Sprint("id-", offset), Raw: []byte(`{}`)}, {Identifier: fmt.Sprint("id-", offset+1), Raw: []byte(`{}`)}}}, nil
+	}}
+	st := openSQLite(t)
+	ctx := context.Background()
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "e", URL: "https://endless.example", SourceType: harvest.SourceOpenDataSoft,
+		SchemaType: harvest.SchemaDCATUS11NonFederal})
+	require.NoError(t, err)
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	listings := 0
+	pub := publishFunc(func(subject string, _ ...*message.Message) error {
+		if subject == harvest.SubjectListing {
+			listings++
+		}
+		return nil
+	})
+	h := New(st, pub, fetch.Config{}, WithConfig(Config{StallTimeout: time.Millisecond}))
+	require.NoError(t, h.listPortal(ctx, &harvest.Job{JobID: job.ID, SourceID: src.ID, JobType: harvest.JobHarvest,
+		SourceType: harvest.SourceOpenDataSoft}, p))
+	require.Zero(t, listings, "no Listing: nothing is deleted")
+	require.Equal(t, 4, fetched)
+	errs, err := st.JobErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Contains(t, errs[0].Message, "page https://endless.example/page?start=6: the listing goes on past 3 pages")
 }
