@@ -1,6 +1,8 @@
 // Package portaltest emulates portal APIs for tests: an httptest CKAN Action API serving
 // package_search over a list of packages (real ones from the corpus, or synthetic ones made
-// from them), with paging and faults under the test's control, and a DKAN 2 metastore.
+// from them), with paging and faults under the test's control, a DKAN 2 metastore, and the
+// paged listings of Socrata, ArcGIS and OpenDataSoft over generated items (Listing), with the
+// faults of hostile portals: counts that lie, offsets or page sizes ignored, capped pages.
 package portaltest
 
 import (
