@@ -274,24 +274,17 @@ func TestPageGuardResultWindow(t *testing.T) {
 	}
 }
 
-// TestPortalListingWithoutTotalStopsAtMaxPages: a listing without a total whose portal serves
-// new items at every offset fails the job at the page past Pager.MaxPages, naming it.
-func TestPortalListingWithoutTotalStopsAtMaxPages(t *testing.T) {
-	t.Parallel()
-	fetched := 0
-	p := &Pager{Name: "endless", PageSize: 2, MaxPages: 3, Page: func(_ context.Context, offset int) (*PortalPage, error) {
-		fetched++
-		return &PortalPage{URL: fmt.Sprint("https://endless.example/page?start=", offset), Total: -1, Items: []PortalItem{
-			{Identifier: fmt.Sprint("id-", offset), Raw: []byte(`{}`)}, {Identifier: fmt.Sprint("id-", offset+1), Raw: []byte(`{}`)}}}, nil
-	}}
+// listPager runs listPortal with p on a job of a new source and returns the job's errors and
+// the Listings sent.
+func listPager(t *testing.T, p *Pager) (jobErrors []*store.JobError, listings int) {
+	t.Helper()
 	st := openSQLite(t)
 	ctx := context.Background()
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "e", URL: "https://endless.example", SourceType: harvest.SourceOpenDataSoft,
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "e", URL: "https://portal.example", SourceType: harvest.SourceOpenDataSoft,
 		SchemaType: harvest.SchemaDCATUS11NonFederal})
 	require.NoError(t, err)
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
-	listings := 0
 	pub := publishFunc(func(subject string, _ ...*message.Message) error {
 		if subject == harvest.SubjectListing {
 			listings++
@@ -301,10 +294,38 @@ func TestPortalListingWithoutTotalStopsAtMaxPages(t *testing.T) {
 	h := New(st, pub, fetch.Config{}, WithConfig(Config{StallTimeout: time.Millisecond}))
 	require.NoError(t, h.listPortal(ctx, &harvest.Job{JobID: job.ID, SourceID: src.ID, JobType: harvest.JobHarvest,
 		SourceType: harvest.SourceOpenDataSoft}, p))
+	jobErrors, err = st.JobErrorList(ctx, job.ID)
+	require.NoError(t, err)
+	return jobErrors, listings
+}
+
+// TestPortalListingWithoutTotalStopsAtMaxPages: a listing without a total whose portal serves
+// new items at every offset fails the job at the page past Pager.MaxPages, naming it.
+func TestPortalListingWithoutTotalStopsAtMaxPages(t *testing.T) {
+	t.Parallel()
+	fetched := 0
+	p := &Pager{Name: "endless", PageSize: 2, MaxPages: 3, Page: func(_ context.Context, offset int) (*PortalPage, error) {
+		fetched++
+		return &PortalPage{URL: fmt.Sprint("https://portal.example/page?start=", offset), Total: -1, Items: []PortalItem{
+			{Identifier: fmt.Sprint("id-", offset), Raw: []byte(`{}`)}, {Identifier: fmt.Sprint("id-", offset+1), Raw: []byte(`{}`)}}}, nil
+	}}
+	errs, listings := listPager(t, p)
 	require.Zero(t, listings, "no Listing: nothing is deleted")
 	require.Equal(t, 4, fetched)
-	errs, err := st.JobErrorList(ctx, job.ID)
-	require.NoError(t, err)
 	require.Len(t, errs, 1)
-	require.Contains(t, errs[0].Message, "page https://endless.example/page?start=6: the listing goes on past 3 pages")
+	require.Contains(t, errs[0].Message, "page https://portal.example/page?start=6: the listing goes on past 3 pages")
+}
+
+// TestPortalRepeatedPageWithoutIdentifiers: a page of items without identifiers served for
+// every offset is caught by its items: the job fails at page 2.
+func TestPortalRepeatedPageWithoutIdentifiers(t *testing.T) {
+	t.Parallel()
+	p := &Pager{Name: "anonymous", PageSize: 2, Page: func(_ context.Context, offset int) (*PortalPage, error) {
+		return &PortalPage{URL: fmt.Sprint("https://portal.example/page?start=", offset), Total: -1, Items: []PortalItem{
+			{Raw: []byte(`{"a": 1}`), Err: fmt.Errorf("no id")}, {Raw: []byte(`{"a": 2}`), Err: fmt.Errorf("no id")}}}, nil
+	}}
+	errs, listings := listPager(t, p)
+	require.Zero(t, listings)
+	require.Len(t, errs, 1)
+	require.Contains(t, errs[0].Message, "page https://portal.example/page?start=2: page 2 is page 1 again")
 }
