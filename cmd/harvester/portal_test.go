@@ -131,7 +131,7 @@ func TestHarvestCKAN3000(t *testing.T) {
 	peakKiB := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // Linux: KiB
 	t.Logf("peak RSS of `harvester harvest` over 3,000 CKAN packages in 30 pages: %.1f MiB", float64(peakKiB)/1024)
 	require.Less(t, peakKiB, int64(150*1024), "peak RSS under 150 MiB")
-	require.Len(t, ckan.Requests(), 30)
+	require.Len(t, ckan.Requests(), 31, "30 full pages, and the page after them, which must be empty")
 
 	ckan.FaultFor = func(start, _ int) portaltest.Fault {
 		if start == 600 { // page 7 of 30

@@ -88,7 +88,7 @@ func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num int) 
 	if q == "" {
 		q = "access:public"
 	}
-	return &Pager{Name: "ArcGIS portal search " + base + "/sharing/rest/search", PageSize: num, Start: 1,
+	return &Pager{Name: "ArcGIS portal search " + base + "/sharing/rest/search", PageSize: num, PageSizeOption: "num", ResultWindow: 10_000, Start: 1,
 		Page: func(ctx context.Context, start int) (*PortalPage, error) {
 			v := url.Values{}
 			v.Set("f", "json")
@@ -128,7 +128,7 @@ func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num int) 
 // at 1, the total from numberMatched; a page without a "next" link is the last. Each feature
 // is a Hub dataset search record, keyed ArcGISHubIdentifier(base, its id).
 func arcgisHubPager(fc fetch.Config, base string, num int) *Pager {
-	return &Pager{Name: "ArcGIS Hub search " + base + "/api/search/v1/collections/dataset/items", PageSize: num, Start: 1,
+	return &Pager{Name: "ArcGIS Hub search " + base + "/api/search/v1/collections/dataset/items", PageSize: num, PageSizeOption: "num", Start: 1,
 		Page: func(ctx context.Context, start int) (*PortalPage, error) {
 			v := url.Values{}
 			v.Set("limit", strconv.Itoa(num))

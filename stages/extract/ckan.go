@@ -56,7 +56,7 @@ func (h *Handler) ckanPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 		rows = n
 	}
 	fq := job.Options["fq"]
-	return &Pager{Name: "CKAN package_search " + base + "/api/3/action/package_search", PageSize: rows,
+	return &Pager{Name: "CKAN package_search " + base + "/api/3/action/package_search", PageSize: rows, PageSizeOption: "rows",
 		Page: func(ctx context.Context, offset int) (*PortalPage, error) {
 			q := url.Values{}
 			q.Set("rows", strconv.Itoa(rows))

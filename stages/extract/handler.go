@@ -376,36 +376,63 @@ func (l *lister) pace() error {
 	if err != nil || l.listed-l.settled < w {
 		return err
 	}
+	stopped, err := l.waitSettled(func(settled int) (bool, error) {
+		l.settled = settled
+		w, err := l.window()
+		return l.listed-l.settled <= w/2, err
+	})
+	l.unpaced = l.unpaced || stopped
+	return err
+}
+
+// waitSettled reads the job's settled count until done says the wait is over, the job ended,
+// or waiting is pointless: no record of the job settled for Config.StallTimeout, or the job
+// was deleted with its source (stopped is then true). It pauses between reads from
+// paceFirstWait, doubling up to paceMaxWait. Its errors are the context's, the store's and
+// done's.
+func (l *lister) waitSettled(done func(settled int) (bool, error)) (stopped bool, err error) {
 	last, since := -1, time.Now()
 	wait := paceFirstWait
 	for {
 		job, err := l.h.store.JobGet(l.ctx, l.job.JobID)
 		if errors.Is(err, store.ErrNotFound) {
-			l.unpaced = true // deleted with its source: the handler's job check sees it next time
-			return nil
+			return true, nil // deleted with its source: the handler's job check sees it next time
 		}
 		if err != nil {
-			return fmt.Errorf("read job progress: %w", err)
+			return false, fmt.Errorf("read job progress: %w", err)
 		}
-		l.settled = job.Settled
-		if w, err = l.window(); err != nil {
-			return err
-		}
-		if job.Status.Finished() || l.listed-l.settled <= w/2 {
-			return nil
+		if ok, err := done(job.Settled); err != nil || ok || job.Status.Finished() {
+			return false, err
 		}
 		switch {
 		case job.Settled != last:
 			last, since = job.Settled, time.Now()
 		case time.Since(since) >= l.h.cfg.StallTimeout:
-			l.unpaced = true
-			return nil
+			return true, nil
 		}
 		if err := sleepCtx(l.ctx, wait); err != nil {
-			return err
+			return false, err
 		}
 		wait = min(2*wait, paceMaxWait)
 	}
+}
+
+// fail fails the job of a listing that cannot be completed (a *PortalListingError, say),
+// once the records it sent on have settled: every listed entry settles exactly once (an error
+// row, or an outcome of the stage that ends it), so the wait ends when the job's settled count
+// reaches the entries listed. Records in flight are then counted, and SYNC's writes are the
+// job's counts: failing the job at once left the records the stages were still working on
+// uncounted (an outcome of a finished job changes nothing), some written to the catalog and
+// left pending, so the next run reported them as updates. The wait gives up when the job
+// settles nothing for Config.StallTimeout (store.Store.JobFail then settles what is still
+// pending).
+func (l *lister) fail(kind string, cause error) error {
+	if l.listed > 0 {
+		if _, err := l.waitSettled(func(settled int) (bool, error) { return settled >= l.listed, nil }); err != nil {
+			return err
+		}
+	}
+	return l.h.fail(l.ctx, l.job, kind, cause)
 }
 
 // window returns the job's window now: Config.JobWindow, or a giveWayDivisor-th of it while

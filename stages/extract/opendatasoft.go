@@ -55,7 +55,7 @@ func (h *Handler) odsPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 	}
 	switch api := strings.TrimSpace(job.Options["api"]); api {
 	case "", "v2.1", "v2":
-		return &Pager{Name: "OpenDataSoft Explore API " + base + "/api/explore/v2.1/catalog/datasets", PageSize: limit,
+		return &Pager{Name: "OpenDataSoft Explore API " + base + "/api/explore/v2.1/catalog/datasets", PageSize: limit, PageSizeOption: "limit", ResultWindow: 10_000,
 			Page: func(ctx context.Context, offset int) (*PortalPage, error) {
 				v := url.Values{}
 				v.Set("limit", strconv.Itoa(limit))
@@ -75,7 +75,7 @@ func (h *Handler) odsPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 				return odsPage(base, pageURL, *env.TotalCount, env.Results), nil
 			}}, nil
 	case "v1":
-		return &Pager{Name: "OpenDataSoft search API v1 " + base + "/api/datasets/1.0/search/", PageSize: limit,
+		return &Pager{Name: "OpenDataSoft search API v1 " + base + "/api/datasets/1.0/search/", PageSize: limit, PageSizeOption: "limit",
 			Page: func(ctx context.Context, offset int) (*PortalPage, error) {
 				v := url.Values{}
 				v.Set("rows", strconv.Itoa(limit))

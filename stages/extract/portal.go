@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,6 +71,16 @@ type Pager struct {
 	Name string
 	// PageSize is the number of items a page asks for (CKAN rows, ArcGIS num). Required.
 	PageSize int
+	// PageSizeOption is the source option that sets PageSize ("rows", "limit", "num"), named in
+	// the hint to a portal that caps its page size and in errors.
+	PageSizeOption string
+	// ResultWindow, when set, is how many items of a listing the API serves at most (ODS's
+	// Explore API and ArcGIS's search: 10,000): the page after a full last page, which checks
+	// the count, is not asked for past it.
+	ResultWindow int
+	// MaxPages caps the pages of a listing whose API reports no total (ODS v1), which nothing
+	// else ends but a short page: one more fails the job. Default DefaultMaxPortalPages.
+	MaxPages int
 	// Start is the offset of the first page: 0 (CKAN start, Socrata/ODS offset) or 1 (ArcGIS
 	// start).
 	Start int
@@ -110,20 +121,28 @@ func (e *PortalListingError) Unwrap() error { return e.Err }
 // are in memory. With no Total (-1) pages are fetched one after another until a page has
 // fewer than PageSize items or is Last.
 //
-// The listing is checked against the total: it fails when a page reports another total than
-// the first (items were added or removed mid-listing: offsets shifted), when a page before the
-// last is short or empty, when a Last page comes before the total, and when the distinct
-// identifiers listed are fewer than the total (the same page served twice, say). An item
-// repeating an identifier already listed (a page served twice, a portal shifting under the
-// listing) keeps the first: the repeat settles as errored with DuplicateIdentifier, as a
-// data.json's repeated identifier does. An empty page where the total says the listing is
-// complete (a last page past the total) is fine.
+// Every page is checked before its items are listed (pageGuard), so a portal whose pages
+// contradict its count or each other fails the job naming the page URL, and deletes nothing:
+// a page reporting another total than the first (items were added or removed mid-listing:
+// offsets shifted); a page before the last that is short, empty or Last; a page holding more
+// items than the total leaves for it, or a non-empty page after the last full one (the count
+// is smaller than the listing: that page is fetched to check); a page repeating an identifier
+// an earlier page listed, or an earlier page's items (the portal ignores the offset: a portal
+// serving one page forever costs one page); a page longer than asked for (the portal ignores
+// the page size) unless, with a total, it holds the whole listing, which is then taken as it
+// is. A first page shorter than asked for whose total says more follow is the portal's cap
+// on the page size: the listing goes on at that size, and its first item carries a
+// PortalPageSize warning naming the option to set. The listing fails, too, when the distinct
+// identifiers listed are fewer than the total. An item repeating an identifier of its own page
+// keeps the first: the repeat settles as errored with DuplicateIdentifier, as a data.json's
+// repeated identifier does. An empty page where the total says the listing is complete (a
+// last page past the total) is fine.
 func (h *Handler) listPortal(ctx context.Context, job *harvest.Job, p *Pager) error {
 	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
 	err := l.portal(p)
 	var le *PortalListingError
 	if errors.As(err, &le) {
-		return h.fail(ctx, job, "ExtractError", err)
+		return l.fail("ExtractError", err)
 	}
 	if err != nil {
 		return err
@@ -150,36 +169,58 @@ func (l *lister) portal(p *Pager) error {
 	if err != nil {
 		return l.pageError(p, p.Start, err)
 	}
-	total := first.Total
-	if total < 0 {
-		return l.portalSequential(p, first)
-	}
-	pages := max((total+p.PageSize-1)/p.PageSize, 1)
-	if err := l.portalPageItems(p, first, 0, pages, total); err != nil {
+	g, err := newPageGuard(p, first)
+	if err != nil {
 		return err
 	}
-	if pages > 1 && !first.Last {
-		if err := l.portalConcurrent(p, window, pages, total); err != nil {
+	if g.total < 0 {
+		return l.portalSequential(g, first)
+	}
+	if err := l.portalPageItems(g, first, 0); err != nil {
+		return err
+	}
+	last := first
+	if g.pages > 1 && !first.Last {
+		if last, err = l.portalConcurrent(g, window); err != nil {
 			return err
 		}
 	}
-	if distinct := len(l.seen) + l.unkeyed; distinct < total {
-		return &PortalListingError{Name: p.Name, Err: fmt.Errorf(
+	if last, err = l.portalAfterLast(g, last); err != nil {
+		return err
+	}
+	if distinct := len(l.seen) + l.unkeyed; distinct < g.total {
+		return &PortalListingError{Name: p.Name, URL: last.URL, Err: fmt.Errorf(
 			"the listing ended short of its total: %d distinct items listed (%d served), the portal reported %d",
-			distinct, l.listed, total)}
+			distinct, l.listed, g.total)}
 	}
 	return nil
 }
 
-// portalConcurrent fetches pages 1…pages-1 window at a time and lists them in order.
-func (l *lister) portalConcurrent(p *Pager, window, pages, total int) error {
+// portalAfterLast fetches the page after the last one the total spans when that last page was
+// full (pageGuard.afterLast), and fails the listing unless it is empty; it returns the last
+// page fetched.
+func (l *lister) portalAfterLast(g *pageGuard, last *PortalPage) (*PortalPage, error) {
+	offset := g.afterLast(last)
+	if offset < 0 {
+		return last, nil
+	}
+	page, err := g.p.Page(l.ctx, offset)
+	if err != nil {
+		return nil, l.pageError(g.p, offset, err)
+	}
+	return page, g.checkAfterLast(page)
+}
+
+// portalConcurrent fetches pages 1…g.pages-1 window at a time and lists them in order; it
+// returns the last page.
+func (l *lister) portalConcurrent(g *pageGuard, window int) (*PortalPage, error) {
 	ctx, cancel := context.WithCancel(l.ctx)
 	defer cancel()
 	order := make(chan chan portalPage, window) // the pages in flight or waiting, in page order
 	slots := make(chan struct{}, window)        // a slot per page fetched and not yet listed
 	go func() {
 		defer close(order)
-		for k := 1; k < pages; k++ {
+		for k := 1; k < g.pages; k++ {
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
@@ -188,20 +229,23 @@ func (l *lister) portalConcurrent(p *Pager, window, pages, total int) error {
 			done := make(chan portalPage, 1)
 			order <- done // never blocks: order holds window entries, slots bound them
 			go func(offset int) {
-				page, err := p.Page(ctx, offset)
+				page, err := g.p.Page(ctx, offset)
 				done <- portalPage{page, err}
-			}(p.Start + k*p.PageSize)
+			}(g.offset(k))
 		}
 	}()
-	var err error
+	var (
+		err  error
+		last *PortalPage
+	)
 	k := 1
 	for done := range order {
 		r := <-done
 		if err == nil {
 			if r.err != nil {
-				err = l.pageError(p, p.Start+k*p.PageSize, r.err)
+				err = l.pageError(g.p, g.offset(k), r.err)
 			} else {
-				err = l.portalPageItems(p, r.page, k, pages, total)
+				err, last = l.portalPageItems(g, r.page, k), r.page
 			}
 			if err != nil {
 				cancel() // the pages still in flight end; drain them
@@ -210,43 +254,52 @@ func (l *lister) portalConcurrent(p *Pager, window, pages, total int) error {
 		<-slots
 		k++
 	}
-	return err
+	return last, err
 }
 
-// portalSequential lists a portal that reports no total, page after page from first.
-func (l *lister) portalSequential(p *Pager, first *PortalPage) error {
+// DefaultMaxPortalPages is Pager.MaxPages's default: 10,000 pages (a million items at 100 a
+// page).
+const DefaultMaxPortalPages = 10_000
+
+// portalSequential lists a portal that reports no total, page after page from first, at most
+// Pager.MaxPages pages.
+func (l *lister) portalSequential(g *pageGuard, first *PortalPage) error {
+	maxPages := cmp.Or(g.p.MaxPages, DefaultMaxPortalPages)
 	page := first
 	for k := 0; ; k++ {
+		if k == maxPages {
+			return g.errorf(page, "the listing goes on past %d pages, and the portal reports no total to tell "+
+				"when it ends", maxPages)
+		}
+		if err := g.checkSequential(page, k, l.seen); err != nil {
+			return err
+		}
 		for i := range page.Items {
 			if err := l.portalItem(&page.Items[i]); err != nil {
 				return err
 			}
 		}
-		if page.Last || len(page.Items) < p.PageSize {
+		if page.Last || len(page.Items) < g.size {
 			return nil
 		}
-		offset := p.Start + (k+1)*p.PageSize
+		offset := g.offset(k + 1)
 		var err error
-		if page, err = p.Page(l.ctx, offset); err != nil {
-			return l.pageError(p, offset, err)
+		if page, err = g.p.Page(l.ctx, offset); err != nil {
+			return l.pageError(g.p, offset, err)
 		}
 	}
 }
 
-// portalPageItems checks page k (0-based) of pages against the listing's total and lists its
-// items.
-func (l *lister) portalPageItems(p *Pager, page *PortalPage, k, pages, total int) error {
-	if page.Total >= 0 && page.Total != total {
-		return &PortalListingError{Name: p.Name, URL: page.URL, Err: fmt.Errorf(
-			"the total changed mid-listing, from %d to %d: items were added or removed while it was "+
-				"listed, so its pages shifted; nothing is deleted, harvest again", total, page.Total)}
-	}
-	if k < pages-1 && (len(page.Items) < p.PageSize || page.Last) {
-		return &PortalListingError{Name: p.Name, URL: page.URL, Err: fmt.Errorf(
-			"page %d of %d has %d items, %d were asked for: the listing would end short of its total of %d",
-			k+1, pages, len(page.Items), p.PageSize, total)}
+// portalPageItems checks page k (0-based) of a listing with a total (pageGuard.check) and
+// lists its items; the first item of the listing carries the guard's hint, if any.
+func (l *lister) portalPageItems(g *pageGuard, page *PortalPage, k int) error {
+	if err := g.check(page, k, l.seen); err != nil {
+		return err
 	}
 	for i := range page.Items {
+		if k == 0 && i == 0 && g.hint != nil {
+			page.Items[i].Warnings = append(page.Items[i].Warnings, *g.hint)
+		}
 		if err := l.portalItem(&page.Items[i]); err != nil {
 			return err
 		}

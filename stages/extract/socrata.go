@@ -49,7 +49,7 @@ func (h *Handler) socrataPager(fc fetch.Config, job *harvest.Job) (*Pager, error
 	if only == "" {
 		only = "dataset"
 	}
-	return &Pager{Name: "Socrata Discovery API " + base + "/api/catalog/v1 (domain " + domain + ")", PageSize: limit,
+	return &Pager{Name: "Socrata Discovery API " + base + "/api/catalog/v1 (domain " + domain + ")", PageSize: limit, PageSizeOption: "limit",
 		Page: func(ctx context.Context, offset int) (*PortalPage, error) {
 			q := url.Values{}
 			q.Set("domains", domain)

@@ -1,6 +1,8 @@
 // Package portaltest emulates portal APIs for tests: an httptest CKAN Action API serving
 // package_search over a list of packages (real ones from the corpus, or synthetic ones made
-// from them), with paging and faults under the test's control, and a DKAN 2 metastore.
+// from them), with paging and faults under the test's control, a DKAN 2 metastore, and the
+// paged listings of Socrata, ArcGIS and OpenDataSoft over generated items (Listing), with the
+// faults of hostile portals: counts that lie, offsets or page sizes ignored, capped pages.
 package portaltest
 
 import (
@@ -44,6 +46,11 @@ type CKAN struct {
 	StartFor func(start int) int
 	// Envelope, when set, wraps the package_search result: DKAN 7's list of one, say.
 	Envelope func(result json.RawMessage) json.RawMessage
+	// MaxRows, when set, caps the packages of a page whatever rows asks for, as CKAN's
+	// ckan.search.rows_max does.
+	MaxRows int
+	// IgnoreRows serves every package from the start served on, whatever rows asks for.
+	IgnoreRows bool
 }
 
 // NewCKAN starts an emulated CKAN serving packages (each a package JSON with an "id"),
@@ -134,6 +141,12 @@ func (c *CKAN) serve(w http.ResponseWriter, r *http.Request) {
 	served := start
 	if c.StartFor != nil {
 		served = c.StartFor(start)
+	}
+	switch {
+	case c.IgnoreRows:
+		rows = len(pkgs)
+	case c.MaxRows > 0:
+		rows = min(rows, c.MaxRows)
 	}
 	page := []json.RawMessage{}
 	if served < len(pkgs) {
