@@ -2,11 +2,8 @@ package extract
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -24,8 +21,14 @@ type PortalItem struct {
 	Identifier string
 	// Title names the item in error messages ("" when unknown).
 	Title string
-	// Raw is the item as the portal served it (source_raw), JSON.
+	// Raw is the item as the portal served it (source_raw), JSON; nil when TooLarge.
 	Raw []byte
+	// TooLarge is set for an item over Config.MaxRecordBytes, measured as it streamed past and
+	// never held: Size is its length in bytes, and Identifier and Title were read from its key
+	// members. It settles as errored (RecordTooLarge); its identifier is still seen, so the
+	// dataset it already has is kept.
+	TooLarge bool
+	Size     int64
 	// Err is why the item has no usable identifier (it then settles as MissingIdentifier).
 	Err error
 	// Warnings become warning rows of the record.
@@ -275,6 +278,14 @@ func (l *lister) portalItem(it *PortalItem) error {
 		return err
 	}
 	e := catalog.Entry{Position: pos, Identifier: it.Identifier, Title: it.Title, Raw: it.Raw, Err: it.Err}
+	if it.TooLarge {
+		e.TooLarge, e.Size = true, it.Size
+		if err := l.tooLarge(&e); err != nil || e.Identifier != "" {
+			return err
+		}
+		l.unkeyed++ // no usable identifier: an item of its own, counted against the total
+		return nil
+	}
 	if off := invalidUTF8(it.Raw); off >= 0 {
 		l.unkeyed++
 		return l.settleError(&catalog.Entry{Position: pos}, "InvalidEncoding", fmt.Sprintf(
@@ -342,32 +353,6 @@ func (l *lister) crossSource(it *PortalItem) (*harvest.RecordError, error) {
 // an API token or Socrata app token configured as the auth header goes with every page.
 func (h *Handler) portalFetch(_ context.Context, _ *harvest.Job) (fetch.Config, error) {
 	return h.fetch, nil
-}
-
-// getJSON GETs url with fc and decodes its JSON body into v. Its errors name the URL: a
-// *fetch.Error (status, attempts) when the GET failed, an HTML page's title when the portal
-// sent one, or the decode error with its byte offset.
-func getJSON(ctx context.Context, fc fetch.Config, url string, v any) error {
-	f, err := fetch.Get(ctx, fc, url)
-	if err != nil {
-		return err
-	}
-	defer func() { f.Close(); os.Remove(f.Name()) }()
-	if title, ok := fetch.HTMLPage(f); ok {
-		return fmt.Errorf("GET %s: the server sent an HTML page (title %q) where JSON was expected", url, title)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(f)
-	if err := dec.Decode(v); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fmt.Errorf("GET %s: not JSON at byte %d: %v", url, se.Offset, err)
-		}
-		return fmt.Errorf("GET %s: unexpected JSON: %w", url, err)
-	}
-	return nil
 }
 
 // listPortalSource lists a portal source (harvest.SourceType.IsPortal) by its platform's pager.

@@ -48,7 +48,7 @@ func fastFetch() fetch.Config {
 
 func pagerFor(t *testing.T, typ harvest.SourceType, u string, options map[string]string) (*Pager, error) {
 	t.Helper()
-	h := &Handler{fetch: fastFetch()}
+	h := New(nil, nil, fastFetch())
 	job := &harvest.Job{SourceType: typ, URL: u, Options: options}
 	switch typ {
 	case harvest.SourceSocrata:

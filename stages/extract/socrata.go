@@ -60,23 +60,25 @@ func (h *Handler) socrataPager(fc fetch.Config, job *harvest.Job) (*Pager, error
 			q.Set("offset", strconv.Itoa(offset))
 			pageURL := base + "/api/catalog/v1?" + q.Encode()
 			var env struct {
-				Results       []json.RawMessage `json:"results"`
-				ResultSetSize *int              `json:"resultSetSize"`
-				Error         json.RawMessage   `json:"error"`
+				ResultSetSize *int            `json:"resultSetSize"`
+				Error         json.RawMessage `json:"error"`
 			}
-			if err := getJSON(ctx, fc, pageURL, &env); err != nil {
+			items, err := readPage(ctx, fc, pageURL, socrataShape, h.cfg.MaxRecordBytes, &env)
+			if err != nil {
 				return nil, err
 			}
 			if env.ResultSetSize == nil {
 				return nil, fmt.Errorf("GET %s: not a Socrata Discovery API answer: no resultSetSize", pageURL)
 			}
-			page := &PortalPage{URL: pageURL, Total: *env.ResultSetSize, Items: make([]PortalItem, 0, len(env.Results))}
-			for _, raw := range env.Results {
-				page.Items = append(page.Items, socrataItem(domain, raw))
-			}
-			return page, nil
+			return &PortalPage{URL: pageURL, Total: *env.ResultSetSize, Items: portalItems(items, func(raw json.RawMessage) PortalItem {
+				return socrataItem(domain, raw)
+			})}, nil
 		}}, nil
 }
+
+// socrataShape: a Discovery API answer's results, keyed by resource.id on metadata.domain.
+var socrataShape = &pageShape{items: []string{"/results"},
+	keys: []string{"/resource/id", "/resource/name", "/resource/type", "/metadata/domain"}}
 
 // socrataItem is the PortalItem of one Discovery API result.
 func socrataItem(domain string, raw json.RawMessage) PortalItem {

@@ -1,0 +1,78 @@
+package extract
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract/portaltest"
+)
+
+// socrataResult is a generated Discovery API result of view id on domain, of resource type typ,
+// with a description of pad bytes.
+func socrataResult(id, domain, typ string, pad int) string {
+	return fmt.Sprintf(`{"resource": {"id": %q, "name": "View %s", "type": %q, "parent_fxf": [], "description": %q},
+	 "classification": {"categories": []}, "metadata": {"domain": %q}, "permalink": "https://%s/d/%s"}`,
+		id, id, typ, strings.Repeat("d", pad), domain, domain, id)
+}
+
+// TestPortalItemOverTheCapIsAnErrorRow: a portal item over --max-record-bytes, in each family's
+// answer, is measured as it streams past and settles as a RecordTooLarge error row naming its
+// size and the cap; nothing of it goes to COMPARE, and its identifier is seen, so the live
+// dataset it has is not deleted.
+func TestPortalItemOverTheCapIsAnErrorRow(t *testing.T) {
+	t.Parallel()
+	const limit = 4096
+	t.Run("ckan", func(t *testing.T) {
+		t.Parallel()
+		big := fmt.Sprintf(`{"id":"big","title":"Big","notes":%q}`, strings.Repeat("n", limit))
+		ckan := portaltest.NewCKAN(t, []json.RawMessage{json.RawMessage(`{"id": "a"}`), json.RawMessage(big)})
+		r := runPortal(t, openSQLite(t), harvest.SourceCKAN, ckan.URL(), nil, []string{ckan.URL() + "/dataset/big"},
+			testPortalFetch(), WithMaxRecordBytes(limit))
+		requireTooLarge(t, r, ckan.URL()+"/dataset/big", len(big))
+		require.Equal(t, []string{ckan.URL() + "/dataset/a"}, identifiers(r.records(t)))
+	})
+	t.Run("socrata", func(t *testing.T) {
+		t.Parallel()
+		const domain = "127.0.0.1" // the test server's host
+		big := socrataResult("bigg-2222", domain, "dataset", limit)
+		body := `{"resultSetSize": 2, "results": [` + socrataResult("aaaa-1111", domain, "dataset", 10) + `, ` + big + `]}`
+		srv, _ := servePages(t, []byte(body))
+		live := SocrataIdentifier(domain, "bigg-2222")
+		r := runPortal(t, openSQLite(t), harvest.SourceSocrata, srv.URL, nil, []string{live}, testPortalFetch(),
+			WithMaxRecordBytes(limit))
+		requireTooLarge(t, r, live, len(big))
+		require.Equal(t, []string{SocrataIdentifier(domain, "aaaa-1111")}, identifiers(r.records(t)))
+	})
+	t.Run("opendatasoft", func(t *testing.T) {
+		t.Parallel()
+		big := fmt.Sprintf(`{"dataset": {"dataset_id": "b", "dataset_uid": "da_big", "metas": {"default": {"title": "Big", "description": %q}}}}`,
+			strings.Repeat("m", limit))
+		srv, _ := servePages(t, []byte(`{"total_count": 2, "results": [{"dataset_uid": "da_a"}, `+big+`]}`))
+		r := runPortal(t, openSQLite(t), harvest.SourceOpenDataSoft, srv.URL, nil, []string{srv.URL + "/datasets/da_big"},
+			testPortalFetch(), WithMaxRecordBytes(limit))
+		requireTooLarge(t, r, srv.URL+"/datasets/da_big", len(big))
+	})
+}
+
+// requireTooLarge checks a listing of two items, the second over the cap and keyed id.
+func requireTooLarge(t *testing.T, r *extractRun, id string, size int) {
+	t.Helper()
+	require.NoError(t, r.err)
+	require.Empty(t, r.jobErrors(t), "an item over the cap does not fail the job")
+	require.Equal(t, 2, r.listed(t))
+	errs := r.recordErrors(t)
+	require.Len(t, errs, 1)
+	s := errs["RecordTooLarge"]
+	require.Equal(t, id, s.Identifier)
+	require.Equal(t, harvest.PositionKey(1), s.Key)
+	require.Contains(t, s.Errors[0].Message, fmt.Sprintf("is %d bytes, over the record size cap of 4096 bytes", size))
+	for _, rec := range r.records(t) {
+		require.NotEqual(t, id, rec.Identifier, "nothing of the item goes on: no source_raw is stored")
+	}
+	require.Empty(t, r.unseenAtListing, "the item is in the portal: its live dataset is not deleted")
+}
