@@ -17,19 +17,11 @@ import (
 // when the source's "num" option does not set one; 100 is the portal search's maximum.
 const DefaultArcGISNum = 100
 
-// ArcGISBaseURL returns the portal or Hub site base of an arcgis source's URL: without a
-// trailing slash, a query, or a "/sharing/rest…", "/home…" or "/api/…" path pasted with it.
+// ArcGISBaseURL returns the portal or Hub site base of an arcgis source's URL
+// (harvest.PortalBaseURL, without its "/sharing/rest"): without a trailing slash, a query, a
+// "/data.json", or a "/sharing/rest…", "/home…" or "/api/…" path pasted with it.
 func ArcGISBaseURL(raw string) string {
-	base := strings.TrimSpace(raw)
-	if i := strings.IndexAny(base, "?#"); i >= 0 {
-		base = base[:i]
-	}
-	for _, p := range []string{"/sharing/rest", "/home/", "/api/"} {
-		if i := strings.Index(base, p); i >= 0 {
-			base = base[:i]
-		}
-	}
-	return strings.TrimRight(base, "/")
+	return strings.TrimSuffix(harvest.PortalBaseURL(harvest.SourceArcGIS, raw), "/sharing/rest")
 }
 
 // ArcGISItemIdentifier is the harvest identifier of an item of the ArcGIS portal at base: its

@@ -18,21 +18,11 @@ import (
 // "rows" option does not set one. CKAN's default cap (ckan.search.rows_max) is 1000.
 const DefaultCKANRows = 100
 
-// CKANBaseURL returns the portal base URL of a CKAN source's URL: the URL without a trailing
-// slash and without an "/api/…" path the user may have pasted (".../api/3/action/package_search"
-// gives "..."). Record identifiers and landing pages are made from it.
-func CKANBaseURL(raw string) string {
-	base := strings.TrimRight(raw, "/")
-	if i := strings.Index(base, "/api/"); i >= 0 {
-		base = base[:i]
-	} else if strings.HasSuffix(base, "/api") {
-		base = strings.TrimSuffix(base, "/api")
-	}
-	if i := strings.IndexAny(base, "?#"); i >= 0 {
-		base = base[:i]
-	}
-	return base
-}
+// CKANBaseURL returns the portal base URL of a CKAN (or DKAN) source's URL
+// (harvest.PortalBaseURL): the URL without a query, a trailing slash or an "/api/…" path the
+// user may have pasted (".../api/3/action/package_search" gives "..."). Record identifiers and
+// landing pages are made from it.
+func CKANBaseURL(raw string) string { return harvest.PortalBaseURL(harvest.SourceCKAN, raw) }
 
 // CKANIdentifier is the harvest identifier of the CKAN package id of the portal at base:
 // "<base>/dataset/<id>", which is also the package's page on stock CKAN. Two portals' "123"

@@ -16,20 +16,9 @@ import (
 // does not set one: 100, the Explore API's maximum for catalog/datasets.
 const DefaultODSLimit = 100
 
-// ODSBaseURL returns the portal base of an opendatasoft source's URL: without a trailing slash,
-// a query, or an "/api/…" or "/explore…" path pasted with it.
-func ODSBaseURL(raw string) string {
-	base := strings.TrimSpace(raw)
-	if i := strings.IndexAny(base, "?#"); i >= 0 {
-		base = base[:i]
-	}
-	for _, p := range []string{"/api/", "/explore"} {
-		if i := strings.Index(base, p); i >= 0 {
-			base = base[:i]
-		}
-	}
-	return strings.TrimRight(base, "/")
-}
+// ODSBaseURL returns the portal base of an opendatasoft source's URL (harvest.PortalBaseURL):
+// without a trailing slash, a query, or an "/api/…" or "/explore…" path pasted with it.
+func ODSBaseURL(raw string) string { return harvest.PortalBaseURL(harvest.SourceOpenDataSoft, raw) }
 
 // ODSIdentifier is the harvest identifier of the dataset uid (or, for the v1 API, which has
 // no uid, the dataset id) of the OpenDataSoft portal at base: "<base>/datasets/<uid>". The uid
