@@ -284,7 +284,7 @@ type lister struct {
 	saving         chan error
 	languages      []string             // an rdf source's language preference (option languages)
 	jobStarts      map[string]time.Time // by job id: the start of the jobs of stored WAF records (jobStart)
-	unkeyed        int                  // portal items listed without a usable identifier (portalItem)
+	unkeyed        int                  // portal items listed without a usable identifier, or skipped (portalItem)
 	// settled is the job's settled count as pace last read it; unpaced is set once the job
 	// stalled (pace).
 	settled int

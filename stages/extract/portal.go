@@ -29,8 +29,13 @@ type PortalItem struct {
 	// dataset it already has is kept.
 	TooLarge bool
 	Size     int64
-	// Err is why the item has no usable identifier (it then settles as MissingIdentifier).
+	// Err is why the item has no usable identifier (it then settles as MissingIdentifier, or
+	// ForeignDomain for a Socrata view of another domain).
 	Err error
+	// Skip, when not empty, says why the item is not a record of its own (a Socrata derived view:
+	// a filtered view, chart or map over another dataset): it is counted against the listing's
+	// total only, and is neither a record nor an error row.
+	Skip string
 	// Warnings become warning rows of the record.
 	Warnings []harvest.RecordError
 	// Origin, when set, says the portal itself harvested the item from elsewhere (a CKAN
@@ -270,9 +275,14 @@ func (l *lister) pageError(p *Pager, offset int, err error) error {
 	return &PortalListingError{Name: p.Name, Err: fmt.Errorf("page at offset %d: %w", offset, err)}
 }
 
-// portalItem lists one item: an error row when it has no usable identifier or repeats one,
-// else a record to COMPARE with the job's source type (TRANSFORM maps it by platform).
+// portalItem lists one item: nothing when it is Skip, an error row when it has no usable
+// identifier, repeats one or is over the record size cap, else a record to COMPARE with the
+// job's source type (TRANSFORM maps it by platform).
 func (l *lister) portalItem(it *PortalItem) error {
+	if it.Skip != "" {
+		l.unkeyed++ // counted against the total, listed as nothing
+		return nil
+	}
 	pos, err := l.next()
 	if err != nil {
 		return err
@@ -298,6 +308,10 @@ func (l *lister) portalItem(it *PortalItem) error {
 		e.Err = fmt.Errorf("item #%d%s has no identifier", pos+1, e.Named())
 	}
 	if bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, l.seen); bad != nil {
+		var fd *foreignDomainError
+		if errors.As(e.Err, &fd) {
+			bad.Type = "ForeignDomain"
+		}
 		if bad.Type != "DuplicateIdentifier" {
 			l.unkeyed++ // an item of its own, counted against the total
 		}

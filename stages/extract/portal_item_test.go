@@ -76,3 +76,41 @@ func requireTooLarge(t *testing.T, r *extractRun, id string, size int) {
 	}
 	require.Empty(t, r.unseenAtListing, "the item is in the portal: its live dataset is not deleted")
 }
+
+// socrataDerived is a generated Discovery API result of a view derived from parent, of type typ.
+func socrataDerived(id, parent, typ string) string {
+	return fmt.Sprintf(`{"resource": {"id": %q, "name": "View %s", "type": %q, "parent_fxf": [%q]},
+	 "classification": {}, "metadata": {"domain": "127.0.0.1"}}`, id, id, typ, parent)
+}
+
+// TestSocrataListsItsOwnDomainsDatasets: a Socrata source harvests the datasets of its own
+// domain (the source URL's host, 127.0.0.1 here), keyed under it. A result naming another
+// domain in metadata.domain is a ForeignDomain error row, keyed under neither domain, so no
+// source mints another domain's identifiers; a derived view (a filter, a chart, a map over a
+// dataset: resource.type, parent_fxf) is skipped: no record, no error row, counted against the
+// portal's total only.
+func TestSocrataListsItsOwnDomainsDatasets(t *testing.T) {
+	t.Parallel()
+	const domain = "127.0.0.1"
+	results := []string{
+		socrataResult("aaaa-1111", domain, "dataset", 10),
+		socrataDerived("bbbb-2222", "aaaa-1111", "filter"),
+		socrataDerived("cccc-3333", "aaaa-1111", "map"),
+		socrataResult("dddd-4444", "data.cityofchicago.org", "dataset", 10),
+		socrataResult("eeee-5555", strings.ToUpper(domain), "map", 10), // a geospatial dataset, not derived
+		`{"resource": {"id": "ffff-6666", "name": "Chart", "type": "chart", "parent_fxf": []}, "metadata": {"domain": "127.0.0.1"}}`,
+	}
+	srv, _ := servePages(t, []byte(`{"resultSetSize": 6, "results": [`+strings.Join(results, ",")+`]}`))
+	r := runPortal(t, openSQLite(t), harvest.SourceSocrata, srv.URL, map[string]string{"limit": "10"}, nil, testPortalFetch())
+	require.NoError(t, r.err)
+	require.Empty(t, r.jobErrors(t), "the listing is complete: skipped views count against the total")
+	require.Equal(t, []string{SocrataIdentifier(domain, "aaaa-1111"), SocrataIdentifier(domain, "eeee-5555")},
+		identifiers(r.records(t)))
+	errs := r.recordErrors(t)
+	require.Len(t, errs, 1)
+	fd := errs["ForeignDomain"]
+	require.Empty(t, fd.Identifier)
+	require.Contains(t, fd.Errors[0].Message, `dddd-4444 (title "View dddd-4444") is a view of domain "data.cityofchicago.org", `+
+		`not of this source's domain "127.0.0.1"`)
+	require.Equal(t, 3, r.listed(t), "two datasets and the foreign result; the three derived views are no records")
+}
