@@ -94,6 +94,9 @@ type pageScan struct {
 	shape *pageShape
 	limit int64
 	d     *jsontext.Decoder
+	// names are the last names of shape.keys, quoted as JSON writes them: a scalar is looked up
+	// in shape.keys (its pointer built) only after a member name among them.
+	names map[string]bool
 	items []pageItem
 	found bool  // the items array was read
 	open  int64 // the offsets just after the items array's "[" and at its "]"
@@ -103,6 +106,10 @@ type pageScan struct {
 
 // scan reads the whole answer, checking its syntax as it goes, and reads the items array.
 func (s *pageScan) scan() error {
+	s.names = map[string]bool{}
+	for _, k := range s.shape.keys {
+		s.names[strconv.Quote(k[strings.LastIndexByte(k, '/')+1:])] = true
+	}
 	s.d = jsontext.NewDecoder(bufio.NewReaderSize(s.f, 64<<10),
 		jsontext.AllowDuplicateNames(true), // as encoding/json does; tracking names costs memory
 		jsontext.AllowInvalidUTF8(true))    // an item's bad bytes are its error row (InvalidEncoding), not the page's
@@ -178,9 +185,11 @@ func cmpErr(err, def error) error {
 // element reads one element of the array at depth, keeping its key members (pointers relative
 // to prefix, the element's own pointer) into keys.
 func (s *pageScan) element(depth int, prefix string, keys map[string]json.RawMessage) error {
+	named := false // the last value read is a name among s.names
 	for first := true; first || s.d.StackDepth() > depth; first = false {
 		switch s.d.PeekKind() {
 		case '{', '[', '}', ']':
+			named = false
 			if _, err := s.d.ReadToken(); err != nil {
 				return err
 			}
@@ -194,12 +203,14 @@ func (s *pageScan) element(depth int, prefix string, keys map[string]json.RawMes
 			return err
 		}
 		at := s.d.StackDepth()
-		if at > depth+maxKeyDepth || len(v) > maxKeyBytes {
+		if kind, n := s.d.StackIndex(at); kind == '{' && n%2 == 1 { // a member's name
+			named = at <= depth+maxKeyDepth && s.names[string(v)]
 			continue
 		}
-		if kind, n := s.d.StackIndex(at); kind == '{' && n%2 == 1 {
-			continue // a member's name
+		if !named || len(v) > maxKeyBytes {
+			continue
 		}
+		named = false
 		rel := strings.TrimPrefix(string(s.d.StackPointer()), prefix)
 		for _, k := range s.shape.keys {
 			if k == rel {
@@ -213,20 +224,26 @@ func (s *pageScan) element(depth int, prefix string, keys map[string]json.RawMes
 // item is the pageItem of the element between the offsets start (just after the token before
 // it) and end.
 func (s *pageScan) item(start, end int64, keys map[string]json.RawMessage) (pageItem, error) {
+	if end-start <= s.limit+maxLead { // read at once, separators and all
+		buf := make([]byte, end-start)
+		if _, err := s.f.ReadAt(buf, start); err != nil {
+			return pageItem{}, fmt.Errorf("read item back: %w", err)
+		}
+		raw := bytes.TrimLeft(buf, " \t\r\n,")
+		if len(raw) <= int(s.limit) {
+			return pageItem{raw: raw, size: int64(len(raw))}, nil
+		}
+		return pageItem{size: int64(len(raw)), keys: keysObject(keys)}, nil
+	}
 	lead, err := s.separators(start, end)
 	if err != nil {
 		return pageItem{}, err
 	}
-	size := end - start - lead
-	if size > s.limit {
-		return pageItem{size: size, keys: keysObject(keys)}, nil
-	}
-	raw := make([]byte, size)
-	if _, err := s.f.ReadAt(raw, start+lead); err != nil {
-		return pageItem{}, fmt.Errorf("read item back: %w", err)
-	}
-	return pageItem{raw: raw, size: size}, nil
+	return pageItem{size: end - start - lead, keys: keysObject(keys)}, nil
 }
+
+// maxLead is how many bytes of white space and comma before an item are read with it.
+const maxLead = 4 << 10
 
 // separators counts the white space and comma at offset start of the file, before an element.
 func (s *pageScan) separators(start, end int64) (int64, error) {

@@ -42,7 +42,7 @@ func (h *Handler) socrataPager(fc fetch.Config, job *harvest.Job) (*Pager, error
 	base := u.Scheme + "://" + u.Host
 	domain := strings.ToLower(strings.TrimSpace(job.Options["domain"]))
 	if domain == "" {
-		domain = u.Hostname() // lower case: the source URL is in its normal form
+		domain = strings.ToLower(u.Hostname())
 	}
 	limit, err := pageSizeOption(job, "limit", DefaultSocrataLimit, 10000)
 	if err != nil {
