@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -113,4 +114,45 @@ func TestSocrataListsItsOwnDomainsDatasets(t *testing.T) {
 	require.Contains(t, fd.Errors[0].Message, `dddd-4444 (title "View dddd-4444") is a view of domain "data.cityofchicago.org", `+
 		`not of this source's domain "127.0.0.1"`)
 	require.Equal(t, 3, r.listed(t), "two datasets and the foreign result; the three derived views are no records")
+}
+
+// TestReadPage: how readPage reads a page: an item of exactly the cap is kept as served, one
+// byte more keeps only its key members (nested ones too); a page with two items arrays, an
+// envelope over the cap, or bytes that are not JSON (a syntax error, trailing garbage) fail
+// the page, naming the URL.
+func TestReadPage(t *testing.T) {
+	t.Parallel()
+	const limit = 100
+	item := func(n int) string { // an ODS v2.0 dataset of n bytes
+		head := `{"dataset": {"dataset_uid": "da_1", "metas": {"default": {"title": "T"}}}, "pad": "`
+		return head + strings.Repeat("p", n-len(head)-2) + `"}`
+	}
+	var env struct {
+		TotalCount int `json:"total_count"`
+	}
+	srv, _ := servePages(t, []byte(`{"total_count": 2, "results": [`+item(limit)+" ,\n "+item(limit+1)+`]}`))
+	items, err := readPage(context.Background(), fastFetch(), srv.URL, odsShape, limit, &env)
+	require.NoError(t, err)
+	require.Equal(t, 2, env.TotalCount)
+	require.Len(t, items, 2)
+	require.Equal(t, item(limit), string(items[0].raw), "kept exactly as served")
+	require.Nil(t, items[1].raw)
+	require.EqualValues(t, limit+1, items[1].size)
+	require.JSONEq(t, `{"dataset": {"dataset_uid": "da_1", "metas": {"default": {"title": "T"}}}}`, string(items[1].keys))
+	it := portalItems(items, func(raw json.RawMessage) PortalItem { return odsItem("https://o.example", raw) })[1]
+	require.True(t, it.TooLarge)
+	require.Equal(t, "https://o.example/datasets/da_1", it.Identifier)
+	require.Equal(t, "T", it.Title)
+
+	for body, want := range map[string]string{
+		`{"total_count": 0, "results": [], "results": []}`:                             `second items array at "/results"`,
+		`{"total_count": 0, "results": [], "x": "` + strings.Repeat("x", limit) + `"}`: "bytes outside its items, over the record size cap of 100 bytes",
+		`{"total_count": 0, "results": [1,]}`:                                          "not JSON at byte",
+		`{"total_count": 0, "results": []} x`:                                          "not JSON at byte",
+	} {
+		srv, _ := servePages(t, []byte(body))
+		_, err := readPage(context.Background(), fastFetch(), srv.URL, odsShape, limit, &env)
+		require.ErrorContains(t, err, want, body)
+		require.ErrorContains(t, err, "GET "+srv.URL, body)
+	}
 }

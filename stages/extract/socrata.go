@@ -144,8 +144,8 @@ type foreignDomainError struct{ id, title, domain, source string }
 
 func (e *foreignDomainError) Error() string {
 	return fmt.Sprintf("result %s%s is a view of domain %q, not of this source's domain %q: it is not harvested "+
-		"(a Socrata source harvests its own domain's views; harvest %s as a source of its own)",
-		e.id, titled(e.title), e.domain, e.source, e.domain)
+		"(a Socrata source harvests its own domain's views: harvest %s as a source of its own, or set this "+
+		"source's domain option to it if this host serves that domain)", e.id, titled(e.title), e.domain, e.source, e.domain)
 }
 
 // pageSizeOption reads a page size option of job: def when unset, else a number from 1 to
