@@ -21,8 +21,9 @@
 // parameters (the lists) answer 422 for an unknown, repeated or empty one (readQuery); the
 // others ignore their query. Names must hold a character that is not white space, as the
 // document's pattern says, and a source's url (and collection_parent_url) is stored in its
-// normal form (harvest.NormalizeURL); a url naming the same catalog as another source's
-// (harvest.SameSourceURL) is a 409.
+// normal form (harvest.NormalizeURL; a portal source's url is its portal's base,
+// harvest.NormalizeSourceURL); a url naming the same catalog as another source's
+// (trigger.SourceByURL) is a 409.
 //
 // Sources are of every type the harvester harvests: document (one DCAT-US data.json or one
 // ISO 19115 XML file), waf and waf-collection (web-accessible folders of ISO 19115 XML, so

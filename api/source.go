@@ -88,7 +88,8 @@ type sourceInput struct {
 // collection_parent_url, no waf_time_zone (UTC) (decodeObject refuses null for the first three). A url (or
 // collection_parent_url) on a loopback, private or link-local address is refused unless the
 // server allows private sources (checkPublic). A good url or collection_parent_url is
-// stored in its normal form (harvest.NormalizeURL: RFC 3986 §6).
+// stored in its normal form (harvest.NormalizeURL: RFC 3986 §6; a portal source's url as its
+// portal's base, harvest.NormalizeSourceURL).
 //
 // accept, auth_header and options are read by decodeSettings; old is the source a PUT
 // replaces (nil for a POST), whose auth header value an auth_header sent with SecretMask keeps.
@@ -124,7 +125,7 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 	decodeSettings(&in, p, fields)
 	keepSecret(p, old, fields)
 	if _, bad := fields["url"]; !bad {
-		p.URL, _ = harvest.NormalizeURL(p.URL) // store.CheckSource accepted it
+		p.URL, _ = harvest.NormalizeSourceURL(p.SourceType, p.URL) // store.CheckSource accepted it
 	}
 	if _, bad := fields["collection_parent_url"]; !bad && p.CollectionParentURL != "" {
 		p.CollectionParentURL, _ = harvest.NormalizeURL(p.CollectionParentURL)

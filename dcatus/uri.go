@@ -2,7 +2,9 @@ package dcatus
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -16,14 +18,27 @@ import (
 //
 //	URI = scheme ":" hier-part [ "?" query ] [ "#" fragment ]
 //
-// uriFormat accepts exactly the same strings, so that, for example, a
-// describedBy URL with a trailing space is invalid here as it is there. One
+// Its syntax check, isURI, accepts exactly the same strings, so that, for
+// example, a describedBy URL with a trailing space is invalid here as it is
+// there. One
 // quirk is copied on purpose: rfc3987 anchors its pattern with Python's "$",
 // which also matches before a final newline, so a URI followed by one "\n"
 // passes there and passes here.
+//
+// On top of that, unlike rfc3987, the scheme must be one of urlSchemes: every
+// "uri" of DCAT-US 1.1 (landingPage, license, conformsTo, describedBy,
+// references, downloadURL, accessURL…) is a link that API consumers and the
+// catalog's pages follow, so a URI that runs code or reads local or inline
+// content (javascript:, vbscript:, data:, file:) is invalid, as is a scheme
+// no client knows (a typo such as "hhttps:").
 var uriFormat = &jsonschema.Format{Name: "uri", Validate: validateURI}
 
 var errNotURI = errors.New("not an RFC 3986 URI")
+
+// urlSchemes are the schemes a "uri" may have, lower case (RFC 3986 §3.1:
+// schemes compare ignoring case): the web's and file transfer's, mailto (a
+// contact), and the URN and DOI names that identify a resource.
+var urlSchemes = []string{"http", "https", "ftp", "ftps", "sftp", "mailto", "urn", "doi"}
 
 func validateURI(v any) error {
 	s, ok := v.(string)
@@ -32,6 +47,11 @@ func validateURI(v any) error {
 	}
 	if !isURI(strings.TrimSuffix(s, "\n")) {
 		return errNotURI
+	}
+	scheme, _, _ := strings.Cut(s, ":")
+	if !slices.Contains(urlSchemes, strings.ToLower(scheme)) {
+		return fmt.Errorf("scheme %q is not allowed where a URL is expected: want one of %s",
+			scheme, strings.Join(urlSchemes, ", "))
 	}
 	return nil
 }

@@ -8,11 +8,13 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// SourceByURL returns the harvest source whose URL names the same catalog as url
-// (harvest.SameSourceURL), or store.ErrNotFound. Sources are compared on their normal form, so
-// one stored before URLs were normalised (with a fragment, a default port, "/./"…) is found
-// too; a source stored with exactly url comes first. It reads every source, a page at a time:
-// the unique index on harvest_source.url only sees URLs written alike.
+// SourceByURL returns the harvest source whose URL names the same catalog as url, a URL in
+// its normal form (harvest.NormalizeSourceURL), or store.ErrNotFound: harvest.SameSourceURL of
+// url and each stored source's URL in its normal form for its type, so one stored before URLs
+// were normalised (with a fragment, a default port, "/./"…) is found too, and so is a portal
+// source stored as its API endpoint (".../api/3/action/package_search") before portal URLs were
+// normalised to their base. A source stored with exactly url comes first. It reads every
+// source, a page at a time: the unique index on harvest_source.url only sees URLs written alike.
 func SourceByURL(ctx context.Context, st store.Store, url string) (*store.Source, error) {
 	var found *store.Source
 	for offset := 0; ; {
@@ -25,7 +27,7 @@ func SourceByURL(ctx context.Context, st store.Store, url string) (*store.Source
 			switch {
 			case src.URL == url:
 				return src, nil
-			case found == nil && harvest.SameSourceURL(src.URL, url):
+			case found == nil && harvest.SameSourceURL(normalForm(src), url):
 				found = src
 			}
 		}
@@ -38,4 +40,13 @@ func SourceByURL(ctx context.Context, st store.Store, url string) (*store.Source
 		return nil, store.ErrNotFound
 	}
 	return found, nil
+}
+
+// normalForm is the URL of src in its normal form for its type, or as stored when it has none
+// (a file path).
+func normalForm(src *store.Source) string {
+	if n, err := harvest.NormalizeSourceURL(src.SourceType, src.URL); err == nil {
+		return n
+	}
+	return src.URL
 }

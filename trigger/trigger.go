@@ -24,8 +24,9 @@ var ErrJobInProgress = errors.New("the harvest source already has a job in progr
 // Params describes the job to start.
 type Params struct {
 	// URL is the source's location: an http(s) URL or an absolute file path. It keys the source.
-	// An http(s) URL is normalised (harvest.NormalizeURL), and a source whose URL names the
-	// same catalog (harvest.SameSourceURL) is the one used, however its URL was stored.
+	// An http(s) URL is normalised (harvest.NormalizeSourceURL: a portal's URL to its base), and
+	// a source whose URL names the same catalog (SourceByURL) is the one used, however its URL
+	// was stored.
 	URL        string
 	Name       string // source name when it is created; default URL
 	SourceType harvest.SourceType
@@ -78,7 +79,7 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 // EnsureSource returns the source of p.URL, creating it from p when missing, as Start does
 // (store.Store.SourceEnsure; the name defaults to the URL). It leaves the organization as it is.
 func EnsureSource(ctx context.Context, st store.Store, p Params) (*store.Source, error) {
-	if n, err := harvest.NormalizeURL(p.URL); err == nil { // not for a file path
+	if n, err := harvest.NormalizeSourceURL(p.SourceType, p.URL); err == nil { // not for a file path
 		p.URL = n
 	}
 	if n, err := harvest.NormalizeURL(p.CollectionParentURL); err == nil {

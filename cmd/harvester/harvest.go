@@ -155,6 +155,7 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 		if f.parentURL != "" {
 			return p, usageError{errors.New("--collection-parent-url is for --source-type waf-collection")}
 		}
+		p.URL, _ = harvest.NormalizeSourceURL(p.SourceType, p.URL) // the portal's base; --url was checked above
 	case p.SourceType == harvest.SourceRDF && p.SchemaType != harvest.SchemaDCATAP:
 		return p, usageError{fmt.Errorf("--source-type rdf: an RDF source holds DCAT-AP: use --schema-type %s", harvest.SchemaDCATAP)}
 	case p.SchemaType == harvest.SchemaDCATAP && p.SourceType != harvest.SourceRDF:

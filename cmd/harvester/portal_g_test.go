@@ -141,14 +141,18 @@ func corpusArray(t *testing.T, file, member string) []json.RawMessage {
 
 // socrataItems is the corpus's 7 Discovery API results (2 with a Common-Core contact, so
 // valid; 5 without one, invalid as non-federal DCAT-US) and n-7 copies of the data.cms.gov
-// result under new 4x4 ids on data.example.gov (valid): wantValid of them are valid.
+// result under new 4x4 ids (valid): wantValid of them are valid. Every result is of the domain
+// the test portal is served on, 127.0.0.1 (a result of another domain is not harvested).
 func socrataItems(t *testing.T, n int) (items []json.RawMessage, wantValid int) {
+	const domain = "127.0.0.1"
 	results := corpusArray(t, "socrata/discovery-api-catalog-v1-datasets.json", "results")
-	items = append(items, results...)
+	for _, r := range results {
+		items = append(items, withMember(t, r, domain, "metadata", "domain"))
+	}
 	for i := len(items); i < n; i++ {
 		id := fmt.Sprintf("s%03d-%04d", i/1000, i%10000)
 		it := withMember(t, results[2], id, "resource", "id")
-		it = withMember(t, it, "data.example.gov", "metadata", "domain")
+		it = withMember(t, it, domain, "metadata", "domain")
 		it = withMember(t, it, "https://data.example.gov/d/"+id, "permalink")
 		items = append(items, withMember(t, it, fmt.Sprintf("Dataset %d", i), "resource", "name"))
 	}

@@ -17,19 +17,11 @@ import (
 // when the source's "num" option does not set one; 100 is the portal search's maximum.
 const DefaultArcGISNum = 100
 
-// ArcGISBaseURL returns the portal or Hub site base of an arcgis source's URL: without a
-// trailing slash, a query, or a "/sharing/rest…", "/home…" or "/api/…" path pasted with it.
+// ArcGISBaseURL returns the portal or Hub site base of an arcgis source's URL
+// (harvest.PortalBaseURL, without its "/sharing/rest"): without a trailing slash, a query, a
+// "/data.json", or a "/sharing/rest…", "/home…" or "/api/…" path pasted with it.
 func ArcGISBaseURL(raw string) string {
-	base := strings.TrimSpace(raw)
-	if i := strings.IndexAny(base, "?#"); i >= 0 {
-		base = base[:i]
-	}
-	for _, p := range []string{"/sharing/rest", "/home/", "/api/"} {
-		if i := strings.Index(base, p); i >= 0 {
-			base = base[:i]
-		}
-	}
-	return strings.TrimRight(base, "/")
+	return strings.TrimSuffix(harvest.PortalBaseURL(harvest.SourceArcGIS, raw), "/sharing/rest")
 }
 
 // ArcGISItemIdentifier is the harvest identifier of an item of the ArcGIS portal at base: its
@@ -63,9 +55,9 @@ func (h *Handler) arcgisPager(fc fetch.Config, job *harvest.Job) (*Pager, error)
 	}
 	switch api {
 	case "search":
-		return arcgisSearchPager(fc, job, base, num)
+		return arcgisSearchPager(fc, job, base, num, h.cfg.MaxRecordBytes)
 	case "hub":
-		return arcgisHubPager(fc, base, num), nil
+		return arcgisHubPager(fc, base, num, h.cfg.MaxRecordBytes), nil
 	}
 	return nil, fmt.Errorf("the source's api option %q: want search or hub", api)
 }
@@ -76,7 +68,7 @@ func (h *Handler) arcgisPager(fc fetch.Config, job *harvest.Job) (*Pager, error)
 // ArcGIS search query such as `type:"Feature Service"`), ANDed with orgid:<orgid> when the
 // "orgid" option is set; with neither, "access:public". Sorting by creation date keeps the
 // order stable while items are edited. An item is keyed ArcGISItemIdentifier(base, id).
-func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num int) (*Pager, error) {
+func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num, limit int) (*Pager, error) {
 	q := strings.TrimSpace(job.Options["q"])
 	if org := strings.TrimSpace(job.Options["orgid"]); org != "" {
 		if q == "" {
@@ -99,12 +91,12 @@ func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num int) 
 			v.Set("num", strconv.Itoa(num))
 			pageURL := base + "/sharing/rest/search?" + v.Encode()
 			var env struct {
-				Total     *int              `json:"total"`
-				NextStart *int              `json:"nextStart"`
-				Results   []json.RawMessage `json:"results"`
-				Error     json.RawMessage   `json:"error"`
+				Total     *int            `json:"total"`
+				NextStart *int            `json:"nextStart"`
+				Error     json.RawMessage `json:"error"`
 			}
-			if err := getJSON(ctx, fc, pageURL, &env); err != nil {
+			items, err := readPage(ctx, fc, pageURL, arcgisSearchShape, limit, &env)
+			if err != nil {
 				return nil, err
 			}
 			if len(bytes.TrimSpace(env.Error)) > 0 && string(bytes.TrimSpace(env.Error)) != "null" {
@@ -114,12 +106,10 @@ func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num int) 
 			if env.Total == nil {
 				return nil, fmt.Errorf("GET %s: not an ArcGIS search answer: no total", pageURL)
 			}
-			page := &PortalPage{URL: pageURL, Total: *env.Total, Last: env.NextStart != nil && *env.NextStart == -1,
-				Items: make([]PortalItem, 0, len(env.Results))}
-			for _, raw := range env.Results {
-				page.Items = append(page.Items, arcgisItem(raw, "item", func(id string) string { return ArcGISItemIdentifier(base, id) }))
-			}
-			return page, nil
+			return &PortalPage{URL: pageURL, Total: *env.Total, Last: env.NextStart != nil && *env.NextStart == -1,
+				Items: portalItems(items, func(raw json.RawMessage) PortalItem {
+					return arcgisItem(raw, "item", func(id string) string { return ArcGISItemIdentifier(base, id) })
+				})}, nil
 		}}, nil
 }
 
@@ -127,7 +117,7 @@ func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num int) 
 // GET <base>/api/search/v1/collections/dataset/items?limit=<n>&startindex=<s>, pages starting
 // at 1, the total from numberMatched; a page without a "next" link is the last. Each feature
 // is a Hub dataset search record, keyed ArcGISHubIdentifier(base, its id).
-func arcgisHubPager(fc fetch.Config, base string, num int) *Pager {
+func arcgisHubPager(fc fetch.Config, base string, num, limit int) *Pager {
 	return &Pager{Name: "ArcGIS Hub search " + base + "/api/search/v1/collections/dataset/items", PageSize: num, PageSizeOption: "num", Start: 1,
 		Page: func(ctx context.Context, start int) (*PortalPage, error) {
 			v := url.Values{}
@@ -135,30 +125,38 @@ func arcgisHubPager(fc fetch.Config, base string, num int) *Pager {
 			v.Set("startindex", strconv.Itoa(start))
 			pageURL := base + "/api/search/v1/collections/dataset/items?" + v.Encode()
 			var env struct {
-				NumberMatched *int              `json:"numberMatched"`
-				Features      []json.RawMessage `json:"features"`
+				NumberMatched *int `json:"numberMatched"`
 				Links         []struct {
 					Rel string `json:"rel"`
 				} `json:"links"`
 			}
-			if err := getJSON(ctx, fc, pageURL, &env); err != nil {
+			items, err := readPage(ctx, fc, pageURL, arcgisHubShape, limit, &env)
+			if err != nil {
 				return nil, err
 			}
 			if env.NumberMatched == nil {
 				return nil, fmt.Errorf("GET %s: not an ArcGIS Hub search answer: no numberMatched", pageURL)
 			}
-			page := &PortalPage{URL: pageURL, Total: *env.NumberMatched, Last: true, Items: make([]PortalItem, 0, len(env.Features))}
+			page := &PortalPage{URL: pageURL, Total: *env.NumberMatched, Last: true,
+				Items: portalItems(items, func(raw json.RawMessage) PortalItem {
+					return arcgisItem(raw, "feature", func(id string) string { return ArcGISHubIdentifier(base, id) })
+				})}
 			for _, l := range env.Links {
 				if l.Rel == "next" {
 					page.Last = false
 				}
 			}
-			for _, raw := range env.Features {
-				page.Items = append(page.Items, arcgisItem(raw, "feature", func(id string) string { return ArcGISHubIdentifier(base, id) }))
-			}
 			return page, nil
 		}}
 }
+
+// arcgisSearchShape and arcgisHubShape: where the portal search and the Hub search answers hold
+// their items, and the members arcgisItem keys and names one by.
+var (
+	arcgisSearchShape = &pageShape{items: []string{"/results"}, keys: []string{"/id", "/title", "/name"}}
+	arcgisHubShape    = &pageShape{items: []string{"/features"}, keys: []string{"/id", "/title", "/name",
+		"/properties/id", "/properties/title", "/properties/name"}}
+)
 
 // arcgisItem is the PortalItem of a portal search item or a Hub record (a Feature whose
 // properties hold the item; its id is the feature's, else the properties').

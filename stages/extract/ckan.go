@@ -18,21 +18,11 @@ import (
 // "rows" option does not set one. CKAN's default cap (ckan.search.rows_max) is 1000.
 const DefaultCKANRows = 100
 
-// CKANBaseURL returns the portal base URL of a CKAN source's URL: the URL without a trailing
-// slash and without an "/api/…" path the user may have pasted (".../api/3/action/package_search"
-// gives "..."). Record identifiers and landing pages are made from it.
-func CKANBaseURL(raw string) string {
-	base := strings.TrimRight(raw, "/")
-	if i := strings.Index(base, "/api/"); i >= 0 {
-		base = base[:i]
-	} else if strings.HasSuffix(base, "/api") {
-		base = strings.TrimSuffix(base, "/api")
-	}
-	if i := strings.IndexAny(base, "?#"); i >= 0 {
-		base = base[:i]
-	}
-	return base
-}
+// CKANBaseURL returns the portal base URL of a CKAN (or DKAN) source's URL
+// (harvest.PortalBaseURL): the URL without a query, a trailing slash or an "/api/…" path the
+// user may have pasted (".../api/3/action/package_search" gives "..."). Record identifiers and
+// landing pages are made from it.
+func CKANBaseURL(raw string) string { return harvest.PortalBaseURL(harvest.SourceCKAN, raw) }
 
 // CKANIdentifier is the harvest identifier of the CKAN package id of the portal at base:
 // "<base>/dataset/<id>", which is also the package's page on stock CKAN. Two portals' "123"
@@ -67,18 +57,17 @@ func (h *Handler) ckanPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 			}
 			u := base + "/api/3/action/package_search?" + q.Encode()
 			var env ckanEnvelope
-			if err := getJSON(ctx, fc, u, &env); err != nil {
-				return nil, err
-			}
-			count, results, err := env.search(u)
+			items, err := readPage(ctx, fc, u, ckanShape, h.cfg.MaxRecordBytes, &env)
 			if err != nil {
 				return nil, err
 			}
-			page := &PortalPage{URL: u, Total: count, Items: make([]PortalItem, 0, len(results))}
-			for _, raw := range results {
-				page.Items = append(page.Items, ckanItem(base, raw))
+			count, err := env.search(u)
+			if err != nil {
+				return nil, err
 			}
-			return page, nil
+			return &PortalPage{URL: u, Total: count, Items: portalItems(items, func(raw json.RawMessage) PortalItem {
+				return ckanItem(base, raw)
+			})}, nil
 		}}, nil
 }
 
@@ -90,30 +79,33 @@ type ckanEnvelope struct {
 	Result  json.RawMessage `json:"result"`
 }
 
-// ckanSearch is package_search's result.
+// ckanShape is where a package_search answer holds its packages (DKAN 7 wraps the result in a
+// list of one), and the members that key a package (ckanPackageKeys but the extras).
+var ckanShape = &pageShape{items: []string{"/result/results", "/result/0/results"}, keys: []string{"/id", "/title"}}
+
+// ckanSearch is package_search's result (its results are read by readPage, as they stream).
 type ckanSearch struct {
-	Count   *int              `json:"count"`
-	Results []json.RawMessage `json:"results"`
+	Count *int `json:"count"`
 }
 
-// search reads a package_search result from the envelope of the answer to u.
-func (e *ckanEnvelope) search(u string) (count int, results []json.RawMessage, err error) {
+// search reads the count of a package_search result from the envelope of the answer to u.
+func (e *ckanEnvelope) search(u string) (count int, err error) {
 	if e.Success != nil && !*e.Success {
-		return 0, nil, fmt.Errorf("GET %s: CKAN answered success false: %s", u, compactJSON(e.Error))
+		return 0, fmt.Errorf("GET %s: CKAN answered success false: %s", u, compactJSON(e.Error))
 	}
 	raw := bytes.TrimSpace(e.Result)
 	if len(raw) > 0 && raw[0] == '[' { // DKAN 7 wraps results in a list of one
 		var list []json.RawMessage
 		if err := json.Unmarshal(raw, &list); err != nil || len(list) != 1 {
-			return 0, nil, fmt.Errorf("GET %s: result is a list of %d, not a package_search result", u, len(list))
+			return 0, fmt.Errorf("GET %s: result is a list of %d, not a package_search result", u, len(list))
 		}
 		raw = list[0]
 	}
 	var s ckanSearch
 	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil || s.Count == nil {
-		return 0, nil, fmt.Errorf("GET %s: not a CKAN package_search answer: no result.count", u)
+		return 0, fmt.Errorf("GET %s: not a CKAN package_search answer: no result.count", u)
 	}
-	return *s.Count, s.Results, nil
+	return *s.Count, nil
 }
 
 // compactJSON returns raw on one line, cut to 500 bytes, for an error message.

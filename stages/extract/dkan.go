@@ -15,26 +15,29 @@ import (
 // and no total (DKAN's /api/1/search can report total 0 while datasets exist, NOTES §16, so
 // it is not asked): the listing is that one answer, complete when it was read whole. An item
 // is keyed "<base>/dataset/<identifier>" (CKANIdentifier), as DKAN's dataset pages are.
-// The answer is held whole while its items are sent: a DKAN catalog is one document, as a
-// data.json is.
+// The answer is read as it streams (readPage): an item over Config.MaxRecordBytes is measured,
+// never held.
 func (h *Handler) dkanPager(fc fetch.Config, job *harvest.Job) *Pager {
 	base := CKANBaseURL(job.URL)
 	u := base + "/api/1/metastore/schemas/dataset/items?show-reference-ids"
 	return &Pager{Name: "DKAN metastore " + u, PageSize: 1, Window: 1,
 		Page: func(ctx context.Context, _ int) (*PortalPage, error) {
-			var items []json.RawMessage
-			if err := getJSON(ctx, fc, u, &items); err != nil {
+			items, err := readPage(ctx, fc, u, dkanShape, h.cfg.MaxRecordBytes, nil)
+			if err != nil {
 				return nil, err
 			}
-			page := &PortalPage{URL: u, Total: -1, Last: true, Items: make([]PortalItem, 0, len(items))}
-			for i, raw := range items {
+			i := -1
+			return &PortalPage{URL: u, Total: -1, Last: true, Items: portalItems(items, func(raw json.RawMessage) PortalItem {
+				i++
 				e := catalog.Identify(i, raw)
 				it := PortalItem{Raw: raw, Title: e.Title, Err: e.Err}
 				if e.Err == nil {
 					it.Identifier = CKANIdentifier(base, e.Identifier)
 				}
-				page.Items = append(page.Items, it)
-			}
-			return page, nil
+				return it
+			})}, nil
 		}}
 }
+
+// dkanShape: the metastore answers a bare array of DCAT-US datasets, keyed by identifier.
+var dkanShape = &pageShape{items: []string{""}, keys: []string{"/identifier", "/identifier/@id", "/title"}}

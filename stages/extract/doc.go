@@ -26,5 +26,7 @@
 // listed by the portal pager (portal.go, Handler.listPortal): the first page's total, then the
 // other pages concurrently within the per-host limit, each page's items sent as records (with
 // Record.SourceType set, for TRANSFORM) as soon as it arrives; a listing that falls short of
-// its total fails the job and sends no Listing.
+// its total fails the job and sends no Listing. A page is read an item at a time as it streams
+// (portal_read.go): an item over Config.MaxRecordBytes is a RecordTooLarge error row, measured,
+// never held, its identifier still seen.
 package extract

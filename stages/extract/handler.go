@@ -56,10 +56,11 @@ const DefaultMaxRecordBytes = catalog.DefaultMaxRecordBytes
 
 // Config configures the handler beyond fetching. Zero fields take the documented defaults.
 type Config struct {
-	// MaxRecordBytes caps one record, in bytes: a data.json dataset as written, or one XML file
-	// after decompression. A record over it settles as errored (RecordTooLarge, naming its size
-	// and the cap) and is never read into memory whole: a dataset is measured as it streams
-	// past (its identifier is still recorded as seen, so its dataset is kept), and an XML
+	// MaxRecordBytes caps one record, in bytes: a data.json dataset or a portal item as written,
+	// or one XML file after decompression (and a portal page's answer outside its items). A record
+	// over it settles as errored (RecordTooLarge, naming its size and the cap) and is never read
+	// into memory whole: a dataset or portal item is measured as it streams past (its identifier
+	// is still recorded as seen, so its dataset is kept), and an XML
 	// download stops after MaxRecordBytes+1 bytes. Records larger than a message can carry
 	// travel by reference (the router's claim check), so this cap is independent of the NATS
 	// server's max_payload. Default DefaultMaxRecordBytes.
@@ -305,7 +306,7 @@ type lister struct {
 	saving         chan error
 	languages      []string             // an rdf source's language preference (option languages)
 	jobStarts      map[string]time.Time // by job id: the start of the jobs of stored WAF records (jobStart)
-	unkeyed        int                  // portal items listed without a usable identifier (portalItem)
+	unkeyed        int                  // portal items listed without a usable identifier, or skipped (portalItem)
 	// settled is the job's settled count as pace last read it; unpaced is set once the job
 	// stalled (pace).
 	settled int

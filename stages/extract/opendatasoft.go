@@ -16,20 +16,9 @@ import (
 // does not set one: 100, the Explore API's maximum for catalog/datasets.
 const DefaultODSLimit = 100
 
-// ODSBaseURL returns the portal base of an opendatasoft source's URL: without a trailing slash,
-// a query, or an "/api/…" or "/explore…" path pasted with it.
-func ODSBaseURL(raw string) string {
-	base := strings.TrimSpace(raw)
-	if i := strings.IndexAny(base, "?#"); i >= 0 {
-		base = base[:i]
-	}
-	for _, p := range []string{"/api/", "/explore"} {
-		if i := strings.Index(base, p); i >= 0 {
-			base = base[:i]
-		}
-	}
-	return strings.TrimRight(base, "/")
-}
+// ODSBaseURL returns the portal base of an opendatasoft source's URL (harvest.PortalBaseURL):
+// without a trailing slash, a query, or an "/api/…" or "/explore…" path pasted with it.
+func ODSBaseURL(raw string) string { return harvest.PortalBaseURL(harvest.SourceOpenDataSoft, raw) }
 
 // ODSIdentifier is the harvest identifier of the dataset uid (or, for the v1 API, which has
 // no uid, the dataset id) of the OpenDataSoft portal at base: "<base>/datasets/<uid>". The uid
@@ -63,16 +52,16 @@ func (h *Handler) odsPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 				v.Set("order_by", "dataset_id")
 				pageURL := base + "/api/explore/v2.1/catalog/datasets?" + v.Encode()
 				var env struct {
-					TotalCount *int              `json:"total_count"`
-					Results    []json.RawMessage `json:"results"`
+					TotalCount *int `json:"total_count"`
 				}
-				if err := getJSON(ctx, fc, pageURL, &env); err != nil {
+				items, err := readPage(ctx, fc, pageURL, odsShape, h.cfg.MaxRecordBytes, &env)
+				if err != nil {
 					return nil, err
 				}
 				if env.TotalCount == nil {
 					return nil, fmt.Errorf("GET %s: not an OpenDataSoft catalog/datasets answer: no total_count", pageURL)
 				}
-				return odsPage(base, pageURL, *env.TotalCount, env.Results), nil
+				return odsPage(base, pageURL, *env.TotalCount, items), nil
 			}}, nil
 	case "v1":
 		return &Pager{Name: "OpenDataSoft search API v1 " + base + "/api/datasets/1.0/search/", PageSize: limit, PageSizeOption: "limit",
@@ -82,29 +71,33 @@ func (h *Handler) odsPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 				v.Set("start", strconv.Itoa(offset))
 				pageURL := base + "/api/datasets/1.0/search/?" + v.Encode()
 				var env struct {
-					NHits    *int              `json:"nhits"`
-					Datasets []json.RawMessage `json:"datasets"`
+					NHits *int `json:"nhits"`
 				}
-				if err := getJSON(ctx, fc, pageURL, &env); err != nil {
+				items, err := readPage(ctx, fc, pageURL, odsShape, h.cfg.MaxRecordBytes, &env)
+				if err != nil {
 					return nil, err
 				}
 				if env.NHits == nil {
 					return nil, fmt.Errorf("GET %s: not an OpenDataSoft v1 search answer: no nhits", pageURL)
 				}
-				return odsPage(base, pageURL, -1, env.Datasets), nil // nhits is not a trustworthy total
+				return odsPage(base, pageURL, -1, items), nil // nhits is not a trustworthy total
 			}}, nil
 	default:
 		return nil, fmt.Errorf("the source's api option %q: want v2.1 or v1", api)
 	}
 }
 
+// odsShape: where the Explore API (results) and the v1 search (datasets) hold their datasets,
+// and the members odsItem keys and names one by.
+var odsShape = &pageShape{items: []string{"/results", "/datasets"}, keys: []string{
+	"/dataset_uid", "/dataset_id", "/datasetid", "/metas/title", "/metas/default/title",
+	"/dataset/dataset_uid", "/dataset/dataset_id", "/dataset/metas/title", "/dataset/metas/default/title"}}
+
 // odsPage is the PortalPage of one page of datasets.
-func odsPage(base, pageURL string, total int, datasets []json.RawMessage) *PortalPage {
-	page := &PortalPage{URL: pageURL, Total: total, Items: make([]PortalItem, 0, len(datasets))}
-	for _, raw := range datasets {
-		page.Items = append(page.Items, odsItem(base, raw))
-	}
-	return page
+func odsPage(base, pageURL string, total int, datasets []pageItem) *PortalPage {
+	return &PortalPage{URL: pageURL, Total: total, Items: portalItems(datasets, func(raw json.RawMessage) PortalItem {
+		return odsItem(base, raw)
+	})}
 }
 
 // odsItem is the PortalItem of one dataset: keyed by dataset_uid, else dataset_id (v1:

@@ -3,11 +3,8 @@ package extract
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -25,10 +22,21 @@ type PortalItem struct {
 	Identifier string
 	// Title names the item in error messages ("" when unknown).
 	Title string
-	// Raw is the item as the portal served it (source_raw), JSON.
+	// Raw is the item as the portal served it (source_raw), JSON; nil when TooLarge.
 	Raw []byte
-	// Err is why the item has no usable identifier (it then settles as MissingIdentifier).
+	// TooLarge is set for an item over Config.MaxRecordBytes, measured as it streamed past and
+	// never held: Size is its length in bytes, and Identifier and Title were read from its key
+	// members. It settles as errored (RecordTooLarge); its identifier is still seen, so the
+	// dataset it already has is kept.
+	TooLarge bool
+	Size     int64
+	// Err is why the item has no usable identifier (it then settles as MissingIdentifier, or
+	// ForeignDomain for a Socrata view of another domain).
 	Err error
+	// Skip, when not empty, says why the item is not a record of its own (a Socrata derived view:
+	// a filtered view, chart or map over another dataset): it is counted against the listing's
+	// total only, and is neither a record nor an error row.
+	Skip string
 	// Warnings become warning rows of the record.
 	Warnings []harvest.RecordError
 	// Origin, when set, says the portal itself harvested the item from elsewhere (a CKAN
@@ -320,14 +328,27 @@ func (l *lister) pageError(p *Pager, offset int, err error) error {
 	return &PortalListingError{Name: p.Name, Err: fmt.Errorf("page at offset %d: %w", offset, err)}
 }
 
-// portalItem lists one item: an error row when it has no usable identifier or repeats one,
-// else a record to COMPARE with the job's source type (TRANSFORM maps it by platform).
+// portalItem lists one item: nothing when it is Skip, an error row when it has no usable
+// identifier, repeats one or is over the record size cap, else a record to COMPARE with the
+// job's source type (TRANSFORM maps it by platform).
 func (l *lister) portalItem(it *PortalItem) error {
+	if it.Skip != "" {
+		l.unkeyed++ // counted against the total, listed as nothing
+		return nil
+	}
 	pos, err := l.next()
 	if err != nil {
 		return err
 	}
 	e := catalog.Entry{Position: pos, Identifier: it.Identifier, Title: it.Title, Raw: it.Raw, Err: it.Err}
+	if it.TooLarge {
+		e.TooLarge, e.Size = true, it.Size
+		if err := l.tooLarge(&e); err != nil || e.Identifier != "" {
+			return err
+		}
+		l.unkeyed++ // no usable identifier: an item of its own, counted against the total
+		return nil
+	}
 	if off := invalidUTF8(it.Raw); off >= 0 {
 		l.unkeyed++
 		return l.settleError(&catalog.Entry{Position: pos}, "InvalidEncoding", fmt.Sprintf(
@@ -340,6 +361,10 @@ func (l *lister) portalItem(it *PortalItem) error {
 		e.Err = fmt.Errorf("item #%d%s has no identifier", pos+1, e.Named())
 	}
 	if bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, l.seen); bad != nil {
+		var fd *foreignDomainError
+		if errors.As(e.Err, &fd) {
+			bad.Type = "ForeignDomain"
+		}
 		if bad.Type != "DuplicateIdentifier" {
 			l.unkeyed++ // an item of its own, counted against the total
 		}
@@ -395,32 +420,6 @@ func (l *lister) crossSource(it *PortalItem) (*harvest.RecordError, error) {
 // an API token or Socrata app token configured as the auth header goes with every page.
 func (h *Handler) portalFetch(_ context.Context, _ *harvest.Job) (fetch.Config, error) {
 	return h.fetch, nil
-}
-
-// getJSON GETs url with fc and decodes its JSON body into v. Its errors name the URL: a
-// *fetch.Error (status, attempts) when the GET failed, an HTML page's title when the portal
-// sent one, or the decode error with its byte offset.
-func getJSON(ctx context.Context, fc fetch.Config, url string, v any) error {
-	f, err := fetch.Get(ctx, fc, url)
-	if err != nil {
-		return err
-	}
-	defer func() { f.Close(); os.Remove(f.Name()) }()
-	if title, ok := fetch.HTMLPage(f); ok {
-		return fmt.Errorf("GET %s: the server sent an HTML page (title %q) where JSON was expected", url, title)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(f)
-	if err := dec.Decode(v); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fmt.Errorf("GET %s: not JSON at byte %d: %v", url, se.Offset, err)
-		}
-		return fmt.Errorf("GET %s: unexpected JSON: %w", url, err)
-	}
-	return nil
 }
 
 // listPortalSource lists a portal source (harvest.SourceType.IsPortal) by its platform's pager.

@@ -48,7 +48,7 @@ func fastFetch() fetch.Config {
 
 func pagerFor(t *testing.T, typ harvest.SourceType, u string, options map[string]string) (*Pager, error) {
 	t.Helper()
-	h := &Handler{fetch: fastFetch()}
+	h := New(nil, nil, fastFetch())
 	job := &harvest.Job{SourceType: typ, URL: u, Options: options}
 	switch typ {
 	case harvest.SourceSocrata:
@@ -69,7 +69,8 @@ func TestSocrataPagerReadsTheDiscoveryAPI(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 150680, page.Total)
 	require.Len(t, page.Items, 7)
-	require.Equal(t, "https://data.cityofboston.gov/d/msk6-43c6", page.Items[0].Identifier, "keyed by the result's own domain")
+	require.Empty(t, page.Items[0].Identifier, "a result of another domain is not keyed")
+	require.ErrorContains(t, page.Items[0].Err, `msk6-43c6 (title "Approved Building Permits") is a view of domain "data.cityofboston.gov", not of this source's domain "data.cms.gov"`)
 	require.Equal(t, "https://data.cms.gov/d/qcn7-gc3g", page.Items[2].Identifier)
 	require.Equal(t, "Order and Referring", page.Items[2].Title)
 	q := (*reqs)[0].Query()

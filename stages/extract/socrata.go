@@ -10,6 +10,7 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/transform/portal"
 )
 
 // DefaultSocrataLimit is the page size of a Socrata listing (Discovery API limit) when the
@@ -30,16 +31,18 @@ func SocrataIdentifier(domain, id string) string { return "https://" + domain + 
 // not datasets of their own and are not listed; "dataset,map,file" adds geo views and files);
 // the page size is the "limit" option (default DefaultSocrataLimit, at most 10,000, the
 // Discovery API's offset window). Results are sorted by dataset id, a stable order. An item is
-// keyed SocrataIdentifier(metadata.domain, resource.id).
+// keyed SocrataIdentifier(<domain>, resource.id), read by socrataItem: the Discovery API asked
+// for domains=<domain> serves that domain's views only, so an item whose metadata.domain names
+// another is an error row, and a derived view is skipped.
 func (h *Handler) socrataPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 	u, err := url.Parse(strings.TrimSpace(job.URL))
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("socrata source URL %q: want the domain's http(s) URL, e.g. https://data.example.gov", job.URL)
 	}
 	base := u.Scheme + "://" + u.Host
-	domain := strings.TrimSpace(job.Options["domain"])
+	domain := strings.ToLower(strings.TrimSpace(job.Options["domain"]))
 	if domain == "" {
-		domain = u.Hostname()
+		domain = strings.ToLower(u.Hostname())
 	}
 	limit, err := pageSizeOption(job, "limit", DefaultSocrataLimit, 10000)
 	if err != nil {
@@ -60,31 +63,44 @@ func (h *Handler) socrataPager(fc fetch.Config, job *harvest.Job) (*Pager, error
 			q.Set("offset", strconv.Itoa(offset))
 			pageURL := base + "/api/catalog/v1?" + q.Encode()
 			var env struct {
-				Results       []json.RawMessage `json:"results"`
-				ResultSetSize *int              `json:"resultSetSize"`
-				Error         json.RawMessage   `json:"error"`
+				ResultSetSize *int            `json:"resultSetSize"`
+				Error         json.RawMessage `json:"error"`
 			}
-			if err := getJSON(ctx, fc, pageURL, &env); err != nil {
+			items, err := readPage(ctx, fc, pageURL, socrataShape, h.cfg.MaxRecordBytes, &env)
+			if err != nil {
 				return nil, err
 			}
 			if env.ResultSetSize == nil {
 				return nil, fmt.Errorf("GET %s: not a Socrata Discovery API answer: no resultSetSize", pageURL)
 			}
-			page := &PortalPage{URL: pageURL, Total: *env.ResultSetSize, Items: make([]PortalItem, 0, len(env.Results))}
-			for _, raw := range env.Results {
-				page.Items = append(page.Items, socrataItem(domain, raw))
-			}
-			return page, nil
+			return &PortalPage{URL: pageURL, Total: *env.ResultSetSize, Items: portalItems(items, func(raw json.RawMessage) PortalItem {
+				return socrataItem(domain, raw)
+			})}, nil
 		}}, nil
 }
 
-// socrataItem is the PortalItem of one Discovery API result.
+// socrataShape: a Discovery API answer's results, keyed by resource.id on metadata.domain.
+var socrataShape = &pageShape{items: []string{"/results"},
+	keys: []string{"/resource/id", "/resource/name", "/resource/type", "/metadata/domain"}}
+
+// socrataItem is the PortalItem of one Discovery API result of the source's domain, keyed
+// SocrataIdentifier(domain, resource.id):
+//
+//   - a result whose metadata.domain is another domain (compared ignoring case) has Err
+//     (ForeignDomain): the Discovery API asked for domains=<domain> serves that domain's views
+//     only, and keying another domain's view under its domain would let any portal mint that
+//     domain's identifiers (and its landing pages and downloads, made from the identifier);
+//   - a derived view, a view over another dataset (resource.parent_fxf set, or a resource.type
+//     portal.SocrataDerivedType names: filter, chart, datalens, …), is Skip: not a dataset of
+//     its own.
 func socrataItem(domain string, raw json.RawMessage) PortalItem {
 	it := PortalItem{Raw: raw}
 	var r struct {
 		Resource struct {
-			ID   json.RawMessage `json:"id"`
-			Name any             `json:"name"`
+			ID        json.RawMessage `json:"id"`
+			Name      any             `json:"name"`
+			Type      any             `json:"type"`
+			ParentFXF json.RawMessage `json:"parent_fxf"`
 		} `json:"resource"`
 		Metadata struct {
 			Domain any `json:"domain"`
@@ -102,11 +118,34 @@ func socrataItem(domain string, raw json.RawMessage) PortalItem {
 		it.Err = fmt.Errorf("result%s has no resource.id", titled(it.Title))
 		return it
 	}
-	if d, ok := r.Metadata.Domain.(string); ok && strings.TrimSpace(d) != "" {
-		domain = strings.TrimSpace(d)
+	id = strings.TrimSpace(id)
+	if d, ok := r.Metadata.Domain.(string); ok && !strings.EqualFold(strings.TrimSpace(d), domain) {
+		it.Err = &foreignDomainError{id: id, title: it.Title, domain: strings.TrimSpace(d), source: domain}
+		return it
 	}
-	it.Identifier = SocrataIdentifier(domain, strings.TrimSpace(id))
+	if typ, _ := r.Resource.Type.(string); portal.SocrataDerivedType(typ) || hasParent(r.Resource.ParentFXF) {
+		it.Skip = fmt.Sprintf("Socrata view %s is a derived view (resource.type %q, parent_fxf %s), not a dataset of its own",
+			id, typ, compactJSON(r.Resource.ParentFXF))
+		return it
+	}
+	it.Identifier = SocrataIdentifier(domain, id)
 	return it
+}
+
+// hasParent reports whether a Discovery result's parent_fxf (a list of view ids, or one) names
+// a parent dataset.
+func hasParent(raw json.RawMessage) bool {
+	s := strings.TrimSpace(string(raw))
+	return s != "" && s != "null" && s != "[]" && s != `""`
+}
+
+// foreignDomainError is the Err of a Socrata result of another domain than the source's.
+type foreignDomainError struct{ id, title, domain, source string }
+
+func (e *foreignDomainError) Error() string {
+	return fmt.Sprintf("result %s%s is a view of domain %q, not of this source's domain %q: it is not harvested "+
+		"(a Socrata source harvests its own domain's views: harvest %s as a source of its own, or set this "+
+		"source's domain option to it if this host serves that domain)", e.id, titled(e.title), e.domain, e.source, e.domain)
 }
 
 // pageSizeOption reads a page size option of job: def when unset, else a number from 1 to

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -42,25 +43,32 @@ type socrataDiscovery struct {
 
 // socrataView is the metadata of one view (api/views/<id>.json).
 type socrataView struct {
-	ID               lenientString `json:"id"`
-	Name             lenientString `json:"name"`
-	Description      lenientString `json:"description"`
-	Attribution      lenientString `json:"attribution"`
-	Category         lenientString `json:"category"`
-	Tags             stringOrList  `json:"tags"`
-	CreatedAt        lenientInt    `json:"createdAt"`
-	PublicationDate  lenientInt    `json:"publicationDate"`
-	RowsUpdatedAt    lenientInt    `json:"rowsUpdatedAt"`
-	ViewLastModified lenientInt    `json:"viewLastModified"`
-	LicenseID        lenientString `json:"licenseId"`
-	ViewType         lenientString `json:"viewType"`
-	DisplayType      lenientString `json:"displayType"`
-	ModifyingViewUID lenientString `json:"modifyingViewUid"`
-	BlobID           lenientString `json:"blobId"`
-	BlobFilename     lenientString `json:"blobFilename"`
-	BlobMimeType     lenientString `json:"blobMimeType"`
-	Columns          []any         `json:"columns"`
-	License          struct {
+	ID               lenientString   `json:"id"`
+	Name             lenientString   `json:"name"`
+	Description      lenientString   `json:"description"`
+	Attribution      lenientString   `json:"attribution"`
+	Category         lenientString   `json:"category"`
+	Tags             stringOrList    `json:"tags"`
+	CreatedAt        lenientInt      `json:"createdAt"`
+	PublicationDate  lenientInt      `json:"publicationDate"`
+	RowsUpdatedAt    lenientInt      `json:"rowsUpdatedAt"`
+	ViewLastModified lenientInt      `json:"viewLastModified"`
+	LicenseID        lenientString   `json:"licenseId"`
+	ViewType         lenientString   `json:"viewType"`
+	DisplayType      lenientString   `json:"displayType"`
+	AssetType        lenientString   `json:"assetType"`
+	ModifyingViewUID lenientString   `json:"modifyingViewUid"`
+	Flags            stringOrList    `json:"flags"`
+	ViewFilters      json.RawMessage `json:"viewFilters"`
+	Query            struct {
+		FilterCondition json.RawMessage `json:"filterCondition"`
+		NamedFilters    json.RawMessage `json:"namedFilters"`
+	} `json:"query"`
+	BlobID       lenientString `json:"blobId"`
+	BlobFilename lenientString `json:"blobFilename"`
+	BlobMimeType lenientString `json:"blobMimeType"`
+	Columns      []any         `json:"columns"`
+	License      struct {
 		Name      lenientString `json:"name"`
 		TermsLink lenientString `json:"termsLink"`
 	} `json:"license"`
@@ -83,8 +91,9 @@ type socrataView struct {
 // the platform's own fields. A required field the item does not have is left out (VALIDATE names it);
 // publisherName, the source's organization, names a publisher the item does not.
 //
-// A derived view (a filtered view of another dataset: resource.parent_fxf or modifyingViewUid
-// set) is not a dataset of its own: the error wraps ErrNotDataset. A body that is not a JSON object: an error
+// A derived view (a filtered view, chart or map over another dataset: socrataDiscovery's
+// resource.parent_fxf set or a resource.type SocrataDerivedType names; a view's, as
+// socrataView.derived tells) is not a dataset of its own: the error wraps ErrNotDataset. A body that is not a JSON object: an error
 // wraps ErrNotItem.
 func Socrata(item []byte, identifier, publisherName string) (dcat []byte, warnings []Warning, err error) {
 	var probe struct {
@@ -104,6 +113,9 @@ func Socrata(item []byte, identifier, publisherName string) (dcat []byte, warnin
 		if p := strings.TrimSpace(string(d.Resource.ParentFXF)); p != "" && p != "null" && p != "[]" {
 			return nil, nil, fmt.Errorf("%w: Socrata view %s is derived from %s", ErrNotDataset, d.Resource.ID, p)
 		}
+		if SocrataDerivedType(string(d.Resource.Type)) {
+			return nil, nil, fmt.Errorf("%w: Socrata view %s is a %s over another dataset", ErrNotDataset, d.Resource.ID, d.Resource.Type)
+		}
 		meta = map[string]string{}
 		for _, kv := range d.Classification.DomainMetadata {
 			meta[string(kv.Key)] = strings.TrimSpace(string(kv.Value))
@@ -114,8 +126,8 @@ func Socrata(item []byte, identifier, publisherName string) (dcat []byte, warnin
 		if err := decodeItem("Socrata", item, &v); err != nil {
 			return nil, nil, err
 		}
-		if v.ModifyingViewUID != "" {
-			return nil, nil, fmt.Errorf("%w: Socrata view %s is derived from %s", ErrNotDataset, v.ID, v.ModifyingViewUID)
+		if why := v.derived(); why != "" {
+			return nil, nil, fmt.Errorf("%w: Socrata view %s %s", ErrNotDataset, v.ID, why)
 		}
 		meta = map[string]string{}
 		for group, fields := range v.Metadata.CustomFields {
@@ -130,6 +142,50 @@ func Socrata(item []byte, identifier, publisherName string) (dcat []byte, warnin
 		m.publisher = meta["Data-Owner_Owner"]
 	}
 	return m.finish(publisherName)
+}
+
+// SocrataDerivedType reports whether a Socrata asset type (the Discovery API's resource.type,
+// the views API's assetType) is a view over another dataset rather than a dataset of its own:
+// filter (a filtered or sorted view), chart, datalens (and its charts and maps), calendar,
+// form, measure, story, visualization. dataset, map (a geospatial dataset; a map over a
+// dataset also has a parent), file, href and types not known are not.
+func SocrataDerivedType(t string) bool {
+	switch strings.ToLower(strings.TrimSpace(t)) {
+	case "filter", "chart", "datalens", "datalens_chart", "datalens_map", "calendar", "form", "measure",
+		"story", "visualization":
+		return true
+	}
+	return false
+}
+
+// socrataDisplayTypes are the displayType values of a tabular view that shows its own rows: a
+// dataset's default view ("table", the older "fatrow" and "page"). Any other (map, chart,
+// calendar, form…) on a tabular view draws another dataset's rows.
+var socrataDisplayTypes = map[string]bool{"": true, "table": true, "fatrow": true, "page": true}
+
+// derived says why the view is a view over another dataset, or "" when it is a dataset of its
+// own: a modifyingViewUid (the view it modifies), an assetType SocrataDerivedType names, flags
+// without "default" (every dataset's own view has it), a tabular view displayed otherwise than
+// as a table (a map or chart of a dataset's rows), or filters (viewFilters, query.filterCondition
+// or query.namedFilters; a dataset's own view may be sorted, never filtered).
+func (v *socrataView) derived() string {
+	set := func(raw json.RawMessage) bool {
+		s := strings.TrimSpace(string(raw))
+		return s != "" && s != "null" && s != "[]" && s != "{}"
+	}
+	switch {
+	case v.ModifyingViewUID != "":
+		return "is derived from " + string(v.ModifyingViewUID)
+	case SocrataDerivedType(string(v.AssetType)):
+		return "is a " + string(v.AssetType) + " over another dataset"
+	case v.Flags != nil && !slices.Contains(v.Flags, "default"):
+		return "is not a dataset's default view (no \"default\" flag)"
+	case v.ViewType == "tabular" && !socrataDisplayTypes[string(v.DisplayType)]:
+		return "is a " + string(v.DisplayType) + " drawn from a tabular dataset"
+	case set(v.ViewFilters) || set(v.Query.FilterCondition) || set(v.Query.NamedFilters):
+		return "is a filtered view"
+	}
+	return ""
 }
 
 func (m *mapping) socrataDiscovery(d *socrataDiscovery, base string) {

@@ -1,0 +1,45 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// TestPortalSourceURLIsItsBase: a CKAN portal written as its base, its base with a trailing "/"
+// or its package_search endpoint is one source: the first is stored as the portal's base, the
+// others answer 409 naming it; so does a portal source stored as its endpoint before portal URLs
+// were normalised.
+func TestPortalSourceURLIsItsBase(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	portal := func(url string) map[string]any {
+		return map[string]any{"name": "CKAN " + url, "url": url, "source_type": "ckan"}
+	}
+	created := b.write(t, http.MethodPost, "/api/v1/harvest_sources", portal("https://ckan.example.gov/api/3/action/package_search?rows=5"))
+	require.Equal(t, http.StatusCreated, created.status, "body: %s", created.body)
+	src := created.object(t)
+	require.Equal(t, "https://ckan.example.gov/", src["url"], "stored as the portal's base")
+	for _, u := range []string{"https://ckan.example.gov", "https://ckan.example.gov/", "https://ckan.example.gov/api/3/action/package_search",
+		"https://ckan.example.gov/api/3/action/package_list", "https://CKAN.example.gov/api/3"} {
+		requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", portal(u)), http.StatusConflict,
+			`a harvest source with url "https://ckan.example.gov/"`)
+	}
+	other := b.write(t, http.MethodPost, "/api/v1/harvest_sources", portal("https://ckan.example.gov/other-portal/"))
+	require.Equal(t, http.StatusCreated, other.status, "a portal under another path is another portal: %s", other.body)
+	require.Equal(t, "https://ckan.example.gov/other-portal", other.object(t)["url"])
+
+	legacy, err := b.store.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "legacy",
+		URL: "https://legacy.example.gov/api/3/action/package_search", SourceType: harvest.SourceCKAN,
+		SchemaType: harvest.SchemaDCATUS11NonFederal, Frequency: harvest.FrequencyManual,
+		NotificationFrequency: harvest.NotifyOnError})
+	require.NoError(t, err)
+	requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", portal("https://legacy.example.gov/")),
+		http.StatusConflict, `a harvest source with url "https://legacy.example.gov/api/3/action/package_search" `+
+			`(the same catalog as "https://legacy.example.gov/") already exists: harvest source `+legacy.ID)
+}
