@@ -500,6 +500,9 @@ func (l *lister) entry(e catalog.Entry) error {
 		return l.settleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.Named(), s))
 	}
 	if bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, l.seen); bad != nil {
+		if err := l.keepTooLong(&e, bad); err != nil {
+			return err
+		}
 		e.Identifier = bad.Identifier // "" when the error row could not hold it; the message names it
 		return l.settleError(&e, bad.Type, bad.Message)
 	}
@@ -532,6 +535,17 @@ func (l *lister) tooLarge(e *catalog.Entry) error {
 	return l.settleError(e, "RecordTooLarge", fmt.Sprintf(
 		"dataset #%d%s is %d bytes, over the record size cap of %d bytes (--max-record-bytes)",
 		e.Position+1, e.Named(), e.Size, l.h.cfg.MaxRecordBytes))
+}
+
+// keepTooLong counts a record whose identifier is over harvest.MaxIdentifierBytes (bad is its
+// IdentifierTooLong problem; any other problem is passed over) as seen, so that a dataset stored
+// under that identifier before the cap is kept, not deleted, as a record over the size cap is.
+// An identifier over harvest.MaxKeptIdentifierBytes is not seen: no dataset can have it.
+func (l *lister) keepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) error {
+	if bad.Type != "IdentifierTooLong" || len(e.Identifier) > harvest.MaxKeptIdentifierBytes {
+		return nil
+	}
+	return l.see(e)
 }
 
 // see records that the listing contains the entry's identifier: later records repeating it are

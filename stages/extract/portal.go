@@ -368,6 +368,9 @@ func (l *lister) portalItem(it *PortalItem) error {
 		if bad.Type != "DuplicateIdentifier" {
 			l.unkeyed++ // an item of its own, counted against the total
 		}
+		if err := l.keepTooLong(&e, bad); err != nil {
+			return err
+		}
 		e.Identifier = bad.Identifier
 		return l.settleError(&e, bad.Type, bad.Message)
 	}

@@ -29,7 +29,7 @@ type listingCase struct {
 
 var listingCases = []listingCase{
 	{portaltest.SocrataAPI, harvest.SourceSocrata, nil, "limit", true,
-		func(_ string, i int) string { return SocrataIdentifier("data.example.gov", portaltest.ItemID(i)) }},
+		func(_ string, i int) string { return SocrataIdentifier("127.0.0.1", portaltest.ItemID(i)) }},
 	{portaltest.ArcGISSearchAPI, harvest.SourceArcGIS, map[string]string{"api": "search"}, "num", true,
 		func(base string, i int) string { return ArcGISItemIdentifier(base, portaltest.ItemID(i)) }},
 	{portaltest.ArcGISHubAPI, harvest.SourceArcGIS, map[string]string{"api": "hub"}, "num", true,

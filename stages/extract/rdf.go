@@ -179,10 +179,8 @@ func (l *lister) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarni
 	}
 	e := &catalog.Entry{Position: pos, Identifier: r.IRI}
 	if bad := harvest.CheckIdentifier(pos, r.IRI, "", nil, l.seen); bad != nil {
-		if bad.Type == "IdentifierTooLong" && len(r.IRI) <= harvest.MaxKeptIdentifierBytes { // a dataset harvested under that IRI before the cap is kept
-			if err := l.see(e); err != nil {
-				return err
-			}
+		if err := l.keepTooLong(e, bad); err != nil {
+			return err
 		}
 		e.Identifier = bad.Identifier
 		return l.settleError(e, bad.Type, bad.Message)

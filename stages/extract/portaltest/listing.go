@@ -28,7 +28,7 @@ var (
 			results := make([]any, len(ids))
 			for i, id := range ids {
 				results[i] = map[string]any{"resource": map[string]any{"id": id, "name": "Item " + id},
-					"metadata": map[string]any{"domain": "data.example.gov"}}
+					"metadata": map[string]any{"domain": "127.0.0.1"}} // the httptest server's host: the source's domain
 			}
 			return map[string]any{"results": results, "resultSetSize": count}
 		}}
