@@ -98,8 +98,8 @@ func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 		"downloads from one host at a time in this process, over all jobs (env HARVESTER_FETCH_MAX_PER_HOST; default 4)")
 	fl.IntVar(&f.maxRecordBytes, "max-record-bytes", int(envInt64("HARVESTER_MAX_RECORD_BYTES")),
 		"size cap of one record in bytes (a data.json dataset, a portal item, or an XML file after decompression); "+
-			"a larger one is an error row and is not read further; also the cap of one RDF term, and half that of one "+
-			"JSON-LD node object (env HARVESTER_MAX_RECORD_BYTES; default 16 MiB)")
+			"a larger one is an error row and is not read further; also the cap of one RDF term (one JSON-LD node "+
+			"object may be twice it) (env HARVESTER_MAX_RECORD_BYTES; default 16 MiB)")
 	fl.IntVar(&f.maxRDFPages, "max-rdf-pages", int(envInt64("HARVESTER_MAX_RDF_PAGES")),
 		"most pages of a paged (Hydra) rdf source; more is a job error, and nothing is deleted "+
 			"(env HARVESTER_MAX_RDF_PAGES; default 10000)")
