@@ -402,6 +402,14 @@ func (c *cluster) open(url string) {
 	// once on a fresh server: Debian's nats-server 2.9.10 once panicked (a nil dereference in
 	// its JetStream API import) under that burst, which is not what these tests are about.
 	bus, err := router.Connect(context.Background(), c.natsURL(0), router.WithStreamReplicas(c.replicas))
+	// A node of a cluster just started may still be offline to the others' meta group, which
+	// then places no replicated stream ("no suitable peers for placement, peer offline", seen
+	// once on a loaded machine): wait until it has joined.
+	for deadline := time.Now().Add(failsafe); err != nil && strings.Contains(err.Error(), "no suitable peers") &&
+		time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		bus, err = router.Connect(context.Background(), c.natsURL(0), router.WithStreamReplicas(c.replicas))
+	}
 	require.NoError(t, err)
 	bus.Close()
 	c.env = append(os.Environ(), "DATABASE_URL="+url, "HARVESTER_STREAM_REPLICAS="+strconv.Itoa(c.replicas),
