@@ -1,0 +1,32 @@
+package harvest
+
+// Error types: the `type` of a harvest_record_error row (RecordError.Type) or of a
+// harvest_job_error row, as Data.gov H2.0 spells them where it has them
+// (../shared/reference: ValidationError, ExtractError, DuplicateIdentifier, ...) and in the same
+// CamelCase where it does not. Rows of the types ending in "Warning" have SeverityWarning; every
+// other type is an error.
+const (
+	// Record errors.
+	TypeValidationError     = "ValidationError"     // VALIDATE: the DCAT-US schema or SHACL said no
+	TypeValidationWarning   = "ValidationWarning"   // VALIDATE: a finding that does not stop the record
+	TypeTransformError      = "TransformError"      // TRANSFORM: the record could not be mapped to DCAT-US
+	TypeTransformWarning    = "TransformWarning"    // TRANSFORM: a field was dropped or guessed
+	TypeParseError          = "ParseError"          // EXTRACT: the record's bytes do not parse
+	TypeRDFSyntaxWarning    = "RDFSyntaxWarning"    // EXTRACT: an RDF parser recovered from bad syntax
+	TypeDuplicateIdentifier = "DuplicateIdentifier" // EXTRACT: an identifier seen twice in one listing
+	TypeMissingIdentifier   = "MissingIdentifier"   // EXTRACT: a record without an identifier
+	TypeInvalidIdentifier   = "InvalidIdentifier"   // EXTRACT: an identifier that cannot be stored
+	TypeIdentifierTooLong   = "IdentifierTooLong"   // EXTRACT: an identifier over MaxIdentifierBytes
+	TypeRecordTooLarge      = "RecordTooLarge"      // EXTRACT: a record over --max-record-bytes
+	TypeInvalidEncoding     = "InvalidEncoding"     // EXTRACT: bytes that are not UTF-8
+	TypeStageError          = "StageError"          // any stage gave up on the record after retries
+	TypeCompareError        = "CompareError"        // COMPARE could not compare the record
+
+	// Job errors.
+	TypeExtractError     = "ExtractError"     // the source could not be listed: the job fails, nothing is deleted
+	TypeFetchError       = "FetchError"       // a download failed
+	TypeCancelledJob     = "CancelledJob"     // an operator cancelled the job (API, web UI or CLI)
+	TypeFailedJobCleanup = "FailedJobCleanup" // the scheduler ended an orphaned job after its re-drives
+	TypeTriggerError     = "TriggerError"     // the job could not be handed to EXTRACT
+	TypeDeleteGuard      = "DeleteGuard"      // COMPARE refused to delete more than the guard allows
+)
