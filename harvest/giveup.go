@@ -67,14 +67,14 @@ func (g GiveUp) Settle(msg *message.Message, cause error) ([]*message.Message, e
 		if g.JobOnly {
 			return nil, nil
 		}
-		return Settle(&Settled{Kind: SettledFailed, JobID: env.JobID})
+		return Settle(SettleFailed(env.JobID))
 	}
 	recordID := env.RecordID
 	if env.JobType == JobValidate || g.NoRecordRow {
 		recordID = ""
 	}
-	return Settle(&Settled{Kind: SettledOutcome, JobID: env.JobID,
-		Key: IdentifierKey(env.Identifier), Identifier: env.Identifier, RecordID: recordID,
-		Outcome: OutcomeErrored, Status: RecordFailed, Validated: env.Validated, Transformed: env.Transformed,
-		Errors: []RecordError{{Type: "StageError", Message: reason, Severity: SeverityError}}})
+	s := SettleIdentifier(env.JobID, env.Identifier, OutcomeErrored,
+		RecordError{Type: TypeStageError, Message: reason, Severity: SeverityError})
+	s.RecordID, s.Status, s.Validated, s.Transformed = recordID, RecordFailed, env.Validated, env.Transformed
+	return Settle(s)
 }

@@ -153,9 +153,9 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	default:
 		return nil, harvest.Permanent(fmt.Errorf("sync: unexpected action %q", rec.Action))
 	}
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-		Identifier: rec.Identifier, RecordID: rec.RecordID, Outcome: harvest.OutcomeOf(rec.Action),
-		Status: harvest.RecordSuccess, Validated: rec.Validated, Errors: rec.Warnings, Transformed: rec.Transformed})
+	s := harvest.SettleRecord(&rec, harvest.OutcomeOf(rec.Action), rec.Warnings...)
+	s.Status, s.Validated, s.Transformed = harvest.RecordSuccess, rec.Validated, rec.Transformed
+	return harvest.Settle(s)
 }
 
 // indexError wraps an index write's error: permanent when a retry cannot help.

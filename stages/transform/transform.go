@@ -130,10 +130,10 @@ func transformPortal(rec *harvest.Record) ([]*message.Message, error) {
 }
 
 func reject(rec *harvest.Record, reason string) ([]*message.Message, error) {
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID,
-		Key: harvest.IdentifierKey(rec.Identifier), Identifier: rec.Identifier, RecordID: rec.StoredRecordID(),
-		Outcome: harvest.OutcomeErrored, Status: harvest.RecordErrorTransform,
-		Errors: []harvest.RecordError{{Type: "TransformError", Message: reason, Severity: harvest.SeverityError}}})
+	s := harvest.SettleRecord(rec, harvest.OutcomeErrored,
+		harvest.RecordError{Type: harvest.TypeTransformError, Message: reason, Severity: harvest.SeverityError})
+	s.Status = harvest.RecordErrorTransform
+	return harvest.Settle(s)
 }
 
 // setIsPartOf sets the dataset's isPartOf (a waf-collection child points at its parent).

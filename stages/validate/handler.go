@@ -109,9 +109,8 @@ func (h *Handler) handleDCATAP(rec *harvest.Record) ([]*message.Message, error) 
 func (h *Handler) accept(rec *harvest.Record) ([]*message.Message, error) {
 	rec.Validated = true
 	if rec.Revalidate {
-		s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-			Identifier: rec.Identifier, RecordID: rec.StoredRecordID(), Outcome: harvest.OutcomeUnchanged,
-			Validated: true, Errors: rec.Warnings}
+		s := harvest.SettleRecord(rec, harvest.OutcomeUnchanged, rec.Warnings...)
+		s.Validated = true
 		if s.RecordID != "" { // a validate job writes no harvest_record
 			s.Status, s.Transformed = harvest.RecordSuccess, rec.Transformed
 		}
@@ -122,14 +121,15 @@ func (h *Handler) accept(rec *harvest.Record) ([]*message.Message, error) {
 		rec.Body, rec.XML = nil, nil
 	}
 	if rec.JobType == harvest.JobValidate {
-		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-			Identifier: rec.Identifier, Outcome: harvest.OutcomeOf(rec.Action), Validated: true, Errors: rec.Warnings})
+		s := harvest.SettleRecord(rec, harvest.OutcomeOf(rec.Action), rec.Warnings...) // no harvest_record
+		s.Validated = true
+		return harvest.Settle(s)
 	}
 	return harvest.Next(harvest.SubjectSync, rec)
 }
 
 func (h *Handler) reject(rec *harvest.Record, errs []harvest.RecordError) ([]*message.Message, error) {
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-		Identifier: rec.Identifier, RecordID: rec.StoredRecordID(), Outcome: harvest.OutcomeErrored,
-		Status: harvest.RecordErrorValidation, Errors: append(rec.Warnings, errs...), Transformed: rec.Transformed})
+	s := harvest.SettleRecord(rec, harvest.OutcomeErrored, append(rec.Warnings, errs...)...)
+	s.Status, s.Transformed = harvest.RecordErrorValidation, rec.Transformed
+	return harvest.Settle(s)
 }
