@@ -84,9 +84,8 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	}
 	hash, err := recordHash(&rec)
 	if err != nil {
-		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-			Identifier: rec.Identifier, Outcome: harvest.OutcomeErrored,
-			Errors: []harvest.RecordError{{Type: "CompareError", Message: err.Error(), Severity: harvest.SeverityError}}})
+		return harvest.Settle(harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeErrored,
+			harvest.RecordError{Type: harvest.TypeCompareError, Message: err.Error(), Severity: harvest.SeverityError}))
 	}
 	known, err := h.batch.lookup(ctx, store.RecordCompareKey{SourceID: rec.SourceID, Identifier: rec.Identifier,
 		RecordID: rec.RecordID})
@@ -236,8 +235,7 @@ func sameContent(rec *harvest.Record, hash string, latest *store.RecordCompareLa
 // latest's job), so the job's counts, its record errors and an on_error email say what a
 // validate job would. A record that was valid is unchanged.
 func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.Settled {
-	s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-		Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged}
+	s := harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged)
 	if latest.Status == harvest.RecordErrorValidation || latest.Status == harvest.RecordErrorTransform {
 		s.Outcome, s.CarriedFromRecordID = harvest.OutcomeErrored, latest.ID
 	}
@@ -254,8 +252,7 @@ func (h *Handler) notDownloaded(ctx context.Context, rec *harvest.Record) ([]*me
 		return nil, err
 	}
 	if known.Latest == nil { // EXTRACT saw it; gone since (a concurrent clear): nothing to carry
-		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID,
-			Key: harvest.IdentifierKey(rec.Identifier), Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged})
+		return harvest.Settle(harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged))
 	}
 	return harvest.Settle(unchanged(rec, known.Latest))
 }
@@ -285,13 +282,12 @@ func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*messa
 				return nil
 			}
 			n++
-			return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
-				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged})
+			return h.publishSettled(harvest.SettleIdentifier(l.JobID, identifier, harvest.OutcomeUnchanged))
 		})
 	if err != nil {
 		return nil, fmt.Errorf("settle the unchanged datasets: %w", err)
 	}
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: n})
+	return harvest.Settle(harvest.SettleExpected(l.JobID, n))
 }
 
 func (h *Handler) publishSettled(s *harvest.Settled) error {
@@ -334,7 +330,7 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 		if err != nil {
 			return nil, fmt.Errorf("list deletes: %w", err)
 		}
-		return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: l.Listed + deletes})
+		return harvest.Settle(harvest.SettleExpected(l.JobID, l.Listed+deletes))
 	}
 	if refused, err := h.tooManyDeletes(ctx, &l); err != nil || refused != nil {
 		return refused, err
@@ -357,7 +353,7 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 	if err != nil {
 		return nil, fmt.Errorf("send deletes: %w", err)
 	}
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledExpected, JobID: l.JobID, Expected: l.Listed + deletes})
+	return harvest.Settle(harvest.SettleExpected(l.JobID, l.Listed+deletes))
 }
 
 // tooManyDeletes fails a harvest job whose listing would delete more than the allowed share of
@@ -385,12 +381,11 @@ func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) ([]*me
 	if _, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: l.JobID, Type: "DeleteGuard", Message: msg}); err != nil {
 		return nil, fmt.Errorf("fail job: %w", err)
 	}
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledFailed, JobID: l.JobID})
+	return harvest.Settle(harvest.SettleFailed(l.JobID))
 }
 
 func (h *Handler) settleWouldDelete(l *harvest.Listing, identifier string) error {
-	return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
-		Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeDeleted})
+	return h.publishSettled(harvest.SettleIdentifier(l.JobID, identifier, harvest.OutcomeDeleted))
 }
 
 // insertDelete writes the delete record of identifier in the job (idempotent).
