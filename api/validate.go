@@ -314,7 +314,7 @@ func checkRecord(v *dcatus.Validator, e catalog.Entry, seen map[string]int) reco
 	switch bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, seen); {
 	case bad == nil:
 		seen[e.Identifier] = pos
-	case bad.Type != "MissingIdentifier" || len(problems) == 0: // the schema names a missing one already
+	case bad.Type != harvest.TypeMissingIdentifier || len(problems) == 0: // the schema names a missing one already
 		res.Errors = append(res.Errors, problemJSON{Path: "$.identifier", Message: bad.Message})
 	}
 	res.Valid = len(res.Errors) == 0

@@ -3,8 +3,8 @@ package harvest
 // Error types: the `type` of a harvest_record_error row (RecordError.Type) or of a
 // harvest_job_error row, as Data.gov H2.0 spells them where it has them
 // (../shared/reference: ValidationError, ExtractError, DuplicateIdentifier, ...) and in the same
-// CamelCase where it does not. Rows of the types ending in "Warning" have SeverityWarning; every
-// other type is an error.
+// CamelCase where it does not. Rows of the types ending in "Warning", and of the record warnings
+// below, have SeverityWarning; every other type is an error.
 const (
 	// Record errors.
 	TypeValidationError     = "ValidationError"     // VALIDATE: the DCAT-US schema or SHACL said no
@@ -21,6 +21,11 @@ const (
 	TypeInvalidEncoding     = "InvalidEncoding"     // EXTRACT: bytes that are not UTF-8
 	TypeStageError          = "StageError"          // any stage gave up on the record after retries
 	TypeCompareError        = "CompareError"        // COMPARE could not compare the record
+	TypeRecordError         = "RecordError"         // EXTRACT: an RDF dataset's triples could not be canonicalized
+
+	// Record warnings.
+	TypePortalPageSize       = "PortalPageSize"       // EXTRACT: a portal served smaller pages than asked for: set its page size
+	TypeCrossSourceDuplicate = "CrossSourceDuplicate" // EXTRACT: a portal item another source harvests too
 
 	// Job errors.
 	TypeExtractError     = "ExtractError"     // the source could not be listed: the job fails, nothing is deleted

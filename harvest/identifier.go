@@ -58,17 +58,17 @@ type IdentifierProblem struct {
 func CheckIdentifier(pos int, identifier, title string, readErr error, seen map[string]int) *IdentifierProblem {
 	switch first, dup := seen[identifier]; {
 	case readErr != nil:
-		return &IdentifierProblem{Type: "MissingIdentifier", Message: readErr.Error()}
+		return &IdentifierProblem{Type: TypeMissingIdentifier, Message: readErr.Error()}
 	case len(identifier) > MaxIdentifierBytes:
-		return &IdentifierProblem{Type: "IdentifierTooLong", Identifier: ClipIdentifier(identifier), Message: fmt.Sprintf(
+		return &IdentifierProblem{Type: TypeIdentifierTooLong, Identifier: ClipIdentifier(identifier), Message: fmt.Sprintf(
 			"dataset #%d%s: its identifier is %d bytes long, over the identifier cap of %d bytes",
 			pos+1, titledOf(title), len(identifier), MaxIdentifierBytes)}
 	case strings.ContainsRune(identifier, 0):
 		titled := titledOf(title)
-		return &IdentifierProblem{Type: "InvalidIdentifier", Message: fmt.Sprintf("dataset #%d%s: identifier %q "+
+		return &IdentifierProblem{Type: TypeInvalidIdentifier, Message: fmt.Sprintf("dataset #%d%s: identifier %q "+
 			"contains U+0000 (NUL), which a database text column cannot hold", pos+1, titled, identifier)}
 	case dup:
-		return &IdentifierProblem{Type: "DuplicateIdentifier", Identifier: identifier, Message: fmt.Sprintf(
+		return &IdentifierProblem{Type: TypeDuplicateIdentifier, Identifier: identifier, Message: fmt.Sprintf(
 			"dataset #%d repeats identifier %q of dataset #%d in this catalog; the first one is kept",
 			pos+1, identifier, first+1)}
 	}

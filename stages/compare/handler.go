@@ -378,7 +378,7 @@ func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) ([]*me
 	msg := fmt.Sprintf("the listing would delete %d of the source's %d live datasets (%.0f%%), more than the "+
 		"%.0f%% a harvest may delete; nothing was deleted. If the source really dropped them, run a "+
 		"force_harvest (or a clear job).", unseen, live, 100*float64(unseen)/float64(live), 100*h.maxDeleteShare)
-	if _, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: l.JobID, Type: "DeleteGuard", Message: msg}); err != nil {
+	if _, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: l.JobID, Type: harvest.TypeDeleteGuard, Message: msg}); err != nil {
 		return nil, fmt.Errorf("fail job: %w", err)
 	}
 	return harvest.Settle(harvest.SettleFailed(l.JobID))

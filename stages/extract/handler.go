@@ -187,7 +187,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 			return se.err
 		}
 		if err != nil {
-			return h.fail(ctx, &job, "ExtractError", err)
+			return h.fail(ctx, &job, harvest.TypeExtractError, err)
 		}
 		h = h.forJob(fc)
 	}
@@ -210,7 +210,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return se.err
 	}
 	if err != nil {
-		return h.fail(ctx, &job, "ExtractError", err)
+		return h.fail(ctx, &job, harvest.TypeExtractError, err)
 	}
 	defer cleanup()
 	if notModifiedSince != "" {
@@ -221,13 +221,13 @@ func (h *Handler) Handle(msg *message.Message) error {
 	}
 	if err := catalog.Check(f); err != nil {
 		if title, ok := fetch.HTMLPage(f); ok {
-			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: the server sent an HTML page "+
+			return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: the server sent an HTML page "+
 				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
 		}
 		if why := wrongKind(sniffDocument(readHead(f)), job.SchemaType); why != nil {
-			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, why))
+			return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, why))
 		}
-		return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
+		return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
@@ -236,7 +236,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if err := catalog.WalkEntries(f, h.cfg.MaxRecordBytes, l.entry); err != nil {
 		var perr *catalog.ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
-			return h.fail(ctx, &job, "ParseError", fmt.Errorf("read catalog %s: %w", job.URL, err))
+			return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
 		}
 		return err
 	}
@@ -484,7 +484,7 @@ func (l *lister) entry(e catalog.Entry) error {
 		} else if err := l.see(&e); err != nil {
 			return err
 		}
-		return l.settleError(&e, "InvalidEncoding", fmt.Sprintf(
+		return l.settleError(&e, harvest.TypeInvalidEncoding, fmt.Sprintf(
 			"dataset #%d%s is not valid UTF-8: byte 0x%02X at offset %d of the record (%d bytes) "+
 				"is not part of a UTF-8 character; JSON text must be UTF-8 (RFC 8259 §8.1)",
 			pos+1, e.Named(), raw[off], off, len(raw)))
@@ -532,7 +532,7 @@ func (l *lister) tooLarge(e *catalog.Entry) error {
 	} else {
 		e.Identifier = ""
 	}
-	return l.settleError(e, "RecordTooLarge", fmt.Sprintf(
+	return l.settleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf(
 		"dataset #%d%s is %d bytes, over the record size cap of %d bytes (--max-record-bytes)",
 		e.Position+1, e.Named(), e.Size, l.h.cfg.MaxRecordBytes))
 }
@@ -542,7 +542,7 @@ func (l *lister) tooLarge(e *catalog.Entry) error {
 // under that identifier before the cap is kept, not deleted, as a record over the size cap is.
 // An identifier over harvest.MaxKeptIdentifierBytes is not seen: no dataset can have it.
 func (l *lister) keepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) error {
-	if bad.Type != "IdentifierTooLong" || len(e.Identifier) > harvest.MaxKeptIdentifierBytes {
+	if bad.Type != harvest.TypeIdentifierTooLong || len(e.Identifier) > harvest.MaxKeptIdentifierBytes {
 		return nil
 	}
 	return l.see(e)

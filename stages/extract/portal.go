@@ -150,7 +150,7 @@ func (h *Handler) listPortal(ctx context.Context, job *harvest.Job, p *Pager) er
 	err := l.portal(p)
 	var le *PortalListingError
 	if errors.As(err, &le) {
-		return l.fail("ExtractError", err)
+		return l.fail(harvest.TypeExtractError, err)
 	}
 	if err != nil {
 		return err
@@ -351,7 +351,7 @@ func (l *lister) portalItem(it *PortalItem) error {
 	}
 	if off := invalidUTF8(it.Raw); off >= 0 {
 		l.unkeyed++
-		return l.settleError(&catalog.Entry{Position: pos}, "InvalidEncoding", fmt.Sprintf(
+		return l.settleError(&catalog.Entry{Position: pos}, harvest.TypeInvalidEncoding, fmt.Sprintf(
 			"item #%d%s is not valid UTF-8 at byte %d", pos+1, e.Named(), off))
 	}
 	if it.Err == nil && !utf8.ValidString(it.Identifier) {
@@ -365,7 +365,7 @@ func (l *lister) portalItem(it *PortalItem) error {
 		if errors.As(e.Err, &fd) {
 			bad.Type = "ForeignDomain"
 		}
-		if bad.Type != "DuplicateIdentifier" {
+		if bad.Type != harvest.TypeDuplicateIdentifier {
 			l.unkeyed++ // an item of its own, counted against the total
 		}
 		if err := l.keepTooLong(&e, bad); err != nil {
@@ -412,7 +412,7 @@ func (l *lister) crossSource(it *PortalItem) (*harvest.RecordError, error) {
 	if it.Origin.Source != "" {
 		via = fmt.Sprintf(" (its harvest source %q)", it.Origin.Source)
 	}
-	return &harvest.RecordError{Type: "CrossSourceDuplicate", Severity: harvest.SeverityWarning, Message: fmt.Sprintf(
+	return &harvest.RecordError{Type: harvest.TypeCrossSourceDuplicate, Severity: harvest.SeverityWarning, Message: fmt.Sprintf(
 		"%s was harvested by the portal from elsewhere%s under identifier %q, which harvest source %q (%s) "+
 			"already harvests as dataset %q: the same dataset is in the catalog twice",
 		it.Identifier, via, it.Origin.Identifier, other.SourceName, other.SourceID, other.Slug)}, nil
@@ -429,7 +429,7 @@ func (h *Handler) portalFetch(_ context.Context, _ *harvest.Job) (fetch.Config, 
 func (h *Handler) listPortalSource(ctx context.Context, job *harvest.Job) error {
 	fc, err := h.portalFetch(ctx, job)
 	if err != nil {
-		return h.fail(ctx, job, "ExtractError", err)
+		return h.fail(ctx, job, harvest.TypeExtractError, err)
 	}
 	var p *Pager
 	switch job.SourceType {
@@ -447,7 +447,7 @@ func (h *Handler) listPortalSource(ctx context.Context, job *harvest.Job) error 
 		err = fmt.Errorf("source type %q is not supported yet", job.SourceType)
 	}
 	if err != nil {
-		return h.fail(ctx, job, "ExtractError", err)
+		return h.fail(ctx, job, harvest.TypeExtractError, err)
 	}
 	return h.listPortal(ctx, job, p)
 }

@@ -51,7 +51,7 @@ func newPageGuard(p *Pager, first *PortalPage) (*pageGuard, error) {
 			"the page size, and the page is not the whole listing of %d", n, p.PageSize, sizeOption, g.total)
 	case n > 0 && n < p.PageSize && g.total > n && !first.Last:
 		g.size = n
-		g.hint = &harvest.RecordError{Type: "PortalPageSize", Severity: harvest.SeverityWarning, Message: fmt.Sprintf(
+		g.hint = &harvest.RecordError{Type: harvest.TypePortalPageSize, Severity: harvest.SeverityWarning, Message: fmt.Sprintf(
 			"%s served %d items a page where %d were asked for: the listing went on %d at a time; set the "+
 				"source's %s option to %d (--option %s=%d)", p.Name, n, p.PageSize, n, sizeOption, n, sizeOption, n)}
 	}

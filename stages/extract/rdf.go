@@ -61,11 +61,11 @@ const hydraNS = "http://www.w3.org/ns/hydra/core#"
 func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 	langs, err := harvest.ParseLanguages(job.Options["languages"])
 	if err != nil {
-		return h.fail(ctx, job, "ExtractError", fmt.Errorf("the source's languages option: %w", err))
+		return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's languages option: %w", err))
 	}
 	if p := job.Options["shacl_profile"]; p != "" && p != "none" {
 		if _, err := profiles.Load(p); err != nil {
-			return h.fail(ctx, job, "ExtractError", fmt.Errorf("the source's shacl_profile option: %w", err))
+			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's shacl_profile option: %w", err))
 		}
 	}
 	fc := h.fetch // the source's Accept and auth header (sourceFetch)
@@ -83,7 +83,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		if errors.As(err, &se) {
 			return se.err
 		}
-		return h.fail(ctx, job, "ExtractError", err)
+		return h.fail(ctx, job, harvest.TypeExtractError, err)
 	}
 
 	if since, skip, err := h.rdfNotModified(ctx, job, g); err != nil {
@@ -166,7 +166,7 @@ func (l *lister) rdfProblem(r *dcatap.Resource) error {
 	if err := l.see(e); err != nil {
 		return err
 	}
-	return l.settleError(e, "RecordTooLarge", fmt.Sprintf("dataset %s: %s", r.IRI, r.Problem))
+	return l.settleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf("dataset %s: %s", r.IRI, r.Problem))
 }
 
 // rdfRecord sends one dataset record on to COMPARE; publisher is the name of the publisher of
@@ -187,13 +187,13 @@ func (l *lister) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarni
 	}
 	nquads, _, err := dcatap.Canonical(r.Triples)
 	if err != nil {
-		return l.settleError(e, "RecordError", fmt.Sprintf("dataset %s: %v", r.IRI, err))
+		return l.settleError(e, harvest.TypeRecordError, fmt.Sprintf("dataset %s: %v", r.IRI, err))
 	}
 	if len(nquads) > l.h.cfg.MaxRecordBytes {
 		if err := l.see(e); err != nil {
 			return err
 		}
-		return l.settleError(e, "RecordTooLarge", fmt.Sprintf(
+		return l.settleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf(
 			"dataset %s is %d bytes as N-Quads, over the record size cap of %d bytes (--max-record-bytes)",
 			r.IRI, len(nquads), l.h.cfg.MaxRecordBytes))
 	}

@@ -30,7 +30,7 @@ func (w *rdfWarnings) on(page string) func(rdf.Warning) {
 			w.dropped++
 			return
 		}
-		w.rows = append(w.rows, harvest.RecordError{Type: "RDFSyntaxWarning", Severity: harvest.SeverityWarning,
+		w.rows = append(w.rows, harvest.RecordError{Type: harvest.TypeRDFSyntaxWarning, Severity: harvest.SeverityWarning,
 			Message: fmt.Sprintf("%s does not follow the RDF/XML grammar and was read leniently: %s", page, x)})
 	}
 }
@@ -42,7 +42,7 @@ func (w *rdfWarnings) take() []harvest.RecordError {
 	}
 	rows := w.rows
 	if w.dropped > 0 {
-		rows = append(rows, harvest.RecordError{Type: "RDFSyntaxWarning", Severity: harvest.SeverityWarning,
+		rows = append(rows, harvest.RecordError{Type: harvest.TypeRDFSyntaxWarning, Severity: harvest.SeverityWarning,
 			Message: fmt.Sprintf("%d more RDF syntax warnings not listed (at most %d are)", w.dropped, maxRDFWarnings)})
 	}
 	w.rows, w.dropped = nil, 0

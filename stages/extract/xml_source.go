@@ -36,7 +36,7 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 			break
 		}
 		if err != nil {
-			return h.fail(ctx, job, "ExtractError", err)
+			return h.fail(ctx, job, harvest.TypeExtractError, err)
 		}
 		defer cleanup()
 		if notModifiedSince != "" {
@@ -57,7 +57,7 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 			err = wrongKind(sniffDocument(body[:min(len(body), 4<<10)]), job.SchemaType)
 		}
 		if err != nil {
-			return h.fail(ctx, job, "ExtractError", fmt.Errorf("read %s: %w", job.URL, err))
+			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("read %s: %w", job.URL, err))
 		}
 		if err := l.xml(job.URL, body, ""); err != nil {
 			return err
@@ -66,11 +66,11 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 		parent := ""
 		if job.SourceType == harvest.SourceWAFCollection {
 			if job.CollectionParentURL == "" {
-				return h.fail(ctx, job, "ExtractError", errors.New("a waf-collection source needs a collection parent URL"))
+				return h.fail(ctx, job, harvest.TypeExtractError, errors.New("a waf-collection source needs a collection parent URL"))
 			}
 			body, err := h.readXML(ctx, job.CollectionParentURL)
 			if err != nil {
-				return h.fail(ctx, job, "ExtractError", fmt.Errorf("collection parent: %w", err))
+				return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("collection parent: %w", err))
 			}
 			if err := l.xml(job.CollectionParentURL, body, ""); err != nil {
 				return err
@@ -79,7 +79,7 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 		}
 		loc, err := harvest.ParseWAFTimeZone(job.WAFTimeZone)
 		if err != nil {
-			return h.fail(ctx, job, "ExtractError", fmt.Errorf("the source's WAF time zone: %w", err))
+			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's WAF time zone: %w", err))
 		}
 		err = CrawlWAF(ctx, h.fetch, WAFConfig{Location: loc}, job.URL, func(f WAFFile) error {
 			if err := l.wafFile(f, parent); err != nil {
@@ -92,10 +92,10 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 			return se.err // the store or the bus failed: retry the listing
 		}
 		if err != nil {
-			return h.fail(ctx, job, "ExtractError", fmt.Errorf("list WAF %s: %w", job.URL, err))
+			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("list WAF %s: %w", job.URL, err))
 		}
 	default:
-		return h.fail(ctx, job, "ExtractError", fmt.Errorf("source type %q is not supported", job.SourceType))
+		return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("source type %q is not supported", job.SourceType))
 	}
 	return l.complete()
 }
@@ -171,7 +171,7 @@ func (l *lister) xmlTooLarge(url string, cause *recordTooLargeError) error {
 	if err := l.see(&e); err != nil {
 		return err
 	}
-	return l.settleError(&e, "RecordTooLarge", fmt.Sprintf("file %s is %v; it was not read further", url, cause))
+	return l.settleError(&e, harvest.TypeRecordTooLarge, fmt.Sprintf("file %s is %v; it was not read further", url, cause))
 }
 
 // wafFile lists one file of a WAF: a record sent to COMPARE without its body when its listing
@@ -184,7 +184,7 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 	}
 	e := catalog.Entry{Position: pos, Identifier: f.URL}
 	if _, dup := l.seen[f.URL]; dup {
-		return l.settleError(&e, "DuplicateIdentifier", fmt.Sprintf("file %s is listed twice in the WAF", f.URL))
+		return l.settleError(&e, harvest.TypeDuplicateIdentifier, fmt.Sprintf("file %s is listed twice in the WAF", f.URL))
 	}
 	latest, err := l.unchangedByDate(f)
 	if err != nil {
@@ -213,9 +213,9 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 		}
 		var tle *recordTooLargeError
 		if errors.As(err, &tle) {
-			return l.settleError(&e, "RecordTooLarge", fmt.Sprintf("file %s is %v; it was not read further", f.URL, tle))
+			return l.settleError(&e, harvest.TypeRecordTooLarge, fmt.Sprintf("file %s is %v; it was not read further", f.URL, tle))
 		}
-		return l.settleError(&e, "FetchError", fmt.Sprintf("file %s could not be downloaded: %v", f.URL, err))
+		return l.settleError(&e, harvest.TypeFetchError, fmt.Sprintf("file %s could not be downloaded: %v", f.URL, err))
 	}
 	return l.sendXML(pos, f.URL, body, parent)
 }

@@ -70,4 +70,4 @@ func (h *Handler) invalidIdentifiers(ctx context.Context, jobID string) ([]strin
 }
 
 // validationErrorType is the type of VALIDATE's error rows (stages/validate).
-const validationErrorType = "ValidationError"
+const validationErrorType = harvest.TypeValidationError

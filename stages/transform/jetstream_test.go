@@ -110,7 +110,7 @@ func TestStageOnJetStream(t *testing.T) {
 	s := settled[0]
 	require.Equal(t, bad.Identifier, s.Identifier)
 	require.Equal(t, harvest.RecordErrorTransform, s.Status)
-	require.Equal(t, "TransformError", s.Errors[0].Type)
+	require.Equal(t, harvest.TypeTransformError, s.Errors[0].Type)
 	require.Contains(t, s.Errors[0].Message, "malformed XML")
 
 	// None was given up on.

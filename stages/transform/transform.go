@@ -165,5 +165,5 @@ func setPublisherIfNone(dcat []byte, name string) ([]byte, error) {
 // transformWarning is the warning row of a lossy choice TRANSFORM made for field (the ISO,
 // DCAT-AP and portal mappings each report them as field and message).
 func transformWarning(field, message string) harvest.RecordError {
-	return harvest.RecordError{Type: "TransformWarning", Message: field + ": " + message, Severity: harvest.SeverityWarning}
+	return harvest.RecordError{Type: harvest.TypeTransformWarning, Message: field + ": " + message, Severity: harvest.SeverityWarning}
 }

@@ -141,7 +141,7 @@ func TestISORecordIsTransformed(t *testing.T) {
 			require.NotEmpty(t, out.Warnings)
 			var fields []string
 			for _, w := range out.Warnings {
-				require.Equal(t, "TransformWarning", w.Type)
+				require.Equal(t, harvest.TypeTransformWarning, w.Type)
 				require.Equal(t, harvest.SeverityWarning, w.Severity)
 				fields = append(fields, w.Message)
 			}
@@ -194,7 +194,7 @@ func TestCorpusISORecords(t *testing.T) {
 		require.Equal(t, rec.RecordID, s.RecordID, c.file)
 		require.Equal(t, harvest.IdentifierKey(rec.Identifier), s.Key, c.file)
 		require.Len(t, s.Errors, 1, c.file)
-		require.Equal(t, "TransformError", s.Errors[0].Type, c.file)
+		require.Equal(t, harvest.TypeTransformError, s.Errors[0].Type, c.file)
 		require.Equal(t, harvest.SeverityError, s.Errors[0].Severity, c.file)
 		require.Contains(t, s.Errors[0].Message, c.reason, c.file)
 		require.Empty(t, s.Transformed, c.file)
@@ -321,7 +321,7 @@ func TestDCATAPRecordIsTransformed(t *testing.T) {
 		require.Equal(t, "public", dcat["accessLevel"])
 		require.Equal(t, []any{map[string]any{"@type": "dcat:Distribution", "accessURL": "https://data.example.no/gauges.csv"}}, dcat["distribution"])
 		require.Len(t, out.Warnings, 1)
-		require.Equal(t, harvest.RecordError{Type: "TransformWarning", Severity: harvest.SeverityWarning,
+		require.Equal(t, harvest.RecordError{Type: harvest.TypeTransformWarning, Severity: harvest.SeverityWarning,
 			Message: `issued: "31.12.2020" is not a date (xsd:date, xsd:dateTime, xsd:gYear or xsd:gYearMonth); dropped`}, out.Warnings[0])
 	}
 }

@@ -14,7 +14,7 @@ import (
 const (
 	dcatNS = "http://www.w3.org/ns/dcat#"
 	// recordErrorType is the Type of every row VALIDATE writes.
-	recordErrorType = "ValidationError"
+	recordErrorType = harvest.TypeValidationError
 )
 
 // mandatoryClasses are the DCAT-AP classes whose mandatory properties fail a record: an

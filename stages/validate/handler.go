@@ -65,14 +65,14 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		// One root per record type, as Data.gov H2.0 does; content-quality warnings never fail it.
 		v, err = validator3(rec.RecordType)
 		for _, w := range dcatus.Warnings3(rec.DCAT()) {
-			rec.Warnings = append(rec.Warnings, harvest.RecordError{Type: "ValidationWarning",
+			rec.Warnings = append(rec.Warnings, harvest.RecordError{Type: harvest.TypeValidationWarning,
 				Message: w.Path + ": " + w.Message, Severity: harvest.SeverityWarning})
 		}
 	} else {
 		v, err = h.validator(schema)
 	}
 	if err != nil {
-		return h.reject(&rec, []harvest.RecordError{{Type: "ValidationError", Message: err.Error(),
+		return h.reject(&rec, []harvest.RecordError{{Type: harvest.TypeValidationError, Message: err.Error(),
 			Severity: harvest.SeverityError}})
 	}
 	problems, err := v.Validate(rec.DCAT())
@@ -82,7 +82,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	if len(problems) > 0 {
 		errs := make([]harvest.RecordError, len(problems))
 		for i, p := range problems {
-			errs[i] = harvest.RecordError{Type: "ValidationError", Message: p.Path + ": " + p.Message,
+			errs[i] = harvest.RecordError{Type: harvest.TypeValidationError, Message: p.Path + ": " + p.Message,
 				Severity: harvest.SeverityError}
 		}
 		return h.reject(&rec, errs)
