@@ -18,6 +18,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/groupcommit"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/search"
@@ -134,7 +135,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	case harvest.ActionCreate, harvest.ActionUpdate:
 		dcat := rec.DCAT()
 		if rec.SchemaType.IsDCATUS3() && rec.IsPartOf != "" {
-			dcat = withIsPartOf(dcat, rec.IsPartOf)
+			dcat = dcatus.WithIsPartOf(dcat, rec.IsPartOf)
 		}
 		ds, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
 			Slug: Slug(title(dcat, rec.Identifier)), DCAT: dcat, RecordID: rec.RecordID, RecordType: rec.RecordType})
@@ -181,24 +182,4 @@ func title(dcat json.RawMessage, fallback string) string {
 		}
 	}
 	return fallback
-}
-
-// withIsPartOf returns the DCAT-US 3.0 record dcat with "isPartOf" set to parent (the
-// DataService or DatasetSeries EXTRACT lifted it out of), as Data.gov H2.0 writes a nested
-// dataset's parent_identifier; a record that has an isPartOf of its own, or is not an object,
-// is returned as it is.
-func withIsPartOf(dcat json.RawMessage, parent string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(dcat, &m) != nil || m == nil {
-		return dcat
-	}
-	if _, ok := m["isPartOf"]; ok {
-		return dcat
-	}
-	m["isPartOf"], _ = json.Marshal(parent)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return dcat
-	}
-	return out
 }

@@ -9,11 +9,11 @@
 package transform
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/transform/dcatap"
 	"github.com/harvester-dev/harvester/stages/transform/iso"
@@ -70,9 +70,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 			return reject(&rec, err.Error())
 		}
 		if rec.PublisherName != "" {
-			if dcat, err = setPublisherIfNone(dcat, rec.PublisherName); err != nil {
-				return reject(&rec, err.Error())
-			}
+			dcat = dcatus.WithPublisher(dcat, rec.PublisherName)
 		}
 		for _, w := range warnings {
 			rec.Warnings = append(rec.Warnings, transformWarning(w.Field, w.Message))
@@ -84,10 +82,8 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		if err != nil {
 			return reject(&rec, err.Error())
 		}
-		if rec.IsPartOf != "" {
-			if dcat, err = setIsPartOf(dcat, rec.IsPartOf); err != nil {
-				return reject(&rec, err.Error())
-			}
+		if rec.IsPartOf != "" { // a waf-collection's record
+			dcat = dcatus.WithIsPartOf(dcat, rec.IsPartOf)
 		}
 		for _, w := range warnings {
 			rec.Warnings = append(rec.Warnings, transformWarning(w.Field, w.Message))
@@ -134,32 +130,6 @@ func reject(rec *harvest.Record, reason string) ([]*message.Message, error) {
 		harvest.RecordError{Type: harvest.TypeTransformError, Message: reason, Severity: harvest.SeverityError})
 	s.Status = harvest.RecordErrorTransform
 	return harvest.Settle(s)
-}
-
-// setIsPartOf sets the dataset's isPartOf (a waf-collection child points at its parent).
-func setIsPartOf(dcat []byte, parent string) ([]byte, error) {
-	var d map[string]json.RawMessage
-	if err := json.Unmarshal(dcat, &d); err != nil {
-		return nil, fmt.Errorf("set isPartOf: %w", err)
-	}
-	p, _ := json.Marshal(parent)
-	d["isPartOf"] = p
-	return json.Marshal(d)
-}
-
-// setPublisherIfNone gives a DCAT-AP dataset that names no publisher its catalog's
-// (Record.PublisherName): DCAT-AP portals often name the publisher on the catalog only.
-func setPublisherIfNone(dcat []byte, name string) ([]byte, error) {
-	var d map[string]json.RawMessage
-	if err := json.Unmarshal(dcat, &d); err != nil {
-		return nil, fmt.Errorf("set publisher: %w", err)
-	}
-	if _, ok := d["publisher"]; ok {
-		return dcat, nil
-	}
-	p, _ := json.Marshal(map[string]string{"@type": "org:Organization", "name": name})
-	d["publisher"] = p
-	return json.Marshal(d)
 }
 
 // transformWarning is the warning row of a lossy choice TRANSFORM made for field (the ISO,

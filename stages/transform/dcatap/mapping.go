@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/rdf"
 )
 
@@ -23,9 +24,9 @@ func (m *mapper) warn(field, format string, args ...any) {
 // nameProps are the properties that name an agent or a concept, in order of preference.
 var nameProps = []string{foafName, skosPrefLabel, vcardFN, vcardOrgName, rdfsLabel, dctTitle}
 
-func (m *mapper) dataset(s rdf.Term) *dataset {
-	d := &dataset{
-		Type:               "dcat:Dataset",
+func (m *mapper) dataset(s rdf.Term) *dcatus.Dataset {
+	d := &dcatus.Dataset{
+		Type:               dcatus.TypeDataset,
 		Identifier:         s.Value,
 		Title:              m.literal(s, dctTitle),
 		Description:        m.literal(s, dctDescription),
@@ -70,24 +71,24 @@ func (m *mapper) single(field string, ts []rdf.Term) string {
 	return v
 }
 
-func (m *mapper) publisher(s rdf.Term) *organization {
+func (m *mapper) publisher(s rdf.Term) *dcatus.Organization {
 	pubs := m.objects(s, dctPublisher)
 	for _, p := range pubs {
 		if p.IsLiteral() && strings.TrimSpace(p.Value) != "" {
-			return &organization{Type: "org:Organization", Name: strings.TrimSpace(p.Value)}
+			return dcatus.NewOrganization(strings.TrimSpace(p.Value))
 		}
 	}
-	var found *organization
+	var found *dcatus.Organization
 	for _, p := range pubs {
 		if name := m.literal(p, nameProps...); name != "" {
-			found = &organization{Type: "org:Organization", Name: name}
+			found = dcatus.NewOrganization(name)
 			break
 		}
 	}
 	if found == nil {
 		if iri, _ := firstNamed(pubs); iri != "" {
 			m.warn("publisher", "publisher <%s> has no name in the record graph; its IRI is the name", iri)
-			found = &organization{Type: "org:Organization", Name: iri}
+			found = dcatus.NewOrganization(iri)
 		}
 	}
 	if found != nil && len(pubs) > 1 {
@@ -96,15 +97,14 @@ func (m *mapper) publisher(s rdf.Term) *organization {
 	return found
 }
 
-func (m *mapper) contactPoint(s rdf.Term) *contact {
+func (m *mapper) contactPoint(s rdf.Term) *dcatus.ContactPoint {
 	nodes := m.objects(s, dcatContactPoint)
-	var best *contact
+	var best *dcatus.ContactPoint
 	for _, n := range nodes {
 		if n.IsLiteral() {
 			continue
 		}
-		c := &contact{Type: "vcard:Contact", FN: m.literal(n, vcardFN, vcardOrgName, vcardHasOrgName, foafName, rdfsLabel),
-			HasEmail: m.email(n)}
+		c := dcatus.NewContactPoint(m.literal(n, vcardFN, vcardOrgName, vcardHasOrgName, foafName, rdfsLabel), m.email(n))
 		if c.FN == "" && c.HasEmail == "" {
 			continue
 		}
@@ -498,10 +498,10 @@ func (m *mapper) distributionNodes(s rdf.Term) []rdf.Term {
 
 var reMediaType = regexp.MustCompile(`^[-\w]+/[-\w]+(\.[-\w]+)*([+][-\w]+)?$`)
 
-func (m *mapper) distribution(i int, n rdf.Term) distribution {
+func (m *mapper) distribution(i int, n rdf.Term) dcatus.Distribution {
 	field := fmt.Sprintf("distribution[%d]", i)
-	d := distribution{
-		Type:        "dcat:Distribution",
+	d := dcatus.Distribution{
+		Type:        dcatus.TypeDistribution,
 		Title:       m.literal(n, dctTitle),
 		Description: m.literal(n, dctDescription),
 		AccessURL:   m.single(field+".accessURL", m.objects(n, dcatAccessURL)),

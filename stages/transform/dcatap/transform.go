@@ -7,7 +7,6 @@ package dcatap
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -35,53 +34,6 @@ var (
 
 var errStop = errors.New("stop")
 
-// dataset is the DCAT-US 1.1 dataset object Transform writes; the field order is the JSON key
-// order (as package iso writes it).
-type dataset struct {
-	Type               string         `json:"@type"`
-	Title              string         `json:"title,omitempty"`
-	Description        string         `json:"description,omitempty"`
-	Keyword            []string       `json:"keyword,omitempty"`
-	Modified           string         `json:"modified,omitempty"`
-	Publisher          *organization  `json:"publisher,omitempty"`
-	ContactPoint       *contact       `json:"contactPoint,omitempty"`
-	Identifier         string         `json:"identifier"`
-	AccessLevel        string         `json:"accessLevel"`
-	Distribution       []distribution `json:"distribution,omitempty"`
-	License            string         `json:"license,omitempty"`
-	Rights             string         `json:"rights,omitempty"`
-	Spatial            string         `json:"spatial,omitempty"`
-	Temporal           string         `json:"temporal,omitempty"`
-	Issued             string         `json:"issued,omitempty"`
-	AccrualPeriodicity string         `json:"accrualPeriodicity,omitempty"`
-	Language           []string       `json:"language,omitempty"`
-	Theme              []string       `json:"theme,omitempty"`
-	LandingPage        string         `json:"landingPage,omitempty"`
-	References         []string       `json:"references,omitempty"`
-	IsPartOf           string         `json:"isPartOf,omitempty"`
-}
-
-type organization struct {
-	Type string `json:"@type"`
-	Name string `json:"name"`
-}
-
-type contact struct {
-	Type     string `json:"@type"`
-	FN       string `json:"fn,omitempty"`
-	HasEmail string `json:"hasEmail,omitempty"`
-}
-
-type distribution struct {
-	Type        string `json:"@type"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	AccessURL   string `json:"accessURL,omitempty"`
-	DownloadURL string `json:"downloadURL,omitempty"`
-	MediaType   string `json:"mediaType,omitempty"`
-	Format      string `json:"format,omitempty"`
-}
-
 // Transform turns one DCAT-AP record graph into a DCAT-US 1.1 dataset object (JSON, keys in a
 // stable order, two-space indent). nquads is the record graph in N-Quads (EXTRACT's canonical
 // N-Quads; N-Triples is N-Quads too; graph names are ignored); identifier is the dataset IRI,
@@ -99,7 +51,7 @@ type distribution struct {
 // field is left out and VALIDATE reports it. Lossy choices (an unparseable date, a geometry
 // in a projected CRS, one of several contact points kept…) are Warnings. Errors wrap ErrParse
 // (the body is not N-Quads) or ErrNoDataset (no triple has the identifier as subject).
-func Transform(nquads []byte, identifier string, langs []string) (dcatus []byte, warnings []Warning, err error) {
+func Transform(nquads []byte, identifier string, langs []string) (dcat []byte, warnings []Warning, err error) {
 	g := rdf.NewMemGraph()
 	if err := rdf.Parse(bytes.NewReader(nquads), rdf.NQuads, "", g.Add); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrParse, err)
@@ -112,13 +64,9 @@ func Transform(nquads []byte, identifier string, langs []string) (dcatus []byte,
 	if !m.has(ds) {
 		return nil, nil, fmt.Errorf("%w: no triple has <%s> as subject", ErrNoDataset, identifier)
 	}
-	out := m.dataset(ds)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	dcat, err = m.dataset(ds).Encode()
+	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), m.warnings, nil
+	return dcat, m.warnings, nil
 }

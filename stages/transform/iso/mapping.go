@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // mapper maps one parsed record to DCAT-US and collects warnings.
@@ -21,83 +23,15 @@ func (m *mapper) warn(field, format string, args ...any) {
 	m.warnings = append(m.warnings, Warning{Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-// party is a responsible party (19139 CI_ResponsibleParty or 19115-3 CI_Responsibility).
-type party struct {
-	org, individual, email, role string
-}
-
-func (p party) name() string {
-	if p.org != "" {
-		return p.org
-	}
-	return p.individual
-}
-
-func parties(from []*node) []party {
-	var out []party
-	for _, n := range append(find(from, "CI_ResponsibleParty"), find(from, "CI_Responsibility")...) {
-		p := party{role: code(n.child("role"))}
-		if n.local == "CI_ResponsibleParty" {
-			p.org = value(n.child("organisationName"))
-			p.individual = value(n.child("individualName"))
-		} else {
-			p.org = value(first(path([]*node{n}, "party", "CI_Organisation", "name")))
-			p.individual = value(first(path(find([]*node{n}, "CI_Individual"), "name")))
-		}
-		p.email = value(first(find([]*node{n}, "electronicMailAddress")))
-		out = append(out, p)
-	}
-	return out
-}
-
-const xlinkNS = "http://www.w3.org/1999/xlink"
-
-// linkedParties returns the parties given by reference: property elements (gmd:contact,
-// gmd:pointOfContact, gmd:citedResponsibleParty…) with no content but an xlink:href and the
-// xlink:title that names the party. NOAA's titles carry the role: "publisher - NCEI" or
-// "NCEI (pointOfContact)"; any other title is the party's name, with no role.
-func linkedParties(props []*node) []party {
-	var out []party
-	for _, n := range props {
-		title := ""
-		for _, a := range n.attrs {
-			if a.Name.Space == xlinkNS && a.Name.Local == "title" {
-				title = strings.Join(strings.Fields(a.Value), " ")
-			}
-		}
-		if title == "" || len(n.children) > 0 {
-			continue
-		}
-		p := party{org: title}
-		if role, name, ok := strings.Cut(title, " - "); ok && roleCode(role) {
-			p.role, p.org = role, name
-		} else if name, role, ok := strings.Cut(strings.TrimSuffix(title, ")"), " ("); ok && strings.HasSuffix(title, ")") && roleCode(role) {
-			p.role, p.org = role, name
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// roleCode reports whether s is a CI_RoleCode value (ISO 19115-1 and -2 codes).
-func roleCode(s string) bool {
-	switch s {
-	case "resourceProvider", "custodian", "owner", "user", "distributor", "originator", "pointOfContact",
-		"principalInvestigator", "processor", "publisher", "author", "sponsor", "coAuthor", "collaborator",
-		"editor", "mediator", "rightsHolder", "contributor", "funder", "stakeholder":
-		return true
-	}
-	return false
-}
-
-func (m *mapper) dataset(identifier, publisherName string) *dataset {
+// dataset maps the record to a DCAT-US dataset with the identifier; publisherName names the
+// publisher when the record names none (see Transform).
+func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 	root := m.root
 	ident := first(path([]*node{root}, "identificationInfo", "*"))
 	cit := first(path([]*node{ident}, "citation", "CI_Citation"))
 	idents := []*node{ident}
 
-	ds := &dataset{Type: "dcat:Dataset", Identifier: identifier, AccessLevel: "public", Theme: []string{"geospatial"}}
-
+	ds := dcatus.NewDataset(identifier)
 	ds.Title = value(cit.child("title"))
 	if ds.Title == "" {
 		m.warn("title", "the record has no citation title")
@@ -107,99 +41,14 @@ func (m *mapper) dataset(identifier, publisherName string) *dataset {
 		ds.Description = PlaceholderDescription
 		m.warn("description", "the record has no abstract; used the placeholder %q", PlaceholderDescription)
 	}
-
-	// Keywords: all descriptive keywords, de-duplicated case-sensitively, order kept.
-	seen := map[string]bool{}
-	for _, k := range path(idents, "descriptiveKeywords", "MD_Keywords", "keyword") {
-		v := value(k)
-		if v == "" || seen[v] {
-			continue
-		}
-		seen[v] = true
-		ds.Keyword = append(ds.Keyword, v)
-	}
-	if len(ds.Keyword) == 0 {
-		ds.Keyword = []string{PlaceholderKeyword}
-		m.warn("keyword", "the record has no keywords; used the placeholder %q", PlaceholderKeyword)
-	}
-
+	ds.Keyword = m.keywords(idents)
 	m.dates(ds, cit)
-
-	// Contact point: the resource's point of contact, else the metadata contacts; the first
-	// with an e-mail address wins.
 	contacts := append(parties(path(idents, "pointOfContact")), parties(path([]*node{root}, "contact"))...)
-	ds.ContactPoint = contact{Type: "vcard:Contact"}
-	for _, p := range contacts {
-		if p.email != "" {
-			ds.ContactPoint.FN, ds.ContactPoint.HasEmail = p.name(), "mailto:"+strings.ToLower(strings.TrimPrefix(p.email, "mailto:"))
-			break
-		}
-	}
-	if ds.ContactPoint.FN == "" {
-		for _, p := range contacts {
-			if p.name() != "" {
-				ds.ContactPoint.FN = p.name()
-				break
-			}
-		}
-	}
-	if ds.ContactPoint.FN == "" {
-		ds.ContactPoint.FN = PlaceholderContactName
-		m.warn("contactPoint", "the record has no point of contact name; used the placeholder %q", PlaceholderContactName)
-	}
-	if ds.ContactPoint.HasEmail == "" {
-		ds.ContactPoint.HasEmail = PlaceholderContactEmail
-		m.warn("contactPoint", "the record has no point of contact e-mail; used the placeholder %q", PlaceholderContactEmail)
-	}
-
-	// Publisher: the citation's publisher, any publisher, else the contacts' organisation.
-	all := parties([]*node{root})
-	pub := ""
-	for _, group := range [][]party{parties([]*node{cit}), all} {
-		for _, p := range group {
-			if p.role == "publisher" && p.org != "" {
-				pub = p.org
-				break
-			}
-		}
-		if pub != "" {
-			break
-		}
-	}
-	if pub == "" {
-		for _, p := range contacts {
-			if p.org != "" {
-				pub = p.org
-				break
-			}
-		}
-	}
-	if pub == "" { // parties given by reference: a publisher, else any
-		linked := linkedParties(slices.Concat(path([]*node{cit}, "citedResponsibleParty"),
-			path(idents, "pointOfContact"), path([]*node{root}, "contact")))
-		for _, p := range linked {
-			if p.role == "publisher" {
-				pub = p.org
-				break
-			}
-		}
-		if pub == "" && len(linked) > 0 {
-			pub = linked[0].org
-		}
-	}
-	if pub == "" {
-		pub = publisherName
-		if pub == "" {
-			pub = PlaceholderPublisher
-		}
-		m.warn("publisher", "the record names no organisation; used %q", pub)
-	}
-	ds.Publisher = organization{Type: "org:Organization", Name: pub}
-
+	ds.ContactPoint = m.contactPoint(contacts)
+	ds.Publisher = dcatus.NewOrganization(m.publisher(cit, idents, contacts, publisherName))
 	m.constraints(ds, idents)
 	m.extents(ds, idents)
 	m.distributions(ds, cit, idents)
-
 	if f := code(first(find(idents, "MD_MaintenanceFrequencyCode"))); f != "" {
 		if p, ok := frequencies[f]; ok {
 			ds.AccrualPeriodicity = p
@@ -207,21 +56,46 @@ func (m *mapper) dataset(identifier, publisherName string) *dataset {
 			m.warn("accrualPeriodicity", "unknown maintenance frequency %q dropped", f)
 		}
 	}
+	if l := m.language(idents); l != "" {
+		ds.Language = []string{l}
+	}
+	ds.Theme = []string{"geospatial"}
+	return ds
+}
 
+// keywords returns all descriptive keywords, de-duplicated case-sensitively, order kept; the
+// placeholder when there are none.
+func (m *mapper) keywords(idents []*node) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range path(idents, "descriptiveKeywords", "MD_Keywords", "keyword") {
+		v := value(k)
+		if v == "" || seen[v] {
+			continue
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		m.warn("keyword", "the record has no keywords; used the placeholder %q", PlaceholderKeyword)
+		return []string{PlaceholderKeyword}
+	}
+	return out
+}
+
+// language returns the language tag of the resource, else of the metadata; "" when unknown.
+func (m *mapper) language(idents []*node) string {
 	lang := first(path(idents, "language"))
 	if lang == nil {
 		lang = first(find(idents, "defaultLocale"))
 	}
 	if lang == nil {
-		lang = first(path([]*node{root}, "language"))
+		lang = first(path([]*node{m.root}, "language"))
 	}
 	if lang == nil {
-		lang = first(find([]*node{root}, "defaultLocale"))
+		lang = first(find([]*node{m.root}, "defaultLocale"))
 	}
-	if l := languageTag(code(first(append(find([]*node{lang}, "LanguageCode"), lang)))); l != "" {
-		ds.Language = []string{l}
-	}
-	return ds
+	return languageTag(code(first(append(find([]*node{lang}, "LanguageCode"), lang))))
 }
 
 // frequencies maps MD_MaintenanceFrequencyCode to ISO 8601 repeating durations.
@@ -242,7 +116,7 @@ var frequencies = map[string]string{
 
 // dates sets modified (the newest citation date, else the metadata date stamp) and issued (the
 // publication date).
-func (m *mapper) dates(ds *dataset, cit *node) {
+func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 	var newest time.Time
 	for _, d := range path([]*node{cit}, "date", "CI_Date") {
 		raw := value(d.child("date"))
@@ -302,7 +176,7 @@ func parseDate(s string) (time.Time, bool) {
 
 // constraints sets rights (access restriction codes and security classifications) and license
 // (the first URL among the use limitations and use constraints).
-func (m *mapper) constraints(ds *dataset, idents []*node) {
+func (m *mapper) constraints(ds *dcatus.Dataset, idents []*node) {
 	cons := path(idents, "resourceConstraints", "*")
 	var rights []string
 	for _, n := range append(find(cons, "accessConstraints"), find(cons, "classification")...) {
@@ -331,7 +205,7 @@ func (m *mapper) constraints(ds *dataset, idents []*node) {
 }
 
 // extents sets spatial ("W,S,E,N" of the first bounding box) and temporal ("begin/end").
-func (m *mapper) extents(ds *dataset, idents []*node) {
+func (m *mapper) extents(ds *dcatus.Dataset, idents []*node) {
 	ext := path(idents, "extent", "EX_Extent")
 	if ext == nil {
 		ext = find(idents, "EX_Extent")
@@ -404,7 +278,7 @@ func onlineResources(from []*node) []onlineResource {
 // distributions sets distribution (distribution online resources, then the resource's other
 // online resources, then the landing page), references (aggregate resources) and landingPage
 // (the citation's online resource).
-func (m *mapper) distributions(ds *dataset, cit *node, idents []*node) {
+func (m *mapper) distributions(ds *dcatus.Dataset, cit *node, idents []*node) {
 	seen := map[string]bool{}
 	add := func(r onlineResource) {
 		u, ok := cleanURL(r.url)
@@ -418,7 +292,7 @@ func (m *mapper) distributions(ds *dataset, cit *node, idents []*node) {
 			return
 		}
 		seen[u] = true
-		d := distribution{Type: "dcat:Distribution", Title: r.name, Description: r.description}
+		d := dcatus.Distribution{Type: dcatus.TypeDistribution, Title: r.name, Description: r.description}
 		mt, isFile := guessMediaType(u, r.protocol)
 		if isFile {
 			d.DownloadURL = u
@@ -449,7 +323,7 @@ func (m *mapper) distributions(ds *dataset, cit *node, idents []*node) {
 		add(r)
 	}
 	if ds.LandingPage != "" {
-		d := distribution{Type: "dcat:Distribution", AccessURL: ds.LandingPage, MediaType: "text/html"}
+		d := dcatus.Distribution{Type: dcatus.TypeDistribution, AccessURL: ds.LandingPage, MediaType: "text/html"}
 		if len(landing) > 0 {
 			d.Title, d.Description = landing[0].name, landing[0].description
 		}

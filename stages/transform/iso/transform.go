@@ -7,8 +7,6 @@
 package iso
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -29,51 +27,6 @@ const (
 	// organization does.
 	PlaceholderPublisher = "Not provided"
 )
-
-// Dataset is the DCAT-US 1.1 dataset object Transform writes; the field order is the JSON key
-// order.
-type dataset struct {
-	Type               string         `json:"@type"`
-	Title              string         `json:"title"`
-	Description        string         `json:"description"`
-	Keyword            []string       `json:"keyword"`
-	Modified           string         `json:"modified"`
-	Publisher          organization   `json:"publisher"`
-	ContactPoint       contact        `json:"contactPoint"`
-	Identifier         string         `json:"identifier"`
-	AccessLevel        string         `json:"accessLevel"`
-	Distribution       []distribution `json:"distribution,omitempty"`
-	License            string         `json:"license,omitempty"`
-	Rights             string         `json:"rights,omitempty"`
-	Spatial            string         `json:"spatial,omitempty"`
-	Temporal           string         `json:"temporal,omitempty"`
-	Issued             string         `json:"issued,omitempty"`
-	AccrualPeriodicity string         `json:"accrualPeriodicity,omitempty"`
-	Language           []string       `json:"language,omitempty"`
-	Theme              []string       `json:"theme"`
-	References         []string       `json:"references,omitempty"`
-	LandingPage        string         `json:"landingPage,omitempty"`
-}
-
-type organization struct {
-	Type string `json:"@type"`
-	Name string `json:"name"`
-}
-
-type contact struct {
-	Type     string `json:"@type"`
-	FN       string `json:"fn"`
-	HasEmail string `json:"hasEmail"`
-}
-
-type distribution struct {
-	Type        string `json:"@type"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	AccessURL   string `json:"accessURL,omitempty"`
-	DownloadURL string `json:"downloadURL,omitempty"`
-	MediaType   string `json:"mediaType,omitempty"`
-}
 
 // Transform turns one ISO 19115 record (19115-1 gmd:MD_Metadata, 19115-2 gmi:MI_Metadata, or
 // 19115-3 mdb:MD_Metadata) into a DCAT-US 1.1 dataset object (JSON, keys in a stable order,
@@ -113,15 +66,11 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 		return nil, nil, err
 	}
 	m := &mapper{root: root}
-	ds := m.dataset(identifier, publisherName)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(ds); err != nil {
+	dcat, err = m.dataset(identifier, publisherName).Encode()
+	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), m.warnings, nil
+	return dcat, m.warnings, nil
 }
 
 // checkRoot accepts the three ISO 19115 record roots and names anything else.

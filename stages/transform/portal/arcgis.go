@@ -5,6 +5,8 @@ import (
 	"html"
 	"regexp"
 	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // arcgisItem is one item of the ArcGIS portal search (sharing/rest/search results[]), or the
@@ -108,11 +110,11 @@ func ArcGIS(item []byte, identifier, publisherName string) (dcat []byte, warning
 		m.ds.Language = []string{l}
 	}
 	if u := notNull(it.URL); u != "" {
-		m.addDistribution(distribution{Title: firstOf(notNull(it.Type), "Service"), Format: arcgisFormat(string(it.Type)), AccessURL: u})
+		m.addDistribution(dcatus.Distribution{Title: firstOf(notNull(it.Type), "Service"), Format: arcgisFormat(string(it.Type)), AccessURL: u})
 	}
 	for _, r := range it.AdditionalRes {
 		if u := notNull(r.URL); u != "" {
-			m.addDistribution(distribution{Title: notNull(r.Name), AccessURL: u})
+			m.addDistribution(dcatus.Distribution{Title: notNull(r.Name), AccessURL: u})
 		}
 	}
 	return m.finish(publisherName)

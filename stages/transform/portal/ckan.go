@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // ckanPackage is the part of a CKAN package (package_search result, package_show) mapped.
@@ -83,7 +85,7 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 		return nil, nil, fmt.Errorf("%w: %v", ErrNotItem, err)
 	}
 	var warnings []Warning
-	d := dataset{Type: "dcat:Dataset", Identifier: identifier, AccessLevel: "public"}
+	d := dcatus.NewDataset(identifier)
 	d.Title = text(p.Title)
 	if d.Title == "" {
 		d.Title = text(p.Name)
@@ -92,9 +94,9 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 	d.Keyword = unique(ckanNames(p.Tags, "name", "display_name"))
 	d.Theme = unique(ckanNames(p.Groups, "title", "name"))
 	if org := ckanNames(json.RawMessage("["+string(orNull(p.Organization))+"]"), "title", "name"); len(org) > 0 {
-		d.Publisher = &organization{Type: "org:Organization", Name: org[0]}
+		d.Publisher = dcatus.NewOrganization(org[0])
 	} else if publisherName != "" {
-		d.Publisher = &organization{Type: "org:Organization", Name: publisherName}
+		d.Publisher = dcatus.NewOrganization(publisherName)
 		warnings = append(warnings, Warning{"publisher", "the package has no organization: the source's organization names the publisher"})
 	}
 	d.ContactPoint = ckanContact(p.Maintainer, p.MaintainerEmail)
@@ -128,7 +130,7 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 		d.LandingPage = base + "/dataset/" + page
 	}
 	for _, r := range p.Resources {
-		dist := distribution{Type: "dcat:Distribution", Title: text(r.Name), Description: text(r.Description),
+		dist := dcatus.Distribution{Type: dcatus.TypeDistribution, Title: text(r.Name), Description: text(r.Description),
 			Format: text(r.Format)}
 		u := text(r.URL)
 		if mt := text(r.Mimetype); isMediaType(mt) {
@@ -146,7 +148,7 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 		}
 		d.Distribution = append(d.Distribution, dist)
 	}
-	out, err := encode(&d)
+	out, err := d.Encode()
 	return out, warnings, err
 }
 
@@ -189,7 +191,7 @@ func ckanNames(raw json.RawMessage, members ...string) []string {
 // ckanContact is the contact point of a name and email pair, nil without a name or email. A
 // name that is a JSON list (or object) of people encoded in a string gives its first person's
 // name and email.
-func ckanContact(name, email json.RawMessage) *contact {
+func ckanContact(name, email json.RawMessage) *dcatus.ContactPoint {
 	fn, mail := text(name), text(email)
 	if doc := decoded(name); len(doc) > 0 && (doc[0] == '[' || doc[0] == '{') {
 		var people []map[string]json.RawMessage
@@ -214,9 +216,8 @@ func ckanContact(name, email json.RawMessage) *contact {
 	if fn == "" {
 		fn = mail
 	}
-	c := &contact{Type: "vcard:Contact", FN: fn}
 	if mail != "" {
-		c.HasEmail = mailto(mail)
+		mail = mailto(mail)
 	}
-	return c
+	return dcatus.NewContactPoint(fn, mail)
 }

@@ -7,19 +7,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // mapping collects one item's DCAT-US dataset (Socrata, ArcGIS, OpenDataSoft) and the
 // warnings made on the way; publisher, contact and spatial are set by finish.
 type mapping struct {
-	ds                   dataset
+	ds                   *dcatus.Dataset
 	publisher, fn, email string
 	spatial              string
 	warnings             []Warning
 }
 
 func newMapping(identifier string) *mapping {
-	return &mapping{ds: dataset{Type: "dcat:Dataset", Identifier: identifier, AccessLevel: "public"}}
+	return &mapping{ds: dcatus.NewDataset(identifier)}
 }
 
 func (m *mapping) warn(field, format string, args ...any) {
@@ -31,7 +33,7 @@ func (m *mapping) warn(field, format string, args ...any) {
 // names it; publisherName, the harvest source's organization, names the publisher of an item
 // that names none, with a warning.
 func (m *mapping) finish(publisherName string) ([]byte, []Warning, error) {
-	ds := &m.ds
+	ds := m.ds
 	if r := []rune(ds.Description); len(r) > 10000 {
 		ds.Description = string(r[:10000])
 		m.warn("description", "description cut to 10000 characters (DCAT-US's maximum)")
@@ -41,10 +43,10 @@ func (m *mapping) finish(publisherName string) ([]byte, []Warning, error) {
 		m.warn("publisher", "the item names no publisher: the source's organization names it")
 	}
 	if m.publisher != "" {
-		ds.Publisher = &organization{Type: "org:Organization", Name: m.publisher}
+		ds.Publisher = dcatus.NewOrganization(m.publisher)
 	}
 	if m.fn != "" || m.email != "" {
-		ds.ContactPoint = &contact{Type: "vcard:Contact", FN: m.fn, HasEmail: m.email}
+		ds.ContactPoint = dcatus.NewContactPoint(m.fn, m.email)
 	}
 	if ds.Modified == "" && ds.Issued != "" {
 		ds.Modified = ds.Issued
@@ -54,10 +56,8 @@ func (m *mapping) finish(publisherName string) ([]byte, []Warning, error) {
 		ds.Rights = string(r[:255])
 		m.warn("rights", "rights cut to 255 characters (DCAT-US's maximum)")
 	}
-	if m.spatial != "" {
-		ds.Spatial, _ = json.Marshal(m.spatial)
-	}
-	out, err := encode(ds)
+	ds.Spatial = m.spatial
+	out, err := ds.Encode()
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
 	}
@@ -80,7 +80,7 @@ func (m *mapping) setEmail(s string) {
 // addDistribution appends a distribution whose URLs are absolute http(s) URLs (a URL that is
 // not is dropped with a warning). A downloadURL without a media type becomes the accessURL, as
 // DCAT-US requires mediaType with downloadURL.
-func (m *mapping) addDistribution(d distribution) {
+func (m *mapping) addDistribution(d dcatus.Distribution) {
 	for _, u := range []*string{&d.AccessURL, &d.DownloadURL} {
 		if *u != "" && !isWebURL(*u) {
 			m.warn("distribution", "URL %q is not an absolute http(s) URL; dropped", *u)
@@ -96,7 +96,7 @@ func (m *mapping) addDistribution(d distribution) {
 	if d.AccessURL == "" && d.DownloadURL == "" {
 		return
 	}
-	d.Type = "dcat:Distribution"
+	d.Type = dcatus.TypeDistribution
 	m.ds.Distribution = append(m.ds.Distribution, d)
 }
 

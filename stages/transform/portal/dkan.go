@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // DKAN maps one DKAN 2 metastore dataset (a DCAT-US 1.1 dataset as DKAN serves it) to a
@@ -34,7 +36,7 @@ func DKAN(body []byte, identifier string) ([]byte, []Warning, error) {
 	if _, ok := obj["landingPage"]; !ok && isURL(identifier) {
 		obj["landingPage"] = identifier
 	}
-	out, err := encode(obj)
+	out, err := dcatus.Encode(obj)
 	return out, nil, err
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // odsDataset is one dataset of the OpenDataSoft Explore API v2.1 (catalog/datasets results[]),
@@ -157,11 +159,11 @@ func OpenDataSoft(item []byte, identifier, publisherName string) (dcat []byte, w
 func (m *mapping) odsDistributions(d *odsDataset, base, id string) {
 	api := base + "/api/explore/v2.1/catalog/datasets/" + url.PathEscape(id)
 	if d.HasRecords == nil || *d.HasRecords {
-		m.addDistribution(distribution{Title: "CSV", Format: "CSV", MediaType: "text/csv", DownloadURL: api + "/exports/csv"})
-		m.addDistribution(distribution{Title: "JSON", Format: "JSON", MediaType: "application/json", DownloadURL: api + "/exports/json"})
+		m.addDistribution(dcatus.Distribution{Title: "CSV", Format: "CSV", MediaType: "text/csv", DownloadURL: api + "/exports/csv"})
+		m.addDistribution(dcatus.Distribution{Title: "JSON", Format: "JSON", MediaType: "application/json", DownloadURL: api + "/exports/json"})
 		for _, f := range d.Features {
 			if f == "geo" {
-				m.addDistribution(distribution{Title: "GeoJSON", Format: "GeoJSON", MediaType: "application/geo+json", DownloadURL: api + "/exports/geojson"})
+				m.addDistribution(dcatus.Distribution{Title: "GeoJSON", Format: "GeoJSON", MediaType: "application/geo+json", DownloadURL: api + "/exports/geojson"})
 				break
 			}
 		}
@@ -179,7 +181,7 @@ func (m *mapping) odsDistributions(d *odsDataset, base, id string) {
 				u = api + group.path + url.PathEscape(string(f.ID))
 			}
 			mt, _, _ := strings.Cut(string(f.Mimetype), ";")
-			m.addDistribution(distribution{Title: firstOf(string(f.Title), string(f.ID)), Description: strings.TrimSpace(string(f.Description)),
+			m.addDistribution(dcatus.Distribution{Title: firstOf(string(f.Title), string(f.ID)), Description: strings.TrimSpace(string(f.Description)),
 				MediaType: strings.TrimSpace(mt), DownloadURL: u})
 		}
 	}

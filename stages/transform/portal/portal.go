@@ -25,66 +25,6 @@ type Warning struct {
 	Field, Message string
 }
 
-// dataset is the DCAT-US 1.1 dataset object written; the field order is the JSON key order.
-type dataset struct {
-	Type         string          `json:"@type"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	Keyword      []string        `json:"keyword,omitempty"`
-	Modified     string          `json:"modified,omitempty"`
-	Publisher    *organization   `json:"publisher,omitempty"`
-	ContactPoint *contact        `json:"contactPoint,omitempty"`
-	Identifier   string          `json:"identifier"`
-	AccessLevel  string          `json:"accessLevel"`
-	BureauCode   []string        `json:"bureauCode,omitempty"`
-	ProgramCode  []string        `json:"programCode,omitempty"`
-	License      string          `json:"license,omitempty"`
-	Spatial      json.RawMessage `json:"spatial,omitempty"`
-	Temporal     string          `json:"temporal,omitempty"`
-	Issued       string          `json:"issued,omitempty"`
-	Theme        []string        `json:"theme,omitempty"`
-	LandingPage  string          `json:"landingPage,omitempty"`
-	Distribution []distribution  `json:"distribution,omitempty"`
-	// Written by the Socrata, ArcGIS and OpenDataSoft mappings.
-	Rights             string   `json:"rights,omitempty"`
-	AccrualPeriodicity string   `json:"accrualPeriodicity,omitempty"`
-	Language           []string `json:"language,omitempty"`
-	References         []string `json:"references,omitempty"`
-}
-
-type organization struct {
-	Type string `json:"@type"`
-	Name string `json:"name"`
-}
-
-type contact struct {
-	Type     string `json:"@type"`
-	FN       string `json:"fn"`
-	HasEmail string `json:"hasEmail,omitempty"`
-}
-
-type distribution struct {
-	Type        string `json:"@type"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	AccessURL   string `json:"accessURL,omitempty"`
-	DownloadURL string `json:"downloadURL,omitempty"`
-	MediaType   string `json:"mediaType,omitempty"`
-	Format      string `json:"format,omitempty"`
-}
-
-// encode writes d as indented JSON without HTML escaping.
-func encode(d any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
 // text returns a JSON value as text: a string trimmed, a number's digits, "" for anything else.
 func text(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
@@ -178,19 +118,17 @@ func unique(in []string) []string {
 // a string holding one, as CKAN's ckanext-spatial "spatial" extra and EnviDat's field are)
 // becomes its bounding box "west,south,east,north" (Data.gov's form); any other non-empty
 // string (a place name, a WKT text) is kept as it is. ok is false when there is nothing.
-func Spatial(raw json.RawMessage) (spatial json.RawMessage, ok bool) {
+func Spatial(raw json.RawMessage) (spatial string, ok bool) {
 	doc := decoded(raw)
 	if len(doc) > 0 && doc[0] == '{' {
 		if box, ok := bbox(doc); ok {
-			s, _ := json.Marshal(box)
-			return s, true
+			return box, true
 		}
 	}
 	if s := text(raw); s != "" {
-		out, _ := json.Marshal(s)
-		return out, true
+		return s, true
 	}
-	return nil, false
+	return "", false
 }
 
 // bbox returns the bounding box of a GeoJSON geometry, feature or feature collection.

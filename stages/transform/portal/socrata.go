@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // socrataDiscovery is one result of the Socrata Discovery API (api/catalog/v1).
@@ -240,7 +242,7 @@ func (m *mapping) socrataView(v *socrataView, base string) {
 	if v.BlobID != "" && base != "" {
 		mt, _, _ := strings.Cut(string(v.BlobMimeType), ";")
 		name := firstOf(string(v.BlobFilename), id)
-		m.addDistribution(distribution{Title: name, MediaType: strings.TrimSpace(mt),
+		m.addDistribution(dcatus.Distribution{Title: name, MediaType: strings.TrimSpace(mt),
 			DownloadURL: base + "/api/views/" + url.PathEscape(id) + "/files/" + url.PathEscape(string(v.BlobID)) +
 				"?download=true&filename=" + url.QueryEscape(name)})
 	}
@@ -253,9 +255,9 @@ func (m *mapping) socrataTabular(base, id string) {
 		return
 	}
 	v := base + "/api/views/" + url.PathEscape(id)
-	m.addDistribution(distribution{Title: "CSV", Format: "CSV", MediaType: "text/csv", DownloadURL: v + "/rows.csv?accessType=DOWNLOAD"})
-	m.addDistribution(distribution{Title: "JSON", Format: "JSON", MediaType: "application/json", DownloadURL: v + "/rows.json?accessType=DOWNLOAD"})
-	m.addDistribution(distribution{Title: "SODA API", Format: "API", AccessURL: base + "/resource/" + url.PathEscape(id) + ".json"})
+	m.addDistribution(dcatus.Distribution{Title: "CSV", Format: "CSV", MediaType: "text/csv", DownloadURL: v + "/rows.csv?accessType=DOWNLOAD"})
+	m.addDistribution(dcatus.Distribution{Title: "JSON", Format: "JSON", MediaType: "application/json", DownloadURL: v + "/rows.json?accessType=DOWNLOAD"})
+	m.addDistribution(dcatus.Distribution{Title: "SODA API", Format: "API", AccessURL: base + "/resource/" + url.PathEscape(id) + ".json"})
 }
 
 // socrataGeo adds the exports of a geospatial (map) view.
@@ -264,8 +266,8 @@ func (m *mapping) socrataGeo(base, id string) {
 		return
 	}
 	g := base + "/api/geospatial/" + url.PathEscape(id) + "?method=export&format="
-	m.addDistribution(distribution{Title: "GeoJSON", Format: "GeoJSON", MediaType: "application/vnd.geo+json", DownloadURL: g + "GeoJSON"})
-	m.addDistribution(distribution{Title: "Shapefile", Format: "Shapefile", MediaType: "application/zip", DownloadURL: g + "Shapefile"})
+	m.addDistribution(dcatus.Distribution{Title: "GeoJSON", Format: "GeoJSON", MediaType: "application/vnd.geo+json", DownloadURL: g + "GeoJSON"})
+	m.addDistribution(dcatus.Distribution{Title: "Shapefile", Format: "Shapefile", MediaType: "application/zip", DownloadURL: g + "Shapefile"})
 }
 
 // socrataCommonCore applies the DCAT-US ("Common Core") fields a Socrata domain keeps in its

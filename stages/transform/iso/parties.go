@@ -1,0 +1,139 @@
+package iso
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
+)
+
+// party is a responsible party (19139 CI_ResponsibleParty or 19115-3 CI_Responsibility).
+type party struct {
+	org, individual, email, role string
+}
+
+func (p party) name() string {
+	if p.org != "" {
+		return p.org
+	}
+	return p.individual
+}
+
+func parties(from []*node) []party {
+	var out []party
+	for _, n := range append(find(from, "CI_ResponsibleParty"), find(from, "CI_Responsibility")...) {
+		p := party{role: code(n.child("role"))}
+		if n.local == "CI_ResponsibleParty" {
+			p.org = value(n.child("organisationName"))
+			p.individual = value(n.child("individualName"))
+		} else {
+			p.org = value(first(path([]*node{n}, "party", "CI_Organisation", "name")))
+			p.individual = value(first(path(find([]*node{n}, "CI_Individual"), "name")))
+		}
+		p.email = value(first(find([]*node{n}, "electronicMailAddress")))
+		out = append(out, p)
+	}
+	return out
+}
+
+const xlinkNS = "http://www.w3.org/1999/xlink"
+
+// linkedParties returns the parties given by reference: property elements (gmd:contact,
+// gmd:pointOfContact, gmd:citedResponsibleParty…) with no content but an xlink:href and the
+// xlink:title that names the party. NOAA's titles carry the role: "publisher - NCEI" or
+// "NCEI (pointOfContact)"; any other title is the party's name, with no role.
+func linkedParties(props []*node) []party {
+	var out []party
+	for _, n := range props {
+		title := ""
+		for _, a := range n.attrs {
+			if a.Name.Space == xlinkNS && a.Name.Local == "title" {
+				title = strings.Join(strings.Fields(a.Value), " ")
+			}
+		}
+		if title == "" || len(n.children) > 0 {
+			continue
+		}
+		p := party{org: title}
+		if role, name, ok := strings.Cut(title, " - "); ok && roleCode(role) {
+			p.role, p.org = role, name
+		} else if name, role, ok := strings.Cut(strings.TrimSuffix(title, ")"), " ("); ok && strings.HasSuffix(title, ")") && roleCode(role) {
+			p.role, p.org = role, name
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// roleCode reports whether s is a CI_RoleCode value (ISO 19115-1 and -2 codes).
+func roleCode(s string) bool {
+	switch s {
+	case "resourceProvider", "custodian", "owner", "user", "distributor", "originator", "pointOfContact",
+		"principalInvestigator", "processor", "publisher", "author", "sponsor", "coAuthor", "collaborator",
+		"editor", "mediator", "rightsHolder", "contributor", "funder", "stakeholder":
+		return true
+	}
+	return false
+}
+
+// contactPoint returns the dataset's contact: of the resource's points of contact, then the
+// metadata contacts, the first with an e-mail address, else the first with a name;
+// placeholders for what none has.
+func (m *mapper) contactPoint(contacts []party) *dcatus.ContactPoint {
+	c := dcatus.NewContactPoint("", "")
+	for _, p := range contacts {
+		if p.email != "" {
+			c.FN, c.HasEmail = p.name(), "mailto:"+strings.ToLower(strings.TrimPrefix(p.email, "mailto:"))
+			break
+		}
+	}
+	if c.FN == "" {
+		for _, p := range contacts {
+			if p.name() != "" {
+				c.FN = p.name()
+				break
+			}
+		}
+	}
+	if c.FN == "" {
+		c.FN = PlaceholderContactName
+		m.warn("contactPoint", "the record has no point of contact name; used the placeholder %q", PlaceholderContactName)
+	}
+	if c.HasEmail == "" {
+		c.HasEmail = PlaceholderContactEmail
+		m.warn("contactPoint", "the record has no point of contact e-mail; used the placeholder %q", PlaceholderContactEmail)
+	}
+	return c
+}
+
+// publisher returns the publisher's name: the citation's publisher, any publisher, else the
+// contacts' organisation, else a party given by reference (a publisher, else any), else
+// publisherName, else PlaceholderPublisher (both with a warning).
+func (m *mapper) publisher(cit *node, idents []*node, contacts []party, publisherName string) string {
+	for _, group := range [][]party{parties([]*node{cit}), parties([]*node{m.root})} {
+		for _, p := range group {
+			if p.role == "publisher" && p.org != "" {
+				return p.org
+			}
+		}
+	}
+	for _, p := range contacts {
+		if p.org != "" {
+			return p.org
+		}
+	}
+	linked := linkedParties(slices.Concat(path([]*node{cit}, "citedResponsibleParty"),
+		path(idents, "pointOfContact"), path([]*node{m.root}, "contact")))
+	for _, p := range linked {
+		if p.role == "publisher" && p.org != "" {
+			return p.org
+		}
+	}
+	if len(linked) > 0 && linked[0].org != "" {
+		return linked[0].org
+	}
+	pub := cmp.Or(publisherName, PlaceholderPublisher)
+	m.warn("publisher", "the record names no organisation; used %q", pub)
+	return pub
+}
