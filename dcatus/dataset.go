@@ -68,6 +68,13 @@ type Distribution struct {
 	Format      string `json:"format,omitempty"`
 }
 
+// Warning is a non-fatal note about a transformed record: a lossy choice (a value dropped,
+// one of several kept), or a placeholder or default used. Field is the DCAT-US field
+// concerned, e.g. "contactPoint" or "distribution[0].mediaType".
+type Warning struct {
+	Field, Message string
+}
+
 // NewDataset returns a public dataset with the identifier, as every transform starts one.
 func NewDataset(identifier string) *Dataset {
 	return &Dataset{Type: TypeDataset, Identifier: identifier, AccessLevel: "public"}

@@ -52,77 +52,65 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
 	}
-	switch {
-	case rec.SourceType.IsPortal():
-		return transformPortal(&rec)
-	case rec.SchemaType == harvest.SchemaDCATUS11Federal || rec.SchemaType == harvest.SchemaDCATUS11NonFederal ||
-		rec.SchemaType == harvest.SchemaDCATUS30:
+	if !rec.SourceType.IsPortal() && (rec.SchemaType == harvest.SchemaDCATUS11Federal ||
+		rec.SchemaType == harvest.SchemaDCATUS11NonFederal || rec.SchemaType == harvest.SchemaDCATUS30) {
 		// DCAT-US already: on as it came. COMPARE sends these to VALIDATE; a replayed one, or
 		// one queued before that, may still come here.
 		return harvest.Forward(harvest.SubjectValidate, msg)
+	}
+	dcat, warnings, err := h.transform(&rec)
+	if err != nil {
+		return reject(&rec, err.Error())
+	}
+	for _, w := range warnings {
+		rec.Warnings = append(rec.Warnings, transformWarning(w))
+	}
+	rec.Transformed = dcat
+	return harvest.Next(harvest.SubjectValidate, &rec)
+}
+
+// transform maps rec to DCAT-US: a portal item by its platform (Record.SourceType), else by
+// its schema type. A DCAT-AP dataset that names no publisher gets its catalog's
+// (Record.PublisherName); a waf-collection's ISO record the collection as isPartOf.
+func (h *Handler) transform(rec *harvest.Record) ([]byte, []dcatus.Warning, error) {
+	switch {
+	case rec.SourceType.IsPortal():
+		return transformPortal(rec)
 	case rec.SchemaType == harvest.SchemaDCATAP:
 		langs := rec.Languages
 		if len(langs) == 0 {
 			langs = h.languages
 		}
 		dcat, warnings, err := dcatap.Transform(rec.Body, rec.Identifier, langs)
-		if err != nil {
-			return reject(&rec, err.Error())
-		}
-		if rec.PublisherName != "" {
+		if err == nil && rec.PublisherName != "" {
 			dcat = dcatus.WithPublisher(dcat, rec.PublisherName)
 		}
-		for _, w := range warnings {
-			rec.Warnings = append(rec.Warnings, transformWarning(w.Field, w.Message))
-		}
-		rec.Transformed = dcat
-		return harvest.Next(harvest.SubjectValidate, &rec)
+		return dcat, warnings, err
 	case rec.SchemaType.IsISO():
 		dcat, warnings, err := iso.Transform(rec.XML, rec.Identifier, rec.PublisherName)
-		if err != nil {
-			return reject(&rec, err.Error())
-		}
-		if rec.IsPartOf != "" { // a waf-collection's record
+		if err == nil && rec.IsPartOf != "" {
 			dcat = dcatus.WithIsPartOf(dcat, rec.IsPartOf)
 		}
-		for _, w := range warnings {
-			rec.Warnings = append(rec.Warnings, transformWarning(w.Field, w.Message))
-		}
-		rec.Transformed = dcat
-		return harvest.Next(harvest.SubjectValidate, &rec)
+		return dcat, warnings, err
 	}
-	return reject(&rec, fmt.Sprintf("no transform for schema type %q", rec.SchemaType))
+	return nil, nil, fmt.Errorf("no transform for schema type %q", rec.SchemaType)
 }
 
 // transformPortal maps a portal item (Record.SourceType) to DCAT-US by its platform.
-func transformPortal(rec *harvest.Record) ([]*message.Message, error) {
-	var (
-		dcat     []byte
-		warnings []portal.Warning
-		err      error
-	)
+func transformPortal(rec *harvest.Record) ([]byte, []dcatus.Warning, error) {
 	switch rec.SourceType {
 	case harvest.SourceCKAN:
-		dcat, warnings, err = portal.CKAN(rec.Body, rec.Identifier, rec.PublisherName)
+		return portal.CKAN(rec.Body, rec.Identifier, rec.PublisherName)
 	case harvest.SourceDKAN:
-		dcat, warnings, err = portal.DKAN(rec.Body, rec.Identifier)
+		return portal.DKAN(rec.Body, rec.Identifier)
 	case harvest.SourceSocrata:
-		dcat, warnings, err = portal.Socrata(rec.Body, rec.Identifier, rec.PublisherName)
+		return portal.Socrata(rec.Body, rec.Identifier, rec.PublisherName)
 	case harvest.SourceArcGIS:
-		dcat, warnings, err = portal.ArcGIS(rec.Body, rec.Identifier, rec.PublisherName)
+		return portal.ArcGIS(rec.Body, rec.Identifier, rec.PublisherName)
 	case harvest.SourceOpenDataSoft:
-		dcat, warnings, err = portal.OpenDataSoft(rec.Body, rec.Identifier, rec.PublisherName)
-	default:
-		return reject(rec, fmt.Sprintf("no transform for source type %q", rec.SourceType))
+		return portal.OpenDataSoft(rec.Body, rec.Identifier, rec.PublisherName)
 	}
-	if err != nil {
-		return reject(rec, err.Error())
-	}
-	for _, w := range warnings {
-		rec.Warnings = append(rec.Warnings, transformWarning(w.Field, w.Message))
-	}
-	rec.Transformed = dcat
-	return harvest.Next(harvest.SubjectValidate, rec)
+	return nil, nil, fmt.Errorf("no transform for source type %q", rec.SourceType)
 }
 
 func reject(rec *harvest.Record, reason string) ([]*message.Message, error) {
@@ -132,8 +120,8 @@ func reject(rec *harvest.Record, reason string) ([]*message.Message, error) {
 	return harvest.Settle(s)
 }
 
-// transformWarning is the warning row of a lossy choice TRANSFORM made for field (the ISO,
-// DCAT-AP and portal mappings each report them as field and message).
-func transformWarning(field, message string) harvest.RecordError {
-	return harvest.RecordError{Type: harvest.TypeTransformWarning, Message: field + ": " + message, Severity: harvest.SeverityWarning}
+// transformWarning is the warning row of a lossy choice TRANSFORM made (the ISO, DCAT-AP and
+// portal mappings each report them as a dcatus.Warning).
+func transformWarning(w dcatus.Warning) harvest.RecordError {
+	return harvest.RecordError{Type: harvest.TypeTransformWarning, Message: w.Field + ": " + w.Message, Severity: harvest.SeverityWarning}
 }

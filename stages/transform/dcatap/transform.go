@@ -10,16 +10,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/rdf"
 )
 
 // Warning is a non-fatal note about a lossy choice in a transformed record (an unparseable
-// date dropped, one contact point kept of several…). Field is the DCAT-US field concerned,
-// e.g. "issued" or "distribution[0].mediaType". Picking one language of several is not a
-// warning.
-type Warning struct {
-	Field, Message string
-}
+// date dropped, one contact point kept of several…); picking one language of several is not
+// a warning.
+type Warning = dcatus.Warning
 
 // DefaultLanguages is the language preference when none is configured.
 var DefaultLanguages = []string{"en"}

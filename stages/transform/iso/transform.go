@@ -9,13 +9,13 @@ package iso
 import (
 	"fmt"
 	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // Warning is a non-fatal note about a transformed record (a placeholder was used, a value was
-// dropped…). Field is the DCAT-US field concerned, e.g. "contactPoint" or "distribution".
-type Warning struct {
-	Field, Message string
-}
+// dropped…).
+type Warning = dcatus.Warning
 
 // Data.gov's placeholders for missing required fields (datagov-harvester, TRANSFORM).
 const (

@@ -97,7 +97,7 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 		d.Publisher = dcatus.NewOrganization(org[0])
 	} else if publisherName != "" {
 		d.Publisher = dcatus.NewOrganization(publisherName)
-		warnings = append(warnings, Warning{"publisher", "the package has no organization: the source's organization names the publisher"})
+		warnings = append(warnings, Warning{Field: "publisher", Message: "the package has no organization: the source's organization names the publisher"})
 	}
 	d.ContactPoint = ckanContact(p.Maintainer, p.MaintainerEmail)
 	if d.ContactPoint == nil {
@@ -139,7 +139,7 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 		switch {
 		case !isURL(u):
 			if u != "" {
-				warnings = append(warnings, Warning{"distribution", fmt.Sprintf("resource %q: url %q is not an http(s) URL; left out", dist.Title, u)})
+				warnings = append(warnings, Warning{Field: "distribution", Message: fmt.Sprintf("resource %q: url %q is not an http(s) URL; left out", dist.Title, u)})
 			}
 		case dist.MediaType != "":
 			dist.DownloadURL = u

@@ -15,15 +15,15 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // ErrNotItem is the cause of a Transform error for a body that is not a JSON object.
 var ErrNotItem = errors.New("the portal item is not a JSON object")
 
 // Warning is a non-fatal note about a mapped item: the DCAT-US field and what was done.
-type Warning struct {
-	Field, Message string
-}
+type Warning = dcatus.Warning
 
 // text returns a JSON value as text: a string trimmed, a number's digits, "" for anything else.
 func text(raw json.RawMessage) string {
