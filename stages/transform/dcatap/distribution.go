@@ -1,9 +1,9 @@
 package dcatap
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/harvester-dev/harvester/dcatus"
@@ -26,7 +26,7 @@ func (m *mapper) distributionNodes(s rdf.Term) []rdf.Term {
 var reMediaType = regexp.MustCompile(`^[-\w]+/[-\w]+(\.[-\w]+)*([+][-\w]+)?$`)
 
 func (m *mapper) distribution(i int, n rdf.Term) dcatus.Distribution {
-	field := fmt.Sprintf("distribution[%d]", i)
+	field := "distribution[" + strconv.Itoa(i) + "]"
 	d := dcatus.Distribution{
 		Type:        dcatus.TypeDistribution,
 		Title:       m.literal(n, dctTitle),

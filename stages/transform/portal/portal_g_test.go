@@ -31,6 +31,40 @@ func items(t *testing.T, body []byte, member string) []json.RawMessage {
 	return out
 }
 
+// mapFunc is a platform's mapping (Socrata, ArcGIS, OpenDataSoft, CKAN).
+type mapFunc func(item []byte, identifier, publisherName string) ([]byte, []Warning, error)
+
+// mapEach maps every item of the array member of corpus file name, under the identifier ident
+// makes of the item's idMember, with the publisher name pub; check gets the identifier, the
+// item and its DCAT-US. It returns the items, len of them want.
+func mapEach(t *testing.T, name, member string, want int, idMember string, ident func(string) string, mapItem mapFunc,
+	pub string, check func(id string, item json.RawMessage, dcat []byte)) []json.RawMessage {
+	t.Helper()
+	list := items(t, corpusJSON(t, name), member)
+	require.Len(t, list, want)
+	for _, it := range list {
+		var probe map[string]any
+		require.NoError(t, json.Unmarshal(it, &probe))
+		idValue, _ := probe[idMember].(string)
+		id := ident(idValue)
+		dcat, _, err := mapItem(it, id, pub)
+		require.NoError(t, err)
+		check(id, it, dcat)
+	}
+	return list
+}
+
+func same(s string) string { return s }
+
+// mapFile maps corpus file name, a single item, under the identifier id and no publisher
+// name, and checks its problems (mapped).
+func mapFile(t *testing.T, mapItem mapFunc, name, id string, want ...string) map[string]any {
+	t.Helper()
+	dcat, _, err := mapItem(corpusJSON(t, name), id, "")
+	require.NoError(t, err)
+	return mapped(t, dcat, want...)
+}
+
 // mapped decodes a DCAT-US result and checks it against the non-federal schema: its problems,
 // as "path: message", must be want (none: valid).
 func mapped(t *testing.T, dcat []byte, want ...string) map[string]any {
@@ -77,24 +111,17 @@ func warned(ws []Warning, field string) bool {
 }
 
 func TestSocrataDiscoveryCorpus(t *testing.T) {
-	results := items(t, corpusJSON(t, "socrata/discovery-api-catalog-v1-datasets.json"), "results")
-	require.Len(t, results, 7)
-	for _, r := range results {
-		var probe struct {
-			Permalink string `json:"permalink"`
-		}
-		require.NoError(t, json.Unmarshal(r, &probe))
-		dcat, _, err := Socrata(r, probe.Permalink, "Source Org")
-		require.NoError(t, err)
-		var d map[string]any
-		if strings.Contains(string(r), "Common-Core_Contact-Email") {
-			d = mapped(t, dcat)
-		} else {
-			d = mapped(t, dcat, noContact) // Boston, Howard County, NYC: no contact in the item
-		}
-		assert.Equal(t, probe.Permalink, d["identifier"])
-		assert.Equal(t, probe.Permalink, d["landingPage"])
-	}
+	results := mapEach(t, "socrata/discovery-api-catalog-v1-datasets.json", "results", 7, "permalink", same, Socrata,
+		"Source Org", func(id string, r json.RawMessage, dcat []byte) {
+			var d map[string]any
+			if strings.Contains(string(r), "Common-Core_Contact-Email") {
+				d = mapped(t, dcat)
+			} else {
+				d = mapped(t, dcat, noContact) // Boston, Howard County, NYC: no contact in the item
+			}
+			assert.Equal(t, id, d["identifier"])
+			assert.Equal(t, id, d["landingPage"])
+		})
 
 	// data.cms.gov: Common-Core fields from the domain metadata.
 	dcat, warnings, err := Socrata(results[2], "https://data.cms.gov/d/qcn7-gc3g", "")
@@ -135,10 +162,8 @@ func TestSocrataDiscoveryCorpus(t *testing.T) {
 }
 
 func TestSocrataViews(t *testing.T) {
-	dcat, _, err := Socrata(corpusJSON(t, "portals/socrata/views-seattle-3k2p-39jp-911-incident-response.json"),
-		"https://data.seattle.gov/d/3k2p-39jp", "")
-	require.NoError(t, err)
-	d := mapped(t, dcat, noContact)
+	d := mapFile(t, Socrata, "portals/socrata/views-seattle-3k2p-39jp-911-incident-response.json",
+		"https://data.seattle.gov/d/3k2p-39jp", noContact)
 	assert.Equal(t, "Seattle Police Department 911 Incident Response", d["title"])
 	assert.Equal(t, "2015-06-03T16:56:08Z", d["modified"]) // rowsUpdatedAt 1433350568, epoch seconds
 	assert.Equal(t, "2014-01-21T19:53:59Z", d["issued"])   // publicationDate 1390334039
@@ -149,10 +174,8 @@ func TestSocrataViews(t *testing.T) {
 	assert.Len(t, d["distribution"], 3)
 
 	// A geo view with a shapefile blob and no columns: geo exports and the blob, no CSV.
-	dcat, _, err = Socrata(corpusJSON(t, "portals/socrata/views-wa-ecology-3rgj-95q8-geo-blob-no-columns.json"),
-		"https://data.wa.gov/d/3rgj-95q8", "")
-	require.NoError(t, err)
-	d = mapped(t, dcat, noContact)
+	d = mapFile(t, Socrata, "portals/socrata/views-wa-ecology-3rgj-95q8-geo-blob-no-columns.json",
+		"https://data.wa.gov/d/3rgj-95q8", noContact)
 	var urls []string
 	for _, x := range d["distribution"].([]any) {
 		dist := x.(map[string]any)
@@ -165,9 +188,8 @@ func TestSocrataViews(t *testing.T) {
 
 	// sodapy's partly synthetic view has no name, description, tags, publisher or contact: all
 	// left out, so VALIDATE names them.
-	dcat, _, err = Socrata(corpusJSON(t, "socrata/views-api-metadata.json"), "https://data.example.gov/d/songs", "")
-	require.NoError(t, err)
-	mapped(t, dcat, "$: 'title', 'description', 'keyword', 'publisher' and 'contactPoint' are required properties")
+	mapFile(t, Socrata, "socrata/views-api-metadata.json", "https://data.example.gov/d/songs",
+		"$: 'title', 'description', 'keyword', 'publisher' and 'contactPoint' are required properties")
 }
 
 func TestSocrataDerivedViewIsNotADataset(t *testing.T) {
@@ -196,19 +218,11 @@ func TestSocrataCommonCoreCustomFields(t *testing.T) {
 }
 
 func TestArcGISPortalSearchCorpus(t *testing.T) {
-	results := items(t, corpusJSON(t, "portals/arcgis/arcgis-online-search-hub-sites-page1-nextstart-101.json"), "results")
-	require.Len(t, results, 100)
-	for _, r := range results {
-		var probe struct {
-			ID string `json:"id"`
-		}
-		require.NoError(t, json.Unmarshal(r, &probe))
-		id := "https://www.arcgis.com/home/item.html?id=" + probe.ID
-		dcat, _, err := ArcGIS(r, id, "")
-		require.NoError(t, err)
-		d := mapped(t, dcat, noContactEmail)
-		assert.Equal(t, id, d["identifier"])
-	}
+	itemPage := func(id string) string { return "https://www.arcgis.com/home/item.html?id=" + id }
+	results := mapEach(t, "portals/arcgis/arcgis-online-search-hub-sites-page1-nextstart-101.json", "results", 100, "id",
+		itemPage, ArcGIS, "", func(id string, _ json.RawMessage, dcat []byte) {
+			assert.Equal(t, id, mapped(t, dcat, noContactEmail)["identifier"])
+		})
 	dcat, _, err := ArcGIS(results[0], "https://www.arcgis.com/home/item.html?id=4f29e28b4c0b4a52a512e7106dd1245e", "")
 	require.NoError(t, err)
 	d := mapped(t, dcat, noContactEmail)
@@ -226,10 +240,8 @@ func TestArcGISPortalSearchCorpus(t *testing.T) {
 }
 
 func TestArcGISHubRecord(t *testing.T) {
-	dcat, _, err := ArcGIS(corpusJSON(t, "portals/arcgis/hub-search-dataset-record-geojson-qa.json"),
-		"https://qa-pre-a-hub.hub.arcgis.com/datasets/f4bcc1035b7d46cba95e977f4affb6be_0", "")
-	require.NoError(t, err)
-	d := mapped(t, dcat, noContactEmail)
+	d := mapFile(t, ArcGIS, "portals/arcgis/hub-search-dataset-record-geojson-qa.json",
+		"https://qa-pre-a-hub.hub.arcgis.com/datasets/f4bcc1035b7d46cba95e977f4affb6be_0", noContactEmail)
 	assert.Equal(t, "Tahoe places of interest", d["title"])
 	assert.Equal(t, "QA Premium Alpha Hub", d["publisher"].(map[string]any)["name"])
 	assert.Equal(t, "-121.118,38.7754,-119.009,39.359", d["spatial"])
@@ -243,21 +255,16 @@ func TestArcGISHubRecord(t *testing.T) {
 }
 
 func TestOpenDataSoftV1Corpus(t *testing.T) {
-	datasets := items(t, corpusJSON(t, "portals/opendatasoft/ods-v1-datasets-search-etalab-sandbox-attachments.json"), "datasets")
-	require.Len(t, datasets, 4)
-	for _, ds := range datasets {
-		var probe struct {
-			ID string `json:"datasetid"`
-		}
-		require.NoError(t, json.Unmarshal(ds, &probe))
-		dcat, _, err := OpenDataSoft(ds, "https://etalab-sandbox.opendatasoft.com/datasets/"+probe.ID, "Etalab")
-		require.NoError(t, err)
-		for _, p := range problems(t, dcat) { // only required fields the item lacks
-			assert.Regexp(t, `^\$: .* required propert(y|ies)$`, p)
-		}
-		d := mapped(t, dcat, problems(t, dcat)...)
-		assert.Equal(t, "https://etalab-sandbox.opendatasoft.com/explore/dataset/"+probe.ID+"/", d["landingPage"])
-	}
+	const site = "https://etalab-sandbox.opendatasoft.com"
+	datasets := mapEach(t, "portals/opendatasoft/ods-v1-datasets-search-etalab-sandbox-attachments.json", "datasets", 4,
+		"datasetid", func(id string) string { return site + "/datasets/" + id }, OpenDataSoft, "Etalab",
+		func(id string, _ json.RawMessage, dcat []byte) {
+			for _, p := range problems(t, dcat) { // only required fields the item lacks
+				assert.Regexp(t, `^\$: .* required propert(y|ies)$`, p)
+			}
+			d := mapped(t, dcat, problems(t, dcat)...)
+			assert.Equal(t, site+"/explore/dataset/"+strings.TrimPrefix(id, site+"/datasets/")+"/", d["landingPage"])
+		})
 	// test-b: keyword and theme are strings; attachments use odsfile://.
 	dcat, _, err := OpenDataSoft(datasets[0], "https://etalab-sandbox.opendatasoft.com/datasets/test-b", "")
 	require.NoError(t, err)
