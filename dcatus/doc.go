@@ -12,4 +12,10 @@
 // valid here exactly when Data.gov's harvester finds it valid. The schemas
 // are written for this package and embedded from the schema directory; the
 // "uri" format is checked as RFC 3986's URI rule (uri.go).
+//
+// It also holds the DCAT-US 1.1 writer the transforms share (dataset.go): [Dataset] and its
+// parts, the one set of output types of the ISO 19115, DCAT-AP and portal mappers
+// (stages/transform/...), written by [Dataset.Encode]; [Warning], their lossy choices; and
+// [WithIsPartOf], the one place a record's parent becomes its isPartOf (TRANSFORM for a
+// waf-collection's records, SYNC for DCAT-US 3.0 datasets embedded in a series or service).
 package dcatus
