@@ -207,7 +207,7 @@ func (s *server) busySource(ctx context.Context, sourceID string) string {
 }
 
 // cancelledJob is the job error type of a job cancelled through the API, as Data.gov's.
-const cancelledJob = harvest.TypeCancelledJob
+const cancelledJob = "CancelledJob"
 
 // jobCancel ends an unfinished job in error. The stages drop the rest of its records.
 func (s *server) jobCancel(w http.ResponseWriter, r *http.Request) error {

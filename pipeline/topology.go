@@ -90,7 +90,7 @@ type stages struct {
 func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	s := &stages{cfg: p.cfg, store: p.store}
 	s.fail = func(ctx context.Context, jobID, reason string) error {
-		_, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: jobID, Type: harvest.TypeStageError, Message: reason})
+		_, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: jobID, Type: "StageError", Message: reason})
 		return err
 	}
 	var n report.Notifier

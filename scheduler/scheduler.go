@@ -229,7 +229,7 @@ func (s *Scheduler) failOrphan(ctx context.Context, j *store.HarvestJob) error {
 			"each time (or its messages keep being lost); the job was ended so that its source can run again. %s",
 			s.cfg.OrphanTimeout, j.Redrives, orphanAdvice)
 	}
-	if _, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: j.ID, Type: harvest.TypeFailedJobCleanup, Message: msg}); err != nil {
+	if _, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: j.ID, Type: "FailedJobCleanup", Message: msg}); err != nil {
 		return fmt.Errorf("fail orphaned job %s: %w", j.ID, err)
 	}
 	s.logger.Warn("orphaned job ended", harvest.MetaJobID, j.ID, harvest.MetaSourceID, j.SourceID, "redrives", j.Redrives)

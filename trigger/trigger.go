@@ -70,7 +70,7 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 		return nil, fmt.Errorf("create job: %w", err)
 	}
 	if err := publishJob(ctx, st, pub, job, src); err != nil {
-		_, _ = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: harvest.TypeTriggerError, Message: err.Error()})
+		_, _ = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "TriggerError", Message: err.Error()})
 		return nil, fmt.Errorf("send job to extract: %w", err)
 	}
 	return job, nil

@@ -364,7 +364,7 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	if err != nil {
 		// Interrupted or timed out: end the job, so the source is not left with a job in
 		// progress that blocks its next run, and the stages drop its remaining records.
-		_, _ = st.JobFail(context.WithoutCancel(ctx), &store.JobFailParams{JobID: jobID, Type: harvest.TypeCancelledJob,
+		_, _ = st.JobFail(context.WithoutCancel(ctx), &store.JobFailParams{JobID: jobID, Type: "CancelledJob",
 			Message: fmt.Sprintf("the harvest command stopped waiting: %v", err)})
 		switch {
 		case ctx.Err() != nil:

@@ -235,7 +235,8 @@ func sameContent(rec *harvest.Record, hash string, latest *store.RecordCompareLa
 // latest's job), so the job's counts, its record errors and an on_error email say what a
 // validate job would. A record that was valid is unchanged.
 func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.Settled {
-	s := harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged)
+	s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
+		Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged}
 	if latest.Status == harvest.RecordErrorValidation || latest.Status == harvest.RecordErrorTransform {
 		s.Outcome, s.CarriedFromRecordID = harvest.OutcomeErrored, latest.ID
 	}
@@ -282,7 +283,8 @@ func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*messa
 				return nil
 			}
 			n++
-			return h.publishSettled(harvest.SettleIdentifier(l.JobID, identifier, harvest.OutcomeUnchanged))
+			return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
+				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged})
 		})
 	if err != nil {
 		return nil, fmt.Errorf("settle the unchanged datasets: %w", err)
@@ -378,10 +380,10 @@ func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) ([]*me
 	msg := fmt.Sprintf("the listing would delete %d of the source's %d live datasets (%.0f%%), more than the "+
 		"%.0f%% a harvest may delete; nothing was deleted. If the source really dropped them, run a "+
 		"force_harvest (or a clear job).", unseen, live, 100*float64(unseen)/float64(live), 100*h.maxDeleteShare)
-	if _, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: l.JobID, Type: harvest.TypeDeleteGuard, Message: msg}); err != nil {
+	if _, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: l.JobID, Type: "DeleteGuard", Message: msg}); err != nil {
 		return nil, fmt.Errorf("fail job: %w", err)
 	}
-	return harvest.Settle(harvest.SettleFailed(l.JobID))
+	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledFailed, JobID: l.JobID})
 }
 
 func (h *Handler) settleWouldDelete(l *harvest.Listing, identifier string) error {

@@ -14,7 +14,7 @@ import (
 const (
 	dcatNS = "http://www.w3.org/ns/dcat#"
 	// recordErrorType is the Type of every row VALIDATE writes.
-	recordErrorType = harvest.TypeValidationError
+	recordErrorType = "ValidationError"
 )
 
 // mandatoryClasses are the DCAT-AP classes whose mandatory properties fail a record: an
