@@ -56,9 +56,10 @@ next run of the same source compares against what the last one stored. --organiz
 attaches it to the organization of that name (created when missing): its datasets are then
 found by 'harvester search --organization NAME'.
 
-On a terminal, a progress bar shows the job's settled records of the expected count (a spinner
-until the listing is complete), records per second and the time left; there is none when stdout
-is not a terminal or with --format json.
+On a terminal, a progress line counts the job's settled records from the first one: while the
+listing runs, the records settled so far; once it is complete, settled of expected with the
+percentage, records per second and the time left; there is none when stdout is not a terminal
+or with --format json.
 
 Exit status: 0 when the job completed (record errors included), 1 when it ended in error
 or did not run (e.g. the source already has a job in progress), 2 for bad arguments. With
