@@ -74,3 +74,27 @@ func TestRDFSHACLWarningsAreWarnings(t *testing.T) {
 		require.Equal(t, harvest.TypeValidationError, e.Type, e.Message)
 	}
 }
+
+// Issue 26 item 7: a job whose document the server reports unchanged (304) carries the warning
+// rows of the job whose validators it sent, as it carries its errors: warned stays 2.
+func TestWarningsCarriedWhenNotModified(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	srv := newETagServer(t)
+	srv.serve(t, "dcatus/dcatus3-warning.json", `"v1"`)
+	harvest := func() jobReport {
+		rep, code := b.harvest(t, "--url", srv.URL+"/data.json", "--schema-type", "dcatus3.0")
+		require.Equal(t, exitOK, code, rep.JobErrors)
+		return rep
+	}
+	first := harvest()
+	require.Equal(t, 2, first.Warned)
+	again := harvest()
+	require.True(t, again.NotModified)
+	require.Equal(t, [5]int{0, 0, 0, 3, 0}, outcomes(again))
+	require.Equal(t, 2, again.Warned, "the 304 job carries the warnings")
+	require.Equal(t, 2, again.Warnings.Total)
+	for _, w := range again.Warnings.Rows {
+		require.Equal(t, first.JobID, w.CarriedFromJobID, w.Message)
+	}
+}
