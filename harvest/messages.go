@@ -212,12 +212,13 @@ type Settled struct {
 	Status     RecordStatus  `json:"status,omitempty"` // final harvest_record status
 	Validated  bool          `json:"validated,omitempty"`
 	Errors     []RecordError `json:"errors,omitempty"`
-	// CarriedFromRecordID is set on an errored outcome of a record unchanged since an earlier
-	// job found it invalid: that harvest_record, whose error rows the aggregator copies into
-	// this job (store.OutcomeSettleParams.CarriedFromRecordID).
+	// CarriedFromRecordID is set on the outcome of a record unchanged since an earlier job
+	// checked it (errored when that job found it invalid, else unchanged): that
+	// harvest_record, whose error and warning rows the aggregator copies into this job
+	// (store.OutcomeSettleParams.CarriedFromRecordID).
 	CarriedFromRecordID string `json:"carried_from_record_id,omitempty"`
-	// CarriedFromJobID is set on an errored outcome of a 304 Not Modified job: the earlier job
-	// whose error rows under the same key the aggregator copies into this job
+	// CarriedFromJobID is set on the outcomes of a 304 Not Modified job: the earlier job
+	// whose error and warning rows under the same key the aggregator copies into this job
 	// (store.OutcomeSettleParams.CarriedFromJobID).
 	CarriedFromJobID string `json:"carried_from_job_id,omitempty"`
 	Expected         int    `json:"expected,omitempty"`

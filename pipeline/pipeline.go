@@ -48,7 +48,8 @@ type Config struct {
 	// DataDir holds the embedded default's SQLite file, JetStream data and bleve index.
 	// Default "harvester-data".
 	DataDir string
-	// OpenSearchURL selects OpenSearch as the search index; "" is bleve in DataDir/search.
+	// OpenSearchURL selects OpenSearch as the search index; "" is bleve in DataDir/search,
+	// in a directory per database with Postgres (BleveDir).
 	OpenSearchURL string
 	// SearchIndex names the index (the OpenSearch alias, or the bleve directory); "none" keeps
 	// no index. Default opensearch.DefaultAlias. It is opened only by a process that runs

@@ -46,7 +46,7 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 }
 
 // OpenSearch opens the search index cfg selects: OpenSearch at OpenSearchURL, else bleve in
-// DataDir/search/<SearchIndex>; nil (and no error) for SearchIndex "none". A SearchIndex that
+// BleveDir (per database); nil (and no error) for SearchIndex "none". A SearchIndex that
 // is not a plain name (a path) is an error wrapping ErrConfig. Close the index when done.
 func OpenSearch(ctx context.Context, cfg Config) (search.Index, error) {
 	name := cmp.Or(cfg.SearchIndex, opensearch.DefaultAlias)
@@ -62,11 +62,33 @@ func OpenSearch(ctx context.Context, cfg Config) (search.Index, error) {
 		}
 		return x, nil
 	}
-	x, err := bleve.Open(filepath.Join(cmp.Or(cfg.DataDir, "harvester-data"), "search", name))
+	dir, err := BleveDir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	x, err := bleve.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	return x, nil
+}
+
+// BleveDir is the directory of the bleve index cfg selects when it has no OpenSearchURL: with
+// the SQLite store DataDir/search/<SearchIndex>; with Postgres, one directory per database,
+// DataDir/search/<postgres.DatabaseKey(DatabaseURL)>/<SearchIndex> (e.g.
+// harvester-data/search/postgres-127.0.0.1-5432-harvester/harvester-datasets), so that two databases
+// served from one data directory do not share one index. It fails, wrapping ErrConfig, when
+// DatabaseURL does not parse.
+func BleveDir(cfg Config) (string, error) {
+	dir := filepath.Join(cmp.Or(cfg.DataDir, "harvester-data"), "search")
+	if cfg.DatabaseURL != "" {
+		key, err := postgres.DatabaseKey(cfg.DatabaseURL)
+		if err != nil {
+			return "", fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		dir = filepath.Join(dir, key)
+	}
+	return filepath.Join(dir, cmp.Or(cfg.SearchIndex, opensearch.DefaultAlias)), nil
 }
 
 // embeddedNATSDir is where the in-process nats-server keeps its JetStream data.

@@ -219,7 +219,8 @@ type Store interface {
 	// job's deletes are the ones its first complete listing found, even after some were synced.
 	RecordDeleteStream(ctx context.Context, jobID string, fn func(identifier string) error) error
 	// RecordErrorList returns one page of a job's record error rows ordered by identifier, then
-	// message, and the total number of rows of the job. p.Limit 0 means all.
+	// message, and the total number of rows of the job (of p.Severity only, when set). p.Limit
+	// 0 means all.
 	RecordErrorList(ctx context.Context, p *RecordErrorListParams) ([]*RecordError, int, error)
 	// RecordErrorSummary counts a job's record errors by type and severity, the most frequent
 	// first (then by type and severity).

@@ -301,6 +301,8 @@ type OrganizationUpdateParams struct {
 // RecordErrorListParams pages a job's record errors.
 type RecordErrorListParams struct {
 	JobID string
+	// Severity, when set, lists (and counts) only the rows of that severity; "" is every row.
+	Severity harvest.Severity
 	PageParams
 }
 

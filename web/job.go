@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,16 +17,23 @@ import (
 const recordErrorRows = 200
 
 type jobViewData struct {
-	Job        *store.HarvestJob
-	Source     *store.Source
-	Progress   progress
-	Duration   string
-	JobErrors  []*store.JobError
-	Groups     []errorGroup
-	ErrorTotal int
-	Shown      int
-	CanCancel  bool
-	CanReplay  bool
+	Job       *store.HarvestJob
+	Source    *store.Source
+	Progress  progress
+	Duration  string
+	JobErrors []*store.JobError
+	Errors    errorGroups // the rows of severity error
+	Warnings  errorGroups // the rows of severity warning: findings that did not fail their record
+	CanCancel bool
+	CanReplay bool
+}
+
+// errorGroups are a job's record error rows of one severity, grouped by type: Total rows, of
+// which the groups list the first Shown (recordErrorRows at most).
+type errorGroups struct {
+	Severity     harvest.Severity
+	Groups       []errorGroup
+	Total, Shown int
 }
 
 // errorGroup is the record errors of one type and severity: the count, and the rows listed.
@@ -91,24 +99,36 @@ func (s *server) jobView(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rows, total, err := s.store.RecordErrorList(r.Context(), &store.RecordErrorListParams{JobID: j.ID,
-		PageParams: store.PageParams{Limit: recordErrorRows}})
-	if err != nil {
+	if d.Errors, err = s.errorGroups(r.Context(), j.ID, harvest.SeverityError, counts); err != nil {
 		return err
 	}
-	d.ErrorTotal, d.Shown = total, len(rows)
-	byKey := map[string]int{}
-	for i, c := range counts {
-		d.Groups = append(d.Groups, errorGroup{Type: c.Type, Severity: c.Severity, Count: c.Count,
-			Anchor: fmt.Sprintf("group-%d", i+1)})
-		byKey[c.Type+"\x00"+string(c.Severity)] = i
-	}
-	for _, e := range rows {
-		if i, ok := byKey[e.Type+"\x00"+string(e.Severity)]; ok {
-			d.Groups[i].Rows = append(d.Groups[i].Rows, e)
-		}
+	if d.Warnings, err = s.errorGroups(r.Context(), j.ID, harvest.SeverityWarning, counts); err != nil {
+		return err
 	}
 	return s.render(w, r, http.StatusOK, "job.html", "Harvest job "+j.ID, d)
+}
+
+// errorGroups lists the job's first recordErrorRows rows of severity in the groups of counts
+// (RecordErrorSummary) of that severity; a group's anchor is "error-group-N" or "warning-group-N".
+func (s *server) errorGroups(ctx context.Context, jobID string, severity harvest.Severity,
+	counts []*store.RecordErrorCount) (errorGroups, error) {
+	rows, total, err := s.store.RecordErrorList(ctx, &store.RecordErrorListParams{JobID: jobID, Severity: severity,
+		PageParams: store.PageParams{Limit: recordErrorRows}})
+	g := errorGroups{Severity: severity, Total: total, Shown: len(rows)}
+	byType := map[string]int{}
+	for _, c := range counts {
+		if c.Severity == severity {
+			byType[c.Type] = len(g.Groups)
+			g.Groups = append(g.Groups, errorGroup{Type: c.Type, Severity: c.Severity, Count: c.Count,
+				Anchor: fmt.Sprintf("%s-group-%d", severity, len(g.Groups)+1)})
+		}
+	}
+	for _, e := range rows {
+		if i, ok := byType[e.Type]; ok {
+			g.Groups[i].Rows = append(g.Groups[i].Rows, e)
+		}
+	}
+	return g, err
 }
 
 // jobProgress answers the job's progress as JSON for the page's script (polled while it runs).

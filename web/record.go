@@ -3,9 +3,6 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
-	"errors"
-	"io"
 	"net/http"
 	"strings"
 
@@ -19,7 +16,7 @@ const historyRows = 50
 
 type recordViewData struct {
 	Record      *store.HarvestRecord
-	Raw         string // pretty-printed
+	Raw         string // pretty-printed JSON or RDF; XML as stored
 	RawKind     string // JSON, XML, Turtle or text
 	Transformed string // pretty-printed DCAT-US JSON, or ""
 	Errors      []*store.RecordError
@@ -98,8 +95,9 @@ func diffRecords(old, cur *store.HarvestRecord) []fieldChange {
 	return changes
 }
 
-// prettyRaw formats a raw record for reading: JSON indented, XML indented, RDF as Turtle
-// (rdf.WriteTurtle); anything it cannot read is shown as it is.
+// prettyRaw formats a raw record for reading: JSON indented, RDF as Turtle (rdf.WriteTurtle);
+// XML (an ISO or FGDC record) is shown byte for byte as stored, and so is anything it cannot
+// read.
 func prettyRaw(raw string, schema harvest.SchemaType) (string, string) {
 	t := strings.TrimSpace(raw)
 	switch {
@@ -112,10 +110,7 @@ func prettyRaw(raw string, schema harvest.SchemaType) (string, string) {
 	case t[0] == '{' || t[0] == '[':
 		return prettyJSON([]byte(raw)), "JSON"
 	case t[0] == '<':
-		if x, err := prettyXML(raw); err == nil {
-			return x, "XML"
-		}
-		return raw, "XML"
+		return raw, "XML" // as it came: re-encoding it (encoding/xml) would rewrite its namespaces
 	}
 	return raw, "text"
 }
@@ -126,34 +121,6 @@ func prettyJSON(data []byte) string {
 		return string(data)
 	}
 	return buf.String()
-}
-
-// prettyXML re-indents an XML document token by token (no DTDs are read).
-func prettyXML(raw string) (string, error) {
-	dec := xml.NewDecoder(strings.NewReader(raw))
-	dec.Strict = false
-	var buf bytes.Buffer
-	enc := xml.NewEncoder(&buf)
-	enc.Indent("", "  ")
-	for {
-		tok, err := dec.RawToken()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-		if cd, ok := tok.(xml.CharData); ok && len(bytes.TrimSpace(cd)) == 0 {
-			continue
-		}
-		if err := enc.EncodeToken(xml.CopyToken(tok)); err != nil {
-			return "", err
-		}
-	}
-	if err := enc.Flush(); err != nil {
-		return "", err
-	}
-	return buf.String(), nil
 }
 
 // turtle reads an RDF record and writes it as Turtle. A DCAT-AP record is stored as the

@@ -181,7 +181,7 @@ func servicesHelp() string {
 	if os.Getenv("NATS_URL") != "" {
 		bus = "the NATS server at NATS_URL (unset it to run one in-process)"
 	}
-	index := "bleve in " + filepath.Join(dir, "search") + " (set OPENSEARCH_URL or --opensearch-url to use OpenSearch)"
+	index := envSearchLocation(dir) + " (set OPENSEARCH_URL or --opensearch-url to use OpenSearch)"
 	if os.Getenv("OPENSEARCH_URL") != "" {
 		index = "OpenSearch at OPENSEARCH_URL"
 	}

@@ -56,9 +56,10 @@ next run of the same source compares against what the last one stored. --organiz
 attaches it to the organization of that name (created when missing): its datasets are then
 found by 'harvester search --organization NAME'.
 
-On a terminal, a progress bar shows the job's settled records of the expected count (a spinner
-until the listing is complete), records per second and the time left; there is none when stdout
-is not a terminal or with --format json.
+On a terminal, a progress line counts the job's settled records from the first one: while the
+listing runs, the records settled so far; once it is complete, settled of expected with the
+percentage, records per second and the time left; there is none when stdout is not a terminal
+or with --format json.
 
 Exit status: 0 when the job completed (record errors included), 1 when it ended in error
 or did not run (e.g. the source already has a job in progress), 2 for bad arguments. With
@@ -460,10 +461,10 @@ type jobReport struct {
 	// NotModified: the source answered 304 Not Modified to the job's conditional GET, so its
 	// document was not read again and every live dataset counts as unchanged.
 	NotModified bool `json:"not_modified,omitempty"`
+	// RecordErrors and Warnings are the first record rows of severity error and warning.
+	RecordErrors reportRows `json:"record_errors"`
+	Warnings     reportRows `json:"warnings"`
 }
-
-// recordErrorsShown caps the record errors the text report lists.
-const recordErrorsShown = 10
 
 func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.HarvestJob, url, format string) error {
 	jobErrs, err := st.JobErrorList(ctx, job.ID)
@@ -472,7 +473,8 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	}
 	rep := jobReport{JobID: job.ID, SourceID: job.SourceID, URL: url, JobType: string(job.JobType),
 		Status: string(job.Status), Counts: job.Counts,
-		StartedAt: job.CreatedAt.UTC().Format(time.RFC3339), JobErrors: []string{}}
+		StartedAt: job.CreatedAt.UTC().Format(time.RFC3339), JobErrors: []string{},
+		RecordErrors: reportRows{Rows: []reportRow{}}}
 	if job.FinishedAt != nil {
 		rep.FinishedAt = job.FinishedAt.UTC().Format(time.RFC3339)
 	}
@@ -482,6 +484,14 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	if fetch, err := st.JobFetchGet(ctx, job.ID); err == nil {
 		rep.NotModified = fetch.NotModified
 	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if job.Errored > 0 {
+		if rep.RecordErrors, err = listReportRows(ctx, st, job.ID, harvest.SeverityError); err != nil {
+			return err
+		}
+	}
+	if rep.Warnings, err = listReportRows(ctx, st, job.ID, harvest.SeverityWarning); err != nil {
 		return err
 	}
 	if format == "json" {
@@ -499,32 +509,8 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	for _, e := range rep.JobErrors {
 		fmt.Fprintf(out, "  job error: %s\n", e)
 	}
-	if job.Errored == 0 {
-		return nil
-	}
-	recErrs, total, err := st.RecordErrorList(ctx, &store.RecordErrorListParams{
-		JobID: job.ID, PageParams: store.PageParams{Limit: recordErrorsShown},
-	})
-	if err != nil {
-		return err
-	}
-	// Rows, not records: a record can have several error rows (one per invalid JSON path).
-	fmt.Fprintf(out, "  %s for %s", plural(total, "error row"), plural(job.Errored, "record"))
-	if total > len(recErrs) {
-		fmt.Fprintf(out, " (first %d shown)", len(recErrs))
-	}
-	if len(recErrs) == 0 {
-		fmt.Fprintln(out)
-		return nil
-	}
-	fmt.Fprintln(out, ":")
-	for _, e := range recErrs {
-		carried := ""
-		if e.CarriedFromJobID != "" { // unchanged since that job found it invalid, so not validated again
-			carried = " (carried from job " + e.CarriedFromJobID + ")"
-		}
-		fmt.Fprintf(out, "    %s %q%s: %s\n", e.Type, e.Identifier, carried, e.Message)
-	}
+	rep.RecordErrors.print(out, "error row", job.Errored)
+	rep.Warnings.print(out, "warning row", job.Warned)
 	return nil
 }
 

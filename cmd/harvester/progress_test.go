@@ -98,7 +98,7 @@ func TestHarvestProgressBarOnATerminal(t *testing.T) {
 	require.Regexp(t, barRunning, out[:last[0]], "the bar with its ETA before the end")
 	// The report follows on a line of its own, with the same total.
 	report := out[last[1]:]
-	require.Regexp(t, `^\r?\n+(\r|\x1b\[[0-9;]*[A-Za-z])*Harvest job `, report)
+	require.Regexp(t, `^ \[\d+[smh]:0s\](\x1b\[K)?\r?\n+(\r|\x1b\[[0-9;]*[A-Za-z])*Harvest job `, report)
 	require.Contains(t, report, "total "+m[2]+":")
 }
 
@@ -143,7 +143,7 @@ func TestHarvestProgressBarStopsWhereTheJobFailed(t *testing.T) {
 	code, out, stderr := b.onTerminal(t, "--file", corpustest.Path(t, "dcatus/INVALID-not-json.data.json"),
 		"--schema-type", federal)
 	require.NotEqual(t, exitOK, code, stderr)
-	require.Contains(t, out, "harvest (0/-", "the spinner of a listing that never completed")
+	require.Contains(t, out, "harvest listing… (0 settled", "the count of a listing that never completed")
 	require.NotContains(t, out, "100%")
 	require.Regexp(t, `\r?\n(\r|\x1b\[[0-9;]*[A-Za-z])*Harvest job \S+ \(harvest\) of \S+: error\r?\n`, out)
 }
@@ -168,6 +168,29 @@ func TestProgressBarNotDrawnAfterStop(t *testing.T) {
 	<-read
 	_, after, _ := strings.Cut(screen.String(), "\n")
 	require.NotContains(t, after, "harvest", "drawn again after the stop: %q", screen.String())
+}
+
+// TestProgressCountsFromTheFirstRecord (issue 26 item 10): while the listing runs the line
+// counts the records settled so far, with no percentage; once the listing is complete the
+// percentage is of every record settled, those settled while listing too: 1,613 of 1,856 is
+// 86%, not the 9% the spinner's count modulo its width left.
+func TestProgressCountsFromTheFirstRecord(t *testing.T) {
+	tty, screen, read := openTerminal(t)
+	p := newJobProgress(tty, "text")
+	require.NotNil(t, p, "a terminal")
+	expected := 1856
+	p.observe(&store.HarvestJob{Status: harvest.JobInProgress, Settled: 1613})
+	p.observe(&store.HarvestJob{Status: harvest.JobInProgress, Settled: 1613, Expected: &expected})
+	p.stop()
+	require.Eventually(t, func() bool { return strings.Contains(screen.String(), "\n") },
+		time.Minute, 10*time.Millisecond, "the line is ended")
+	require.NoError(t, tty.Close())
+	<-read
+	lines := strings.Split(strings.TrimSpace(screen.String()), "\r") // each draw starts with a carriage return
+	require.Len(t, lines, 2, "two draws: %q", lines)
+	require.Contains(t, lines[0], "harvest listing… (1613 settled, ", "the count while listing")
+	require.NotContains(t, lines[0], "%", "no percentage before the listing is complete")
+	require.Regexp(t, `^harvest  86% \|█+ +\| \(1613/1856, \d+ records/s\) \[\d+s:\d+s\]`, lines[1])
 }
 
 // openTerminal opens a pseudo-terminal: tty is its terminal end, screen what was written to it,

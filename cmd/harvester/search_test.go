@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/bleve"
 	"github.com/harvester-dev/harvester/search/opensearch"
@@ -26,9 +26,11 @@ type searchBackend struct {
 	flags []string
 }
 
-func bleveBackend(t *testing.T) searchBackend {
+func bleveBackend(t *testing.T, b *testBundle) searchBackend {
 	dataDir := t.TempDir()
-	idx, err := bleve.Open(filepath.Join(dataDir, "search", "test"))
+	dir, err := pipeline.BleveDir(pipeline.Config{DataDir: dataDir, DatabaseURL: b.dbURL, SearchIndex: "test"})
+	require.NoError(t, err)
+	idx, err := bleve.Open(dir)
 	require.NoError(t, err)
 	t.Cleanup(func() { idx.Close() })
 	return searchBackend{idx: idx, flags: []string{"--opensearch-url", "", "--data-dir", dataDir, "--search-index", "test"}}
@@ -80,17 +82,19 @@ func (b *testBundle) runIndexCommand(t *testing.T, args ...string) (int, string)
 
 func TestSearchIndex(t *testing.T) {
 	t.Parallel()
-	for name, backend := range map[string]func(*testing.T) searchBackend{"bleve": bleveBackend, "opensearch": opensearchBackend} {
+	remote := func(t *testing.T, _ *testBundle) searchBackend { return opensearchBackend(t) }
+	for name, backend := range map[string]func(*testing.T, *testBundle) searchBackend{"bleve": bleveBackend, "opensearch": remote} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			testSearchIndex(t, backend(t))
+			testSearchIndex(t, backend)
 		})
 	}
 }
 
 // testSearchIndex is issue 6's acceptance on one backend.
-func testSearchIndex(t *testing.T, sb searchBackend) {
+func testSearchIndex(t *testing.T, backend func(*testing.T, *testBundle) searchBackend) {
 	b := setup(t)
+	sb := backend(t, b)
 	b.extra = sb.flags
 
 	// 1. DHS: 1,250 datasets, 1,250 documents; a word of one title finds it.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -242,6 +243,9 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 		return err
 	}
 	defer pl.Close()
+	if slices.Contains(cfg.Stages, pipeline.StageSync) || cfg.API != nil { // the parts that open the index
+		fmt.Fprintf(os.Stderr, "harvester: search index: %s\n", searchLocation(cfg))
+	}
 	if addr := pl.Addr(); addr != nil {
 		fmt.Fprintf(os.Stderr, "harvester: listening on http://%s\n", addr)
 	}

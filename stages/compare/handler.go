@@ -233,12 +233,14 @@ func sameContent(rec *harvest.Record, hash string, latest *store.RecordCompareLa
 // again (Data.gov re-inserts and re-validates such records every run, d.g#5299), but it
 // counts as errored in this job too, which carries latest's error rows (marked as carried from
 // latest's job), so the job's counts, its record errors and an on_error email say what a
-// validate job would. A record that was valid is unchanged.
+// validate job would. A record that was valid is unchanged, and carries latest's warning rows
+// the same way, so an unchanged rerun warns about (and counts as warned) what the job that
+// checked it did.
 func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.Settled {
 	s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-		Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged}
+		Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged, CarriedFromRecordID: latest.ID}
 	if latest.Status == harvest.RecordErrorValidation || latest.Status == harvest.RecordErrorTransform {
-		s.Outcome, s.CarriedFromRecordID = harvest.OutcomeErrored, latest.ID
+		s.Outcome = harvest.OutcomeErrored
 	}
 	return s
 }
@@ -260,7 +262,8 @@ func (h *Handler) notDownloaded(ctx context.Context, rec *harvest.Record) ([]*me
 
 // notModified settles a job whose document the server reported unchanged (304) since job
 // l.NotModifiedSince read it: every key that job counted as errored is errored again, carrying
-// its error rows, every other live dataset of the source is unchanged, and that is the whole
+// its error rows, every other live dataset of the source is unchanged, carrying that job's
+// warning rows of its key, and that is the whole
 // job (its expected count is their number; nothing is deleted). A live dataset whose record
 // that job found invalid (an update that failed validation keeps the dataset) is errored, as a
 // listed unchanged invalid record is; counting it twice under one key would leave the job
@@ -282,9 +285,10 @@ func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*messa
 			if errored[harvest.IdentifierKey(identifier)] {
 				return nil
 			}
-			n++
+			n++ // with its warning rows, if that job had any
 			return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
-				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged})
+				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged,
+				CarriedFromJobID: l.NotModifiedSince})
 		})
 	if err != nil {
 		return nil, fmt.Errorf("settle the unchanged datasets: %w", err)

@@ -198,7 +198,8 @@ func TestListingHandledAgainExpectsTheSame(t *testing.T) {
 }
 
 // An invalid record that did not change is not validated again but settles as errored, carrying
-// the error rows of the record that was found invalid; a valid unchanged record is unchanged; a
+// the error rows of the record that was found invalid; a valid unchanged record is unchanged,
+// carrying its record's (warning) rows; a
 // changed invalid record goes on to be validated; a validate job checks it again.
 func TestUnchangedInvalidRecordIsErrored(t *testing.T) {
 	f := newFixture(t, 0)
@@ -227,7 +228,7 @@ func TestUnchangedInvalidRecordIsErrored(t *testing.T) {
 		CarriedFromRecordID: invalid.RecordID}, s)
 	_, _, s = f.compare(t, next, "good", good)
 	require.Equal(t, harvest.OutcomeUnchanged, s.Outcome)
-	require.Empty(t, s.CarriedFromRecordID)
+	require.Equal(t, valid.RecordID, s.CarriedFromRecordID, "its warning rows, if any, are carried")
 	subject, rec, _ := f.compare(t, next, "bad", `{"identifier":"bad","title":"fixed"}`)
 	require.Equal(t, harvest.SubjectValidate, subject, "a changed record is validated")
 	require.Equal(t, harvest.ActionCreate, rec.Action)

@@ -13,8 +13,9 @@ import (
 
 const (
 	dcatNS = "http://www.w3.org/ns/dcat#"
-	// recordErrorType is the Type of every row VALIDATE writes.
-	recordErrorType = "ValidationError"
+	// recordErrorType is the Type of the error rows VALIDATE writes; its warning rows are
+	// harvest.TypeValidationWarning.
+	recordErrorType = harvest.TypeValidationError
 )
 
 // mandatoryClasses are the DCAT-AP classes whose mandatory properties fail a record: an
@@ -28,8 +29,9 @@ var mandatoryClasses = []string{dcatNS + "Dataset", dcatNS + "DatasetSeries", dc
 const ProfileNone = "none"
 
 // ValidateDCATAP checks one DCAT-AP record graph (canonical N-Quads, Record.Body) against the
-// SHACL profile named by profile ("" is profiles.Default; ProfileNone checks nothing) and sorts the report into errors, which
-// fail the record (status error_validation), and warnings, which never do:
+// SHACL profile named by profile ("" is profiles.Default; ProfileNone checks nothing) and sorts the report into errors (Type harvest.TypeValidationError, SeverityError), which fail
+// the record (status error_validation), and warnings (Type harvest.TypeValidationWarning,
+// SeverityWarning), which never do:
 //
 //   - error: a body that does not parse as N-Quads; an unknown profile; a record whose
 //     identifier is not typed dcat:Dataset or dcat:DatasetSeries in its graph (the mandatory
@@ -69,9 +71,9 @@ func ValidateDCATAP(identifier string, body []byte, profile string) (errs, warni
 			continue // the same failure from two shapes (a class and its subclass target) is one row
 		}
 		seen[msg] = true
-		row := harvest.RecordError{Type: recordErrorType, Message: msg, Severity: harvest.SeverityWarning}
+		row := harvest.RecordError{Type: harvest.TypeValidationWarning, Message: msg, Severity: harvest.SeverityWarning}
 		if mandatory(g, r) {
-			row.Severity = harvest.SeverityError
+			row.Type, row.Severity = recordErrorType, harvest.SeverityError
 			errs = append(errs, row)
 		} else {
 			warnings = append(warnings, row)

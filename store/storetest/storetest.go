@@ -140,6 +140,7 @@ var cases = []testCase{
 	{"Record/Count", testRecordCount},
 	{"Record/ErrorListOrder", testRecordErrorListOrder},
 	{"Record/ErrorListPage", testRecordErrorListPage},
+	{"Record/ErrorListSeverity", testRecordErrorListSeverity},
 	{"Record/ErrorStream", testRecordErrorStream},
 	{"Record/DeleteStream", testRecordDeleteStream},
 
