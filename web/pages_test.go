@@ -97,7 +97,7 @@ func TestPagesRender(t *testing.T) {
 		for path, heading := range map[string]string{
 			"/harvest_sources": "Harvest sources",
 			"/harvest_sources?organization_id=" + f.org.ID:              "Harvest sources",
-			"/harvest_sources?status=complete":                          "Harvest sources",
+			"/harvest_sources?health=failing&sort=last_run&q=agency":    "Harvest sources",
 			"/harvest_sources/new":                                      "Add a harvest source",
 			"/harvest_sources/new?source_type=rdf":                      "Add a harvest source",
 			"/harvest_sources/" + f.src.ID:                              "Agency catalog",
@@ -105,17 +105,17 @@ func TestPagesRender(t *testing.T) {
 			"/harvest_sources/" + f.src.ID + "/edit":                    "Edit Agency catalog",
 			"/harvest_sources/" + f.src.ID + "/jobs/new?job_type=clear": "Clear: Agency catalog",
 			"/harvest_sources/" + f.src.ID + "/delete":                  "Delete Agency catalog",
-			"/organizations":                                            "Organizations",
-			"/organizations/new":                                        "Add an organization",
-			"/organizations/" + f.org.ID:                                f.org.Name,
-			"/organizations/" + f.org.ID + "/edit":                      "Edit " + f.org.Name,
-			"/organizations/" + f.org.ID + "/delete":                    "Delete " + f.org.Name,
-			"/harvest_jobs/" + f.job1.ID:                                "Harvest job " + f.job1.ID,
-			"/harvest_jobs/" + f.job1.ID + "/cancel":                    "Cancel job " + f.job1.ID,
-			"/harvest_jobs/" + f.job1.ID + "/replay":                    "Replay job " + f.job1.ID,
-			"/harvest_records/" + f.updated.ID:                          "Harvest record a",
-			"/harvest_records/" + f.created.ID:                          "Harvest record a",
-			"/datasets?source_id=" + f.src.ID + "&identifier=a":         "Old title",
+			"/organizations":                                    "Organizations",
+			"/organizations/new":                                "Add an organization",
+			"/organizations/" + f.org.ID:                        f.org.Name,
+			"/organizations/" + f.org.ID + "/edit":              "Edit " + f.org.Name,
+			"/organizations/" + f.org.ID + "/delete":            "Delete " + f.org.Name,
+			"/harvest_jobs/" + f.job1.ID:                        "Harvest job " + f.job1.ID,
+			"/harvest_jobs/" + f.job1.ID + "/cancel":            "Cancel job " + f.job1.ID,
+			"/harvest_jobs/" + f.job1.ID + "/replay":            "Replay job " + f.job1.ID,
+			"/harvest_records/" + f.updated.ID:                  "Harvest record a",
+			"/harvest_records/" + f.created.ID:                  "Harvest record a",
+			"/datasets?source_id=" + f.src.ID + "&identifier=a": "Old title",
 			"/search":    "Search datasets",
 			"/validate":  "Validate a catalog",
 			"/dashboard": "Metrics",
@@ -144,7 +144,7 @@ func TestPagesRender(t *testing.T) {
 		_, body = b.get("/organizations/" + f.org.ID)
 		require.Contains(t, body, `<dd id="organization-datasets">1</dd>`)
 		_, body = b.get("/harvest_sources?organization_id=" + f.org.ID)
-		require.Contains(t, body, `<td class="dataset-count">1</td>`)
+		require.Contains(t, body, `<td class="num dataset-count">1</td>`)
 	})
 }
 
