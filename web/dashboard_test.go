@@ -40,6 +40,9 @@ func TestDashboardTimeline(t *testing.T) {
 		require.NoError(t, err)
 		require.Contains(t, bar(jobs[0].ID), `class="bar-error"`, "every record errored: failed")
 		require.Contains(t, bar(jobs[0].ID), "every record errored", "the label says why")
+		_, page := b.get("/harvest_jobs/" + jobs[0].ID)
+		require.Contains(t, page, `id="job-outcome" class="health health-failing">failed: every record errored<`,
+			"the job page says so beside its status")
 
 		_, body = b.get("/dashboard?organization_id=" + other.ID)
 		require.NotContains(t, body, `<svg class="timeline"`)

@@ -60,7 +60,7 @@ func jobLook(j *store.HarvestJob) (class, words string) {
 	switch {
 	case j.Status == harvest.JobError || j.Status == harvest.JobComplete && j.Errored > 0 && j.Added+j.Updated+j.Unchanged == 0:
 		if j.Status == harvest.JobComplete {
-			return "bar-error", "failed (complete, every record errored)"
+			return "bar-error", "failed: every record errored"
 		}
 		return "bar-error", "failed"
 	case j.Status == harvest.JobComplete && j.Errored > 0:
@@ -71,6 +71,26 @@ func jobLook(j *store.HarvestJob) (class, words string) {
 		return "bar-running", "running"
 	}
 	return "bar-new", "queued"
+}
+
+// outcome is how a finished job ended, as the job page's badge shows it.
+type outcome struct {
+	Health store.SourceHealth // the health it gives its source: failing, errors or ok
+	Words  string
+}
+
+// jobOutcome is how a finished job ended (jobLook's words), or nil for an unfinished job.
+func jobOutcome(j *store.HarvestJob) *outcome {
+	class, words := jobLook(j)
+	switch class {
+	case "bar-error":
+		return &outcome{store.HealthFailing, words}
+	case "bar-errors":
+		return &outcome{store.HealthErrors, words}
+	case "bar-complete":
+		return &outcome{store.HealthOK, words}
+	}
+	return nil
 }
 
 // jobTimeline lays out jobs (any order) of the sources in names (by id) over the window that
