@@ -44,6 +44,7 @@ func (w *walk) failingSourceInTheList() {
 	require.Equal(t, "errors", w.rowOf(w.src, `r.dataset.health`))
 	require.Equal(t, "2", w.rowOf(w.src, `r.querySelector(".errored-count").textContent.trim()`))
 	w.shot("sources")
+	browsertest.ScreenshotScaled(w.ctx, t, "readme-sources", "main", 0.6) // docs/ui-sources.png
 
 	w.type_("filter-q", "broken")
 	w.do("health", chromedp.SetValue(chromedp.ID("filter-health"), "failing"),
@@ -53,7 +54,6 @@ func (w *walk) failingSourceInTheList() {
 	n, err := chromedp.Run(w.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#sources-table tr[data-source-id]").length`))
 	require.NoError(t, err)
 	require.Equal(t, 1, n, "only the broken feed is failing and named so")
-	browsertest.ScreenshotScaled(w.ctx, t, "readme-sources", "main", 0.6) // docs/ui-sources.png
 	id := strings.TrimPrefix(w.broken, "/harvest_sources/")
 	w.do("open it", chromedp.Click(chromedp.CSS(`#sources-table tr[data-source-id='`+id+`'] td a`)))
 	require.Equal(t, w.broken, w.waitPath(sourcePath))
@@ -107,11 +107,11 @@ func (w *walk) dashboard() {
 	w.do("organization", chromedp.SetValue(chromedp.ID("dashboard-organization"), w.orgID))
 	w.do("apply", chromedp.Click(chromedp.ID("dashboard-filter-submit")))
 	browsertest.Until(w.ctx, t, "the filtered dashboard", `location.search.includes("organization_id=") && !!document.getElementById("timeline")`)
+	w.shot("dashboard")
+	browsertest.ScreenshotScaled(w.ctx, t, "readme-dashboard", "#dashboard-timeline", 0.6) // docs/ui-dashboard.png
 	focused, err := chromedp.Run(w.ctx, chromedp.Evaluate[bool](`(b => { b.focus(); return document.activeElement === b })(`+bar+`)`))
 	require.NoError(t, err)
 	require.True(t, focused, "a bar takes the keyboard focus")
-	w.shot("dashboard")
-	browsertest.ScreenshotScaled(w.ctx, t, "readme-dashboard", "main", 0.6) // docs/ui-dashboard.png
 	w.do("open the job", chromedp.Click(chromedp.CSS(`#timeline a[data-job-id='`+jobID+`'] rect`)))
 	require.Equal(t, w.brokenJob, w.waitPath(jobPath))
 }
