@@ -65,6 +65,8 @@ func TestSourceListHealth(t *testing.T) {
 		require.Contains(t, row, `<td class="last-success">never</td>`)
 		require.Contains(t, sourceRow(t, body, f.src.ID), `class="health health-ok">ok<`, "job2 had no error")
 		require.Contains(t, body, `id="health-rules"`, "the page says what the states mean")
+		require.Contains(t, body, `href="/harvest_sources?organization_id=`+f.org.ID+`&amp;sort=health" id="sort-health"`,
+			"the column heads sort, keeping the filters")
 
 		_, body = b.get("/harvest_sources?q=BROKEN")
 		require.Contains(t, body, `data-source-id="`+bad.ID+`"`)
