@@ -336,12 +336,19 @@ type SourceListParams struct {
 	PageParams
 }
 
-// SourceSummary is a source with its live dataset count and its newest job (by creation).
+// SourceSummary is a source with its live dataset count, its newest job (by creation), its last
+// run, last success and health (SourceHealth defines them).
 type SourceSummary struct {
 	Source
 	DatasetCount int
-	// LastJob is the source's newest job; nil when it has none.
+	// LastJob is the source's newest job of any type; nil when it has none.
 	LastJob *JobSummary
+	// LastRun is the source's newest finished harvest or force_harvest job (by finish); nil
+	// when it has none.
+	LastRun *JobSummary
+	// LastSuccess is when the newest successful run (see SourceHealth) finished; nil for none.
+	LastSuccess *time.Time
+	Health      SourceHealth
 }
 
 // JobSummary is what a source list shows of a job.
@@ -351,12 +358,20 @@ type JobSummary struct {
 	Status     harvest.JobStatus
 	CreatedAt  time.Time
 	FinishedAt *time.Time
+	// Errored and Warned are the job's errored and warned record counts (LastRun only).
+	Errored, Warned int
 }
 
-// SourceSummaryListParams filters and pages SourceSummaryList; empty fields do not filter.
+// SourceSummaryListParams filters, orders and pages SourceSummaryList; empty fields do not
+// filter.
 type SourceSummaryListParams struct {
 	OrganizationID string
 	LastJobStatus  harvest.JobStatus // the status of the source's newest job
+	Name           string            // a part of the name, any case (ASCII letters)
+	Health         SourceHealth
+	Sort           SourceSort // default SortName
+	// Now is the time the health is judged at (stale or not); default time.Now().
+	Now time.Time
 	PageParams
 }
 

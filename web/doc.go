@@ -1,7 +1,10 @@
 // Package web is the operators' web UI, served at / beside the API's /api/v1: server-side
 // html/template pages for organizations, harvest sources, jobs, records, datasets, search, the
-// validator and a metrics overview, with their CSS and JavaScript embedded (no CDN, nothing
-// fetched at run time).
+// validator and a dashboard (a timeline of the last 24 h of jobs, and metrics), with their CSS
+// (a USWDS-like look: type scale, spacing, status colours of WCAG AA contrast, visible focus) and
+// JavaScript embedded (no CDN, no web font, nothing fetched at run time). The sources list
+// shows each source's health (store.SourceHealth says what ok, errors, failing, stale and new
+// mean) and searches, filters and sorts by query parameters.
 //
 // Reads are public, as in Data.gov's H2.0 (with Config.ProtectReads, as the API's, every page
 // but /sign-in needs a session). Writes need a signed-in operator: /sign-in takes
@@ -24,6 +27,6 @@
 //
 // Pages read the store directly, in a number of queries that does not grow with the rows they
 // show (lists are paged and read in one query each: store.SourceSummaryList,
-// RecordErrorSummary, RecordHistory, JobCountsSince). The metrics page's consumer lag and
+// RecordErrorSummary, RecordHistory, JobCountsSince). The dashboard's consumer lag and
 // failed records come from JetStream through Deps.Lag (router.(*Bus).Lag).
 package web

@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
-	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
-	"github.com/harvester-dev/harvester/store"
 )
 
 type searchData struct {
@@ -126,88 +122,4 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 		status = http.StatusUnprocessableEntity
 	}
 	return s.render(w, r, status, "validate.html", "Validate a catalog", d)
-}
-
-// dashboardRows is how many jobs each table of the metrics page lists.
-const dashboardRows = 50
-
-type dashboardData struct {
-	Recent    []jobRow
-	Counts    []*store.JobCount
-	ByStatus  map[harvest.JobStatus]int
-	Total     int
-	JobErrors []*store.JobError
-	Running   []jobRow
-	Overdue   []jobRow
-	Lag       *router.Lag
-	LagError  string
-	Failed    []stageFailed
-	Since     time.Time
-}
-
-// stageFailed is how many failed records the failed stream keeps for one stage.
-type stageFailed struct {
-	Stage string
-	Count uint64
-}
-
-// overdueAfter is how long a new job waits before the metrics page calls it overdue.
-const overdueAfter = 5 * time.Minute
-
-// dashboard is the metrics page: the last 7 days of jobs (counted by status and type, the
-// newest dashboardRows listed) and job errors (the newest dashboardRows), running jobs with their progress, overdue new jobs, and the stages' consumer lag
-// and failed records (Deps.Lag).
-func (s *server) dashboard(w http.ResponseWriter, r *http.Request) error {
-	now := s.now()
-	var err error
-	d := dashboardData{ByStatus: map[harvest.JobStatus]int{}, Since: now.Add(-7 * 24 * time.Hour)}
-	if d.Counts, err = s.store.JobCountsSince(r.Context(), d.Since); err != nil {
-		return err
-	}
-	for _, c := range d.Counts {
-		d.ByStatus[c.Status] += c.Count
-		d.Total += c.Count
-	}
-	if d.JobErrors, err = s.store.JobErrorListSince(r.Context(), d.Since, dashboardRows); err != nil {
-		return err
-	}
-	jobs, _, err := s.store.JobList(r.Context(), &store.JobListParams{PageParams: store.PageParams{Limit: dashboardRows}})
-	if err != nil {
-		return err
-	}
-	for _, j := range jobs {
-		if j.CreatedAt.Before(d.Since) {
-			break
-		}
-		d.Recent = append(d.Recent, jobRow{HarvestJob: j, Percent: api.PercentSettled(j)})
-	}
-	running, _, err := s.store.JobList(r.Context(), &store.JobListParams{Status: harvest.JobInProgress,
-		PageParams: store.PageParams{Limit: dashboardRows}})
-	if err != nil {
-		return err
-	}
-	d.Running = jobRows(running)
-	queued, _, err := s.store.JobList(r.Context(), &store.JobListParams{Status: harvest.JobNew,
-		PageParams: store.PageParams{Limit: dashboardRows}})
-	if err != nil {
-		return err
-	}
-	for _, j := range jobRows(queued) {
-		if now.Sub(j.CreatedAt) > overdueAfter {
-			d.Overdue = append(d.Overdue, j)
-		}
-	}
-	if s.lag != nil {
-		lag, err := s.lag(r.Context())
-		if err != nil { // the page still shows what the store gave
-			s.log.WarnContext(r.Context(), "web: consumer lag not read", "err", err)
-			d.LagError = "the consumer lag could not be read from NATS: " + err.Error()
-		} else {
-			d.Lag = lag
-			for _, k := range sortedKeys(lag.Failed) {
-				d.Failed = append(d.Failed, stageFailed{Stage: k, Count: lag.Failed[k]})
-			}
-		}
-	}
-	return s.render(w, r, http.StatusOK, "dashboard.html", "Metrics", d)
 }

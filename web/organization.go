@@ -41,7 +41,7 @@ func (s *server) organizationView(w http.ResponseWriter, r *http.Request) error 
 	}
 	pg := pageOf(r, listPerPage)
 	rows, total, err := s.store.SourceSummaryList(r.Context(), &store.SourceSummaryListParams{OrganizationID: id,
-		PageParams: pg.params()})
+		Now: s.now(), PageParams: pg.params()})
 	if err != nil {
 		return fmt.Errorf("list sources of organization %s: %w", id, err)
 	}

@@ -38,6 +38,7 @@ var (
 )
 
 var funcs = template.FuncMap{
+	"jobOutcome": jobOutcome,
 	"fmtTime": func(t any) string {
 		switch v := t.(type) {
 		case time.Time:

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/harvester-dev/harvester/api"
@@ -26,18 +25,6 @@ var frequencies = []harvest.Frequency{harvest.FrequencyManual, harvest.Frequency
 var notifyFrequencies = []harvest.NotificationFrequency{harvest.NotifyOnError, harvest.NotifyOnErrorOrUpdate,
 	harvest.NotifyAlways}
 
-var jobStatuses = []harvest.JobStatus{harvest.JobNew, harvest.JobInProgress, harvest.JobComplete, harvest.JobError}
-
-type sourceListData struct {
-	Items          []*store.SourceSummary
-	Orgs           map[string]string // organization names by id, for the rows and the filter
-	OrgOptions     []*store.Organization
-	OrganizationID string
-	Status         string
-	Statuses       []harvest.JobStatus
-	Paging         paging
-}
-
 // orgNames reads one page of organizations (the filter's options), by id.
 func (s *server) orgNames(r *http.Request) ([]*store.Organization, map[string]string, error) {
 	orgs, _, err := s.store.OrganizationList(r.Context(), &store.PageParams{Limit: 500})
@@ -49,29 +36,6 @@ func (s *server) orgNames(r *http.Request) ([]*store.Organization, map[string]st
 		m[o.ID] = o.Name
 	}
 	return orgs, m, nil
-}
-
-func (s *server) sourceList(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	d := sourceListData{OrganizationID: q.Get("organization_id"), Status: q.Get("status"), Statuses: jobStatuses,
-		Paging: pageOf(r, listPerPage)}
-	if d.Status != "" && !slices.Contains(jobStatuses, harvest.JobStatus(d.Status)) {
-		return errorf(http.StatusBadRequest, "unknown job status %q: want new, in_progress, complete or error", d.Status)
-	}
-	var err error
-	if d.OrgOptions, d.Orgs, err = s.orgNames(r); err != nil {
-		return err
-	}
-	rows, total, err := s.store.SourceSummaryList(r.Context(), &store.SourceSummaryListParams{
-		OrganizationID: d.OrganizationID, LastJobStatus: harvest.JobStatus(d.Status), PageParams: d.Paging.params()})
-	if isNotFound(err) { // an organization_id that is not a UUID
-		rows, total, err = nil, 0, nil
-	}
-	if err != nil {
-		return fmt.Errorf("list harvest sources: %w", err)
-	}
-	d.Items, d.Paging.Total = rows, total
-	return s.render(w, r, http.StatusOK, "sources.html", "Harvest sources", d)
 }
 
 type sourceViewData struct {

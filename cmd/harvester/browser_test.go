@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,10 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/require"
 
-	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/web/browsertest"
@@ -198,189 +191,6 @@ func (u *ui) checkCounts(jobID string) apiJob {
 	require.Equal(u.t, 100.0, *j.PercentSettled)
 	require.Equal(u.t, "100.0%", u.text("job-progress-text"), "the same figure as the API")
 	return j
-}
-
-// changedGSA writes the July GSA catalog with one dataset's title changed and the descriptions
-// of two others removed (a required field: two validation errors), and returns its path and
-// the changed dataset's identifier.
-func changedGSA(t *testing.T) (path, changed string) {
-	t.Helper()
-	raw, err := os.ReadFile(corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"))
-	require.NoError(t, err)
-	var cat map[string]any
-	require.NoError(t, json.Unmarshal(raw, &cat))
-	datasets := cat["dataset"].([]any)
-	first := datasets[0].(map[string]any)
-	first["title"] = "Retitled by the browser test"
-	for _, d := range datasets[1:3] {
-		delete(d.(map[string]any), "description")
-	}
-	out, err := json.Marshal(cat)
-	require.NoError(t, err)
-	path = filepath.Join(t.TempDir(), "data.json")
-	require.NoError(t, os.WriteFile(path, out, 0o644))
-	return path, first["identifier"].(string)
-}
-
-// TestWebUIInABrowser drives the operators' web UI of a real `harvester serve` (Postgres, NATS,
-// every stage) from headless Chromium as an operator would: sign in, add an organization and a
-// source of a corpus catalog served locally, harvest it watching the progress bar reach 100%
-// with the API's counts, harvest a changed catalog, open its record errors and download them
-// as CSV, open an updated record's field diff, and clear the source. Each page is
-// screenshotted into the test's output folder (browsertest.Output).
-func TestWebUIInABrowser(t *testing.T) {
-	ctx := browsertest.New(t)
-	t.Setenv("HARVESTER_API_KEY", "s3cret")
-	agency := corpustest.NewServer(t)
-	agency.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
-	c := startServe(t, freeAddr(t), "--database-url", dbtest.URL(t), "--nats-url", natstest.URL(t),
-		"--scheduler-interval", "50ms")
-	u := &ui{t: t, ctx: ctx, api: c, base: c.base}
-
-	// Signed out, a write page sends to the sign-in form; a wrong key is refused at the field.
-	u.open("/organizations/new")
-	u.shot("organization-new-signed-out")
-	u.open("/sign-in?next=/organizations/new")
-	u.type_("api_key", "wrong")
-	u.do("sign in", chromedp.Click(chromedp.ID("sign-in-submit")), chromedp.WaitVisible(chromedp.ID("api_key-error")))
-	u.shot("sign-in-refused")
-	u.type_("api_key", "s3cret"+kb.Enter) // by keyboard: Enter submits the form
-	u.waitPath(regexp.MustCompile(`^/organizations/new$`))
-	u.do("signed in", chromedp.WaitVisible(chromedp.ID("sign-out")))
-
-	// An organization: a bad slug is refused at the field, then it is created.
-	u.type_("name", "General Services Administration")
-	u.type_("slug", "Not A Slug!")
-	u.do("save", chromedp.Click(chromedp.ID("organization-submit")), chromedp.WaitVisible(chromedp.ID("slug-error")))
-	u.shot("organization-form-error")
-	u.do("clear slug", chromedp.Clear(chromedp.ID("slug")))
-	u.type_("slug", "gsa")
-	org := u.submit("organization-submit", orgPath)
-	orgID := strings.TrimPrefix(org, "/organizations/")
-	require.Equal(t, "gsa", u.text("organization-slug"))
-	u.shot("organization")
-
-	// A source of the agency's data.json.
-	u.open("/harvest_sources/new")
-	u.type_("name", "GSA data.json")
-	u.type_("url", agency.URL())
-	u.do("choose", chromedp.SetValue(chromedp.ID("organization_id"), orgID),
-		chromedp.SetValue(chromedp.ID("source_type"), "document"),
-		chromedp.SetValue(chromedp.ID("schema_type"), "dcatus1.1: federal"),
-		chromedp.SetValue(chromedp.ID("frequency"), "manual"))
-	u.shot("source-form")
-	src := u.submit("source-submit", sourcePath)
-	require.Equal(t, agency.URL(), u.text("source-url"))
-	require.Equal(t, "0", u.text("source-dataset-count"))
-
-	// The first harvest: the bar moves to 100% and the counts are the API's.
-	job := u.startJob(src, "harvest")
-	u.shot("job-started")
-	seen := u.watchJob()
-	require.Equal(t, 100.0, seen[len(seen)-1].Value)
-	first := u.checkCounts(strings.TrimPrefix(job, "/harvest_jobs/"))
-	require.Equal(t, "complete", first.Status)
-	require.Equal(t, 339, first.Added)
-	require.Equal(t, "None.", u.text("record-errors-none"))
-	u.shot("job-first")
-	u.open(src)
-	require.Equal(t, "339", u.text("source-dataset-count"))
-	rowPct, err := chromedp.Run(ctx, chromedp.Evaluate[string](
-		`document.querySelector("#jobs-table a[href='`+job+`']").closest("tr").cells[3].textContent.trim()`))
-	require.NoError(t, err)
-	require.Equal(t, "100.0%", rowPct, "the source page's job history shows the job page's figure")
-	u.do("chart", chromedp.WaitVisible(chromedp.ID("jobs-chart")))
-
-	// A second harvest of a changed catalog: updates and two invalid records.
-	changedFile, changedID := changedGSA(t)
-	agency.Serve(changedFile)
-	job = u.startJob(src, "harvest")
-	seen = u.watchJob()
-	require.Equal(t, 100.0, seen[len(seen)-1].Value)
-	jobID := strings.TrimPrefix(job, "/harvest_jobs/")
-	second := u.checkCounts(jobID)
-	require.Equal(t, "complete", second.Status)
-	require.Equal(t, 2, second.Errored)
-	require.Positive(t, second.Updated)
-	u.shot("job")
-
-	// The record errors: a group per type, opened; the CSV has every row the API has.
-	var errs struct{ Total int }
-	c.call("GET", "/api/v1/harvest_jobs/"+jobID+"/record_errors", nil, http.StatusOK, &errs)
-	require.Positive(t, errs.Total)
-	groups, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](
-		`[...document.querySelectorAll("#record-error-groups details.error-group .group-count")].map(e => +e.textContent)`))
-	require.NoError(t, err)
-	sum := 0
-	for _, n := range groups {
-		sum += n
-	}
-	require.Equal(t, errs.Total, sum, "the groups count every record error")
-	u.do("open the group", chromedp.Click(chromedp.CSS("#record-error-groups details.error-group summary")),
-		chromedp.WaitVisible(chromedp.CSS("#record-error-groups details.error-group[open] a.record-link")))
-	u.shot("job-errors-open")
-	browsertest.ScreenshotScaled(ctx, t, "readme-job", "main", 0.6) // docs/ui-job.png
-	csvPath := browsertest.Download(ctx, t, "#download-csv")
-	body, err := os.ReadFile(csvPath)
-	require.NoError(t, err)
-	rows, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
-	require.NoError(t, err)
-	require.Len(t, rows, errs.Total+1, "a header and every record error")
-	u.do("an errored record", chromedp.Click(chromedp.CSS("#record-error-groups details.error-group[open] a.record-link")))
-	u.waitPath(recordPath)
-	require.Contains(t, u.text("record-errors"), "description")
-	u.shot("record-errored")
-
-	// The retitled dataset's record: the field diff from the previous version.
-	u.open("/datasets?" + url.Values{"source_id": {strings.TrimPrefix(src, "/harvest_sources/")},
-		"identifier": {changedID}}.Encode())
-	u.shot("dataset")
-	u.do("its record", chromedp.Click(chromedp.ID("dataset-record")))
-	u.waitPath(recordPath)
-	require.Equal(t, "update", u.text("record-action"))
-	u.do("diff", chromedp.WaitVisible(chromedp.ID("record-diff")))
-	diff, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](
-		`Object.fromEntries([...document.querySelectorAll("#record-diff tr[data-path]")].map(r => [r.dataset.path, r.cells[3].textContent]))`))
-	require.NoError(t, err)
-	var title string
-	for path, after := range diff {
-		if strings.HasSuffix(path, "title") && !strings.Contains(path, "[") {
-			title = after
-		}
-	}
-	require.Contains(t, title, "Retitled by the browser test", "the diff shows the new title: %v", diff)
-	u.shot("record-diff")
-
-	// The other pages, for the record.
-	for _, p := range []struct{ path, id string }{
-		{"/harvest_sources", "sources-table"}, {"/organizations", "organizations-table"},
-		{"/search?q=data", "search-form"}, {"/validate", "validate-form"}, {"/dashboard", "jobs-by-status"},
-	} {
-		u.open(p.path)
-		u.do("wait "+p.id, chromedp.WaitVisible(chromedp.ID(p.id)))
-		u.shot(strings.Trim(strings.ReplaceAll(strings.SplitN(p.path, "?", 2)[0], "/", "-"), "-"))
-	}
-
-	// Clear: the confirmation says how many datasets go; afterwards the source has none.
-	var live struct {
-		DatasetCount int `json:"dataset_count"`
-	}
-	u.open(src)
-	live.DatasetCount, err = strconv.Atoi(u.text("source-dataset-count"))
-	require.NoError(t, err)
-	require.Positive(t, live.DatasetCount)
-	u.shot("source")
-	browsertest.ScreenshotScaled(ctx, t, "readme-source", "main", 0.6) // docs/ui-source.png
-	u.do("clear", chromedp.Click(chromedp.ID("action-clear")), chromedp.WaitVisible(chromedp.ID("job-confirm")))
-	require.Contains(t, u.text("job-explain"), strconv.Itoa(live.DatasetCount)+" datasets")
-	u.shot("clear-confirm")
-	job = u.submit("job-confirm", jobPath)
-	seen = u.watchJob()
-	require.Equal(t, "complete", seen[len(seen)-1].Status)
-	u.checkCounts(strings.TrimPrefix(job, "/harvest_jobs/"))
-	u.open(src)
-	require.Equal(t, "0", u.text("source-dataset-count"))
-	u.shot("source-cleared")
 }
 
 // TestWebWritesNeedSessionAndCSRF: on a real `harvester serve`, a form post without a session

@@ -168,15 +168,5 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 
 // SourceSummaryList implements store.Store.
 func (s *Store) SourceSummaryList(ctx context.Context, p *store.SourceSummaryListParams) ([]*store.SourceSummary, int, error) {
-	limit, offset := p.Bounds()
-	const filter = ` WHERE ($1::uuid IS NULL OR organization_id = $1) AND ($2::text IS NULL OR lj_status::text = $2)`
-	args := []any{nullable(p.OrganizationID), nullable(string(p.LastJobStatus))}
-	total, err := sqlstore.Count(ctx, s.q, `SELECT count(*) FROM`+sqlstore.SourceSummaryFrom+filter, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+sourceColumns+`, `+sqlstore.SourceSummaryExtra+`
-		FROM`+sqlstore.SourceSummaryFrom+filter+` ORDER BY name, id LIMIT $3 OFFSET $4`,
-		append(args, limit, offset)...), scan.SourceSummary)
-	return rows, total, err
+	return sqlstore.SourceSummaryList(ctx, s.q, scan, sourceColumns, func(t time.Time) any { return t.UTC() }, p)
 }

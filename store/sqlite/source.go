@@ -186,15 +186,5 @@ func parseNullTime(s sql.NullString) (*time.Time, error) {
 
 // SourceSummaryList implements store.Store.
 func (s *Store) SourceSummaryList(ctx context.Context, p *store.SourceSummaryListParams) ([]*store.SourceSummary, int, error) {
-	limit, offset := p.Bounds()
-	const filter = ` WHERE (?1 IS NULL OR organization_id = ?1) AND (?2 IS NULL OR lj_status = ?2)`
-	args := []any{nullable(p.OrganizationID), nullable(string(p.LastJobStatus))}
-	total, err := sqlstore.Count(ctx, s.q, `SELECT count(*) FROM`+sqlstore.SourceSummaryFrom+filter, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+sourceColumns+`, `+sqlstore.SourceSummaryExtra+`
-		FROM`+sqlstore.SourceSummaryFrom+filter+` ORDER BY name, id LIMIT ?3 OFFSET ?4`,
-		append(args, limit, offset)...), scan.SourceSummary)
-	return rows, total, err
+	return sqlstore.SourceSummaryList(ctx, s.q, scan, sourceColumns, func(t time.Time) any { return formatTime(t) }, p)
 }

@@ -175,6 +175,7 @@ var cases = []testCase{
 
 	{"Source/FetchSettings", testSourceFetchSettings},
 	{"Source/SummaryList", testSourceSummaryList},
+	{"Source/Health", testSourceHealth},
 	{"Record/History", testRecordHistory},
 	{"Record/ErrorSummary", testRecordErrorSummary},
 	{"Job/CountsSince", testJobCountsSince},

@@ -160,19 +160,6 @@ func (s *Scanner) RecordCompare(row Row) (*store.RecordCompare, error) {
 	return c, nil
 }
 
-// SourceSummaryFrom is harvest_source as s with, after its own columns, each source's live
-// dataset count and its newest job's (by date_created, then id) id, type, status, creation and
-// finish (NULL without a job): SourceSummaryExtra, which SourceSummary reads after the
-// backend's sourceColumns. lj_status filters on the newest job's status.
-const SourceSummaryFrom = ` (SELECT h.*, (SELECT count(*) FROM dataset d WHERE d.harvest_source_id = h.id) AS n_datasets,
-	lj.id AS lj_id, lj.job_type AS lj_type, lj.status AS lj_status, lj.date_created AS lj_created,
-	lj.date_finished AS lj_finished
-	FROM harvest_source h LEFT JOIN harvest_job lj ON lj.id = (SELECT j.id FROM harvest_job j
-		WHERE j.harvest_source_id = h.id ORDER BY j.date_created DESC, j.id DESC LIMIT 1)) s`
-
-// SourceSummaryExtra are the columns of SourceSummaryFrom that SourceSummary reads after sourceColumns.
-const SourceSummaryExtra = `n_datasets, lj_id, lj_type, lj_status, lj_created, lj_finished`
-
 // extraRow scans a row's leading columns into a scanner's destinations and the rest into extra.
 type extraRow struct {
 	Row
@@ -180,32 +167,3 @@ type extraRow struct {
 }
 
 func (r extraRow) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.extra...)...) }
-
-// SourceSummary reads a row of the backend's sourceColumns then SourceSummaryExtra.
-func (s *Scanner) SourceSummary(row Row) (*store.SourceSummary, error) {
-	var (
-		n                   int
-		id, jobType, status *string
-		created, finished   *time.Time
-	)
-	src, err := s.Source(extraRow{Row: row, extra: []any{&n, &id, &jobType, &status, s.NullTime(&created),
-		s.NullTime(&finished)}})
-	if err != nil {
-		return nil, err
-	}
-	out := &store.SourceSummary{Source: *src, DatasetCount: n}
-	if id != nil && *id != "" {
-		j := &store.JobSummary{ID: *id, FinishedAt: finished}
-		if jobType != nil {
-			j.JobType = harvest.JobType(*jobType)
-		}
-		if status != nil {
-			j.Status = harvest.JobStatus(*status)
-		}
-		if created != nil {
-			j.CreatedAt = *created
-		}
-		out.LastJob = j
-	}
-	return out, nil
-}
