@@ -20,8 +20,8 @@ import (
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/pipeline"
-	"github.com/harvester-dev/harvester/replay"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -108,17 +108,17 @@ func TestReplayAfterTheCauseIsFixed(t *testing.T) {
 	// replaces the old one.
 	again, code, out := b.replay(t, "--job", first.JobID)
 	require.Equal(t, exitOK, code, out)
-	require.Equal(t, replay.Result{JobID: first.JobID, Found: 1, Replayed: 1}, again.Result)
+	require.Equal(t, jobs.ReplayResult{JobID: first.JobID, Found: 1, Replayed: 1}, again.ReplayResult)
 	require.Equal(t, withFailure, again.Job.Counts)
 	require.Len(t, stageErrors(t, b.st, first.JobID), 1, "the new StageError row replaced the old one")
 
 	// Filters that match nothing replay nothing.
 	none, code, out := b.replay(t, "--job", first.JobID, "--stage", "validate")
 	require.Equal(t, exitOK, code, out)
-	require.Equal(t, replay.Result{JobID: first.JobID}, none.Result, "the record failed in sync, not validate")
+	require.Equal(t, jobs.ReplayResult{JobID: first.JobID}, none.ReplayResult, "the record failed in sync, not validate")
 	none, code, out = b.replay(t, "--job", first.JobID, "--since", time.Now().Add(time.Minute).UTC().Format(time.RFC3339))
 	require.Equal(t, exitOK, code, out)
-	require.Equal(t, replay.Result{JobID: first.JobID}, none.Result, "nothing was stored after --since")
+	require.Equal(t, jobs.ReplayResult{JobID: first.JobID}, none.ReplayResult, "nothing was stored after --since")
 
 	// Fixed: two replays at once send the record once between them, and it moves from errored
 	// to added.
@@ -157,7 +157,7 @@ func TestReplayAfterTheCauseIsFixed(t *testing.T) {
 	// Nothing is left to replay.
 	done, code, out := b.replay(t, "--job", first.JobID)
 	require.Equal(t, exitOK, code, out)
-	require.Equal(t, replay.Result{JobID: first.JobID, Found: 2, Skipped: 2}, done.Result)
+	require.Equal(t, jobs.ReplayResult{JobID: first.JobID, Found: 2, Skipped: 2}, done.ReplayResult)
 	require.Equal(t, sampleCounts, done.Job.Counts)
 
 	// The next run finds the record unchanged, like every other; the old job can no longer be
@@ -302,7 +302,7 @@ func TestReplayEmbedded(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	var rep replayReport
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
-	require.Equal(t, replay.Result{JobID: first.JobID, Found: 1, Replayed: 1}, rep.Result)
+	require.Equal(t, jobs.ReplayResult{JobID: first.JobID, Found: 1, Replayed: 1}, rep.ReplayResult)
 	require.Equal(t, sampleCounts, rep.Job.Counts)
 	require.Equal(t, "complete", rep.Job.Status)
 
