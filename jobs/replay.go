@@ -108,9 +108,22 @@ func (c Control) Replay(ctx context.Context, p *ReplayParams) (*ReplayResult, er
 		return res, fmt.Errorf("replay job %s: %w", p.JobID, err)
 	}
 	if res.Replayed == 0 {
-		res.Message = NothingToReplay(job)
+		res.Message = nothingSent(job, p, res)
 	}
 	return res, nil
+}
+
+// nothingSent says why a replay sent no record: the filter matched none, every message found
+// was replayed already, or no stage gave up on a record of the job (NothingToReplay).
+func nothingSent(job *store.HarvestJob, p *ReplayParams, res *ReplayResult) string {
+	switch {
+	case res.Found > 0:
+		return fmt.Sprintf("Nothing to replay: the %d failed messages of job %s that match were replayed already "+
+			"(their records settled, or are in flight for %v), or carry no record", res.Found, job.ID, ReplayInFlight)
+	case p.Stage != "" || !p.Since.IsZero():
+		return fmt.Sprintf("Nothing to replay: no record of job %s failed in the stage and time asked for", job.ID)
+	}
+	return NothingToReplay(job)
 }
 
 // NothingToReplay says why a replay of job sends no record, and what to do instead: its
