@@ -43,7 +43,10 @@ func TestJobReplay(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
 	requireSchema(t, "ReplayResult", r.object(t))
 	require.Equal(t, map[string]any{"job_id": older.ID, "found": 0.0, "replayed": 0.0, "skipped": 0.0,
-		"message": "Nothing to replay: job " + older.ID + " has no errored records"}, r.object(t))
+		"message": "Nothing to replay: no record of job " + older.ID + " failed in the stage and time asked for"}, r.object(t))
+	r = b.write(t, http.MethodPost, path(older.ID), nil)
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+	require.Equal(t, "Nothing to replay: job "+older.ID+" has no errored records", r.object(t)["message"])
 
 	newer := b.newJob(t, src.ID, harvest.JobHarvest)
 	requireError(t, b.write(t, http.MethodPost, path(older.ID), nil), http.StatusConflict,

@@ -141,7 +141,8 @@ func NothingToReplay(job *store.HarvestJob) string {
 
 // Replayable returns how many records Replay would send for the job now: the records of the
 // job on the failed subjects of ReplayStages (the ones a stage gave up on) whose outcome is
-// still errored, each counted once. 0 when every errored record failed where a replay changes
+// still errored, each counted once, less those a replay sent that are still in flight (their
+// outcome is to come; a replay within ReplayInFlight skips them). 0 when every errored record failed where a replay changes
 // nothing (validation, a record the source sent broken) or was replayed already. It reads the
 // whole failed stream (kept 30 days) once; ErrNoBus without a Bus.
 func (c Control) Replayable(ctx context.Context, jobID string) (int, error) {
@@ -164,7 +165,11 @@ func (c Control) Replayable(ctx context.Context, jobID string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("count the replayable records of job %s: %w", jobID, err)
 	}
-	return n, nil
+	inFlight, err := c.Store.OutcomeReopenedCount(ctx, jobID)
+	if err != nil {
+		return 0, fmt.Errorf("count the replayed records of job %s in flight: %w", jobID, err)
+	}
+	return max(0, n-inFlight), nil
 }
 
 // failedRecord reads a message of a failed subject: a keyed record of a stage Replay sends
