@@ -50,7 +50,7 @@ func newJobProgress(out io.Writer, format string) *jobProgress {
 	return &jobProgress{bar: bar, out: f, expected: -1}
 }
 
-// observe draws one polled state of the job (trigger.WaitObserve calls it, one poll every
+// observe draws one polled state of the job (jobs.WaitObserve calls it, one poll every
 // 50 ms, so the bar needs no throttle). A job that completed ends the bar at 100%; one that
 // ended in error leaves it where it stopped.
 func (p *jobProgress) observe(job *store.HarvestJob) {
