@@ -25,20 +25,10 @@ import (
 // report event (harvest.v1.report), the email to the source's recipients and
 // harvester_jobs_finished_total{status="error"}.
 func TestCancelReportedFromAPIAndCLI(t *testing.T) {
-	smtp := smtptest.New(t, smtptest.Options{})
-	t.Setenv("HARVESTER_API_KEY", "s3cret")
-	t.Setenv("HARVESTER_SMTP_HOST", smtp.Host)
-	t.Setenv("HARVESTER_SMTP_PORT", fmt.Sprint(smtp.Port))
-	t.Setenv("HARVESTER_SMTP_FROM", "Harvester <harvester@example.gov>")
-	t.Setenv("HARVESTER_SMTP_TLS", "none")
+	smtp := serveEnv(t)
 	ctx := context.Background()
 	dbURL, natsURL := dbtest.URL(t), natstest.URL(t)
-	nc, err := nats.Connect(natsURL)
-	require.NoError(t, err)
-	defer nc.Close()
-	reports := make(chan string, 16)
-	_, err = nc.Subscribe(harvest.SubjectReport, func(m *nats.Msg) { reports <- m.Header.Get(harvest.MetaJobID) })
-	require.NoError(t, err)
+	reports := reportJobIDs(t, natsURL)
 	c := startServe(t, freeAddr(t), "--database-url", dbURL, "--nats-url", natsURL)
 	st, err := postgres.Open(ctx, dbURL)
 	require.NoError(t, err)
@@ -93,4 +83,30 @@ func TestCancelReportedFromAPIAndCLI(t *testing.T) {
 			require.Contains(t, stdout, "Reported: the job aggregator published the harvest report event")
 		})
 	})
+}
+
+// serveEnv sets the environment of a serve under test: its API key (s3cret) and its mail to an
+// SMTP test server, which it returns.
+func serveEnv(t *testing.T) *smtptest.Server {
+	t.Helper()
+	smtp := smtptest.New(t, smtptest.Options{})
+	t.Setenv("HARVESTER_API_KEY", "s3cret")
+	t.Setenv("HARVESTER_SMTP_HOST", smtp.Host)
+	t.Setenv("HARVESTER_SMTP_PORT", fmt.Sprint(smtp.Port))
+	t.Setenv("HARVESTER_SMTP_FROM", "Harvester <harvester@example.gov>")
+	t.Setenv("HARVESTER_SMTP_TLS", "none")
+	return smtp
+}
+
+// reportJobIDs delivers the job id of every harvest report event (harvest.v1.report) published
+// on the NATS server at natsURL from now on.
+func reportJobIDs(t *testing.T, natsURL string) <-chan string {
+	t.Helper()
+	nc, err := nats.Connect(natsURL)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	reports := make(chan string, 16)
+	_, err = nc.Subscribe(harvest.SubjectReport, func(m *nats.Msg) { reports <- m.Header.Get(harvest.MetaJobID) })
+	require.NoError(t, err)
+	return reports
 }
