@@ -41,6 +41,10 @@ replay of an older job would overwrite the datasets of the newer one (run a harv
 --since keeps the messages stored at or after a time (RFC 3339, or a duration such as 2h: that
 long ago).
 
+Only records a stage gave up on are replayed: records that failed validation are not (a replay
+would not change them; fix the source and harvest again, or change the source's schema or SHACL
+profile). When nothing is sent the output says why.
+
 Exit status: 0 when the replay ran (including when nothing was left to replay), 1 when it was
 refused (unknown job, a job not complete, a newer job) or did not finish, 2 for bad arguments.
 
@@ -151,6 +155,9 @@ func (f *replayFlags) replay(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "Replayed %d of the %d failed messages of job %s (%d skipped: settled already, in flight, or not a record)\n",
 		res.Replayed, res.Found, res.JobID, res.Skipped)
+	if res.Message != "" { // nothing sent: why, and what to do instead
+		fmt.Fprintln(out, res.Message)
+	}
 	return printReport(ctx, out, st, job, location, "text")
 }
 
