@@ -144,10 +144,14 @@ func NothingToReplay(job *store.HarvestJob) string {
 // still errored, each counted once, less those a replay sent that are still in flight (their
 // outcome is to come; a replay within ReplayInFlight skips them). 0 when every errored record failed where a replay changes
 // nothing (validation, a record the source sent broken) or was replayed already. It reads the
-// whole failed stream (kept 30 days) once; ErrNoBus without a Bus.
+// whole failed stream (kept 30 days) once. It returns Replay's refusals (ErrReplayRefused: the
+// job is not complete, or not its source's newest; store.ErrNotFound) and ErrNoBus without a Bus.
 func (c Control) Replayable(ctx context.Context, jobID string) (int, error) {
 	if c.Bus == nil {
 		return 0, ErrNoBus
+	}
+	if _, err := replayable(ctx, c.Store, jobID); err != nil {
+		return 0, err
 	}
 	errored := map[string]bool{}
 	err := c.Store.OutcomeErroredStream(ctx, jobID, func(key string) error { errored[key] = true; return nil })

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/harvester-dev/harvester/api"
@@ -120,14 +121,18 @@ func (s *server) jobView(w http.ResponseWriter, r *http.Request) error {
 }
 
 // replayable is how many records of job j a replay would send and, when none but the job has
-// errored records, the note that says why and what to do instead. A job that is not complete,
-// or a site without the bus, has neither.
+// errored records, the note that says why and what to do instead (no stage gave up on them, or
+// a replay would be refused: the source has a newer job). A job that is not complete, or a site
+// without the bus, has neither.
 func (s *server) replayable(ctx context.Context, j *store.HarvestJob) (int, string, error) {
 	if j.Status != harvest.JobComplete || j.Errored == 0 || s.jobs.Bus == nil {
 		return 0, "", nil
 	}
 	n, err := s.jobs.Replayable(ctx, j.ID)
-	if err != nil || n > 0 {
+	switch {
+	case errors.Is(err, jobs.ErrReplayRefused): // e.g. the source has a newer job
+		return 0, strings.ToUpper(err.Error()[:1]) + err.Error()[1:], nil
+	case err != nil || n > 0:
 		return n, "", err
 	}
 	return 0, jobs.NothingToReplay(j), nil

@@ -19,7 +19,8 @@ import (
 )
 
 // TestJobPageOffersReplayOnlyWhereItDoesSomething: a job whose errored records failed
-// validation offers no replay and says what to do instead; once a stage gave up on one of its
+// validation offers no replay and says what to do instead (so does an older job of the source,
+// which a replay would refuse); once a stage gave up on one of its
 // records (kept on harvest.v1.failed.<stage>), the page offers to replay that one, and the
 // replay sends it.
 func TestJobPageOffersReplayOnlyWhereItDoesSomething(t *testing.T) {
@@ -62,6 +63,9 @@ func TestJobPageOffersReplayOnlyWhereItDoesSomething(t *testing.T) {
 	require.Contains(t, body, `id="replay-note"`)
 	require.Contains(t, body, "Nothing to replay: no stage gave up on the 2 errored records")
 	require.Contains(t, body, "Fix the source and run the harvest again")
+	_, body = b.get("/harvest_jobs/" + f.job1.ID) // errored, but an older job: a replay is refused
+	require.NotContains(t, body, `id="action-replay"`)
+	require.Contains(t, body, "Replay refused: the source has a newer job, "+job.ID)
 
 	m, err := harvest.RecordMessage(harvest.SubjectFailedPrefix+harvest.StageSync, &harvest.Record{JobID: job.ID,
 		SourceID: f.src.ID, Identifier: "s", JobType: harvest.JobHarvest})
