@@ -39,8 +39,12 @@ type Control struct {
 	Bus *router.Bus
 }
 
-// New is the Control of a process's store and bus (its publisher too).
+// New is the Control of a process's store and bus (its publisher too); a nil bus leaves
+// Publisher and Bus nil.
 func New(st store.Store, bus *router.Bus) Control {
+	if bus == nil {
+		return Control{Store: st}
+	}
 	return Control{Store: st, Publisher: bus.Publisher(), Bus: bus}
 }
 

@@ -364,8 +364,13 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	if err != nil {
 		// Interrupted or timed out: end the job, so the source is not left with a job in
 		// progress that blocks its next run, and the stages drop its remaining records.
-		_, _ = jobs.New(st, bus).Fail(context.WithoutCancel(ctx), jobID, harvest.TypeCancelledJob,
+		// After --timeout the stages still run here: wait for the aggregator's report (event,
+		// email, metric). Interrupted, they stop: the next process with the aggregator reports it.
+		_, ferr := jobs.New(st, bus).Fail(context.WithoutCancel(ctx), jobID, harvest.TypeCancelledJob,
 			fmt.Sprintf("the harvest command stopped waiting: %v", err))
+		if ferr == nil && ctx.Err() == nil {
+			awaitReport(ctx, reports, jobID)
+		}
 		switch {
 		case ctx.Err() != nil:
 			return jobID, fmt.Errorf("interrupted while waiting for job %s, which was ended in error (CancelledJob): %w", jobID, err)
