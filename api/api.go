@@ -8,10 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/fetch"
-	"github.com/harvester-dev/harvester/replay"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -68,13 +66,10 @@ type Deps struct {
 	Fetch fetch.Config
 	// Search answers GET /api/v1/search; nil answers 503.
 	Search search.Index
-	// Replay serves POST /api/v1/harvest_jobs/{id}/replay (replay.Run over the store);
-	// nil answers it with 503.
-	Replay func(ctx context.Context, p *replay.Params) (*replay.Result, error)
-	// Publisher sends, when a job is cancelled through the API, the settled message that asks
-	// the job aggregator to report it (harvest report event, email, harvester_jobs_finished_total);
-	// nil: a cancelled job is not reported.
-	Publisher message.Publisher
+	// Jobs queues, cancels and replays jobs (its Store defaults to Store). Without its
+	// Publisher a job cancelled through the API is not reported (no harvest report event,
+	// email or harvester_jobs_finished_total); without its Bus, replay answers 503.
+	Jobs jobs.Control
 	// AuthLimiter limits how fast each client may try wrong API keys; the web UI's sign-in
 	// shares it. Default NewAuthLimiter's defaults, for this handler alone.
 	AuthLimiter *AuthLimiter
@@ -92,9 +87,7 @@ type server struct {
 	ready   map[string]func(context.Context) error
 	fetch   fetch.Config
 	search  search.Index
-	replay  func(ctx context.Context, p *replay.Params) (*replay.Result, error)
-	// publisher reports cancelled jobs (Deps.Publisher); may be nil
-	publisher message.Publisher
+	jobs    jobs.Control // Deps.Jobs, over store
 	// queued is Deps.Queued; may be nil
 	queued    func()
 	authLimit *AuthLimiter
@@ -137,14 +130,16 @@ func newServer(cfg Config, deps Deps) (*server, error) {
 		ready:     deps.Ready,
 		fetch:     validateFetch(deps.Fetch),
 		search:    deps.Search,
-		replay:    deps.Replay,
-		publisher: deps.Publisher,
+		jobs:      deps.Jobs,
 		queued:    deps.Queued,
 		authLimit: deps.AuthLimiter,
 		mux:       http.NewServeMux(),
 	}
 	if s.authLimit == nil {
 		s.authLimit = NewAuthLimiter(AuthLimitConfig{})
+	}
+	if s.jobs.Store == nil {
+		s.jobs.Store = s.store
 	}
 	s.mount(s.routes())
 	return s, nil

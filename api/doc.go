@@ -23,7 +23,7 @@
 // document's pattern says, and a source's url (and collection_parent_url) is stored in its
 // normal form (harvest.NormalizeURL; a portal source's url is its portal's base,
 // harvest.NormalizeSourceURL); a url naming the same catalog as another source's
-// (trigger.SourceByURL) is a 409.
+// (jobs.SourceByURL) is a 409.
 //
 // Sources are of every type the harvester harvests: document (one DCAT-US data.json or one
 // ISO 19115 XML file), waf and waf-collection (web-accessible folders of ISO 19115 XML, so

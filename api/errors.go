@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // apiError is an error with the status and message the client gets.
@@ -65,12 +65,12 @@ func errorStatus(err error) (int, errorBody) {
 		return ae.Status, errorBody{Error: ae.Message, Fields: ae.Fields}
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge, errorBody{Error: fmt.Sprintf("the request body is larger than %d bytes", mbe.Limit)}
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, trigger.ErrUnknownSource):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, jobs.ErrUnknownSource):
 		if se != nil && se.notFound != "" {
 			return http.StatusNotFound, errorBody{Error: se.notFound}
 		}
 		return http.StatusNotFound, errorBody{Error: "not found"}
-	case errors.Is(err, store.ErrConflict), errors.Is(err, trigger.ErrJobInProgress):
+	case errors.Is(err, store.ErrConflict), errors.Is(err, jobs.ErrJobInProgress):
 		if se != nil && se.conflict != "" {
 			return http.StatusConflict, errorBody{Error: se.conflict}
 		}

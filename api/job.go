@@ -11,9 +11,8 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/replay"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // jobJSON is a harvest job as the API shows it, with its live counts.
@@ -118,7 +117,7 @@ func (s *server) sourceJobCreate(w http.ResponseWriter, r *http.Request) error {
 	if err := fields.err(); err != nil {
 		return err
 	}
-	job, err := trigger.Enqueue(r.Context(), s.store, id, jobType)
+	job, err := s.jobs.Enqueue(r.Context(), id, jobType)
 	if err != nil {
 		return describe(err, sourceNotFound(id), s.busySource(r.Context(), id))
 	}
@@ -188,64 +187,34 @@ func (s *server) writeJob(w http.ResponseWriter, r *http.Request, status int, jo
 	return writeJSON(w, status, out)
 }
 
-// busySource is the 409 message for a source that has an unfinished job: it names the job,
-// its status and how to cancel it. The job may have ended since (a race): the message then
-// says only that there was one.
+// busySource is the 409 message for a source that has an unfinished job (jobs.Control.Busy):
+// it names the job, its status and how to cancel it. The job may have ended since (a race):
+// the message then says only that there was one.
 func (s *server) busySource(ctx context.Context, sourceID string) string {
-	for _, status := range []harvest.JobStatus{harvest.JobInProgress, harvest.JobNew} {
-		jobs, _, err := s.store.JobList(ctx, &store.JobListParams{SourceID: sourceID, Status: status,
-			PageParams: store.PageParams{Limit: 1}})
-		if err != nil || len(jobs) == 0 {
-			continue
-		}
-		j := jobs[0]
-		return fmt.Sprintf("the harvest source already has an unfinished job: %s (%s %s, created %s); wait for it "+
-			"to end or cancel it with POST /api/v1/harvest_jobs/%s/cancel", j.ID, j.JobType, j.Status,
-			j.CreatedAt.UTC().Format(time.RFC3339), j.ID)
+	j, err := s.jobs.Busy(ctx, sourceID)
+	if err != nil || j == nil {
+		return "the harvest source already has an unfinished job"
 	}
-	return "the harvest source already has an unfinished job"
+	return fmt.Sprintf("the harvest source already has an unfinished job: %s (%s %s, created %s); wait for it "+
+		"to end or cancel it with POST /api/v1/harvest_jobs/%s/cancel", j.ID, j.JobType, j.Status,
+		j.CreatedAt.UTC().Format(time.RFC3339), j.ID)
 }
 
-// cancelledJob is the job error type of a job cancelled through the API, as Data.gov's.
-const cancelledJob = "CancelledJob"
-
-// jobCancel ends an unfinished job in error. The stages drop the rest of its records.
+// jobCancel ends an unfinished job in error (jobs.Control.Cancel): the aggregator reports it
+// (harvest report event, email, harvester_jobs_finished_total). The stages drop the rest of
+// its records. 409 when the job had already finished.
 func (s *server) jobCancel(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	job, err := s.store.JobGet(r.Context(), id)
-	if err != nil {
+	job, err := s.jobs.Cancel(r.Context(), id, "cancelled through the API")
+	switch {
+	case errors.Is(err, jobs.ErrFinished):
+		return errorf(http.StatusConflict, "the harvest job already finished (status %s)", job.Status)
+	case err != nil && job != nil: // ended, but the aggregator was not told
+		s.log.ErrorContext(r.Context(), "api: report of a cancelled job not published", harvest.MetaJobID, id, "err", err)
+	case err != nil:
 		return describe(err, jobNotFound(id), "")
 	}
-	if !job.Status.Finished() {
-		job, err = s.store.JobFail(r.Context(), &store.JobFailParams{JobID: id, Type: cancelledJob,
-			Message: "cancelled through the API"})
-		if err != nil {
-			return describe(err, jobNotFound(id), "")
-		}
-		if job.Status == harvest.JobError { // JobFail leaves a job that finished meanwhile as it was
-			s.reportFailed(r.Context(), job)
-			return s.writeJob(w, r, http.StatusOK, job)
-		}
-	}
-	return errorf(http.StatusConflict, "the harvest job already finished (status %s)", job.Status)
-}
-
-// reportFailed tells the job aggregator that the job ended in error, as the stages and the
-// scheduler do for the jobs they fail: it then publishes the job's harvest report event,
-// sends its email and counts it in harvester_jobs_finished_total{status="error"}. Without a
-// publisher (Deps.Publisher) it does nothing. The job is cancelled whatever happens here: a
-// failed publish is logged, not answered.
-func (s *server) reportFailed(ctx context.Context, job *store.HarvestJob) {
-	if s.publisher == nil {
-		return
-	}
-	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledFailed, JobID: job.ID})
-	if err == nil {
-		err = s.publisher.Publish(harvest.SubjectSettled, m)
-	}
-	if err != nil {
-		s.log.ErrorContext(ctx, "api: report of a cancelled job not published", harvest.MetaJobID, job.ID, "err", err)
-	}
+	return s.writeJob(w, r, http.StatusOK, job)
 }
 
 // replayInput is the optional body of POST /harvest_jobs/{id}/replay.
@@ -254,9 +223,10 @@ type replayInput struct {
 	Since string `json:"since"` // RFC 3339; "" every message kept
 }
 
-// jobReplay sends a complete job's failed records through the pipeline again (replay.Run)
-// and answers 202 with how many were sent; the stages settle them afterwards. 409 when the job
-// is not complete or its source has a newer job.
+// jobReplay sends a complete job's failed records through the pipeline again
+// (jobs.Control.Replay) and answers 202 with how many were sent; the stages settle them
+// afterwards. When none was sent it answers 200 with replayed 0 and a message saying why and
+// what to do instead. 409 when the job is not complete or its source has a newer job.
 func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	data, err := readBody(r)
@@ -270,9 +240,9 @@ func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	p := &replay.Params{JobID: id, Stage: in.Stage}
-	if in.Stage != "" && !slices.Contains(replay.Stages(), in.Stage) {
-		fields.add("stage", "unknown stage %q: want %s", in.Stage, strings.Join(replay.Stages(), ", "))
+	p := &jobs.ReplayParams{JobID: id, Stage: in.Stage}
+	if in.Stage != "" && !slices.Contains(jobs.ReplayStages(), in.Stage) {
+		fields.add("stage", "unknown stage %q: want %s", in.Stage, strings.Join(jobs.ReplayStages(), ", "))
 	}
 	if in.Since != "" {
 		if p.Since, err = time.Parse(time.RFC3339, in.Since); err != nil {
@@ -282,17 +252,18 @@ func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
 	if err := fields.err(); err != nil {
 		return err
 	}
-	if s.replay == nil {
-		return errorf(http.StatusServiceUnavailable, "replay needs the NATS bus, which this server was started without")
-	}
-	res, err := s.replay(r.Context(), p)
+	res, err := s.jobs.Replay(r.Context(), p)
 	switch {
+	case errors.Is(err, jobs.ErrNoBus):
+		return errorf(http.StatusServiceUnavailable, "replay needs the NATS bus, which this server was started without")
 	case errors.Is(err, store.ErrNotFound):
 		return errorf(http.StatusNotFound, "%s", jobNotFound(id))
-	case errors.Is(err, replay.ErrRefused):
+	case errors.Is(err, jobs.ErrReplayRefused):
 		return errorf(http.StatusConflict, "%v", err)
 	case err != nil:
 		return fmt.Errorf("replay job %s: %w", id, err)
+	case res.Replayed == 0:
+		return writeJSON(w, http.StatusOK, res)
 	}
 	return writeJSON(w, http.StatusAccepted, res)
 }

@@ -74,7 +74,7 @@ func TestJobCancelReported(t *testing.T) {
 		published []*message.Message
 	)
 	b := setup(t, func(_ *Config, d *Deps) {
-		d.Publisher = publisherFunc(func(topic string, m *message.Message) error {
+		d.Jobs.Publisher = publisherFunc(func(topic string, m *message.Message) error {
 			require.Equal(t, harvest.SubjectSettled, topic)
 			mu.Lock()
 			defer mu.Unlock()

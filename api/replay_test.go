@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/replay"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store"
@@ -21,12 +21,7 @@ func TestJobReplay(t *testing.T) {
 	bus, err := router.Connect(context.Background(), natstest.URL(t))
 	require.NoError(t, err)
 	t.Cleanup(bus.Close)
-	b := setup(t, func(_ *Config, d *Deps) {
-		st := d.Store
-		d.Replay = func(ctx context.Context, p *replay.Params) (*replay.Result, error) {
-			return replay.Run(ctx, bus, st, p)
-		}
-	})
+	b := setup(t, func(_ *Config, d *Deps) { d.Jobs = jobs.New(d.Store, bus) })
 	finish := func(t *testing.T, job *store.HarvestJob) {
 		t.Helper()
 		_, err := b.store.JobSetExpected(context.Background(), &store.JobSetExpectedParams{JobID: job.ID})
@@ -43,10 +38,15 @@ func TestJobReplay(t *testing.T) {
 		"is in_progress; only the records of a complete job are replayed")
 	finish(t, older)
 
+	// Nothing a stage gave up on: 200, replayed 0, and why.
 	r := b.write(t, http.MethodPost, path(older.ID), map[string]any{"stage": "sync", "since": "2026-11-30T08:00:00Z"})
-	require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
 	requireSchema(t, "ReplayResult", r.object(t))
-	require.Equal(t, map[string]any{"job_id": older.ID, "found": 0.0, "replayed": 0.0, "skipped": 0.0}, r.object(t))
+	require.Equal(t, map[string]any{"job_id": older.ID, "found": 0.0, "replayed": 0.0, "skipped": 0.0,
+		"message": "Nothing to replay: no record of job " + older.ID + " failed in the stage and time asked for"}, r.object(t))
+	r = b.write(t, http.MethodPost, path(older.ID), nil)
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+	require.Equal(t, "Nothing to replay: job "+older.ID+" has no errored records", r.object(t)["message"])
 
 	newer := b.newJob(t, src.ID, harvest.JobHarvest)
 	requireError(t, b.write(t, http.MethodPost, path(older.ID), nil), http.StatusConflict,

@@ -11,8 +11,8 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // sourceJSON is a harvest source as the API shows it.
@@ -137,10 +137,10 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 }
 
 // checkURLTaken returns a 409 naming the source, other than the one with id except, whose URL
-// names the same catalog as url (trigger.SourceByURL), or nil. The unique index on
+// names the same catalog as url (jobs.SourceByURL), or nil. The unique index on
 // harvest_source.url stays the last word when two requests race.
 func (s *server) checkURLTaken(r *http.Request, url, except string) error {
-	src, err := trigger.SourceByURL(r.Context(), s.store, url)
+	src, err := jobs.SourceByURL(r.Context(), s.store, url)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil

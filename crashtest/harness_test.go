@@ -30,13 +30,13 @@ import (
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/opensearch"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/store/postgres"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 var (
@@ -491,7 +491,7 @@ func (c *cluster) serve(doc []byte) {
 // queue queues a harvest job of the source; a scheduler process starts it.
 func (c *cluster) queue() *store.HarvestJob {
 	c.t.Helper()
-	job, err := trigger.Enqueue(context.Background(), c.st, c.src.ID, harvest.JobHarvest)
+	job, err := jobs.Control{Store: c.st}.Enqueue(context.Background(), c.src.ID, harvest.JobHarvest)
 	require.NoError(c.t, err)
 	return job
 }
@@ -517,7 +517,7 @@ func (c *cluster) wait(jobID string) *store.HarvestJob {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
 	defer cancel()
-	j, err := trigger.Wait(ctx, c.st, jobID, 50*time.Millisecond)
+	j, err := jobs.Wait(ctx, c.st, jobID, 50*time.Millisecond)
 	require.NoError(c.t, err, "job %s did not finish within %s: %+v", jobID, c.deadline, j)
 	return j
 }

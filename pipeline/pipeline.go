@@ -16,8 +16,8 @@ import (
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/notify"
-	"github.com/harvester-dev/harvester/replay"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/scheduler"
 	"github.com/harvester-dev/harvester/search"
@@ -294,12 +294,12 @@ func (p *Pipeline) buildHandler() error {
 	}
 	limit := api.NewAuthLimiter(api.AuthLimitConfig{}) // the API and the sign-in guess the same key
 	h, err := api.New(*cfg.API, api.Deps{Store: p.store, AuthLimiter: limit, Logger: cfg.Logger, Metrics: metrics, Ready: ready,
-		Fetch: cfg.Fetch, Search: p.index, Replay: p.Replay, Publisher: p.bus.Publisher(), Queued: p.kick})
+		Fetch: cfg.Fetch, Search: p.index, Jobs: p.Jobs(), Queued: p.kick})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads,
-		SecureCookies: cfg.SecureCookies}, web.Deps{Store: p.store, API: h, Search: p.index,
+		SecureCookies: cfg.SecureCookies}, web.Deps{Store: p.store, API: h, Jobs: p.Jobs(), Search: p.index,
 		Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
@@ -385,10 +385,8 @@ func (p *Pipeline) Index() search.Index { return p.index }
 // and Reports follows the report events.
 func (p *Pipeline) Bus() *router.Bus { return p.bus }
 
-// Replay sends the job's failed records through the pipeline again (replay.Run).
-func (p *Pipeline) Replay(ctx context.Context, rp *replay.Params) (*replay.Result, error) {
-	return replay.Run(ctx, p.bus, p.store, rp)
-}
+// Jobs is job control over the pipeline's store and bus (jobs.New).
+func (p *Pipeline) Jobs() jobs.Control { return jobs.New(p.store, p.bus) }
 
 // Close stops every part and releases the services, in the reverse order of their opening.
 // Calling it more than once is safe.

@@ -15,12 +15,12 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // brokenCatalog is a store whose dataset writes always fail, as a catalog database that is
@@ -67,7 +67,7 @@ func (b *testBundle) harvest(t *testing.T, file string, jobType harvest.JobType)
 	reports, unsubscribe, err := b.p.Bus().Reports()
 	require.NoError(t, err)
 	defer unsubscribe()
-	job, err := trigger.Start(ctx, b.st, b.p.Bus().Publisher(), trigger.Params{URL: corpustest.Path(t, file),
+	job, err := jobs.Control{Store: b.st, Publisher: b.p.Bus().Publisher()}.Start(ctx, jobs.Params{URL: corpustest.Path(t, file),
 		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, JobType: jobType})
 	require.NoError(t, err)
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -77,7 +77,7 @@ func (b *testBundle) harvest(t *testing.T, file string, jobType harvest.JobType)
 			break
 		}
 	}
-	job, err = trigger.Wait(wctx, b.st, job.ID, 20*time.Millisecond)
+	job, err = jobs.Wait(wctx, b.st, job.ID, 20*time.Millisecond)
 	require.NoError(t, err)
 	return job
 }

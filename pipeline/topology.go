@@ -1,13 +1,13 @@
 package pipeline
 
 import (
-	"context"
 	"slices"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
@@ -18,7 +18,6 @@ import (
 	"github.com/harvester-dev/harvester/stages/transform"
 	"github.com/harvester-dev/harvester/stages/validate"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // Stage names, as `harvester worker --stages` spells them (harvest.Stage*).
@@ -89,10 +88,7 @@ type stages struct {
 
 func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	s := &stages{cfg: p.cfg, store: p.store}
-	s.fail = func(ctx context.Context, jobID, reason string) error {
-		_, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: jobID, Type: "StageError", Message: reason})
-		return err
-	}
+	s.fail = jobs.StageFail(p.store)
 	var n report.Notifier
 	if notifier != nil {
 		n = notifier
@@ -156,8 +152,8 @@ func topology(s *stages) []router.Stage {
 			GiveUp: catalogsync.GiveUp(s.fail), AckWait: time.Minute, Concurrency: syncConcurrency * n, MaxPending: 16},
 		{Name: StageReport, Subject: harvest.SubjectSettled, Handler: s.report.Handle,
 			GiveUp: report.GiveUp(s.fail), AckWait: time.Minute, Concurrency: reportConcurrency * n, MaxPending: 32},
-		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: noOutput(trigger.NewHandler(s.store, s.cfg.Logger).Handle),
-			GiveUp: trigger.GiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16},
+		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: noOutput(jobs.NewTriggerHandler(s.store, s.cfg.Logger).Handle),
+			GiveUp: jobs.TriggerGiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16},
 	}
 }
 

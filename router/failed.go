@@ -59,7 +59,7 @@ func (b *Bus) ScanFailed(ctx context.Context, p FailedFilter, fn func(stage stri
 		return nil
 	}
 	for {
-		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(2*time.Second))
+		batch, err := cons.FetchNoWait(256) // the stored messages, at once: a page view waits on it
 		if err != nil {
 			return fmt.Errorf("read %s: %w", StreamFailed, err)
 		}

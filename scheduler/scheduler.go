@@ -14,8 +14,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // Config configures a Scheduler. Zero fields take the documented defaults.
@@ -68,7 +68,7 @@ func (c Config) validate() error {
 type Scheduler struct {
 	cfg    Config
 	store  store.Store
-	pub    message.Publisher
+	jobs   jobs.Control // over store and the publisher of job messages
 	logger *slog.Logger
 	now    func() time.Time
 
@@ -86,7 +86,7 @@ func New(cfg Config, st store.Store, pub message.Publisher, logger *slog.Logger)
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Scheduler{cfg: cfg, store: st, pub: pub, logger: logger, now: time.Now, kicks: make(chan struct{}, 1)}, nil
+	return &Scheduler{cfg: cfg, store: st, jobs: jobs.Control{Store: st, Publisher: pub}, logger: logger, now: time.Now, kicks: make(chan struct{}, 1)}, nil
 }
 
 // Start runs ticks every Interval in the background until Stop or ctx ends. Starting a
@@ -192,17 +192,13 @@ func (s *Scheduler) cleanOrphans(ctx context.Context) error {
 	}
 	var errs []error
 	for _, j := range orphans {
-		job, redriven, err := s.store.JobRedrive(ctx, &store.JobRedriveParams{JobID: j.ID, Before: before, Max: s.cfg.MaxRedrives})
+		job, redriven, err := s.jobs.Redrive(ctx, &store.JobRedriveParams{JobID: j.ID, Before: before, Max: s.cfg.MaxRedrives})
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			continue // deleted with its source meanwhile
-		case err != nil:
+		case err != nil: // a failed publish is tried again after another OrphanTimeout, counted
 			errs = append(errs, fmt.Errorf("re-drive orphaned job %s: %w", j.ID, err))
 		case redriven:
-			if err := trigger.Publish(ctx, s.store, s.pub, job); err != nil {
-				errs = append(errs, fmt.Errorf("re-drive orphaned job %s: %w", j.ID, err))
-				continue // tried again after another OrphanTimeout, counted
-			}
 			s.logger.Warn("orphaned job re-driven", harvest.MetaJobID, j.ID, harvest.MetaSourceID, j.SourceID,
 				"redrives", job.Redrives, "max_redrives", s.cfg.MaxRedrives)
 		case job.Status == harvest.JobInProgress && job.Redrives >= s.cfg.MaxRedrives:
@@ -229,16 +225,12 @@ func (s *Scheduler) failOrphan(ctx context.Context, j *store.HarvestJob) error {
 			"each time (or its messages keep being lost); the job was ended so that its source can run again. %s",
 			s.cfg.OrphanTimeout, j.Redrives, orphanAdvice)
 	}
-	if _, err := s.store.JobFail(ctx, &store.JobFailParams{JobID: j.ID, Type: "FailedJobCleanup", Message: msg}); err != nil {
-		return fmt.Errorf("fail orphaned job %s: %w", j.ID, err)
-	}
-	s.logger.Warn("orphaned job ended", harvest.MetaJobID, j.ID, harvest.MetaSourceID, j.SourceID, "redrives", j.Redrives)
-	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledFailed, JobID: j.ID})
-	if err == nil {
-		err = s.pub.Publish(harvest.SubjectSettled, m)
+	job, err := s.jobs.Fail(ctx, j.ID, harvest.TypeFailedJobCleanup, msg)
+	if job != nil {
+		s.logger.Warn("orphaned job ended", harvest.MetaJobID, j.ID, harvest.MetaSourceID, j.SourceID, "redrives", j.Redrives)
 	}
 	if err != nil {
-		return fmt.Errorf("report orphaned job %s: %w", j.ID, err)
+		return fmt.Errorf("orphaned job %s: %w", j.ID, err)
 	}
 	return nil
 }
@@ -250,8 +242,8 @@ func (s *Scheduler) queueDue(ctx context.Context) error {
 		return fmt.Errorf("list due sources: %w", err)
 	}
 	for _, src := range due {
-		job, err := trigger.Enqueue(ctx, s.store, src.ID, harvest.JobHarvest)
-		if err != nil && !errors.Is(err, trigger.ErrJobInProgress) {
+		job, err := s.jobs.Enqueue(ctx, src.ID, harvest.JobHarvest)
+		if err != nil && !errors.Is(err, jobs.ErrJobInProgress) {
 			return err
 		}
 		next := NextRun(src.Frequency, *src.NextRunAt, now)
@@ -280,18 +272,9 @@ func NextRun(f harvest.Frequency, planned, now time.Time) *time.Time {
 }
 
 func (s *Scheduler) dispatch(ctx context.Context) error {
-	started, err := s.store.JobStartQueued(ctx, &store.JobStartQueuedParams{MaxInProgress: s.cfg.MaxInProgress})
-	if err != nil {
-		return fmt.Errorf("start queued jobs: %w", err)
-	}
-	var errs []error
-	for _, job := range started {
-		// A job whose message cannot be sent (the broker is restarting) stays in progress in
-		// Postgres: it has no heartbeat after this one, so orphan cleanup re-drives it, and
-		// fails it only after MaxRedrives tries.
-		if err := trigger.Publish(ctx, s.store, s.pub, job); err != nil {
-			errs = append(errs, fmt.Errorf("dispatch job %s (it will be re-driven): %w", job.ID, err))
-		}
-	}
-	return errors.Join(errs...)
+	// A job whose message cannot be sent (the broker is restarting) stays in progress in
+	// Postgres: it has no heartbeat after this one, so orphan cleanup re-drives it, and fails
+	// it only after MaxRedrives tries.
+	_, err := s.jobs.StartQueued(ctx, s.cfg.MaxInProgress)
+	return err
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/router/natstest"
@@ -22,7 +23,6 @@ import (
 	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/store/postgres"
 	"github.com/harvester-dev/harvester/store/sqlite"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -174,7 +174,7 @@ func TestStandbySchedulerTakesOverAndCleansOrphans(t *testing.T) {
 			a, err := scheduler.New(scheduler.Config{Holder: "a", Interval: time.Hour, LeaderTTL: 2 * time.Second},
 				stA, deadBus.Publisher(), quiet)
 			require.NoError(t, err)
-			job, err := trigger.Enqueue(ctx, stA, src.ID, harvest.JobHarvest)
+			job, err := jobs.Control{Store: stA}.Enqueue(ctx, src.ID, harvest.JobHarvest)
 			require.NoError(t, err)
 			require.NoError(t, a.Tick(ctx))
 			got, err := stA.JobGet(ctx, job.ID)
@@ -210,7 +210,7 @@ func TestStandbySchedulerTakesOverAndCleansOrphans(t *testing.T) {
 			require.NoError(t, err)
 			require.Empty(t, errs)
 
-			next, err := trigger.Enqueue(ctx, stB, src.ID, harvest.JobHarvest)
+			next, err := jobs.Control{Store: stB}.Enqueue(ctx, src.ID, harvest.JobHarvest)
 			require.NoError(t, err, "the source can run again")
 			waitFor(t, "the next job to complete", func() bool {
 				j, err := stB.JobGet(ctx, next.ID)
@@ -237,7 +237,7 @@ func TestRedrivesAreBounded(t *testing.T) {
 				URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
 				SchemaType: harvest.SchemaDCATUS11NonFederal})
 			require.NoError(t, err)
-			job, err := trigger.Enqueue(ctx, st, src.ID, harvest.JobHarvest)
+			job, err := jobs.Control{Store: st}.Enqueue(ctx, src.ID, harvest.JobHarvest)
 			require.NoError(t, err)
 			s, err := scheduler.New(scheduler.Config{Interval: 10 * time.Millisecond, OrphanTimeout: 50 * time.Millisecond,
 				MaxRedrives: 2}, st, bus(t, natstest.URL(t)).Publisher(), quiet) // streams, but no stages
@@ -259,7 +259,7 @@ func TestRedrivesAreBounded(t *testing.T) {
 			require.Contains(t, errs[0].Message, "the worker processes running it most likely crashed or were killed",
 				"the message names the likely cause")
 			require.Contains(t, errs[0].Message, "Look in the workers' logs and exit statuses", "and what to do")
-			_, err = trigger.Enqueue(ctx, st, src.ID, harvest.JobHarvest)
+			_, err = jobs.Control{Store: st}.Enqueue(ctx, src.ID, harvest.JobHarvest)
 			require.NoError(t, err, "the source can run again")
 		})
 	}
@@ -306,7 +306,7 @@ func TestDispatchFailureLeavesTheJobToRedrive(t *testing.T) {
 		URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
 		SchemaType: harvest.SchemaDCATUS11NonFederal})
 	require.NoError(t, err)
-	job, err := trigger.Enqueue(ctx, st, src.ID, harvest.JobHarvest)
+	job, err := jobs.Control{Store: st}.Enqueue(ctx, src.ID, harvest.JobHarvest)
 	require.NoError(t, err)
 	down := bus(t, natstest.URL(t))
 	down.Close() // every publish fails
@@ -335,7 +335,7 @@ func TestOrphanMessageNamesCrash(t *testing.T) {
 		URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
 		SchemaType: harvest.SchemaDCATUS11NonFederal})
 	require.NoError(t, err)
-	job, err := trigger.Enqueue(ctx, st, src.ID, harvest.JobHarvest)
+	job, err := jobs.Control{Store: st}.Enqueue(ctx, src.ID, harvest.JobHarvest)
 	require.NoError(t, err)
 	s, err := scheduler.New(scheduler.Config{Interval: 10 * time.Millisecond, OrphanTimeout: 50 * time.Millisecond,
 		MaxRedrives: -1}, st, bus(t, natstest.URL(t)).Publisher(), quiet) // streams, but no stages

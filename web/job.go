@@ -3,13 +3,16 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -25,7 +28,10 @@ type jobViewData struct {
 	Errors    errorGroups // the rows of severity error
 	Warnings  errorGroups // the rows of severity warning: findings that did not fail their record
 	CanCancel bool
-	CanReplay bool
+	// Replayable is how many records a replay would send (jobs.Control.Replayable): the
+	// replay button is offered only when it is over 0; otherwise ReplayNote says why.
+	Replayable int
+	ReplayNote string
 }
 
 // errorGroups are a job's record error rows of one severity, grouped by type: Total rows, of
@@ -82,8 +88,10 @@ func (s *server) jobView(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := jobViewData{Job: j, Progress: progressOf(j), CanCancel: !j.Status.Finished(),
-		CanReplay: j.Status == harvest.JobComplete && j.Errored > 0}
+	d := jobViewData{Job: j, Progress: progressOf(j), CanCancel: !j.Status.Finished()}
+	if d.Replayable, d.ReplayNote, err = s.replayable(r.Context(), j); err != nil {
+		return err
+	}
 	if d.Source, err = s.store.SourceGet(r.Context(), j.SourceID); err != nil {
 		return fmt.Errorf("source of job %s: %w", j.ID, err)
 	}
@@ -131,6 +139,24 @@ func (s *server) errorGroups(ctx context.Context, jobID string, severity harvest
 	return g, err
 }
 
+// replayable is how many records of job j a replay would send and, when none but the job has
+// errored records, the note that says why and what to do instead (no stage gave up on them, or
+// a replay would be refused: the source has a newer job). A job that is not complete, or a site
+// without the bus, has neither.
+func (s *server) replayable(ctx context.Context, j *store.HarvestJob) (int, string, error) {
+	if j.Status != harvest.JobComplete || j.Errored == 0 || s.jobs.Bus == nil {
+		return 0, "", nil
+	}
+	n, err := s.jobs.Replayable(ctx, j.ID)
+	switch {
+	case errors.Is(err, jobs.ErrReplayRefused): // e.g. the source has a newer job
+		return 0, strings.ToUpper(err.Error()[:1]) + err.Error()[1:], nil
+	case err != nil || n > 0:
+		return n, "", err
+	}
+	return 0, jobs.NothingToReplay(j), nil
+}
+
 // jobProgress answers the job's progress as JSON for the page's script (polled while it runs).
 func (s *server) jobProgress(w http.ResponseWriter, r *http.Request) error {
 	j, err := s.getJob(r)
@@ -148,9 +174,10 @@ func (s *server) jobProgress(w http.ResponseWriter, r *http.Request) error {
 }
 
 type jobActionData struct {
-	Job    *store.HarvestJob
-	Action string // "cancel" or "replay"
-	Error  string
+	Job        *store.HarvestJob
+	Action     string // "cancel" or "replay"
+	Error      string
+	Replayable int // records a replay would send (replay only)
 }
 
 func (s *server) jobCancelConfirm(w http.ResponseWriter, r *http.Request) error {
@@ -166,7 +193,13 @@ func (s *server) jobActionConfirm(w http.ResponseWriter, r *http.Request, action
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, "job_action.html", actionTitle(action)+" job "+j.ID, jobActionData{Job: j, Action: action})
+	d := jobActionData{Job: j, Action: action}
+	if action == "replay" {
+		if d.Replayable, d.Error, err = s.replayable(r.Context(), j); err != nil {
+			return err
+		}
+	}
+	return s.render(w, r, http.StatusOK, "job_action.html", actionTitle(action)+" job "+j.ID, d)
 }
 
 func actionTitle(action string) string {
@@ -183,23 +216,51 @@ func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
 	return s.jobAction(w, r, "replay")
 }
 
-// jobAction posts the cancel or replay to the API; a refusal (409, 503) is shown on the
-// confirmation page.
+// jobAction cancels or replays the job (jobs.Control); a refusal (the job finished, nothing to
+// replay, no bus) is shown on the confirmation page.
 func (s *server) jobAction(w http.ResponseWriter, r *http.Request, action string) error {
 	j, err := s.getJob(r)
 	if err != nil {
 		return err
 	}
-	a, err := s.callAPI(r, http.MethodPost, "/api/v1/harvest_jobs/"+j.ID+"/"+action, nil)
+	status, refusal, err := s.doJobAction(r.Context(), j, action)
 	if err != nil {
 		return err
 	}
-	if a.Status >= 400 {
-		return s.render(w, r, a.Status, "job_action.html", actionTitle(action)+" job "+j.ID,
-			jobActionData{Job: j, Action: action, Error: a.Error})
+	if refusal != "" {
+		return s.render(w, r, status, "job_action.html", actionTitle(action)+" job "+j.ID,
+			jobActionData{Job: j, Action: action, Error: refusal})
 	}
 	http.Redirect(w, r, "/harvest_jobs/"+j.ID, http.StatusSeeOther)
 	return nil
+}
+
+// doJobAction runs the action; a refusal is returned as its status and message, as the API
+// answers it (409, 503).
+func (s *server) doJobAction(ctx context.Context, j *store.HarvestJob, action string) (int, string, error) {
+	if action == "cancel" {
+		job, err := s.jobs.Cancel(ctx, j.ID, "cancelled in the web UI")
+		switch {
+		case errors.Is(err, jobs.ErrFinished):
+			return http.StatusConflict, fmt.Sprintf("the harvest job already finished (status %s)", job.Status), nil
+		case err != nil && job != nil: // ended, but the aggregator was not told
+			s.log.ErrorContext(ctx, "web: report of a cancelled job not published", harvest.MetaJobID, j.ID, "err", err)
+			return 0, "", nil
+		}
+		return 0, "", err
+	}
+	res, err := s.jobs.Replay(ctx, &jobs.ReplayParams{JobID: j.ID})
+	switch {
+	case errors.Is(err, jobs.ErrNoBus):
+		return http.StatusServiceUnavailable, "replay needs the NATS bus, which this server was started without", nil
+	case errors.Is(err, jobs.ErrReplayRefused):
+		return http.StatusConflict, err.Error(), nil
+	case err != nil:
+		return 0, "", err
+	case res.Replayed == 0:
+		return http.StatusOK, res.Message, nil
+	}
+	return 0, "", nil
 }
 
 // jobErrorsCSV streams the job's record errors as the API's CSV

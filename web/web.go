@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
@@ -43,6 +44,9 @@ type Deps struct {
 	// API is the API handler (api.New). Required: every write goes through it, and it serves
 	// /api/, /healthz, /readyz and /metrics beside the pages.
 	API http.Handler
+	// Jobs cancels and replays jobs (its Store defaults to Store); without its Bus the job
+	// page offers no replay.
+	Jobs jobs.Control
 	// Search answers the search page; nil shows that no index is configured.
 	Search search.Index
 	// Lag gives the metrics page each stage consumer's backlog and the failed records kept
@@ -63,6 +67,7 @@ type server struct {
 	cfg    Config
 	store  store.Store
 	api    http.Handler
+	jobs   jobs.Control
 	search search.Index
 	lag    func(ctx context.Context) (*router.Lag, error)
 	log    *slog.Logger
@@ -86,10 +91,13 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 	if deps.API == nil {
 		return nil, errors.New("web: Deps.API is required")
 	}
-	s := &server{cfg: cfg, store: deps.Store, api: deps.API, search: deps.Search, lag: deps.Lag,
+	s := &server{cfg: cfg, store: deps.Store, api: deps.API, jobs: deps.Jobs, search: deps.Search, lag: deps.Lag,
 		log: cmp.Or(deps.Logger, slog.Default()), now: deps.Now, pages: http.NewServeMux()}
 	if deps.Now == nil {
 		s.now = time.Now
+	}
+	if s.jobs.Store == nil {
+		s.jobs.Store = deps.Store
 	}
 	s.key = deriveKey(cfg.APIKey)
 	s.authLimit = deps.AuthLimiter

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -55,7 +56,6 @@ func TestCancelledJobLeavesNothingBehind(t *testing.T) {
 
 func testCancelledJob(t *testing.T, be cancelBackend) {
 	t.Parallel()
-	ctx := context.Background()
 	srv := newETagServer(t)
 	url := srv.URL + "/data.json"
 	harvestJob := func(extra ...string) jobReport {
@@ -66,48 +66,9 @@ func testCancelledJob(t *testing.T, be cancelBackend) {
 	}
 	counts := func(r jobReport) [5]int { return [5]int{r.Added, r.Updated, r.Deleted, r.Unchanged, r.Errored} }
 
-	// cancelled starts a job of jobType as the stages would have left it when it is cancelled:
-	// each of records compared (a pending harvest_record), the first half of them synced (the
-	// dataset is that record), none counted; then cancels it with 'harvester job cancel'.
 	cancelled := func(sourceID string, jobType harvest.JobType, action harvest.Action, records map[string]json.RawMessage) {
 		t.Helper()
-		st := be.open(t)
-		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: sourceID, JobType: jobType})
-		require.NoError(t, err)
-		ids := slices.Sorted(func(yield func(string) bool) {
-			for id := range records {
-				if !yield(id) {
-					return
-				}
-			}
-		})
-		var recordIDs []string
-		for i, id := range ids {
-			hash, err := compare.SourceHash(records[id])
-			require.NoError(t, err)
-			rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: harvest.RecordID(job.ID, id), JobID: job.ID,
-				SourceID: sourceID, Identifier: id, Action: action, SourceHash: hash, SourceRaw: string(records[id]),
-				SchemaType: federal})
-			require.NoError(t, err)
-			recordIDs = append(recordIDs, rec.ID)
-			if i < len(ids)/2 {
-				_, err = st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: sourceID, Identifier: id,
-					Slug: "s-" + uuid.NewString()[:8], DCAT: records[id], RecordID: rec.ID})
-				require.NoError(t, err)
-			}
-		}
-		st.Close()
-
-		code, stdout, stderr := runCmd("job", "cancel", job.ID, be.services[0], be.services[1], be.services[4], be.services[5])
-		require.Equal(t, exitOK, code, stderr)
-		require.Contains(t, stdout, "CancelledJob")
-		st = be.open(t)
-		defer st.Close()
-		for _, id := range recordIDs {
-			rec, err := st.RecordGet(ctx, id)
-			require.NoError(t, err)
-			require.NotEqual(t, harvest.RecordPending, rec.Status, "a cancelled job leaves no pending record")
-		}
+		cancelMidway(t, be, sourceID, jobType, action, records)
 	}
 
 	srv.serve(t, "dcatus/agency-gsa-2025-01.data.json", `"v1"`)
@@ -145,6 +106,48 @@ func testCancelledJob(t *testing.T, be cancelBackend) {
 	require.True(t, srv.lastConditional(t), "conditional GET is on again")
 	require.True(t, last.NotModified)
 	require.Equal(t, [5]int{0, 0, 0, 343, 0}, counts(last))
+}
+
+// cancelMidway starts a job of jobType as the stages would have left it when it is cancelled:
+// each of records compared (a pending harvest_record), the first half of them synced (the
+// dataset is that record), none counted; then cancels it with 'harvester job cancel' without
+// --nats-url, so that the command runs the aggregator itself, which reports the job; and checks
+// that the job left no pending record.
+func cancelMidway(t *testing.T, be cancelBackend, sourceID string, jobType harvest.JobType, action harvest.Action,
+	records map[string]json.RawMessage) {
+	t.Helper()
+	ctx := context.Background()
+	st := be.open(t)
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: sourceID, JobType: jobType})
+	require.NoError(t, err)
+	var recordIDs []string
+	for i, id := range slices.Sorted(maps.Keys(records)) {
+		hash, err := compare.SourceHash(records[id])
+		require.NoError(t, err)
+		rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: harvest.RecordID(job.ID, id), JobID: job.ID,
+			SourceID: sourceID, Identifier: id, Action: action, SourceHash: hash, SourceRaw: string(records[id]),
+			SchemaType: federal})
+		require.NoError(t, err)
+		recordIDs = append(recordIDs, rec.ID)
+		if i < len(records)/2 {
+			_, err = st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: sourceID, Identifier: id,
+				Slug: "s-" + uuid.NewString()[:8], DCAT: records[id], RecordID: rec.ID})
+			require.NoError(t, err)
+		}
+	}
+	st.Close()
+
+	code, stdout, stderr := runCmd("job", "cancel", job.ID, be.services[0], be.services[1], "--nats-url", "", be.services[4], be.services[5])
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "CancelledJob")
+	require.Contains(t, stdout, "Reported: the job aggregator published the harvest report event")
+	st = be.open(t)
+	defer st.Close()
+	for _, id := range recordIDs {
+		rec, err := st.RecordGet(ctx, id)
+		require.NoError(t, err)
+		require.NotEqual(t, harvest.RecordPending, rec.Status, "a cancelled job leaves no pending record")
+	}
 }
 
 // jsonSame reports whether two JSON documents are equal as values.

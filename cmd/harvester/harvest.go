@@ -16,9 +16,9 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 type harvestFlags struct {
@@ -109,8 +109,8 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 }
 
 // params checks every argument, before any service is touched: a bad argument writes nothing.
-func (f *harvestFlags) params() (trigger.Params, error) {
-	p := trigger.Params{SourceType: harvest.SourceDocument}
+func (f *harvestFlags) params() (jobs.Params, error) {
+	p := jobs.Params{SourceType: harvest.SourceDocument}
 	if f.format != "text" && f.format != "json" {
 		return p, usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
 	}
@@ -201,7 +201,7 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 
 // settings checks --accept, --auth-header (or $HARVESTER_AUTH_HEADER) and --option into p. No
 // error quotes the auth header's value.
-func (f *harvestFlags) settings(p *trigger.Params) error {
+func (f *harvestFlags) settings(p *jobs.Params) error {
 	p.Accept = strings.TrimSpace(f.accept)
 	if strings.ContainsAny(p.Accept, "\r\n\x00") {
 		return usageError{errors.New("--accept: the value has a line break or NUL")}
@@ -343,14 +343,14 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	defer unsubscribe()
 	orgBefore := ""
 	if p.Organization != "" {
-		src, err := trigger.EnsureSource(ctx, st, p)
+		src, err := jobs.EnsureSource(ctx, st, p)
 		if err != nil {
 			return "", err
 		}
 		orgBefore = src.OrganizationID
 	}
-	job, err := trigger.Start(ctx, st, bus.Publisher(), p)
-	if errors.Is(err, trigger.ErrJobInProgress) {
+	job, err := jobs.New(st, bus).Start(ctx, p)
+	if errors.Is(err, jobs.ErrJobInProgress) {
 		return jobInProgress(ctx, st, p)
 	}
 	if err != nil {
@@ -360,13 +360,18 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	defer cancel()
 	jobID = job.ID
 	progress := newJobProgress(out, f.format) // nil (draws nothing) unless stdout is a terminal
-	job, err = trigger.WaitObserve(wctx, st, jobID, 50*time.Millisecond, progress.observe)
+	job, err = jobs.WaitObserve(wctx, st, jobID, 50*time.Millisecond, progress.observe)
 	progress.stop()
 	if err != nil {
 		// Interrupted or timed out: end the job, so the source is not left with a job in
 		// progress that blocks its next run, and the stages drop its remaining records.
-		_, _ = st.JobFail(context.WithoutCancel(ctx), &store.JobFailParams{JobID: jobID, Type: "CancelledJob",
-			Message: fmt.Sprintf("the harvest command stopped waiting: %v", err)})
+		// After --timeout the stages still run here: wait for the aggregator's report (event,
+		// email, metric). Interrupted, they stop: the next process with the aggregator reports it.
+		_, ferr := jobs.New(st, bus).Fail(context.WithoutCancel(ctx), jobID, harvest.TypeCancelledJob,
+			fmt.Sprintf("the harvest command stopped waiting: %v", err))
+		if ferr == nil && ctx.Err() == nil {
+			awaitReport(ctx, reports, jobID)
+		}
 		switch {
 		case ctx.Err() != nil:
 			return jobID, fmt.Errorf("interrupted while waiting for job %s, which was ended in error (CancelledJob): %w", jobID, err)
@@ -396,53 +401,47 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	return job.ID, nil
 }
 
-// jobInProgress explains trigger.ErrJobInProgress: which job holds the source, since when, and
-// how to end it if the process running it died. It returns that job's id.
-func jobInProgress(ctx context.Context, st store.Store, p trigger.Params) (string, error) {
-	src, err := trigger.SourceByURL(ctx, st, p.URL) // the source exists: Start found it
-	if err != nil {
-		return "", fmt.Errorf("%w: %s (finding which job failed: %v)", trigger.ErrJobInProgress, p.URL, err)
+// jobInProgress explains jobs.ErrJobInProgress: which job holds the source (jobs.Control.Busy),
+// since when, and how to end it if the process running it died. It returns that job's id.
+func jobInProgress(ctx context.Context, st store.Store, p jobs.Params) (string, error) {
+	src, err := jobs.SourceByURL(ctx, st, p.URL) // the source exists: Start found it
+	var j *store.HarvestJob
+	if err == nil {
+		j, err = jobs.Control{Store: st}.Busy(ctx, src.ID)
 	}
-	for _, status := range []harvest.JobStatus{harvest.JobInProgress, harvest.JobNew} {
-		jobs, _, err := st.JobList(ctx, &store.JobListParams{SourceID: src.ID, Status: status,
-			PageParams: store.PageParams{Limit: 1}})
-		if err != nil {
-			return "", fmt.Errorf("%w: %s (finding which job failed: %v)", trigger.ErrJobInProgress, p.URL, err)
-		}
-		if len(jobs) == 0 {
-			continue
-		}
-		j := jobs[0]
-		since, dead := "started", "the process running it died"
-		if j.Status == harvest.JobNew {
-			since, dead = "queued", "no scheduler will start it"
-		}
-		return j.ID, fmt.Errorf("%w: %s has job %s (%s, %s), %s %s (%s ago). Wait for it to end; "+
-			"if %s, end it with 'harvester job cancel %s' (with the same --database-url or --data-dir)",
-			trigger.ErrJobInProgress, p.URL, j.ID, j.JobType, j.Status, since,
-			j.CreatedAt.UTC().Format(time.RFC3339), time.Since(j.CreatedAt).Round(time.Second), dead, j.ID)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%w: %s (finding which job failed: %v)", jobs.ErrJobInProgress, p.URL, err)
+	case j == nil: // the job ended between the two calls
+		return "", fmt.Errorf("%w: %s had one, which has just ended; run the command again", jobs.ErrJobInProgress, p.URL)
 	}
-	// The job ended between the two calls.
-	return "", fmt.Errorf("%w: %s had one, which has just ended; run the command again", trigger.ErrJobInProgress, p.URL)
+	since, dead := "started", "the process running it died"
+	if j.Status == harvest.JobNew {
+		since, dead = "queued", "no scheduler will start it"
+	}
+	return j.ID, fmt.Errorf("%w: %s has job %s (%s, %s), %s %s (%s ago). Wait for it to end; "+
+		"if %s, end it with 'harvester job cancel %s' (with the same --database-url or --data-dir)",
+		jobs.ErrJobInProgress, p.URL, j.ID, j.JobType, j.Status, since,
+		j.CreatedAt.UTC().Format(time.RFC3339), time.Since(j.CreatedAt).Round(time.Second), dead, j.ID)
 }
 
 // reportGrace is how long the command waits, after the job finished, for the aggregator to
 // publish its report event before stopping the stages.
 const reportGrace = 10 * time.Second
 
-func awaitReport(ctx context.Context, reports <-chan *harvest.Report, jobID string) {
+func awaitReport(ctx context.Context, reports <-chan *harvest.Report, jobID string) bool {
 	t := time.NewTimer(reportGrace)
 	defer t.Stop()
 	for {
 		select {
 		case rep := <-reports:
 			if rep.JobID == jobID {
-				return
+				return true
 			}
 		case <-t.C:
-			return
+			return false
 		case <-ctx.Done():
-			return
+			return false
 		}
 	}
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store/dbtest"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // TestServeRefusesLocalFiles: a source stored with a local file as its url (as import-h2 and
@@ -33,11 +33,11 @@ func TestServeRefusesLocalFiles(t *testing.T) {
 	require.NoError(t, err)
 	defer bus.Close()
 	for _, url := range []string{secret, "file://" + secret} {
-		job, err := trigger.Start(ctx, st, bus.Publisher(), trigger.Params{URL: url, SourceType: harvest.SourceDocument,
+		job, err := jobs.Control{Store: st, Publisher: bus.Publisher()}.Start(ctx, jobs.Params{URL: url, SourceType: harvest.SourceDocument,
 			SchemaType: harvest.SchemaDCATUS11Federal, JobType: harvest.JobHarvest})
 		require.NoError(t, err, url)
 		wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-		job, err = trigger.Wait(wctx, st, job.ID, 20*time.Millisecond)
+		job, err = jobs.Wait(wctx, st, job.ID, 20*time.Millisecond)
 		cancel()
 		require.NoError(t, err, url)
 		require.Equal(t, harvest.JobError, job.Status, url)

@@ -51,7 +51,7 @@ func newJobProgress(out io.Writer, format string) *jobProgress {
 	return &jobProgress{out: f, cols: cols, now: time.Now}
 }
 
-// observe draws one polled state of the job (trigger.WaitObserve calls it, one poll every 50
+// observe draws one polled state of the job (jobs.WaitObserve calls it, one poll every 50
 // ms, so the line needs no throttle). A job that completed ends the line at 100%; one that
 // ended in error leaves it where it stopped.
 func (p *jobProgress) observe(job *store.HarvestJob) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/harvester-dev/harvester/replay"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -41,6 +41,10 @@ replay of an older job would overwrite the datasets of the newer one (run a harv
 --since keeps the messages stored at or after a time (RFC 3339, or a duration such as 2h: that
 long ago).
 
+Only records a stage gave up on are replayed: records that failed validation are not (a replay
+would not change them; fix the source and harvest again, or change the source's schema or SHACL
+profile). When nothing is sent the output says why.
+
 Exit status: 0 when the replay ran (including when nothing was left to replay), 1 when it was
 refused (unknown job, a job not complete, a newer job) or did not finish, 2 for bad arguments.
 
@@ -54,7 +58,7 @@ refused (unknown job, a job not complete, a newer job) or did not finish, 2 for 
 	fl := cmd.Flags()
 	fl.StringVar(&f.jobID, "job", "", "the id of the job whose failed records are replayed (required)")
 	fl.StringVar(&f.stage, "stage", "", "replay only the records that failed in this stage: "+
-		strings.Join(replay.Stages(), ", "))
+		strings.Join(jobs.ReplayStages(), ", "))
 	fl.StringVar(&f.since, "since", "", "replay only messages stored at or after this time: RFC 3339, or a duration ago (e.g. 2h)")
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Minute, "give up waiting for the replayed records after this long")
@@ -62,15 +66,15 @@ refused (unknown job, a job not complete, a newer job) or did not finish, 2 for 
 }
 
 // params checks the arguments before any service is touched.
-func (f *replayFlags) params(now time.Time) (*replay.Params, error) {
-	p := &replay.Params{JobID: f.jobID, Stage: f.stage}
+func (f *replayFlags) params(now time.Time) (*jobs.ReplayParams, error) {
+	p := &jobs.ReplayParams{JobID: f.jobID, Stage: f.stage}
 	switch {
 	case f.format != "text" && f.format != "json":
 		return nil, usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
 	case f.jobID == "":
 		return nil, usageError{errors.New("--job is required")}
-	case f.stage != "" && !slices.Contains(replay.Stages(), f.stage):
-		return nil, usageError{fmt.Errorf("--stage: %q is not one of %s", f.stage, strings.Join(replay.Stages(), ", "))}
+	case f.stage != "" && !slices.Contains(jobs.ReplayStages(), f.stage):
+		return nil, usageError{fmt.Errorf("--stage: %q is not one of %s", f.stage, strings.Join(jobs.ReplayStages(), ", "))}
 	}
 	if f.since != "" {
 		since, err := parseSince(f.since, now)
@@ -95,7 +99,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 // replayReport is the --format json output: what the replay did and the job after it.
 type replayReport struct {
-	replay.Result
+	jobs.ReplayResult
 	Job jobReport `json:"job"`
 }
 
@@ -118,7 +122,7 @@ func (f *replayFlags) replay(ctx context.Context, out io.Writer) error {
 	}
 	defer pl.Close()
 	st := pl.Store()
-	res, err := pl.Replay(ctx, p)
+	res, err := pl.Jobs().Replay(ctx, p)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("replay: there is no job %q in %s", f.jobID, f.storeName())
 	}
@@ -139,7 +143,7 @@ func (f *replayFlags) replay(ctx context.Context, out io.Writer) error {
 		location = src.URL
 	}
 	if f.format == "json" {
-		rep := replayReport{Result: *res}
+		rep := replayReport{ReplayResult: *res}
 		var buf strings.Builder
 		if err := printReport(ctx, &buf, st, job, location, "json"); err != nil {
 			return err
@@ -151,6 +155,9 @@ func (f *replayFlags) replay(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "Replayed %d of the %d failed messages of job %s (%d skipped: settled already, in flight, or not a record)\n",
 		res.Replayed, res.Found, res.JobID, res.Skipped)
+	if res.Message != "" { // nothing sent: why, and what to do instead
+		fmt.Fprintln(out, res.Message)
+	}
 	return printReport(ctx, out, st, job, location, "text")
 }
 

@@ -20,8 +20,8 @@ import (
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/pipeline"
-	"github.com/harvester-dev/harvester/replay"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -103,43 +103,38 @@ func TestReplayAfterTheCauseIsFixed(t *testing.T) {
 	rec, err := b.st.RecordGet(ctx, recordID)
 	require.NoError(t, err)
 	require.Equal(t, harvest.RecordFailed, rec.Status)
+	replay := func(args ...string) replayReport {
+		t.Helper()
+		rep, code, out := b.replay(t, append([]string{"--job", first.JobID}, args...)...)
+		require.Equal(t, exitOK, code, out)
+		return rep
+	}
 
 	// The cause is not fixed yet: the record fails again, stays errored, and its new error row
 	// replaces the old one.
-	again, code, out := b.replay(t, "--job", first.JobID)
-	require.Equal(t, exitOK, code, out)
-	require.Equal(t, replay.Result{JobID: first.JobID, Found: 1, Replayed: 1}, again.Result)
+	again := replay()
+	require.Equal(t, jobs.ReplayResult{JobID: first.JobID, Found: 1, Replayed: 1}, again.ReplayResult)
 	require.Equal(t, withFailure, again.Job.Counts)
 	require.Len(t, stageErrors(t, b.st, first.JobID), 1, "the new StageError row replaced the old one")
 
-	// Filters that match nothing replay nothing.
-	none, code, out := b.replay(t, "--job", first.JobID, "--stage", "validate")
-	require.Equal(t, exitOK, code, out)
-	require.Equal(t, replay.Result{JobID: first.JobID}, none.Result, "the record failed in sync, not validate")
-	none, code, out = b.replay(t, "--job", first.JobID, "--since", time.Now().Add(time.Minute).UTC().Format(time.RFC3339))
-	require.Equal(t, exitOK, code, out)
-	require.Equal(t, replay.Result{JobID: first.JobID}, none.Result, "nothing was stored after --since")
+	// Filters that match nothing (the record failed in sync, not validate; nothing was stored
+	// after --since) replay nothing, and say so.
+	for _, filter := range [][]string{{"--stage", "validate"}, {"--since", time.Now().Add(time.Minute).UTC().Format(time.RFC3339)}} {
+		require.Equal(t, jobs.ReplayResult{JobID: first.JobID, Message: "Nothing to replay: no record of job " +
+			first.JobID + " failed in the stage and time asked for"}, replay(filter...).ReplayResult, filter)
+	}
 
 	// Fixed: two replays at once send the record once between them, and it moves from errored
 	// to added.
 	fix()
 	var wg sync.WaitGroup
 	reps := make([]replayReport, 2)
-	codes := make([]int, 2)
-	outs := make([]string, 2)
 	for i := range reps {
-		wg.Go(func() {
-			reps[i], codes[i], outs[i] = b.replay(t, "--job", first.JobID, "--stage", "sync", "--since", "1h")
-		})
+		wg.Go(func() { reps[i] = replay("--stage", "sync", "--since", "1h") })
 	}
 	wg.Wait()
-	replayed := 0
-	for i := range reps {
-		require.Equal(t, exitOK, codes[i], outs[i])
-		require.Equal(t, 2, reps[i].Found, "the first failure and the failure of the first replay")
-		replayed += reps[i].Replayed
-	}
-	require.Equal(t, 1, replayed, "the record is sent once")
+	require.Equal(t, [2]int{2, 2}, [2]int{reps[0].Found, reps[1].Found}, "the first failure and the failure of the first replay")
+	require.Equal(t, 1, reps[0].Replayed+reps[1].Replayed, "the record is sent once")
 	job, err := b.st.JobGet(ctx, first.JobID)
 	require.NoError(t, err)
 	require.Equal(t, sampleCounts, job.Counts, "errored moved to added")
@@ -148,16 +143,14 @@ func TestReplayAfterTheCauseIsFixed(t *testing.T) {
 	rec, err = b.st.RecordGet(ctx, recordID)
 	require.NoError(t, err)
 	require.Equal(t, harvest.RecordSuccess, rec.Status)
-	src, err := b.st.JobGet(ctx, first.JobID)
-	require.NoError(t, err)
-	d, err := b.st.DatasetGet(ctx, &store.DatasetGetParams{SourceID: src.SourceID, Identifier: failingIdentifier})
+	d, err := b.st.DatasetGet(ctx, &store.DatasetGetParams{SourceID: job.SourceID, Identifier: failingIdentifier})
 	require.NoError(t, err)
 	require.Equal(t, recordID, d.RecordID)
 
 	// Nothing is left to replay.
-	done, code, out := b.replay(t, "--job", first.JobID)
-	require.Equal(t, exitOK, code, out)
-	require.Equal(t, replay.Result{JobID: first.JobID, Found: 2, Skipped: 2}, done.Result)
+	done := replay()
+	require.Equal(t, [3]int{2, 0, 2}, [3]int{done.Found, done.Replayed, done.Skipped})
+	require.Contains(t, done.Message, "Nothing to replay: the 2 failed messages of job "+first.JobID+" that match were replayed already")
 	require.Equal(t, sampleCounts, done.Job.Counts)
 
 	// The next run finds the record unchanged, like every other; the old job can no longer be
@@ -165,7 +158,7 @@ func TestReplayAfterTheCauseIsFixed(t *testing.T) {
 	second, code := b.harvest(t, "--file", sampleCatalog, "--schema-type", federal)
 	require.Equal(t, exitOK, code)
 	require.Equal(t, [2]int{32, 4}, [2]int{second.Unchanged, second.Errored}, "the replayed record is unchanged; the invalid ones are errored again")
-	_, code, out = b.replay(t, "--job", first.JobID)
+	_, code, out := b.replay(t, "--job", first.JobID)
 	require.Equal(t, exitJobError, code)
 	require.Contains(t, out, "the source has a newer job, "+second.JobID)
 }
@@ -246,9 +239,10 @@ func TestReplayThroughTheAPI(t *testing.T) {
 	rep := awaitJobReport(t, reports, first.JobID)
 	require.Equal(t, sampleCounts, rep.Counts, "the report event carries the new counts")
 
-	status, body = post(``)
-	require.Equal(t, http.StatusAccepted, status, body)
-	require.Equal(t, map[string]any{"job_id": first.JobID, "found": 1.0, "replayed": 0.0, "skipped": 1.0}, body)
+	status, body = post(``) // nothing left: 200, and why
+	require.Equal(t, http.StatusOK, status, body)
+	require.Equal(t, [3]any{1.0, 0.0, 1.0}, [3]any{body["found"], body["replayed"], body["skipped"]})
+	require.Contains(t, body["message"], "Nothing to replay")
 
 	second, code := b.harvest(t, "--file", sampleCatalog, "--schema-type", federal)
 	require.Equal(t, exitOK, code)
@@ -302,7 +296,7 @@ func TestReplayEmbedded(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	var rep replayReport
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), stdout)
-	require.Equal(t, replay.Result{JobID: first.JobID, Found: 1, Replayed: 1}, rep.Result)
+	require.Equal(t, jobs.ReplayResult{JobID: first.JobID, Found: 1, Replayed: 1}, rep.ReplayResult)
 	require.Equal(t, sampleCounts, rep.Job.Counts)
 	require.Equal(t, "complete", rep.Job.Status)
 

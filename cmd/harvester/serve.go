@@ -76,7 +76,13 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	f.registerHTTP(cmd)
 	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
 		"public URL of this API, for links in emails (env HARVESTER_BASE_URL)")
-	f.smtp = notify.Config{Host: os.Getenv("HARVESTER_SMTP_HOST"), Port: envInt("HARVESTER_SMTP_PORT", 0),
+	f.smtp = smtpFromEnv()
+}
+
+// smtpFromEnv is the mail configuration of the HARVESTER_SMTP_* variables (no BaseURL); a
+// config without a host sends no email.
+func smtpFromEnv() notify.Config {
+	return notify.Config{Host: os.Getenv("HARVESTER_SMTP_HOST"), Port: envInt("HARVESTER_SMTP_PORT", 0),
 		Username: os.Getenv("HARVESTER_SMTP_USERNAME"), Password: os.Getenv("HARVESTER_SMTP_PASSWORD"),
 		From: os.Getenv("HARVESTER_SMTP_FROM"), TLS: os.Getenv("HARVESTER_SMTP_TLS")}
 }

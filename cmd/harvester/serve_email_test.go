@@ -1,18 +1,14 @@
 package main
 
 import (
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
-	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/notify/smtptest"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store/dbtest"
 )
@@ -21,24 +17,14 @@ import (
 // emailed again by the re-harvest, which counts the record as errored (not validated again)
 // and lists the error rows it carried from the job that found them.
 func TestServeEmailsCarriedErrors(t *testing.T) {
-	smtp := smtptest.New(t, smtptest.Options{})
-	t.Setenv("HARVESTER_API_KEY", "s3cret")
-	t.Setenv("HARVESTER_SMTP_HOST", smtp.Host)
-	t.Setenv("HARVESTER_SMTP_PORT", fmt.Sprint(smtp.Port))
-	t.Setenv("HARVESTER_SMTP_FROM", "Harvester <harvester@example.gov>")
-	t.Setenv("HARVESTER_SMTP_TLS", "none")
+	smtp := serveEnv(t)
 	catalog := filepath.Join(t.TempDir(), "data.json")
 	require.NoError(t, os.WriteFile(catalog, []byte(`{"dataset":[`+validRecord(t, "valid", "")+
 		`,{"identifier":"invalid","title":"No description"}]}`), 0o644))
 	agency := corpustest.NewServer(t)
 	agency.Serve(catalog)
 	addr, natsURL := freeAddr(t), natstest.URL(t)
-	nc, err := nats.Connect(natsURL)
-	require.NoError(t, err)
-	defer nc.Close()
-	reports := make(chan string, 16)
-	_, err = nc.Subscribe(harvest.SubjectReport, func(m *nats.Msg) { reports <- m.Header.Get(harvest.MetaJobID) })
-	require.NoError(t, err)
+	reports := reportJobIDs(t, natsURL)
 
 	c := startServe(t, addr, "--database-url", dbtest.URL(t), "--nats-url", natsURL, "--scheduler-interval", "50ms")
 

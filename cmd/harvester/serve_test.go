@@ -18,7 +18,6 @@ import (
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/notify/smtptest"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store/dbtest"
 )
@@ -91,12 +90,7 @@ func (c *apiClient) waitJob(id string) apiJob {
 // catalog team would: an organization, a source, jobs started through the API, the record
 // errors as JSON and CSV, and the job report emails.
 func TestServe(t *testing.T) {
-	smtp := smtptest.New(t, smtptest.Options{})
-	t.Setenv("HARVESTER_API_KEY", "s3cret")
-	t.Setenv("HARVESTER_SMTP_HOST", smtp.Host)
-	t.Setenv("HARVESTER_SMTP_PORT", fmt.Sprint(smtp.Port))
-	t.Setenv("HARVESTER_SMTP_FROM", "Harvester <harvester@example.gov>")
-	t.Setenv("HARVESTER_SMTP_TLS", "none")
+	smtp := serveEnv(t)
 	agency := corpustest.NewServer(t)
 	addr := freeAddr(t)
 	natsURL := natstest.URL(t)

@@ -19,12 +19,12 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/store/postgres"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // buildBinary builds cmd/harvester into the test's temporary directory.
@@ -114,12 +114,12 @@ func TestStagesInSeparateProcessesMatchOneProcess(t *testing.T) {
 	bus, err := router.Connect(ctx, natsURL)
 	require.NoError(t, err)
 	defer bus.Close()
-	job, err := trigger.Start(ctx, st, bus.Publisher(), trigger.Params{URL: file, SourceType: harvest.SourceDocument,
+	job, err := jobs.Control{Store: st, Publisher: bus.Publisher()}.Start(ctx, jobs.Params{URL: file, SourceType: harvest.SourceDocument,
 		SchemaType: harvest.SchemaDCATUS11Federal, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	job, err = trigger.Wait(wctx, st, job.ID, 50*time.Millisecond)
+	job, err = jobs.Wait(wctx, st, job.ID, 50*time.Millisecond)
 	require.NoError(t, err)
 
 	var out strings.Builder

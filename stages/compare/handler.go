@@ -15,6 +15,7 @@ import (
 	"github.com/harvester-dev/harvester/dcatap"
 	"github.com/harvester-dev/harvester/h2hash"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/shacl/profiles"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -384,10 +385,7 @@ func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) ([]*me
 	msg := fmt.Sprintf("the listing would delete %d of the source's %d live datasets (%.0f%%), more than the "+
 		"%.0f%% a harvest may delete; nothing was deleted. If the source really dropped them, run a "+
 		"force_harvest (or a clear job).", unseen, live, 100*float64(unseen)/float64(live), 100*h.maxDeleteShare)
-	if _, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: l.JobID, Type: "DeleteGuard", Message: msg}); err != nil {
-		return nil, fmt.Errorf("fail job: %w", err)
-	}
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledFailed, JobID: l.JobID})
+	return jobs.FailMessages(ctx, h.store, l.JobID, harvest.TypeDeleteGuard, msg)
 }
 
 func (h *Handler) settleWouldDelete(l *harvest.Listing, identifier string) error {

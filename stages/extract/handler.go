@@ -16,6 +16,7 @@ import (
 	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -272,15 +273,11 @@ func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*o
 
 // fail ends the job in error with a job error row and asks the aggregator to report it.
 func (h *Handler) fail(ctx context.Context, job *harvest.Job, kind string, cause error) error {
-	_, err := h.store.JobFail(ctx, &store.JobFailParams{JobID: job.JobID, Type: kind, Message: cause.Error()})
+	_, err := jobs.Fail(ctx, h.store, h.pub, job.JobID, kind, cause.Error())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // the job was deleted with its source meanwhile
 	}
-	if err != nil {
-		return fmt.Errorf("fail job: %w", err)
-	}
-	return h.publish(harvest.SubjectSettled, &harvest.Settled{V: harvest.Version, Kind: harvest.SettledFailed,
-		JobID: job.JobID}, job.JobID)
+	return err
 }
 
 func (h *Handler) publish(subject string, v any, jobID string) error {

@@ -1,10 +1,4 @@
-// Package trigger starts harvest jobs. Start (the one-shot CLI) finds or creates the harvest
-// source, inserts the job in_progress and publishes the job message that EXTRACT consumes.
-// Enqueue (the API, the scheduler, trigger messages) inserts the job as new; the scheduler
-// starts queued jobs within its cap (store.JobStartQueued) and sends each one's job message
-// with Publish, which also re-drives an orphaned job. The database refuses a second
-// unfinished job for a source. Handler takes FDK-style trigger messages.
-package trigger
+package jobs
 
 import (
 	"context"
@@ -12,14 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
-
-// ErrJobInProgress is returned by Start when the source already has a job in progress.
-var ErrJobInProgress = errors.New("the harvest source already has a job in progress")
 
 // Params describes the job to start.
 type Params struct {
@@ -48,11 +37,13 @@ type Params struct {
 	Organization string
 }
 
-// Start creates the job and sends it to EXTRACT, after attaching the source to p.Organization
-// when that is set. It returns the job as inserted, or
-// ErrJobInProgress, or a store or publish error (a job whose message could not be published is
-// failed so it does not block its source).
-func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params) (*store.HarvestJob, error) {
+// Start creates the job in progress and sends its job message to EXTRACT (the one-shot CLI's
+// way; the API, the scheduler and trigger messages Enqueue instead), after attaching the source
+// to p.Organization when that is set. It returns the job as inserted, or ErrJobInProgress, or a
+// store or publish error (a job whose message could not be published is failed, TriggerError,
+// so it does not block its source).
+func (c Control) Start(ctx context.Context, p Params) (*store.HarvestJob, error) {
+	st := c.Store
 	src, err := EnsureSource(ctx, st, p)
 	if err != nil {
 		return nil, err
@@ -69,8 +60,8 @@ func Start(ctx context.Context, st store.Store, pub message.Publisher, p Params)
 	if err != nil {
 		return nil, fmt.Errorf("create job: %w", err)
 	}
-	if err := publishJob(ctx, st, pub, job, src); err != nil {
-		_, _ = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "TriggerError", Message: err.Error()})
+	if err := c.publishJob(ctx, job, src); err != nil {
+		_, _ = c.Fail(ctx, job.ID, harvest.TypeTriggerError, err.Error())
 		return nil, fmt.Errorf("send job to extract: %w", err)
 	}
 	return job, nil

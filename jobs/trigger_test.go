@@ -1,4 +1,4 @@
-package trigger_test
+package jobs_test
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/sqlite"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 func newStore(t *testing.T) store.Store {
@@ -39,7 +39,7 @@ func TestTriggerMessages(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := newStore(t)
-	h := trigger.NewHandler(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := jobs.NewTriggerHandler(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Agency", Slug: "agency"})
 	require.NoError(t, err)
 	var sources []*store.Source
@@ -54,35 +54,35 @@ func TestTriggerMessages(t *testing.T) {
 	require.NoError(t, err)
 
 	jobsOf := func(sourceID string) []*store.HarvestJob {
-		jobs, _, err := st.JobList(ctx, &store.JobListParams{SourceID: sourceID})
+		list, _, err := st.JobList(ctx, &store.JobListParams{SourceID: sourceID})
 		require.NoError(t, err)
-		return jobs
+		return list
 	}
 
 	// One source, forced.
-	require.NoError(t, h.Handle(triggerMsg(t, trigger.Message{DataSourceID: sources[0].ID, ForceUpdate: true})))
-	jobs := jobsOf(sources[0].ID)
-	require.Len(t, jobs, 1)
-	require.Equal(t, harvest.JobForceHarvest, jobs[0].JobType)
-	require.Equal(t, harvest.JobNew, jobs[0].Status, "queued for the scheduler's cap")
+	require.NoError(t, h.Handle(triggerMsg(t, jobs.TriggerMessage{DataSourceID: sources[0].ID, ForceUpdate: true})))
+	list := jobsOf(sources[0].ID)
+	require.Len(t, list, 1)
+	require.Equal(t, harvest.JobForceHarvest, list[0].JobType)
+	require.Equal(t, harvest.JobNew, list[0].Status, "queued for the scheduler's cap")
 
 	// Every source of a publisher; the one already queued is left as it is.
-	require.NoError(t, h.Handle(triggerMsg(t, trigger.Message{PublisherID: org.ID})))
+	require.NoError(t, h.Handle(triggerMsg(t, jobs.TriggerMessage{PublisherID: org.ID})))
 	for i, src := range sources {
-		jobs := jobsOf(src.ID)
-		require.Len(t, jobs, 1, "source %d", i)
+		list := jobsOf(src.ID)
+		require.Len(t, list, 1, "source %d", i)
 		if i > 0 {
-			require.Equal(t, harvest.JobHarvest, jobs[0].JobType)
+			require.Equal(t, harvest.JobHarvest, list[0].JobType)
 		}
 	}
 	require.Empty(t, jobsOf(other.ID), "a source of another organization is not triggered")
 
 	// Unknown ids and malformed messages are acknowledged (nil), not retried, and queue nothing.
 	for _, payload := range []any{
-		trigger.Message{DataSourceID: "4b3a2c1d-0000-4000-8000-000000000000"},
-		trigger.Message{PublisherID: "no-such-publisher"},
-		trigger.Message{DataSourceID: sources[1].ID, PublisherID: org.ID}, // queued already
-		trigger.Message{DataSourceID: other.ID, PublisherID: org.ID},      // not the publisher's
+		jobs.TriggerMessage{DataSourceID: "4b3a2c1d-0000-4000-8000-000000000000"},
+		jobs.TriggerMessage{PublisherID: "no-such-publisher"},
+		jobs.TriggerMessage{DataSourceID: sources[1].ID, PublisherID: org.ID}, // queued already
+		jobs.TriggerMessage{DataSourceID: other.ID, PublisherID: org.ID},      // not the publisher's
 		"not an object",
 	} {
 		require.NoError(t, h.Handle(triggerMsg(t, payload)), "%v", payload)
@@ -99,7 +99,7 @@ func TestTriggerEveryRDFSource(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := newStore(t)
-	h := trigger.NewHandler(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := jobs.NewTriggerHandler(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Digdir", Slug: "digdir"})
 	require.NoError(t, err)
 	var rdfSources []*store.Source
@@ -119,22 +119,22 @@ func TestTriggerEveryRDFSource(t *testing.T) {
 
 	require.NoError(t, h.Handle(triggerMsg(t, map[string]any{"forceUpdate": true})))
 	for _, src := range rdfSources {
-		jobs, _, err := st.JobList(ctx, &store.JobListParams{SourceID: src.ID})
+		list, _, err := st.JobList(ctx, &store.JobListParams{SourceID: src.ID})
 		require.NoError(t, err)
-		require.Len(t, jobs, 1, src.Name)
-		require.Equal(t, harvest.JobForceHarvest, jobs[0].JobType)
+		require.Len(t, list, 1, src.Name)
+		require.Equal(t, harvest.JobForceHarvest, list[0].JobType)
 	}
-	jobs, _, err := st.JobList(ctx, &store.JobListParams{SourceID: doc.ID})
+	list, _, err := st.JobList(ctx, &store.JobListParams{SourceID: doc.ID})
 	require.NoError(t, err)
-	require.Empty(t, jobs, "a data.json source is not an rdf source")
+	require.Empty(t, list, "a data.json source is not an rdf source")
 
 	// Both ids: that source, when it is the publisher's.
 	both, err := st.SourceInsert(ctx, &store.SourceInsertParams{OrganizationID: org.ID, Name: "both",
 		URL: "https://fdk.example.no/both.ttl", SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP})
 	require.NoError(t, err)
-	require.NoError(t, h.Handle(triggerMsg(t, trigger.Message{DataSourceID: both.ID, PublisherID: org.ID})))
-	jobs, _, err = st.JobList(ctx, &store.JobListParams{SourceID: both.ID})
+	require.NoError(t, h.Handle(triggerMsg(t, jobs.TriggerMessage{DataSourceID: both.ID, PublisherID: org.ID})))
+	list, _, err = st.JobList(ctx, &store.JobListParams{SourceID: both.ID})
 	require.NoError(t, err)
-	require.Len(t, jobs, 1)
-	require.Equal(t, harvest.JobHarvest, jobs[0].JobType)
+	require.Len(t, list, 1)
+	require.Equal(t, harvest.JobHarvest, list[0].JobType)
 }

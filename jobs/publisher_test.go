@@ -1,4 +1,4 @@
-package trigger_test
+package jobs_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // The job message names the source's organization as the publisher for ISO records that name
@@ -38,7 +38,7 @@ func TestStartPublisherName(t *testing.T) {
 		{"https://noaa.example.gov/waf/", harvest.SourceWAF, org.Name},
 		{"/home/me/record.xml", harvest.SourceDocument, ""},
 	} {
-		_, err := trigger.Start(ctx, st, pubsub, trigger.Params{URL: c.url, SourceType: c.sourceType,
+		_, err := jobs.Control{Store: st, Publisher: pubsub}.Start(ctx, jobs.Params{URL: c.url, SourceType: c.sourceType,
 			SchemaType: harvest.SchemaISO19115_2, JobType: harvest.JobHarvest})
 		require.NoError(t, err)
 		m := <-msgs
@@ -59,7 +59,7 @@ func TestStartCarriesAcceptAndOptions(t *testing.T) {
 	t.Cleanup(func() { _ = pubsub.Close() })
 	msgs, err := pubsub.Subscribe(ctx, harvest.SubjectExtract)
 	require.NoError(t, err)
-	job, err := trigger.Start(ctx, st, pubsub, trigger.Params{URL: "https://fdk.example.no/catalog.ttl",
+	job, err := jobs.Control{Store: st, Publisher: pubsub}.Start(ctx, jobs.Params{URL: "https://fdk.example.no/catalog.ttl",
 		SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP, JobType: harvest.JobHarvest,
 		Accept: "text/turtle", AuthHeader: &store.AuthHeader{Name: "Authorization", Value: "Bearer top-secret"},
 		Options: map[string]string{"languages": "nb,en"}})

@@ -1,4 +1,4 @@
-package trigger
+package jobs
 
 import (
 	"encoding/json"
@@ -12,34 +12,35 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// Message is a trigger on harvest.SubjectTrigger, as the Norwegian FDK harvester takes them:
+// TriggerMessage is a trigger on harvest.SubjectTrigger, as the Norwegian FDK harvester takes them:
 // harvest one source (DataSourceID; with PublisherID too, as FDK's admin sends it, the source
 // must belong to that organization), every source of one organization (PublisherID alone), or,
 // with neither, every rdf source (FDK harvests every dataset source). ForceUpdate makes the
 // jobs force_harvest.
-type Message struct {
+type TriggerMessage struct {
 	DataSourceID string `json:"dataSourceId,omitempty"`
 	PublisherID  string `json:"publisherId,omitempty"`
 	ForceUpdate  bool   `json:"forceUpdate,omitempty"`
 }
 
-// Handler queues the jobs a trigger message asks for. Unknown ids, malformed messages and
-// sources that already have a job are logged and acknowledged: redelivering them cannot help.
-type Handler struct {
+// TriggerHandler queues the jobs a trigger message asks for (the trigger stage's handler).
+// Unknown ids, malformed messages and sources that already have a job are logged and
+// acknowledged: redelivering them cannot help.
+type TriggerHandler struct {
 	store  store.Store
 	logger *slog.Logger
 }
 
-// NewHandler returns the trigger consumer.
-func NewHandler(st store.Store, logger *slog.Logger) *Handler {
-	return &Handler{store: st, logger: logger}
+// NewTriggerHandler returns the trigger consumer.
+func NewTriggerHandler(st store.Store, logger *slog.Logger) *TriggerHandler {
+	return &TriggerHandler{store: st, logger: logger}
 }
 
 // Handle queues the jobs of one trigger message. It returns an error only for store failures,
 // which a retry may cure.
-func (h *Handler) Handle(msg *message.Message) error {
+func (h *TriggerHandler) Handle(msg *message.Message) error {
 	ctx := msg.Context()
-	var t Message
+	var t TriggerMessage
 	if err := json.Unmarshal(msg.Payload, &t); err != nil {
 		h.logger.Warn("ignoring trigger message: want a JSON object with dataSourceId, publisherId, forceUpdate",
 			"payload", string(msg.Payload[:min(len(msg.Payload), 200)]))
@@ -80,7 +81,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 
 // enqueueAll queues a job of every source of organization orgID ("" for any organization) of
 // sourceType ("" for any type), a page of 100 at a time.
-func (h *Handler) enqueueAll(msg *message.Message, orgID string, sourceType harvest.SourceType, jobType harvest.JobType) error {
+func (h *TriggerHandler) enqueueAll(msg *message.Message, orgID string, sourceType harvest.SourceType, jobType harvest.JobType) error {
 	ctx := msg.Context()
 	for offset := 0; ; {
 		sources, total, err := h.store.SourceList(ctx, &store.SourceListParams{OrganizationID: orgID,
@@ -103,8 +104,8 @@ func (h *Handler) enqueueAll(msg *message.Message, orgID string, sourceType harv
 	}
 }
 
-func (h *Handler) enqueue(msg *message.Message, sourceID string, jobType harvest.JobType) error {
-	job, err := Enqueue(msg.Context(), h.store, sourceID, jobType)
+func (h *TriggerHandler) enqueue(msg *message.Message, sourceID string, jobType harvest.JobType) error {
+	job, err := Control{Store: h.store}.Enqueue(msg.Context(), sourceID, jobType)
 	switch {
 	case errors.Is(err, ErrUnknownSource), errors.Is(err, ErrJobInProgress):
 		h.logger.Warn("trigger not queued", "source_id", sourceID, "reason", err)
@@ -114,4 +115,10 @@ func (h *Handler) enqueue(msg *message.Message, sourceID string, jobType harvest
 	}
 	h.logger.Info("trigger queued a job", "source_id", sourceID, "job_id", job.ID, "job_type", jobType)
 	return nil
+}
+
+// TriggerGiveUp is the trigger handler's give-up hook (harvest.GiveUp): a trigger message names no job
+// of its own, so it only stays on the failed subject.
+func TriggerGiveUp(fail harvest.FailJob) func(*message.Message, error) ([]*message.Message, error) {
+	return harvest.GiveUp{Stage: harvest.StageTrigger, FailJob: fail}.Settle
 }

@@ -1,4 +1,4 @@
-package trigger_test
+package jobs_test
 
 import (
 	"strings"
@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // TestEnsureOrganization: an organization is found by its exact name or created with a slug
@@ -19,27 +19,27 @@ func TestEnsureOrganization(t *testing.T) {
 	t.Parallel()
 	st := newStore(t)
 	ctx := t.Context()
-	dhs, err := trigger.EnsureOrganization(ctx, st, "Department of Homeland Security")
+	dhs, err := jobs.EnsureOrganization(ctx, st, "Department of Homeland Security")
 	require.NoError(t, err)
 	require.Equal(t, "department-of-homeland-security", dhs.Slug)
-	again, err := trigger.EnsureOrganization(ctx, st, "Department of Homeland Security")
+	again, err := jobs.EnsureOrganization(ctx, st, "Department of Homeland Security")
 	require.NoError(t, err)
 	require.Equal(t, dhs.ID, again.ID, "reused by name")
 
 	for name, slug := range map[string]string{"Servicio Forestal Agrícola": "servicio-forestal-agricola", "!!!": "organization",
 		strings.Repeat("Long name ", 20): strings.TrimRight(strings.Repeat("long-name-", 10), "-")} {
-		o, err := trigger.EnsureOrganization(ctx, st, name)
+		o, err := jobs.EnsureOrganization(ctx, st, name)
 		require.NoError(t, err, name)
 		require.Equal(t, slug, o.Slug, name)
 		require.Equal(t, name, o.Name)
 	}
 	// "Department of Homeland Security." has the same slug as the first: it gets a suffix.
-	dot, err := trigger.EnsureOrganization(ctx, st, "Department of Homeland Security.")
+	dot, err := jobs.EnsureOrganization(ctx, st, "Department of Homeland Security.")
 	require.NoError(t, err)
 	require.NotEqual(t, dhs.ID, dot.ID, "names are compared exactly")
 	require.Equal(t, "department-of-homeland-security-2", dot.Slug)
 
-	_, err = trigger.EnsureOrganization(ctx, st, "  ")
+	_, err = jobs.EnsureOrganization(ctx, st, "  ")
 	require.Error(t, err)
 
 	// Beyond one page of organizations.
@@ -50,7 +50,7 @@ func TestEnsureOrganization(t *testing.T) {
 	}
 	last, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Zzz last", Slug: "zzz-last"})
 	require.NoError(t, err)
-	found, err := trigger.EnsureOrganization(ctx, st, "Zzz last")
+	found, err := jobs.EnsureOrganization(ctx, st, "Zzz last")
 	require.NoError(t, err)
 	require.Equal(t, last.ID, found.ID)
 }
@@ -63,11 +63,11 @@ func TestStartAttachesOrganization(t *testing.T) {
 	ctx := t.Context()
 	pub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pub.Close() })
-	p := trigger.Params{URL: "https://www.dhs.gov/data.json", SourceType: harvest.SourceDocument,
+	p := jobs.Params{URL: "https://www.dhs.gov/data.json", SourceType: harvest.SourceDocument,
 		SchemaType: harvest.SchemaDCATUS11Federal, JobType: harvest.JobHarvest}
-	start := func(p trigger.Params) *store.Source {
+	start := func(p jobs.Params) *store.Source {
 		t.Helper()
-		job, err := trigger.Start(ctx, st, pub, p)
+		job, err := jobs.Control{Store: st, Publisher: pub}.Start(ctx, p)
 		require.NoError(t, err)
 		_, err = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "Test", Message: "done"})
 		require.NoError(t, err)
@@ -85,7 +85,7 @@ func TestStartAttachesOrganization(t *testing.T) {
 
 	p.Organization = "Department of Homeland Security"
 	src = start(p)
-	org, err := trigger.EnsureOrganization(ctx, st, p.Organization)
+	org, err := jobs.EnsureOrganization(ctx, st, p.Organization)
 	require.NoError(t, err)
 	require.Equal(t, org.ID, src.OrganizationID)
 	require.Equal(t, "DHS catalog", src.Name)

@@ -1,4 +1,4 @@
-package trigger_test
+package jobs_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/trigger"
 )
 
 // TestEnsureSourcePortalBase: the CLI's path (harvest --url … --source-type ckan) finds one
@@ -19,7 +19,7 @@ func TestEnsureSourcePortalBase(t *testing.T) {
 	ctx := context.Background()
 	st := newStore(t)
 	ensure := func(url string) *store.Source {
-		src, err := trigger.EnsureSource(ctx, st, trigger.Params{URL: url, SourceType: harvest.SourceCKAN,
+		src, err := jobs.EnsureSource(ctx, st, jobs.Params{URL: url, SourceType: harvest.SourceCKAN,
 			SchemaType: harvest.SchemaDCATUS11NonFederal, JobType: harvest.JobHarvest})
 		require.NoError(t, err)
 		return src
@@ -36,7 +36,7 @@ func TestEnsureSourcePortalBase(t *testing.T) {
 		NotificationFrequency: harvest.NotifyOnError})
 	require.NoError(t, err)
 	require.Equal(t, legacy.ID, ensure("https://legacy.example.gov").ID)
-	found, err := trigger.SourceByURL(ctx, st, "https://legacy.example.gov/")
+	found, err := jobs.SourceByURL(ctx, st, "https://legacy.example.gov/")
 	require.NoError(t, err)
 	require.Equal(t, legacy.ID, found.ID)
 }
