@@ -1,4 +1,4 @@
-package main
+package extract_test
 
 import (
 	"bytes"
@@ -12,15 +12,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/store"
 )
 
-// TestHarvestWAFRecordOverTheCap: a WAF file over --max-record-bytes is an error row naming
+// TestHarvestWAFRecordOverTheCap: a WAF file over the record cap (--max-record-bytes) is an error row naming
 // the cap, and its download stops there: the server, which counts what it managed to send,
 // sent a small share of the 64 MiB file. The other file is harvested.
 func TestHarvestWAFRecordOverTheCap(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	h := pipelinetest.New(t)
 	small, err := os.ReadFile(corpustest.Path(t, "iso19115/datagov-valid-iso2-gmi.xml"))
 	require.NoError(t, err)
 	chunk := bytes.Repeat([]byte("<!-- padding -->"), 4096) // 64 KiB
@@ -46,11 +48,12 @@ func TestHarvestWAFRecordOverTheCap(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	rep, code := b.harvest(t, "--url", srv.URL+"/waf/", "--source-type", "waf", "--schema-type", "iso19115_2",
-		"--allow-private-sources", "--max-record-bytes", "1048576")
-	require.Equal(t, exitOK, code, "%+v", rep)
+	h.Config.MaxRecordBytes = 1048576
+	rep := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/waf/", SourceType: harvest.SourceWAF,
+		SchemaType: harvest.SchemaISO19115_2})
+	require.Equal(t, "complete", rep.Status, "%+v", rep)
 	require.Equal(t, [3]int{2, 1, 1}, [3]int{rep.Total, rep.Added, rep.Errored}, "%+v", rep)
-	errs, _, err := b.st.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: rep.JobID})
+	errs, _, err := h.Store.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: rep.JobID})
 	require.NoError(t, err)
 	require.Len(t, errs, 1)
 	require.Equal(t, "RecordTooLarge", errs[0].Type)

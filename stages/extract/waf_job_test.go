@@ -1,4 +1,4 @@
-package main
+package extract_test
 
 import (
 	"context"
@@ -16,10 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
-	"github.com/harvester-dev/harvester/router/natstest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/store/dbtest"
-	"github.com/harvester-dev/harvester/store/postgres"
 )
 
 // wafServer serves the corpus's real WAF listings, each at the path its links expect, and a
@@ -96,19 +95,13 @@ func (s *wafServer) downloaded() int {
 func TestHarvestWAFs(t *testing.T) {
 	t.Parallel()
 	srv := newWAFServer(t)
-	dbURL := dbtest.URL(t)
-	services := []string{"--database-url", dbURL, "--nats-url", natstest.URL(t)}
-	st, err := postgres.Open(context.Background(), dbURL)
-	require.NoError(t, err)
-	defer st.Close()
+	h := pipelinetest.New(t)
+	st := h.Store
 
 	for listing := range wafListings {
 		url := srv.URL + listing
-		harvest := func(extra ...string) jobReport {
-			args := append([]string{"harvest", "--url", url, "--source-type", "waf", "--schema-type", "iso19115_2"}, extra...)
-			return runJSON(t, append(args, services...)...)
-		}
-		first := harvest()
+		src := pipelinetest.Source{URL: url, SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2}
+		first := h.Harvest(t, src)
 		require.Equal(t, "complete", first.Status, listing)
 		require.Equal(t, 2, first.Total, "%s: every .xml file of the listing and nothing else", listing)
 		require.Equal(t, first.Total, first.Added+first.Errored, listing)
@@ -135,7 +128,7 @@ func TestHarvestWAFs(t *testing.T) {
 		}
 
 		// The listing dates say nothing changed: nothing is downloaded.
-		second := harvest()
+		second := h.Harvest(t, src)
 		require.Equal(t, "complete", second.Status, listing)
 		// Unchanged files are unchanged, and invalid ones errored again with their error rows
 		// carried, whether the listing date or the downloaded bytes said they had not changed.
@@ -147,7 +140,8 @@ func TestHarvestWAFs(t *testing.T) {
 			require.Zero(t, srv.downloaded(), "%s: a harvest with unchanged listing dates downloads no XML", listing)
 		}
 
-		forced := harvest("--job-type", "force_harvest")
+		src.JobType = harvest.JobForceHarvest
+		forced := h.Harvest(t, src)
 		require.Equal(t, "complete", forced.Status, listing)
 		require.Equal(t, 2, srv.downloaded(), "%s: force_harvest downloads everything", listing)
 	}
@@ -157,17 +151,12 @@ func TestHarvestWAFs(t *testing.T) {
 func TestHarvestWAFCollection(t *testing.T) {
 	t.Parallel()
 	srv := newWAFServer(t)
-	dbURL := dbtest.URL(t)
+	h := pipelinetest.New(t)
 	parent := srv.URL + "/cfg/parent.xml"
-	rep := runJSON(t, "harvest", "--url", srv.URL+"/apache/", "--source-type", "waf-collection",
-		"--collection-parent-url", parent, "--schema-type", "iso19115_2",
-		"--database-url", dbURL, "--nats-url", natstest.URL(t))
+	rep := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/apache/", SourceType: harvest.SourceWAFCollection, CollectionParentURL: parent, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", rep.Status)
 	require.Equal(t, 3, rep.Total, "the parent and the two files")
-	st, err := postgres.Open(context.Background(), dbURL)
-	require.NoError(t, err)
-	defer st.Close()
-	datasets, err := st.DatasetList(context.Background(), &store.DatasetListParams{SourceID: rep.SourceID})
+	datasets, err := h.Store.DatasetList(context.Background(), &store.DatasetListParams{SourceID: rep.SourceID})
 	require.NoError(t, err)
 	require.NotEmpty(t, datasets)
 	for _, d := range datasets {
@@ -188,14 +177,10 @@ func TestHarvestWAFCollection(t *testing.T) {
 // the placeholders it needed are warning rows.
 func TestHarvestISODocument(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.URL(t)
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, dbURL)
-	require.NoError(t, err)
-	defer st.Close()
+	h := pipelinetest.New(t)
+	ctx, st := context.Background(), h.Store
 	for _, file := range []string{"iso19115/datagov-valid-iso1-gmd.xml", "iso19115/mdtranslator-iso19115-3-mdb-dataidentification.xml"} {
-		rep := runJSON(t, "harvest", "--file", corpustest.Path(t, file), "--schema-type", "iso19115_1",
-			"--database-url", dbURL, "--nats-url", natstest.URL(t))
+		rep := h.Harvest(t, pipelinetest.Source{URL: corpustest.Path(t, file), SchemaType: harvest.SchemaISO19115_1})
 		require.Equal(t, "complete", rep.Status, file)
 		require.Equal(t, [2]int{1, 1}, [2]int{rep.Total, rep.Added}, file)
 		datasets, err := st.DatasetList(ctx, &store.DatasetListParams{SourceID: rep.SourceID})
@@ -250,17 +235,13 @@ func TestHarvestWAFOfBadFiles(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	defer srv.Close()
-	dbURL := dbtest.URL(t)
-	rep := runJSON(t, "harvest", "--url", srv.URL+"/bad/", "--source-type", "waf", "--schema-type", "iso19115_2",
-		"--database-url", dbURL, "--nats-url", natstest.URL(t))
+	h := pipelinetest.New(t)
+	rep := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/bad/", SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", rep.Status)
 	require.Equal(t, len(bad), rep.Total)
 	require.Equal(t, len(bad), rep.Errored)
 
-	st, err := postgres.Open(context.Background(), dbURL)
-	require.NoError(t, err)
-	defer st.Close()
-	errs, _, err := st.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: rep.JobID,
+	errs, _, err := h.Store.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: rep.JobID,
 		PageParams: store.PageParams{Limit: 100}})
 	require.NoError(t, err)
 	reasons := map[string]string{}
@@ -285,10 +266,10 @@ func TestHarvestWAFOfBadFiles(t *testing.T) {
 // document source and in a WAF, never a COMPARE failure; the job completes.
 func TestHarvestEmptyISOFiles(t *testing.T) {
 	t.Parallel()
-	dbURL, natsURL := dbtest.URL(t), natstest.URL(t)
+	h := pipelinetest.New(t)
 	empty := filepath.Join(t.TempDir(), "empty.xml")
 	require.NoError(t, os.WriteFile(empty, nil, 0o644))
-	rep := runJSON(t, "harvest", "--file", empty, "--schema-type", "iso19115_2", "--database-url", dbURL, "--nats-url", natsURL)
+	rep := h.Harvest(t, pipelinetest.Source{URL: empty, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", rep.Status)
 	require.Equal(t, [2]int{1, 1}, [2]int{rep.Total, rep.Errored})
 
@@ -308,17 +289,13 @@ func TestHarvestEmptyISOFiles(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	defer srv.Close()
-	waf := runJSON(t, "harvest", "--url", srv.URL+"/waf/", "--source-type", "waf", "--schema-type", "iso19115_2",
-		"--database-url", dbURL, "--nats-url", natsURL)
+	waf := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/waf/", SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", waf.Status)
 	require.Equal(t, [3]int{3, 1, 2}, [3]int{waf.Total, waf.Added, waf.Errored})
 
-	st, err := postgres.Open(context.Background(), dbURL)
-	require.NoError(t, err)
-	defer st.Close()
 	reasons := map[string]string{}
 	for _, jobID := range []string{rep.JobID, waf.JobID} {
-		errs, _, err := st.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: jobID})
+		errs, _, err := h.Store.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: jobID})
 		require.NoError(t, err)
 		for _, e := range errs {
 			reasons[e.Identifier] = e.Type + ": " + e.Message
