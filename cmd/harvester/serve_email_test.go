@@ -13,6 +13,7 @@ import (
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/notify/smtptest"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store/dbtest"
 )
@@ -28,7 +29,7 @@ func TestServeEmailsCarriedErrors(t *testing.T) {
 	t.Setenv("HARVESTER_SMTP_FROM", "Harvester <harvester@example.gov>")
 	t.Setenv("HARVESTER_SMTP_TLS", "none")
 	catalog := filepath.Join(t.TempDir(), "data.json")
-	require.NoError(t, os.WriteFile(catalog, []byte(`{"dataset":[`+validRecord(t, "valid", "")+
+	require.NoError(t, os.WriteFile(catalog, []byte(`{"dataset":[`+pipelinetest.SampleRecord(t, "valid", "")+
 		`,{"identifier":"invalid","title":"No description"}]}`), 0o644))
 	agency := corpustest.NewServer(t)
 	agency.Serve(catalog)

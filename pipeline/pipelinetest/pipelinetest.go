@@ -42,7 +42,8 @@ type Harness struct {
 	Corpus *corpustest.Server
 	// Config is the pipeline every Harvest starts (a new one per job, as each `harvester
 	// harvest` is a new process): set its fields (Fetch, MaxRecordBytes, MaxDeleteShare, ...)
-	// before a Harvest, as the command's flags would. New sets the services, a temporary data
+	// before a Harvest, as the command's flags would; with DatabaseURL and NATSURL "" the job
+	// runs on the embedded default (SQLite and a NATS server in DataDir), not on Store. New sets the services, a temporary data
 	// directory, every stage, Fetch.AllowPrivate (the test servers are on 127.0.0.1) and a 2 s
 	// Fetch.RetryBudget (a source that keeps failing fails its job quickly).
 	Config pipeline.Config
@@ -119,7 +120,7 @@ func (h *Harness) harvest(t testing.TB, cfg pipeline.Config, src Source) Report 
 	if idx := pl.Index(); idx != nil { // the job's documents searchable, as after the command
 		require.NoError(t, idx.Refresh(ctx))
 	}
-	rep := h.report(t, job)
+	rep := report(t, pl.Store(), job)
 	rep.Event = event
 	return rep
 }
@@ -155,16 +156,16 @@ func awaitReport(reports <-chan *harvest.Report, jobID string) *harvest.Report {
 	}
 }
 
-func (h *Harness) report(t testing.TB, job *store.HarvestJob) Report {
+func report(t testing.TB, st store.Store, job *store.HarvestJob) Report {
 	t.Helper()
 	rep := Report{JobID: job.ID, SourceID: job.SourceID, JobType: string(job.JobType), Status: string(job.Status),
 		Counts: job.Counts, JobErrors: []string{}}
-	jobErrs, err := h.Store.JobErrorList(context.Background(), job.ID)
+	jobErrs, err := st.JobErrorList(context.Background(), job.ID)
 	require.NoError(t, err)
 	for _, e := range jobErrs {
 		rep.JobErrors = append(rep.JobErrors, e.Type+": "+e.Message)
 	}
-	if f, err := h.Store.JobFetchGet(context.Background(), job.ID); err == nil {
+	if f, err := st.JobFetchGet(context.Background(), job.ID); err == nil {
 		rep.NotModified = f.NotModified
 	}
 	require.Equal(t, rep.Total, rep.Added+rep.Updated+rep.Deleted+rep.Unchanged+rep.Errored, "counts add up")

@@ -1,4 +1,4 @@
-package main
+package extract_test
 
 import (
 	"bytes"
@@ -12,25 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/store"
 )
-
-// validRecord returns the first record of the sample catalog (valid DCAT-US) with the given
-// identifier and an extra member "notes" (the schema's description is at most 10,000 characters).
-func validRecord(t *testing.T, identifier, notes string) string {
-	t.Helper()
-	raw, err := os.ReadFile("../../examples/agency-sample.data.json")
-	require.NoError(t, err)
-	var cat struct{ Dataset []map[string]any }
-	require.NoError(t, json.Unmarshal(raw, &cat))
-	d := cat.Dataset[0]
-	d["identifier"], d["notes"] = identifier, notes
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	require.NoError(t, enc.Encode(d))
-	return strings.TrimSpace(buf.String())
-}
 
 // TestHarvestBadRecordsAreErrorRows runs records that once failed whole jobs through every stage
 // on Postgres and NATS (default 1 MiB max payload): each is one error row, and a record that
@@ -39,31 +23,31 @@ func validRecord(t *testing.T, identifier, notes string) string {
 // cap is an error row naming its size and the cap.
 func TestHarvestBadRecordsAreErrorRows(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	h := pipelinetest.New(t)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "data.json")
 	write := func(records ...string) {
 		require.NoError(t, os.WriteFile(path, []byte(`{"dataset":[`+strings.Join(records, ",")+`]}`), 0o644))
 	}
-	ok := validRecord(t, "ok", "Fine.")
-	html := validRecord(t, "html", strings.Repeat("<p>a &amp; b</p>", 40000)) // 640 KB; 3.8 MB if escaped
-	write(ok, html, validRecord(t, "big", "Small for now."), validRecord(t, "latin1", "Café"),
-		validRecord(t, "huge", "Small for now."))
-	first, code := b.harvest(t, "--file", path, "--schema-type", federal)
-	require.Equal(t, exitOK, code)
+	ok := pipelinetest.SampleRecord(t, "ok", "Fine.")
+	html := pipelinetest.SampleRecord(t, "html", strings.Repeat("<p>a &amp; b</p>", 40000)) // 640 KB; 3.8 MB if escaped
+	write(ok, html, pipelinetest.SampleRecord(t, "big", "Small for now."), pipelinetest.SampleRecord(t, "latin1", "Café"),
+		pipelinetest.SampleRecord(t, "huge", "Small for now."))
+	src := pipelinetest.Source{URL: path, SchemaType: pipelinetest.Federal}
+	first := h.Harvest(t, src)
+	pipelinetest.MustComplete(t, first)
 	require.Equal(t, [2]int{5, 0}, [2]int{first.Added, first.Errored}, "%+v", first)
 
-	latin1 := bytes.ReplaceAll([]byte(validRecord(t, "latin1", "Café, now in Latin-1")), []byte("é"), []byte{0xe9})
+	latin1 := bytes.ReplaceAll([]byte(pipelinetest.SampleRecord(t, "latin1", "Café, now in Latin-1")), []byte("é"), []byte{0xe9})
 	bigNotes := strings.Repeat("x", 2<<20)
-	huge := validRecord(t, "huge", strings.Repeat("y", 17<<20))
-	write(ok, html, validRecord(t, "big", bigNotes), string(latin1),
+	huge := pipelinetest.SampleRecord(t, "huge", strings.Repeat("y", 17<<20))
+	write(ok, html, pipelinetest.SampleRecord(t, "big", bigNotes), string(latin1),
 		strings.Replace(ok, `"identifier":"ok"`, `"identifier":"nul\u0000id"`, 1), huge)
-	rep, code := b.harvest(t, "--file", path, "--schema-type", federal)
-	require.Equal(t, exitOK, code, "%+v", rep)
+	rep := h.Harvest(t, src)
 	require.Equal(t, "complete", rep.Status)
 	require.Equal(t, [5]int{6, 2, 1, 3, 0}, [5]int{rep.Total, rep.Unchanged, rep.Updated, rep.Errored, rep.Deleted},
 		"huge and latin1 are still in the source: not deleted")
-	errs, total, err := b.st.RecordErrorList(ctx, &store.RecordErrorListParams{JobID: rep.JobID})
+	errs, total, err := h.Store.RecordErrorList(ctx, &store.RecordErrorListParams{JobID: rep.JobID})
 	require.NoError(t, err)
 	require.Equal(t, 3, total)
 	types := map[string]string{}
@@ -75,22 +59,18 @@ func TestHarvestBadRecordsAreErrorRows(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{"RecordTooLarge": "huge", "InvalidEncoding": "latin1", "InvalidIdentifier": ""}, types)
 	for _, id := range []string{"huge", "latin1"} {
-		_, err := b.st.DatasetGet(ctx, &store.DatasetGetParams{SourceID: rep.SourceID, Identifier: id})
+		_, err := h.Store.DatasetGet(ctx, &store.DatasetGetParams{SourceID: rep.SourceID, Identifier: id})
 		require.NoError(t, err, "%s keeps its dataset", id)
 	}
-	d, err := b.st.DatasetGet(ctx, &store.DatasetGetParams{SourceID: rep.SourceID, Identifier: "big"})
+	d, err := h.Store.DatasetGet(ctx, &store.DatasetGetParams{SourceID: rep.SourceID, Identifier: "big"})
 	require.NoError(t, err)
 	var dcat struct{ Notes string }
 	require.NoError(t, json.Unmarshal(d.DCAT, &dcat))
 	require.Equal(t, bigNotes, dcat.Notes, "the 2 MiB record went through every stage whole")
 
 	// On the embedded default (the in-process server) too.
-	dir := t.TempDir()
-	var out, errOut bytes.Buffer
-	code = run(ctx, []string{"harvest", "--file", path, "--schema-type", federal, "--data-dir", dir,
-		"--database-url", "", "--nats-url", "", "--search-index", "none", "--format", "json"}, &out, &errOut)
-	require.Equal(t, exitOK, code, "%s", errOut.String())
-	var emb jobReport
-	require.NoError(t, json.Unmarshal(out.Bytes(), &emb))
+	h.Config.DatabaseURL, h.Config.NATSURL, h.Config.DataDir, h.Config.SearchIndex = "", "", t.TempDir(), "none"
+	emb := h.Harvest(t, src)
+	pipelinetest.MustComplete(t, emb)
 	require.Equal(t, [3]int{6, 3, 3}, [3]int{emb.Total, emb.Added, emb.Errored}, "%+v", emb)
 }
