@@ -1,4 +1,4 @@
-package main
+package extract_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -19,15 +21,14 @@ type dcatus3Dataset struct{ Identifier, RecordType, IsPartOf string }
 
 // harvest3 harvests a DCAT-US 3.0 corpus file as a dcatus3.0 source through the whole pipeline
 // and returns the report, the dataset rows (sorted by identifier) and the record error rows.
-func harvest3(t *testing.T, file string) (jobReport, []dcatus3Dataset, []*store.RecordError) {
+func harvest3(t *testing.T, file string) (pipelinetest.Report, []dcatus3Dataset, []*store.RecordError) {
 	t.Helper()
-	b := setup(t)
-	b.srv.Serve(corpustest.Path(t, "dcatus/"+file))
-	rep, code := b.harvestURL(t, "dcatus3.0")
+	h := pipelinetest.New(t)
+	h.Corpus.Serve(corpustest.Path(t, "dcatus/"+file))
+	rep := h.Harvest(t, pipelinetest.Source{URL: h.Corpus.URL(), SchemaType: harvest.SchemaDCATUS30})
 	require.Equal(t, "complete", rep.Status, "%s: %v", file, rep.JobErrors)
-	require.Equal(t, exitOK, code, file)
 	ctx := context.Background()
-	ds, err := b.st.DatasetList(ctx, &store.DatasetListParams{SourceID: rep.SourceID})
+	ds, err := h.Store.DatasetList(ctx, &store.DatasetListParams{SourceID: rep.SourceID})
 	require.NoError(t, err)
 	var out []dcatus3Dataset
 	for _, d := range ds {
@@ -38,7 +39,7 @@ func harvest3(t *testing.T, file string) (jobReport, []dcatus3Dataset, []*store.
 		out = append(out, dcatus3Dataset{d.Identifier, d.RecordType, f.IsPartOf})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Identifier < out[j].Identifier })
-	errs, _, err := b.st.RecordErrorList(ctx, &store.RecordErrorListParams{JobID: rep.JobID})
+	errs, _, err := h.Store.RecordErrorList(ctx, &store.RecordErrorListParams{JobID: rep.JobID})
 	require.NoError(t, err)
 	return rep, out, errs
 }
@@ -139,13 +140,17 @@ func TestHarvestDCATUS3Warnings(t *testing.T) {
 // A DCAT-US 1.1 source handed a 3.0 catalog, or the reverse, fails with "wrong schema type".
 func TestHarvestDCATUS3WrongSchemaType(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	for _, c := range []struct{ file, schema, want string }{
-		{"dcatus/dcatus3-catalog.json", federal, `wrong schema type: the document is a DCAT-US 3.0 catalog, not DCAT-US 1.1; harvest it with schema type "dcatus3.0"`},
-		{"dcatus/datagov-cftc.data.json", "dcatus3.0", `wrong schema type: the document is a DCAT-US 1.1 catalog, not DCAT-US 3.0`},
+	h := pipelinetest.New(t)
+	for _, c := range []struct {
+		file   string
+		schema harvest.SchemaType
+		want   string
+	}{
+		{"dcatus/dcatus3-catalog.json", pipelinetest.Federal, `wrong schema type: the document is a DCAT-US 3.0 catalog, not DCAT-US 1.1; harvest it with schema type "dcatus3.0"`},
+		{"dcatus/datagov-cftc.data.json", harvest.SchemaDCATUS30, `wrong schema type: the document is a DCAT-US 1.1 catalog, not DCAT-US 3.0`},
 	} {
-		rep, code := b.harvest(t, "--file", corpustest.Path(t, c.file), "--schema-type", c.schema)
-		require.Equal(t, exitJobError, code, c.file)
+		rep := h.Harvest(t, pipelinetest.Source{URL: corpustest.Path(t, c.file), SchemaType: c.schema})
+		require.Equal(t, "error", rep.Status, c.file)
 		require.Len(t, rep.JobErrors, 1, c.file)
 		require.True(t, strings.Contains(rep.JobErrors[0], c.want), "%s: %s", c.file, rep.JobErrors[0])
 		require.Zero(t, rep.Total)
