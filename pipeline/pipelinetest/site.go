@@ -123,18 +123,17 @@ func (h *Harness) RecordBodies(t testing.TB, sourceID string) map[string]string 
 	return out
 }
 
-// ErrorMessages returns the messages of a job's record error rows of severity sev
+// ErrorMessages returns the messages of all a job's record error rows of severity sev
 // (harvest.SeverityError or harvest.SeverityWarning), in the store's order.
 func (h *Harness) ErrorMessages(t testing.TB, jobID string, sev harvest.Severity) []string {
 	t.Helper()
-	errs, _, err := h.Store.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: jobID})
-	require.NoError(t, err)
 	var out []string
-	for _, e := range errs {
+	require.NoError(t, h.Store.RecordErrorStream(t.Context(), jobID, func(e *store.RecordError) error {
 		if e.Severity == sev {
 			out = append(out, e.Message)
 		}
-	}
+		return nil
+	}))
 	return out
 }
 

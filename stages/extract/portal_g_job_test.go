@@ -1,4 +1,4 @@
-package main
+package extract_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 )
 
 // pagedPortal emulates the listing API of a Socrata domain (Discovery API), an ArcGIS portal
@@ -208,109 +208,136 @@ func odsItems(t *testing.T, n int) (items []json.RawMessage, wantValid int) {
 // mid-listing) fails the job clearly and deletes nothing.
 func TestHarvestPortalsSocrataArcGISOpenDataSoft(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		kind  string
-		items func(t *testing.T, n int) ([]json.RawMessage, int)
-		path  string // appended to the portal's URL for --url
-		n     int    // items served: three pages of 100
-		page2 string // the second page's offset in its URL
-	}{
-		{"socrata", socrataItems, "", 250, "offset=100"},
-		{"arcgis", arcgisItems, "/sharing/rest", 246, "start=101"}, // the portal search, not a Hub site's
-		{"opendatasoft", odsItems, "", 250, "offset=100"},
+	for _, tc := range []portalCase{
+		{harvest.SourceSocrata, socrataItems, "", 250, "offset=100"},
+		{harvest.SourceArcGIS, arcgisItems, "/sharing/rest", 246, "start=101"}, // the portal search, not a Hub site's
+		{harvest.SourceOpenDataSoft, odsItems, "", 250, "offset=100"},
 	} {
-		t.Run(tc.kind, func(t *testing.T) {
+		t.Run(string(tc.kind), func(t *testing.T) {
 			t.Parallel()
-			items, valid := tc.items(t, tc.n)
-			portal := newPagedPortal(t, tc.kind, items)
-			b := setup(t)
-			b.extra = []string{"--fetch-attempts", "2"}
-			ctx := context.Background()
-			run := func() jobReport {
-				rep, _ := b.harvest(t, "--url", portal.srv.URL+tc.path, "--source-type", tc.kind)
-				return rep
-			}
-			live := func(sourceID string) int {
-				n, err := b.st.DatasetCount(ctx, sourceID)
-				require.NoError(t, err)
-				return n
-			}
-
-			rep := run()
-			require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
-			require.Equal(t, [6]int{tc.n, valid, 0, 0, 0, tc.n - valid},
-				[6]int{rep.Total, rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored})
-			require.Equal(t, valid, live(rep.SourceID))
-			var errs []*store.RecordError
-			require.NoError(t, b.st.RecordErrorStream(ctx, rep.JobID, func(e *store.RecordError) error {
-				errs = append(errs, e)
-				return nil
-			}))
-			require.NotEmpty(t, errs)
-			for _, e := range errs {
-				if e.Severity != harvest.SeverityError {
-					continue // warnings (a license name kept as rights…)
-				}
-				require.Contains(t, e.Message, "contactPoint", "the invalid items lack a contact: %s", e.Message)
-			}
-
-			rep = run()
-			require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
-			require.Equal(t, [3]int{0, tc.n - valid, valid}, [3]int{rep.Added, rep.Errored, rep.Unchanged}, "second run: all unchanged")
-
-			// 429 with Retry-After on the second page, once: ridden out.
-			portal.setFault(func(offset, try int) (int, string) {
-				if offset == 100 && try == 1 {
-					return http.StatusTooManyRequests, "1"
-				}
-				return 0, ""
-			})
-			rep = run()
-			require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
-			require.Equal(t, valid, rep.Unchanged)
-			portal.mu.Lock()
-			require.Equal(t, 2, portal.tries[100], "the page was asked again after the 429")
-			portal.mu.Unlock()
-
-			// The second page fails after the retries: the job fails naming the page and the
-			// status, and nothing is deleted.
-			portal.setFault(func(offset, _ int) (int, string) {
-				if offset == 100 {
-					return http.StatusInternalServerError, ""
-				}
-				return 0, ""
-			})
-			rep = run()
-			require.Equal(t, "error", rep.Status)
-			require.Len(t, rep.JobErrors, 1)
-			require.Contains(t, rep.JobErrors[0], "HTTP 500")
-			require.Contains(t, rep.JobErrors[0], portal.srv.URL)
-			require.Contains(t, rep.JobErrors[0], tc.page2)
-			require.Zero(t, rep.Deleted)
-			require.Equal(t, valid, live(rep.SourceID), "nothing deleted")
-
-			// The total changes mid-listing (an item added while it ran): the job fails and
-			// deletes nothing.
-			portal.setItems(items)
-			portal.mu.Lock()
-			portal.total = func(offset int) int {
-				if offset >= 200 {
-					return tc.n + 1
-				}
-				return tc.n
-			}
-			portal.mu.Unlock()
-			rep = run()
-			require.Equal(t, "error", rep.Status)
-			require.Contains(t, rep.JobErrors[0], fmt.Sprintf("total changed mid-listing, from %d to %d", tc.n, tc.n+1))
-			require.Equal(t, valid, live(rep.SourceID), "nothing deleted")
-
-			// An item removed from the portal is deleted (the last one: valid on every platform).
-			portal.setItems(items[:tc.n-1])
-			rep = run()
-			require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
-			require.Equal(t, [3]int{1, valid - 1, 0}, [3]int{rep.Deleted, rep.Unchanged, rep.Added})
-			require.Equal(t, valid-1, live(rep.SourceID))
+			r := newPortalRun(t, tc)
+			r.addThenUnchanged()
+			r.ridesOut429()
+			r.failsKeeping()
+			r.deletesRemoved()
 		})
 	}
+}
+
+// portalCase is one platform of TestHarvestPortalsSocrataArcGISOpenDataSoft.
+type portalCase struct {
+	kind  harvest.SourceType
+	items func(t *testing.T, n int) ([]json.RawMessage, int)
+	path  string // appended to the portal's URL for the source's URL
+	n     int    // items served: three pages of 100
+	page2 string // the second page's offset in its URL
+}
+
+// portalRun is the harvests of one portalCase, in order, on one source.
+type portalRun struct {
+	t      *testing.T
+	tc     portalCase
+	h      *pipelinetest.Harness
+	portal *pagedPortal
+	items  []json.RawMessage
+	valid  int // items valid as non-federal DCAT-US
+}
+
+func newPortalRun(t *testing.T, tc portalCase) *portalRun {
+	r := &portalRun{t: t, tc: tc, h: pipelinetest.New(t)}
+	r.items, r.valid = tc.items(t, tc.n)
+	r.portal = newPagedPortal(t, string(tc.kind), r.items)
+	r.h.Config.Fetch.Attempts = 2
+	return r
+}
+
+func (r *portalRun) run() pipelinetest.Report {
+	return r.h.Harvest(r.t, portal(r.tc.kind, r.portal.srv.URL+r.tc.path))
+}
+
+func (r *portalRun) live(sourceID string) int {
+	n, err := r.h.Store.DatasetCount(context.Background(), sourceID)
+	require.NoError(r.t, err)
+	return n
+}
+
+// addThenUnchanged: the first harvest adds the valid items, the others are error rows for
+// their missing contact; the second is all unchanged.
+func (r *portalRun) addThenUnchanged() {
+	t, n, valid := r.t, r.tc.n, r.valid
+	rep := r.run()
+	require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
+	require.Equal(t, [6]int{n, valid, 0, 0, 0, n - valid},
+		[6]int{rep.Total, rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored})
+	require.Equal(t, valid, r.live(rep.SourceID))
+	errs := r.h.ErrorMessages(t, rep.JobID, harvest.SeverityError) // not the warnings (a license name kept as rights…)
+	require.NotEmpty(t, errs)
+	for _, e := range errs {
+		require.Contains(t, e, "contactPoint", "the invalid items lack a contact: %s", e)
+	}
+
+	rep = r.run()
+	require.Equal(t, "complete", rep.Status, "%v", rep.JobErrors)
+	require.Equal(t, [3]int{0, n - valid, valid}, [3]int{rep.Added, rep.Errored, rep.Unchanged}, "second run: all unchanged")
+}
+
+// ridesOut429: 429 with Retry-After on the second page, once, is ridden out.
+func (r *portalRun) ridesOut429() {
+	r.portal.setFault(func(offset, try int) (int, string) {
+		if offset == 100 && try == 1 {
+			return http.StatusTooManyRequests, "1"
+		}
+		return 0, ""
+	})
+	rep := r.run()
+	require.Equal(r.t, "complete", rep.Status, "%v", rep.JobErrors)
+	require.Equal(r.t, r.valid, rep.Unchanged)
+	r.portal.mu.Lock()
+	defer r.portal.mu.Unlock()
+	require.Equal(r.t, 2, r.portal.tries[100], "the page was asked again after the 429")
+}
+
+// failsKeeping: the second page failing after the retries fails the job naming the page and
+// the status; a total changing mid-listing (an item added while it ran) fails it too; neither
+// deletes anything.
+func (r *portalRun) failsKeeping() {
+	t := r.t
+	r.portal.setFault(func(offset, _ int) (int, string) {
+		if offset == 100 {
+			return http.StatusInternalServerError, ""
+		}
+		return 0, ""
+	})
+	rep := r.run()
+	require.Equal(t, "error", rep.Status)
+	require.Len(t, rep.JobErrors, 1)
+	for _, want := range []string{"HTTP 500", r.portal.srv.URL, r.tc.page2} {
+		require.Contains(t, rep.JobErrors[0], want)
+	}
+	require.Zero(t, rep.Deleted)
+	require.Equal(t, r.valid, r.live(rep.SourceID), "nothing deleted")
+
+	r.portal.setItems(r.items)
+	r.portal.mu.Lock()
+	r.portal.total = func(offset int) int {
+		if offset >= 200 {
+			return r.tc.n + 1
+		}
+		return r.tc.n
+	}
+	r.portal.mu.Unlock()
+	rep = r.run()
+	require.Equal(t, "error", rep.Status)
+	require.Contains(t, rep.JobErrors[0], fmt.Sprintf("total changed mid-listing, from %d to %d", r.tc.n, r.tc.n+1))
+	require.Equal(t, r.valid, r.live(rep.SourceID), "nothing deleted")
+}
+
+// deletesRemoved: an item removed from the portal (the last one: valid on every platform) is
+// deleted.
+func (r *portalRun) deletesRemoved() {
+	r.portal.setItems(r.items[:r.tc.n-1])
+	rep := r.run()
+	require.Equal(r.t, "complete", rep.Status, "%v", rep.JobErrors)
+	require.Equal(r.t, [3]int{1, r.valid - 1, 0}, [3]int{rep.Deleted, rep.Unchanged, rep.Added})
+	require.Equal(r.t, r.valid-1, r.live(rep.SourceID))
 }
