@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
 )
 
 // SampleCatalog is the path of the repository's sample data.json (examples/), valid DCAT-US
@@ -37,4 +39,23 @@ func SampleRecord(t testing.TB, identifier, notes string) string {
 	enc.SetEscapeHTML(false)
 	require.NoError(t, enc.Encode(d))
 	return strings.TrimSpace(buf.String())
+}
+
+// CatalogRecords returns a corpus data.json's dataset elements by identifier (the first of
+// each identifier wins).
+func CatalogRecords(t testing.TB, name string) map[string]json.RawMessage {
+	t.Helper()
+	raw, err := os.ReadFile(corpustest.Path(t, name))
+	require.NoError(t, err)
+	var cat struct{ Dataset []json.RawMessage }
+	require.NoError(t, json.Unmarshal(raw, &cat))
+	out := map[string]json.RawMessage{}
+	for _, d := range cat.Dataset {
+		var r struct{ Identifier string }
+		require.NoError(t, json.Unmarshal(d, &r))
+		if _, dup := out[r.Identifier]; !dup {
+			out[r.Identifier] = d
+		}
+	}
+	return out
 }
