@@ -249,37 +249,3 @@ func (r *searchRun) clearAndReindex() {
 	require.Equal(t, exitOK, code, out)
 	require.Equal(t, r.dhsIDs, r.sb.indexed(t, r.dhs.SourceID))
 }
-
-// TestIndexFailureIsAnErrorOutcome: when OpenSearch refuses every write (a write block on the
-// index), each record settles as an error naming the index's reason, never as a success; once
-// the block is lifted, the next harvest indexes them all.
-func TestIndexFailureIsAnErrorOutcome(t *testing.T) {
-	t.Parallel()
-	sb := opensearchBackend(t)
-	b := setup(t)
-	b.extra = sb.flags
-	os := sb.idx.(*opensearch.Index)
-	setBlock := func(on bool) {
-		require.NoError(t, os.SetWriteBlock(t.Context(), on))
-	}
-	setBlock(true)
-	file := corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json")
-	b.srv.Serve(file)
-	first, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
-	total := len(catalogRecords(t, "dcatus/agency-gsa-2025-07.data.json"))
-	require.Equal(t, total, first.Errored, "every record's indexing failed")
-	require.Zero(t, first.Added)
-	errs, _, err := b.st.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: first.JobID, PageParams: store.PageParams{Limit: 1}})
-	require.NoError(t, err)
-	require.NotEmpty(t, errs)
-	require.Contains(t, errs[0].Message, "search index")
-	require.Contains(t, errs[0].Message, "cluster_block_exception")
-
-	setBlock(false)
-	second, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
-	require.Equal(t, total, second.Added+second.Updated, "errored records are harvested again")
-	require.Zero(t, second.Errored)
-	require.Equal(t, datasetIDs(t, b.st, second.SourceID), sb.indexed(t, second.SourceID))
-}
