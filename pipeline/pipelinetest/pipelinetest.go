@@ -61,19 +61,10 @@ func New(t testing.TB) *Harness {
 	return h
 }
 
-// Source is what a job harvests: the fields of `harvester harvest`'s flags of the same names.
-// A zero SourceType is a document, a zero JobType a harvest job.
-type Source struct {
-	URL                 string
-	SourceType          harvest.SourceType
-	SchemaType          harvest.SchemaType
-	JobType             harvest.JobType
-	CollectionParentURL string
-	WAFTimeZone         string
-	Accept              string
-	Options             map[string]string
-	Organization        string
-}
+// Source is what a job harvests (trigger.Params: the fields of `harvester harvest`'s flags
+// of the same names). A zero SourceType is a document, a zero JobType a harvest job, and a
+// portal's URL is normalised to its base, as the harvest command does.
+type Source = trigger.Params
 
 // Report is a finished job as `harvester harvest --format json` reports it.
 type Report struct {
@@ -110,7 +101,7 @@ func (h *Harness) harvest(t testing.TB, cfg pipeline.Config, src Source) Report 
 	reports, unsubscribe, err := pl.Bus().Reports()
 	require.NoError(t, err)
 	defer unsubscribe()
-	job, err := trigger.Start(ctx, pl.Store(), pl.Bus().Publisher(), src.params())
+	job, err := trigger.Start(ctx, pl.Store(), pl.Bus().Publisher(), params(src))
 	require.NoError(t, err)
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Minute) // a safety net: the job ends by itself
 	defer cancel()
@@ -125,10 +116,8 @@ func (h *Harness) harvest(t testing.TB, cfg pipeline.Config, src Source) Report 
 	return rep
 }
 
-func (s Source) params() trigger.Params {
-	p := trigger.Params{URL: s.URL, SourceType: s.SourceType, SchemaType: s.SchemaType, JobType: s.JobType,
-		CollectionParentURL: s.CollectionParentURL, WAFTimeZone: s.WAFTimeZone, Accept: s.Accept,
-		Options: s.Options, Organization: s.Organization}
+// params is src with the harvest command's defaults.
+func params(p Source) trigger.Params {
 	if p.SourceType == "" {
 		p.SourceType = harvest.SourceDocument
 	}

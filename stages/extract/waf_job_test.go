@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -201,6 +203,23 @@ func TestHarvestISODocument(t *testing.T) {
 	}
 }
 
+// fileWAF serves listing at path and the local files by their URL paths until the test ends.
+func fileWAF(t *testing.T, path, listing string, files map[string]string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == path {
+			fmt.Fprint(w, listing)
+			return
+		}
+		if p, ok := files[r.URL.Path]; ok {
+			http.ServeFile(w, r, p)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // Every INVALID ISO file of the corpus, and the FGDC and ISO 19110 files, end as error rows that
 // say why; the job completes.
 func TestHarvestWAFOfBadFiles(t *testing.T) {
@@ -223,18 +242,7 @@ func TestHarvestWAFOfBadFiles(t *testing.T) {
 		listing += fmt.Sprintf("<a href=%q>%s</a>  2024-01-01 00:00  1K\n", name, name)
 	}
 	listing += "</pre></body></html>"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/bad/" {
-			fmt.Fprint(w, listing)
-			return
-		}
-		if p, ok := files[r.URL.Path]; ok {
-			http.ServeFile(w, r, p)
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
+	srv := fileWAF(t, "/bad/", listing, files)
 	h := pipelinetest.New(t)
 	rep := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/bad/", SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", rep.Status)
@@ -277,18 +285,8 @@ func TestHarvestEmptyISOFiles(t *testing.T) {
 	blank := filepath.Join(t.TempDir(), "blank.xml")
 	require.NoError(t, os.WriteFile(blank, []byte("\xEF\xBB\xBF \n\t\n"), 0o644))
 	files["/waf/blank.xml"] = blank
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/waf/" {
-			fmt.Fprint(w, `<html><body><a href="empty.xml">empty.xml</a> <a href="blank.xml">blank.xml</a> <a href="good.xml">good.xml</a></body></html>`)
-			return
-		}
-		if p, ok := files[r.URL.Path]; ok {
-			http.ServeFile(w, r, p)
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
+	srv := fileWAF(t, "/waf/", `<html><body><a href="empty.xml">empty.xml</a> <a href="blank.xml">blank.xml</a> `+
+		`<a href="good.xml">good.xml</a></body></html>`, files)
 	waf := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/waf/", SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", waf.Status)
 	require.Equal(t, [3]int{3, 1, 2}, [3]int{waf.Total, waf.Added, waf.Errored})
@@ -306,4 +304,48 @@ func TestHarvestEmptyISOFiles(t *testing.T) {
 		srv.URL + "/waf/empty.xml": "EmptyFile: file " + srv.URL + "/waf/empty.xml is empty (0 bytes): it holds no ISO 19115 record",
 		srv.URL + "/waf/blank.xml": "EmptyFile: file " + srv.URL + "/waf/blank.xml is empty (7 bytes of white space): it holds no ISO 19115 record",
 	}, reasons)
+}
+
+// TestHarvestWAFRecordOverTheCap: a WAF file over the record cap (--max-record-bytes) is an error row naming
+// the cap, and its download stops there: the server, which counts what it managed to send,
+// sent a small share of the 64 MiB file. The other file is harvested.
+func TestHarvestWAFRecordOverTheCap(t *testing.T) {
+	t.Parallel()
+	h := pipelinetest.New(t)
+	small, err := os.ReadFile(corpustest.Path(t, "iso19115/datagov-valid-iso2-gmi.xml"))
+	require.NoError(t, err)
+	chunk := bytes.Repeat([]byte("<!-- padding -->"), 4096) // 64 KiB
+	var sent atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/waf/":
+			_, _ = w.Write([]byte(`<html><body><pre><a href="small.xml">small.xml</a>` + "\n" +
+				`<a href="huge.xml">huge.xml</a>` + "\n</pre></body></html>"))
+		case "/waf/small.xml":
+			_, _ = w.Write(small)
+		case "/waf/huge.xml":
+			_, _ = w.Write([]byte(`<?xml version="1.0"?>`))
+			for range 1024 { // 64 MiB
+				n, err := w.Write(chunk)
+				sent.Add(int64(n))
+				if err != nil {
+					return
+				}
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	h.Config.MaxRecordBytes = 1048576
+	rep := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/waf/", SourceType: harvest.SourceWAF,
+		SchemaType: harvest.SchemaISO19115_2})
+	require.Equal(t, "complete", rep.Status, "%+v", rep)
+	require.Equal(t, [3]int{2, 1, 1}, [3]int{rep.Total, rep.Added, rep.Errored}, "%+v", rep)
+	errs, _, err := h.Store.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: rep.JobID})
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Equal(t, "RecordTooLarge", errs[0].Type)
+	require.Contains(t, errs[0].Message, "huge.xml is more than 1048576 bytes, over the record size cap")
+	require.Less(t, sent.Load(), int64(24<<20), "bytes of the 64 MiB file the server could send")
 }
