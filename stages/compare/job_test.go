@@ -221,12 +221,8 @@ func TestHarvestRefusesToDeleteMostOfASource(t *testing.T) {
 // profile.
 func TestRDFProfileChangeRevalidates(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	const url = "http://profile.test/catalog.ttl"
-	profile := func(name string) pipelinetest.Source {
-		return pipelinetest.Source{URL: url, Options: map[string]string{"shacl_profile": name}}
-	}
 	const lacking, valid = "http://profile.test/dataset/1", "http://profile.test/dataset/2"
 	site.Serve(url, "text/turtle", []byte(`@prefix dcat: <http://www.w3.org/ns/dcat#> .
 @prefix dct: <http://purl.org/dc/terms/> .
@@ -239,36 +235,29 @@ func TestRDFProfileChangeRevalidates(t *testing.T) {
 		t.Helper()
 		return h.ErrorMessages(t, jobID, harvest.SeverityError)
 	}
-	counts := func(r pipelinetest.Report) [4]int { return [4]int{r.Added, r.Updated, r.Unchanged, r.Errored} }
+	// run runs a job with the source on profile; it must complete with want (added,
+	// updated, unchanged, errored).
+	run := func(profile string, want [4]int, msg string) pipelinetest.Report {
+		t.Helper()
+		r := h.HarvestRDF(t, site, pipelinetest.Source{URL: url, Options: map[string]string{"shacl_profile": profile}})
+		pipelinetest.MustComplete(t, r)
+		require.Equal(t, want, [4]int{r.Added, r.Updated, r.Unchanged, r.Errored}, msg)
+		return r
+	}
 
-	loose := h.HarvestRDF(t, site, profile("none"))
-	pipelinetest.MustComplete(t, loose)
-	require.Equal(t, [4]int{2, 0, 0, 0}, counts(loose))
-
-	strict := h.HarvestRDF(t, site, profile("dcat-ap-3.0.0"))
-	pipelinetest.MustComplete(t, strict)
-	require.Equal(t, [4]int{0, 0, 1, 1}, counts(strict), "both are validated again; one fails")
+	loose := run("none", [4]int{2, 0, 0, 0}, "")
+	strict := run("dcat-ap-3.0.0", [4]int{0, 0, 1, 1}, "both are validated again; one fails")
 	require.Equal(t, 1, strict.Validated)
 	require.Contains(t, strings.Join(validationErrors(strict.JobID), "\n"), lacking+" dct:description")
 	require.Equal(t, []string{lacking, valid}, h.LiveIdentifiers(t, strict.SourceID), "an invalid record deletes nothing")
 
-	again := h.HarvestRDF(t, site, profile("dcat-ap-3.0.0"))
-	pipelinetest.MustComplete(t, again)
-	require.Equal(t, [4]int{0, 0, 1, 1}, counts(again), "same profile: errored still, not checked again")
+	again := run("dcat-ap-3.0.0", [4]int{0, 0, 1, 1}, "same profile: errored still, not checked again")
 	require.Contains(t, strings.Join(validationErrors(again.JobID), "\n"), "dct:description", "its rows are carried")
 
-	back := h.HarvestRDF(t, site, profile("none"))
-	pipelinetest.MustComplete(t, back)
-	require.Equal(t, [4]int{0, 1, 1, 0}, counts(back), "the dataset without a description passes again")
+	back := run("none", [4]int{0, 1, 1, 0}, "the dataset without a description passes again")
 	require.Empty(t, validationErrors(back.JobID))
-
-	same := h.HarvestRDF(t, site, profile("none"))
-	pipelinetest.MustComplete(t, same)
-	require.Equal(t, [4]int{0, 0, 2, 0}, counts(same))
-
-	other := h.HarvestRDF(t, site, profile("dcat-ap-2.1.1"))
-	pipelinetest.MustComplete(t, other)
-	require.Equal(t, [4]int{0, 0, 1, 1}, counts(other), "DCAT-AP 2.1.1 wants a description too")
+	run("none", [4]int{0, 0, 2, 0}, "")
+	other := run("dcat-ap-2.1.1", [4]int{0, 0, 1, 1}, "DCAT-AP 2.1.1 wants a description too")
 	require.Contains(t, strings.Join(validationErrors(other.JobID), "\n"), lacking+" dct:description")
 
 	ds, err := h.Store.DatasetGet(t.Context(), &store.DatasetGetParams{SourceID: loose.SourceID, Identifier: valid})

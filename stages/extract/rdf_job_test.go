@@ -21,13 +21,18 @@ import (
 // The RDF source of EXTRACT through whole jobs: one graph in any syntax is one catalog, blank
 // nodes are skolemized stably, a file that does not parse fails the job, Hydra pages are followed.
 
+// rdfSource starts a harness and a site serving the corpus file at url as contentType.
+func rdfSource(t *testing.T, url, contentType, file string) (*pipelinetest.Harness, *pipelinetest.Site) {
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
+	site.ServeCorpus(t, url, contentType, file)
+	return h, site
+}
+
 // Acceptance 1: one graph in two syntaxes is one catalog: the second job changes nothing.
 func TestRDFSameGraphInTwoSyntaxes(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
 	const url = "http://portal.test/catalog"
-	site.ServeCorpus(t, url, "text/turtle", "dcatap/semic-hvd-3.0-ms-catalogue.ttl")
+	h, site := rdfSource(t, url, "text/turtle", "dcatap/semic-hvd-3.0-ms-catalogue.ttl")
 	first := h.HarvestRDF(t, site, pipelinetest.Source{URL: url})
 	pipelinetest.MustComplete(t, first)
 	require.Positive(t, first.Added)
@@ -50,11 +55,9 @@ func TestRDFSameGraphInTwoSyntaxes(t *testing.T) {
 // (the Content-Type decides the syntax, not the URL's extension): nothing is updated.
 func TestRDFTurtleThenRDFXML(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
 	const url = "http://demo.ckan.org/catalog.ttl"
+	h, site := rdfSource(t, url, "text/turtle", "dcatap/ckan-demo-catalog-hydra.ttl")
 	site.ServeCKANLastPage()
-	site.ServeCorpus(t, url, "text/turtle", "dcatap/ckan-demo-catalog-hydra.ttl")
 	first := h.HarvestRDF(t, site, pipelinetest.Source{URL: url})
 	pipelinetest.MustComplete(t, first)
 	require.Equal(t, 100, first.Total, "100 datasets on page 1 (corpus NOTES §12)")
@@ -79,10 +82,8 @@ func TestRDFTurtleThenRDFXML(t *testing.T) {
 // re-serialization as N-Triples with other blank-node labels.
 func TestRDFSkolemIRIsAreStable(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
 	const url = "http://fdk.test/catalog"
-	site.ServeCorpus(t, url, "text/turtle", "dcatap/fdk-norway-nested-blank-nodes.ttl")
+	h, site := rdfSource(t, url, "text/turtle", "dcatap/fdk-norway-nested-blank-nodes.ttl")
 	// With the default profile its one dataset is an error row: it has no dct:description.
 	checked := h.HarvestRDF(t, site, pipelinetest.Source{URL: url, JobType: harvest.JobValidate})
 	pipelinetest.MustComplete(t, checked)
@@ -140,8 +141,7 @@ func TestRDFSyntaxErrorsFailTheJob(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()
-			h := pipelinetest.New(t)
-			site := pipelinetest.NewSite(t)
+			h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 			const url = "http://publisher.test/catalog"
 			site.ServeCorpus(t, url, "text/turtle", "dcatap/fdk-harvest-response-0.ttl")
 			first := h.HarvestRDF(t, site, pipelinetest.Source{URL: url, Options: map[string]string{"shacl_profile": "none"}})
@@ -166,8 +166,7 @@ func TestRDFPaging(t *testing.T) {
 	for _, prefix := range []string{"udata-paged-collection", "udata-hydra-partial-collection"} {
 		t.Run(prefix, func(t *testing.T) {
 			t.Parallel()
-			h := pipelinetest.New(t)
-			site := pipelinetest.NewSite(t)
+			h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 			const url = "http://data.test.org/catalog.jsonld"
 			site.ServeCorpus(t, url, "application/ld+json", "dcatap/"+prefix+"-page1.jsonld")
 			site.ServeCorpus(t, url+"?page=2", "application/ld+json", "dcatap/"+prefix+"-page2.jsonld")
@@ -179,8 +178,7 @@ func TestRDFPaging(t *testing.T) {
 	}
 	t.Run("loop", func(t *testing.T) {
 		t.Parallel()
-		h := pipelinetest.New(t)
-		site := pipelinetest.NewSite(t)
+		h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 		page := func(self, next string) []byte {
 			return []byte(`@prefix hydra: <http://www.w3.org/ns/hydra/core#> .
 @prefix dcat: <http://www.w3.org/ns/dcat#> .
@@ -218,8 +216,7 @@ func TestRDFEveryCorpusFile(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			h := pipelinetest.New(t)
-			site := pipelinetest.NewSite(t)
+			h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 			url := "http://corpus.test/" + name
 			ct := types[filepath.Ext(name)]
 			require.NotEmpty(t, ct, "a content type for %s", name)

@@ -47,8 +47,7 @@ func growCatalog(extra int) []byte {
 // error row with its own IRI as identifier, and stays live: it is not deleted.
 func TestRDFDatasetOverTripleCapIsKept(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	const url = "http://grow.test/catalog.nt"
 	site.Serve(url, "application/n-triples", growCatalog(0))
 	first := h.HarvestRDF(t, site, pipelinetest.Source{URL: url, Options: noSHACL})
@@ -127,8 +126,7 @@ func mustFailKeeping(t *testing.T, h *pipelinetest.Harness, rep pipelinetest.Rep
 // document is; the page that passes it is a job error naming it, and is not read to its end.
 func TestRDFPagedSourceBytesCap(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	h.Config.Fetch.MaxBytes = 3000
 	first, live := pagedFirstHarvest(t, h, site)
 
@@ -158,8 +156,7 @@ func TestRDFHydraTotalItems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := pipelinetest.New(t)
-			site := pipelinetest.NewSite(t)
+			h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 			_, live := pagedFirstHarvest(t, h, site)
 			const p1, p2 = "http://pages.test/catalog", "http://pages.test/catalog?page=2"
 			site.Serve(p1, "text/turtle", hydraPage(p1, p2, tc.total, 0, "http://pages.test/d1"))
@@ -174,8 +171,7 @@ func TestRDFHydraTotalItems(t *testing.T) {
 // datasets (their blank nodes relabelled by each parse) stops at the first repeat, naming it.
 func TestRDFHydraRepeatedPage(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	_, live := pagedFirstHarvest(t, h, site)
 	const p1, p2, p3 = "http://pages.test/catalog", "http://pages.test/catalog?page=2", "http://pages.test/catalog?page=3"
 	site.Serve(p1, "text/turtle", hydraPage(p1, p2, -1, 0, "http://pages.test/d1", "http://pages.test/d2"))
@@ -205,8 +201,7 @@ func TestRDFFileSourcePages(t *testing.T) {
 	}
 	first := write("sub/catalog.ttl", page("page2.ttl", "d/1"))
 	write("sub/page2.ttl", []byte("<d/2> a <http://www.w3.org/ns/dcat#Dataset> ; <http://purl.org/dc/terms/title> \"d/2\" ."))
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	src := pipelinetest.Source{URL: first, Options: noSHACL}
 	rep := h.HarvestRDF(t, site, src)
 	pipelinetest.MustComplete(t, rep)
@@ -227,8 +222,7 @@ func TestRDFFileSourcePages(t *testing.T) {
 // whole; nothing is deleted.
 func TestRDFHydraLongNextPage(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	_, live := pagedFirstHarvest(t, h, site)
 	const p1 = "http://pages.test/catalog"
 	long := p1 + "?page=" + strings.Repeat("9", 100_000)
@@ -242,8 +236,7 @@ func TestRDFHydraLongNextPage(t *testing.T) {
 // first page past the cap, which is not read; nothing is deleted.
 func TestRDFHydraPageCap(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	h.Config.MaxRDFPages = 2
 	_, live := pagedFirstHarvest(t, h, site)
 	const p1, p2, p3 = "http://pages.test/catalog", "http://pages.test/catalog?page=2", "http://pages.test/catalog?page=3"
@@ -258,8 +251,7 @@ func TestRDFHydraPageCap(t *testing.T) {
 // Issue 25: a page of more than 1,000 Hydra paging triples is a job error naming it, not held.
 func TestRDFHydraPagingTriplesCap(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	const p1 = "http://pages.test/catalog"
 	body := hydraPage(p1, "", -1, 0, "http://pages.test/d1")
 	for i := range 1001 {

@@ -33,8 +33,7 @@ func uris(rs []harvest.Resource) []string {
 // Acceptance 5: FDK's own fixtures, in FDK's order.
 func TestRDFFDKFixtures(t *testing.T) {
 	t.Parallel()
-	h := pipelinetest.New(t)
-	site := pipelinetest.NewSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	const url = "http://fdk.test/harvest"
 	const dataset0, datasetNew = "https://testdirektoratet.no/model/dataset/0", "https://testdirektoratet.no/model/dataset/new"
 	const catalog0 = "https://testdirektoratet.no/model/dataset-catalog/0"
