@@ -48,20 +48,26 @@ func TestReportSaysNotModified(t *testing.T) {
 	require.Contains(t, text.String(), "not modified: the source answered 304")
 }
 
+// parseServiceFlags parses args as the service flags every command that runs stages shares
+// (their defaults read from the environment); the flags must parse.
+func parseServiceFlags(t *testing.T, args ...string) *serviceFlags {
+	t.Helper()
+	var f serviceFlags
+	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+	f.register(cmd)
+	cmd.SetArgs(args)
+	require.NoError(t, cmd.Execute())
+	return &f
+}
+
 // The fetch flags reach the fetch client; their environment variables set the defaults; 0
 // keeps the built-in default; a negative value is a usage error.
 func TestFetchFlags(t *testing.T) {
 	t.Setenv("HARVESTER_FETCH_MAX_PER_HOST", "3")
 	t.Setenv("HARVESTER_FETCH_TIMEOUT", "90s")
 	parse := func(args ...string) (*serviceFlags, error) {
-		var f serviceFlags
-		cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
-		f.register(cmd)
-		cmd.SetArgs(args)
-		if err := cmd.Execute(); err != nil {
-			return nil, err
-		}
-		return &f, f.checkFetch()
+		f := parseServiceFlags(t, args...)
+		return f, f.checkFetch()
 	}
 	f, err := parse("--fetch-max-bytes", "1024", "--fetch-attempts", "2", "--fetch-retry-budget", "5s",
 		"--fetch-max-redirects", "4")
