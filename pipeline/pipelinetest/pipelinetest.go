@@ -47,12 +47,17 @@ type Harness struct {
 	// directory, every stage, Fetch.AllowPrivate (the test servers are on 127.0.0.1) and a 2 s
 	// Fetch.RetryBudget (a source that keeps failing fails its job quickly).
 	Config pipeline.Config
+	// ReportWait is how long Harvest waits, once the job has ended, for its report event:
+	// 10 s by default, as the harvest command waits; a test that needs Report.Event sets a
+	// longer failsafe (the event comes as soon as the aggregator has the job's last record).
+	ReportWait time.Duration
 }
 
 // New starts the test's services; they are stopped at the test's cleanup.
 func New(t testing.TB) *Harness {
 	t.Helper()
-	h := &Harness{DatabaseURL: dbtest.URL(t), NATSURL: natstest.URL(t), Corpus: corpustest.NewServer(t)}
+	h := &Harness{DatabaseURL: dbtest.URL(t), NATSURL: natstest.URL(t), Corpus: corpustest.NewServer(t),
+		ReportWait: 10 * time.Second}
 	h.Store = dbtest.Open(t, h.DatabaseURL)
 	require.NoError(t, h.Store.Migrate(context.Background()))
 	h.Config = pipeline.Config{DatabaseURL: h.DatabaseURL, NATSURL: h.NATSURL, DataDir: t.TempDir(),
@@ -77,13 +82,13 @@ type Report struct {
 	// NotModified: the source answered 304 to the job's conditional GET.
 	NotModified bool
 	// Event is the report event the aggregator published for the job (FDK's report fields);
-	// nil when none came within 10 s of the job's end.
+	// nil when none came within Harness.ReportWait of the job's end.
 	Event *harvest.Report
 }
 
 // Harvest runs one job of src through a new pipeline of h.Config and returns its report once
-// the job has finished and the aggregator has published its report event (or 10 s after the
-// job finished without one, as the harvest command waits). The counts must add up. It fails
+// the job has finished and the aggregator has published its report event (or h.ReportWait
+// after the job finished without one). The counts must add up. It fails
 // the test when the job cannot start.
 func (h *Harness) Harvest(t testing.TB, src Source) Report {
 	t.Helper()
@@ -107,7 +112,7 @@ func (h *Harness) harvest(t testing.TB, cfg pipeline.Config, src Source) Report 
 	defer cancel()
 	job, err = trigger.Wait(wctx, pl.Store(), job.ID, 20*time.Millisecond)
 	require.NoError(t, err)
-	event := awaitReport(reports, job.ID)
+	event := awaitReport(reports, job.ID, h.ReportWait)
 	if idx := pl.Index(); idx != nil { // the job's documents searchable, as after the command
 		require.NoError(t, idx.Refresh(ctx))
 	}
@@ -130,8 +135,8 @@ func params(p Source) trigger.Params {
 	return p
 }
 
-func awaitReport(reports <-chan *harvest.Report, jobID string) *harvest.Report {
-	grace := time.NewTimer(10 * time.Second)
+func awaitReport(reports <-chan *harvest.Report, jobID string, wait time.Duration) *harvest.Report {
+	grace := time.NewTimer(wait)
 	defer grace.Stop()
 	for {
 		select {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -34,6 +35,7 @@ func uris(rs []harvest.Resource) []string {
 func TestRDFFDKFixtures(t *testing.T) {
 	t.Parallel()
 	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
+	h.ReportWait = 5 * time.Minute // a failsafe: every job here has its report event
 	const url = "http://fdk.test/harvest"
 	const dataset0, datasetNew = "https://testdirektoratet.no/model/dataset/0", "https://testdirektoratet.no/model/dataset/new"
 	const catalog0 = "https://testdirektoratet.no/model/dataset-catalog/0"
