@@ -12,12 +12,12 @@ import (
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
-	"github.com/harvester-dev/harvester/router/natstest"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/store/postgres"
 )
 
+// testBundle is a test's services (pipelinetest.New: Postgres on a fresh schema, a NATS
+// server, an agency server) for the commands it runs.
 type testBundle struct {
 	dbURL, natsURL string
 	extra          []string // appended to every harvest command line
@@ -27,13 +27,8 @@ type testBundle struct {
 
 func setup(t *testing.T) *testBundle {
 	t.Helper()
-	b := &testBundle{dbURL: dbtest.URL(t), natsURL: natstest.URL(t), srv: corpustest.NewServer(t)}
-	st, err := postgres.Open(context.Background(), b.dbURL)
-	require.NoError(t, err)
-	t.Cleanup(st.Close)
-	require.NoError(t, st.Migrate(context.Background()))
-	b.st = st
-	return b
+	h := pipelinetest.New(t)
+	return &testBundle{dbURL: h.DatabaseURL, natsURL: h.NATSURL, st: h.Store, srv: h.Corpus}
 }
 
 // harvest runs `harvester harvest ARGS --format json` against the test's services and returns
