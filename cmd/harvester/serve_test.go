@@ -282,12 +282,18 @@ func startServe(t *testing.T, addr string, args ...string) *apiClient {
 		require.Equal(t, exitOK, <-done, stderr.String())
 	})
 	c := &apiClient{t: t, base: "http://" + addr, key: "s3cret"}
+	awaitOK(t, c.base+"/readyz", "serve became ready")
+	return c
+}
+
+// awaitOK waits until GET url answers 200 (a server coming up); the bound is a failsafe.
+func awaitOK(t *testing.T, url, what string) {
+	t.Helper()
 	require.Eventually(t, func() bool {
-		resp, err := http.Get(c.base + "/readyz")
+		resp, err := http.Get(url)
 		if err == nil {
 			resp.Body.Close()
 		}
 		return err == nil && resp.StatusCode == http.StatusOK
-	}, 5*time.Minute, 20*time.Millisecond, "serve became ready")
-	return c
+	}, 5*time.Minute, 20*time.Millisecond, what)
 }
