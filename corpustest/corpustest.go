@@ -54,6 +54,9 @@ type Server struct {
 	file    string
 	status  int
 	version int
+	// conditional records, per request since the last Conditional call, whether it carried
+	// If-None-Match.
+	conditional []bool
 }
 
 // versionEpoch is the Last-Modified time of the first version of a served document.
@@ -85,9 +88,22 @@ func (s *Server) Fail(status int) {
 	s.status = status
 }
 
+// LastConditional reports whether the last request carried If-None-Match (a conditional GET),
+// and forgets the requests made so far. The test fails when there was none.
+func (s *Server) LastConditional(t testing.TB) bool {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	require.NotEmpty(t, s.conditional, "the server got a request")
+	c := s.conditional[len(s.conditional)-1]
+	s.conditional = nil
+	return c
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	file, status, version := s.file, s.status, s.version
+	s.conditional = append(s.conditional, r.Header.Get("If-None-Match") != "")
 	s.mu.Unlock()
 	if r.URL.Path != "/data.json" {
 		http.NotFound(w, r)

@@ -5,21 +5,13 @@ import (
 	"context"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 )
 
 // --languages (env HARVESTER_LANGUAGES, default en) reaches the pipeline's Config as a list;
 // a value that is not a list of language tags is a usage error.
 func TestLanguagesFlag(t *testing.T) {
-	parse := func(args ...string) *serviceFlags {
-		var f serviceFlags
-		cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
-		f.register(cmd)
-		cmd.SetArgs(args)
-		require.NoError(t, cmd.Execute())
-		return &f
-	}
+	parse := func(args ...string) *serviceFlags { return parseServiceFlags(t, args...) }
 	require.Equal(t, []string{"en"}, parse().config(nil).Languages)
 	require.Equal(t, []string{"nb", "nn", "en"}, parse("--languages", "nb, nn,EN").config(nil).Languages)
 	t.Setenv("HARVESTER_LANGUAGES", "sv")

@@ -78,13 +78,7 @@ scrape_configs:
 		}
 	})
 	p := &promServer{t: t, base: "http://" + addr}
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(p.base + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 5*time.Minute, 50*time.Millisecond, "prometheus became ready")
+	awaitOK(t, p.base+"/-/ready", "prometheus became ready")
 	return p
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 )
 
@@ -11,15 +10,9 @@ import (
 // of 1..5, or more than 1 on the in-process server, is a usage error.
 func TestStreamReplicasFlag(t *testing.T) {
 	parse := func(args ...string) (*serviceFlags, error) {
-		var f serviceFlags
-		cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
-		f.register(cmd)
-		cmd.SetArgs(args)
-		if err := cmd.Execute(); err != nil {
-			return nil, err
-		}
+		f := parseServiceFlags(t, args...)
 		_, err := f.logger()
-		return &f, err
+		return f, err
 	}
 	t.Setenv("NATS_URL", "")
 	t.Setenv("HARVESTER_STREAM_REPLICAS", "")

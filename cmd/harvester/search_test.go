@@ -96,61 +96,77 @@ func testSearchIndex(t *testing.T, backend func(*testing.T, *testBundle) searchB
 	b := setup(t)
 	sb := backend(t, b)
 	b.extra = sb.flags
+	r := &searchRun{t: t, b: b, sb: sb}
+	r.searchDHS()
+	r.gsaJanuaryThenJuly()
+	r.reconcile()
+	r.clearAndReindex()
+}
 
-	// 1. DHS: 1,250 datasets, 1,250 documents; a word of one title finds it.
-	const dhsOrg = "Department of Homeland Security"
+// searchRun is the steps of testSearchIndex, in order, on one backend.
+type searchRun struct {
+	t               *testing.T
+	b               *testBundle
+	sb              searchBackend
+	gsaSrv          *corpustest.Server
+	dhs, july       jobReport
+	dhsIDs, julyIDs map[string]bool
+}
+
+const dhsOrg, gsaOrg = "Department of Homeland Security", "General Services Administration"
+
+// search runs `harvester search ARGS` and returns its result.
+func (r *searchRun) search(args ...string) search.Result {
+	r.t.Helper()
+	code, out := r.b.runIndexCommand(r.t, append([]string{"search"}, args...)...)
+	require.Equal(r.t, exitOK, code, out)
+	var res search.Result
+	require.NoError(r.t, json.Unmarshal([]byte(out), &res), out)
+	return res
+}
+
+// searchDHS: 1. DHS: 1,250 datasets, 1,250 documents; a word of one title finds it.
+func (r *searchRun) searchDHS() {
+	t, b := r.t, r.b
 	b.srv.Serve(corpustest.Path(t, "dcatus/agency-dhs-2025-07.data.json"))
 	dhs, code := b.harvestURL(t, federal, "--organization", dhsOrg)
 	require.Equal(t, exitOK, code)
 	require.Equal(t, "complete", dhs.Status)
-	dhsIDs := datasetIDs(t, b.st, dhs.SourceID)
-	require.Len(t, dhsIDs, 1250)
-	require.Equal(t, dhsIDs, sb.indexed(t, dhs.SourceID))
+	r.dhs, r.dhsIDs = dhs, datasetIDs(t, b.st, dhs.SourceID)
+	require.Len(t, r.dhsIDs, 1250)
+	require.Equal(t, r.dhsIDs, r.sb.indexed(t, dhs.SourceID))
 
 	ds, err := b.st.DatasetList(t.Context(), &store.DatasetListParams{SourceID: dhs.SourceID})
 	require.NoError(t, err)
 	var target *store.Dataset
 	var title string
+	cyber := map[string]bool{}
 	for _, d := range ds {
 		var rec struct{ Title string }
 		require.NoError(t, json.Unmarshal(d.DCAT, &rec))
-		if strings.Contains(rec.Title, "Cybersecurity") {
+		if target == nil && strings.Contains(rec.Title, "Cybersecurity") {
 			target, title = d, rec.Title
-			break
+		}
+		var kw struct{ Keyword []string }
+		if json.Unmarshal(d.DCAT, &kw) == nil &&
+			slices.ContainsFunc(kw.Keyword, func(k string) bool { return strings.EqualFold(k, "cybersecurity") }) {
+			cyber[d.ID] = true
 		}
 	}
 	require.NotNil(t, target, "a DHS title with Cybersecurity")
-	code, out := b.runIndexCommand(t, "search", title, "--per-page", "100")
-	require.Equal(t, exitOK, code)
-	var res search.Result
-	require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+	res := r.search(title, "--per-page", "100")
 	require.Positive(t, res.Total)
-	found := false
-	for _, h := range res.Hits {
-		found = found || (h.ID == target.ID && h.Title == title)
-	}
-	require.True(t, found, "searching %q finds dataset %s: %s", title, target.ID, out)
+	require.True(t, slices.ContainsFunc(res.Hits, func(h search.Hit) bool { return h.ID == target.ID && h.Title == title }),
+		"searching %q finds dataset %s: %+v", title, target.ID, res.Hits)
 	require.NotEmpty(t, res.Facets["keyword"])
 
 	// The README's example: --organization gave the source its organization, and the keyword
 	// filter ignores case (the catalog writes "Cybersecurity").
-	cyber := map[string]bool{}
-	for _, d := range ds {
-		var rec struct{ Keyword []string }
-		if json.Unmarshal(d.DCAT, &rec) == nil && slices.ContainsFunc(rec.Keyword, func(k string) bool {
-			return strings.EqualFold(k, "cybersecurity")
-		}) {
-			cyber[d.ID] = true
-		}
-	}
 	require.NotEmpty(t, cyber)
 	for _, args := range [][]string{{"--organization", dhsOrg, "--keyword", "cybersecurity"},
 		{"--organization", "department of homeland security", "--keyword", "CyberSecurity"}} {
-		code, out = b.runIndexCommand(t, append([]string{"search"}, args...)...)
-		require.Equal(t, exitOK, code, out)
-		res = search.Result{}
-		require.NoError(t, json.Unmarshal([]byte(out), &res), out)
-		require.Equal(t, len(cyber), res.Total, "%v: %s", args, out)
+		res = r.search(args...)
+		require.Equal(t, len(cyber), res.Total, "%v: %+v", args, res)
 		for _, h := range res.Hits {
 			require.True(t, cyber[h.ID], h.ID)
 			require.Equal(t, dhsOrg, h.Organization)
@@ -159,110 +175,81 @@ func testSearchIndex(t *testing.T, backend func(*testing.T, *testBundle) searchB
 		require.Contains(t, res.Facets["keyword"], search.Facet{Value: "Cybersecurity", Count: len(cyber)},
 			"the facet shows the keyword as published")
 	}
+}
 
-	// 2. GSA January then July (another source): the index holds exactly the July set; the
-	// documents of datasets July dropped are gone.
-	gsaSrv := corpustest.NewServer(t)
-	gsaSrv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
-	jan, code := b.harvest(t, "--url", gsaSrv.URL(), "--schema-type", federal)
+// gsaJanuaryThenJuly: 2. GSA January then July (another source): the index holds exactly
+// the July set; the documents of datasets July dropped are gone.
+func (r *searchRun) gsaJanuaryThenJuly() {
+	t, b := r.t, r.b
+	r.gsaSrv = corpustest.NewServer(t)
+	r.gsaSrv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-01.data.json"))
+	jan, code := b.harvest(t, "--url", r.gsaSrv.URL(), "--schema-type", federal)
 	require.Equal(t, exitOK, code)
 	janIDs := datasetIDs(t, b.st, jan.SourceID)
-	require.Equal(t, janIDs, sb.indexed(t, jan.SourceID))
-	gsaSrv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"))
-	const gsaOrg = "General Services Administration"
-	july, code := b.harvest(t, "--url", gsaSrv.URL(), "--schema-type", federal, "--organization", gsaOrg)
+	require.Equal(t, janIDs, r.sb.indexed(t, jan.SourceID))
+	r.gsaSrv.Serve(corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"))
+	r.july, code = b.harvest(t, "--url", r.gsaSrv.URL(), "--schema-type", federal, "--organization", gsaOrg)
 	require.Equal(t, exitOK, code)
-	require.Equal(t, jan.SourceID, july.SourceID)
-	julyIDs := datasetIDs(t, b.st, july.SourceID)
-	require.Len(t, julyIDs, len(catalogRecords(t, "dcatus/agency-gsa-2025-07.data.json")))
-	require.Equal(t, julyIDs, sb.indexed(t, july.SourceID))
+	require.Equal(t, jan.SourceID, r.july.SourceID)
+	r.julyIDs = datasetIDs(t, b.st, r.july.SourceID)
+	require.Len(t, r.julyIDs, len(catalogRecords(t, "dcatus/agency-gsa-2025-07.data.json")))
+	require.Equal(t, r.julyIDs, r.sb.indexed(t, r.july.SourceID))
 	dropped := 0
 	for id := range janIDs {
-		if !julyIDs[id] {
+		if !r.julyIDs[id] {
 			dropped++
 		}
 	}
-	require.Equal(t, july.Deleted, dropped, "each deleted record's document is gone")
+	require.Equal(t, r.july.Deleted, dropped, "each deleted record's document is gone")
 	// --organization attached the existing source; the organization facet counts each source's.
-	code, out = b.runIndexCommand(t, "search", "--organization", gsaOrg, "--per-page", "1")
-	require.Equal(t, exitOK, code, out)
-	res = search.Result{}
-	require.NoError(t, json.Unmarshal([]byte(out), &res), out)
-	require.Equal(t, july.Added+july.Updated+july.Unchanged, res.Total, out)
+	res := r.search("--organization", gsaOrg, "--per-page", "1")
+	require.Equal(t, r.july.Added+r.july.Updated+r.july.Unchanged, res.Total, "%+v", res)
 	orgs, _, err := b.st.OrganizationList(t.Context(), &store.PageParams{})
 	require.NoError(t, err)
 	require.Len(t, orgs, 2, "one organization each, reused by name")
+}
 
-	// 3. reconcile finds a document deleted behind Harvester's back; --fix restores it.
+// reconcile: 3. reconcile finds a document deleted behind Harvester's back; --fix restores it.
+func (r *searchRun) reconcile() {
+	t, b := r.t, r.b
 	var victim string
-	for id := range julyIDs {
+	for id := range r.julyIDs {
 		victim = id
 		break
 	}
-	errs, err := sb.idx.Apply(t.Context(), []search.Op{{ID: victim}})
+	errs, err := r.sb.idx.Apply(t.Context(), []search.Op{{ID: victim}})
 	require.NoError(t, err)
 	require.NoError(t, errs[0])
-	require.NoError(t, sb.idx.Refresh(t.Context()))
-	code, out = b.runIndexCommand(t, "reconcile")
+	require.NoError(t, r.sb.idx.Refresh(t.Context()))
+	code, out := b.runIndexCommand(t, "reconcile")
 	require.Equal(t, exitJobError, code, out)
 	var rep search.ReconcileReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	require.Equal(t, []string{victim}, rep.Missing)
 	require.Empty(t, rep.Orphaned)
-	require.Equal(t, len(julyIDs)+len(dhsIDs), rep.Datasets)
+	require.Equal(t, len(r.julyIDs)+len(r.dhsIDs), rep.Datasets)
 	code, out = b.runIndexCommand(t, "reconcile", "--fix")
 	require.Equal(t, exitOK, code, out)
-	require.True(t, sb.indexed(t, july.SourceID)[victim], "restored")
+	require.True(t, r.sb.indexed(t, r.july.SourceID)[victim], "restored")
 	code, out = b.runIndexCommand(t, "reconcile")
 	require.Equal(t, exitOK, code, "clean after --fix: %s", out)
-
-	// 4. clear empties the source's documents and leaves the other source's.
-	cleared, code := b.harvest(t, "--url", gsaSrv.URL(), "--schema-type", federal, "--job-type", "clear")
-	require.Equal(t, exitOK, code)
-	require.Equal(t, len(julyIDs), cleared.Deleted)
-	require.Empty(t, sb.indexed(t, july.SourceID))
-	require.Equal(t, dhsIDs, sb.indexed(t, dhs.SourceID))
-
-	// 5. reindex rebuilds the whole index from the table.
-	code, out = b.runIndexCommand(t, "reindex")
-	require.Equal(t, exitOK, code, out)
-	require.JSONEq(t, `{"documents": 1250}`, out)
-	require.Equal(t, dhsIDs, sb.indexed(t, dhs.SourceID))
-	code, out = b.runIndexCommand(t, "reindex", "--source", dhs.SourceID)
-	require.Equal(t, exitOK, code, out)
-	require.Equal(t, dhsIDs, sb.indexed(t, dhs.SourceID))
 }
 
-// TestIndexFailureIsAnErrorOutcome: when OpenSearch refuses every write (a write block on the
-// index), each record settles as an error naming the index's reason, never as a success; once
-// the block is lifted, the next harvest indexes them all.
-func TestIndexFailureIsAnErrorOutcome(t *testing.T) {
-	t.Parallel()
-	sb := opensearchBackend(t)
-	b := setup(t)
-	b.extra = sb.flags
-	os := sb.idx.(*opensearch.Index)
-	setBlock := func(on bool) {
-		require.NoError(t, os.SetWriteBlock(t.Context(), on))
-	}
-	setBlock(true)
-	file := corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json")
-	b.srv.Serve(file)
-	first, code := b.harvestURL(t, federal)
+// clearAndReindex: 4. clear empties the source's documents and leaves the other source's;
+// 5. reindex rebuilds the whole index from the table.
+func (r *searchRun) clearAndReindex() {
+	t, b := r.t, r.b
+	cleared, code := b.harvest(t, "--url", r.gsaSrv.URL(), "--schema-type", federal, "--job-type", "clear")
 	require.Equal(t, exitOK, code)
-	total := len(catalogRecords(t, "dcatus/agency-gsa-2025-07.data.json"))
-	require.Equal(t, total, first.Errored, "every record's indexing failed")
-	require.Zero(t, first.Added)
-	errs, _, err := b.st.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: first.JobID, PageParams: store.PageParams{Limit: 1}})
-	require.NoError(t, err)
-	require.NotEmpty(t, errs)
-	require.Contains(t, errs[0].Message, "search index")
-	require.Contains(t, errs[0].Message, "cluster_block_exception")
+	require.Equal(t, len(r.julyIDs), cleared.Deleted)
+	require.Empty(t, r.sb.indexed(t, r.july.SourceID))
+	require.Equal(t, r.dhsIDs, r.sb.indexed(t, r.dhs.SourceID))
 
-	setBlock(false)
-	second, code := b.harvestURL(t, federal)
-	require.Equal(t, exitOK, code)
-	require.Equal(t, total, second.Added+second.Updated, "errored records are harvested again")
-	require.Zero(t, second.Errored)
-	require.Equal(t, datasetIDs(t, b.st, second.SourceID), sb.indexed(t, second.SourceID))
+	code, out := b.runIndexCommand(t, "reindex")
+	require.Equal(t, exitOK, code, out)
+	require.JSONEq(t, `{"documents": 1250}`, out)
+	require.Equal(t, r.dhsIDs, r.sb.indexed(t, r.dhs.SourceID))
+	code, out = b.runIndexCommand(t, "reindex", "--source", r.dhs.SourceID)
+	require.Equal(t, exitOK, code, out)
+	require.Equal(t, r.dhsIDs, r.sb.indexed(t, r.dhs.SourceID))
 }

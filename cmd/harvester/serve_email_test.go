@@ -9,24 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
-	"github.com/harvester-dev/harvester/router/natstest"
-	"github.com/harvester-dev/harvester/store/dbtest"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 )
 
 // TestServeEmailsCarriedErrors: an on_error source whose invalid record did not change is
 // emailed again by the re-harvest, which counts the record as errored (not validated again)
 // and lists the error rows it carried from the job that found them.
 func TestServeEmailsCarriedErrors(t *testing.T) {
-	smtp := serveEnv(t)
 	catalog := filepath.Join(t.TempDir(), "data.json")
-	require.NoError(t, os.WriteFile(catalog, []byte(`{"dataset":[`+validRecord(t, "valid", "")+
+	require.NoError(t, os.WriteFile(catalog, []byte(`{"dataset":[`+pipelinetest.SampleRecord(t, "valid", "")+
 		`,{"identifier":"invalid","title":"No description"}]}`), 0o644))
 	agency := corpustest.NewServer(t)
 	agency.Serve(catalog)
-	addr, natsURL := freeAddr(t), natstest.URL(t)
-	reports := reportJobIDs(t, natsURL)
-
-	c := startServe(t, addr, "--database-url", dbtest.URL(t), "--nats-url", natsURL, "--scheduler-interval", "50ms")
+	c := startMailServe(t)
 
 	var src struct{ ID string }
 	c.call("POST", "/api/v1/harvest_sources", map[string]any{"name": "Sample", "url": agency.URL(),
@@ -34,28 +29,20 @@ func TestServeEmailsCarriedErrors(t *testing.T) {
 		"notification_frequency": "on_error"}, http.StatusCreated, &src)
 	harvestOnce := func() apiJob {
 		t.Helper()
-		var job apiJob
-		c.call("POST", "/api/v1/harvest_sources/"+src.ID+"/jobs", map[string]string{"job_type": "harvest"},
-			http.StatusAccepted, &job)
-		job = c.waitJob(job.ID)
+		job := c.runJob(src.ID, "harvest") // its report event is published after the email went out
 		require.Equal(t, "complete", job.Status)
-		for id := range reports { // the report event is published after the email went out
-			if id == job.ID {
-				break
-			}
-		}
 		return job
 	}
 
 	first := harvestOnce()
 	require.Equal(t, [2]int{1, 1}, [2]int{first.Added, first.Errored})
-	require.Len(t, smtp.Messages(), 1)
+	require.Len(t, c.smtp.Messages(), 1)
 
 	second := harvestOnce()
 	require.Equal(t, [3]int{0, 1, 1}, [3]int{second.Added, second.Unchanged, second.Errored},
 		"the invalid record is still invalid")
-	require.Len(t, smtp.Messages(), 2, "an on_error source is emailed again")
-	_, text := smtp.Messages()[1].Parse(t)
+	require.Len(t, c.smtp.Messages(), 2, "an on_error source is emailed again")
+	_, text := c.smtp.Messages()[1].Parse(t)
 	require.Regexp(t, `Errored:\s+1\n`, text)
 
 	var page struct {
@@ -68,7 +55,7 @@ func TestServeEmailsCarriedErrors(t *testing.T) {
 	}
 	third := harvestOnce() // carries from the second job, which had carried them: the origin stays
 	require.Equal(t, [3]int{0, 1, 1}, [3]int{third.Added, third.Unchanged, third.Errored})
-	require.Len(t, smtp.Messages(), 3)
+	require.Len(t, c.smtp.Messages(), 3)
 	for _, job := range []apiJob{second, third} {
 		c.call("GET", "/api/v1/harvest_jobs/"+job.ID+"/record_errors", nil, http.StatusOK, &page)
 		require.Equal(t, 1, page.Total)

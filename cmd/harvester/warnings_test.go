@@ -52,29 +52,6 @@ func TestWarningsShownAndCarried(t *testing.T) {
 	require.NotContains(t, text, "error row")
 }
 
-// Issue 26 item 7: a DCAT-AP record whose SHACL report has findings that do not fail it is
-// added, and its findings are ValidationWarning rows of severity warning, listed as warnings;
-// the rows of severity error (if any) are ValidationError. semic-2.1.1-example1.nt under
-// DCAT-AP 3.0.0 has range findings that only warn.
-func TestRDFSHACLWarningsAreWarnings(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	site := newRDFSite(t)
-	const url = "http://warnings.test/catalog.nt"
-	site.serveCorpus(t, url, "application/n-triples", "dcatap/semic-2.1.1-example1.nt")
-	rep, code := b.harvestRDF(t, site, url, "--option", "shacl_profile=dcat-ap-3.0.0")
-	mustComplete(t, rep, code)
-	require.Positive(t, rep.Added)
-	require.Positive(t, rep.Warned)
-	require.Positive(t, rep.Warnings.Total)
-	for _, w := range rep.Warnings.Rows {
-		require.Equal(t, harvest.TypeValidationWarning, w.Type, w.Message)
-	}
-	for _, e := range rep.RecordErrors.Rows {
-		require.Equal(t, harvest.TypeValidationError, e.Type, e.Message)
-	}
-}
-
 // Issue 26 item 7: a job whose document the server reports unchanged (304) carries the warning
 // rows of the job whose validators it sent, as it carries its errors: warned stays 2.
 func TestWarningsCarriedWhenNotModified(t *testing.T) {

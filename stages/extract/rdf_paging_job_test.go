@@ -1,4 +1,4 @@
-package main
+package extract_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -45,24 +47,22 @@ func growCatalog(extra int) []byte {
 // error row with its own IRI as identifier, and stays live: it is not deleted.
 func TestRDFDatasetOverTripleCapIsKept(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	site := newRDFSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	const url = "http://grow.test/catalog.nt"
-	opts := []string{"--option", "shacl_profile=none"}
-	site.serve(url, "application/n-triples", growCatalog(0))
-	first, code := b.harvestRDF(t, site, url, opts...)
-	mustComplete(t, first, code)
+	site.Serve(url, "application/n-triples", growCatalog(0))
+	first := h.HarvestRDF(t, site, pipelinetest.Source{URL: url, Options: noSHACL})
+	pipelinetest.MustComplete(t, first)
 	require.Equal(t, 3, first.Added)
-	live := liveIdentifiers(t, b.st, first.SourceID)
+	live := h.LiveIdentifiers(t, first.SourceID)
 
-	site.serve(url, "application/n-triples", growCatalog(101_000))
-	second, code := b.harvestRDF(t, site, url, opts...)
-	mustComplete(t, second, code)
+	site.Serve(url, "application/n-triples", growCatalog(101_000))
+	second := h.HarvestRDF(t, site, pipelinetest.Source{URL: url, Options: noSHACL})
+	pipelinetest.MustComplete(t, second)
 	require.Equal(t, 1, second.Errored, "g0 is an error row")
 	require.Equal(t, 2, second.Unchanged, "g1 and g2")
 	require.Zero(t, second.Deleted, "g0 is not deleted")
-	require.Equal(t, live, liveIdentifiers(t, b.st, first.SourceID))
-	errs, _, err := b.st.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: second.JobID})
+	require.Equal(t, live, h.LiveIdentifiers(t, first.SourceID))
+	errs, _, err := h.Store.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: second.JobID})
 	require.NoError(t, err)
 	require.Len(t, errs, 1)
 	require.Equal(t, "http://grow.test/g0", errs[0].Identifier)
@@ -93,51 +93,52 @@ func hydraPage(self, next string, total, pad int, datasets ...string) []byte {
 	return b.Bytes()
 }
 
+// noSHACL is the options of a source validated by no SHACL profile.
+var noSHACL = map[string]string{"shacl_profile": "none"}
+
 // pagedFirstHarvest harvests the two-page catalog of datasets d1 and d2 at
-// http://pages.test/catalog, which must complete, and returns its live identifiers.
-func pagedFirstHarvest(t *testing.T, b *testBundle, site *rdfSite, extra ...string) (jobReport, []string) {
+// http://pages.test/catalog without SHACL, which must complete, and returns its live identifiers.
+func pagedFirstHarvest(t *testing.T, h *pipelinetest.Harness, site *pipelinetest.Site) (pipelinetest.Report, []string) {
 	t.Helper()
 	const p1, p2 = "http://pages.test/catalog", "http://pages.test/catalog?page=2"
-	site.serve(p1, "text/turtle", hydraPage(p1, p2, 2, 0, "http://pages.test/d1"))
-	site.serve(p2, "text/turtle", hydraPage(p2, "", 2, 0, "http://pages.test/d2"))
-	first, code := b.harvestRDF(t, site, p1, extra...)
-	mustComplete(t, first, code)
+	site.Serve(p1, "text/turtle", hydraPage(p1, p2, 2, 0, "http://pages.test/d1"))
+	site.Serve(p2, "text/turtle", hydraPage(p2, "", 2, 0, "http://pages.test/d2"))
+	first := h.HarvestRDF(t, site, pipelinetest.Source{URL: p1, Options: noSHACL})
+	pipelinetest.MustComplete(t, first)
 	require.Equal(t, 2, first.Added)
-	return first, liveIdentifiers(t, b.st, first.SourceID)
+	return first, h.LiveIdentifiers(t, first.SourceID)
 }
 
 // mustFailKeeping checks a job failed with one job error holding each of parts, and that the
 // source's live datasets are still live.
-func mustFailKeeping(t *testing.T, b *testBundle, rep jobReport, code int, live []string, parts ...string) {
+func mustFailKeeping(t *testing.T, h *pipelinetest.Harness, rep pipelinetest.Report, live []string, parts ...string) {
 	t.Helper()
-	require.Equal(t, exitJobError, code, "job errors: %v", rep.JobErrors)
+	require.Equal(t, string(harvest.JobError), rep.Status, "job errors: %v", rep.JobErrors)
 	require.Len(t, rep.JobErrors, 1)
 	for _, p := range parts {
 		require.Contains(t, rep.JobErrors[0], p)
 	}
 	require.Zero(t, rep.Total, "nothing listed")
-	require.Equal(t, live, liveIdentifiers(t, b.st, rep.SourceID), "nothing deleted")
+	require.Equal(t, live, h.LiveIdentifiers(t, rep.SourceID), "nothing deleted")
 }
 
 // Issue 25 D14: the pages of a paged source together are capped at --fetch-max-bytes, as one
 // document is; the page that passes it is a job error naming it, and is not read to its end.
 func TestRDFPagedSourceBytesCap(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	site := newRDFSite(t)
-	capArgs := []string{"--option", "shacl_profile=none", "--fetch-max-bytes", "3000"}
-	first, live := pagedFirstHarvest(t, b, site, capArgs...)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
+	h.Config.Fetch.MaxBytes = 3000
+	first, live := pagedFirstHarvest(t, h, site)
 
 	const p1, p2, p3 = "http://pages.test/catalog", "http://pages.test/catalog?page=2", "http://pages.test/catalog?page=3"
-	site.serve(p1, "text/turtle", hydraPage(p1, p2, 3, 900, "http://pages.test/d1"))
-	site.serve(p2, "text/turtle", hydraPage(p2, p3, 3, 900, "http://pages.test/d2"))
-	site.serve(p3, "text/turtle", hydraPage(p3, "", 3, 900, "http://pages.test/d3"))
-	for _, p := range []string{p1, p2, p3} {
-		require.Less(t, len(site.docs[p].body), 1500, "each page is under the cap")
+	for p, body := range map[string][]byte{p1: hydraPage(p1, p2, 3, 900, "http://pages.test/d1"),
+		p2: hydraPage(p2, p3, 3, 900, "http://pages.test/d2"), p3: hydraPage(p3, "", 3, 900, "http://pages.test/d3")} {
+		require.Less(t, len(body), 1500, "each page is under the cap")
+		site.Serve(p, "text/turtle", body)
 	}
-	rep, code := b.harvestRDF(t, site, p1, capArgs...)
+	rep := h.HarvestRDF(t, site, pipelinetest.Source{URL: p1, Options: noSHACL})
 	require.Equal(t, first.SourceID, rep.SourceID)
-	mustFailKeeping(t, b, rep, code, live, "page 3 ("+p3+")", "past 3000 bytes together")
+	mustFailKeeping(t, h, rep, live, "page 3 ("+p3+")", "past 3000 bytes together")
 }
 
 // Issue 25 D23: a Hydra collection whose pages hold fewer or more datasets than its
@@ -155,14 +156,13 @@ func TestRDFHydraTotalItems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t)
-			site := newRDFSite(t)
-			_, live := pagedFirstHarvest(t, b, site, "--option", "shacl_profile=none")
+			h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
+			_, live := pagedFirstHarvest(t, h, site)
 			const p1, p2 = "http://pages.test/catalog", "http://pages.test/catalog?page=2"
-			site.serve(p1, "text/turtle", hydraPage(p1, p2, tc.total, 0, "http://pages.test/d1"))
-			site.serve(p2, "text/turtle", hydraPage(p2, "", tc.total, 0, tc.datasets...))
-			rep, code := b.harvestRDF(t, site, p1, "--option", "shacl_profile=none", "--job-type", "force_harvest")
-			mustFailKeeping(t, b, rep, code, live, "page "+p2+" declares hydra:totalItems "+fmt.Sprint(tc.total), tc.how)
+			site.Serve(p1, "text/turtle", hydraPage(p1, p2, tc.total, 0, "http://pages.test/d1"))
+			site.Serve(p2, "text/turtle", hydraPage(p2, "", tc.total, 0, tc.datasets...))
+			rep := h.HarvestRDF(t, site, pipelinetest.Source{URL: p1, JobType: harvest.JobForceHarvest, Options: map[string]string{"shacl_profile": "none"}})
+			mustFailKeeping(t, h, rep, live, "page "+p2+" declares hydra:totalItems "+fmt.Sprint(tc.total), tc.how)
 		})
 	}
 }
@@ -171,16 +171,15 @@ func TestRDFHydraTotalItems(t *testing.T) {
 // datasets (their blank nodes relabelled by each parse) stops at the first repeat, naming it.
 func TestRDFHydraRepeatedPage(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	site := newRDFSite(t)
-	_, live := pagedFirstHarvest(t, b, site, "--option", "shacl_profile=none")
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
+	_, live := pagedFirstHarvest(t, h, site)
 	const p1, p2, p3 = "http://pages.test/catalog", "http://pages.test/catalog?page=2", "http://pages.test/catalog?page=3"
-	site.serve(p1, "text/turtle", hydraPage(p1, p2, -1, 0, "http://pages.test/d1", "http://pages.test/d2"))
-	site.serve(p2, "text/turtle", hydraPage(p2, p3, -1, 0, "http://pages.test/d1", "http://pages.test/d2"))
-	site.serve(p3, "text/turtle", hydraPage(p3, "", -1, 0, "http://pages.test/d3"))
-	rep, code := b.harvestRDF(t, site, p1, "--option", "shacl_profile=none")
-	mustFailKeeping(t, b, rep, code, live, "page 2 ("+p2+") repeats the content of "+p1, "paging loop")
-	require.Zero(t, site.hits[p3], "no page after the repeat is read")
+	site.Serve(p1, "text/turtle", hydraPage(p1, p2, -1, 0, "http://pages.test/d1", "http://pages.test/d2"))
+	site.Serve(p2, "text/turtle", hydraPage(p2, p3, -1, 0, "http://pages.test/d1", "http://pages.test/d2"))
+	site.Serve(p3, "text/turtle", hydraPage(p3, "", -1, 0, "http://pages.test/d3"))
+	rep := h.HarvestRDF(t, site, pipelinetest.Source{URL: p1, Options: noSHACL})
+	mustFailKeeping(t, h, rep, live, "page 2 ("+p2+") repeats the content of "+p1, "paging loop")
+	require.Zero(t, site.Hits(p3), "no page after the repeat is read")
 }
 
 // Issue 25 item 28: a file source's relative IRIs resolve against its file: URL, its next pages
@@ -202,37 +201,34 @@ func TestRDFFileSourcePages(t *testing.T) {
 	}
 	first := write("sub/catalog.ttl", page("page2.ttl", "d/1"))
 	write("sub/page2.ttl", []byte("<d/2> a <http://www.w3.org/ns/dcat#Dataset> ; <http://purl.org/dc/terms/title> \"d/2\" ."))
-	b := setup(t)
-	site := newRDFSite(t)
-	args := []string{"--file", first, "--source-type", "rdf", "--schema-type", "dcat-ap", "--option", "shacl_profile=none",
-		"--fetch-proxy", site.URL}
-	rep, code := b.harvest(t, args...)
-	mustComplete(t, rep, code)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
+	src := pipelinetest.Source{URL: first, Options: noSHACL}
+	rep := h.HarvestRDF(t, site, src)
+	pipelinetest.MustComplete(t, rep)
 	base := "file://" + filepath.ToSlash(dir) + "/sub/"
-	live := liveIdentifiers(t, b.st, rep.SourceID)
+	live := h.LiveIdentifiers(t, rep.SourceID)
 	require.Equal(t, []string{base + "d/1", base + "d/2"}, live)
 
 	for _, next := range []string{"http://elsewhere.test/page2.ttl", "../outside.ttl", "file:///etc/passwd"} {
 		write("outside.ttl", page("", "d/3"))
 		write("sub/catalog.ttl", page(next, "d/1"))
-		rep, code := b.harvest(t, args...)
-		mustFailKeeping(t, b, rep, code, live, "read "+base+"catalog.ttl: its next page", "not a file in the source file's folder")
+		rep := h.HarvestRDF(t, site, src)
+		mustFailKeeping(t, h, rep, live, "read "+base+"catalog.ttl: its next page", "not a file in the source file's folder")
 	}
-	require.Empty(t, site.hits, "no page was fetched")
+	require.Zero(t, site.TotalHits(), "no page was fetched")
 }
 
 // Issue 25 D7: a next page URL over 8 KiB is a job error that names the page, not the URL
 // whole; nothing is deleted.
 func TestRDFHydraLongNextPage(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	site := newRDFSite(t)
-	_, live := pagedFirstHarvest(t, b, site, "--option", "shacl_profile=none")
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
+	_, live := pagedFirstHarvest(t, h, site)
 	const p1 = "http://pages.test/catalog"
 	long := p1 + "?page=" + strings.Repeat("9", 100_000)
-	site.serve(p1, "text/turtle", hydraPage(p1, long, -1, 0, "http://pages.test/d1"))
-	rep, code := b.harvestRDF(t, site, p1, "--option", "shacl_profile=none")
-	mustFailKeeping(t, b, rep, code, live, "read "+p1+": its next page is 100031 bytes long, over the 8192-byte cap")
+	site.Serve(p1, "text/turtle", hydraPage(p1, long, -1, 0, "http://pages.test/d1"))
+	rep := h.HarvestRDF(t, site, pipelinetest.Source{URL: p1, Options: noSHACL})
+	mustFailKeeping(t, h, rep, live, "read "+p1+": its next page is 100031 bytes long, over the 8192-byte cap")
 	require.Less(t, len(rep.JobErrors[0]), 500)
 }
 
@@ -240,29 +236,28 @@ func TestRDFHydraLongNextPage(t *testing.T) {
 // first page past the cap, which is not read; nothing is deleted.
 func TestRDFHydraPageCap(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	site := newRDFSite(t)
-	_, live := pagedFirstHarvest(t, b, site, "--option", "shacl_profile=none", "--max-rdf-pages", "2")
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
+	h.Config.MaxRDFPages = 2
+	_, live := pagedFirstHarvest(t, h, site)
 	const p1, p2, p3 = "http://pages.test/catalog", "http://pages.test/catalog?page=2", "http://pages.test/catalog?page=3"
-	site.serve(p1, "text/turtle", hydraPage(p1, p2, -1, 0, "http://pages.test/d1"))
-	site.serve(p2, "text/turtle", hydraPage(p2, p3, -1, 0, "http://pages.test/d2"))
-	site.serve(p3, "text/turtle", hydraPage(p3, "", -1, 0, "http://pages.test/d3"))
-	rep, code := b.harvestRDF(t, site, p1, "--option", "shacl_profile=none", "--max-rdf-pages", "2")
-	mustFailKeeping(t, b, rep, code, live, "page 3 ("+p3+") is one more than the page cap of 2 (--max-rdf-pages)")
-	require.Zero(t, site.hits[p3])
+	site.Serve(p1, "text/turtle", hydraPage(p1, p2, -1, 0, "http://pages.test/d1"))
+	site.Serve(p2, "text/turtle", hydraPage(p2, p3, -1, 0, "http://pages.test/d2"))
+	site.Serve(p3, "text/turtle", hydraPage(p3, "", -1, 0, "http://pages.test/d3"))
+	rep := h.HarvestRDF(t, site, pipelinetest.Source{URL: p1, Options: noSHACL})
+	mustFailKeeping(t, h, rep, live, "page 3 ("+p3+") is one more than the page cap of 2 (--max-rdf-pages)")
+	require.Zero(t, site.Hits(p3))
 }
 
 // Issue 25: a page of more than 1,000 Hydra paging triples is a job error naming it, not held.
 func TestRDFHydraPagingTriplesCap(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	site := newRDFSite(t)
+	h, site := pipelinetest.New(t), pipelinetest.NewSite(t)
 	const p1 = "http://pages.test/catalog"
 	body := hydraPage(p1, "", -1, 0, "http://pages.test/d1")
 	for i := range 1001 {
 		body = fmt.Appendf(body, "<%s> <http://www.w3.org/ns/hydra/core#next> <%s?page=%d> .\n", p1, p1, i)
 	}
-	site.serve(p1, "text/turtle", body)
-	rep, code := b.harvestRDF(t, site, p1, "--option", "shacl_profile=none")
-	mustFailKeeping(t, b, rep, code, nil, "parse "+p1+" as text/turtle: ", "more than 1000 Hydra paging triples")
+	site.Serve(p1, "text/turtle", body)
+	rep := h.HarvestRDF(t, site, pipelinetest.Source{URL: p1, Options: noSHACL})
+	mustFailKeeping(t, h, rep, nil, "parse "+p1+" as text/turtle: ", "more than 1000 Hydra paging triples")
 }

@@ -1,6 +1,7 @@
-package main
+package extract_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,15 +12,15 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
-	"github.com/harvester-dev/harvester/router/natstest"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/store/dbtest"
-	"github.com/harvester-dev/harvester/store/postgres"
 )
 
 // wafServer serves the corpus's real WAF listings, each at the path its links expect, and a
@@ -96,19 +97,13 @@ func (s *wafServer) downloaded() int {
 func TestHarvestWAFs(t *testing.T) {
 	t.Parallel()
 	srv := newWAFServer(t)
-	dbURL := dbtest.URL(t)
-	services := []string{"--database-url", dbURL, "--nats-url", natstest.URL(t)}
-	st, err := postgres.Open(context.Background(), dbURL)
-	require.NoError(t, err)
-	defer st.Close()
+	h := pipelinetest.New(t)
+	st := h.Store
 
 	for listing := range wafListings {
 		url := srv.URL + listing
-		harvest := func(extra ...string) jobReport {
-			args := append([]string{"harvest", "--url", url, "--source-type", "waf", "--schema-type", "iso19115_2"}, extra...)
-			return runJSON(t, append(args, services...)...)
-		}
-		first := harvest()
+		src := pipelinetest.Source{URL: url, SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2}
+		first := h.Harvest(t, src)
 		require.Equal(t, "complete", first.Status, listing)
 		require.Equal(t, 2, first.Total, "%s: every .xml file of the listing and nothing else", listing)
 		require.Equal(t, first.Total, first.Added+first.Errored, listing)
@@ -135,7 +130,7 @@ func TestHarvestWAFs(t *testing.T) {
 		}
 
 		// The listing dates say nothing changed: nothing is downloaded.
-		second := harvest()
+		second := h.Harvest(t, src)
 		require.Equal(t, "complete", second.Status, listing)
 		// Unchanged files are unchanged, and invalid ones errored again with their error rows
 		// carried, whether the listing date or the downloaded bytes said they had not changed.
@@ -147,7 +142,8 @@ func TestHarvestWAFs(t *testing.T) {
 			require.Zero(t, srv.downloaded(), "%s: a harvest with unchanged listing dates downloads no XML", listing)
 		}
 
-		forced := harvest("--job-type", "force_harvest")
+		src.JobType = harvest.JobForceHarvest
+		forced := h.Harvest(t, src)
 		require.Equal(t, "complete", forced.Status, listing)
 		require.Equal(t, 2, srv.downloaded(), "%s: force_harvest downloads everything", listing)
 	}
@@ -157,17 +153,12 @@ func TestHarvestWAFs(t *testing.T) {
 func TestHarvestWAFCollection(t *testing.T) {
 	t.Parallel()
 	srv := newWAFServer(t)
-	dbURL := dbtest.URL(t)
+	h := pipelinetest.New(t)
 	parent := srv.URL + "/cfg/parent.xml"
-	rep := runJSON(t, "harvest", "--url", srv.URL+"/apache/", "--source-type", "waf-collection",
-		"--collection-parent-url", parent, "--schema-type", "iso19115_2",
-		"--database-url", dbURL, "--nats-url", natstest.URL(t))
+	rep := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/apache/", SourceType: harvest.SourceWAFCollection, CollectionParentURL: parent, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", rep.Status)
 	require.Equal(t, 3, rep.Total, "the parent and the two files")
-	st, err := postgres.Open(context.Background(), dbURL)
-	require.NoError(t, err)
-	defer st.Close()
-	datasets, err := st.DatasetList(context.Background(), &store.DatasetListParams{SourceID: rep.SourceID})
+	datasets, err := h.Store.DatasetList(context.Background(), &store.DatasetListParams{SourceID: rep.SourceID})
 	require.NoError(t, err)
 	require.NotEmpty(t, datasets)
 	for _, d := range datasets {
@@ -188,14 +179,10 @@ func TestHarvestWAFCollection(t *testing.T) {
 // the placeholders it needed are warning rows.
 func TestHarvestISODocument(t *testing.T) {
 	t.Parallel()
-	dbURL := dbtest.URL(t)
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, dbURL)
-	require.NoError(t, err)
-	defer st.Close()
+	h := pipelinetest.New(t)
+	ctx, st := context.Background(), h.Store
 	for _, file := range []string{"iso19115/datagov-valid-iso1-gmd.xml", "iso19115/mdtranslator-iso19115-3-mdb-dataidentification.xml"} {
-		rep := runJSON(t, "harvest", "--file", corpustest.Path(t, file), "--schema-type", "iso19115_1",
-			"--database-url", dbURL, "--nats-url", natstest.URL(t))
+		rep := h.Harvest(t, pipelinetest.Source{URL: corpustest.Path(t, file), SchemaType: harvest.SchemaISO19115_1})
 		require.Equal(t, "complete", rep.Status, file)
 		require.Equal(t, [2]int{1, 1}, [2]int{rep.Total, rep.Added}, file)
 		datasets, err := st.DatasetList(ctx, &store.DatasetListParams{SourceID: rep.SourceID})
@@ -214,6 +201,23 @@ func TestHarvestISODocument(t *testing.T) {
 			require.NotEmpty(t, errs, "the placeholders used are warning rows")
 		}
 	}
+}
+
+// fileWAF serves listing at path and the local files by their URL paths until the test ends.
+func fileWAF(t *testing.T, path, listing string, files map[string]string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == path {
+			fmt.Fprint(w, listing)
+			return
+		}
+		if p, ok := files[r.URL.Path]; ok {
+			http.ServeFile(w, r, p)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // Every INVALID ISO file of the corpus, and the FGDC and ISO 19110 files, end as error rows that
@@ -238,29 +242,14 @@ func TestHarvestWAFOfBadFiles(t *testing.T) {
 		listing += fmt.Sprintf("<a href=%q>%s</a>  2024-01-01 00:00  1K\n", name, name)
 	}
 	listing += "</pre></body></html>"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/bad/" {
-			fmt.Fprint(w, listing)
-			return
-		}
-		if p, ok := files[r.URL.Path]; ok {
-			http.ServeFile(w, r, p)
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
-	dbURL := dbtest.URL(t)
-	rep := runJSON(t, "harvest", "--url", srv.URL+"/bad/", "--source-type", "waf", "--schema-type", "iso19115_2",
-		"--database-url", dbURL, "--nats-url", natstest.URL(t))
+	srv := fileWAF(t, "/bad/", listing, files)
+	h := pipelinetest.New(t)
+	rep := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/bad/", SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", rep.Status)
 	require.Equal(t, len(bad), rep.Total)
 	require.Equal(t, len(bad), rep.Errored)
 
-	st, err := postgres.Open(context.Background(), dbURL)
-	require.NoError(t, err)
-	defer st.Close()
-	errs, _, err := st.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: rep.JobID,
+	errs, _, err := h.Store.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: rep.JobID,
 		PageParams: store.PageParams{Limit: 100}})
 	require.NoError(t, err)
 	reasons := map[string]string{}
@@ -285,10 +274,10 @@ func TestHarvestWAFOfBadFiles(t *testing.T) {
 // document source and in a WAF, never a COMPARE failure; the job completes.
 func TestHarvestEmptyISOFiles(t *testing.T) {
 	t.Parallel()
-	dbURL, natsURL := dbtest.URL(t), natstest.URL(t)
+	h := pipelinetest.New(t)
 	empty := filepath.Join(t.TempDir(), "empty.xml")
 	require.NoError(t, os.WriteFile(empty, nil, 0o644))
-	rep := runJSON(t, "harvest", "--file", empty, "--schema-type", "iso19115_2", "--database-url", dbURL, "--nats-url", natsURL)
+	rep := h.Harvest(t, pipelinetest.Source{URL: empty, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", rep.Status)
 	require.Equal(t, [2]int{1, 1}, [2]int{rep.Total, rep.Errored})
 
@@ -296,29 +285,15 @@ func TestHarvestEmptyISOFiles(t *testing.T) {
 	blank := filepath.Join(t.TempDir(), "blank.xml")
 	require.NoError(t, os.WriteFile(blank, []byte("\xEF\xBB\xBF \n\t\n"), 0o644))
 	files["/waf/blank.xml"] = blank
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/waf/" {
-			fmt.Fprint(w, `<html><body><a href="empty.xml">empty.xml</a> <a href="blank.xml">blank.xml</a> <a href="good.xml">good.xml</a></body></html>`)
-			return
-		}
-		if p, ok := files[r.URL.Path]; ok {
-			http.ServeFile(w, r, p)
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
-	waf := runJSON(t, "harvest", "--url", srv.URL+"/waf/", "--source-type", "waf", "--schema-type", "iso19115_2",
-		"--database-url", dbURL, "--nats-url", natsURL)
+	srv := fileWAF(t, "/waf/", `<html><body><a href="empty.xml">empty.xml</a> <a href="blank.xml">blank.xml</a> `+
+		`<a href="good.xml">good.xml</a></body></html>`, files)
+	waf := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/waf/", SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2})
 	require.Equal(t, "complete", waf.Status)
 	require.Equal(t, [3]int{3, 1, 2}, [3]int{waf.Total, waf.Added, waf.Errored})
 
-	st, err := postgres.Open(context.Background(), dbURL)
-	require.NoError(t, err)
-	defer st.Close()
 	reasons := map[string]string{}
 	for _, jobID := range []string{rep.JobID, waf.JobID} {
-		errs, _, err := st.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: jobID})
+		errs, _, err := h.Store.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: jobID})
 		require.NoError(t, err)
 		for _, e := range errs {
 			reasons[e.Identifier] = e.Type + ": " + e.Message
@@ -329,4 +304,48 @@ func TestHarvestEmptyISOFiles(t *testing.T) {
 		srv.URL + "/waf/empty.xml": "EmptyFile: file " + srv.URL + "/waf/empty.xml is empty (0 bytes): it holds no ISO 19115 record",
 		srv.URL + "/waf/blank.xml": "EmptyFile: file " + srv.URL + "/waf/blank.xml is empty (7 bytes of white space): it holds no ISO 19115 record",
 	}, reasons)
+}
+
+// TestHarvestWAFRecordOverTheCap: a WAF file over the record cap (--max-record-bytes) is an error row naming
+// the cap, and its download stops there: the server, which counts what it managed to send,
+// sent a small share of the 64 MiB file. The other file is harvested.
+func TestHarvestWAFRecordOverTheCap(t *testing.T) {
+	t.Parallel()
+	h := pipelinetest.New(t)
+	small, err := os.ReadFile(corpustest.Path(t, "iso19115/datagov-valid-iso2-gmi.xml"))
+	require.NoError(t, err)
+	chunk := bytes.Repeat([]byte("<!-- padding -->"), 4096) // 64 KiB
+	var sent atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/waf/":
+			_, _ = w.Write([]byte(`<html><body><pre><a href="small.xml">small.xml</a>` + "\n" +
+				`<a href="huge.xml">huge.xml</a>` + "\n</pre></body></html>"))
+		case "/waf/small.xml":
+			_, _ = w.Write(small)
+		case "/waf/huge.xml":
+			_, _ = w.Write([]byte(`<?xml version="1.0"?>`))
+			for range 1024 { // 64 MiB
+				n, err := w.Write(chunk)
+				sent.Add(int64(n))
+				if err != nil {
+					return
+				}
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	h.Config.MaxRecordBytes = 1048576
+	rep := h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/waf/", SourceType: harvest.SourceWAF,
+		SchemaType: harvest.SchemaISO19115_2})
+	require.Equal(t, "complete", rep.Status, "%+v", rep)
+	require.Equal(t, [3]int{2, 1, 1}, [3]int{rep.Total, rep.Added, rep.Errored}, "%+v", rep)
+	errs, _, err := h.Store.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: rep.JobID})
+	require.NoError(t, err)
+	require.Len(t, errs, 1)
+	require.Equal(t, "RecordTooLarge", errs[0].Type)
+	require.Contains(t, errs[0].Message, "huge.xml is more than 1048576 bytes, over the record size cap")
+	require.Less(t, sent.Load(), int64(24<<20), "bytes of the 64 MiB file the server could send")
 }
