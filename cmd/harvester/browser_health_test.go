@@ -68,29 +68,47 @@ func (w *walk) failingJob() {
 	require.Equal(t, w.brokenJob, w.waitPath(jobPath))
 	require.Equal(t, "3", w.text("count-errored"))
 
-	// TODO(report, issue 26 item 7): once warnings are shown as warnings, assert the job page's
-	// warnings section (or rows marked "warning") instead; for now each group names its
-	// severity, and no *Warning type is listed as an error.
+	// The record errors are listed as errors, each group naming its severity; no *Warning type
+	// is among them.
 	groups, err := chromedp.Run(w.ctx, chromedp.Evaluate[map[string]string](
 		`Object.fromEntries([...document.querySelectorAll("#record-error-groups details.error-group")].map(
-			g => [g.dataset.type, g.querySelector("summary").textContent]))`))
+			g => [g.dataset.type, g.dataset.severity]))`))
 	require.NoError(t, err)
-	require.Contains(t, groups, "ValidationError")
-	for typ, summary := range groups {
-		if strings.HasSuffix(typ, "Warning") {
-			require.Contains(t, summary, "(warning)", typ)
-		} else {
-			require.Contains(t, summary, "(error)", typ)
-		}
+	require.Equal(t, "error", groups["ValidationError"])
+	for typ, severity := range groups {
+		require.False(t, strings.HasSuffix(typ, "Warning"), typ)
+		require.Equal(t, "error", severity, typ)
 	}
 
-	// TODO(jobs, issue 26 item 6): the records failed validation, so replaying them does
-	// nothing: assert that #action-replay is absent and that the page says why (and offers
-	// re-validation instead, if the jobs helper adds it). Today the button is still offered.
+	// The records failed validation, so replaying them would do nothing: no replay button, and
+	// the page says why and what to do instead.
 	replay, err := chromedp.Run(w.ctx, chromedp.Evaluate[bool](`!!document.getElementById("action-replay")`))
 	require.NoError(t, err)
-	require.True(t, replay, "today's behaviour; the jobs helper's change turns this assert around")
+	require.False(t, replay, "a replay of records that failed validation would do nothing")
+	require.Contains(t, w.text("replay-note"), "validation")
 	w.shot("job-failing")
+}
+
+// warnedJob: a DCAT-US 3.0 source two of whose three records warn; its job lists the
+// findings under Warnings, as warnings, and no record error.
+func (w *walk) warnedJob() {
+	t := w.t
+	feed := corpustest.NewServer(t)
+	feed.Serve(corpustest.Path(t, "dcatus/dcatus3-warning.json"))
+	src := w.addSource("DCAT-US 3.0 with warnings", feed.URL(), "dcatus3.0")
+	job := w.startJob(src, "harvest")
+	w.watchJob()
+	j := w.checkCounts(strings.TrimPrefix(job, "/harvest_jobs/"))
+	require.Equal(t, 3, j.Added)
+	require.Equal(t, 2, j.Warned)
+	require.Equal(t, "None.", w.text("record-errors-none"))
+	require.Contains(t, w.text("record-warnings-total"), "2 record warnings")
+	groups, err := chromedp.Run(w.ctx, chromedp.Evaluate[map[string]string](
+		`Object.fromEntries([...document.querySelectorAll("#record-warning-groups details.error-group")].map(
+			g => [g.dataset.type, g.dataset.severity]))`))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"ValidationWarning": "warning"}, groups)
+	w.shot("job-warnings")
 }
 
 // dashboard: the timeline shows the broken feed's job as failed, keeps it when filtered by

@@ -101,6 +101,7 @@ func TestWebUIInABrowser(t *testing.T) {
 	w.recordDiff(changedID)
 	w.failingSourceInTheList()
 	w.failingJob()
+	w.warnedJob()
 	w.otherPages()
 	w.dashboard()
 	w.clear()
@@ -132,15 +133,15 @@ func (w *walk) signInAndAddOrganization() {
 	w.shot("organization")
 }
 
-// addSource adds a manual DCAT-US 1.1 document source of the organization through the form
-// and returns its page's path.
-func (w *walk) addSource(name, location string) string {
+// addSource adds a manual document source of the organization through the form (DCAT-US 1.1
+// federal unless schemaType names another schema type) and returns its page's path.
+func (w *walk) addSource(name, location string, schemaType ...string) string {
 	w.open("/harvest_sources/new")
 	w.type_("name", name)
 	w.type_("url", location)
 	w.do("choose", chromedp.SetValue(chromedp.ID("organization_id"), w.orgID),
 		chromedp.SetValue(chromedp.ID("source_type"), "document"),
-		chromedp.SetValue(chromedp.ID("schema_type"), "dcatus1.1: federal"),
+		chromedp.SetValue(chromedp.ID("schema_type"), append(schemaType, "dcatus1.1: federal")[0]),
 		chromedp.SetValue(chromedp.ID("frequency"), "manual"))
 	w.shot("source-form")
 	src := w.submit("source-submit", sourcePath)

@@ -70,6 +70,7 @@ type apiJob struct {
 	Deleted        int      `json:"deleted"`
 	Unchanged      int      `json:"unchanged"`
 	Errored        int      `json:"errored"`
+	Warned         int      `json:"warned"`
 	PercentSettled *float64 `json:"percent_settled"`
 }
 
