@@ -121,8 +121,8 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 	if in.WAFTimeZone != nil {
 		p.WAFTimeZone = *in.WAFTimeZone
 	}
-	store.CheckSource(p, in.SchemaType, fields)
 	decodeSettings(&in, p, fields)
+	store.CheckSource(p, in.SchemaType, fields)
 	keepSecret(p, old, fields)
 	if _, bad := fields["url"]; !bad {
 		p.URL, _ = harvest.NormalizeSourceURL(p.SourceType, p.URL) // store.CheckSource accepted it
