@@ -28,6 +28,9 @@ type Config struct {
 	// SecureCookies marks the cookies Secure (served over HTTPS only). Default false, so that
 	// a plain-HTTP deployment on a private network can sign in.
 	SecureCookies bool
+	// AllowPrivateSources lets the source form save URLs on loopback, private and link-local
+	// addresses, as the API's (fetch.Config.AllowPrivate, --allow-private-sources).
+	AllowPrivateSources bool
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
@@ -40,8 +43,9 @@ func (c Config) WithDefaults() Config {
 type Deps struct {
 	// Store is required: pages read it directly.
 	Store store.Store
-	// API is the API handler (api.New). Required: every write goes through it, and it serves
-	// /api/, /healthz, /readyz and /metrics beside the pages.
+	// API is the API handler (api.New). Required: it serves /api/, /healthz, /readyz and
+	// /metrics beside the pages. Source and organization writes call api.Sources and
+	// api.SaveOrganization directly; job actions and validation still go through it in process.
 	API http.Handler
 	// Search answers the search page; nil shows that no index is configured.
 	Search search.Index
@@ -70,6 +74,7 @@ type server struct {
 	key    []byte // session and CSRF HMAC key, derived from the API key
 	// authLimit is Deps.AuthLimiter
 	authLimit *api.AuthLimiter
+	sources   api.Sources // source writes: the API's checks and messages
 	pages     *http.ServeMux
 }
 
@@ -92,6 +97,7 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 		s.now = time.Now
 	}
 	s.key = deriveKey(cfg.APIKey)
+	s.sources = api.Sources{Store: deps.Store, AllowPrivate: cfg.AllowPrivateSources}
 	s.authLimit = deps.AuthLimiter
 	if s.authLimit == nil {
 		s.authLimit = api.NewAuthLimiter(api.AuthLimitConfig{})
