@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"html"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,7 +18,6 @@ import (
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/store"
-	"github.com/harvester-dev/harvester/store/sqlite"
 	"github.com/harvester-dev/harvester/web"
 )
 
@@ -64,21 +60,19 @@ var badSources = []badSource{
 func TestSameSourceMessageEverywhere(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	st, err := (&serviceFlags{dataDir: t.TempDir()}).openStore(ctx)
 	require.NoError(t, err)
 	t.Cleanup(st.Close)
-	require.NoError(t, st.Migrate(ctx))
-	log := slog.New(slog.DiscardHandler)
-	h, err := api.New(api.Config{APIKey: "k"}, api.Deps{Store: st, Logger: log, Fetch: fetch.Config{AllowPrivate: true}})
+	h, err := api.New(api.Config{APIKey: "k"}, api.Deps{Store: st, Fetch: fetch.Config{AllowPrivate: true}})
 	require.NoError(t, err)
-	site, err := web.New(web.Config{APIKey: "k", AllowPrivateSources: true}, web.Deps{Store: st, API: h, Logger: log})
+	site, err := web.New(web.Config{APIKey: "k", AllowPrivateSources: true}, web.Deps{Store: st, API: h})
 	require.NoError(t, err)
 	srv := httptest.NewServer(site)
 	t.Cleanup(srv.Close)
-	good := sendJSON(t, srv.URL, http.MethodPost, "/api/v1/harvest_sources", map[string]any{"name": "good",
+	b := signedIn(t, srv.URL)
+	good := b.sendJSON(t, http.MethodPost, "/api/v1/harvest_sources", map[string]any{"name": "good",
 		"url": "https://good.example.gov/data.json", "schema_type": federal})
 	require.Equal(t, http.StatusCreated, good.status, good.body)
-	b := signedIn(t, srv.URL)
 
 	for _, c := range badSources {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,17 +80,16 @@ func TestSameSourceMessageEverywhere(t *testing.T) {
 			var want string
 			for _, path := range []string{"/api/v1/harvest_sources", "/api/v1/harvest_sources/" + good.ID} {
 				method := map[bool]string{true: http.MethodPost, false: http.MethodPut}[path == "/api/v1/harvest_sources"]
-				r := sendJSON(t, srv.URL, method, path, c.json)
+				r := b.sendJSON(t, method, path, c.json)
 				require.Equal(t, http.StatusUnprocessableEntity, r.status, "%s %s", method, r.body)
 				require.Contains(t, r.Fields, c.field, "%s %s", method, r.body)
 				want = r.Fields[c.field]
 			}
 			require.NotEmpty(t, want)
 
-			var out, errOut bytes.Buffer
-			code := run(ctx, append([]string{"harvest"}, c.cli...), &out, &errOut)
-			require.Equal(t, exitUsage, code, errOut.String())
-			require.Contains(t, errOut.String(), ": "+want, "the CLI says what the API says")
+			code, _, stderr := runCmd(append([]string{"harvest"}, c.cli...)...)
+			require.Equal(t, exitUsage, code, stderr)
+			require.Contains(t, stderr, ": "+want, "the CLI says what the API says")
 
 			for _, path := range []string{"/harvest_sources", "/harvest_sources/" + good.ID + "/edit"} {
 				form := url.Values{"name": {"bad"}, "frequency": {"manual"}, "notification_frequency": {"on_error"},
@@ -122,24 +115,19 @@ type jsonAnswer struct {
 	Fields map[string]string `json:"fields"`
 }
 
-func sendJSON(t *testing.T, base, method, path string, body any) jsonAnswer {
+// sendJSON sends body to the API with its key and reads the JSON answer.
+func (b *formClient) sendJSON(t *testing.T, method, path string, body any) jsonAnswer {
 	t.Helper()
 	data, err := json.Marshal(body)
 	require.NoError(t, err)
-	req, err := http.NewRequest(method, base+path, bytes.NewReader(data))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-API-Key", "k")
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	a := jsonAnswer{status: res.StatusCode, body: string(raw)}
-	require.NoError(t, json.Unmarshal(raw, &a), string(raw))
+	status, raw := b.do(t, method, path, "application/json", string(data))
+	a := jsonAnswer{status: status, body: raw}
+	require.NoError(t, json.Unmarshal([]byte(raw), &a), raw)
 	return a
 }
 
-// formClient is a signed-in operator's browser: cookies, no redirects followed.
+// formClient is a signed-in operator's browser (cookies, no redirects followed) that also
+// holds the API key.
 type formClient struct {
 	c    *http.Client
 	base string
@@ -155,24 +143,35 @@ func signedIn(t *testing.T, base string) *formClient {
 	return b
 }
 
-func (b *formClient) post(t *testing.T, path string, form url.Values) (int, string) {
+// do sends a request (a body of contentType when that is not "") and returns the answer's
+// status and body.
+func (b *formClient) do(t *testing.T, method, path, contentType, body string) (int, string) {
 	t.Helper()
-	res, err := b.c.PostForm(b.base+path, form)
+	req, err := http.NewRequest(method, b.base+path, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("X-API-Key", "k")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := b.c.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(body)
+	raw, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(raw)
+}
+
+func (b *formClient) post(t *testing.T, path string, form url.Values) (int, string) {
+	t.Helper()
+	return b.do(t, http.MethodPost, path, "application/x-www-form-urlencoded", form.Encode())
 }
 
 var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 
+// csrf reads the CSRF token of the form on the page at path.
 func (b *formClient) csrf(t *testing.T, path string) string {
 	t.Helper()
-	res, err := b.c.Get(b.base + path)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	m := csrfField.FindStringSubmatch(string(body))
-	require.NotNil(t, m, "no csrf_token on %s: %s", path, strings.TrimSpace(string(body)))
+	_, body := b.do(t, http.MethodGet, path, "", "")
+	m := csrfField.FindStringSubmatch(body)
+	require.NotNil(t, m, "no csrf_token on %s: %s", path, body)
 	return m[1]
 }
