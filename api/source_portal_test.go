@@ -1,14 +1,12 @@
 package api
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/store"
 )
 
 // TestPortalSourceURLIsItsBase: a CKAN portal written as its base, its base with a trailing "/"
@@ -34,11 +32,8 @@ func TestPortalSourceURLIsItsBase(t *testing.T) {
 	require.Equal(t, http.StatusCreated, other.status, "a portal under another path is another portal: %s", other.body)
 	require.Equal(t, "https://ckan.example.gov/other-portal", other.object(t)["url"])
 
-	legacy, err := b.store.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "legacy",
-		URL: "https://legacy.example.gov/api/3/action/package_search", SourceType: harvest.SourceCKAN,
-		SchemaType: harvest.SchemaDCATUS11NonFederal, Frequency: harvest.FrequencyManual,
-		NotificationFrequency: harvest.NotifyOnError})
-	require.NoError(t, err)
+	legacy := b.insertLegacy(t, "https://legacy.example.gov/api/3/action/package_search", harvest.SourceCKAN,
+		harvest.SchemaDCATUS11NonFederal)
 	requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", portal("https://legacy.example.gov/")),
 		http.StatusConflict, `a harvest source with url "https://legacy.example.gov/api/3/action/package_search" `+
 			`(the same catalog as "https://legacy.example.gov/") already exists: harvest source `+legacy.ID)

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"testing"
 
@@ -275,36 +276,34 @@ func TestSourceKinds(t *testing.T) {
 	}
 }
 
+// wafBody is a good body of a waf or waf-collection source with a new URL, plus extra.
+func wafBody(sourceType string, extra map[string]any) map[string]any {
+	body := validSource("https://waf.example.gov/" + uuid.NewString() + "/")
+	body["source_type"], body["schema_type"] = sourceType, "iso19115_2"
+	maps.Copy(body, extra)
+	return body
+}
+
 func TestSourceWAFTimeZoneRoundTrip(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	body := validSource("https://waf.example.gov/" + uuid.NewString() + "/")
-	body["source_type"], body["schema_type"] = "waf", "iso19115_2"
-	body["waf_time_zone"] = "America/New_York"
+	body := wafBody("waf", map[string]any{"waf_time_zone": "America/New_York"})
 	src := b.createSource(t, body)
-	id := src["id"].(string)
 	require.Equal(t, "America/New_York", src["waf_time_zone"])
-	stored, err := b.store.SourceGet(context.Background(), id)
+	stored, err := b.store.SourceGet(context.Background(), src["id"].(string))
 	require.NoError(t, err)
 	require.Equal(t, "America/New_York", stored.WAFTimeZone)
 
 	body["waf_time_zone"] = "Asia/Tokyo"
-	r := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body)
-	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
-	require.Equal(t, "Asia/Tokyo", r.object(t)["waf_time_zone"], "replaced")
-	r = b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, without(body, "waf_time_zone"))
-	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
-	u := r.object(t)
-	requireSchema(t, "HarvestSource", u)
+	require.Equal(t, "Asia/Tokyo", b.putSource(t, stored.ID, body)["waf_time_zone"], "replaced")
+	u := b.putSource(t, stored.ID, without(body, "waf_time_zone"))
 	require.Nil(t, u["waf_time_zone"], "PUT replaces every field: omitted is UTC")
 }
 
 func TestSourceCollectionParentRoundTrip(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	body := validSource("https://waf.example.gov/" + uuid.NewString() + "/")
-	body["source_type"], body["schema_type"] = "waf-collection", "iso19115_2"
-	body["collection_parent_url"] = "https://waf.example.gov/cfg/parent.xml"
+	body := wafBody("waf-collection", map[string]any{"collection_parent_url": "https://waf.example.gov/cfg/parent.xml"})
 	src := b.createSource(t, body)
 	id := src["id"].(string)
 	stored, err := b.store.SourceGet(context.Background(), id)
@@ -360,4 +359,59 @@ func TestSourcePortalDefaultsToNonFederal(t *testing.T) {
 	p = &store.SourceInsertParams{Name: "Doc", URL: "https://example.gov/data.json", SourceType: harvest.SourceDocument}
 	store.CheckSource(p, "", fields)
 	require.Contains(t, fields, "schema_type", "a document source still needs one")
+}
+
+// insertLegacy stores a source as it was sent before source URLs were normalised, past the API.
+func (b *testBundle) insertLegacy(t *testing.T, url string, st harvest.SourceType, schema harvest.SchemaType) *store.Source {
+	t.Helper()
+	src, err := b.store.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "legacy", URL: url,
+		SourceType: st, SchemaType: schema, Frequency: harvest.FrequencyManual, NotificationFrequency: harvest.NotifyOnError})
+	require.NoError(t, err)
+	return src
+}
+
+// TestSourceURLNormalForm registers one catalog written many ways: the first is stored in its
+// normal form, every other is a 409 naming it, on POST and PUT; a source stored before URLs
+// were normalised is found the same way; a different path case or query is another source.
+func TestSourceURLNormalForm(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	require.Contains(t, schemaAt(t, "schemas", "HarvestSourceInput", "properties", "url")["description"],
+		"stored in its normal form")
+
+	created := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("HTTP://Data.Example.GOV:0080/./Path/Data.JSON?Key=%7e#top"))
+	require.Equal(t, http.StatusCreated, created.status, "body: %s", created.body)
+	src := created.object(t)
+	const stored = "http://data.example.gov/Path/Data.JSON?Key=~"
+	require.Equal(t, stored, src["url"])
+
+	other := b.newSource(t, "")
+	for _, u := range []string{stored, stored + "#frag", stored + "#", "hTTp://DATA.example.gov/Path/Data.JSON?Key=%7E",
+		"http://data.example.gov:80/Path/Data.JSON?Key=~", "http://data.example.gov:0080/Path/Data.JSON?Key=~",
+		"http://data.example.gov/Path/./Data.JSON?Key=~", "http://data.example.gov/x/../Path/Data.JSON?Key=~",
+		"http://data.example.gov//Path//Data.JSON?Key=~", "http://data.example.gov/%50ath/Data.JSON?Key=~",
+		" http://data.example.gov/Path/Data.JSON?Key=~ \n"} {
+		requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource(u)), http.StatusConflict,
+			`a harvest source with url "`+stored+`"`)
+		requireError(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+other.ID, validSource(u)), http.StatusConflict,
+			"already exists: harvest source "+src["id"].(string))
+	}
+	put := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+src["id"].(string), validSource("HTTP://DATA.EXAMPLE.GOV/Path/Data.JSON?Key=%7E#x"))
+	require.Equal(t, http.StatusOK, put.status, "its own url, written another way: %s", put.body)
+	require.Equal(t, stored, put.object(t)["url"])
+
+	for _, u := range []string{"http://data.example.gov/path/data.json?Key=~", "http://data.example.gov/Path/Data.JSON?Key=~&b=1",
+		"http://data.example.gov/Path/Data.JSON", "http://data.example.gov/Path/Data.JSON?Key=%7E%2F"} {
+		r := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource(u))
+		require.Equal(t, http.StatusCreated, r.status, "another catalog: %s: %s", u, r.body)
+	}
+
+	// A source stored before normalisation, as it was sent then.
+	legacy := b.insertLegacy(t, "https://Legacy.Example.gov:443/a/./data.json#x", harvest.SourceDocument,
+		harvest.SchemaDCATUS11Federal)
+	requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("https://legacy.example.gov/a/data.json")),
+		http.StatusConflict, `a harvest source with url "https://Legacy.Example.gov:443/a/./data.json#x" (the same catalog as "https://legacy.example.gov/a/data.json") already exists: harvest source `+legacy.ID)
+	put = b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+legacy.ID, validSource("https://legacy.example.gov/a/data.json"))
+	require.Equal(t, http.StatusOK, put.status, "the legacy source takes its normal form: %s", put.body)
+	require.Equal(t, "https://legacy.example.gov/a/data.json", put.object(t)["url"])
 }
