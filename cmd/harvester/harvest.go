@@ -77,8 +77,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "", "the source's http(s) URL")
 	fl.StringVar(&f.file, "file", "", "a local file: a data.json, an ISO XML record or an RDF document (the source is keyed by its absolute path)")
-	fl.StringVar(&f.schemaType, "schema-type", "",
-		`"dcatus1.1: federal", "dcatus1.1: non-federal", "iso19115_1", "iso19115_2" or "dcat-ap"`)
+	fl.StringVar(&f.schemaType, "schema-type", "", "the schema type its records follow, by source type: "+schemasHelp())
 	fl.StringVar(&f.sourceType, "source-type", "document",
 		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files), waf-collection,\n"+
 			"rdf (a DCAT-AP document: Turtle, RDF/XML, JSON-LD, N-Triples),\n"+
@@ -88,7 +87,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl.StringVar(&f.accept, "accept", "", `the Accept header for the source's documents, e.g. "text/turtle" (default: the fetch default)`)
 	fl.StringVar(&f.authHeader, "auth-header", "", `a secret header "Name: value" sent only to the source's host `+
 		`(default: $`+authHeaderEnv+`)`)
-	fl.StringArrayVar(&f.options, "option", nil, "a source setting key=value (repeatable), e.g. languages=nb,en")
+	fl.StringArrayVar(&f.options, "option", nil, "a setting of the source type, key=value (repeatable): "+settingsHelp())
 	fl.StringVar(&f.parentURL, "collection-parent-url", "",
 		"the parent record of a waf-collection: harvested first, and the isPartOf of every other record")
 	fl.StringVar(&f.wafTimeZone, "waf-time-zone", "",

@@ -64,6 +64,43 @@ func (f *harvestFlags) params() (trigger.Params, error) {
 	return p, nil
 }
 
+// settingsHelp lists each source type's settings from the rule table (harvest.SourceSpecs), with
+// their values when they are few: "rdf: shacl_profile (dcat-ap-3.0.0, …), languages; …".
+func settingsHelp() string {
+	var types []string
+	for _, spec := range harvest.SourceSpecs {
+		var names []string
+		for _, set := range spec.Settings {
+			name := set.Name
+			if set.Values != nil {
+				name += " (" + strings.Join(set.Values, ", ") + ")"
+			}
+			names = append(names, name)
+		}
+		if names != nil {
+			types = append(types, string(spec.Type)+": "+strings.Join(names, ", "))
+		}
+	}
+	return strings.Join(types, "; ")
+}
+
+// schemasHelp lists each source type's schema types from the rule table, the default marked.
+func schemasHelp() string {
+	var types []string
+	for _, spec := range harvest.SourceSpecs {
+		var names []string
+		for _, st := range spec.Schemas {
+			name := fmt.Sprintf("%q", st)
+			if st == spec.DefaultSchema {
+				name += " (default)"
+			}
+			names = append(names, name)
+		}
+		types = append(types, string(spec.Type)+": "+strings.Join(names, ", "))
+	}
+	return strings.Join(types, "; ")
+}
+
 // sourceFlags names the flag of each field of the source rule table's messages.
 var sourceFlags = []struct{ field, flag string }{{"url", "--url"}, {"source_type", "--source-type"},
 	{"schema_type", "--schema-type"}, {"collection_parent_url", "--collection-parent-url"},
