@@ -299,7 +299,7 @@ func (p *Pipeline) buildHandler() error {
 	}
 	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads,
 		SecureCookies: cfg.SecureCookies, AllowPrivateSources: cfg.Fetch.AllowPrivate}, web.Deps{Store: p.store, API: h, Search: p.index,
-		Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit})
+		Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit, Queued: p.kick})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}

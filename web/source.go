@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/trigger"
 )
 
 var frequencies = []harvest.Frequency{harvest.FrequencyManual, harvest.FrequencyDaily, harvest.FrequencyWeekly,
@@ -179,35 +181,38 @@ func jobTitle(jt harvest.JobType) string {
 	return "Harvest"
 }
 
-// sourceJobCreate starts a job through POST /api/v1/harvest_sources/{id}/jobs and goes to its
-// page; a 409 (a job is unfinished) is shown on the confirmation page.
+// sourceJobCreate queues a job of the source (trigger.Enqueue, as the API's POST
+// /harvest_sources/{id}/jobs; jobs.Start once that package lands), kicks the scheduler and goes
+// to the job's page. A bad job type (422) or an unfinished job (409) is shown on the
+// confirmation page.
 func (s *server) sourceJobCreate(w http.ResponseWriter, r *http.Request) error {
 	src, err := s.getSource(r)
 	if err != nil {
 		return err
 	}
-	jt := r.PostFormValue("job_type")
-	a, err := s.callAPI(r, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", map[string]string{"job_type": jt})
-	if err != nil {
-		return err
-	}
-	if a.Status >= 400 {
-		msg := a.Error
-		for k, v := range a.Fields {
-			msg = k + ": " + v
+	jt, err := harvest.ParseJobType(r.PostFormValue("job_type"))
+	status := http.StatusUnprocessableEntity
+	if err == nil {
+		var job *store.HarvestJob
+		job, err = trigger.Enqueue(r.Context(), s.store, src.ID, jt)
+		switch {
+		case err == nil:
+			if s.queued != nil {
+				s.queued()
+			}
+			http.Redirect(w, r, "/harvest_jobs/"+job.ID, http.StatusSeeOther)
+			return nil
+		case errors.Is(err, trigger.ErrUnknownSource):
+			return notFound("harvest source %q not found", src.ID)
+		case !errors.Is(err, trigger.ErrJobInProgress):
+			return err
 		}
-		n, _ := s.store.DatasetCount(r.Context(), src.ID)
-		return s.render(w, r, a.Status, "source_job.html", jobTitle(harvest.JobType(jt))+": "+src.Name,
-			sourceJobData{Source: src, JobType: harvest.JobType(jt), Datasets: n, Error: msg})
+		status = http.StatusConflict
+		err = errors.New("the harvest source already has an unfinished job: wait for it to end or cancel it")
 	}
-	var job struct {
-		ID string `json:"id"`
-	}
-	if err := jsonDecode(a.Body, &job); err != nil {
-		return err
-	}
-	http.Redirect(w, r, "/harvest_jobs/"+job.ID, http.StatusSeeOther)
-	return nil
+	n, _ := s.store.DatasetCount(r.Context(), src.ID)
+	return s.render(w, r, status, "source_job.html", jobTitle(jt)+": "+src.Name,
+		sourceJobData{Source: src, JobType: harvest.JobType(r.PostFormValue("job_type")), Datasets: n, Error: err.Error()})
 }
 
 func (s *server) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) error {

@@ -2,12 +2,14 @@ package web
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -57,4 +59,36 @@ func TestSourceFormOffersOnlyValidValues(t *testing.T) {
 	_, n, err := st.SourceList(t.Context(), &store.SourceListParams{})
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing saved")
+}
+
+// TestSourceJobStart: "harvest now" on a source page queues the job without the API, kicks the
+// scheduler and goes to the job's page; a second one while it is unfinished is a 409 that says so.
+func TestSourceJobStart(t *testing.T) {
+	st := sqliteStore(t)
+	h, err := api.New(api.Config{APIKey: testKey}, api.Deps{Store: st})
+	require.NoError(t, err)
+	kicks := 0
+	w, err := New(Config{APIKey: testKey}, Deps{Store: st, API: h, Queued: func() { kicks++ }})
+	require.NoError(t, err)
+	srv := httptest.NewServer(w)
+	t.Cleanup(srv.Close)
+	b := (&site{store: st, url: srv.URL}).browser(t)
+	b.signIn()
+	src, err := st.SourceInsert(t.Context(), &store.SourceInsertParams{Name: "S", URL: "https://a.example.gov/data.json",
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, Frequency: harvest.FrequencyManual,
+		NotificationFrequency: harvest.NotifyOnError})
+	require.NoError(t, err)
+	form := url.Values{"job_type": {"validate"}, "csrf_token": {b.csrf("/harvest_sources/" + src.ID + "/jobs/new?job_type=validate")}}
+	res, body := b.post("/harvest_sources/"+src.ID+"/jobs", form)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, body)
+	jobs, _, err := st.JobList(t.Context(), &store.JobListParams{SourceID: src.ID})
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.Equal(t, "/harvest_jobs/"+jobs[0].ID, res.Header.Get("Location"))
+	require.Equal(t, harvest.JobValidate, jobs[0].JobType)
+	require.Equal(t, 1, kicks, "the scheduler is kicked")
+
+	res, body = b.post("/harvest_sources/"+src.ID+"/jobs", form)
+	require.Equal(t, http.StatusConflict, res.StatusCode, body)
+	require.Contains(t, body, "already has an unfinished job")
 }

@@ -60,6 +60,9 @@ type Deps struct {
 	AuthLimiter *api.AuthLimiter
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Queued, when set, is called after a job was queued from a source page: the scheduler's
+	// kick, as the API's Deps.Queued.
+	Queued func()
 }
 
 // server is the http.Handler New returns.
@@ -75,6 +78,7 @@ type server struct {
 	// authLimit is Deps.AuthLimiter
 	authLimit *api.AuthLimiter
 	sources   api.Sources // source writes: the API's checks and messages
+	queued    func()      // Deps.Queued; may be nil
 	pages     *http.ServeMux
 }
 
@@ -98,6 +102,7 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 	}
 	s.key = deriveKey(cfg.APIKey)
 	s.sources = api.Sources{Store: deps.Store, AllowPrivate: cfg.AllowPrivateSources}
+	s.queued = deps.Queued
 	s.authLimit = deps.AuthLimiter
 	if s.authLimit == nil {
 		s.authLimit = api.NewAuthLimiter(api.AuthLimitConfig{})
