@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,4 +38,23 @@ func TestPortalSourceURLIsItsBase(t *testing.T) {
 	requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", portal("https://legacy.example.gov/")),
 		http.StatusConflict, `a harvest source with url "https://legacy.example.gov/api/3/action/package_search" `+
 			`(the same catalog as "https://legacy.example.gov/") already exists: harvest source `+legacy.ID)
+}
+
+// TestDocumentNamesTheRuleTable: the document's source_type and schema_type values are the
+// source rule table's (harvest.SourceSpecs), in the answer and in the input.
+func TestDocumentNamesTheRuleTable(t *testing.T) {
+	var types, schemas []any
+	for _, spec := range harvest.SourceSpecs {
+		types = append(types, string(spec.Type))
+		for _, st := range spec.Schemas {
+			if !slices.Contains(schemas, any(string(st))) {
+				schemas = append(schemas, string(st))
+			}
+		}
+	}
+	for _, name := range []string{"HarvestSource", "HarvestSourceInput"} {
+		props := schemaAt(t, "schemas", name, "properties")
+		require.Equal(t, types, props["source_type"].(map[string]any)["enum"], name)
+		require.ElementsMatch(t, schemas, props["schema_type"].(map[string]any)["enum"], name)
+	}
 }
