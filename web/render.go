@@ -187,8 +187,9 @@ type apiAnswer struct {
 }
 
 // callAPI sends a request to the API handler in process, with the API key, and returns its
-// answer; body (nil: none) is sent as JSON. This is how every form writes: the API's
-// validation and messages are the form's.
+// answer; body (nil: none) is sent as JSON. Only the job actions (web/job.go) and the validate
+// page still write this way; source and organization writes call api.Sources and
+// api.SaveOrganization, and a source's "harvest now" queues its job directly.
 func (s *server) callAPI(r *http.Request, method, path string, body any) (*apiAnswer, error) {
 	var rd io.Reader = http.NoBody
 	if body != nil {
