@@ -2,8 +2,10 @@ package harvest
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -192,8 +194,17 @@ func CheckSourceURL(raw string) string {
 	if strings.TrimSpace(raw) == "" {
 		return "required"
 	}
-	if _, err := NormalizeURL(raw); err != nil {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%q is not a URL: %v", raw, errors.Unwrap(err))
+	case u.Scheme != "http" && u.Scheme != "https":
 		return fmt.Sprintf("%q is not an absolute http(s) URL", raw)
+	case u.Host == "":
+		return fmt.Sprintf("%q is not an absolute http(s) URL: it has no host", raw)
+	}
+	if _, err := NormalizeURL(raw); err != nil {
+		return fmt.Sprintf("%q is not an absolute http(s) URL: %v", raw, err)
 	}
 	return ""
 }
