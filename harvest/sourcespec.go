@@ -47,7 +47,7 @@ type SourceSetting struct {
 	Check func(value string) error
 }
 
-// SHACL profile names a rdf source's shacl_profile option takes (shacl/profiles holds the
+// SHACL profile names an rdf source's shacl_profile option takes (shacl/profiles holds the
 // shapes; a test there checks that the two lists agree). ProfileNone checks nothing.
 const (
 	ProfileDCATAP300 = "dcat-ap-3.0.0" // the default
@@ -109,6 +109,15 @@ func pageSize(name string, maxSize int) SourceSetting {
 		}}
 }
 
+// aSource is "a <t> source" with the article English wants ("an rdf source").
+func aSource(t SourceType) string {
+	switch t {
+	case SourceRDF, SourceArcGIS, SourceOpenDataSoft:
+		return "an " + string(t) + " source"
+	}
+	return "a " + string(t) + " source"
+}
+
 // SpecOf returns the row of source type t, or nil for an unknown type.
 func SpecOf(t SourceType) *SourceSpec {
 	for i := range SourceSpecs {
@@ -156,7 +165,7 @@ func (f *SourceFields) Check() (SourceType, SchemaType, map[string]string) {
 	spec := SpecOf(st)
 	switch {
 	case f.LocalFile && spec != nil && !spec.LocalFile:
-		bad["url"] = fmt.Sprintf("a %s source %s on a web server: give its URL, not a local file", st, spec.What)
+		bad["url"] = fmt.Sprintf("%s %s on a web server: give its URL, not a local file", aSource(st), spec.What)
 	case !f.LocalFile:
 		if msg := CheckSourceURL(f.URL); msg != "" {
 			bad["url"] = msg
@@ -174,7 +183,7 @@ func (f *SourceFields) Check() (SourceType, SchemaType, map[string]string) {
 		if _, err := ParseWAFTimeZone(f.WAFTimeZone); err != nil {
 			bad["waf_time_zone"] = err.Error()
 		} else if !spec.WAFTimeZone {
-			bad["waf_time_zone"] = fmt.Sprintf("only a waf or waf-collection source has one, not a %s source", st)
+			bad["waf_time_zone"] = fmt.Sprintf("only a waf or waf-collection source has one, not %s", aSource(st))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Options)) {
@@ -212,7 +221,7 @@ func CheckSourceURL(raw string) string {
 func (s *SourceSpec) checkSchema(raw string, bad map[string]string) SchemaType {
 	raw = cmp.Or(raw, string(s.DefaultSchema))
 	if raw == "" {
-		bad["schema_type"] = fmt.Sprintf("required for a %s source: %s", s.Type, quoted(s.Schemas))
+		bad["schema_type"] = fmt.Sprintf("required for %s: %s", aSource(s.Type), quoted(s.Schemas))
 		return ""
 	}
 	schema, err := ParseSchemaType(raw)
@@ -223,7 +232,7 @@ func (s *SourceSpec) checkSchema(raw string, bad map[string]string) SchemaType {
 	if slices.Contains(s.Schemas, schema) {
 		return schema
 	}
-	msg := fmt.Sprintf("a %s source %s: want %s, not %q", s.Type, s.What, quoted(s.Schemas), schema)
+	msg := fmt.Sprintf("%s %s: want %s, not %q", aSource(s.Type), s.What, quoted(s.Schemas), schema)
 	var takers []SourceType
 	for _, o := range SourceSpecs {
 		if slices.Contains(o.Schemas, schema) {
@@ -231,7 +240,7 @@ func (s *SourceSpec) checkSchema(raw string, bad map[string]string) SchemaType {
 		}
 	}
 	if len(takers) == 1 { // say where it belongs when only one type takes it
-		msg += fmt.Sprintf(" (%q is the schema of a %s source)", schema, takers[0])
+		msg += fmt.Sprintf(" (%q is the schema of %s)", schema, aSource(takers[0]))
 	}
 	bad["schema_type"] = msg
 	return ""
@@ -240,13 +249,13 @@ func (s *SourceSpec) checkSchema(raw string, bad map[string]string) SchemaType {
 func (s *SourceSpec) checkCollectionParent(raw string, bad map[string]string) {
 	switch {
 	case s.CollectionParent && raw == "":
-		bad["collection_parent_url"] = fmt.Sprintf("required for a %s source: the URL of its parent record", s.Type)
+		bad["collection_parent_url"] = fmt.Sprintf("required for %s: the URL of its parent record", aSource(s.Type))
 	case s.CollectionParent:
 		if msg := CheckSourceURL(raw); msg != "" {
 			bad["collection_parent_url"] = msg
 		}
 	case raw != "":
-		bad["collection_parent_url"] = fmt.Sprintf("only a waf-collection source has one, not a %s source", s.Type)
+		bad["collection_parent_url"] = fmt.Sprintf("only a waf-collection source has one, not %s", aSource(s.Type))
 	}
 }
 
@@ -257,17 +266,17 @@ func (s *SourceSpec) checkOption(k, v string) string {
 	case strings.TrimSpace(k) == "":
 		return "a setting needs a name"
 	case set == nil && len(s.Settings) == 0:
-		return fmt.Sprintf("%q is not a setting of a %s source: it has none", k, s.Type)
+		return fmt.Sprintf("%q is not a setting of %s: it has none", k, aSource(s.Type))
 	case set == nil:
 		names := make([]string, len(s.Settings))
 		for i, o := range s.Settings {
 			names[i] = o.Name
 		}
-		return fmt.Sprintf("%q is not a setting of a %s source: its settings are %s", k, s.Type, quoted(names))
+		return fmt.Sprintf("%q is not a setting of %s: its settings are %s", k, aSource(s.Type), quoted(names))
 	case v == "":
 		return ""
 	case set.Values != nil && !slices.Contains(set.Values, v):
-		return fmt.Sprintf("%q is not a %s value of a %s source: want %s", v, k, s.Type, quoted(set.Values))
+		return fmt.Sprintf("%q is not a %s value of %s: want %s", v, k, aSource(s.Type), quoted(set.Values))
 	case set.Check != nil:
 		if err := set.Check(v); err != nil {
 			return err.Error()

@@ -24,10 +24,10 @@ func TestSourceFieldsCheck(t *testing.T) {
 			"schema_type", `a waf source lists ISO 19115 XML files: want "iso19115_1" or "iso19115_2", not "dcatus3.0" ` +
 				`("dcatus3.0" is the schema of a document source)`},
 		{"schema required", SourceFields{URL: "https://a.example.gov/", SourceType: "rdf"}, "schema_type",
-			`required for a rdf source: "dcat-ap"`},
+			`required for an rdf source: "dcat-ap"`},
 		{"bad shacl_profile", SourceFields{URL: "https://a.example.gov/", SourceType: "rdf", SchemaType: "dcat-ap",
 			Options: map[string]string{"shacl_profile": "dcat-ap-3"}}, "options.shacl_profile",
-			`"dcat-ap-3" is not a shacl_profile value of a rdf source: want "dcat-ap-3.0.0", "dcat-ap-2.1.1", ` +
+			`"dcat-ap-3" is not a shacl_profile value of an rdf source: want "dcat-ap-3.0.0", "dcat-ap-2.1.1", ` +
 				`"dcat-ap-no-2.0" or "none"`},
 		{"portal setting on data.json", SourceFields{URL: "https://a.example.gov/", SchemaType: "dcatus3.0",
 			Options: map[string]string{"fq": "x"}}, "options.fq", `"fq" is not a setting of a document source: it has none`},

@@ -55,7 +55,7 @@ func TestSourceFormOffersOnlyValidValues(t *testing.T) {
 		"rdf.shacl_profile": {"dcat-ap-3"}, "csrf_token": {b.csrf("/harvest_sources/new")}}
 	res, body := b.post("/harvest_sources", form)
 	require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, body)
-	require.Contains(t, body, `id="rdf-shacl_profile-error">&#34;dcat-ap-3&#34; is not a shacl_profile value of a rdf source`)
+	require.Contains(t, body, `id="rdf-shacl_profile-error">&#34;dcat-ap-3&#34; is not a shacl_profile value of an rdf source`)
 	_, n, err := st.SourceList(t.Context(), &store.SourceListParams{})
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing saved")

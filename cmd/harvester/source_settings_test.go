@@ -87,8 +87,8 @@ func TestHarvestSourceSettingsBadFlags(t *testing.T) {
 		{[]string{"--schema-type", federal, "--auth-header", "X-Key:"}, "the value is empty"},
 		{[]string{"--schema-type", federal, "--option", "languages"}, `--option "languages": want key=value`},
 		{[]string{"--schema-type", federal, "--accept", "text/turtle\nX: y"}, "--accept: the value has a line break"},
-		{[]string{"--schema-type", federal, "--source-type", "rdf"}, `--schema-type: a rdf source holds DCAT-AP RDF (Turtle, RDF/XML, JSON-LD, N-Triples): want "dcat-ap"`},
-		{[]string{"--schema-type", "dcat-ap"}, `("dcat-ap" is the schema of a rdf source)`},
+		{[]string{"--schema-type", federal, "--source-type", "rdf"}, `--schema-type: an rdf source holds DCAT-AP RDF (Turtle, RDF/XML, JSON-LD, N-Triples): want "dcat-ap"`},
+		{[]string{"--schema-type", "dcat-ap"}, `("dcat-ap" is the schema of an rdf source)`},
 		{[]string{"--schema-type", federal, "--option", "fq=x"}, `--option fq: "fq" is not a setting of a document source`},
 	} {
 		args := append([]string{"harvest", "--file", catalog}, tc.args...)
