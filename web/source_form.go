@@ -43,10 +43,13 @@ type settingGroup struct {
 }
 
 // settingField is one setting's form field: a select list of Values, or a text input when
-// Values is nil.
+// Values is nil. Stale is a stored value outside Values (saved before the rule table checked
+// settings): the select shows it as not valid, so that saving the form refuses it rather than
+// dropping it unseen.
 type settingField struct {
 	Name, ID, Label, Help, Value, Error string
 	Values                              []string
+	Stale                               bool
 }
 
 func (s *server) sourceFormData(r *http.Request, src *store.Source, f sourceForm, errs formErrors) (sourceFormData, error) {
@@ -65,8 +68,10 @@ func (s *server) sourceFormData(r *http.Request, src *store.Source, f sourceForm
 		g := settingGroup{Type: spec.Type, What: spec.What}
 		for _, set := range spec.Settings {
 			name := string(spec.Type) + "." + set.Name
+			v := f.Settings[name]
 			g.Fields = append(g.Fields, settingField{Name: name, ID: string(spec.Type) + "-" + set.Name, Label: set.Name,
-				Help: set.Help, Value: f.Settings[name], Error: errs[name], Values: set.Values})
+				Help: set.Help, Value: v, Error: errs[name], Values: set.Values,
+				Stale: set.Values != nil && v != "" && !slices.Contains(set.Values, v)})
 		}
 		d.Settings = append(d.Settings, g)
 	}

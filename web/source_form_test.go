@@ -92,3 +92,26 @@ func TestSourceJobStart(t *testing.T) {
 	require.Equal(t, http.StatusConflict, res.StatusCode, body)
 	require.Contains(t, body, "already has an unfinished job")
 }
+
+// TestSourceFormShowsAStaleSetting: a source saved with shacl_profile dcat-ap-3 (before the
+// rule table checked settings) shows it on its edit form as not valid, and saving it as it is
+// is refused, rather than the value being dropped unseen.
+func TestSourceFormShowsAStaleSetting(t *testing.T) {
+	st := sqliteStore(t)
+	b := newSite(t, st).browser(t)
+	b.signIn()
+	src, err := st.SourceInsert(t.Context(), &store.SourceInsertParams{Name: "N", URL: "https://data.example.no/c.ttl",
+		SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP, Frequency: harvest.FrequencyManual,
+		NotificationFrequency: harvest.NotifyOnError, Options: map[string]string{"shacl_profile": "dcat-ap-3"}})
+	require.NoError(t, err)
+	_, page := b.get("/harvest_sources/" + src.ID + "/edit")
+	require.Equal(t, []string{"", "dcat-ap-3", "dcat-ap-3.0.0", "dcat-ap-2.1.1", "dcat-ap-no-2.0", "none"},
+		selectValues(page, "rdf.shacl_profile"))
+	require.Contains(t, page, `<option value="dcat-ap-3" selected>dcat-ap-3 (not a valid value: choose another)</option>`)
+	form := url.Values{"name": {"N"}, "url": {src.URL}, "source_type": {"rdf"}, "schema_type": {"dcat-ap"},
+		"frequency": {"manual"}, "notification_frequency": {"on_error"}, "rdf.shacl_profile": {"dcat-ap-3"},
+		"csrf_token": {b.csrf("/harvest_sources/" + src.ID + "/edit")}}
+	res, body := b.post("/harvest_sources/"+src.ID+"/edit", form)
+	require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, body)
+	require.Contains(t, body, `id="rdf-shacl_profile-error"`)
+}
