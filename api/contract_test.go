@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -18,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 )
 
@@ -377,55 +375,6 @@ func TestEmptyQueryValues(t *testing.T) {
 	}
 }
 
-// TestSourceURLNormalForm registers one catalog written many ways: the first is stored in its
-// normal form, every other is a 409 naming it, on POST and PUT; a source stored before URLs
-// were normalised is found the same way; a different path case or query is another source.
-func TestSourceURLNormalForm(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	require.Contains(t, schemaAt(t, "schemas", "HarvestSourceInput", "properties", "url")["description"],
-		"stored in its normal form")
-
-	created := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("HTTP://Data.Example.GOV:0080/./Path/Data.JSON?Key=%7e#top"))
-	require.Equal(t, http.StatusCreated, created.status, "body: %s", created.body)
-	src := created.object(t)
-	const stored = "http://data.example.gov/Path/Data.JSON?Key=~"
-	require.Equal(t, stored, src["url"])
-
-	other := b.newSource(t, "")
-	for _, u := range []string{stored, stored + "#frag", stored + "#", "hTTp://DATA.example.gov/Path/Data.JSON?Key=%7E",
-		"http://data.example.gov:80/Path/Data.JSON?Key=~", "http://data.example.gov:0080/Path/Data.JSON?Key=~",
-		"http://data.example.gov/Path/./Data.JSON?Key=~", "http://data.example.gov/x/../Path/Data.JSON?Key=~",
-		"http://data.example.gov//Path//Data.JSON?Key=~", "http://data.example.gov/%50ath/Data.JSON?Key=~",
-		" http://data.example.gov/Path/Data.JSON?Key=~ \n"} {
-		requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource(u)), http.StatusConflict,
-			`a harvest source with url "`+stored+`"`)
-		requireError(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+other.ID, validSource(u)), http.StatusConflict,
-			"already exists: harvest source "+src["id"].(string))
-	}
-	put := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+src["id"].(string), validSource("HTTP://DATA.EXAMPLE.GOV/Path/Data.JSON?Key=%7E#x"))
-	require.Equal(t, http.StatusOK, put.status, "its own url, written another way: %s", put.body)
-	require.Equal(t, stored, put.object(t)["url"])
-
-	for _, u := range []string{"http://data.example.gov/path/data.json?Key=~", "http://data.example.gov/Path/Data.JSON?Key=~&b=1",
-		"http://data.example.gov/Path/Data.JSON", "http://data.example.gov/Path/Data.JSON?Key=%7E%2F"} {
-		r := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource(u))
-		require.Equal(t, http.StatusCreated, r.status, "another catalog: %s: %s", u, r.body)
-	}
-
-	// A source stored before normalisation, as it was sent then.
-	legacy, err := b.store.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "legacy",
-		URL: "https://Legacy.Example.gov:443/a/./data.json#x", SourceType: harvest.SourceDocument,
-		SchemaType: harvest.SchemaDCATUS11Federal, Frequency: harvest.FrequencyManual,
-		NotificationFrequency: harvest.NotifyOnError})
-	require.NoError(t, err)
-	requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("https://legacy.example.gov/a/data.json")),
-		http.StatusConflict, `a harvest source with url "https://Legacy.Example.gov:443/a/./data.json#x" (the same catalog as "https://legacy.example.gov/a/data.json") already exists: harvest source `+legacy.ID)
-	put = b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+legacy.ID, validSource("https://legacy.example.gov/a/data.json"))
-	require.Equal(t, http.StatusOK, put.status, "the legacy source takes its normal form: %s", put.body)
-	require.Equal(t, "https://legacy.example.gov/a/data.json", put.object(t)["url"])
-}
-
 // TestContentType checks every write against the document: the operations with a request body
 // answer 415 for a body that is not application/json and document it; the others do neither.
 func TestContentType(t *testing.T) {
@@ -472,29 +421,6 @@ func TestContentType(t *testing.T) {
 	r = b.request(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", `{"job_type": "validate"}`,
 		"X-API-Key: "+testKey, "Content-Type: application/json; charset=utf-8")
 	require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
-}
-
-// uuidStore answers list filters as the Postgres store does when an id is not a uuid.
-type uuidStore struct{ store.Store }
-
-func (uuidStore) JobList(context.Context, *store.JobListParams) ([]*store.HarvestJob, int, error) {
-	return nil, 0, fmt.Errorf("%w: invalid input syntax for type uuid", store.ErrNotFound)
-}
-
-func (uuidStore) SourceList(context.Context, *store.SourceListParams) ([]*store.Source, int, error) {
-	return nil, 0, fmt.Errorf("%w: invalid input syntax for type uuid", store.ErrNotFound)
-}
-
-// TestListFilterNotAUUID: a filter id that is no uuid matches nothing, on Postgres as on
-// SQLite, rather than making the list a 404 that the document does not declare.
-func TestListFilterNotAUUID(t *testing.T) {
-	t.Parallel()
-	b := setup(t, func(_ *Config, d *Deps) { d.Store = uuidStore{d.Store} })
-	for _, path := range []string{"/api/v1/harvest_jobs?source_id=nope", "/api/v1/harvest_sources?organization_id=nope"} {
-		r := b.get(t, path)
-		require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
-		require.Equal(t, map[string]any{"items": []any{}, "total": 0.0, "page": 1.0, "per_page": 20.0}, r.object(t))
-	}
 }
 
 // TestMalformedTextBothBackends: a NUL or bytes that are not UTF-8 in a path id, a query

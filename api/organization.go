@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -27,7 +28,7 @@ type organizationInput struct {
 	Slug string `json:"slug"`
 }
 
-// decodeOrganization reads and checks the body of POST and PUT.
+// decodeOrganization reads and checks the body of POST and PUT, naming every bad field.
 func decodeOrganization(r *http.Request) (*organizationInput, error) {
 	data, err := readBody(r)
 	if err != nil {
@@ -72,12 +73,38 @@ func (s *server) organizationCreate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	o, err := s.store.OrganizationInsert(r.Context(), &store.OrganizationInsertParams{Name: in.Name, Slug: in.Slug})
+	o, err := SaveOrganization(r.Context(), s.store, "", in.Name, in.Slug)
 	if err != nil {
-		return describe(err, "", slugTaken(in.Slug))
+		return err
 	}
 	w.Header().Set("Location", "/api/v1/organizations/"+o.ID)
 	return writeJSON(w, http.StatusCreated, organizationOf(o))
+}
+
+// SaveOrganization checks an organization's name (trimmed) and slug (store.CheckOrganization)
+// and inserts it (id "") or updates the one with id; the API's POST and PUT and the web UI's
+// form call it. The error is a 422 naming the bad fields, a 409 when another organization has
+// the slug, a 404 when id names none, or a store error: ErrorOf reads each.
+func SaveOrganization(ctx context.Context, st store.Store, id, name, slug string) (*store.Organization, error) {
+	name = strings.TrimSpace(name)
+	fields := fieldErrors{}
+	store.CheckOrganization(name, slug, fields) // again for the web form; the API's decodeOrganization did
+	if err := fields.err(); err != nil {
+		return nil, err
+	}
+	if id == "" {
+		o, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: name, Slug: slug})
+		return o, describe(err, "", slugTaken(slug))
+	}
+	o, err := st.OrganizationUpdate(ctx, &store.OrganizationUpdateParams{ID: id, Name: name, Slug: slug})
+	return o, describe(err, orgNotFound(id), slugTaken(slug))
+}
+
+// DeleteOrganization deletes the organization with id; the API's DELETE and the web UI call
+// it. The error is a 404, a 409 when it still has sources, or a store error: ErrorOf reads each.
+func DeleteOrganization(ctx context.Context, st store.Store, id string) error {
+	return describe(st.OrganizationDelete(ctx, id), orgNotFound(id),
+		"the organization still has harvest sources: delete or move them first")
 }
 
 func (s *server) organizationGet(w http.ResponseWriter, r *http.Request) error {
@@ -95,17 +122,16 @@ func (s *server) organizationUpdate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	o, err := s.store.OrganizationUpdate(r.Context(), &store.OrganizationUpdateParams{ID: id, Name: in.Name, Slug: in.Slug})
+	o, err := SaveOrganization(r.Context(), s.store, id, in.Name, in.Slug)
 	if err != nil {
-		return describe(err, orgNotFound(id), slugTaken(in.Slug))
+		return err
 	}
 	return writeJSON(w, http.StatusOK, organizationOf(o))
 }
 
 func (s *server) organizationDelete(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if err := s.store.OrganizationDelete(r.Context(), id); err != nil {
-		return describe(err, orgNotFound(id), "the organization still has harvest sources: delete or move them first")
+	if err := DeleteOrganization(r.Context(), s.store, r.PathValue("id")); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -9,9 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -82,15 +80,10 @@ type sourceInput struct {
 	Options               json.RawMessage  `json:"options"`
 }
 
-// decodeSource reads and checks the body of POST and PUT, naming every bad field. Omitted
-// optional fields take their defaults: source_type document, frequency manual,
+// decodeSource reads the body of POST and PUT and checks it (Sources.check), naming every bad
+// field. Omitted optional fields take their defaults: source_type document, frequency manual,
 // notification_frequency on_error, no organization (also null; "" is refused), no emails, no
-// collection_parent_url, no waf_time_zone (UTC) (decodeObject refuses null for the first three). A url (or
-// collection_parent_url) on a loopback, private or link-local address is refused unless the
-// server allows private sources (checkPublic). A good url or collection_parent_url is
-// stored in its normal form (harvest.NormalizeURL: RFC 3986 §6; a portal source's url as its
-// portal's base, harvest.NormalizeSourceURL).
-//
+// collection_parent_url, no waf_time_zone (UTC) (decodeObject refuses null for the first three).
 // accept, auth_header and options are read by decodeSettings; old is the source a PUT
 // replaces (nil for a POST), whose auth header value an auth_header sent with SecretMask keeps.
 func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.SourceInsertParams, error) {
@@ -121,64 +114,9 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 	if in.WAFTimeZone != nil {
 		p.WAFTimeZone = *in.WAFTimeZone
 	}
-	store.CheckSource(p, in.SchemaType, fields)
 	decodeSettings(&in, p, fields)
-	keepSecret(p, old, fields)
-	if _, bad := fields["url"]; !bad {
-		p.URL, _ = harvest.NormalizeSourceURL(p.SourceType, p.URL) // store.CheckSource accepted it
-	}
-	if _, bad := fields["collection_parent_url"]; !bad && p.CollectionParentURL != "" {
-		p.CollectionParentURL, _ = harvest.NormalizeURL(p.CollectionParentURL)
-	}
-	s.checkPublic(r, "url", p.URL, fields)
-	s.checkPublic(r, "collection_parent_url", p.CollectionParentURL, fields)
-	s.checkOrganization(r, p.OrganizationID, fields)
+	s.sources().check(r.Context(), p, in.SchemaType, old, fields)
 	return p, fields.err()
-}
-
-// checkURLTaken returns a 409 naming the source, other than the one with id except, whose URL
-// names the same catalog as url (jobs.SourceByURL), or nil. The unique index on
-// harvest_source.url stays the last word when two requests race.
-func (s *server) checkURLTaken(r *http.Request, url, except string) error {
-	src, err := jobs.SourceByURL(r.Context(), s.store, url)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil
-	case err != nil:
-		return err
-	case src.ID == except:
-		return nil
-	}
-	msg := urlTaken(src.URL)
-	if src.URL != url {
-		msg = fmt.Sprintf("a harvest source with url %q (the same catalog as %q) already exists", src.URL, url)
-	}
-	return errorf(http.StatusConflict, "%s: harvest source %s", msg, src.ID)
-}
-
-// checkPublic records in fields a source URL whose host resolves to an address the fetches
-// refuse (fetch.CheckSourceAddress), unless the server allows private sources
-// (--allow-private-sources, Deps.Fetch.AllowPrivate): such a source would only fail when it
-// runs. A field already found bad, or empty, is not looked at.
-func (s *server) checkPublic(r *http.Request, field, raw string, fields fieldErrors) {
-	if _, bad := fields[field]; bad || raw == "" || s.fetch.AllowPrivate {
-		return
-	}
-	if err := fetch.CheckSourceAddress(r.Context(), raw); err != nil {
-		fields.add(field, "%q is refused: %v. Sources on loopback, private and link-local addresses need a server "+
-			"started with --allow-private-sources (HARVESTER_ALLOW_PRIVATE_SOURCES=1)", raw, err)
-	}
-}
-
-// checkOrganization records in fields an organization_id that names no organization. An
-// empty id (omitted or null) means no organization.
-func (s *server) checkOrganization(r *http.Request, id string, fields fieldErrors) {
-	if id == "" {
-		return
-	}
-	if _, err := s.store.OrganizationGet(r.Context(), id); errors.Is(err, store.ErrNotFound) {
-		fields.add("organization_id", "no organization has id %q", id)
-	}
 }
 
 func sourceNotFound(id string) string { return fmt.Sprintf("harvest source %q not found", id) }
@@ -212,15 +150,9 @@ func (s *server) sourceCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.checkURLTaken(r, p.URL, ""); err != nil {
-		return err
-	}
-	src, err := s.store.SourceInsert(r.Context(), p)
-	if errors.Is(err, store.ErrNotFound) { // the organization was deleted since decodeSource looked
-		return (fieldErrors{"organization_id": fmt.Sprintf("no organization has id %q", p.OrganizationID)}).err()
-	}
+	src, err := s.sources().write(r.Context(), nil, p)
 	if err != nil {
-		return describe(err, "", urlTaken(p.URL))
+		return err
 	}
 	w.Header().Set("Location", "/api/v1/harvest_sources/"+src.ID)
 	return writeJSON(w, http.StatusCreated, sourceOf(src))
@@ -248,33 +180,17 @@ func (s *server) sourceUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.checkURLTaken(r, p.URL, id); err != nil {
-		return err
-	}
-	src, err := s.store.SourceUpdate(r.Context(), &store.SourceUpdateParams{ID: id, SourceInsertParams: *p})
+	src, err := s.sources().write(r.Context(), old, p)
 	if err != nil {
-		return describe(err, sourceNotFound(id), urlTaken(p.URL))
+		return err
 	}
 	return writeJSON(w, http.StatusOK, sourceOf(src))
 }
 
 func (s *server) sourceDelete(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	err := s.store.SourceDelete(r.Context(), id)
-	if errors.Is(err, store.ErrConflict) {
-		return describe(err, "", s.deleteConflict(r, id))
-	}
-	if err != nil {
-		return describe(err, sourceNotFound(id), "")
+	if err := s.sources().Delete(r.Context(), r.PathValue("id")); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-// deleteConflict says why a source cannot be deleted: its live datasets, or its unfinished job.
-func (s *server) deleteConflict(r *http.Request, id string) string {
-	if n, err := s.store.DatasetCount(r.Context(), id); err == nil && n > 0 {
-		return fmt.Sprintf("the harvest source has %d live datasets: run a clear job first", n)
-	}
-	return "the harvest source has an unfinished job: wait for it to end or cancel it"
 }

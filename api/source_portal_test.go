@@ -1,14 +1,13 @@
 package api
 
 import (
-	"context"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/store"
 )
 
 // TestPortalSourceURLIsItsBase: a CKAN portal written as its base, its base with a trailing "/"
@@ -34,12 +33,28 @@ func TestPortalSourceURLIsItsBase(t *testing.T) {
 	require.Equal(t, http.StatusCreated, other.status, "a portal under another path is another portal: %s", other.body)
 	require.Equal(t, "https://ckan.example.gov/other-portal", other.object(t)["url"])
 
-	legacy, err := b.store.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "legacy",
-		URL: "https://legacy.example.gov/api/3/action/package_search", SourceType: harvest.SourceCKAN,
-		SchemaType: harvest.SchemaDCATUS11NonFederal, Frequency: harvest.FrequencyManual,
-		NotificationFrequency: harvest.NotifyOnError})
-	require.NoError(t, err)
+	legacy := b.insertLegacy(t, "https://legacy.example.gov/api/3/action/package_search", harvest.SourceCKAN,
+		harvest.SchemaDCATUS11NonFederal)
 	requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", portal("https://legacy.example.gov/")),
 		http.StatusConflict, `a harvest source with url "https://legacy.example.gov/api/3/action/package_search" `+
 			`(the same catalog as "https://legacy.example.gov/") already exists: harvest source `+legacy.ID)
+}
+
+// TestDocumentNamesTheRuleTable: the document's source_type and schema_type values are the
+// source rule table's (harvest.SourceSpecs), in the answer and in the input.
+func TestDocumentNamesTheRuleTable(t *testing.T) {
+	var types, schemas []any
+	for _, spec := range harvest.SourceSpecs {
+		types = append(types, string(spec.Type))
+		for _, st := range spec.Schemas {
+			if !slices.Contains(schemas, any(string(st))) {
+				schemas = append(schemas, string(st))
+			}
+		}
+	}
+	for _, name := range []string{"HarvestSource", "HarvestSourceInput"} {
+		props := schemaAt(t, "schemas", name, "properties")
+		require.Equal(t, types, props["source_type"].(map[string]any)["enum"], name)
+		require.ElementsMatch(t, schemas, props["schema_type"].(map[string]any)["enum"], name)
+	}
 }

@@ -41,35 +41,42 @@ func settingsOf(j *sourceJSON, src *store.Source) {
 	}
 }
 
-// decodeSettings checks the accept, auth_header and options members of in into p, naming
-// every bad field. accept is any Accept header value (no CR, LF or other control character),
-// for any source type. auth_header needs a name that is a header field name (an RFC 9110
-// token) and a value without control characters; the value SecretMask means "the stored
-// value" and is resolved by keepSecret (a POST has none to keep). No message ever quotes the
-// value. options is an object of string to string (any key, for every source type for now).
+// decodeSettings reads the accept, auth_header and options members of in into p (checkSettings
+// checks the first two); options is an object of string to string, whose keys the source rule
+// table checks (store.CheckSource).
 func decodeSettings(in *sourceInput, p *store.SourceInsertParams, fields fieldErrors) {
 	if in.Accept != nil {
 		p.Accept = strings.TrimSpace(*in.Accept)
-		if !httpguts.ValidHeaderFieldValue(p.Accept) {
-			fields.add("accept", "is not a header value: it has a control character (CR, LF or another)")
-		}
 	}
 	if in.AuthHeader != nil {
-		h := fetch.AuthHeader{Name: strings.TrimSpace(in.AuthHeader.Name), Value: in.AuthHeader.Value}
-		switch {
-		case h.Name == "":
-			fields.add("auth_header", "name is required (e.g. Authorization)")
-		case h.Value == "":
-			fields.add("auth_header", "value is required")
-		default:
-			if err := h.Check(); err != nil {
-				fields.add("auth_header", "%v", err)
-			}
-		}
-		p.AuthHeader = &store.AuthHeader{Name: h.Name, Value: h.Value}
+		p.AuthHeader = &store.AuthHeader{Name: strings.TrimSpace(in.AuthHeader.Name), Value: in.AuthHeader.Value}
 	}
 	if len(in.Options) > 0 && !bytes.Equal(bytes.TrimSpace(in.Options), []byte("null")) {
 		p.Options = decodeOptions(in.Options, fields)
+	}
+}
+
+// checkSettings records what is wrong with p's accept and auth header. accept is any Accept
+// header value (no CR, LF or other control character), for any source type. An auth header
+// needs a name that is a header field name (an RFC 9110 token) and a value without control
+// characters; the value SecretMask means "the stored value" and is resolved by keepSecret (a
+// POST has none to keep). No message ever quotes the value.
+func checkSettings(p *store.SourceInsertParams, fields fieldErrors) {
+	if !httpguts.ValidHeaderFieldValue(p.Accept) {
+		fields.add("accept", "is not a header value: it has a control character (CR, LF or another)")
+	}
+	if p.AuthHeader == nil {
+		return
+	}
+	switch h := (fetch.AuthHeader{Name: p.AuthHeader.Name, Value: p.AuthHeader.Value}); {
+	case h.Name == "":
+		fields.add("auth_header", "name is required (e.g. Authorization)")
+	case h.Value == "":
+		fields.add("auth_header", "value is required")
+	default:
+		if err := h.Check(); err != nil {
+			fields.add("auth_header", "%v", err)
+		}
 	}
 }
 

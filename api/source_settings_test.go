@@ -85,7 +85,7 @@ func TestSourceFetchSettingsInvalid(t *testing.T) {
 		{"no name", map[string]any{"auth_header": map[string]any{"value": "s3cret"}}, []string{"auth_header"}},
 		{"mask on create", map[string]any{"auth_header": map[string]any{"name": "X-Key", "value": SecretMask}}, []string{"auth_header"}},
 		{"accept with LF", map[string]any{"accept": "text/turtle\nX: y"}, []string{"accept"}},
-		{"option not a string", map[string]any{"options": map[string]any{"languages": []string{"nb"}, "n": 3, "ok": "x"}},
+		{"option not a string", map[string]any{"options": map[string]any{"languages": []string{"nb"}, "n": 3, "shacl_profile": "none"}},
 			[]string{"options.languages", "options.n"}},
 		{"options not an object", map[string]any{"options": "languages=nb"}, []string{"options"}},
 		{"rdf without dcat-ap", map[string]any{"schema_type": "dcatus1.1: federal"}, []string{"schema_type"}},

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"testing"
 
@@ -84,67 +85,70 @@ func without(m map[string]any, keys ...string) map[string]any {
 	return out
 }
 
+// invalidSources are bodies of POST and PUT with bad fields: each changes validSource (nil:
+// drops the member) and names the bad fields, and a text of the first one's message.
+var invalidSources = []struct {
+	name   string
+	change map[string]any
+	fields []string
+	want   string // in the message of the first field
+}{
+	{"name missing", map[string]any{"name": nil}, []string{"name"}, "required"},
+	{"url missing", map[string]any{"url": nil}, []string{"url"}, "required"},
+	{"url relative", map[string]any{"url": "/data.json"}, []string{"url"}, "not an absolute http(s) URL"},
+	{"url ftp", map[string]any{"url": "ftp://example.gov/data.json"}, []string{"url"}, "not an absolute http(s) URL"},
+	{"url no host", map[string]any{"url": "https:///data.json"}, []string{"url"}, "not an absolute http(s) URL"},
+	{"schema_type missing", map[string]any{"schema_type": nil}, []string{"schema_type"}, "required"},
+	{"schema_type unknown", map[string]any{"schema_type": "csdgm"}, []string{"schema_type"}, `unknown schema type "csdgm"`},
+	{"source_type unknown", map[string]any{"source_type": "geonode"}, []string{"source_type"}, `unknown source type "geonode"`},
+	{"waf with a DCAT-US schema", map[string]any{"source_type": "waf"}, []string{"schema_type"},
+		`a waf source lists ISO 19115 XML files: want "iso19115_1" or "iso19115_2", not "dcatus1.1: federal"`},
+	{"waf-collection with a DCAT-US schema", map[string]any{"source_type": "waf-collection", "schema_type": "dcatus1.1: non-federal",
+		"collection_parent_url": "https://example.gov/waf/parent.xml"}, []string{"schema_type"}, "a waf-collection source lists ISO 19115 XML files"},
+	{"waf-collection without a parent", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_2"},
+		[]string{"collection_parent_url"}, "required for a waf-collection source"},
+	{"waf-collection with an empty parent", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_2",
+		"collection_parent_url": ""}, []string{"collection_parent_url"}, "required for a waf-collection source"},
+	{"waf-collection parent relative", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_2",
+		"collection_parent_url": "/waf/parent.xml"}, []string{"collection_parent_url"}, "not an absolute http(s) URL"},
+	{"waf-collection parent ftp", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_1",
+		"collection_parent_url": "ftp://example.gov/parent.xml"}, []string{"collection_parent_url"}, "not an absolute http(s) URL"},
+	{"waf-collection, neither", map[string]any{"source_type": "waf-collection"}, []string{"schema_type", "collection_parent_url"},
+		"a waf-collection source lists ISO 19115 XML files"},
+	{"document with a parent", map[string]any{"collection_parent_url": "https://example.gov/waf/parent.xml"},
+		[]string{"collection_parent_url"}, "only a waf-collection source has one, not a document source"},
+	{"waf with a parent", map[string]any{"source_type": "waf", "schema_type": "iso19115_2",
+		"collection_parent_url": "https://example.gov/waf/parent.xml"}, []string{"collection_parent_url"}, "not a waf source"},
+	{"collection_parent_url not a string", map[string]any{"collection_parent_url": 7}, []string{"collection_parent_url"}, "string"},
+	{"waf_time_zone unknown", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": "Mars/Olympus"},
+		[]string{"waf_time_zone"}, `unknown time zone "Mars/Olympus": want an IANA time zone name such as "America/New_York"`},
+	{"waf_time_zone an abbreviation's offset", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": "+0100"},
+		[]string{"waf_time_zone"}, "unknown time zone"},
+	{"waf_time_zone Local", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": "Local"},
+		[]string{"waf_time_zone"}, "unknown time zone"},
+	{"waf_time_zone padded", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": " UTC"},
+		[]string{"waf_time_zone"}, "unknown time zone"},
+	{"document with a waf_time_zone", map[string]any{"waf_time_zone": "America/New_York"},
+		[]string{"waf_time_zone"}, "only a waf or waf-collection source has one, not a document source"},
+	{"waf_time_zone not a string", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": -5},
+		[]string{"waf_time_zone"}, "string"},
+	{"frequency", map[string]any{"frequency": "hourly"}, []string{"frequency"}, `unknown frequency "hourly"`},
+	{"notification_frequency", map[string]any{"notification_frequency": "never"}, []string{"notification_frequency"}, "unknown notification frequency"},
+	{"email", map[string]any{"notification_emails": []string{"ok@agency.gov", "not-an-email"}}, []string{"notification_emails"}, `item 2, "not-an-email"`},
+	{"email with a display name", map[string]any{"notification_emails": []string{"Jane <jane@agency.gov>"}}, []string{"notification_emails"}, "not an email address"},
+	{"emails not an array", map[string]any{"notification_emails": "a@b.gov"}, []string{"notification_emails"}, "must be an array of strings, not string"},
+	{"organization unknown", map[string]any{"organization_id": "no-such-org"}, []string{"organization_id"}, `no organization has id "no-such-org"`},
+	{"unknown field", map[string]any{"parent_url": "x"}, []string{"parent_url"}, "unknown field"},
+	{"every field at once", map[string]any{"name": "", "url": "data.json", "schema_type": "x", "frequency": "x",
+		"notification_emails": []string{"x"}, "source_type": "geonode", "notification_frequency": "x", "organization_id": "x", "z": 1},
+		[]string{"name", "url", "schema_type", "frequency", "notification_emails", "source_type", "notification_frequency", "organization_id", "z"}, ""},
+}
+
 func TestSourceInvalid(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	tests := []struct {
-		name   string
-		change map[string]any
-		fields []string
-		want   string // in the message of the first field
-	}{
-		{"name missing", map[string]any{"name": nil}, []string{"name"}, "required"},
-		{"url missing", map[string]any{"url": nil}, []string{"url"}, "required"},
-		{"url relative", map[string]any{"url": "/data.json"}, []string{"url"}, "not an absolute http(s) URL"},
-		{"url ftp", map[string]any{"url": "ftp://example.gov/data.json"}, []string{"url"}, "not an absolute http(s) URL"},
-		{"url no host", map[string]any{"url": "https:///data.json"}, []string{"url"}, "not an absolute http(s) URL"},
-		{"schema_type missing", map[string]any{"schema_type": nil}, []string{"schema_type"}, "required"},
-		{"schema_type unknown", map[string]any{"schema_type": "csdgm"}, []string{"schema_type"}, `unknown schema type "csdgm"`},
-		{"source_type unknown", map[string]any{"source_type": "geonode"}, []string{"source_type"}, `unknown source type "geonode"`},
-		{"waf with a DCAT-US schema", map[string]any{"source_type": "waf"}, []string{"schema_type"},
-			`a waf source lists ISO 19115 XML files: want "iso19115_1" or "iso19115_2", not "dcatus1.1: federal"`},
-		{"waf-collection with a DCAT-US schema", map[string]any{"source_type": "waf-collection", "schema_type": "dcatus1.1: non-federal",
-			"collection_parent_url": "https://example.gov/waf/parent.xml"}, []string{"schema_type"}, "a waf-collection source lists ISO 19115 XML files"},
-		{"waf-collection without a parent", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_2"},
-			[]string{"collection_parent_url"}, "required for a waf-collection source"},
-		{"waf-collection with an empty parent", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_2",
-			"collection_parent_url": ""}, []string{"collection_parent_url"}, "required for a waf-collection source"},
-		{"waf-collection parent relative", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_2",
-			"collection_parent_url": "/waf/parent.xml"}, []string{"collection_parent_url"}, "not an absolute http(s) URL"},
-		{"waf-collection parent ftp", map[string]any{"source_type": "waf-collection", "schema_type": "iso19115_1",
-			"collection_parent_url": "ftp://example.gov/parent.xml"}, []string{"collection_parent_url"}, "not an absolute http(s) URL"},
-		{"waf-collection, neither", map[string]any{"source_type": "waf-collection"}, []string{"schema_type", "collection_parent_url"},
-			"a waf-collection source lists ISO 19115 XML files"},
-		{"document with a parent", map[string]any{"collection_parent_url": "https://example.gov/waf/parent.xml"},
-			[]string{"collection_parent_url"}, "only a waf-collection source has one, not a document source"},
-		{"waf with a parent", map[string]any{"source_type": "waf", "schema_type": "iso19115_2",
-			"collection_parent_url": "https://example.gov/waf/parent.xml"}, []string{"collection_parent_url"}, "not a waf source"},
-		{"collection_parent_url not a string", map[string]any{"collection_parent_url": 7}, []string{"collection_parent_url"}, "string"},
-		{"waf_time_zone unknown", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": "Mars/Olympus"},
-			[]string{"waf_time_zone"}, `unknown time zone "Mars/Olympus": want an IANA time zone name such as "America/New_York"`},
-		{"waf_time_zone an abbreviation's offset", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": "+0100"},
-			[]string{"waf_time_zone"}, "unknown time zone"},
-		{"waf_time_zone Local", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": "Local"},
-			[]string{"waf_time_zone"}, "unknown time zone"},
-		{"waf_time_zone padded", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": " UTC"},
-			[]string{"waf_time_zone"}, "unknown time zone"},
-		{"document with a waf_time_zone", map[string]any{"waf_time_zone": "America/New_York"},
-			[]string{"waf_time_zone"}, "only a waf or waf-collection source has one, not a document source"},
-		{"waf_time_zone not a string", map[string]any{"source_type": "waf", "schema_type": "iso19115_2", "waf_time_zone": -5},
-			[]string{"waf_time_zone"}, "string"},
-		{"frequency", map[string]any{"frequency": "hourly"}, []string{"frequency"}, `unknown frequency "hourly"`},
-		{"notification_frequency", map[string]any{"notification_frequency": "never"}, []string{"notification_frequency"}, "unknown notification frequency"},
-		{"email", map[string]any{"notification_emails": []string{"ok@agency.gov", "not-an-email"}}, []string{"notification_emails"}, `item 2, "not-an-email"`},
-		{"email with a display name", map[string]any{"notification_emails": []string{"Jane <jane@agency.gov>"}}, []string{"notification_emails"}, "not an email address"},
-		{"emails not an array", map[string]any{"notification_emails": "a@b.gov"}, []string{"notification_emails"}, "must be an array of strings, not string"},
-		{"organization unknown", map[string]any{"organization_id": "no-such-org"}, []string{"organization_id"}, `no organization has id "no-such-org"`},
-		{"unknown field", map[string]any{"parent_url": "x"}, []string{"parent_url"}, "unknown field"},
-		{"every field at once", map[string]any{"name": "", "url": "data.json", "schema_type": "x", "frequency": "x",
-			"notification_emails": []string{"x"}, "source_type": "geonode", "notification_frequency": "x", "organization_id": "x", "z": 1},
-			[]string{"name", "url", "schema_type", "frequency", "notification_emails", "source_type", "notification_frequency", "organization_id", "z"}, ""},
-	}
 	src := b.newSource(t, "")
-	for _, tt := range tests {
+	for _, tt := range invalidSources {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			body := validSource("https://example.gov/" + tt.name + "/data.json")
@@ -211,18 +215,33 @@ func TestSourceConflicts(t *testing.T) {
 
 // TestSourceKinds creates a source of each kind the harvester harvests, and carries a
 // waf-collection's collection_parent_url through create, read, list and replace.
+// createSource POSTs body, which must be created, and returns the source as answered (and
+// read back).
+func (b *testBundle) createSource(t *testing.T, body map[string]any) map[string]any {
+	t.Helper()
+	r := b.write(t, http.MethodPost, "/api/v1/harvest_sources", body)
+	require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+	src := r.object(t)
+	requireSchema(t, "HarvestSource", src)
+	require.Equal(t, src, b.get(t, "/api/v1/harvest_sources/"+src["id"].(string)).object(t))
+	return src
+}
+
+// putSource PUTs body to the source id, which must succeed, and returns the source as answered
+// (and read back).
+func (b *testBundle) putSource(t *testing.T, id string, body map[string]any) map[string]any {
+	t.Helper()
+	r := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body)
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+	u := r.object(t)
+	requireSchema(t, "HarvestSource", u)
+	require.Equal(t, u, b.get(t, "/api/v1/harvest_sources/"+id).object(t))
+	return u
+}
+
 func TestSourceKinds(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	create := func(t *testing.T, body map[string]any) map[string]any {
-		t.Helper()
-		r := b.write(t, http.MethodPost, "/api/v1/harvest_sources", body)
-		require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
-		src := r.object(t)
-		requireSchema(t, "HarvestSource", src)
-		require.Equal(t, src, b.get(t, "/api/v1/harvest_sources/"+src["id"].(string)).object(t))
-		return src
-	}
 	kinds := []struct {
 		name, sourceType, schemaType string
 		parent                       any // sent as collection_parent_url when not nil
@@ -250,88 +269,80 @@ func TestSourceKinds(t *testing.T) {
 			default:
 				body["collection_parent_url"] = k.parent
 			}
-			src := create(t, body)
+			src := b.createSource(t, body)
 			require.Equal(t, []any{k.sourceType, k.schemaType, k.wantParent},
 				[]any{src["source_type"], src["schema_type"], src["collection_parent_url"]})
 		})
 	}
+}
 
-	t.Run("waf_time_zone round trip", func(t *testing.T) {
-		t.Parallel()
-		body := validSource("https://waf.example.gov/" + uuid.NewString() + "/")
-		body["source_type"], body["schema_type"] = "waf", "iso19115_2"
-		body["waf_time_zone"] = "America/New_York"
-		src := create(t, body)
-		id := src["id"].(string)
-		require.Equal(t, "America/New_York", src["waf_time_zone"])
-		stored, err := b.store.SourceGet(context.Background(), id)
-		require.NoError(t, err)
-		require.Equal(t, "America/New_York", stored.WAFTimeZone)
+// wafBody is a good body of a waf or waf-collection source with a new URL, plus extra.
+func wafBody(sourceType string, extra map[string]any) map[string]any {
+	body := validSource("https://waf.example.gov/" + uuid.NewString() + "/")
+	body["source_type"], body["schema_type"] = sourceType, "iso19115_2"
+	maps.Copy(body, extra)
+	return body
+}
 
-		body["waf_time_zone"] = "Asia/Tokyo"
-		r := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body)
-		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
-		require.Equal(t, "Asia/Tokyo", r.object(t)["waf_time_zone"], "replaced")
-		r = b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, without(body, "waf_time_zone"))
-		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
-		u := r.object(t)
-		requireSchema(t, "HarvestSource", u)
-		require.Nil(t, u["waf_time_zone"], "PUT replaces every field: omitted is UTC")
-	})
+func TestSourceWAFTimeZoneRoundTrip(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	body := wafBody("waf", map[string]any{"waf_time_zone": "America/New_York"})
+	src := b.createSource(t, body)
+	require.Equal(t, "America/New_York", src["waf_time_zone"])
+	stored, err := b.store.SourceGet(context.Background(), src["id"].(string))
+	require.NoError(t, err)
+	require.Equal(t, "America/New_York", stored.WAFTimeZone)
 
-	t.Run("collection_parent_url round trip", func(t *testing.T) {
-		t.Parallel()
-		body := validSource("https://waf.example.gov/" + uuid.NewString() + "/")
-		body["source_type"], body["schema_type"] = "waf-collection", "iso19115_2"
-		body["collection_parent_url"] = "https://waf.example.gov/cfg/parent.xml"
-		src := create(t, body)
-		id := src["id"].(string)
-		stored, err := b.store.SourceGet(context.Background(), id)
-		require.NoError(t, err)
-		require.Equal(t, "https://waf.example.gov/cfg/parent.xml", stored.CollectionParentURL)
-		listed := decode[list[sourceJSON]](t, b.get(t, "/api/v1/harvest_sources?per_page=100"))
-		found := false
-		for _, it := range listed.Items {
-			if it.ID == id {
-				found = true
-				require.Equal(t, "https://waf.example.gov/cfg/parent.xml", *it.CollectionParentURL)
-			}
+	body["waf_time_zone"] = "Asia/Tokyo"
+	require.Equal(t, "Asia/Tokyo", b.putSource(t, stored.ID, body)["waf_time_zone"], "replaced")
+	u := b.putSource(t, stored.ID, without(body, "waf_time_zone"))
+	require.Nil(t, u["waf_time_zone"], "PUT replaces every field: omitted is UTC")
+}
+
+func TestSourceCollectionParentRoundTrip(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	body := wafBody("waf-collection", map[string]any{"collection_parent_url": "https://waf.example.gov/cfg/parent.xml"})
+	src := b.createSource(t, body)
+	id := src["id"].(string)
+	stored, err := b.store.SourceGet(context.Background(), id)
+	require.NoError(t, err)
+	require.Equal(t, "https://waf.example.gov/cfg/parent.xml", stored.CollectionParentURL)
+	listed := decode[list[sourceJSON]](t, b.get(t, "/api/v1/harvest_sources?per_page=100"))
+	found := false
+	for _, it := range listed.Items {
+		if it.ID == id {
+			found = true
+			require.Equal(t, "https://waf.example.gov/cfg/parent.xml", *it.CollectionParentURL)
 		}
-		require.True(t, found, "listed")
+	}
+	require.True(t, found, "listed")
 
-		put := func(t *testing.T, body map[string]any) map[string]any {
-			t.Helper()
-			r := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body)
-			require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
-			u := r.object(t)
-			requireSchema(t, "HarvestSource", u)
-			require.Equal(t, u, b.get(t, "/api/v1/harvest_sources/"+id).object(t))
-			return u
-		}
-		body["collection_parent_url"] = "https://waf.example.gov/cfg/other-parent.xml"
-		require.Equal(t, "https://waf.example.gov/cfg/other-parent.xml", put(t, body)["collection_parent_url"], "replaced")
+	put := func(t *testing.T, body map[string]any) map[string]any { return b.putSource(t, id, body) }
+	body["collection_parent_url"] = "https://waf.example.gov/cfg/other-parent.xml"
+	require.Equal(t, "https://waf.example.gov/cfg/other-parent.xml", put(t, body)["collection_parent_url"], "replaced")
 
-		requireFields(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, without(body, "collection_parent_url")),
-			"collection_parent_url") // PUT replaces every field: omitted is none, which a waf-collection needs
-		body["source_type"] = "waf"
-		requireFields(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body), "collection_parent_url")
-		body["collection_parent_url"] = nil
-		u := put(t, body)
-		require.Equal(t, []any{"waf", nil}, []any{u["source_type"], u["collection_parent_url"]}, "cleared")
-		stored, err = b.store.SourceGet(context.Background(), id)
-		require.NoError(t, err)
-		require.Empty(t, stored.CollectionParentURL)
+	requireFields(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, without(body, "collection_parent_url")),
+		"collection_parent_url") // PUT replaces every field: omitted is none, which a waf-collection needs
+	body["source_type"] = "waf"
+	requireFields(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body), "collection_parent_url")
+	body["collection_parent_url"] = nil
+	u := put(t, body)
+	require.Equal(t, []any{"waf", nil}, []any{u["source_type"], u["collection_parent_url"]}, "cleared")
+	stored, err = b.store.SourceGet(context.Background(), id)
+	require.NoError(t, err)
+	require.Empty(t, stored.CollectionParentURL)
 
-		body["source_type"] = "waf-collection"
-		body["collection_parent_url"] = "https://waf.example.gov/cfg/parent.xml"
-		u = put(t, body)
-		require.Equal(t, []any{"waf-collection", "https://waf.example.gov/cfg/parent.xml"},
-			[]any{u["source_type"], u["collection_parent_url"]}, "set again")
+	body["source_type"] = "waf-collection"
+	body["collection_parent_url"] = "https://waf.example.gov/cfg/parent.xml"
+	u = put(t, body)
+	require.Equal(t, []any{"waf-collection", "https://waf.example.gov/cfg/parent.xml"},
+		[]any{u["source_type"], u["collection_parent_url"]}, "set again")
 
-		// A source read back can be written back once its read-only members are dropped.
-		u = put(t, without(u, "id", "created_at", "updated_at", "next_run_at"))
-		require.Equal(t, "https://waf.example.gov/cfg/parent.xml", u["collection_parent_url"])
-	})
+	// A source read back can be written back once its read-only members are dropped.
+	u = put(t, without(u, "id", "created_at", "updated_at", "next_run_at"))
+	require.Equal(t, "https://waf.example.gov/cfg/parent.xml", u["collection_parent_url"])
 }
 
 // TestSourcePortalDefaultsToNonFederal: a portal source sent without a schema type gets
@@ -348,4 +359,59 @@ func TestSourcePortalDefaultsToNonFederal(t *testing.T) {
 	p = &store.SourceInsertParams{Name: "Doc", URL: "https://example.gov/data.json", SourceType: harvest.SourceDocument}
 	store.CheckSource(p, "", fields)
 	require.Contains(t, fields, "schema_type", "a document source still needs one")
+}
+
+// insertLegacy stores a source as it was sent before source URLs were normalised, past the API.
+func (b *testBundle) insertLegacy(t *testing.T, url string, st harvest.SourceType, schema harvest.SchemaType) *store.Source {
+	t.Helper()
+	src, err := b.store.SourceInsert(context.Background(), &store.SourceInsertParams{Name: "legacy", URL: url,
+		SourceType: st, SchemaType: schema, Frequency: harvest.FrequencyManual, NotificationFrequency: harvest.NotifyOnError})
+	require.NoError(t, err)
+	return src
+}
+
+// TestSourceURLNormalForm registers one catalog written many ways: the first is stored in its
+// normal form, every other is a 409 naming it, on POST and PUT; a source stored before URLs
+// were normalised is found the same way; a different path case or query is another source.
+func TestSourceURLNormalForm(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	require.Contains(t, schemaAt(t, "schemas", "HarvestSourceInput", "properties", "url")["description"],
+		"stored in its normal form")
+
+	created := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("HTTP://Data.Example.GOV:0080/./Path/Data.JSON?Key=%7e#top"))
+	require.Equal(t, http.StatusCreated, created.status, "body: %s", created.body)
+	src := created.object(t)
+	const stored = "http://data.example.gov/Path/Data.JSON?Key=~"
+	require.Equal(t, stored, src["url"])
+
+	other := b.newSource(t, "")
+	for _, u := range []string{stored, stored + "#frag", stored + "#", "hTTp://DATA.example.gov/Path/Data.JSON?Key=%7E",
+		"http://data.example.gov:80/Path/Data.JSON?Key=~", "http://data.example.gov:0080/Path/Data.JSON?Key=~",
+		"http://data.example.gov/Path/./Data.JSON?Key=~", "http://data.example.gov/x/../Path/Data.JSON?Key=~",
+		"http://data.example.gov//Path//Data.JSON?Key=~", "http://data.example.gov/%50ath/Data.JSON?Key=~",
+		" http://data.example.gov/Path/Data.JSON?Key=~ \n"} {
+		requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource(u)), http.StatusConflict,
+			`a harvest source with url "`+stored+`"`)
+		requireError(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+other.ID, validSource(u)), http.StatusConflict,
+			"already exists: harvest source "+src["id"].(string))
+	}
+	put := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+src["id"].(string), validSource("HTTP://DATA.EXAMPLE.GOV/Path/Data.JSON?Key=%7E#x"))
+	require.Equal(t, http.StatusOK, put.status, "its own url, written another way: %s", put.body)
+	require.Equal(t, stored, put.object(t)["url"])
+
+	for _, u := range []string{"http://data.example.gov/path/data.json?Key=~", "http://data.example.gov/Path/Data.JSON?Key=~&b=1",
+		"http://data.example.gov/Path/Data.JSON", "http://data.example.gov/Path/Data.JSON?Key=%7E%2F"} {
+		r := b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource(u))
+		require.Equal(t, http.StatusCreated, r.status, "another catalog: %s: %s", u, r.body)
+	}
+
+	// A source stored before normalisation, as it was sent then.
+	legacy := b.insertLegacy(t, "https://Legacy.Example.gov:443/a/./data.json#x", harvest.SourceDocument,
+		harvest.SchemaDCATUS11Federal)
+	requireError(t, b.write(t, http.MethodPost, "/api/v1/harvest_sources", validSource("https://legacy.example.gov/a/data.json")),
+		http.StatusConflict, `a harvest source with url "https://Legacy.Example.gov:443/a/./data.json#x" (the same catalog as "https://legacy.example.gov/a/data.json") already exists: harvest source `+legacy.ID)
+	put = b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+legacy.ID, validSource("https://legacy.example.gov/a/data.json"))
+	require.Equal(t, http.StatusOK, put.status, "the legacy source takes its normal form: %s", put.body)
+	require.Equal(t, "https://legacy.example.gov/a/data.json", put.object(t)["url"])
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/store"
 )
 
 // validateInput is the body of POST /api/v1/validate: a schema type and either a pasted
@@ -154,7 +153,7 @@ func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, map[str
 	case !pasted && in.URL == "":
 		fields.add("json", "required: send json (a dataset or a catalog) or url (a catalog to download)")
 	case in.URL != "":
-		if msg := store.CheckSourceURL(in.URL); msg != "" {
+		if msg := harvest.CheckSourceURL(in.URL); msg != "" {
 			fields.add("url", "%s", msg)
 		}
 	}

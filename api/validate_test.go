@@ -31,13 +31,16 @@ func validateBody(doc any) map[string]any {
 	return map[string]any{"schema_type": "dcatus1.1: federal", "json": doc}
 }
 
+// validate POSTs body to /api/v1/validate.
+func (b *testBundle) validate(t *testing.T, body any) response {
+	t.Helper()
+	return b.write(t, http.MethodPost, "/api/v1/validate", body)
+}
+
 func TestValidatePasted(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	post := func(t *testing.T, body any) response {
-		t.Helper()
-		return b.write(t, http.MethodPost, "/api/v1/validate", body)
-	}
+	post := b.validate
 
 	t.Run("valid dataset", func(t *testing.T) {
 		t.Parallel()
@@ -103,6 +106,14 @@ func TestValidatePasted(t *testing.T) {
 		res := decode[validationResult](t, post(t, validateBody(json.RawMessage(data))))
 		requireCFTC(t, data, res)
 	})
+}
+
+// TestValidateUnreadable: a pasted text that is not a DCAT-US catalog or dataset is a 422 that
+// says why.
+func TestValidateUnreadable(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	post := b.validate
 	t.Run("text that is not JSON", func(t *testing.T) {
 		t.Parallel()
 		r := post(t, validateBody("{\n  \"dataset\": [\n    {\"title\": oops}\n  ]\n}"))
@@ -124,7 +135,12 @@ func TestValidatePasted(t *testing.T) {
 		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
 		require.Contains(t, decode[validationResult](t, r).Error, `"dataset" is a JSON string, not an array`)
 	})
+}
 
+func TestValidateBadFields(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	post := b.validate
 	bad := []struct {
 		name   string
 		body   any
@@ -324,30 +340,36 @@ func TestValidateBounded(t *testing.T) {
 // TestValidateDCATUS3 checks POST /api/v1/validate with schema_type dcatus3.0: every record of a
 // 3.0 catalog (nested catalogs and services included) against its record type's schema, with
 // the harvest's verdicts on the corpus files and H2.0's warnings; a 1.1 catalog is a 422.
+// pastedDCATUS3 validates the corpus file dcatus/<file> as pasted DCAT-US 3.0.
+func (b *testBundle) pastedDCATUS3(t *testing.T, file string) (response, validationResult) {
+	t.Helper()
+	data, err := os.ReadFile(corpustest.Path(t, "dcatus/"+file))
+	require.NoError(t, err)
+	r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus3.0", "json": string(data)})
+	if r.status == http.StatusOK {
+		requireSchema(t, "ValidationResult", r.object(t))
+	}
+	return r, decode[validationResult](t, r)
+}
+
+// verdict is one record's identifier, record type and validity.
+type verdict struct {
+	identifier, recordType string
+	valid                  bool
+}
+
+func verdicts(res validationResult) []verdict {
+	var out []verdict
+	for _, r := range res.Records {
+		out = append(out, verdict{r.Identifier, r.RecordType, r.Valid})
+	}
+	return out
+}
+
 func TestValidateDCATUS3(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	pasted := func(t *testing.T, file string) (response, validationResult) {
-		t.Helper()
-		data, err := os.ReadFile(corpustest.Path(t, "dcatus/"+file))
-		require.NoError(t, err)
-		r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus3.0", "json": string(data)})
-		if r.status == http.StatusOK {
-			requireSchema(t, "ValidationResult", r.object(t))
-		}
-		return r, decode[validationResult](t, r)
-	}
-	type verdict struct {
-		identifier, recordType string
-		valid                  bool
-	}
-	verdicts := func(res validationResult) []verdict {
-		var out []verdict
-		for _, r := range res.Records {
-			out = append(out, verdict{r.Identifier, r.RecordType, r.Valid})
-		}
-		return out
-	}
+	pasted := b.pastedDCATUS3
 	t.Run("catalog", func(t *testing.T) {
 		t.Parallel()
 		r, res := pasted(t, "dcatus3-catalog.json")
@@ -410,6 +432,11 @@ func TestValidateDCATUS3(t *testing.T) {
 		require.False(t, res.Records[0].Valid)
 		require.NotEmpty(t, res.Records[0].Errors)
 	})
+}
+
+func TestValidateDCATUS3ByURL(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
 	t.Run("DCAT-US 1.1 catalog by url", func(t *testing.T) {
 		t.Parallel()
 		srv := corpustest.NewServer(t)

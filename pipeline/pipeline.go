@@ -299,8 +299,8 @@ func (p *Pipeline) buildHandler() error {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads,
-		SecureCookies: cfg.SecureCookies}, web.Deps{Store: p.store, API: h, Jobs: p.Jobs(), Search: p.index,
-		Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit})
+		SecureCookies: cfg.SecureCookies, AllowPrivateSources: cfg.Fetch.AllowPrivate}, web.Deps{Store: p.store, API: h,
+		Jobs: p.Jobs(), Search: p.index, Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit, Queued: p.kick})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}

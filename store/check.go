@@ -13,61 +13,24 @@ import (
 
 // CheckSource records in fields (by field name, the first problem of each) what is wrong with
 // each field of p but the organization; schemaType is the schema type as sent, which it parses
-// into p. Beyond each field's own
-// values: a waf or waf-collection source lists ISO 19115 XML files, so its schema type must be
-// an ISO one, and a waf-collection source, and only one, has a collection_parent_url (its
-// parent record, which EXTRACT downloads first). A portal source (ckan, dkan, …) sent without
-// a schema type gets "dcatus1.1: non-federal": its items are mapped to it. A waf_time_zone is an
-// IANA time zone name (harvest.ParseWAFTimeZone), of a waf or waf-collection source only. An rdf
-// source, and only one, has schema type dcat-ap.
+// into p with the source type (defaults applied). The type-bound fields (url, source_type,
+// schema_type, collection_parent_url, waf_time_zone, options) follow the source rule table
+// (harvest.SourceFields.Check: the CLI and the web form say the same); beyond them a name is
+// required, and frequency, notification_frequency and each notification email must parse.
 func CheckSource(p *SourceInsertParams, schemaType string, fields map[string]string) {
 	if p.Name == "" {
 		addField(fields, "name", "required")
 	}
-	if msg := CheckSourceURL(p.URL); msg != "" {
-		addField(fields, "url", "%s", msg)
+	in := harvest.SourceFields{URL: p.URL, SourceType: string(p.SourceType), SchemaType: schemaType,
+		CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone, Options: p.Options}
+	st, schema, bad := in.Check()
+	for k, msg := range bad {
+		addField(fields, k, "%s", msg)
 	}
-	srcType, srcErr := harvest.ParseSourceType(string(p.SourceType))
-	if srcErr != nil {
-		addField(fields, "source_type", "%v", srcErr)
+	if st != "" {
+		p.SourceType = st
 	}
-	wafType := srcType == harvest.SourceWAF || srcType == harvest.SourceWAFCollection
-	if schemaType == "" && srcErr == nil && srcType.IsPortal() {
-		schemaType = string(harvest.SchemaDCATUS11NonFederal) // portal items are mapped to non-federal DCAT-US
-	}
-	if schemaType == "" {
-		addField(fields, "schema_type", "required: %q, %q, %q, %q or %q", harvest.SchemaDCATUS11Federal,
-			harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS30, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)
-	} else if st, err := harvest.ParseSchemaType(schemaType); err != nil {
-		addField(fields, "schema_type", "%v", err)
-	} else if wafType && !st.IsISO() {
-		addField(fields, "schema_type", "a %s source lists ISO 19115 XML files: want %q or %q, not %q",
-			srcType, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2, st)
-	} else if srcType == harvest.SourceRDF && st != harvest.SchemaDCATAP {
-		addField(fields, "schema_type", "an rdf source holds DCAT-AP: want %q, not %q", harvest.SchemaDCATAP, st)
-	} else if st == harvest.SchemaDCATAP && srcErr == nil && srcType != harvest.SourceRDF {
-		addField(fields, "schema_type", "DCAT-AP is RDF: its source_type is %q, not %q", harvest.SourceRDF, srcType)
-	} else {
-		p.SchemaType = st
-	}
-	switch {
-	case srcType == harvest.SourceWAFCollection && p.CollectionParentURL == "":
-		addField(fields, "collection_parent_url", "required for a waf-collection source: the URL of its parent record")
-	case srcType == harvest.SourceWAFCollection:
-		if msg := CheckSourceURL(p.CollectionParentURL); msg != "" {
-			addField(fields, "collection_parent_url", "%s", msg)
-		}
-	case p.CollectionParentURL != "" && srcErr == nil:
-		addField(fields, "collection_parent_url", "only a waf-collection source has one, not a %s source: leave it out or null",
-			srcType)
-	}
-	switch _, err := harvest.ParseWAFTimeZone(p.WAFTimeZone); {
-	case err != nil:
-		addField(fields, "waf_time_zone", "%v", err)
-	case p.WAFTimeZone != "" && !wafType && srcErr == nil:
-		addField(fields, "waf_time_zone", "only a waf or waf-collection source has one, not a %s source: leave it out or null",
-			srcType)
-	}
+	p.SchemaType = schema
 	if _, err := harvest.ParseFrequency(string(p.Frequency)); err != nil {
 		addField(fields, "frequency", "%v", err)
 	}
@@ -79,18 +42,6 @@ func CheckSource(p *SourceInsertParams, schemaType string, fields map[string]str
 			addField(fields, "notification_emails", "item %d, %q, is not an email address (write it bare: name@agency.gov)", i+1, e)
 		}
 	}
-}
-
-// CheckSourceURL says what is wrong with a source URL, or "": it must be one that
-// harvest.NormalizeURL accepts.
-func CheckSourceURL(raw string) string {
-	if raw == "" {
-		return "required"
-	}
-	if _, err := harvest.NormalizeURL(raw); err != nil {
-		return fmt.Sprintf("%q is not an absolute http(s) URL", raw)
-	}
-	return ""
 }
 
 // orgSlugPattern is an organization slug: lowercase letters, digits and hyphens.

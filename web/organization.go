@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -95,41 +96,23 @@ func (s *server) organizationUpdate(w http.ResponseWriter, r *http.Request) erro
 	return s.organizationSave(w, r, o)
 }
 
-// organizationSave sends the form to POST or PUT /api/v1/organizations; a 422 or 409 shows the
-// form again with the API's messages.
+// organizationSave saves the form (api.SaveOrganization: the API's checks and messages); bad
+// fields, or a slug another organization has, show the form again with the messages.
 func (s *server) organizationSave(w http.ResponseWriter, r *http.Request, old *store.Organization) error {
 	d := organizationFormData{Org: old, Name: r.PostFormValue("name"), Slug: strings.TrimSpace(r.PostFormValue("slug")),
 		Errors: formErrors{}}
-	body := map[string]string{"name": d.Name, "slug": d.Slug}
-	method, path, title := http.MethodPost, "/api/v1/organizations", "Add an organization"
+	id, title := "", "Add an organization"
 	if old != nil {
-		method, path, title = http.MethodPut, "/api/v1/organizations/"+old.ID, "Edit "+old.Name
+		id, title = old.ID, "Edit "+old.Name
 	}
-	a, err := s.callAPI(r, method, path, body)
+	o, err := api.SaveOrganization(r.Context(), s.store, id, d.Name, d.Slug)
 	if err != nil {
-		return err
-	}
-	switch {
-	case a.Status == http.StatusNotFound:
-		return notFound("%s", a.Error)
-	case a.Status == http.StatusConflict:
-		d.Errors["slug"] = a.Error
-	case a.Status >= 400:
-		d.Errors.merge(a.Fields)
-		if len(a.Fields) == 0 {
-			d.Errors[""] = a.Error
+		if err := d.Errors.from(err, "slug"); err != nil {
+			return err
 		}
-	}
-	if len(d.Errors) > 0 {
 		return s.render(w, r, http.StatusUnprocessableEntity, "organization_form.html", title, d)
 	}
-	var created struct {
-		ID string `json:"id"`
-	}
-	if err := jsonDecode(a.Body, &created); err != nil {
-		return err
-	}
-	http.Redirect(w, r, "/organizations/"+created.ID, http.StatusSeeOther)
+	http.Redirect(w, r, "/organizations/"+o.ID, http.StatusSeeOther)
 	return nil
 }
 
@@ -152,7 +135,7 @@ func (s *server) organizationDeleteConfirm(w http.ResponseWriter, r *http.Reques
 	return s.render(w, r, http.StatusOK, "organization_delete.html", "Delete "+o.Name, organizationDeleteData{Org: o, Sources: n})
 }
 
-// organizationDelete deletes through the API; its 409 (the organization still has sources)
+// organizationDelete deletes (api.DeleteOrganization); its 409 (the organization still has sources)
 // is shown on the confirmation page with what to do.
 func (s *server) organizationDelete(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
@@ -160,14 +143,14 @@ func (s *server) organizationDelete(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return orgErr(err, id)
 	}
-	a, err := s.callAPI(r, http.MethodDelete, "/api/v1/organizations/"+id, nil)
-	if err != nil {
-		return err
-	}
-	if a.Status >= 400 {
+	if err := api.DeleteOrganization(r.Context(), s.store, id); err != nil {
+		status, msg, _ := api.ErrorOf(err)
+		if status == http.StatusInternalServerError {
+			return err
+		}
 		_, n, _ := s.store.SourceList(r.Context(), &store.SourceListParams{OrganizationID: id, PageParams: store.PageParams{Limit: 1}})
-		return s.render(w, r, a.Status, "organization_delete.html", "Delete "+o.Name,
-			organizationDeleteData{Org: o, Sources: n, Error: a.Error})
+		return s.render(w, r, status, "organization_delete.html", "Delete "+o.Name,
+			organizationDeleteData{Org: o, Sources: n, Error: msg})
 	}
 	http.Redirect(w, r, "/organizations", http.StatusSeeOther)
 	return nil

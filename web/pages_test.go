@@ -258,9 +258,9 @@ func TestFormsRefuseBadInput(t *testing.T) {
 		post("/harvest_sources", src, 422, "url-error", "schema_type-error", "notification_emails-error")
 		waf := url.Values{"name": {"W"}, "url": {"https://example.gov/waf/"}, "source_type": {"waf"},
 			"schema_type": {"dcatus1.1: federal"}, "frequency": {"manual"}, "notification_frequency": {"on_error"},
-			"waf_time_zone": {"Mars/Olympus"}, "options": {"no equals sign"}}
+			"waf_time_zone": {"Mars/Olympus"}, "rdf.shacl_profile": {"dcat-ap-3.0.0"}}
 		post("/harvest_sources", waf, 422, "options-error")
-		delete(waf, "options")
+		delete(waf, "rdf.shacl_profile")
 		post("/harvest_sources", waf, 422, "schema_type-error", "waf_time_zone-error")
 		coll := url.Values{"name": {"C"}, "url": {"https://example.gov/c/"}, "source_type": {"waf-collection"},
 			"schema_type": {"iso19115_2"}, "frequency": {"hourly"}, "notification_frequency": {"on_error"},
@@ -281,11 +281,12 @@ func TestFormsRefuseBadInput(t *testing.T) {
 		post("/harvest_jobs/"+f.job1.ID+"/cancel", url.Values{}, http.StatusConflict, "action-error")
 
 		// and good input goes through: a source of every type the form offers
-		for i, ty := range sourceTypes {
+		for i, spec := range harvest.SourceSpecs {
+			ty := spec.Type
 			form := url.Values{"name": {"T " + string(ty)}, "url": {"https://example.gov/" + uuid.NewString() + "/"},
 				"source_type": {string(ty)}, "frequency": {"manual"}, "notification_frequency": {"on_error"},
 				"notification_emails": {"a@example.gov\nb@example.gov"}, "accept": {"application/json"},
-				"auth_header_name": {"Authorization"}, "auth_header_value": {"Bearer s3cret"}, "options": {"k=v"},
+				"auth_header_name": {"Authorization"}, "auth_header_value": {"Bearer s3cret"},
 				"organization_id": {f.org.ID}}
 			switch ty {
 			case harvest.SourceWAF:
@@ -295,6 +296,9 @@ func TestFormsRefuseBadInput(t *testing.T) {
 				form.Set("collection_parent_url", "https://example.gov/parent.xml")
 			case harvest.SourceRDF:
 				form.Set("schema_type", "dcat-ap")
+				form.Set("rdf.shacl_profile", "dcat-ap-no-2.0")
+			case harvest.SourceCKAN:
+				form.Set("ckan.rows", "50")
 			case harvest.SourceDocument:
 				form.Set("schema_type", "dcatus1.1: federal")
 			}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -187,8 +188,9 @@ type apiAnswer struct {
 }
 
 // callAPI sends a request to the API handler in process, with the API key, and returns its
-// answer; body (nil: none) is sent as JSON. This is how every form writes: the API's
-// validation and messages are the form's.
+// answer; body (nil: none) is sent as JSON. Only the job actions (web/job.go) and the validate
+// page still write this way; source and organization writes call api.Sources and
+// api.SaveOrganization, and a source's "harvest now" queues its job directly.
 func (s *server) callAPI(r *http.Request, method, path string, body any) (*apiAnswer, error) {
 	var rd io.Reader = http.NoBody
 	if body != nil {
@@ -256,6 +258,26 @@ type formErrors map[string]string
 func (f formErrors) merge(m map[string]string) formErrors {
 	maps.Copy(f, m)
 	return f
+}
+
+// from records in f what a write's error (api.Sources, api.SaveOrganization) says: each bad
+// field's message, a conflict's message at conflictField, or anything else the client caused
+// at "" (the form as a whole). A 404 and an error that is not the client's are returned.
+func (f formErrors) from(err error, conflictField string) error {
+	status, msg, fields := api.ErrorOf(err)
+	switch {
+	case status == http.StatusNotFound:
+		return notFound("%s", msg)
+	case status >= 500:
+		return err
+	case status == http.StatusConflict:
+		f[conflictField] = msg
+	case len(fields) > 0:
+		f.merge(fields)
+	default:
+		f[""] = msg
+	}
+	return nil
 }
 
 // paging of a page's list: ?page= (1-based) and a fixed page size.

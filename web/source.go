@@ -2,22 +2,15 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
-
-// sourceTypes are the source types the forms offer, in the order shown.
-var sourceTypes = []harvest.SourceType{harvest.SourceDocument, harvest.SourceWAF, harvest.SourceWAFCollection,
-	harvest.SourceRDF, harvest.SourceCKAN, harvest.SourceDKAN, harvest.SourceSocrata, harvest.SourceArcGIS,
-	harvest.SourceOpenDataSoft}
-
-var schemaTypes = []harvest.SchemaType{harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal,
-	harvest.SchemaDCATUS30, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2, harvest.SchemaDCATAP}
 
 var frequencies = []harvest.Frequency{harvest.FrequencyManual, harvest.FrequencyDaily, harvest.FrequencyWeekly,
 	harvest.FrequencyBiweekly, harvest.FrequencyMonthly}
@@ -116,178 +109,6 @@ func (s *server) sourceView(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, "source.html", src.Name, d)
 }
 
-// sourceForm is the add/edit form's fields as sent.
-type sourceForm struct {
-	Name, URL, OrganizationID, SourceType, SchemaType, Frequency, NotificationEmails, NotificationFrequency string
-	CollectionParentURL, WAFTimeZone, Accept, AuthHeaderName, AuthHeaderValue, Options                      string
-	HasStoredSecret                                                                                         bool
-}
-
-type sourceFormData struct {
-	Source            *store.Source // nil: a new one
-	Form              sourceForm
-	Errors            formErrors
-	Orgs              []*store.Organization
-	SourceTypes       []harvest.SourceType
-	SchemaTypes       []harvest.SchemaType
-	Frequencies       []harvest.Frequency
-	NotifyFrequencies []harvest.NotificationFrequency
-}
-
-func (s *server) sourceFormData(r *http.Request, src *store.Source, f sourceForm) (sourceFormData, error) {
-	orgs, _, err := s.orgNames(r)
-	return sourceFormData{Source: src, Form: f, Errors: formErrors{}, Orgs: orgs, SourceTypes: sourceTypes,
-		SchemaTypes: schemaTypes, Frequencies: frequencies, NotifyFrequencies: notifyFrequencies}, err
-}
-
-func (s *server) sourceNew(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	f := sourceForm{SourceType: cmpOr(q.Get("source_type"), string(harvest.SourceDocument)),
-		OrganizationID: q.Get("organization_id"), Frequency: string(harvest.FrequencyManual),
-		NotificationFrequency: string(harvest.NotifyOnError)}
-	d, err := s.sourceFormData(r, nil, f)
-	if err != nil {
-		return err
-	}
-	return s.render(w, r, http.StatusOK, "source_form.html", "Add a harvest source", d)
-}
-
-func (s *server) sourceEdit(w http.ResponseWriter, r *http.Request) error {
-	src, err := s.getSource(r)
-	if err != nil {
-		return err
-	}
-	f := sourceForm{Name: src.Name, URL: src.URL, OrganizationID: src.OrganizationID, SourceType: string(src.SourceType),
-		SchemaType: string(src.SchemaType), Frequency: string(src.Frequency),
-		NotificationEmails: strings.Join(src.NotificationEmails, "\n"), NotificationFrequency: string(src.NotificationFrequency),
-		CollectionParentURL: src.CollectionParentURL, WAFTimeZone: src.WAFTimeZone, Accept: src.Accept}
-	if src.AuthHeader != nil {
-		f.AuthHeaderName, f.HasStoredSecret = src.AuthHeader.Name, true
-	}
-	var opts []string
-	for _, k := range sortedKeys(src.Options) {
-		opts = append(opts, k+"="+src.Options[k])
-	}
-	f.Options = strings.Join(opts, "\n")
-	d, err := s.sourceFormData(r, src, f)
-	if err != nil {
-		return err
-	}
-	return s.render(w, r, http.StatusOK, "source_form.html", "Edit "+src.Name, d)
-}
-
-func (s *server) sourceCreate(w http.ResponseWriter, r *http.Request) error {
-	return s.sourceSave(w, r, nil)
-}
-
-func (s *server) sourceUpdate(w http.ResponseWriter, r *http.Request) error {
-	src, err := s.getSource(r)
-	if err != nil {
-		return err
-	}
-	return s.sourceSave(w, r, src)
-}
-
-// sourceBody turns the form into the API's JSON body; lines of options that are not key=value
-// are a field error of the form's own (the API takes options as an object).
-func sourceBody(f sourceForm, editing bool, errs formErrors) map[string]any {
-	body := map[string]any{"name": f.Name, "url": f.URL, "source_type": f.SourceType, "frequency": f.Frequency,
-		"notification_frequency": f.NotificationFrequency}
-	emails := []string{}
-	for _, e := range strings.FieldsFunc(f.NotificationEmails, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
-		if e = strings.TrimSpace(e); e != "" {
-			emails = append(emails, e)
-		}
-	}
-	body["notification_emails"] = emails
-	for k, v := range map[string]string{"organization_id": f.OrganizationID, "schema_type": f.SchemaType,
-		"collection_parent_url": f.CollectionParentURL, "waf_time_zone": f.WAFTimeZone, "accept": f.Accept} {
-		if strings.TrimSpace(v) != "" {
-			body[k] = strings.TrimSpace(v)
-		}
-	}
-	if name := strings.TrimSpace(f.AuthHeaderName); name != "" || f.AuthHeaderValue != "" {
-		value := f.AuthHeaderValue
-		if value == "" && editing && f.HasStoredSecret {
-			value = api.SecretMask // keep the stored value
-		}
-		body["auth_header"] = map[string]string{"name": name, "value": value}
-	}
-	opts := map[string]string{}
-	for i, line := range strings.Split(f.Options, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			errs["options"] = fmt.Sprintf("line %d, %q, is not key=value", i+1, line)
-			continue
-		}
-		opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
-	if len(opts) > 0 {
-		body["options"] = opts
-	}
-	return body
-}
-
-// sourceSave sends the form to the API (POST or PUT); a 422 or 409 shows it again with the
-// API's messages by field.
-func (s *server) sourceSave(w http.ResponseWriter, r *http.Request, old *store.Source) error {
-	f := sourceForm{Name: r.PostFormValue("name"), URL: r.PostFormValue("url"),
-		OrganizationID: r.PostFormValue("organization_id"), SourceType: r.PostFormValue("source_type"),
-		SchemaType: r.PostFormValue("schema_type"), Frequency: r.PostFormValue("frequency"),
-		NotificationEmails: r.PostFormValue("notification_emails"), NotificationFrequency: r.PostFormValue("notification_frequency"),
-		CollectionParentURL: r.PostFormValue("collection_parent_url"), WAFTimeZone: r.PostFormValue("waf_time_zone"),
-		Accept: r.PostFormValue("accept"), AuthHeaderName: r.PostFormValue("auth_header_name"),
-		AuthHeaderValue: r.PostFormValue("auth_header_value"), Options: r.PostFormValue("options"),
-		HasStoredSecret: old != nil && old.AuthHeader != nil}
-	d, err := s.sourceFormData(r, old, f)
-	if err != nil {
-		return err
-	}
-	body := sourceBody(f, old != nil, d.Errors)
-	method, path, title := http.MethodPost, "/api/v1/harvest_sources", "Add a harvest source"
-	if old != nil {
-		method, path, title = http.MethodPut, "/api/v1/harvest_sources/"+old.ID, "Edit "+old.Name
-	}
-	var a *apiAnswer
-	if len(d.Errors) == 0 {
-		if a, err = s.callAPI(r, method, path, body); err != nil {
-			return err
-		}
-		switch {
-		case a.Status == http.StatusNotFound:
-			return notFound("%s", a.Error)
-		case a.Status == http.StatusConflict:
-			d.Errors["url"] = a.Error
-		case a.Status >= 400:
-			for k, v := range a.Fields {
-				if strings.HasPrefix(k, "options.") {
-					k, v = "options", strings.TrimPrefix(k, "options.")+": "+v
-				}
-				d.Errors[k] = v
-			}
-			if len(a.Fields) == 0 {
-				d.Errors[""] = a.Error
-			}
-		}
-	}
-	if len(d.Errors) > 0 {
-		d.Form.AuthHeaderValue = "" // never sent back to the browser
-		return s.render(w, r, http.StatusUnprocessableEntity, "source_form.html", title, d)
-	}
-	var saved struct {
-		ID string `json:"id"`
-	}
-	if err := jsonDecode(a.Body, &saved); err != nil {
-		return err
-	}
-	http.Redirect(w, r, "/harvest_sources/"+saved.ID, http.StatusSeeOther)
-	return nil
-}
-
 type sourceJobData struct {
 	Source   *store.Source
 	JobType  harvest.JobType
@@ -324,35 +145,38 @@ func jobTitle(jt harvest.JobType) string {
 	return "Harvest"
 }
 
-// sourceJobCreate starts a job through POST /api/v1/harvest_sources/{id}/jobs and goes to its
-// page; a 409 (a job is unfinished) is shown on the confirmation page.
+// sourceJobCreate queues a job of the source (jobs.Control.Enqueue, as the API's POST
+// /harvest_sources/{id}/jobs does), kicks the scheduler and goes
+// to the job's page. A bad job type (422) or an unfinished job (409) is shown on the
+// confirmation page.
 func (s *server) sourceJobCreate(w http.ResponseWriter, r *http.Request) error {
 	src, err := s.getSource(r)
 	if err != nil {
 		return err
 	}
-	jt := r.PostFormValue("job_type")
-	a, err := s.callAPI(r, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", map[string]string{"job_type": jt})
-	if err != nil {
-		return err
-	}
-	if a.Status >= 400 {
-		msg := a.Error
-		for k, v := range a.Fields {
-			msg = k + ": " + v
+	jt, err := harvest.ParseJobType(r.PostFormValue("job_type"))
+	status := http.StatusUnprocessableEntity
+	if err == nil {
+		var job *store.HarvestJob
+		job, err = s.jobs.Enqueue(r.Context(), src.ID, jt)
+		switch {
+		case err == nil:
+			if s.queued != nil {
+				s.queued()
+			}
+			http.Redirect(w, r, "/harvest_jobs/"+job.ID, http.StatusSeeOther)
+			return nil
+		case errors.Is(err, jobs.ErrUnknownSource):
+			return notFound("harvest source %q not found", src.ID)
+		case !errors.Is(err, jobs.ErrJobInProgress):
+			return err
 		}
-		n, _ := s.store.DatasetCount(r.Context(), src.ID)
-		return s.render(w, r, a.Status, "source_job.html", jobTitle(harvest.JobType(jt))+": "+src.Name,
-			sourceJobData{Source: src, JobType: harvest.JobType(jt), Datasets: n, Error: msg})
+		status = http.StatusConflict
+		err = errors.New("the harvest source already has an unfinished job: wait for it to end or cancel it")
 	}
-	var job struct {
-		ID string `json:"id"`
-	}
-	if err := jsonDecode(a.Body, &job); err != nil {
-		return err
-	}
-	http.Redirect(w, r, "/harvest_jobs/"+job.ID, http.StatusSeeOther)
-	return nil
+	n, _ := s.store.DatasetCount(r.Context(), src.ID)
+	return s.render(w, r, status, "source_job.html", jobTitle(jt)+": "+src.Name,
+		sourceJobData{Source: src, JobType: harvest.JobType(r.PostFormValue("job_type")), Datasets: n, Error: err.Error()})
 }
 
 func (s *server) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) error {
@@ -367,21 +191,21 @@ func (s *server) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) err
 	return s.render(w, r, http.StatusOK, "source_delete.html", "Delete "+src.Name, sourceJobData{Source: src, Datasets: n})
 }
 
-// sourceDelete deletes through the API; its 409 (live datasets, or an unfinished job) is shown
-// on the confirmation page.
+// sourceDelete deletes the source (api.Sources.Delete); a conflict (live datasets, or an
+// unfinished job) is shown on the confirmation page.
 func (s *server) sourceDelete(w http.ResponseWriter, r *http.Request) error {
 	src, err := s.getSource(r)
 	if err != nil {
 		return err
 	}
-	a, err := s.callAPI(r, http.MethodDelete, "/api/v1/harvest_sources/"+src.ID, nil)
-	if err != nil {
-		return err
-	}
-	if a.Status >= 400 {
+	if err := s.sources.Delete(r.Context(), src.ID); err != nil {
+		status, msg, _ := api.ErrorOf(err)
+		if status == http.StatusInternalServerError {
+			return err
+		}
 		n, _ := s.store.DatasetCount(r.Context(), src.ID)
-		return s.render(w, r, a.Status, "source_delete.html", "Delete "+src.Name,
-			sourceJobData{Source: src, Datasets: n, Error: a.Error})
+		return s.render(w, r, status, "source_delete.html", "Delete "+src.Name,
+			sourceJobData{Source: src, Datasets: n, Error: msg})
 	}
 	http.Redirect(w, r, "/harvest_sources", http.StatusSeeOther)
 	return nil

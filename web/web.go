@@ -29,6 +29,9 @@ type Config struct {
 	// SecureCookies marks the cookies Secure (served over HTTPS only). Default false, so that
 	// a plain-HTTP deployment on a private network can sign in.
 	SecureCookies bool
+	// AllowPrivateSources lets the source form save URLs on loopback, private and link-local
+	// addresses, as the API's (fetch.Config.AllowPrivate, --allow-private-sources).
+	AllowPrivateSources bool
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
@@ -41,8 +44,9 @@ func (c Config) WithDefaults() Config {
 type Deps struct {
 	// Store is required: pages read it directly.
 	Store store.Store
-	// API is the API handler (api.New). Required: every write goes through it, and it serves
-	// /api/, /healthz, /readyz and /metrics beside the pages.
+	// API is the API handler (api.New). Required: it serves /api/, /healthz, /readyz and
+	// /metrics beside the pages. Source and organization writes call api.Sources and
+	// api.SaveOrganization directly; job actions and validation still go through it in process.
 	API http.Handler
 	// Jobs cancels and replays jobs (its Store defaults to Store); without its Bus the job
 	// page offers no replay.
@@ -60,6 +64,9 @@ type Deps struct {
 	AuthLimiter *api.AuthLimiter
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Queued, when set, is called after a job was queued from a source page: the scheduler's
+	// kick, as the API's Deps.Queued.
+	Queued func()
 }
 
 // server is the http.Handler New returns.
@@ -75,6 +82,8 @@ type server struct {
 	key    []byte // session and CSRF HMAC key, derived from the API key
 	// authLimit is Deps.AuthLimiter
 	authLimit *api.AuthLimiter
+	sources   api.Sources // source writes: the API's checks and messages
+	queued    func()      // Deps.Queued; may be nil
 	pages     *http.ServeMux
 }
 
@@ -100,6 +109,8 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 		s.jobs.Store = deps.Store
 	}
 	s.key = deriveKey(cfg.APIKey)
+	s.sources = api.Sources{Store: deps.Store, AllowPrivate: cfg.AllowPrivateSources}
+	s.queued = deps.Queued
 	s.authLimit = deps.AuthLimiter
 	if s.authLimit == nil {
 		s.authLimit = api.NewAuthLimiter(api.AuthLimitConfig{})

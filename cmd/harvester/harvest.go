@@ -6,15 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/search"
@@ -83,8 +78,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "", "the source's http(s) URL")
 	fl.StringVar(&f.file, "file", "", "a local file: a data.json, an ISO XML record or an RDF document (the source is keyed by its absolute path)")
-	fl.StringVar(&f.schemaType, "schema-type", "",
-		`"dcatus1.1: federal", "dcatus1.1: non-federal", "iso19115_1", "iso19115_2" or "dcat-ap"`)
+	fl.StringVar(&f.schemaType, "schema-type", "", "the schema type its records follow, by source type: "+schemasHelp())
 	fl.StringVar(&f.sourceType, "source-type", "document",
 		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files), waf-collection,\n"+
 			"rdf (a DCAT-AP document: Turtle, RDF/XML, JSON-LD, N-Triples),\n"+
@@ -94,7 +88,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl.StringVar(&f.accept, "accept", "", `the Accept header for the source's documents, e.g. "text/turtle" (default: the fetch default)`)
 	fl.StringVar(&f.authHeader, "auth-header", "", `a secret header "Name: value" sent only to the source's host `+
 		`(default: $`+authHeaderEnv+`)`)
-	fl.StringArrayVar(&f.options, "option", nil, "a source setting key=value (repeatable), e.g. languages=nb,en")
+	fl.StringArrayVar(&f.options, "option", nil, "a setting of the source type, key=value (repeatable): "+settingsHelp())
 	fl.StringVar(&f.parentURL, "collection-parent-url", "",
 		"the parent record of a waf-collection: harvested first, and the isPartOf of every other record")
 	fl.StringVar(&f.wafTimeZone, "waf-time-zone", "",
@@ -106,146 +100,6 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "give up waiting for the job after this long")
 	return cmd
-}
-
-// params checks every argument, before any service is touched: a bad argument writes nothing.
-func (f *harvestFlags) params() (jobs.Params, error) {
-	p := jobs.Params{SourceType: harvest.SourceDocument}
-	if f.format != "text" && f.format != "json" {
-		return p, usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
-	}
-	switch {
-	case (f.url == "") == (f.file == ""):
-		return p, usageError{errors.New("give exactly one of --url or --file")}
-	case f.file != "":
-		abs, err := sourceFile(f.file)
-		if err != nil {
-			return p, usageError{fmt.Errorf("--file: %w", err)}
-		}
-		p.URL = abs
-	default:
-		u, err := sourceURL(f.url)
-		if err != nil {
-			return p, usageError{fmt.Errorf("--url: %w", err)}
-		}
-		p.URL = u
-	}
-	var err error
-	if p.SourceType, err = harvest.ParseSourceType(f.sourceType); err != nil {
-		return p, usageError{fmt.Errorf("--source-type: %w", err)}
-	}
-	if f.schemaType == "" && p.SourceType.IsPortal() {
-		f.schemaType = string(harvest.SchemaDCATUS11NonFederal) // portal items are mapped to non-federal DCAT-US
-	}
-	if f.schemaType == "" {
-		return p, usageError{fmt.Errorf("--schema-type is required: %q or %q for a data.json, %q for a DCAT-US 3.0 "+
-			"catalog, %q or %q for ISO 19115 XML", harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal,
-			harvest.SchemaDCATUS30, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)}
-	}
-	if p.SchemaType, err = harvest.ParseSchemaType(f.schemaType); err != nil {
-		return p, usageError{fmt.Errorf("--schema-type: %w", err)}
-	}
-	waf := p.SourceType == harvest.SourceWAF || p.SourceType == harvest.SourceWAFCollection
-	switch {
-	case p.SourceType.IsPortal() && f.file != "":
-		return p, usageError{fmt.Errorf("--source-type %s: a portal is an API on a web server: use --url with the portal's base URL", p.SourceType)}
-	case p.SourceType.IsPortal() && p.SchemaType != harvest.SchemaDCATUS11NonFederal && p.SchemaType != harvest.SchemaDCATUS11Federal:
-		return p, usageError{fmt.Errorf("--source-type %s: portal items are mapped to DCAT-US 1.1: use --schema-type %q (the default) or %q",
-			p.SourceType, harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS11Federal)}
-	case p.SourceType.IsPortal():
-		if f.parentURL != "" {
-			return p, usageError{errors.New("--collection-parent-url is for --source-type waf-collection")}
-		}
-		p.URL, _ = harvest.NormalizeSourceURL(p.SourceType, p.URL) // the portal's base; --url was checked above
-	case p.SourceType == harvest.SourceRDF && p.SchemaType != harvest.SchemaDCATAP:
-		return p, usageError{fmt.Errorf("--source-type rdf: an RDF source holds DCAT-AP: use --schema-type %s", harvest.SchemaDCATAP)}
-	case p.SchemaType == harvest.SchemaDCATAP && p.SourceType != harvest.SourceRDF:
-		return p, usageError{fmt.Errorf("--schema-type %s: DCAT-AP is RDF: use --source-type rdf", harvest.SchemaDCATAP)}
-	case waf && !p.SchemaType.IsISO():
-		return p, usageError{fmt.Errorf("--source-type %s: a WAF holds ISO XML: use --schema-type iso19115_1 or iso19115_2", p.SourceType)}
-	case waf && f.file != "":
-		return p, usageError{fmt.Errorf("--source-type %s: a WAF is a folder listing on a web server: use --url", p.SourceType)}
-	case p.SourceType == harvest.SourceWAFCollection && f.parentURL == "":
-		return p, usageError{errors.New("--source-type waf-collection needs --collection-parent-url")}
-	case p.SourceType != harvest.SourceWAFCollection && f.parentURL != "":
-		return p, usageError{errors.New("--collection-parent-url is for --source-type waf-collection")}
-	case f.parentURL != "":
-		if p.CollectionParentURL, err = sourceURL(f.parentURL); err != nil {
-			return p, usageError{fmt.Errorf("--collection-parent-url: %w", err)}
-		}
-	}
-	if f.wafTimeZone != "" {
-		if !waf {
-			return p, usageError{errors.New("--waf-time-zone is for --source-type waf or waf-collection")}
-		}
-		if _, err := harvest.ParseWAFTimeZone(f.wafTimeZone); err != nil {
-			return p, usageError{fmt.Errorf("--waf-time-zone: %w", err)}
-		}
-		p.WAFTimeZone = f.wafTimeZone
-	}
-	if p.JobType, err = harvest.ParseJobType(f.jobType); err != nil {
-		return p, usageError{fmt.Errorf("--job-type: %w", err)}
-	}
-	if f.timeout <= 0 {
-		return p, usageError{fmt.Errorf("--timeout: %v is not a positive duration", f.timeout)}
-	}
-	if f.organization != "" && strings.TrimSpace(f.organization) == "" {
-		return p, usageError{errors.New("--organization: the name is blank")}
-	}
-	p.Organization = f.organization
-	if err := f.settings(&p); err != nil {
-		return p, err
-	}
-	return p, nil
-}
-
-// settings checks --accept, --auth-header (or $HARVESTER_AUTH_HEADER) and --option into p. No
-// error quotes the auth header's value.
-func (f *harvestFlags) settings(p *jobs.Params) error {
-	p.Accept = strings.TrimSpace(f.accept)
-	if strings.ContainsAny(p.Accept, "\r\n\x00") {
-		return usageError{errors.New("--accept: the value has a line break or NUL")}
-	}
-	flag, raw := "--auth-header", f.authHeader
-	if raw == "" {
-		flag, raw = authHeaderEnv, os.Getenv(authHeaderEnv)
-	}
-	if raw != "" {
-		h, err := parseAuthHeader(raw)
-		if err != nil {
-			return usageError{fmt.Errorf("%s: %w", flag, err)}
-		}
-		p.AuthHeader = h
-	}
-	for _, o := range f.options {
-		k, v, ok := strings.Cut(o, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return usageError{fmt.Errorf("--option %q: want key=value", o)}
-		}
-		if p.Options == nil {
-			p.Options = map[string]string{}
-		}
-		p.Options[k] = v
-	}
-	return nil
-}
-
-// parseAuthHeader reads "Name: value" (spaces around both trimmed), checked as
-// fetch.AuthHeader.Check does; its errors never quote the value.
-func parseAuthHeader(raw string) (*store.AuthHeader, error) {
-	name, value, ok := strings.Cut(raw, ":")
-	if !ok {
-		return nil, errors.New(`want "Name: value", e.g. "Authorization: Bearer …"`)
-	}
-	h := fetch.AuthHeader{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)}
-	if h.Value == "" {
-		return nil, errors.New("the value is empty")
-	}
-	if err := h.Check(); err != nil {
-		return nil, err
-	}
-	return &store.AuthHeader{Name: h.Name, Value: h.Value}, nil
 }
 
 // reindexIfMoved writes the source's documents again when the source now belongs to another
@@ -263,47 +117,6 @@ func reindexIfMoved(ctx context.Context, st store.Store, idx search.Index, sourc
 		return fmt.Errorf("reindex the source's documents under its new organization: %w", err)
 	}
 	return nil
-}
-
-// sourceURL returns raw in its normal form (harvest.NormalizeURL) when it is an absolute
-// http(s) URL with a host (EXTRACT tells URLs from file paths by the "http://" and "https://"
-// prefixes).
-func sourceURL(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return "", fmt.Errorf("%q is not a URL: %w", raw, errors.Unwrap(err))
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		hint := ""
-		if u.Scheme == "" {
-			hint = " (for a local file, use --file)"
-		}
-		return "", fmt.Errorf("%q is not an absolute http or https URL, e.g. https://agency.example.gov/data.json%s", raw, hint)
-	}
-	if u.Hostname() == "" {
-		return "", fmt.Errorf("%q has no host", raw)
-	}
-	return harvest.NormalizeURL(raw)
-}
-
-// sourceFile returns the absolute path of path, which must be an existing regular file.
-func sourceFile(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", err
-	}
-	if !fi.Mode().IsRegular() {
-		what := "not a regular file"
-		if fi.IsDir() {
-			what = "a directory, not a file"
-		}
-		return "", fmt.Errorf("%s is %s", abs, what)
-	}
-	return abs, nil
 }
 
 // run runs the job and prints its report. With --format json, an error that leaves no report

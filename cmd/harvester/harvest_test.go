@@ -93,8 +93,8 @@ func TestHarvestBadArguments(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	require.Equal(t, exitUsage, run(context.Background(), []string{"harvest", "--url", "https://x.example/data.json"}, &out, &errOut))
-	require.Equal(t, `harvester: --schema-type is required: "dcatus1.1: federal" or "dcatus1.1: non-federal" for a data.json, `+
-		`"dcatus3.0" for a DCAT-US 3.0 catalog, "iso19115_1" or "iso19115_2" for ISO 19115 XML`+"\nRun 'harvester harvest --help' for usage.\n", errOut.String())
+	require.Equal(t, `harvester: --schema-type: required for a document source: "dcatus1.1: federal", "dcatus1.1: non-federal", `+
+		`"dcatus3.0", "iso19115_1" or "iso19115_2"`+"\nRun 'harvester harvest --help' for usage.\n", errOut.String())
 }
 
 // One catalog written several ways on the command line is one source (harvest.NormalizeURL),

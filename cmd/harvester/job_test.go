@@ -53,9 +53,9 @@ func TestHarvestRejectsBadArgumentsBeforeWriting(t *testing.T) {
 		want string // in the error
 	}{
 		{"a local path as --url", []string{"--url", "/etc/passwd"}, "for a local file, use --file"},
-		{"an ftp URL", []string{"--url", "ftp://ftp.example.gov/data.json"}, "not an absolute http or https URL"},
-		{"not a URL", []string{"--url", "not a url"}, "not an absolute http or https URL"},
-		{"a relative URL", []string{"--url", "data.json"}, "not an absolute http or https URL"},
+		{"an ftp URL", []string{"--url", "ftp://ftp.example.gov/data.json"}, "not an absolute http(s) URL"},
+		{"not a URL", []string{"--url", "not a url"}, "not an absolute http(s) URL"},
+		{"a relative URL", []string{"--url", "data.json"}, "not an absolute http(s) URL"},
 		{"a URL without a host", []string{"--url", "https:///data.json"}, "has no host"},
 		{"an opaque URL", []string{"--url", "https:agency.example.gov/data.json"}, "has no host"},
 		{"an unparsable URL", []string{"--url", "https://agency.example.gov/%zz"}, "is not a URL"},

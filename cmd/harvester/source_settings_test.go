@@ -38,8 +38,8 @@ func newHeaderCatalog(t *testing.T) *headerCatalog {
 	return c
 }
 
-// TestHarvestSourceSettingsFlags: --accept, --auth-header and --option are sent (the first
-// two) and kept with the source; the secret never appears in the command's output.
+// TestHarvestSourceSettingsFlags: --accept and --auth-header are sent and kept with the source;
+// the secret never appears in the command's output.
 func TestHarvestSourceSettingsFlags(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -47,7 +47,7 @@ func TestHarvestSourceSettingsFlags(t *testing.T) {
 	url := srv.URL + "/data.json"
 	var out, errOut strings.Builder
 	args := []string{"harvest", "--url", url, "--schema-type", federal, "--accept", "application/json",
-		"--auth-header", "X-Api-Key: s3cret-key", "--option", "languages=nb,en", "--option", "x=1=2",
+		"--auth-header", "X-Api-Key: s3cret-key",
 		"--database-url", b.dbURL, "--nats-url", b.natsURL}
 	code := run(context.Background(), args, &out, &errOut)
 	require.Equal(t, exitOK, code, "stdout: %s\nstderr: %s", out.String(), errOut.String())
@@ -60,7 +60,6 @@ func TestHarvestSourceSettingsFlags(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "application/json", src.Accept)
 	require.Equal(t, &store.AuthHeader{Name: "X-Api-Key", Value: "s3cret-key"}, src.AuthHeader)
-	require.Equal(t, map[string]string{"languages": "nb,en", "x": "1=2"}, src.Options)
 
 	// A later run without the flags keeps them.
 	_, code = b.harvest(t, "--url", url, "--schema-type", federal)
@@ -88,8 +87,9 @@ func TestHarvestSourceSettingsBadFlags(t *testing.T) {
 		{[]string{"--schema-type", federal, "--auth-header", "X-Key:"}, "the value is empty"},
 		{[]string{"--schema-type", federal, "--option", "languages"}, `--option "languages": want key=value`},
 		{[]string{"--schema-type", federal, "--accept", "text/turtle\nX: y"}, "--accept: the value has a line break"},
-		{[]string{"--schema-type", federal, "--source-type", "rdf"}, "use --schema-type dcat-ap"},
-		{[]string{"--schema-type", "dcat-ap"}, "use --source-type rdf"},
+		{[]string{"--schema-type", federal, "--source-type", "rdf"}, `--schema-type: an rdf source holds DCAT-AP RDF (Turtle, RDF/XML, JSON-LD, N-Triples): want "dcat-ap"`},
+		{[]string{"--schema-type", "dcat-ap"}, `("dcat-ap" is the schema of an rdf source)`},
+		{[]string{"--schema-type", federal, "--option", "fq=x"}, `--option fq: "fq" is not a setting of a document source`},
 	} {
 		args := append([]string{"harvest", "--file", catalog}, tc.args...)
 		args = append(args, "--database-url", b.dbURL, "--nats-url", b.natsURL, "--format", "json")
@@ -104,8 +104,9 @@ func TestHarvestSourceSettingsBadFlags(t *testing.T) {
 
 	// --file with rdf and dcat-ap is accepted (the job itself is EXTRACT's business).
 	p, err := (&harvestFlags{file: catalog, schemaType: "dcat-ap", sourceType: "rdf", jobType: "harvest",
-		format: "json", timeout: 1, accept: "application/rdf+xml"}).params()
+		format: "json", timeout: 1, accept: "application/rdf+xml", options: []string{"languages=nb,en", "shacl_profile=none"}}).params()
 	require.NoError(t, err)
+	require.Equal(t, map[string]string{"languages": "nb,en", "shacl_profile": "none"}, p.Options)
 	require.Equal(t, catalog, p.URL)
 	require.Equal(t, "application/rdf+xml", p.Accept)
 }

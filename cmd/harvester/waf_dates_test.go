@@ -21,5 +21,5 @@ func TestHarvestWAFTimeZoneFlag(t *testing.T) {
 	code = run(context.Background(), []string{"harvest", "--url", "https://agency.example.gov/data.json",
 		"--schema-type", "dcatus1.1: federal", "--waf-time-zone", "UTC"}, &out, &errOut)
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut.String(), "--waf-time-zone is for --source-type waf or waf-collection")
+	require.Contains(t, errOut.String(), "--waf-time-zone: only a waf or waf-collection source has one, not a document source")
 }
