@@ -82,7 +82,7 @@ func (f fleetOptions) withDefaults(records int) fleetOptions {
 	return f
 }
 
-// fleetPath and smallPath are where serveCatalog serves the catalogs of the fleet's source k
+// fleetPath and smallPath are where serveCatalogs serves the catalogs of the fleet's source k
 // (k = 0 the big one) and of small_sources' source k.
 func fleetPath(k int) string { return fmt.Sprintf("/fleet/%03d/data.json", k) }
 func smallPath(k int) string { return fmt.Sprintf("/small/%03d/data.json", k) }
