@@ -294,19 +294,8 @@ func (c *compiler) shape(id rdf.Term) (*shape, error) {
 		}
 		s.path = path
 	}
-	if sev, err := c.one(id, NS+"severity"); err != nil {
+	if s.severity, err = c.severity(id); err != nil {
 		return nil, err
-	} else if !sev.IsZero() {
-		switch sev.Value {
-		case NS + "Violation":
-			s.severity = Violation
-		case NS + "Warning":
-			s.severity = Warning
-		case NS + "Info":
-			s.severity = Info
-		default:
-			return nil, fmt.Errorf("%w: shape %s: sh:severity %s", ErrUnsupported, c.name(id), sev.NTriples())
-		}
 	}
 	s.message = pickMessage(c.objects(id, NS+"message"))
 	for _, d := range c.objects(id, NS+"deactivated") {
@@ -351,6 +340,23 @@ func (c *compiler) shape(id rdf.Term) (*shape, error) {
 		s.properties = append(s.properties, ps)
 	}
 	return s, nil
+}
+
+// severity is shape id's sh:severity (SHACL 2.1.5): Violation when it has none.
+func (c *compiler) severity(id rdf.Term) (Severity, error) {
+	sev, err := c.one(id, NS+"severity")
+	if err != nil || sev.IsZero() {
+		return Violation, err
+	}
+	switch sev.Value {
+	case NS + "Violation":
+		return Violation, nil
+	case NS + "Warning":
+		return Warning, nil
+	case NS + "Info":
+		return Info, nil
+	}
+	return Violation, fmt.Errorf("%w: shape %s: sh:severity %s", ErrUnsupported, c.name(id), sev.NTriples())
 }
 
 func (c *compiler) objectsIs(s rdf.Term, p, o string) bool {
@@ -401,46 +407,14 @@ func (c *compiler) constraint(s *shape, p string) error {
 			}
 			cons = constraint{kind: cPattern, re: re}
 		case NS + "node", NS + "qualifiedValueShape":
-			sub, err := c.shape(v)
-			if err != nil {
+			var err error
+			if cons, err = c.nodeConstraint(id, p, v); err != nil {
 				return err
 			}
-			cons = constraint{kind: cNode, shapes: []*shape{sub}}
-			if p == NS+"qualifiedValueShape" {
-				if len(c.objects(id, NS+"qualifiedValueShapesDisjoint")) > 0 {
-					return fmt.Errorf("%w: shape %s: sh:qualifiedValueShapesDisjoint", ErrUnsupported, c.name(id))
-				}
-				cons.kind, cons.qMin, cons.qMax = cQualified, -1, -1
-				for _, q := range []struct {
-					p   string
-					dst *int
-				}{{NS + "qualifiedMinCount", &cons.qMin}, {NS + "qualifiedMaxCount", &cons.qMax}} {
-					t, err := c.one(id, q.p)
-					if err != nil {
-						return err
-					}
-					if !t.IsZero() {
-						if *q.dst, err = c.integer(t, id, q.p); err != nil {
-							return err
-						}
-					}
-				}
-			}
 		case NS + "or", NS + "and":
-			members, err := c.list(v)
-			if err != nil {
-				return fmt.Errorf("shacl: shape %s: %s: %w", c.name(id), short(p), err)
-			}
-			cons = constraint{kind: cOr}
-			if p == NS+"and" {
-				cons.kind = cAnd
-			}
-			for _, m := range members {
-				sub, err := c.shape(m)
-				if err != nil {
-					return err
-				}
-				cons.shapes = append(cons.shapes, sub)
+			var err error
+			if cons, err = c.logicalConstraint(id, p, v); err != nil {
+				return err
 			}
 		case NS + "closed":
 			if v.IsLiteral() && v.Value == "false" {
@@ -453,6 +427,58 @@ func (c *compiler) constraint(s *shape, p string) error {
 		s.constraints = append(s.constraints, cons)
 	}
 	return nil
+}
+
+// nodeConstraint compiles sh:node or sh:qualifiedValueShape v of shape id (SHACL 4.5.2, 4.7.3)
+// with, for the latter, its sh:qualifiedMinCount and sh:qualifiedMaxCount (-1 when absent).
+func (c *compiler) nodeConstraint(id rdf.Term, p string, v rdf.Term) (constraint, error) {
+	sub, err := c.shape(v)
+	if err != nil {
+		return constraint{}, err
+	}
+	cons := constraint{kind: cNode, shapes: []*shape{sub}}
+	if p != NS+"qualifiedValueShape" {
+		return cons, nil
+	}
+	if len(c.objects(id, NS+"qualifiedValueShapesDisjoint")) > 0 {
+		return constraint{}, fmt.Errorf("%w: shape %s: sh:qualifiedValueShapesDisjoint", ErrUnsupported, c.name(id))
+	}
+	cons.kind, cons.qMin, cons.qMax = cQualified, -1, -1
+	for _, q := range []struct {
+		p   string
+		dst *int
+	}{{NS + "qualifiedMinCount", &cons.qMin}, {NS + "qualifiedMaxCount", &cons.qMax}} {
+		t, err := c.one(id, q.p)
+		if err != nil {
+			return constraint{}, err
+		}
+		if !t.IsZero() {
+			if *q.dst, err = c.integer(t, id, q.p); err != nil {
+				return constraint{}, err
+			}
+		}
+	}
+	return cons, nil
+}
+
+// logicalConstraint compiles sh:or or sh:and v of shape id: a list of shapes (SHACL 4.6).
+func (c *compiler) logicalConstraint(id rdf.Term, p string, v rdf.Term) (constraint, error) {
+	members, err := c.list(v)
+	if err != nil {
+		return constraint{}, fmt.Errorf("shacl: shape %s: %s: %w", c.name(id), short(p), err)
+	}
+	cons := constraint{kind: cOr}
+	if p == NS+"and" {
+		cons.kind = cAnd
+	}
+	for _, m := range members {
+		sub, err := c.shape(m)
+		if err != nil {
+			return constraint{}, err
+		}
+		cons.shapes = append(cons.shapes, sub)
+	}
+	return cons, nil
 }
 
 // pickMessage chooses one sh:message: English, else untagged, else the first by tag.
