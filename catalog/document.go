@@ -267,18 +267,25 @@ func recordArray(key *capture, v3 bool) string {
 	return ""
 }
 
-// refuseDCATUS3 scans the catalog's conformsTo and returns a *ParseError wrapping ErrDCATUS3
-// when it is an object, DCAT-US 3.0's way (1.1 writes a URL).
-func (w *catalogWalk) refuseDCATUS3() error {
+// conformsTo scans the catalog's conformsTo value and returns its first byte and its first
+// 200 bytes.
+func (w *catalogWalk) conformsTo() (byte, *capture, error) {
 	s := w.s
 	c, err := s.skipSpace()
 	if err != nil {
-		return s.readErr(err)
+		return 0, nil, s.readErr(err)
 	}
 	cp := &capture{limit: 200}
 	s.caps = append(s.caps[:0], cp)
 	err = s.value()
 	s.caps = s.caps[:0]
+	return c, cp, err
+}
+
+// refuseDCATUS3 scans the catalog's conformsTo and returns a *ParseError wrapping ErrDCATUS3
+// when it is an object, DCAT-US 3.0's way (1.1 writes a URL).
+func (w *catalogWalk) refuseDCATUS3() error {
+	c, cp, err := w.conformsTo()
 	if err != nil || c != '{' {
 		return err
 	}
@@ -340,16 +347,8 @@ func (w *catalogWalk) datasets(name, at string) error {
 		}
 		return &ParseError{Err: fmt.Errorf(`not a DCAT-US catalog: %q is a JSON %s, not an array`, name, kind(c))}
 	}
-	if err := s.nest('['); err != nil {
+	if empty, err := s.openArray(); err != nil || empty {
 		return err
-	}
-	if c, err = s.skipSpace(); err != nil {
-		return s.readErr(err)
-	}
-	if c == ']' {
-		_, _ = s.take()
-		s.depth--
-		return nil
 	}
 	for i := 0; ; i++ {
 		limit := w.limit
@@ -369,15 +368,8 @@ func (w *catalogWalk) datasets(name, at string) error {
 		if err := w.each(pos, el); err != nil {
 			return err
 		}
-		if c, err = s.next(); err != nil {
+		if end, err := s.afterElement(); err != nil || end {
 			return err
-		}
-		if c == ']' {
-			s.depth--
-			return nil
-		}
-		if c != ',' {
-			return s.syntaxError(c, "after array element")
 		}
 	}
 }
