@@ -14,20 +14,7 @@ import (
 func testJobInsert(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	src := newSource(t, s)
-	job, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobForceHarvest})
-	require.NoError(t, err)
-	require.NotEmpty(t, job.ID, "an empty ID is generated")
-	require.Equal(t, src.ID, job.SourceID)
-	require.Equal(t, harvest.JobForceHarvest, job.JobType)
-	require.Equal(t, harvest.JobInProgress, job.Status)
-	require.False(t, job.CreatedAt.IsZero())
-	require.Nil(t, job.FinishedAt)
-	require.Nil(t, job.Expected)
-	require.Equal(t, counters{}, countersOf(job))
-
-	got, err := s.JobGet(ctx, job.ID)
-	require.NoError(t, err)
-	require.Equal(t, job, got)
+	job := requireNewJob(t, s, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobForceHarvest}, harvest.JobInProgress)
 
 	finishJob(t, s, job.ID)
 	id := uuid.NewString()
@@ -245,22 +232,8 @@ func testJobFinishConcurrent(t *testing.T, s store.Store) {
 
 // testJobInsertQueued: a queued job is new, unfinished, and waits for JobStartQueued.
 func testJobInsertQueued(t *testing.T, s store.Store) {
-	ctx := t.Context()
 	src := newSource(t, s)
-	job, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobValidate, Queued: true})
-	require.NoError(t, err)
-	require.NotEmpty(t, job.ID)
-	require.Equal(t, src.ID, job.SourceID)
-	require.Equal(t, harvest.JobValidate, job.JobType)
-	require.Equal(t, harvest.JobNew, job.Status)
-	require.False(t, job.CreatedAt.IsZero())
-	require.Nil(t, job.FinishedAt)
-	require.Nil(t, job.Expected)
-	require.Equal(t, counters{}, countersOf(job))
-
-	got, err := s.JobGet(ctx, job.ID)
-	require.NoError(t, err)
-	require.Equal(t, job, got)
+	requireNewJob(t, s, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobValidate, Queued: true}, harvest.JobNew)
 }
 
 // testJobInsertOneUnfinished: a queued or running job blocks a second job of either kind for
@@ -375,4 +348,24 @@ func testJobListDefaultLimit(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.Len(t, jobs, store.DefaultLimit)
 	require.Equal(t, store.DefaultLimit+1, total)
+}
+
+// requireNewJob inserts a job with p and requires it to read back as a new job of status
+// status, with an ID generated (p's ID is empty), no finish, no expected count and no counts.
+func requireNewJob(t *testing.T, s store.Store, p *store.JobInsertParams, status harvest.JobStatus) *store.HarvestJob {
+	t.Helper()
+	job, err := s.JobInsert(t.Context(), p)
+	require.NoError(t, err)
+	require.NotEmpty(t, job.ID, "an empty ID is generated")
+	require.Equal(t, p.SourceID, job.SourceID)
+	require.Equal(t, p.JobType, job.JobType)
+	require.Equal(t, status, job.Status)
+	require.False(t, job.CreatedAt.IsZero())
+	require.Nil(t, job.FinishedAt)
+	require.Nil(t, job.Expected)
+	require.Equal(t, counters{}, countersOf(job))
+	got, err := s.JobGet(t.Context(), job.ID)
+	require.NoError(t, err)
+	require.Equal(t, job, got)
+	return job
 }
