@@ -50,125 +50,123 @@ func newValidator(t testing.TB, schemaType string) *Validator {
 	return v
 }
 
-// shapesProblemCases are edits of a valid federal record and the problems Validate reports
-// for each (none for a valid one).
-var shapesProblemCases = []struct {
-	name string
-	edit func(m map[string]any)
-	want []Problem
-}{
-	{
-		name: "valid",
-		edit: func(map[string]any) {},
-	},
-	{
-		name: "redacted and null optional fields are valid",
-		edit: func(m map[string]any) {
-			m["license"] = "[[REDACTED-EX B3]]"
-			m["keyword"] = "[[REDACTED-EX B6]]"
-			m["landingPage"] = nil
-			m["temporal"] = "2020-01-01/2020-12-31"
-			m["accrualPeriodicity"] = "R/P1M"
-			m["distribution"] = []any{"[[REDACTED-EX B5]]"}
-		},
-	},
-	{
-		name: "missing required field",
-		edit: func(m map[string]any) { delete(m, "title") },
-		want: []Problem{{Path: "$", Message: "'title' is a required property"}},
-	},
-	{
-		name: "several missing required fields",
-		edit: func(m map[string]any) { delete(m, "title"); delete(m, "identifier"); delete(m, "accessLevel") },
-		want: []Problem{{Path: "$", Message: "'title', 'identifier' and 'accessLevel' are required properties"}},
-	},
-	{
-		name: "bad license is one problem, not one per anyOf branch",
-		edit: func(m map[string]any) { m["license"] = "center" },
-		want: []Problem{{Path: "$.license", Message: `"center" is not a valid uri`}},
-	},
-	{
-		name: "hasEmail without mailto",
-		edit: func(m map[string]any) { m["contactPoint"].(map[string]any)["hasEmail"] = "jane.doe@gsa.gov" },
-		want: []Problem{{Path: "$.contactPoint.hasEmail", Message: `"jane.doe@gsa.gov" is not a valid mailto: email address`}},
-	},
-	{
-		name: "mailto without domain",
-		edit: func(m map[string]any) { m["contactPoint"].(map[string]any)["hasEmail"] = "mailto:jane" },
-		want: []Problem{{Path: "$.contactPoint.hasEmail", Message: `"mailto:jane" is not a valid mailto: email address`}},
-	},
-	{
-		name: "error deep in distribution",
-		edit: func(m map[string]any) {
-			m["distribution"].([]any)[2].(map[string]any)["downloadURL"] = "not a url"
-		},
-		want: []Problem{{Path: "$.distribution[2].downloadURL", Message: `"not a url" is not a valid uri`}},
-	},
-	{
-		name: "downloadURL needs a mediaType",
-		edit: func(m map[string]any) { delete(m["distribution"].([]any)[0].(map[string]any), "mediaType") },
-		want: []Problem{{Path: "$.distribution[0]", Message: "'mediaType' is a required property"}},
-	},
-	{
-		name: "wrong type for every alternative",
-		edit: func(m map[string]any) { m["keyword"] = "fleet" },
-		want: []Problem{{Path: "$.keyword", Message: `"fleet" is not of type 'array'`}},
-	},
-	{
-		name: "several formats acceptable",
-		edit: func(m map[string]any) { m["modified"] = "last week" },
-		want: []Problem{{Path: "$.modified", Message: `"last week" does not match any of the acceptable formats: ` +
-			`ISO 8601 date, ISO 8601 duration, ISO 8601 date/duration interval`}},
-	},
-	{
-		name: "enum",
-		edit: func(m map[string]any) { m["accessLevel"] = "private" },
-		want: []Problem{{Path: "$.accessLevel", Message: `"private" is not one of "public", "restricted public", "non-public"`}},
-	},
-	{
-		name: "problems sorted by path, indexes numerically",
-		edit: func(m map[string]any) {
-			dist := make([]any, 11)
-			for i := range dist {
-				dist[i] = map[string]any{"title": ""}
-			}
-			m["distribution"] = dist
-			m["bureauCode"] = []any{"23:00"}
-			delete(m, "description")
-		},
-		want: func() []Problem {
-			want := []Problem{
-				{Path: "$", Message: "'description' is a required property"},
-				{Path: "$.bureauCode[0]", Message: `"23:00" is not a valid bureau code (NNN:NN)`},
-			}
-			for i := range 11 {
-				want = append(want, Problem{Path: fmt.Sprintf("$.distribution[%d].title", i), Message: `"" should be non-empty`})
-			}
-			return want
-		}(),
-	},
-	{
-		name: "member names that need quoting",
-		edit: func(m map[string]any) {
-			m["@type"] = "dcat:Catalog"
-			m["publisher"] = map[string]any{"name": "x", "subOrganizationOf": map[string]any{"name": ""}}
-		},
-		want: []Problem{
-			{Path: "$.@type", Message: `"dcat:Catalog" should be "dcat:Dataset"`},
-			{Path: "$.publisher.subOrganizationOf.name", Message: `"" should be non-empty`},
-		},
-	},
-	{
-		name: "long values are shortened",
-		edit: func(m map[string]any) { m["description"] = strings.Repeat("a", 10001) },
-		want: []Problem{{Path: "$.description", Message: `"` + strings.Repeat("a", 78) + `… is longer than 10000 characters (10001)`}},
-	},
-}
-
 func TestValidateShapesProblems(t *testing.T) {
 	t.Parallel()
 	federal := newValidator(t, schemaTypeFederal)
-	for _, tc := range shapesProblemCases {
+
+	tests := []struct {
+		name string
+		edit func(m map[string]any)
+		want []Problem
+	}{
+		{
+			name: "valid",
+			edit: func(map[string]any) {},
+		},
+		{
+			name: "redacted and null optional fields are valid",
+			edit: func(m map[string]any) {
+				m["license"] = "[[REDACTED-EX B3]]"
+				m["keyword"] = "[[REDACTED-EX B6]]"
+				m["landingPage"] = nil
+				m["temporal"] = "2020-01-01/2020-12-31"
+				m["accrualPeriodicity"] = "R/P1M"
+				m["distribution"] = []any{"[[REDACTED-EX B5]]"}
+			},
+		},
+		{
+			name: "missing required field",
+			edit: func(m map[string]any) { delete(m, "title") },
+			want: []Problem{{Path: "$", Message: "'title' is a required property"}},
+		},
+		{
+			name: "several missing required fields",
+			edit: func(m map[string]any) { delete(m, "title"); delete(m, "identifier"); delete(m, "accessLevel") },
+			want: []Problem{{Path: "$", Message: "'title', 'identifier' and 'accessLevel' are required properties"}},
+		},
+		{
+			name: "bad license is one problem, not one per anyOf branch",
+			edit: func(m map[string]any) { m["license"] = "center" },
+			want: []Problem{{Path: "$.license", Message: `"center" is not a valid uri`}},
+		},
+		{
+			name: "hasEmail without mailto",
+			edit: func(m map[string]any) { m["contactPoint"].(map[string]any)["hasEmail"] = "jane.doe@gsa.gov" },
+			want: []Problem{{Path: "$.contactPoint.hasEmail", Message: `"jane.doe@gsa.gov" is not a valid mailto: email address`}},
+		},
+		{
+			name: "mailto without domain",
+			edit: func(m map[string]any) { m["contactPoint"].(map[string]any)["hasEmail"] = "mailto:jane" },
+			want: []Problem{{Path: "$.contactPoint.hasEmail", Message: `"mailto:jane" is not a valid mailto: email address`}},
+		},
+		{
+			name: "error deep in distribution",
+			edit: func(m map[string]any) {
+				m["distribution"].([]any)[2].(map[string]any)["downloadURL"] = "not a url"
+			},
+			want: []Problem{{Path: "$.distribution[2].downloadURL", Message: `"not a url" is not a valid uri`}},
+		},
+		{
+			name: "downloadURL needs a mediaType",
+			edit: func(m map[string]any) { delete(m["distribution"].([]any)[0].(map[string]any), "mediaType") },
+			want: []Problem{{Path: "$.distribution[0]", Message: "'mediaType' is a required property"}},
+		},
+		{
+			name: "wrong type for every alternative",
+			edit: func(m map[string]any) { m["keyword"] = "fleet" },
+			want: []Problem{{Path: "$.keyword", Message: `"fleet" is not of type 'array'`}},
+		},
+		{
+			name: "several formats acceptable",
+			edit: func(m map[string]any) { m["modified"] = "last week" },
+			want: []Problem{{Path: "$.modified", Message: `"last week" does not match any of the acceptable formats: ` +
+				`ISO 8601 date, ISO 8601 duration, ISO 8601 date/duration interval`}},
+		},
+		{
+			name: "enum",
+			edit: func(m map[string]any) { m["accessLevel"] = "private" },
+			want: []Problem{{Path: "$.accessLevel", Message: `"private" is not one of "public", "restricted public", "non-public"`}},
+		},
+		{
+			name: "problems sorted by path, indexes numerically",
+			edit: func(m map[string]any) {
+				dist := make([]any, 11)
+				for i := range dist {
+					dist[i] = map[string]any{"title": ""}
+				}
+				m["distribution"] = dist
+				m["bureauCode"] = []any{"23:00"}
+				delete(m, "description")
+			},
+			want: func() []Problem {
+				want := []Problem{
+					{Path: "$", Message: "'description' is a required property"},
+					{Path: "$.bureauCode[0]", Message: `"23:00" is not a valid bureau code (NNN:NN)`},
+				}
+				for i := range 11 {
+					want = append(want, Problem{Path: fmt.Sprintf("$.distribution[%d].title", i), Message: `"" should be non-empty`})
+				}
+				return want
+			}(),
+		},
+		{
+			name: "member names that need quoting",
+			edit: func(m map[string]any) {
+				m["@type"] = "dcat:Catalog"
+				m["publisher"] = map[string]any{"name": "x", "subOrganizationOf": map[string]any{"name": ""}}
+			},
+			want: []Problem{
+				{Path: "$.@type", Message: `"dcat:Catalog" should be "dcat:Dataset"`},
+				{Path: "$.publisher.subOrganizationOf.name", Message: `"" should be non-empty`},
+			},
+		},
+		{
+			name: "long values are shortened",
+			edit: func(m map[string]any) { m["description"] = strings.Repeat("a", 10001) },
+			want: []Problem{{Path: "$.description", Message: `"` + strings.Repeat("a", 78) + `… is longer than 10000 characters (10001)`}},
+		},
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := federal.Validate(record(t, tc.edit))
