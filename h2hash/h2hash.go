@@ -39,18 +39,12 @@ var errType = errors.New("not sortable as in Python")
 // JSON returns H2.0's hex source_hash of the JSON record, or an error when record is not valid
 // JSON or Python's sansjson could not sort it.
 func JSON(record []byte) (string, error) {
-	v, err := decode(record)
+	inner, err := Sorted(record)
 	if err != nil {
 		return "", err
 	}
-	sorted, err := sortValue(v)
-	if err != nil {
-		return "", fmt.Errorf("h2 hash: %w", err)
-	}
-	var inner strings.Builder
-	dumps(&inner, sorted)
 	var outer strings.Builder
-	dumpString(&outer, inner.String())
+	dumpString(&outer, inner)
 	sum := sha256.Sum256([]byte(outer.String()))
 	return hex.EncodeToString(sum[:]), nil
 }
