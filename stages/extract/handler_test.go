@@ -34,22 +34,22 @@ type extractRun struct {
 
 func (r *extractRun) records(t *testing.T) []harvest.Record {
 	t.Helper()
-	var out []harvest.Record
-	for _, m := range r.msgs[harvest.SubjectCompare] {
-		var rec harvest.Record
-		require.NoError(t, harvest.Decode(m, &rec))
-		out = append(out, rec)
-	}
-	return out
+	return decodeAll[harvest.Record](t, r.msgs[harvest.SubjectCompare])
 }
 
 func (r *extractRun) settled(t *testing.T) []harvest.Settled {
 	t.Helper()
-	var out []harvest.Settled
-	for _, m := range r.msgs[harvest.SubjectSettled] {
-		var s harvest.Settled
-		require.NoError(t, harvest.Decode(m, &s))
-		out = append(out, s)
+	return decodeAll[harvest.Settled](t, r.msgs[harvest.SubjectSettled])
+}
+
+// decodeAll decodes each message of msgs into a T.
+func decodeAll[T any](t *testing.T, msgs []*message.Message) []T {
+	t.Helper()
+	var out []T
+	for _, m := range msgs {
+		var v T
+		require.NoError(t, harvest.Decode(m, &v))
+		out = append(out, v)
 	}
 	return out
 }

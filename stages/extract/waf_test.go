@@ -108,12 +108,10 @@ var crawlFetch = fetch.Config{Backoff: time.Millisecond, Timeout: 10 * time.Seco
 // TestCrawlWAF walks a tree: what is reported, in which order, and which listings are fetched.
 func TestCrawlWAF(t *testing.T) {
 	t.Parallel()
-	fc := crawlFetch
-
 	t.Run("tree", func(t *testing.T) {
 		t.Parallel()
 		w := newWAFTree(t, wafTreePages())
-		files, err := crawl(t, fc, WAFConfig{}, w.srv.URL+"/waf/")
+		files, err := crawl(t, crawlFetch, WAFConfig{}, w.srv.URL+"/waf/")
 		require.NoError(t, err)
 		// Breadth-first, each file once.
 		require.Equal(t, []string{"/waf/root.xml", "/waf/UPPER.XML", "/waf/a/a1.xml", "/waf/b/b1.xml",
@@ -128,7 +126,7 @@ func TestCrawlWAF(t *testing.T) {
 	t.Run("root without slash, local dates", func(t *testing.T) {
 		t.Parallel()
 		w := newWAFTree(t, wafTreePages())
-		files, err := crawl(t, fc, WAFConfig{Location: time.FixedZone("AKST", -9*3600)}, w.srv.URL+"/waf")
+		files, err := crawl(t, crawlFetch, WAFConfig{Location: time.FixedZone("AKST", -9*3600)}, w.srv.URL+"/waf")
 		require.NoError(t, err)
 		require.Len(t, files, 6)
 		require.Equal(t, w.srv.URL+"/waf/root.xml", files[0].URL)
@@ -138,7 +136,7 @@ func TestCrawlWAF(t *testing.T) {
 	t.Run("rooted in a sub-folder", func(t *testing.T) {
 		t.Parallel()
 		w := newWAFTree(t, wafTreePages())
-		files, err := crawl(t, fc, WAFConfig{}, w.srv.URL+"/waf/a/")
+		files, err := crawl(t, crawlFetch, WAFConfig{}, w.srv.URL+"/waf/a/")
 		require.NoError(t, err)
 		// b/ and root.xml are above the root: never fetched, never reported.
 		require.Equal(t, []string{"/waf/a/a1.xml", "/waf/a/deep/d1.xml", "/waf/a/deep/deeper/dd.xml"},
@@ -149,39 +147,36 @@ func TestCrawlWAF(t *testing.T) {
 	t.Run("depth cap", func(t *testing.T) {
 		t.Parallel()
 		w := newWAFTree(t, wafTreePages())
-		files, err := crawl(t, fc, WAFConfig{MaxDepth: 1}, w.srv.URL+"/waf/")
+		files, err := crawl(t, crawlFetch, WAFConfig{MaxDepth: 1}, w.srv.URL+"/waf/")
 		require.NoError(t, err)
 		require.Equal(t, []string{"/waf/root.xml", "/waf/UPPER.XML", "/waf/a/a1.xml", "/waf/b/b1.xml"},
 			fileNames(w.srv.URL, files))
 		require.Equal(t, map[string]int{"/waf/": 1, "/waf/a/": 1, "/waf/b/": 1}, w.hitCount())
 
 		w = newWAFTree(t, wafTreePages())
-		files, err = crawl(t, fc, WAFConfig{MaxDepth: 2}, w.srv.URL+"/waf/")
+		files, err = crawl(t, crawlFetch, WAFConfig{MaxDepth: 2}, w.srv.URL+"/waf/")
 		require.NoError(t, err)
 		require.Len(t, files, 5)
 		require.Zero(t, w.hitCount()["/waf/a/deep/deeper/"])
 	})
-
 }
 
 // TestCrawlWAFFails: a limit passed or a listing that cannot be read fails the whole crawl.
 func TestCrawlWAFFails(t *testing.T) {
 	t.Parallel()
-	fc := crawlFetch
-
 	t.Run("folder and file limits fail the crawl", func(t *testing.T) {
 		t.Parallel()
 		w := newWAFTree(t, wafTreePages())
-		_, err := crawl(t, fc, WAFConfig{MaxFolders: 4}, w.srv.URL+"/waf/")
+		_, err := crawl(t, crawlFetch, WAFConfig{MaxFolders: 4}, w.srv.URL+"/waf/")
 		require.ErrorIs(t, err, ErrWAFLimit)
 		require.ErrorContains(t, err, "/waf/a/deep/deeper/")
-		_, err = crawl(t, fc, WAFConfig{MaxFolders: 5}, w.srv.URL+"/waf/")
+		_, err = crawl(t, crawlFetch, WAFConfig{MaxFolders: 5}, w.srv.URL+"/waf/")
 		require.NoError(t, err)
 
-		_, err = crawl(t, fc, WAFConfig{MaxFiles: 5}, w.srv.URL+"/waf/")
+		_, err = crawl(t, crawlFetch, WAFConfig{MaxFiles: 5}, w.srv.URL+"/waf/")
 		require.ErrorIs(t, err, ErrWAFLimit)
 		require.ErrorContains(t, err, "dd.xml")
-		_, err = crawl(t, fc, WAFConfig{MaxFiles: 6}, w.srv.URL+"/waf/")
+		_, err = crawl(t, crawlFetch, WAFConfig{MaxFiles: 6}, w.srv.URL+"/waf/")
 		require.NoError(t, err)
 	})
 
@@ -204,13 +199,13 @@ func TestCrawlWAFFails(t *testing.T) {
 		pages = wafTreePages()
 		pages["/waf/b/"] = "" // 200 with an empty body: not an empty listing
 		w = newWAFTree(t, pages)
-		_, err = crawl(t, fc, WAFConfig{}, w.srv.URL+"/waf/")
+		_, err = crawl(t, crawlFetch, WAFConfig{}, w.srv.URL+"/waf/")
 		require.ErrorIs(t, err, errNotHTML)
 		require.ErrorContains(t, err, w.srv.URL+"/waf/b/")
 
 		delete(pages, "/waf/b/") // 404
 		w = newWAFTree(t, pages)
-		_, err = crawl(t, fc, WAFConfig{}, w.srv.URL+"/waf/")
+		_, err = crawl(t, crawlFetch, WAFConfig{}, w.srv.URL+"/waf/")
 		require.True(t, errors.As(err, &ferr))
 		require.Equal(t, http.StatusNotFound, ferr.StatusCode)
 
@@ -218,20 +213,17 @@ func TestCrawlWAFFails(t *testing.T) {
 		_, err = crawl(t, fetch.Config{Backoff: time.Millisecond, Attempts: 1, AllowPrivate: true}, WAFConfig{}, w.srv.URL+"/waf/")
 		require.ErrorContains(t, err, w.srv.URL+"/waf/: HTTP 500")
 	})
-
 }
 
 // TestCrawlWAFStops: fn's error, a cancelled context and a bad root stop the crawl.
 func TestCrawlWAFStops(t *testing.T) {
 	t.Parallel()
-	fc := crawlFetch
-
 	t.Run("fn's error stops the crawl", func(t *testing.T) {
 		t.Parallel()
 		w := newWAFTree(t, wafTreePages())
 		stop := errors.New("stop")
 		calls := 0
-		err := CrawlWAF(context.Background(), fc, WAFConfig{}, w.srv.URL+"/waf/", func(f WAFFile) error {
+		err := CrawlWAF(context.Background(), crawlFetch, WAFConfig{}, w.srv.URL+"/waf/", func(f WAFFile) error {
 			calls++
 			if strings.HasSuffix(f.URL, "/a1.xml") {
 				return stop
@@ -247,7 +239,7 @@ func TestCrawlWAFStops(t *testing.T) {
 		t.Parallel()
 		w := newWAFTree(t, wafTreePages())
 		ctx, cancel := context.WithCancel(context.Background())
-		err := CrawlWAF(ctx, fc, WAFConfig{}, w.srv.URL+"/waf/", func(WAFFile) error {
+		err := CrawlWAF(ctx, crawlFetch, WAFConfig{}, w.srv.URL+"/waf/", func(WAFFile) error {
 			cancel()
 			return nil
 		})
@@ -258,7 +250,7 @@ func TestCrawlWAFStops(t *testing.T) {
 	t.Run("bad root", func(t *testing.T) {
 		t.Parallel()
 		for _, root := range []string{"", "waf/", "file:///waf/", "mailto:x@h.gov"} {
-			_, err := crawl(t, fc, WAFConfig{}, root)
+			_, err := crawl(t, crawlFetch, WAFConfig{}, root)
 			require.Error(t, err, "root %q", root)
 		}
 	})
