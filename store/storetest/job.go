@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -212,22 +211,10 @@ func testJobFinishConcurrent(t *testing.T, s store.Store) {
 	_, err := s.JobSetExpected(t.Context(), &store.JobSetExpectedParams{JobID: job.ID, Expected: 0})
 	require.NoError(t, err)
 
-	const n = 8
-	finished := make([]bool, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { _, finished[i], errs[i] = s.JobFinish(t.Context(), job.ID) })
-	}
-	wg.Wait()
-	count := 0
-	for i := range n {
-		require.NoError(t, errs[i])
-		if finished[i] {
-			count++
-		}
-	}
-	require.Equal(t, 1, count)
+	require.Equal(t, 1, racing(t, func() (bool, error) {
+		_, finished, err := s.JobFinish(t.Context(), job.ID)
+		return finished, err
+	}))
 }
 
 // testJobInsertQueued: a queued job is new, unfinished, and waits for JobStartQueued.

@@ -202,21 +202,29 @@ func testOutcomeSettleAfterFinish(t *testing.T, s store.Store) {
 // settled it fresh.
 func settleRacing(t *testing.T, s store.Store, p *store.OutcomeSettleParams) int {
 	t.Helper()
+	return racing(t, func() (bool, error) {
+		pc := *p
+		_, fresh, err := s.OutcomeSettle(t.Context(), &pc)
+		return fresh, err
+	})
+}
+
+// racing calls fn from 8 goroutines at once, requires no error and returns how many calls
+// said true.
+func racing(t *testing.T, fn func() (bool, error)) int {
+	t.Helper()
 	const n = 8
-	fresh := make([]bool, n)
+	says := make([]bool, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() {
-			pc := *p
-			_, fresh[i], errs[i] = s.OutcomeSettle(t.Context(), &pc)
-		})
+		wg.Go(func() { says[i], errs[i] = fn() })
 	}
 	wg.Wait()
 	count := 0
 	for i := range n {
 		require.NoError(t, errs[i])
-		if fresh[i] {
+		if says[i] {
 			count++
 		}
 	}
