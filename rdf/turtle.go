@@ -279,16 +279,29 @@ func (p *turtleParser) startsVerb() bool {
 	return c == '<' || c == ':' || isPNCharsBase(c)
 }
 
+// node parses the term ahead when it is an IRI in <>, a blank node label or a collection,
+// the forms a subject and an object share; ok is false, and nothing is read, for any other.
+func (p *turtleParser) node() (t Term, ok bool, err error) {
+	switch p.rr.peek() {
+	case '<':
+		t, err = p.iriRef()
+	case '_':
+		t, err = p.blankLabel()
+	case '(':
+		t, err = p.collection()
+	default:
+		return Term{}, false, nil
+	}
+	return t, true, err
+}
+
 // subject parses a Turtle subject: IRI, prefixed name, blank node label, [] or a collection.
 func (p *turtleParser) subject() (Term, error) {
 	p.skipWS()
+	if t, ok, err := p.node(); ok {
+		return t, err
+	}
 	switch c := p.rr.peek(); {
-	case c == '<':
-		return p.iriRef()
-	case c == '_':
-		return p.blankLabel()
-	case c == '(':
-		return p.collection()
 	case c == '[':
 		s, empty, err := p.blankNodePropertyList()
 		if err == nil && !empty {
@@ -365,13 +378,10 @@ func (p *turtleParser) objectList(s, pr Term) error {
 func (p *turtleParser) object() (Term, error) {
 	p.skipWS()
 	at := p.rr.pos()
+	if t, ok, err := p.node(); ok {
+		return t, err
+	}
 	switch c := p.rr.peek(); {
-	case c == '<':
-		return p.iriRef()
-	case c == '_':
-		return p.blankLabel()
-	case c == '(':
-		return p.collection()
 	case c == '[':
 		o, _, err := p.blankNodePropertyList()
 		return o, err
