@@ -56,6 +56,15 @@ func (c *listingCase) run(t *testing.T, srv *portaltest.Listing, size, live int)
 	return runPortal(t, openSQLite(t), c.typ, srv.Server.URL, options, ids, testPortalFetch())
 }
 
+// runWithCount lists a portal of items items (all of them live) whose count says count, 10 a
+// page.
+func (c *listingCase) runWithCount(t *testing.T, items, count int) *extractRun {
+	t.Helper()
+	srv := portaltest.NewListing(t, c.api, items)
+	srv.CountFor = func(int) int { return count }
+	return c.run(t, srv, 10, items)
+}
+
 // pageParam is the query of the page at item offset k (0-based), as the job error names it.
 func (c *listingCase) pageParam(k int) string {
 	return fmt.Sprintf("%s=%d", c.api.OffsetParam, c.api.Start+k)
@@ -133,14 +142,10 @@ func TestCKANRepeatedPageUnderALargeCount(t *testing.T) {
 func TestPortalCountSmallerThanListingFailsTheJob(t *testing.T) {
 	t.Parallel()
 	eachListing(t, true, func(t *testing.T, c listingCase) {
-		srv := portaltest.NewListing(t, c.api, 30)
-		srv.CountFor = func(int) int { return 15 }
-		r := c.run(t, srv, 10, 30)
+		r := c.runWithCount(t, 30, 15)
 		requireFailed(t, r, c.pageParam(10), "page 2 has 10 items where the portal's count of 15 leaves 5")
 
-		srv = portaltest.NewListing(t, c.api, 30)
-		srv.CountFor = func(int) int { return 20 } // two full pages: the third must be empty
-		r = c.run(t, srv, 10, 30)
+		r = c.runWithCount(t, 30, 20) // two full pages: the third must be empty
 		requireFailed(t, r, c.pageParam(20), "the page after the last one of the portal's count of 20 has 10 items")
 	})
 }
@@ -164,9 +169,7 @@ func TestCKANCountSmallerThanListingDeletesNothing(t *testing.T) {
 func TestPortalCountLargerThanListingFailsTheJob(t *testing.T) {
 	t.Parallel()
 	eachListing(t, true, func(t *testing.T, c listingCase) {
-		srv := portaltest.NewListing(t, c.api, 25)
-		srv.CountFor = func(int) int { return 30 }
-		r := c.run(t, srv, 10, 25)
+		r := c.runWithCount(t, 25, 30)
 		requireFailed(t, r, c.pageParam(20), "ended short of its total: 25 distinct items listed (25 served), the portal reported 30")
 	})
 }
