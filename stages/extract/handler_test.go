@@ -42,6 +42,19 @@ func (r *extractRun) settled(t *testing.T) []harvest.Settled {
 	return decodeAll[harvest.Settled](t, r.msgs[harvest.SubjectSettled])
 }
 
+// onlyErrors requires each settled record to have one error row, of type typ, and returns
+// their messages by identifier.
+func (r *extractRun) onlyErrors(t *testing.T, typ string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, s := range r.settled(t) {
+		require.Len(t, s.Errors, 1)
+		require.Equal(t, typ, s.Errors[0].Type)
+		out[s.Identifier] = s.Errors[0].Message
+	}
+	return out
+}
+
 // decodeAll decodes each message of msgs into a T.
 func decodeAll[T any](t *testing.T, msgs []*message.Message) []T {
 	t.Helper()
