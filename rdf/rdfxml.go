@@ -131,6 +131,25 @@ func (p *rdfxmlParser) token() (xml.Token, error) {
 	return tok, nil
 }
 
+// tokenIn reads the next token inside an element (where says which, e.g. " inside rdf:RDF"):
+// the end of the input there is an error saying so.
+func (p *rdfxmlParser) tokenIn(where string) (xml.Token, error) {
+	tok, err := p.token()
+	if errors.Is(err, io.EOF) {
+		return nil, p.errorf("unexpected end of input%s", where)
+	}
+	return tok, err
+}
+
+// tokenInElement is tokenIn inside the element named local.
+func (p *rdfxmlParser) tokenInElement(local string) (xml.Token, error) {
+	tok, err := p.token()
+	if errors.Is(err, io.EOF) {
+		return nil, p.errorf("unexpected end of input in <%s>", local)
+	}
+	return tok, err
+}
+
 func (p *rdfxmlParser) errorf(format string, args ...any) error {
 	return &SyntaxError{Format: RDFXML, Line: p.last.line, Col: p.last.col, Msg: fmt.Sprintf(format, args...)}
 }
@@ -190,11 +209,8 @@ func isPropertyAttr(a xml.Attr) bool {
 
 func (p *rdfxmlParser) rdfRoot(ctx xmlCtx) error {
 	for {
-		tok, err := p.token()
+		tok, err := p.tokenIn(" inside rdf:RDF")
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input inside rdf:RDF")
-			}
 			return err
 		}
 		switch t := tok.(type) {
@@ -304,11 +320,8 @@ func clip(s string) string {
 // expectEnd reads up to t's end tag, which must come with no element before it.
 func (p *rdfxmlParser) expectEnd(t xml.StartElement) error {
 	for {
-		tok, err := p.token()
+		tok, err := p.tokenInElement(t.Name.Local)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input in <%s>", t.Name.Local)
-			}
 			return err
 		}
 		switch tok.(type) {

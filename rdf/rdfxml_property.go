@@ -3,8 +3,6 @@ package rdf
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -148,11 +146,8 @@ func (p *rdfxmlParser) valueProperty(e *propElt) error {
 	var text strings.Builder
 	var obj Term
 	for {
-		tok, err := p.token()
+		tok, err := p.tokenInElement(e.t.Name.Local)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input in <%s>", e.t.Name.Local)
-			}
 			return err
 		}
 		switch c := tok.(type) {
@@ -196,11 +191,8 @@ func (p *rdfxmlParser) valueProperty(e *propElt) error {
 func (p *rdfxmlParser) propertiesUntilEnd(s Term, ctx xmlCtx) error {
 	li := 0
 	for {
-		tok, err := p.token()
+		tok, err := p.tokenIn("")
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input")
-			}
 			return err
 		}
 		switch c := tok.(type) {
@@ -222,11 +214,8 @@ func (p *rdfxmlParser) propertiesUntilEnd(s Term, ctx xmlCtx) error {
 func (p *rdfxmlParser) collection(ctx xmlCtx, emit func(Term) error) error {
 	var head, prev Term
 	for {
-		tok, err := p.token()
+		tok, err := p.tokenIn(" in a collection")
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input in a collection")
-			}
 			return err
 		}
 		switch c := tok.(type) {
@@ -268,11 +257,8 @@ func (p *rdfxmlParser) innerXML() (string, error) {
 	enc := xml.NewEncoder(&b)
 	depth := 0
 	for {
-		tok, err := p.token()
+		tok, err := p.tokenIn(" in a literal")
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return "", p.errorf("unexpected end of input in a literal")
-			}
 			return "", err
 		}
 		switch tok.(type) {
