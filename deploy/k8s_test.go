@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harvester-dev/harvester/internal/testenv"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 )
@@ -144,18 +144,8 @@ func (o object) spec(t *testing.T, into any) {
 // the test fails in CI (CI=true) and is skipped elsewhere.
 func kustomizeBin(t *testing.T) string {
 	t.Helper()
-	bin := os.Getenv("HARVESTER_KUSTOMIZE")
-	if bin == "" {
-		bin, _ = exec.LookPath("kustomize")
-	}
-	if bin == "" {
-		msg := "kustomize not found (set HARVESTER_KUSTOMIZE or put it on PATH: eval \"$(bash scripts/deploy-tools.sh)\")"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
+	return testenv.Tool(t, "HARVESTER_KUSTOMIZE", "kustomize",
+		"kustomize not found (set HARVESTER_KUSTOMIZE or put it on PATH: eval \"$(bash scripts/deploy-tools.sh)\")")
 }
 
 // kustomizeBuild runs `kustomize build dir` and returns its objects.
