@@ -182,11 +182,9 @@ func runFleet(ctx context.Context, bin string, svc services, base string, f flee
 		return nil, nil, err
 	}
 	defer h.stop()
-	ids := make([]string, f.sources)
-	for k := range ids {
-		if ids[k], err = h.createSource(ctx, base+fleetPath(k)); err != nil {
-			return nil, nil, err
-		}
+	ids, err := h.createSources(ctx, f.sources, func(k int) string { return base + fleetPath(k) })
+	if err != nil {
+		return nil, nil, err
 	}
 	sampler := h.sampleRSS()
 	jobIDs := make([]string, len(ids))
@@ -264,11 +262,9 @@ func runSmallSources(ctx context.Context, bin string, svc services, base string,
 		return nil, nil, err
 	}
 	defer h.stop()
-	ids := make([]string, f.smallSources)
-	for k := range ids {
-		if ids[k], err = h.createSource(ctx, base+smallPath(k)); err != nil {
-			return nil, nil, err
-		}
+	ids, err := h.createSources(ctx, f.smallSources, func(k int) string { return base + smallPath(k) })
+	if err != nil {
+		return nil, nil, err
 	}
 	sampler := h.sampleRSS()
 	res := &result{Jobs: len(ids), Status: string(harvest.JobComplete)}
