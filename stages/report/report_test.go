@@ -32,6 +32,16 @@ func stores(t *testing.T, fn func(t *testing.T, st store.Store)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, dbtest.Store(t)) })
 }
 
+// newHandler returns a REPORT handler over st, registering its metrics in reg, closed when the
+// test ends.
+func newHandler(t *testing.T, st store.Store, reg prometheus.Registerer) *report.Handler {
+	t.Helper()
+	h, err := report.New(st, reg, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	return h
+}
+
 // TestConcurrentOutcomesFinishOnce: many handlers settling one job's outcomes at once, with
 // every outcome delivered twice, count each key once, settle in shared transactions, and
 // finish the job with exactly one report.
@@ -44,9 +54,7 @@ func TestConcurrentOutcomesFinishOnce(t *testing.T) {
 		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
 		require.NoError(t, err)
 		reg := prometheus.NewRegistry()
-		h, err := report.New(st, reg, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		require.NoError(t, err)
-		defer h.Close()
+		h := newHandler(t, st, reg)
 
 		const n = 300
 		msgs := []*message.Message{settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}
@@ -133,9 +141,7 @@ func TestOutcomeStoresSourceTransform(t *testing.T) {
 		require.NoError(t, err)
 		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
 		require.NoError(t, err)
-		h, err := report.New(st, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		require.NoError(t, err)
-		defer h.Close()
+		h := newHandler(t, st, prometheus.NewRegistry())
 		for _, c := range []struct {
 			file    string
 			outcome harvest.Outcome

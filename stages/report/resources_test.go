@@ -2,8 +2,6 @@ package report_test
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
 	"maps"
 	"slices"
 	"testing"
@@ -30,9 +28,7 @@ func TestReportResources(t *testing.T) {
 		src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "fdk", URL: "https://fdk.example.no/" + t.Name(),
 			SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP})
 		require.NoError(t, err)
-		h, err := report.New(st, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		require.NoError(t, err)
-		defer h.Close()
+		h := newHandler(t, st, prometheus.NewRegistry())
 
 		requireEmptyReport(t, st, h, src.ID)
 
