@@ -14,7 +14,6 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/router"
-	"github.com/harvester-dev/harvester/router/natstest"
 )
 
 // TestGiveUpKeepsTheMessageAndCallsTheStageHook: a message whose handler keeps failing goes
@@ -23,9 +22,7 @@ import (
 func TestGiveUpKeepsTheMessageAndCallsTheStageHook(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	bus, err := router.Connect(ctx, natstest.URL(t))
-	require.NoError(t, err)
-	t.Cleanup(bus.Close)
+	bus := testBus(t)
 	r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: prometheus.NewRegistry(),
 		MaxRetries: 2, RetryInterval: time.Millisecond})
 	require.NoError(t, err)
