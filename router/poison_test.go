@@ -57,7 +57,11 @@ func TestGiveUpKeepsTheMessageAndCallsTheStageHook(t *testing.T) {
 	require.Contains(t, last.Header.Get(harvest.MetaReason), "schema store unreachable")
 	settled, err := js.Stream(ctx, router.StreamSettled)
 	require.NoError(t, err)
-	out, err := settled.GetLastMsgForSubject(ctx, harvest.SubjectSettled)
-	require.NoError(t, err, "the hook's output is published")
+	// The hook's output is published after the hook returned: wait for it.
+	var out *jetstream.RawStreamMsg
+	require.Eventually(t, func() bool {
+		out, err = settled.GetLastMsgForSubject(ctx, harvest.SubjectSettled)
+		return err == nil
+	}, 30*time.Second, 10*time.Millisecond, "the hook's output is published")
 	require.Contains(t, string(out.Data), `"kind":"failed"`)
 }
