@@ -42,17 +42,24 @@ func newHandler(t *testing.T, st store.Store, reg prometheus.Registerer) *report
 	return h
 }
 
+// harvestJob ensures the source p and inserts a harvest job of it.
+func harvestJob(t *testing.T, st store.Store, p *store.SourceEnsureParams) (*store.Source, *store.HarvestJob) {
+	t.Helper()
+	src, err := st.SourceEnsure(t.Context(), p)
+	require.NoError(t, err)
+	job, err := st.JobInsert(t.Context(), &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	return src, job
+}
+
 // TestConcurrentOutcomesFinishOnce: many handlers settling one job's outcomes at once, with
 // every outcome delivered twice, count each key once, settle in shared transactions, and
 // finish the job with exactly one report.
 func TestConcurrentOutcomesFinishOnce(t *testing.T) {
 	stores(t, func(t *testing.T, st store.Store) {
 		ctx := t.Context()
-		src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
+		src, job := harvestJob(t, st, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
 			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-		require.NoError(t, err)
-		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-		require.NoError(t, err)
 		reg := prometheus.NewRegistry()
 		h := newHandler(t, st, reg)
 
@@ -136,11 +143,8 @@ func histogram(t *testing.T, reg *prometheus.Registry, name string) *dto.Histogr
 func TestOutcomeStoresSourceTransform(t *testing.T) {
 	stores(t, func(t *testing.T, st store.Store) {
 		ctx := t.Context()
-		src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "w", URL: "https://example.gov/waf/",
+		src, job := harvestJob(t, st, &store.SourceEnsureParams{Name: "w", URL: "https://example.gov/waf/",
 			SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2})
-		require.NoError(t, err)
-		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-		require.NoError(t, err)
 		h := newHandler(t, st, prometheus.NewRegistry())
 		for _, c := range []struct {
 			file    string
