@@ -22,10 +22,17 @@ func newTestMailer(t *testing.T, cfg Config) *Mailer {
 	return m
 }
 
+// plainServer starts an SMTP server without TLS or authentication and returns it with a
+// mailer sending to it.
+func plainServer(t *testing.T) (*smtptest.Server, *Mailer) {
+	t.Helper()
+	ts := smtptest.New(t, smtptest.Options{})
+	return ts, newTestMailer(t, configFor(ts))
+}
+
 func TestJobFinishedTwoRecipients(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	src := testSource(harvest.NotifyAlways, "alice@example.gov", " bob@example.gov ", "ALICE@example.gov", "")
 	job := erroredJob()
 
@@ -62,8 +69,7 @@ func TestJobFinishedTwoRecipients(t *testing.T) {
 
 func TestJobFinishedOnErrorCleanJobSendsNothing(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	for _, freq := range []harvest.NotificationFrequency{harvest.NotifyOnError, harvest.NotifyOnErrorOrUpdate} {
 		n, err := m.JobFinished(t.Context(), testSource(freq, "alice@example.gov"), cleanJob())
 		require.NoError(t, err)
@@ -75,8 +81,7 @@ func TestJobFinishedOnErrorCleanJobSendsNothing(t *testing.T) {
 
 func TestJobFinishedOnErrorFailedJob(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	job := failedJob() // zero record errors: upstream would not send this one
 
 	n, err := m.JobFinished(t.Context(), testSource(harvest.NotifyOnError, "ops@example.gov"), job)
@@ -143,8 +148,7 @@ func TestJobFinishedDisabledOrNoRecipients(t *testing.T) {
 
 func TestJobFinishedHeaderInjection(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	src := testSource(harvest.NotifyAlways, "ops@example.gov")
 	src.Name = "Evil\r\nBcc: victim@example.com\r\n\r\nfake body"
 	job := cleanJob()
@@ -165,8 +169,7 @@ func TestJobFinishedHeaderInjection(t *testing.T) {
 
 func TestJobFinishedNonASCIISubject(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	src := testSource(harvest.NotifyAlways, "ops@example.gov")
 	src.Name = "Données ouvertes — Île-de-France"
 	n, err := m.JobFinished(t.Context(), src, cleanJob())
