@@ -148,6 +148,19 @@ func (e *foreignDomainError) Error() string {
 		"source's domain option to it if this host serves that domain)", e.id, titled(e.title), e.domain, e.source, e.domain)
 }
 
+// portalStart returns a paged portal's base URL, baseURL of the source's URL, which must be an
+// absolute http(s) URL (else the error is badURL, a format given the source's URL), and its
+// page size option (pageSizeOption).
+func portalStart(job *harvest.Job, baseURL func(string) string, badURL, sizeOption string, def, maxSize int) (
+	base string, size int, err error) {
+	base = baseURL(job.URL)
+	if _, ok := httpURL(base); !ok {
+		return "", 0, fmt.Errorf(badURL, job.URL)
+	}
+	size, err = pageSizeOption(job, sizeOption, def, maxSize)
+	return base, size, err
+}
+
 // httpURL parses a portal's URL; ok is false unless it is an absolute http(s) URL with a host.
 func httpURL(raw string) (u *url.URL, ok bool) {
 	u, err := url.Parse(raw)
