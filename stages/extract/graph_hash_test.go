@@ -20,16 +20,15 @@ func TestGraphNotModifiedSince(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	g := newGraphJobs(t)
-	st, h, url := g.st, g.h, g.url
 
 	first := g.start(harvest.JobHarvest)
 	require.Empty(t, g.since(first, "h1"), "no earlier job")
-	require.NoError(t, st.JobFetchSet(ctx, &store.JobFetch{JobID: first.JobID, URL: url, SchemaType: harvest.SchemaDCATAP,
+	require.NoError(t, g.st.JobFetchSet(ctx, &store.JobFetch{JobID: first.JobID, URL: g.url, SchemaType: harvest.SchemaDCATAP,
 		ETag: `"e1"`}))
-	require.NoError(t, h.saveGraphHash(ctx, first, "h1", false))
-	f, err := st.JobFetchGet(ctx, first.JobID)
+	require.NoError(t, g.h.saveGraphHash(ctx, first, "h1", false))
+	f, err := g.st.JobFetchGet(ctx, first.JobID)
 	require.NoError(t, err)
-	require.Equal(t, &store.JobFetch{JobID: first.JobID, URL: url, SchemaType: harvest.SchemaDCATAP, ETag: `"e1"`,
+	require.Equal(t, &store.JobFetch{JobID: first.JobID, URL: g.url, SchemaType: harvest.SchemaDCATAP, ETag: `"e1"`,
 		GraphHash: checkedGraphHash(first, "h1")}, f, "the validators are kept")
 	g.finish(first)
 
@@ -41,18 +40,18 @@ func TestGraphNotModifiedSince(t *testing.T) {
 		withProfile.Options = map[string]string{"shacl_profile": profile}
 		require.Equal(t, skips, g.since(&withProfile, "h1") == first.JobID, "shacl_profile %s: its records are validated again", profile)
 	}
-	require.NoError(t, h.saveGraphHash(ctx, second, "h1", true)) // a file source: nothing saved before
-	f, err = st.JobFetchGet(ctx, second.JobID)
+	require.NoError(t, g.h.saveGraphHash(ctx, second, "h1", true)) // a file source: nothing saved before
+	f, err = g.st.JobFetchGet(ctx, second.JobID)
 	require.NoError(t, err)
-	require.Equal(t, &store.JobFetch{JobID: second.JobID, URL: url, SchemaType: harvest.SchemaDCATAP,
+	require.Equal(t, &store.JobFetch{JobID: second.JobID, URL: g.url, SchemaType: harvest.SchemaDCATAP,
 		GraphHash:   checkedGraphHash(second, "h1"),
 		NotModified: true}, f)
-	_, err = st.JobFail(ctx, &store.JobFailParams{JobID: second.JobID, Type: "Test", Message: "x"})
+	_, err = g.st.JobFail(ctx, &store.JobFailParams{JobID: second.JobID, Type: "Test", Message: "x"})
 	require.NoError(t, err)
 
 	third := g.start(harvest.JobHarvest)
 	require.Empty(t, g.since(third, "h1"), "the last job failed: nothing to reuse")
-	require.NoError(t, h.saveGraphHash(ctx, third, "h1", false))
+	require.NoError(t, g.h.saveGraphHash(ctx, third, "h1", false))
 	g.finish(third)
 
 	forced := g.start(harvest.JobForceHarvest)
@@ -62,8 +61,8 @@ func TestGraphNotModifiedSince(t *testing.T) {
 	require.Empty(t, g.since(next, "h1"), "the forced job saved no graph hash")
 
 	// A store failure is the stage's (retry the message).
-	st.Close()
-	_, err = h.graphNotModifiedSince(ctx, next, "h1")
+	g.st.Close()
+	_, err = g.h.graphNotModifiedSince(ctx, next, "h1")
 	var se *stageError
 	require.True(t, errors.As(err, &se), "%v", err)
 }
