@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
+	"time"
 
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
@@ -141,4 +145,70 @@ func mustJSON(s string) json.RawMessage {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// catalogServer serves the bench source's catalog at /data.json (as written, or with 10% of
+// the records changed: serving picks 0 or 1) and the fleet scenarios' catalogs, streamed from
+// disk with no validators (no Last-Modified or ETag), so every job downloads and reads the
+// whole catalog. base is the server's http://host:port.
+type catalogServer struct {
+	base    string
+	serving atomic.Int32
+	stop    func()
+}
+
+// serveCatalogs writes the catalogs into dir and serves them.
+func serveCatalogs(dir string, templates []map[string]json.RawMessage, o options) (*catalogServer, error) {
+	files := [2]string{filepath.Join(dir, "catalog.json"), filepath.Join(dir, "catalog-changed.json")}
+	for i, f := range files {
+		if err := writeFile(f, func(w io.Writer) error { return writeCatalog(w, templates, o.records, i == 1) }); err != nil {
+			return nil, fmt.Errorf("write catalog: %w", err)
+		}
+	}
+	fleetFiles, err := o.fleet.writeCatalogs(dir, templates, o.records, o.scenarios)
+	if err != nil {
+		return nil, fmt.Errorf("write catalog: %w", err)
+	}
+	c := &catalogServer{}
+	route := func(path string) (string, bool) {
+		if path == "/data.json" {
+			return files[c.serving.Load()], true
+		}
+		f, ok := fleetFiles[path]
+		return f, ok
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		file, ok := route(r.URL.Path)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		defer f.Close()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.Copy(w, f)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	c.base, c.stop = "http://"+ln.Addr().String(), func() { _ = srv.Close() }
+	return c, nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

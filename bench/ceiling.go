@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -126,28 +124,7 @@ func ceilingJetStream(ctx context.Context, natsURL string, bodies [][]byte, n in
 	start := time.Now()
 	pubErr := make(chan error, 1)
 	go func() {
-		err := func() error {
-			for i := range n {
-				_, err := js.PublishAsync(subject, bodies[i%len(bodies)])
-				for errors.Is(err, jetstream.ErrTooManyStalledMsgs) { // a loaded machine: wait for the PubAcks
-					select {
-					case <-js.PublishAsyncComplete():
-					case <-time.After(time.Minute):
-						return fmt.Errorf("PubAcks missing after a minute")
-					}
-					_, err = js.PublishAsync(subject, bodies[i%len(bodies)])
-				}
-				if err != nil {
-					return err
-				}
-			}
-			select {
-			case <-js.PublishAsyncComplete():
-				return nil
-			case <-time.After(time.Minute):
-				return fmt.Errorf("PubAcks missing after a minute")
-			}
-		}()
+		err := publishAll(js, subject, bodies, n)
 		pubErr <- err
 		if err != nil {
 			it.Stop() // the consumer would wait for the messages that were never stored
@@ -178,149 +155,95 @@ func ceilingJetStream(ctx context.Context, natsURL string, bodies [][]byte, n in
 	return time.Since(start), nil
 }
 
-// dbCeiling is the Postgres ceiling with the other ways of doing the same work alongside.
-type dbCeiling struct {
-	copyUpsert, rowUpsert, batchLookup, rowLookup, rowSettle, batchSettle time.Duration
+// publishAll publishes n records to subject with PublishAsync and waits for their PubAcks.
+func publishAll(js jetstream.JetStream, subject string, bodies [][]byte, n int) error {
+	for i := range n {
+		_, err := js.PublishAsync(subject, bodies[i%len(bodies)])
+		for errors.Is(err, jetstream.ErrTooManyStalledMsgs) { // a loaded machine: wait for the PubAcks
+			select {
+			case <-js.PublishAsyncComplete():
+			case <-time.After(time.Minute):
+				return fmt.Errorf("PubAcks missing after a minute")
+			}
+			_, err = js.PublishAsync(subject, bodies[i%len(bodies)])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+		return nil
+	case <-time.After(time.Minute):
+		return fmt.Errorf("PubAcks missing after a minute")
+	}
 }
 
-// ceilingPostgres upserts n dataset rows into a table shaped like `dataset` (slug unique,
-// identifier unique per source, jsonb body) in the scratch database at dbURL, twice over: by
-// COPY into a temporary table + INSERT … SELECT … ON CONFLICT DO UPDATE, ceilingBatch rows at a
-// time (the ceiling), and one INSERT … ON CONFLICT per row (what SYNC does today, measured on
-// rowN rows). It also times, on rowN rows: reading each row's hash back one query per
-// identifier (COMPARE today) and ceilingBatch identifiers per query (= ANY($1)); and settling
-// outcomes as the job aggregator does, one transaction per outcome (an INSERT on a primary key
-// and an UPDATE of the job's counters: the aggregator today) and ceilingBatch per transaction.
-func ceilingPostgres(ctx context.Context, dbURL string, bodies [][]byte, n, rowN int) (*dbCeiling, error) {
-	u, err := url.Parse(dbURL)
+// measureCeilings measures what each component alone can do with n records.
+func measureCeilings(ctx context.Context, o options, templates []map[string]json.RawMessage, natsURL, dbURL string) ([]result, error) {
+	bodies, err := recordBodies(templates)
 	if err != nil {
 		return nil, err
 	}
-	conn, err := pgx.Connect(ctx, withoutPoolParams(u))
+	n := o.records
+	rate := func(name string, d time.Duration) result {
+		return result{Scenario: name, Records: n, RecordsPerSec: round(float64(n)/d.Seconds(), 1), WallS: round(d.Seconds(), 3)}
+	}
+	var out []result
+	d, err := ceilingJetStream(ctx, natsURL, bodies, n)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ceiling_jetstream: %w", err)
 	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE TABLE bench_dataset (id bigserial PRIMARY KEY, slug text NOT NULL UNIQUE,
-		source_id int NOT NULL, identifier text NOT NULL, dcat jsonb NOT NULL, source_hash text NOT NULL,
-		last_harvested_date timestamptz NOT NULL, UNIQUE (source_id, identifier))`); err != nil {
-		return nil, err
-	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "DROP TABLE bench_dataset") }()
-	var res dbCeiling
-	const upsert = ` ON CONFLICT (source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
-		source_hash = EXCLUDED.source_hash, last_harvested_date = EXCLUDED.last_harvested_date`
-	start := time.Now()
-	for lo := 0; lo < n; lo += ceilingBatch {
-		hi := min(n, lo+ceilingBatch)
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, `CREATE TEMP TABLE bench_in (slug text, source_id int, identifier text,
-				dcat jsonb, source_hash text, last_harvested_date timestamptz) ON COMMIT DROP`); err != nil {
-				return err
-			}
-			now := time.Now()
-			rows := pgx.CopyFromSlice(hi-lo, func(j int) ([]any, error) {
-				i := lo + j
-				id := benchIdentifier(i)
-				return []any{id, 1, id, string(bodies[i%len(bodies)]), "h" + id, now}, nil
-			})
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bench_in"},
-				[]string{"slug", "source_id", "identifier", "dcat", "source_hash", "last_harvested_date"}, rows); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO bench_dataset (slug, source_id, identifier, dcat, source_hash, last_harvested_date)
-				SELECT slug, source_id, identifier, dcat, source_hash, last_harvested_date FROM bench_in`+upsert)
-			return err
-		})
+	out = append(out, rate("ceiling_jetstream", d))
+	if dbURL != "" {
+		rowN := min(n, 10_000)
+		db, err := ceilingPostgres(ctx, dbURL, bodies, n, rowN)
 		if err != nil {
-			return nil, fmt.Errorf("COPY upsert: %w", err)
+			return nil, fmt.Errorf("ceiling_postgres_upsert: %w", err)
 		}
+		r := rate("ceiling_postgres_upsert", db.copyUpsert)
+		per := func(d time.Duration) map[string]any {
+			return map[string]any{"records": rowN, "records_per_sec": round(float64(rowN)/d.Seconds(), 1),
+				"us_per_record": round(float64(d.Microseconds())/float64(rowN), 1)}
+		}
+		r.Alternatives = map[string]map[string]any{"upsert_row_at_a_time": per(db.rowUpsert),
+			"hash_lookup_row_at_a_time": per(db.rowLookup), "hash_lookup_batch_500": per(db.batchLookup),
+			"settle_row_at_a_time": per(db.rowSettle), "settle_batch_500": per(db.batchSettle)}
+		out = append(out, r)
 	}
-	res.copyUpsert = time.Since(start)
+	if d, err = ceilingValidate(bodies, n); err != nil {
+		return nil, fmt.Errorf("ceiling_validate: %w", err)
+	}
+	out = append(out, rate("ceiling_validate", d))
+	if d, err = ceilingHash(bodies, n); err != nil {
+		return nil, fmt.Errorf("ceiling_hash: %w", err)
+	}
+	out = append(out, rate("ceiling_hash", d))
+	if p, ok := pipelineCeiling(out); ok {
+		out = append(out, p)
+	}
+	return out, ctx.Err()
+}
 
-	start = time.Now()
-	for i := range rowN {
-		id := benchIdentifier(i)
-		if _, err := conn.Exec(ctx, `INSERT INTO bench_dataset (slug, source_id, identifier, dcat, source_hash, last_harvested_date)
-			VALUES ($1, 1, $1, $2, $3, now())`+upsert, id, string(bodies[i%len(bodies)]), "g"+id); err != nil {
-			return nil, fmt.Errorf("row upsert: %w", err)
-		}
-	}
-	res.rowUpsert = time.Since(start)
+// pipelineHops is how many JetStream hops a changed record makes: extract → compare →
+// transform → validate → sync → report.
+const pipelineHops = 5
 
-	start = time.Now()
-	var hash string
-	for i := range rowN {
-		if err := conn.QueryRow(ctx, `SELECT source_hash FROM bench_dataset WHERE source_id = 1 AND identifier = $1`,
-			benchIdentifier(i)).Scan(&hash); err != nil {
-			return nil, fmt.Errorf("row lookup: %w", err)
-		}
+// pipelineCeiling composes the measured ceilings into the ceiling of the whole pipeline, as
+// DESIGN.md does: each ceiling ran on the whole machine, so a record's share of the machine is
+// the sum of its components' (five hops, one upsert, one validation, one hash), and the
+// pipeline's ceiling is one over that sum. ok is false without the Postgres ceiling (-embedded).
+func pipelineCeiling(ceilings []result) (result, bool) {
+	per := map[string]float64{} // seconds of the machine per record
+	n := 0
+	for _, c := range ceilings {
+		per[c.Scenario] = 1 / c.RecordsPerSec
+		n = c.Records
 	}
-	res.rowLookup = time.Since(start)
-
-	start = time.Now()
-	for lo := 0; lo < rowN; lo += ceilingBatch {
-		ids := make([]string, 0, ceilingBatch)
-		for i := lo; i < min(rowN, lo+ceilingBatch); i++ {
-			ids = append(ids, benchIdentifier(i))
-		}
-		rows, err := conn.Query(ctx, `SELECT identifier, source_hash FROM bench_dataset WHERE source_id = 1 AND identifier = ANY($1)`, ids)
-		if err != nil {
-			return nil, fmt.Errorf("batch lookup: %w", err)
-		}
-		got := 0
-		for rows.Next() {
-			got++
-		}
-		rows.Close()
-		if rows.Err() != nil || got != len(ids) {
-			return nil, fmt.Errorf("batch lookup: %d of %d rows: %v", got, len(ids), rows.Err())
-		}
+	js, db, v, h := per["ceiling_jetstream"], per["ceiling_postgres_upsert"], per["ceiling_validate"], per["ceiling_hash"]
+	if js == 0 || db == 0 || v == 0 || h == 0 {
+		return result{}, false
 	}
-	res.batchLookup = time.Since(start)
-
-	// The job aggregator's work: record each outcome once (a primary key on job and key) and
-	// count it on the job's row.
-	if _, err := conn.Exec(ctx, `CREATE TABLE bench_outcome (job int, key text, outcome text, PRIMARY KEY (job, key));
-		CREATE TABLE bench_job (id int PRIMARY KEY, settled int NOT NULL, added int NOT NULL);
-		INSERT INTO bench_job VALUES (1, 0, 0), (2, 0, 0)`); err != nil {
-		return nil, err
-	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "DROP TABLE bench_outcome, bench_job") }()
-	start = time.Now()
-	for i := range rowN {
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			tag, err := tx.Exec(ctx, `INSERT INTO bench_outcome VALUES (1, $1, 'added') ON CONFLICT DO NOTHING`, benchIdentifier(i))
-			if err != nil || tag.RowsAffected() == 0 {
-				return err
-			}
-			_, err = tx.Exec(ctx, `UPDATE bench_job SET settled = settled + 1, added = added + 1 WHERE id = 1`)
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("row settle: %w", err)
-		}
-	}
-	res.rowSettle = time.Since(start)
-	start = time.Now()
-	for lo := 0; lo < rowN; lo += ceilingBatch {
-		keys := make([]string, 0, ceilingBatch)
-		for i := lo; i < min(rowN, lo+ceilingBatch); i++ {
-			keys = append(keys, benchIdentifier(i))
-		}
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			tag, err := tx.Exec(ctx, `INSERT INTO bench_outcome SELECT 2, k, 'added' FROM unnest($1::text[]) AS k
-				ON CONFLICT DO NOTHING`, keys)
-			if err != nil {
-				return err
-			}
-			_, err = tx.Exec(ctx, `UPDATE bench_job SET settled = settled + $1, added = added + $1 WHERE id = 2`, tag.RowsAffected())
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("batch settle: %w", err)
-		}
-	}
-	res.batchSettle = time.Since(start)
-	return &res, nil
+	sum := pipelineHops*js + db + v + h
+	return result{Scenario: "ceiling_pipeline", Records: n, RecordsPerSec: round(1/sum, 1), WallS: round(sum*float64(n), 3)}, true
 }

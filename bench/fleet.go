@@ -82,7 +82,7 @@ func (f fleetOptions) withDefaults(records int) fleetOptions {
 	return f
 }
 
-// fleetPath and smallPath are where serveCatalog serves the catalogs of the fleet's source k
+// fleetPath and smallPath are where serveCatalogs serves the catalogs of the fleet's source k
 // (k = 0 the big one) and of small_sources' source k.
 func fleetPath(k int) string { return fmt.Sprintf("/fleet/%03d/data.json", k) }
 func smallPath(k int) string { return fmt.Sprintf("/small/%03d/data.json", k) }
@@ -182,11 +182,9 @@ func runFleet(ctx context.Context, bin string, svc services, base string, f flee
 		return nil, nil, err
 	}
 	defer h.stop()
-	ids := make([]string, f.sources)
-	for k := range ids {
-		if ids[k], err = h.createSource(ctx, base+fleetPath(k)); err != nil {
-			return nil, nil, err
-		}
+	ids, err := h.createSources(ctx, f.sources, func(k int) string { return base + fleetPath(k) })
+	if err != nil {
+		return nil, nil, err
 	}
 	sampler := h.sampleRSS()
 	jobIDs := make([]string, len(ids))
@@ -264,11 +262,9 @@ func runSmallSources(ctx context.Context, bin string, svc services, base string,
 		return nil, nil, err
 	}
 	defer h.stop()
-	ids := make([]string, f.smallSources)
-	for k := range ids {
-		if ids[k], err = h.createSource(ctx, base+smallPath(k)); err != nil {
-			return nil, nil, err
-		}
+	ids, err := h.createSources(ctx, f.smallSources, func(k int) string { return base + smallPath(k) })
+	if err != nil {
+		return nil, nil, err
 	}
 	sampler := h.sampleRSS()
 	res := &result{Jobs: len(ids), Status: string(harvest.JobComplete)}

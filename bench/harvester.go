@@ -224,6 +224,18 @@ func (h *harvester) createSource(ctx context.Context, url string) (string, error
 	return src.ID, err
 }
 
+// createSources creates n sources, the k-th harvesting url(k), and returns their ids.
+func (h *harvester) createSources(ctx context.Context, n int, url func(k int) string) ([]string, error) {
+	ids := make([]string, n)
+	for k := range ids {
+		var err error
+		if ids[k], err = h.createSource(ctx, url(k)); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
 // jobState is the part of GET /api/v1/harvest_jobs/{id} the bench reads.
 type jobState struct {
 	ID     string `json:"id"`

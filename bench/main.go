@@ -37,23 +37,18 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -143,7 +138,81 @@ type result struct {
 	BigJobS   float64       `json:"big_job_s,omitempty"`
 }
 
+// bench is one run of the harness: the built harvester, the services it runs on, the catalog
+// server, and what the scenarios found so far.
+type bench struct {
+	o          options
+	bin        string
+	svc        services
+	out        *printer
+	catalogs   *catalogServer
+	lowest     result // the lowest ceiling; its Scenario is "" when none was measured
+	storeName  string // postgres+jetstream or sqlite+embedded-nats
+	searchName string // bleve, opensearch or none
+	// firstHarvest is first_harvest's result once it ran; failed lists the jobs whose counts
+	// were wrong.
+	firstHarvest *result
+	failed       []string
+}
+
 func run(ctx context.Context, o options, stdout io.Writer) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "harvester-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	b := &bench{o: o, out: newPrinter(stdout, o.json), storeName: o.storeName(), searchName: o.searchName()}
+
+	// The harvester binary, built from this checkout.
+	b.bin = filepath.Join(tmp, "harvester")
+	build := exec.CommandContext(ctx, "go", "build", "-o", b.bin, "./cmd/harvester")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build ./cmd/harvester: %w", err)
+	}
+	templates, err := loadTemplates(o.corpus)
+	if err != nil {
+		return err
+	}
+	if b.catalogs, err = serveCatalogs(tmp, templates, o); err != nil {
+		return err
+	}
+	defer b.catalogs.stop()
+	ceilingNATS, stopServices, err := b.startServices(ctx, tmp)
+	defer stopServices()
+	if err != nil {
+		return err
+	}
+	var ceilings []result
+	if !o.skipCeilings {
+		if ceilings, err = measureCeilings(ctx, o, templates, ceilingNATS, b.svc.databaseURL); err != nil {
+			return err
+		}
+		for _, c := range ceilings {
+			b.out.print(c)
+		}
+	}
+	b.lowest = slices.MinFunc(append([]result{{RecordsPerSec: math.Inf(1)}}, ceilings...), func(a, b result) int {
+		return cmp.Compare(a.RecordsPerSec, b.RecordsPerSec)
+	})
+	if err := b.oneSourceScenarios(ctx); err != nil {
+		return err
+	}
+	if err := b.fleetScenarios(ctx); err != nil {
+		return err
+	}
+	b.out.flush()
+	if len(b.failed) > 0 {
+		return fmt.Errorf("wrong counts:\n  %s", joinLines(b.failed))
+	}
+	return nil
+}
+
+// check refuses options the harness cannot run with, and creates the profile directory.
+func (o options) check() error {
 	if o.records < changedEvery {
 		return fmt.Errorf("-records %d: want at least %d", o.records, changedEvery)
 	}
@@ -158,94 +227,81 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 			return fmt.Errorf("-profile-dir: %w", err)
 		}
 	}
-	tmp, err := os.MkdirTemp("", "harvester-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	out := newPrinter(stdout, o.json)
+	return nil
+}
 
-	// The harvester binary, built from this checkout.
-	bin := filepath.Join(tmp, "harvester")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/harvester")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build ./cmd/harvester: %w", err)
+// storeName names the store and broker the harvester runs on, for the results.
+func (o options) storeName() string {
+	if o.embedded {
+		return "sqlite+embedded-nats"
 	}
+	return "postgres+jetstream"
+}
 
-	// The catalog, as written and with 10% of the records changed.
-	templates, err := loadTemplates(o.corpus)
-	if err != nil {
-		return err
+// searchName names the harvester's search index, for the results.
+func (o options) searchName() string {
+	switch {
+	case o.searchIndex == "none":
+		return "none"
+	case o.opensearchURL != "":
+		return "opensearch"
 	}
-	files := [2]string{filepath.Join(tmp, "catalog.json"), filepath.Join(tmp, "catalog-changed.json")}
-	for i, f := range files {
-		if err := writeFile(f, func(w io.Writer) error { return writeCatalog(w, templates, o.records, i == 1) }); err != nil {
-			return fmt.Errorf("write catalog: %w", err)
+	return "bleve"
+}
+
+// startServices starts what the harvester runs on (a scratch database and a NATS server, or
+// with -embedded nothing but a NATS server for the JetStream ceiling) into b.svc, and returns
+// the NATS URL the ceilings use and what stops the services (also to call on an error).
+func (b *bench) startServices(ctx context.Context, tmp string) (ceilingNATS string, stop func(), err error) {
+	o := b.o
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
 		}
 	}
-	fleetFiles, err := o.fleet.writeCatalogs(tmp, templates, o.records, o.scenarios)
-	if err != nil {
-		return fmt.Errorf("write catalog: %w", err)
-	}
-	var serving atomic.Int32
-	base, stopServer, err := serveCatalog(func(path string) (string, bool) {
-		if path == "/data.json" {
-			return files[serving.Load()], true
-		}
-		f, ok := fleetFiles[path]
-		return f, ok
-	})
-	if err != nil {
-		return err
-	}
-	defer stopServer()
-	catalogURL := base + "/data.json"
-
-	// The services.
-	svc := services{dataDir: filepath.Join(tmp, "data"), concurrency: o.workers, pprofAddr: o.pprofAddr,
+	b.svc = services{dataDir: filepath.Join(tmp, "data"), concurrency: o.workers, pprofAddr: o.pprofAddr,
 		opensearchURL: o.opensearchURL, searchIndex: o.searchIndex, jobWindow: o.jobWindow}
-	var ceilingNATS string
 	if o.embedded {
 		url, stopNATS, err := startEmbeddedNATS(filepath.Join(tmp, "ceiling-nats"))
 		if err != nil {
-			return err
+			return "", stop, err
 		}
-		defer stopNATS()
-		ceilingNATS = url
-	} else {
-		db, drop, err := scratchDatabase(ctx, o.databaseURL)
+		stops = append(stops, stopNATS)
+		return url, stop, nil
+	}
+	db, drop, err := scratchDatabase(ctx, o.databaseURL)
+	if err != nil {
+		return "", stop, err
+	}
+	stops = append(stops, drop)
+	b.svc.databaseURL = db
+	b.svc.natsURL = o.natsURL
+	if b.svc.natsURL == "" {
+		ns, err := startNATS(tmp)
 		if err != nil {
-			return err
+			return "", stop, err
 		}
-		defer drop()
-		svc.databaseURL = db
-		svc.natsURL = o.natsURL
-		if svc.natsURL == "" {
-			ns, err := startNATS(tmp)
-			if err != nil {
-				return err
-			}
-			defer ns.stop()
-			svc.natsURL = ns.url
-		}
-		ceilingNATS = svc.natsURL
+		stops = append(stops, ns.stop)
+		b.svc.natsURL = ns.url
 	}
+	return b.svc.natsURL, stop, nil
+}
 
-	var ceilings []result
-	if !o.skipCeilings {
-		if ceilings, err = measureCeilings(ctx, o, templates, ceilingNATS, svc.databaseURL); err != nil {
-			return err
-		}
-		for _, c := range ceilings {
-			out.print(c)
-		}
+// label sets the fields every scenario's result shares, and its rate against the lowest
+// ceiling.
+func (b *bench) label(res *result, name string) {
+	res.Scenario, res.Workers, res.Store, res.SearchIndex = name, b.o.workers, b.storeName, b.searchName
+	if b.lowest.Scenario != "" {
+		res.OfLowestCeiling = round(res.RecordsPerSec/b.lowest.RecordsPerSec, 3)
+		res.LowestCeiling = b.lowest.Scenario
 	}
-	lowest := slices.MinFunc(append([]result{{RecordsPerSec: math.Inf(1)}}, ceilings...), func(a, b result) int {
-		return cmp.Compare(a.RecordsPerSec, b.RecordsPerSec)
-	})
+}
 
-	n, changed := o.records, changedCount(o.records)
+// oneSourceScenarios runs first_harvest, reharvest, force_harvest and partial_change (those
+// of them asked for), each one job of the bench source, and checks each job's counts.
+func (b *bench) oneSourceScenarios(ctx context.Context) error {
+	n, changed := b.o.records, changedCount(b.o.records)
 	scenarios := []struct {
 		name    string
 		jobType harvest.JobType
@@ -257,70 +313,50 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		{"force_harvest", harvest.JobForceHarvest, 0, harvest.Counts{Total: n, Updated: n, Validated: n}},
 		{"partial_change", harvest.JobHarvest, 1, harvest.Counts{Total: n, Updated: changed, Unchanged: n - changed, Validated: changed}},
 	}
-	storeName := "postgres+jetstream"
-	searchName := "bleve"
-	switch {
-	case o.searchIndex == "none":
-		searchName = "none"
-	case o.opensearchURL != "":
-		searchName = "opensearch"
-	}
-	if o.embedded {
-		storeName = "sqlite+embedded-nats"
-	}
 	var sourceID string
-	var failed []string
-	var firstHarvest *result
 	for _, sc := range scenarios {
-		if !slices.Contains(o.scenarios, sc.name) {
+		if !slices.Contains(b.o.scenarios, sc.name) {
 			continue
 		}
-		serving.Store(sc.file)
-		res, job, err := runScenario(ctx, bin, svc, catalogURL, &sourceID, sc.jobType, sc.name, o.profileDir)
+		b.catalogs.serving.Store(sc.file)
+		res, job, err := runScenario(ctx, b.bin, b.svc, b.catalogs.base+"/data.json", &sourceID, sc.jobType, sc.name, b.o.profileDir)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sc.name, err)
 		}
-		res.Scenario, res.Records, res.Workers, res.Store = sc.name, n, o.workers, storeName
-		res.SearchIndex = searchName
-		if lowest.Scenario != "" {
-			res.OfLowestCeiling = round(res.RecordsPerSec/lowest.RecordsPerSec, 3)
-			res.LowestCeiling = lowest.Scenario
-		}
-		out.print(*res)
+		b.label(res, sc.name)
+		res.Records = n
+		b.out.print(*res)
 		if sc.name == "first_harvest" {
-			firstHarvest = res
+			b.firstHarvest = res
 		}
 		if job.Status != string(harvest.JobComplete) || job.Counts != sc.want {
-			failed = append(failed, fmt.Sprintf("%s: job %s %s with counts %+v, want complete with %+v",
+			b.failed = append(b.failed, fmt.Sprintf("%s: job %s %s with counts %+v, want complete with %+v",
 				sc.name, job.ID, job.Status, job.Counts, sc.want))
 		}
 	}
+	return nil
+}
+
+// fleetScenarios runs the fleet and small_sources scenarios (those asked for).
+func (b *bench) fleetScenarios(ctx context.Context) error {
 	for _, name := range []string{"fleet", "small_sources"} {
-		if !slices.Contains(o.scenarios, name) {
+		if !slices.Contains(b.o.scenarios, name) {
 			continue
 		}
 		run := runFleet
 		if name == "small_sources" {
 			run = runSmallSources
 		}
-		res, wrong, err := run(ctx, bin, svc, base, o.fleet)
+		res, wrong, err := run(ctx, b.bin, b.svc, b.catalogs.base, b.o.fleet)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		res.Scenario, res.Workers, res.Store, res.SearchIndex = name, o.workers, storeName, searchName
-		if lowest.Scenario != "" {
-			res.OfLowestCeiling = round(res.RecordsPerSec/lowest.RecordsPerSec, 3)
-			res.LowestCeiling = lowest.Scenario
+		b.label(res, name)
+		if b.firstHarvest != nil && b.firstHarvest.RecordsPerSec > 0 {
+			res.OfFirstHarvest = round(res.RecordsPerSec/b.firstHarvest.RecordsPerSec, 3)
 		}
-		if firstHarvest != nil && firstHarvest.RecordsPerSec > 0 {
-			res.OfFirstHarvest = round(res.RecordsPerSec/firstHarvest.RecordsPerSec, 3)
-		}
-		out.print(*res)
-		failed = append(failed, wrong...)
-	}
-	out.flush()
-	if len(failed) > 0 {
-		return fmt.Errorf("wrong counts:\n  %s", joinLines(failed))
+		b.out.print(*res)
+		b.failed = append(b.failed, wrong...)
 	}
 	return nil
 }
@@ -385,115 +421,6 @@ func runScenario(ctx context.Context, bin string, svc services, catalogURL strin
 		PeakRSSMiB: round(rss, 1), PeakRSSAnonMiB: round(anon, 1), PeakRSSFileMiB: round(file, 1), Status: job.Status, Counts: &counts, Stages: stages}, job, nil
 }
 
-// measureCeilings measures what each component alone can do with n records.
-func measureCeilings(ctx context.Context, o options, templates []map[string]json.RawMessage, natsURL, dbURL string) ([]result, error) {
-	bodies, err := recordBodies(templates)
-	if err != nil {
-		return nil, err
-	}
-	n := o.records
-	rate := func(name string, d time.Duration) result {
-		return result{Scenario: name, Records: n, RecordsPerSec: round(float64(n)/d.Seconds(), 1), WallS: round(d.Seconds(), 3)}
-	}
-	var out []result
-	d, err := ceilingJetStream(ctx, natsURL, bodies, n)
-	if err != nil {
-		return nil, fmt.Errorf("ceiling_jetstream: %w", err)
-	}
-	out = append(out, rate("ceiling_jetstream", d))
-	if dbURL != "" {
-		rowN := min(n, 10_000)
-		db, err := ceilingPostgres(ctx, dbURL, bodies, n, rowN)
-		if err != nil {
-			return nil, fmt.Errorf("ceiling_postgres_upsert: %w", err)
-		}
-		r := rate("ceiling_postgres_upsert", db.copyUpsert)
-		per := func(d time.Duration) map[string]any {
-			return map[string]any{"records": rowN, "records_per_sec": round(float64(rowN)/d.Seconds(), 1),
-				"us_per_record": round(float64(d.Microseconds())/float64(rowN), 1)}
-		}
-		r.Alternatives = map[string]map[string]any{"upsert_row_at_a_time": per(db.rowUpsert),
-			"hash_lookup_row_at_a_time": per(db.rowLookup), "hash_lookup_batch_500": per(db.batchLookup),
-			"settle_row_at_a_time": per(db.rowSettle), "settle_batch_500": per(db.batchSettle)}
-		out = append(out, r)
-	}
-	if d, err = ceilingValidate(bodies, n); err != nil {
-		return nil, fmt.Errorf("ceiling_validate: %w", err)
-	}
-	out = append(out, rate("ceiling_validate", d))
-	if d, err = ceilingHash(bodies, n); err != nil {
-		return nil, fmt.Errorf("ceiling_hash: %w", err)
-	}
-	out = append(out, rate("ceiling_hash", d))
-	if p, ok := pipelineCeiling(out); ok {
-		out = append(out, p)
-	}
-	return out, ctx.Err()
-}
-
-// pipelineHops is how many JetStream hops a changed record makes: extract → compare →
-// transform → validate → sync → report.
-const pipelineHops = 5
-
-// pipelineCeiling composes the measured ceilings into the ceiling of the whole pipeline, as
-// DESIGN.md does: each ceiling ran on the whole machine, so a record's share of the machine is
-// the sum of its components' (five hops, one upsert, one validation, one hash), and the
-// pipeline's ceiling is one over that sum. ok is false without the Postgres ceiling (-embedded).
-func pipelineCeiling(ceilings []result) (result, bool) {
-	per := map[string]float64{} // seconds of the machine per record
-	n := 0
-	for _, c := range ceilings {
-		per[c.Scenario] = 1 / c.RecordsPerSec
-		n = c.Records
-	}
-	js, db, v, h := per["ceiling_jetstream"], per["ceiling_postgres_upsert"], per["ceiling_validate"], per["ceiling_hash"]
-	if js == 0 || db == 0 || v == 0 || h == 0 {
-		return result{}, false
-	}
-	sum := pipelineHops*js + db + v + h
-	return result{Scenario: "ceiling_pipeline", Records: n, RecordsPerSec: round(1/sum, 1), WallS: round(sum*float64(n), 3)}, true
-}
-
-// serveCatalog serves the file route(path) names at each path it knows (the bench source's
-// /data.json, and the catalogs of the fleet and small_sources scenarios), streamed from disk
-// with no validators (no Last-Modified or ETag), so every job downloads and reads the whole
-// catalog. base is the server's http://host:port.
-func serveCatalog(route func(path string) (string, bool)) (base string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		file, ok := route(r.URL.Path)
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		f, err := os.Open(file)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		defer f.Close()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.Copy(w, f)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
-}
-
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 func round(x float64, places int) float64 {
 	p := math.Pow(10, float64(places))
 	return math.Round(x*p) / p
@@ -508,51 +435,4 @@ func joinLines(lines []string) string {
 		s += l
 	}
 	return s
-}
-
-// printer writes results as JSON lines, or as a table at flush.
-type printer struct {
-	w    io.Writer
-	json bool
-	tw   *tabwriter.Writer
-}
-
-func newPrinter(w io.Writer, asJSON bool) *printer {
-	p := &printer{w: w, json: asJSON}
-	if !asJSON {
-		p.tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(p.tw, "scenario\trecords\trecords/s\twall s\tpeak RSS MiB\tanon / file MiB\tof lowest ceiling\tjob s p50 / p95 / max\tstatus\t")
-	}
-	return p
-}
-
-func (p *printer) print(r result) {
-	if p.json {
-		data, _ := json.Marshal(r) // plain data: always encodes
-		fmt.Fprintln(p.w, string(data))
-		return
-	}
-	split := "-"
-	if r.PeakRSSAnonMiB > 0 {
-		split = fmt.Sprintf("%.0f / %.0f", r.PeakRSSAnonMiB, r.PeakRSSFileMiB)
-	}
-	jobs := "-"
-	if d := r.SmallJobS; d != nil {
-		jobs = fmt.Sprintf("%.2f / %.2f / %.2f", d.P50, d.P95, d.Max)
-	}
-	fmt.Fprintf(p.tw, "%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Records, r.RecordsPerSec, r.WallS,
-		orDash(r.PeakRSSMiB, "%.0f"), split, orDash(r.OfLowestCeiling, "%.2f"), jobs, r.Status)
-}
-
-func orDash(x float64, format string) string {
-	if x == 0 {
-		return "-"
-	}
-	return fmt.Sprintf(format, x)
-}
-
-func (p *printer) flush() {
-	if p.tw != nil {
-		_ = p.tw.Flush()
-	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 )
 
 // ParseError is a catalog document that cannot be read as a DCAT-US catalog: where (1-based
@@ -268,18 +267,25 @@ func recordArray(key *capture, v3 bool) string {
 	return ""
 }
 
-// refuseDCATUS3 scans the catalog's conformsTo and returns a *ParseError wrapping ErrDCATUS3
-// when it is an object, DCAT-US 3.0's way (1.1 writes a URL).
-func (w *catalogWalk) refuseDCATUS3() error {
+// conformsTo scans the catalog's conformsTo value and returns its first byte and its first
+// 200 bytes.
+func (w *catalogWalk) conformsTo() (byte, *capture, error) {
 	s := w.s
 	c, err := s.skipSpace()
 	if err != nil {
-		return s.readErr(err)
+		return 0, nil, s.readErr(err)
 	}
 	cp := &capture{limit: 200}
 	s.caps = append(s.caps[:0], cp)
 	err = s.value()
 	s.caps = s.caps[:0]
+	return c, cp, err
+}
+
+// refuseDCATUS3 scans the catalog's conformsTo and returns a *ParseError wrapping ErrDCATUS3
+// when it is an object, DCAT-US 3.0's way (1.1 writes a URL).
+func (w *catalogWalk) refuseDCATUS3() error {
+	c, cp, err := w.conformsTo()
 	if err != nil || c != '{' {
 		return err
 	}
@@ -341,16 +347,8 @@ func (w *catalogWalk) datasets(name, at string) error {
 		}
 		return &ParseError{Err: fmt.Errorf(`not a DCAT-US catalog: %q is a JSON %s, not an array`, name, kind(c))}
 	}
-	if err := s.nest('['); err != nil {
+	if empty, err := s.openArray(); err != nil || empty {
 		return err
-	}
-	if c, err = s.skipSpace(); err != nil {
-		return s.readErr(err)
-	}
-	if c == ']' {
-		_, _ = s.take()
-		s.depth--
-		return nil
 	}
 	for i := 0; ; i++ {
 		limit := w.limit
@@ -370,15 +368,8 @@ func (w *catalogWalk) datasets(name, at string) error {
 		if err := w.each(pos, el); err != nil {
 			return err
 		}
-		if c, err = s.next(); err != nil {
+		if end, err := s.afterElement(); err != nil || end {
 			return err
-		}
-		if c == ']' {
-			s.depth--
-			return nil
-		}
-		if c != ',' {
-			return s.syntaxError(c, "after array element")
 		}
 	}
 }
@@ -441,103 +432,4 @@ func kind(c byte) string {
 		return "null"
 	}
 	return "number"
-}
-
-// Entry is one element of a catalog's dataset array. Messages number datasets from 1 ("dataset
-// #1" is the first element), as a person reading the file counts them; Position is 0-based.
-type Entry struct {
-	Position   int
-	Identifier string          // verbatim (never trimmed); empty when Err is set
-	Title      string          // for error messages about records without an identifier
-	Raw        json.RawMessage // the element exactly as the publisher wrote it; nil when TooLarge
-	Err        error           // why the element cannot be keyed: not an object, missing or blank identifier
-	// TooLarge is set for an element over the walk's size limit, which is not kept: Size is its
-	// length in bytes, and Identifier and Title come from its members, read as it was scanned.
-	TooLarge bool
-	Size     int64
-	// Structure is set when the element repeats a key or nests deeper than MaxRecordDepth
-	// (WalkEntries only); Raw is then what the scanner read, a deep value replaced by 0.
-	Structure *StructureError
-	// RecordType, Path and IsPartOf are set by WalkEntries3 only: the DCAT-US 3.0 record type
-	// (RecordTypeDataset and so on), the JSON path of the record in the document (e.g.
-	// "$.catalog[0].dataset[1]", "$.service[0].servesDataset[0]"), and the identifier of the
-	// DataService or DatasetSeries that embeds the dataset ("" for none).
-	RecordType, Path, IsPartOf string
-}
-
-// Identify fills in an entry's identifier: the "identifier" string, or the "@id" of an
-// identifier object (DCAT-US 3.0). Missing, blank or other shapes are an error.
-func Identify(pos int, raw json.RawMessage) Entry {
-	var d keyFields
-	return identify(pos, raw, &d, json.Unmarshal(raw, &d))
-}
-
-// keyFields are the members of a dataset that identify it.
-type keyFields struct {
-	Identifier json.RawMessage `json:"identifier"`
-	Title      any             `json:"title"`
-}
-
-// identify is Identify of raw, given its keyFields d as decoded and the decoding's error.
-func identify(pos int, raw json.RawMessage, d *keyFields, err error) Entry {
-	e := Entry{Position: pos, Raw: raw}
-	if err != nil {
-		var kindErr *json.UnmarshalTypeError
-		if errors.As(err, &kindErr) && kindErr.Field == "" {
-			e.Err = fmt.Errorf("dataset #%d is a JSON %s, not an object", pos+1, kindErr.Value)
-			return e
-		}
-		// A field of the wrong type elsewhere does not matter here; look at identifier alone.
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			e.Err = fmt.Errorf("dataset #%d: %v", pos+1, err)
-			return e
-		}
-		d.Identifier = m["identifier"]
-	}
-	e.Title, _ = d.Title.(string)
-	var id any
-	if len(d.Identifier) > 0 {
-		_ = json.Unmarshal(d.Identifier, &id)
-	}
-	switch v := id.(type) {
-	case string:
-		e.Identifier = v
-	case map[string]any:
-		e.Identifier, _ = v["@id"].(string)
-	case nil:
-	default:
-		e.Err = fmt.Errorf("dataset #%d%s: identifier must be a string or an object with @id, not %s",
-			pos+1, e.titled(), strings.TrimSpace(string(d.Identifier)))
-		return e
-	}
-	if strings.TrimSpace(e.Identifier) == "" {
-		e.Identifier = ""
-		e.Err = fmt.Errorf("dataset #%d%s has no identifier (missing or blank)", pos+1, e.titled())
-	}
-	return e
-}
-
-func (e *Entry) titled() string {
-	if e.Title == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (title %q)", e.Title)
-}
-
-// Named names the entry in a message, to follow "dataset #N": ` (identifier "…")` with its
-// identifier cut to 256 bytes, else ` (title "…")`, else "".
-func (e *Entry) Named() string {
-	if e.Identifier == "" {
-		return e.titled()
-	}
-	id := e.Identifier
-	if len(id) > 256 {
-		cut := 256
-		for cut > 0 && !utf8.RuneStart(id[cut]) {
-			cut--
-		}
-		id = id[:cut] + "…"
-	}
-	return fmt.Sprintf(" (identifier %q)", id)
 }

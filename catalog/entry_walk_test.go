@@ -1,14 +1,8 @@
 package catalog
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
-
-	"github.com/harvester-dev/harvester/corpustest"
 )
 
 // TestWalkEntriesAsWalkCatalog: WalkEntries and Check, which decode each record once,
@@ -17,13 +11,8 @@ import (
 // the read buffers, members around the dataset array, records that are not objects.
 func TestWalkEntriesAsWalkCatalog(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join(corpustest.Dir(t), "dcatus", "*.json"))
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
-	for _, p := range paths {
-		doc, err := os.ReadFile(p)
-		require.NoError(t, err)
-		t.Run(filepath.Base(p), func(t *testing.T) { requireSameWalks(t, doc) })
+	for name, doc := range corpusDocuments(t) {
+		t.Run(name, func(t *testing.T) { requireSameWalks(t, doc) })
 	}
 	big := strings.Repeat(`<p>a, "b" \u00e9 </p>`, 20000) // ~400 KB, over every buffer
 	for name, doc := range map[string]string{

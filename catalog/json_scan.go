@@ -295,32 +295,52 @@ func (s *jsonScanner) memberValue(cp *capture) error {
 
 // array scans an array whose '[' was just taken.
 func (s *jsonScanner) array() error {
-	if err := s.nest('['); err != nil {
+	if empty, err := s.openArray(); err != nil || empty {
 		return err
-	}
-	if c, err := s.skipSpace(); err != nil {
-		return s.readErr(err)
-	} else if c == ']' {
-		_, _ = s.take()
-		s.depth--
-		return nil
 	}
 	for {
 		if err := s.value(); err != nil {
 			return err
 		}
-		c, err := s.next()
-		if err != nil {
+		if end, err := s.afterElement(); err != nil || end {
 			return err
 		}
-		if c == ']' {
-			s.depth--
-			return nil
-		}
-		if c != ',' {
-			return s.syntaxError(c, "after array element")
-		}
 	}
+}
+
+// openArray nests into an array whose '[' was just taken; an empty array is scanned whole
+// (empty true, its nesting left).
+func (s *jsonScanner) openArray() (empty bool, err error) {
+	if err := s.nest('['); err != nil {
+		return false, err
+	}
+	c, err := s.skipSpace()
+	if err != nil {
+		return false, s.readErr(err)
+	}
+	if c != ']' {
+		return false, nil
+	}
+	_, _ = s.take()
+	s.depth--
+	return true, nil
+}
+
+// afterElement reads what follows an array element: ']' ends the array (end true, its
+// nesting left), ',' comes before another element, anything else is a syntax error.
+func (s *jsonScanner) afterElement() (end bool, err error) {
+	c, err := s.next()
+	if err != nil {
+		return false, err
+	}
+	if c == ']' {
+		s.depth--
+		return true, nil
+	}
+	if c != ',' {
+		return false, s.syntaxError(c, "after array element")
+	}
+	return false, nil
 }
 
 // consumeRun consumes run, the next bytes of the reader's buffer.

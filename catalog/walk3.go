@@ -333,16 +333,8 @@ func (w *catalogWalk) catalogs(at string) error {
 		}
 		return &ParseError{Err: fmt.Errorf(`not a DCAT-US 3.0 catalog: "catalog" at %s is a JSON %s, not an array`, at, kind(c))}
 	}
-	if err := s.nest('['); err != nil {
+	if empty, err := s.openArray(); err != nil || empty {
 		return err
-	}
-	if c, err = s.skipSpace(); err != nil {
-		return s.readErr(err)
-	}
-	if c == ']' {
-		_, _ = s.take()
-		s.depth--
-		return nil
 	}
 	for i := 0; ; i++ {
 		if c, err = s.next(); err != nil {
@@ -362,15 +354,8 @@ func (w *catalogWalk) catalogs(at string) error {
 			return err
 		}
 		s.depth--
-		if c, err = s.next(); err != nil {
+		if end, err := s.afterElement(); err != nil || end {
 			return err
-		}
-		if c == ']' {
-			s.depth--
-			return nil
-		}
-		if c != ',' {
-			return s.syntaxError(c, "after array element")
 		}
 	}
 }
@@ -378,15 +363,7 @@ func (w *catalogWalk) catalogs(at string) error {
 // refuseDCATUS11 scans a DCAT-US 3.0 catalog's conformsTo and returns a *ParseError wrapping
 // ErrDCATUS11 when it is a string, DCAT-US 1.1's way (3.0 writes a Standard object).
 func (w *catalogWalk) refuseDCATUS11() error {
-	s := w.s
-	c, err := s.skipSpace()
-	if err != nil {
-		return s.readErr(err)
-	}
-	cp := &capture{limit: 200}
-	s.caps = append(s.caps[:0], cp)
-	err = s.value()
-	s.caps = s.caps[:0]
+	c, cp, err := w.conformsTo()
 	if err != nil || c != '"' {
 		return err
 	}

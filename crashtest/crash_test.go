@@ -59,19 +59,47 @@ func TestNoCrash(t *testing.T) {
 	}
 }
 
+// schedulerAndWorker runs the scheduler and one worker of every stage.
+func schedulerAndWorker(c *cluster) {
+	c.start("scheduler", "scheduler")
+	c.start("worker", "worker", "--stages", "all")
+}
+
+// schedulerAndTwoWorkers runs the scheduler and two workers of every stage, worker-a and
+// worker-b.
+func schedulerAndTwoWorkers(c *cluster) {
+	c.start("scheduler", "scheduler")
+	c.start("worker-a", "worker", "--stages", "all")
+	c.start("worker-b", "worker", "--stages", "all")
+}
+
+// restart kills the harvester process name, and starts it again after a random pause.
+func restart(name string) crash {
+	return func(t *testing.T, c *cluster, r *rand.Rand) {
+		p := c.procs[name]
+		p.kill()
+		pause(r, time.Second)
+		p.start(t)
+	}
+}
+
+// restartNATS kills nats-server, wipes its store directory when wipe is set, and starts it
+// again after a random pause.
+func restartNATS(wipe bool) crash {
+	return func(t *testing.T, c *cluster, r *rand.Rand) {
+		c.nats.kill()
+		if wipe {
+			c.nats.wipe()
+		}
+		pause(r, time.Second)
+		c.nats.start()
+	}
+}
+
 // A stage worker (one of two running every stage) is killed at a random point and restarted.
 func TestKillWorker(t *testing.T) {
 	t.Parallel()
-	scenario(t, ciRecords, func(c *cluster) {
-		c.start("scheduler", "scheduler")
-		c.start("worker-a", "worker", "--stages", "all")
-		c.start("worker-b", "worker", "--stages", "all")
-	}, func(t *testing.T, c *cluster, r *rand.Rand) {
-		w := c.procs["worker-a"]
-		w.kill()
-		pause(r, time.Second)
-		w.start(t)
-	})
+	scenario(t, ciRecords, schedulerAndTwoWorkers, restart("worker-a"))
 }
 
 // The all-in-one serve process is killed at a random point and restarted.
@@ -79,55 +107,27 @@ func TestKillServe(t *testing.T) {
 	t.Parallel()
 	scenario(t, ciRecords, func(c *cluster) {
 		c.start("serve", "serve", "--addr", "127.0.0.1:0")
-	}, func(t *testing.T, c *cluster, r *rand.Rand) {
-		p := c.procs["serve"]
-		p.kill()
-		pause(r, time.Second)
-		p.start(t)
-	})
+	}, restart("serve"))
 }
 
 // The scheduler is killed at a random point (from right after it started the job) and
 // restarted.
 func TestKillScheduler(t *testing.T) {
 	t.Parallel()
-	scenario(t, ciRecords, func(c *cluster) {
-		c.start("scheduler", "scheduler")
-		c.start("worker", "worker", "--stages", "all")
-	}, func(t *testing.T, c *cluster, r *rand.Rand) {
-		p := c.procs["scheduler"]
-		p.kill()
-		pause(r, time.Second)
-		p.start(t)
-	})
+	scenario(t, ciRecords, schedulerAndWorker, restart("scheduler"))
 }
 
 // nats-server is killed at a random point and restarted on its store.
 func TestRestartNATS(t *testing.T) {
 	t.Parallel()
-	scenario(t, ciRecords, func(c *cluster) {
-		c.start("scheduler", "scheduler")
-		c.start("worker", "worker", "--stages", "all")
-	}, func(t *testing.T, c *cluster, r *rand.Rand) {
-		c.nats.kill()
-		pause(r, time.Second)
-		c.nats.start()
-	})
+	scenario(t, ciRecords, schedulerAndWorker, restartNATS(false))
 }
 
 // nats-server is killed at a random point and restarted with its store directory wiped: every
 // message in flight, acknowledged or not, is lost. Postgres re-drives the job.
 func TestWipeNATS(t *testing.T) {
 	t.Parallel()
-	scenario(t, ciRecords, func(c *cluster) {
-		c.start("scheduler", "scheduler")
-		c.start("worker", "worker", "--stages", "all")
-	}, func(t *testing.T, c *cluster, r *rand.Rand) {
-		c.nats.kill()
-		c.nats.wipe()
-		pause(r, time.Second)
-		c.nats.start()
-	})
+	scenario(t, ciRecords, schedulerAndWorker, restartNATS(true))
 }
 
 // The acceptance test of crash safety: a 10,000-record source (corpus records with unique
@@ -147,18 +147,13 @@ func TestAcceptance10000Records(t *testing.T) {
 	for run := range times {
 		t.Run("", func(t *testing.T) {
 			c := newCluster(t)
-			c.start("scheduler", "scheduler")
-			c.start("worker-a", "worker", "--stages", "all")
-			c.start("worker-b", "worker", "--stages", "all")
+			schedulerAndTwoWorkers(c)
 			c.serve(doc)
 			job := c.queue()
 			at := r.IntN(n * 9 / 10)
 			t.Logf("run %d (%s): worker-a killed after %d of %d outcomes", run+1, job.ID, at, n)
 			c.waitSettled(job.ID, at)
-			w := c.procs["worker-a"]
-			w.kill()
-			pause(r, time.Second)
-			w.start(t)
+			restart("worker-a")(t, c, r)
 			c.check(c.wait(job.ID), want)
 		})
 	}

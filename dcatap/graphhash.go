@@ -39,9 +39,13 @@ var graphHashKeptTriples = 2_000_000 // a variable so that tests can lower it
 // splitting is what a "not modified" source saves. It is a change detector, not a defence against
 // a publisher crafting collisions.
 func GraphHash(g rdf.Graph) (string, error) {
-	// The blank nodes' triples pass 1 kept (nil when there were more than
-	// graphHashKeptTriples): each node's are read back from g otherwise.
-	var kept map[rdf.Term][]rdf.Triple
+	var m multisetHash
+	// Pass 1: triples without blank nodes, which blank nodes there are, and (up to
+	// graphHashKeptTriples) the blank nodes' triples.
+	blanks, kept, err := graphHashGround(g, &m)
+	if err != nil {
+		return "", fmt.Errorf("graph hash: %w", err)
+	}
 	h := newBlankHasher(func(b rdf.Term) ([]rdf.Triple, error) {
 		if kept != nil { // each node is read once: the search holds its triples from then on
 			ts := kept[b]
@@ -55,43 +59,6 @@ func GraphHash(g rdf.Graph) (string, error) {
 		})
 		return ts, err
 	})
-	var sum [4]uint64 // little-endian limbs of a 256-bit number
-	var count uint64
-	add := func(line string) {
-		d := sha256.Sum256([]byte(line))
-		var carry uint64
-		for i := range 4 {
-			sum[i], carry = bits.Add64(sum[i], binary.LittleEndian.Uint64(d[8*i:]), carry)
-		}
-		count++
-	}
-	// Pass 1: triples without blank nodes, and which blank nodes there are. Match is never
-	// called from inside a Match callback, so any Graph (a disk store's cursor) serves.
-	blanks := map[rdf.Term]struct{}{}
-	kept = map[rdf.Term][]rdf.Triple{}
-	nKept := 0
-	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
-		if !t.S.IsBlank() && !t.O.IsBlank() {
-			add(t.NTriples())
-			return nil
-		}
-		if t.S.IsBlank() && kept != nil {
-			if nKept++; nKept > graphHashKeptTriples {
-				kept = nil
-			} else {
-				kept[t.S] = append(kept[t.S], t)
-			}
-		}
-		for _, x := range [2]rdf.Term{t.S, t.O} {
-			if x.IsBlank() {
-				blanks[x] = struct{}{}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("graph hash: %w", err)
-	}
 	// Pass 2: each blank node's content hash.
 	for b := range blanks {
 		if _, err := h.hash(b); err != nil {
@@ -109,21 +76,72 @@ func GraphHash(g rdf.Graph) (string, error) {
 	}
 	err = g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
 		if t.S.IsBlank() || t.O.IsBlank() {
-			add(term(t.S) + " " + t.P.NTriples() + " " + term(t.O) + " .")
+			m.add(term(t.S) + " " + t.P.NTriples() + " " + term(t.O) + " .")
 		}
 		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("graph hash: %w", err)
 	}
+	return m.value(), nil
+}
+
+// graphHashGround adds g's triples without blank nodes to m and returns the blank nodes and
+// the triples whose subject is a blank node (nil when there are more than
+// graphHashKeptTriples). Match is never called from inside a Match callback, so any Graph (a
+// disk store's cursor) serves.
+func graphHashGround(g rdf.Graph, m *multisetHash) (map[rdf.Term]struct{}, map[rdf.Term][]rdf.Triple, error) {
+	blanks := map[rdf.Term]struct{}{}
+	kept := map[rdf.Term][]rdf.Triple{}
+	nKept := 0
+	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+		if !t.S.IsBlank() && !t.O.IsBlank() {
+			m.add(t.NTriples())
+			return nil
+		}
+		if t.S.IsBlank() && kept != nil {
+			if nKept++; nKept > graphHashKeptTriples {
+				kept = nil
+			} else {
+				kept[t.S] = append(kept[t.S], t)
+			}
+		}
+		for _, x := range [2]rdf.Term{t.S, t.O} {
+			if x.IsBlank() {
+				blanks[x] = struct{}{}
+			}
+		}
+		return nil
+	})
+	return blanks, kept, err
+}
+
+// multisetHash is GraphHash's sum: the SHA-256 of each line added modulo 2^256, and the count
+// of lines.
+type multisetHash struct {
+	sum   [4]uint64 // little-endian limbs of a 256-bit number
+	count uint64
+}
+
+func (m *multisetHash) add(line string) {
+	d := sha256.Sum256([]byte(line))
+	var carry uint64
+	for i := range 4 {
+		m.sum[i], carry = bits.Add64(m.sum[i], binary.LittleEndian.Uint64(d[8*i:]), carry)
+	}
+	m.count++
+}
+
+// value is the hex SHA-256 of "dcatap graph v1\n", the sum and the count.
+func (m *multisetHash) value() string {
 	f := sha256.New()
 	f.Write([]byte("dcatap graph v1\n"))
 	var buf [8]byte
-	for _, limb := range sum {
+	for _, limb := range m.sum {
 		binary.LittleEndian.PutUint64(buf[:], limb)
 		f.Write(buf[:])
 	}
-	binary.LittleEndian.PutUint64(buf[:], count)
+	binary.LittleEndian.PutUint64(buf[:], m.count)
 	f.Write(buf[:])
-	return hex.EncodeToString(f.Sum(nil)), nil
+	return hex.EncodeToString(f.Sum(nil))
 }

@@ -154,80 +154,19 @@ var errTooLarge = errors.New("record graph too large")
 
 // scan finds catalogs, records and the catalogs each record is in.
 func (s *splitter) scan() error {
-	s.kinds = map[rdf.Term]Kind{}
-	add := func(class rdf.Term, k Kind) error {
-		return s.g.Match(rdf.Term{}, rdfType, class, func(t rdf.Triple) error {
-			if _, ok := s.kinds[t.S]; !ok || k == KindSeries {
-				s.kinds[t.S] = k // a series typed dataset too is a series
-			}
-			return nil
-		})
-	}
-	if err := add(typeDataset, KindDataset); err != nil {
+	if err := s.scanRecords(); err != nil {
 		return err
 	}
-	if err := add(typeSeries, KindSeries); err != nil {
-		return err
-	}
-	// Series members are records.
-	var members []rdf.Term
-	for r, k := range s.kinds {
-		if k != KindSeries {
-			continue
-		}
-		err := s.g.Match(rdf.Term{}, dcatInSeries, r, func(t rdf.Triple) error {
-			members = append(members, t.S)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for _, m := range members {
-		if _, ok := s.kinds[m]; !ok {
-			s.kinds[m] = KindDataset
-		}
-	}
-	for r, k := range s.kinds {
-		s.typed[r] = k
-	}
-	catalogSet := map[rdf.Term]bool{}
-	err := s.g.Match(rdf.Term{}, rdfType, typeCatalog, func(t rdf.Triple) error {
-		catalogSet[t.S] = true
-		s.typed[t.S] = KindCatalog
-		return nil
-	})
+	catalogSet, err := s.scanCatalogs()
 	if err != nil {
 		return err
 	}
-	for c := range catalogSet {
-		if c.IsBlank() {
-			s.blanks = append(s.blanks, c)
-			continue
-		}
-		s.catalogs = append(s.catalogs, c)
-		err := s.g.Match(c, dcatDataset, rdf.Term{}, func(t rdf.Triple) error {
-			if _, ok := s.kinds[t.O]; ok {
-				s.catalogsOf[t.O] = append(s.catalogsOf[t.O], c.Value)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
 	// A member is in its series' catalogs.
-	for r, k := range s.kinds {
-		if k != KindSeries {
-			continue
-		}
-		err := s.g.Match(rdf.Term{}, dcatInSeries, r, func(t rdf.Triple) error {
-			s.catalogsOf[t.S] = append(s.catalogsOf[t.S], s.catalogsOf[r]...)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+	err = s.eachSeriesMember(func(series, member rdf.Term) {
+		s.catalogsOf[member] = append(s.catalogsOf[member], s.catalogsOf[series]...)
+	})
+	if err != nil {
+		return err
 	}
 	for r, cs := range s.catalogsOf {
 		slices.Sort(cs)
@@ -246,6 +185,89 @@ func (s *splitter) scan() error {
 	slices.SortFunc(s.catalogs, byValue)
 	slices.SortFunc(s.records, byValue)
 	return nil
+}
+
+// scanRecords finds the records: the datasets, the series (a series typed dataset too is a
+// series) and the series' members.
+func (s *splitter) scanRecords() error {
+	s.kinds = map[rdf.Term]Kind{}
+	add := func(class rdf.Term, k Kind) error {
+		return s.g.Match(rdf.Term{}, rdfType, class, func(t rdf.Triple) error {
+			if _, ok := s.kinds[t.S]; !ok || k == KindSeries {
+				s.kinds[t.S] = k // a series typed dataset too is a series
+			}
+			return nil
+		})
+	}
+	if err := add(typeDataset, KindDataset); err != nil {
+		return err
+	}
+	if err := add(typeSeries, KindSeries); err != nil {
+		return err
+	}
+	// Series members are records.
+	var members []rdf.Term
+	if err := s.eachSeriesMember(func(_, member rdf.Term) { members = append(members, member) }); err != nil {
+		return err
+	}
+	for _, m := range members {
+		if _, ok := s.kinds[m]; !ok {
+			s.kinds[m] = KindDataset
+		}
+	}
+	for r, k := range s.kinds {
+		s.typed[r] = k
+	}
+	return nil
+}
+
+// eachSeriesMember calls fn with each series found so far and each subject in it
+// (dcat:inSeries).
+func (s *splitter) eachSeriesMember(fn func(series, member rdf.Term)) error {
+	for r, k := range s.kinds {
+		if k != KindSeries {
+			continue
+		}
+		err := s.g.Match(rdf.Term{}, dcatInSeries, r, func(t rdf.Triple) error {
+			fn(r, t.S)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanCatalogs finds the catalogs (IRI catalogs in s.catalogs, blank ones in s.blanks) and
+// the IRI catalogs each record is listed in (dcat:dataset); it returns every catalog.
+func (s *splitter) scanCatalogs() (map[rdf.Term]bool, error) {
+	catalogSet := map[rdf.Term]bool{}
+	err := s.g.Match(rdf.Term{}, rdfType, typeCatalog, func(t rdf.Triple) error {
+		catalogSet[t.S] = true
+		s.typed[t.S] = KindCatalog
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for c := range catalogSet {
+		if c.IsBlank() {
+			s.blanks = append(s.blanks, c)
+			continue
+		}
+		s.catalogs = append(s.catalogs, c)
+		err := s.g.Match(c, dcatDataset, rdf.Term{}, func(t rdf.Triple) error {
+			if _, ok := s.kinds[t.O]; ok {
+				s.catalogsOf[t.O] = append(s.catalogsOf[t.O], c.Value)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return catalogSet, nil
 }
 
 // closure returns root's triples (those keep says to keep) and the closure over their objects,

@@ -70,39 +70,11 @@ func TestComposeFile(t *testing.T) {
 	}
 	groups := map[string][]string{}
 	for name, s := range p.Services {
-		require.NotNil(t, s.HealthCheck, "%s has a health check", name)
-		require.False(t, s.HealthCheck.Disable, name)
-		require.NotEmpty(t, s.HealthCheck.Test, "%s has a health check", name)
-		for _, v := range s.Volumes {
-			switch v.Type {
-			case types.VolumeTypeVolume:
-				require.Contains(t, p.Volumes, v.Source, "%s mounts a declared named volume", name)
-			case types.VolumeTypeBind:
-				_, err := os.Stat(v.Source)
-				require.NoError(t, err, "%s bind-mounts a file of the repository", name)
-				require.True(t, v.ReadOnly, "%s: bind mounts are read-only", name)
-			}
-		}
-		if s.Image != "" && strings.HasPrefix(s.Image, "${") {
-			t.Errorf("%s: image %q was not interpolated", name, s.Image)
-		}
+		checkComposeService(t, p, name, s)
 		if !strings.HasPrefix(name, "worker-") && name != "api" && name != "scheduler" {
 			continue
 		}
-		// Harvester's own services.
-		require.True(t, s.ReadOnly, "%s: read-only root filesystem", name)
-		require.Regexp(t, `^[1-9]\d*(:\d+)?$`, s.User, "%s runs as a numeric non-root user", name)
-		require.Equal(t, []string{"/harvester", "healthcheck", "--path", "/readyz"}, []string(s.HealthCheck.Test[1:]), name)
-		require.Contains(t, s.Command, "0.0.0.0:8080", "%s serves /readyz where its health check looks", name)
-		require.Equal(t, "127.0.0.1:8080", *s.Environment["HARVESTER_HEALTHCHECK_ADDR"], name)
-		for _, dep := range []string{"postgres", "nats-1", "nats-2", "nats-3", "opensearch"} {
-			require.Contains(t, s.DependsOn, dep, name)
-			require.Equal(t, types.ServiceConditionHealthy, s.DependsOn[dep].Condition, "%s waits for %s", name, dep)
-		}
-		require.Equal(t, "nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222", *s.Environment["NATS_URL"], name)
-		require.Equal(t, "3", *s.Environment["HARVESTER_STREAM_REPLICAS"], name)
-		require.NotNil(t, s.Environment["DATABASE_URL"], name)
-		require.Equal(t, "http://opensearch:9200", *s.Environment["OPENSEARCH_URL"], name)
+		checkHarvesterService(t, name, s)
 		if strings.HasPrefix(name, "worker-") {
 			require.Equal(t, "worker", s.Command[0], name)
 			groups[name] = stagesFlag(s.Command)
@@ -112,9 +84,63 @@ func TestComposeFile(t *testing.T) {
 	require.Equal(t, "k", *p.Services["api"].Environment["HARVESTER_API_KEY"])
 	require.NotEmpty(t, p.Services["api"].Ports, "the API is published")
 
-	// Each NATS node runs its file of deploy/nats/, which names the server as compose names
-	// the service (the routes of the cluster configuration use those names), and keeps
-	// JetStream in a volume of its own.
+	checkNATSNodes(t, p)
+
+	// The NATS image is the nats-server minor version that go.mod pins (the one the tests run).
+	gomod, err := os.ReadFile("../go.mod")
+	require.NoError(t, err)
+	pin := regexp.MustCompile(`github.com/nats-io/nats-server/v2 v(\d+\.\d+)\.`).FindSubmatch(gomod)
+	require.NotNil(t, pin)
+	for _, name := range []string{"nats-1", "nats-2", "nats-3"} {
+		require.True(t, slices.Contains([]string{"nats:" + string(pin[1]) + "-alpine"}, p.Services[name].Image),
+			"%s runs nats-server %s (go.mod), not %s", name, pin[1], p.Services[name].Image)
+	}
+}
+
+// checkComposeService checks what every service of the compose file must have: a health
+// check, declared named volumes, read-only bind mounts of repository files, an interpolated
+// image.
+func checkComposeService(t *testing.T, p *types.Project, name string, s types.ServiceConfig) {
+	require.NotNil(t, s.HealthCheck, "%s has a health check", name)
+	require.False(t, s.HealthCheck.Disable, name)
+	require.NotEmpty(t, s.HealthCheck.Test, "%s has a health check", name)
+	for _, v := range s.Volumes {
+		switch v.Type {
+		case types.VolumeTypeVolume:
+			require.Contains(t, p.Volumes, v.Source, "%s mounts a declared named volume", name)
+		case types.VolumeTypeBind:
+			_, err := os.Stat(v.Source)
+			require.NoError(t, err, "%s bind-mounts a file of the repository", name)
+			require.True(t, v.ReadOnly, "%s: bind mounts are read-only", name)
+		}
+	}
+	if s.Image != "" && strings.HasPrefix(s.Image, "${") {
+		t.Errorf("%s: image %q was not interpolated", name, s.Image)
+	}
+}
+
+// checkHarvesterService checks one of Harvester's own services (api, scheduler, worker-*): it
+// runs locked down, answers its health check, and waits for and reaches the services it uses.
+func checkHarvesterService(t *testing.T, name string, s types.ServiceConfig) {
+	require.True(t, s.ReadOnly, "%s: read-only root filesystem", name)
+	require.Regexp(t, `^[1-9]\d*(:\d+)?$`, s.User, "%s runs as a numeric non-root user", name)
+	require.Equal(t, []string{"/harvester", "healthcheck", "--path", "/readyz"}, []string(s.HealthCheck.Test[1:]), name)
+	require.Contains(t, s.Command, "0.0.0.0:8080", "%s serves /readyz where its health check looks", name)
+	require.Equal(t, "127.0.0.1:8080", *s.Environment["HARVESTER_HEALTHCHECK_ADDR"], name)
+	for _, dep := range []string{"postgres", "nats-1", "nats-2", "nats-3", "opensearch"} {
+		require.Contains(t, s.DependsOn, dep, name)
+		require.Equal(t, types.ServiceConditionHealthy, s.DependsOn[dep].Condition, "%s waits for %s", name, dep)
+	}
+	require.Equal(t, "nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222", *s.Environment["NATS_URL"], name)
+	require.Equal(t, "3", *s.Environment["HARVESTER_STREAM_REPLICAS"], name)
+	require.NotNil(t, s.Environment["DATABASE_URL"], name)
+	require.Equal(t, "http://opensearch:9200", *s.Environment["OPENSEARCH_URL"], name)
+}
+
+// checkNATSNodes: each NATS node runs its file of deploy/nats/, which names the server as
+// compose names the service (the routes of the cluster configuration use those names), and
+// keeps JetStream in a volume of its own.
+func checkNATSNodes(t *testing.T, p *types.Project) {
 	for _, name := range []string{"nats-1", "nats-2", "nats-3"} {
 		s := p.Services[name]
 		require.Equal(t, []string{"-c", "/etc/nats/" + name + ".conf"}, []string(s.Command), name)
@@ -130,15 +156,5 @@ func TestComposeFile(t *testing.T) {
 			data = data || v.Type == types.VolumeTypeVolume && v.Source == name+"-data" && v.Target == "/data"
 		}
 		require.True(t, data, "%s keeps /data in the volume %s-data", name, name)
-	}
-
-	// The NATS image is the nats-server minor version that go.mod pins (the one the tests run).
-	gomod, err := os.ReadFile("../go.mod")
-	require.NoError(t, err)
-	pin := regexp.MustCompile(`github.com/nats-io/nats-server/v2 v(\d+\.\d+)\.`).FindSubmatch(gomod)
-	require.NotNil(t, pin)
-	for _, name := range []string{"nats-1", "nats-2", "nats-3"} {
-		require.True(t, slices.Contains([]string{"nats:" + string(pin[1]) + "-alpine"}, p.Services[name].Image),
-			"%s runs nats-server %s (go.mod), not %s", name, pin[1], p.Services[name].Image)
 	}
 }

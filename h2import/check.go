@@ -1,6 +1,7 @@
 package h2import
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -19,19 +20,16 @@ import (
 // that is one URL path segment, a DCAT document that is a JSON object). Each returns why the
 // row is refused, or "".
 
-// canonicalID is id as both backends store ids (lower-case, hyphenated; Postgres' uuid type
-// prints it so), and whether it is a UUID at all.
-func canonicalID(id string) (string, bool) {
-	u, err := uuid.Parse(id)
+// canonicalize puts the id of field in the form both backends store ids (lower-case,
+// hyphenated; Postgres' uuid type prints it so), or returns the refusal of an id that is not a
+// UUID (leaving it).
+func canonicalize(field string, id *string) string {
+	u, err := uuid.Parse(*id)
 	if err != nil {
-		return "", false
+		return fmt.Sprintf("%s: %q is not a UUID", field, *id)
 	}
-	return u.String(), true
-}
-
-// notUUID is the refusal of an id that is not a UUID.
-func notUUID(field, id string) string {
-	return fmt.Sprintf("%s: %q is not a UUID", field, id)
+	*id = u.String()
+	return ""
 }
 
 // fieldsWhy is the refusal of the fields the API's checks found bad, by field name in order, or "".
@@ -45,11 +43,10 @@ func fieldsWhy(fields map[string]string) string {
 
 // checkOrganization checks an organization as the API's POST does, and canonicalizes its id.
 func checkOrganization(o *store.OrganizationImportParams) string {
-	id, ok := canonicalID(o.ID)
-	if !ok {
-		return notUUID("id", o.ID)
+	if why := canonicalize("id", &o.ID); why != "" {
+		return why
 	}
-	o.ID, o.Name = id, strings.TrimSpace(o.Name)
+	o.Name = strings.TrimSpace(o.Name)
 	fields := map[string]string{}
 	store.CheckOrganization(o.Name, o.Slug, fields)
 	return fieldsWhy(fields)
@@ -58,15 +55,9 @@ func checkOrganization(o *store.OrganizationImportParams) string {
 // checkSource checks a source as the API's POST does (schemaType as H2.0 has it), then puts
 // its urls in normal form as the API stores them, and canonicalizes its ids.
 func checkSource(p *store.SourceImportParams, schemaType string) string {
-	id, ok := canonicalID(p.ID)
-	if !ok {
-		return notUUID("id", p.ID)
+	if why := cmp.Or(canonicalize("id", &p.ID), canonicalize("organization_id", &p.OrganizationID)); why != "" {
+		return why
 	}
-	org, ok := canonicalID(p.OrganizationID)
-	if !ok {
-		return notUUID("organization_id", p.OrganizationID)
-	}
-	p.ID, p.OrganizationID = id, org
 	p.Name, p.URL = strings.TrimSpace(p.Name), strings.TrimSpace(p.URL)
 	p.CollectionParentURL = strings.TrimSpace(p.CollectionParentURL)
 	fields := map[string]string{}
@@ -83,25 +74,14 @@ func checkSource(p *store.SourceImportParams, schemaType string) string {
 
 // checkJob checks a job's id and canonicalizes it.
 func checkJob(j *store.JobImportParams) string {
-	id, ok := canonicalID(j.ID)
-	if !ok {
-		return notUUID("id", j.ID)
-	}
-	j.ID = id
-	return ""
+	return canonicalize("id", &j.ID)
 }
 
 // checkRecord checks a current record (its id, identifier and action) and canonicalizes its ids.
 func checkRecord(rec *store.RecordImportParams) string {
-	id, ok := canonicalID(rec.ID)
-	if !ok {
-		return notUUID("id", rec.ID)
+	if why := cmp.Or(canonicalize("id", &rec.ID), canonicalize("harvest_job_id", &rec.JobID)); why != "" {
+		return why
 	}
-	job, ok := canonicalID(rec.JobID)
-	if !ok {
-		return notUUID("harvest_job_id", rec.JobID)
-	}
-	rec.ID, rec.JobID = id, job
 	switch {
 	case strings.TrimSpace(rec.Identifier) == "":
 		return "identifier: required"
@@ -116,11 +96,9 @@ func checkRecord(rec *store.RecordImportParams) string {
 // checkDataset checks a live dataset: its id, its slug (one URL path segment: the API and web
 // UI find a dataset by /datasets/{slug}) and its dcat (a JSON object, as SYNC writes it).
 func checkDataset(ds *store.DatasetImportParams) string {
-	id, ok := canonicalID(ds.ID)
-	if !ok {
-		return notUUID("id", ds.ID)
+	if why := canonicalize("id", &ds.ID); why != "" {
+		return why
 	}
-	ds.ID = id
 	switch {
 	case strings.TrimSpace(ds.Slug) == "":
 		return "slug: required"

@@ -22,10 +22,17 @@ func newTestMailer(t *testing.T, cfg Config) *Mailer {
 	return m
 }
 
+// plainServer starts an SMTP server without TLS or authentication and returns it with a
+// mailer sending to it.
+func plainServer(t *testing.T) (*smtptest.Server, *Mailer) {
+	t.Helper()
+	ts := smtptest.New(t, smtptest.Options{})
+	return ts, newTestMailer(t, configFor(ts))
+}
+
 func TestJobFinishedTwoRecipients(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	src := testSource(harvest.NotifyAlways, "alice@example.gov", " bob@example.gov ", "ALICE@example.gov", "")
 	job := erroredJob()
 
@@ -62,8 +69,7 @@ func TestJobFinishedTwoRecipients(t *testing.T) {
 
 func TestJobFinishedOnErrorCleanJobSendsNothing(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	for _, freq := range []harvest.NotificationFrequency{harvest.NotifyOnError, harvest.NotifyOnErrorOrUpdate} {
 		n, err := m.JobFinished(t.Context(), testSource(freq, "alice@example.gov"), cleanJob())
 		require.NoError(t, err)
@@ -75,8 +81,7 @@ func TestJobFinishedOnErrorCleanJobSendsNothing(t *testing.T) {
 
 func TestJobFinishedOnErrorFailedJob(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	job := failedJob() // zero record errors: upstream would not send this one
 
 	n, err := m.JobFinished(t.Context(), testSource(harvest.NotifyOnError, "ops@example.gov"), job)
@@ -143,8 +148,7 @@ func TestJobFinishedDisabledOrNoRecipients(t *testing.T) {
 
 func TestJobFinishedHeaderInjection(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	src := testSource(harvest.NotifyAlways, "ops@example.gov")
 	src.Name = "Evil\r\nBcc: victim@example.com\r\n\r\nfake body"
 	job := cleanJob()
@@ -165,8 +169,7 @@ func TestJobFinishedHeaderInjection(t *testing.T) {
 
 func TestJobFinishedNonASCIISubject(t *testing.T) {
 	t.Parallel()
-	ts := smtptest.New(t, smtptest.Options{})
-	m := newTestMailer(t, configFor(ts))
+	ts, m := plainServer(t)
 	src := testSource(harvest.NotifyAlways, "ops@example.gov")
 	src.Name = "Données ouvertes — Île-de-France"
 	n, err := m.JobFinished(t.Context(), src, cleanJob())
@@ -201,75 +204,48 @@ func TestJobFinishedTLS(t *testing.T) {
 	serverTLS, roots := smtptest.SelfSigned(t)
 	src := testSource(harvest.NotifyAlways, "a@example.gov")
 
-	t.Run("starttls", func(t *testing.T) {
-		t.Parallel()
-		ts := smtptest.New(t, smtptest.Options{TLSConfig: serverTLS})
-		cfg := configFor(ts)
-		cfg.TLS = "" // default: STARTTLS required
-		m := newTestMailer(t, cfg)
-		m.rootCAs = roots
-		n, err := m.JobFinished(t.Context(), src, cleanJob())
-		require.NoError(t, err)
-		require.Equal(t, 1, n)
-		require.True(t, ts.Messages()[0].TLS)
-	})
-	t.Run("opportunistic upgrades", func(t *testing.T) {
-		t.Parallel()
-		ts := smtptest.New(t, smtptest.Options{TLSConfig: serverTLS})
-		cfg := configFor(ts)
-		cfg.TLS = TLSOpportunistic
-		m := newTestMailer(t, cfg)
-		m.rootCAs = roots
-		n, err := m.JobFinished(t.Context(), src, cleanJob())
-		require.NoError(t, err)
-		require.Equal(t, 1, n)
-		require.True(t, ts.Messages()[0].TLS)
-	})
-	t.Run("opportunistic falls back to plaintext", func(t *testing.T) {
-		t.Parallel()
-		ts := smtptest.New(t, smtptest.Options{})
-		cfg := configFor(ts)
-		cfg.TLS = TLSOpportunistic
-		n, err := newTestMailer(t, cfg).JobFinished(t.Context(), src, cleanJob())
-		require.NoError(t, err)
-		require.Equal(t, 1, n)
-		require.False(t, ts.Messages()[0].TLS)
-	})
-	t.Run("starttls required but not offered", func(t *testing.T) {
-		t.Parallel()
-		ts := smtptest.New(t, smtptest.Options{})
-		cfg := configFor(ts)
-		cfg.TLS = TLSStartTLS
-		n, err := newTestMailer(t, cfg).JobFinished(t.Context(), src, cleanJob())
-		require.Zero(t, n)
-		require.ErrorContains(t, err, "STARTTLS")
-		require.ErrorContains(t, err, "a@example.gov")
-		require.Empty(t, ts.Messages())
-	})
-	t.Run("untrusted certificate", func(t *testing.T) {
-		t.Parallel()
-		ts := smtptest.New(t, smtptest.Options{TLSConfig: serverTLS})
-		cfg := configFor(ts)
-		cfg.TLS = TLSStartTLS
-		n, err := newTestMailer(t, cfg).JobFinished(t.Context(), src, cleanJob()) // system roots only
-		require.Zero(t, n)
-		require.ErrorContains(t, err, "certificate")
-		require.Empty(t, ts.Messages())
-	})
-	t.Run("implicit tls", func(t *testing.T) {
-		t.Parallel()
-		ts := smtptest.New(t, smtptest.Options{TLSConfig: serverTLS, Implicit: true, User: "u", Pass: "p"})
-		cfg := configFor(ts)
-		cfg.TLS = TLSImplicit
-		cfg.Username, cfg.Password = "u", "p"
-		m := newTestMailer(t, cfg)
-		m.rootCAs = roots
-		n, err := m.JobFinished(t.Context(), src, cleanJob())
-		require.NoError(t, err)
-		require.Equal(t, 1, n)
-		require.True(t, ts.Messages()[0].TLS)
-		require.Equal(t, "u", ts.Messages()[0].User)
-	})
+	for _, tc := range []struct {
+		name    string
+		opts    smtptest.Options // the server's; its User and Pass are the mailer's too
+		tls     string
+		trusted bool     // the mailer trusts the server's self-signed certificate
+		wantErr []string // the delivery fails with each in its error; nil: delivered
+		wantTLS bool
+	}{
+		{name: "starttls", opts: smtptest.Options{TLSConfig: serverTLS}, tls: "", trusted: true, wantTLS: true}, // default: STARTTLS required
+		{name: "opportunistic upgrades", opts: smtptest.Options{TLSConfig: serverTLS}, tls: TLSOpportunistic, trusted: true, wantTLS: true},
+		{name: "opportunistic falls back to plaintext", tls: TLSOpportunistic},
+		{name: "starttls required but not offered", tls: TLSStartTLS, wantErr: []string{"STARTTLS", "a@example.gov"}},
+		{name: "untrusted certificate", opts: smtptest.Options{TLSConfig: serverTLS}, tls: TLSStartTLS, // system roots only
+			wantErr: []string{"certificate"}},
+		{name: "implicit tls", opts: smtptest.Options{TLSConfig: serverTLS, Implicit: true, User: "u", Pass: "p"},
+			tls: TLSImplicit, trusted: true, wantTLS: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := smtptest.New(t, tc.opts)
+			cfg := configFor(ts)
+			cfg.TLS = tc.tls
+			cfg.Username, cfg.Password = tc.opts.User, tc.opts.Pass
+			m := newTestMailer(t, cfg)
+			if tc.trusted {
+				m.rootCAs = roots
+			}
+			n, err := m.JobFinished(t.Context(), src, cleanJob())
+			if tc.wantErr != nil {
+				require.Zero(t, n)
+				for _, want := range tc.wantErr {
+					require.ErrorContains(t, err, want)
+				}
+				require.Empty(t, ts.Messages())
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, 1, n)
+			require.Equal(t, tc.wantTLS, ts.Messages()[0].TLS)
+			require.Equal(t, tc.opts.User, ts.Messages()[0].User)
+		})
+	}
 }
 
 // silentServer accepts TCP connections and never says a word.

@@ -194,32 +194,7 @@ func Compose(cfg Config, src Source, job Job) (subject, body string) {
 	name := cmp.Or(oneLine(src.Name), oneLine(src.URL), oneLine(src.ID), "(unnamed source)")
 	jobType := cmp.Or(oneLine(string(job.JobType)), string(harvest.JobHarvest))
 	status := cmp.Or(oneLine(string(job.Status)), "unknown")
-	errored := job.Counts.Errored
-
-	var headline string
-	switch {
-	case job.failed():
-		subject = "Harvest job FAILED: " + truncate(name, maxNameRunes)
-		headline = fmt.Sprintf("The %s job of harvest source %q FAILED.", jobType, name)
-		if errored > 0 {
-			headline += fmt.Sprintf(" %s also had errors.", plural(errored, "record", "records"))
-		}
-	case job.Status == harvest.JobComplete || job.Status == "":
-		subject = "Harvest job complete: " + truncate(name, maxNameRunes)
-		if errored > 0 {
-			subject += " (" + plural(errored, "error", "errors") + ")"
-			headline = fmt.Sprintf("The %s job of harvest source %q finished with %s.",
-				jobType, name, plural(errored, "record error", "record errors"))
-		} else {
-			headline = fmt.Sprintf("The %s job of harvest source %q completed successfully.", jobType, name)
-		}
-	default: // not finished: a caller reporting early; say what is known
-		subject = "Harvest job " + status + ": " + truncate(name, maxNameRunes)
-		headline = fmt.Sprintf("The %s job of harvest source %q is %s.", jobType, name, status)
-		if errored > 0 {
-			subject += " (" + plural(errored, "error", "errors") + ")"
-		}
-	}
+	subject, headline := subjectAndHeadline(job, name, jobType, status)
 	subject = oneLine(subject)
 
 	var b strings.Builder
@@ -271,6 +246,36 @@ func Compose(cfg Config, src Source, job Job) (subject, body string) {
 	fmt.Fprintf(&b, "\n-- \nYou receive this automatic message because your address is a notification email of this\n"+
 		"harvest source (notification frequency: %s).\n", freq)
 	return subject, b.String()
+}
+
+// subjectAndHeadline returns the subject (before oneLine) and the body's first line of the report of
+// job, whose source is called name: what Compose says about it.
+func subjectAndHeadline(job Job, name, jobType, status string) (subject, headline string) {
+	errored := job.Counts.Errored
+	switch {
+	case job.failed():
+		subject = "Harvest job FAILED: " + truncate(name, maxNameRunes)
+		headline = fmt.Sprintf("The %s job of harvest source %q FAILED.", jobType, name)
+		if errored > 0 {
+			headline += fmt.Sprintf(" %s also had errors.", plural(errored, "record", "records"))
+		}
+	case job.Status == harvest.JobComplete || job.Status == "":
+		subject = "Harvest job complete: " + truncate(name, maxNameRunes)
+		if errored > 0 {
+			subject += " (" + plural(errored, "error", "errors") + ")"
+			headline = fmt.Sprintf("The %s job of harvest source %q finished with %s.",
+				jobType, name, plural(errored, "record error", "record errors"))
+		} else {
+			headline = fmt.Sprintf("The %s job of harvest source %q completed successfully.", jobType, name)
+		}
+	default: // not finished: a caller reporting early; say what is known
+		subject = "Harvest job " + status + ": " + truncate(name, maxNameRunes)
+		headline = fmt.Sprintf("The %s job of harvest source %q is %s.", jobType, name, status)
+		if errored > 0 {
+			subject += " (" + plural(errored, "error", "errors") + ")"
+		}
+	}
+	return subject, headline
 }
 
 // jobLink returns base + "/api/v1/harvest_jobs/" + id, or "" when either is empty.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"golang.org/x/net/html/charset"
@@ -132,6 +131,25 @@ func (p *rdfxmlParser) token() (xml.Token, error) {
 	return tok, nil
 }
 
+// tokenIn reads the next token inside an element (where says which, e.g. " inside rdf:RDF"):
+// the end of the input there is an error saying so.
+func (p *rdfxmlParser) tokenIn(where string) (xml.Token, error) {
+	tok, err := p.token()
+	if errors.Is(err, io.EOF) {
+		return nil, p.errorf("unexpected end of input%s", where)
+	}
+	return tok, err
+}
+
+// tokenInElement is tokenIn inside the element named local.
+func (p *rdfxmlParser) tokenInElement(local string) (xml.Token, error) {
+	tok, err := p.token()
+	if errors.Is(err, io.EOF) {
+		return nil, p.errorf("unexpected end of input in <%s>", local)
+	}
+	return tok, err
+}
+
 func (p *rdfxmlParser) errorf(format string, args ...any) error {
 	return &SyntaxError{Format: RDFXML, Line: p.last.line, Col: p.last.col, Msg: fmt.Sprintf(format, args...)}
 }
@@ -191,11 +209,8 @@ func isPropertyAttr(a xml.Attr) bool {
 
 func (p *rdfxmlParser) rdfRoot(ctx xmlCtx) error {
 	for {
-		tok, err := p.token()
+		tok, err := p.tokenIn(" inside rdf:RDF")
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input inside rdf:RDF")
-			}
 			return err
 		}
 		switch t := tok.(type) {
@@ -302,267 +317,11 @@ func clip(s string) string {
 	return s
 }
 
-// propertyElement handles a property element of subject s whose start tag was just read.
-func (p *rdfxmlParser) propertyElement(t xml.StartElement, s Term, ctx xmlCtx, li *int) error {
-	if t.Name.Space == "" {
-		return p.errorf("element <%s> has no namespace", t.Name.Local)
-	}
-	p.checkElement(t, ctx, false)
-	pred := name(t.Name)
-	if pred == rdfNS+"li" {
-		*li++
-		pred = rdfNS + "_" + strconv.Itoa(*li)
-	}
-	var resource, nodeID, datatype, parseType, id *string
-	var propAttrs []xml.Attr
-	for i, a := range t.Attr {
-		local, ok := rdfAttr(a)
-		if !ok {
-			if isPropertyAttr(a) {
-				propAttrs = append(propAttrs, a)
-			}
-			continue
-		}
-		v := &t.Attr[i].Value
-		switch local {
-		case "resource":
-			resource = v
-		case "nodeID":
-			nodeID = v
-		case "datatype":
-			datatype = v
-		case "parseType":
-			parseType = v
-		case "ID":
-			id = v
-		case "about":
-			return p.errorf("rdf:about on a property element <%s>", t.Name.Local)
-		}
-	}
-	emit := func(o Term) error {
-		if err := p.emit(s, IRI(pred), o); err != nil {
-			return err
-		}
-		if id == nil {
-			return nil
-		}
-		st := IRI(ResolveIRI(ctx.base, "#"+*id))
-		for _, tr := range []Triple{
-			{st, IRI(RDFType), IRI(rdfNS + "Statement")}, {st, IRI(rdfNS + "subject"), s},
-			{st, IRI(rdfNS + "predicate"), IRI(pred)}, {st, IRI(rdfNS + "object"), o},
-		} {
-			if err := p.fn(tr); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if parseType != nil {
-		switch *parseType {
-		case "Resource":
-			o := p.blanks.fresh()
-			if err := emit(o); err != nil {
-				return err
-			}
-			return p.propertiesUntilEnd(o, ctx)
-		case "Collection":
-			return p.collection(ctx, emit)
-		default: // "Literal" and any other value (§7.2.20)
-			lit, err := p.innerXML()
-			if err != nil {
-				return err
-			}
-			return emit(Literal(lit, rdfXMLLiteral, ""))
-		}
-	}
-	if resource != nil || nodeID != nil || len(propAttrs) > 0 {
-		// emptyPropertyElt (§7.2.21): the element must be empty.
-		var o Term
-		switch {
-		case resource != nil && nodeID != nil:
-			return p.errorf("rdf:resource and rdf:nodeID on one property element")
-		case resource != nil:
-			o = IRI(ResolveIRI(ctx.base, *resource))
-		case nodeID != nil:
-			o = p.blanks.label(*nodeID)
-		default:
-			o = p.blanks.fresh()
-		}
-		for _, a := range propAttrs {
-			v := Literal(a.Value, "", ctx.lang)
-			if name(a.Name) == RDFType {
-				v = IRI(ResolveIRI(ctx.base, a.Value))
-			}
-			if err := p.emit(o, IRI(name(a.Name)), v); err != nil {
-				return err
-			}
-		}
-		if err := p.expectEnd(t); err != nil {
-			return err
-		}
-		return emit(o)
-	}
-	// A literal, or one node element.
-	var text strings.Builder
-	var obj Term
-	for {
-		tok, err := p.token()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input in <%s>", t.Name.Local)
-			}
-			return err
-		}
-		switch c := tok.(type) {
-		case xml.CharData:
-			if text.Len()+len(c) > p.opts.maxTerm() {
-				return p.errorf("the text of <%s> is longer than %d bytes, the term cap (the record size cap, --max-record-bytes)",
-					t.Name.Local, p.opts.maxTerm())
-			}
-			text.Write(c)
-		case xml.StartElement:
-			if !obj.IsZero() {
-				return p.errorf("Repeat node-elements inside property elements: %s", pred)
-			}
-			if strings.TrimSpace(text.String()) != "" {
-				return p.errorf("text and a node element mixed in <%s>", t.Name.Local)
-			}
-			o, err := p.nodeElement(c, p.scope(ctx, c))
-			if err != nil {
-				return err
-			}
-			obj = o
-			text.Reset()
-		case xml.EndElement:
-			if !obj.IsZero() {
-				if strings.TrimSpace(text.String()) != "" {
-					return p.errorf("text and a node element mixed in <%s>", t.Name.Local)
-				}
-				return emit(obj)
-			}
-			dt := ""
-			lang := ctx.lang
-			if datatype != nil {
-				dt, lang = ResolveIRI(ctx.base, *datatype), ""
-			}
-			return emit(Literal(text.String(), dt, lang))
-		}
-	}
-}
-
-// propertiesUntilEnd reads property elements of s until the enclosing end tag.
-func (p *rdfxmlParser) propertiesUntilEnd(s Term, ctx xmlCtx) error {
-	li := 0
-	for {
-		tok, err := p.token()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input")
-			}
-			return err
-		}
-		switch c := tok.(type) {
-		case xml.StartElement:
-			if err := p.propertyElement(c, s, p.scope(ctx, c), &li); err != nil {
-				return err
-			}
-		case xml.EndElement:
-			return nil
-		case xml.CharData:
-			if len(bytes.TrimSpace(c)) > 0 {
-				return p.errorf("text %q where property elements are expected", clip(string(bytes.TrimSpace(c))))
-			}
-		}
-	}
-}
-
-// collection reads node elements up to the end tag into an rdf:List (§7.2.19).
-func (p *rdfxmlParser) collection(ctx xmlCtx, emit func(Term) error) error {
-	var head, prev Term
-	for {
-		tok, err := p.token()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input in a collection")
-			}
-			return err
-		}
-		switch c := tok.(type) {
-		case xml.StartElement:
-			item, err := p.nodeElement(c, p.scope(ctx, c))
-			if err != nil {
-				return err
-			}
-			cell := p.blanks.fresh()
-			if head.IsZero() {
-				head = cell
-			} else if err := p.emit(prev, IRI(rdfRest), cell); err != nil {
-				return err
-			}
-			if err := p.emit(cell, IRI(rdfFirst), item); err != nil {
-				return err
-			}
-			prev = cell
-		case xml.EndElement:
-			if head.IsZero() {
-				return emit(IRI(rdfNil))
-			}
-			if err := p.emit(prev, IRI(rdfRest), IRI(rdfNil)); err != nil {
-				return err
-			}
-			return emit(head)
-		case xml.CharData:
-			if len(bytes.TrimSpace(c)) > 0 {
-				return p.errorf("text in a collection")
-			}
-		}
-	}
-}
-
-// innerXML re-serializes the content up to the enclosing end tag (rdf:parseType="Literal").
-// It is the content as encoding/xml writes it back, not Exclusive XML Canonicalization.
-func (p *rdfxmlParser) innerXML() (string, error) {
-	var b bytes.Buffer
-	enc := xml.NewEncoder(&b)
-	depth := 0
-	for {
-		tok, err := p.token()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return "", p.errorf("unexpected end of input in a literal")
-			}
-			return "", err
-		}
-		switch tok.(type) {
-		case xml.StartElement:
-			depth++
-		case xml.EndElement:
-			if depth == 0 {
-				if err := enc.Flush(); err != nil {
-					return "", err
-				}
-				return b.String(), nil
-			}
-			depth--
-		}
-		if err := enc.EncodeToken(xml.CopyToken(tok)); err != nil {
-			return "", p.errorf("literal XML: %v", err)
-		}
-		if b.Len() > p.opts.maxTerm() {
-			return "", p.errorf("an rdf:parseType=\"Literal\" literal longer than %d bytes, the term cap "+
-				"(the record size cap, --max-record-bytes)", p.opts.maxTerm())
-		}
-	}
-}
-
 // expectEnd reads up to t's end tag, which must come with no element before it.
 func (p *rdfxmlParser) expectEnd(t xml.StartElement) error {
 	for {
-		tok, err := p.token()
+		tok, err := p.tokenInElement(t.Name.Local)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errorf("unexpected end of input in <%s>", t.Name.Local)
-			}
 			return err
 		}
 		switch tok.(type) {

@@ -2,6 +2,7 @@ package rdf_test
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -41,8 +42,10 @@ func normBlanks(lines []string) []string {
 	return lines
 }
 
-func TestTurtleSyntax(t *testing.T) {
-	doc := `@base <http://example.org/dir/doc> .
+// turtleSyntaxDoc uses every Turtle form once: the directives both ways, numbers, booleans,
+// the four string forms, language tags, datatypes, collections, nested blank nodes, escapes in
+// prefixed names and relative IRIs against @base.
+const turtleSyntaxDoc = `@base <http://example.org/dir/doc> .
 @prefix : <#> .
 PREFIX ex: <http://example.org/ns/>
 prefix xsd: <http://www.w3.org/2001/XMLSchema#>
@@ -64,67 +67,72 @@ _:lbl ex:r _:lbl .
 ex:s.1 ex:p ex:o.
 ex:s ex:p 1.
 `
-	base := "http://example.org/dir/doc"
-	_ = base
-	got := parseLines(t, rdf.Turtle, "http://ignored.example/", doc)
-	want := normBlanks([]string{
-		`<http://example.org/dir/s> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://example.org/ns/Thing> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/int> "42"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/int> "-7"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/int> "+3"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/dec> "3.14"^^<http://www.w3.org/2001/XMLSchema#decimal> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/dec> ".5"^^<http://www.w3.org/2001/XMLSchema#decimal> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/dec> "-0.0"^^<http://www.w3.org/2001/XMLSchema#decimal> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/dbl> "1e10"^^<http://www.w3.org/2001/XMLSchema#double> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/dbl> "1.5E-3"^^<http://www.w3.org/2001/XMLSchema#double> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/dbl> "2.e1"^^<http://www.w3.org/2001/XMLSchema#double> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/bool> "true"^^<http://www.w3.org/2001/XMLSchema#boolean> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/bool> "false"^^<http://www.w3.org/2001/XMLSchema#boolean> .`,
-		"<http://example.org/dir/s> <http://example.org/ns/str> \"a \\\"q\\\" \\\\ \\n\\t\u00e9\U0001F600\" .",
-		`<http://example.org/dir/s> <http://example.org/ns/str> "single" .`,
-		`<http://example.org/dir/s> <http://example.org/ns/str> "long \"with\" \"\"quotes\"\"\nline two" .`,
-		`<http://example.org/dir/s> <http://example.org/ns/str> "x" .`,
-		`<http://example.org/dir/s> <http://example.org/ns/lang> "hei"@nb .`,
-		`<http://example.org/dir/s> <http://example.org/ns/lang> "x"@en-gb-oed .`,
-		`<http://example.org/dir/s> <http://example.org/ns/typed> "2024-01-01"^^<http://www.w3.org/2001/XMLSchema#date> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/typed> "s" .`,
-		`<http://example.org/dir/s> <http://example.org/ns/list> _:l1 .`,
-		`_:l1 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
-		`_:l1 <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> _:l2 .`,
-		`_:l2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> _:b .`,
-		`_:b <http://example.org/ns/p> <http://example.org/dir/doc#o> .`,
-		`_:l2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> _:l3 .`,
-		`_:l3 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> .`,
-		`_:l3 <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/list> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/nested> _:n1 .`,
-		`_:n1 <http://example.org/ns/a> _:n2 .`,
-		`_:n2 <http://example.org/ns/b> "deep" .`,
-		`<http://example.org/dir/s> <http://example.org/ns/esc> <http://example.org/ns/a/b> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/esc> <http://example.org/ns/%20x> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/esc> <http://example.org/dir/doc#frag> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/rel> <http://example.org/up> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/rel> <http://example.org/dir/doc?q> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/rel> <http://example.org/dir/doc#f> .`,
-		`<http://example.org/dir/s> <http://example.org/ns/rel> <http://other.org/x> .`,
-		`_:e <http://example.org/ns/p> <http://example.org/ns/o> .`,
-		`_:q <http://example.org/ns/q> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
-		`_:lbl <http://example.org/ns/r> _:lbl .`,
-		`<http://example.org/ns/s.1> <http://example.org/ns/p> <http://example.org/ns/o> .`,
-		`<http://example.org/ns/s> <http://example.org/ns/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
-	})
+
+// turtleSyntaxTriples is turtleSyntaxDoc as N-Triples (blank node labels aside).
+var turtleSyntaxTriples = []string{
+	`<http://example.org/dir/s> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://example.org/ns/Thing> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/int> "42"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/int> "-7"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/int> "+3"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/dec> "3.14"^^<http://www.w3.org/2001/XMLSchema#decimal> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/dec> ".5"^^<http://www.w3.org/2001/XMLSchema#decimal> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/dec> "-0.0"^^<http://www.w3.org/2001/XMLSchema#decimal> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/dbl> "1e10"^^<http://www.w3.org/2001/XMLSchema#double> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/dbl> "1.5E-3"^^<http://www.w3.org/2001/XMLSchema#double> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/dbl> "2.e1"^^<http://www.w3.org/2001/XMLSchema#double> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/bool> "true"^^<http://www.w3.org/2001/XMLSchema#boolean> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/bool> "false"^^<http://www.w3.org/2001/XMLSchema#boolean> .`,
+	"<http://example.org/dir/s> <http://example.org/ns/str> \"a \\\"q\\\" \\\\ \\n\\t\u00e9\U0001F600\" .",
+	`<http://example.org/dir/s> <http://example.org/ns/str> "single" .`,
+	`<http://example.org/dir/s> <http://example.org/ns/str> "long \"with\" \"\"quotes\"\"\nline two" .`,
+	`<http://example.org/dir/s> <http://example.org/ns/str> "x" .`,
+	`<http://example.org/dir/s> <http://example.org/ns/lang> "hei"@nb .`,
+	`<http://example.org/dir/s> <http://example.org/ns/lang> "x"@en-gb-oed .`,
+	`<http://example.org/dir/s> <http://example.org/ns/typed> "2024-01-01"^^<http://www.w3.org/2001/XMLSchema#date> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/typed> "s" .`,
+	`<http://example.org/dir/s> <http://example.org/ns/list> _:l1 .`,
+	`_:l1 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+	`_:l1 <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> _:l2 .`,
+	`_:l2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> _:b .`,
+	`_:b <http://example.org/ns/p> <http://example.org/dir/doc#o> .`,
+	`_:l2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> _:l3 .`,
+	`_:l3 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> .`,
+	`_:l3 <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/list> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/nested> _:n1 .`,
+	`_:n1 <http://example.org/ns/a> _:n2 .`,
+	`_:n2 <http://example.org/ns/b> "deep" .`,
+	`<http://example.org/dir/s> <http://example.org/ns/esc> <http://example.org/ns/a/b> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/esc> <http://example.org/ns/%20x> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/esc> <http://example.org/dir/doc#frag> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/rel> <http://example.org/up> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/rel> <http://example.org/dir/doc?q> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/rel> <http://example.org/dir/doc#f> .`,
+	`<http://example.org/dir/s> <http://example.org/ns/rel> <http://other.org/x> .`,
+	`_:e <http://example.org/ns/p> <http://example.org/ns/o> .`,
+	`_:q <http://example.org/ns/q> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+	`_:lbl <http://example.org/ns/r> _:lbl .`,
+	`<http://example.org/ns/s.1> <http://example.org/ns/p> <http://example.org/ns/o> .`,
+	`<http://example.org/ns/s> <http://example.org/ns/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+}
+
+func TestTurtleSyntax(t *testing.T) {
+	got := parseLines(t, rdf.Turtle, "http://ignored.example/", turtleSyntaxDoc)
+	want := normBlanks(slices.Clone(turtleSyntaxTriples))
 	require.Len(t, got, len(want))
 	// Blank labels differ in numbering between the two lists; compare without them, then
 	// the blank structure through the count of distinct nodes.
-	strip := func(ls []string) []string {
-		out := make([]string, len(ls))
-		for i, l := range ls {
-			out[i] = blankRE.ReplaceAllString(l, "_:x")
-		}
-		sort.Strings(out)
-		return out
+	require.Equal(t, withoutBlankLabels(want), withoutBlankLabels(got))
+}
+
+// withoutBlankLabels is ls sorted, with every blank node label written _:x.
+func withoutBlankLabels(ls []string) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = blankRE.ReplaceAllString(l, "_:x")
 	}
-	require.Equal(t, strip(want), strip(got))
+	sort.Strings(out)
+	return out
 }
 
 func TestTurtleRelativeWithoutBase(t *testing.T) {

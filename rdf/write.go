@@ -32,55 +32,89 @@ func WriteNTriples(w io.Writer, ts []Triple) error {
 // Literals keep their datatype; blank nodes are written as _:labels, not nested. Duplicate
 // triples are written once. It returns w's error.
 func WriteTurtle(w io.Writer, ts []Triple, prefixes map[string]string) error {
-	ts = sortedUnique(ts)
-	// Longest namespace first, so that the most specific prefix wins.
-	type ns struct{ prefix, iri string }
-	var nss []ns
-	for p, iri := range prefixes {
-		nss = append(nss, ns{p, iri})
+	names := newTurtleNames(prefixes)
+	var body strings.Builder
+	names.writeSubjects(&body, sortedUnique(ts))
+	var used []string
+	for p := range names.used {
+		used = append(used, p)
 	}
-	sort.Slice(nss, func(i, j int) bool {
-		if len(nss[i].iri) != len(nss[j].iri) {
-			return len(nss[i].iri) > len(nss[j].iri)
+	sort.Strings(used)
+	bw := bufio.NewWriter(w)
+	for _, p := range used {
+		fmt.Fprintf(bw, "@prefix %s: <%s> .\n", p, prefixes[p])
+	}
+	if len(used) > 0 {
+		bw.WriteString("\n")
+	}
+	bw.WriteString(body.String())
+	return bw.Flush()
+}
+
+// turtleNames writes terms in Turtle with the prefixes given, recording which were used.
+type turtleNames struct {
+	nss  []turtleNamespace // longest namespace first, so that the most specific prefix wins
+	used map[string]bool
+}
+
+type turtleNamespace struct{ prefix, iri string }
+
+func newTurtleNames(prefixes map[string]string) *turtleNames {
+	n := &turtleNames{used: map[string]bool{}}
+	for p, iri := range prefixes {
+		n.nss = append(n.nss, turtleNamespace{p, iri})
+	}
+	sort.Slice(n.nss, func(i, j int) bool {
+		if len(n.nss[i].iri) != len(n.nss[j].iri) {
+			return len(n.nss[i].iri) > len(n.nss[j].iri)
 		}
-		return nss[i].prefix < nss[j].prefix
+		return n.nss[i].prefix < n.nss[j].prefix
 	})
-	used := map[string]bool{}
-	iri := func(v string) string {
-		for _, n := range nss {
-			if local, ok := strings.CutPrefix(v, n.iri); ok && n.iri != "" && isSimpleLocal(local) {
-				used[n.prefix] = true
-				return n.prefix + ":" + local
-			}
+	return n
+}
+
+// iri writes v as a prefixed name when a prefix's namespace starts it and the rest needs no
+// escape, else as <v>.
+func (n *turtleNames) iri(v string) string {
+	for _, ns := range n.nss {
+		if local, ok := strings.CutPrefix(v, ns.iri); ok && ns.iri != "" && isSimpleLocal(local) {
+			n.used[ns.prefix] = true
+			return ns.prefix + ":" + local
 		}
+	}
+	var b strings.Builder
+	writeIRI(&b, v)
+	return b.String()
+}
+
+// term writes t: an IRI as iri does, a literal quoted with its language or datatype, a blank
+// node as _:label.
+func (n *turtleNames) term(t Term) string {
+	switch t.Kind {
+	case KindIRI:
+		return n.iri(t.Value)
+	case KindLiteral:
 		var b strings.Builder
-		writeIRI(&b, v)
+		writeQuoted(&b, t.Value)
+		switch {
+		case t.Lang != "":
+			return b.String() + "@" + t.Lang
+		case t.Datatype != "":
+			return b.String() + "^^" + n.iri(t.Datatype)
+		}
 		return b.String()
 	}
-	term := func(t Term) string {
-		switch t.Kind {
-		case KindIRI:
-			return iri(t.Value)
-		case KindLiteral:
-			var b strings.Builder
-			writeQuoted(&b, t.Value)
-			switch {
-			case t.Lang != "":
-				return b.String() + "@" + t.Lang
-			case t.Datatype != "":
-				return b.String() + "^^" + iri(t.Datatype)
-			}
-			return b.String()
-		}
-		return t.NTriples()
-	}
-	var body strings.Builder
+	return t.NTriples()
+}
+
+// writeSubjects writes ts, sorted and unique, one block per subject.
+func (n *turtleNames) writeSubjects(body *strings.Builder, ts []Triple) {
 	for i := 0; i < len(ts); {
 		s := ts[i].S
 		if i > 0 {
 			body.WriteString("\n")
 		}
-		body.WriteString(term(s))
+		body.WriteString(n.term(s))
 		first := true
 		for i < len(ts) && ts[i].S == s {
 			p := ts[i].P
@@ -93,32 +127,18 @@ func WriteTurtle(w io.Writer, ts []Triple, prefixes map[string]string) error {
 			if p.Value == RDFType {
 				body.WriteString("a")
 			} else {
-				body.WriteString(term(p))
+				body.WriteString(n.term(p))
 			}
 			sep := " "
 			for i < len(ts) && ts[i].S == s && ts[i].P == p {
 				body.WriteString(sep)
-				body.WriteString(term(ts[i].O))
+				body.WriteString(n.term(ts[i].O))
 				sep = ", "
 				i++
 			}
 		}
 		body.WriteString(" .\n")
 	}
-	var names []string
-	for p := range used {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	bw := bufio.NewWriter(w)
-	for _, p := range names {
-		fmt.Fprintf(bw, "@prefix %s: <%s> .\n", p, prefixes[p])
-	}
-	if len(names) > 0 {
-		bw.WriteString("\n")
-	}
-	bw.WriteString(body.String())
-	return bw.Flush()
 }
 
 // isSimpleLocal reports whether s can be written after "prefix:" without escapes: PN_CHARS

@@ -41,15 +41,22 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name, label, value stri
 	return -1
 }
 
+// testBus connects to the test NATS server (natstest), closed when the test ends.
+func testBus(t *testing.T) *router.Bus {
+	t.Helper()
+	bus, err := router.Connect(context.Background(), natstest.URL(t))
+	require.NoError(t, err)
+	t.Cleanup(bus.Close)
+	return bus
+}
+
 // TestStageMetrics: deliveries, emitted messages, failed attempts, give-ups and published
 // subjects are counted per stage, and the consumer's lag and failed subject are read from
 // JetStream.
 func TestStageMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	bus, err := router.Connect(ctx, natstest.URL(t))
-	require.NoError(t, err)
-	t.Cleanup(bus.Close)
+	bus := testBus(t)
 	reg := prometheus.NewRegistry()
 	require.NoError(t, bus.Instrument(reg))
 	r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: reg,
@@ -100,9 +107,7 @@ func TestStageMetrics(t *testing.T) {
 func TestRedeliveriesCounted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	bus, err := router.Connect(ctx, natstest.URL(t))
-	require.NoError(t, err)
-	t.Cleanup(bus.Close)
+	bus := testBus(t)
 	run := func(handler message.HandlerFunc) (*prometheus.Registry, func()) {
 		reg := prometheus.NewRegistry()
 		r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: reg})

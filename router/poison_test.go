@@ -14,7 +14,6 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/router"
-	"github.com/harvester-dev/harvester/router/natstest"
 )
 
 // TestGiveUpKeepsTheMessageAndCallsTheStageHook: a message whose handler keeps failing goes
@@ -23,9 +22,7 @@ import (
 func TestGiveUpKeepsTheMessageAndCallsTheStageHook(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	bus, err := router.Connect(ctx, natstest.URL(t))
-	require.NoError(t, err)
-	t.Cleanup(bus.Close)
+	bus := testBus(t)
 	r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: prometheus.NewRegistry(),
 		MaxRetries: 2, RetryInterval: time.Millisecond})
 	require.NoError(t, err)
@@ -60,7 +57,11 @@ func TestGiveUpKeepsTheMessageAndCallsTheStageHook(t *testing.T) {
 	require.Contains(t, last.Header.Get(harvest.MetaReason), "schema store unreachable")
 	settled, err := js.Stream(ctx, router.StreamSettled)
 	require.NoError(t, err)
-	out, err := settled.GetLastMsgForSubject(ctx, harvest.SubjectSettled)
-	require.NoError(t, err, "the hook's output is published")
+	// The hook's output is published after the hook returned: wait for it.
+	var out *jetstream.RawStreamMsg
+	require.Eventually(t, func() bool {
+		out, err = settled.GetLastMsgForSubject(ctx, harvest.SubjectSettled)
+		return err == nil
+	}, 30*time.Second, 10*time.Millisecond, "the hook's output is published")
 	require.Contains(t, string(out.Data), `"kind":"failed"`)
 }

@@ -32,12 +32,7 @@ func TestPubSubUniversal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a nats-server and runs watermill's suite (about a minute)")
 	}
-	srv, err := StartEmbedded(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(srv.Shutdown)
-	bus, err := Connect(context.Background(), srv.URL())
-	require.NoError(t, err)
-	t.Cleanup(bus.Close)
+	bus := startBus(t)
 
 	for _, tc := range []struct {
 		name      string
@@ -161,13 +156,8 @@ func (s *topicSubscriber) Close() error {
 // TestMessageCtx found Close waiting for it forever): after closeGrace the message is naked,
 // and the next subscriber of the consumer gets it at once.
 func TestSubscriberCloseUnansweredMessage(t *testing.T) {
-	srv, err := StartEmbedded(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(srv.Shutdown)
-	bus, err := Connect(context.Background(), srv.URL())
-	require.NoError(t, err)
-	t.Cleanup(bus.Close)
-	_, err = bus.js.CreateOrUpdateStream(context.Background(), jetstream.StreamConfig{Name: "WMTEST_CLOSE",
+	bus := startBus(t)
+	_, err := bus.js.CreateOrUpdateStream(context.Background(), jetstream.StreamConfig{Name: "WMTEST_CLOSE",
 		Subjects: []string{"wmclose.>"}, Retention: jetstream.WorkQueuePolicy})
 	require.NoError(t, err)
 	subs := &topicSubscriber{js: bus.js, stream: "WMTEST_CLOSE", inFlight: 1}

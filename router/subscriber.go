@@ -106,68 +106,81 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 		defer s.wg.Done()
 		defer close(queue)
 		defer cancel()
-		for {
-			msg, err := it.Next()
-			if err != nil {
-				if ctx.Err() != nil {
-					return
-				}
-				closed := errors.Is(err, jetstream.ErrMsgIteratorClosed) // by the client: consumer gone
-				if !closed {
-					s.logger.Warn("jetstream consume error", "consumer", s.consumer.Durable, "error", err)
-				}
-				next := s.rebind(ctx, err)
-				if next == nil {
-					if closed { // a dead iterator: try again in a while
-						select {
-						case <-ctx.Done():
-							return
-						case <-time.After(missedHeartbeat):
-						}
-					}
-					continue
-				}
-				it.Stop()
-				it = next
-				cur.Store(it)
-				if ctx.Err() != nil { // stopped meanwhile: the stopper may have missed it
-					it.Stop()
-					return
-				}
-				continue
-			}
-			select {
-			case queue <- msg:
-			case <-ctx.Done():
-				_ = msg.Nak()
-				return
-			}
-		}
+		s.drain(ctx, it, &cur, queue)
 	}()
 	go func() {
 		defer s.wg.Done()
-		var deliveries sync.WaitGroup
 		defer close(out)
-		defer deliveries.Wait()
-		slots := make(chan struct{}, s.inFlight)
-		for msg := range queue {
-			if ctx.Err() != nil { // shutting down: someone else takes it now
-				_ = msg.Nak()
-				continue
-			}
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				_ = msg.Nak()
-				continue
-			}
-			deliveries.Go(func() {
-				defer func() { <-slots }()
-				s.deliver(ctx, msg, out)
-			})
-		}
+		s.handOn(ctx, queue, out)
 	}()
 	return out, nil
+}
+
+// drain moves the messages of the iterator it into queue until ctx ends, binding the consumer
+// again (and storing the new iterator in cur) when the iterator fails while ctx lasts.
+func (s *Subscriber) drain(ctx context.Context, it *puller, cur *atomic.Value, queue chan<- jetstream.Msg) {
+	for {
+		msg, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			closed := errors.Is(err, jetstream.ErrMsgIteratorClosed) // by the client: consumer gone
+			if !closed {
+				s.logger.Warn("jetstream consume error", "consumer", s.consumer.Durable, "error", err)
+			}
+			next := s.rebind(ctx, err)
+			if next == nil {
+				if closed { // a dead iterator: try again in a while
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(missedHeartbeat):
+					}
+				}
+				continue
+			}
+			it.Stop()
+			it = next
+			cur.Store(it)
+			if ctx.Err() != nil { // stopped meanwhile: the stopper may have missed it
+				it.Stop()
+				return
+			}
+			continue
+		}
+		select {
+		case queue <- msg:
+		case <-ctx.Done():
+			_ = msg.Nak()
+			return
+		}
+	}
+}
+
+// handOn delivers the messages of queue to out, s.inFlight at once, until queue is closed; after
+// ctx ends it naks what is left (someone else takes it now). It returns when every delivery
+// has ended.
+func (s *Subscriber) handOn(ctx context.Context, queue <-chan jetstream.Msg, out chan<- *message.Message) {
+	var deliveries sync.WaitGroup
+	defer deliveries.Wait()
+	slots := make(chan struct{}, s.inFlight)
+	for msg := range queue {
+		if ctx.Err() != nil { // shutting down: someone else takes it now
+			_ = msg.Nak()
+			continue
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			_ = msg.Nak()
+			continue
+		}
+		deliveries.Go(func() {
+			defer func() { <-slots }()
+			s.deliver(ctx, msg, out)
+		})
+	}
 }
 
 // watchConsumer checks every 2×missedHeartbeat, until ctx ends, that the consumer still exists,

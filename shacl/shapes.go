@@ -294,19 +294,8 @@ func (c *compiler) shape(id rdf.Term) (*shape, error) {
 		}
 		s.path = path
 	}
-	if sev, err := c.one(id, NS+"severity"); err != nil {
+	if s.severity, err = c.severity(id); err != nil {
 		return nil, err
-	} else if !sev.IsZero() {
-		switch sev.Value {
-		case NS + "Violation":
-			s.severity = Violation
-		case NS + "Warning":
-			s.severity = Warning
-		case NS + "Info":
-			s.severity = Info
-		default:
-			return nil, fmt.Errorf("%w: shape %s: sh:severity %s", ErrUnsupported, c.name(id), sev.NTriples())
-		}
 	}
 	s.message = pickMessage(c.objects(id, NS+"message"))
 	for _, d := range c.objects(id, NS+"deactivated") {
@@ -353,106 +342,27 @@ func (c *compiler) shape(id rdf.Term) (*shape, error) {
 	return s, nil
 }
 
+// severity is shape id's sh:severity (SHACL 2.1.5): Violation when it has none.
+func (c *compiler) severity(id rdf.Term) (Severity, error) {
+	sev, err := c.one(id, NS+"severity")
+	if err != nil || sev.IsZero() {
+		return Violation, err
+	}
+	switch sev.Value {
+	case NS + "Violation":
+		return Violation, nil
+	case NS + "Warning":
+		return Warning, nil
+	case NS + "Info":
+		return Info, nil
+	}
+	return Violation, fmt.Errorf("%w: shape %s: sh:severity %s", ErrUnsupported, c.name(id), sev.NTriples())
+}
+
 func (c *compiler) objectsIs(s rdf.Term, p, o string) bool {
 	found := false
 	_ = c.g.Match(s, rdf.IRI(p), rdf.IRI(o), func(rdf.Triple) error { found = true; return nil })
 	return found
-}
-
-// constraint compiles the constraint parameter p of shape s (every value of p is one
-// constraint, SHACL 2.1.4 / 4).
-func (c *compiler) constraint(s *shape, p string) error {
-	id := s.id
-	vals := c.objects(id, p)
-	for _, v := range vals {
-		var cons constraint
-		switch p {
-		case NS + "minCount", NS + "maxCount":
-			n, err := c.integer(v, id, p)
-			if err != nil {
-				return err
-			}
-			cons = constraint{kind: cMinCount, n: n}
-			if p == NS+"maxCount" {
-				cons.kind = cMaxCount
-			}
-		case NS + "class":
-			cons = constraint{kind: cClass, term: v}
-		case NS + "datatype":
-			if !v.IsIRI() {
-				return fmt.Errorf("shacl: shape %s: sh:datatype %s is not an IRI", c.name(id), v.NTriples())
-			}
-			cons = constraint{kind: cDatatype, term: v}
-		case NS + "nodeKind":
-			nk, ok := nodeKinds[v.Value]
-			if !v.IsIRI() || !ok {
-				return fmt.Errorf("shacl: shape %s: sh:nodeKind %s is not a node kind", c.name(id), v.NTriples())
-			}
-			cons = constraint{kind: cNodeKind, nodeKind: nk}
-		case NS + "hasValue":
-			cons = constraint{kind: cHasValue, term: v}
-		case NS + "pattern":
-			if len(c.objects(id, NS+"flags")) > 0 {
-				return fmt.Errorf("%w: shape %s: sh:flags", ErrUnsupported, c.name(id))
-			}
-			re, err := regexp.Compile(v.Value)
-			if err != nil || !v.IsLiteral() {
-				return fmt.Errorf("shacl: shape %s: sh:pattern %s: not a regular expression Go accepts: %v", c.name(id), v.NTriples(), err)
-			}
-			cons = constraint{kind: cPattern, re: re}
-		case NS + "node", NS + "qualifiedValueShape":
-			sub, err := c.shape(v)
-			if err != nil {
-				return err
-			}
-			cons = constraint{kind: cNode, shapes: []*shape{sub}}
-			if p == NS+"qualifiedValueShape" {
-				if len(c.objects(id, NS+"qualifiedValueShapesDisjoint")) > 0 {
-					return fmt.Errorf("%w: shape %s: sh:qualifiedValueShapesDisjoint", ErrUnsupported, c.name(id))
-				}
-				cons.kind, cons.qMin, cons.qMax = cQualified, -1, -1
-				for _, q := range []struct {
-					p   string
-					dst *int
-				}{{NS + "qualifiedMinCount", &cons.qMin}, {NS + "qualifiedMaxCount", &cons.qMax}} {
-					t, err := c.one(id, q.p)
-					if err != nil {
-						return err
-					}
-					if !t.IsZero() {
-						if *q.dst, err = c.integer(t, id, q.p); err != nil {
-							return err
-						}
-					}
-				}
-			}
-		case NS + "or", NS + "and":
-			members, err := c.list(v)
-			if err != nil {
-				return fmt.Errorf("shacl: shape %s: %s: %w", c.name(id), short(p), err)
-			}
-			cons = constraint{kind: cOr}
-			if p == NS+"and" {
-				cons.kind = cAnd
-			}
-			for _, m := range members {
-				sub, err := c.shape(m)
-				if err != nil {
-					return err
-				}
-				cons.shapes = append(cons.shapes, sub)
-			}
-		case NS + "closed":
-			if v.IsLiteral() && v.Value == "false" {
-				continue
-			}
-			return fmt.Errorf("%w: shape %s: sh:closed %s", ErrUnsupported, c.name(id), v.NTriples())
-		default:
-			return fmt.Errorf("%w: shape %s uses %s", ErrUnsupported, c.name(id), short(p))
-		}
-		s.constraints = append(s.constraints, cons)
-	}
-	return nil
 }
 
 // pickMessage chooses one sh:message: English, else untagged, else the first by tag.

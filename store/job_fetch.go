@@ -40,3 +40,19 @@ func (r *JobFetchRow) Reusable() (*JobFetch, error) {
 	}
 	return f, nil
 }
+
+// JobFetch is what one job's extract fetched: the document URL, the schema type it was read
+// with, and the response's cache validators (ETag, Last-Modified; empty when the server sent
+// none), for a later harvest job's conditional GET, and whether the answer was 304.
+type JobFetch struct {
+	JobID        string
+	URL          string
+	SchemaType   harvest.SchemaType
+	ETag         string
+	LastModified string
+	NotModified  bool // the server answered 304 Not Modified: the job reused the validators
+	// GraphHash is the hash of the whole graph an rdf source's job parsed (dcatap.GraphHash):
+	// a later harvest job whose graph has the same hash is "not modified" as after a 304 (the
+	// same rules as for the validators: JobFetchLatest). "" when none was saved.
+	GraphHash string
+}

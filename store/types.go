@@ -126,74 +126,6 @@ type JobError struct {
 	CreatedAt time.Time
 }
 
-// Dataset is a live dataset row of the federal catalog.
-type Dataset struct {
-	ID                string
-	Slug              string
-	SourceID          string
-	Identifier        string
-	DCAT              json.RawMessage
-	RecordID          string
-	LastHarvestedDate time.Time
-	RecordType        string // the DCAT-US 3.0 record type (harvest.RecordType*); "dataset" for every other record
-}
-
-// DatasetRecordType is the record_type a dataset row stores for a record of type t: t, or
-// "dataset" when t is "".
-func DatasetRecordType(t string) string {
-	if t == "" {
-		return "dataset"
-	}
-	return t
-}
-
-// DatasetDeleteParams names a dataset by source and identifier.
-type DatasetDeleteParams struct {
-	SourceID   string
-	Identifier string
-}
-
-// DatasetFindElsewhereParams names an identifier and the source to leave out.
-type DatasetFindElsewhereParams struct {
-	SourceID   string
-	Identifier string
-}
-
-// DatasetElsewhere is a live dataset of another source (DatasetFindElsewhere).
-type DatasetElsewhere struct {
-	SourceID   string
-	SourceName string
-	Identifier string
-	Slug       string
-}
-
-// DatasetGetParams names a dataset by source and identifier.
-type DatasetGetParams struct {
-	SourceID   string
-	Identifier string
-}
-
-// DatasetListParams selects a source's datasets.
-type DatasetListParams struct {
-	SourceID string
-}
-
-// DatasetListUnseenParams selects a source's datasets that a job did not list.
-type DatasetListUnseenParams struct {
-	SourceID string
-	JobID    string
-}
-
-// DatasetUpsertParams is a dataset write from SYNC.
-type DatasetUpsertParams struct {
-	SourceID   string
-	Identifier string
-	Slug       string // used only when the dataset is created
-	DCAT       json.RawMessage
-	RecordID   string
-	RecordType string // harvest.RecordType*; "" is a dataset
-}
-
 // JobFailParams ends a job in error.
 type JobFailParams struct {
 	JobID   string
@@ -487,22 +419,6 @@ type SourceEnsureParams struct {
 	Options    map[string]string
 }
 
-// JobFetch is what one job's extract fetched: the document URL, the schema type it was read
-// with, and the response's cache validators (ETag, Last-Modified; empty when the server sent
-// none), for a later harvest job's conditional GET, and whether the answer was 304.
-type JobFetch struct {
-	JobID        string
-	URL          string
-	SchemaType   harvest.SchemaType
-	ETag         string
-	LastModified string
-	NotModified  bool // the server answered 304 Not Modified: the job reused the validators
-	// GraphHash is the hash of the whole graph an rdf source's job parsed (dcatap.GraphHash):
-	// a later harvest job whose graph has the same hash is "not modified" as after a 304 (the
-	// same rules as for the validators: JobFetchLatest). "" when none was saved.
-	GraphHash string
-}
-
 // Resource names one harvested resource as FDK's report does: its fdkId (ResourceIDs) and
 // its URI (a DCAT-AP dataset or catalog IRI; for DCAT-US and ISO records, the identifier).
 // It is the report's harvest.Resource.
@@ -530,46 +446,4 @@ type CatalogChecksumsSetParams struct {
 type OutcomeIdentifiersParams struct {
 	JobID    string
 	Outcomes []harvest.Outcome
-}
-
-// JobStats are figures over every job, for metrics (store.JobStats).
-type JobStats struct {
-	// InProgress is how many jobs are in progress.
-	InProgress int
-	// InProgressExpected sums the expected outcomes of the jobs in progress whose listing
-	// completed; InProgressSettled sums the outcomes settled so far of every job in progress.
-	InProgressExpected, InProgressSettled int
-	// OldestStart is when the oldest job in progress was created; nil when none is.
-	OldestStart *time.Time
-	// StalestHeartbeat is the oldest heartbeat of a job in progress (its creation when it has
-	// none yet); nil when none is in progress.
-	StalestHeartbeat *time.Time
-	// Latest groups the sources by the status (complete or error) of their latest finished
-	// job, latest by creation; a status no source's latest job has is absent.
-	Latest []SourceLatestJobs
-	// MaxFailedStreak is the longest run of failed jobs of one source since its latest complete
-	// job (or its first job): 3 means some source failed its last three runs. 0 when none did.
-	MaxFailedStreak int
-}
-
-// SourceLatestJobs is the sources whose latest finished job ended with Status.
-type SourceLatestJobs struct {
-	Status       harvest.JobStatus
-	Sources      int        // how many sources
-	LastFinished *time.Time // the latest date_finished among those jobs; nil if none has one
-}
-
-// PoolStats are a connection pool's figures (pgxpool.Stat's), for metrics.
-type PoolStats struct {
-	MaxConns, TotalConns, IdleConns, AcquiredConns int
-	// AcquireCount counts the connections acquired, EmptyAcquireCount those that had to wait
-	// for one (none idle), CanceledAcquireCount those given up on; AcquireDuration sums the
-	// time acquisitions took.
-	AcquireCount, EmptyAcquireCount, CanceledAcquireCount int64
-	AcquireDuration                                       time.Duration
-}
-
-// Pooled is a Store over a connection pool that reports its figures (the Postgres store).
-type Pooled interface {
-	PoolStats() PoolStats
 }

@@ -10,24 +10,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/harvester-dev/harvester/internal/testenv"
 )
 
 // promtool is HARVESTER_PROMTOOL, else promtool on PATH. Without it the test fails in CI
 // (CI=true) and is skipped elsewhere.
 func promtool(t *testing.T) string {
 	t.Helper()
-	bin := os.Getenv("HARVESTER_PROMTOOL")
-	if bin == "" {
-		bin, _ = exec.LookPath("promtool")
-	}
-	if bin == "" {
-		msg := "no promtool: run scripts/prometheus.sh (Debian's prometheus package) or set HARVESTER_PROMTOOL"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
+	return testenv.Tool(t, "HARVESTER_PROMTOOL", "promtool",
+		"no promtool: run scripts/prometheus.sh (Debian's prometheus package) or set HARVESTER_PROMTOOL")
 }
 
 // TestAlertRules: the rules are valid (promtool check rules) and every alert's unit test passes,

@@ -6,7 +6,6 @@ package h2dumptest
 
 import (
 	"bytes"
-	"context"
 	"net/url"
 	"os"
 	"os/exec"
@@ -15,10 +14,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/store/dbtest"
 )
 
 // Load loads the H2.0 dump (../shared/reference/h2-dump/<dump>, a pg_dump of a database
@@ -36,31 +35,9 @@ func Load(t testing.TB, dump string) string {
 		require.NotEmpty(t, psqls, "psql (Debian's postgresql package) loads the H2.0 dump")
 		psql = psqls[len(psqls)-1]
 	}
-	base := os.Getenv("HARVESTER_TEST_DATABASE_URL")
-	if base == "" {
-		base = os.Getenv("DATABASE_URL")
-	}
-	if base == "" {
-		if os.Getenv("HARVESTER_TEST_REQUIRE_POSTGRES") != "" {
-			t.Fatal("no Postgres for tests: set HARVESTER_TEST_DATABASE_URL")
-		}
-		t.Skip("no Postgres for tests: set HARVESTER_TEST_DATABASE_URL")
-	}
-	ctx := context.Background()
+	base := dbtest.ServerURL(t)
 	name := "h2_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
-	conn, err := pgx.Connect(ctx, base)
-	require.NoError(t, err)
-	_, err = conn.Exec(ctx, "CREATE DATABASE "+name)
-	require.NoError(t, err)
-	require.NoError(t, conn.Close(ctx))
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			return
-		}
-		defer conn.Close(context.Background())
-		_, _ = conn.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)")
-	})
+	dbtest.Scratch(t, base, "CREATE DATABASE "+name, "DROP DATABASE "+name+" WITH (FORCE)")
 	u, err := url.Parse(base)
 	require.NoError(t, err)
 	u.Path = "/" + name

@@ -19,84 +19,97 @@ import (
 func TestGraphNotModifiedSince(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st := openSQLite(t)
-	h := New(st, nil, fetch.Config{})
-	const url = "https://fdk.example.no/catalog.ttl"
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "fdk", URL: url, SourceType: harvest.SourceRDF,
-		SchemaType: harvest.SchemaDCATAP})
-	require.NoError(t, err)
-	start := func(jobType harvest.JobType) *harvest.Job {
-		t.Helper()
-		j, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: jobType})
-		require.NoError(t, err)
-		return &harvest.Job{JobID: j.ID, SourceID: src.ID, JobType: jobType, SourceType: harvest.SourceRDF,
-			SchemaType: harvest.SchemaDCATAP, URL: url}
-	}
-	finish := func(job *harvest.Job) {
-		t.Helper()
-		_, err := st.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.JobID, Expected: 0})
-		require.NoError(t, err)
-		_, done, err := st.JobFinish(ctx, job.JobID)
-		require.NoError(t, err)
-		require.True(t, done)
-	}
+	g := newGraphJobs(t)
 
-	first := start(harvest.JobHarvest)
-	since, err := h.graphNotModifiedSince(ctx, first, "h1")
-	require.NoError(t, err)
-	require.Empty(t, since, "no earlier job")
-	require.NoError(t, st.JobFetchSet(ctx, &store.JobFetch{JobID: first.JobID, URL: url, SchemaType: harvest.SchemaDCATAP,
+	first := g.start(harvest.JobHarvest)
+	require.Empty(t, g.since(first, "h1"), "no earlier job")
+	require.NoError(t, g.st.JobFetchSet(ctx, &store.JobFetch{JobID: first.JobID, URL: g.url, SchemaType: harvest.SchemaDCATAP,
 		ETag: `"e1"`}))
-	require.NoError(t, h.saveGraphHash(ctx, first, "h1", false))
-	f, err := st.JobFetchGet(ctx, first.JobID)
+	require.NoError(t, g.h.saveGraphHash(ctx, first, "h1", false))
+	f, err := g.st.JobFetchGet(ctx, first.JobID)
 	require.NoError(t, err)
-	require.Equal(t, &store.JobFetch{JobID: first.JobID, URL: url, SchemaType: harvest.SchemaDCATAP, ETag: `"e1"`,
+	require.Equal(t, &store.JobFetch{JobID: first.JobID, URL: g.url, SchemaType: harvest.SchemaDCATAP, ETag: `"e1"`,
 		GraphHash: checkedGraphHash(first, "h1")}, f, "the validators are kept")
-	finish(first)
+	g.finish(first)
 
-	second := start(harvest.JobHarvest)
-	since, err = h.graphNotModifiedSince(ctx, second, "h1")
-	require.NoError(t, err)
-	require.Equal(t, first.JobID, since)
-	since, err = h.graphNotModifiedSince(ctx, second, "h2")
-	require.NoError(t, err)
-	require.Empty(t, since, "another graph")
+	second := g.start(harvest.JobHarvest)
+	require.Equal(t, first.JobID, g.since(second, "h1"))
+	require.Empty(t, g.since(second, "h2"), "another graph")
 	for profile, skips := range map[string]bool{"none": false, "dcat-ap-no-2.0": false, "dcat-ap-3.0.0": true} {
 		withProfile := *second
 		withProfile.Options = map[string]string{"shacl_profile": profile}
-		since, err = h.graphNotModifiedSince(ctx, &withProfile, "h1")
-		require.NoError(t, err)
-		require.Equal(t, skips, since == first.JobID, "shacl_profile %s: its records are validated again", profile)
+		require.Equal(t, skips, g.since(&withProfile, "h1") == first.JobID, "shacl_profile %s: its records are validated again", profile)
 	}
-	require.NoError(t, h.saveGraphHash(ctx, second, "h1", true)) // a file source: nothing saved before
-	f, err = st.JobFetchGet(ctx, second.JobID)
+	require.NoError(t, g.h.saveGraphHash(ctx, second, "h1", true)) // a file source: nothing saved before
+	f, err = g.st.JobFetchGet(ctx, second.JobID)
 	require.NoError(t, err)
-	require.Equal(t, &store.JobFetch{JobID: second.JobID, URL: url, SchemaType: harvest.SchemaDCATAP,
+	require.Equal(t, &store.JobFetch{JobID: second.JobID, URL: g.url, SchemaType: harvest.SchemaDCATAP,
 		GraphHash:   checkedGraphHash(second, "h1"),
 		NotModified: true}, f)
-	_, err = st.JobFail(ctx, &store.JobFailParams{JobID: second.JobID, Type: "Test", Message: "x"})
+	_, err = g.st.JobFail(ctx, &store.JobFailParams{JobID: second.JobID, Type: "Test", Message: "x"})
 	require.NoError(t, err)
 
-	third := start(harvest.JobHarvest)
-	since, err = h.graphNotModifiedSince(ctx, third, "h1")
-	require.NoError(t, err)
-	require.Empty(t, since, "the last job failed: nothing to reuse")
-	require.NoError(t, h.saveGraphHash(ctx, third, "h1", false))
-	finish(third)
+	third := g.start(harvest.JobHarvest)
+	require.Empty(t, g.since(third, "h1"), "the last job failed: nothing to reuse")
+	require.NoError(t, g.h.saveGraphHash(ctx, third, "h1", false))
+	g.finish(third)
 
-	forced := start(harvest.JobForceHarvest)
-	since, err = h.graphNotModifiedSince(ctx, forced, "h1")
-	require.NoError(t, err)
-	require.Empty(t, since, "a force_harvest never skips")
-	finish(forced)
-	next := start(harvest.JobHarvest)
-	since, err = h.graphNotModifiedSince(ctx, next, "h1")
-	require.NoError(t, err)
-	require.Empty(t, since, "the forced job saved no graph hash")
+	forced := g.start(harvest.JobForceHarvest)
+	require.Empty(t, g.since(forced, "h1"), "a force_harvest never skips")
+	g.finish(forced)
+	next := g.start(harvest.JobHarvest)
+	require.Empty(t, g.since(next, "h1"), "the forced job saved no graph hash")
 
 	// A store failure is the stage's (retry the message).
-	st.Close()
-	_, err = h.graphNotModifiedSince(ctx, next, "h1")
+	g.st.Close()
+	_, err = g.h.graphNotModifiedSince(ctx, next, "h1")
 	var se *stageError
 	require.True(t, errors.As(err, &se), "%v", err)
+}
+
+// graphJobs is an rdf source's jobs on SQLite, and the stage that reads their graph hashes.
+type graphJobs struct {
+	t   *testing.T
+	st  store.Store
+	h   *Handler
+	src *store.Source
+	url string
+}
+
+func newGraphJobs(t *testing.T) *graphJobs {
+	g := &graphJobs{t: t, st: openSQLite(t), url: "https://fdk.example.no/catalog.ttl"}
+	g.h = New(g.st, nil, fetch.Config{})
+	var err error
+	g.src, err = g.st.SourceEnsure(context.Background(), &store.SourceEnsureParams{Name: "fdk", URL: g.url,
+		SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP})
+	require.NoError(t, err)
+	return g
+}
+
+// start inserts a job of the source.
+func (g *graphJobs) start(jobType harvest.JobType) *harvest.Job {
+	g.t.Helper()
+	j, err := g.st.JobInsert(context.Background(), &store.JobInsertParams{SourceID: g.src.ID, JobType: jobType})
+	require.NoError(g.t, err)
+	return &harvest.Job{JobID: j.ID, SourceID: g.src.ID, JobType: jobType, SourceType: harvest.SourceRDF,
+		SchemaType: harvest.SchemaDCATAP, URL: g.url}
+}
+
+// finish completes job, with no records.
+func (g *graphJobs) finish(job *harvest.Job) {
+	g.t.Helper()
+	ctx := context.Background()
+	_, err := g.st.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.JobID, Expected: 0})
+	require.NoError(g.t, err)
+	_, done, err := g.st.JobFinish(ctx, job.JobID)
+	require.NoError(g.t, err)
+	require.True(g.t, done)
+}
+
+// since is graphNotModifiedSince's answer for job and hash.
+func (g *graphJobs) since(job *harvest.Job, hash string) string {
+	g.t.Helper()
+	since, err := g.h.graphNotModifiedSince(context.Background(), job, hash)
+	require.NoError(g.t, err)
+	return since
 }

@@ -34,22 +34,35 @@ type extractRun struct {
 
 func (r *extractRun) records(t *testing.T) []harvest.Record {
 	t.Helper()
-	var out []harvest.Record
-	for _, m := range r.msgs[harvest.SubjectCompare] {
-		var rec harvest.Record
-		require.NoError(t, harvest.Decode(m, &rec))
-		out = append(out, rec)
-	}
-	return out
+	return decodeAll[harvest.Record](t, r.msgs[harvest.SubjectCompare])
 }
 
 func (r *extractRun) settled(t *testing.T) []harvest.Settled {
 	t.Helper()
-	var out []harvest.Settled
-	for _, m := range r.msgs[harvest.SubjectSettled] {
-		var s harvest.Settled
-		require.NoError(t, harvest.Decode(m, &s))
-		out = append(out, s)
+	return decodeAll[harvest.Settled](t, r.msgs[harvest.SubjectSettled])
+}
+
+// onlyErrors requires each settled record to have one error row, of type typ, and returns
+// their messages by identifier.
+func (r *extractRun) onlyErrors(t *testing.T, typ string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, s := range r.settled(t) {
+		require.Len(t, s.Errors, 1)
+		require.Equal(t, typ, s.Errors[0].Type)
+		out[s.Identifier] = s.Errors[0].Message
+	}
+	return out
+}
+
+// decodeAll decodes each message of msgs into a T.
+func decodeAll[T any](t *testing.T, msgs []*message.Message) []T {
+	t.Helper()
+	var out []T
+	for _, m := range msgs {
+		var v T
+		require.NoError(t, harvest.Decode(m, &v))
+		out = append(out, v)
 	}
 	return out
 }
@@ -124,26 +137,35 @@ func runExtractAs(t *testing.T, st store.Store, file string, typ harvest.SourceT
 	// No aggregator settles these records: unpaced, as the tests of the job window (pace_test.go)
 	// are not.
 	opts = append([]Option{func(c *Config) { c.JobWindow = -1 }}, opts...)
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), file)
 	require.NoError(t, os.WriteFile(path, doc, 0o644))
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: path, SourceType: typ, SchemaType: schema})
+	src, err := st.SourceEnsure(context.Background(), &store.SourceEnsureParams{Name: "s", URL: path, SourceType: typ, SchemaType: schema})
 	require.NoError(t, err)
+	return handleJob(t, st, src.ID, live, harvest.Job{SourceType: typ, SchemaType: schema, URL: path}, fetch.Config{}, opts...)
+}
+
+// handleJob runs EXTRACT on a new harvest job of the source srcID (msg gives the job message's
+// source fields), after an earlier job of it made the datasets live live, on gochannel, and
+// returns what it published.
+func handleJob(t *testing.T, st store.Store, srcID string, live []string, msg harvest.Job, fc fetch.Config,
+	opts ...Option) *extractRun {
+	t.Helper()
+	ctx := context.Background()
 	if len(live) > 0 {
-		old, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+		old, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: srcID, JobType: harvest.JobHarvest})
 		require.NoError(t, err)
 		for _, id := range live {
 			rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: harvest.RecordID(old.ID, id), JobID: old.ID,
-				SourceID: src.ID, Identifier: id, Action: harvest.ActionCreate, SourceRaw: "{}"})
+				SourceID: srcID, Identifier: id, Action: harvest.ActionCreate, SourceRaw: "{}"})
 			require.NoError(t, err)
-			_, err = st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: id, Slug: id,
+			_, err = st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: srcID, Identifier: id, Slug: id,
 				DCAT: []byte("{}"), RecordID: rec.ID})
 			require.NoError(t, err)
 		}
 		_, err = st.JobFail(ctx, &store.JobFailParams{JobID: old.ID, Type: "Test", Message: "done"})
 		require.NoError(t, err)
 	}
-	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: srcID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
 
 	// Publish returns once our collector acked the message: when Handle returns, every message
@@ -169,11 +191,11 @@ func runExtractAs(t *testing.T, st store.Store, file string, typ harvest.SourceT
 			}
 		}()
 	}
-	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
-		SourceID: src.ID, JobType: harvest.JobHarvest, SourceType: typ, SchemaType: schema, URL: path})
+	msg.V, msg.JobID, msg.SourceID, msg.JobType = harvest.Version, job.ID, srcID, harvest.JobHarvest
+	m, err := harvest.NewMessage(harvest.SubjectExtract, &msg)
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	r.err = New(st, pubsub, fetch.Config{}, opts...).Handle(m)
+	r.err = New(st, pubsub, fc, opts...).Handle(m)
 	mu.Lock()
 	defer mu.Unlock()
 	return r

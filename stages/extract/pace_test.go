@@ -44,43 +44,13 @@ func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opt
 	t.Helper()
 	ctx := context.Background()
 	st := openSQLite(t)
-	var b strings.Builder
-	b.WriteString(`{"dataset":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"identifier":"id-%03d","title":"t %d"}`, i, i)
-	}
-	b.WriteString(`]}`)
-	path := filepath.Join(t.TempDir(), "data.json")
-	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: path, SourceType: harvest.SourceDocument,
-		SchemaType: harvest.SchemaDCATUS11Federal})
-	require.NoError(t, err)
-	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-	require.NoError(t, err)
-	if setup.behind {
-		other, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "small", URL: path + "?small",
-			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-		require.NoError(t, err)
-		_, err = st.JobInsert(ctx, &store.JobInsertParams{SourceID: other.ID, JobType: harvest.JobHarvest})
-		require.NoError(t, err)
-	}
+	src, job, path := pacedJob(t, st, setup, n)
 
 	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pubsub.Close() })
 	var mu sync.Mutex
 	queue := make(chan string, n)
-	for _, subject := range []string{harvest.SubjectSettled, harvest.SubjectListing} {
-		ch, err := pubsub.Subscribe(ctx, subject)
-		require.NoError(t, err)
-		go func() {
-			for m := range ch {
-				m.Ack()
-			}
-		}()
-	}
+	ackAll(t, pubsub, harvest.SubjectSettled, harvest.SubjectListing)
 	records, err := pubsub.Subscribe(ctx, harvest.SubjectCompare)
 	require.NoError(t, err)
 	go func() {
@@ -104,8 +74,72 @@ func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opt
 		}
 	}()
 	stop := make(chan struct{})
+	settler := settleInOrder(t, st, job.ID, queue, settle, stop)
+	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
+		SourceID: src.ID, JobType: harvest.JobHarvest, SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
+	require.NoError(t, err)
+	m.SetContext(ctx)
+	err = New(st, pubsub, fetch.Config{}, opts...).Handle(m)
+	close(stop)
+	<-settler
+	mu.Lock()
+	defer mu.Unlock()
+	return maxInFlight, maxLate, published, err
+}
+
+// pacedJob writes a catalog of n records, and creates its source and a harvest job of it
+// (and, with setup.behind, another source's job in progress). path is the catalog's file.
+func pacedJob(t *testing.T, st store.Store, setup pacedSetup, n int) (src *store.Source, job *store.HarvestJob, path string) {
+	t.Helper()
+	ctx := context.Background()
+	var b strings.Builder
+	b.WriteString(`{"dataset":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"identifier":"id-%03d","title":"t %d"}`, i, i)
+	}
+	b.WriteString(`]}`)
+	path = filepath.Join(t.TempDir(), "data.json")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: path, SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	job, err = st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	if setup.behind {
+		other, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "small", URL: path + "?small",
+			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		_, err = st.JobInsert(ctx, &store.JobInsertParams{SourceID: other.ID, JobType: harvest.JobHarvest})
+		require.NoError(t, err)
+	}
+	return src, job, path
+}
+
+// ackAll acks every message published to the subjects.
+func ackAll(t *testing.T, pubsub *gochannel.GoChannel, subjects ...string) {
+	t.Helper()
+	for _, subject := range subjects {
+		ch, err := pubsub.Subscribe(context.Background(), subject)
+		require.NoError(t, err)
+		go func() {
+			for m := range ch {
+				m.Ack()
+			}
+		}()
+	}
+}
+
+// settleInOrder stands in for the rest of the pipeline: it settles each record identifier of
+// queue unchanged in the store, in order, when settle lets it, until stop is closed; the
+// channel it returns is closed when it has stopped.
+func settleInOrder(t *testing.T, st store.Store, jobID string, queue <-chan string, settle func() bool, stop <-chan struct{}) <-chan struct{} {
+	ctx := context.Background()
 	settler := make(chan struct{})
-	go func() { // the rest of the pipeline: settles what it received, in order
+	go func() {
 		defer close(settler)
 		for {
 			select {
@@ -119,7 +153,7 @@ func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opt
 					case <-time.After(time.Millisecond):
 					}
 				}
-				_, err := st.OutcomeSettleBatch(ctx, []*store.OutcomeSettleParams{{JobID: job.ID, Key: id, Identifier: id,
+				_, err := st.OutcomeSettleBatch(ctx, []*store.OutcomeSettleParams{{JobID: jobID, Key: id, Identifier: id,
 					Outcome: harvest.OutcomeUnchanged}})
 				if err != nil {
 					t.Errorf("settle %s: %v", id, err)
@@ -128,17 +162,7 @@ func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opt
 			}
 		}
 	}()
-	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
-		SourceID: src.ID, JobType: harvest.JobHarvest, SourceType: harvest.SourceDocument,
-		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
-	require.NoError(t, err)
-	m.SetContext(ctx)
-	err = New(st, pubsub, fetch.Config{}, opts...).Handle(m)
-	close(stop)
-	<-settler
-	mu.Lock()
-	defer mu.Unlock()
-	return maxInFlight, maxLate, published, err
+	return settler
 }
 
 // A job past its first window gives way to a running job that has settled less: its window

@@ -56,9 +56,41 @@ func (c *listingCase) run(t *testing.T, srv *portaltest.Listing, size, live int)
 	return runPortal(t, openSQLite(t), c.typ, srv.Server.URL, options, ids, testPortalFetch())
 }
 
+// runWithCount lists a portal of items items (all of them live) whose count says count, 10 a
+// page.
+func (c *listingCase) runWithCount(t *testing.T, items, count int) *extractRun {
+	t.Helper()
+	srv := portaltest.NewListing(t, c.api, items)
+	srv.CountFor = func(int) int { return count }
+	return c.run(t, srv, 10, items)
+}
+
 // pageParam is the query of the page at item offset k (0-based), as the job error names it.
 func (c *listingCase) pageParam(k int) string {
 	return fmt.Sprintf("%s=%d", c.api.OffsetParam, c.api.Start+k)
+}
+
+// requireListedClean: the run listed n items, with no job error and no error row.
+func requireListedClean(t *testing.T, r *extractRun, n int) {
+	t.Helper()
+	require.NoError(t, r.err)
+	require.Empty(t, r.jobErrors(t))
+	require.Zero(t, errorRows(t, r))
+	require.Equal(t, n, r.listed(t))
+}
+
+// eachListing runs fn as a parallel subtest for each listing case (with pagedOnly, each whose
+// API reports a total).
+func eachListing(t *testing.T, pagedOnly bool, fn func(t *testing.T, c listingCase)) {
+	for _, c := range listingCases {
+		if pagedOnly && !c.paged {
+			continue
+		}
+		t.Run(c.api.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, c)
+		})
+	}
 }
 
 // errorRows counts the record error rows the run settled.
@@ -78,19 +110,16 @@ func errorRows(t *testing.T, r *extractRun) int {
 // error row and nothing deleted.
 func TestPortalRepeatedPageFailsTheJob(t *testing.T) {
 	t.Parallel()
-	for _, c := range listingCases {
-		t.Run(c.api.Name, func(t *testing.T) {
-			t.Parallel()
-			srv := portaltest.NewListing(t, c.api, 30)
-			srv.StartFor = func(int) int { return c.api.Start }
-			srv.CountFor = func(int) int { return 1_000_000 }
-			r := c.run(t, srv, 10, 30)
-			requireFailed(t, r, srv.Server.URL+c.api.Path, c.pageParam(10), "page 2 repeats", "listed already as item #1")
-			require.Zero(t, errorRows(t, r))
-			require.Len(t, r.records(t), 10)
-			require.Less(t, len(srv.Requests()), 10, "the listing stops within a window of pages")
-		})
-	}
+	eachListing(t, false, func(t *testing.T, c listingCase) {
+		srv := portaltest.NewListing(t, c.api, 30)
+		srv.StartFor = func(int) int { return c.api.Start }
+		srv.CountFor = func(int) int { return 1_000_000 }
+		r := c.run(t, srv, 10, 30)
+		requireFailed(t, r, srv.Server.URL+c.api.Path, c.pageParam(10), "page 2 repeats", "listed already as item #1")
+		require.Zero(t, errorRows(t, r))
+		require.Len(t, r.records(t), 10)
+		require.Less(t, len(srv.Requests()), 10, "the listing stops within a window of pages")
+	})
 }
 
 // TestCKANRepeatedPageUnderALargeCount: D10's CKAN, count 1,000,000 and the same page for every
@@ -112,23 +141,13 @@ func TestCKANRepeatedPageUnderALargeCount(t *testing.T) {
 // or the page after the last full one is not empty; nothing is deleted.
 func TestPortalCountSmallerThanListingFailsTheJob(t *testing.T) {
 	t.Parallel()
-	for _, c := range listingCases {
-		if !c.paged {
-			continue
-		}
-		t.Run(c.api.Name, func(t *testing.T) {
-			t.Parallel()
-			srv := portaltest.NewListing(t, c.api, 30)
-			srv.CountFor = func(int) int { return 15 }
-			r := c.run(t, srv, 10, 30)
-			requireFailed(t, r, c.pageParam(10), "page 2 has 10 items where the portal's count of 15 leaves 5")
+	eachListing(t, true, func(t *testing.T, c listingCase) {
+		r := c.runWithCount(t, 30, 15)
+		requireFailed(t, r, c.pageParam(10), "page 2 has 10 items where the portal's count of 15 leaves 5")
 
-			srv = portaltest.NewListing(t, c.api, 30)
-			srv.CountFor = func(int) int { return 20 } // two full pages: the third must be empty
-			r = c.run(t, srv, 10, 30)
-			requireFailed(t, r, c.pageParam(20), "the page after the last one of the portal's count of 20 has 10 items")
-		})
-	}
+		r = c.runWithCount(t, 30, 20) // two full pages: the third must be empty
+		requireFailed(t, r, c.pageParam(20), "the page after the last one of the portal's count of 20 has 10 items")
+	})
 }
 
 // TestCKANCountSmallerThanListingDeletesNothing: D9's CKAN, 300 datasets harvested, then the
@@ -149,18 +168,10 @@ func TestCKANCountSmallerThanListingDeletesNothing(t *testing.T) {
 // job naming the last page.
 func TestPortalCountLargerThanListingFailsTheJob(t *testing.T) {
 	t.Parallel()
-	for _, c := range listingCases {
-		if !c.paged {
-			continue
-		}
-		t.Run(c.api.Name, func(t *testing.T) {
-			t.Parallel()
-			srv := portaltest.NewListing(t, c.api, 25)
-			srv.CountFor = func(int) int { return 30 }
-			r := c.run(t, srv, 10, 25)
-			requireFailed(t, r, c.pageParam(20), "ended short of its total: 25 distinct items listed (25 served), the portal reported 30")
-		})
-	}
+	eachListing(t, true, func(t *testing.T, c listingCase) {
+		r := c.runWithCount(t, 25, 30)
+		requireFailed(t, r, c.pageParam(20), "ended short of its total: 25 distinct items listed (25 served), the portal reported 30")
+	})
 }
 
 // TestPortalIgnoredPageSize (D24): a portal serving every item on every page whatever the page
@@ -169,29 +180,23 @@ func TestPortalCountLargerThanListingFailsTheJob(t *testing.T) {
 // fails naming the page.
 func TestPortalIgnoredPageSize(t *testing.T) {
 	t.Parallel()
-	for _, c := range listingCases {
-		t.Run(c.api.Name, func(t *testing.T) {
-			t.Parallel()
-			srv := portaltest.NewListing(t, c.api, 30)
-			srv.IgnoreSize = true
-			srv.StartFor = func(int) int { return c.api.Start }
-			r := c.run(t, srv, 10, 30)
-			if !c.paged {
-				requireFailed(t, r, c.pageParam(0), "page 1 has 30 items where 10 were asked for")
-				return
-			}
-			require.NoError(t, r.err)
-			require.Empty(t, r.jobErrors(t))
-			require.Zero(t, errorRows(t, r))
-			require.Equal(t, 30, r.listed(t))
-			require.Len(t, srv.Requests(), 1)
+	eachListing(t, false, func(t *testing.T, c listingCase) {
+		srv := portaltest.NewListing(t, c.api, 30)
+		srv.IgnoreSize = true
+		srv.StartFor = func(int) int { return c.api.Start }
+		r := c.run(t, srv, 10, 30)
+		if !c.paged {
+			requireFailed(t, r, c.pageParam(0), "page 1 has 30 items where 10 were asked for")
+			return
+		}
+		requireListedClean(t, r, 30)
+		require.Len(t, srv.Requests(), 1)
 
-			srv.CountFor = func(int) int { return 40 }
-			r = c.run(t, srv, 10, 30)
-			requireFailed(t, r, c.pageParam(0), "the page has 30 items where 10 were asked for ("+c.sizeOption+")",
-				"not the whole listing of 40")
-		})
-	}
+		srv.CountFor = func(int) int { return 40 }
+		r = c.run(t, srv, 10, 30)
+		requireFailed(t, r, c.pageParam(0), "the page has 30 items where 10 were asked for ("+c.sizeOption+")",
+			"not the whole listing of 40")
+	})
 }
 
 // TestCKANIgnoringRowsIsOneWholePage: D24's CKAN, all 300 packages on every page whatever rows
@@ -202,10 +207,7 @@ func TestCKANIgnoringRowsIsOneWholePage(t *testing.T) {
 	ckan.IgnoreRows = true
 	ckan.StartFor = func(int) int { return 0 }
 	r := runPortal(t, openSQLite(t), harvest.SourceCKAN, ckan.URL(), nil, nil, testPortalFetch())
-	require.NoError(t, r.err)
-	require.Empty(t, r.jobErrors(t))
-	require.Zero(t, errorRows(t, r))
-	require.Equal(t, 300, r.listed(t))
+	requireListedClean(t, r, 300)
 	require.Len(t, ckan.Requests(), 1)
 }
 
@@ -213,35 +215,26 @@ func TestCKANIgnoringRowsIsOneWholePage(t *testing.T) {
 // cap) is listed at its cap, and the first record carries a hint naming the option to set.
 func TestPortalCappedPageSize(t *testing.T) {
 	t.Parallel()
-	for _, c := range listingCases {
-		if !c.paged {
-			continue // a short page ends a listing without a total
+	eachListing(t, true, func(t *testing.T, c listingCase) { // a short page ends a listing without a total
+		srv := portaltest.NewListing(t, c.api, 30)
+		srv.MaxSize = 4
+		r := c.run(t, srv, 10, 0)
+		requireListedClean(t, r, 30)
+		recs := r.records(t)
+		require.Len(t, recs, 30)
+		require.Len(t, recs[0].Warnings, 1)
+		w := recs[0].Warnings[0]
+		require.Equal(t, "PortalPageSize", w.Type)
+		require.Equal(t, harvest.SeverityWarning, w.Severity)
+		require.Contains(t, w.Message, "served 4 items a page where 10 were asked for")
+		require.Contains(t, w.Message, "--option "+c.sizeOption+"=4")
+		for _, rec := range recs[1:] {
+			require.Empty(t, rec.Warnings)
 		}
-		t.Run(c.api.Name, func(t *testing.T) {
-			t.Parallel()
-			srv := portaltest.NewListing(t, c.api, 30)
-			srv.MaxSize = 4
-			r := c.run(t, srv, 10, 0)
-			require.NoError(t, r.err)
-			require.Empty(t, r.jobErrors(t))
-			require.Zero(t, errorRows(t, r))
-			require.Equal(t, 30, r.listed(t))
-			recs := r.records(t)
-			require.Len(t, recs, 30)
-			require.Len(t, recs[0].Warnings, 1)
-			w := recs[0].Warnings[0]
-			require.Equal(t, "PortalPageSize", w.Type)
-			require.Equal(t, harvest.SeverityWarning, w.Severity)
-			require.Contains(t, w.Message, "served 4 items a page where 10 were asked for")
-			require.Contains(t, w.Message, "--option "+c.sizeOption+"=4")
-			for _, rec := range recs[1:] {
-				require.Empty(t, rec.Warnings)
-			}
-			for _, req := range srv.Requests()[1:] {
-				require.True(t, strings.Contains(req, c.api.SizeParam+"=10"), req)
-			}
-		})
-	}
+		for _, req := range srv.Requests()[1:] {
+			require.True(t, strings.Contains(req, c.api.SizeParam+"=10"), req)
+		}
+	})
 }
 
 // TestCKANCappedRows: a CKAN capping rows at 100 when 1000 are asked for is listed 100 at a

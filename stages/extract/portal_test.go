@@ -11,9 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/fetch"
@@ -32,59 +30,14 @@ func testPortalFetch() fetch.Config {
 func runPortal(t *testing.T, st store.Store, typ harvest.SourceType, base string, options map[string]string,
 	live []string, fc fetch.Config, opts ...Option) *extractRun {
 	t.Helper()
-	ctx := context.Background()
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "portal", URL: base, SourceType: typ,
+	src, err := st.SourceEnsure(context.Background(), &store.SourceEnsureParams{Name: "portal", URL: base, SourceType: typ,
 		SchemaType: harvest.SchemaDCATUS11NonFederal})
 	require.NoError(t, err)
-	if len(live) > 0 {
-		old, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-		require.NoError(t, err)
-		for _, id := range live {
-			rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: harvest.RecordID(old.ID, id), JobID: old.ID,
-				SourceID: src.ID, Identifier: id, Action: harvest.ActionCreate, SourceRaw: "{}"})
-			require.NoError(t, err)
-			_, err = st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: id, Slug: id,
-				DCAT: []byte("{}"), RecordID: rec.ID})
-			require.NoError(t, err)
-		}
-		_, err = st.JobFail(ctx, &store.JobFailParams{JobID: old.ID, Type: "Test", Message: "done"})
-		require.NoError(t, err)
-	}
-	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-	require.NoError(t, err)
-	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
-	t.Cleanup(func() { _ = pubsub.Close() })
-	r := &extractRun{st: st, job: job, msgs: map[string][]*message.Message{}}
-	var mu sync.Mutex
-	for _, subject := range []string{harvest.SubjectCompare, harvest.SubjectSettled, harvest.SubjectListing} {
-		ch, err := pubsub.Subscribe(ctx, subject)
-		require.NoError(t, err)
-		go func() {
-			for msg := range ch {
-				var unseen []string
-				if subject == harvest.SubjectListing {
-					unseen = r.unseen(t)
-				}
-				mu.Lock()
-				r.msgs[subject] = append(r.msgs[subject], msg)
-				r.unseenAtListing = append(r.unseenAtListing, unseen...)
-				mu.Unlock()
-				msg.Ack()
-			}
-		}()
-	}
-	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,
-		SourceID: src.ID, JobType: harvest.JobHarvest, SourceType: typ,
-		SchemaType: harvest.SchemaDCATUS11NonFederal, URL: base, Options: options})
-	require.NoError(t, err)
-	m.SetContext(ctx)
 	// Nothing settles the records sent to COMPARE here: a failing listing's wait for them
 	// (lister.fail) gives up at once.
 	opts = append([]Option{WithConfig(Config{StallTimeout: time.Millisecond})}, opts...)
-	r.err = New(st, pubsub, fc, opts...).Handle(m)
-	mu.Lock()
-	defer mu.Unlock()
-	return r
+	return handleJob(t, st, src.ID, live, harvest.Job{SourceType: typ, SchemaType: harvest.SchemaDCATUS11NonFederal,
+		URL: base, Options: options}, fc, opts...)
 }
 
 // requireFailed checks that the job failed with one job error containing each of want, and

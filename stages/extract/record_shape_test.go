@@ -26,12 +26,7 @@ func TestHandleDuplicateKeys(t *testing.T) {
 	require.Empty(t, r.jobErrors(t))
 	require.Equal(t, []string{"ok"}, identifiers(r.records(t)))
 	require.Equal(t, 5, r.listed(t))
-	byID := map[string]string{}
-	for _, s := range r.settled(t) {
-		require.Len(t, s.Errors, 1)
-		require.Equal(t, "DuplicateKey", s.Errors[0].Type)
-		byID[s.Identifier] = s.Errors[0].Message
-	}
+	byID := r.onlyErrors(t, "DuplicateKey")
 	require.Equal(t, map[string]string{
 		"a": `dataset #1 (identifier "a") repeats key "title" at $.title; JSON readers disagree on which member counts, so neither is trusted`,
 		"b": `dataset #3 (identifier "b") repeats key "format" at $.distribution[1].format (and 1 more repeated keys); JSON readers disagree on which member counts, so neither is trusted`,
@@ -56,12 +51,7 @@ func TestHandleNestedTooDeep(t *testing.T) {
 	require.Empty(t, r.jobErrors(t), "a record nested too deeply does not fail the job")
 	require.Equal(t, []string{"a", "b", "c"}, identifiers(r.records(t)))
 	require.Equal(t, 5, r.listed(t))
-	msgs := map[string]string{}
-	for _, s := range r.settled(t) {
-		require.Len(t, s.Errors, 1)
-		require.Equal(t, "NestedTooDeep", s.Errors[0].Type)
-		msgs[s.Identifier] = s.Errors[0].Message
-	}
+	msgs := r.onlyErrors(t, "NestedTooDeep")
 	require.Equal(t, `dataset #2 (identifier "deep") nests deeper than 512 levels (at $.spatial.coordinates[0][0][0][0][0][0][0][0][0][0]…(498 levels)…[0][0]); it is not read further`, msgs["deep"])
 	require.Contains(t, msgs["deeper"], `dataset #4 (identifier "deeper") nests deeper than 512 levels (at $.z[0]`)
 	require.Empty(t, r.unseen(t), "the records are in the source: their datasets are kept")

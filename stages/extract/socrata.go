@@ -35,8 +35,8 @@ func SocrataIdentifier(domain, id string) string { return "https://" + domain + 
 // for domains=<domain> serves that domain's views only, so an item whose metadata.domain names
 // another is an error row, and a derived view is skipped.
 func (h *Handler) socrataPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
-	u, err := url.Parse(strings.TrimSpace(job.URL))
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+	u, ok := httpURL(strings.TrimSpace(job.URL))
+	if !ok {
 		return nil, fmt.Errorf("socrata source URL %q: want the domain's http(s) URL, e.g. https://data.example.gov", job.URL)
 	}
 	base := u.Scheme + "://" + u.Host
@@ -146,6 +146,25 @@ func (e *foreignDomainError) Error() string {
 	return fmt.Sprintf("result %s%s is a view of domain %q, not of this source's domain %q: it is not harvested "+
 		"(a Socrata source harvests its own domain's views: harvest %s as a source of its own, or set this "+
 		"source's domain option to it if this host serves that domain)", e.id, titled(e.title), e.domain, e.source, e.domain)
+}
+
+// portalStart returns a paged portal's base URL, baseURL of the source's URL, which must be an
+// absolute http(s) URL (else the error is badURL, a format given the source's URL), and its
+// page size option (pageSizeOption).
+func portalStart(job *harvest.Job, baseURL func(string) string, badURL, sizeOption string, def, maxSize int) (
+	base string, size int, err error) {
+	base = baseURL(job.URL)
+	if _, ok := httpURL(base); !ok {
+		return "", 0, fmt.Errorf(badURL, job.URL)
+	}
+	size, err = pageSizeOption(job, sizeOption, def, maxSize)
+	return base, size, err
+}
+
+// httpURL parses a portal's URL; ok is false unless it is an absolute http(s) URL with a host.
+func httpURL(raw string) (u *url.URL, ok bool) {
+	u, err := url.Parse(raw)
+	return u, err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
 }
 
 // pageSizeOption reads a page size option of job: def when unset, else a number from 1 to

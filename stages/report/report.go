@@ -201,12 +201,7 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 }
 
 func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message.Message, error) {
-	src, err := h.store.SourceGet(ctx, job.SourceID)
-	if err != nil {
-		return nil, fmt.Errorf("get source of job: %w", err)
-	}
-	r := NewReport(job, src)
-	invalid, err := h.resources(ctx, r)
+	src, r, invalid, err := h.newReport(ctx, job)
 	if err != nil {
 		return nil, err
 	}
@@ -229,16 +224,26 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message
 // changed its counts: the event carries the new counts. No email is sent, and the finished-job
 // metrics are not counted again.
 func (h *Handler) replayReport(ctx context.Context, job *store.HarvestJob) ([]*message.Message, error) {
-	src, err := h.store.SourceGet(ctx, job.SourceID)
-	if err != nil {
-		return nil, fmt.Errorf("get source of job: %w", err)
-	}
-	r := NewReport(job, src)
-	invalid, err := h.resources(ctx, r)
+	_, r, invalid, err := h.newReport(ctx, job)
 	if err != nil {
 		return nil, err
 	}
 	return reportMessages(r, invalid)
+}
+
+// newReport reads job's source and returns the job's report with its resources filled, and
+// the resources that failed validation (resources).
+func (h *Handler) newReport(ctx context.Context, job *store.HarvestJob) (*store.Source, *harvest.Report, []harvest.Resource, error) {
+	src, err := h.store.SourceGet(ctx, job.SourceID)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("get source of job: %w", err)
+	}
+	r := NewReport(job, src)
+	invalid, err := h.resources(ctx, r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return src, r, invalid, nil
 }
 
 // resources fills the report's changedCatalogs (store.CatalogsChangedInJob), changedResources

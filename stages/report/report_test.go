@@ -32,21 +32,36 @@ func stores(t *testing.T, fn func(t *testing.T, st store.Store)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, dbtest.Store(t)) })
 }
 
+// newHandler returns a REPORT handler over st, registering its metrics in reg, closed when the
+// test ends.
+func newHandler(t *testing.T, st store.Store, reg prometheus.Registerer) *report.Handler {
+	t.Helper()
+	h, err := report.New(st, reg, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	t.Cleanup(h.Close)
+	return h
+}
+
+// harvestJob ensures the source p and inserts a harvest job of it.
+func harvestJob(t *testing.T, st store.Store, p *store.SourceEnsureParams) (*store.Source, *store.HarvestJob) {
+	t.Helper()
+	src, err := st.SourceEnsure(t.Context(), p)
+	require.NoError(t, err)
+	job, err := st.JobInsert(t.Context(), &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	return src, job
+}
+
 // TestConcurrentOutcomesFinishOnce: many handlers settling one job's outcomes at once, with
 // every outcome delivered twice, count each key once, settle in shared transactions, and
 // finish the job with exactly one report.
 func TestConcurrentOutcomesFinishOnce(t *testing.T) {
 	stores(t, func(t *testing.T, st store.Store) {
 		ctx := t.Context()
-		src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
+		src, job := harvestJob(t, st, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
 			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-		require.NoError(t, err)
-		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-		require.NoError(t, err)
 		reg := prometheus.NewRegistry()
-		h, err := report.New(st, reg, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		require.NoError(t, err)
-		defer h.Close()
+		h := newHandler(t, st, reg)
 
 		const n = 300
 		msgs := []*message.Message{settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}
@@ -128,14 +143,9 @@ func histogram(t *testing.T, reg *prometheus.Registry, name string) *dto.Histogr
 func TestOutcomeStoresSourceTransform(t *testing.T) {
 	stores(t, func(t *testing.T, st store.Store) {
 		ctx := t.Context()
-		src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "w", URL: "https://example.gov/waf/",
+		src, job := harvestJob(t, st, &store.SourceEnsureParams{Name: "w", URL: "https://example.gov/waf/",
 			SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2})
-		require.NoError(t, err)
-		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-		require.NoError(t, err)
-		h, err := report.New(st, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		require.NoError(t, err)
-		defer h.Close()
+		h := newHandler(t, st, prometheus.NewRegistry())
 		for _, c := range []struct {
 			file    string
 			outcome harvest.Outcome

@@ -2,8 +2,6 @@ package report_test
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
 	"maps"
 	"slices"
 	"testing"
@@ -30,21 +28,9 @@ func TestReportResources(t *testing.T) {
 		src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "fdk", URL: "https://fdk.example.no/" + t.Name(),
 			SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP})
 		require.NoError(t, err)
-		h, err := report.New(st, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		require.NoError(t, err)
-		defer h.Close()
+		h := newHandler(t, st, prometheus.NewRegistry())
 
-		// A job that changes nothing reports empty arrays.
-		empty, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-		require.NoError(t, err)
-		out, err := h.Handle(settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: empty.ID, Expected: 0}))
-		require.NoError(t, err)
-		require.Len(t, out, 2, "the report and its FDK form")
-		var raw map[string]json.RawMessage
-		require.NoError(t, json.Unmarshal(out[0].Payload, &raw))
-		for _, k := range []string{"changedCatalogs", "changedResources", "removedResources"} {
-			require.JSONEq(t, `[]`, string(raw[k]), k)
-		}
+		requireEmptyReport(t, st, h, src.ID)
 
 		const base = "https://data.norge.no/"
 		kept, err := st.ResourceIDs(ctx, []string{base + "dataset/old"}, func(string) string { return "kept-fdk-id" })
@@ -90,26 +76,7 @@ func TestReportResources(t *testing.T) {
 		require.Equal(t, harvest.Counts{Total: 6, Added: 1, Updated: 1, Deleted: 1, Unchanged: 1, Errored: 2, Warned: 1},
 			r.Counts)
 
-		// The FDK form: an array of one report with FDK's fields; its changedResources also name
-		// the record that failed validation (FDK's harvester does not validate), not the one
-		// whose sync failed.
-		var fdk []map[string]json.RawMessage
-		require.NoError(t, json.Unmarshal(reports[1], &fdk))
-		require.Len(t, fdk, 1)
-		require.ElementsMatch(t, []string{"id", "url", "dataType", "harvestError", "startTime", "endTime", "errorMessage",
-			"changedCatalogs", "changedResources", "removedResources"}, slices.Collect(maps.Keys(fdk[0])))
-		require.JSONEq(t, `"`+src.ID+`"`, string(fdk[0]["id"]))
-		require.JSONEq(t, `null`, string(fdk[0]["errorMessage"]))
-		var start string
-		require.NoError(t, json.Unmarshal(fdk[0]["startTime"], &start))
-		_, err = time.Parse(report.FDKTimeLayout, start)
-		require.NoError(t, err, "FDK's yyyy-MM-dd HH:mm:ss Z")
-		var changed []harvest.Resource
-		require.NoError(t, json.Unmarshal(fdk[0]["changedResources"], &changed))
-		require.Equal(t, []harvest.Resource{res(base + "dataset/bad"), res(base + "dataset/changed"), res(base + "dataset/new")},
-			changed)
-		require.JSONEq(t, mustJSON(t, r.RemovedResources), string(fdk[0]["removedResources"]))
-		require.JSONEq(t, mustJSON(t, r.ChangedCatalogs), string(fdk[0]["changedCatalogs"]))
+		requireFDKForm(t, reports[1], &r)
 	})
 }
 
@@ -118,4 +85,45 @@ func mustJSON(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// requireEmptyReport: a job of src that changes nothing reports empty arrays.
+func requireEmptyReport(t *testing.T, st store.Store, h *report.Handler, srcID string) {
+	t.Helper()
+	empty, err := st.JobInsert(t.Context(), &store.JobInsertParams{SourceID: srcID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	out, err := h.Handle(settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: empty.ID, Expected: 0}))
+	require.NoError(t, err)
+	require.Len(t, out, 2, "the report and its FDK form")
+	var raw map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(out[0].Payload, &raw))
+	for _, k := range []string{"changedCatalogs", "changedResources", "removedResources"} {
+		require.JSONEq(t, `[]`, string(raw[k]), k)
+	}
+}
+
+// requireFDKForm: the FDK form of report r is an array of one report with FDK's fields; its
+// changedResources also name the record that failed validation (FDK's harvester does not
+// validate), not the one whose sync failed.
+func requireFDKForm(t *testing.T, payload []byte, r *harvest.Report) {
+	t.Helper()
+	const base = "https://data.norge.no/"
+	res := func(uri string) harvest.Resource { return harvest.Resource{FdkID: harvest.FdkID(uri), URI: uri} }
+	var fdk []map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(payload, &fdk))
+	require.Len(t, fdk, 1)
+	require.ElementsMatch(t, []string{"id", "url", "dataType", "harvestError", "startTime", "endTime", "errorMessage",
+		"changedCatalogs", "changedResources", "removedResources"}, slices.Collect(maps.Keys(fdk[0])))
+	require.JSONEq(t, `"`+r.ID+`"`, string(fdk[0]["id"]))
+	require.JSONEq(t, `null`, string(fdk[0]["errorMessage"]))
+	var start string
+	require.NoError(t, json.Unmarshal(fdk[0]["startTime"], &start))
+	_, err := time.Parse(report.FDKTimeLayout, start)
+	require.NoError(t, err, "FDK's yyyy-MM-dd HH:mm:ss Z")
+	var changed []harvest.Resource
+	require.NoError(t, json.Unmarshal(fdk[0]["changedResources"], &changed))
+	require.Equal(t, []harvest.Resource{res(base + "dataset/bad"), res(base + "dataset/changed"), res(base + "dataset/new")},
+		changed)
+	require.JSONEq(t, mustJSON(t, r.RemovedResources), string(fdk[0]["removedResources"]))
+	require.JSONEq(t, mustJSON(t, r.ChangedCatalogs), string(fdk[0]["changedCatalogs"]))
 }

@@ -20,8 +20,10 @@ import (
 	"github.com/harvester-dev/harvester/store/postgres"
 )
 
-// URL returns a database URL whose search_path is a new, empty schema, dropped at cleanup.
-func URL(t testing.TB) string {
+// ServerURL returns the URL of the test Postgres server: HARVESTER_TEST_DATABASE_URL, else
+// DATABASE_URL. With neither set the test is skipped, or fails when
+// HARVESTER_TEST_REQUIRE_POSTGRES is set.
+func ServerURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv("HARVESTER_TEST_DATABASE_URL")
 	if base == "" {
@@ -35,11 +37,17 @@ func URL(t testing.TB) string {
 		}
 		t.Skip(msg)
 	}
+	return base
+}
+
+// Scratch runs the statement create (e.g. CREATE SCHEMA s) on the server at base, and drop
+// when the test ends (its error ignored: the server may be gone).
+func Scratch(t testing.TB, base, create, drop string) {
+	t.Helper()
 	ctx := context.Background()
-	schema := "t_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
 	conn, err := pgx.Connect(ctx, base)
 	require.NoError(t, err, "connect to test Postgres")
-	_, err = conn.Exec(ctx, "CREATE SCHEMA "+schema)
+	_, err = conn.Exec(ctx, create)
 	require.NoError(t, err)
 	require.NoError(t, conn.Close(ctx))
 	t.Cleanup(func() {
@@ -48,8 +56,16 @@ func URL(t testing.TB) string {
 			return
 		}
 		defer conn.Close(context.Background())
-		_, _ = conn.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		_, _ = conn.Exec(context.Background(), drop)
 	})
+}
+
+// URL returns a database URL whose search_path is a new, empty schema, dropped at cleanup.
+func URL(t testing.TB) string {
+	t.Helper()
+	base := ServerURL(t)
+	schema := "t_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
+	Scratch(t, base, "CREATE SCHEMA "+schema, "DROP SCHEMA "+schema+" CASCADE")
 	u, err := url.Parse(base)
 	require.NoError(t, err)
 	q := u.Query()

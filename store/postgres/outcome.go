@@ -91,9 +91,46 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 	if _, err := pgx.ForEachRow(rows, []any{&id, &isOpen}, func() error { open[id] = isOpen; return nil }); err != nil {
 		return nil, nil, err
 	}
+	first, inserted, err := insertOutcomes(ctx, tx, ps, live, open)
+	if err != nil {
+		return nil, nil, err
+	}
+	fresh, perJob, err := countOutcomes(ctx, tx, ps, live, first, inserted)
+	if err != nil {
+		return nil, nil, err
+	}
 
+	b := &pgx.Batch{}
+	for job, c := range perJob {
+		b.Queue(`UPDATE harvest_job SET records_settled = records_settled + $2, records_validated = records_validated + $3,
+			records_added = records_added + $4, records_updated = records_updated + $5, records_deleted = records_deleted + $6,
+			records_unchanged = records_unchanged + $7, records_errored = records_errored + $8, heartbeat_at = now()
+			WHERE id = $1`, job, c.settled, c.validated, c.added, c.updated, c.deleted, c.unchanged, c.errored)
+	}
+	var rs settledRows
+	for _, i := range live {
+		if fresh[i] {
+			rs.add(ps[i])
+		}
+	}
+	rs.queue(b)
+	jobs := map[string]*store.HarvestJob{}
+	b.Queue(`SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE id = ANY($1::uuid[])`, ids).Query(func(r pgx.Rows) error {
+		return sqlstore.Each(pgxRows{r}, scan.Job, func(job *store.HarvestJob) error { jobs[job.ID] = job; return nil })
+	})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, nil, err
+	}
+	return fresh, jobs, nil
+}
+
+// insertOutcomes finds the first item of each key of an existing job among the items live of
+// ps (first: key → item), and inserts those of open jobs in one INSERT; inserted holds the
+// keys that had not settled before.
+func insertOutcomes(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams, live []int, open map[string]bool) (
+	first map[outcomeKey]int, inserted map[outcomeKey]bool, err error) {
 	// The first item of each key of an existing job settles it; an open job's go in one INSERT.
-	first := map[outcomeKey]int{}
+	first = map[outcomeKey]int{}
 	var insJob, insKey, insOutcome []string
 	var insValidated []bool
 	for _, i := range live {
@@ -111,7 +148,7 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			insOutcome, insValidated = append(insOutcome, string(p.Outcome)), append(insValidated, p.Validated)
 		}
 	}
-	inserted := map[outcomeKey]bool{}
+	inserted = map[outcomeKey]bool{}
 	if len(insJob) > 0 {
 		rows, _ := tx.Query(ctx, `INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome, validated)
 			SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bool[]) ON CONFLICT DO NOTHING
@@ -121,12 +158,19 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			return nil, nil, err
 		}
 	}
+	return first, inserted, nil
+}
 
-	// Count the new outcomes per job; a key that had settled already counts only when it was
-	// re-opened for a replay (then its old outcome's count moves to the new one).
-	type counts struct{ settled, validated, added, updated, deleted, unchanged, errored int }
-	perJob := map[string]*counts{}
-	fresh := map[int]bool{}
+// outcomeCounts are the counters of one job that a batch adds to.
+type outcomeCounts struct{ settled, validated, added, updated, deleted, unchanged, errored int }
+
+// countOutcomes counts the new outcomes per job; a key that had settled already counts only
+// when it was re-opened for a replay (then its old outcome's count moves to the new one,
+// scan.SettleReopened). fresh holds the items that settled.
+func countOutcomes(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams, live []int,
+	first map[outcomeKey]int, inserted map[outcomeKey]bool) (fresh map[int]bool, perJob map[string]*outcomeCounts, err error) {
+	perJob = map[string]*outcomeCounts{}
+	fresh = map[int]bool{}
 	for _, i := range live {
 		p := ps[i]
 		k := outcomeKey{p.JobID, p.Key}
@@ -144,7 +188,7 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 		fresh[i] = true
 		c := perJob[p.JobID]
 		if c == nil {
-			c = &counts{}
+			c = &outcomeCounts{}
 			perJob[p.JobID] = c
 		}
 		c.settled++
@@ -164,60 +208,61 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			c.errored++
 		}
 	}
+	return fresh, perJob, nil
+}
 
-	b := &pgx.Batch{}
-	for job, c := range perJob {
-		b.Queue(`UPDATE harvest_job SET records_settled = records_settled + $2, records_validated = records_validated + $3,
-			records_added = records_added + $4, records_updated = records_updated + $5, records_deleted = records_deleted + $6,
-			records_unchanged = records_unchanged + $7, records_errored = records_errored + $8, heartbeat_at = now()
-			WHERE id = $1`, job, c.settled, c.validated, c.added, c.updated, c.deleted, c.unchanged, c.errored)
+// settledRows are the rows the fresh outcomes of a batch write besides their outcome: their
+// error rows (e*), the error rows carried from an earlier record (c*) or an earlier job (j*),
+// and their records' status (rec*), as columns for unnest.
+type settledRows struct {
+	eJob, eIdent, eType, eMsg, eSev, eKey []string
+	eRec                                  []*string
+	recID, recStatus                      []string
+	recTransform                          []*string // nil keeps the row's source_transform
+	cJob, cIdent, cKey                    []string
+	cRec                                  []pgtype.UUID
+	jJob, jKey                            []string
+	jFrom                                 []pgtype.UUID
+}
+
+// add takes the rows of the fresh outcome p.
+func (rs *settledRows) add(p *store.OutcomeSettleParams) {
+	if p.CarriedFromJobID != "" {
+		rs.jJob, rs.jFrom, rs.jKey = append(rs.jJob, p.JobID), append(rs.jFrom, pgUUID(p.CarriedFromJobID)), append(rs.jKey, p.Key)
 	}
-	var eJob, eIdent, eType, eMsg, eSev, eKey []string
-	var eRec []*string
-	var recID, recStatus []string
-	var recTransform []*string // nil keeps the row's source_transform
-	var cJob, cIdent, cKey []string
-	var cRec []pgtype.UUID
-	var jJob, jKey []string
-	var jFrom []pgtype.UUID
-	for _, i := range live {
-		if !fresh[i] {
-			continue
-		}
-		p := ps[i]
-		if p.CarriedFromJobID != "" {
-			jJob, jFrom, jKey = append(jJob, p.JobID), append(jFrom, pgUUID(p.CarriedFromJobID)), append(jKey, p.Key)
-		}
-		if p.CarriedFromRecordID != "" {
-			cJob, cRec = append(cJob, p.JobID), append(cRec, pgUUID(p.CarriedFromRecordID))
-			cIdent, cKey = append(cIdent, harvest.ClipIdentifier(p.Identifier)), append(cKey, p.Key)
-		}
-		var rec *string
-		if p.RecordID != "" {
-			rec = &p.RecordID
-			if p.Status != "" {
-				recID, recStatus = append(recID, p.RecordID), append(recStatus, string(p.Status))
-				var transform *string
-				if len(p.SourceTransform) > 0 {
-					t := string(store.StorableJSON(p.SourceTransform))
-					transform = &t
-				}
-				recTransform = append(recTransform, transform)
+	if p.CarriedFromRecordID != "" {
+		rs.cJob, rs.cRec = append(rs.cJob, p.JobID), append(rs.cRec, pgUUID(p.CarriedFromRecordID))
+		rs.cIdent, rs.cKey = append(rs.cIdent, harvest.ClipIdentifier(p.Identifier)), append(rs.cKey, p.Key)
+	}
+	var rec *string
+	if p.RecordID != "" {
+		rec = &p.RecordID
+		if p.Status != "" {
+			rs.recID, rs.recStatus = append(rs.recID, p.RecordID), append(rs.recStatus, string(p.Status))
+			var transform *string
+			if len(p.SourceTransform) > 0 {
+				t := string(store.StorableJSON(p.SourceTransform))
+				transform = &t
 			}
-		}
-		for _, e := range p.Errors {
-			eJob, eRec, eIdent = append(eJob, p.JobID), append(eRec, rec), append(eIdent, harvest.ClipIdentifier(p.Identifier))
-			eType, eMsg, eSev, eKey = append(eType, e.Type), append(eMsg, e.Message), append(eSev, string(e.Severity)), append(eKey, p.Key)
+			rs.recTransform = append(rs.recTransform, transform)
 		}
 	}
-	if len(eJob) > 0 { // a record that is gone (its source deleted meanwhile) keeps its error row, unlinked
+	for _, e := range p.Errors {
+		rs.eJob, rs.eRec, rs.eIdent = append(rs.eJob, p.JobID), append(rs.eRec, rec), append(rs.eIdent, harvest.ClipIdentifier(p.Identifier))
+		rs.eType, rs.eMsg, rs.eSev, rs.eKey = append(rs.eType, e.Type), append(rs.eMsg, e.Message), append(rs.eSev, string(e.Severity)), append(rs.eKey, p.Key)
+	}
+}
+
+// queue queues the statements that write the rows on b.
+func (rs *settledRows) queue(b *pgx.Batch) {
+	if len(rs.eJob) > 0 { // a record that is gone (its source deleted meanwhile) keeps its error row, unlinked
 		b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity, key)
 			SELECT v.job, r.id, v.identifier, v.type, v.message, v.severity, v.key
 			FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
 				WITH ORDINALITY AS v(job, record, identifier, type, message, severity, key, n)
-			LEFT JOIN harvest_record r ON r.id = v.record ORDER BY v.n`, eJob, eRec, eIdent, eType, eMsg, eSev, eKey)
+			LEFT JOIN harvest_record r ON r.id = v.record ORDER BY v.n`, rs.eJob, rs.eRec, rs.eIdent, rs.eType, rs.eMsg, rs.eSev, rs.eKey)
 	}
-	if len(cJob) > 0 { // the rows the carried record's own job found, not those carried into others
+	if len(rs.cJob) > 0 { // the rows the carried record's own job found, not those carried into others
 		b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity,
 				key, carried_from_job_id)
 			SELECT v.job, e.harvest_record_id, v.identifier, e.type, e.message, e.severity, v.key, e.harvest_job_id
@@ -225,31 +270,23 @@ func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams
 			JOIN harvest_record r ON r.id = v.record
 			JOIN harvest_record_error e ON e.harvest_record_id = r.id AND e.harvest_job_id = r.harvest_job_id
 				AND e.carried_from_job_id IS NULL
-			ORDER BY v.n, e.id`, cJob, cRec, cIdent, cKey)
+			ORDER BY v.n, e.id`, rs.cJob, rs.cRec, rs.cIdent, rs.cKey)
 	}
-	if len(jJob) > 0 { // the earlier job's rows of the key, with their origin
+	if len(rs.jJob) > 0 { // the earlier job's rows of the key, with their origin
 		b.Queue(`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity,
 				key, carried_from_job_id)
 			SELECT v.job, e.harvest_record_id, e.identifier, e.type, e.message, e.severity, v.key,
 				COALESCE(e.carried_from_job_id, e.harvest_job_id)
 			FROM unnest($1::uuid[], $2::uuid[], $3::text[]) WITH ORDINALITY AS v(job, from_job, key, n)
 			JOIN harvest_record_error e ON e.harvest_job_id = v.from_job AND e.key = v.key
-			ORDER BY v.n, e.id`, jJob, jFrom, jKey)
+			ORDER BY v.n, e.id`, rs.jJob, rs.jFrom, rs.jKey)
 	}
-	if len(recID) > 0 {
+	if len(rs.recID) > 0 {
 		b.Queue(`UPDATE harvest_record r SET status = v.status, date_finished = now(),
 				source_transform = COALESCE(v.transform::jsonb, r.source_transform)
 			FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, status, transform) WHERE r.id = v.id`,
-			recID, recStatus, recTransform)
+			rs.recID, rs.recStatus, rs.recTransform)
 	}
-	jobs := map[string]*store.HarvestJob{}
-	b.Queue(`SELECT `+sqlstore.JobColumns+` FROM harvest_job WHERE id = ANY($1::uuid[])`, ids).Query(func(r pgx.Rows) error {
-		return sqlstore.Each(pgxRows{r}, scan.Job, func(job *store.HarvestJob) error { jobs[job.ID] = job; return nil })
-	})
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return nil, nil, err
-	}
-	return fresh, jobs, nil
 }
 
 // OutcomeReopen implements store.Store.

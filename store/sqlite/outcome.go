@@ -93,6 +93,13 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 			return false, err
 		}
 	}
+	return true, writeSettledRows(ctx, tx, p, t)
+}
+
+// writeSettledRows writes what the fresh outcome p writes besides its outcome, at time t: its
+// error rows, the error rows carried from an earlier record or job, and its record's status
+// (t is the time as the store writes it).
+func writeSettledRows(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams, t string) error {
 	var recordID any
 	if p.RecordID != "" {
 		recordID = p.RecordID
@@ -102,7 +109,7 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 			identifier, type, message, severity, date_created, key)
 			VALUES (?, (SELECT id FROM harvest_record WHERE id = ?), ?, ?, ?, ?, ?, ?)`,
 			p.JobID, recordID, harvest.ClipIdentifier(p.Identifier), e.Type, e.Message, e.Severity, t, p.Key); err != nil {
-			return false, err
+			return err
 		}
 	}
 	if p.CarriedFromRecordID != "" { // the rows the carried record's own job found, not those carried into others
@@ -113,7 +120,7 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 				AND e.harvest_job_id = r.harvest_job_id AND e.carried_from_job_id IS NULL
 			WHERE r.id = ? ORDER BY e.id`,
 			p.JobID, harvest.ClipIdentifier(p.Identifier), t, p.Key, p.CarriedFromRecordID); err != nil {
-			return false, err
+			return err
 		}
 	}
 	if p.CarriedFromJobID != "" { // that job's rows of the key, with their origin
@@ -122,7 +129,7 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 			SELECT ?, harvest_record_id, identifier, type, message, severity, ?, ?, COALESCE(carried_from_job_id, harvest_job_id)
 			FROM harvest_record_error WHERE harvest_job_id = ? AND key = ? ORDER BY id`,
 			p.JobID, t, p.Key, p.CarriedFromJobID, p.Key); err != nil {
-			return false, err
+			return err
 		}
 	}
 	if recordID != nil && p.Status != "" {
@@ -133,10 +140,10 @@ func settleOne(ctx context.Context, tx *sql.Tx, p *store.OutcomeSettleParams) (b
 		if _, err := tx.ExecContext(ctx, `UPDATE harvest_record SET status = ?, date_finished = ?,
 			source_transform = COALESCE(?, source_transform) WHERE id = ?`,
 			p.Status, t, transform, p.RecordID); err != nil {
-			return false, err
+			return err
 		}
 	}
-	return true, nil
+	return nil
 }
 
 // reopenedSQL are the statements of sqlstore.Scanner.SettleReopened. The transaction holds

@@ -158,14 +158,9 @@ func testDatasetStream(t *testing.T, s store.Store) {
 		require.True(t, seen[id])
 	}
 
-	stop := errors.New("stop")
-	calls := 0
-	err := s.DatasetStream(ctx, &store.DatasetListParams{}, func(*store.Dataset) error {
-		calls++
-		return stop
+	requireStops(t, func(each func() error) error {
+		return s.DatasetStream(ctx, &store.DatasetListParams{}, func(*store.Dataset) error { return each() })
 	})
-	require.ErrorIs(t, err, stop)
-	require.Equal(t, 1, calls)
 }
 
 // testDatasetDelete: delete reports whether it removed a row; the record history stays.
@@ -234,15 +229,10 @@ func testDatasetListUnseenStops(t *testing.T, s store.Store) {
 	for _, identifier := range []string{"a", "b", "c"} {
 		newDataset(t, s, job, identifier)
 	}
-	stop := errors.New("stop")
-	calls := 0
-	err := s.DatasetListUnseen(t.Context(), &store.DatasetListUnseenParams{SourceID: job.SourceID, JobID: job.ID},
-		func(string) error {
-			calls++
-			return stop
-		})
-	require.ErrorIs(t, err, stop)
-	require.Equal(t, 1, calls)
+	requireStops(t, func(each func() error) error {
+		return s.DatasetListUnseen(t.Context(), &store.DatasetListUnseenParams{SourceID: job.SourceID, JobID: job.ID},
+			func(string) error { return each() })
+	})
 }
 
 // testDatasetDeleteDetection runs the delete path of a harvest: datasets A, B and C are stored,
@@ -318,4 +308,18 @@ func testDatasetCount(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.Equal(t, 2, count(job.SourceID))
 	require.Zero(t, count(uuid.NewString()))
+}
+
+// requireStops: a stream whose callback fails stops at its first call and returns the
+// callback's error. stream passes each call of its callback on to each.
+func requireStops(t *testing.T, stream func(each func() error) error) {
+	t.Helper()
+	stop := errors.New("stop")
+	calls := 0
+	err := stream(func() error {
+		calls++
+		return stop
+	})
+	require.ErrorIs(t, err, stop)
+	require.Equal(t, 1, calls)
 }

@@ -19,67 +19,13 @@ import (
 // RecordCompareBatch finds as the newest comparable record, H2.0 hash included.
 func testImport(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	orgID, srcID, jobID, recID, dsID := uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString()
-	created := time.Date(2025, 7, 1, 12, 30, 15, 123456000, time.UTC)
-	org := &store.OrganizationImportParams{ID: orgID, Name: "Agency", Slug: "agency"}
-	src := &store.SourceImportParams{ID: srcID, SourceInsertParams: store.SourceInsertParams{OrganizationID: orgID,
-		Name: "src", URL: "http://example.test/data.json", SourceType: harvest.SourceDocument,
-		SchemaType: harvest.SchemaDCATUS11Federal, Frequency: harvest.FrequencyWeekly,
-		NotificationEmails: []string{"a@example.test"}, NotificationFrequency: harvest.NotifyAlways}}
-	job := &store.JobImportParams{ID: jobID, SourceID: srcID, JobType: harvest.JobHarvest, Status: harvest.JobComplete,
-		CreatedAt: created, FinishedAt: created.Add(time.Minute), Counts: harvest.Counts{Total: 1, Added: 1}}
-	rec := &store.RecordImportParams{ID: recID, JobID: jobID, SourceID: srcID, Identifier: "id-1",
-		Action: harvest.ActionCreate, SourceHash: "ours", H2SourceHash: "theirs", SourceRaw: `{"identifier": "id-1"}`,
-		SchemaType: harvest.SchemaDCATUS11Federal, CreatedAt: created}
-	ds := &store.DatasetImportParams{ID: dsID, Slug: "slug-1", SourceID: srcID, Identifier: "id-1",
-		DCAT: json.RawMessage(`{"identifier": "id-1", "title": "T"}`), RecordID: recID, LastHarvestedDate: created}
-	all := func() []store.ImportResult {
-		var out []store.ImportResult
-		for _, f := range []func() (store.ImportResult, error){
-			func() (store.ImportResult, error) { return s.OrganizationImport(ctx, org) },
-			func() (store.ImportResult, error) { return s.SourceImport(ctx, src) },
-			func() (store.ImportResult, error) { return s.JobImport(ctx, job) },
-			func() (store.ImportResult, error) { return s.RecordImport(ctx, rec) },
-			func() (store.ImportResult, error) { return s.DatasetImport(ctx, ds) },
-		} {
-			r, err := f()
-			require.NoError(t, err)
-			out = append(out, r)
-		}
-		return out
-	}
+	rows := newImportRows()
 	c, u := store.ImportCreated, store.ImportUnchanged
-	require.Equal(t, []store.ImportResult{c, c, c, c, c}, all())
-	require.Equal(t, []store.ImportResult{u, u, u, u, u}, all())
+	require.Equal(t, []store.ImportResult{c, c, c, c, c}, rows.importAll(t, s))
+	require.Equal(t, []store.ImportResult{u, u, u, u, u}, rows.importAll(t, s))
+	rows.requireReadBack(t, s)
 
-	gotSrc, err := s.SourceGet(ctx, srcID)
-	require.NoError(t, err)
-	require.Equal(t, orgID, gotSrc.OrganizationID)
-	require.Equal(t, []string{"a@example.test"}, gotSrc.NotificationEmails)
-	require.Equal(t, harvest.FrequencyWeekly, gotSrc.Frequency)
-	require.NotNil(t, gotSrc.NextRunAt, "an imported weekly source is scheduled")
-	gotJob, err := s.JobGet(ctx, jobID)
-	require.NoError(t, err)
-	require.Equal(t, harvest.JobComplete, gotJob.Status)
-	require.True(t, gotJob.CreatedAt.Equal(created), gotJob.CreatedAt)
-	require.Equal(t, 1, gotJob.Added)
-	gotRec, err := s.RecordGet(ctx, recID)
-	require.NoError(t, err)
-	require.Equal(t, harvest.RecordSuccess, gotRec.Status)
-	require.Equal(t, "ours", gotRec.SourceHash)
-	gotDS, err := s.DatasetGet(ctx, &store.DatasetGetParams{SourceID: srcID, Identifier: "id-1"})
-	require.NoError(t, err)
-	require.Equal(t, dsID, gotDS.ID)
-	require.Equal(t, "slug-1", gotDS.Slug)
-	require.Equal(t, recID, gotDS.RecordID)
-	known, err := s.RecordCompareBatch(ctx, []store.RecordCompareKey{{SourceID: srcID, Identifier: "id-1",
-		RecordID: harvest.RecordID(uuid.NewString(), "id-1")}})
-	require.NoError(t, err)
-	require.NotNil(t, known[0].Latest)
-	require.Equal(t, "theirs", known[0].Latest.H2SourceHash)
-	require.Equal(t, "ours", known[0].Latest.SourceHash)
-	require.True(t, known[0].DatasetLive)
-
+	org, ds, srcID, recID, created := rows.org, rows.ds, rows.src.ID, rows.rec.ID, rows.rec.CreatedAt
 	org.Name, ds.Slug = "Agency 2", "slug-2"
 	r, err := s.OrganizationImport(ctx, org)
 	require.NoError(t, err)
@@ -87,7 +33,7 @@ func testImport(t *testing.T, s store.Store) {
 	r, err = s.DatasetImport(ctx, ds)
 	require.NoError(t, err)
 	require.Equal(t, store.ImportChanged, r)
-	gotDS, err = s.DatasetGet(ctx, &store.DatasetGetParams{SourceID: srcID, Identifier: "id-1"})
+	gotDS, err := s.DatasetGet(ctx, &store.DatasetGetParams{SourceID: srcID, Identifier: "id-1"})
 	require.NoError(t, err)
 	require.Equal(t, "slug-2", gotDS.Slug)
 
@@ -108,6 +54,88 @@ func testImport(t *testing.T, s store.Store) {
 	_, err = s.DatasetImport(ctx, &store.DatasetImportParams{ID: uuid.NewString(), Slug: "slug-2", SourceID: srcID,
 		Identifier: "id-2", DCAT: ds.DCAT, RecordID: recID, LastHarvestedDate: created})
 	require.ErrorIs(t, err, store.ErrConflict)
+}
+
+// importRows are one of each imported row: an organization, its source, a job, a record of
+// it with an H2.0 hash, and its dataset.
+type importRows struct {
+	org *store.OrganizationImportParams
+	src *store.SourceImportParams
+	job *store.JobImportParams
+	rec *store.RecordImportParams
+	ds  *store.DatasetImportParams
+}
+
+func newImportRows() *importRows {
+	orgID, srcID, jobID, recID, dsID := uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString()
+	created := time.Date(2025, 7, 1, 12, 30, 15, 123456000, time.UTC)
+	return &importRows{
+		org: &store.OrganizationImportParams{ID: orgID, Name: "Agency", Slug: "agency"},
+		src: &store.SourceImportParams{ID: srcID, SourceInsertParams: store.SourceInsertParams{OrganizationID: orgID,
+			Name: "src", URL: "http://example.test/data.json", SourceType: harvest.SourceDocument,
+			SchemaType: harvest.SchemaDCATUS11Federal, Frequency: harvest.FrequencyWeekly,
+			NotificationEmails: []string{"a@example.test"}, NotificationFrequency: harvest.NotifyAlways}},
+		job: &store.JobImportParams{ID: jobID, SourceID: srcID, JobType: harvest.JobHarvest, Status: harvest.JobComplete,
+			CreatedAt: created, FinishedAt: created.Add(time.Minute), Counts: harvest.Counts{Total: 1, Added: 1}},
+		rec: &store.RecordImportParams{ID: recID, JobID: jobID, SourceID: srcID, Identifier: "id-1",
+			Action: harvest.ActionCreate, SourceHash: "ours", H2SourceHash: "theirs", SourceRaw: `{"identifier": "id-1"}`,
+			SchemaType: harvest.SchemaDCATUS11Federal, CreatedAt: created},
+		ds: &store.DatasetImportParams{ID: dsID, Slug: "slug-1", SourceID: srcID, Identifier: "id-1",
+			DCAT: json.RawMessage(`{"identifier": "id-1", "title": "T"}`), RecordID: recID, LastHarvestedDate: created},
+	}
+}
+
+// importAll imports the rows in order and returns what each import did.
+func (r *importRows) importAll(t *testing.T, s store.Store) []store.ImportResult {
+	t.Helper()
+	ctx := t.Context()
+	var out []store.ImportResult
+	for _, f := range []func() (store.ImportResult, error){
+		func() (store.ImportResult, error) { return s.OrganizationImport(ctx, r.org) },
+		func() (store.ImportResult, error) { return s.SourceImport(ctx, r.src) },
+		func() (store.ImportResult, error) { return s.JobImport(ctx, r.job) },
+		func() (store.ImportResult, error) { return s.RecordImport(ctx, r.rec) },
+		func() (store.ImportResult, error) { return s.DatasetImport(ctx, r.ds) },
+	} {
+		res, err := f()
+		require.NoError(t, err)
+		out = append(out, res)
+	}
+	return out
+}
+
+// requireReadBack: the imported rows read back as written, and the record is what
+// RecordCompareBatch finds as the newest comparable record, H2.0 hash included.
+func (r *importRows) requireReadBack(t *testing.T, s store.Store) {
+	t.Helper()
+	ctx := t.Context()
+	gotSrc, err := s.SourceGet(ctx, r.src.ID)
+	require.NoError(t, err)
+	require.Equal(t, r.org.ID, gotSrc.OrganizationID)
+	require.Equal(t, []string{"a@example.test"}, gotSrc.NotificationEmails)
+	require.Equal(t, harvest.FrequencyWeekly, gotSrc.Frequency)
+	require.NotNil(t, gotSrc.NextRunAt, "an imported weekly source is scheduled")
+	gotJob, err := s.JobGet(ctx, r.job.ID)
+	require.NoError(t, err)
+	require.Equal(t, harvest.JobComplete, gotJob.Status)
+	require.True(t, gotJob.CreatedAt.Equal(r.job.CreatedAt), gotJob.CreatedAt)
+	require.Equal(t, 1, gotJob.Added)
+	gotRec, err := s.RecordGet(ctx, r.rec.ID)
+	require.NoError(t, err)
+	require.Equal(t, harvest.RecordSuccess, gotRec.Status)
+	require.Equal(t, "ours", gotRec.SourceHash)
+	gotDS, err := s.DatasetGet(ctx, &store.DatasetGetParams{SourceID: r.src.ID, Identifier: "id-1"})
+	require.NoError(t, err)
+	require.Equal(t, r.ds.ID, gotDS.ID)
+	require.Equal(t, "slug-1", gotDS.Slug)
+	require.Equal(t, r.rec.ID, gotDS.RecordID)
+	known, err := s.RecordCompareBatch(ctx, []store.RecordCompareKey{{SourceID: r.src.ID, Identifier: "id-1",
+		RecordID: harvest.RecordID(uuid.NewString(), "id-1")}})
+	require.NoError(t, err)
+	require.NotNil(t, known[0].Latest)
+	require.Equal(t, "theirs", known[0].Latest.H2SourceHash)
+	require.Equal(t, "ours", known[0].Latest.SourceHash)
+	require.True(t, known[0].DatasetLive)
 }
 
 // testImportNotDue: an imported scheduled source's next run is one frequency after the import,

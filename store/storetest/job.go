@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -14,20 +13,7 @@ import (
 func testJobInsert(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	src := newSource(t, s)
-	job, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobForceHarvest})
-	require.NoError(t, err)
-	require.NotEmpty(t, job.ID, "an empty ID is generated")
-	require.Equal(t, src.ID, job.SourceID)
-	require.Equal(t, harvest.JobForceHarvest, job.JobType)
-	require.Equal(t, harvest.JobInProgress, job.Status)
-	require.False(t, job.CreatedAt.IsZero())
-	require.Nil(t, job.FinishedAt)
-	require.Nil(t, job.Expected)
-	require.Equal(t, counters{}, countersOf(job))
-
-	got, err := s.JobGet(ctx, job.ID)
-	require.NoError(t, err)
-	require.Equal(t, job, got)
+	job := requireNewJob(t, s, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobForceHarvest}, harvest.JobInProgress)
 
 	finishJob(t, s, job.ID)
 	id := uuid.NewString()
@@ -225,42 +211,16 @@ func testJobFinishConcurrent(t *testing.T, s store.Store) {
 	_, err := s.JobSetExpected(t.Context(), &store.JobSetExpectedParams{JobID: job.ID, Expected: 0})
 	require.NoError(t, err)
 
-	const n = 8
-	finished := make([]bool, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { _, finished[i], errs[i] = s.JobFinish(t.Context(), job.ID) })
-	}
-	wg.Wait()
-	count := 0
-	for i := range n {
-		require.NoError(t, errs[i])
-		if finished[i] {
-			count++
-		}
-	}
-	require.Equal(t, 1, count)
+	require.Equal(t, 1, racing(t, func() (bool, error) {
+		_, finished, err := s.JobFinish(t.Context(), job.ID)
+		return finished, err
+	}))
 }
 
 // testJobInsertQueued: a queued job is new, unfinished, and waits for JobStartQueued.
 func testJobInsertQueued(t *testing.T, s store.Store) {
-	ctx := t.Context()
 	src := newSource(t, s)
-	job, err := s.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobValidate, Queued: true})
-	require.NoError(t, err)
-	require.NotEmpty(t, job.ID)
-	require.Equal(t, src.ID, job.SourceID)
-	require.Equal(t, harvest.JobValidate, job.JobType)
-	require.Equal(t, harvest.JobNew, job.Status)
-	require.False(t, job.CreatedAt.IsZero())
-	require.Nil(t, job.FinishedAt)
-	require.Nil(t, job.Expected)
-	require.Equal(t, counters{}, countersOf(job))
-
-	got, err := s.JobGet(ctx, job.ID)
-	require.NoError(t, err)
-	require.Equal(t, job, got)
+	requireNewJob(t, s, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobValidate, Queued: true}, harvest.JobNew)
 }
 
 // testJobInsertOneUnfinished: a queued or running job blocks a second job of either kind for
@@ -375,4 +335,24 @@ func testJobListDefaultLimit(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.Len(t, jobs, store.DefaultLimit)
 	require.Equal(t, store.DefaultLimit+1, total)
+}
+
+// requireNewJob inserts a job with p and requires it to read back as a new job of status
+// status, with an ID generated (p's ID is empty), no finish, no expected count and no counts.
+func requireNewJob(t *testing.T, s store.Store, p *store.JobInsertParams, status harvest.JobStatus) *store.HarvestJob {
+	t.Helper()
+	job, err := s.JobInsert(t.Context(), p)
+	require.NoError(t, err)
+	require.NotEmpty(t, job.ID, "an empty ID is generated")
+	require.Equal(t, p.SourceID, job.SourceID)
+	require.Equal(t, p.JobType, job.JobType)
+	require.Equal(t, status, job.Status)
+	require.False(t, job.CreatedAt.IsZero())
+	require.Nil(t, job.FinishedAt)
+	require.Nil(t, job.Expected)
+	require.Equal(t, counters{}, countersOf(job))
+	got, err := s.JobGet(t.Context(), job.ID)
+	require.NoError(t, err)
+	require.Equal(t, job, got)
+	return job
 }

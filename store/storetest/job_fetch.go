@@ -89,18 +89,14 @@ func testJobFetchLatest(t *testing.T, s store.Store) {
 func testJobFetchLatestUnsettled(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	src := newSource(t, s)
-	job := newFetchedJob(t, s, src.ID, "e")
-	ok := newRecord(t, s, job, "ok")
-	settleRecord(t, s, ok, harvest.RecordSuccess)
+	job := newFetchedJob(t, s, src.ID, "e", "ok")
 	failed := newRecord(t, s, job, "failed")
 	settleRecord(t, s, failed, harvest.RecordFailed)
 	finishJob(t, s, job.ID)
 	_, err := s.JobFetchLatest(ctx, src.ID)
 	require.ErrorIs(t, err, store.ErrNotFound, "a record failed for a reason of its own: harvest it again")
 
-	next := newFetchedJob(t, s, src.ID, "e2")
-	again := newRecord(t, s, next, "failed")
-	settleRecord(t, s, again, harvest.RecordSuccess)
+	next := newFetchedJob(t, s, src.ID, "e2", "failed")
 	finishJob(t, s, next.ID)
 	got, err := s.JobFetchLatest(ctx, src.ID)
 	require.NoError(t, err, "the failed record settled in a later job")
@@ -113,9 +109,7 @@ func testJobFetchLatestUnsettled(t *testing.T, s store.Store) {
 func testJobFetchLatestStageError(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	src := newSource(t, s)
-	job := newFetchedJob(t, s, src.ID, "e")
-	ok := newRecord(t, s, job, "ok")
-	settleRecord(t, s, ok, harvest.RecordSuccess)
+	job := newFetchedJob(t, s, src.ID, "e", "ok")
 	_, _, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: job.ID, Key: "invalid", Identifier: "invalid",
 		Outcome: harvest.OutcomeErrored, Errors: []harvest.RecordError{{Type: "ValidationError",
 			Message: "invalid", Severity: harvest.SeverityError}}})
@@ -135,10 +129,14 @@ func testJobFetchLatestStageError(t *testing.T, s store.Store) {
 	require.ErrorIs(t, err, store.ErrNotFound, "a stage gave up on a record: list the document again")
 }
 
-// newFetchedJob starts a harvest job of the source that fetched URL "u" with ETag etag.
-func newFetchedJob(t *testing.T, s store.Store, sourceID, etag string) *store.HarvestJob {
+// newFetchedJob starts a harvest job of the source that fetched URL "u" with ETag etag, with a
+// record settled successfully for each identifier of settled.
+func newFetchedJob(t *testing.T, s store.Store, sourceID, etag string, settled ...string) *store.HarvestJob {
 	t.Helper()
 	job := newJob(t, s, sourceID)
 	require.NoError(t, s.JobFetchSet(t.Context(), &store.JobFetch{JobID: job.ID, URL: "u", ETag: etag}))
+	for _, id := range settled {
+		settleRecord(t, s, newRecord(t, s, job, id), harvest.RecordSuccess)
+	}
 	return job
 }

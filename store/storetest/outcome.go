@@ -150,27 +150,10 @@ func testOutcomeSettleRecordStatus(t *testing.T, s store.Store) {
 // testOutcomeSettleConcurrent: racing redeliveries of one outcome count it once.
 func testOutcomeSettleConcurrent(t *testing.T, s store.Store) {
 	job := newJob(t, s, newSource(t, s).ID)
-	const n = 8
-	fresh := make([]bool, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			_, fresh[i], errs[i] = s.OutcomeSettle(t.Context(), &store.OutcomeSettleParams{
-				JobID: job.ID, Key: "a", Identifier: "a", Outcome: harvest.OutcomeAdded,
-				Errors: []harvest.RecordError{{Type: "ValidationWarning", Message: "w", Severity: harvest.SeverityWarning}},
-			})
-		})
-	}
-	wg.Wait()
-	count := 0
-	for i := range n {
-		require.NoError(t, errs[i])
-		if fresh[i] {
-			count++
-		}
-	}
-	require.Equal(t, 1, count)
+	require.Equal(t, 1, settleRacing(t, s, &store.OutcomeSettleParams{
+		JobID: job.ID, Key: "a", Identifier: "a", Outcome: harvest.OutcomeAdded,
+		Errors: []harvest.RecordError{{Type: harvest.TypeValidationWarning, Message: "w", Severity: harvest.SeverityWarning}},
+	}))
 
 	got, err := s.JobGet(t.Context(), job.ID)
 	require.NoError(t, err)
@@ -213,4 +196,37 @@ func testOutcomeSettleAfterFinish(t *testing.T, s store.Store) {
 		require.Equal(t, beforeRec.Status, stored.Status, "%s: a late outcome sets no status", end)
 		require.Empty(t, recordErrors(t, s, job.ID), "%s: a late outcome writes no error row", end)
 	}
+}
+
+// settleRacing settles copies of p from 8 goroutines at once and returns how many of them
+// settled it fresh.
+func settleRacing(t *testing.T, s store.Store, p *store.OutcomeSettleParams) int {
+	t.Helper()
+	return racing(t, func() (bool, error) {
+		pc := *p
+		_, fresh, err := s.OutcomeSettle(t.Context(), &pc)
+		return fresh, err
+	})
+}
+
+// racing calls fn from 8 goroutines at once, requires no error and returns how many calls
+// said true.
+func racing(t *testing.T, fn func() (bool, error)) int {
+	t.Helper()
+	const n = 8
+	says := make([]bool, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { says[i], errs[i] = fn() })
+	}
+	wg.Wait()
+	count := 0
+	for i := range n {
+		require.NoError(t, errs[i])
+		if says[i] {
+			count++
+		}
+	}
+	return count
 }

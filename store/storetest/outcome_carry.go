@@ -17,17 +17,9 @@ import (
 // not the second job's copies; an unknown record copies nothing.
 func testOutcomeSettleCarriesErrors(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	src := newSource(t, s)
-	first := newJob(t, s, src.ID)
-	rec := newRecord(t, s, first, "bad")
-	_, fresh, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: "bad", Identifier: "bad",
-		RecordID: rec.ID, Outcome: harvest.OutcomeErrored, Status: harvest.RecordErrorValidation,
-		Errors: []harvest.RecordError{
-			{Type: "ValidationError", Message: "title missing", Severity: harvest.SeverityError},
-			{Type: "TransformWarning", Message: "no modified date", Severity: harvest.SeverityWarning},
-		}})
-	require.NoError(t, err)
-	require.True(t, fresh)
+	src, first, rec := erroredRecord(t, s,
+		harvest.RecordError{Type: "ValidationError", Message: "title missing", Severity: harvest.SeverityError},
+		harvest.RecordError{Type: "TransformWarning", Message: "no modified date", Severity: harvest.SeverityWarning})
 	finishJob(t, s, first.ID)
 
 	carried := func(jobID string) []*store.RecordError {
@@ -84,14 +76,9 @@ func testOutcomeSettleCarriesErrors(t *testing.T, s store.Store) {
 // identifier, record and origin (a row that job had carried names the job that found it).
 func testOutcomeSettleCarriesJobErrors(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	src := newSource(t, s)
-	first := newJob(t, s, src.ID)
-	rec := newRecord(t, s, first, "bad")
-	_, _, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: "bad", Identifier: "bad",
-		RecordID: rec.ID, Outcome: harvest.OutcomeErrored, Status: harvest.RecordErrorValidation,
-		Errors: []harvest.RecordError{{Type: "ValidationError", Message: "title missing", Severity: harvest.SeverityError}}})
-	require.NoError(t, err)
-	_, _, err = s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: "listing/3", Identifier: "dup",
+	src, first, rec := erroredRecord(t, s,
+		harvest.RecordError{Type: "ValidationError", Message: "title missing", Severity: harvest.SeverityError})
+	_, _, err := s.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: first.ID, Key: "listing/3", Identifier: "dup",
 		Outcome: harvest.OutcomeErrored,
 		Errors:  []harvest.RecordError{{Type: "DuplicateIdentifier", Message: "repeats", Severity: harvest.SeverityError}}})
 	require.NoError(t, err)
@@ -151,4 +138,18 @@ func testOutcomeSettleClipsErrorIdentifier(t *testing.T, s store.Store) {
 		require.Equal(t, harvest.ClipIdentifier(long), rows[0].Identifier)
 		require.LessOrEqual(t, len(rows[0].Identifier), harvest.MaxIdentifierBytes+len("…(100019 bytes)"))
 	}
+}
+
+// erroredRecord makes a source, a job of it and its record "bad", settled errored (failed
+// validation) with the error rows errs.
+func erroredRecord(t *testing.T, s store.Store, errs ...harvest.RecordError) (*store.Source, *store.HarvestJob, *store.HarvestRecord) {
+	t.Helper()
+	src := newSource(t, s)
+	job := newJob(t, s, src.ID)
+	rec := newRecord(t, s, job, "bad")
+	_, fresh, err := s.OutcomeSettle(t.Context(), &store.OutcomeSettleParams{JobID: job.ID, Key: "bad", Identifier: "bad",
+		RecordID: rec.ID, Outcome: harvest.OutcomeErrored, Status: harvest.RecordErrorValidation, Errors: errs})
+	require.NoError(t, err)
+	require.True(t, fresh)
+	return src, job, rec
 }

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -137,26 +136,9 @@ func testOutcomeReopenConcurrent(t *testing.T, s store.Store) {
 	stageFailure(t, s, bad, false, "failure")
 	finishJob(t, s, job.ID)
 	require.True(t, reopen(t, s, job.ID, "bad"))
-	const n = 8
-	fresh := make([]bool, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			_, fresh[i], errs[i] = s.OutcomeSettle(t.Context(), &store.OutcomeSettleParams{JobID: job.ID,
-				Key: harvest.IdentifierKey("bad"), Identifier: "bad", RecordID: bad.ID, Outcome: harvest.OutcomeUpdated,
-				Status: harvest.RecordSuccess, Validated: true})
-		})
-	}
-	wg.Wait()
-	count := 0
-	for i := range n {
-		require.NoError(t, errs[i])
-		if fresh[i] {
-			count++
-		}
-	}
-	require.Equal(t, 1, count)
+	require.Equal(t, 1, settleRacing(t, s, &store.OutcomeSettleParams{JobID: job.ID,
+		Key: harvest.IdentifierKey("bad"), Identifier: "bad", RecordID: bad.ID, Outcome: harvest.OutcomeUpdated,
+		Status: harvest.RecordSuccess, Validated: true}))
 	got, err := s.JobGet(t.Context(), job.ID)
 	require.NoError(t, err)
 	require.Equal(t, counters{Total: 1, Updated: 1, Validated: 1, Settled: 1}, countersOf(got))

@@ -1,0 +1,74 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Dataset is a live dataset row of the federal catalog.
+type Dataset struct {
+	ID                string
+	Slug              string
+	SourceID          string
+	Identifier        string
+	DCAT              json.RawMessage
+	RecordID          string
+	LastHarvestedDate time.Time
+	RecordType        string // the DCAT-US 3.0 record type (harvest.RecordType*); "dataset" for every other record
+}
+
+// DatasetRecordType is the record_type a dataset row stores for a record of type t: t, or
+// "dataset" when t is "".
+func DatasetRecordType(t string) string {
+	if t == "" {
+		return "dataset"
+	}
+	return t
+}
+
+// DatasetDeleteParams names a dataset by source and identifier.
+type DatasetDeleteParams struct {
+	SourceID   string
+	Identifier string
+}
+
+// DatasetFindElsewhereParams names an identifier and the source to leave out.
+type DatasetFindElsewhereParams struct {
+	SourceID   string
+	Identifier string
+}
+
+// DatasetElsewhere is a live dataset of another source (DatasetFindElsewhere).
+type DatasetElsewhere struct {
+	SourceID   string
+	SourceName string
+	Identifier string
+	Slug       string
+}
+
+// DatasetGetParams names a dataset by source and identifier.
+type DatasetGetParams struct {
+	SourceID   string
+	Identifier string
+}
+
+// DatasetListParams selects a source's datasets.
+type DatasetListParams struct {
+	SourceID string
+}
+
+// DatasetListUnseenParams selects a source's datasets that a job did not list.
+type DatasetListUnseenParams struct {
+	SourceID string
+	JobID    string
+}
+
+// DatasetUpsertParams is a dataset write from SYNC.
+type DatasetUpsertParams struct {
+	SourceID   string
+	Identifier string
+	Slug       string // used only when the dataset is created
+	DCAT       json.RawMessage
+	RecordID   string
+	RecordType string // harvest.RecordType*; "" is a dataset
+}
