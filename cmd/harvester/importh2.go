@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,48 +52,7 @@ database is not H2.0's or the databases could not be read or written, 2 for bad 
   harvester import-h2 --from "$H2_DATABASE_URL" --rewrite-url http://old.example.gov/data.json=https://new.example.gov/data.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := h2import.Config{From: f.from, RewriteURLs: map[string]string{}}
-			if f.from == "" {
-				return usageError{errors.New("--from: the H2.0 database URL is required")}
-			}
-			if f.format != "text" && f.format != "json" {
-				return usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
-			}
-			for _, r := range f.rewrite {
-				old, to, ok := strings.Cut(r, "=")
-				if !ok || old == "" || to == "" {
-					return usageError{fmt.Errorf("--rewrite-url: %q is not OLD=NEW", r)}
-				}
-				cfg.RewriteURLs[old] = to
-			}
-			st, err := f.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			rep, runErr := h2import.Run(cmd.Context(), cfg, st)
-			out := cmd.OutOrStdout()
-			if rep != nil {
-				if f.format == "json" {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					if err := enc.Encode(importReport{Report: rep, Summary: rep.String(), Changed: rep.Changed()}); err != nil {
-						return err
-					}
-				} else {
-					fmt.Fprintln(out, rep.String())
-					for _, e := range rep.Errors {
-						fmt.Fprintln(out, "  error:", e)
-					}
-				}
-			}
-			if runErr != nil {
-				return runErr
-			}
-			if rep.ErrorCount > 0 {
-				return fmt.Errorf("%d rows could not be imported", rep.ErrorCount)
-			}
-			return nil
+			return f.run(cmd.Context(), cmd.OutOrStdout())
 		},
 	}
 	f.register(cmd)
@@ -100,6 +61,57 @@ database is not H2.0's or the databases could not be read or written, 2 for bad 
 	fl.StringArrayVar(&f.rewrite, "rewrite-url", nil, "OLD=NEW: the source whose H2.0 url is OLD gets the url NEW (repeatable)")
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	return cmd
+}
+
+// run checks the flags (a usageError for a bad one), imports and prints the report.
+func (f *importH2Flags) run(ctx context.Context, out io.Writer) error {
+	cfg := h2import.Config{From: f.from, RewriteURLs: map[string]string{}}
+	if f.from == "" {
+		return usageError{errors.New("--from: the H2.0 database URL is required")}
+	}
+	if f.format != "text" && f.format != "json" {
+		return usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
+	}
+	for _, r := range f.rewrite {
+		old, to, ok := strings.Cut(r, "=")
+		if !ok || old == "" || to == "" {
+			return usageError{fmt.Errorf("--rewrite-url: %q is not OLD=NEW", r)}
+		}
+		cfg.RewriteURLs[old] = to
+	}
+	st, err := f.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rep, runErr := h2import.Run(ctx, cfg, st)
+	if rep != nil {
+		if err := printImport(out, rep, f.format); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if rep.ErrorCount > 0 {
+		return fmt.Errorf("%d rows could not be imported", rep.ErrorCount)
+	}
+	return nil
+}
+
+// printImport writes the import report as text (the summary and an "error:" line a row) or
+// as indented JSON (importReport).
+func printImport(out io.Writer, rep *h2import.Report, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(importReport{Report: rep, Summary: rep.String(), Changed: rep.Changed()})
+	}
+	fmt.Fprintln(out, rep.String())
+	for _, e := range rep.Errors {
+		fmt.Fprintln(out, "  error:", e)
+	}
+	return nil
 }
 
 // importReport is import-h2's --format json output.
