@@ -163,10 +163,7 @@ func TestStandbySchedulerTakesOverAndCleansOrphans(t *testing.T) {
 			ctx := context.Background()
 			stB, openOther := open(t)
 			stA := openOther(t)
-			src, err := stB.SourceInsert(ctx, &store.SourceInsertParams{Name: "cftc",
-				URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
-				SchemaType: harvest.SchemaDCATUS11NonFederal})
-			require.NoError(t, err)
+			src := cftcSource(t, stB)
 
 			// Scheduler A leads and starts a job; its process then dies with the job in flight:
 			// its bus goes away with it, so no stage ever sees the job.
@@ -233,12 +230,7 @@ func TestRedrivesAreBounded(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			st, _ := open(t)
-			src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "cftc",
-				URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
-				SchemaType: harvest.SchemaDCATUS11NonFederal})
-			require.NoError(t, err)
-			job, err := jobs.Control{Store: st}.Enqueue(ctx, src.ID, harvest.JobHarvest)
-			require.NoError(t, err)
+			job := cftcJob(t, st)
 			s, err := scheduler.New(scheduler.Config{Interval: 10 * time.Millisecond, OrphanTimeout: 50 * time.Millisecond,
 				MaxRedrives: 2}, st, bus(t, natstest.URL(t)).Publisher(), quiet) // streams, but no stages
 			require.NoError(t, err)
@@ -259,7 +251,7 @@ func TestRedrivesAreBounded(t *testing.T) {
 			require.Contains(t, errs[0].Message, "the worker processes running it most likely crashed or were killed",
 				"the message names the likely cause")
 			require.Contains(t, errs[0].Message, "Look in the workers' logs and exit statuses", "and what to do")
-			_, err = jobs.Control{Store: st}.Enqueue(ctx, src.ID, harvest.JobHarvest)
+			_, err = jobs.Control{Store: st}.Enqueue(ctx, job.SourceID, harvest.JobHarvest)
 			require.NoError(t, err, "the source can run again")
 		})
 	}
@@ -302,12 +294,7 @@ func TestDispatchFailureLeavesTheJobToRedrive(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, _ := backends["sqlite"](t)
-	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "cftc",
-		URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
-		SchemaType: harvest.SchemaDCATUS11NonFederal})
-	require.NoError(t, err)
-	job, err := jobs.Control{Store: st}.Enqueue(ctx, src.ID, harvest.JobHarvest)
-	require.NoError(t, err)
+	job := cftcJob(t, st)
 	down := bus(t, natstest.URL(t))
 	down.Close() // every publish fails
 	s, err := scheduler.New(scheduler.Config{Interval: 10 * time.Millisecond, OrphanTimeout: 50 * time.Millisecond,
@@ -331,12 +318,7 @@ func TestOrphanMessageNamesCrash(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, _ := backends["sqlite"](t)
-	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "cftc",
-		URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
-		SchemaType: harvest.SchemaDCATUS11NonFederal})
-	require.NoError(t, err)
-	job, err := jobs.Control{Store: st}.Enqueue(ctx, src.ID, harvest.JobHarvest)
-	require.NoError(t, err)
+	job := cftcJob(t, st)
 	s, err := scheduler.New(scheduler.Config{Interval: 10 * time.Millisecond, OrphanTimeout: 50 * time.Millisecond,
 		MaxRedrives: -1}, st, bus(t, natstest.URL(t)).Publisher(), quiet) // streams, but no stages
 	require.NoError(t, err)
@@ -353,4 +335,22 @@ func TestOrphanMessageNamesCrash(t *testing.T) {
 	require.Contains(t, errs[0].Message, "no progress for more than 50ms: the worker process running this job most likely "+
 		"crashed or was killed; the job was ended so that its source can run again.")
 	require.Contains(t, errs[0].Message, "Look in the workers' logs and exit statuses around the job's last heartbeat")
+}
+
+// cftcSource adds a non-federal data.json source of the CFTC corpus catalog to st.
+func cftcSource(t *testing.T, st store.Store) *store.Source {
+	t.Helper()
+	src, err := st.SourceInsert(t.Context(), &store.SourceInsertParams{Name: "cftc",
+		URL: corpustest.Path(t, "dcatus/datagov-cftc.data.json"), SourceType: harvest.SourceDocument,
+		SchemaType: harvest.SchemaDCATUS11NonFederal})
+	require.NoError(t, err)
+	return src
+}
+
+// cftcJob queues a harvest job of a new cftcSource.
+func cftcJob(t *testing.T, st store.Store) *store.HarvestJob {
+	t.Helper()
+	job, err := jobs.Control{Store: st}.Enqueue(t.Context(), cftcSource(t, st).ID, harvest.JobHarvest)
+	require.NoError(t, err)
+	return job
 }
