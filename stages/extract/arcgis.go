@@ -39,10 +39,7 @@ func ArcGISHubIdentifier(base, id string) string { return base + "/datasets/" + 
 // harvest it as a document source instead.
 func (h *Handler) arcgisPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 	base := ArcGISBaseURL(job.URL)
-	if u, err := url.Parse(base); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("arcgis source URL %q: want the portal's or Hub site's http(s) URL", job.URL)
-	}
-	num, err := pageSizeOption(job, "num", DefaultArcGISNum, 100)
+	num, err := portalPageSize(job, base, "the portal's or Hub site's http(s) URL", "num", DefaultArcGISNum, 100)
 	if err != nil {
 		return nil, err
 	}

@@ -35,10 +35,7 @@ func ODSIdentifier(base, uid string) string { return base + "/datasets/" + uid }
 // (catalog/exports/dcat) is RDF: harvest it as an rdf source instead.
 func (h *Handler) odsPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 	base := ODSBaseURL(job.URL)
-	if u, err := url.Parse(base); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("opendatasoft source URL %q: want the portal's http(s) URL, e.g. https://example.opendatasoft.com", job.URL)
-	}
-	limit, err := pageSizeOption(job, "limit", DefaultODSLimit, 100)
+	limit, err := portalPageSize(job, base, "the portal's http(s) URL, e.g. https://example.opendatasoft.com", "limit", DefaultODSLimit, 100)
 	if err != nil {
 		return nil, err
 	}

@@ -148,6 +148,16 @@ func (e *foreignDomainError) Error() string {
 		"source's domain option to it if this host serves that domain)", e.id, titled(e.title), e.domain, e.source, e.domain)
 }
 
+// portalPageSize is the page size option of a portal job (pageSizeOption), once base, the
+// portal base made from job's URL, is an http(s) URL with a host; else an error
+// "<source type> source URL <job's URL>: want <want>".
+func portalPageSize(job *harvest.Job, base, want, option string, def, maxSize int) (int, error) {
+	if u, err := url.Parse(base); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return 0, fmt.Errorf("%s source URL %q: want %s", job.SourceType, job.URL, want)
+	}
+	return pageSizeOption(job, option, def, maxSize)
+}
+
 // pageSizeOption reads a page size option of job: def when unset, else a number from 1 to
 // maxSize.
 func pageSizeOption(job *harvest.Job, name string, def, maxSize int) (int, error) {
