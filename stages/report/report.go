@@ -175,9 +175,9 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 		case err != nil:
 			return nil, fmt.Errorf("settle outcome: %w", err)
 		case r.finished != nil:
-			return h.report(ctx, r.finished)
+			return h.report(ctx, r.finished, true)
 		case r.Fresh && r.Job.Status.Finished(): // a replayed record changed a finished job's counts
-			return h.replayReport(ctx, r.Job)
+			return h.report(ctx, r.Job, false)
 		}
 		return nil, nil
 	case harvest.SettledExpected:
@@ -189,7 +189,7 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 		if err != nil {
 			return nil, fmt.Errorf("get failed job: %w", err)
 		}
-		return h.report(ctx, job)
+		return h.report(ctx, job, true)
 	default:
 		return nil, harvest.Permanent(fmt.Errorf("unknown settled kind %q", s.Kind))
 	}
@@ -197,10 +197,14 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 	if err != nil || !finished {
 		return nil, err
 	}
-	return h.report(ctx, job)
+	return h.report(ctx, job, true)
 }
 
-func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message.Message, error) {
+// report returns the harvest report of job. final: the job just finished, so the report
+// carries its last job error's message, its email goes out (notify) and the finished-job
+// metrics count it; a replay's report (final false, after a replayed record changed a finished
+// job's counts) carries the new counts only.
+func (h *Handler) report(ctx context.Context, job *store.HarvestJob, final bool) ([]*message.Message, error) {
 	src, err := h.store.SourceGet(ctx, job.SourceID)
 	if err != nil {
 		return nil, fmt.Errorf("get source of job: %w", err)
@@ -209,6 +213,9 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message
 	invalid, err := h.resources(ctx, r)
 	if err != nil {
 		return nil, err
+	}
+	if !final {
+		return reportMessages(r, invalid)
 	}
 	if job.Status == harvest.JobError {
 		errs, err := h.store.JobErrorList(ctx, job.ID)
@@ -222,22 +229,6 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message
 	h.notify(ctx, job, src, r.ErrorMessage)
 	h.jobs.WithLabelValues(string(job.Status)).Inc()
 	h.duration.Observe(r.EndTime.Sub(r.StartTime).Seconds())
-	return reportMessages(r, invalid)
-}
-
-// replayReport returns the harvest report of a finished job again after a replayed record
-// changed its counts: the event carries the new counts. No email is sent, and the finished-job
-// metrics are not counted again.
-func (h *Handler) replayReport(ctx context.Context, job *store.HarvestJob) ([]*message.Message, error) {
-	src, err := h.store.SourceGet(ctx, job.SourceID)
-	if err != nil {
-		return nil, fmt.Errorf("get source of job: %w", err)
-	}
-	r := NewReport(job, src)
-	invalid, err := h.resources(ctx, r)
-	if err != nil {
-		return nil, err
-	}
 	return reportMessages(r, invalid)
 }
 
