@@ -64,8 +64,7 @@ func TestJobGet(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	src := b.newSource(t, "")
-	job := b.newJob(t, src.ID, harvest.JobHarvest)
+	src, job := b.newHarvestJob(t)
 	path := "/api/v1/harvest_jobs/" + job.ID
 
 	got := b.get(t, path).object(t)
