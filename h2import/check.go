@@ -29,9 +29,26 @@ func canonicalID(id string) (string, bool) {
 	return u.String(), true
 }
 
-// notUUID is the refusal of an id that is not a UUID.
-func notUUID(field, id string) string {
-	return fmt.Sprintf("%s: %q is not a UUID", field, id)
+// fieldID is an id field of an imported row: its name and where it is.
+type fieldID struct {
+	field string
+	id    *string
+}
+
+// canonicalIDs puts each id in canonicalID's form once all are UUIDs; otherwise it changes none
+// and is the refusal of the first that is not (`<field>: "<id>" is not a UUID`).
+func canonicalIDs(ids ...fieldID) string {
+	canon := make([]string, len(ids))
+	for i, f := range ids {
+		var ok bool
+		if canon[i], ok = canonicalID(*f.id); !ok {
+			return fmt.Sprintf("%s: %q is not a UUID", f.field, *f.id)
+		}
+	}
+	for i, f := range ids {
+		*f.id = canon[i]
+	}
+	return ""
 }
 
 // fieldsWhy is the refusal of the fields the API's checks found bad, by field name in order, or "".
@@ -45,11 +62,10 @@ func fieldsWhy(fields map[string]string) string {
 
 // checkOrganization checks an organization as the API's POST does, and canonicalizes its id.
 func checkOrganization(o *store.OrganizationImportParams) string {
-	id, ok := canonicalID(o.ID)
-	if !ok {
-		return notUUID("id", o.ID)
+	if why := canonicalIDs(fieldID{"id", &o.ID}); why != "" {
+		return why
 	}
-	o.ID, o.Name = id, strings.TrimSpace(o.Name)
+	o.Name = strings.TrimSpace(o.Name)
 	fields := map[string]string{}
 	store.CheckOrganization(o.Name, o.Slug, fields)
 	return fieldsWhy(fields)
@@ -58,15 +74,9 @@ func checkOrganization(o *store.OrganizationImportParams) string {
 // checkSource checks a source as the API's POST does (schemaType as H2.0 has it), then puts
 // its urls in normal form as the API stores them, and canonicalizes its ids.
 func checkSource(p *store.SourceImportParams, schemaType string) string {
-	id, ok := canonicalID(p.ID)
-	if !ok {
-		return notUUID("id", p.ID)
+	if why := canonicalIDs(fieldID{"id", &p.ID}, fieldID{"organization_id", &p.OrganizationID}); why != "" {
+		return why
 	}
-	org, ok := canonicalID(p.OrganizationID)
-	if !ok {
-		return notUUID("organization_id", p.OrganizationID)
-	}
-	p.ID, p.OrganizationID = id, org
 	p.Name, p.URL = strings.TrimSpace(p.Name), strings.TrimSpace(p.URL)
 	p.CollectionParentURL = strings.TrimSpace(p.CollectionParentURL)
 	fields := map[string]string{}
@@ -83,25 +93,14 @@ func checkSource(p *store.SourceImportParams, schemaType string) string {
 
 // checkJob checks a job's id and canonicalizes it.
 func checkJob(j *store.JobImportParams) string {
-	id, ok := canonicalID(j.ID)
-	if !ok {
-		return notUUID("id", j.ID)
-	}
-	j.ID = id
-	return ""
+	return canonicalIDs(fieldID{"id", &j.ID})
 }
 
 // checkRecord checks a current record (its id, identifier and action) and canonicalizes its ids.
 func checkRecord(rec *store.RecordImportParams) string {
-	id, ok := canonicalID(rec.ID)
-	if !ok {
-		return notUUID("id", rec.ID)
+	if why := canonicalIDs(fieldID{"id", &rec.ID}, fieldID{"harvest_job_id", &rec.JobID}); why != "" {
+		return why
 	}
-	job, ok := canonicalID(rec.JobID)
-	if !ok {
-		return notUUID("harvest_job_id", rec.JobID)
-	}
-	rec.ID, rec.JobID = id, job
 	switch {
 	case strings.TrimSpace(rec.Identifier) == "":
 		return "identifier: required"
@@ -116,11 +115,9 @@ func checkRecord(rec *store.RecordImportParams) string {
 // checkDataset checks a live dataset: its id, its slug (one URL path segment: the API and web
 // UI find a dataset by /datasets/{slug}) and its dcat (a JSON object, as SYNC writes it).
 func checkDataset(ds *store.DatasetImportParams) string {
-	id, ok := canonicalID(ds.ID)
-	if !ok {
-		return notUUID("id", ds.ID)
+	if why := canonicalIDs(fieldID{"id", &ds.ID}); why != "" {
+		return why
 	}
-	ds.ID = id
 	switch {
 	case strings.TrimSpace(ds.Slug) == "":
 		return "slug: required"

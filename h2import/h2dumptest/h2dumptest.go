@@ -46,20 +46,13 @@ func Load(t testing.TB, dump string) string {
 		}
 		t.Skip("no Postgres for tests: set HARVESTER_TEST_DATABASE_URL")
 	}
-	ctx := context.Background()
 	name := "h2_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
-	conn, err := pgx.Connect(ctx, base)
-	require.NoError(t, err)
-	_, err = conn.Exec(ctx, "CREATE DATABASE "+name)
-	require.NoError(t, err)
-	require.NoError(t, conn.Close(ctx))
+	Exec(t, base, "CREATE DATABASE "+name)
 	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			return
+		if conn, err := pgx.Connect(context.Background(), base); err == nil {
+			_, _ = conn.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)")
+			_ = conn.Close(context.Background())
 		}
-		defer conn.Close(context.Background())
-		_, _ = conn.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)")
 	})
 	u, err := url.Parse(base)
 	require.NoError(t, err)
