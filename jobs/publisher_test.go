@@ -14,31 +14,13 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// startExtract is a Control over a new SQLite store (newStore) that publishes to an in-memory
-// pub/sub, and next, which waits for the next job message it sent to EXTRACT, acks it and
-// decodes it.
-func startExtract(t *testing.T) (ctl jobs.Control, next func() (*message.Message, harvest.Job)) {
-	t.Helper()
-	pubsub := gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 10}, watermill.NopLogger{})
-	t.Cleanup(func() { _ = pubsub.Close() })
-	msgs, err := pubsub.Subscribe(context.Background(), harvest.SubjectExtract)
-	require.NoError(t, err)
-	return jobs.Control{Store: newStore(t), Publisher: pubsub}, func() (*message.Message, harvest.Job) {
-		m := <-msgs
-		m.Ack()
-		var job harvest.Job
-		require.NoError(t, harvest.Decode(m, &job))
-		return m, job
-	}
-}
-
 // The job message names the source's organization as the publisher for ISO records that name
 // none; a source without one gives no name (never its own name, URL or file path).
 func TestStartPublisherName(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ctl, next := startExtract(t)
-	st := ctl.Store
+	st := newStore(t)
+	ctl, next := startExtract(t, st)
 	org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "National Oceanic and Atmospheric Administration", Slug: "noaa"})
 	require.NoError(t, err)
 	_, err = st.SourceInsert(ctx, &store.SourceInsertParams{OrganizationID: org.ID, Name: "NOAA WAF",
@@ -67,7 +49,8 @@ func TestStartPublisherName(t *testing.T) {
 func TestStartCarriesAcceptAndOptions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ctl, next := startExtract(t)
+	st := newStore(t)
+	ctl, next := startExtract(t, st)
 	job, err := ctl.Start(ctx, jobs.Params{URL: "https://fdk.example.no/catalog.ttl",
 		SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP, JobType: harvest.JobHarvest,
 		Accept: "text/turtle", AuthHeader: &store.AuthHeader{Name: "Authorization", Value: "Bearer top-secret"},
@@ -80,8 +63,25 @@ func TestStartCarriesAcceptAndOptions(t *testing.T) {
 	}
 	require.Equal(t, "text/turtle", msg.Accept)
 	require.Equal(t, map[string]string{"languages": "nb,en"}, msg.Options)
-	src, err := ctl.Store.SourceGet(ctx, job.SourceID)
+	src, err := st.SourceGet(ctx, job.SourceID)
 	require.NoError(t, err)
 	require.Equal(t, &store.AuthHeader{Name: "Authorization", Value: "Bearer top-secret"}, src.AuthHeader,
 		"kept in the store")
+}
+
+// startExtract is a Control over st that publishes to an in-memory pub/sub, and next, which
+// waits for the next job message it sent to EXTRACT, acks it and decodes it.
+func startExtract(t *testing.T, st store.Store) (ctl jobs.Control, next func() (*message.Message, harvest.Job)) {
+	t.Helper()
+	pubsub := gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 10}, watermill.NopLogger{})
+	t.Cleanup(func() { _ = pubsub.Close() })
+	msgs, err := pubsub.Subscribe(context.Background(), harvest.SubjectExtract)
+	require.NoError(t, err)
+	return jobs.Control{Store: st, Publisher: pubsub}, func() (*message.Message, harvest.Job) {
+		m := <-msgs
+		m.Ack()
+		var job harvest.Job
+		require.NoError(t, harvest.Decode(m, &job))
+		return m, job
+	}
 }
