@@ -99,12 +99,7 @@ type mailServe struct {
 
 // startMailServe starts it with the API key s3cret and serve's extra args.
 func startMailServe(t *testing.T, args ...string) *mailServe {
-	smtp := smtptest.New(t, smtptest.Options{})
-	t.Setenv("HARVESTER_API_KEY", "s3cret")
-	t.Setenv("HARVESTER_SMTP_HOST", smtp.Host)
-	t.Setenv("HARVESTER_SMTP_PORT", fmt.Sprint(smtp.Port))
-	t.Setenv("HARVESTER_SMTP_FROM", "Harvester <harvester@example.gov>")
-	t.Setenv("HARVESTER_SMTP_TLS", "none")
+	smtp := serveEnv(t)
 	natsURL := natstest.URL(t)
 	// The report event of a job is published after its email went out: waiting for it makes
 	// "no email was sent" a fact, not a guess.
