@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,19 +51,9 @@ database is not H2.0's or the databases could not be read or written, 2 for bad 
   harvester import-h2 --from "$H2_DATABASE_URL" --rewrite-url http://old.example.gov/data.json=https://new.example.gov/data.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := h2import.Config{From: f.from, RewriteURLs: map[string]string{}}
-			if f.from == "" {
-				return usageError{errors.New("--from: the H2.0 database URL is required")}
-			}
-			if f.format != "text" && f.format != "json" {
-				return usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
-			}
-			for _, r := range f.rewrite {
-				old, to, ok := strings.Cut(r, "=")
-				if !ok || old == "" || to == "" {
-					return usageError{fmt.Errorf("--rewrite-url: %q is not OLD=NEW", r)}
-				}
-				cfg.RewriteURLs[old] = to
+			cfg, err := f.config()
+			if err != nil {
+				return err
 			}
 			st, err := f.openStore(cmd.Context())
 			if err != nil {
@@ -70,19 +61,9 @@ database is not H2.0's or the databases could not be read or written, 2 for bad 
 			}
 			defer st.Close()
 			rep, runErr := h2import.Run(cmd.Context(), cfg, st)
-			out := cmd.OutOrStdout()
 			if rep != nil {
-				if f.format == "json" {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					if err := enc.Encode(importReport{Report: rep, Summary: rep.String(), Changed: rep.Changed()}); err != nil {
-						return err
-					}
-				} else {
-					fmt.Fprintln(out, rep.String())
-					for _, e := range rep.Errors {
-						fmt.Fprintln(out, "  error:", e)
-					}
+				if err := printImportReport(cmd.OutOrStdout(), f.format, rep); err != nil {
+					return err
 				}
 			}
 			if runErr != nil {
@@ -100,6 +81,40 @@ database is not H2.0's or the databases could not be read or written, 2 for bad 
 	fl.StringArrayVar(&f.rewrite, "rewrite-url", nil, "OLD=NEW: the source whose H2.0 url is OLD gets the url NEW (repeatable)")
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	return cmd
+}
+
+// config is the import's configuration from the flags; a usageError names a bad flag.
+func (f *importH2Flags) config() (h2import.Config, error) {
+	cfg := h2import.Config{From: f.from, RewriteURLs: map[string]string{}}
+	if f.from == "" {
+		return cfg, usageError{errors.New("--from: the H2.0 database URL is required")}
+	}
+	if f.format != "text" && f.format != "json" {
+		return cfg, usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
+	}
+	for _, r := range f.rewrite {
+		old, to, ok := strings.Cut(r, "=")
+		if !ok || old == "" || to == "" {
+			return cfg, usageError{fmt.Errorf("--rewrite-url: %q is not OLD=NEW", r)}
+		}
+		cfg.RewriteURLs[old] = to
+	}
+	return cfg, nil
+}
+
+// printImportReport writes rep to out: indented JSON (importReport) for format json, else its
+// summary line and one "  error: …" line per row not imported.
+func printImportReport(out io.Writer, format string, rep *h2import.Report) error {
+	if format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(importReport{Report: rep, Summary: rep.String(), Changed: rep.Changed()})
+	}
+	fmt.Fprintln(out, rep.String())
+	for _, e := range rep.Errors {
+		fmt.Fprintln(out, "  error:", e)
+	}
+	return nil
 }
 
 // importReport is import-h2's --format json output.
