@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -62,7 +61,7 @@ database is not H2.0's or the databases could not be read or written, 2 for bad 
 			defer st.Close()
 			rep, runErr := h2import.Run(cmd.Context(), cfg, st)
 			if rep != nil {
-				if err := printImportReport(cmd.OutOrStdout(), f.format, rep); err != nil {
+				if err := printImportReport(cmd, f.format, rep); err != nil {
 					return err
 				}
 			}
@@ -102,9 +101,10 @@ func (f *importH2Flags) config() (h2import.Config, error) {
 	return cfg, nil
 }
 
-// printImportReport writes rep to out: indented JSON (importReport) for format json, else its
-// summary line and one "  error: …" line per row not imported.
-func printImportReport(out io.Writer, format string, rep *h2import.Report) error {
+// printImportReport writes rep to cmd's output: indented JSON (importReport) for format json,
+// else its summary line and one "  error: …" line per row not imported.
+func printImportReport(cmd *cobra.Command, format string, rep *h2import.Report) error {
+	out := cmd.OutOrStdout()
 	if format == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
