@@ -196,6 +196,14 @@ func (b *testBundle) newHarvestJob(t *testing.T) (*store.Source, *store.HarvestJ
 	return src, b.newJob(t, src.ID, harvest.JobHarvest)
 }
 
+// queueJob is a new source (newSource) and the id of the harvest job POST
+// /api/v1/harvest_sources/{id}/jobs queued for it.
+func (b *testBundle) queueJob(t *testing.T) (*store.Source, string) {
+	t.Helper()
+	src := b.newSource(t, "")
+	return src, b.write(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", nil).object(t)["id"].(string)
+}
+
 // failJob ends a job in error.
 func (b *testBundle) failJob(t *testing.T, jobID string) {
 	t.Helper()

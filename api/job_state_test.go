@@ -42,9 +42,7 @@ func TestJobNotModified(t *testing.T) {
 func TestJobConflictNamesBlockingJob(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	src := b.newSource(t, "")
-	queued := b.write(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", nil).object(t)
-	id := queued["id"].(string)
+	src, id := b.queueJob(t)
 	r := b.write(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", map[string]string{"job_type": "validate"})
 	requireError(t, r, http.StatusConflict, "already has an unfinished job: "+id+" (harvest new, created ")
 	requireError(t, r, http.StatusConflict, "POST /api/v1/harvest_jobs/"+id+"/cancel")
