@@ -62,15 +62,9 @@ func (c *apiClient) call(method, path string, body any, want int, v any) {
 }
 
 type apiJob struct {
-	ID             string   `json:"id"`
-	Status         string   `json:"status"`
-	Total          int      `json:"total"`
-	Added          int      `json:"added"`
-	Updated        int      `json:"updated"`
-	Deleted        int      `json:"deleted"`
-	Unchanged      int      `json:"unchanged"`
-	Errored        int      `json:"errored"`
-	Warned         int      `json:"warned"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	harvest.Counts
 	PercentSettled *float64 `json:"percent_settled"`
 }
 
