@@ -189,10 +189,25 @@ func (b *testBundle) newJob(t *testing.T, sourceID string, jobType harvest.JobTy
 	return job
 }
 
+// newHarvestJob is a new source (newSource, no organization) and a harvest job of it (newJob).
+func (b *testBundle) newHarvestJob(t *testing.T) (*store.Source, *store.HarvestJob) {
+	t.Helper()
+	src := b.newSource(t, "")
+	return src, b.newJob(t, src.ID, harvest.JobHarvest)
+}
+
+// queueJob is a new source (newSource) and the id of the harvest job POST
+// /api/v1/harvest_sources/{id}/jobs queued for it.
+func (b *testBundle) queueJob(t *testing.T) (*store.Source, string) {
+	t.Helper()
+	src := b.newSource(t, "")
+	return src, b.write(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", nil).object(t)["id"].(string)
+}
+
 // failJob ends a job in error.
 func (b *testBundle) failJob(t *testing.T, jobID string) {
 	t.Helper()
-	_, err := b.store.JobFail(context.Background(), &store.JobFailParams{JobID: jobID, Type: "ExtractError",
+	_, err := b.store.JobFail(context.Background(), &store.JobFailParams{JobID: jobID, Type: harvest.TypeExtractError,
 		Message: "GET https://data.example.gov/data.json: HTTP 404 Not Found"})
 	require.NoError(t, err)
 }

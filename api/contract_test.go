@@ -483,8 +483,7 @@ func TestMalformedTextBothBackends(t *testing.T) {
 		for _, w := range writes {
 			check(w.method+" "+w.path, b.write(t, w.method, w.path, w.body), w.want)
 		}
-		src := b.newSource(t, "")
-		job := b.newJob(t, src.ID, harvest.JobHarvest)
+		src, job := b.newHarvestJob(t)
 		r := b.get(t, "/api/v1/harvest_jobs/"+strings.ToUpper(job.ID))
 		require.Equal(t, http.StatusOK, r.status, "%s: %s", name, r.body)
 		require.Equal(t, job.ID, r.object(t)["id"])

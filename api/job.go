@@ -152,11 +152,8 @@ func (s *server) jobList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	jobs, total, err := s.store.JobList(r.Context(), &p)
-	if errors.Is(err, store.ErrNotFound) { // a source_id Postgres cannot read as a uuid: no such source
-		jobs, total, err = nil, 0, nil
-	}
-	if err != nil {
-		return fmt.Errorf("list harvest jobs: %w", err)
+	if jobs, total, err = filtered("harvest jobs", jobs, total, err); err != nil {
+		return err
 	}
 	items := make([]jobJSON, 0, len(jobs))
 	for _, j := range jobs {

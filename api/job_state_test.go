@@ -21,8 +21,7 @@ func TestJobNotModified(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	src := b.newSource(t, "")
-	job := b.newJob(t, src.ID, harvest.JobHarvest)
+	src, job := b.newHarvestJob(t)
 	require.NoError(t, b.store.JobFetchSet(ctx, &store.JobFetch{JobID: job.ID, URL: src.URL,
 		SchemaType: src.SchemaType, ETag: `"v1"`, NotModified: true}))
 	_, err := b.store.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 0})
@@ -43,9 +42,7 @@ func TestJobNotModified(t *testing.T) {
 func TestJobConflictNamesBlockingJob(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	src := b.newSource(t, "")
-	queued := b.write(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", nil).object(t)
-	id := queued["id"].(string)
+	src, id := b.queueJob(t)
 	r := b.write(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", map[string]string{"job_type": "validate"})
 	requireError(t, r, http.StatusConflict, "already has an unfinished job: "+id+" (harvest new, created ")
 	requireError(t, r, http.StatusConflict, "POST /api/v1/harvest_jobs/"+id+"/cancel")
@@ -87,8 +84,7 @@ func TestJobCancelReported(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(agg.Close)
 
-	src := b.newSource(t, "")
-	job := b.newJob(t, src.ID, harvest.JobHarvest)
+	_, job := b.newHarvestJob(t)
 	r := b.write(t, http.MethodPost, "/api/v1/harvest_jobs/"+job.ID+"/cancel", nil)
 	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
 	got := r.object(t)

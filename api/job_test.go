@@ -64,8 +64,7 @@ func TestJobGet(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	src := b.newSource(t, "")
-	job := b.newJob(t, src.ID, harvest.JobHarvest)
+	src, job := b.newHarvestJob(t)
 	path := "/api/v1/harvest_jobs/" + job.ID
 
 	got := b.get(t, path).object(t)
@@ -204,9 +203,7 @@ func TestJobList(t *testing.T) {
 func TestJobCancel(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	src := b.newSource(t, "")
-	queued := b.write(t, http.MethodPost, "/api/v1/harvest_sources/"+src.ID+"/jobs", nil).object(t)
-	id := queued["id"].(string)
+	src, id := b.queueJob(t)
 
 	r := b.write(t, http.MethodPost, "/api/v1/harvest_jobs/"+id+"/cancel", nil)
 	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)

@@ -187,6 +187,19 @@ func newList[T any](items []T, total int, pg paging) list[T] {
 	return list[T]{Items: items, Total: total, Page: pg.page, PerPage: pg.perPage}
 }
 
+// filtered is a store list's answer to a list request filtered by an id: store.ErrNotFound (an
+// id Postgres cannot read as a uuid, so nothing has it) is an empty list; another error is
+// wrapped "list <what>: …".
+func filtered[T any](what string, items []T, total int, err error) ([]T, int, error) {
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("list %s: %w", what, err)
+	}
+	return items, total, nil
+}
+
 // paging is a list request's page (1-based) and page size.
 type paging struct {
 	page, perPage int

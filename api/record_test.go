@@ -18,8 +18,7 @@ import (
 func jobWithErrors(t *testing.T, b *testBundle) (*store.HarvestJob, *store.HarvestRecord) {
 	t.Helper()
 	ctx := context.Background()
-	src := b.newSource(t, "")
-	job := b.newJob(t, src.ID, harvest.JobHarvest)
+	src, job := b.newHarvestJob(t)
 	rec, err := b.store.RecordInsert(ctx, &store.RecordInsertParams{ID: "rec-" + job.ID, JobID: job.ID, SourceID: src.ID,
 		Identifier: "=HYPERLINK(\"http://evil\")", Action: harvest.ActionCreate, SourceHash: "f00d",
 		SourceRaw: `{"identifier": "=HYPERLINK(\"http://evil\")"}`})
@@ -158,8 +157,7 @@ func TestRecordGet(t *testing.T) {
 func TestJobErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	src := b.newSource(t, "")
-	job := b.newJob(t, src.ID, harvest.JobHarvest)
+	_, job := b.newHarvestJob(t)
 
 	none := decode[list[jobErrorJSON]](t, b.get(t, "/api/v1/harvest_jobs/"+job.ID+"/job_errors"))
 	require.Equal(t, 0, none.Total)

@@ -32,8 +32,7 @@ func TestJobReplay(t *testing.T) {
 	}
 	path := func(id string) string { return "/api/v1/harvest_jobs/" + id + "/replay" }
 
-	src := b.newSource(t, "")
-	older := b.newJob(t, src.ID, harvest.JobHarvest)
+	src, older := b.newHarvestJob(t)
 	requireError(t, b.write(t, http.MethodPost, path(older.ID), nil), http.StatusConflict,
 		"is in_progress; only the records of a complete job are replayed")
 	finish(t, older)

@@ -3,7 +3,6 @@ package api
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -132,11 +131,8 @@ func (s *server) sourceList(w http.ResponseWriter, r *http.Request) error {
 	}
 	srcs, total, err := s.store.SourceList(r.Context(), &store.SourceListParams{
 		OrganizationID: filterID(q, "organization_id"), PageParams: pg.params()})
-	if errors.Is(err, store.ErrNotFound) { // an organization_id Postgres cannot read as a uuid: no such organization
-		srcs, total, err = nil, 0, nil
-	}
-	if err != nil {
-		return fmt.Errorf("list harvest sources: %w", err)
+	if srcs, total, err = filtered("harvest sources", srcs, total, err); err != nil {
+		return err
 	}
 	items := make([]sourceJSON, 0, len(srcs))
 	for _, src := range srcs {

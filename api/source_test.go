@@ -190,8 +190,7 @@ func TestSourceConflicts(t *testing.T) {
 	})
 	t.Run("delete with an unfinished job", func(t *testing.T) {
 		t.Parallel()
-		src := b.newSource(t, "")
-		job := b.newJob(t, src.ID, harvest.JobHarvest)
+		src, job := b.newHarvestJob(t)
 		requireError(t, b.write(t, http.MethodDelete, "/api/v1/harvest_sources/"+src.ID, nil), http.StatusConflict,
 			"unfinished job")
 		b.failJob(t, job.ID)
@@ -199,8 +198,7 @@ func TestSourceConflicts(t *testing.T) {
 	})
 	t.Run("delete with datasets", func(t *testing.T) {
 		t.Parallel()
-		src := b.newSource(t, "")
-		job := b.newJob(t, src.ID, harvest.JobHarvest)
+		src, job := b.newHarvestJob(t)
 		rec, err := b.store.RecordInsert(ctx, &store.RecordInsertParams{ID: "rec-" + src.ID, JobID: job.ID, SourceID: src.ID,
 			Identifier: "ds-1", Action: harvest.ActionCreate, SourceHash: "abc", SourceRaw: `{"identifier":"ds-1"}`})
 		require.NoError(t, err)

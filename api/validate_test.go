@@ -113,28 +113,25 @@ func TestValidatePasted(t *testing.T) {
 func TestValidateUnreadable(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	post := b.validate
-	t.Run("text that is not JSON", func(t *testing.T) {
-		t.Parallel()
-		r := post(t, validateBody("{\n  \"dataset\": [\n    {\"title\": oops}\n  ]\n}"))
-		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
-		res := decode[validationResult](t, r)
-		require.False(t, res.Valid)
-		require.Empty(t, res.Records)
-		require.Contains(t, res.Error, "line 3, column 15")
-	})
-	t.Run("Project Open Data 1.0 array", func(t *testing.T) {
-		t.Parallel()
-		r := post(t, validateBody([]any{federalDataset("A")}))
-		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
-		require.Contains(t, decode[validationResult](t, r).Error, "Project Open Data 1.0")
-	})
-	t.Run("dataset is not an array", func(t *testing.T) {
-		t.Parallel()
-		r := post(t, validateBody(map[string]any{"dataset": "none"}))
-		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
-		require.Contains(t, decode[validationResult](t, r).Error, `"dataset" is a JSON string, not an array`)
-	})
+	for _, tt := range []struct {
+		name string
+		text any
+		want string // in the answer's error
+	}{
+		{"text that is not JSON", "{\n  \"dataset\": [\n    {\"title\": oops}\n  ]\n}", "line 3, column 15"},
+		{"Project Open Data 1.0 array", []any{federalDataset("A")}, "Project Open Data 1.0"},
+		{"dataset is not an array", map[string]any{"dataset": "none"}, `"dataset" is a JSON string, not an array`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := b.validate(t, validateBody(tt.text))
+			require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
+			res := decode[validationResult](t, r)
+			require.False(t, res.Valid)
+			require.Empty(t, res.Records)
+			require.Contains(t, res.Error, tt.want)
+		})
+	}
 }
 
 func TestValidateBadFields(t *testing.T) {

@@ -15,19 +15,6 @@ import (
 
 const gsaSource = "00000000-0000-0000-0000-0000000000b1"
 
-// h2Exec runs statements on the H2.0 database at url.
-func h2Exec(t *testing.T, url string, stmts ...string) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	for _, s := range stmts {
-		_, err := conn.Exec(ctx, s)
-		require.NoError(t, err, s)
-	}
-}
-
 // TestCurrentState: the import takes H2.0's current state: the newest success row per
 // identifier (a newer error row does not count), minus the identifiers whose newest success row
 // is a delete; a current record with no dataset row is counted, not imported; a url is
@@ -51,7 +38,7 @@ func TestCurrentState(t *testing.T) {
 	require.NoError(t, conn.Close(ctx))
 	deleted, erroredLater, noDataset = ids[0], ids[1], ids[2]
 	job := "11111111-1111-4111-8111-111111111111"
-	h2Exec(t, h2,
+	h2dumptest.Exec(t, h2,
 		`INSERT INTO harvest_job (id, harvest_source_id, status, job_type, date_created, date_finished)
 			VALUES ('`+job+`', '`+gsaSource+`', 'complete', 'harvest', now(), now())`,
 		// the deleted identifier's dataset row goes, as H2.0's SYNC removes it

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -75,12 +74,7 @@ func progressOf(j *store.HarvestJob) progress {
 }
 
 func (s *server) getJob(r *http.Request) (*store.HarvestJob, error) {
-	id := r.PathValue("id")
-	j, err := s.store.JobGet(r.Context(), id)
-	if isNotFound(err) {
-		return nil, notFound("harvest job %q not found", id)
-	}
-	return j, err
+	return pathGet(r, "harvest job", s.store.JobGet)
 }
 
 func (s *server) jobView(w http.ResponseWriter, r *http.Request) error {
@@ -163,14 +157,7 @@ func (s *server) jobProgress(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(progressOf(j))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(data)
-	return nil
+	return writePoll(w, progressOf(j))
 }
 
 type jobActionData struct {

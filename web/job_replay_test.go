@@ -51,11 +51,7 @@ func TestJobPageOffersReplayOnlyWhereItDoesSomething(t *testing.T) {
 			Identifier: ident, Outcome: harvest.OutcomeErrored, Errors: []harvest.RecordError{e}})
 		require.NoError(t, err)
 	}
-	_, err = st.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 2})
-	require.NoError(t, err)
-	_, finished, err := st.JobFinish(ctx, job.ID)
-	require.NoError(t, err)
-	require.True(t, finished)
+	finishJob(t, st, job.ID, 2)
 	page := "/harvest_jobs/" + job.ID
 
 	_, body := b.get(page)

@@ -35,31 +35,23 @@ type organizationViewData struct {
 }
 
 func (s *server) organizationView(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	o, err := s.store.OrganizationGet(r.Context(), id)
+	o, err := pathGet(r, "organization", s.store.OrganizationGet)
 	if err != nil {
-		return orgErr(err, id)
+		return err
 	}
 	pg := pageOf(r, listPerPage)
-	rows, total, err := s.store.SourceSummaryList(r.Context(), &store.SourceSummaryListParams{OrganizationID: id,
+	rows, total, err := s.store.SourceSummaryList(r.Context(), &store.SourceSummaryListParams{OrganizationID: o.ID,
 		Now: s.now(), PageParams: pg.params()})
 	if err != nil {
-		return fmt.Errorf("list sources of organization %s: %w", id, err)
+		return fmt.Errorf("list sources of organization %s: %w", o.ID, err)
 	}
 	pg.Total = total
-	n, err := s.store.OrganizationDatasetCount(r.Context(), id)
+	n, err := s.store.OrganizationDatasetCount(r.Context(), o.ID)
 	if err != nil {
 		return err
 	}
 	return s.render(w, r, http.StatusOK, "organization.html", o.Name,
 		organizationViewData{Org: o, Sources: rows, Datasets: n, Paging: pg})
-}
-
-func orgErr(err error, id string) error {
-	if isNotFound(err) {
-		return notFound("organization %q not found", id)
-	}
-	return err
 }
 
 type organizationFormData struct {
@@ -74,10 +66,9 @@ func (s *server) organizationNew(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) organizationEdit(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	o, err := s.store.OrganizationGet(r.Context(), id)
+	o, err := pathGet(r, "organization", s.store.OrganizationGet)
 	if err != nil {
-		return orgErr(err, id)
+		return err
 	}
 	return s.render(w, r, http.StatusOK, "organization_form.html", "Edit "+o.Name,
 		organizationFormData{Org: o, Name: o.Name, Slug: o.Slug, Errors: formErrors{}})
@@ -88,10 +79,9 @@ func (s *server) organizationCreate(w http.ResponseWriter, r *http.Request) erro
 }
 
 func (s *server) organizationUpdate(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	o, err := s.store.OrganizationGet(r.Context(), id)
+	o, err := pathGet(r, "organization", s.store.OrganizationGet)
 	if err != nil {
-		return orgErr(err, id)
+		return err
 	}
 	return s.organizationSave(w, r, o)
 }
@@ -123,12 +113,11 @@ type organizationDeleteData struct {
 }
 
 func (s *server) organizationDeleteConfirm(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	o, err := s.store.OrganizationGet(r.Context(), id)
+	o, err := pathGet(r, "organization", s.store.OrganizationGet)
 	if err != nil {
-		return orgErr(err, id)
+		return err
 	}
-	_, n, err := s.store.SourceList(r.Context(), &store.SourceListParams{OrganizationID: id, PageParams: store.PageParams{Limit: 1}})
+	_, n, err := s.store.SourceList(r.Context(), &store.SourceListParams{OrganizationID: o.ID, PageParams: store.PageParams{Limit: 1}})
 	if err != nil {
 		return err
 	}
@@ -138,17 +127,16 @@ func (s *server) organizationDeleteConfirm(w http.ResponseWriter, r *http.Reques
 // organizationDelete deletes (api.DeleteOrganization); its 409 (the organization still has sources)
 // is shown on the confirmation page with what to do.
 func (s *server) organizationDelete(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	o, err := s.store.OrganizationGet(r.Context(), id)
+	o, err := pathGet(r, "organization", s.store.OrganizationGet)
 	if err != nil {
-		return orgErr(err, id)
+		return err
 	}
-	if err := api.DeleteOrganization(r.Context(), s.store, id); err != nil {
+	if err := api.DeleteOrganization(r.Context(), s.store, o.ID); err != nil {
 		status, msg, _ := api.ErrorOf(err)
 		if status == http.StatusInternalServerError {
 			return err
 		}
-		_, n, _ := s.store.SourceList(r.Context(), &store.SourceListParams{OrganizationID: id, PageParams: store.PageParams{Limit: 1}})
+		_, n, _ := s.store.SourceList(r.Context(), &store.SourceListParams{OrganizationID: o.ID, PageParams: store.PageParams{Limit: 1}})
 		return s.render(w, r, status, "organization_delete.html", "Delete "+o.Name,
 			organizationDeleteData{Org: o, Sources: n, Error: msg})
 	}

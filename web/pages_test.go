@@ -62,14 +62,7 @@ func seed(t *testing.T, st store.Store) *fixture {
 			Identifier: rec.Identifier, RecordID: rec.ID, Outcome: o, Status: st2, Errors: errs})
 		require.NoError(t, err)
 	}
-	finish := func(job *store.HarvestJob, n int) *store.HarvestJob {
-		_, err := st.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: n})
-		require.NoError(t, err)
-		j, ok, err := st.JobFinish(ctx, job.ID)
-		require.NoError(t, err)
-		require.True(t, ok)
-		return j
-	}
+	finish := func(job *store.HarvestJob, n int) *store.HarvestJob { return finishJob(t, st, job.ID, n) }
 	f.job1, err = st.JobInsert(ctx, &store.JobInsertParams{SourceID: f.src.ID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
 	f.created = record(f.job1, "a", harvest.ActionCreate, `{"identifier":"a","title":"Old title","keyword":["x"]}`)
@@ -311,6 +304,17 @@ func TestFormsRefuseBadInput(t *testing.T) {
 			require.NotContains(t, page, "s3cret", "the auth header value is never shown")
 		}
 	})
+}
+
+// finishJob sets the job's expected record count to n and finishes it (every record settled).
+func finishJob(t *testing.T, st store.Store, jobID string, n int) *store.HarvestJob {
+	t.Helper()
+	_, err := st.JobSetExpected(t.Context(), &store.JobSetExpectedParams{JobID: jobID, Expected: n})
+	require.NoError(t, err)
+	j, ok, err := st.JobFinish(t.Context(), jobID)
+	require.NoError(t, err)
+	require.True(t, ok, "job %s finished", jobID)
+	return j
 }
 
 // TestProgressNeverAbove100: a job that settled more than it expected shows 100%, the API's

@@ -27,11 +27,7 @@ type recordViewData struct {
 }
 
 func (s *server) recordView(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	rec, err := s.store.RecordGet(r.Context(), id)
-	if isNotFound(err) {
-		return notFound("harvest record %q not found", id)
-	}
+	rec, err := pathGet(r, "harvest record", s.store.RecordGet)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -96,14 +97,14 @@ var funcs = template.FuncMap{
 	"field": func(fields map[string]string, name string) string { return fields[name] },
 }
 
-// tmpl returns the template set of one page: the layout and the page's file.
+// tmpl returns the template set of one page: the layout, the pager and the page's file.
 func tmpl(name string) (*template.Template, error) {
 	tmplMu.Lock()
 	defer tmplMu.Unlock()
 	if t, ok := tmplCache[name]; ok {
 		return t, nil
 	}
-	t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name)
+	t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/pager.html", "templates/"+name)
 	if err != nil {
 		return nil, err
 	}
@@ -303,6 +304,30 @@ func (p paging) Prev() int     { return p.Page - 1 }
 func (p paging) Next() int     { return p.Page + 1 }
 
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// pathGet reads what the request's {id} names with get (a store XxxGet); a store.ErrNotFound
+// is a 404 page saying `<what> "<id>" not found`, any other error is get's.
+func pathGet[T any](r *http.Request, what string, get func(context.Context, string) (T, error)) (T, error) {
+	id := r.PathValue("id")
+	v, err := get(r.Context(), id)
+	if isNotFound(err) {
+		return v, notFound("%s %q not found", what, id)
+	}
+	return v, err
+}
+
+// writePoll answers v as JSON that is not cached, for a page's script that polls it; an error
+// is json.Marshal's, before anything is written.
+func writePoll(w http.ResponseWriter, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(data)
+	return nil
+}
 
 func jsonDecode(data []byte, v any) error {
 	if err := json.Unmarshal(data, v); err != nil {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -57,12 +56,17 @@ func jobRows(jobs []*store.HarvestJob) []jobRow {
 }
 
 func (s *server) getSource(r *http.Request) (*store.Source, error) {
-	id := r.PathValue("id")
-	src, err := s.store.SourceGet(r.Context(), id)
-	if isNotFound(err) {
-		return nil, notFound("harvest source %q not found", id)
+	return pathGet(r, "harvest source", s.store.SourceGet)
+}
+
+// sourceDatasets is the source the request's {id} names (getSource) and its live dataset count.
+func (s *server) sourceDatasets(r *http.Request) (*store.Source, int, error) {
+	src, err := s.getSource(r)
+	if err != nil {
+		return nil, 0, err
 	}
-	return src, err
+	n, err := s.store.DatasetCount(r.Context(), src.ID)
+	return src, n, err
 }
 
 func (s *server) orgName(r *http.Request, id string) (string, error) {
@@ -180,11 +184,7 @@ func (s *server) sourceJobCreate(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) error {
-	src, err := s.getSource(r)
-	if err != nil {
-		return err
-	}
-	n, err := s.store.DatasetCount(r.Context(), src.ID)
+	src, n, err := s.sourceDatasets(r)
 	if err != nil {
 		return err
 	}
@@ -214,11 +214,7 @@ func (s *server) sourceDelete(w http.ResponseWriter, r *http.Request) error {
 // sourceCounts answers the source's live dataset count and its newest job's status as JSON,
 // for the source page's script, which polls it while a job runs.
 func (s *server) sourceCounts(w http.ResponseWriter, r *http.Request) error {
-	src, err := s.getSource(r)
-	if err != nil {
-		return err
-	}
-	n, err := s.store.DatasetCount(r.Context(), src.ID)
+	src, n, err := s.sourceDatasets(r)
 	if err != nil {
 		return err
 	}
@@ -235,12 +231,5 @@ func (s *server) sourceCounts(w http.ResponseWriter, r *http.Request) error {
 	if len(jobs) > 0 {
 		out.LastJobID, out.LastJobStatus, out.Percent = jobs[0].ID, jobs[0].Status, api.PercentSettled(jobs[0])
 	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(data)
-	return nil
+	return writePoll(w, out)
 }

@@ -31,11 +31,7 @@ func failingSource(t *testing.T, st store.Store, f *fixture, name string) *store
 				{Type: harvest.TypeValidationWarning, Message: "$.keyword: empty", Severity: harvest.SeverityWarning}}})
 		require.NoError(t, err)
 	}
-	_, err = st.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 2})
-	require.NoError(t, err)
-	_, ok, err := st.JobFinish(ctx, job.ID)
-	require.NoError(t, err)
-	require.True(t, ok)
+	finishJob(t, st, job.ID, 2)
 	return src
 }
 

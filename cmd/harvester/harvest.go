@@ -242,21 +242,10 @@ func jobInProgress(ctx context.Context, st store.Store, p jobs.Params) (string, 
 // publish its report event before stopping the stages.
 const reportGrace = 10 * time.Second
 
+// awaitReport waits up to reportGrace for the report event of job jobID (jobs.AwaitReport) and
+// tells whether it came.
 func awaitReport(ctx context.Context, reports <-chan *harvest.Report, jobID string) bool {
-	t := time.NewTimer(reportGrace)
-	defer t.Stop()
-	for {
-		select {
-		case rep := <-reports:
-			if rep.JobID == jobID {
-				return true
-			}
-		case <-t.C:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
+	return jobs.AwaitReport(ctx, reports, jobID, reportGrace) != nil
 }
 
 // jobReport is the --format json report: one object.

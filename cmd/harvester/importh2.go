@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -52,7 +50,28 @@ database is not H2.0's or the databases could not be read or written, 2 for bad 
   harvester import-h2 --from "$H2_DATABASE_URL" --rewrite-url http://old.example.gov/data.json=https://new.example.gov/data.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return f.run(cmd.Context(), cmd.OutOrStdout())
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			st, err := f.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			rep, runErr := h2import.Run(cmd.Context(), cfg, st)
+			if rep != nil {
+				if err := printImportReport(cmd, f.format, rep); err != nil {
+					return err
+				}
+			}
+			if runErr != nil {
+				return runErr
+			}
+			if rep.ErrorCount > 0 {
+				return fmt.Errorf("%d rows could not be imported", rep.ErrorCount)
+			}
+			return nil
 		},
 	}
 	f.register(cmd)
@@ -63,45 +82,29 @@ database is not H2.0's or the databases could not be read or written, 2 for bad 
 	return cmd
 }
 
-// run checks the flags (a usageError for a bad one), imports and prints the report.
-func (f *importH2Flags) run(ctx context.Context, out io.Writer) error {
+// config is the import's configuration from the flags; a usageError names a bad flag.
+func (f *importH2Flags) config() (h2import.Config, error) {
 	cfg := h2import.Config{From: f.from, RewriteURLs: map[string]string{}}
 	if f.from == "" {
-		return usageError{errors.New("--from: the H2.0 database URL is required")}
+		return cfg, usageError{errors.New("--from: the H2.0 database URL is required")}
 	}
 	if f.format != "text" && f.format != "json" {
-		return usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
+		return cfg, usageError{fmt.Errorf("--format: %q is not text or json", f.format)}
 	}
 	for _, r := range f.rewrite {
 		old, to, ok := strings.Cut(r, "=")
 		if !ok || old == "" || to == "" {
-			return usageError{fmt.Errorf("--rewrite-url: %q is not OLD=NEW", r)}
+			return cfg, usageError{fmt.Errorf("--rewrite-url: %q is not OLD=NEW", r)}
 		}
 		cfg.RewriteURLs[old] = to
 	}
-	st, err := f.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	rep, runErr := h2import.Run(ctx, cfg, st)
-	if rep != nil {
-		if err := printImport(out, rep, f.format); err != nil {
-			return err
-		}
-	}
-	if runErr != nil {
-		return runErr
-	}
-	if rep.ErrorCount > 0 {
-		return fmt.Errorf("%d rows could not be imported", rep.ErrorCount)
-	}
-	return nil
+	return cfg, nil
 }
 
-// printImport writes the import report as text (the summary and an "error:" line a row) or
-// as indented JSON (importReport).
-func printImport(out io.Writer, rep *h2import.Report, format string) error {
+// printImportReport writes rep to cmd's output: indented JSON (importReport) for format json,
+// else its summary line and one "  error: …" line per row not imported.
+func printImportReport(cmd *cobra.Command, format string, rep *h2import.Report) error {
+	out := cmd.OutOrStdout()
 	if format == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")

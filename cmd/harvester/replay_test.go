@@ -87,15 +87,23 @@ var sampleCounts = harvest.Counts{Total: 36, Added: 32, Errored: 4, Validated: 3
 // withFailure is sampleCounts with failingIdentifier errored in SYNC (it passed validation).
 var withFailure = harvest.Counts{Total: 36, Added: 31, Errored: 5, Validated: 32}
 
+// harvestWithFailure harvests sampleCatalog while SYNC refuses failingIdentifier's dataset
+// (refuseDataset), checks the job's counts are withFailure, and returns its report and fix,
+// which ends the refusal.
+func (b *testBundle) harvestWithFailure(t *testing.T) (first jobReport, fix func()) {
+	t.Helper()
+	fix = refuseDataset(t, b.dbURL)
+	first, code := b.harvest(t, "--file", sampleCatalog, "--schema-type", federal)
+	require.Equal(t, exitOK, code)
+	require.Equal(t, withFailure, first.Counts, "SYNC gave up on one valid record")
+	return first, fix
+}
+
 func TestReplayAfterTheCauseIsFixed(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	fix := refuseDataset(t, b.dbURL)
-
-	first, code := b.harvest(t, "--file", sampleCatalog, "--schema-type", federal)
-	require.Equal(t, exitOK, code)
+	first, fix := b.harvestWithFailure(t)
 	require.Equal(t, "complete", first.Status)
-	require.Equal(t, withFailure, first.Counts, "SYNC gave up on one valid record")
 	failed := stageErrors(t, b.st, first.JobID)
 	require.Len(t, failed, 1)
 	require.Contains(t, failed[0].Message, "refused by the test")
@@ -193,10 +201,7 @@ func TestReplayRefusals(t *testing.T) {
 func TestReplayThroughTheAPI(t *testing.T) {
 	b := setup(t)
 	ctx := t.Context()
-	fix := refuseDataset(t, b.dbURL)
-	first, code := b.harvest(t, "--file", sampleCatalog, "--schema-type", federal)
-	require.Equal(t, exitOK, code)
-	require.Equal(t, withFailure, first.Counts)
+	first, fix := b.harvestWithFailure(t)
 
 	pl, err := pipeline.New(ctx, pipeline.Config{Store: b.st, NATSURL: b.natsURL, Logger: slog.New(slog.DiscardHandler),
 		Stages: pipeline.StageNames(), API: &api.Config{APIKey: "k"}, SearchIndex: "none"})

@@ -27,21 +27,23 @@ func (f *indexFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.source, "source", "", "only this harvest source's datasets (its id)")
 }
 
-// open checks the flags and opens the store and the search index; close releases both.
-func (f *indexFlags) open(ctx context.Context) (store.Store, search.Index, func(), error) {
+// withIndex checks the flags, opens the store and the search index, runs fn on them and closes
+// both; an error is the flags', an open's or fn's.
+func (f *indexFlags) withIndex(ctx context.Context, fn func(store.Store, search.Index) error) error {
 	if err := f.check(); err != nil {
-		return nil, nil, nil, err
+		return err
 	}
 	st, err := f.openStore(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return err
 	}
 	idx, err := f.openSearch(ctx)
-	if err != nil {
-		st.Close()
-		return nil, nil, nil, err
+	if err == nil {
+		err = fn(st, idx)
+		idx.Close()
 	}
-	return st, idx, func() { idx.Close(); st.Close() }, nil
+	st.Close()
+	return err
 }
 
 func (f *indexFlags) check() error {
@@ -138,21 +140,17 @@ func reindexCommand() *cobra.Command {
 			"it rewrites that source's documents in place.\n\n" + servicesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			st, idx, closeAll, err := f.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer closeAll()
-			n, err := search.Reindex(ctx, st, idx, f.source)
-			if err != nil {
-				return err
-			}
-			if f.format == "json" {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]int{"documents": n})
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "reindexed %d datasets\n", n)
-			return nil
+			return f.withIndex(cmd.Context(), func(st store.Store, idx search.Index) error {
+				n, err := search.Reindex(cmd.Context(), st, idx, f.source)
+				if err != nil {
+					return err
+				}
+				if f.format == "json" {
+					return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]int{"documents": n})
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "reindexed %d datasets\n", n)
+				return nil
+			})
 		},
 	}
 	f.register(cmd)
@@ -173,14 +171,11 @@ func reconcileCommand() *cobra.Command {
 			"documents and deletes the orphaned ones. Exits 1 when differences remain.\n\n" + servicesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			st, idx, closeAll, err := f.open(ctx)
-			if err != nil {
+			var r *search.ReconcileReport
+			if err := f.withIndex(cmd.Context(), func(st store.Store, idx search.Index) (err error) {
+				r, err = search.Reconcile(cmd.Context(), st, idx, f.source, fix)
 				return err
-			}
-			defer closeAll()
-			r, err := search.Reconcile(ctx, st, idx, f.source, fix)
-			if err != nil {
+			}); err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()

@@ -130,16 +130,26 @@ opportunistic or none).
 ` + servicesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			stages, err := parseStages(f.stages)
-			if err != nil {
-				return err
-			}
-			return f.run(cmd.Context(), parts{api: true, scheduler: true, stages: stages})
+			return f.runStages(cmd.Context(), parts{api: true, scheduler: true}, false)
 		},
 	}
 	f.register(cmd, true)
 	cmd.Flags().StringVar(&f.stages, "stages", "all", "stages to run here, comma-separated, or all or none")
 	return cmd
+}
+
+// runStages runs p with the stages --stages names (parseStages); with atLeastOne, naming none
+// is a usage error (a worker with no stage does nothing).
+func (f *serverFlags) runStages(ctx context.Context, p parts, atLeastOne bool) error {
+	stages, err := parseStages(f.stages)
+	if err != nil {
+		return err
+	}
+	if atLeastOne && len(stages) == 0 {
+		return usageError{errors.New("--stages: name at least one stage")}
+	}
+	p.stages = stages
+	return f.run(ctx, p)
 }
 
 func workerCommand() *cobra.Command {
@@ -154,14 +164,7 @@ With --addr, /healthz, /readyz and /metrics are served there.
 ` + servicesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			stages, err := parseStages(f.stages)
-			if err != nil {
-				return err
-			}
-			if len(stages) == 0 {
-				return usageError{errors.New("--stages: name at least one stage")}
-			}
-			return f.run(cmd.Context(), parts{stages: stages})
+			return f.runStages(cmd.Context(), parts{}, true)
 		},
 	}
 	f.register(cmd, false)

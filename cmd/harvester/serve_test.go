@@ -62,15 +62,9 @@ func (c *apiClient) call(method, path string, body any, want int, v any) {
 }
 
 type apiJob struct {
-	ID             string   `json:"id"`
-	Status         string   `json:"status"`
-	Total          int      `json:"total"`
-	Added          int      `json:"added"`
-	Updated        int      `json:"updated"`
-	Deleted        int      `json:"deleted"`
-	Unchanged      int      `json:"unchanged"`
-	Errored        int      `json:"errored"`
-	Warned         int      `json:"warned"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	harvest.Counts
 	PercentSettled *float64 `json:"percent_settled"`
 }
 
@@ -99,12 +93,7 @@ type mailServe struct {
 
 // startMailServe starts it with the API key s3cret and serve's extra args.
 func startMailServe(t *testing.T, args ...string) *mailServe {
-	smtp := smtptest.New(t, smtptest.Options{})
-	t.Setenv("HARVESTER_API_KEY", "s3cret")
-	t.Setenv("HARVESTER_SMTP_HOST", smtp.Host)
-	t.Setenv("HARVESTER_SMTP_PORT", fmt.Sprint(smtp.Port))
-	t.Setenv("HARVESTER_SMTP_FROM", "Harvester <harvester@example.gov>")
-	t.Setenv("HARVESTER_SMTP_TLS", "none")
+	smtp := serveEnv(t)
 	natsURL := natstest.URL(t)
 	// The report event of a job is published after its email went out: waiting for it makes
 	// "no email was sent" a fact, not a guess.

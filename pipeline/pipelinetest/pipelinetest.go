@@ -112,7 +112,7 @@ func (h *Harness) harvest(t testing.TB, cfg pipeline.Config, src Source) Report 
 	defer cancel()
 	job, err = jobs.Wait(wctx, pl.Store(), job.ID, 20*time.Millisecond)
 	require.NoError(t, err)
-	event := awaitReport(reports, job.ID, h.ReportWait)
+	event := jobs.AwaitReport(ctx, reports, job.ID, h.ReportWait)
 	if idx := pl.Index(); idx != nil { // the job's documents searchable, as after the command
 		require.NoError(t, idx.Refresh(ctx))
 	}
@@ -133,21 +133,6 @@ func params(p Source) jobs.Params {
 		p.URL, _ = harvest.NormalizeSourceURL(p.SourceType, p.URL)
 	}
 	return p
-}
-
-func awaitReport(reports <-chan *harvest.Report, jobID string, wait time.Duration) *harvest.Report {
-	grace := time.NewTimer(wait)
-	defer grace.Stop()
-	for {
-		select {
-		case rep := <-reports:
-			if rep.JobID == jobID {
-				return rep
-			}
-		case <-grace.C:
-			return nil
-		}
-	}
 }
 
 func report(t testing.TB, st store.Store, job *store.HarvestJob) Report {

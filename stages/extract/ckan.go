@@ -37,13 +37,9 @@ func CKANIdentifier(base, id string) string { return base + "/dataset/" + id }
 // success false is an error naming CKAN's error message.
 func (h *Handler) ckanPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 	base := CKANBaseURL(job.URL)
-	rows := DefaultCKANRows
-	if s := job.Options["rows"]; s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1000 {
-			return nil, fmt.Errorf("the source's rows option %q: want a page size from 1 to 1000", s)
-		}
-		rows = n
+	rows, err := pageSizeOption(job, "rows", DefaultCKANRows, 1000)
+	if err != nil {
+		return nil, err
 	}
 	fq := job.Options["fq"]
 	return &Pager{Name: "CKAN package_search " + base + "/api/3/action/package_search", PageSize: rows, PageSizeOption: "rows",
