@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -264,19 +263,14 @@ func (s *server) doJobAction(ctx context.Context, j *store.HarvestJob, action st
 }
 
 // jobErrorsCSV streams the job's record errors as the API's CSV
-// (GET /api/v1/harvest_jobs/{id}/record_errors?format=csv), served in process with the API
-// key so that the download works for a signed-in operator when the API protects its reads too.
-// The rows go straight to the client: nothing is held in memory.
+// (GET /api/v1/harvest_jobs/{id}/record_errors?format=csv; api.WriteRecordErrorsCSV), so that
+// the download works for a signed-in operator when the API protects its reads too. The rows
+// go straight to the client: nothing is held in memory.
 func (s *server) jobErrorsCSV(w http.ResponseWriter, r *http.Request) error {
 	j, err := s.getJob(r)
 	if err != nil {
 		return err
 	}
-	req := r.Clone(r.Context())
-	req.URL = &url.URL{Path: "/api/v1/harvest_jobs/" + j.ID + "/record_errors", RawQuery: "format=csv"}
-	req.RequestURI = req.URL.RequestURI()
-	req.Header.Set("X-API-Key", s.cfg.APIKey)
-	req.Body = http.NoBody
-	s.api.ServeHTTP(w, req)
+	api.WriteRecordErrorsCSV(w, r, s.store, s.log, j.ID)
 	return nil
 }
