@@ -34,9 +34,12 @@ type Config struct {
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
 	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, 10<<20)
-	c.ValidateMaxRecords = cmp.Or(c.ValidateMaxRecords, 10_000)
+	c.ValidateMaxRecords = cmp.Or(c.ValidateMaxRecords, defaultValidateMaxRecords)
 	return c
 }
+
+// defaultValidateMaxRecords is Config.ValidateMaxRecords' default.
+const defaultValidateMaxRecords = 10_000
 
 func (c Config) validate() error {
 	if c.ProtectReads && c.APIKey == "" {

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/csv"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strings"
@@ -23,11 +24,14 @@ const csvFlushRows = 500
 // every flush, so a long download is not cut, and a client that stops reading still is.
 const csvChunkTimeout = time.Minute
 
-// streamRecordErrorsCSV writes every record error of a job as CSV while the store reads them,
-// so a job with a million errors is never held in memory. Once the header is out a store
-// error can no longer become an error status: the response is aborted instead, so the client
-// sees a broken download rather than a short one.
-func (s *server) streamRecordErrorsCSV(w http.ResponseWriter, r *http.Request, jobID string) error {
+// WriteRecordErrorsCSV answers r with every record error of the job with jobID as a CSV
+// download (the columns of recordErrorColumns; cells defused by safeCells), written while st
+// reads them, so a job with a million errors is never held in memory. GET
+// /api/v1/harvest_jobs/{id}/record_errors?format=csv and the web UI's job page call it; the
+// caller checks that the job exists. Once the header is out a store error can no longer become
+// an error status: it is logged to log and the response is aborted (panic(http.ErrAbortHandler)),
+// so the client sees a broken download rather than a short one.
+func WriteRecordErrorsCSV(w http.ResponseWriter, r *http.Request, st store.Store, log *slog.Logger, jobID string) {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment",
 		map[string]string{"filename": "harvest-job-" + jobID + "-record-errors.csv"}))
@@ -37,7 +41,7 @@ func (s *server) streamRecordErrorsCSV(w http.ResponseWriter, r *http.Request, j
 	_ = rc.SetWriteDeadline(time.Now().Add(csvChunkTimeout)) // not every writer has one
 	_ = cw.Write(recordErrorColumns)
 	n := 0
-	err := s.store.RecordErrorStream(r.Context(), jobID, func(e *store.RecordError) error {
+	err := st.RecordErrorStream(r.Context(), jobID, func(e *store.RecordError) error {
 		if err := cw.Write(safeCells(e.JobID, e.RecordID, e.Identifier, e.Type, string(e.Severity), e.Message,
 			e.CarriedFromJobID)); err != nil {
 			return err
@@ -55,11 +59,10 @@ func (s *server) streamRecordErrorsCSV(w http.ResponseWriter, r *http.Request, j
 		err = cw.Error()
 	}
 	if err != nil {
-		s.log.ErrorContext(r.Context(), "api: record errors CSV cut short", "job_id", jobID, "rows", n, "err",
+		log.ErrorContext(r.Context(), "api: record errors CSV cut short", "job_id", jobID, "rows", n, "err",
 			fmt.Errorf("stream record errors: %w", err))
 		panic(http.ErrAbortHandler)
 	}
-	return nil
 }
 
 // safeCells defuses spreadsheet formulas (CSV injection): a cell that starts with = + - @, a

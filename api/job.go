@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -31,64 +30,38 @@ type jobJSON struct {
 	DateFinished   *time.Time `json:"date_finished"`
 }
 
-// jobOf is j as the API shows it. While j runs, total is its expected count once the listing
-// completed, and until then the records settled so far (the store's total is written when the
-// job ends). A job in error gets its newest job error as error; a complete job says whether its
-// source answered 304 Not Modified (both from the store, one read each, and only for those).
+// jobOf is j as the API shows it, from its jobs.Report: counts and percent from its row
+// (jobs.Progress). A job in error gets its newest job error as error (jobs.View); a complete
+// job says whether its source answered 304 Not Modified (Report.ReadNotModified): one read
+// each, and only for those.
 func (s *server) jobOf(ctx context.Context, j *store.HarvestJob) (jobJSON, error) {
-	out := jobJSON{ID: j.ID, SourceID: j.SourceID, JobType: string(j.JobType), Status: string(j.Status),
-		Counts: j.Counts, Settled: j.Settled, Expected: j.Expected, PercentSettled: percentSettled(j),
-		DateCreated: j.CreatedAt.UTC(), DateFinished: utcPtr(j.FinishedAt)}
+	rep := jobs.Progress(j)
+	var err error
 	switch j.Status {
-	case harvest.JobNew, harvest.JobInProgress:
-		out.Total = j.Settled
-		if j.Expected != nil {
-			out.Total = max(*j.Expected, j.Settled)
-		}
 	case harvest.JobError:
-		errs, err := s.store.JobErrorList(ctx, j.ID)
-		if err != nil {
-			return out, fmt.Errorf("job errors of %s: %w", j.ID, err)
-		}
-		if len(errs) > 0 {
-			e := errs[len(errs)-1]
-			text := e.Type + ": " + e.Message
-			out.Error = &text
-		}
+		rep, err = jobs.View(ctx, s.store, j)
 	case harvest.JobComplete:
-		f, err := s.store.JobFetchGet(ctx, j.ID)
-		switch {
-		case err == nil:
-			out.NotModified = f.NotModified
-		case !errors.Is(err, store.ErrNotFound): // not found: the job saved no fetch (a WAF, a clear job)
-			return out, fmt.Errorf("fetch of job %s: %w", j.ID, err)
-		}
+		err = rep.ReadNotModified(ctx, s.store)
+	}
+	if err != nil {
+		return jobJSON{}, err
+	}
+	out := jobJSON{ID: j.ID, SourceID: j.SourceID, JobType: string(j.JobType), Status: string(j.Status),
+		Counts: rep.Counts, Settled: j.Settled, Expected: j.Expected, PercentSettled: rep.PercentSettled,
+		NotModified: rep.NotModified, DateCreated: j.CreatedAt.UTC(), DateFinished: utcPtr(j.FinishedAt)}
+	if n := len(rep.JobErrors); j.Status == harvest.JobError && n > 0 {
+		text := rep.JobErrors[n-1].Type + ": " + rep.JobErrors[n-1].Message
+		out.Error = &text
 	}
 	return out, nil
 }
 
-// PercentSettled is the percent_settled the API shows for j (see percentSettled); the web UI's
-// progress bars show the same figure.
-func PercentSettled(j *store.HarvestJob) *float64 { return percentSettled(j) }
+// PercentSettled is jobs.PercentSettled, the API's percent_settled; the web UI's source pages
+// call it.
+func PercentSettled(j *store.HarvestJob) *float64 { return jobs.PercentSettled(j) }
 
-// percentSettled is settled*100/expected to one decimal, at most 100: 100 for a complete job
-// or when nothing is expected, nil while expected is unknown (also for a job that ended in
-// error before its listing completed). A job that ended in error (cancelled, failed) keeps the
-// share it had settled: it settles no more.
-func percentSettled(j *store.HarvestJob) *float64 {
-	var p float64
-	switch {
-	case j.Status == harvest.JobComplete:
-		p = 100
-	case j.Expected == nil:
-		return nil
-	case *j.Expected <= 0:
-		p = 100
-	default:
-		p = min(100, math.Round(float64(j.Settled)*1000/float64(*j.Expected))/10)
-	}
-	return &p
-}
+// percentSettled is jobs.PercentSettled under the name the package's tests use.
+var percentSettled = jobs.PercentSettled
 
 func jobNotFound(id string) string { return fmt.Sprintf("harvest job %q not found", id) }
 

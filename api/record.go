@@ -80,7 +80,8 @@ func (s *server) recordErrorList(w http.ResponseWriter, r *http.Request) error {
 		return describe(err, jobNotFound(id), "")
 	}
 	if format == "csv" {
-		return s.streamRecordErrorsCSV(w, r, id)
+		WriteRecordErrorsCSV(w, r, s.store, s.log, id)
+		return nil
 	}
 	rows, total, err := s.store.RecordErrorList(r.Context(), &store.RecordErrorListParams{JobID: id, PageParams: pg.params()})
 	if err != nil {

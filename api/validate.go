@@ -18,24 +18,32 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 )
 
-// validateInput is the body of POST /api/v1/validate: a schema type and either a pasted
+// ValidateInput is the body of POST /api/v1/validate: a schema type and either a pasted
 // document (a dataset object, a catalog object, or either one as a JSON string of its text)
 // or the URL of a catalog.
-type validateInput struct {
+type ValidateInput struct {
 	SchemaType string          `json:"schema_type"`
 	JSON       json.RawMessage `json:"json"`
 	URL        string          `json:"url"`
 }
 
-// validationResult is the answer of POST /api/v1/validate. It is bounded whatever the
-// document's size: at most Config.ValidateMaxRecords records, each with at most
+// ValidationResult is the answer of POST /api/v1/validate. It is bounded whatever the
+// document's size: at most Validator.MaxRecords records, each with at most
 // maxRecordProblems errors (and one that says how many more there were).
-type validationResult struct {
+type ValidationResult struct {
 	Valid     bool           `json:"valid"` // every record was checked, and each is valid
 	Truncated bool           `json:"truncated"`
-	Records   []recordResult `json:"records"`
+	Records   []RecordResult `json:"records"`
 	Error     string         `json:"error,omitempty"` // why the document could not be read
 }
+
+// The names the package's tests use.
+type (
+	validateInput    = ValidateInput
+	validationResult = ValidationResult
+	recordResult     = RecordResult
+	problemJSON      = Problem
+)
 
 // maxRecordProblems caps the errors one record's verdict lists: a record with thousands of
 // bad distributions would otherwise make the answer as large as the record many times over.
@@ -44,42 +52,95 @@ const maxRecordProblems = 100
 // errEnoughRecords stops the walk of a catalog once ValidateMaxRecords datasets were checked.
 var errEnoughRecords = errors.New("validate: enough records checked")
 
-// recordResult is the verdict on one dataset of the document (one record of a DCAT-US 3.0
+// RecordResult is the verdict on one dataset of the document (one record of a DCAT-US 3.0
 // catalog: a dataset, data service, catalog record or dataset series).
-type recordResult struct {
-	Index      int           `json:"index"` // 0-based position in the dataset array (3.0: in the walk's order)
-	Identifier string        `json:"identifier"`
-	Valid      bool          `json:"valid"`
-	Errors     []problemJSON `json:"errors"`
+type RecordResult struct {
+	Index      int       `json:"index"` // 0-based position in the dataset array (3.0: in the walk's order)
+	Identifier string    `json:"identifier"`
+	Valid      bool      `json:"valid"`
+	Errors     []Problem `json:"errors"`
 	// RecordType and Path are set for DCAT-US 3.0 only: the record's type and its JSON path.
 	RecordType string `json:"record_type,omitempty"`
 	Path       string `json:"path,omitempty"`
 	// Warnings are DCAT-US 3.0's content-quality warnings (dcatus.Warnings3), which never make a
 	// record invalid.
-	Warnings []problemJSON `json:"warnings,omitempty"`
+	Warnings []Problem `json:"warnings,omitempty"`
 }
 
-type problemJSON struct {
+// Problem is one error or warning of a record: where (a JSON path into the record) and what.
+type Problem struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
 }
 
-// validate checks a document as a harvest would, storing nothing. A document that cannot be
-// read (not JSON, not a catalog, or a download that failed) is a 422 whose error says why:
-// the line and column, or the HTTP status. Only the first Config.ValidateMaxRecords datasets
-// are checked and answered: the rest of the document is not read, the answer says
-// "truncated": true, and "valid" is then false (the records not checked may be invalid).
+// Validator checks documents as a harvest would, storing nothing. POST /api/v1/validate and
+// the web UI's validate page call it (typed, in process), so that both say the same.
+type Validator struct {
+	// Fetch configures the download of a URL; zero fields take fetch's defaults, and its
+	// retry budget is at most 20 s (the caller is waiting).
+	Fetch fetch.Config
+	// MaxRecords is how many records of one document are checked and answered
+	// (Config.ValidateMaxRecords); the rest of the document is not read. 0 or less: 10,000.
+	MaxRecords int
+}
+
+func (s *server) validator() Validator {
+	return Validator{Fetch: s.fetch, MaxRecords: s.cfg.ValidateMaxRecords}
+}
+
+// validate checks a document with Validator.Validate: 200 with the verdicts, a 422 naming the
+// bad fields, or a 422 whose error says why the document could not be read.
 func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
-	in, v, v3, err := decodeValidate(r)
+	data, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	c := checker{v: v, v3: v3, max: s.cfg.ValidateMaxRecords, seen: map[string]int{}}
+	var in ValidateInput
+	fields := fieldErrors{}
+	if err := decodeObject(data, &in, fields); err != nil {
+		return err
+	}
+	v := s.validator()
 	if in.URL != "" {
-		// The download may take longer than the server's WriteTimeout: the answer gets its
-		// whole retry budget and one attempt's timeout, and a minute to be checked and sent.
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.fetch.RetryBudget + s.fetch.Timeout + time.Minute))
-		err = s.checkURL(r.Context(), &c, in.URL)
+		v.ExtendWriteDeadline(w)
+	}
+	res, err := v.Validate(r.Context(), &in, fields)
+	switch {
+	case err != nil:
+		return err
+	case res.Error != "":
+		return writeJSON(w, http.StatusUnprocessableEntity, res)
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+// ExtendWriteDeadline moves w's write deadline (the server's WriteTimeout) past the longest
+// the check of a URL can take: the download's whole retry budget and one attempt's timeout,
+// and a minute to be checked and sent. Writers without a deadline are left alone.
+func (v Validator) ExtendWriteDeadline(w http.ResponseWriter) {
+	f := validateFetch(v.Fetch)
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(f.RetryBudget + f.Timeout + time.Minute))
+}
+
+// Validate checks in's document: the pasted one, or the catalog downloaded from in.URL.
+// fields holds what the caller already found wrong (e.g. a body member of the wrong type), by
+// field name. The error is a 422 naming every bad field (ErrorOf reads it) or a failure to
+// build a schema's validator. A document that cannot be read (not JSON, not a catalog, or a
+// download that failed) is no error: the result's Error says why (the line and column, or the
+// HTTP status) and it has no records. Only the first MaxRecords records are checked and
+// answered: the rest of the document is not read, the result is Truncated, and Valid is then
+// false (the records not checked may be invalid).
+func (v Validator) Validate(ctx context.Context, in *ValidateInput, fields map[string]string) (*ValidationResult, error) {
+	dv, v3, err := checkValidateInput(in, fields)
+	if err != nil {
+		return nil, err
+	}
+	c := checker{v: dv, v3: v3, max: v.MaxRecords, seen: map[string]int{}}
+	if c.max <= 0 {
+		c.max = defaultValidateMaxRecords
+	}
+	if in.URL != "" {
+		err = c.checkURL(ctx, validateFetch(v.Fetch), in.URL)
 	} else {
 		err = c.checkPasted(in.JSON)
 	}
@@ -89,36 +150,28 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 	)
 	switch {
 	case errors.As(err, &ferr):
-		return writeJSON(w, http.StatusUnprocessableEntity, validationResult{Records: []recordResult{},
-			Error: "the document could not be downloaded: " + ferr.Error()})
+		return &ValidationResult{Records: []RecordResult{},
+			Error: "the document could not be downloaded: " + ferr.Error()}, nil
 	case errors.As(err, &perr):
-		return writeJSON(w, http.StatusUnprocessableEntity, validationResult{Records: []recordResult{},
-			Error: "the document is not a readable DCAT-US catalog: " + perr.Error()})
+		return &ValidationResult{Records: []RecordResult{},
+			Error: "the document is not a readable DCAT-US catalog: " + perr.Error()}, nil
 	case err != nil:
-		return err
+		return nil, err
 	}
-	res := validationResult{Valid: !c.truncated, Truncated: c.truncated, Records: c.records}
+	res := &ValidationResult{Valid: !c.truncated, Truncated: c.truncated, Records: c.records}
 	if res.Records == nil {
-		res.Records = []recordResult{}
+		res.Records = []RecordResult{}
 	}
 	for _, rec := range c.records {
 		res.Valid = res.Valid && rec.Valid
 	}
-	return writeJSON(w, http.StatusOK, res)
+	return res, nil
 }
 
-// decodeValidate reads and checks the request, naming every bad field. It returns the
-// validator of a DCAT-US 1.1 schema type, or those of each DCAT-US 3.0 record type.
-func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, map[string]*dcatus.Validator, error) {
-	data, err := readBody(r)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var in validateInput
-	fields := fieldErrors{}
-	if err := decodeObject(data, &in, fields); err != nil {
-		return nil, nil, nil, err
-	}
+// checkValidateInput checks in, adding to fields, and returns the 422 naming every bad field,
+// or the validator of a DCAT-US 1.1 schema type, or those of each DCAT-US 3.0 record type.
+func checkValidateInput(in *ValidateInput, f map[string]string) (*dcatus.Validator, map[string]*dcatus.Validator, error) {
+	fields := fieldErrors(f)
 	var (
 		v  *dcatus.Validator
 		v3 map[string]*dcatus.Validator
@@ -140,11 +193,11 @@ func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, map[str
 		for _, rt := range []string{catalog.RecordTypeDataset, catalog.RecordTypeDataService,
 			catalog.RecordTypeCatalogRecord, catalog.RecordTypeDatasetSeries} {
 			if v3[rt], err = dcatus.NewValidator3(rt); err != nil {
-				return nil, nil, nil, fmt.Errorf("validator for %q %s: %w", st, rt, err)
+				return nil, nil, fmt.Errorf("validator for %q %s: %w", st, rt, err)
 			}
 		}
 	} else if v, err = dcatus.NewValidator(string(st)); err != nil {
-		return nil, nil, nil, fmt.Errorf("validator for %q: %w", st, err)
+		return nil, nil, fmt.Errorf("validator for %q: %w", st, err)
 	}
 	pasted := len(bytes.TrimSpace(in.JSON)) > 0 && string(bytes.TrimSpace(in.JSON)) != "null"
 	switch {
@@ -157,7 +210,7 @@ func decodeValidate(r *http.Request) (*validateInput, *dcatus.Validator, map[str
 			fields.add("url", "%s", msg)
 		}
 	}
-	return &in, v, v3, fields.err()
+	return v, v3, fields.err()
 }
 
 // checker checks the datasets of one document in order, keeping the verdicts of at most max.
@@ -166,7 +219,7 @@ type checker struct {
 	v3        map[string]*dcatus.Validator // DCAT-US 3.0, by record type; nil for 1.1
 	max       int
 	seen      map[string]int // identifier → position, for repeated identifiers
-	records   []recordResult
+	records   []RecordResult
 	truncated bool // a dataset after the first max was found, and not checked
 }
 
@@ -177,7 +230,7 @@ func (c *checker) add(pos int, raw []byte) error {
 		return errEnoughRecords
 	}
 	if raw == nil { // over the record size cap: WalkCatalog does not hold it
-		c.records = append(c.records, recordResult{Index: pos, Errors: []problemJSON{{Path: "$", Message: fmt.Sprintf(
+		c.records = append(c.records, RecordResult{Index: pos, Errors: []Problem{{Path: "$", Message: fmt.Sprintf(
 			"dataset #%d is over the record size cap of %d bytes; a harvest makes it an error row",
 			pos+1, catalog.DefaultMaxRecordBytes)}}})
 		return nil
@@ -193,15 +246,15 @@ func (c *checker) add3(e catalog.Entry) error {
 		c.truncated = true
 		return errEnoughRecords
 	}
-	var res recordResult
+	var res RecordResult
 	if e.TooLarge {
-		res = recordResult{Index: e.Position, Identifier: e.Identifier, Errors: []problemJSON{{Path: "$", Message: fmt.Sprintf(
+		res = RecordResult{Index: e.Position, Identifier: e.Identifier, Errors: []Problem{{Path: "$", Message: fmt.Sprintf(
 			"record #%d is over the record size cap of %d bytes; a harvest makes it an error row",
 			e.Position+1, catalog.DefaultMaxRecordBytes)}}}
 	} else {
 		res = checkRecord(c.v3[cmp.Or(e.RecordType, catalog.RecordTypeDataset)], e, c.seen)
 		for _, w := range dcatus.Warnings3(e.Raw) {
-			res.Warnings = append(res.Warnings, problemJSON{Path: w.Path, Message: w.Message})
+			res.Warnings = append(res.Warnings, Problem{Path: w.Path, Message: w.Message})
 		}
 	}
 	res.RecordType, res.Path = cmp.Or(e.RecordType, catalog.RecordTypeDataset), e.Path
@@ -209,9 +262,9 @@ func (c *checker) add3(e catalog.Entry) error {
 	return nil
 }
 
-// checkURL downloads the catalog at url and checks its datasets.
-func (s *server) checkURL(ctx context.Context, c *checker, url string) error {
-	f, err := fetch.Get(ctx, s.fetch, url)
+// checkURL downloads the catalog at url with cfg and checks its datasets.
+func (c *checker) checkURL(ctx context.Context, cfg fetch.Config, url string) error {
+	f, err := fetch.Get(ctx, cfg, url)
 	if err != nil {
 		return err
 	}
@@ -300,25 +353,25 @@ func (c *checker) checkCatalog(r io.Reader) error {
 // identifier, or one with U+0000 or repeating one of an earlier record of the catalog (seen:
 // identifier → position), is not valid either. At most
 // maxRecordProblems errors are listed; a last one says how many more there were.
-func checkRecord(v *dcatus.Validator, e catalog.Entry, seen map[string]int) recordResult {
+func checkRecord(v *dcatus.Validator, e catalog.Entry, seen map[string]int) RecordResult {
 	pos := e.Position
-	res := recordResult{Index: pos, Identifier: e.Identifier, Errors: []problemJSON{}}
+	res := RecordResult{Index: pos, Identifier: e.Identifier, Errors: []Problem{}}
 	problems, err := v.Validate(e.Raw)
 	if err != nil {
 		problems = []dcatus.Problem{{Path: "$", Message: err.Error()}}
 	}
 	for _, p := range problems {
-		res.Errors = append(res.Errors, problemJSON{Path: p.Path, Message: p.Message})
+		res.Errors = append(res.Errors, Problem{Path: p.Path, Message: p.Message})
 	}
 	switch bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, seen); {
 	case bad == nil:
 		seen[e.Identifier] = pos
 	case bad.Type != harvest.TypeMissingIdentifier || len(problems) == 0: // the schema names a missing one already
-		res.Errors = append(res.Errors, problemJSON{Path: "$.identifier", Message: bad.Message})
+		res.Errors = append(res.Errors, Problem{Path: "$.identifier", Message: bad.Message})
 	}
 	res.Valid = len(res.Errors) == 0
 	if n := len(res.Errors); n > maxRecordProblems {
-		res.Errors = append(res.Errors[:maxRecordProblems:maxRecordProblems], problemJSON{Path: "$",
+		res.Errors = append(res.Errors[:maxRecordProblems:maxRecordProblems], Problem{Path: "$",
 			Message: fmt.Sprintf("%d more errors not listed (at most %d are)", n-maxRecordProblems, maxRecordProblems)})
 	}
 	return res

@@ -300,7 +300,8 @@ func (p *Pipeline) buildHandler() error {
 	}
 	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads,
 		SecureCookies: cfg.SecureCookies, AllowPrivateSources: cfg.Fetch.AllowPrivate}, web.Deps{Store: p.store, API: h,
-		Jobs: p.Jobs(), Search: p.index, Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit, Queued: p.kick})
+		Jobs: p.Jobs(), Search: p.index, Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit, Queued: p.kick,
+		Validator: api.Validator{Fetch: cfg.Fetch, MaxRecords: cfg.API.ValidateMaxRecords}})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}

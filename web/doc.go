@@ -19,11 +19,12 @@
 // cookie (double submit). A POST without a session redirects to /sign-in (303); a POST without
 // a valid token is a 403.
 //
-// Every write goes through the API handler in process (Deps.API) with the API key, so a form
-// is checked by exactly the API's validation and its 422 field messages are shown next to the
-// form's fields; a 409 is shown with the API's explanation. Forms work without JavaScript;
-// the job page's progress bar polls /harvest_jobs/{id}/progress, which computes the figure
-// with api.PercentSettled, the function the API's percent_settled comes from.
+// Every write and the validate page call the API's typed functions (api.Sources,
+// api.SaveOrganization, api.Validator) or package jobs, never the API handler in process, so
+// a form is checked by exactly the API's validation and its 422 field messages are shown next
+// to the form's fields; a 409 is shown with the API's explanation. Forms work without
+// JavaScript; the job page and its progress bar (polling /harvest_jobs/{id}/progress) show the
+// job's jobs.Report, the view the API's job and the CLI's report are built from.
 //
 // Pages read the store directly, in a number of queries that does not grow with the rows they
 // show (lists are paged and read in one query each: store.SourceSummaryList,

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
-	"time"
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
@@ -50,7 +48,7 @@ type errorGroup struct {
 	Anchor   string
 }
 
-// progress is what the progress bar shows: the same figures as the API's job (api.PercentSettled).
+// progress is what the progress bar shows: the same figures as the API's job (jobs.Report).
 type progress struct {
 	ID             string            `json:"id"`
 	Status         harvest.JobStatus `json:"status"`
@@ -62,15 +60,14 @@ type progress struct {
 }
 
 func progressOf(j *store.HarvestJob) progress {
-	p := progress{ID: j.ID, Status: j.Status, Settled: j.Settled, Expected: j.Expected,
-		PercentSettled: api.PercentSettled(j), Finished: j.Status.Finished(), Counts: j.Counts}
-	if !p.Finished { // as the API: a running job's total is what it expects, or what settled so far
-		p.Total = j.Settled
-		if j.Expected != nil {
-			p.Total = max(*j.Expected, j.Settled)
-		}
-	}
-	return p
+	return progressOfReport(jobs.Progress(j))
+}
+
+// progressOfReport is the progress bar of a job's report: the API's figures.
+func progressOfReport(rep *jobs.Report) progress {
+	j := rep.Job
+	return progress{ID: j.ID, Status: j.Status, Settled: j.Settled, Expected: j.Expected,
+		PercentSettled: rep.PercentSettled, Finished: j.Status.Finished(), Counts: rep.Counts}
 }
 
 func (s *server) getJob(r *http.Request) (*store.HarvestJob, error) {
@@ -82,20 +79,17 @@ func (s *server) jobView(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := jobViewData{Job: j, Progress: progressOf(j), CanCancel: !j.Status.Finished()}
+	rep, err := jobs.View(r.Context(), s.store, j)
+	if err != nil {
+		return err
+	}
+	d := jobViewData{Job: j, Progress: progressOfReport(rep), CanCancel: !j.Status.Finished(),
+		Duration: rep.Duration(s.now()).String(), JobErrors: rep.JobErrors}
 	if d.Replayable, d.ReplayNote, err = s.replayable(r.Context(), j); err != nil {
 		return err
 	}
 	if d.Source, err = s.store.SourceGet(r.Context(), j.SourceID); err != nil {
 		return fmt.Errorf("source of job %s: %w", j.ID, err)
-	}
-	end := s.now()
-	if j.FinishedAt != nil {
-		end = *j.FinishedAt
-	}
-	d.Duration = end.Sub(j.CreatedAt).Round(time.Second).String()
-	if d.JobErrors, err = s.store.JobErrorList(r.Context(), j.ID); err != nil {
-		return err
 	}
 	counts, err := s.store.RecordErrorSummary(r.Context(), j.ID)
 	if err != nil {
@@ -251,19 +245,14 @@ func (s *server) doJobAction(ctx context.Context, j *store.HarvestJob, action st
 }
 
 // jobErrorsCSV streams the job's record errors as the API's CSV
-// (GET /api/v1/harvest_jobs/{id}/record_errors?format=csv), served in process with the API
-// key so that the download works for a signed-in operator when the API protects its reads too.
-// The rows go straight to the client: nothing is held in memory.
+// (GET /api/v1/harvest_jobs/{id}/record_errors?format=csv; api.WriteRecordErrorsCSV), so that
+// the download works for a signed-in operator when the API protects its reads too. The rows
+// go straight to the client: nothing is held in memory.
 func (s *server) jobErrorsCSV(w http.ResponseWriter, r *http.Request) error {
 	j, err := s.getJob(r)
 	if err != nil {
 		return err
 	}
-	req := r.Clone(r.Context())
-	req.URL = &url.URL{Path: "/api/v1/harvest_jobs/" + j.ID + "/record_errors", RawQuery: "format=csv"}
-	req.RequestURI = req.URL.RequestURI()
-	req.Header.Set("X-API-Key", s.cfg.APIKey)
-	req.Body = http.NoBody
-	s.api.ServeHTTP(w, req)
+	api.WriteRecordErrorsCSV(w, r, s.store, s.log, j.ID)
 	return nil
 }

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/search"
 )
@@ -47,29 +49,7 @@ type validateData struct {
 	URL         string
 	SchemaTypes []harvest.SchemaType
 	Errors      formErrors
-	Result      *validateResult
-}
-
-// validateResult is the API's answer to POST /api/v1/validate.
-type validateResult struct {
-	Valid     bool   `json:"valid"`
-	Truncated bool   `json:"truncated"`
-	Error     string `json:"error"`
-	Records   []struct {
-		Index      int    `json:"index"`
-		Identifier string `json:"identifier"`
-		Valid      bool   `json:"valid"`
-		RecordType string `json:"record_type"`
-		Path       string `json:"path"`
-		Errors     []struct {
-			Path    string `json:"path"`
-			Message string `json:"message"`
-		} `json:"errors"`
-		Warnings []struct {
-			Path    string `json:"path"`
-			Message string `json:"message"`
-		} `json:"warnings"`
-	} `json:"records"`
+	Result      *api.ValidationResult
 }
 
 var validateSchemas = []harvest.SchemaType{harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal,
@@ -80,44 +60,41 @@ func (s *server) validateForm(w http.ResponseWriter, r *http.Request) error {
 		SchemaType: string(harvest.SchemaDCATUS11Federal), SchemaTypes: validateSchemas, Errors: formErrors{}})
 }
 
-// validate sends the pasted document or URL to POST /api/v1/validate and lists its verdict
-// per record.
+// validate checks the pasted document or URL with api.Validator (as POST /api/v1/validate
+// does) and lists its verdict per record.
 func (s *server) validate(w http.ResponseWriter, r *http.Request) error {
 	d := validateData{SchemaType: r.PostFormValue("schema_type"), Method: cmpOr(r.PostFormValue("method"), "paste"),
 		JSON: r.PostFormValue("json"), URL: strings.TrimSpace(r.PostFormValue("url")), SchemaTypes: validateSchemas,
 		Errors: formErrors{}}
-	body := map[string]any{"schema_type": d.SchemaType}
+	in := &api.ValidateInput{SchemaType: d.SchemaType}
 	if d.Method == "url" {
 		if d.URL == "" {
 			d.Errors["url"] = "required: the URL of a catalog"
 		}
-		body["url"] = d.URL
+		in.URL = d.URL
 	} else {
 		if strings.TrimSpace(d.JSON) == "" {
 			d.Errors["json"] = "required: paste a DCAT-US catalog or dataset"
 		}
-		body["json"] = d.JSON // a JSON string of the text: the API reads it as the document
+		in.JSON, _ = json.Marshal(d.JSON) // a JSON string of the text: the validator reads it as the document
 	}
-	status := http.StatusOK
 	if len(d.Errors) == 0 {
-		a, err := s.callAPI(r, http.MethodPost, "/api/v1/validate", body)
-		if err != nil {
-			return err
+		if in.URL != "" {
+			s.validator.ExtendWriteDeadline(w)
 		}
-		var res validateResult
+		res, err := s.validator.Validate(r.Context(), in, map[string]string{})
 		switch {
-		case a.Status == http.StatusOK:
-			if err := jsonDecode(a.Body, &res); err != nil {
+		case err != nil:
+			if err := d.Errors.from(err, ""); err != nil {
 				return err
 			}
-			d.Result = &res
-		case len(a.Fields) > 0:
-			d.Errors.merge(a.Fields)
+		case res.Error != "":
+			d.Errors[""] = res.Error
 		default:
-			d.Errors[""] = a.Error
-			_ = jsonDecode(a.Body, &res)
+			d.Result = res
 		}
 	}
+	status := http.StatusOK
 	if len(d.Errors) > 0 {
 		status = http.StatusUnprocessableEntity
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -180,79 +179,6 @@ func canonicalPathID(r *http.Request) {
 	}
 }
 
-// apiAnswer is the API's answer to a call made in process.
-type apiAnswer struct {
-	Status int
-	Body   []byte
-	Error  string            // the "error" member of an error answer
-	Fields map[string]string // the "fields" member of a 422
-}
-
-// callAPI sends a request to the API handler in process, with the API key, and returns its
-// answer; body (nil: none) is sent as JSON. Only the job actions (web/job.go) and the validate
-// page still write this way; source and organization writes call api.Sources and
-// api.SaveOrganization, and a source's "harvest now" queues its job directly.
-func (s *server) callAPI(r *http.Request, method, path string, body any) (*apiAnswer, error) {
-	var rd io.Reader = http.NoBody
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("marshal api body: %w", err)
-		}
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequestWithContext(r.Context(), method, path, rd)
-	if err != nil {
-		return nil, fmt.Errorf("api request: %w", err)
-	}
-	req.RemoteAddr = r.RemoteAddr
-	req.Header.Set("X-API-Key", s.cfg.APIKey)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	rec := &bufferWriter{header: http.Header{}}
-	s.api.ServeHTTP(rec, req)
-	a := &apiAnswer{Status: rec.statusCode(), Body: rec.buf.Bytes()}
-	if a.Status >= 400 {
-		var e struct {
-			Error  string            `json:"error"`
-			Fields map[string]string `json:"fields"`
-		}
-		_ = json.Unmarshal(a.Body, &e)
-		a.Error, a.Fields = e.Error, e.Fields
-		if a.Status >= 500 && a.Status != http.StatusServiceUnavailable {
-			return nil, fmt.Errorf("api %s %s: %d %s", method, path, a.Status, a.Error)
-		}
-	}
-	return a, nil
-}
-
-// bufferWriter is an http.ResponseWriter that keeps the answer in memory.
-type bufferWriter struct {
-	header http.Header
-	status int
-	buf    bytes.Buffer
-}
-
-func (b *bufferWriter) Header() http.Header { return b.header }
-func (b *bufferWriter) WriteHeader(code int) {
-	if b.status == 0 {
-		b.status = code
-	}
-}
-func (b *bufferWriter) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.buf.Write(p)
-}
-func (b *bufferWriter) statusCode() int {
-	if b.status == 0 {
-		return http.StatusOK
-	}
-	return b.status
-}
-
 // formErrors are a form's messages by field name, plus "" for the form as a whole.
 type formErrors map[string]string
 
@@ -326,12 +252,5 @@ func writePoll(w http.ResponseWriter, v any) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(data)
-	return nil
-}
-
-func jsonDecode(data []byte, v any) error {
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("read api answer: %w", err)
-	}
 	return nil
 }

@@ -45,9 +45,12 @@ type Deps struct {
 	// Store is required: pages read it directly.
 	Store store.Store
 	// API is the API handler (api.New). Required: it serves /api/, /healthz, /readyz and
-	// /metrics beside the pages. Source and organization writes call api.Sources and
-	// api.SaveOrganization directly; job actions and validation still go through it in process.
+	// /metrics beside the pages. The pages never call it: they call the API's typed functions
+	// (api.Sources, api.SaveOrganization, api.Validator, api.WriteRecordErrorsCSV) and Jobs.
 	API http.Handler
+	// Validator checks the validate page's documents: give it the API's
+	// (api.Deps.Fetch, api.Config.ValidateMaxRecords). The zero value takes their defaults.
+	Validator api.Validator
 	// Jobs cancels and replays jobs (its Store defaults to Store); without its Bus the job
 	// page offers no replay.
 	Jobs jobs.Control
@@ -83,7 +86,8 @@ type server struct {
 	// authLimit is Deps.AuthLimiter
 	authLimit *api.AuthLimiter
 	sources   api.Sources // source writes: the API's checks and messages
-	queued    func()      // Deps.Queued; may be nil
+	validator api.Validator
+	queued    func() // Deps.Queued; may be nil
 	pages     *http.ServeMux
 }
 
@@ -111,6 +115,7 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 	s.key = deriveKey(cfg.APIKey)
 	s.sources = api.Sources{Store: deps.Store, AllowPrivate: cfg.AllowPrivateSources}
 	s.queued = deps.Queued
+	s.validator = deps.Validator
 	s.authLimit = deps.AuthLimiter
 	if s.authLimit == nil {
 		s.authLimit = api.NewAuthLimiter(api.AuthLimitConfig{})

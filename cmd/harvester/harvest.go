@@ -268,24 +268,23 @@ type jobReport struct {
 }
 
 func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.HarvestJob, url, format string) error {
-	jobErrs, err := st.JobErrorList(ctx, job.ID)
+	view, err := jobs.View(ctx, st, job)
+	if err == nil {
+		err = view.ReadNotModified(ctx, st)
+	}
 	if err != nil {
 		return err
 	}
+	// The stored counts, not view.Counts: the report is of a job that ended (or was replayed).
 	rep := jobReport{JobID: job.ID, SourceID: job.SourceID, URL: url, JobType: string(job.JobType),
-		Status: string(job.Status), Counts: job.Counts,
+		Status: string(job.Status), Counts: job.Counts, NotModified: view.NotModified,
 		StartedAt: job.CreatedAt.UTC().Format(time.RFC3339), JobErrors: []string{},
 		RecordErrors: reportRows{Rows: []reportRow{}}}
 	if job.FinishedAt != nil {
 		rep.FinishedAt = job.FinishedAt.UTC().Format(time.RFC3339)
 	}
-	for _, e := range jobErrs {
+	for _, e := range view.JobErrors {
 		rep.JobErrors = append(rep.JobErrors, e.Type+": "+e.Message)
-	}
-	if fetch, err := st.JobFetchGet(ctx, job.ID); err == nil {
-		rep.NotModified = fetch.NotModified
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return err
 	}
 	if job.Errored > 0 {
 		if rep.RecordErrors, err = listReportRows(ctx, st, job.ID, harvest.SeverityError); err != nil {
