@@ -18,6 +18,8 @@ const (
 	nsGSP    = "http://www.opengis.net/ont/geosparql#"
 	nsSchema = "http://schema.org/"
 
+	pType = nsRDF + "type"
+
 	dcatDataset        = nsDCAT + "Dataset"
 	dcatDatasetSeries  = nsDCAT + "DatasetSeries"
 	dcatDistribution   = nsDCAT + "distribution"

@@ -357,6 +357,13 @@ func socrataBase(identifier string) string {
 	return u.Scheme + "://" + u.Host
 }
 
+func hostOf(base string) string {
+	if u, err := url.Parse(base); err == nil {
+		return u.Host
+	}
+	return ""
+}
+
 func webURL(s string) string {
 	if isWebURL(strings.TrimSpace(s)) {
 		return strings.TrimSpace(s)
