@@ -1,5 +1,6 @@
 // Package api is Harvester's HTTP API under /api/v1: organizations, harvest sources, jobs
-// (start, follow, cancel), job and record errors (JSON or CSV), harvest records, and a
+// (start, follow, cancel, replay: through package jobs), job and record errors (JSON or CSV),
+// harvest records, dataset search, and a
 // validate endpoint that checks a pasted or fetched DCAT-US catalog without storing anything;
 // plus /healthz, /readyz, /metrics and the OpenAPI document at /api/v1/openapi.json.
 //
@@ -26,9 +27,10 @@
 // (jobs.SourceByURL) is a 409.
 //
 // Sources are of every type the harvester harvests: document (one DCAT-US data.json or one
-// ISO 19115 XML file), waf and waf-collection (web-accessible folders of ISO 19115 XML, so
-// their schema_type must be iso19115_1 or iso19115_2). A waf-collection source, and only
-// one, has a collection_parent_url; a waf or waf-collection source may have a waf_time_zone
-// (an IANA zone name, 422 otherwise), the zone of its listings' dates. The validate endpoint reads DCAT-US only: it refuses the
-// ISO schema types with a 422.
+// ISO 19115 XML file), waf and waf-collection (web-accessible folders of ISO 19115 XML), rdf
+// (DCAT-AP), and the portals ckan, dkan, socrata, arcgis and opendatasoft. What each type may
+// have (its schema types, its settings in options, collection_parent_url, waf_time_zone) is
+// the source rule table's, harvest.SourceSpecs, the same one the web form and `harvester
+// harvest` check with: a source it refuses is a 422 naming each field. The validate endpoint
+// reads DCAT-US only: it refuses the other schema types with a 422.
 package api

@@ -5,11 +5,12 @@
 // canonical N-Quads).
 //
 // Turtle, TriG, N-Triples and N-Quads are parsed by this package's own streaming parser (the
-// W3C grammars; github.com/knakk/rdf, tried first, rejects valid Turtle such as a ';' before
-// ']' and gives no positions). RDF/XML is parsed by this package's own streaming parser over
-// encoding/xml (github.com/spdx/gordf, which DESIGN.md names, loses xml:lang and datatypes: see
-// rdfxml.go); it reads some RDF/XML the grammar refuses (misused rdf: names, bad or repeated
-// rdf:ID) leniently and reports each as a [Warning]. JSON-LD is parsed by
+// W3C grammars, with line and column in every error). RDF/XML is parsed by this package's own
+// streaming parser over encoding/xml (the RDF 1.1 XML Syntax, xml:lang and datatypes kept); it
+// reads some RDF/XML the grammar refuses (misused rdf: names, bad or repeated rdf:ID)
+// leniently and reports each as a [Warning]. No RDF library of Go is used for these: the ones
+// tried (knakk/rdf, spdx/gordf) refused valid Turtle or lost xml:lang and datatypes (rdfxml.go
+// says how). JSON-LD is parsed by
 // github.com/piprate/json-gold, one node object of the top-level @graph at a time; json-gold
 // also does URDNA2015.
 //

@@ -105,18 +105,17 @@ func (g *spillGraph) Close() error {
 
 // diskGraph is the SQLite part of a spillGraph.
 type diskGraph struct {
-	path     string // the file's name, "" once removed
-	db       *sql.DB
-	tx       *sql.Tx // the open write batch, or nil
-	pending  int
-	n        int
-	ids      map[Term]int64 // a bounded cache of term ids
-	insTerm  *sql.Stmt
-	selTerm  *sql.Stmt
-	insTrip  *sql.Stmt
-	txIns    [3]*sql.Stmt         // the statements bound to tx
-	sel      map[string]*sql.Stmt // match's prepared queries, by text (at most 8)
-	notFound error
+	path    string // the file's name, "" once removed
+	db      *sql.DB
+	tx      *sql.Tx // the open write batch, or nil
+	pending int
+	n       int
+	ids     map[Term]int64 // a bounded cache of term ids
+	insTerm *sql.Stmt
+	selTerm *sql.Stmt
+	insTrip *sql.Stmt
+	txIns   [3]*sql.Stmt         // the statements bound to tx
+	sel     map[string]*sql.Stmt // match's prepared queries, by text (at most 8)
 }
 
 const (

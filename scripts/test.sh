@@ -2,7 +2,7 @@
 # The project's test command: starts Postgres and nats-server (scripts/services.sh) and an
 # OpenSearch node (scripts/opensearch.sh, in the background while the checks run), installs
 # Prometheus (scripts/prometheus.sh) and checks and unit-tests the alert rules with promtool,
-# then runs go vet, a gofmt check, the checks of deploy/ (scripts/deploy-validate.sh), a smoke
+# then runs go vet, staticcheck, a gofmt check, the checks of deploy/ (scripts/deploy-validate.sh), a smoke
 # harvest, the benchmark harness as a smoke run, and every Go test against those real services,
 # the cluster crash tests 5 times in a row (HARVESTER_CLUSTER_RUNS=N for another count).
 # Everything a run writes goes to a temporary directory of
@@ -34,6 +34,14 @@ export HARVESTER_TEST_REQUIRE_POSTGRES=1
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 go vet ./...
+# staticcheck, the version pinned here, installed once into the services' directory (the Go module
+# proxy serves its source, as for nats-server) and run on every package, tests included.
+staticcheck_version=v0.8.2
+staticcheck_dir="${HARVESTER_SERVICES_DIR:-/tmp/harvester-services}/staticcheck-$staticcheck_version"
+if [ ! -x "$staticcheck_dir/staticcheck" ]; then
+  GOBIN="$staticcheck_dir" go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
+fi
+"$staticcheck_dir/staticcheck" ./...
 go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy (run go mod tidy):"; go mod tidy -diff; exit 1; }
 # deploy/: kustomize builds, kubernetes-validate, compose, Dockerfile, KEDA/HPA against the
 # topology (installs kustomize and kubernetes-validate once; scripts/deploy-validate.sh).

@@ -9,9 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -63,6 +61,8 @@ type serviceFlags struct {
 	// fetchMade is the configuration fetchConfig made, shared by every user in the process so
 	// that they share one per-host limit.
 	fetchMade *fetch.Config
+	// envErrs are the environment values the flags' defaults could not read (envErr).
+	envErrs []error
 }
 
 // fetchConfig is the fetch client's configuration from the flags, the same one on every call.
@@ -83,30 +83,30 @@ func (f *serviceFlags) fetchConfig() fetch.Config {
 // registerFetch adds the fetch client's flags; 0 keeps fetch.Config's default.
 func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", envDuration("HARVESTER_FETCH_TIMEOUT"),
+	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", f.envDuration("HARVESTER_FETCH_TIMEOUT", 0),
 		"longest one download may take, body included (env HARVESTER_FETCH_TIMEOUT; default 10m)")
-	fl.Int64Var(&f.fetch.MaxBytes, "fetch-max-bytes", envInt64("HARVESTER_FETCH_MAX_BYTES"),
+	fl.Int64Var(&f.fetch.MaxBytes, "fetch-max-bytes", f.envInt64("HARVESTER_FETCH_MAX_BYTES", 0),
 		"size cap of a downloaded document in bytes, after decompression; a larger one fails the job "+
 			"(env HARVESTER_FETCH_MAX_BYTES; default 1 GiB)")
-	fl.IntVar(&f.fetch.Attempts, "fetch-attempts", int(envInt64("HARVESTER_FETCH_ATTEMPTS")),
+	fl.IntVar(&f.fetch.Attempts, "fetch-attempts", f.envInt("HARVESTER_FETCH_ATTEMPTS", 0),
 		"tries of one download on a network error, timeout, 429 or 5xx (env HARVESTER_FETCH_ATTEMPTS; default 10)")
-	fl.DurationVar(&f.fetch.RetryBudget, "fetch-retry-budget", envDuration("HARVESTER_FETCH_RETRY_BUDGET"),
+	fl.DurationVar(&f.fetch.RetryBudget, "fetch-retry-budget", f.envDuration("HARVESTER_FETCH_RETRY_BUDGET", 0),
 		"no retry of a download starts later than this after its first try (env HARVESTER_FETCH_RETRY_BUDGET; default 2m)")
-	fl.IntVar(&f.fetch.MaxRedirects, "fetch-max-redirects", int(envInt64("HARVESTER_FETCH_MAX_REDIRECTS")),
+	fl.IntVar(&f.fetch.MaxRedirects, "fetch-max-redirects", f.envInt("HARVESTER_FETCH_MAX_REDIRECTS", 0),
 		"redirects one download follows; more is a job error (env HARVESTER_FETCH_MAX_REDIRECTS; default 10)")
-	fl.IntVar(&f.fetch.MaxPerHost, "fetch-max-per-host", int(envInt64("HARVESTER_FETCH_MAX_PER_HOST")),
+	fl.IntVar(&f.fetch.MaxPerHost, "fetch-max-per-host", f.envInt("HARVESTER_FETCH_MAX_PER_HOST", 0),
 		"downloads from one host at a time in this process, over all jobs (env HARVESTER_FETCH_MAX_PER_HOST; default 4)")
-	fl.IntVar(&f.maxRecordBytes, "max-record-bytes", int(envInt64("HARVESTER_MAX_RECORD_BYTES")),
+	fl.IntVar(&f.maxRecordBytes, "max-record-bytes", f.envInt("HARVESTER_MAX_RECORD_BYTES", 0),
 		"size cap of one record in bytes (a data.json dataset, a portal item, or an XML file after decompression); "+
 			"a larger one is an error row and is not read further; also the cap of one RDF term (one JSON-LD node "+
 			"object may be twice it) (env HARVESTER_MAX_RECORD_BYTES; default 16 MiB)")
-	fl.IntVar(&f.maxRDFPages, "max-rdf-pages", int(envInt64("HARVESTER_MAX_RDF_PAGES")),
+	fl.IntVar(&f.maxRDFPages, "max-rdf-pages", f.envInt("HARVESTER_MAX_RDF_PAGES", 0),
 		"most pages of a paged (Hydra) rdf source; more is a job error, and nothing is deleted "+
 			"(env HARVESTER_MAX_RDF_PAGES; default 10000)")
-	fl.IntVar(&f.rdfMemTriples, "rdf-mem-triples", int(envInt64("HARVESTER_RDF_MEM_TRIPLES")),
+	fl.IntVar(&f.rdfMemTriples, "rdf-mem-triples", f.envInt("HARVESTER_RDF_MEM_TRIPLES", 0),
 		"triples of an rdf source's graph kept in memory; past that it moves to a temporary file "+
 			"(env HARVESTER_RDF_MEM_TRIPLES; default 50000)")
-	fl.IntVar(&f.jobWindow, "job-window", int(envInt64("HARVESTER_JOB_WINDOW")),
+	fl.IntVar(&f.jobWindow, "job-window", f.envInt("HARVESTER_JOB_WINDOW", 0),
 		"most records of one job in flight between EXTRACT and the aggregator; a listing that far ahead waits, "+
 			"so jobs running at once share the stages (env HARVESTER_JOB_WINDOW; default 500; -1: no cap)")
 	fl.StringVar(&f.fetchProxy, "fetch-proxy", os.Getenv("HARVESTER_FETCH_PROXY"),
@@ -145,13 +145,13 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.natsURL, "nats-url", os.Getenv("NATS_URL"),
 		"NATS server with JetStream, e.g. nats://127.0.0.1:4222, or every server of a JetStream cluster, comma-separated "+
 			"(env NATS_URL); empty: in-process server in --data-dir")
-	cmd.Flags().IntVar(&f.streamReplicas, "stream-replicas", envInt("HARVESTER_STREAM_REPLICAS", 1),
+	cmd.Flags().IntVar(&f.streamReplicas, "stream-replicas", f.envInt("HARVESTER_STREAM_REPLICAS", 1),
 		"how many servers of the JetStream cluster keep each of Harvester's streams and consumers, 1 to 5; "+
 			"3 on a 3-node cluster survives losing any one node; every process must use the same (env HARVESTER_STREAM_REPLICAS)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
 		"where the embedded default keeps its SQLite database and JetStream data (env HARVESTER_DATA_DIR)")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
-	cmd.Flags().BoolVar(&f.allowPrivate, "allow-private-sources", envBool("HARVESTER_ALLOW_PRIVATE_SOURCES"),
+	cmd.Flags().BoolVar(&f.allowPrivate, "allow-private-sources", f.envBool("HARVESTER_ALLOW_PRIVATE_SOURCES"),
 		"fetch sources on loopback, private and link-local addresses, refused by default "+
 			"(env HARVESTER_ALLOW_PRIVATE_SOURCES=1)")
 	cmd.Flags().StringVar(&f.opensearchURL, "opensearch-url", os.Getenv("OPENSEARCH_URL"),
@@ -159,13 +159,14 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 			"empty: a bleve index in --data-dir/search, which only one process may hold")
 	cmd.Flags().StringVar(&f.searchIndex, "search-index", cmp.Or(os.Getenv("HARVESTER_SEARCH_INDEX"), opensearch.DefaultAlias),
 		"name of the search index: the OpenSearch alias or the bleve directory; none keeps no index (env HARVESTER_SEARCH_INDEX)")
-	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
+	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", f.envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
 		"a harvest job that would delete more than this share of a source's datasets fails and deletes nothing "+
 			"(force_harvest and clear are not bound; env HARVESTER_MAX_DELETE_SHARE)")
 	cmd.Flags().StringVar(&f.languages, "languages", cmp.Or(os.Getenv("HARVESTER_LANGUAGES"), "en"),
 		"language preference for the language-tagged literals of DCAT-AP records, most wanted first, e.g. nb,nn,en; "+
 			"a source's languages option wins (env HARVESTER_LANGUAGES)")
 	f.registerFetch(cmd)
+	cmd.PreRunE = func(*cobra.Command, []string) error { return f.envErr() }
 }
 
 // servicesHelp says which services a command will use, read from the environment, and how to
@@ -303,28 +304,4 @@ func migrateCommand() *cobra.Command {
 	}
 	f.register(cmd)
 	return cmd
-}
-
-func envFloat(name string, def float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
-		return v
-	}
-	return def
-}
-
-func envBool(name string) bool {
-	b, _ := strconv.ParseBool(os.Getenv(name))
-	return b
-}
-
-// envInt64 reads an integer environment variable; 0 when unset or unreadable.
-func envInt64(name string) int64 {
-	n, _ := strconv.ParseInt(os.Getenv(name), 10, 64)
-	return n
-}
-
-// envDuration reads a duration environment variable (e.g. "90s"); 0 when unset or unreadable.
-func envDuration(name string) time.Duration {
-	d, _ := time.ParseDuration(os.Getenv(name))
-	return d
 }

@@ -131,7 +131,10 @@ func (f *serviceFlags) cancelBus(ctx context.Context) (store.Store, *router.Bus,
 		return nil, nil, nil, err
 	}
 	cfg := f.config(logger)
-	mail := smtpFromEnv()
+	mail := f.smtpFromEnv()
+	if err := f.envErr(); err != nil {
+		return nil, nil, nil, err
+	}
 	mail.BaseURL = os.Getenv("HARVESTER_BASE_URL") // links in the email, as serve's --base-url
 	cfg.Stages, cfg.Mail = []string{pipeline.StageReport}, &mail
 	pl, err := startConfig(ctx, cfg)

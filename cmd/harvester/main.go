@@ -1,8 +1,13 @@
-// Command harvester is Harvester's one binary. It only wires: it reads flags and environment,
-// turns them into a pipeline.Config, runs that pipeline (store, bus, stages, scheduler, API), and turns signals into context
-// cancellation.
+// Command harvester is Harvester's one binary. It only wires: it reads flags and environment
+// (an unreadable environment value is an error naming the variable: env.go), turns them into a
+// pipeline.Config, runs that pipeline (store, bus, stages, scheduler, API), and turns signals
+// into context cancellation. Jobs are started, cancelled and replayed through package jobs.
 //
-//	harvester harvest --url URL | --file PATH --schema-type TYPE [--job-type TYPE] [--organization NAME] [--format json]
+//	harvester harvest --url URL | --file PATH --schema-type TYPE [--source-type TYPE] [--job-type TYPE] [--organization NAME] [--format json]
+//	harvester serve [--addr HOST:PORT]        the API, the web UI, the scheduler and every stage in one process
+//	harvester worker --stages validate,sync   only the given stages' consumers, to scale them out
+//	harvester scheduler                       only the scheduler: due jobs, the cap, orphans
+//	harvester api [--addr HOST:PORT]          only the HTTP API and the web UI
 //	harvester job cancel JOB_ID
 //	harvester replay --job JOB_ID [--stage STAGE] [--since TIME] [--format json]
 //	harvester migrate

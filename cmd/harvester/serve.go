@@ -11,11 +11,11 @@ import (
 	"net/http/pprof"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/api"
@@ -48,6 +48,9 @@ type serverFlags struct {
 	http pipeline.HTTPConfig
 	// secureCookies marks the web UI's cookies Secure (--secure-cookies).
 	secureCookies bool
+	// api is the API's configuration from the environment: HARVESTER_API_KEY, the key writes
+	// need, and HARVESTER_PROTECT_READS=1, which makes reads need it too.
+	api api.Config
 }
 
 func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
@@ -57,32 +60,33 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 		fl.StringVar(&f.addr, "addr", cmp.Or(os.Getenv("HARVESTER_ADDR"), "127.0.0.1:8080"),
 			"where the web UI (/), the API, /healthz, /readyz and /metrics listen (env HARVESTER_ADDR)")
 	}
-	fl.IntVar(&f.maxJobs, "max-jobs", envInt("HARVESTER_MAX_JOBS", 4), "most jobs in progress at once (env HARVESTER_MAX_JOBS)")
+	fl.IntVar(&f.maxJobs, "max-jobs", f.envInt("HARVESTER_MAX_JOBS", 4), "most jobs in progress at once (env HARVESTER_MAX_JOBS)")
 	fl.DurationVar(&f.orphanTimeout, "orphan-timeout", 30*time.Minute,
 		"a job in progress with no heartbeat for this long is re-driven (listed again), and after --max-redrives ended as error")
-	fl.IntVar(&f.maxRedrives, "max-redrives", envInt("HARVESTER_MAX_REDRIVES", 3),
+	fl.IntVar(&f.maxRedrives, "max-redrives", f.envInt("HARVESTER_MAX_REDRIVES", 3),
 		"how often an orphaned job is re-driven before it is ended as error; 0: never (env HARVESTER_MAX_REDRIVES)")
 	fl.DurationVar(&f.interval, "scheduler-interval", 2*time.Second, "how often the scheduler looks for due and queued jobs")
-	fl.IntVar(&f.concurrency, "concurrency", envInt("HARVESTER_CONCURRENCY", 4),
+	fl.IntVar(&f.concurrency, "concurrency", f.envInt("HARVESTER_CONCURRENCY", 4),
 		"messages of each per-record stage this process handles at once; COMPARE handles 8x, SYNC and the job aggregator 16x (env HARVESTER_CONCURRENCY)")
 	// --subscriptions was this flag's name when each message in flight had a subscription.
 	fl.IntVar(&f.concurrency, "subscriptions", 4, "the old name of --concurrency")
 	_ = fl.MarkDeprecated("subscriptions", "use --concurrency")
 	fl.StringVar(&f.pprofAddr, "pprof-addr", os.Getenv("HARVESTER_PPROF_ADDR"),
 		"where Go's profiler (/debug/pprof/) listens, e.g. 127.0.0.1:6060; keep it private (default: not served; env HARVESTER_PPROF_ADDR)")
-	fl.BoolVar(&f.localFiles, "local-files", envBool("HARVESTER_LOCAL_FILES"),
+	fl.BoolVar(&f.localFiles, "local-files", f.envBool("HARVESTER_LOCAL_FILES"),
 		"read sources whose location is a local file path (made by harvest --file); refused by default, so that a "+
 			"stored source's url never reads this machine's files (env HARVESTER_LOCAL_FILES=1)")
 	f.registerHTTP(cmd)
 	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
 		"public URL of this API, for links in emails (env HARVESTER_BASE_URL)")
-	f.smtp = smtpFromEnv()
+	f.smtp = f.smtpFromEnv()
+	f.api = api.Config{APIKey: os.Getenv("HARVESTER_API_KEY"), ProtectReads: f.envBool("HARVESTER_PROTECT_READS")}
 }
 
 // smtpFromEnv is the mail configuration of the HARVESTER_SMTP_* variables (no BaseURL); a
-// config without a host sends no email.
-func smtpFromEnv() notify.Config {
-	return notify.Config{Host: os.Getenv("HARVESTER_SMTP_HOST"), Port: envInt("HARVESTER_SMTP_PORT", 0),
+// config without a host sends no email. An unreadable HARVESTER_SMTP_PORT is kept for envErr.
+func (f *serviceFlags) smtpFromEnv() notify.Config {
+	return notify.Config{Host: os.Getenv("HARVESTER_SMTP_HOST"), Port: f.envInt("HARVESTER_SMTP_PORT", 0),
 		Username: os.Getenv("HARVESTER_SMTP_USERNAME"), Password: os.Getenv("HARVESTER_SMTP_PASSWORD"),
 		From: os.Getenv("HARVESTER_SMTP_FROM"), TLS: os.Getenv("HARVESTER_SMTP_TLS")}
 }
@@ -90,30 +94,23 @@ func smtpFromEnv() notify.Config {
 // registerHTTP adds the flags that bound the HTTP server at --addr; 0 keeps the default.
 func (f *serverFlags) registerHTTP(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.DurationVar(&f.http.ReadHeaderTimeout, "http-read-header-timeout", envDuration("HARVESTER_HTTP_READ_HEADER_TIMEOUT"),
+	fl.DurationVar(&f.http.ReadHeaderTimeout, "http-read-header-timeout", f.envDuration("HARVESTER_HTTP_READ_HEADER_TIMEOUT", 0),
 		"longest a client may take to send a request's header (env HARVESTER_HTTP_READ_HEADER_TIMEOUT; default 10s)")
-	fl.DurationVar(&f.http.ReadTimeout, "http-read-timeout", envDuration("HARVESTER_HTTP_READ_TIMEOUT"),
+	fl.DurationVar(&f.http.ReadTimeout, "http-read-timeout", f.envDuration("HARVESTER_HTTP_READ_TIMEOUT", 0),
 		"longest a client may take to send a whole request, body included; then its connection is closed "+
 			"(env HARVESTER_HTTP_READ_TIMEOUT; default 1m)")
-	fl.DurationVar(&f.http.WriteTimeout, "http-write-timeout", envDuration("HARVESTER_HTTP_WRITE_TIMEOUT"),
+	fl.DurationVar(&f.http.WriteTimeout, "http-write-timeout", f.envDuration("HARVESTER_HTTP_WRITE_TIMEOUT", 0),
 		"longest from a request's header to the end of its answer; the record errors CSV and validating a URL "+
 			"extend it (env HARVESTER_HTTP_WRITE_TIMEOUT; default 2m)")
-	fl.DurationVar(&f.http.IdleTimeout, "http-idle-timeout", envDuration("HARVESTER_HTTP_IDLE_TIMEOUT"),
+	fl.DurationVar(&f.http.IdleTimeout, "http-idle-timeout", f.envDuration("HARVESTER_HTTP_IDLE_TIMEOUT", 0),
 		"how long a kept-alive connection waits for its next request (env HARVESTER_HTTP_IDLE_TIMEOUT; default 2m)")
-	fl.IntVar(&f.http.MaxHeaderBytes, "http-max-header-bytes", int(envInt64("HARVESTER_HTTP_MAX_HEADER_BYTES")),
+	fl.IntVar(&f.http.MaxHeaderBytes, "http-max-header-bytes", f.envInt("HARVESTER_HTTP_MAX_HEADER_BYTES", 0),
 		"size cap of a request's header in bytes (env HARVESTER_HTTP_MAX_HEADER_BYTES; default 65536)")
-	fl.IntVar(&f.http.MaxConns, "http-max-conns", int(envInt64("HARVESTER_HTTP_MAX_CONNS")),
+	fl.IntVar(&f.http.MaxConns, "http-max-conns", f.envInt("HARVESTER_HTTP_MAX_CONNS", 0),
 		"most HTTP connections open at once; more wait until one closes (env HARVESTER_HTTP_MAX_CONNS; default 256)")
-	fl.BoolVar(&f.secureCookies, "secure-cookies", envBool("HARVESTER_SECURE_COOKIES"),
+	fl.BoolVar(&f.secureCookies, "secure-cookies", f.envBool("HARVESTER_SECURE_COOKIES"),
 		"mark the web UI's cookies Secure, sent over HTTPS only: set it when the site is served over HTTPS "+
 			"(env HARVESTER_SECURE_COOKIES)")
-}
-
-func envInt(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return n
-	}
-	return def
 }
 
 func serveCommand() *cobra.Command {
@@ -235,7 +232,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 		return err
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg := f.pipelineConfig(logger, p)
 	cfg.Registry = reg
 	errc := make(chan error, 1)
@@ -285,7 +282,7 @@ func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Conf
 			OrphanTimeout: f.orphanTimeout, MaxRedrives: cmp.Or(f.maxRedrives, -1)}
 	}
 	if p.api && f.addr != "" {
-		c := apiConfig()
+		c := f.api
 		cfg.API = &c
 	}
 	return cfg
@@ -295,12 +292,6 @@ func (f *serverFlags) mailConfig() notify.Config {
 	c := f.smtp
 	c.BaseURL = f.baseURL
 	return c
-}
-
-// apiConfig is the API's configuration from the environment: HARVESTER_API_KEY, the key writes
-// need, and HARVESTER_PROTECT_READS=1, which makes reads need it too.
-func apiConfig() api.Config {
-	return api.Config{APIKey: os.Getenv("HARVESTER_API_KEY"), ProtectReads: envBool("HARVESTER_PROTECT_READS")}
 }
 
 func shutdown(srv *http.Server) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/api"
@@ -250,6 +251,11 @@ func serveTriggerMessage(c *mailServe, sourceID string) {
 // OpenAPI document describes; without it reads are open.
 func TestAPIConfigProtectReads(t *testing.T) {
 	t.Setenv("HARVESTER_API_KEY", "k")
+	apiConfig := func() api.Config {
+		var f serverFlags
+		f.register(&cobra.Command{}, true)
+		return f.api
+	}
 	t.Setenv("HARVESTER_PROTECT_READS", "")
 	require.Equal(t, api.Config{APIKey: "k"}, apiConfig())
 	t.Setenv("HARVESTER_PROTECT_READS", "1")

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/api"
@@ -36,7 +37,7 @@ func exported(t *testing.T) map[string]bool {
 	for _, n := range p.MetricNames() {
 		names[n] = true
 	}
-	for _, c := range []prometheus.Collector{prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{})} {
+	for _, c := range []prometheus.Collector{collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		descs := make(chan *prometheus.Desc)
 		go func() { c.Describe(descs); close(descs) }()
 		for d := range descs {

@@ -431,8 +431,11 @@ func (x *Index) do(ctx context.Context, method, path string, body, out any) (int
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := x.client.Client.Perform(req)
+	resp, err := x.client.Client.Stream(req) // the caller owns the body, read below
 	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
 		return 0, err
 	}
 	defer resp.Body.Close()
