@@ -56,10 +56,6 @@ func (s *server) jobOf(ctx context.Context, j *store.HarvestJob) (jobJSON, error
 	return out, nil
 }
 
-// PercentSettled is jobs.PercentSettled, the API's percent_settled; the web UI's source pages
-// call it.
-func PercentSettled(j *store.HarvestJob) *float64 { return jobs.PercentSettled(j) }
-
 // percentSettled is jobs.PercentSettled under the name the package's tests use.
 var percentSettled = jobs.PercentSettled
 

@@ -47,10 +47,10 @@ type jobRow struct {
 	Percent *float64
 }
 
-func jobRows(jobs []*store.HarvestJob) []jobRow {
-	out := make([]jobRow, len(jobs))
-	for i, j := range jobs {
-		out[i] = jobRow{HarvestJob: j, Percent: api.PercentSettled(j)}
+func jobRows(list []*store.HarvestJob) []jobRow {
+	out := make([]jobRow, len(list))
+	for i, j := range list {
+		out[i] = jobRow{HarvestJob: j, Percent: jobs.PercentSettled(j)}
 	}
 	return out
 }
@@ -218,7 +218,7 @@ func (s *server) sourceCounts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jobs, _, err := s.store.JobList(r.Context(), &store.JobListParams{SourceID: src.ID, PageParams: store.PageParams{Limit: 1}})
+	latest, _, err := s.store.JobList(r.Context(), &store.JobListParams{SourceID: src.ID, PageParams: store.PageParams{Limit: 1}})
 	if err != nil {
 		return err
 	}
@@ -228,8 +228,8 @@ func (s *server) sourceCounts(w http.ResponseWriter, r *http.Request) error {
 		LastJobStatus harvest.JobStatus `json:"last_job_status,omitempty"`
 		Percent       *float64          `json:"percent_settled,omitempty"`
 	}{DatasetCount: n}
-	if len(jobs) > 0 {
-		out.LastJobID, out.LastJobStatus, out.Percent = jobs[0].ID, jobs[0].Status, api.PercentSettled(jobs[0])
+	if len(latest) > 0 {
+		out.LastJobID, out.LastJobStatus, out.Percent = latest[0].ID, latest[0].Status, jobs.PercentSettled(latest[0])
 	}
 	return writePoll(w, out)
 }
