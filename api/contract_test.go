@@ -181,7 +181,7 @@ var inputTypes = map[string]reflect.Type{
 	"OrganizationInput":  reflect.TypeFor[organizationInput](),
 	"HarvestSourceInput": reflect.TypeFor[sourceInput](),
 	"JobInput":           reflect.TypeFor[jobInput](),
-	"ValidateInput":      reflect.TypeFor[validateInput](),
+	"ValidateInput":      reflect.TypeFor[ValidateInput](),
 	"ReplayInput":        reflect.TypeFor[replayInput](),
 }
 

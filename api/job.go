@@ -56,9 +56,6 @@ func (s *server) jobOf(ctx context.Context, j *store.HarvestJob) (jobJSON, error
 	return out, nil
 }
 
-// percentSettled is jobs.PercentSettled under the name the package's tests use.
-var percentSettled = jobs.PercentSettled
-
 func jobNotFound(id string) string { return fmt.Sprintf("harvest job %q not found", id) }
 
 // jobInput is the optional body of POST /harvest_sources/{id}/jobs.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -119,7 +120,7 @@ func TestPercentSettled(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := percentSettled(&tt.job)
+			got := jobs.PercentSettled(&tt.job)
 			if tt.want == nil {
 				require.Nil(t, got)
 				return

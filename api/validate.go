@@ -37,14 +37,6 @@ type ValidationResult struct {
 	Error     string         `json:"error,omitempty"` // why the document could not be read
 }
 
-// The names the package's tests use.
-type (
-	validateInput    = ValidateInput
-	validationResult = ValidationResult
-	recordResult     = RecordResult
-	problemJSON      = Problem
-)
-
 // maxRecordProblems caps the errors one record's verdict lists: a record with thousands of
 // bad distributions would otherwise make the answer as large as the record many times over.
 const maxRecordProblems = 100

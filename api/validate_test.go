@@ -47,19 +47,19 @@ func TestValidatePasted(t *testing.T) {
 		r := post(t, validateBody(federalDataset("COT-1")))
 		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
 		requireSchema(t, "ValidationResult", r.object(t))
-		require.Equal(t, validationResult{Valid: true, Records: []recordResult{
-			{Index: 0, Identifier: "COT-1", Valid: true, Errors: []problemJSON{}}}}, decode[validationResult](t, r))
+		require.Equal(t, ValidationResult{Valid: true, Records: []RecordResult{
+			{Index: 0, Identifier: "COT-1", Valid: true, Errors: []Problem{}}}}, decode[ValidationResult](t, r))
 	})
 	t.Run("invalid dataset", func(t *testing.T) {
 		t.Parallel()
 		ds := federalDataset("COT-2")
 		delete(ds, "title")
 		ds["contactPoint"].(map[string]any)["hasEmail"] = "data@cftc.gov"
-		res := decode[validationResult](t, post(t, validateBody(ds)))
+		res := decode[ValidationResult](t, post(t, validateBody(ds)))
 		require.False(t, res.Valid)
 		require.Len(t, res.Records, 1)
 		require.Equal(t, "COT-2", res.Records[0].Identifier)
-		require.Equal(t, []problemJSON{
+		require.Equal(t, []Problem{
 			{Path: "$", Message: "'title' is a required property"},
 			{Path: "$.contactPoint.hasEmail", Message: res.Records[0].Errors[1].Message},
 		}, res.Records[0].Errors)
@@ -69,7 +69,7 @@ func TestValidatePasted(t *testing.T) {
 		t.Parallel()
 		text, err := json.Marshal(federalDataset("COT-3"))
 		require.NoError(t, err)
-		res := decode[validationResult](t, post(t, validateBody(string(text))))
+		res := decode[ValidationResult](t, post(t, validateBody(string(text))))
 		require.True(t, res.Valid)
 		require.Equal(t, "COT-3", res.Records[0].Identifier)
 	})
@@ -77,12 +77,12 @@ func TestValidatePasted(t *testing.T) {
 		t.Parallel()
 		catalog := map[string]any{"conformsTo": "https://project-open-data.cio.gov/v1.1/schema",
 			"dataset": []any{federalDataset("A"), federalDataset("B"), federalDataset("A"), federalDataset(" ")}}
-		res := decode[validationResult](t, post(t, validateBody(catalog)))
+		res := decode[ValidationResult](t, post(t, validateBody(catalog)))
 		require.False(t, res.Valid)
 		require.Len(t, res.Records, 4)
 		require.True(t, res.Records[0].Valid)
 		require.True(t, res.Records[1].Valid)
-		require.Equal(t, []problemJSON{{Path: "$.identifier",
+		require.Equal(t, []Problem{{Path: "$.identifier",
 			Message: `dataset #3 repeats identifier "A" of dataset #1 in this catalog; the first one is kept`}},
 			res.Records[2].Errors)
 		require.Equal(t, 3, res.Records[3].Index)
@@ -93,9 +93,9 @@ func TestValidatePasted(t *testing.T) {
 		t.Parallel()
 		catalog := map[string]any{"conformsTo": "https://project-open-data.cio.gov/v1.1/schema",
 			"dataset": []any{federalDataset("a\x00b")}}
-		res := decode[validationResult](t, post(t, validateBody(catalog)))
+		res := decode[ValidationResult](t, post(t, validateBody(catalog)))
 		require.False(t, res.Valid, "a harvest makes it an InvalidIdentifier error row")
-		require.Equal(t, []problemJSON{{Path: "$.identifier", Message: `dataset #1 (title "` +
+		require.Equal(t, []Problem{{Path: "$.identifier", Message: `dataset #1 (title "` +
 			federalDataset("x")["title"].(string) + `"): identifier "a\x00b" contains U+0000 (NUL), ` +
 			`which a database text column cannot hold`}}, res.Records[0].Errors)
 	})
@@ -103,7 +103,7 @@ func TestValidatePasted(t *testing.T) {
 		t.Parallel()
 		data, err := os.ReadFile(corpustest.Path(t, "dcatus/datagov-cftc.data.json"))
 		require.NoError(t, err)
-		res := decode[validationResult](t, post(t, validateBody(json.RawMessage(data))))
+		res := decode[ValidationResult](t, post(t, validateBody(json.RawMessage(data))))
 		requireCFTC(t, data, res)
 	})
 }
@@ -126,7 +126,7 @@ func TestValidateUnreadable(t *testing.T) {
 			t.Parallel()
 			r := b.validate(t, validateBody(tt.text))
 			require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
-			res := decode[validationResult](t, r)
+			res := decode[ValidationResult](t, r)
 			require.False(t, res.Valid)
 			require.Empty(t, res.Records)
 			require.Contains(t, res.Error, tt.want)
@@ -171,7 +171,7 @@ func TestValidateBadFields(t *testing.T) {
 
 // requireCFTC checks the verdicts on the corpus's CFTC catalog: one record per dataset, in
 // order, with the catalog's identifiers.
-func requireCFTC(t *testing.T, data []byte, res validationResult) {
+func requireCFTC(t *testing.T, data []byte, res ValidationResult) {
 	t.Helper()
 	var catalog struct {
 		Dataset []struct {
@@ -208,7 +208,7 @@ func TestValidateURL(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
 		data, err := os.ReadFile(file)
 		require.NoError(t, err)
-		requireCFTC(t, data, decode[validationResult](t, r))
+		requireCFTC(t, data, decode[ValidationResult](t, r))
 	})
 	t.Run("HTTP 404", func(t *testing.T) {
 		t.Parallel()
@@ -216,7 +216,7 @@ func TestValidateURL(t *testing.T) {
 		srv.Fail(http.StatusNotFound)
 		r := post(t, srv.URL())
 		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
-		res := decode[validationResult](t, r)
+		res := decode[ValidationResult](t, r)
 		require.False(t, res.Valid)
 		require.NotNil(t, res.Records)
 		require.Equal(t, "the document could not be downloaded: GET "+srv.URL()+": HTTP 404 Not Found", res.Error)
@@ -228,7 +228,7 @@ func TestValidateURL(t *testing.T) {
 		srv.Serve(corpustest.Path(t, "dcatus/INVALID-not-json.data.json"))
 		r := post(t, srv.URL())
 		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
-		res := decode[validationResult](t, r)
+		res := decode[ValidationResult](t, r)
 		require.True(t, strings.HasPrefix(res.Error, "the document is not a readable DCAT-US catalog: line 3, column 5: "), res.Error)
 	})
 	t.Run("JSON but not a catalog", func(t *testing.T) {
@@ -237,7 +237,7 @@ func TestValidateURL(t *testing.T) {
 		srv.Serve(corpustest.Path(t, "dcatus/INVALID-json-but-not-catalog.json"))
 		r := post(t, srv.URL())
 		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
-		require.Contains(t, decode[validationResult](t, r).Error, "not a DCAT-US catalog")
+		require.Contains(t, decode[ValidationResult](t, r).Error, "not a DCAT-US catalog")
 	})
 	t.Run("no server", func(t *testing.T) {
 		t.Parallel()
@@ -246,7 +246,7 @@ func TestValidateURL(t *testing.T) {
 		srv.Close()
 		r := post(t, url)
 		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
-		require.Contains(t, decode[validationResult](t, r).Error, "the document could not be downloaded: GET "+url)
+		require.Contains(t, decode[ValidationResult](t, r).Error, "the document could not be downloaded: GET "+url)
 	})
 }
 
@@ -301,7 +301,7 @@ func TestValidateBounded(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status, "body: %.500s", r.body)
 	require.Equal(t, 1, served)
 	requireSchema(t, "ValidationResult", r.object(t))
-	res := decode[validationResult](t, r)
+	res := decode[ValidationResult](t, r)
 	require.True(t, res.Truncated)
 	require.False(t, res.Valid, "records past the cap were not checked")
 	require.Len(t, res.Records, limit, "20,000 datasets, %d verdicts", limit)
@@ -310,15 +310,15 @@ func TestValidateBounded(t *testing.T) {
 
 	for _, n := range []int{limit - 1, limit} { // at the cap: everything checked, not truncated
 		r = b.write(t, http.MethodPost, "/api/v1/validate", validateBody(string(catalog(n))))
-		res = decode[validationResult](t, r)
+		res = decode[ValidationResult](t, r)
 		require.False(t, res.Truncated, "%d datasets", n)
 		require.Len(t, res.Records, n)
 	}
 	ok := map[string]any{"dataset": []any{federalDataset("a"), federalDataset("b")}}
-	res = decode[validationResult](t, b.write(t, http.MethodPost, "/api/v1/validate", validateBody(ok)))
-	require.Equal(t, validationResult{Valid: true, Records: []recordResult{
-		{Index: 0, Identifier: "a", Valid: true, Errors: []problemJSON{}},
-		{Index: 1, Identifier: "b", Valid: true, Errors: []problemJSON{}}}}, res)
+	res = decode[ValidationResult](t, b.write(t, http.MethodPost, "/api/v1/validate", validateBody(ok)))
+	require.Equal(t, ValidationResult{Valid: true, Records: []RecordResult{
+		{Index: 0, Identifier: "a", Valid: true, Errors: []Problem{}},
+		{Index: 1, Identifier: "b", Valid: true, Errors: []Problem{}}}}, res)
 
 	ds := federalDataset("many-problems")
 	var dists []any
@@ -327,7 +327,7 @@ func TestValidateBounded(t *testing.T) {
 			"downloadURL": "not a url"})
 	}
 	ds["distribution"] = dists
-	res = decode[validationResult](t, b.write(t, http.MethodPost, "/api/v1/validate", validateBody(ds)))
+	res = decode[ValidationResult](t, b.write(t, http.MethodPost, "/api/v1/validate", validateBody(ds)))
 	require.Len(t, res.Records, 1)
 	errs := res.Records[0].Errors
 	require.Equal(t, maxRecordProblems+1, len(errs))
@@ -338,7 +338,7 @@ func TestValidateBounded(t *testing.T) {
 // 3.0 catalog (nested catalogs and services included) against its record type's schema, with
 // the harvest's verdicts on the corpus files and H2.0's warnings; a 1.1 catalog is a 422.
 // pastedDCATUS3 validates the corpus file dcatus/<file> as pasted DCAT-US 3.0.
-func (b *testBundle) pastedDCATUS3(t *testing.T, file string) (response, validationResult) {
+func (b *testBundle) pastedDCATUS3(t *testing.T, file string) (response, ValidationResult) {
 	t.Helper()
 	data, err := os.ReadFile(corpustest.Path(t, "dcatus/"+file))
 	require.NoError(t, err)
@@ -346,7 +346,7 @@ func (b *testBundle) pastedDCATUS3(t *testing.T, file string) (response, validat
 	if r.status == http.StatusOK {
 		requireSchema(t, "ValidationResult", r.object(t))
 	}
-	return r, decode[validationResult](t, r)
+	return r, decode[ValidationResult](t, r)
 }
 
 // verdict is one record's identifier, record type and validity.
@@ -355,7 +355,7 @@ type verdict struct {
 	valid                  bool
 }
 
-func verdicts(res validationResult) []verdict {
+func verdicts(res ValidationResult) []verdict {
 	var out []verdict
 	for _, r := range res.Records {
 		out = append(out, verdict{r.Identifier, r.RecordType, r.Valid})
@@ -394,21 +394,21 @@ func TestValidateDCATUS3(t *testing.T) {
 		_, res := pasted(t, "INVALID-dcatus3-missing-contactpoint.json")
 		require.False(t, res.Valid)
 		require.Contains(t, verdicts(res), verdict{"https://example.gov/datasets/valid", "dataset", true})
-		var bad []recordResult
+		var bad []RecordResult
 		for _, r := range res.Records {
 			if !r.Valid {
 				bad = append(bad, r)
 			}
 		}
 		require.Len(t, bad, 1)
-		require.Equal(t, []problemJSON{{Path: "$", Message: "'contactPoint' is a required property"}}, bad[0].Errors)
+		require.Equal(t, []Problem{{Path: "$", Message: "'contactPoint' is a required property"}}, bad[0].Errors)
 		require.NotEmpty(t, bad[0].Path)
 	})
 	t.Run("warnings", func(t *testing.T) {
 		t.Parallel()
 		_, res := pasted(t, "dcatus3-warning.json")
 		require.True(t, res.Valid, "warnings never make a record invalid")
-		warned := map[string][]problemJSON{}
+		warned := map[string][]Problem{}
 		for _, r := range res.Records {
 			if len(r.Warnings) > 0 {
 				warned[r.Identifier] = r.Warnings
@@ -416,14 +416,14 @@ func TestValidateDCATUS3(t *testing.T) {
 		}
 		require.Len(t, warned, 2)
 		require.Contains(t, warned["https://example.gov/datasets/warning-two"],
-			problemJSON{Path: "$.distribution[0].mediaType", Message: `"notareal/type" is not an IANA media type`})
+			Problem{Path: "$.distribution[0].mediaType", Message: `"notareal/type" is not an IANA media type`})
 	})
 	t.Run("one dataset", func(t *testing.T) {
 		t.Parallel()
 		r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus3.0",
 			"json": map[string]any{"@type": "dcat:Dataset", "identifier": "x", "title": "T"}})
 		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
-		res := decode[validationResult](t, r)
+		res := decode[ValidationResult](t, r)
 		require.Len(t, res.Records, 1)
 		require.Equal(t, "x", res.Records[0].Identifier)
 		require.False(t, res.Records[0].Valid)
@@ -440,7 +440,7 @@ func TestValidateDCATUS3ByURL(t *testing.T) {
 		srv.Serve(corpustest.Path(t, "dcatus/datagov-cftc.data.json"))
 		r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus3.0", "url": srv.URL()})
 		require.Equal(t, http.StatusUnprocessableEntity, r.status, "body: %s", r.body)
-		require.Contains(t, decode[validationResult](t, r).Error, "wrong schema type")
+		require.Contains(t, decode[ValidationResult](t, r).Error, "wrong schema type")
 	})
 	t.Run("catalog by url", func(t *testing.T) {
 		t.Parallel()
@@ -448,6 +448,6 @@ func TestValidateDCATUS3ByURL(t *testing.T) {
 		srv.Serve(corpustest.Path(t, "dcatus/dcatus3-nested-catalog.json"))
 		r := b.write(t, http.MethodPost, "/api/v1/validate", map[string]any{"schema_type": "dcatus3.0", "url": srv.URL()})
 		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
-		require.Len(t, decode[validationResult](t, r).Records, 3)
+		require.Len(t, decode[ValidationResult](t, r).Records, 3)
 	})
 }
