@@ -81,8 +81,24 @@ func (u *ui) type_(id, s string) {
 // matches want.
 func (u *ui) submit(id string, want *regexp.Regexp) string {
 	u.t.Helper()
-	u.do("click #"+id, chromedp.Click(chromedp.ID(id)))
+	u.click(id)
 	return u.waitPath(want)
+}
+
+// click clicks the element with the id. Chrome's "Could not find node with given id" (the
+// page's DOM was replaced between finding the button and clicking it, seen once under a CPU
+// hog, before any click was sent) is tried again, at most twice.
+func (u *ui) click(id string) {
+	u.t.Helper()
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := u.bounded()
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.ID(id)))
+		cancel()
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "Could not find node") {
+			require.NoError(u.t, err, "click #"+id)
+			return
+		}
+	}
 }
 
 // waitPath waits until the page's path matches want and its title is there, and returns the
