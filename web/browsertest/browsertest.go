@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,10 +92,23 @@ func Output(t testing.TB) string {
 }
 
 // Screenshot writes a PNG of the whole page, as it is now, to Output(t)/<name>.png and
-// returns its path.
+// returns its path. It first waits (Until) for the page to be loaded and laid out: Chromium
+// refuses a full-page screenshot with "Cannot take screenshot with 0 width" while a new
+// document replaces the old one (seen once in CI under load, right after a form submit).
+// Such a refusal is tried again, at most twice, each time after the same wait.
 func Screenshot(ctx context.Context, t testing.TB, name string) string {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	var png []byte
+	var err error
+	for try := 0; try < 3; try++ {
+		Until(ctx, t, "a loaded page to screenshot",
+			`document.readyState === "complete" && document.documentElement.scrollWidth > 0 && document.documentElement.scrollHeight > 0`)
+		png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err == nil || !strings.Contains(err.Error(), "Cannot take screenshot with 0") {
+			break
+		}
+		t.Logf("screenshot %s: %v; trying again", name, err)
+	}
 	require.NoError(t, err, "screenshot %s", name)
 	return write(t, name, png)
 }
