@@ -28,7 +28,7 @@
 //
 // Sources are of every type the harvester harvests: document (one DCAT-US data.json or one
 // ISO 19115 XML file), waf and waf-collection (web-accessible folders of ISO 19115 XML), rdf
-// (DCAT-AP), and the portals ckan, dkan, socrata, arcgis and opendatasoft. What each type may
+// (DCAT-AP), the portals ckan, dkan, socrata, arcgis and opendatasoft, and csw (an OGC catalogue). What each type may
 // have (its schema types, its settings in options, collection_parent_url, waf_time_zone) is
 // the source rule table's, harvest.SourceSpecs, the same one the web form and `harvester
 // harvest` check with: a source it refuses is a 422 naming each field. The validate endpoint

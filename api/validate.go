@@ -173,7 +173,7 @@ func checkValidateInput(in *ValidateInput, f map[string]string) (*dcatus.Validat
 			harvest.SchemaDCATUS30)
 	} else if st, err := harvest.ParseSchemaType(in.SchemaType); err != nil {
 		fields.add("schema_type", "%v", err)
-	} else if st.IsISO() || st == harvest.SchemaDCATAP {
+	} else if st.IsXML() || st == harvest.SchemaDCATAP {
 		what := "ISO 19115 XML"
 		if st == harvest.SchemaDCATAP {
 			what = "DCAT-AP"

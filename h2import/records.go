@@ -168,7 +168,7 @@ func (si *sourceImport) record(ctx context.Context, jobs map[string]bool, rec *s
 // record (of the sorted form H2.0 stores, so it matches the publisher's record only when its
 // arrays were in order; the H2.0 hash covers the rest), SHA-256 of an XML record's bytes.
 func ourHash(schema harvest.SchemaType, raw string) string {
-	if schema.IsISO() || strings.HasPrefix(strings.TrimSpace(raw), "<") {
+	if schema.IsXML() || strings.HasPrefix(strings.TrimSpace(raw), "<") {
 		sum := sha256.Sum256([]byte(raw))
 		return hex.EncodeToString(sum[:])
 	}

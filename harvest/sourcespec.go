@@ -56,7 +56,11 @@ const (
 	ProfileNone      = "none"
 )
 
-var dcatus11 = []SchemaType{SchemaDCATUS11NonFederal, SchemaDCATUS11Federal}
+var (
+	dcatus11 = []SchemaType{SchemaDCATUS11NonFederal, SchemaDCATUS11Federal}
+	// xmlSchemas are the schema types of XML record sources (a WAF, a CSW).
+	xmlSchemas = []SchemaType{SchemaISO19115_1, SchemaISO19115_2, SchemaFGDC}
+)
 
 // portalSpec is the row of a portal source type: its items are mapped to DCAT-US 1.1.
 func portalSpec(t SourceType, what string, settings ...SourceSetting) SourceSpec {
@@ -66,13 +70,12 @@ func portalSpec(t SourceType, what string, settings ...SourceSetting) SourceSpec
 
 // SourceSpecs is the source rule table, one row per SourceType, in the order forms offer them.
 var SourceSpecs = []SourceSpec{
-	{Type: SourceDocument, What: "one data.json (DCAT-US 1.1 or 3.0) or one ISO 19115 XML file",
+	{Type: SourceDocument, What: "one data.json (DCAT-US 1.1 or 3.0) or one ISO 19115 or FGDC XML file",
 		Schemas: []SchemaType{SchemaDCATUS11Federal, SchemaDCATUS11NonFederal, SchemaDCATUS30, SchemaISO19115_1,
-			SchemaISO19115_2}, LocalFile: true},
-	{Type: SourceWAF, What: "lists ISO 19115 XML files", Schemas: []SchemaType{SchemaISO19115_1, SchemaISO19115_2},
-		WAFTimeZone: true},
-	{Type: SourceWAFCollection, What: "lists ISO 19115 XML files, parts of a parent record",
-		Schemas: []SchemaType{SchemaISO19115_1, SchemaISO19115_2}, CollectionParent: true, WAFTimeZone: true},
+			SchemaISO19115_2, SchemaFGDC}, LocalFile: true},
+	{Type: SourceWAF, What: "lists ISO 19115 or FGDC XML files", Schemas: xmlSchemas, WAFTimeZone: true},
+	{Type: SourceWAFCollection, What: "lists ISO 19115 or FGDC XML files, parts of a parent record",
+		Schemas: xmlSchemas, CollectionParent: true, WAFTimeZone: true},
 	{Type: SourceRDF, What: "holds DCAT-AP RDF (Turtle, RDF/XML, JSON-LD, N-Triples)",
 		Schemas: []SchemaType{SchemaDCATAP}, LocalFile: true, Settings: []SourceSetting{
 			{Name: "shacl_profile", Values: []string{ProfileDCATAP300, ProfileDCATAP211, ProfileDCATAPNO2, ProfileNone},
@@ -96,6 +99,11 @@ var SourceSpecs = []SourceSpec{
 	portalSpec(SourceOpenDataSoft, "is an OpenDataSoft portal's Explore API",
 		SourceSetting{Name: "api", Values: []string{"v2.1", "v2", "v1"}, Help: "the Explore API version"},
 		pageSize("limit", 100)),
+	{Type: SourceCSW, What: "is an OGC CSW 2.0.2 or 3.0 catalogue (GetRecords)", Schemas: xmlSchemas,
+		DefaultSchema: SchemaISO19115_1, Settings: []SourceSetting{
+			{Name: "binding", Values: []string{"post", "get"},
+				Help: "how GetRecords is sent: post (an XML request) or get (KVP)"},
+			pageSize("max_records", 1000)}},
 }
 
 // pageSize is a page size setting: a number from 1 to maxSize.

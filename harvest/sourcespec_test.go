@@ -19,9 +19,9 @@ func TestSourceFieldsCheck(t *testing.T) {
 		{"bad url", SourceFields{URL: "data.json", SchemaType: "dcatus3.0"}, "url", `"data.json" is not an absolute http(s) URL`},
 		{"unknown type", SourceFields{URL: "https://a.example.gov/", SourceType: "geonode", SchemaType: "dcatus3.0"},
 			"source_type", `unknown source type "geonode": want one of "document", "waf", "waf-collection", "rdf", ` +
-				`"ckan", "dkan", "socrata", "arcgis" or "opendatasoft"`},
+				`"ckan", "dkan", "socrata", "arcgis", "opendatasoft" or "csw"`},
 		{"schema of another type", SourceFields{URL: "https://a.example.gov/", SourceType: "waf", SchemaType: "dcatus3.0"},
-			"schema_type", `a waf source lists ISO 19115 XML files: want "iso19115_1" or "iso19115_2", not "dcatus3.0" ` +
+			"schema_type", `a waf source lists ISO 19115 or FGDC XML files: want "iso19115_1", "iso19115_2" or "fgdc", not "dcatus3.0" ` +
 				`("dcatus3.0" is the schema of a document source)`},
 		{"schema required", SourceFields{URL: "https://a.example.gov/", SourceType: "rdf"}, "schema_type",
 			`required for an rdf source: "dcat-ap"`},

@@ -57,11 +57,12 @@ const (
 	SourceSocrata       SourceType = "socrata"        // a Socrata domain (Discovery API)
 	SourceArcGIS        SourceType = "arcgis"         // an ArcGIS Hub / ArcGIS Online portal search API
 	SourceOpenDataSoft  SourceType = "opendatasoft"   // an OpenDataSoft portal (Explore API v2.1 or v1)
+	SourceCSW           SourceType = "csw"            // an OGC Catalogue Service for the Web (CSW 2.0.2 or 3.0)
 )
 
 // sourceTypes lists every SourceType, in the order error messages name them.
 var sourceTypes = []SourceType{SourceDocument, SourceWAF, SourceWAFCollection, SourceRDF, SourceCKAN, SourceDKAN,
-	SourceSocrata, SourceArcGIS, SourceOpenDataSoft}
+	SourceSocrata, SourceArcGIS, SourceOpenDataSoft, SourceCSW}
 
 // IsPortal reports whether the source is a portal API (its items are converted to DCAT-US).
 func (t SourceType) IsPortal() bool {
@@ -96,15 +97,23 @@ const (
 	// JSON Schema of its type.
 	SchemaDCATUS30 SchemaType = "dcatus3.0"
 	SchemaDCATAP   SchemaType = "dcat-ap" // DCAT-AP RDF, transformed to DCAT-US, validated by SHACL
+	// SchemaFGDC is FGDC CSDGM XML (FGDC-STD-001-1998 and its Biological Data and Remote Sensing
+	// profiles), transformed to DCAT-US 1.1 and validated against the non-federal schema.
+	SchemaFGDC SchemaType = "fgdc"
 )
 
 // schemaTypes lists every SchemaType, in the order error messages name them.
 var schemaTypes = []SchemaType{SchemaDCATUS11Federal, SchemaDCATUS11NonFederal, SchemaDCATUS30, SchemaISO19115_1,
-	SchemaISO19115_2, SchemaDCATAP}
+	SchemaISO19115_2, SchemaFGDC, SchemaDCATAP}
 
 // IsISO reports whether records of this schema are ISO 19115 XML (TRANSFORM makes DCAT-US of
 // them, validated against the non-federal schema, as Data.gov does).
 func (t SchemaType) IsISO() bool { return t == SchemaISO19115_1 || t == SchemaISO19115_2 }
+
+// IsXML reports whether records of this schema are XML metadata records (ISO 19115 or FGDC
+// CSDGM; a CSW source's Dublin Core csw:Record too): each is one record, carried in
+// Record.XML, made DCAT-US by TRANSFORM and validated against the non-federal schema.
+func (t SchemaType) IsXML() bool { return t.IsISO() || t == SchemaFGDC }
 
 // ParseSchemaType returns the SchemaType spelled s, or an error naming the allowed values.
 func ParseSchemaType(s string) (SchemaType, error) {

@@ -44,7 +44,7 @@ func TestSourceFormOffersOnlyValidValues(t *testing.T) {
 	}
 	require.Equal(t, types, selectValues(page, "source_type"))
 	require.ElementsMatch(t, []string{"", "dcatus1.1: federal", "dcatus1.1: non-federal", "dcatus3.0", "iso19115_1",
-		"iso19115_2", "dcat-ap"}, selectValues(page, "schema_type"))
+		"iso19115_2", "fgdc", "dcat-ap"}, selectValues(page, "schema_type"))
 	require.Equal(t, []string{"", "dcat-ap-3.0.0", "dcat-ap-2.1.1", "dcat-ap-no-2.0", "none"},
 		selectValues(page, "rdf.shacl_profile"))
 	require.Equal(t, []string{"", "hub", "search"}, selectValues(page, "arcgis.api"))

@@ -11,7 +11,7 @@ import (
 // (fetch.ToUTF8, within the fetch size cap), an ISO XML document as it is (its own encoding
 // declaration governs).
 func (h *Handler) decodeCharset(doc *fetch.Document, job *harvest.Job) (*os.File, error) {
-	if job.SchemaType.IsISO() {
+	if job.SchemaType.IsXML() {
 		return doc.File, nil
 	}
 	return fetch.ToUTF8(doc, h.fetch.MaxBytes)

@@ -58,7 +58,7 @@ func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File
 		return nil, nil, "", &stageError{err}
 	}
 	fc := h.fetch
-	if job.SchemaType.IsISO() { // the document is one record
+	if job.SchemaType.IsXML() { // the document is one record
 		fc.MaxBytes = min(fc.MaxBytes, int64(h.cfg.MaxRecordBytes))
 	}
 	doc, err := fetch.GetDocument(ctx, fc, job.URL, since)

@@ -198,7 +198,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if job.SourceType.IsPortal() && job.JobType != harvest.JobClear {
 		return h.listPortalSource(ctx, &job)
 	}
-	if (job.SchemaType.IsISO() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
+	if (job.SchemaType.IsXML() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
 		return h.listXML(ctx, &job)
 	}
 	if job.JobType == harvest.JobClear {

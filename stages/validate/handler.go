@@ -56,7 +56,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		return h.handleDCATAP(&rec)
 	}
 	schema := rec.SchemaType
-	if schema.IsISO() || (rec.SourceType.IsPortal() && schema != harvest.SchemaDCATUS11Federal) {
+	if schema.IsXML() || (rec.SourceType.IsPortal() && schema != harvest.SchemaDCATUS11Federal) {
 		schema = harvest.SchemaDCATUS11NonFederal // what Data.gov checks transformed ISO records against; portal items too
 	}
 	var v *dcatus.Validator
