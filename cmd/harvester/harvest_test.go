@@ -94,7 +94,7 @@ func TestHarvestBadArguments(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.Equal(t, exitUsage, run(context.Background(), []string{"harvest", "--url", "https://x.example/data.json"}, &out, &errOut))
 	require.Equal(t, `harvester: --schema-type: required for a document source: "dcatus1.1: federal", "dcatus1.1: non-federal", `+
-		`"dcatus3.0", "iso19115_1" or "iso19115_2"`+"\nRun 'harvester harvest --help' for usage.\n", errOut.String())
+		`"dcatus3.0", "iso19115_1", "iso19115_2" or "fgdc"`+"\nRun 'harvester harvest --help' for usage.\n", errOut.String())
 }
 
 // One catalog written several ways on the command line is one source (harvest.NormalizeURL),
