@@ -123,7 +123,8 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 
 // temporal sets temporal ("start/end") from the time period of content (idinfo/timeperd/
 // timeinfo): a single date is a one-date interval; multiple dates span the earliest to the
-// latest; a range keeps its ends, "Present" as an end being today.
+// latest; a range keeps its ends, "Present" as an end being today. Each end keeps its
+// precision, but the times of day go when only one end has one.
 func (m *mapper) temporal(ds *dcatus.Dataset) {
 	info := m.idinfo.at("timeperd", "timeinfo")
 	if info == nil {
@@ -156,6 +157,11 @@ func (m *mapper) temporal(ds *dcatus.Dataset) {
 	if begin.t.After(end.t) {
 		m.warn("temporal", "time period of content begins (%s) after it ends (%s); dropped", begin, end)
 		return
+	}
+	if (begin.prec == clock) != (end.prec == clock) {
+		// One end with a time of day, one without: DCAT-US's interval pattern wants both
+		// alike, so the time goes.
+		begin.prec, end.prec = min(begin.prec, day), min(end.prec, day)
 	}
 	ds.Temporal = fmt.Sprintf("%s/%s", begin, end)
 }

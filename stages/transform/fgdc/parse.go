@@ -37,7 +37,10 @@ type node struct {
 // its default strict mode, expands only XML's five predefined entities: a DOCTYPE is skipped,
 // and a reference to an entity it declares is an error, so entity expansion (the "billion
 // laughs") cannot happen.
-func parse(doc []byte) (*node, error) {
+func parse(doc []byte) (*node, error) { return parseWithin(doc, MaxDepth, MaxElements) }
+
+// parseWithin is parse with the limits given.
+func parseWithin(doc []byte, maxDepth, maxElements int) (*node, error) {
 	d := xml.NewDecoder(bytes.NewReader(doc))
 	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil } // already UTF-8
 	var root *node
@@ -55,10 +58,10 @@ func parse(doc []byte) (*node, error) {
 		case xml.StartElement:
 			elements++
 			switch {
-			case elements > MaxElements:
-				return nil, fmt.Errorf("%w: more than %d elements", ErrLimit, MaxElements)
-			case len(stack) >= MaxDepth:
-				return nil, fmt.Errorf("%w: elements nested more than %d deep", ErrLimit, MaxDepth)
+			case elements > maxElements:
+				return nil, fmt.Errorf("%w: more than %d elements", ErrLimit, maxElements)
+			case len(stack) >= maxDepth:
+				return nil, fmt.Errorf("%w: elements nested more than %d deep", ErrLimit, maxDepth)
 			}
 			n := &node{name: t.Name.Local, foreign: t.Name.Space != ""}
 			if len(stack) == 0 {

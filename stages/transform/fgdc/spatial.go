@@ -40,18 +40,18 @@ func (m *mapper) bbox(bb *node) string {
 			return ""
 		}
 		if f < -s.limit || f > s.limit {
-			m.warn("spatial", "bounding coordinate %s %s is outside -%g..%g; spatial dropped", s.name, v, s.limit, s.limit)
+			m.warn("spatial", "bounding coordinate %s %s is outside -%g..%g; spatial dropped", s.name, short(v), s.limit, s.limit)
 			return ""
 		}
 		vals[i], nums[i] = v, f
 	}
 	west, south, east, north := nums[0], nums[1], nums[2], nums[3]
 	if south > north {
-		m.warn("spatial", "bounding coordinates put south (%s) north of north (%s); spatial dropped", vals[1], vals[3])
+		m.warn("spatial", "bounding coordinates put south (%s) north of north (%s); spatial dropped", short(vals[1]), short(vals[3]))
 		return ""
 	}
 	if west > east {
-		m.warn("spatial", "bounding coordinates put west (%s) east of east (%s): read as a box crossing the 180th meridian", vals[0], vals[2])
+		m.warn("spatial", "bounding coordinates put west (%s) east of east (%s): read as a box crossing the 180th meridian", short(vals[0]), short(vals[2]))
 	}
 	return strings.Join(vals, ",")
 }
