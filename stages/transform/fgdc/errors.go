@@ -9,7 +9,8 @@ import (
 // Error kinds returned by Transform, always wrapped with detail; test them with errors.Is.
 var (
 	// ErrNotFGDC means the document is well-formed XML but its root element is not CSDGM's
-	// <metadata> (without a namespace). The message names the root element found.
+	// <metadata> (without a namespace), or it is Esri's ArcGIS metadata format (also rooted at
+	// <metadata>, with dataIdInfo in place of idinfo). The message names what was found.
 	ErrNotFGDC = errors.New("not an FGDC CSDGM metadata record")
 	// ErrInvalidFGDC means the record lacks what DCAT-US cannot do without and no placeholder
 	// may stand for: the title (idinfo/citation/citeinfo/title). The message names the

@@ -29,8 +29,8 @@ type Warning = dcatus.Warning
 //
 // Errors wrap ErrEncoding (with the byte offset), ErrMalformedXML (with line and column),
 // ErrLimit (nesting deeper than MaxDepth, more than MaxElements elements), ErrNotFGDC (the
-// root element is not <metadata>; the message names it) or ErrInvalidFGDC (no title; the
-// message names the element path).
+// root element is not <metadata>, the message naming it; or an ArcGIS-format <metadata>) or
+// ErrInvalidFGDC (no title; the message names the element path).
 func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warnings []Warning, err error) {
 	root, err := decode(xml)
 	if err != nil {
@@ -74,6 +74,10 @@ func (m *mapper) citeinfo() *node { return m.idinfo.at("citation", "citeinfo") }
 // dataset maps the record to a DCAT-US dataset with the identifier.
 func (m *mapper) dataset(identifier, publisherName string) (*dcatus.Dataset, error) {
 	if m.idinfo == nil {
+		if m.root.child("dataIdInfo") != nil || m.root.child("Esri") != nil {
+			return nil, fmt.Errorf("%w: the record is ArcGIS metadata (Esri's format: metadata/dataIdInfo), not FGDC CSDGM; "+
+				"publish it as FGDC or ISO 19139", ErrNotFGDC)
+		}
 		return nil, fmt.Errorf("%w: metadata/idinfo (identification information) is missing: DCAT-US needs its title", ErrInvalidFGDC)
 	}
 	cit := m.citeinfo()
