@@ -87,7 +87,8 @@ func (m *mapper) networkLinks() []link {
 // references returns the online linkages of the works the record cites: cross references
 // (idinfo/crossref), the larger work (citeinfo/lworkcit) and, from the Remote Sensing
 // Extensions, the documentation (idinfo/descript/documnts: data dictionary, user's guide,
-// scientific paper citations). MDTranslator keeps them as associated resources.
+// scientific paper citations), as MDTranslator's DCAT-US writer takes its associated
+// resources' online resources (it joins them into one string; DCAT-US wants an array).
 func (m *mapper) references() []string {
 	idinfo := []*node{m.idinfo}
 	cites := path(idinfo, "crossref", "citeinfo")
