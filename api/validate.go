@@ -175,8 +175,11 @@ func checkValidateInput(in *ValidateInput, f map[string]string) (*dcatus.Validat
 		fields.add("schema_type", "%v", err)
 	} else if st.IsXML() || st == harvest.SchemaDCATAP {
 		what := "ISO 19115 XML"
-		if st == harvest.SchemaDCATAP {
+		switch st {
+		case harvest.SchemaDCATAP:
 			what = "DCAT-AP"
+		case harvest.SchemaFGDC:
+			what = "FGDC CSDGM XML"
 		}
 		fields.add("schema_type", "validating %s here is not supported yet: want %q, %q or %q", what,
 			harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS30)

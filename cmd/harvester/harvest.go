@@ -65,6 +65,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 		Example: `  harvester harvest --url https://agency.example.gov/data.json --schema-type "dcatus1.1: federal"
   harvester harvest --file ./data.json --schema-type "dcatus1.1: non-federal" --job-type validate --format json
   harvester harvest --url https://agency.example.gov/waf/ --source-type waf --schema-type iso19115_2
+  harvester harvest --url https://agency.example.gov/fgdc/ --source-type waf --schema-type fgdc
   harvester harvest --url https://catalog.example.org --source-type ckan
   harvester harvest --url https://data.example.gov --source-type socrata
   harvester harvest --url https://www.dhs.gov/data.json --schema-type "dcatus1.1: federal" --organization "Department of Homeland Security"

@@ -77,6 +77,8 @@ func TestHarvestWrongKindOfDocument(t *testing.T) {
 		{"dcatus/datagov-cftc.data.json", "iso19115_2", `the document is JSON, not ISO 19115 XML, as schema type "iso19115_2" expects: for a DCAT-US data.json use schema type "dcatus1.1: federal"`},
 		{"iso19115/datagov-valid-iso2-gmi.xml", federal, `the document is XML, not a DCAT-US catalog (JSON), as schema type "dcatus1.1: federal" expects: for ISO 19115 XML use schema type "iso19115_1" or "iso19115_2"`},
 		{"iso19115/catalog-data-gov-noaa-wcsd-leading-whitespace-gmi.xml", nonFederal, "the document is XML, not a DCAT-US catalog"},
+		{"dcatus/datagov-cftc.data.json", harvest.SchemaFGDC, `the document is JSON, not FGDC CSDGM XML, as schema type "fgdc" expects`},
+		{"iso19115/fgdc-usgs-white-fronted-goose.xml", nonFederal, `for FGDC CSDGM XML "fgdc"`},
 		{"dcatap/ckan-demo-catalog-hydra.ttl", federal, "the document is Turtle or N-Triples (RDF): harvest an RDF document (DCAT-AP) as --source-type rdf --schema-type dcat-ap"},
 		{"dcatap/ckan-demo-catalog-hydra.ttl", "iso19115_1", "--source-type rdf --schema-type dcat-ap"},
 		{"dcatap/semic-2.1.1-example1.nt", federal, "the document is Turtle or N-Triples (RDF)"},

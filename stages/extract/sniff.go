@@ -81,11 +81,16 @@ func wrongKind(kind string, schema harvest.SchemaType) error {
 		return fmt.Errorf("the document is %s: harvest an RDF document (DCAT-AP) as --source-type rdf --schema-type %s",
 			kind, harvest.SchemaDCATAP)
 	case kind == docJSON && schema.IsXML():
-		return fmt.Errorf("the document is JSON, not ISO 19115 XML, as schema type %q expects: for a DCAT-US "+
-			"data.json use schema type %q or %q", schema, harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
+		what := "ISO 19115 XML"
+		if schema == harvest.SchemaFGDC {
+			what = "FGDC CSDGM XML"
+		}
+		return fmt.Errorf("the document is JSON, not %s, as schema type %q expects: for a DCAT-US "+
+			"data.json use schema type %q or %q", what, schema, harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal)
 	case kind == docXML && !schema.IsXML():
 		return fmt.Errorf("the document is XML, not a DCAT-US catalog (JSON), as schema type %q expects: "+
-			"for ISO 19115 XML use schema type %q or %q", schema, harvest.SchemaISO19115_1, harvest.SchemaISO19115_2)
+			"for ISO 19115 XML use schema type %q or %q, for FGDC CSDGM XML %q", schema, harvest.SchemaISO19115_1,
+			harvest.SchemaISO19115_2, harvest.SchemaFGDC)
 	}
 	return nil
 }

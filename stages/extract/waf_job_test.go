@@ -47,8 +47,9 @@ const subfolder = `<html><body><pre><a href="../">Parent Directory</a>
 <a href="record-2.xml">record-2.xml</a>          2024-05-01 10:00  12K
 </pre></body></html>`
 
-// wafRecords are the corpus files served for .xml links: valid ISO, odd but valid ISO, and
-// files that must end as error rows.
+// wafRecords are the corpus files served for .xml links: valid ISO, odd but valid ISO, FGDC
+// (mapped by its root element whatever the source's schema type), and files that must end as
+// error rows.
 var wafRecords = []string{
 	"iso19115/datagov-valid-iso2-gmi.xml",
 	"iso19115/datagov-valid-iso1-gmd.xml",
@@ -220,8 +221,8 @@ func fileWAF(t *testing.T, path, listing string, files map[string]string) *httpt
 	return srv
 }
 
-// Every INVALID ISO file of the corpus, and the FGDC and ISO 19110 files, end as error rows that
-// say why; the job completes.
+// Every INVALID ISO file of the corpus, and the ISO 19110 file, end as error rows that say why;
+// the job completes. (The FGDC files are harvested: fgdc_job_test.go.)
 func TestHarvestWAFOfBadFiles(t *testing.T) {
 	t.Parallel()
 	bad := []string{
@@ -229,9 +230,6 @@ func TestHarvestWAFOfBadFiles(t *testing.T) {
 		"iso19115/INVALID-ckanspatial-iso19139-dataset-invalid-gmd.xml",
 		"iso19115/INVALID-datagov-decode-error.xml",
 		"iso19115/INVALID-datagov-invalid-iso2-gmi.xml",
-		"iso19115/fgdc-catalog-data-gov-metadata-1.xml",
-		"iso19115/fgdc-usgs-us-topo-collection-bom-doctype.xml",
-		"iso19115/fgdc-usgs-white-fronted-goose.xml",
 		"iso19115/census-2013-county-ea-iso19110-featurecatalogue-latin1.xml",
 	}
 	files := map[string]string{}
@@ -261,9 +259,6 @@ func TestHarvestWAFOfBadFiles(t *testing.T) {
 		{"INVALID-ckanspatial-iso19139-dataset-invalid-gmd.xml", "gmd:nosuchelement"},
 		{"INVALID-datagov-decode-error.xml", "byte 0x92 at offset 88"},
 		{"INVALID-datagov-invalid-iso2-gmi.xml", "gmd:role is empty"},
-		{"fgdc-usgs-white-fronted-goose.xml", "FGDC"},
-		{"fgdc-usgs-us-topo-collection-bom-doctype.xml", "FGDC"},
-		{"fgdc-catalog-data-gov-metadata-1.xml", "FGDC"},
 		{"census-2013-county-ea-iso19110-featurecatalogue-latin1.xml", "ISO 19110"},
 	} {
 		require.Contains(t, reasons[want.file], want.reason, want.file)
@@ -300,9 +295,9 @@ func TestHarvestEmptyISOFiles(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[string]string{
-		empty:                      "EmptyFile: file " + empty + " is empty (0 bytes): it holds no ISO 19115 record",
-		srv.URL + "/waf/empty.xml": "EmptyFile: file " + srv.URL + "/waf/empty.xml is empty (0 bytes): it holds no ISO 19115 record",
-		srv.URL + "/waf/blank.xml": "EmptyFile: file " + srv.URL + "/waf/blank.xml is empty (7 bytes of white space): it holds no ISO 19115 record",
+		empty:                      "EmptyFile: file " + empty + " is empty (0 bytes): it holds no ISO 19115 or FGDC record",
+		srv.URL + "/waf/empty.xml": "EmptyFile: file " + srv.URL + "/waf/empty.xml is empty (0 bytes): it holds no ISO 19115 or FGDC record",
+		srv.URL + "/waf/blank.xml": "EmptyFile: file " + srv.URL + "/waf/blank.xml is empty (7 bytes of white space): it holds no ISO 19115 or FGDC record",
 	}, reasons)
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// listXML lists a source of ISO XML records: one document, a WAF, or a waf-collection (its
+// listXML lists a source of ISO 19115 or FGDC XML records: one document, a WAF, or a waf-collection (its
 // parent record first, then the WAF, every child part of the parent). The identifier of a
 // record is its file's absolute URL, as Data.gov uses. A listing that cannot be read fails the
 // job, and no Listing is sent, so nothing is deleted; one file that cannot be downloaded is one
@@ -298,7 +298,7 @@ func (l *lister) sendXML(pos int, url string, body []byte, parent string) error 
 		if len(body) > 0 {
 			what = fmt.Sprintf("empty (%d bytes of white space)", len(body))
 		}
-		return l.settleError(&e, "EmptyFile", fmt.Sprintf("file %s is %s: it holds no ISO 19115 record", url, what))
+		return l.settleError(&e, "EmptyFile", fmt.Sprintf("file %s is %s: it holds no ISO 19115 or FGDC record", url, what))
 	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, url), Identifier: url,

@@ -1,5 +1,6 @@
 // Package transform is the TRANSFORM stage: it turns a record that is not DCAT-US into DCAT-US
-// JSON in Record.Transformed. ISO 19115 XML is transformed natively (package iso); the result
+// JSON in Record.Transformed. ISO 19115 XML (package iso) and FGDC CSDGM XML (package fgdc)
+// are transformed natively, the mapper chosen by the record's root element; the result
 // travels on with the record, and the aggregator stores it as the record's source_transform
 // with the record's outcome (harvest.Settled.Transformed). A DCAT-AP record graph (canonical
 // N-Quads in Body) is mapped natively too (package dcatap), with a language preference for
@@ -16,7 +17,6 @@ import (
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/transform/dcatap"
-	"github.com/harvester-dev/harvester/stages/transform/iso"
 	"github.com/harvester-dev/harvester/stages/transform/portal"
 )
 
@@ -89,7 +89,7 @@ func (h *Handler) transform(rec *harvest.Record) ([]byte, []dcatus.Warning, erro
 	case rec.SchemaType.IsXML() && isDublinCoreRecord(rec.XML):
 		return transformDublinCore(rec)
 	case rec.SchemaType.IsXML():
-		dcat, warnings, err := iso.Transform(rec.XML, rec.Identifier, rec.PublisherName)
+		dcat, warnings, err := transformXML(rec)
 		if err == nil && rec.IsPartOf != "" {
 			dcat = dcatus.WithIsPartOf(dcat, rec.IsPartOf)
 		}

@@ -6,7 +6,8 @@ import "errors"
 var (
 	// ErrNotISO19115 means the document is well-formed XML but not an ISO 19115 metadata record:
 	// FGDC CSDGM (`metadata`), an ISO 19110 feature catalogue (`gfc:FC_FeatureCatalogue`) or any
-	// other root element. The message names the standard found and says it is not supported yet.
+	// other root element. The message names the standard found (FGDC: package fgdc maps it; the
+	// others are not supported yet).
 	ErrNotISO19115 = errors.New("not an ISO 19115 metadata record")
 	// ErrMalformedXML means the document is not well-formed XML (truncated, bad syntax, undefined
 	// entity…). The message gives the line and column when known.

@@ -45,8 +45,8 @@ const (
 // never fetched and no entity is expanded beyond XML's predefined five.
 //
 // Errors wrap ErrEncoding (bytes invalid in the declared encoding, with the byte offset),
-// ErrMalformedXML (with line and column), ErrNotISO19115 (FGDC CSDGM, ISO 19110 or another
-// root element; the message names what was found) or ErrInvalidISO (a 19115-1/-2 record that
+// ErrMalformedXML (with line and column), ErrNotISO19115 (FGDC CSDGM, which package fgdc
+// maps, ISO 19110 or another root element; the message names what was found) or ErrInvalidISO (a 19115-1/-2 record that
 // breaks an ISO 19139 structural rule: an unknown gmd/gmi element under the root, or a
 // required gmd:role, CI_Date gmd:date or gmd:dateType missing or empty without a
 // gco:nilReason; the message lists the element paths). 19115-3 records are not checked.
@@ -87,7 +87,7 @@ func checkRoot(root *node) error {
 		root.local == "MI_Metadata" && strings.HasPrefix(root.space, "http://standards.iso.org/iso/19115/-2/gmi/"):
 		return nil
 	case root.local == "metadata" && root.space == "":
-		return fmt.Errorf("%w: the root element is <metadata>, an FGDC CSDGM record; FGDC is not supported yet", ErrNotISO19115)
+		return fmt.Errorf("%w: the root element is <metadata>, an FGDC CSDGM record, not ISO 19115 (package fgdc maps it)", ErrNotISO19115)
 	case root.local == "FC_FeatureCatalogue" && (root.space == gfc || strings.Contains(root.space, "/19110/")):
 		return fmt.Errorf("%w: the root element is {%s}FC_FeatureCatalogue, an ISO 19110 feature catalogue, not a metadata record; it is not supported yet", ErrNotISO19115, root.space)
 	}

@@ -1,0 +1,185 @@
+package fgdc
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harvester-dev/harvester/dcatus"
+)
+
+// precision of a CSDGM date: how much of it the record gives.
+type precision int
+
+const (
+	year precision = iota + 1
+	month
+	day
+	clock
+)
+
+// date is a CSDGM calendar date (with its time of day when given), kept at its precision.
+type date struct {
+	t    time.Time
+	prec precision
+	zone bool // the time is universal (UTC)
+}
+
+// String writes the date as ISO 8601 at its precision: "2017", "2017-04", "2017-04-01",
+// "2017-04-01T10:30:00Z" (no zone when the record keeps local time).
+func (d date) String() string {
+	switch d.prec {
+	case year:
+		return d.t.Format("2006")
+	case month:
+		return d.t.Format("2006-01")
+	case day:
+		return d.t.Format("2006-01-02")
+	}
+	if d.zone {
+		return d.t.Format("2006-01-02T15:04:05Z")
+	}
+	return d.t.Format("2006-01-02T15:04:05")
+}
+
+// parseDate reads a CSDGM calendar date (YYYY, YYYYMM or YYYYMMDD, as the standard writes
+// them; YYYY-MM and YYYY-MM-DD as records also do) and, for a whole date, a time of day
+// (hhmm, hhmmss or hh:mm:ss, optionally with a fraction, "Z" or an offset that is dropped).
+// The standard's words ("Unknown", "Present", "Unpublished material") are not dates.
+func parseDate(caldate, tod string, universal bool) (date, bool) {
+	s := strings.ReplaceAll(strings.TrimSpace(caldate), "-", "")
+	layouts := map[int]struct {
+		layout string
+		prec   precision
+	}{4: {"2006", year}, 6: {"200601", month}, 8: {"20060102", day}}
+	l, ok := layouts[len(s)]
+	if !ok || strings.Trim(s, "0123456789") != "" {
+		return date{}, false
+	}
+	t, err := time.Parse(l.layout, s)
+	if err != nil || t.Year() < 1 {
+		return date{}, false
+	}
+	d := date{t: t, prec: l.prec, zone: universal}
+	if l.prec != day {
+		return d, true
+	}
+	if hms, ok := parseTime(tod); ok {
+		d.t = d.t.Add(hms)
+		d.prec = clock
+	}
+	return d, true
+}
+
+// parseTime reads a CSDGM time of day; the zone suffix, a fraction of a second and anything
+// unreadable are dropped.
+func parseTime(s string) (time.Duration, bool) {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "Z+-.,"); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.ReplaceAll(s, ":", "")
+	if (len(s) != 4 && len(s) != 6) || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	if len(s) == 4 {
+		s += "00"
+	}
+	t, err := time.Parse("150405", s)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second, true
+}
+
+// universal reports whether the record's times are universal time: metainfo/mettc says
+// "local time" or not (universal is the default, as in MDTranslator).
+func (m *mapper) universal() bool {
+	return !strings.EqualFold(m.root.at("metainfo", "mettc").value(), "local time")
+}
+
+// dates sets modified and issued from the publication date (citeinfo/pubdate and pubtime),
+// the one date of a CSDGM citation: MDTranslator's DCAT-US writer takes the citation's
+// newest date. A record with none ("Unpublished material", "Unknown") has modified from its
+// metadata date (metainfo/metd), else the time of transformation, with a warning.
+func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
+	utc := m.universal()
+	raw := cit.child("pubdate").value()
+	if d, ok := parseDate(raw, cit.child("pubtime").value(), utc); ok {
+		ds.Modified, ds.Issued = d.String(), d.String()
+		return
+	}
+	metd := m.root.at("metainfo", "metd").value()
+	if d, ok := parseDate(metd, "", utc); ok {
+		ds.Modified = d.String()
+		if raw != "" {
+			m.warn("modified", "publication date %q is not a date; used the metadata date %s", short(raw), ds.Modified)
+		}
+		return
+	}
+	ds.Modified = time.Now().UTC().Format("2006-01-02T15:04:05Z")
+	m.warn("modified", "the record has no usable publication date or metadata date (%q, %q); used the time of transformation", short(raw), short(metd))
+}
+
+// temporal sets temporal ("start/end") from the time period of content (idinfo/timeperd/
+// timeinfo): a single date is a one-date interval; multiple dates span the earliest to the
+// latest; a range keeps its ends, "Present" as an end being today. Each end keeps its
+// precision, but the times of day go when only one end has one.
+func (m *mapper) temporal(ds *dcatus.Dataset) {
+	info := m.idinfo.at("timeperd", "timeinfo")
+	if info == nil {
+		return
+	}
+	utc := m.universal()
+	var begin, end date
+	var ok bool
+	switch {
+	case info.child("sngdate") != nil:
+		s := info.child("sngdate")
+		begin, ok = parseDate(s.child("caldate").value(), s.child("time").value(), utc)
+		end = begin
+	case info.child("mdattim") != nil:
+		begin, end, ok = m.span(path([]*node{info}, "mdattim", "sngdate"), utc)
+	case info.child("rngdates") != nil:
+		r := info.child("rngdates")
+		var okb, oke bool
+		begin, okb = parseDate(r.child("begdate").value(), r.child("begtime").value(), utc)
+		end, oke = parseDate(r.child("enddate").value(), r.child("endtime").value(), utc)
+		if e := strings.ToLower(r.child("enddate").value()); !oke && (e == "present" || e == "now") {
+			end, oke = date{t: time.Now().UTC(), prec: day}, true
+		}
+		ok = okb && oke
+	}
+	if !ok {
+		m.warn("temporal", "time period of content %q is not a calendar date or range of dates; dropped", short(info.value()))
+		return
+	}
+	if begin.t.After(end.t) {
+		m.warn("temporal", "time period of content begins (%s) after it ends (%s); dropped", begin, end)
+		return
+	}
+	if (begin.prec == clock) != (end.prec == clock) {
+		// One end with a time of day, one without: DCAT-US's interval pattern wants both
+		// alike, so the time goes.
+		begin.prec, end.prec = min(begin.prec, day), min(end.prec, day)
+	}
+	ds.Temporal = fmt.Sprintf("%s/%s", begin, end)
+}
+
+// span returns the earliest and latest of multiple dates/times; ok is false when one is not
+// a date.
+func (m *mapper) span(dates []*node, utc bool) (begin, end date, ok bool) {
+	for i, s := range dates {
+		d, good := parseDate(s.child("caldate").value(), s.child("time").value(), utc)
+		if !good {
+			return date{}, date{}, false
+		}
+		if i == 0 || d.t.Before(begin.t) {
+			begin = d
+		}
+		if i == 0 || d.t.After(end.t) {
+			end = d
+		}
+	}
+	return begin, end, len(dates) > 0
+}

@@ -1,0 +1,222 @@
+package fgdc
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/dcatus"
+	"github.com/harvester-dev/harvester/stages/transform/iso"
+)
+
+// record is a minimal CSDGM record with idinfo's content replaced by inner (title "T" when
+// inner does not bring its own citation).
+func record(inner string) []byte {
+	if !strings.Contains(inner, "<citation>") {
+		inner = "<citation><citeinfo><title>T</title><pubdate>2020</pubdate></citeinfo></citation>" + inner
+	}
+	return []byte("<metadata><idinfo>" + inner + "</idinfo></metadata>")
+}
+
+func transformMap(t *testing.T, b []byte) (map[string]any, []Warning) {
+	t.Helper()
+	out, warnings, err := Transform(b, "https://example.gov/r.xml", "Source Org")
+	require.NoError(t, err)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(out, &got))
+	return got, warnings
+}
+
+// 100,000 theme keywords: all kept, as the ISO mapper keeps them; VALIDATE then rejects the
+// record naming $.keyword (DCAT-US allows at most 1,000), as Data.gov does.
+func TestManyThemeKeywords(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("<keywords><theme><themekt>None</themekt>")
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "<themekey>k%d</themekey>", i)
+	}
+	b.WriteString("</theme></keywords>")
+	out, _, err := Transform(record(b.String()), "id", "org")
+	require.NoError(t, err)
+	var ds dcatus.Dataset
+	require.NoError(t, json.Unmarshal(out, &ds))
+	require.Len(t, ds.Keyword, 100_000)
+	v, err := dcatus.NewValidator("dcatus1.1: non-federal")
+	require.NoError(t, err)
+	problems, err := v.Validate(out)
+	require.NoError(t, err)
+	require.Len(t, problems, 1, "%v", problems)
+	require.Equal(t, "$.keyword", problems[0].Path)
+}
+
+// Elements nested deeper than MaxDepth, or more than the element cap, are an ErrLimit naming
+// the limit, not a stack or memory blow-up.
+func TestStructuralLimits(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("<a>", 100_000) + strings.Repeat("</a>", 100_000)
+	_, _, err := Transform(record(deep), "id", "org")
+	require.ErrorIs(t, err, ErrLimit)
+	require.ErrorContains(t, err, fmt.Sprintf("nested more than %d deep", MaxDepth))
+
+	_, err = parseWithin(record(strings.Repeat("<k/>", 50)), MaxDepth, 40)
+	require.ErrorIs(t, err, ErrLimit)
+	require.ErrorContains(t, err, "more than 40 elements")
+}
+
+// A DOCTYPE is skipped: entities it declares are never expanded (a use of one is malformed
+// XML, at once: no "billion laughs"), external ones never fetched or read.
+func TestDoctypeEntities(t *testing.T) {
+	t.Parallel()
+	var dtd strings.Builder
+	dtd.WriteString(`<?xml version="1.0"?><!DOCTYPE metadata [<!ENTITY lol "lol">`)
+	for i := 1; i <= 9; i++ {
+		prev := "lol"
+		if i > 1 {
+			prev = fmt.Sprintf("lol%d", i-1)
+		}
+		fmt.Fprintf(&dtd, `<!ENTITY lol%d "%s">`, i, strings.Repeat("&"+prev+";", 10))
+	}
+	dtd.WriteString(`<!ENTITY xxe SYSTEM "file:///etc/passwd">]>`)
+	prolog := dtd.String()
+
+	_, _, err := Transform([]byte(prolog+string(record("<descript><abstract>&lol9;</abstract></descript>"))), "id", "org")
+	require.ErrorIs(t, err, ErrMalformedXML)
+	require.ErrorContains(t, err, "lol9")
+
+	_, _, err = Transform([]byte(prolog+string(record("<descript><abstract>&xxe;</abstract></descript>"))), "id", "org")
+	require.ErrorIs(t, err, ErrMalformedXML)
+	require.ErrorContains(t, err, "xxe")
+
+	// Declared but unused: the record maps.
+	got, _ := transformMap(t, []byte(prolog+string(record("<descript><abstract>A &amp; B</abstract></descript>"))))
+	require.Equal(t, "A & B", got["description"])
+}
+
+// A record without a title is an error naming the element; one without idinfo too.
+func TestMissingTitle(t *testing.T) {
+	t.Parallel()
+	for name, doc := range map[string]string{
+		"no title":    "<metadata><idinfo><citation><citeinfo><origin>O</origin></citeinfo></citation></idinfo></metadata>",
+		"empty title": "<metadata><idinfo><citation><citeinfo><title> \n </title></citeinfo></citation></idinfo></metadata>",
+		"no citation": "<metadata><idinfo><descript><abstract>A</abstract></descript></idinfo></metadata>",
+	} {
+		_, _, err := Transform([]byte(doc), "id", "org")
+		require.ErrorIs(t, err, ErrInvalidFGDC, name)
+		require.ErrorContains(t, err, "metadata/idinfo/citation/citeinfo/title is missing or empty", name)
+	}
+	_, _, err := Transform([]byte("<metadata><metainfo><metd>2020</metd></metainfo></metadata>"), "id", "org")
+	require.ErrorIs(t, err, ErrInvalidFGDC)
+	require.ErrorContains(t, err, "metadata/idinfo (identification information) is missing")
+}
+
+// Bounding boxes that lie are dropped with a warning (as the ISO mapper drops a box that is
+// not numbers); a west side east of the east side crosses the 180th meridian and is kept.
+func TestBoundingBoxes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		w, e, n, s string
+		want       string // spatial; "" when dropped
+		warn       string
+	}{
+		{"-10", "10", "20", "-20", "-10,-20,10,20", ""},
+		{"170", "-170", "20", "-20", "170,-20,-170,20", "crossing the 180th meridian"},
+		{"-10", "10", "91", "-20", "", "northbc 91 is outside -90..90"},
+		{"-10", "10", "20", "-90.5", "", "southbc -90.5 is outside -90..90"},
+		{"-200", "10", "20", "-20", "", "westbc -200 is outside -180..180"},
+		{"-10", "10", "-20", "20", "", "south (20) north of north (-20)"},
+		{"west", "10", "20", "-20", "", `westbc "west" is not a number`},
+		{strings.Repeat("9", 1<<20), "10", "20", "-20", "", "is not a number"},
+		{"-10", "10", "-20", "-0." + strings.Repeat("0", 1<<20) + "1", "", "north of north"},
+	} {
+		bb := fmt.Sprintf("<spdom><bounding><westbc>%s</westbc><eastbc>%s</eastbc><northbc>%s</northbc><southbc>%s</southbc></bounding></spdom>",
+			tc.w, tc.e, tc.n, tc.s)
+		got, warnings := transformMap(t, record(bb))
+		if tc.want == "" {
+			require.NotContains(t, got, "spatial", tc.warn)
+		} else {
+			require.Equal(t, tc.want, got["spatial"])
+		}
+		var msgs []string
+		for _, w := range warnings {
+			if w.Field == "spatial" {
+				msgs = append(msgs, w.Message)
+				require.Less(t, len(w.Message), 400, "a warning quotes at most a little of the record")
+			}
+		}
+		if tc.warn == "" {
+			require.Empty(t, msgs)
+		} else {
+			require.Len(t, msgs, 1)
+			require.Contains(t, msgs[0], tc.warn)
+		}
+	}
+}
+
+// What is not a CSDGM record, or not XML, is an error that says what it is.
+func TestNotFGDC(t *testing.T) {
+	t.Parallel()
+	for doc, tc := range map[string]struct {
+		kind error
+		msg  string
+	}{
+		`<gmd:MD_Metadata xmlns:gmd="http://www.isotc211.org/2005/gmd"/>`: {ErrNotFGDC, "the root element is <a namespaced MD_Metadata>"},
+		`<csw:Record xmlns:csw="http://www.opengis.net/cat/csw/2.0.2"/>`:  {ErrNotFGDC, "Record"},
+		`<metadata><idinfo>`:                             {ErrMalformedXML, "line 1"},
+		`<metadata></idinfo></metadata>`:                 {ErrMalformedXML, "line 1"},
+		"<?xml version='1.0'?><metadata>\x92</metadata>": {ErrEncoding, "byte 0x92 at offset 31"},
+		"": {ErrMalformedXML, "no root element"},
+	} {
+		_, _, err := Transform([]byte(doc), "id", "org")
+		require.ErrorIs(t, err, tc.kind, doc)
+		require.ErrorContains(t, err, tc.msg, doc)
+	}
+}
+
+// A bare record gets Data.gov's placeholders, each with a warning, and the source's
+// organization as publisher; an abstract-less record its purpose.
+func TestPlaceholders(t *testing.T) {
+	t.Parallel()
+	got, warnings := transformMap(t, []byte(`<metadata><idinfo><citation><citeinfo><title>T</title></citeinfo></citation></idinfo></metadata>`))
+	require.Equal(t, iso.PlaceholderDescription, got["description"])
+	require.Equal(t, []any{iso.PlaceholderKeyword}, got["keyword"])
+	require.Equal(t, map[string]any{"@type": "org:Organization", "name": "Source Org"}, got["publisher"])
+	require.Equal(t, map[string]any{"@type": "vcard:Contact", "fn": iso.PlaceholderContactName, "hasEmail": iso.PlaceholderContactEmail}, got["contactPoint"])
+	for _, f := range []string{"description", "keyword", "publisher", "contactPoint", "modified"} {
+		require.True(t, warned(warnings, f), "warning for %s: %v", f, warnings)
+	}
+	got, warnings = transformMap(t, record("<descript><purpose>\n   Why.\n</purpose></descript>"))
+	require.Equal(t, "Why.", got["description"])
+	require.True(t, warned(warnings, "description"))
+}
+
+// CSDGM calendar dates and times of day, at their precision.
+func TestDates(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ date, time, want string }{
+		{"2017", "", "2017"},
+		{"201704", "", "2017-04"},
+		{"20170401", "", "2017-04-01"},
+		{"2017-04-01", "", "2017-04-01"},
+		{"20170401", "1430", "2017-04-01T14:30:00Z"},
+		{"20170401", "14:30:05.5Z", "2017-04-01T14:30:05Z"},
+		{"20170401", "unknown", "2017-04-01"},
+		{"201704", "1430", "2017-04"},
+	} {
+		d, ok := parseDate(tc.date, tc.time, true)
+		require.True(t, ok, tc.date)
+		require.Equal(t, tc.want, d.String(), tc.date+" "+tc.time)
+	}
+	for _, bad := range []string{"Unknown", "Unpublished material", "Present", "201713", "17", "2017041", "0000"} {
+		_, ok := parseDate(bad, "", true)
+		require.False(t, ok, bad)
+	}
+	got, _ := transformMap(t, []byte(`<metadata><idinfo><citation><citeinfo><title>T</title><pubdate>20200102</pubdate><pubtime>0930</pubtime></citeinfo></citation>
+		<timeperd><timeinfo><rngdates><begdate>2019</begdate><enddate>2018</enddate></rngdates></timeinfo></timeperd></idinfo>
+		<metainfo><mettc>local time</mettc></metainfo></metadata>`))
+	require.Equal(t, "2020-01-02T09:30:00", got["modified"], "local time: no zone")
+	require.NotContains(t, got, "temporal", "a range that ends before it begins")
+}

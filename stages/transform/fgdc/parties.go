@@ -1,0 +1,124 @@
+package fgdc
+
+import (
+	"cmp"
+	"regexp"
+	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
+	"github.com/harvester-dev/harvester/stages/transform/iso"
+)
+
+// contact is one CSDGM contact information (cntinfo, CSDGM section 10).
+type contact struct {
+	person, org string // cntperp or cntorgp: cntper and cntorg
+	personFirst bool   // the contact is a person (cntperp), not an organization
+	emails      []string
+}
+
+// name returns the contact's primary name: the person of a person-primary contact, the
+// organization of an organization-primary one, else whichever is given.
+func (c contact) name() string {
+	if c.personFirst {
+		return cmp.Or(c.person, c.org)
+	}
+	return cmp.Or(c.org, c.person)
+}
+
+// notProvided are names that say there is none.
+var notProvided = map[string]bool{"not provided": true, "none": true, "unknown": true, "n/a": true, "": true}
+
+func realName(s string) string {
+	if notProvided[strings.ToLower(strings.TrimSuffix(s, "."))] {
+		return ""
+	}
+	return s
+}
+
+// contacts reads the cntinfo elements under the nodes.
+func contacts(from []*node) []contact {
+	var out []contact
+	for _, ci := range path(from, "cntinfo") {
+		var c contact
+		primary := ci.child("cntperp")
+		c.personFirst = primary != nil
+		if primary == nil {
+			primary = ci.child("cntorgp")
+		}
+		c.person = realName(primary.child("cntper").value())
+		c.org = realName(primary.child("cntorg").value())
+		for _, e := range values([]*node{ci}, "cntemail") {
+			if addr := email(e); addr != "" {
+				c.emails = append(c.emails, addr)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+var emailAddress = regexp.MustCompile(`[\w.~!$&'*+=-]+@[\w-]+(\.[\w-]+)+`)
+
+// email returns the first e-mail address in a cntemail value ("mailto:" and text around it
+// dropped), lower-cased; "" when it holds none (a web page, "Not provided").
+func email(s string) string {
+	return strings.ToLower(emailAddress.FindString(strings.TrimPrefix(strings.TrimSpace(s), "mailto:")))
+}
+
+// contactPoint returns the dataset's contact: of the point of contact (idinfo/ptcontac), the
+// metadata contact (metainfo/metc) and the distributors (distinfo/distrib), in that order,
+// the first with an e-mail address, else the first with a name; placeholders for what none
+// has. MDTranslator's DCAT-US writer takes the first point of contact only, and fails on a
+// record without one (most CSDGM records: ptcontac is optional).
+func (m *mapper) contactPoint() *dcatus.ContactPoint {
+	all := contacts([]*node{m.idinfo.child("ptcontac")})
+	all = append(all, contacts([]*node{m.root.at("metainfo", "metc")})...)
+	all = append(all, contacts(path([]*node{m.root}, "distinfo", "distrib"))...)
+	c := dcatus.NewContactPoint("", "")
+	for _, p := range all {
+		if len(p.emails) > 0 {
+			c.FN, c.HasEmail = p.name(), "mailto:"+p.emails[0]
+			break
+		}
+	}
+	if c.FN == "" {
+		for _, p := range all {
+			if p.name() != "" {
+				c.FN = p.name()
+				break
+			}
+		}
+	}
+	if c.FN == "" {
+		c.FN = iso.PlaceholderContactName
+		m.warn("contactPoint", "the record has no contact name; used the placeholder %q", iso.PlaceholderContactName)
+	}
+	if c.HasEmail == "" {
+		c.HasEmail = iso.PlaceholderContactEmail
+		m.warn("contactPoint", "the record has no contact e-mail address; used the placeholder %q", iso.PlaceholderContactEmail)
+	}
+	return c
+}
+
+// publisher returns the publisher's name: the citation's publisher (citeinfo/pubinfo/publish),
+// else a distributor's organization (MDTranslator's fallback), else the citation's first
+// originator (citeinfo/origin), else publisherName, else iso.PlaceholderPublisher (both with
+// a warning).
+func (m *mapper) publisher(cit *node, publisherName string) string {
+	if p := realName(cit.at("pubinfo", "publish").value()); p != "" {
+		return p
+	}
+	for _, c := range contacts(path([]*node{m.root}, "distinfo", "distrib")) {
+		if c.org != "" {
+			return c.org
+		}
+	}
+	for _, o := range values([]*node{cit}, "origin") {
+		if o = realName(o); o != "" {
+			return o
+		}
+	}
+	pub := cmp.Or(publisherName, iso.PlaceholderPublisher)
+	m.warn("publisher", "the record names no publisher, distributor or originator; used %q", pub)
+	return pub
+}
