@@ -198,6 +198,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if job.SourceType.IsPortal() && job.JobType != harvest.JobClear {
 		return h.listPortalSource(ctx, &job)
 	}
+	if job.SourceType == harvest.SourceCSW && job.JobType != harvest.JobClear {
+		return h.listCSW(ctx, &job)
+	}
 	if (job.SchemaType.IsXML() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
 		return h.listXML(ctx, &job)
 	}

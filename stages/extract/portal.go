@@ -39,6 +39,12 @@ type PortalItem struct {
 	Skip string
 	// Warnings become warning rows of the record.
 	Warnings []harvest.RecordError
+	// XML: Raw is an XML document (a CSW record), which travels as harvest.Record.XML (its
+	// encoding declaration governs it, so it is not checked as UTF-8 here), without a source
+	// type: TRANSFORM maps it by its root element, as a WAF's file. A repeat of an identifier
+	// within its page counts against the total (a catalog may hold two records of one
+	// fileIdentifier, and its count counts both).
+	XML bool
 	// Origin, when set, says the portal itself harvested the item from elsewhere (a CKAN
 	// package with a harvest_source_id extra, harvested from a data.json): when a dataset of
 	// another harvest source of ours is live under Origin.Identifier, the record gets a
@@ -89,6 +95,10 @@ type Pager struct {
 	// MaxPages caps the pages of a listing whose API reports no total (ODS v1), which nothing
 	// else ends but a short page: one more fails the job. Default DefaultMaxPortalPages.
 	MaxPages int
+	// CapTotal applies MaxPages to a listing with a total too (CSW): a total that spans more
+	// pages fails the listing at its first page, before any item is listed, so a count of a
+	// million at 10 a page is never paged through.
+	CapTotal bool
 	// Start is the offset of the first page: 0 (CKAN start, Socrata/ODS offset) or 1 (ArcGIS
 	// start).
 	Start int
@@ -349,7 +359,7 @@ func (l *lister) portalItem(it *PortalItem) error {
 		l.unkeyed++ // no usable identifier: an item of its own, counted against the total
 		return nil
 	}
-	if off := invalidUTF8(it.Raw); off >= 0 {
+	if off := invalidUTF8(it.Raw); off >= 0 && !it.XML {
 		l.unkeyed++
 		return l.settleError(&catalog.Entry{Position: pos}, harvest.TypeInvalidEncoding, fmt.Sprintf(
 			"item #%d%s is not valid UTF-8 at byte %d", pos+1, e.Named(), off))
@@ -365,8 +375,8 @@ func (l *lister) portalItem(it *PortalItem) error {
 		if errors.As(e.Err, &fd) {
 			bad.Type = "ForeignDomain"
 		}
-		if bad.Type != harvest.TypeDuplicateIdentifier {
-			l.unkeyed++ // an item of its own, counted against the total
+		if bad.Type != harvest.TypeDuplicateIdentifier || it.XML {
+			l.unkeyed++ // an item of its own, counted against the total (a CSW counts a repeated record too)
 		}
 		if err := l.keepTooLong(&e, bad); err != nil {
 			return err
@@ -390,6 +400,9 @@ func (l *lister) portalItem(it *PortalItem) error {
 		SchemaType: l.job.SchemaType, SourceType: l.job.SourceType, RecordID: harvest.RecordID(l.job.JobID, e.Identifier),
 		Identifier: e.Identifier, Position: pos, Body: harvest.RawText(it.Raw), Warnings: it.Warnings,
 		PublisherName: l.job.PublisherName}
+	if it.XML {
+		rec.SourceType, rec.Body, rec.XML = "", nil, it.Raw
+	}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err
