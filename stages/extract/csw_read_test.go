@@ -112,7 +112,7 @@ func TestReadCSWPageHostile(t *testing.T) {
 	require.Len(t, p.records, 2)
 	require.Equal(t, "huge", p.records[0].identifier)
 	require.True(t, p.records[0].tooLarge)
-	require.Greater(t, p.records[0].size, int64(99<<20), "its size as served")
+	require.Greater(t, p.records[0].size, int64(100_000_000), "its size as served")
 	require.Nil(t, p.records[0].xml)
 	require.Equal(t, "small", p.records[1].identifier)
 	require.Contains(t, string(p.records[1].xml), "<dc:identifier>small</dc:identifier></csw:Record>", "cut at the right bytes")
