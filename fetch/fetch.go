@@ -28,6 +28,9 @@ type Error struct {
 	URL        string
 	StatusCode int
 	PageTitle  string // the <title> of an HTML error page, when the server sent one
+	// Page is the start (at most 64 KiB) of the body of a non-2xx answer, for a caller that
+	// reads an error document there (an OGC service's ExceptionReport, say); nil otherwise.
+	Page []byte
 	Attempts   int    // tries made; more than 1 when the failure was retried
 	Err        error
 }
@@ -280,7 +283,7 @@ func fetchOnce(ctx context.Context, c Config, r *request) (d *Document, retry ti
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		page, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		ferr := &Error{Method: r.method, URL: url, StatusCode: resp.StatusCode, PageTitle: htmlTitle(page)}
+		ferr := &Error{Method: r.method, URL: url, StatusCode: resp.StatusCode, PageTitle: htmlTitle(page), Page: page}
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 			return nil, retryAfter(resp.Header), ferr
 		}

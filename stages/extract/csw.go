@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -118,6 +119,9 @@ func (h *Handler) cswGetRecords(ctx context.Context, s *cswService, q *cswQuery,
 		f, err = fetch.Get(ctx, fc, u)
 	}
 	if err != nil {
+		if exc := exceptionOf(err); exc != nil {
+			return nil, where, fmt.Errorf("GetRecords %s: %w", where, exc)
+		}
 		return nil, where, fmt.Errorf("GetRecords startPosition=%d: %w", start, err)
 	}
 	defer f.Close()
@@ -126,4 +130,41 @@ func (h *Handler) cswGetRecords(ctx context.Context, s *cswService, q *cswQuery,
 		return nil, where, fmt.Errorf("GetRecords %s: %w", where, err)
 	}
 	return page, where, nil
+}
+
+// exceptionOf is the OWS ExceptionReport a CSW sent with an HTTP error status (400 for a
+// request it refuses, as OWS Common 06-121r3 §8.6 says), as the *CSWExceptionError that names
+// its code and text alongside the status; nil when err is no such answer.
+func exceptionOf(err error) error {
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || !bytes.Contains(fe.Page, []byte("ExceptionReport")) {
+		return nil
+	}
+	exc := parseExceptionReport(fe.Page)
+	if exc == nil {
+		return nil
+	}
+	return fmt.Errorf("HTTP %d: %w", fe.StatusCode, exc)
+}
+
+// parseExceptionReport reads an OWS ExceptionReport (its first Exception); nil when body is
+// none.
+func parseExceptionReport(body []byte) *CSWExceptionError {
+	var rep struct {
+		XMLName    xml.Name
+		Exceptions []struct {
+			Code    string   `xml:"exceptionCode,attr"`
+			Locator string   `xml:"locator,attr"`
+			Text    []string `xml:"ExceptionText"`
+		} `xml:"Exception"`
+	}
+	if xml.Unmarshal(body, &rep) != nil || rep.XMLName.Local != "ExceptionReport" {
+		return nil
+	}
+	if len(rep.Exceptions) == 0 {
+		return &CSWExceptionError{Code: "(none given)"}
+	}
+	e := rep.Exceptions[0]
+	text := strings.TrimSpace(strings.Join(e.Text, " "))
+	return &CSWExceptionError{Code: e.Code, Locator: e.Locator, Text: text[:min(len(text), maxExceptionText)]}
 }

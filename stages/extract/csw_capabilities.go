@@ -120,6 +120,9 @@ func cswCapabilitiesFetch(ctx context.Context, fc fetch.Config, base *url.URL, l
 	if errors.Is(err, fetch.ErrTooLarge) {
 		return nil, u, fmt.Errorf("GetCapabilities %s: the document is over %d bytes (--max-record-bytes)", u, limit)
 	}
+	if exc := exceptionOf(err); exc != nil {
+		return nil, u, fmt.Errorf("GetCapabilities %s: %w", u, exc)
+	}
 	if err != nil {
 		return nil, u, err
 	}
@@ -152,19 +155,10 @@ func readCapabilities(f *os.File) (*cswCapabilities, error) {
 	switch caps.XMLName.Local {
 	case "Capabilities":
 	case "ExceptionReport":
-		var rep struct {
-			Exceptions []struct {
-				Code    string   `xml:"exceptionCode,attr"`
-				Locator string   `xml:"locator,attr"`
-				Text    []string `xml:"ExceptionText"`
-			} `xml:"Exception"`
+		if exc := parseExceptionReport(body); exc != nil {
+			return nil, exc
 		}
-		if err := xml.Unmarshal(body, &rep); err != nil || len(rep.Exceptions) == 0 {
-			return nil, &CSWExceptionError{Code: "(none given)"}
-		}
-		e := rep.Exceptions[0]
-		text := strings.TrimSpace(strings.Join(e.Text, " "))
-		return nil, &CSWExceptionError{Code: e.Code, Locator: e.Locator, Text: text[:min(len(text), maxExceptionText)]}
+		return nil, &CSWExceptionError{Code: "(unreadable)"}
 	default:
 		return nil, fmt.Errorf("not CSW capabilities: the root element is %s", xmlName(caps.XMLName))
 	}

@@ -2,8 +2,10 @@ package extract_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,4 +89,140 @@ func TestHarvestRecordedCSWs(t *testing.T) {
 	require.Equal(t, 2, rep.Total)
 	require.Equal(t, "http://www.opengis.net/cat/csw/csdgm", gp.Requests()[0].OutputSchema)
 	require.NotContains(t, strings.Join(h.ErrorMessages(t, rep.JobID, harvest.SeverityError), "\n"), "MissingIdentifier")
+}
+
+// hostileCSW is a CSW of 10 ISO records (rec-01 … rec-10) that misbehaves as its mode says.
+type hostileCSW struct {
+	*cswServer
+	mode atomic.Value // string
+}
+
+func newHostileCSW(t *testing.T) *hostileCSW {
+	s := &hostileCSW{}
+	s.mode.Store("good")
+	caps := cswTestdata(t, "geonetwork3-capabilities.xml")
+	s.cswServer = newCSWServer(t, func() string {
+		switch s.mode.Load() {
+		case "caps-exception":
+			return exceptionReport("NoApplicableCode", "Catalogue index is being rebuilt")
+		case "caps-html":
+			return "<html><head><title>Maintenance</title></head><body>back soon</body></html>"
+		case "caps-no-getrecords":
+			return strings.ReplaceAll(caps, `name="GetRecords"`, `name="Harvest"`)
+		}
+		return caps
+	}, s.page)
+	return s
+}
+
+// page answers GetRecords at r.Start with the mode's misbehaviour.
+func (s *hostileCSW) page(r cswRequest) (string, int) {
+	size := r.MaxRecords
+	mode := s.mode.Load().(string)
+	matched, start := 10, r.Start
+	switch {
+	case mode == "repeat": // the offset is ignored, nextRecord looks right
+		start = 1
+	case mode == "count-up":
+		matched = 20
+	case mode == "count-down":
+		matched = 5
+	case mode == "count-changes" && r.Start > 1:
+		matched = 11
+	case mode == "million":
+		matched = 1_000_000
+	case mode == "exception" && r.Start > 1:
+		return exceptionReport("InvalidParameterValue", "startPosition out of range"), 400
+	case mode == "exception-200" && r.Start > 1:
+		return exceptionReport("NoApplicableCode", "Query failed"), 200
+	}
+	var recs []string
+	held := 10 // the records the catalog holds
+	if mode == "million" {
+		held = matched
+	}
+	for i := start; i < start+size && i <= held; i++ {
+		recs = append(recs, isoRecord(fmt.Sprintf("rec-%02d", i), fmt.Sprintf("Record %d", i)))
+	}
+	if mode == "too-many" {
+		recs = append(recs, isoRecord("rec-extra", "One more than asked for"))
+	}
+	if mode == "deep" && r.Start > 1 {
+		recs[0] = "<csw:Record>" + strings.Repeat("<a>", 5000) + strings.Repeat("</a>", 5000) + "</csw:Record>"
+	}
+	if mode == "huge" && r.Start == 5 {
+		recs[1] = strings.Replace(recs[1], "a record of a test catalogue.", strings.Repeat("lorem ipsum ", 2<<20), 1)
+	}
+	next := r.Start + len(recs)
+	switch {
+	case next > matched || next > held: // the count-up catalog says no more where its count says more
+		next = 0
+	case mode == "cycle" && r.Start > 1:
+		next = 1
+	case mode == "stuck" && r.Start > 1:
+		next = r.Start
+	}
+	return searchResults(matched, next, recs), 200
+}
+
+// TestHarvestHostileCSW: a CSW source whose capabilities or pages misbehave fails the job with
+// an error naming the request, and deletes nothing: a repeated page, a numberOfRecordsMatched
+// that lies either way or changes, nextRecord cycling back to 1 or not advancing, an
+// ExceptionReport (HTTP 400 or 200) for a page or for the capabilities, capabilities that are
+// HTML or offer no GetRecords, a page of more records than asked for, elements nested too
+// deep, and 1,000,000 matched at 10 a page (refused at the first page: one request). A record
+// of 24 MiB is a RecordTooLarge row, and the job goes on.
+func TestHarvestHostileCSW(t *testing.T) {
+	t.Parallel()
+	h := pipelinetest.New(t)
+	csw := newHostileCSW(t)
+	opts := map[string]string{"max_records": "4", "modified_filter": "off"}
+	src := cswSource(csw.URL+"/geonetwork/srv/eng/csw", harvest.SchemaISO19115_1, opts)
+	first := h.Harvest(t, src)
+	pipelinetest.MustComplete(t, first)
+	require.Equal(t, 10, first.Added)
+
+	for _, tc := range []struct{ mode, want string }{
+		{"repeat", "page 2 repeats rec-01, listed already as item #1"},
+		{"count-up", "nextRecord=0 says no record follows record 10, but numberOfRecordsMatched=20"},
+		{"count-down", "page 2 has 4 items where the portal's count of 5 leaves 1 for it"},
+		{"count-changes", "the total changed mid-listing, from 10 to 11"},
+		{"cycle", "nextRecord=1 goes back before startPosition=5"},
+		{"stuck", "nextRecord=5 does not advance past startPosition=5"},
+		{"exception", `HTTP 400: the server answered with an OWS ExceptionReport: exceptionCode "InvalidParameterValue": startPosition out of range`},
+		{"exception-200", `startPosition=5: the server answered with an OWS ExceptionReport: exceptionCode "NoApplicableCode": Query failed`},
+		{"caps-exception", `request=GetCapabilities&service=CSW: the server answered with an OWS ExceptionReport: exceptionCode "NoApplicableCode"`},
+		{"caps-html", `the server sent an HTML page (title "Maintenance")`},
+		{"caps-no-getrecords", "the capabilities offer no GetRecords operation"},
+		{"too-many", "the page has 5 items where 4 were asked for (max_records)"},
+		{"deep", "elements nest deeper than 256 levels"},
+	} {
+		csw.mode.Store(tc.mode)
+		rep := h.Harvest(t, src)
+		require.Equal(t, "error", rep.Status, tc.mode)
+		require.Len(t, rep.JobErrors, 1, tc.mode)
+		require.Contains(t, rep.JobErrors[0], tc.want, tc.mode)
+		require.Contains(t, rep.JobErrors[0], csw.URL, "%s: the request is named", tc.mode)
+		require.Zero(t, rep.Deleted, tc.mode)
+		require.Len(t, h.LiveIdentifiers(t, first.SourceID), 10, "%s: nothing deleted", tc.mode)
+	}
+
+	csw.mode.Store("million")
+	csw.Reset()
+	rep := h.Harvest(t, cswSource(src.URL, harvest.SchemaISO19115_1, map[string]string{"max_records": "10",
+		"modified_filter": "off"}))
+	require.Equal(t, "error", rep.Status)
+	require.Contains(t, rep.JobErrors[0], "the count of 1000000 items spans 100000 pages of 10, over the cap of 10000 pages")
+	require.Len(t, csw.Requests(), 1, "never paged through")
+	require.Len(t, h.LiveIdentifiers(t, first.SourceID), 10)
+
+	csw.mode.Store("huge")
+	rep = h.Harvest(t, src)
+	pipelinetest.MustComplete(t, rep)
+	require.Equal(t, 1, rep.Errored)
+	require.Equal(t, 9, rep.Unchanged)
+	msgs := h.ErrorMessages(t, rep.JobID, harvest.SeverityError)
+	require.Len(t, msgs, 1)
+	require.Contains(t, msgs[0], "over the record size cap")
+	require.Len(t, h.LiveIdentifiers(t, first.SourceID), 10, "the record too large keeps its dataset")
 }

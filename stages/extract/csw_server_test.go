@@ -17,7 +17,7 @@ import (
 // cswRequest is what a test CSW server was asked.
 type cswRequest struct {
 	Method, Request, OutputSchema, ElementSet, Constraint string
-	Start                                                int
+	Start, MaxRecords                                     int
 }
 
 // cswServer is a CSW a test starts: it answers GetCapabilities with capabilities and GetRecords
@@ -32,6 +32,7 @@ type cswServer struct {
 
 var (
 	postStart   = regexp.MustCompile(`startPosition="(\d+)"`)
+	postMax     = regexp.MustCompile(`maxRecords="(\d+)"`)
 	postSchema  = regexp.MustCompile(`outputSchema="([^"]+)"`)
 	postElement = regexp.MustCompile(`ElementSetName>(\w+)<`)
 	postFilter  = regexp.MustCompile(`<csw:Constraint.*</csw:Constraint>`)
@@ -58,6 +59,9 @@ func (s *cswServer) serve(w http.ResponseWriter, r *http.Request) {
 		if m := postStart.FindSubmatch(body); m != nil {
 			req.Start, _ = strconv.Atoi(string(m[1]))
 		}
+		if m := postMax.FindSubmatch(body); m != nil {
+			req.MaxRecords, _ = strconv.Atoi(string(m[1]))
+		}
 		if m := postSchema.FindSubmatch(body); m != nil {
 			req.OutputSchema = string(m[1])
 		}
@@ -68,6 +72,7 @@ func (s *cswServer) serve(w http.ResponseWriter, r *http.Request) {
 	} else {
 		req.Request, req.OutputSchema, req.ElementSet = q["request"], q["outputschema"], q["elementsetname"]
 		req.Start, _ = strconv.Atoi(q["startposition"])
+		req.MaxRecords, _ = strconv.Atoi(q["maxrecords"])
 		req.Constraint = q["constraint"]
 	}
 	s.mu.Lock()
