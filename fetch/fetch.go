@@ -30,9 +30,9 @@ type Error struct {
 	PageTitle  string // the <title> of an HTML error page, when the server sent one
 	// Page is the start (at most 64 KiB) of the body of a non-2xx answer, for a caller that
 	// reads an error document there (an OGC service's ExceptionReport, say); nil otherwise.
-	Page []byte
-	Attempts   int    // tries made; more than 1 when the failure was retried
-	Err        error
+	Page     []byte
+	Attempts int // tries made; more than 1 when the failure was retried
+	Err      error
 }
 
 func (e *Error) Error() string {
