@@ -22,7 +22,7 @@ const DefaultCSWMaxRecords = 100
 // cswQuery is what one GetRecords listing asks for besides its page.
 type cswQuery struct {
 	elementSet string    // "full" or "brief"
-	since      time.Time // when not zero: only records modified at or after it (dct:modified)
+	since      time.Time // when not zero: only records modified on or after its date (dct:modified)
 	cql        string    // the source's constraint setting (CQL text), "" for none
 }
 
@@ -44,7 +44,7 @@ func (s *cswService) cswRequest(q *cswQuery, start, size int) (u string, body []
 			return "", nil, "", fmt.Errorf("GetRecords endpoint %q: %w", s.endpoint, err)
 		}
 		u = withQuery(base, v)
-		return u, nil, "GET " + u, nil
+		return u, nil, "GetRecords GET " + u, nil
 	}
 	var b bytes.Buffer
 	if s.version == "2.0.2" {
@@ -61,7 +61,7 @@ func (s *cswService) cswRequest(q *cswQuery, start, size int) (u string, body []
 	fmt.Fprintf(&b, `<csw:Query typeNames="csw:Record"><csw:ElementSetName>%s</csw:ElementSetName>`, q.elementSet)
 	b.WriteString(q.constraintXML(s.version))
 	b.WriteString(`</csw:Query></csw:GetRecords>`)
-	return s.endpoint, b.Bytes(), fmt.Sprintf("POST %s startPosition=%d", s.endpoint, start), nil
+	return s.endpoint, b.Bytes(), fmt.Sprintf("POST %s GetRecords startPosition=%d", s.endpoint, start), nil
 }
 
 // cqlText is the query's constraint as CQL text, "" for none.
@@ -71,7 +71,7 @@ func (q *cswQuery) cqlText() string {
 		parts = append(parts, "("+q.cql+")")
 	}
 	if !q.since.IsZero() {
-		parts = append(parts, "dct:modified >= '"+q.since.UTC().Format(time.RFC3339)+"'")
+		parts = append(parts, "dct:modified >= '"+q.since.UTC().Format(time.DateOnly)+"'")
 	}
 	return strings.Join(parts, " AND ")
 }
@@ -88,11 +88,11 @@ func (q *cswQuery) constraintXML(version string) string {
 		return ""
 	case version == "2.0.2":
 		return `<csw:Constraint version="1.1.0"><ogc:Filter><ogc:PropertyIsGreaterThanOrEqualTo>` +
-			`<ogc:PropertyName>dct:modified</ogc:PropertyName><ogc:Literal>` + q.since.UTC().Format(time.RFC3339) +
+			`<ogc:PropertyName>dct:modified</ogc:PropertyName><ogc:Literal>` + q.since.UTC().Format(time.DateOnly) +
 			`</ogc:Literal></ogc:PropertyIsGreaterThanOrEqualTo></ogc:Filter></csw:Constraint>`
 	}
 	return `<csw:Constraint version="2.0.0"><fes:Filter><fes:PropertyIsGreaterThanOrEqualTo>` +
-		`<fes:ValueReference>dct:modified</fes:ValueReference><fes:Literal>` + q.since.UTC().Format(time.RFC3339) +
+		`<fes:ValueReference>dct:modified</fes:ValueReference><fes:Literal>` + q.since.UTC().Format(time.DateOnly) +
 		`</fes:Literal></fes:PropertyIsGreaterThanOrEqualTo></fes:Filter></csw:Constraint>`
 }
 
@@ -110,9 +110,19 @@ func (h *Handler) cswGetRecords(ctx context.Context, s *cswService, q *cswQuery,
 	if err != nil {
 		return nil, where, err
 	}
+	page, err := h.cswSend(ctx, s, u, body, where)
+	return page, where, err
+}
+
+// cswSend sends one request of s's binding (a GET of u, or a POST of body to u) and reads its
+// answer (readCSWPage); its errors name the request (where).
+func (h *Handler) cswSend(ctx context.Context, s *cswService, u string, body []byte, where string) (*cswPage, error) {
 	fc := h.fetch
 	fc.Accept = "application/xml, text/xml;q=0.9, */*;q=0.5"
-	var f *os.File
+	var (
+		f   *os.File
+		err error
+	)
 	if s.post {
 		f, err = fetch.Post(ctx, fc, u, "application/xml", body)
 	} else {
@@ -120,16 +130,38 @@ func (h *Handler) cswGetRecords(ctx context.Context, s *cswService, q *cswQuery,
 	}
 	if err != nil {
 		if exc := exceptionOf(err); exc != nil {
-			return nil, where, fmt.Errorf("GetRecords %s: %w", where, exc)
+			return nil, fmt.Errorf("%s: %w", where, exc)
 		}
-		return nil, where, fmt.Errorf("GetRecords startPosition=%d: %w", start, err)
+		if s.post {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		return nil, err // a *fetch.Error names the URL
 	}
 	defer f.Close()
 	page, err := readCSWPage(f, h.cfg.MaxRecordBytes)
 	if err != nil {
-		return nil, where, fmt.Errorf("GetRecords %s: %w", where, err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	return page, where, nil
+	return page, nil
+}
+
+// byIDRequest builds the GetRecordById request of the full record id, as cswRequest does.
+func (s *cswService) byIDRequest(id string) (u string, body []byte, where string, err error) {
+	if !s.post {
+		base, err := url.Parse(s.endpoint)
+		if err != nil {
+			return "", nil, "", fmt.Errorf("GetRecordById endpoint %q: %w", s.endpoint, err)
+		}
+		u = withQuery(base, url.Values{"service": {"CSW"}, "version": {s.version}, "request": {"GetRecordById"},
+			"id": {id}, "elementSetName": {"full"}, "outputSchema": {s.outputSchema}})
+		return u, nil, "GET " + u, nil
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+`<csw:GetRecordById xmlns:csw="%s" service="CSW" `+
+		`version="%s" outputSchema="%s"><csw:Id>`, s.namespace, s.version, escapeAttr(s.outputSchema))
+	_ = xml.EscapeText(&b, []byte(id))
+	b.WriteString(`</csw:Id><csw:ElementSetName>full</csw:ElementSetName></csw:GetRecordById>`)
+	return s.endpoint, b.Bytes(), fmt.Sprintf("POST %s GetRecordById id=%q", s.endpoint, id), nil
 }
 
 // exceptionOf is the OWS ExceptionReport a CSW sent with an HTTP error status (400 for a

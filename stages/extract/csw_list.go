@@ -18,7 +18,8 @@ import (
 // FGDC record's idinfo/citation/citeinfo/onlink). Every page is checked against the CSW's own
 // counts too (cswPageCheck). Capabilities that cannot be read or offer no GetRecords, an OWS
 // ExceptionReport, a page that contradicts the counts: each fails the job naming the request,
-// and no Listing is sent, so nothing is deleted.
+// and no Listing is sent, so nothing is deleted. A harvest after a complete one lists
+// incrementally (cswSince, listCSWSince) unless the source's modified_filter is off.
 func (h *Handler) listCSW(ctx context.Context, job *harvest.Job) error {
 	s, err := h.cswService(ctx, job)
 	if err != nil {
@@ -29,6 +30,13 @@ func (h *Handler) listCSW(ctx context.Context, job *harvest.Job) error {
 		return h.fail(ctx, job, harvest.TypeExtractError, err)
 	}
 	q := &cswQuery{elementSet: "full", cql: strings.TrimSpace(job.Options["constraint"])}
+	since, err := h.cswSince(ctx, job)
+	if err != nil {
+		return err // the store: a retry may cure it
+	}
+	if !since.IsZero() {
+		return h.listCSWSince(ctx, job, s, q, size, since)
+	}
 	return h.listPortal(ctx, job, h.cswPager(s, q, size))
 }
 

@@ -158,7 +158,8 @@ type recordRead struct {
 	cut    bool // the tokenReader dropped text inside it
 }
 
-// readCSWPage reads a GetRecords answer (csw:GetRecordsResponse of CSW 2.0.2 or 3.0) from f,
+// readCSWPage reads a GetRecords answer (csw:GetRecordsResponse of CSW 2.0.2 or 3.0; or a
+// GetRecordById answer, whose records are the root's children, with a matched count of 0) from f,
 // a token at a time: the SearchResults attributes and each record, cut out of f byte for byte
 // with the namespace declarations it inherits (so Record.XML is the record as served). A record
 // over limit bytes is tooLarge, never held. Errors: a *CSWExceptionError for an ExceptionReport,
@@ -242,6 +243,8 @@ func (p *pageRead) start(t *xml.StartElement, off int64) error {
 		p.rec.descend(t.Name)
 	case p.depth == 1 && t.Name.Local == "ExceptionReport":
 		p.exc = &CSWExceptionError{}
+	case p.depth == 1 && t.Name.Local == "GetRecordByIdResponse": // its records are its children
+		p.result, p.page.matched = 1, 0
 	case p.depth == 1 && t.Name.Local != "GetRecordsResponse":
 		return fmt.Errorf("not a GetRecords answer: its root element is %s", xmlName(t.Name))
 	case p.exc != nil && t.Name.Local == "Exception" && p.exc.Code == "":

@@ -42,6 +42,8 @@ type Store interface {
 	JobCountBehind(ctx context.Context, jobID string, settled int) (int, error)
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobHeartbeat(ctx context.Context, jobID string) error
+	// JobList finds a csw source's last complete harvest (its modified filter).
+	JobList(ctx context.Context, p *store.JobListParams) ([]*store.HarvestJob, int, error)
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
 	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error)
 	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)

@@ -108,6 +108,10 @@ type Pager struct {
 	Window int
 	// Page fetches one page. Required.
 	Page PortalPageFunc
+	// Collect, when set, takes each item (checked by the guard) instead of the listing: no record
+	// or error row is sent (a CSW's brief listing of identifiers). It must count what it takes
+	// in the lister's seen or unkeyed, as the listing would, for the check against the total.
+	Collect func(it *PortalItem) error
 }
 
 // PortalListingError is a portal listing that could not be completed: a page that failed
@@ -293,7 +297,7 @@ func (l *lister) portalSequential(g *pageGuard, first *PortalPage) error {
 			return err
 		}
 		for i := range page.Items {
-			if err := l.portalItem(&page.Items[i]); err != nil {
+			if err := l.item(g.p, &page.Items[i]); err != nil {
 				return err
 			}
 		}
@@ -318,11 +322,19 @@ func (l *lister) portalPageItems(g *pageGuard, page *PortalPage, k int) error {
 		if k == 0 && i == 0 && g.hint != nil {
 			page.Items[i].Warnings = append(page.Items[i].Warnings, *g.hint)
 		}
-		if err := l.portalItem(&page.Items[i]); err != nil {
+		if err := l.item(g.p, &page.Items[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// item hands one item of p's listing on: to p.Collect when set, else to portalItem.
+func (l *lister) item(p *Pager, it *PortalItem) error {
+	if p.Collect != nil {
+		return p.Collect(it)
+	}
+	return l.portalItem(it)
 }
 
 // pageError is the PortalListingError of a page that could not be read.
