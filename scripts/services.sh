@@ -9,7 +9,8 @@
 # Settings (env): HARVESTER_SERVICES_DIR (default /tmp/harvester-services), HARVESTER_PG_PORT
 # (default 54329), HARVESTER_NATS_PORT (default 42229).
 # A Python venv with pySHACL (PyPI) for the SHACL parity test is made once in
-# $HARVESTER_SERVICES_DIR/venv and exported as HARVESTER_TEST_PYTHON.
+# $HARVESTER_SERVICES_DIR/venv and exported as HARVESTER_TEST_PYTHON; pycsw (PyPI) in
+# $HARVESTER_SERVICES_DIR/pycsw-venv, exported as HARVESTER_TEST_PYCSW (its Python).
 # Debian's chromium (headless, for the web UI's browser tests) is installed too and exported as
 # HARVESTER_TEST_CHROMIUM.
 # Stop them: scripts/services.sh stop (also stops the OpenSearch node of scripts/opensearch.sh).
@@ -120,6 +121,22 @@ if ! "$venv/bin/python" -c 'import jsonschema, rfc3987, pyshacl' 2>/dev/null; th
     log "warning: could not make $venv with jsonschema and pyshacl; the parity tests will not run"
 fi
 "$venv/bin/python" -c 'import jsonschema, rfc3987, pyshacl' 2>/dev/null && echo "export HARVESTER_TEST_PYTHON='$venv/bin/python'"
+# pycsw (PyPI, pinned) for the CSW acceptance tests: its own venv, so that its pins (SQLAlchemy<2,
+# OWSLib<0.29) never touch the one above. Wheels only; made once, kept. pycsw's wheel declares no
+# dependencies, so its requirements.txt is pinned here. internal/pycswtest starts a
+# server per test from it (records: internal/pycswtest/testdata; pycsw's PyPI release ships none).
+pycsw_version=2.6.2
+pycsw_venv="$dir/pycsw-venv"
+pycsw_ok() { "$pycsw_venv/bin/python" -W ignore -c "import pycsw, pycsw.server, pycsw.core.admin; assert pycsw.__version__ == '$pycsw_version'" 2>/dev/null; }
+if ! pycsw_ok; then
+  log "making $pycsw_venv with pycsw $pycsw_version"
+  { python3 -m venv "$pycsw_venv" >&2 &&
+    "$pycsw_venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: "pycsw==$pycsw_version" \
+      'SQLAlchemy==1.4.54' 'OWSLib==0.28.1' 'lxml==6.1.3' 'shapely==2.2.0' 'pyproj==3.7.2' \
+      'xmltodict==1.0.4' 'geolinks==0.2.3' >&2; } ||
+    log "warning: could not make $pycsw_venv with pycsw $pycsw_version; the CSW acceptance tests will not run"
+fi
+pycsw_ok && echo "export HARVESTER_TEST_PYCSW='$pycsw_venv/bin/python'"
 chromium=$(command -v chromium || true)
 [ -n "$chromium" ] && echo "export HARVESTER_TEST_CHROMIUM='$chromium'"
 echo "export DATABASE_URL='postgres://postgres@127.0.0.1:$pg_port/harvester?sslmode=disable'"

@@ -86,6 +86,8 @@ func (h *Handler) transform(rec *harvest.Record) ([]byte, []dcatus.Warning, erro
 			dcat = dcatus.WithPublisher(dcat, rec.PublisherName)
 		}
 		return dcat, warnings, err
+	case rec.SchemaType.IsXML() && isDublinCoreRecord(rec.XML):
+		return transformDublinCore(rec)
 	case rec.SchemaType.IsXML():
 		dcat, warnings, err := iso.Transform(rec.XML, rec.Identifier, rec.PublisherName)
 		if err == nil && rec.IsPartOf != "" {

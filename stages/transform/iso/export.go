@@ -1,0 +1,23 @@
+package iso
+
+// The helpers the other XML mappers (package fgdc) share with this one, so that every XML
+// record is decoded, and its links read, by the same rules.
+
+// ToUTF8 returns an XML document as UTF-8 according to its declared encoding (UTF-8 when it
+// declares none; ISO-8859-1, Windows-1252 and ASCII are decoded), after trimming a UTF-8 BOM
+// and white space before the XML declaration, and the number of bytes trimmed. The error
+// wraps ErrEncoding and gives the offset of the first bad byte in b.
+func ToUTF8(b []byte) (doc []byte, trimmed int, err error) { return toUTF8(b) }
+
+// CleanURL returns s as an absolute http(s), ftp(s), sftp, s3 or gs URL, prefixing https://
+// when that makes a scheme-less address with a dotted host valid (as Data.gov does) and
+// escaping spaces; ok is false for anything else (a relative path, a mail address, text).
+func CleanURL(s string) (u string, ok bool) { return cleanURL(s) }
+
+// GuessMediaType guesses the media type of a link from its file extension and query (OGC
+// service requests are application/xml, pages text/html) and reports whether it names a
+// file (a DCAT-US downloadURL) rather than a page or service (an accessURL). protocol is
+// the link's protocol as the record gives it ("" when none).
+func GuessMediaType(rawURL, protocol string) (mediaType string, isFile bool) {
+	return guessMediaType(rawURL, protocol)
+}
