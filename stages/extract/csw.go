@@ -66,14 +66,14 @@ func (s *cswService) cswRequest(q *cswQuery, start, size int) (u string, body []
 
 // cqlText is the query's constraint as CQL text, "" for none.
 func (q *cswQuery) cqlText() string {
-	var parts []string
-	if q.cql != "" {
-		parts = append(parts, "("+q.cql+")")
+	modified := "dct:modified >= '" + q.since.UTC().Format(time.DateOnly) + "'"
+	switch {
+	case q.since.IsZero():
+		return q.cql
+	case q.cql == "":
+		return modified
 	}
-	if !q.since.IsZero() {
-		parts = append(parts, "dct:modified >= '"+q.since.UTC().Format(time.DateOnly)+"'")
-	}
-	return strings.Join(parts, " AND ")
+	return q.cql + " AND " + modified // no parentheses: pycsw's CQL refuses them (cswSince leaves out a cql with OR)
 }
 
 // constraintXML is the query's csw:Constraint for a POST: an OGC Filter (Filter Encoding 1.1

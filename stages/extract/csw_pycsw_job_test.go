@@ -117,7 +117,8 @@ func dcRecord(id, title, modified string) []byte {
 // brief listing and an empty modified listing); a record removed from the server is deleted;
 // of two records added, the one modified today comes in the modified listing, the one dated
 // 2019 by GetRecordById, and nothing the modified listing did not list is deleted. With
-// binding=get and modified_filter=off, force_harvest lists all 14 in full, unchanged.
+// binding=get, force_harvest lists all 14 in full. A source with the constraint setting lists
+// only the records it matches.
 func TestHarvestPycsw(t *testing.T) {
 	t.Parallel()
 	csw := pycswtest.Start(t)
@@ -192,4 +193,14 @@ func TestHarvestPycsw(t *testing.T) {
 		require.Equal(t, "full", r.elementSet, "force_harvest lists everything in full")
 		require.Empty(t, r.constraint)
 	}
+
+	// The constraint setting narrows every GetRecords (CQL text in the POST): one service record.
+	serviceSrc := cswSource(csw.URL, harvest.SchemaISO19115_1, map[string]string{"constraint": "dc:type = 'service'"})
+	services := h.Harvest(t, serviceSrc)
+	pipelinetest.MustComplete(t, services)
+	require.Equal(t, 1, services.Total)
+	require.Equal(t, []string{pycswtest.SampleIdentifiers[5]}, h.LiveIdentifiers(t, services.SourceID))
+	again := h.Harvest(t, serviceSrc) // incremental: the constraint AND the modified date
+	pipelinetest.MustComplete(t, again)
+	require.Equal(t, 1, again.Unchanged)
 }
