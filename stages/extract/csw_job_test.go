@@ -138,8 +138,14 @@ func (s *hostileCSW) page(r cswRequest) (string, int) {
 	}
 	var recs []string
 	held := 10 // the records the catalog holds
-	if mode == "million" {
+	switch mode {
+	case "million":
 		held = matched
+	case "grown": // 140 records more, all dated before the last harvest
+		if r.Constraint != "" {
+			return searchResults(0, 0, nil), 200
+		}
+		held, matched = 150, 150
 	}
 	for i := start; i < start+size && i <= held; i++ {
 		recs = append(recs, isoRecord(fmt.Sprintf("rec-%02d", i), fmt.Sprintf("Record %d", i)))
@@ -170,8 +176,10 @@ func (s *hostileCSW) page(r cswRequest) (string, int) {
 // that lies either way or changes, nextRecord cycling back to 1 or not advancing, an
 // ExceptionReport (HTTP 400 or 200) for a page or for the capabilities, capabilities that are
 // HTML or offer no GetRecords, a page of more records than asked for, elements nested too
-// deep, and 1,000,000 matched at 10 a page (refused at the first page: one request). A record
-// of 24 MiB is a RecordTooLarge row, and the job goes on.
+// deep, and 1,000,000 matched at 10 a page (refused at the first page: one request). A
+// catalog grown by 140 records dated before the last harvest is listed in full (more than
+// CSWMaxByID to fetch one at a time). A record of 24 MiB is a RecordTooLarge row, and the job
+// goes on.
 func TestHarvestHostileCSW(t *testing.T) {
 	t.Parallel()
 	h := pipelinetest.New(t)
@@ -225,4 +233,26 @@ func TestHarvestHostileCSW(t *testing.T) {
 	require.Len(t, msgs, 1)
 	require.Contains(t, msgs[0], "over the record size cap")
 	require.Len(t, h.LiveIdentifiers(t, first.SourceID), 10, "the record too large keeps its dataset")
+
+	// 140 new records with old dates: more than CSWMaxByID to fetch one by one, so the
+	// incremental listing lists in full instead.
+	csw.mode.Store("grown")
+	csw.Reset()
+	rep = h.Harvest(t, cswSource(src.URL, harvest.SchemaISO19115_1, map[string]string{"max_records": "50"}))
+	pipelinetest.MustComplete(t, rep)
+	require.Equal(t, 140, rep.Added)
+	require.Equal(t, 10, rep.Unchanged)
+	var brief, constrained, full int
+	for _, r := range csw.Requests() {
+		switch {
+		case r.ElementSet == "brief":
+			brief++
+		case r.Constraint != "":
+			constrained++
+		default:
+			full++
+		}
+	}
+	require.Equal(t, []int{4, 0, 4}, []int{brief, constrained, full},
+		"3 brief pages and the empty one past them, then the same in full")
 }
