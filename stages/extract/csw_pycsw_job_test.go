@@ -194,7 +194,14 @@ func TestHarvestPycsw(t *testing.T) {
 		require.Empty(t, r.constraint)
 	}
 
-	// The constraint setting narrows every GetRecords (CQL text in the POST): one service record.
+	harvestPycswConstraint(t, h, csw)
+}
+
+// harvestPycswConstraint: a source with the constraint setting lists only the records it
+// matches (CQL text in the POST: one service record), and its incremental harvest sends the
+// constraint AND the modified date.
+func harvestPycswConstraint(t *testing.T, h *pipelinetest.Harness, csw *pycswtest.Server) {
+	t.Helper()
 	serviceSrc := cswSource(csw.URL, harvest.SchemaISO19115_1, map[string]string{"constraint": "dc:type = 'service'"})
 	services := h.Harvest(t, serviceSrc)
 	pipelinetest.MustComplete(t, services)

@@ -197,11 +197,8 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if job.SourceType == harvest.SourceRDF && job.JobType != harvest.JobClear {
 		return h.listRDF(ctx, &job)
 	}
-	if job.SourceType.IsPortal() && job.JobType != harvest.JobClear {
+	if (job.SourceType.IsPortal() || job.SourceType == harvest.SourceCSW) && job.JobType != harvest.JobClear {
 		return h.listPortalSource(ctx, &job)
-	}
-	if job.SourceType == harvest.SourceCSW && job.JobType != harvest.JobClear {
-		return h.listCSW(ctx, &job)
 	}
 	if (job.SchemaType.IsXML() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
 		return h.listXML(ctx, &job)

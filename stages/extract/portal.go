@@ -450,8 +450,12 @@ func (h *Handler) portalFetch(_ context.Context, _ *harvest.Job) (fetch.Config, 
 	return h.fetch, nil
 }
 
-// listPortalSource lists a portal source (harvest.SourceType.IsPortal) by its platform's pager.
+// listPortalSource lists a portal source (harvest.SourceType.IsPortal) by its platform's pager,
+// or a CSW (listCSW), which pages as a portal does.
 func (h *Handler) listPortalSource(ctx context.Context, job *harvest.Job) error {
+	if job.SourceType == harvest.SourceCSW {
+		return h.listCSW(ctx, job)
+	}
 	fc, err := h.portalFetch(ctx, job)
 	if err != nil {
 		return h.fail(ctx, job, harvest.TypeExtractError, err)
