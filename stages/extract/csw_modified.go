@@ -73,7 +73,12 @@ func (h *Handler) listCSWSince(ctx context.Context, job *harvest.Job, s *cswServ
 	}
 	stored := make(map[string]bool, len(ids))
 	missing := 0
-	for _, id := range ids {
+	for i, id := range ids {
+		if i > 0 && i%heartbeatEvery == 0 {
+			if err := h.store.JobHeartbeat(ctx, job.JobID); err != nil {
+				return fmt.Errorf("job heartbeat: %w", err)
+			}
+		}
 		latest, err := h.store.RecordLatest(ctx, &store.RecordLatestParams{SourceID: job.SourceID, Identifier: id})
 		switch {
 		case errors.Is(err, store.ErrNotFound):
