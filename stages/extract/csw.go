@@ -27,7 +27,8 @@ type cswQuery struct {
 }
 
 // cswRequest builds the GetRecords request of the page at startPosition start (1-based) of
-// size records: the URL and, for the post binding, the XML body. where names the request in
+// size records: the URL and, for the post binding, the XML body (resultType results in 2.0.2;
+// CSW 3.0's schema has no resultType, results are its answer). where names the request in
 // errors: the GET URL, or "POST <endpoint> startPosition=N".
 func (s *cswService) cswRequest(q *cswQuery, start, size int) (u string, body []byte, where string, err error) {
 	if !s.post {
@@ -55,7 +56,7 @@ func (s *cswService) cswRequest(q *cswQuery, start, size int) (u string, body []
 	} else {
 		fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+`<csw:GetRecords xmlns:csw="%s" `+
 			`xmlns:fes="http://www.opengis.net/fes/2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" `+
-			`xmlns:dct="http://purl.org/dc/terms/" service="CSW" version="3.0.0" resultType="results" `+
+			`xmlns:dct="http://purl.org/dc/terms/" service="CSW" version="3.0.0" `+
 			`startPosition="%d" maxRecords="%d" outputSchema="%s">`, cswNS30, start, size, escapeAttr(s.outputSchema))
 	}
 	fmt.Fprintf(&b, `<csw:Query typeNames="csw:Record"><csw:ElementSetName>%s</csw:ElementSetName>`, q.elementSet)

@@ -28,6 +28,8 @@ type recordingProxy struct {
 	*httptest.Server
 	mu   sync.Mutex
 	seen []proxied
+	// capabilities, when set, rewrites the GetCapabilities answer.
+	capabilities func([]byte) []byte
 }
 
 type proxied struct {
@@ -47,8 +49,13 @@ func newRecordingProxy(t *testing.T, target string) *recordingProxy {
 		if err != nil {
 			return err
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(body))
 		req := resp.Request
+		if strings.EqualFold(req.URL.Query().Get("request"), "GetCapabilities") && p.capabilities != nil {
+			body = p.capabilities(body)
+			resp.ContentLength = int64(len(body))
+			resp.Header.Del("Content-Length")
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
 		var reqBody string
 		if b, ok := req.Context().Value(bodyKey{}).([]byte); ok {
 			reqBody = string(b)
@@ -210,4 +217,36 @@ func harvestPycswConstraint(t *testing.T, h *pipelinetest.Harness, csw *pycswtes
 	again := h.Harvest(t, serviceSrc) // incremental: the constraint AND the modified date
 	pipelinetest.MustComplete(t, again)
 	require.Equal(t, 1, again.Unchanged)
+}
+
+// TestHarvestPycswCSW30: a catalogue that offers CSW 3.0 only (pycsw, its capabilities
+// rewritten to leave 2.0.2 out) harvests all 13 records by 3.0 requests, POST and GET; the
+// incremental run sends the modified date as an FES 2.0 filter.
+func TestHarvestPycswCSW30(t *testing.T) {
+	t.Parallel()
+	csw := pycswtest.Start(t)
+	proxy := newRecordingProxy(t, csw.URL)
+	proxy.capabilities = func(b []byte) []byte {
+		b = bytes.ReplaceAll(b, []byte("<ows:ServiceTypeVersion>2.0.2</ows:ServiceTypeVersion>"), nil)
+		b = bytes.ReplaceAll(b, []byte("<ows20:ServiceTypeVersion>2.0.2</ows20:ServiceTypeVersion>"), nil)
+		return bytes.ReplaceAll(b, []byte(`version="2.0.2"`), []byte(`version="3.0.0"`))
+	}
+	h := pipelinetest.New(t)
+	for _, binding := range []string{"post", "get"} {
+		src := cswSource(proxy.URL+"/csw?"+binding, harvest.SchemaISO19115_1, map[string]string{"max_records": "5",
+			"binding": binding})
+		first := h.Harvest(t, src)
+		pipelinetest.MustComplete(t, first)
+		require.Equal(t, 13, first.Added, "%s: %v", binding, h.ErrorMessages(t, first.JobID, harvest.SeverityError))
+		proxy.take()
+		second := h.Harvest(t, src)
+		pipelinetest.MustComplete(t, second)
+		require.Equal(t, 13, second.Unchanged, binding)
+		for _, r := range proxy.take() {
+			if r.elementSet == "full" {
+				require.Zero(t, r.returned, "%s: the modified filter matches nothing", binding)
+				require.Contains(t, r.constraint, "dct:modified", binding)
+			}
+		}
+	}
 }
