@@ -46,13 +46,16 @@ func TestReadCSWPageRecordsStandalone(t *testing.T) {
 		`<gmd:MD_Metadata><gmd:fileIdentifier><gco:CharacterString> iso-1 </gco:CharacterString></gmd:fileIdentifier>` +
 		`<gmd:contact><gco:CharacterString>not the id</gco:CharacterString></gmd:contact></gmd:MD_Metadata>` +
 		`<csw:Record xmlns:dct="http://purl.org/dc/terms/"><dc:title>T &amp; U</dc:title><dc:identifier>dc-1</dc:identifier>` +
-		`<dc:identifier>dc-2</dc:identifier></csw:Record>` + pageTail
+		`<dc:identifier>dc-2</dc:identifier></csw:Record>` +
+		`<gmi:MI_Metadata xmlns:gmi="http://www.isotc211.org/2005/gmi"><gmd:fileIdentifier><gco:CharacterString>iso-2` +
+		`</gco:CharacterString></gmd:fileIdentifier></gmi:MI_Metadata>` + pageTail
 	p, err := readCSWPage(pageFile(t, body), 1<<20)
 	require.NoError(t, err)
 	require.Equal(t, 2, p.matched)
 	require.Equal(t, 0, p.next)
-	require.Len(t, p.records, 2)
+	require.Len(t, p.records, 3)
 	require.Equal(t, "iso-1", p.records[0].identifier)
+	require.Equal(t, "iso-2", p.records[2].identifier, "ISO 19115-2")
 	require.Equal(t, "dc-1", p.records[1].identifier, "the first dc:identifier")
 	for _, r := range p.records {
 		var v struct{ XMLName xml.Name }
@@ -126,6 +129,9 @@ func TestReadCSWPageHostile(t *testing.T) {
 	require.EqualError(t, err, "not a GetRecords answer: its root element is html")
 	_, err = readCSWPage(pageFile(t, "not xml at all"), 1<<20)
 	require.Error(t, err)
+	latin1 := strings.Replace(fmt.Sprintf(pageHead, 0, 0, 0), `encoding="UTF-8"`, `encoding="ISO-8859-1"`, 1) + pageTail
+	_, err = readCSWPage(pageFile(t, latin1), 1<<20)
+	require.ErrorContains(t, err, `the answer declares encoding "ISO-8859-1": a CSW harvest reads UTF-8 answers only`)
 }
 
 // TestCSWPageCheck: nextRecord and the counts of a page, against its startPosition.
