@@ -250,3 +250,23 @@ func TestHarvestPycswCSW30(t *testing.T) {
 		}
 	}
 }
+
+// TestHarvestPycswDublinCore: a catalogue that does not offer ISO 19139 (pycsw, gmd taken out
+// of its capabilities) is harvested in Dublin Core (csw:Record), which TRANSFORM maps by its
+// root element: every record added, keyed by dc:identifier.
+func TestHarvestPycswDublinCore(t *testing.T) {
+	t.Parallel()
+	csw := pycswtest.Start(t)
+	proxy := newRecordingProxy(t, csw.URL)
+	proxy.capabilities = func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(">http://www.isotc211.org/2005/gmd<"), []byte(">http://example.org/not-gmd<"))
+	}
+	h := pipelinetest.New(t)
+	rep := h.Harvest(t, cswSource(proxy.URL+"/csw", harvest.SchemaISO19115_1, nil))
+	pipelinetest.MustComplete(t, rep)
+	require.Equal(t, 13, rep.Total)
+	require.Equal(t, 13, rep.Added, "%v", h.ErrorMessages(t, rep.JobID, harvest.SeverityError))
+	require.ElementsMatch(t, pycswtest.SampleIdentifiers, h.LiveIdentifiers(t, rep.SourceID))
+	bodies := h.RecordBodies(t, rep.SourceID)
+	require.Contains(t, bodies[pycswtest.SampleIdentifiers[0]], "<csw:Record")
+}
