@@ -29,7 +29,7 @@ type cswQuery struct {
 // cswRequest builds the GetRecords request of the page at startPosition start (1-based) of
 // size records: the URL and, for the post binding, the XML body (resultType results in 2.0.2;
 // CSW 3.0's schema has no resultType, results are its answer). where names the request in
-// errors: the GET URL, or "POST <endpoint> startPosition=N".
+// errors: "GetRecords GET <URL>", or "POST <endpoint> GetRecords startPosition=N".
 func (s *cswService) cswRequest(q *cswQuery, start, size int) (u string, body []byte, where string, err error) {
 	if !s.post {
 		v := url.Values{"service": {"CSW"}, "version": {s.version}, "request": {"GetRecords"},
