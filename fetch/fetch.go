@@ -24,17 +24,22 @@ var ErrTooManyRedirects = errors.New("too many redirects")
 // Error is a source that could not be downloaded: the URL, the HTTP status when the
 // server answered (0 otherwise), how many times it was tried, and the cause.
 type Error struct {
+	Method     string // "" is GET; POST for Post
 	URL        string
 	StatusCode int
 	PageTitle  string // the <title> of an HTML error page, when the server sent one
-	Attempts   int    // tries made; more than 1 when the failure was retried
-	Err        error
+	// Page is the start (at most 64 KiB) of the body of a non-2xx answer, for a caller that
+	// reads an error document there (an OGC service's ExceptionReport, say); nil otherwise.
+	Page     []byte
+	Attempts int // tries made; more than 1 when the failure was retried
+	Err      error
 }
 
 func (e *Error) Error() string {
-	msg := fmt.Sprintf("GET %s: %v", e.URL, e.Err)
+	method := cmp.Or(e.Method, http.MethodGet)
+	msg := fmt.Sprintf("%s %s: %v", method, e.URL, e.Err)
 	if e.StatusCode != 0 {
-		msg = fmt.Sprintf("GET %s: HTTP %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
+		msg = fmt.Sprintf("%s %s: HTTP %d %s", method, e.URL, e.StatusCode, http.StatusText(e.StatusCode))
 		if e.PageTitle != "" {
 			msg += fmt.Sprintf(" (error page %q)", e.PageTitle)
 		}
@@ -105,18 +110,47 @@ func Get(ctx context.Context, c Config, url string) (*os.File, error) {
 // is the Accept header (DefaultAccept when empty); c.AuthHeader is sent as its doc says (an
 // invalid one fails at once, wrapping ErrAuthHeader).
 func GetDocument(ctx context.Context, c Config, url string, since Validators) (*Document, error) {
+	return do(ctx, c, &request{url: url, since: since})
+}
+
+// Post POSTs body (of media type contentType, e.g. "application/xml") to url and returns the
+// answer as Get does: in a temporary file positioned at its start, which the caller closes. It
+// follows GetDocument's rules (retries of network errors, timeouts, 429 and 5xx, the size cap,
+// the per-host limit, the SSRF guard, the auth header); its failures are an *Error whose Method
+// is POST. A POST is retried as GetDocument is: callers send only requests that change nothing
+// (an OGC CSW GetRecords query, say).
+func Post(ctx context.Context, c Config, url, contentType string, body []byte) (*os.File, error) {
+	d, err := do(ctx, c, &request{url: url, method: http.MethodPost, contentType: contentType, body: body})
+	if err != nil {
+		return nil, err
+	}
+	return d.File, nil
+}
+
+// request is one HTTP request of GetDocument or Post.
+type request struct {
+	url         string
+	since       Validators
+	method      string // "" is GET
+	contentType string
+	body        []byte
+}
+
+// do makes r with GetDocument's retries and rules.
+func do(ctx context.Context, c Config, r *request) (*Document, error) {
+	url := r.url
 	if c.Client == nil {
 		c = c.WithDefaults()
 	}
 	if c.AuthHeader != nil {
 		h := *c.AuthHeader
 		if err := h.Check(); err != nil {
-			return nil, &Error{URL: url, Err: err}
+			return nil, &Error{Method: r.method, URL: url, Err: err}
 		}
 		if h.Host == "" {
 			host, err := SourceHost(url)
 			if err != nil {
-				return nil, &Error{URL: url, Err: err}
+				return nil, &Error{Method: r.method, URL: url, Err: err}
 			}
 			h.Host = host
 		}
@@ -126,7 +160,7 @@ func GetDocument(ctx context.Context, c Config, url string, since Validators) (*
 	attempts := 0
 	d, err := backoff.Retry(ctx, func() (*Document, error) {
 		attempts++
-		d, retry, err := fetchOnce(ctx, c, url, since)
+		d, retry, err := fetchOnce(ctx, c, r)
 		switch {
 		case err == nil:
 			return d, nil
@@ -146,7 +180,7 @@ func GetDocument(ctx context.Context, c Config, url string, since Validators) (*
 	}
 	var ferr *Error
 	if !errors.As(err, &ferr) { // ctx ended: Retry returns its cause
-		return nil, &Error{URL: url, Attempts: attempts, Err: ctx.Err()}
+		return nil, &Error{Method: r.method, URL: url, Attempts: attempts, Err: ctx.Err()}
 	}
 	ferr.Attempts = attempts
 	return nil, err
@@ -192,13 +226,21 @@ func retryAfter(h http.Header) time.Duration {
 	return min(max(d, 0), maxRetryAfter)
 }
 
-// fetchOnce makes one GET. retry is negative when the failure is final, 0 to retry after the
-// backoff, or the wait the server asked for.
-func fetchOnce(ctx context.Context, c Config, url string, since Validators) (d *Document, retry time.Duration, err error) {
+// fetchOnce makes one request (a GET unless r says otherwise). retry is negative when the
+// failure is final, 0 to retry after the backoff, or the wait the server asked for.
+func fetchOnce(ctx context.Context, c Config, r *request) (d *Document, retry time.Duration, err error) {
 	const final = -1
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	url, since := r.url, r.since
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, cmp.Or(r.method, http.MethodGet), url, body)
 	if err != nil {
-		return nil, final, &Error{URL: url, Err: err}
+		return nil, final, &Error{Method: r.method, URL: url, Err: err}
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
 	}
 	req.Header.Set("User-Agent", c.UserAgent)
 	req.Header.Set("Accept", cmp.Or(c.Accept, DefaultAccept))
@@ -211,24 +253,24 @@ func fetchOnce(ctx context.Context, c Config, url string, since Validators) (d *
 	if c.guardHosts {
 		if err := refuseHost(ctx, req.URL.Hostname()); err != nil {
 			if errors.Is(err, ErrPrivateAddress) {
-				return nil, final, &Error{URL: url, Err: err}
+				return nil, final, &Error{Method: r.method, URL: url, Err: err}
 			}
-			return nil, 0, &Error{URL: url, Err: err} // name resolution: retry
+			return nil, 0, &Error{Method: r.method, URL: url, Err: err} // name resolution: retry
 		}
 	}
 	release, err := c.hosts.acquire(ctx, req.URL.Host)
 	if err != nil {
-		return nil, final, &Error{URL: url, Err: err}
+		return nil, final, &Error{Method: r.method, URL: url, Err: err}
 	}
 	defer release()
-	start, status, body := time.Now(), 0, int64(0)
-	defer func() { c.Metrics.observe(start, status, body) }()
+	start, status, size := time.Now(), 0, int64(0)
+	defer func() { c.Metrics.observe(start, status, size) }()
 	resp, err := c.Client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, ErrPrivateAddress) || errors.Is(err, ErrTooManyRedirects) {
-			return nil, final, &Error{URL: url, Err: err}
+			return nil, final, &Error{Method: r.method, URL: url, Err: err}
 		}
-		return nil, 0, &Error{URL: url, Err: err}
+		return nil, 0, &Error{Method: r.method, URL: url, Err: err}
 	}
 	defer resp.Body.Close()
 	status = resp.StatusCode
@@ -241,7 +283,7 @@ func fetchOnce(ctx context.Context, c Config, url string, since Validators) (d *
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		page, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		ferr := &Error{URL: url, StatusCode: resp.StatusCode, PageTitle: htmlTitle(page)}
+		ferr := &Error{Method: r.method, URL: url, StatusCode: resp.StatusCode, PageTitle: htmlTitle(page), Page: page}
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 			return nil, retryAfter(resp.Header), ferr
 		}
@@ -250,12 +292,12 @@ func fetchOnce(ctx context.Context, c Config, url string, since Validators) (d *
 	f, err := download(resp.Body, c.MaxBytes)
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
-			return nil, final, &Error{URL: url, Err: err}
+			return nil, final, &Error{Method: r.method, URL: url, Err: err}
 		}
-		return nil, 0, &Error{URL: url, Err: err}
+		return nil, 0, &Error{Method: r.method, URL: url, Err: err}
 	}
 	if fi, err := f.Stat(); err == nil {
-		body = fi.Size()
+		size = fi.Size()
 	}
 	return &Document{File: f, Validators: got, ContentType: resp.Header.Get("Content-Type")}, 0, nil
 }

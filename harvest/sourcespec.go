@@ -102,8 +102,11 @@ var SourceSpecs = []SourceSpec{
 	{Type: SourceCSW, What: "is an OGC CSW 2.0.2 or 3.0 catalogue (GetRecords)", Schemas: xmlSchemas,
 		DefaultSchema: SchemaISO19115_1, Settings: []SourceSetting{
 			{Name: "binding", Values: []string{"post", "get"},
-				Help: "how GetRecords is sent: post (an XML request) or get (KVP)"},
-			pageSize("max_records", 1000)}},
+				Help: "how GetRecords is sent: post (an XML request) or get (KVP); default post when the server offers it"},
+			pageSize("max_records", 1000),
+			{Name: "modified_filter", Values: []string{"on", "off"},
+				Help: "on: a harvest after a complete one downloads only the records modified since (dct:modified), the others stay unchanged"},
+			{Name: "constraint", Help: `a CQL constraint added to every GetRecords, e.g. dc:type = 'dataset'`}}},
 }
 
 // pageSize is a page size setting: a number from 1 to maxSize.

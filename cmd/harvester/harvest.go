@@ -85,7 +85,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 			"rdf (a DCAT-AP document: Turtle, RDF/XML, JSON-LD, N-Triples),\n"+
 			"ckan (a CKAN Action API, DKAN 7 too; --url is the portal's base URL), dkan (a DKAN 2 metastore),\n"+
 			"socrata (a Socrata domain's Discovery API), arcgis (an ArcGIS Hub site, or a portal's sharing/rest search)\n"+
-			"or opendatasoft (an OpenDataSoft portal's Explore API)")
+			"opendatasoft (an OpenDataSoft portal's Explore API) or csw (an OGC CSW 2.0.2/3.0 catalogue; --url its endpoint)")
 	fl.StringVar(&f.accept, "accept", "", `the Accept header for the source's documents, e.g. "text/turtle" (default: the fetch default)`)
 	fl.StringVar(&f.authHeader, "auth-header", "", `a secret header "Name: value" sent only to the source's host `+
 		`(default: $`+authHeaderEnv+`)`)

@@ -42,6 +42,8 @@ type Store interface {
 	JobCountBehind(ctx context.Context, jobID string, settled int) (int, error)
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobHeartbeat(ctx context.Context, jobID string) error
+	// JobList finds a csw source's last complete harvest (its modified filter).
+	JobList(ctx context.Context, p *store.JobListParams) ([]*store.HarvestJob, int, error)
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
 	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error)
 	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
@@ -195,7 +197,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if job.SourceType == harvest.SourceRDF && job.JobType != harvest.JobClear {
 		return h.listRDF(ctx, &job)
 	}
-	if job.SourceType.IsPortal() && job.JobType != harvest.JobClear {
+	if (job.SourceType.IsPortal() || job.SourceType == harvest.SourceCSW) && job.JobType != harvest.JobClear {
 		return h.listPortalSource(ctx, &job)
 	}
 	if (job.SchemaType.IsXML() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {

@@ -39,6 +39,12 @@ type PortalItem struct {
 	Skip string
 	// Warnings become warning rows of the record.
 	Warnings []harvest.RecordError
+	// XML: Raw is an XML document (a CSW record), which travels as harvest.Record.XML (its
+	// encoding declaration governs it, so it is not checked as UTF-8 here), without a source
+	// type: TRANSFORM maps it by its root element, as a WAF's file. A repeat of an identifier
+	// within its page counts against the total (a catalog may hold two records of one
+	// fileIdentifier, and its count counts both).
+	XML bool
 	// Origin, when set, says the portal itself harvested the item from elsewhere (a CKAN
 	// package with a harvest_source_id extra, harvested from a data.json): when a dataset of
 	// another harvest source of ours is live under Origin.Identifier, the record gets a
@@ -89,6 +95,10 @@ type Pager struct {
 	// MaxPages caps the pages of a listing whose API reports no total (ODS v1), which nothing
 	// else ends but a short page: one more fails the job. Default DefaultMaxPortalPages.
 	MaxPages int
+	// CapTotal applies MaxPages to a listing with a total too (CSW): a total that spans more
+	// pages fails the listing at its first page, before any item is listed, so a count of a
+	// million at 10 a page is never paged through.
+	CapTotal bool
 	// Start is the offset of the first page: 0 (CKAN start, Socrata/ODS offset) or 1 (ArcGIS
 	// start).
 	Start int
@@ -98,6 +108,10 @@ type Pager struct {
 	Window int
 	// Page fetches one page. Required.
 	Page PortalPageFunc
+	// Collect, when set, takes each item (checked by the guard) instead of the listing: no record
+	// or error row is sent (a CSW's brief listing of identifiers). It must count what it takes
+	// in the lister's seen or unkeyed, as the listing would, for the check against the total.
+	Collect func(it *PortalItem) error
 }
 
 // PortalListingError is a portal listing that could not be completed: a page that failed
@@ -283,7 +297,7 @@ func (l *lister) portalSequential(g *pageGuard, first *PortalPage) error {
 			return err
 		}
 		for i := range page.Items {
-			if err := l.portalItem(&page.Items[i]); err != nil {
+			if err := l.item(g.p, &page.Items[i]); err != nil {
 				return err
 			}
 		}
@@ -308,11 +322,19 @@ func (l *lister) portalPageItems(g *pageGuard, page *PortalPage, k int) error {
 		if k == 0 && i == 0 && g.hint != nil {
 			page.Items[i].Warnings = append(page.Items[i].Warnings, *g.hint)
 		}
-		if err := l.portalItem(&page.Items[i]); err != nil {
+		if err := l.item(g.p, &page.Items[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// item hands one item of p's listing on: to p.Collect when set, else to portalItem.
+func (l *lister) item(p *Pager, it *PortalItem) error {
+	if p.Collect != nil {
+		return p.Collect(it)
+	}
+	return l.portalItem(it)
 }
 
 // pageError is the PortalListingError of a page that could not be read.
@@ -349,7 +371,7 @@ func (l *lister) portalItem(it *PortalItem) error {
 		l.unkeyed++ // no usable identifier: an item of its own, counted against the total
 		return nil
 	}
-	if off := invalidUTF8(it.Raw); off >= 0 {
+	if off := invalidUTF8(it.Raw); off >= 0 && !it.XML {
 		l.unkeyed++
 		return l.settleError(&catalog.Entry{Position: pos}, harvest.TypeInvalidEncoding, fmt.Sprintf(
 			"item #%d%s is not valid UTF-8 at byte %d", pos+1, e.Named(), off))
@@ -365,8 +387,8 @@ func (l *lister) portalItem(it *PortalItem) error {
 		if errors.As(e.Err, &fd) {
 			bad.Type = "ForeignDomain"
 		}
-		if bad.Type != harvest.TypeDuplicateIdentifier {
-			l.unkeyed++ // an item of its own, counted against the total
+		if bad.Type != harvest.TypeDuplicateIdentifier || it.XML {
+			l.unkeyed++ // an item of its own, counted against the total (a CSW counts a repeated record too)
 		}
 		if err := l.keepTooLong(&e, bad); err != nil {
 			return err
@@ -390,6 +412,9 @@ func (l *lister) portalItem(it *PortalItem) error {
 		SchemaType: l.job.SchemaType, SourceType: l.job.SourceType, RecordID: harvest.RecordID(l.job.JobID, e.Identifier),
 		Identifier: e.Identifier, Position: pos, Body: harvest.RawText(it.Raw), Warnings: it.Warnings,
 		PublisherName: l.job.PublisherName}
+	if it.XML {
+		rec.SourceType, rec.Body, rec.XML = "", nil, it.Raw
+	}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err
@@ -425,8 +450,12 @@ func (h *Handler) portalFetch(_ context.Context, _ *harvest.Job) (fetch.Config, 
 	return h.fetch, nil
 }
 
-// listPortalSource lists a portal source (harvest.SourceType.IsPortal) by its platform's pager.
+// listPortalSource lists a portal source (harvest.SourceType.IsPortal) by its platform's pager,
+// or a CSW (listCSW), which pages as a portal does.
 func (h *Handler) listPortalSource(ctx context.Context, job *harvest.Job) error {
+	if job.SourceType == harvest.SourceCSW {
+		return h.listCSW(ctx, job)
+	}
 	fc, err := h.portalFetch(ctx, job)
 	if err != nil {
 		return h.fail(ctx, job, harvest.TypeExtractError, err)

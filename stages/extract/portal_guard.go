@@ -59,6 +59,10 @@ func newPageGuard(p *Pager, first *PortalPage) (*pageGuard, error) {
 	if g.whole {
 		g.pages = 1
 	}
+	if maxPages := cmp.Or(p.MaxPages, DefaultMaxPortalPages); p.CapTotal && g.pages > maxPages {
+		return nil, g.errorf(first, "the count of %d items spans %d pages of %d, over the cap of %d pages: the "+
+			"listing is not paged through (a larger %s makes fewer pages)", g.total, g.pages, g.size, maxPages, sizeOption)
+	}
 	return g, nil
 }
 
