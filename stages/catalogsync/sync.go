@@ -7,6 +7,14 @@
 // run out, settles the record as errored with the reason (an index failure is never a
 // success); an index error that cannot pass on a retry (the engine rejected the document) is
 // permanent at once.
+//
+// Cross-source duplicates (duplicate.go): a dataset written is looked up among the live datasets
+// of other sources by its identifier, DCAT-US landingPage and distribution downloadURL set
+// (DuplicateKeys). Of a pair, the dataset whose source has the higher precedence
+// (store.Source.Precedence) stays live; a tie keeps the dataset live first. The other one is
+// held (store.Dataset.DuplicateOf): its record succeeds with a CrossSourceDuplicate warning, its
+// row stays, its search document goes. A delete makes the datasets held against the deleted one
+// live again at once (DatasetDuplicateRelease), each judged anew.
 package catalogsync
 
 import (
