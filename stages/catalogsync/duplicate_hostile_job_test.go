@@ -128,3 +128,19 @@ func TestCrossSourceDuplicateHostile(t *testing.T) {
 	require.Len(t, h.LiveIdentifiers(t, self.ID), 2)
 	require.Contains(t, h.ErrorMessages(t, rep.JobID, harvest.SeverityError)[0], "s1")
 }
+
+// TestCrossSourceDuplicateDeleteGuard: the delete guard counts a source's held datasets with
+// its live ones, as its listing's deletes include them: an aggregator whose datasets are
+// mostly held may drop one of them.
+func TestCrossSourceDuplicateDeleteGuard(t *testing.T) {
+	t.Parallel()
+	h := newDupHarness(t)
+	own, agg := h.source(t, "own", 10), h.source(t, "agg", 0)
+	h.harvest(t, own, shared(4, "Own")...)
+	recs := append(shared(4, "Agg"), dupRecord{id: "agg-only", title: "Agg only"})
+	h.harvest(t, agg, recs...)
+	require.Equal(t, []string{"agg-only"}, h.LiveIdentifiers(t, agg.ID))
+	rep := h.harvest(t, agg, recs[1:]...)
+	require.Equal(t, 1, rep.Deleted, "1 of 5 datasets, not 1 of 1 live one")
+	require.Equal(t, 4, rep.Unchanged)
+}
