@@ -14,7 +14,7 @@ import (
 // live reports whether the dataset (source, identifier) exists and is live.
 func (h *dupHarness) live(t *testing.T, sourceID, identifier string) bool {
 	t.Helper()
-	d, err := h.Store.DatasetGet(t.Context(), &store.DatasetGetParams{SourceID: sourceID, Identifier: identifier})
+	d, err := h.st.DatasetGet(t.Context(), &store.DatasetGetParams{SourceID: sourceID, Identifier: identifier})
 	require.NoError(t, err, "the dataset exists, live or held")
 	return d.DuplicateOf == ""
 }
@@ -30,18 +30,18 @@ func TestCrossSourceDuplicateDeleteReleases(t *testing.T) {
 	h.harvest(t, a, recs...)
 	found := h.harvest(t, b, recs...)
 	require.Equal(t, 3, h.duplicateWarnings(t, found.JobID))
-	require.Len(t, h.LiveIdentifiers(t, a.ID), 3, "a tie keeps the dataset live first")
-	require.Empty(t, h.LiveIdentifiers(t, b.ID))
+	require.Len(t, h.liveIdentifiers(t, a.ID), 3, "a tie keeps the dataset live first")
+	require.Empty(t, h.liveIdentifiers(t, b.ID))
 
 	again := h.harvest(t, a, recs...)
 	require.Equal(t, 3, again.Unchanged, "a tie is not judged again")
 	again = h.harvest(t, b, recs...)
 	require.Equal(t, 3, again.Unchanged)
-	require.Len(t, h.LiveIdentifiers(t, a.ID), 3, "no flapping")
+	require.Len(t, h.liveIdentifiers(t, a.ID), 3, "no flapping")
 
 	gone := h.harvest(t, a, recs[1:]...)
 	require.Equal(t, 1, gone.Deleted)
-	require.Equal(t, []string{"shared-00"}, h.LiveIdentifiers(t, b.ID), "the held one is live at once")
+	require.Equal(t, []string{"shared-00"}, h.liveIdentifiers(t, b.ID), "the held one is live at once")
 	require.Equal(t, 1, h.indexed(t, b.ID))
 	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{}), 2)
 }
@@ -95,7 +95,7 @@ func TestCrossSourceDuplicateHostile(t *testing.T) {
 	require.Equal(t, 1, rep.Unchanged)
 	require.Equal(t, 2, rep.Warned, "the unchanged record carries its warning")
 	require.Equal(t, 1, h.duplicateWarnings(t, rep.JobID), "one warning for the record that keeps 1,000")
-	require.Empty(t, h.LiveIdentifiers(t, many.ID), "one live dataset for the landingPage")
+	require.Empty(t, h.liveIdentifiers(t, many.ID), "one live dataset for the landingPage")
 	require.Zero(t, h.indexed(t, many.ID))
 	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{SourceID: many.ID}), 1000)
 
@@ -125,7 +125,7 @@ func TestCrossSourceDuplicateHostile(t *testing.T) {
 		dupRecord{id: "s1", title: "Self 1 again", landing: "https://self.gov/"},
 		dupRecord{id: "s2", title: "Self 2", landing: "https://self.gov/"})
 	require.Zero(t, h.duplicateWarnings(t, rep.JobID))
-	require.Len(t, h.LiveIdentifiers(t, self.ID), 2)
+	require.Len(t, h.liveIdentifiers(t, self.ID), 2)
 	require.Contains(t, h.ErrorMessages(t, rep.JobID, harvest.SeverityError)[0], "s1")
 }
 
@@ -139,7 +139,7 @@ func TestCrossSourceDuplicateDeleteGuard(t *testing.T) {
 	h.harvest(t, own, shared(4, "Own")...)
 	recs := append(shared(4, "Agg"), dupRecord{id: "agg-only", title: "Agg only"})
 	h.harvest(t, agg, recs...)
-	require.Equal(t, []string{"agg-only"}, h.LiveIdentifiers(t, agg.ID))
+	require.Equal(t, []string{"agg-only"}, h.liveIdentifiers(t, agg.ID))
 	rep := h.harvest(t, agg, recs[1:]...)
 	require.Equal(t, 1, rep.Deleted, "1 of 5 datasets, not 1 of 1 live one")
 	require.Equal(t, 4, rep.Unchanged)
