@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -44,6 +45,14 @@ func TestCrossSourceDuplicateDeleteReleases(t *testing.T) {
 	require.Equal(t, []string{"shared-00"}, h.liveIdentifiers(t, b.ID), "the held one is live at once")
 	require.Equal(t, 1, h.indexed(t, b.ID))
 	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{}), 2)
+
+	// A clear job of the live side releases every held one.
+	clear := h.Harvest(t, pipelinetest.Source{URL: a.URL, SchemaType: pipelinetest.Federal, JobType: harvest.JobClear})
+	pipelinetest.MustComplete(t, clear)
+	require.Equal(t, 2, clear.Deleted)
+	require.Len(t, h.liveIdentifiers(t, b.ID), 3)
+	require.Equal(t, 3, h.indexed(t, b.ID))
+	require.Empty(t, h.pairs(t, store.CrossSourceDuplicateListParams{}))
 }
 
 // TestCrossSourceDuplicateHostile: a chain (A dup of B by identifier, B dup of C by
