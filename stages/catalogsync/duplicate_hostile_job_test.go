@@ -107,6 +107,16 @@ func TestCrossSourceDuplicateHostile(t *testing.T) {
 	require.Empty(t, h.liveIdentifiers(t, many.ID), "one live dataset for the landingPage")
 	require.Zero(t, h.indexed(t, many.ID))
 	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{SourceID: many.ID}), 1000)
+	// The other order: 1,000 records synced at once, each held against the one live dataset.
+	later := h.source(t, "later", -1)
+	for i := range recs {
+		recs[i].id = fmt.Sprintf("l-%04d", i)
+	}
+	rep = h.harvest(t, later, recs...)
+	require.Equal(t, 1000, rep.Added)
+	require.Equal(t, 1000, h.duplicateWarnings(t, rep.JobID))
+	require.Empty(t, h.liveIdentifiers(t, later.ID))
+	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{JobID: rep.JobID}), 1000)
 
 	// A huge downloadURL set, listed in another order by another source.
 	urls := make([]string, 20000)
