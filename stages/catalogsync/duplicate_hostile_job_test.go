@@ -163,3 +163,21 @@ func TestCrossSourceDuplicateDeleteGuard(t *testing.T) {
 	require.Equal(t, 1, rep.Deleted, "1 of 5 datasets, not 1 of 1 live one")
 	require.Equal(t, 4, rep.Unchanged)
 }
+
+// TestCrossSourceDuplicateKeyChange: a held dataset whose record stops sharing the key (its
+// landingPage changes) is live again on that harvest, with no warning.
+func TestCrossSourceDuplicateKeyChange(t *testing.T) {
+	t.Parallel()
+	h := newDupHarness(t)
+	own, agg := h.source(t, "own", 10), h.source(t, "agg", 0)
+	h.harvest(t, own, dupRecord{id: "o", title: "Own", landing: "https://own.gov/l"})
+	rep := h.harvest(t, agg, dupRecord{id: "g", title: "Agg", landing: "https://own.gov/l"})
+	require.Equal(t, 1, h.duplicateWarnings(t, rep.JobID))
+	require.False(t, h.live(t, agg.ID, "g"))
+	rep = h.harvest(t, agg, dupRecord{id: "g", title: "Agg", landing: "https://agg.org/g"})
+	require.Equal(t, 1, rep.Updated)
+	require.Zero(t, h.duplicateWarnings(t, rep.JobID))
+	require.True(t, h.live(t, agg.ID, "g"))
+	require.Equal(t, 1, h.indexed(t, agg.ID))
+	require.Empty(t, h.pairs(t, store.CrossSourceDuplicateListParams{}))
+}
