@@ -14,11 +14,18 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// releaseBatch bounds the datasets one delete makes live again per store call.
-const releaseBatch = 500
+const (
+	// releaseBatch bounds the datasets one delete makes live again per store call.
+	releaseBatch = 500
+	// MaxLandingPageKey is the longest landingPage kept as a key as it is, in bytes; a longer one
+	// is keyed by "sha256:" and its SHA-256 (hex), so that the indexed column stays within
+	// Postgres's B-tree entry limit (about 2.7 kB) whatever a record holds.
+	MaxLandingPageKey = 1024
+)
 
 // DuplicateKeys returns a DCAT-US dataset's cross-source duplicate keys besides its identifier:
-// its landingPage (trimmed; "" when missing or not a string) and the SHA-256 (hex) of the set of
+// its landingPage (trimmed; "" when missing or not a string; over MaxLandingPageKey bytes,
+// "sha256:" and its SHA-256 in hex) and the SHA-256 (hex) of the set of
 // its distribution[].downloadURL values (trimmed, empty ones dropped, sorted, repeats dropped,
 // joined by newlines; "" when there is none). Order and repeats of the downloadURLs do not
 // change the key.
@@ -32,6 +39,10 @@ func DuplicateKeys(dcat json.RawMessage) (landingPage, downloadURLsSHA string) {
 	}
 	if s, ok := d.LandingPage.(string); ok {
 		landingPage = strings.TrimSpace(s)
+	}
+	if len(landingPage) > MaxLandingPageKey {
+		sum := sha256.Sum256([]byte(landingPage))
+		landingPage = "sha256:" + hex.EncodeToString(sum[:])
 	}
 	dists, _ := d.Distribution.([]any)
 	var urls []string

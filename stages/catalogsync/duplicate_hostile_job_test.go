@@ -1,8 +1,11 @@
 package catalogsync_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -140,14 +143,28 @@ func TestCrossSourceDuplicateHugeAndSelf(t *testing.T) {
 	}
 	rev := slices.Clone(urls)
 	slices.Reverse(rev)
-	h.harvest(t, mid, dupRecord{id: "big-mid", title: "Big", urls: append(rev, rev[0])})
-	rep := h.harvest(t, low, dupRecord{id: "big-low", title: "Big", urls: urls})
+	// and a 40 kB landingPage that does not compress (over Postgres's index entry limit)
+	var page strings.Builder
+	page.WriteString("https://agency.gov/?q=")
+	for i := range 640 {
+		sum := sha256.Sum256([]byte{byte(i), byte(i >> 8)})
+		page.WriteString(hex.EncodeToString(sum[:]))
+	}
+	h.harvest(t, mid, dupRecord{id: "big-mid", title: "Big", urls: append(rev, rev[0])},
+		dupRecord{id: "page-mid", title: "Page", landing: page.String()})
+	rep := h.harvest(t, low, dupRecord{id: "big-low", title: "Big", urls: urls},
+		dupRecord{id: "page-low", title: "Page", landing: page.String()})
+	require.Equal(t, 2, rep.Added)
 	require.True(t, h.live(t, low.ID, "big-low"))
 	require.False(t, h.live(t, mid.ID, "big-mid"))
+	require.False(t, h.live(t, mid.ID, "page-mid"))
 	big := h.pairs(t, store.CrossSourceDuplicateListParams{JobID: rep.JobID})
-	require.Len(t, big, 1)
+	require.Len(t, big, 2)
+	slices.SortFunc(big, func(a, b store.CrossSourceDuplicate) int { return strings.Compare(a.Match, b.Match) })
 	require.Equal(t, store.MatchDownloadURL, big[0].Match)
 	require.Len(t, big[0].Key, 64, "the key is the set's SHA-256")
+	require.Equal(t, store.MatchLandingPage, big[1].Match)
+	require.True(t, strings.HasPrefix(big[1].Key, "sha256:"), "a huge landingPage is keyed by its hash")
 
 	// A source duplicating itself is not a cross-source duplicate.
 	self := h.source(t, "self", 50)
