@@ -37,6 +37,7 @@ type Handler struct {
 // Store is what COMPARE needs of the store (store.Store has it all).
 type Store interface {
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
+	DatasetCountHeld(ctx context.Context, sourceID string) (int, error)
 	DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(identifier string) error) error
 	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
@@ -174,7 +175,8 @@ func (h *Handler) beat(ctx context.Context, jobID string) error {
 // decide decides what the record does to the catalog, from what the store knows of it. It is
 // unchanged when the newest record with a known outcome has the same hash (sameContent) and was
 // checked under the same settings (sameChecks: an invalid record stays unchanged until it, or
-// the source's schema_type or shacl_profile, changes). Otherwise it is an update when the
+// the source's schema_type or shacl_profile, changes) and its cross-source duplicate standing
+// is not stale (a source's precedence changed: SYNC must judge the pair again). Otherwise it is an update when the
 // catalog has a live dataset for the identifier and a create when it has none, so counts follow
 // the catalog even after an interrupted job. revalidate is true for an update whose content is
 // that of a record that was valid and whose dataset is live: only the settings changed, and
@@ -184,10 +186,10 @@ func decide(rec *harvest.Record, hash string, known *store.RecordCompare) (actio
 	same := latest != nil && latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
 		sameContent(rec, hash, latest)
 	switch {
-	case same && sameChecks(rec, latest):
+	case same && sameChecks(rec, latest) && !known.DuplicateStale:
 		return harvest.ActionUnchanged, false
 	case known.DatasetLive:
-		return harvest.ActionUpdate, same && latest.Status == harvest.RecordSuccess
+		return harvest.ActionUpdate, same && latest.Status == harvest.RecordSuccess && !known.DuplicateStale
 	}
 	return harvest.ActionCreate, false
 }
@@ -364,13 +366,18 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 }
 
 // tooManyDeletes fails a harvest job whose listing would delete more than the allowed share of
-// the source's live datasets, and returns the message that reports it; nil when within bounds.
+// the source's datasets (live, and held as cross-source duplicates), and returns the message
+// that reports it; nil when within bounds.
 func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) ([]*message.Message, error) {
 	if l.JobType != harvest.JobHarvest {
 		return nil, nil
 	}
 	live, err := h.store.DatasetCount(ctx, l.SourceID)
-	if err != nil || live == 0 {
+	if err != nil {
+		return nil, err
+	}
+	held, err := h.store.DatasetCountHeld(ctx, l.SourceID) // listed by DatasetListUnseen too
+	if live += held; err != nil || live == 0 {
 		return nil, err
 	}
 	unseen := 0

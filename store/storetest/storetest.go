@@ -53,6 +53,11 @@ var cases = []testCase{
 	{"Import/TxRollsBack", testImportTxRollsBack},
 	{"Import/TxRowConflict", testImportTxRowConflict},
 
+	{"CrossSourceDuplicate/ListEmpty", testCrossSourceDuplicateListEmpty},
+	{"CrossSourceDuplicate/KeepHold", testCrossSourceDuplicateKeepHold},
+	{"CrossSourceDuplicate/Find", testCrossSourceDuplicateFind},
+	{"CrossSourceDuplicate/StaleFetch", testJobFetchLatestStaleDuplicate},
+
 	{"Source/EnsureCreates", testSourceEnsureCreates},
 	{"Source/EnsureExisting", testSourceEnsureExisting},
 	{"Source/GetNotFound", testSourceGetNotFound},

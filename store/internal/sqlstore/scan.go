@@ -26,8 +26,9 @@ const (
 	JobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
 	records_total, records_added, records_updated, records_deleted, records_unchanged,
 	records_errored, records_validated, records_settled, records_expected, redrives, records_warned`
-	DatasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date, record_type`
-	RecordColumns  = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
+	DatasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date, record_type,
+	COALESCE(CAST(duplicate_of AS TEXT), ''), COALESCE(landing_page, ''), COALESCE(download_urls_sha, '')`
+	RecordColumns = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
 	COALESCE(source_raw, ''), source_transform, status, COALESCE(schema_type, ''), date_created`
 	OrganizationColumns = `id, name, slug, created_at`
 )
@@ -65,14 +66,14 @@ func (s *Scanner) JobFetch(row Row) (*store.JobFetchRow, error) {
 
 // Source reads a harvest_source row; no notification e-mails is a nil list, no options a nil
 // map, no auth header nil. The backends' sourceColumns end with accept, auth_header_name,
-// auth_header_value and options as text ("" for NULL), then created_at and updated_at.
+// auth_header_value and options as text ("" for NULL), then precedence, created_at and updated_at.
 func (s *Scanner) Source(row Row) (*store.Source, error) {
 	var src store.Source
 	var authName, authValue, options string
 	err := row.Scan(&src.ID, &src.OrganizationID, &src.Name, &src.URL, &src.SourceType, &src.SchemaType,
 		&src.Frequency, s.Strings(&src.NotificationEmails), &src.NotificationFrequency, s.NullTime(&src.NextRunAt),
 		&src.CollectionParentURL, &src.WAFTimeZone, &src.Accept, &authName, &authValue, &options,
-		s.Time(&src.CreatedAt), s.Time(&src.UpdatedAt))
+		&src.Precedence, s.Time(&src.CreatedAt), s.Time(&src.UpdatedAt))
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,8 @@ func (s *Scanner) Organization(row Row) (*store.Organization, error) {
 func (s *Scanner) Dataset(row Row) (*store.Dataset, error) {
 	var d store.Dataset
 	var dcat []byte
-	err := row.Scan(&d.ID, &d.Slug, &d.SourceID, &d.Identifier, &dcat, &d.RecordID, s.Time(&d.LastHarvestedDate), &d.RecordType)
+	err := row.Scan(&d.ID, &d.Slug, &d.SourceID, &d.Identifier, &dcat, &d.RecordID, s.Time(&d.LastHarvestedDate), &d.RecordType,
+		&d.DuplicateOf, &d.LandingPage, &d.DownloadURLsSHA)
 	if err != nil {
 		return nil, err
 	}
@@ -138,15 +140,16 @@ func (s *Scanner) RecordError(row Row) (*store.RecordError, error) {
 
 // RecordCompare reads a row of a backend's recordCompareSQL: the key's own record's job,
 // action and status (NULL when it has none), whether a comparable record exists, its id,
-// status, source_hash, action, schema_type, shacl_profile and h2_source_hash, and whether the
-// dataset is live.
+// status, source_hash, action, schema_type, shacl_profile and h2_source_hash, whether the
+// dataset is live, and whether its duplicate standing is stale.
 func (s *Scanner) RecordCompare(row Row) (*store.RecordCompare, error) {
 	var jobID, action, status *string
 	var latest store.RecordCompareLatest
 	var hasLatest bool
 	c := &store.RecordCompare{}
 	err := row.Scan(&jobID, &action, &status, &hasLatest, &latest.ID, &latest.Status,
-		&latest.SourceHash, &latest.Action, &latest.SchemaType, &latest.SHACLProfile, &latest.H2SourceHash, &c.DatasetLive)
+		&latest.SourceHash, &latest.Action, &latest.SchemaType, &latest.SHACLProfile, &latest.H2SourceHash, &c.DatasetLive,
+		&c.DuplicateStale)
 	if err != nil {
 		return nil, err
 	}
