@@ -100,7 +100,8 @@ func attachOrganization(ctx context.Context, st store.Store, src *store.Source, 
 	updated, err := st.SourceUpdate(ctx, &store.SourceUpdateParams{ID: src.ID, SourceInsertParams: store.SourceInsertParams{
 		OrganizationID: org.ID, Name: src.Name, URL: src.URL, SourceType: src.SourceType, SchemaType: src.SchemaType,
 		Frequency: src.Frequency, NotificationEmails: src.NotificationEmails,
-		NotificationFrequency: src.NotificationFrequency, CollectionParentURL: src.CollectionParentURL}})
+		NotificationFrequency: src.NotificationFrequency, CollectionParentURL: src.CollectionParentURL,
+		Precedence: src.Precedence}})
 	if err != nil {
 		return nil, fmt.Errorf("attach the source to organization %q: %w", name, err)
 	}

@@ -26,6 +26,12 @@ type Store interface {
 	// report's changedCatalogs), ordered by IRI; none for a job that saved none.
 	CatalogsChangedInJob(ctx context.Context, jobID string) ([]Resource, error)
 
+	// CrossSourceDuplicateList returns one page of cross-source duplicate pairs, the newest
+	// found first (then by the held dataset's id), filtered by p, and the number of pairs that
+	// match the filter. A pair is listed once, by its held dataset; a dataset held against one
+	// that is itself held (a chain) is a pair of its own.
+	CrossSourceDuplicateList(ctx context.Context, p *CrossSourceDuplicateListParams) ([]CrossSourceDuplicate, int, error)
+
 	// DatasetCount returns how many live datasets a source has.
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
 	// DatasetDelete removes the live dataset of (source, identifier); it reports whether a row

@@ -40,9 +40,14 @@ type Source struct {
 	AuthHeader *AuthHeader
 	// Options are the source type's own settings by name (an rdf source's shacl_profile and
 	// languages, …); nil when there are none.
-	Options   map[string]string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Options map[string]string
+	// Precedence ranks the source in a cross-source duplicate pair (CrossSourceDuplicate): the
+	// source with the higher precedence keeps the live dataset; a tie keeps the dataset that
+	// was live first. 0 by default; an organization's own source should rank above an
+	// aggregator (e.g. an aggregator at -10).
+	Precedence int
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // AuthHeader is a source's secret request header (FDK's authHeader{name, value}), e.g.
@@ -254,6 +259,7 @@ type SourceInsertParams struct {
 	Accept                string            // the Accept header for the source's documents; "" for the default
 	AuthHeader            *AuthHeader       // nil for none (SourceUpdate: nil removes it)
 	Options               map[string]string // the source type's settings; nil or empty for none
+	Precedence            int               // Source.Precedence; 0 by default
 }
 
 // SourceUpdateParams replaces a source's editable fields.

@@ -15,7 +15,7 @@ import (
 const sourceColumns = `id, COALESCE(organization_id::text, ''), name, url, source_type, schema_type, frequency,
 	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''),
 	COALESCE(waf_time_zone, ''), COALESCE(accept, ''), COALESCE(auth_header_name, ''),
-	COALESCE(auth_header_value, ''), COALESCE(options::text, ''), created_at, updated_at`
+	COALESCE(auth_header_value, ''), COALESCE(options::text, ''), precedence, created_at, updated_at`
 
 // nullable is s, or SQL NULL when s is empty.
 func nullable(s string) *string {
@@ -25,7 +25,7 @@ func nullable(s string) *string {
 	return &s
 }
 
-// sourceArgs are p's columns organization_id .. options ($1 .. $14) with their defaults.
+// sourceArgs are p's columns organization_id .. options, precedence ($1 .. $15) with their defaults.
 func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
 	emails := p.NotificationEmails
 	if emails == nil {
@@ -38,7 +38,7 @@ func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
 	return append([]any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
 		cmp.Or(p.Frequency, harvest.FrequencyManual), emails,
 		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL), nullable(p.WAFTimeZone)},
-		settings...), nil
+		append(settings, p.Precedence)...), nil
 }
 
 // SourceDelete implements store.Store.
@@ -100,8 +100,8 @@ func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (
 	return scan.Source(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
 			notification_emails, notification_frequency, collection_parent_url, waf_time_zone,
-			accept, auth_header_name, auth_header_value, options, next_run_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb,
+			accept, auth_header_name, auth_header_value, options, precedence, next_run_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15,
 			CASE WHEN $6 = 'manual' THEN NULL ELSE now() END)
 		RETURNING `+sourceColumns, args...))
 }
@@ -158,9 +158,9 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 		src, err = scan.Source(querier{tx}.QueryRow(ctx, `UPDATE harvest_source SET organization_id = $1, name = $2,
 			url = $3, source_type = $4, schema_type = $5, frequency = $6, notification_emails = $7,
 			notification_frequency = $8, collection_parent_url = $9, waf_time_zone = $10, accept = $11,
-			auth_header_name = $12, auth_header_value = $13, options = $14::jsonb, next_run_at = $15,
-			updated_at = now()
-			WHERE id = $16 RETURNING `+sourceColumns, args...))
+			auth_header_name = $12, auth_header_value = $13, options = $14::jsonb, precedence = $15,
+			next_run_at = $16, updated_at = now()
+			WHERE id = $17 RETURNING `+sourceColumns, args...))
 		return err
 	})
 	return src, interpretError(err)

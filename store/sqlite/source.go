@@ -17,9 +17,9 @@ import (
 const sourceColumns = `id, COALESCE(organization_id, ''), name, url, source_type, schema_type, frequency,
 	notification_emails, notification_frequency, next_run_at, COALESCE(collection_parent_url, ''),
 	COALESCE(waf_time_zone, ''), COALESCE(accept, ''), COALESCE(auth_header_name, ''),
-	COALESCE(auth_header_value, ''), COALESCE(options, ''), created_at, updated_at`
+	COALESCE(auth_header_value, ''), COALESCE(options, ''), precedence, created_at, updated_at`
 
-// sourceArgs are p's columns organization_id .. options (?1 .. ?14) with their defaults.
+// sourceArgs are p's columns organization_id .. options, precedence (?1 .. ?15) with their defaults.
 func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
 	list := p.NotificationEmails
 	if list == nil {
@@ -36,7 +36,7 @@ func sourceArgs(p *store.SourceInsertParams) ([]any, error) {
 	return append([]any{nullable(p.OrganizationID), p.Name, p.URL, p.SourceType, p.SchemaType,
 		cmp.Or(p.Frequency, harvest.FrequencyManual), string(emails),
 		cmp.Or(p.NotificationFrequency, harvest.NotifyOnError), nullable(p.CollectionParentURL), nullable(p.WAFTimeZone)},
-		settings...), nil
+		append(settings, p.Precedence)...), nil
 }
 
 // SourceDelete implements store.Store.
@@ -94,9 +94,9 @@ func (s *Store) SourceInsert(ctx context.Context, p *store.SourceInsertParams) (
 	return scan.Source(s.q.QueryRow(ctx, `
 		INSERT INTO harvest_source (organization_id, name, url, source_type, schema_type, frequency,
 			notification_emails, notification_frequency, collection_parent_url, waf_time_zone,
-			accept, auth_header_name, auth_header_value, options, id, next_run_at, created_at, updated_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-			CASE WHEN ?6 = 'manual' THEN NULL ELSE ?16 END, ?16, ?16)
+			accept, auth_header_name, auth_header_value, options, precedence, id, next_run_at, created_at, updated_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+			CASE WHEN ?6 = 'manual' THEN NULL ELSE ?17 END, ?17, ?17)
 		RETURNING `+sourceColumns, append(args, uuid.NewString(), t)...))
 }
 
@@ -159,9 +159,9 @@ func (s *Store) SourceUpdate(ctx context.Context, p *store.SourceUpdateParams) (
 		src, err = scan.Source(querier{tx}.QueryRow(ctx, `UPDATE harvest_source SET organization_id = ?1, name = ?2,
 			url = ?3, source_type = ?4, schema_type = ?5, frequency = ?6, notification_emails = ?7,
 			notification_frequency = ?8, collection_parent_url = ?9, waf_time_zone = ?10, accept = ?11,
-			auth_header_name = ?12, auth_header_value = ?13, options = ?14, next_run_at = ?15,
-			updated_at = ?16
-			WHERE id = ?17 RETURNING `+sourceColumns, append(args, next, formatTime(t), p.ID)...))
+			auth_header_name = ?12, auth_header_value = ?13, options = ?14, precedence = ?15,
+			next_run_at = ?16, updated_at = ?17
+			WHERE id = ?18 RETURNING `+sourceColumns, append(args, next, formatTime(t), p.ID)...))
 		return err
 	})
 	return src, interpretError(err)

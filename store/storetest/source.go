@@ -117,13 +117,14 @@ func testSourceInsert(t *testing.T, s store.Store) {
 		Frequency:             harvest.FrequencyWeekly,
 		NotificationEmails:    []string{"a@gsa.gov", "b@gsa.gov"},
 		NotificationFrequency: harvest.NotifyAlways,
+		Precedence:            5,
 	}
 	src := insertSource(t, s, p)
 	require.NotEmpty(t, src.ID)
 	require.Equal(t, &store.Source{
 		ID: src.ID, OrganizationID: org.ID, Name: p.Name, URL: p.URL, SourceType: p.SourceType,
 		SchemaType: p.SchemaType, Frequency: p.Frequency, NotificationEmails: p.NotificationEmails,
-		NotificationFrequency: p.NotificationFrequency, NextRunAt: src.NextRunAt,
+		NotificationFrequency: p.NotificationFrequency, NextRunAt: src.NextRunAt, Precedence: 5,
 		CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt,
 	}, src)
 	require.False(t, src.CreatedAt.IsZero())
@@ -231,14 +232,14 @@ func testSourceUpdate(t *testing.T, s store.Store) {
 		OrganizationID: org.ID, Name: "After", URL: "https://example.gov/after.json",
 		SourceType: harvest.SourceType("waf"), SchemaType: harvest.SchemaDCATUS11NonFederal,
 		Frequency: harvest.FrequencyDaily, NotificationEmails: []string{"ops@example.gov"},
-		NotificationFrequency: harvest.NotifyOnErrorOrUpdate,
+		NotificationFrequency: harvest.NotifyOnErrorOrUpdate, Precedence: -10,
 	}}
 	got, err := s.SourceUpdate(ctx, up)
 	require.NoError(t, err)
 	require.Equal(t, &store.Source{
 		ID: src.ID, OrganizationID: org.ID, Name: "After", URL: up.URL, SourceType: up.SourceType,
 		SchemaType: up.SchemaType, Frequency: harvest.FrequencyDaily, NotificationEmails: up.NotificationEmails,
-		NotificationFrequency: up.NotificationFrequency, NextRunAt: got.NextRunAt,
+		NotificationFrequency: up.NotificationFrequency, NextRunAt: got.NextRunAt, Precedence: -10,
 		CreatedAt: src.CreatedAt, UpdatedAt: got.UpdatedAt,
 	}, got)
 	requireTime(t, next, got.NextRunAt, "the frequency did not change")
@@ -255,6 +256,7 @@ func testSourceUpdate(t *testing.T, s store.Store) {
 	require.Nil(t, got.NextRunAt)
 	require.Nil(t, got.NotificationEmails)
 	require.Equal(t, harvest.NotifyOnError, got.NotificationFrequency)
+	require.Zero(t, got.Precedence)
 }
 
 // testSourceUpdateErrors: a missing source, a taken URL, an unknown organization.
@@ -404,4 +406,16 @@ func testSourceWAFTimeZone(t *testing.T, s store.Store) {
 		SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2, WAFTimeZone: "America/Denver"})
 	require.NoError(t, err)
 	require.Equal(t, "America/Denver", fresh.WAFTimeZone, "SourceEnsure creates the source with its zone")
+}
+
+// testCrossSourceDuplicateListEmpty: a catalog without duplicates lists none, with every filter.
+func testCrossSourceDuplicateListEmpty(t *testing.T, s store.Store) {
+	src := newSource(t, s)
+	for _, p := range []store.CrossSourceDuplicateListParams{{}, {SourceID: src.ID}, {OrganizationID: src.ID},
+		{JobID: src.ID}} {
+		pairs, total, err := s.CrossSourceDuplicateList(t.Context(), &p)
+		require.NoError(t, err)
+		require.Empty(t, pairs)
+		require.Zero(t, total)
+	}
 }

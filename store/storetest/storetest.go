@@ -53,6 +53,8 @@ var cases = []testCase{
 	{"Import/TxRollsBack", testImportTxRollsBack},
 	{"Import/TxRowConflict", testImportTxRowConflict},
 
+	{"CrossSourceDuplicate/ListEmpty", testCrossSourceDuplicateListEmpty},
+
 	{"Source/EnsureCreates", testSourceEnsureCreates},
 	{"Source/EnsureExisting", testSourceEnsureExisting},
 	{"Source/GetNotFound", testSourceGetNotFound},

@@ -65,14 +65,14 @@ func (s *Scanner) JobFetch(row Row) (*store.JobFetchRow, error) {
 
 // Source reads a harvest_source row; no notification e-mails is a nil list, no options a nil
 // map, no auth header nil. The backends' sourceColumns end with accept, auth_header_name,
-// auth_header_value and options as text ("" for NULL), then created_at and updated_at.
+// auth_header_value and options as text ("" for NULL), then precedence, created_at and updated_at.
 func (s *Scanner) Source(row Row) (*store.Source, error) {
 	var src store.Source
 	var authName, authValue, options string
 	err := row.Scan(&src.ID, &src.OrganizationID, &src.Name, &src.URL, &src.SourceType, &src.SchemaType,
 		&src.Frequency, s.Strings(&src.NotificationEmails), &src.NotificationFrequency, s.NullTime(&src.NextRunAt),
 		&src.CollectionParentURL, &src.WAFTimeZone, &src.Accept, &authName, &authValue, &options,
-		s.Time(&src.CreatedAt), s.Time(&src.UpdatedAt))
+		&src.Precedence, s.Time(&src.CreatedAt), s.Time(&src.UpdatedAt))
 	if err != nil {
 		return nil, err
 	}

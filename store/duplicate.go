@@ -1,0 +1,56 @@
+package store
+
+import "time"
+
+// The keys by which two datasets of different sources are the same dataset
+// (CrossSourceDuplicate.Match).
+const (
+	// MatchIdentifier: both records have the same identifier.
+	MatchIdentifier = "identifier"
+	// MatchLandingPage: both DCAT-US records have the same non-empty landingPage.
+	MatchLandingPage = "landingPage"
+	// MatchDownloadURL: both DCAT-US records have the same non-empty set of
+	// distribution[].downloadURL values (order and repeats do not matter).
+	MatchDownloadURL = "downloadURL"
+)
+
+// CrossSourceDuplicate is a pair of datasets of two sources that are the same dataset: the
+// catalog keeps one live (Kept) and holds the other (Held: its record stays harvested, with
+// status success, but the dataset is not live: it is left out of the search index, the API's
+// and web UI's dataset lists and counts, and the catalog export). Kept is the side whose source
+// has the higher Precedence; a tie keeps the dataset that was live first.
+type CrossSourceDuplicate struct {
+	Match string // MatchIdentifier, MatchLandingPage or MatchDownloadURL
+	Key   string // the shared value: the identifier, the landingPage, or the downloadURL set's SHA-256 (hex)
+	Kept  DuplicateSide
+	Held  DuplicateSide
+	// FirstJobID is the job that found the pair ("" once that job is deleted with its source);
+	// FirstSeenAt is when. A pair whose sides swap (a precedence change) keeps both.
+	FirstJobID  string
+	FirstSeenAt time.Time
+}
+
+// DuplicateSide is one dataset of a CrossSourceDuplicate, with its source and organization.
+type DuplicateSide struct {
+	SourceID         string
+	SourceName       string
+	OrganizationID   string // "" when the source belongs to no organization
+	OrganizationName string
+	DatasetID        string
+	DatasetSlug      string
+	Identifier       string
+	RecordID         string // the harvest_record the dataset was written from
+	Precedence       int    // the source's Precedence
+}
+
+// CrossSourceDuplicateListParams filters and pages CrossSourceDuplicateList; empty fields do not
+// filter.
+type CrossSourceDuplicateListParams struct {
+	// SourceID keeps the pairs where the source is on either side.
+	SourceID string
+	// OrganizationID keeps the pairs where a source of the organization is on either side.
+	OrganizationID string
+	// JobID keeps the pairs that job found (FirstJobID).
+	JobID string
+	PageParams
+}
