@@ -25,7 +25,7 @@ const (
 
 	// Record warnings.
 	TypePortalPageSize       = "PortalPageSize"       // EXTRACT: a portal served smaller pages than asked for: set its page size
-	TypeCrossSourceDuplicate = "CrossSourceDuplicate" // EXTRACT: a portal item another source harvests too
+	TypeCrossSourceDuplicate = "CrossSourceDuplicate" // EXTRACT: a portal item another source harvests too; SYNC: a dataset another source publishes too (store.CrossSourceDuplicate)
 
 	// Job errors.
 	TypeExtractError     = "ExtractError"     // the source could not be listed: the job fails, nothing is deleted

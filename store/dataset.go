@@ -15,6 +15,12 @@ type Dataset struct {
 	RecordID          string
 	LastHarvestedDate time.Time
 	RecordType        string // the DCAT-US 3.0 record type (harvest.RecordType*); "dataset" for every other record
+	// DuplicateOf is the dataset of another source this one duplicates and lost to (a held
+	// dataset: not live, see CrossSourceDuplicate); "" for a live dataset.
+	DuplicateOf string
+	// LandingPage and DownloadURLsSHA are the duplicate keys DatasetUpsertParams gave ("" for none).
+	LandingPage     string
+	DownloadURLsSHA string
 }
 
 // DatasetRecordType is the record_type a dataset row stores for a record of type t: t, or
@@ -71,4 +77,9 @@ type DatasetUpsertParams struct {
 	DCAT       json.RawMessage
 	RecordID   string
 	RecordType string // harvest.RecordType*; "" is a dataset
+	// LandingPage and DownloadURLsSHA are the dataset's cross-source duplicate keys besides
+	// its identifier ("" for none): its DCAT-US landingPage and the SHA-256 (hex) of its
+	// distribution downloadURL set (catalogsync.DuplicateKeys).
+	LandingPage     string
+	DownloadURLsSHA string
 }

@@ -54,3 +54,43 @@ type CrossSourceDuplicateListParams struct {
 	JobID string
 	PageParams
 }
+
+// DuplicateCandidate is a dataset of another source that shares a key with a dataset SYNC
+// writes (DatasetDuplicateFind).
+type DuplicateCandidate struct {
+	DatasetID  string
+	SourceID   string
+	SourceName string
+	Identifier string
+	Slug       string
+	Precedence int    // its source's precedence
+	Match      string // the key it shares (Match*); the first of identifier, landingPage, downloadURL
+	Key        string // the shared value
+	// Live is true for a live dataset; false for one held against the dataset being written.
+	Live bool
+}
+
+// DatasetDuplicateFindParams names a dataset (its id, source and keys) whose cross-source
+// duplicates are looked up; empty keys match nothing.
+type DatasetDuplicateFindParams struct {
+	DatasetID       string
+	SourceID        string
+	Identifier      string
+	LandingPage     string
+	DownloadURLsSHA string
+}
+
+// DatasetDuplicateKeepParams makes a dataset the live one of its duplicates.
+type DatasetDuplicateKeepParams struct {
+	DatasetID string
+	JobID     string // the job whose SYNC decided it: the FirstJobID of new pairs
+}
+
+// DatasetHoldParams holds a dataset against another.
+type DatasetHoldParams struct {
+	KeptID string
+	HeldID string
+	Match  string // Match*
+	Key    string
+	JobID  string // the job whose SYNC decided it: the FirstJobID of a new pair
+}

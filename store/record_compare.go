@@ -20,8 +20,14 @@ type RecordCompare struct {
 	// (RecordLatest); nil when there is none.
 	Latest *RecordCompareLatest
 	// DatasetLive reports whether the catalog has a live dataset of (source, identifier)
-	// (DatasetGet finds one).
+	// (DatasetGet finds one; a dataset held as a cross-source duplicate counts).
 	DatasetLive bool
+	// DuplicateStale reports whether the dataset's cross-source duplicate standing disagrees
+	// with its sources' precedence now (a precedence changed): it is held against a dataset
+	// whose source ranks lower, or a dataset whose source ranks higher is held against it.
+	// COMPARE sends such a record on to SYNC, which judges the pair again, even when it is
+	// unchanged.
+	DuplicateStale bool
 }
 
 // RecordCompareStored is the part of a job's own harvest_record that COMPARE reads.

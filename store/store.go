@@ -37,23 +37,48 @@ type Store interface {
 	// DatasetDelete removes the live dataset of (source, identifier); it reports whether a row
 	// was removed. Deleting a missing dataset is not an error (redelivery is normal).
 	DatasetDelete(ctx context.Context, p *DatasetDeleteParams) (bool, error)
+	// DatasetDuplicateFind returns at most two cross-source duplicate candidates of the dataset
+	// p.DatasetID (SYNC, after writing it): the live dataset of a source other than
+	// p.SourceID sharing a key with p (identifier, landingPage or downloadURL set; empty keys
+	// match nothing) whose source ranks highest (then: identifier before landingPage before
+	// downloadURL, then by id), Live; and the dataset held against p.DatasetID whose source
+	// ranks highest (then by id), not Live. None when there is neither.
+	DatasetDuplicateFind(ctx context.Context, p *DatasetDuplicateFindParams) ([]*DuplicateCandidate, error)
+	// DatasetDuplicateKeep makes the dataset p.DatasetID live (clearing its held state) and holds
+	// against it every live dataset of another source that shares a key with it (its stored
+	// identifier, landing_page, download_urls_sha) and whose source's precedence is lower, in one
+	// transaction, and returns those it held. A new pair's FirstJobID is p.JobID; a pair that
+	// swapped (the dataset was held against one it now holds) keeps its first job and time.
+	// ErrNotFound for an unknown dataset.
+	DatasetDuplicateKeep(ctx context.Context, p *DatasetDuplicateKeepParams) ([]*DuplicateCandidate, error)
+	// DatasetDuplicateRelease makes live again at most limit datasets that were held against a
+	// dataset since deleted (the foreign key cleared their duplicate_of), and returns them: SYNC
+	// calls it after each delete and judges each again. Each such dataset is returned once.
+	DatasetDuplicateRelease(ctx context.Context, limit int) ([]*Dataset, error)
 	// DatasetFindElsewhere returns a live dataset with p.Identifier in a source other than
 	// p.SourceID, with its source's name (of several such sources, the first by name), or
 	// ErrNotFound: EXTRACT flags a portal item another harvest source already harvests.
 	DatasetFindElsewhere(ctx context.Context, p *DatasetFindElsewhereParams) (*DatasetElsewhere, error)
-	// DatasetGet returns the live dataset of (source, identifier), or ErrNotFound.
+	// DatasetGet returns the dataset of (source, identifier), live or held (Dataset.DuplicateOf),
+	// or ErrNotFound.
 	DatasetGet(ctx context.Context, p *DatasetGetParams) (*Dataset, error)
+	// DatasetHold holds the dataset p.HeldID against p.KeptID (it is not live any more): when
+	// p.KeptID is live, or is held against p.HeldID (the pair swaps: p.KeptID becomes live and the
+	// pair keeps its first job and time), in one transaction. A hold repeated keeps the pair's
+	// first job and time. It reports false and changes nothing when p.KeptID is gone or held
+	// against another dataset.
+	DatasetHold(ctx context.Context, p *DatasetHoldParams) (bool, error)
 	// DatasetImport creates the dataset p.ID, or updates it to p's fields (ImportResult): the
 	// import from Data.gov H2.0. A dataset whose record is not an imported one (a harvest wrote
 	// it since) is kept as it is (ImportUnchanged). ErrConflict when the slug or (source,
 	// identifier) is another dataset's.
 	DatasetImport(ctx context.Context, p *DatasetImportParams) (ImportResult, error)
-	// DatasetList returns a source's live datasets ordered by identifier.
+	// DatasetList returns a source's live datasets ordered by identifier (held ones are left out).
 	DatasetList(ctx context.Context, p *DatasetListParams) ([]*Dataset, error)
 	// DatasetListUnseen calls fn with each identifier of the source's live datasets that the
 	// job did not list (stored minus seen), streaming rows; fn's error stops and is returned.
 	DatasetListUnseen(ctx context.Context, p *DatasetListUnseenParams, fn func(identifier string) error) error
-	// DatasetStream calls fn with every live dataset, of one source when p.SourceID is not
+	// DatasetStream calls fn with every live dataset (held ones are left out), of one source when p.SourceID is not
 	// empty, ordered by id, streaming rows; fn's error stops the stream and is returned.
 	DatasetStream(ctx context.Context, p *DatasetListParams, fn func(*Dataset) error) error
 	// DatasetUpsert creates the dataset of (source, identifier) with p.Slug, or updates its

@@ -182,6 +182,9 @@ func (s *server) datasetView(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if ds.DuplicateOf != "" { // a cross-source duplicate that lost to another source's dataset
+		return notFound("dataset %q of harvest source %q is held as a cross-source duplicate: it is not live", ident, srcID)
+	}
 	title := ident
 	var meta struct {
 		Title string `json:"title"`

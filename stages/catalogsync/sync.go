@@ -7,6 +7,14 @@
 // run out, settles the record as errored with the reason (an index failure is never a
 // success); an index error that cannot pass on a retry (the engine rejected the document) is
 // permanent at once.
+//
+// Cross-source duplicates (duplicate.go): a dataset written is looked up among the live datasets
+// of other sources by its identifier, DCAT-US landingPage and distribution downloadURL set
+// (DuplicateKeys). Of a pair, the dataset whose source has the higher precedence
+// (store.Source.Precedence) stays live; a tie keeps the dataset live first. The other one is
+// held (store.Dataset.DuplicateOf): its record succeeds with a CrossSourceDuplicate warning, its
+// row stays, its search document goes. A delete makes the datasets held against the deleted one
+// live again at once (DatasetDuplicateRelease), each judged anew.
 package catalogsync
 
 import (
@@ -14,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -43,6 +52,10 @@ type Handler struct {
 // document's organization.
 type Store interface {
 	DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error)
+	DatasetDuplicateFind(ctx context.Context, p *store.DatasetDuplicateFindParams) ([]*store.DuplicateCandidate, error)
+	DatasetDuplicateKeep(ctx context.Context, p *store.DatasetDuplicateKeepParams) ([]*store.DuplicateCandidate, error)
+	DatasetDuplicateRelease(ctx context.Context, limit int) ([]*store.Dataset, error)
+	DatasetHold(ctx context.Context, p *store.DatasetHoldParams) (bool, error)
 	DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error)
 	DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error)
 	DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error)
@@ -115,48 +128,70 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	if open, err := h.jobs.Open(ctx, rec.JobID); !rec.Replay && (err != nil || !open) {
 		return nil, err // the job ended (failed or cancelled): its remaining records change nothing
 	}
+	warnings := rec.Warnings
 	switch rec.Action {
 	case harvest.ActionDelete:
-		if h.index != nil {
-			ds, err := h.store.DatasetGet(ctx, &store.DatasetGetParams{SourceID: rec.SourceID, Identifier: rec.Identifier})
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return nil, fmt.Errorf("read dataset: %w", err)
-			}
-			if err == nil {
-				if err := indexError(h.index.Delete(ctx, ds.ID)); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if _, err := h.store.DatasetDelete(ctx, &store.DatasetDeleteParams{SourceID: rec.SourceID,
-			Identifier: rec.Identifier}); err != nil {
-			return nil, fmt.Errorf("delete dataset: %w", err)
+		if err := h.delete(ctx, &rec); err != nil {
+			return nil, err
 		}
 	case harvest.ActionCreate, harvest.ActionUpdate:
-		dcat := rec.DCAT()
-		if rec.SchemaType.IsDCATUS3() && rec.IsPartOf != "" {
-			dcat = dcatus.WithIsPartOf(dcat, rec.IsPartOf)
-		}
-		ds, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
-			Slug: Slug(title(dcat, rec.Identifier)), DCAT: dcat, RecordID: rec.RecordID, RecordType: rec.RecordType})
+		w, err := h.upsert(ctx, &rec)
 		if err != nil {
-			return nil, fmt.Errorf("upsert dataset: %w", err)
+			return nil, err
 		}
-		if h.index != nil {
-			org, err := h.orgs.Name(ctx, rec.SourceID)
-			if err != nil {
-				return nil, fmt.Errorf("organization of the source: %w", err)
-			}
-			if err := indexError(h.index.Put(ctx, search.FromDataset(ds, org))); err != nil {
-				return nil, err
-			}
+		if w != nil {
+			warnings = append(slices.Clip(warnings), *w)
 		}
 	default:
 		return nil, harvest.Permanent(fmt.Errorf("sync: unexpected action %q", rec.Action))
 	}
-	s := harvest.SettleRecord(&rec, harvest.OutcomeOf(rec.Action), rec.Warnings...)
+	s := harvest.SettleRecord(&rec, harvest.OutcomeOf(rec.Action), warnings...)
 	s.Status, s.Validated, s.Transformed = harvest.RecordSuccess, rec.Validated, rec.Transformed
 	return harvest.Settle(s)
+}
+
+// delete removes the record's dataset and its search document (the document first, so that a
+// redelivered delete still finds the dataset's id), then judges again the datasets that were
+// held against it (release): one of them becomes live at once.
+func (h *Handler) delete(ctx context.Context, rec *harvest.Record) error {
+	if h.index != nil {
+		ds, err := h.store.DatasetGet(ctx, &store.DatasetGetParams{SourceID: rec.SourceID, Identifier: rec.Identifier})
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("read dataset: %w", err)
+		}
+		if err == nil {
+			if err := indexError(h.index.Delete(ctx, ds.ID)); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := h.store.DatasetDelete(ctx, &store.DatasetDeleteParams{SourceID: rec.SourceID,
+		Identifier: rec.Identifier}); err != nil {
+		return fmt.Errorf("delete dataset: %w", err)
+	}
+	return h.release(ctx, rec.JobID)
+}
+
+// upsert writes the record's dataset, applies the cross-source duplicate rule (judge) and
+// writes its search document when it is live. It returns the record's CrossSourceDuplicate
+// warning, or nil.
+func (h *Handler) upsert(ctx context.Context, rec *harvest.Record) (*harvest.RecordError, error) {
+	dcat := rec.DCAT()
+	if rec.SchemaType.IsDCATUS3() && rec.IsPartOf != "" {
+		dcat = dcatus.WithIsPartOf(dcat, rec.IsPartOf)
+	}
+	landing, sha := DuplicateKeys(dcat)
+	ds, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
+		Slug: Slug(title(dcat, rec.Identifier)), DCAT: dcat, RecordID: rec.RecordID, RecordType: rec.RecordType,
+		LandingPage: landing, DownloadURLsSHA: sha})
+	if err != nil {
+		return nil, fmt.Errorf("upsert dataset: %w", err)
+	}
+	w, live, err := h.judge(ctx, rec.JobID, ds)
+	if err != nil || !live {
+		return w, err
+	}
+	return w, h.put(ctx, ds)
 }
 
 // indexError wraps an index write's error: permanent when a retry cannot help.

@@ -174,7 +174,8 @@ func (h *Handler) beat(ctx context.Context, jobID string) error {
 // decide decides what the record does to the catalog, from what the store knows of it. It is
 // unchanged when the newest record with a known outcome has the same hash (sameContent) and was
 // checked under the same settings (sameChecks: an invalid record stays unchanged until it, or
-// the source's schema_type or shacl_profile, changes). Otherwise it is an update when the
+// the source's schema_type or shacl_profile, changes) and its cross-source duplicate standing
+// is not stale (a source's precedence changed: SYNC must judge the pair again). Otherwise it is an update when the
 // catalog has a live dataset for the identifier and a create when it has none, so counts follow
 // the catalog even after an interrupted job. revalidate is true for an update whose content is
 // that of a record that was valid and whose dataset is live: only the settings changed, and
@@ -184,10 +185,10 @@ func decide(rec *harvest.Record, hash string, known *store.RecordCompare) (actio
 	same := latest != nil && latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
 		sameContent(rec, hash, latest)
 	switch {
-	case same && sameChecks(rec, latest):
+	case same && sameChecks(rec, latest) && !known.DuplicateStale:
 		return harvest.ActionUnchanged, false
 	case known.DatasetLive:
-		return harvest.ActionUpdate, same && latest.Status == harvest.RecordSuccess
+		return harvest.ActionUpdate, same && latest.Status == harvest.RecordSuccess && !known.DuplicateStale
 	}
 	return harvest.ActionCreate, false
 }

@@ -12,11 +12,18 @@ import (
 
 // recordCompareSQL answers RecordCompareBatch with one statement over arrays of the keys: the
 // key's own record by primary key, the newest comparable record by the harvest_record_current
-// index (RecordLatest's WHERE and ORDER BY) and the live dataset by its unique key (DatasetGet).
+// index (RecordLatest's WHERE and ORDER BY), the live dataset by its unique key (DatasetGet) and
+// whether its cross-source duplicate standing is stale (store.RecordCompare.DuplicateStale).
 const recordCompareSQL = `SELECT r.harvest_job_id::text, r.action, r.status,
 	l.id IS NOT NULL, COALESCE(l.id::text, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
 	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.shacl_profile, ''), COALESCE(l.h2_source_hash, ''),
-	EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier)
+	EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier),
+	COALESCE((SELECT EXISTS (SELECT 1 FROM dataset o WHERE o.id = d.duplicate_of
+			AND (SELECT precedence FROM harvest_source s WHERE s.id = o.harvest_source_id) < p.precedence)
+		OR EXISTS (SELECT 1 FROM dataset o WHERE o.duplicate_of = d.id
+			AND (SELECT precedence FROM harvest_source s WHERE s.id = o.harvest_source_id) > p.precedence)
+		FROM dataset d JOIN harvest_source p ON p.id = d.harvest_source_id
+		WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier), false)
 FROM unnest($1::uuid[], $2::text[], $3::uuid[]) WITH ORDINALITY AS k(source_id, identifier, record_id, ord)
 LEFT JOIN harvest_record r ON r.id = k.record_id
 LEFT JOIN LATERAL (SELECT h.id, h.status, h.source_hash, h.action, h.schema_type, h.shacl_profile, h.h2_source_hash FROM harvest_record h

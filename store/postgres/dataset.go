@@ -18,7 +18,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 	at := make(map[key]int, len(ps))
 	slugs, identifiers, dcats, sources, records := make([]string, len(ps)), make([]string, len(ps)),
 		make([]string, len(ps)), make([]string, len(ps)), make([]*string, len(ps))
-	recordTypes := make([]string, len(ps))
+	recordTypes, landings, shas := make([]string, len(ps)), make([]string, len(ps)), make([]string, len(ps))
 	for i, p := range ps {
 		k := key{p.SourceID, p.Identifier}
 		if _, dup := at[k]; dup {
@@ -27,19 +27,23 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		at[k] = i
 		slugs[i], identifiers[i], dcats[i], sources[i] = p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID
 		recordTypes[i] = store.DatasetRecordType(p.RecordType)
+		landings[i], shas[i] = p.LandingPage, p.DownloadURLsSHA
 		if p.RecordID != "" {
 			records[i] = &p.RecordID
 		}
 	}
 	rows := s.q.Query(ctx, `
-		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type)
-		SELECT v.slug, v.identifier, v.dcat::jsonb, v.source, v.record, now(), v.record_type
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[])
-			AS v(slug, identifier, dcat, source, record, record_type)
+		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
+			landing_page, download_urls_sha)
+		SELECT v.slug, v.identifier, v.dcat::jsonb, v.source, v.record, now(), v.record_type, NULLIF(v.landing, ''),
+			NULLIF(v.sha, '')
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[])
+			AS v(slug, identifier, dcat, source, record, record_type, landing, sha)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
 			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date,
-			record_type = EXCLUDED.record_type
-		RETURNING `+sqlstore.DatasetColumns, slugs, identifiers, dcats, sources, records, recordTypes)
+			record_type = EXCLUDED.record_type, landing_page = EXCLUDED.landing_page,
+			download_urls_sha = EXCLUDED.download_urls_sha
+		RETURNING `+sqlstore.DatasetColumns, slugs, identifiers, dcats, sources, records, recordTypes, landings, shas)
 	out := make([]*store.Dataset, len(ps))
 	err := sqlstore.Each(rows, scan.Dataset, func(d *store.Dataset) error {
 		out[at[key{d.SourceID, d.Identifier}]] = d

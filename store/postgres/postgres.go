@@ -89,7 +89,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 			JobListFilter: `($1::uuid IS NULL OR harvest_source_id = $1) AND ($2::text IS NULL OR status = $2)
 				AND ($3::text IS NULL OR job_type = $3)`,
 			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
-				WHERE $1 = '' OR harvest_source_id::text = $1 ORDER BY id`,
+				WHERE ($1 = '' OR harvest_source_id::text = $1) AND duplicate_of IS NULL ORDER BY id`,
 		},
 	}, s.OutcomeSettleBatch)
 	return s, nil

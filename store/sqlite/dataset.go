@@ -27,13 +27,15 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		t := now()
 		for i, p := range ps {
 			d, err := scan.Dataset(querier{tx}.QueryRow(ctx, `
-				INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+				INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
+					landing_page, download_urls_sha)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''))
 				ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
-					record_type = excluded.record_type
+					record_type = excluded.record_type, landing_page = excluded.landing_page,
+					download_urls_sha = excluded.download_urls_sha
 				RETURNING `+sqlstore.DatasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
-				p.SourceID, p.RecordID, t, store.DatasetRecordType(p.RecordType)))
+				p.SourceID, p.RecordID, t, store.DatasetRecordType(p.RecordType), p.LandingPage, p.DownloadURLsSHA))
 			if err != nil {
 				return err
 			}

@@ -70,7 +70,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			JobListFilter: `($1 IS NULL OR harvest_source_id = $1) AND ($2 IS NULL OR status = $2)
 				AND ($3 IS NULL OR job_type = $3)`,
 			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
-				WHERE $1 = '' OR harvest_source_id = $1 ORDER BY id`,
+				WHERE ($1 = '' OR harvest_source_id = $1) AND duplicate_of IS NULL ORDER BY id`,
 		},
 	}, s.OutcomeSettleBatch)
 	return s, nil

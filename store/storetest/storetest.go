@@ -54,6 +54,8 @@ var cases = []testCase{
 	{"Import/TxRowConflict", testImportTxRowConflict},
 
 	{"CrossSourceDuplicate/ListEmpty", testCrossSourceDuplicateListEmpty},
+	{"CrossSourceDuplicate/KeepHold", testCrossSourceDuplicateKeepHold},
+	{"CrossSourceDuplicate/Find", testCrossSourceDuplicateFind},
 
 	{"Source/EnsureCreates", testSourceEnsureCreates},
 	{"Source/EnsureExisting", testSourceEnsureExisting},

@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/harvester-dev/harvester/store"
 )
@@ -52,4 +54,132 @@ func (s *Store) scanDuplicate(row Row) (store.CrossSourceDuplicate, error) {
 	dest := append([]any{&c.Match, &c.Key, &c.FirstJobID, s.scan.Time(&c.FirstSeenAt)}, side(&c.Kept)...)
 	err := row.Scan(append(dest, side(&c.Held)...)...)
 	return c, err
+}
+
+// matchCase is the Match of a dataset (columns unqualified) sharing a key with $3 identifier,
+// $4 landingPage, $5 downloadURL set hash; matchKey its shared value; matchRank orders them.
+const (
+	matchCase = `CASE WHEN identifier = $3 THEN 'identifier' WHEN landing_page = $4 THEN 'landingPage'
+		ELSE 'downloadURL' END`
+	matchKey  = `CASE WHEN identifier = $3 THEN identifier WHEN landing_page = $4 THEN landing_page ELSE download_urls_sha END`
+	matchRank = `CASE WHEN identifier = $3 THEN 0 WHEN landing_page = $4 THEN 1 ELSE 2 END`
+	// sharesKey selects the live datasets of sources other than $2, other than $1, sharing a key.
+	sharesKey = `duplicate_of IS NULL AND harvest_source_id <> $2 AND id <> $1
+		AND (identifier = $3 OR landing_page = $4 OR download_urls_sha = $5)`
+	// candidateColumns are a DuplicateCandidate's columns of a dataset (unqualified).
+	candidateColumns = `id, harvest_source_id, (SELECT name FROM harvest_source s WHERE s.id = harvest_source_id),
+		identifier, slug, (SELECT precedence FROM harvest_source s WHERE s.id = harvest_source_id)`
+	clearDuplicate = `duplicate_of = NULL, duplicate_match = NULL, duplicate_key = NULL, duplicate_job_id = NULL,
+		duplicate_seen_at = NULL`
+)
+
+// scanCandidate reads candidateColumns, the match, the key and whether the dataset is live.
+func scanCandidate(row Row) (*store.DuplicateCandidate, error) {
+	var c store.DuplicateCandidate
+	err := row.Scan(&c.DatasetID, &c.SourceID, &c.SourceName, &c.Identifier, &c.Slug, &c.Precedence, &c.Match, &c.Key, &c.Live)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// DatasetDuplicateFind implements store.Store: two index lookups (dataset_identifier,
+// dataset_landing_page, dataset_download_urls_sha; dataset_duplicate_of), each one row.
+func (s *Store) DatasetDuplicateFind(ctx context.Context, p *store.DatasetDuplicateFindParams) ([]*store.DuplicateCandidate, error) {
+	return Collect(s.q.Query(ctx, `SELECT * FROM (SELECT `+candidateColumns+`, `+matchCase+`, `+matchKey+`, TRUE
+			FROM dataset WHERE `+sharesKey+`
+			ORDER BY 6 DESC, `+matchRank+`, id LIMIT 1) a
+		UNION ALL
+		SELECT * FROM (SELECT `+candidateColumns+`, duplicate_match, COALESCE(duplicate_key, ''), FALSE
+			FROM dataset WHERE duplicate_of = $1 ORDER BY 6 DESC, id LIMIT 1) b`,
+		p.DatasetID, p.SourceID, nullable(p.Identifier), nullable(p.LandingPage), nullable(p.DownloadURLsSHA)), scanCandidate)
+}
+
+// DatasetDuplicateKeep implements store.Store in one transaction: read the dataset's keys and
+// standing, make it live, hold the lower-ranked live datasets sharing a key, and give a pair
+// that swapped its first job and time back.
+func (s *Store) DatasetDuplicateKeep(ctx context.Context, p *store.DatasetDuplicateKeepParams) ([]*store.DuplicateCandidate, error) {
+	var held []*store.DuplicateCandidate
+	err := s.d.InTx(ctx, func(tx Querier) error {
+		var src, ident string
+		var landing, sha, oldKept, oldJob *string
+		var oldSeen *time.Time
+		var prec int
+		err := tx.QueryRow(ctx, `SELECT harvest_source_id, identifier, landing_page, download_urls_sha,
+			CAST(duplicate_of AS TEXT), CAST(duplicate_job_id AS TEXT), duplicate_seen_at,
+			(SELECT precedence FROM harvest_source s WHERE s.id = harvest_source_id)
+			FROM dataset WHERE id = $1`, p.DatasetID).Scan(&src, &ident, &landing, &sha, &oldKept, &oldJob,
+			s.scan.NullTime(&oldSeen), &prec)
+		if err != nil {
+			return err
+		}
+		if oldKept != nil {
+			if _, err := tx.Exec(ctx, `UPDATE dataset SET `+clearDuplicate+` WHERE id = $1`, p.DatasetID); err != nil {
+				return err
+			}
+		}
+		now := s.d.NowArgs()
+		held, err = Collect(tx.Query(ctx, s.sql(`UPDATE dataset SET duplicate_of = $1, duplicate_match = `+matchCase+`,
+			duplicate_key = `+matchKey+`, duplicate_job_id = $7, duplicate_seen_at = now()
+			WHERE `+sharesKey+` AND (SELECT precedence FROM harvest_source s WHERE s.id = harvest_source_id) < $6
+			RETURNING `+candidateColumns+`, duplicate_match, duplicate_key, FALSE`),
+			s.stamped(now, p.DatasetID, src, ident, landing, sha, prec, nullable(p.JobID))...), scanCandidate)
+		if err != nil || oldKept == nil {
+			return err
+		}
+		var seen any
+		if oldSeen != nil {
+			seen = s.d.Time(*oldSeen)
+		}
+		_, err = tx.Exec(ctx, `UPDATE dataset SET duplicate_job_id = $3, duplicate_seen_at = COALESCE($4, duplicate_seen_at)
+			WHERE id = $2 AND duplicate_of = $1`, p.DatasetID, *oldKept, oldJob, seen)
+		return err
+	})
+	return held, err
+}
+
+// DatasetHold implements store.Store in one transaction. Its first statement writes the kept
+// row (a no-op for a live one), so that two SYNCs holding a pair each way wait for each other:
+// the second finds the other no longer live.
+func (s *Store) DatasetHold(ctx context.Context, p *store.DatasetHoldParams) (bool, error) {
+	held := false
+	err := s.d.InTx(ctx, func(tx Querier) error {
+		var oldJob *string
+		var oldSeen *time.Time
+		swap := tx.QueryRow(ctx, `SELECT CAST(duplicate_job_id AS TEXT), duplicate_seen_at FROM dataset
+			WHERE id = $1 AND duplicate_of = $2`, p.KeptID, p.HeldID).Scan(&oldJob, s.scan.NullTime(&oldSeen))
+		n, err := tx.Exec(ctx, `UPDATE dataset SET `+clearDuplicate+`
+			WHERE id = $1 AND (duplicate_of IS NULL OR duplicate_of = $2)`, p.KeptID, p.HeldID)
+		if err != nil || n == 0 {
+			return err
+		}
+		var job any = nullable(p.JobID)
+		var seen any
+		switch {
+		case swap == nil: // the pair swaps: it keeps when it was first found
+			job = oldJob
+			if oldSeen != nil {
+				seen = s.d.Time(*oldSeen)
+			}
+		case !errors.Is(swap, store.ErrNotFound):
+			return swap
+		}
+		now := s.d.NowArgs()
+		n, err = tx.Exec(ctx, s.sql(`UPDATE dataset SET duplicate_match = $3, duplicate_key = $4,
+			duplicate_job_id = CASE WHEN duplicate_of = $2 THEN duplicate_job_id ELSE $5 END,
+			duplicate_seen_at = CASE WHEN duplicate_of = $2 THEN duplicate_seen_at ELSE COALESCE($6, now()) END,
+			duplicate_of = $2
+			WHERE id = $1`), s.stamped(now, p.HeldID, p.KeptID, p.Match, p.Key, job, seen)...)
+		held = n == 1
+		return err
+	})
+	return held, err
+}
+
+// DatasetDuplicateRelease implements store.Store in one statement (the dataset_duplicate_orphan
+// index finds the rows).
+func (s *Store) DatasetDuplicateRelease(ctx context.Context, limit int) ([]*store.Dataset, error) {
+	return Collect(s.q.Query(ctx, `UPDATE dataset SET `+clearDuplicate+` WHERE id IN (SELECT id FROM dataset
+		WHERE duplicate_of IS NULL AND duplicate_match IS NOT NULL LIMIT $1)
+		RETURNING `+DatasetColumns, limit), s.scan.Dataset)
 }

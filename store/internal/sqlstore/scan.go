@@ -26,8 +26,9 @@ const (
 	JobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
 	records_total, records_added, records_updated, records_deleted, records_unchanged,
 	records_errored, records_validated, records_settled, records_expected, redrives, records_warned`
-	DatasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date, record_type`
-	RecordColumns  = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
+	DatasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date, record_type,
+	COALESCE(CAST(duplicate_of AS TEXT), ''), COALESCE(landing_page, ''), COALESCE(download_urls_sha, '')`
+	RecordColumns = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
 	COALESCE(source_raw, ''), source_transform, status, COALESCE(schema_type, ''), date_created`
 	OrganizationColumns = `id, name, slug, created_at`
 )
@@ -106,7 +107,8 @@ func (s *Scanner) Organization(row Row) (*store.Organization, error) {
 func (s *Scanner) Dataset(row Row) (*store.Dataset, error) {
 	var d store.Dataset
 	var dcat []byte
-	err := row.Scan(&d.ID, &d.Slug, &d.SourceID, &d.Identifier, &dcat, &d.RecordID, s.Time(&d.LastHarvestedDate), &d.RecordType)
+	err := row.Scan(&d.ID, &d.Slug, &d.SourceID, &d.Identifier, &dcat, &d.RecordID, s.Time(&d.LastHarvestedDate), &d.RecordType,
+		&d.DuplicateOf, &d.LandingPage, &d.DownloadURLsSHA)
 	if err != nil {
 		return nil, err
 	}
@@ -138,15 +140,16 @@ func (s *Scanner) RecordError(row Row) (*store.RecordError, error) {
 
 // RecordCompare reads a row of a backend's recordCompareSQL: the key's own record's job,
 // action and status (NULL when it has none), whether a comparable record exists, its id,
-// status, source_hash, action, schema_type, shacl_profile and h2_source_hash, and whether the
-// dataset is live.
+// status, source_hash, action, schema_type, shacl_profile and h2_source_hash, whether the
+// dataset is live, and whether its duplicate standing is stale.
 func (s *Scanner) RecordCompare(row Row) (*store.RecordCompare, error) {
 	var jobID, action, status *string
 	var latest store.RecordCompareLatest
 	var hasLatest bool
 	c := &store.RecordCompare{}
 	err := row.Scan(&jobID, &action, &status, &hasLatest, &latest.ID, &latest.Status,
-		&latest.SourceHash, &latest.Action, &latest.SchemaType, &latest.SHACLProfile, &latest.H2SourceHash, &c.DatasetLive)
+		&latest.SourceHash, &latest.Action, &latest.SchemaType, &latest.SHACLProfile, &latest.H2SourceHash, &c.DatasetLive,
+		&c.DuplicateStale)
 	if err != nil {
 		return nil, err
 	}

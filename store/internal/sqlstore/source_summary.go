@@ -15,7 +15,8 @@ import (
 // force_harvest job, by date_finished) id, type, status, creation, finish and errored, warned
 // and passed (added + updated + unchanged) counts (lr_*); and its last success's finish
 // (ls_finished): the columns store.SourceHealth judges from.
-const sourceSummaryFrom = ` (SELECT h.*, (SELECT count(*) FROM dataset d WHERE d.harvest_source_id = h.id) AS n_datasets,
+const sourceSummaryFrom = ` (SELECT h.*, (SELECT count(*) FROM dataset d WHERE d.harvest_source_id = h.id
+	AND d.duplicate_of IS NULL) AS n_datasets,
 	lj.id AS lj_id, lj.job_type AS lj_type, lj.status AS lj_status, lj.date_created AS lj_created,
 	lj.date_finished AS lj_finished,
 	lr.id AS lr_id, lr.job_type AS lr_type, lr.status AS lr_status, lr.date_created AS lr_created,

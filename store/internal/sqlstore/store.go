@@ -166,18 +166,21 @@ func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobErr
 // existing one keeps its id.
 func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
 	return s.scan.Dataset(s.q.QueryRow(ctx, s.sql(`
-		INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type)
-		VALUES ($1, $2, $3, $4, $5, $6, now(), $7)
+		INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
+			landing_page, download_urls_sha)
+		VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8, $9)
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 			harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
-			record_type = excluded.record_type
+			record_type = excluded.record_type, landing_page = excluded.landing_page,
+			download_urls_sha = excluded.download_urls_sha
 		RETURNING `+DatasetColumns), s.stamped(s.d.NowArgs(), uuid.NewString(), p.Slug, p.Identifier,
-		string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, store.DatasetRecordType(p.RecordType))...))
+		string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, store.DatasetRecordType(p.RecordType),
+		nullable(p.LandingPage), nullable(p.DownloadURLsSHA))...))
 }
 
 // DatasetCount implements store.Store.
 func (s *Store) DatasetCount(ctx context.Context, sourceID string) (int, error) {
-	return Count(ctx, s.q, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1`, sourceID)
+	return Count(ctx, s.q, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1 AND duplicate_of IS NULL`, sourceID)
 }
 
 // DatasetDelete implements store.Store.
@@ -192,7 +195,7 @@ func (s *Store) DatasetFindElsewhere(ctx context.Context, p *store.DatasetFindEl
 	d := &store.DatasetElsewhere{Identifier: p.Identifier}
 	err := s.q.QueryRow(ctx, `SELECT d.harvest_source_id, s.name, d.slug FROM dataset d
 		JOIN harvest_source s ON s.id = d.harvest_source_id
-		WHERE d.identifier = $1 AND d.harvest_source_id <> $2
+		WHERE d.identifier = $1 AND d.harvest_source_id <> $2 AND d.duplicate_of IS NULL
 		ORDER BY s.name, s.id LIMIT 1`, p.Identifier, p.SourceID).Scan(&d.SourceID, &d.SourceName, &d.Slug)
 	if err != nil {
 		return nil, err
@@ -209,7 +212,7 @@ func (s *Store) DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*sto
 // DatasetList implements store.Store.
 func (s *Store) DatasetList(ctx context.Context, p *store.DatasetListParams) ([]*store.Dataset, error) {
 	return Collect(s.q.Query(ctx, `SELECT `+DatasetColumns+` FROM dataset WHERE harvest_source_id = $1
-		ORDER BY identifier`, p.SourceID), s.scan.Dataset)
+		AND duplicate_of IS NULL ORDER BY identifier`, p.SourceID), s.scan.Dataset)
 }
 
 // DatasetStream implements store.Store.
@@ -255,7 +258,7 @@ func (s *Store) RecordErrorSummary(ctx context.Context, jobID string) ([]*store.
 // OrganizationDatasetCount implements store.Store.
 func (s *Store) OrganizationDatasetCount(ctx context.Context, id string) (int, error) {
 	return Count(ctx, s.q, `SELECT count(*) FROM dataset d JOIN harvest_source h ON h.id = d.harvest_source_id
-		WHERE h.organization_id = $1`, id)
+		WHERE h.organization_id = $1 AND d.duplicate_of IS NULL`, id)
 }
 
 // JobCountsSince implements store.Store.

@@ -17,8 +17,12 @@ CREATE INDEX dataset_landing_page ON dataset (landing_page) WHERE landing_page I
 CREATE INDEX dataset_download_urls_sha ON dataset (download_urls_sha) WHERE download_urls_sha IS NOT NULL;
 CREATE INDEX dataset_duplicate_of ON dataset (duplicate_of) WHERE duplicate_of IS NOT NULL;
 CREATE INDEX dataset_duplicate_job ON dataset (duplicate_job_id) WHERE duplicate_job_id IS NOT NULL;
+-- A held dataset whose kept dataset was deleted (duplicate_of set NULL by the foreign key, its
+-- other duplicate columns still set) until SYNC releases it (DatasetDuplicateRelease).
+CREATE INDEX dataset_duplicate_orphan ON dataset (id) WHERE duplicate_of IS NULL AND duplicate_match IS NOT NULL;
 
 -- +goose Down
+DROP INDEX dataset_duplicate_orphan;
 DROP INDEX dataset_duplicate_job;
 DROP INDEX dataset_duplicate_of;
 DROP INDEX dataset_download_urls_sha;

@@ -1,0 +1,215 @@
+package catalogsync
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// releaseBatch bounds the datasets one delete makes live again per store call.
+const releaseBatch = 500
+
+// DuplicateKeys returns a DCAT-US dataset's cross-source duplicate keys besides its identifier:
+// its landingPage (trimmed; "" when missing or not a string) and the SHA-256 (hex) of the set of
+// its distribution[].downloadURL values (trimmed, empty ones dropped, sorted, repeats dropped,
+// joined by newlines; "" when there is none). Order and repeats of the downloadURLs do not
+// change the key.
+func DuplicateKeys(dcat json.RawMessage) (landingPage, downloadURLsSHA string) {
+	var d struct {
+		LandingPage  any `json:"landingPage"`
+		Distribution any `json:"distribution"`
+	}
+	if json.Unmarshal(dcat, &d) != nil {
+		return "", ""
+	}
+	if s, ok := d.LandingPage.(string); ok {
+		landingPage = strings.TrimSpace(s)
+	}
+	dists, _ := d.Distribution.([]any)
+	var urls []string
+	for _, x := range dists {
+		if m, ok := x.(map[string]any); ok {
+			if u, ok := m["downloadURL"].(string); ok && strings.TrimSpace(u) != "" {
+				urls = append(urls, strings.TrimSpace(u))
+			}
+		}
+	}
+	if len(urls) == 0 {
+		return landingPage, ""
+	}
+	slices.Sort(urls)
+	sum := sha256.Sum256([]byte(strings.Join(slices.Compact(urls), "\n")))
+	return landingPage, hex.EncodeToString(sum[:])
+}
+
+// judge applies the cross-source duplicate rule to the dataset ds that SYNC just wrote for job
+// jobID, and keeps the search index in step: of ds and the datasets of other sources sharing a
+// key with it, the one whose source has the higher precedence is live; a tie keeps the dataset
+// already live (first come). It returns the CrossSourceDuplicate warning of ds's record (nil
+// when ds has no duplicate) and whether ds is live.
+func (h *Handler) judge(ctx context.Context, jobID string, ds *store.Dataset) (*harvest.RecordError, bool, error) {
+	cands, err := h.store.DatasetDuplicateFind(ctx, &store.DatasetDuplicateFindParams{DatasetID: ds.ID,
+		SourceID: ds.SourceID, Identifier: ds.Identifier, LandingPage: ds.LandingPage, DownloadURLsSHA: ds.DownloadURLsSHA})
+	if err != nil {
+		return nil, false, fmt.Errorf("find cross-source duplicates: %w", err)
+	}
+	if len(cands) == 0 && ds.DuplicateOf == "" {
+		return nil, true, nil // the usual case: one lookup
+	}
+	src, err := h.store.SourceGet(ctx, ds.SourceID)
+	if err != nil {
+		return nil, false, fmt.Errorf("read the source: %w", err)
+	}
+	var best *store.DuplicateCandidate
+	for _, c := range cands {
+		// a live dataset wins a tie (it was live first); one held against ds must rank higher
+		if c.Precedence > src.Precedence || c.Live && c.Precedence == src.Precedence {
+			if best == nil || c.Precedence > best.Precedence {
+				best = c
+			}
+		}
+	}
+	if best == nil {
+		return h.keep(ctx, jobID, ds, src, cands)
+	}
+	if best.Live {
+		held, err := h.store.DatasetHold(ctx, &store.DatasetHoldParams{KeptID: best.DatasetID, HeldID: ds.ID,
+			Match: best.Match, Key: best.Key, JobID: jobID})
+		if err != nil {
+			return nil, false, fmt.Errorf("hold the dataset: %w", err)
+		}
+		if !held { // the other one stopped being live meanwhile: judge again on the retry
+			return nil, false, fmt.Errorf("hold the dataset: %s of source %s is no longer live", best.Slug, best.SourceID)
+		}
+		return heldWarning(best, src), false, h.unindex(ctx, ds.ID)
+	}
+	// One held against ds now outranks it (a precedence changed): it becomes the live one.
+	won, err := h.store.DatasetDuplicateKeep(ctx, &store.DatasetDuplicateKeepParams{DatasetID: best.DatasetID, JobID: jobID})
+	if err != nil {
+		return nil, false, fmt.Errorf("keep the dataset %s: %w", best.Slug, err)
+	}
+	if err := h.reindex(ctx, best.SourceID, best.Identifier); err != nil {
+		return nil, false, err
+	}
+	live := true
+	for _, c := range won {
+		live = live && c.DatasetID != ds.ID
+		if err := h.unindex(ctx, c.DatasetID); err != nil {
+			return nil, false, err
+		}
+	}
+	return heldWarning(best, src), live, nil
+}
+
+// keep makes ds the live one of its duplicates (cands: DatasetDuplicateFind's) and takes the ones
+// it now holds out of the index.
+func (h *Handler) keep(ctx context.Context, jobID string, ds *store.Dataset, src *store.Source,
+	cands []*store.DuplicateCandidate,
+) (*harvest.RecordError, bool, error) {
+	held, err := h.store.DatasetDuplicateKeep(ctx, &store.DatasetDuplicateKeepParams{DatasetID: ds.ID, JobID: jobID})
+	if err != nil {
+		return nil, false, fmt.Errorf("keep the dataset: %w", err)
+	}
+	for _, c := range held {
+		if err := h.unindex(ctx, c.DatasetID); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(held) == 0 { // it keeps the ones already held against it, if any
+		for _, c := range cands {
+			if !c.Live {
+				held = append(held, c)
+			}
+		}
+	}
+	if len(held) == 0 {
+		return nil, true, nil
+	}
+	o := held[0]
+	more := ""
+	if len(held) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(held)-1)
+	}
+	return &harvest.RecordError{Type: harvest.TypeCrossSourceDuplicate, Severity: harvest.SeverityWarning,
+		Message: fmt.Sprintf("harvest source %q (%s) publishes the same dataset as %q (same %s %q)%s: "+
+			"this source's precedence %d is higher, so this dataset is the live one and that one is held",
+			o.SourceName, o.SourceID, o.Slug, o.Match, o.Key, more, src.Precedence)}, true, nil
+}
+
+// heldWarning is the warning of a record whose dataset is held against kept.
+func heldWarning(kept *store.DuplicateCandidate, src *store.Source) *harvest.RecordError {
+	why := fmt.Sprintf("that source's precedence %d is higher than this one's (%d)", kept.Precedence, src.Precedence)
+	if kept.Precedence == src.Precedence {
+		why = fmt.Sprintf("both sources have precedence %d and that dataset was live first", src.Precedence)
+	}
+	return &harvest.RecordError{Type: harvest.TypeCrossSourceDuplicate, Severity: harvest.SeverityWarning,
+		Message: fmt.Sprintf("harvest source %q (%s) publishes the same dataset as %q (same %s %q): %s, "+
+			"so this record stays harvested but its dataset is held, not live", kept.SourceName, kept.SourceID,
+			kept.Slug, kept.Match, kept.Key, why)}
+}
+
+// release makes live again the datasets that were held against a dataset since deleted, judging
+// each as if it had just been written (one of them may hold the others), in batches.
+func (h *Handler) release(ctx context.Context, jobID string) error {
+	for {
+		ds, err := h.store.DatasetDuplicateRelease(ctx, releaseBatch)
+		if err != nil {
+			return fmt.Errorf("release held duplicates: %w", err)
+		}
+		for _, d := range ds {
+			if _, live, err := h.judge(ctx, jobID, d); err != nil {
+				return err
+			} else if live {
+				if err := h.reindex(ctx, d.SourceID, d.Identifier); err != nil {
+					return err
+				}
+			}
+		}
+		if len(ds) < releaseBatch {
+			return nil
+		}
+	}
+}
+
+// reindex writes the search document of the dataset (source, identifier) as it is now.
+func (h *Handler) reindex(ctx context.Context, sourceID, identifier string) error {
+	if h.index == nil {
+		return nil
+	}
+	ds, err := h.store.DatasetGet(ctx, &store.DatasetGetParams{SourceID: sourceID, Identifier: identifier})
+	if err != nil {
+		return fmt.Errorf("read dataset: %w", err)
+	}
+	if ds.DuplicateOf != "" {
+		return nil
+	}
+	return h.put(ctx, ds)
+}
+
+// put writes ds's search document.
+func (h *Handler) put(ctx context.Context, ds *store.Dataset) error {
+	if h.index == nil {
+		return nil
+	}
+	org, err := h.orgs.Name(ctx, ds.SourceID)
+	if err != nil {
+		return fmt.Errorf("organization of the source: %w", err)
+	}
+	return indexError(h.index.Put(ctx, search.FromDataset(ds, org)))
+}
+
+// unindex removes the search document of a dataset that is not live.
+func (h *Handler) unindex(ctx context.Context, datasetID string) error {
+	if h.index == nil {
+		return nil
+	}
+	return indexError(h.index.Delete(ctx, datasetID))
+}

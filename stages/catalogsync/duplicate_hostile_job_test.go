@@ -1,0 +1,130 @@
+package catalogsync_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// live reports whether the dataset (source, identifier) exists and is live.
+func (h *dupHarness) live(t *testing.T, sourceID, identifier string) bool {
+	t.Helper()
+	d, err := h.Store.DatasetGet(t.Context(), &store.DatasetGetParams{SourceID: sourceID, Identifier: identifier})
+	require.NoError(t, err, "the dataset exists, live or held")
+	return d.DuplicateOf == ""
+}
+
+// TestCrossSourceDuplicateDeleteReleases: when the live one of a pair goes (its source stops
+// publishing it), the held one becomes live in that job at once, searchable, without a harvest
+// of its own source; a tie keeps the dataset live first and does not flap.
+func TestCrossSourceDuplicateDeleteReleases(t *testing.T) {
+	t.Parallel()
+	h := newDupHarness(t)
+	a, b := h.source(t, "first", 0), h.source(t, "second", 0)
+	recs := shared(3, "Same")
+	h.harvest(t, a, recs...)
+	found := h.harvest(t, b, recs...)
+	require.Equal(t, 3, h.duplicateWarnings(t, found.JobID))
+	require.Len(t, h.LiveIdentifiers(t, a.ID), 3, "a tie keeps the dataset live first")
+	require.Empty(t, h.LiveIdentifiers(t, b.ID))
+
+	again := h.harvest(t, a, recs...)
+	require.Equal(t, 3, again.Unchanged, "a tie is not judged again")
+	again = h.harvest(t, b, recs...)
+	require.Equal(t, 3, again.Unchanged)
+	require.Len(t, h.LiveIdentifiers(t, a.ID), 3, "no flapping")
+
+	gone := h.harvest(t, a, recs[1:]...)
+	require.Equal(t, 1, gone.Deleted)
+	require.Equal(t, []string{"shared-00"}, h.LiveIdentifiers(t, b.ID), "the held one is live at once")
+	require.Equal(t, 1, h.indexed(t, b.ID))
+	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{}), 2)
+}
+
+// TestCrossSourceDuplicateHostile: a chain (A dup of B by identifier, B dup of C by
+// landingPage), a cycle (two datasets that are each other's duplicate by identifier and by
+// landingPage), one source's 1,000 datasets sharing a landingPage with another source's one
+// dataset, a record with 20,000 downloadURLs matching another source's set in another order,
+// and a source that repeats an identifier and shares landingPages within itself.
+func TestCrossSourceDuplicateHostile(t *testing.T) {
+	t.Parallel()
+	h := newDupHarness(t)
+	low, mid, high := h.source(t, "low", 0), h.source(t, "mid", 5), h.source(t, "high", 10)
+
+	// The chain and the cycle.
+	h.harvest(t, low, dupRecord{id: "a", title: "Chain A"}, dupRecord{id: "cyc", title: "Cycle low", landing: "https://x.gov/cyc"})
+	h.harvest(t, mid, dupRecord{id: "a", title: "Chain B", landing: "https://x.gov/b"},
+		dupRecord{id: "cyc", title: "Cycle mid", landing: "https://x.gov/cyc"})
+	require.False(t, h.live(t, low.ID, "a"))
+	require.True(t, h.live(t, mid.ID, "a"))
+	rep := h.harvest(t, high, dupRecord{id: "c", title: "Chain C", landing: "https://x.gov/b"})
+	require.Equal(t, 1, h.duplicateWarnings(t, rep.JobID))
+	require.False(t, h.live(t, low.ID, "a"))
+	require.False(t, h.live(t, mid.ID, "a"))
+	require.True(t, h.live(t, high.ID, "c"), "one live dataset in the chain")
+	cyc := h.pairs(t, store.CrossSourceDuplicateListParams{SourceID: low.ID})
+	require.Len(t, cyc, 2, "the chain's first pair and the cycle's one pair")
+	for _, p := range cyc {
+		require.Equal(t, store.MatchIdentifier, p.Match, "identifier is the first key")
+	}
+	require.False(t, h.live(t, low.ID, "cyc"))
+	require.True(t, h.live(t, mid.ID, "cyc"))
+	h.setPrecedence(t, low, 20) // the cycle's pair swaps; the chain's low A now outranks mid B
+	h.harvest(t, low, dupRecord{id: "a", title: "Chain A"}, dupRecord{id: "cyc", title: "Cycle low", landing: "https://x.gov/cyc"})
+	require.True(t, h.live(t, low.ID, "cyc"))
+	require.False(t, h.live(t, mid.ID, "cyc"), "never both held: no cycle")
+	require.True(t, h.live(t, low.ID, "a"))
+	require.False(t, h.live(t, mid.ID, "a"))
+
+	// 1,000 datasets of one source share a landingPage with one dataset of a higher source.
+	many := h.source(t, "many", -1)
+	recs := make([]dupRecord, 1000)
+	for i := range recs {
+		recs[i] = dupRecord{id: fmt.Sprintf("m-%04d", i), title: fmt.Sprintf("Many %d", i), landing: "https://agency.gov/"}
+	}
+	rep = h.harvest(t, many, recs...)
+	require.Equal(t, 1000, rep.Added)
+	require.Zero(t, h.duplicateWarnings(t, rep.JobID), "the same landingPage within one source is no duplicate")
+	rep = h.harvest(t, high, dupRecord{id: "c", title: "Chain C", landing: "https://x.gov/b"},
+		dupRecord{id: "home", title: "Home", landing: "https://agency.gov/"})
+	require.Equal(t, 1, rep.Unchanged)
+	require.Equal(t, 2, rep.Warned, "the unchanged record carries its warning")
+	require.Equal(t, 1, h.duplicateWarnings(t, rep.JobID), "one warning for the record that keeps 1,000")
+	require.Empty(t, h.LiveIdentifiers(t, many.ID), "one live dataset for the landingPage")
+	require.Zero(t, h.indexed(t, many.ID))
+	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{SourceID: many.ID}), 1000)
+
+	// A huge downloadURL set, listed in another order by another source.
+	urls := make([]string, 20000)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("https://files.agency.gov/data/part-%05d.csv", i)
+	}
+	rev := slices.Clone(urls)
+	slices.Reverse(rev)
+	h.harvest(t, mid, dupRecord{id: "a", title: "Chain B", landing: "https://x.gov/b"},
+		dupRecord{id: "cyc", title: "Cycle mid", landing: "https://x.gov/cyc"},
+		dupRecord{id: "big-mid", title: "Big", urls: append(rev, rev[0])})
+	rep = h.harvest(t, low, dupRecord{id: "a", title: "Chain A"},
+		dupRecord{id: "cyc", title: "Cycle low", landing: "https://x.gov/cyc"},
+		dupRecord{id: "big-low", title: "Big", urls: urls})
+	require.True(t, h.live(t, low.ID, "big-low"))
+	require.False(t, h.live(t, mid.ID, "big-mid"))
+	big := h.pairs(t, store.CrossSourceDuplicateListParams{JobID: rep.JobID})
+	require.Len(t, big, 1)
+	require.Equal(t, store.MatchDownloadURL, big[0].Match)
+	require.Len(t, big[0].Key, 64, "the key is the set's SHA-256")
+
+	// A source duplicating itself is not a cross-source duplicate.
+	self := h.source(t, "self", 50)
+	rep = h.harvest(t, self, dupRecord{id: "s1", title: "Self 1", landing: "https://self.gov/"},
+		dupRecord{id: "s1", title: "Self 1 again", landing: "https://self.gov/"},
+		dupRecord{id: "s2", title: "Self 2", landing: "https://self.gov/"})
+	require.Zero(t, h.duplicateWarnings(t, rep.JobID))
+	require.Len(t, h.LiveIdentifiers(t, self.ID), 2)
+	require.Contains(t, h.ErrorMessages(t, rep.JobID, harvest.SeverityError)[0], "s1")
+}
