@@ -44,9 +44,10 @@ type duplicatesPageData struct {
 	Of string
 }
 
-// duplicatesPage renders the page of p's pairs, paged by ?page=.
+// duplicatesPage renders the page of p's pairs, paged by ?page=; the side of source this (when
+// not "") is marked as this source's.
 func (s *server) duplicatesPage(w http.ResponseWriter, r *http.Request, p store.CrossSourceDuplicateListParams,
-	d duplicatesPageData) error {
+	this string, d duplicatesPageData) error {
 	d.Paging = pageOf(r, listPerPage)
 	p.PageParams = d.Paging.params()
 	rows, total, err := s.store.CrossSourceDuplicateList(r.Context(), &p)
@@ -54,7 +55,7 @@ func (s *server) duplicatesPage(w http.ResponseWriter, r *http.Request, p store.
 		return fmt.Errorf("list cross-source duplicates: %w", err)
 	}
 	d.Paging.Total = total
-	d.List = duplicateList{Rows: rows, Total: total, Source: p.SourceID}
+	d.List = duplicateList{Rows: rows, Total: total, Source: this}
 	return s.render(w, r, http.StatusOK, "duplicates.html", "Cross-source duplicates: "+d.BackName, d)
 }
 
@@ -64,7 +65,7 @@ func (s *server) sourceDuplicates(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return s.duplicatesPage(w, r, store.CrossSourceDuplicateListParams{SourceID: src.ID},
+	return s.duplicatesPage(w, r, store.CrossSourceDuplicateListParams{SourceID: src.ID}, src.ID,
 		duplicatesPageData{Back: "/harvest_sources/" + src.ID, BackName: src.Name, Of: "source"})
 }
 
@@ -75,7 +76,7 @@ func (s *server) organizationDuplicates(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	return s.duplicatesPage(w, r, store.CrossSourceDuplicateListParams{OrganizationID: o.ID},
+	return s.duplicatesPage(w, r, store.CrossSourceDuplicateListParams{OrganizationID: o.ID}, "",
 		duplicatesPageData{Back: "/organizations/" + o.ID, BackName: o.Name, Of: "organization"})
 }
 
@@ -85,6 +86,6 @@ func (s *server) jobDuplicates(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.duplicatesPage(w, r, store.CrossSourceDuplicateListParams{JobID: j.ID},
+	return s.duplicatesPage(w, r, store.CrossSourceDuplicateListParams{JobID: j.ID}, j.SourceID,
 		duplicatesPageData{Back: "/harvest_jobs/" + j.ID, BackName: "job " + j.ID, Of: "job"})
 }
