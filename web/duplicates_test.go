@@ -161,7 +161,7 @@ func TestDuplicatesPages(t *testing.T) {
 			require.Equal(t, http.StatusOK, code, all)
 			require.Len(t, duplicateRows(t, body), 3, all+"?page=2")
 			require.NotContains(t, body, `id="duplicates-all"`, "no link to itself")
-			require.Contains(t, body, `<caption class="hint">23 pairs:`, "not \"the first 3\"")
+			require.Contains(t, body, `<caption class="hint">23 pairs.</caption>`, "not \"the first 3\"")
 			if page != "/organizations/"+f.org.ID {
 				require.Equal(t, 3, strings.Count(body, "(this source)"), "%s: the page's own source's side is marked", all)
 			}
