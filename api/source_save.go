@@ -129,6 +129,8 @@ func (v Sources) Delete(ctx context.Context, id string) error {
 		msg := "the harvest source has an unfinished job: wait for it to end or cancel it"
 		if n, err := v.Store.DatasetCount(ctx, id); err == nil && n > 0 {
 			msg = fmt.Sprintf("the harvest source has %d live datasets: run a clear job first", n)
+		} else if held, err := v.Store.DatasetCountHeld(ctx, id); err == nil && held > 0 {
+			msg = fmt.Sprintf("the harvest source has %d datasets held as cross-source duplicates: run a clear job first", held)
 		}
 		return describe(err, "", msg)
 	}

@@ -34,6 +34,9 @@ type Store interface {
 
 	// DatasetCount returns how many live datasets a source has.
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
+	// DatasetCountHeld returns how many of a source's datasets are held as cross-source
+	// duplicates (not live; DatasetListUnseen lists them with the live ones).
+	DatasetCountHeld(ctx context.Context, sourceID string) (int, error)
 	// DatasetDelete removes the live dataset of (source, identifier); it reports whether a row
 	// was removed. Deleting a missing dataset is not an error (redelivery is normal).
 	DatasetDelete(ctx context.Context, p *DatasetDeleteParams) (bool, error)

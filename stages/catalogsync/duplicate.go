@@ -106,7 +106,10 @@ func (h *Handler) judge(ctx context.Context, jobID string, ds *store.Dataset) (*
 			return nil, false, err
 		}
 	}
-	return heldWarning(best, src), live, nil
+	if live { // ds no longer shares a key with it: both are live
+		return nil, true, nil
+	}
+	return heldWarning(best, src), false, nil
 }
 
 // keep makes ds the live one of its duplicates (cands: DatasetDuplicateFind's) and takes the ones

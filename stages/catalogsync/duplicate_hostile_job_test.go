@@ -8,13 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/store"
 )
 
 // live reports whether the dataset (source, identifier) exists and is live.
 func (h *dupHarness) live(t *testing.T, sourceID, identifier string) bool {
 	t.Helper()
-	d, err := h.Store.DatasetGet(t.Context(), &store.DatasetGetParams{SourceID: sourceID, Identifier: identifier})
+	d, err := h.st.DatasetGet(t.Context(), &store.DatasetGetParams{SourceID: sourceID, Identifier: identifier})
 	require.NoError(t, err, "the dataset exists, live or held")
 	return d.DuplicateOf == ""
 }
@@ -30,27 +31,33 @@ func TestCrossSourceDuplicateDeleteReleases(t *testing.T) {
 	h.harvest(t, a, recs...)
 	found := h.harvest(t, b, recs...)
 	require.Equal(t, 3, h.duplicateWarnings(t, found.JobID))
-	require.Len(t, h.LiveIdentifiers(t, a.ID), 3, "a tie keeps the dataset live first")
-	require.Empty(t, h.LiveIdentifiers(t, b.ID))
+	require.Len(t, h.liveIdentifiers(t, a.ID), 3, "a tie keeps the dataset live first")
+	require.Empty(t, h.liveIdentifiers(t, b.ID))
 
 	again := h.harvest(t, a, recs...)
 	require.Equal(t, 3, again.Unchanged, "a tie is not judged again")
 	again = h.harvest(t, b, recs...)
 	require.Equal(t, 3, again.Unchanged)
-	require.Len(t, h.LiveIdentifiers(t, a.ID), 3, "no flapping")
+	require.Len(t, h.liveIdentifiers(t, a.ID), 3, "no flapping")
 
 	gone := h.harvest(t, a, recs[1:]...)
 	require.Equal(t, 1, gone.Deleted)
-	require.Equal(t, []string{"shared-00"}, h.LiveIdentifiers(t, b.ID), "the held one is live at once")
+	require.Equal(t, []string{"shared-00"}, h.liveIdentifiers(t, b.ID), "the held one is live at once")
 	require.Equal(t, 1, h.indexed(t, b.ID))
 	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{}), 2)
+
+	// A clear job of the live side releases every held one.
+	clear := h.Harvest(t, pipelinetest.Source{URL: a.URL, SchemaType: pipelinetest.Federal, JobType: harvest.JobClear})
+	pipelinetest.MustComplete(t, clear)
+	require.Equal(t, 2, clear.Deleted)
+	require.Len(t, h.liveIdentifiers(t, b.ID), 3)
+	require.Equal(t, 3, h.indexed(t, b.ID))
+	require.Empty(t, h.pairs(t, store.CrossSourceDuplicateListParams{}))
 }
 
 // TestCrossSourceDuplicateHostile: a chain (A dup of B by identifier, B dup of C by
-// landingPage), a cycle (two datasets that are each other's duplicate by identifier and by
-// landingPage), one source's 1,000 datasets sharing a landingPage with another source's one
-// dataset, a record with 20,000 downloadURLs matching another source's set in another order,
-// and a source that repeats an identifier and shares landingPages within itself.
+// landingPage) keeps one live dataset; a cycle (two datasets that are each other's duplicate by
+// identifier and by landingPage) is one pair, and swapping it never holds both.
 func TestCrossSourceDuplicateHostile(t *testing.T) {
 	t.Parallel()
 	h := newDupHarness(t)
@@ -80,38 +87,61 @@ func TestCrossSourceDuplicateHostile(t *testing.T) {
 	require.False(t, h.live(t, mid.ID, "cyc"), "never both held: no cycle")
 	require.True(t, h.live(t, low.ID, "a"))
 	require.False(t, h.live(t, mid.ID, "a"))
+}
 
-	// 1,000 datasets of one source share a landingPage with one dataset of a higher source.
+// TestCrossSourceDuplicateManySharingLandingPage: one source's 1,000 datasets share a
+// landingPage with one dataset of a higher source: that one stays live, in one statement when
+// it comes last, and each of 1,000 records synced at once is held against it when they come
+// last.
+func TestCrossSourceDuplicateManySharingLandingPage(t *testing.T) {
+	t.Parallel()
+	h := newDupHarness(t)
+	high := h.source(t, "high", 10)
+	h.harvest(t, high, dupRecord{id: "c", title: "Chain C", landing: "https://x.gov/b"})
 	many := h.source(t, "many", -1)
 	recs := make([]dupRecord, 1000)
 	for i := range recs {
 		recs[i] = dupRecord{id: fmt.Sprintf("m-%04d", i), title: fmt.Sprintf("Many %d", i), landing: "https://agency.gov/"}
 	}
-	rep = h.harvest(t, many, recs...)
+	rep := h.harvest(t, many, recs...)
 	require.Equal(t, 1000, rep.Added)
 	require.Zero(t, h.duplicateWarnings(t, rep.JobID), "the same landingPage within one source is no duplicate")
 	rep = h.harvest(t, high, dupRecord{id: "c", title: "Chain C", landing: "https://x.gov/b"},
 		dupRecord{id: "home", title: "Home", landing: "https://agency.gov/"})
 	require.Equal(t, 1, rep.Unchanged)
-	require.Equal(t, 2, rep.Warned, "the unchanged record carries its warning")
+	require.Equal(t, 1, rep.Warned)
 	require.Equal(t, 1, h.duplicateWarnings(t, rep.JobID), "one warning for the record that keeps 1,000")
-	require.Empty(t, h.LiveIdentifiers(t, many.ID), "one live dataset for the landingPage")
+	require.Empty(t, h.liveIdentifiers(t, many.ID), "one live dataset for the landingPage")
 	require.Zero(t, h.indexed(t, many.ID))
 	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{SourceID: many.ID}), 1000)
+	// The other order: 1,000 records synced at once, each held against the one live dataset.
+	later := h.source(t, "later", -1)
+	for i := range recs {
+		recs[i].id = fmt.Sprintf("l-%04d", i)
+	}
+	rep = h.harvest(t, later, recs...)
+	require.Equal(t, 1000, rep.Added)
+	require.Equal(t, 1000, h.duplicateWarnings(t, rep.JobID))
+	require.Empty(t, h.liveIdentifiers(t, later.ID))
+	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{JobID: rep.JobID}), 1000)
 
-	// A huge downloadURL set, listed in another order by another source.
+}
+
+// TestCrossSourceDuplicateHugeAndSelf: a record with 20,000 downloadURLs matches another
+// source's record with the same set in another order, with a repeat; a source that repeats an
+// identifier and shares a landingPage within itself has no cross-source duplicate.
+func TestCrossSourceDuplicateHugeAndSelf(t *testing.T) {
+	t.Parallel()
+	h := newDupHarness(t)
+	low, mid := h.source(t, "low", 20), h.source(t, "mid", 5)
 	urls := make([]string, 20000)
 	for i := range urls {
 		urls[i] = fmt.Sprintf("https://files.agency.gov/data/part-%05d.csv", i)
 	}
 	rev := slices.Clone(urls)
 	slices.Reverse(rev)
-	h.harvest(t, mid, dupRecord{id: "a", title: "Chain B", landing: "https://x.gov/b"},
-		dupRecord{id: "cyc", title: "Cycle mid", landing: "https://x.gov/cyc"},
-		dupRecord{id: "big-mid", title: "Big", urls: append(rev, rev[0])})
-	rep = h.harvest(t, low, dupRecord{id: "a", title: "Chain A"},
-		dupRecord{id: "cyc", title: "Cycle low", landing: "https://x.gov/cyc"},
-		dupRecord{id: "big-low", title: "Big", urls: urls})
+	h.harvest(t, mid, dupRecord{id: "big-mid", title: "Big", urls: append(rev, rev[0])})
+	rep := h.harvest(t, low, dupRecord{id: "big-low", title: "Big", urls: urls})
 	require.True(t, h.live(t, low.ID, "big-low"))
 	require.False(t, h.live(t, mid.ID, "big-mid"))
 	big := h.pairs(t, store.CrossSourceDuplicateListParams{JobID: rep.JobID})
@@ -125,6 +155,40 @@ func TestCrossSourceDuplicateHostile(t *testing.T) {
 		dupRecord{id: "s1", title: "Self 1 again", landing: "https://self.gov/"},
 		dupRecord{id: "s2", title: "Self 2", landing: "https://self.gov/"})
 	require.Zero(t, h.duplicateWarnings(t, rep.JobID))
-	require.Len(t, h.LiveIdentifiers(t, self.ID), 2)
+	require.Len(t, h.liveIdentifiers(t, self.ID), 2)
 	require.Contains(t, h.ErrorMessages(t, rep.JobID, harvest.SeverityError)[0], "s1")
+}
+
+// TestCrossSourceDuplicateDeleteGuard: the delete guard counts a source's held datasets with
+// its live ones, as its listing's deletes include them: an aggregator whose datasets are
+// mostly held may drop one of them.
+func TestCrossSourceDuplicateDeleteGuard(t *testing.T) {
+	t.Parallel()
+	h := newDupHarness(t)
+	own, agg := h.source(t, "own", 10), h.source(t, "agg", 0)
+	h.harvest(t, own, shared(4, "Own")...)
+	recs := append(shared(4, "Agg"), dupRecord{id: "agg-only", title: "Agg only"})
+	h.harvest(t, agg, recs...)
+	require.Equal(t, []string{"agg-only"}, h.liveIdentifiers(t, agg.ID))
+	rep := h.harvest(t, agg, recs[1:]...)
+	require.Equal(t, 1, rep.Deleted, "1 of 5 datasets, not 1 of 1 live one")
+	require.Equal(t, 4, rep.Unchanged)
+}
+
+// TestCrossSourceDuplicateKeyChange: a held dataset whose record stops sharing the key (its
+// landingPage changes) is live again on that harvest, with no warning.
+func TestCrossSourceDuplicateKeyChange(t *testing.T) {
+	t.Parallel()
+	h := newDupHarness(t)
+	own, agg := h.source(t, "own", 10), h.source(t, "agg", 0)
+	h.harvest(t, own, dupRecord{id: "o", title: "Own", landing: "https://own.gov/l"})
+	rep := h.harvest(t, agg, dupRecord{id: "g", title: "Agg", landing: "https://own.gov/l"})
+	require.Equal(t, 1, h.duplicateWarnings(t, rep.JobID))
+	require.False(t, h.live(t, agg.ID, "g"))
+	rep = h.harvest(t, agg, dupRecord{id: "g", title: "Agg", landing: "https://agg.org/g"})
+	require.Equal(t, 1, rep.Updated)
+	require.Zero(t, h.duplicateWarnings(t, rep.JobID))
+	require.True(t, h.live(t, agg.ID, "g"))
+	require.Equal(t, 1, h.indexed(t, agg.ID))
+	require.Empty(t, h.pairs(t, store.CrossSourceDuplicateListParams{}))
 }

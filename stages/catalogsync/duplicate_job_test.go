@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,7 @@ import (
 	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/sqlite"
 )
 
 // dupRecord is one dataset of a test catalog: its identifier, title and duplicate keys.
@@ -55,20 +57,47 @@ func dupCatalog(t *testing.T, recs ...dupRecord) []byte {
 	return b
 }
 
-// dupHarness is a pipeline harness with a site that serves each source's data.json.
+// dupHarness is a pipeline harness with a site that serves each source's data.json, and the
+// store its jobs write (st).
 type dupHarness struct {
 	*pipelinetest.Harness
 	site *pipelinetest.Site
+	st   store.Store
 }
 
+// newDupHarness runs jobs on Postgres and an in-process NATS server.
 func newDupHarness(t *testing.T) *dupHarness {
-	return &dupHarness{Harness: pipelinetest.New(t), site: pipelinetest.NewSite(t)}
+	h := pipelinetest.New(t)
+	return &dupHarness{Harness: h, site: pipelinetest.NewSite(t), st: h.Store}
+}
+
+// newDupHarnessSQLite runs jobs on the embedded default: SQLite and NATS in the data directory.
+func newDupHarnessSQLite(t *testing.T) *dupHarness {
+	h := pipelinetest.New(t)
+	h.Config.DatabaseURL, h.Config.NATSURL = "", ""
+	st, err := sqlite.Open(t.Context(), filepath.Join(h.Config.DataDir, "harvester.db"))
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	require.NoError(t, st.Migrate(t.Context()))
+	return &dupHarness{Harness: h, site: pipelinetest.NewSite(t), st: st}
+}
+
+// liveIdentifiers returns the sorted identifiers of a source's live datasets.
+func (h *dupHarness) liveIdentifiers(t *testing.T, sourceID string) []string {
+	t.Helper()
+	ds, err := h.st.DatasetList(t.Context(), &store.DatasetListParams{SourceID: sourceID})
+	require.NoError(t, err)
+	out := []string{}
+	for _, d := range ds {
+		out = append(out, d.Identifier)
+	}
+	return out
 }
 
 // source creates a federal data.json source named name with precedence and returns it.
 func (h *dupHarness) source(t *testing.T, name string, precedence int) *store.Source {
 	t.Helper()
-	src, err := h.Store.SourceInsert(t.Context(), &store.SourceInsertParams{Name: name,
+	src, err := h.st.SourceInsert(t.Context(), &store.SourceInsertParams{Name: name,
 		URL: h.site.URL + "/" + name + "/data.json", SourceType: harvest.SourceDocument,
 		SchemaType: pipelinetest.Federal, Precedence: precedence})
 	require.NoError(t, err)
@@ -87,7 +116,7 @@ func (h *dupHarness) harvest(t *testing.T, src *store.Source, recs ...dupRecord)
 // setPrecedence changes a source's precedence, keeping its other fields.
 func (h *dupHarness) setPrecedence(t *testing.T, src *store.Source, precedence int) {
 	t.Helper()
-	_, err := h.Store.SourceUpdate(t.Context(), &store.SourceUpdateParams{ID: src.ID, SourceInsertParams: store.SourceInsertParams{
+	_, err := h.st.SourceUpdate(t.Context(), &store.SourceUpdateParams{ID: src.ID, SourceInsertParams: store.SourceInsertParams{
 		OrganizationID: src.OrganizationID, Name: src.Name, URL: src.URL, SourceType: src.SourceType,
 		SchemaType: src.SchemaType, Frequency: src.Frequency, Precedence: precedence}})
 	require.NoError(t, err)
@@ -98,7 +127,7 @@ func (h *dupHarness) setPrecedence(t *testing.T, src *store.Source, precedence i
 func (h *dupHarness) duplicateWarnings(t *testing.T, jobID string) int {
 	t.Helper()
 	n := 0
-	require.NoError(t, h.Store.RecordErrorStream(t.Context(), jobID, func(e *store.RecordError) error {
+	require.NoError(t, h.st.RecordErrorStream(t.Context(), jobID, func(e *store.RecordError) error {
 		if e.Type == harvest.TypeCrossSourceDuplicate {
 			require.Equal(t, harvest.SeverityWarning, e.Severity)
 			if e.CarriedFromJobID == "" {
@@ -114,7 +143,7 @@ func (h *dupHarness) duplicateWarnings(t *testing.T, jobID string) int {
 func (h *dupHarness) pairs(t *testing.T, p store.CrossSourceDuplicateListParams) []store.CrossSourceDuplicate {
 	t.Helper()
 	p.Limit = 10000
-	out, total, err := h.Store.CrossSourceDuplicateList(t.Context(), &p)
+	out, total, err := h.st.CrossSourceDuplicateList(t.Context(), &p)
 	require.NoError(t, err)
 	require.Len(t, out, total)
 	return out
@@ -141,7 +170,16 @@ func shared(n int, word string) []dupRecord {
 // harvest of either source, with records unchanged, and deletes no record or dataset.
 func TestCrossSourceDuplicatePrecedence(t *testing.T) {
 	t.Parallel()
-	h := newDupHarness(t)
+	for name, open := range map[string]func(t *testing.T) *dupHarness{"postgres": newDupHarness,
+		"sqlite": newDupHarnessSQLite} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testPrecedence(t, open(t))
+		})
+	}
+}
+
+func testPrecedence(t *testing.T, h *dupHarness) {
 	agg := h.source(t, "aggregator", -10)
 	own := h.source(t, "agency", 0)
 	aggRecs := append(shared(30, "Aggregated"), dupRecord{id: "agg-only-1", title: "Only here 1"},
@@ -157,8 +195,8 @@ func TestCrossSourceDuplicatePrecedence(t *testing.T) {
 	require.Zero(t, found.Errored)
 	require.Equal(t, 30, found.Warned)
 	require.Equal(t, 30, h.duplicateWarnings(t, found.JobID))
-	require.Len(t, h.LiveIdentifiers(t, own.ID), 31)
-	require.Equal(t, []string{"agg-only-1", "agg-only-2"}, h.LiveIdentifiers(t, agg.ID), "the agency's source wins")
+	require.Len(t, h.liveIdentifiers(t, own.ID), 31)
+	require.Equal(t, []string{"agg-only-1", "agg-only-2"}, h.liveIdentifiers(t, agg.ID), "the agency's source wins")
 	pairs := h.pairs(t, store.CrossSourceDuplicateListParams{JobID: found.JobID})
 	require.Len(t, pairs, 30)
 	for _, p := range pairs {
@@ -169,7 +207,7 @@ func TestCrossSourceDuplicatePrecedence(t *testing.T) {
 	}
 	require.Equal(t, 31, h.indexed(t, own.ID))
 	require.Equal(t, 2, h.indexed(t, agg.ID), "a held dataset is not searchable")
-	aggRecords, err := h.Store.RecordCount(t.Context(), agg.ID)
+	aggRecords, err := h.st.RecordCount(t.Context(), agg.ID)
 	require.NoError(t, err)
 
 	// The aggregator now ranks first: the agency's unchanged records are judged again.
@@ -179,8 +217,8 @@ func TestCrossSourceDuplicatePrecedence(t *testing.T) {
 	require.Equal(t, 1, flipped.Unchanged)
 	require.Zero(t, flipped.Deleted)
 	require.Equal(t, 30, h.duplicateWarnings(t, flipped.JobID))
-	require.Equal(t, []string{"own-only"}, h.LiveIdentifiers(t, own.ID))
-	require.Len(t, h.LiveIdentifiers(t, agg.ID), 32)
+	require.Equal(t, []string{"own-only"}, h.liveIdentifiers(t, own.ID))
+	require.Len(t, h.liveIdentifiers(t, agg.ID), 32)
 	require.Equal(t, 1, h.indexed(t, own.ID))
 	require.Equal(t, 32, h.indexed(t, agg.ID))
 	pairs = h.pairs(t, store.CrossSourceDuplicateListParams{SourceID: own.ID})
@@ -189,7 +227,7 @@ func TestCrossSourceDuplicatePrecedence(t *testing.T) {
 		require.Equal(t, agg.ID, p.Kept.SourceID)
 		require.Equal(t, found.JobID, p.FirstJobID, "a swapped pair keeps the job that found it")
 	}
-	n, err := h.Store.RecordCount(t.Context(), agg.ID)
+	n, err := h.st.RecordCount(t.Context(), agg.ID)
 	require.NoError(t, err)
 	require.Equal(t, aggRecords, n, "no record of the other source is deleted")
 
@@ -199,14 +237,14 @@ func TestCrossSourceDuplicatePrecedence(t *testing.T) {
 	require.Equal(t, 30, back.Updated)
 	require.Equal(t, 2, back.Unchanged)
 	require.Equal(t, 30, h.duplicateWarnings(t, back.JobID))
-	require.Len(t, h.LiveIdentifiers(t, own.ID), 31)
-	require.Equal(t, []string{"agg-only-1", "agg-only-2"}, h.LiveIdentifiers(t, agg.ID))
+	require.Len(t, h.liveIdentifiers(t, own.ID), 31)
+	require.Equal(t, []string{"agg-only-1", "agg-only-2"}, h.liveIdentifiers(t, agg.ID))
 	require.Equal(t, 31, h.indexed(t, own.ID))
 	require.Equal(t, 2, h.indexed(t, agg.ID))
 
 	// Nothing changed: no flapping, nothing judged again.
 	again := h.harvest(t, own, ownRecs...)
 	require.Equal(t, 31, again.Unchanged)
-	require.Len(t, h.LiveIdentifiers(t, own.ID), 31)
+	require.Len(t, h.liveIdentifiers(t, own.ID), 31)
 	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{}), 30)
 }

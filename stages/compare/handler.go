@@ -37,6 +37,7 @@ type Handler struct {
 // Store is what COMPARE needs of the store (store.Store has it all).
 type Store interface {
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
+	DatasetCountHeld(ctx context.Context, sourceID string) (int, error)
 	DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(identifier string) error) error
 	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
@@ -365,13 +366,18 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 }
 
 // tooManyDeletes fails a harvest job whose listing would delete more than the allowed share of
-// the source's live datasets, and returns the message that reports it; nil when within bounds.
+// the source's datasets (live, and held as cross-source duplicates), and returns the message
+// that reports it; nil when within bounds.
 func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) ([]*message.Message, error) {
 	if l.JobType != harvest.JobHarvest {
 		return nil, nil
 	}
 	live, err := h.store.DatasetCount(ctx, l.SourceID)
-	if err != nil || live == 0 {
+	if err != nil {
+		return nil, err
+	}
+	held, err := h.store.DatasetCountHeld(ctx, l.SourceID) // listed by DatasetListUnseen too
+	if live += held; err != nil || live == 0 {
 		return nil, err
 	}
 	unseen := 0

@@ -183,6 +183,11 @@ func (s *Store) DatasetCount(ctx context.Context, sourceID string) (int, error) 
 	return Count(ctx, s.q, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1 AND duplicate_of IS NULL`, sourceID)
 }
 
+// DatasetCountHeld implements store.Store.
+func (s *Store) DatasetCountHeld(ctx context.Context, sourceID string) (int, error) {
+	return Count(ctx, s.q, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1 AND duplicate_of IS NOT NULL`, sourceID)
+}
+
 // DatasetDelete implements store.Store.
 func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error) {
 	n, err := s.q.Exec(ctx, `DELETE FROM dataset WHERE harvest_source_id = $1 AND identifier = $2`,

@@ -1,0 +1,46 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// TestDatasetPageHeld: the dataset page of a dataset held as a cross-source duplicate (another
+// source with a higher precedence publishes it too) is a 404 saying so; the live one shows.
+func TestDatasetPageHeld(t *testing.T) {
+	backends(t, func(t *testing.T, st store.Store) {
+		ctx := t.Context()
+		f := seed(t, st)
+		other, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "Agency's own", Precedence: 10,
+			URL: "https://own.example.gov/" + uuid.NewString() + "/data.json", SourceType: harvest.SourceDocument,
+			SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: other.ID, JobType: harvest.JobHarvest})
+		require.NoError(t, err)
+		rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: uuid.NewString(), JobID: job.ID,
+			SourceID: other.ID, Identifier: "a", Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: "{}"})
+		require.NoError(t, err)
+		kept, err := st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: other.ID, Identifier: "a",
+			Slug: "own-a-" + uuid.NewString()[:8], DCAT: json.RawMessage(`{"identifier":"a","title":"Own title"}`),
+			RecordID: rec.ID})
+		require.NoError(t, err)
+		held, err := st.DatasetDuplicateKeep(ctx, &store.DatasetDuplicateKeepParams{DatasetID: kept.ID, JobID: job.ID})
+		require.NoError(t, err)
+		require.Len(t, held, 1)
+
+		b := newSite(t, st).browser(t)
+		code, body := b.get("/datasets?source_id=" + f.src.ID + "&identifier=a")
+		require.Equal(t, http.StatusNotFound, code)
+		require.Contains(t, body, "held as a cross-source duplicate")
+		code, body = b.get("/datasets?source_id=" + other.ID + "&identifier=a")
+		require.Equal(t, http.StatusOK, code)
+		require.Contains(t, body, "Own title")
+	})
+}
