@@ -127,7 +127,9 @@ type Store interface {
 	// whose newest comparable row has the same hash and schema type would be unchanged, so it
 	// does not count), and when that job has no record error row of type StageError (a stage
 	// gave up on a record, maybe before its harvest_record row was written: it must be listed
-	// again). ErrNotFound otherwise. Validate jobs and
+	// again), and when no cross-source duplicate pair with a dataset of the source ranks the
+	// other way since a precedence changed (its records must be judged again). ErrNotFound
+	// otherwise. Validate jobs and
 	// unfinished jobs are passed over.
 	JobFetchLatest(ctx context.Context, sourceID string) (*JobFetch, error)
 	// JobFetchSet saves what a job fetched (p.JobID's row; ErrNotFound for an unknown job),

@@ -192,3 +192,36 @@ func TestCrossSourceDuplicateKeyChange(t *testing.T) {
 	require.Equal(t, 1, h.indexed(t, agg.ID))
 	require.Empty(t, h.pairs(t, store.CrossSourceDuplicateListParams{}))
 }
+
+// TestCrossSourceDuplicateConcurrentJobs: two sources with the same precedence harvested at the
+// same time, sharing 50 identifiers, end with exactly one live dataset per identifier: each
+// SYNC looks up the other after its own write is committed, so at least one of a pair sees the
+// other, and two holds each way wait for each other on the kept row.
+func TestCrossSourceDuplicateConcurrentJobs(t *testing.T) {
+	t.Parallel()
+	h := newDupHarness(t)
+	a, b := h.source(t, "a", 0), h.source(t, "b", 0)
+	h.site.Serve(a.URL, "application/json", dupCatalog(t, shared(50, "A")...))
+	h.site.Serve(b.URL, "application/json", dupCatalog(t, shared(50, "B")...))
+	reps := make(chan error, 2)
+	for _, src := range []*store.Source{a, b} {
+		go func() {
+			rep := h.Harvest(t, pipelinetest.Source{URL: src.URL, SchemaType: pipelinetest.Federal})
+			if rep.Status != string(harvest.JobComplete) {
+				reps <- fmt.Errorf("job of %s: %s %v", src.Name, rep.Status, rep.JobErrors)
+				return
+			}
+			reps <- nil
+		}()
+	}
+	require.NoError(t, <-reps)
+	require.NoError(t, <-reps)
+	live := append(h.liveIdentifiers(t, a.ID), h.liveIdentifiers(t, b.ID)...)
+	slices.Sort(live)
+	want := make([]string, 50)
+	for i, r := range shared(50, "") {
+		want[i] = r.id
+	}
+	require.Equal(t, want, live, "one live dataset per identifier")
+	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{}), 50)
+}

@@ -140,3 +140,47 @@ func newFetchedJob(t *testing.T, s store.Store, sourceID, etag string, settled .
 	}
 	return job
 }
+
+// testJobFetchLatestStaleDuplicate: a cross-source duplicate pair that ranks the other way since
+// a precedence changed makes both sources' validators unusable (their records must be judged
+// again, which a 304 would skip); once the pair swapped, they are usable again.
+func testJobFetchLatestStaleDuplicate(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	a, b := insertSource(t, s, sourceParams("A")), insertSource(t, s, sourceParams("B"))
+	dataset := func(src *store.Source, etag string) *store.Dataset {
+		job := newFetchedJob(t, s, src.ID, etag)
+		d := keyedDataset(t, s, job, "x", "", "")
+		rec, err := s.RecordGet(ctx, d.RecordID)
+		require.NoError(t, err)
+		settleRecord(t, s, rec, harvest.RecordSuccess)
+		finishJob(t, s, job.ID)
+		return d
+	}
+	da, db := dataset(a, "ea"), dataset(b, "eb")
+	hold := func(kept, held *store.Dataset) {
+		ok, err := s.DatasetHold(ctx, &store.DatasetHoldParams{KeptID: kept.ID, HeldID: held.ID,
+			Match: store.MatchIdentifier, Key: "x"})
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	reusable := func(want bool) {
+		t.Helper()
+		for _, src := range []*store.Source{a, b} {
+			_, err := s.JobFetchLatest(ctx, src.ID)
+			if want {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, store.ErrNotFound)
+			}
+		}
+	}
+	hold(da, db) // a tie: the first one stays live
+	reusable(true)
+	pb := sourceParams("B")
+	pb.URL, pb.Precedence = b.URL, 5
+	_, err := s.SourceUpdate(ctx, &store.SourceUpdateParams{ID: b.ID, SourceInsertParams: *pb})
+	require.NoError(t, err)
+	reusable(false)
+	hold(db, da)
+	reusable(true)
+}

@@ -56,6 +56,7 @@ var cases = []testCase{
 	{"CrossSourceDuplicate/ListEmpty", testCrossSourceDuplicateListEmpty},
 	{"CrossSourceDuplicate/KeepHold", testCrossSourceDuplicateKeepHold},
 	{"CrossSourceDuplicate/Find", testCrossSourceDuplicateFind},
+	{"CrossSourceDuplicate/StaleFetch", testJobFetchLatestStaleDuplicate},
 
 	{"Source/EnsureCreates", testSourceEnsureCreates},
 	{"Source/EnsureExisting", testSourceEnsureExisting},

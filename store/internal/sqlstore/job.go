@@ -45,6 +45,15 @@ const unsettledRecord = `SELECT EXISTS (SELECT 1 FROM harvest_record r
 const stageFailure = `SELECT EXISTS (SELECT 1 FROM harvest_record_error
 	WHERE harvest_job_id = %[1]s AND type = 'StageError' AND severity = 'error')`
 
+// staleDuplicate finds a cross-source duplicate pair with a dataset of the source (%[1]s) on
+// either side that ranks the other way now (a precedence changed since it was judged): a harvest
+// must list the source's records so that COMPARE sends them on to SYNC again, so the document may
+// not be skipped by a conditional GET. The dataset_duplicate_of index finds the held datasets.
+const staleDuplicate = `SELECT EXISTS (SELECT 1 FROM dataset h JOIN dataset k ON k.id = h.duplicate_of
+	JOIN harvest_source hs ON hs.id = h.harvest_source_id JOIN harvest_source ks ON ks.id = k.harvest_source_id
+	WHERE h.duplicate_of IS NOT NULL AND %[1]s IN (h.harvest_source_id, k.harvest_source_id)
+		AND hs.precedence > ks.precedence)`
+
 // settlePendingRecords gives the records a failed job ($1) left pending a final status, at
 // now() (Store.sql): success when SYNC applied them (the live dataset is this record, or a
 // delete's dataset is gone), error otherwise (the job ended before they reached the catalog).
@@ -81,8 +90,8 @@ func Fetch(r *store.JobFetchRow, err error) (*store.JobFetch, error) {
 }
 
 // JobFetchLatest is store.Store's JobFetchLatest: the fetch of the source's last finished
-// harvest job when a new job may reuse it and no record of the source is left unsettled;
-// store.ErrNotFound otherwise. ph is the dialect's placeholder of the first argument ("$1" or
+// harvest job when a new job may reuse it, no record of the source is left unsettled and no
+// cross-source duplicate pair of the source is stale; store.ErrNotFound otherwise. ph is the dialect's placeholder of the first argument ("$1" or
 // "?"): the two statements read the same in both dialects but for it.
 func (s *Scanner) JobFetchLatest(ctx context.Context, q Querier, ph, sourceID string) (*store.JobFetch, error) {
 	r, err := s.JobFetch(q.QueryRow(ctx, fmt.Sprintf(jobFetchLatest, ph), sourceID))
@@ -99,6 +108,11 @@ func (s *Scanner) JobFetchLatest(ctx context.Context, q Querier, ph, sourceID st
 	}
 	if !unsettled {
 		if err := q.QueryRow(ctx, fmt.Sprintf(stageFailure, ph), f.JobID).Scan(&unsettled); err != nil {
+			return nil, err
+		}
+	}
+	if !unsettled {
+		if err := q.QueryRow(ctx, fmt.Sprintf(staleDuplicate, ph), sourceID).Scan(&unsettled); err != nil {
 			return nil, err
 		}
 	}
