@@ -64,12 +64,13 @@ func schemaAt(t *testing.T, path ...string) map[string]any {
 	return cur.(map[string]any)
 }
 
-// listPaths are the paths of the five list endpoints, each with a job that exists.
+// listPaths are the paths of the six list endpoints, each with a job that exists.
 func listPaths(t *testing.T, b *testBundle) []string {
 	t.Helper()
 	job := b.newJob(t, b.newSource(t, "").ID, harvest.JobHarvest)
 	return []string{"/api/v1/organizations", "/api/v1/harvest_sources", "/api/v1/harvest_jobs",
-		"/api/v1/harvest_jobs/" + job.ID + "/record_errors", "/api/v1/harvest_jobs/" + job.ID + "/job_errors"}
+		"/api/v1/harvest_jobs/" + job.ID + "/record_errors", "/api/v1/harvest_jobs/" + job.ID + "/job_errors",
+		"/api/v1/cross_source_duplicates"}
 }
 
 func TestPagingBoundsMatchDocument(t *testing.T) {
@@ -301,7 +302,8 @@ func TestQueryParameters(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	good := map[string]string{"page": "1", "per_page": "5", "status": "error", "job_type": "clear",
-		"format": "json", "source_id": "x", "organization_id": "x", "q": "water", "organization": "x", "keyword": "x"}
+		"format": "json", "source_id": "x", "organization_id": "x", "q": "water", "organization": "x", "keyword": "x",
+		"job_id": "x"}
 	withQuery := 0
 	for _, o := range docOps(t, b) {
 		method, path := routePath(o.pattern)
@@ -349,7 +351,7 @@ func TestQueryParameters(t *testing.T) {
 		requireFields(t, send("page=%zz&x%zz=1"), "page", "x%zz")
 	}
 	require.Equal(t, http.StatusOK, b.get(t, "/api/v1/harvest_jobs?&page=1&").status, "empty pairs are nothing")
-	require.Equal(t, 6, withQuery, "the five list operations and search")
+	require.Equal(t, 7, withQuery, "the six list operations and search")
 }
 
 // TestEmptyQueryValues names each empty parameter of a list, with the good ones beside it.
@@ -363,6 +365,7 @@ func TestEmptyQueryValues(t *testing.T) {
 		"/api/v1/harvest_jobs":                              "source_id=&status=&job_type=&page=&per_page=",
 		"/api/v1/harvest_jobs/" + job.ID + "/record_errors": "format=&page=&per_page=",
 		"/api/v1/harvest_jobs/" + job.ID + "/job_errors":    "per_page=&page=",
+		"/api/v1/cross_source_duplicates":                   "source_id=&organization_id=&job_id=&page=&per_page=",
 	} {
 		var names []string
 		for pair := range strings.SplitSeq(query, "&") {

@@ -49,6 +49,8 @@ func (s *server) routes() []route {
 
 		{"GET /api/v1/harvest_records/{id}", read, s.recordGet},
 
+		{"GET /api/v1/cross_source_duplicates", read, s.crossSourceDuplicateList},
+
 		{"GET /api/v1/search", read, s.searchList},
 
 		{"POST /api/v1/validate", write, s.validate},

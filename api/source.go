@@ -29,6 +29,7 @@ type sourceJSON struct {
 	Accept                *string           `json:"accept"`                // null: the default
 	AuthHeader            *authHeaderJSON   `json:"auth_header"`           // null: none; the value is always SecretMask
 	Options               map[string]string `json:"options"`               // null: none
+	Precedence            int               `json:"precedence"`            // higher wins a cross-source duplicate
 	CreatedAt             time.Time         `json:"created_at"`
 	UpdatedAt             time.Time         `json:"updated_at"`
 }
@@ -37,7 +38,8 @@ func sourceOf(src *store.Source) sourceJSON {
 	j := sourceJSON{ID: src.ID, Name: src.Name, URL: src.URL, SourceType: string(src.SourceType),
 		SchemaType: string(src.SchemaType), Frequency: string(src.Frequency),
 		NotificationEmails: src.NotificationEmails, NotificationFrequency: string(src.NotificationFrequency),
-		NextRunAt: utcPtr(src.NextRunAt), CreatedAt: src.CreatedAt.UTC(), UpdatedAt: src.UpdatedAt.UTC()}
+		NextRunAt: utcPtr(src.NextRunAt), Precedence: src.Precedence, CreatedAt: src.CreatedAt.UTC(),
+		UpdatedAt: src.UpdatedAt.UTC()}
 	if src.OrganizationID != "" {
 		j.OrganizationID = &src.OrganizationID
 	}
@@ -77,12 +79,14 @@ type sourceInput struct {
 	Accept                *string          `json:"accept"`
 	AuthHeader            *authHeaderInput `json:"auth_header"`
 	Options               json.RawMessage  `json:"options"`
+	Precedence            int              `json:"precedence"`
 }
 
 // decodeSource reads the body of POST and PUT and checks it (Sources.check), naming every bad
 // field. Omitted optional fields take their defaults: source_type document, frequency manual,
 // notification_frequency on_error, no organization (also null; "" is refused), no emails, no
-// collection_parent_url, no waf_time_zone (UTC) (decodeObject refuses null for the first three).
+// collection_parent_url, no waf_time_zone (UTC), precedence 0 (decodeObject refuses null for
+// the first three and precedence).
 // accept, auth_header and options are read by decodeSettings; old is the source a PUT
 // replaces (nil for a POST), whose auth header value an auth_header sent with SecretMask keeps.
 func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.SourceInsertParams, error) {
@@ -100,7 +104,7 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 		Frequency:  harvest.Frequency(cmp.Or(in.Frequency, string(harvest.FrequencyManual))),
 		NotificationFrequency: harvest.NotificationFrequency(cmp.Or(in.NotificationFrequency,
 			string(harvest.NotifyOnError))),
-		NotificationEmails: in.NotificationEmails}
+		NotificationEmails: in.NotificationEmails, Precedence: in.Precedence}
 	if in.OrganizationID != nil {
 		p.OrganizationID = *in.OrganizationID
 		if p.OrganizationID == "" {

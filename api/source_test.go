@@ -36,7 +36,7 @@ func TestSourceCRUD(t *testing.T) {
 		"organization_id": org.ID, "source_type": "document", "schema_type": "dcatus1.1: federal",
 		"frequency": "manual", "notification_emails": []any{}, "notification_frequency": "on_error",
 		"next_run_at": nil, "collection_parent_url": nil, "waf_time_zone": nil, "accept": nil, "auth_header": nil,
-		"options": nil}, without(src, "id", "created_at", "updated_at"), "defaults")
+		"options": nil, "precedence": 0.0}, without(src, "id", "created_at", "updated_at"), "defaults")
 
 	got := b.get(t, "/api/v1/harvest_sources/"+id)
 	require.Equal(t, http.StatusOK, got.status)
@@ -53,7 +53,8 @@ func TestSourceCRUD(t *testing.T) {
 
 	put := map[string]any{"name": "CFTC", "url": "https://www.cftc.gov/data2.json", "organization_id": nil,
 		"source_type": "document", "schema_type": "dcatus1.1: non-federal", "frequency": "daily",
-		"notification_emails": []string{"data@cftc.gov", "ops@cftc.gov"}, "notification_frequency": "always"}
+		"notification_emails": []string{"data@cftc.gov", "ops@cftc.gov"}, "notification_frequency": "always",
+		"precedence": -7}
 	updated := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, put)
 	require.Equal(t, http.StatusOK, updated.status, "body: %s", updated.body)
 	u := updated.object(t)
@@ -61,8 +62,8 @@ func TestSourceCRUD(t *testing.T) {
 	require.Equal(t, map[string]any{"name": "CFTC", "url": "https://www.cftc.gov/data2.json", "organization_id": nil,
 		"source_type": "document", "schema_type": "dcatus1.1: non-federal", "frequency": "daily",
 		"notification_emails": []any{"data@cftc.gov", "ops@cftc.gov"}, "notification_frequency": "always",
-		"collection_parent_url": nil, "waf_time_zone": nil, "accept": nil, "auth_header": nil, "options": nil},
-		without(u, "id", "created_at", "updated_at", "next_run_at"))
+		"collection_parent_url": nil, "waf_time_zone": nil, "accept": nil, "auth_header": nil, "options": nil,
+		"precedence": -7.0}, without(u, "id", "created_at", "updated_at", "next_run_at"))
 	require.NotNil(t, u["next_run_at"], "a daily source is scheduled")
 	require.Equal(t, u, b.get(t, "/api/v1/harvest_sources/"+id).object(t))
 

@@ -160,12 +160,14 @@ type SourceFields struct {
 	CollectionParentURL string
 	WAFTimeZone         string
 	Options             map[string]string
+	// Precedence is the source's precedence in a cross-source duplicate (CheckPrecedence).
+	Precedence int
 }
 
 // Check checks f against its type's row of SourceSpecs and returns what is wrong, by field
 // name as the API names them ("url", "source_type", "schema_type", "collection_parent_url",
-// "waf_time_zone", "options.<key>"), one message per field; nil when f is good. The messages
-// name no API member, form field or flag, so that every caller shows them as they are. It also
+// "waf_time_zone", "options.<key>", "precedence"), one message per field; nil when f is good.
+// The messages name no API member, form field or flag, so that every caller shows them as they are. It also
 // returns the parsed source and schema types (the defaults applied; "" when bad).
 func (f *SourceFields) Check() (SourceType, SchemaType, map[string]string) {
 	bad := map[string]string{}
@@ -181,6 +183,9 @@ func (f *SourceFields) Check() (SourceType, SchemaType, map[string]string) {
 		if msg := CheckSourceURL(f.URL); msg != "" {
 			bad["url"] = msg
 		}
+	}
+	if msg := CheckPrecedence(f.Precedence); msg != "" {
+		bad["precedence"] = msg
 	}
 	if spec == nil {
 		if _, err := ParseSchemaType(f.SchemaType); f.SchemaType != "" && err != nil {

@@ -1,6 +1,7 @@
 package harvest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,6 +40,12 @@ func TestSourceFieldsCheck(t *testing.T) {
 			SchemaType: "iso19115_2"}, "collection_parent_url", "required for a waf-collection source: the URL of its parent record"},
 		{"time zone of a document", SourceFields{URL: "https://a.example.gov/", SchemaType: "iso19115_2",
 			WAFTimeZone: "UTC"}, "waf_time_zone", "only a waf or waf-collection source has one, not a document source"},
+		{"precedence at the top", SourceFields{URL: "https://a.example.gov/", SourceType: "ckan", Precedence: 1000}, "", ""},
+		{"precedence at the bottom", SourceFields{URL: "https://a.example.gov/", SourceType: "csw", Precedence: -1000}, "", ""},
+		{"precedence too high", SourceFields{URL: "https://a.example.gov/", SourceType: "ckan", Precedence: 1001},
+			"precedence", "1001 is out of range: want a whole number from -1000 to 1000 (higher wins a cross-source duplicate)"},
+		{"precedence too low", SourceFields{URL: "https://a.example.gov/data.json", SchemaType: "dcatus3.0", Precedence: -5000},
+			"precedence", "-5000 is out of range: want a whole number from -1000 to 1000 (higher wins a cross-source duplicate)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, bad := c.in.Check()
@@ -69,4 +76,19 @@ func TestSourceSpecsComplete(t *testing.T) {
 		}
 	}
 	require.Len(t, SourceSpecs, len(sourceTypes))
+}
+
+// A form's or flag's precedence: "" is the default 0; anything but a whole number is refused
+// with a message that says what is wanted; the range is left to Check.
+func TestParsePrecedence(t *testing.T) {
+	for in, want := range map[string]int{"": 0, " 7 ": 7, "-20": -20, "+3": 3, "5000": 5000} {
+		n, err := ParsePrecedence(in)
+		require.NoError(t, err, "%q", in)
+		require.Equal(t, want, n, "%q", in)
+	}
+	for _, in := range []string{"high", "1.5", "1e3", "99999999999999999999999"} {
+		_, err := ParsePrecedence(in)
+		require.EqualError(t, err, fmt.Sprintf("%q is not a whole number: want one from -1000 to 1000 "+
+			"(higher wins a cross-source duplicate)", in))
+	}
 }

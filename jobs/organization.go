@@ -97,11 +97,9 @@ func attachOrganization(ctx context.Context, st store.Store, src *store.Source, 
 	if src.OrganizationID == org.ID {
 		return src, nil
 	}
-	updated, err := st.SourceUpdate(ctx, &store.SourceUpdateParams{ID: src.ID, SourceInsertParams: store.SourceInsertParams{
-		OrganizationID: org.ID, Name: src.Name, URL: src.URL, SourceType: src.SourceType, SchemaType: src.SchemaType,
-		Frequency: src.Frequency, NotificationEmails: src.NotificationEmails,
-		NotificationFrequency: src.NotificationFrequency, CollectionParentURL: src.CollectionParentURL,
-		Precedence: src.Precedence}})
+	p := sourceParamsOf(src) // its other fields (settings, precedence) kept
+	p.OrganizationID = org.ID
+	updated, err := st.SourceUpdate(ctx, &store.SourceUpdateParams{ID: src.ID, SourceInsertParams: p})
 	if err != nil {
 		return nil, fmt.Errorf("attach the source to organization %q: %w", name, err)
 	}

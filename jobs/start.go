@@ -35,11 +35,14 @@ type Params struct {
 	// name, created when there is none (EnsureOrganization). Empty leaves the source's
 	// organization as it is.
 	Organization string
+	// Precedence, when not nil, replaces the source's precedence (already checked with
+	// harvest.CheckPrecedence); nil keeps it (0 for a new source).
+	Precedence *int
 }
 
 // Start creates the job in progress and sends its job message to EXTRACT (the one-shot CLI's
 // way; the API, the scheduler and trigger messages Enqueue instead), after attaching the source
-// to p.Organization when that is set. It returns the job as inserted, or ErrJobInProgress, or a
+// to p.Organization and giving it p.Precedence when those are set. It returns the job as inserted, or ErrJobInProgress, or a
 // store or publish error (a job whose message could not be published is failed, TriggerError,
 // so it does not block its source).
 func (c Control) Start(ctx context.Context, p Params) (*store.HarvestJob, error) {
@@ -50,6 +53,11 @@ func (c Control) Start(ctx context.Context, p Params) (*store.HarvestJob, error)
 	}
 	if p.Organization != "" {
 		if src, err = attachOrganization(ctx, st, src, p.Organization); err != nil {
+			return nil, err
+		}
+	}
+	if p.Precedence != nil {
+		if src, err = setPrecedence(ctx, st, src, *p.Precedence); err != nil {
 			return nil, err
 		}
 	}

@@ -149,6 +149,10 @@ type Job struct {
 	StartedAt  time.Time
 	FinishedAt time.Time
 	JobError   string
+	// NewDuplicates is how many cross-source duplicates the job found first; Duplicates lists
+	// some of them (the report shows at most MaxDuplicateLines). Neither changes ShouldSend.
+	NewDuplicates int
+	Duplicates    []Duplicate
 }
 
 // failed reports whether the job as a whole failed.
@@ -188,8 +192,8 @@ const (
 // "Harvest job complete: <name>" (an empty Status reads as complete; new or in_progress gives
 // its status instead of "complete"). The body gives the organization, source name and URL, job
 // id, type and status, start and finish times (RFC 3339, UTC), the job link when BaseURL is
-// set, every count and, for a failed job, the job error. It says "successfully" only for a
-// complete job with no record errors.
+// set, every count, the new cross-source duplicates (writeDuplicates) and, for a failed job,
+// the job error. It says "successfully" only for a complete job with no record errors.
 func Compose(cfg Config, src Source, job Job) (subject, body string) {
 	name := cmp.Or(oneLine(src.Name), oneLine(src.URL), oneLine(src.ID), "(unnamed source)")
 	jobType := cmp.Or(oneLine(string(job.JobType)), string(harvest.JobHarvest))
@@ -230,6 +234,7 @@ func Compose(cfg Config, src Source, job Job) (subject, body string) {
 	count("Unchanged", c.Unchanged)
 	count("Errored", c.Errored)
 	count("Validated", c.Validated)
+	writeDuplicates(&b, cfg.BaseURL, job)
 
 	if job.failed() || strings.TrimSpace(job.JobError) != "" {
 		b.WriteString("\nJob error:\n")

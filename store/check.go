@@ -14,15 +14,16 @@ import (
 // CheckSource records in fields (by field name, the first problem of each) what is wrong with
 // each field of p but the organization; schemaType is the schema type as sent, which it parses
 // into p with the source type (defaults applied). The type-bound fields (url, source_type,
-// schema_type, collection_parent_url, waf_time_zone, options) follow the source rule table
-// (harvest.SourceFields.Check: the CLI and the web form say the same); beyond them a name is
+// schema_type, collection_parent_url, waf_time_zone, options, precedence) follow the source
+// rule table (harvest.SourceFields.Check: the CLI and the web form say the same); beyond them a name is
 // required, and frequency, notification_frequency and each notification email must parse.
 func CheckSource(p *SourceInsertParams, schemaType string, fields map[string]string) {
 	if p.Name == "" {
 		addField(fields, "name", "required")
 	}
 	in := harvest.SourceFields{URL: p.URL, SourceType: string(p.SourceType), SchemaType: schemaType,
-		CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone, Options: p.Options}
+		CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone, Options: p.Options,
+		Precedence: p.Precedence}
 	st, schema, bad := in.Check()
 	for k, msg := range bad {
 		addField(fields, k, "%s", msg)

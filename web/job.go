@@ -29,6 +29,8 @@ type jobViewData struct {
 	// replay button is offered only when it is over 0; otherwise ReplayNote says why.
 	Replayable int
 	ReplayNote string
+	// Duplicates are the cross-source duplicates the job found first.
+	Duplicates duplicateList
 }
 
 // errorGroups are a job's record error rows of one severity, grouped by type: Total rows, of
@@ -99,6 +101,10 @@ func (s *server) jobView(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if d.Warnings, err = s.errorGroups(r.Context(), j.ID, harvest.SeverityWarning, counts); err != nil {
+		return err
+	}
+	if d.Duplicates, err = s.duplicates(r.Context(), store.CrossSourceDuplicateListParams{JobID: j.ID},
+		"/harvest_jobs/"+j.ID+"/duplicates", j.SourceID); err != nil {
 		return err
 	}
 	return s.render(w, r, http.StatusOK, "job.html", "Harvest job "+j.ID, d)

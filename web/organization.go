@@ -32,6 +32,8 @@ type organizationViewData struct {
 	Sources  []*store.SourceSummary
 	Datasets int
 	Paging   paging
+	// Duplicates are the cross-source duplicates with a source of the organization on either side.
+	Duplicates duplicateList
 }
 
 func (s *server) organizationView(w http.ResponseWriter, r *http.Request) error {
@@ -50,8 +52,13 @@ func (s *server) organizationView(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	dups, err := s.duplicates(r.Context(), store.CrossSourceDuplicateListParams{OrganizationID: o.ID},
+		"/organizations/"+o.ID+"/duplicates", "")
+	if err != nil {
+		return err
+	}
 	return s.render(w, r, http.StatusOK, "organization.html", o.Name,
-		organizationViewData{Org: o, Sources: rows, Datasets: n, Paging: pg})
+		organizationViewData{Org: o, Sources: rows, Datasets: n, Paging: pg, Duplicates: dups})
 }
 
 type organizationFormData struct {

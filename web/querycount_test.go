@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -126,6 +127,12 @@ func (c *countingStore) RecordHistory(ctx context.Context, p *store.RecordHistor
 	return c.Store.RecordHistory(ctx, p)
 }
 
+func (c *countingStore) CrossSourceDuplicateList(ctx context.Context, p *store.CrossSourceDuplicateListParams) (
+	[]store.CrossSourceDuplicate, int, error) {
+	c.count()
+	return c.Store.CrossSourceDuplicateList(ctx, p)
+}
+
 // TestQueryCounts: a page's store calls do not grow with the rows it shows.
 func TestQueryCounts(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
@@ -176,8 +183,11 @@ func TestQueryCounts(t *testing.T) {
 		require.Equal(t, before["/dashboard"], after["/dashboard"])
 		for p, n := range after {
 			limit := 6
-			if p == "/dashboard" { // organizations, sources, jobs, counts, errors, running, queued
+			switch {
+			case p == "/dashboard": // organizations, sources, jobs, counts, errors, running, queued
 				limit = 7
+			case strings.HasPrefix(p, "/harvest_jobs/"): // job, its job errors, source, error summary,
+				limit = 7 // errors, warnings, the cross-source duplicates it found
 			}
 			require.LessOrEqual(t, n, limit, "%s makes %d store calls", p, n)
 		}

@@ -96,14 +96,16 @@ var funcs = template.FuncMap{
 	"field": func(fields map[string]string, name string) string { return fields[name] },
 }
 
-// tmpl returns the template set of one page: the layout, the pager and the page's file.
+// tmpl returns the template set of one page: the layout, the pager, the cross-source
+// duplicates table and the page's file.
 func tmpl(name string) (*template.Template, error) {
 	tmplMu.Lock()
 	defer tmplMu.Unlock()
 	if t, ok := tmplCache[name]; ok {
 		return t, nil
 	}
-	t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/pager.html", "templates/"+name)
+	t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/pager.html",
+		"templates/duplicates_table.html", "templates/"+name)
 	if err != nil {
 		return nil, err
 	}

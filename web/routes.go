@@ -30,6 +30,7 @@ func (s *server) routes() {
 	read("GET /organizations/new", s.organizationNew)
 	write("POST /organizations", s.organizationCreate)
 	read("GET /organizations/{id}", s.organizationView)
+	read("GET /organizations/{id}/duplicates", s.organizationDuplicates)
 	read("GET /organizations/{id}/edit", s.organizationEdit)
 	write("POST /organizations/{id}/edit", s.organizationUpdate)
 	read("GET /organizations/{id}/delete", s.organizationDeleteConfirm)
@@ -40,6 +41,7 @@ func (s *server) routes() {
 	write("POST /harvest_sources", s.sourceCreate)
 	read("GET /harvest_sources/{id}", s.sourceView)
 	read("GET /harvest_sources/{id}/counts", s.sourceCounts)
+	read("GET /harvest_sources/{id}/duplicates", s.sourceDuplicates)
 	read("GET /harvest_sources/{id}/edit", s.sourceEdit)
 	write("POST /harvest_sources/{id}/edit", s.sourceUpdate)
 	read("GET /harvest_sources/{id}/jobs/new", s.sourceJobConfirm)
@@ -49,6 +51,7 @@ func (s *server) routes() {
 
 	read("GET /harvest_jobs/{id}", s.jobView)
 	read("GET /harvest_jobs/{id}/progress", s.jobProgress)
+	read("GET /harvest_jobs/{id}/duplicates", s.jobDuplicates)
 	read("GET /harvest_jobs/{id}/record_errors.csv", s.jobErrorsCSV)
 	read("GET /harvest_jobs/{id}/cancel", s.jobCancelConfirm)
 	write("POST /harvest_jobs/{id}/cancel", s.jobCancel)

@@ -39,6 +39,8 @@ type sourceViewData struct {
 	Paging   paging
 	JobTypes []harvest.JobType
 	Running  bool // the newest job is unfinished: the page's script follows the dataset count
+	// Duplicates are the cross-source duplicates with the source on either side.
+	Duplicates duplicateList
 }
 
 // jobRow is a job with its percentage as the API computes it.
@@ -107,6 +109,10 @@ func (s *server) sourceView(w http.ResponseWriter, r *http.Request) error {
 			PageParams: store.PageParams{Limit: listPerPage}}); err != nil {
 			return err
 		}
+	}
+	if d.Duplicates, err = s.duplicates(r.Context(), store.CrossSourceDuplicateListParams{SourceID: src.ID},
+		"/harvest_sources/"+src.ID+"/duplicates", src.ID); err != nil {
+		return err
 	}
 	d.Chart = jobChart(recent)
 	d.Running = len(recent) > 0 && !recent[0].Status.Finished()

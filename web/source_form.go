@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/harvester-dev/harvester/api"
@@ -17,6 +18,7 @@ import (
 type sourceForm struct {
 	Name, URL, OrganizationID, SourceType, SchemaType, Frequency, NotificationEmails, NotificationFrequency string
 	CollectionParentURL, WAFTimeZone, Accept, AuthHeaderName, AuthHeaderValue                               string
+	Precedence                                                                                              string // as typed; "" is 0
 	Settings                                                                                                map[string]string
 	HasStoredSecret                                                                                         bool
 }
@@ -82,7 +84,7 @@ func (s *server) sourceNew(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := sourceForm{SourceType: cmp.Or(q.Get("source_type"), string(harvest.SourceDocument)),
 		OrganizationID: q.Get("organization_id"), Frequency: string(harvest.FrequencyManual),
-		NotificationFrequency: string(harvest.NotifyOnError)}
+		NotificationFrequency: string(harvest.NotifyOnError), Precedence: "0"}
 	d, err := s.sourceFormData(r, nil, f, formErrors{})
 	if err != nil {
 		return err
@@ -99,7 +101,7 @@ func (s *server) sourceEdit(w http.ResponseWriter, r *http.Request) error {
 		SchemaType: string(src.SchemaType), Frequency: string(src.Frequency),
 		NotificationEmails: strings.Join(src.NotificationEmails, "\n"), NotificationFrequency: string(src.NotificationFrequency),
 		CollectionParentURL: src.CollectionParentURL, WAFTimeZone: src.WAFTimeZone, Accept: src.Accept,
-		Settings: map[string]string{}}
+		Precedence: strconv.Itoa(src.Precedence), Settings: map[string]string{}}
 	if src.AuthHeader != nil {
 		f.AuthHeaderName, f.HasStoredSecret = src.AuthHeader.Name, true
 	}
@@ -136,7 +138,8 @@ func readSourceForm(r *http.Request, old *store.Source) (sourceForm, map[string]
 		NotificationEmails: r.PostFormValue("notification_emails"), NotificationFrequency: r.PostFormValue("notification_frequency"),
 		CollectionParentURL: r.PostFormValue("collection_parent_url"), WAFTimeZone: r.PostFormValue("waf_time_zone"),
 		Accept: r.PostFormValue("accept"), AuthHeaderName: r.PostFormValue("auth_header_name"),
-		AuthHeaderValue: r.PostFormValue("auth_header_value"), Settings: map[string]string{},
+		AuthHeaderValue: r.PostFormValue("auth_header_value"), Precedence: r.PostFormValue("precedence"),
+		Settings:        map[string]string{},
 		HasStoredSecret: old != nil && old.AuthHeader != nil}
 	var options map[string]string
 	chosen := harvest.SpecOf(harvest.SourceType(f.SourceType))
@@ -160,8 +163,9 @@ func readSourceForm(r *http.Request, old *store.Source) (sourceForm, map[string]
 }
 
 // sourceParams is the source the form describes, with the API's defaults for what it leaves
-// empty.
-func sourceParams(f sourceForm, options map[string]string) *store.SourceInsertParams {
+// empty. A precedence that is not a whole number is recorded in fields (harvest.ParsePrecedence);
+// its range is the rule table's.
+func sourceParams(f sourceForm, options map[string]string, fields map[string]string) *store.SourceInsertParams {
 	p := &store.SourceInsertParams{Name: strings.TrimSpace(f.Name), URL: strings.TrimSpace(f.URL),
 		OrganizationID: strings.TrimSpace(f.OrganizationID),
 		SourceType:     harvest.SourceType(cmp.Or(f.SourceType, string(harvest.SourceDocument))),
@@ -170,6 +174,10 @@ func sourceParams(f sourceForm, options map[string]string) *store.SourceInsertPa
 			string(harvest.NotifyOnError))),
 		CollectionParentURL: strings.TrimSpace(f.CollectionParentURL), WAFTimeZone: strings.TrimSpace(f.WAFTimeZone),
 		Accept: strings.TrimSpace(f.Accept), Options: options}
+	var err error
+	if p.Precedence, err = harvest.ParsePrecedence(f.Precedence); err != nil {
+		fields["precedence"] = err.Error()
+	}
 	for _, e := range strings.FieldsFunc(f.NotificationEmails, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
 		if e = strings.TrimSpace(e); e != "" {
 			p.NotificationEmails = append(p.NotificationEmails, e)
@@ -197,7 +205,8 @@ func (s *server) sourceSave(w http.ResponseWriter, r *http.Request, old *store.S
 		title = "Edit " + old.Name
 	}
 	errs := formErrors{}
-	src, err := s.sources.Save(r.Context(), old, sourceParams(f, options), strings.TrimSpace(f.SchemaType), map[string]string{})
+	fields := map[string]string{}
+	src, err := s.sources.Save(r.Context(), old, sourceParams(f, options, fields), strings.TrimSpace(f.SchemaType), fields)
 	if err != nil {
 		if err := errs.from(err, "url"); err != nil {
 			return err

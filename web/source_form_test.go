@@ -115,3 +115,57 @@ func TestSourceFormShowsAStaleSetting(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, body)
 	require.Contains(t, body, `id="rdf-shacl_profile-error"`)
 }
+
+// TestSourceFormPrecedence: the form shows the source's precedence, saves a new one, refuses one
+// out of range or not a whole number at its field (keeping what was typed), and an edit that
+// leaves the field as it is keeps the stored precedence.
+func TestSourceFormPrecedence(t *testing.T) {
+	st := sqliteStore(t)
+	b := newSite(t, st).browser(t)
+	b.signIn()
+	code, page := b.get("/harvest_sources/new")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, page, `<input type="number" id="precedence" name="precedence" value="0" min="-1000" max="1000"`)
+
+	form := url.Values{"name": {"Aggregator"}, "url": {"https://aggregator.example.org/data.json"},
+		"source_type": {"document"}, "schema_type": {"dcatus1.1: non-federal"}, "frequency": {"manual"},
+		"notification_frequency": {"on_error"}, "precedence": {"-10"}, "csrf_token": {b.csrf("/harvest_sources/new")}}
+	res, body := b.post("/harvest_sources", form)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, body)
+	srcPath := res.Header.Get("Location")
+	id := srcPath[len("/harvest_sources/"):]
+	src, err := st.SourceGet(t.Context(), id)
+	require.NoError(t, err)
+	require.Equal(t, -10, src.Precedence)
+	code, page = b.get(srcPath + "/edit")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, page, `name="precedence" value="-10"`)
+
+	for value, want := range map[string]string{
+		"5000": "5000 is out of range: want a whole number from -1000 to 1000 (higher wins a cross-source duplicate)",
+		"high": "&#34;high&#34; is not a whole number: want one from -1000 to 1000 (higher wins a cross-source duplicate)",
+	} {
+		form.Set("precedence", value)
+		form.Set("csrf_token", b.csrf(srcPath+"/edit"))
+		res, body = b.post(srcPath+"/edit", form)
+		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, body)
+		require.Contains(t, body, `<p class="field-error" id="precedence-error">`+want+`</p>`, value)
+		require.Contains(t, body, `name="precedence" value="`+value+`"`, "what was typed is shown again")
+		require.Contains(t, body, `aria-describedby="precedence-hint precedence-error" aria-invalid="true"`)
+	}
+	src, err = st.SourceGet(t.Context(), id)
+	require.NoError(t, err)
+	require.Equal(t, -10, src.Precedence, "nothing saved")
+
+	form.Set("precedence", "-10")
+	form.Set("name", "Aggregator, renamed")
+	form.Set("csrf_token", b.csrf(srcPath+"/edit"))
+	res, body = b.post(srcPath+"/edit", form)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, body)
+	src, err = st.SourceGet(t.Context(), id)
+	require.NoError(t, err)
+	require.Equal(t, -10, src.Precedence, "an edit keeps the precedence it shows")
+	code, page = b.get(srcPath)
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, page, `<dd id="source-precedence">-10 `)
+}

@@ -102,6 +102,7 @@ func TestWebUIInABrowser(t *testing.T) {
 	w.failingSourceInTheList()
 	w.failingJob()
 	w.warnedJob()
+	w.crossSourceDuplicates()
 	w.otherPages()
 	w.dashboard()
 	w.clear()

@@ -19,7 +19,7 @@ import (
 type harvestFlags struct {
 	serviceFlags
 	url, file, schemaType, jobType, format, sourceType, parentURL, organization string
-	wafTimeZone, accept, authHeader                                             string
+	wafTimeZone, accept, authHeader, precedence                                 string
 	options                                                                     []string
 	timeout                                                                     time.Duration
 }
@@ -95,6 +95,10 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl.StringVar(&f.wafTimeZone, "waf-time-zone", "",
 		"the IANA time zone (e.g. America/New_York) of a WAF's listing dates where the listing names none;\n"+
 			"kept with the source for later runs (default UTC)")
+	fl.StringVar(&f.precedence, "precedence", "",
+		"the source's precedence, a whole number from -1000 to 1000: higher wins a cross-source duplicate\n"+
+			"(another source publishing the same dataset); kept with the source for later runs (default: leave it as\n"+
+			"it is; a new source's is 0)")
 	fl.StringVar(&f.organization, "organization", "",
 		"the source's organization, by exact name: created when no organization has it (default: leave the source's as it is)")
 	fl.StringVar(&f.jobType, "job-type", "harvest", "harvest, force_harvest, validate or clear")

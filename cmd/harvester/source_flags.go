@@ -39,6 +39,13 @@ func (f *harvestFlags) params() (jobs.Params, error) {
 		return p, err
 	}
 	in.Options = p.Options
+	if f.precedence != "" {
+		n, err := harvest.ParsePrecedence(f.precedence)
+		if err != nil {
+			return p, usageError{fmt.Errorf("--precedence: %w", err)}
+		}
+		in.Precedence, p.Precedence = n, &n
+	}
 	st, schema, bad := in.Check()
 	if err := flagErrors(bad, in); err != nil {
 		return p, err
@@ -104,7 +111,7 @@ func schemasHelp() string {
 // sourceFlags names the flag of each field of the source rule table's messages.
 var sourceFlags = []struct{ field, flag string }{{"url", "--url"}, {"source_type", "--source-type"},
 	{"schema_type", "--schema-type"}, {"collection_parent_url", "--collection-parent-url"},
-	{"waf_time_zone", "--waf-time-zone"}}
+	{"waf_time_zone", "--waf-time-zone"}, {"precedence", "--precedence"}}
 
 // flagErrors is the usage error of the rule table's messages (nil when there are none): one
 // line per bad field, "--flag: message" ("--option key: message" for a setting).

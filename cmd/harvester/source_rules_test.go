@@ -52,6 +52,11 @@ var badSources = []badSource{
 		[]string{"--url", "https://a.example.gov/data.json", "--schema-type", federal, "--option", "fq=organization:epa-gov"},
 		url.Values{"url": {"https://a.example.gov/data.json"}, "source_type": {"document"}, "schema_type": {federal},
 			"ckan.fq": {"organization:epa-gov"}}},
+	{"precedence out of range", "precedence", map[string]any{"url": "https://a.example.gov/data.json",
+		"schema_type": federal, "precedence": 5000},
+		[]string{"--url", "https://a.example.gov/data.json", "--schema-type", federal, "--precedence", "5000"},
+		url.Values{"url": {"https://a.example.gov/data.json"}, "source_type": {"document"}, "schema_type": {federal},
+			"precedence": {"5000"}}},
 }
 
 // TestSameSourceMessageEverywhere: the API (POST and PUT), the web form (add and edit) and

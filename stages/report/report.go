@@ -53,6 +53,7 @@ type Store interface {
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.HarvestJob, error)
 	CatalogsChangedInJob(ctx context.Context, jobID string) ([]store.Resource, error)
+	CrossSourceDuplicateList(ctx context.Context, p *store.CrossSourceDuplicateListParams) ([]store.CrossSourceDuplicate, int, error)
 	OutcomeIdentifiers(ctx context.Context, p *store.OutcomeIdentifiersParams) ([]string, error)
 	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
 	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
@@ -332,11 +333,12 @@ func (h *Handler) notify(ctx context.Context, job *store.HarvestJob, src *store.
 	if job.FinishedAt != nil {
 		finished = *job.FinishedAt
 	}
+	nj := notify.Job{ID: job.ID, JobType: job.JobType, Status: job.Status, Counts: job.Counts,
+		StartedAt: job.CreatedAt, FinishedAt: finished, JobError: jobError}
+	h.newDuplicates(ctx, &nj, src.ID)
 	sent, err := h.notifier.JobFinished(ctx, notify.Source{ID: src.ID, Name: src.Name, URL: src.URL,
 		OrganizationName: orgName, NotificationEmails: src.NotificationEmails,
-		NotificationFrequency: src.NotificationFrequency},
-		notify.Job{ID: job.ID, JobType: job.JobType, Status: job.Status, Counts: job.Counts,
-			StartedAt: job.CreatedAt, FinishedAt: finished, JobError: jobError})
+		NotificationFrequency: src.NotificationFrequency}, nj)
 	if err != nil {
 		h.logger.Error("job report email failed", harvest.MetaJobID, job.ID, "sent", sent, "error", err)
 	}

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSourcePrecedence: precedence is kept by POST and PUT, shown by GET, 0 when left out (a
+// PUT replaces every field); a value out of -1000..1000, not an integer, or null is a 422
+// naming the member, with the rule table's message.
+func TestSourcePrecedence(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	body := validSource("https://precedence.example.gov/data.json")
+	body["precedence"] = 1000
+	created := b.write(t, http.MethodPost, "/api/v1/harvest_sources", body)
+	require.Equal(t, http.StatusCreated, created.status, created.body)
+	src := created.object(t)
+	require.Equal(t, 1000.0, src["precedence"])
+	path := "/api/v1/harvest_sources/" + src["id"].(string)
+	require.Equal(t, 1000.0, b.get(t, path).object(t)["precedence"])
+
+	body["precedence"] = -1000
+	require.Equal(t, -1000.0, b.write(t, http.MethodPut, path, body).object(t)["precedence"])
+	delete(body, "precedence")
+	require.Equal(t, 0.0, b.write(t, http.MethodPut, path, body).object(t)["precedence"], "left out: 0")
+
+	for value, want := range map[any]string{
+		1001:    "1001 is out of range: want a whole number from -1000 to 1000 (higher wins a cross-source duplicate)",
+		-100000: "-100000 is out of range: want a whole number from -1000 to 1000 (higher wins a cross-source duplicate)",
+		1.5:     "must be an integer",
+		"10":    "must be an integer",
+		nil:     "must not be null",
+	} {
+		body["precedence"] = value
+		for _, method := range []string{http.MethodPost, http.MethodPut} {
+			p := "/api/v1/harvest_sources"
+			if method == http.MethodPut {
+				p = path
+			}
+			f := requireFields(t, b.write(t, method, p, body), "precedence")
+			require.Contains(t, f["precedence"], want, "%s %v", method, value)
+		}
+	}
+	require.Equal(t, 0.0, b.get(t, path).object(t)["precedence"], "a refused PUT changed nothing")
+}
