@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -219,4 +220,27 @@ func TestDates(t *testing.T) {
 		<metainfo><mettc>local time</mettc></metainfo></metadata>`))
 	require.Equal(t, "2020-01-02T09:30:00", got["modified"], "local time: no zone")
 	require.NotContains(t, got, "temporal", "a range that ends before it begins")
+}
+
+// Time periods whose ends have different precisions come out in a form DCAT-US validates:
+// the non-federal schema's interval pattern wants an end with a day to follow a begin with a
+// month ("1990/2026-12-03" fails it).
+func TestTemporalMixedPrecision(t *testing.T) {
+	t.Parallel()
+	today := time.Now().UTC().Format("2006-01-02")
+	for _, tc := range []struct{ inner, want string }{
+		{"<rngdates><begdate>1990</begdate><enddate>Present</enddate></rngdates>", "1990-01-01/" + today},
+		{"<rngdates><begdate>1990</begdate><enddate>20050601</enddate></rngdates>", "1990-01-01/2005-06-01"},
+		{"<rngdates><begdate>2001</begdate><begtime>unknown</begtime><enddate>present</enddate></rngdates>", "2001-01-01/" + today},
+		{"<rngdates><begdate>1990</begdate><enddate>200506</enddate></rngdates>", "1990/2005-06"},
+		{"<rngdates><begdate>1990</begdate><enddate>2005</enddate></rngdates>", "1990/2005"},
+		{"<rngdates><begdate>199003</begdate><enddate>20050601</enddate></rngdates>", "1990-03/2005-06-01"},
+		{"<rngdates><begdate>19900315</begdate><enddate>2005</enddate></rngdates>", "1990-03-15/2005"},
+		{"<rngdates><begdate>1990</begdate><enddate>20050601</enddate><endtime>1200</endtime></rngdates>", "1990-01-01/2005-06-01"},
+		{"<rngdates><begdate>19900101</begdate><begtime>0800</begtime><enddate>20050601</enddate><endtime>1200</endtime></rngdates>", "1990-01-01T08:00:00Z/2005-06-01T12:00:00Z"},
+		{"<mdattim><sngdate><caldate>1990</caldate></sngdate><sngdate><caldate>20050601</caldate></sngdate></mdattim>", "1990-01-01/2005-06-01"},
+	} {
+		ds, _ := transformValid(t, record("<timeperd><timeinfo>"+tc.inner+"</timeinfo></timeperd>"), "https://example.gov/r.xml")
+		require.Equal(t, tc.want, ds.Temporal, tc.inner)
+	}
 }
