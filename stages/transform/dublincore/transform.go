@@ -40,6 +40,9 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 		return nil, nil, err
 	}
 	m := &mapper{rec: rec}
+	if w := iso.CharsetWarning(xml); w != "" {
+		m.warn("encoding", "%s", w)
+	}
 	dcat, err = m.dataset(identifier, publisherName).Encode()
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)

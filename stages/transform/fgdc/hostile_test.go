@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
 
@@ -243,4 +244,41 @@ func TestTemporalMixedPrecision(t *testing.T) {
 		ds, _ := transformValid(t, record("<timeperd><timeinfo>"+tc.inner+"</timeinfo></timeperd>"), "https://example.gov/r.xml")
 		require.Equal(t, tc.want, ds.Temporal, tc.inner)
 	}
+}
+
+// Encodings as Windows and hand-edited files have them: a Latin-1 declaration over UTF-8
+// bytes is read as UTF-8 with a warning (declared Latin-1, "é" would be "Ã©" and "’" carry
+// C1 controls); real Latin-1 bytes as declared, without one; UTF-16 with a byte order mark is
+// decoded; a UTF-16 declaration over 8-bit bytes is an error that names UTF-16.
+func TestCharsetMislabels(t *testing.T) {
+	t.Parallel()
+	const title = "Qualité de l’eau Montréal"
+	doc := func(decl, title string) []byte {
+		return []byte(`<?xml version="1.0" encoding="` + decl + `"?><metadata><idinfo><citation><citeinfo><title>` +
+			title + `</title><pubdate>2020</pubdate></citeinfo></citation></idinfo></metadata>`)
+	}
+	for _, decl := range []string{"ISO-8859-1", "windows-1252"} {
+		got, warnings := transformMap(t, doc(decl, title))
+		require.Equal(t, title, got["title"], decl)
+		require.True(t, warned(warnings, "encoding"), "%s: %v", decl, warnings)
+		require.Contains(t, fmt.Sprint(warnings), fmt.Sprintf("declares encoding %q, but its bytes are UTF-8", strings.ToLower(decl)))
+	}
+	got, warnings := transformMap(t, doc("ISO-8859-1", "Qualit\xe9 Montr\xe9al"))
+	require.Equal(t, "Qualité Montréal", got["title"])
+	require.False(t, warned(warnings, "encoding"), "%v", warnings)
+
+	got, _ = transformMap(t, encodeUTF16LE(string(doc("UTF-16", title))))
+	require.Equal(t, title, got["title"], "UTF-16 with a byte order mark")
+	_, _, err := Transform(doc("UTF-16", "T"), "id", "org")
+	require.ErrorIs(t, err, ErrEncoding)
+	require.ErrorContains(t, err, `declares encoding "utf-16", but its bytes are not UTF-16`)
+}
+
+// encodeUTF16LE is s in UTF-16LE with a byte order mark.
+func encodeUTF16LE(s string) []byte {
+	out := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(s)) {
+		out = append(out, byte(u), byte(u>>8))
+	}
+	return out
 }

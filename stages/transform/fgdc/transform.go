@@ -40,6 +40,9 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 		return nil, nil, fmt.Errorf("%w: the root element is <%s>, not <metadata>", ErrNotFGDC, rootName(root))
 	}
 	m := &mapper{root: root, idinfo: root.child("idinfo")}
+	if w := iso.CharsetWarning(xml); w != "" {
+		m.warn("encoding", "%s", w)
+	}
 	ds, err := m.dataset(identifier, publisherName)
 	if err != nil {
 		return nil, nil, err
