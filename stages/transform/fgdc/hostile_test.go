@@ -282,3 +282,16 @@ func encodeUTF16LE(s string) []byte {
 	}
 	return out
 }
+
+// A link with a non-ASCII character is percent-encoded as UTF-8, as a space is, and the record
+// validates (it failed on $.distribution[…].downloadURL).
+func TestNonASCIILinks(t *testing.T) {
+	t.Parallel()
+	b := []byte(`<metadata><idinfo><citation><citeinfo><title>T</title><pubdate>2020</pubdate>
+		<onlink>https://example.gov/landing page/Qualité</onlink></citeinfo></citation></idinfo>
+		<distinfo><stdorder><digform><digtinfo><formname>PDF</formname></digtinfo><digtopt><onlinopt><computer><networka>
+		<networkr>https://example.gov/docs/Qualité report.pdf</networkr></networka></computer></onlinopt></digtopt></digform></stdorder></distinfo></metadata>`)
+	ds, _ := transformValid(t, b, "https://example.gov/r.xml")
+	require.Equal(t, "https://example.gov/landing%20page/Qualit%C3%A9", ds.LandingPage)
+	require.Contains(t, fmt.Sprint(ds.raw["distribution"]), "https://example.gov/docs/Qualit%C3%A9%20report.pdf")
+}

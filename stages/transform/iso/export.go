@@ -14,7 +14,8 @@ func ToUTF8(b []byte) (doc []byte, trimmed int, err error) { return toUTF8(b) }
 
 // CleanURL returns s as an absolute http(s), ftp(s), sftp, s3 or gs URL, prefixing https://
 // when that makes a scheme-less address with a dotted host valid (as Data.gov does) and
-// escaping spaces; ok is false for anything else (a relative path, a mail address, text).
+// percent-encoding what RFC 3986 does not allow as written (a space, a non-ASCII character as
+// its UTF-8 bytes; escapeURL); ok is false for anything else (a relative path, a mail address, text).
 func CleanURL(s string) (u string, ok bool) { return cleanURL(s) }
 
 // GuessMediaType guesses the media type of a link from its file extension and query (OGC

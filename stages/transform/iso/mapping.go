@@ -332,13 +332,14 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node, idents []*node) {
 }
 
 // cleanURL returns an absolute URL, prefixing https:// when that makes a scheme-less address
-// valid (as Data.gov does) and escaping spaces.
+// valid (as Data.gov does) and percent-encoding spaces, non-ASCII characters and the like
+// (escapeURL).
 func cleanURL(s string) (string, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" || strings.ContainsAny(s, "\n\r\t") {
 		return "", false
 	}
-	s = strings.ReplaceAll(s, " ", "%20")
+	s = escapeURL(s)
 	u, err := url.Parse(s)
 	if err == nil && u.Scheme == "" && !strings.HasPrefix(s, "/") {
 		u, err = url.Parse("https://" + s)
