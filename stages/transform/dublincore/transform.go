@@ -81,6 +81,10 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 		ds.Description = iso.PlaceholderDescription
 		m.warn("description", "the record has no dct:abstract or dc:description; used the placeholder %q", iso.PlaceholderDescription)
 	}
+	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
+		ds.Description = d
+		m.warn("description", "%s", w)
+	}
 	ds.Keyword = distinct(r.all("dc:subject"))
 	if len(ds.Keyword) == 0 {
 		ds.Keyword = []string{iso.PlaceholderKeyword}

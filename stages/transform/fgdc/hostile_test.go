@@ -295,3 +295,14 @@ func TestNonASCIILinks(t *testing.T) {
 	require.Equal(t, "https://example.gov/landing%20page/Qualit%C3%A9", ds.LandingPage)
 	require.Contains(t, fmt.Sprint(ds.raw["distribution"]), "https://example.gov/docs/Qualit%C3%A9%20report.pdf")
 }
+
+// An abstract over DCAT-US's 10,000 characters (long USGS abstracts are real) is cut at a
+// word, with a warning giving its length, so the record validates.
+func TestLongAbstractCut(t *testing.T) {
+	t.Parallel()
+	abstract := strings.Repeat("Streamflow at the gage. ", 520) // 12,480 characters
+	ds, warnings := transformValid(t, record("<descript><abstract>"+abstract+"</abstract></descript>"), "https://example.gov/r.xml")
+	require.LessOrEqual(t, len([]rune(ds.Description)), 10000)
+	require.True(t, strings.HasPrefix(abstract, strings.TrimSuffix(ds.Description, "…")+" "), "cut at a word")
+	require.Contains(t, fmt.Sprint(warnings), "the text is 12479 characters, over the 10000 DCAT-US allows")
+}

@@ -89,6 +89,10 @@ func (m *mapper) dataset(identifier, publisherName string) (*dcatus.Dataset, err
 		return nil, fmt.Errorf("%w: metadata/idinfo/citation/citeinfo/title is missing or empty: DCAT-US requires a title", ErrInvalidFGDC)
 	}
 	ds.Description = m.description()
+	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
+		ds.Description = d
+		m.warn("description", "%s", w)
+	}
 	ds.Keyword = m.keywords()
 	m.dates(ds, cit)
 	ds.ContactPoint = m.contactPoint()

@@ -41,6 +41,10 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 		ds.Description = PlaceholderDescription
 		m.warn("description", "the record has no abstract; used the placeholder %q", PlaceholderDescription)
 	}
+	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
+		ds.Description = d
+		m.warn("description", "%s", w)
+	}
 	ds.Keyword = m.keywords(idents)
 	m.dates(ds, cit)
 	contacts := append(parties(path(idents, "pointOfContact")), parties(path([]*node{root}, "contact"))...)
