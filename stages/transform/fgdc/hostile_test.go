@@ -306,3 +306,20 @@ func TestLongAbstractCut(t *testing.T) {
 	require.True(t, strings.HasPrefix(abstract, strings.TrimSuffix(ds.Description, "…")+" "), "cut at a word")
 	require.Contains(t, fmt.Sprint(warnings), "the text is 12479 characters, over the 10000 DCAT-US allows")
 }
+
+// An abstract that is wholly HTML markup, escaped as ArcGIS 10.x exports write it, becomes its
+// text, a line per paragraph, with a warning; prose with a "<" in it is left alone.
+func TestHTMLAbstract(t *testing.T) {
+	t.Parallel()
+	esri := `&lt;DIV STYLE="text-align:Left;"&gt;&lt;DIV&gt;&lt;P&gt;&lt;SPAN&gt;Roads of the county, updated weekly.&lt;/SPAN&gt;&lt;/P&gt;` +
+		`&lt;P&gt;&lt;SPAN STYLE="font-weight:bold;"&gt;Sources:&lt;/SPAN&gt;&lt;SPAN&gt; county &amp;amp; state&lt;/SPAN&gt;&lt;/P&gt;&lt;/DIV&gt;&lt;/DIV&gt;`
+	ds, warnings := transformValid(t, record("<descript><abstract>"+esri+"</abstract></descript>"), "https://example.gov/r.xml")
+	require.Equal(t, "Roads of the county, updated weekly.\nSources: county & state", ds.Description)
+	require.Contains(t, fmt.Sprint(warnings), "the abstract is HTML markup")
+
+	for _, prose := range []string{"Depths &lt;1 km and &gt;5 km.", "&lt;Unknown&gt;", "See &lt;b&gt;bold&lt;/b&gt; text."} {
+		ds, warnings := transformValid(t, record("<descript><abstract>"+prose+"</abstract></descript>"), "https://example.gov/r.xml")
+		require.NotContains(t, ds.Description, "&", prose)
+		require.False(t, warned(warnings, "description"), "%s: %v", prose, warnings)
+	}
+}

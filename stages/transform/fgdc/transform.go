@@ -113,14 +113,25 @@ func (m *mapper) dataset(identifier, publisherName string) (*dcatus.Dataset, err
 func (m *mapper) description() string {
 	descript := m.idinfo.child("descript")
 	if a := descript.child("abstract").prose(); a != "" {
-		return a
+		return m.plain(a, "abstract")
 	}
 	if p := descript.child("purpose").prose(); p != "" {
 		m.warn("description", "the record has no abstract; used its purpose (idinfo/descript/purpose)")
-		return p
+		return m.plain(p, "purpose")
 	}
 	m.warn("description", "the record has no abstract; used the placeholder %q", iso.PlaceholderDescription)
 	return iso.PlaceholderDescription
+}
+
+// plain returns prose that is wholly HTML markup as its text, with a warning (markupText),
+// else as it is; what names the element ("abstract").
+func (m *mapper) plain(prose, what string) string {
+	text, ok := markupText(prose)
+	if !ok {
+		return prose
+	}
+	m.warn("description", "the %s is HTML markup (as ArcGIS exports write rich text); kept its text, without the tags", what)
+	return text
 }
 
 // keywords returns the theme, place, stratum and temporal keywords (CSDGM 1.6), the Biological
