@@ -118,7 +118,7 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 		return
 	}
 	ds.Modified = time.Now().UTC().Format("2006-01-02T15:04:05Z")
-	m.warn("modified", "the record has no usable publication date or metadata date (%q, %q); used the time of transformation", short(raw), short(metd))
+	m.warn("modified", "the record has no usable publication date or metadata date (%s, %s); used the time of transformation", quoted(raw), quoted(metd))
 }
 
 // temporal sets temporal ("start/end") from the time period of content (idinfo/timeperd/
@@ -151,7 +151,7 @@ func (m *mapper) temporal(ds *dcatus.Dataset) {
 		ok = okb && oke
 	}
 	if !ok {
-		m.warn("temporal", "time period of content %q is not a calendar date or range of dates; dropped", short(info.value()))
+		m.warn("temporal", "time period of content %s is not a calendar date or range of dates; dropped", quoted(info.texts()))
 		return
 	}
 	if begin.t.After(end.t) {

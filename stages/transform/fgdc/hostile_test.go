@@ -88,6 +88,7 @@ func TestDoctypeEntities(t *testing.T) {
 	_, _, err := Transform([]byte(prolog+string(record("<descript><abstract>&lol9;</abstract></descript>"))), "id", "org")
 	require.ErrorIs(t, err, ErrMalformedXML)
 	require.ErrorContains(t, err, "lol9")
+	require.ErrorContains(t, err, "entities a DOCTYPE declares are not expanded", "the row says why")
 
 	_, _, err = Transform([]byte(prolog+string(record("<descript><abstract>&xxe;</abstract></descript>"))), "id", "org")
 	require.ErrorIs(t, err, ErrMalformedXML)
@@ -165,8 +166,11 @@ func TestNotFGDC(t *testing.T) {
 		kind error
 		msg  string
 	}{
-		`<gmd:MD_Metadata xmlns:gmd="http://www.isotc211.org/2005/gmd"/>`: {ErrNotFGDC, "the root element is <a namespaced MD_Metadata>"},
+		`<gmd:MD_Metadata xmlns:gmd="http://www.isotc211.org/2005/gmd"/>`: {ErrNotFGDC, `the root element is <gmd:MD_Metadata> (namespace "http://www.isotc211.org/2005/gmd"), not <metadata>`},
 		`<csw:Record xmlns:csw="http://www.opengis.net/cat/csw/2.0.2"/>`:  {ErrNotFGDC, "Record"},
+		`<fgdc:metadata xmlns:fgdc="http://www.fgdc.gov/metadata/csdgm"><fgdc:idinfo/></fgdc:metadata>`: {ErrNotFGDC,
+			`the root element is <fgdc:metadata> (namespace "http://www.fgdc.gov/metadata/csdgm"), not <metadata>: ` +
+				"FGDC CSDGM is read only with un-prefixed element names"},
 		`<metadata><idinfo>`:                             {ErrMalformedXML, "line 1"},
 		`<metadata></idinfo></metadata>`:                 {ErrMalformedXML, "line 1"},
 		"<?xml version='1.0'?><metadata>\x92</metadata>": {ErrEncoding, "byte 0x92 at offset 31"},
@@ -322,4 +326,17 @@ func TestHTMLAbstract(t *testing.T) {
 		require.NotContains(t, ds.Description, "&", prose)
 		require.False(t, warned(warnings, "description"), "%s: %v", prose, warnings)
 	}
+}
+
+// Warnings quote what the record has, or say "none": a geologic age's text, "Unknown", a
+// record with no dates at all.
+func TestWarningsQuoteValues(t *testing.T) {
+	t.Parallel()
+	_, warnings := transformMap(t, record(`<timeperd><timeinfo><sngdate><geolage><geolscal>International Commission on Stratigraphy</geolscal>`+
+		`<geolest>Late Cretaceous</geolest></geolage></sngdate></timeinfo></timeperd>`))
+	require.Contains(t, fmt.Sprint(warnings), `time period of content "International Commission on Stratigraphy Late Cretaceous" is not`)
+	_, warnings = transformMap(t, record(`<timeperd><timeinfo><rngdates><begdate>Unknown</begdate><enddate>Present</enddate></rngdates></timeinfo></timeperd>`))
+	require.Contains(t, fmt.Sprint(warnings), `time period of content "Unknown Present" is not`)
+	_, warnings = transformMap(t, []byte(`<metadata><idinfo><citation><citeinfo><title>T</title></citeinfo></citation></idinfo></metadata>`))
+	require.Contains(t, fmt.Sprint(warnings), "no usable publication date or metadata date (none, none)")
 }

@@ -37,7 +37,7 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 		return nil, nil, err
 	}
 	if root.name != "metadata" || root.foreign {
-		return nil, nil, fmt.Errorf("%w: the root element is <%s>, not <metadata>", ErrNotFGDC, rootName(root))
+		return nil, nil, fmt.Errorf("%w: the root element is %s, not <metadata>%s", ErrNotFGDC, rootName(root), namespaceNote(root))
 	}
 	m := &mapper{root: root, idinfo: root.child("idinfo")}
 	if w := iso.CharsetWarning(xml); w != "" {
@@ -54,11 +54,25 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 	return dcat, m.warnings, nil
 }
 
+// rootName is the root element as written, with its namespace URI when it binds one:
+// <fgdc:metadata> (namespace "http://www.fgdc.gov/metadata/csdgm").
 func rootName(n *node) string {
-	if n.foreign {
-		return "a namespaced " + n.name
+	switch {
+	case n.foreign && n.space != "":
+		return fmt.Sprintf("<%s:%s> (namespace %q)", n.prefix, n.name, n.space)
+	case n.foreign:
+		return fmt.Sprintf("<%s:%s>", n.prefix, n.name)
 	}
-	return n.name
+	return "<" + n.name + ">"
+}
+
+// namespaceNote says, for a prefixed <metadata>, which CSDGM elements are read.
+func namespaceNote(n *node) string {
+	if n.name != "metadata" {
+		return ""
+	}
+	return ": FGDC CSDGM is read only with un-prefixed element names, as its DTD defines them, " +
+		"in no namespace or a default one (such as a CSW server's http://www.opengis.net/cat/csw/csdgm)"
 }
 
 // mapper maps one parsed record to DCAT-US and collects warnings.
@@ -196,6 +210,14 @@ func (m *mapper) frequency() (string, bool) {
 }
 
 // short returns s cut to 200 characters, for warnings that quote the record.
+// quoted is s for a message: quoted and cut by short, or "none" when empty.
+func quoted(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%q", short(s))
+}
+
 func short(s string) string {
 	if r := []rune(s); len(r) > 200 {
 		return string(r[:200]) + "…"

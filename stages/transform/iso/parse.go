@@ -236,5 +236,17 @@ func malformed(doc []byte, offset int64, err error) error {
 	off := min(int(offset), len(doc))
 	line := 1 + bytes.Count(doc[:off], []byte("\n"))
 	col := 1 + utf8.RuneCount(doc[bytes.LastIndexByte(doc[:off], '\n')+1:off])
-	return fmt.Errorf("%w: line %d, column %d: %s", ErrMalformedXML, line, col, msg)
+	return fmt.Errorf("%w: line %d, column %d: %s", ErrMalformedXML, line, col, ExplainSyntax(msg))
+}
+
+// ExplainSyntax returns an encoding/xml syntax error message with the why a reader needs:
+// "invalid character entity &agency;" gains that entities a DOCTYPE declares are not
+// expanded (never: that is how "billion laughs" and external-entity attacks work), only XML's
+// five predefined ones. Any other message is returned as it is.
+func ExplainSyntax(msg string) string {
+	if strings.HasPrefix(msg, "invalid character entity &") {
+		return msg + " (entities a DOCTYPE declares are not expanded, only XML's five: &lt; &gt; &amp; &apos; &quot;; " +
+			"write the entity's text in its place)"
+	}
+	return msg
 }
