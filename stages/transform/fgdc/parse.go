@@ -26,13 +26,13 @@ const (
 // in a namespace keeps its local name and is marked foreign), child elements and character
 // data.
 type node struct {
-	name     string
-	foreign  bool // in a namespace: never matched by a CSDGM path
+	name    string
+	foreign bool // in a namespace: never matched by a CSDGM path
 	// prefix and space are a foreign element's namespace prefix and, when the element itself
 	// binds it (as a root does), its namespace URI: for messages.
 	prefix, space string
-	children []*node
-	text     strings.Builder
+	children      []*node
+	text          strings.Builder
 }
 
 // parse decodes doc (UTF-8 after iso.ToUTF8; trimmed bytes were cut from the input as given)
