@@ -98,4 +98,13 @@ func TestHarvestWAFOfUTF16AndNULRecords(t *testing.T) {
 	require.Contains(t, titles["utf16le-none.xml"], `Qualité de l’eau`)
 	raw := h.RecordBodies(t, rep.SourceID)[url+"utf16le-bom.xml"]
 	require.True(t, strings.HasPrefix(raw, `<?xml version="1.0" encoding="UTF-8"?>`), "stored as UTF-8, saying so: %.60q", raw)
+
+	// The same files as document sources (harvester harvest --file).
+	doc := h.Harvest(t, pipelinetest.Source{URL: files["/enc/utf16be-bom.xml"], SchemaType: harvest.SchemaFGDC})
+	pipelinetest.MustComplete(t, doc)
+	require.Equal(t, 1, doc.Added)
+	doc = h.Harvest(t, pipelinetest.Source{URL: files["/enc/nul.xml"], SchemaType: harvest.SchemaFGDC})
+	pipelinetest.MustComplete(t, doc)
+	require.Equal(t, 1, doc.Errored)
+	require.Contains(t, strings.Join(h.ErrorMessages(t, doc.JobID, harvest.SeverityError), "\n"), "U+0000")
 }
