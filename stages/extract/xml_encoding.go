@@ -54,7 +54,11 @@ func xmlRecordUTF8(body []byte) ([]byte, error) {
 		where = "byte offset (of the document decoded from UTF-16 to UTF-8)"
 	}
 	if i := bytes.IndexByte(body, 0); i >= 0 {
-		return nil, fmt.Errorf("%w: %s %d is U+0000 (NUL), which XML does not allow in a document", errXMLEncoding, where, i)
+		hint := ""
+		if bytes.Count(body, []byte{0}) > len(body)/4 {
+			hint = " (so many NUL bytes: the document may be UTF-16 or UTF-32 without a byte order mark; save it as UTF-8)"
+		}
+		return nil, fmt.Errorf("%w: %s %d is U+0000 (NUL), which XML does not allow in a document%s", errXMLEncoding, where, i, hint)
 	}
 	return body, nil
 }

@@ -35,7 +35,8 @@ func encodeUTF16(s string, bigEndian, bom bool) []byte {
 }
 
 // A WAF of FGDC records as Windows tools write them (UTF-16, with and without a byte order
-// mark), one with a NUL byte and one in UTF-32, harvested on Postgres: the UTF-16 records are
+// mark), one with a NUL byte, one in UTF-32 and one UTF-16 after a stray space, harvested on
+// Postgres: the UTF-16 records are
 // decoded and added, the NUL and UTF-32 files are InvalidEncoding rows that say why, and no
 // stage gives up on a record (Postgres text cannot hold U+0000: storing it failed COMPARE).
 func TestHarvestWAFOfUTF16AndNULRecords(t *testing.T) {
@@ -55,6 +56,7 @@ func TestHarvestWAFOfUTF16AndNULRecords(t *testing.T) {
 		"nul.xml":          []byte(strings.Replace(rec("NUL", "UTF-8"), "Qualité", "Qual\x00ité", 1)),
 		"utf32.xml":        utf32,
 		"good.xml":         []byte(rec("Good", "UTF-8")),
+		"utf16-spaced.xml": append([]byte{' ', 0}, encodeUTF16(rec("Spaced", "UTF-16"), false, false)...),
 	}
 	dir := t.TempDir()
 	files := map[string]string{}
@@ -71,7 +73,7 @@ func TestHarvestWAFOfUTF16AndNULRecords(t *testing.T) {
 	ctx := context.Background()
 	rep := h.Harvest(t, pipelinetest.Source{URL: url, SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaFGDC})
 	pipelinetest.MustComplete(t, rep)
-	require.Equal(t, [3]int{6, 4, 2}, [3]int{rep.Total, rep.Added, rep.Errored}, "total, added, errored")
+	require.Equal(t, [3]int{7, 4, 3}, [3]int{rep.Total, rep.Added, rep.Errored}, "total, added, errored")
 
 	errs, _, err := h.Store.RecordErrorList(ctx, &store.RecordErrorListParams{JobID: rep.JobID,
 		Severity: harvest.SeverityError, PageParams: store.PageParams{Limit: 100}})
@@ -80,7 +82,8 @@ func TestHarvestWAFOfUTF16AndNULRecords(t *testing.T) {
 	for _, e := range errs {
 		reasons[strings.TrimPrefix(e.Identifier, url)] = e.Type + ": " + e.Message
 	}
-	require.Len(t, reasons, 2, "%v", reasons)
+	require.Len(t, reasons, 3, "%v", reasons)
+	require.Contains(t, reasons["utf16-spaced.xml"], "may be UTF-16 or UTF-32 without a byte order mark")
 	require.Contains(t, reasons["nul.xml"], "InvalidEncoding: ")
 	require.Contains(t, reasons["nul.xml"], "U+0000")
 	require.Contains(t, reasons["utf32.xml"], "InvalidEncoding: ")
