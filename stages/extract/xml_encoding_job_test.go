@@ -36,9 +36,9 @@ func encodeUTF16(s string, bigEndian, bom bool) []byte {
 
 // A WAF of FGDC records as Windows tools write them (UTF-16, with and without a byte order
 // mark), one with a NUL byte, one in UTF-32 and one UTF-16 after a stray space, harvested on
-// Postgres: the UTF-16 records are
-// decoded and added, the NUL and UTF-32 files are InvalidEncoding rows that say why, and no
-// stage gives up on a record (Postgres text cannot hold U+0000: storing it failed COMPARE).
+// Postgres: the UTF-16 records are decoded and added, the others are InvalidEncoding rows
+// that say why, and no stage gives up on a record (Postgres text cannot hold U+0000: storing
+// it failed COMPARE). Then as document sources.
 func TestHarvestWAFOfUTF16AndNULRecords(t *testing.T) {
 	t.Parallel()
 	rec := func(title, decl string) string {
