@@ -35,10 +35,11 @@ func harvestCommand() *cobra.Command {
 		Short: "Run one harvest job of a source through every stage and print its report",
 		Long: `Run one harvest job of a source through every stage (extract, compare, transform, validate,
 sync, report) in this process, and print the job report. A source is a DCAT-US 1.1 data.json,
-one ISO 19115 XML file, a WAF (a folder listing) of ISO 19115 XML files, a DCAT-AP RDF document
-(--source-type rdf --schema-type dcat-ap: Turtle, RDF/XML, JSON-LD, N-Triples), or a portal API
-(ckan, dkan, socrata, arcgis, opendatasoft: its items are mapped to DCAT-US, schema type
-"dcatus1.1: non-federal" by default).
+one ISO 19115 or FGDC CSDGM XML file (--schema-type iso19115_1, iso19115_2 or fgdc), a WAF (a
+folder listing) of such XML files, an OGC CSW catalogue (--source-type csw), a DCAT-AP RDF
+document (--source-type rdf --schema-type dcat-ap: Turtle, RDF/XML, JSON-LD, N-Triples), or a
+portal API (ckan, dkan, socrata, arcgis, opendatasoft: its items are mapped to DCAT-US, schema
+type "dcatus1.1: non-federal" by default).
 
 --accept sets the Accept header sent for the source's documents, --auth-header "Name: value"
 a secret header sent only to the source's own host (or set ` + authHeaderEnv + `="Name: value"
@@ -78,14 +79,9 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	f.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "", "the source's http(s) URL")
-	fl.StringVar(&f.file, "file", "", "a local file: a data.json, an ISO XML record or an RDF document (the source is keyed by its absolute path)")
+	fl.StringVar(&f.file, "file", "", "a local file: a data.json, an ISO 19115 or FGDC CSDGM XML record or an RDF document (the source is keyed by its absolute path)")
 	fl.StringVar(&f.schemaType, "schema-type", "", "the schema type its records follow, by source type: "+schemasHelp())
-	fl.StringVar(&f.sourceType, "source-type", "document",
-		"document (one data.json or one ISO XML file), waf (a folder listing of ISO XML files), waf-collection,\n"+
-			"rdf (a DCAT-AP document: Turtle, RDF/XML, JSON-LD, N-Triples),\n"+
-			"ckan (a CKAN Action API, DKAN 7 too; --url is the portal's base URL), dkan (a DKAN 2 metastore),\n"+
-			"socrata (a Socrata domain's Discovery API), arcgis (an ArcGIS Hub site, or a portal's sharing/rest search)\n"+
-			"opendatasoft (an OpenDataSoft portal's Explore API) or csw (an OGC CSW 2.0.2/3.0 catalogue; --url its endpoint)")
+	fl.StringVar(&f.sourceType, "source-type", "document", sourceTypesHelp())
 	fl.StringVar(&f.accept, "accept", "", `the Accept header for the source's documents, e.g. "text/turtle" (default: the fetch default)`)
 	fl.StringVar(&f.authHeader, "auth-header", "", `a secret header "Name: value" sent only to the source's host `+
 		`(default: $`+authHeaderEnv+`)`)

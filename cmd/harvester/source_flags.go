@@ -91,6 +91,16 @@ func settingsHelp() string {
 	return strings.Join(types, "; ")
 }
 
+// sourceTypesHelp lists the source types with what each is, from the rule table (so a new
+// type, csw for one, is listed as soon as it has a row).
+func sourceTypesHelp() string {
+	lines := make([]string, 0, len(harvest.SourceSpecs))
+	for _, spec := range harvest.SourceSpecs {
+		lines = append(lines, string(spec.Type)+": "+spec.What)
+	}
+	return "the kind of source, one of:\n" + strings.Join(lines, ";\n") + "\n(a portal's or a CSW catalogue's --url is its base or endpoint URL)"
+}
+
 // schemasHelp lists each source type's schema types from the rule table, the default marked.
 func schemasHelp() string {
 	var types []string

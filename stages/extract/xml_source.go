@@ -289,10 +289,16 @@ func (l *lister) xml(url string, body []byte, parent string) error {
 	return l.sendXML(pos, url, body, parent)
 }
 
-// sendXML sends one XML record, already recorded as seen, to COMPARE. An empty file (nothing
-// but white space, or a BOM) is an error row instead: there is no record to compare.
+// sendXML sends one XML record, already recorded as seen, to COMPARE, UTF-16 decoded to UTF-8
+// (xmlRecordUTF8). An empty file (nothing but white space, or a BOM) is an error row instead:
+// there is no record to compare; so are UTF-32 and U+0000 (InvalidEncoding), which could not
+// be stored.
 func (l *lister) sendXML(pos int, url string, body []byte, parent string) error {
 	e := catalog.Entry{Position: pos, Identifier: url}
+	body, err := xmlRecordUTF8(body)
+	if err != nil {
+		return l.settleError(&e, harvest.TypeInvalidEncoding, fmt.Sprintf("file %s: %v", url, err))
+	}
 	if len(bytes.TrimSpace(bytes.TrimPrefix(body, utf8BOM))) == 0 {
 		what := "empty (0 bytes)"
 		if len(body) > 0 {

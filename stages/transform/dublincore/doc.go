@@ -8,7 +8,8 @@
 // dct = http://purl.org/dc/terms/, ows = OWS 1.x or 2.0):
 //
 //	title          first dc:title (none: left out, VALIDATE names it; several: first, warning)
-//	description    dct:abstract, else dc:description, else iso.PlaceholderDescription
+//	description    dct:abstract, else dc:description, else iso.PlaceholderDescription; cut at
+//	               a word to DCAT-US's 10,000 characters
 //	keyword        every dc:subject, trimmed, repeats dropped, order kept; none: "__"
 //	modified       dct:modified, else dc:date (W3C-DTF), else the time of transformation
 //	issued         dct:issued

@@ -100,3 +100,18 @@ func TestLyingRecord(t *testing.T) {
 	require.Contains(t, fields(warnings), `temporal: dct:temporal "2020-01-01/2019-01-01" is not an interval of two W3C-DTF dates; dropped`)
 	require.Empty(t, validate(t, out))
 }
+
+// An abstract over DCAT-US's 10,000 characters is cut at a word, with a warning giving its
+// length, so the record validates (it failed on $.description).
+func TestLongAbstractCut(t *testing.T) {
+	t.Parallel()
+	abstract := strings.Repeat("Tidal wetland survey. ", 600) // 13,200 characters
+	doc := open + `<dc:title>T</dc:title><dc:subject>x</dc:subject><dct:abstract>` + abstract + `</dct:abstract></csw:Record>`
+	out, warnings, err := Transform([]byte(doc), "id", "Org")
+	require.NoError(t, err)
+	require.Empty(t, validate(t, out))
+	d := decode(t, out)["description"].(string)
+	require.LessOrEqual(t, utf8.RuneCountInString(d), 10000)
+	require.True(t, strings.HasSuffix(d, "…"))
+	require.Contains(t, strings.Join(fields(warnings), "\n"), "description: the text is 13199 characters, over the 10000 DCAT-US allows")
+}

@@ -207,7 +207,7 @@ func notDublinCore(n xml.Name) error {
 func malformed(doc []byte, d *xml.Decoder, err error) error {
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("%w: line %d: %s", ErrMalformedXML, se.Line, se.Msg)
+		return fmt.Errorf("%w: line %d: %s", ErrMalformedXML, se.Line, iso.ExplainSyntax(se.Msg))
 	}
 	off := min(int(d.InputOffset()), len(doc))
 	return fmt.Errorf("%w: line %d: %v", ErrMalformedXML, 1+bytes.Count(doc[:off], []byte("\n")), err)

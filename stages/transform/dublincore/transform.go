@@ -40,6 +40,9 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 		return nil, nil, err
 	}
 	m := &mapper{rec: rec}
+	if w := iso.CharsetWarning(xml); w != "" {
+		m.warn("encoding", "%s", w)
+	}
 	dcat, err = m.dataset(identifier, publisherName).Encode()
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
@@ -77,6 +80,10 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 	if ds.Description == "" {
 		ds.Description = iso.PlaceholderDescription
 		m.warn("description", "the record has no dct:abstract or dc:description; used the placeholder %q", iso.PlaceholderDescription)
+	}
+	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
+		ds.Description = d
+		m.warn("description", "%s", w)
 	}
 	ds.Keyword = distinct(r.all("dc:subject"))
 	if len(ds.Keyword) == 0 {

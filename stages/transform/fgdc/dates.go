@@ -118,7 +118,7 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 		return
 	}
 	ds.Modified = time.Now().UTC().Format("2006-01-02T15:04:05Z")
-	m.warn("modified", "the record has no usable publication date or metadata date (%q, %q); used the time of transformation", short(raw), short(metd))
+	m.warn("modified", "the record has no usable publication date or metadata date (%s, %s); used the time of transformation", quoted(raw), quoted(metd))
 }
 
 // temporal sets temporal ("start/end") from the time period of content (idinfo/timeperd/
@@ -151,19 +151,30 @@ func (m *mapper) temporal(ds *dcatus.Dataset) {
 		ok = okb && oke
 	}
 	if !ok {
-		m.warn("temporal", "time period of content %q is not a calendar date or range of dates; dropped", short(info.value()))
+		m.warn("temporal", "time period of content %s is not a calendar date or range of dates; dropped", quoted(info.texts()))
 		return
 	}
 	if begin.t.After(end.t) {
 		m.warn("temporal", "time period of content begins (%s) after it ends (%s); dropped", begin, end)
 		return
 	}
+	ds.Temporal = interval(begin, end)
+}
+
+// interval writes "begin/end" in a form the DCAT-US 1.1 isoDateInterval pattern accepts. That
+// pattern reuses the begin's separators in the end, so an end with a day needs a begin with a
+// month, and an end with a time a begin with one. So, keeping what the record says: when only
+// one end has a time of day, the time goes; a year-only begin before an end with a day is
+// widened to the first day of its year ("1990" + "Present" → "1990-01-01/2026-12-03"),
+// which says the same of the period and keeps the end's day.
+func interval(begin, end date) string {
 	if (begin.prec == clock) != (end.prec == clock) {
-		// One end with a time of day, one without: DCAT-US's interval pattern wants both
-		// alike, so the time goes.
 		begin.prec, end.prec = min(begin.prec, day), min(end.prec, day)
 	}
-	ds.Temporal = fmt.Sprintf("%s/%s", begin, end)
+	if begin.prec == year && end.prec >= day {
+		begin.prec = day // begin.t is already January 1st
+	}
+	return fmt.Sprintf("%s/%s", begin, end)
 }
 
 // span returns the earliest and latest of multiple dates/times; ok is false when one is not

@@ -10,14 +10,17 @@
 // The mapping (element paths under metadata/):
 //
 //	title               idinfo/citation/citeinfo/title (white space made single spaces); required
-//	description         idinfo/descript/abstract; else purpose; else a placeholder
+//	description         idinfo/descript/abstract; else purpose; else a placeholder; wholly
+//	                    HTML markup (ArcGIS exports) made text; cut at a word to DCAT-US's
+//	                    10,000 characters (dcatus.ShortenDescription)
 //	keyword             idinfo/keywords theme/themekey, place/placekey, stratum/stratkey,
 //	                    temporal/tempkey; BDP idinfo/taxonomy/keywtax/taxonkey; RSE
 //	                    idinfo/plainsid names (mission, platform, instrument)
 //	modified, issued    citeinfo/pubdate (+pubtime), at its precision; modified falls back to
 //	                    metainfo/metd
 //	spatial             idinfo/spdom/bounding "westbc,southbc,eastbc,northbc"; else BDP descgeog
-//	temporal            idinfo/timeperd/timeinfo sngdate, mdattim (earliest/latest), rngdates
+//	temporal            idinfo/timeperd/timeinfo sngdate, mdattim (earliest/latest), rngdates;
+//	                    a year-only begin before an end with a day widened to January 1st
 //	contactPoint        cntinfo of idinfo/ptcontac, metainfo/metc, distinfo/distrib: the first
 //	                    with an e-mail address (cntemail), fn its primary person or organization
 //	publisher           citeinfo/pubinfo/publish; else a distributor's organization; else

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
 
@@ -86,6 +88,7 @@ func TestDoctypeEntities(t *testing.T) {
 	_, _, err := Transform([]byte(prolog+string(record("<descript><abstract>&lol9;</abstract></descript>"))), "id", "org")
 	require.ErrorIs(t, err, ErrMalformedXML)
 	require.ErrorContains(t, err, "lol9")
+	require.ErrorContains(t, err, "entities a DOCTYPE declares are not expanded", "the row says why")
 
 	_, _, err = Transform([]byte(prolog+string(record("<descript><abstract>&xxe;</abstract></descript>"))), "id", "org")
 	require.ErrorIs(t, err, ErrMalformedXML)
@@ -163,8 +166,11 @@ func TestNotFGDC(t *testing.T) {
 		kind error
 		msg  string
 	}{
-		`<gmd:MD_Metadata xmlns:gmd="http://www.isotc211.org/2005/gmd"/>`: {ErrNotFGDC, "the root element is <a namespaced MD_Metadata>"},
+		`<gmd:MD_Metadata xmlns:gmd="http://www.isotc211.org/2005/gmd"/>`: {ErrNotFGDC, `the root element is <gmd:MD_Metadata> (namespace "http://www.isotc211.org/2005/gmd"), not <metadata>`},
 		`<csw:Record xmlns:csw="http://www.opengis.net/cat/csw/2.0.2"/>`:  {ErrNotFGDC, "Record"},
+		`<fgdc:metadata xmlns:fgdc="http://www.fgdc.gov/metadata/csdgm"><fgdc:idinfo/></fgdc:metadata>`: {ErrNotFGDC,
+			`the root element is <fgdc:metadata> (namespace "http://www.fgdc.gov/metadata/csdgm"), not <metadata>: ` +
+				"FGDC CSDGM is read only with un-prefixed element names"},
 		`<metadata><idinfo>`:                             {ErrMalformedXML, "line 1"},
 		`<metadata></idinfo></metadata>`:                 {ErrMalformedXML, "line 1"},
 		"<?xml version='1.0'?><metadata>\x92</metadata>": {ErrEncoding, "byte 0x92 at offset 31"},
@@ -219,4 +225,118 @@ func TestDates(t *testing.T) {
 		<metainfo><mettc>local time</mettc></metainfo></metadata>`))
 	require.Equal(t, "2020-01-02T09:30:00", got["modified"], "local time: no zone")
 	require.NotContains(t, got, "temporal", "a range that ends before it begins")
+}
+
+// Time periods whose ends have different precisions come out in a form DCAT-US validates:
+// the non-federal schema's interval pattern wants an end with a day to follow a begin with a
+// month ("1990/2026-12-03" fails it).
+func TestTemporalMixedPrecision(t *testing.T) {
+	t.Parallel()
+	today := time.Now().UTC().Format("2006-01-02")
+	for _, tc := range []struct{ inner, want string }{
+		{"<rngdates><begdate>1990</begdate><enddate>Present</enddate></rngdates>", "1990-01-01/" + today},
+		{"<rngdates><begdate>1990</begdate><enddate>20050601</enddate></rngdates>", "1990-01-01/2005-06-01"},
+		{"<rngdates><begdate>2001</begdate><begtime>unknown</begtime><enddate>present</enddate></rngdates>", "2001-01-01/" + today},
+		{"<rngdates><begdate>1990</begdate><enddate>200506</enddate></rngdates>", "1990/2005-06"},
+		{"<rngdates><begdate>1990</begdate><enddate>2005</enddate></rngdates>", "1990/2005"},
+		{"<rngdates><begdate>199003</begdate><enddate>20050601</enddate></rngdates>", "1990-03/2005-06-01"},
+		{"<rngdates><begdate>19900315</begdate><enddate>2005</enddate></rngdates>", "1990-03-15/2005"},
+		{"<rngdates><begdate>1990</begdate><enddate>20050601</enddate><endtime>1200</endtime></rngdates>", "1990-01-01/2005-06-01"},
+		{"<rngdates><begdate>19900101</begdate><begtime>0800</begtime><enddate>20050601</enddate><endtime>1200</endtime></rngdates>", "1990-01-01T08:00:00Z/2005-06-01T12:00:00Z"},
+		{"<mdattim><sngdate><caldate>1990</caldate></sngdate><sngdate><caldate>20050601</caldate></sngdate></mdattim>", "1990-01-01/2005-06-01"},
+	} {
+		ds, _ := transformValid(t, record("<timeperd><timeinfo>"+tc.inner+"</timeinfo></timeperd>"), "https://example.gov/r.xml")
+		require.Equal(t, tc.want, ds.Temporal, tc.inner)
+	}
+}
+
+// Encodings as Windows and hand-edited files have them: a Latin-1 declaration over UTF-8
+// bytes is read as UTF-8 with a warning (declared Latin-1, "é" would be "Ã©" and "’" carry
+// C1 controls); real Latin-1 bytes as declared, without one; UTF-16 with a byte order mark is
+// decoded; a UTF-16 declaration over 8-bit bytes is an error that names UTF-16.
+func TestCharsetMislabels(t *testing.T) {
+	t.Parallel()
+	const title = "Qualité de l’eau Montréal"
+	doc := func(decl, title string) []byte {
+		return []byte(`<?xml version="1.0" encoding="` + decl + `"?><metadata><idinfo><citation><citeinfo><title>` +
+			title + `</title><pubdate>2020</pubdate></citeinfo></citation></idinfo></metadata>`)
+	}
+	for _, decl := range []string{"ISO-8859-1", "windows-1252"} {
+		got, warnings := transformMap(t, doc(decl, title))
+		require.Equal(t, title, got["title"], decl)
+		require.True(t, warned(warnings, "encoding"), "%s: %v", decl, warnings)
+		require.Contains(t, fmt.Sprint(warnings), fmt.Sprintf("declares encoding %q, but its bytes are UTF-8", strings.ToLower(decl)))
+	}
+	got, warnings := transformMap(t, doc("ISO-8859-1", "Qualit\xe9 Montr\xe9al"))
+	require.Equal(t, "Qualité Montréal", got["title"])
+	require.False(t, warned(warnings, "encoding"), "%v", warnings)
+
+	got, _ = transformMap(t, encodeUTF16LE(string(doc("UTF-16", title))))
+	require.Equal(t, title, got["title"], "UTF-16 with a byte order mark")
+	_, _, err := Transform(doc("UTF-16", "T"), "id", "org")
+	require.ErrorIs(t, err, ErrEncoding)
+	require.ErrorContains(t, err, `declares encoding "utf-16", but its bytes are not UTF-16`)
+}
+
+// encodeUTF16LE is s in UTF-16LE with a byte order mark.
+func encodeUTF16LE(s string) []byte {
+	out := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(s)) {
+		out = append(out, byte(u), byte(u>>8))
+	}
+	return out
+}
+
+// A link with a non-ASCII character is percent-encoded as UTF-8, as a space is, and the record
+// validates (it failed on $.distribution[…].downloadURL).
+func TestNonASCIILinks(t *testing.T) {
+	t.Parallel()
+	b := []byte(`<metadata><idinfo><citation><citeinfo><title>T</title><pubdate>2020</pubdate>
+		<onlink>https://example.gov/landing page/Qualité</onlink></citeinfo></citation></idinfo>
+		<distinfo><stdorder><digform><digtinfo><formname>PDF</formname></digtinfo><digtopt><onlinopt><computer><networka>
+		<networkr>https://example.gov/docs/Qualité report.pdf</networkr></networka></computer></onlinopt></digtopt></digform></stdorder></distinfo></metadata>`)
+	ds, _ := transformValid(t, b, "https://example.gov/r.xml")
+	require.Equal(t, "https://example.gov/landing%20page/Qualit%C3%A9", ds.LandingPage)
+	require.Contains(t, fmt.Sprint(ds.raw["distribution"]), "https://example.gov/docs/Qualit%C3%A9%20report.pdf")
+}
+
+// An abstract over DCAT-US's 10,000 characters (long USGS abstracts are real) is cut at a
+// word, with a warning giving its length, so the record validates.
+func TestLongAbstractCut(t *testing.T) {
+	t.Parallel()
+	abstract := strings.Repeat("Streamflow at the gage. ", 520) // 12,480 characters
+	ds, warnings := transformValid(t, record("<descript><abstract>"+abstract+"</abstract></descript>"), "https://example.gov/r.xml")
+	require.LessOrEqual(t, len([]rune(ds.Description)), 10000)
+	require.True(t, strings.HasPrefix(abstract, strings.TrimSuffix(ds.Description, "…")+" "), "cut at a word")
+	require.Contains(t, fmt.Sprint(warnings), "the text is 12479 characters, over the 10000 DCAT-US allows")
+}
+
+// An abstract that is wholly HTML markup, escaped as ArcGIS 10.x exports write it, becomes its
+// text, a line per paragraph, with a warning; prose with a "<" in it is left alone.
+func TestHTMLAbstract(t *testing.T) {
+	t.Parallel()
+	esri := `&lt;DIV STYLE="text-align:Left;"&gt;&lt;DIV&gt;&lt;P&gt;&lt;SPAN&gt;Roads of the county, updated weekly.&lt;/SPAN&gt;&lt;/P&gt;` +
+		`&lt;P&gt;&lt;SPAN STYLE="font-weight:bold;"&gt;Sources:&lt;/SPAN&gt;&lt;SPAN&gt; county &amp;amp; state&lt;/SPAN&gt;&lt;/P&gt;&lt;/DIV&gt;&lt;/DIV&gt;`
+	ds, warnings := transformValid(t, record("<descript><abstract>"+esri+"</abstract></descript>"), "https://example.gov/r.xml")
+	require.Equal(t, "Roads of the county, updated weekly.\nSources: county & state", ds.Description)
+	require.Contains(t, fmt.Sprint(warnings), "the abstract is HTML markup")
+
+	for _, prose := range []string{"Depths &lt;1 km and &gt;5 km.", "&lt;Unknown&gt;", "See &lt;b&gt;bold&lt;/b&gt; text."} {
+		ds, warnings := transformValid(t, record("<descript><abstract>"+prose+"</abstract></descript>"), "https://example.gov/r.xml")
+		require.NotContains(t, ds.Description, "&", prose)
+		require.False(t, warned(warnings, "description"), "%s: %v", prose, warnings)
+	}
+}
+
+// Warnings quote what the record has, or say "none": a geologic age's text, "Unknown", a
+// record with no dates at all.
+func TestWarningsQuoteValues(t *testing.T) {
+	t.Parallel()
+	_, warnings := transformMap(t, record(`<timeperd><timeinfo><sngdate><geolage><geolscal>International Commission on Stratigraphy</geolscal>`+
+		`<geolest>Late Cretaceous</geolest></geolage></sngdate></timeinfo></timeperd>`))
+	require.Contains(t, fmt.Sprint(warnings), `time period of content "International Commission on Stratigraphy Late Cretaceous" is not`)
+	_, warnings = transformMap(t, record(`<timeperd><timeinfo><rngdates><begdate>Unknown</begdate><enddate>Present</enddate></rngdates></timeinfo></timeperd>`))
+	require.Contains(t, fmt.Sprint(warnings), `time period of content "Unknown Present" is not`)
+	_, warnings = transformMap(t, []byte(`<metadata><idinfo><citation><citeinfo><title>T</title></citeinfo></citation></idinfo></metadata>`))
+	require.Contains(t, fmt.Sprint(warnings), "no usable publication date or metadata date (none, none)")
 }

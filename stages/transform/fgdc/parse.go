@@ -26,10 +26,13 @@ const (
 // in a namespace keeps its local name and is marked foreign), child elements and character
 // data.
 type node struct {
-	name     string
-	foreign  bool // in a namespace: never matched by a CSDGM path
-	children []*node
-	text     strings.Builder
+	name    string
+	foreign bool // in a namespace: never matched by a CSDGM path
+	// prefix and space are a foreign element's namespace prefix and, when the element itself
+	// binds it (as a root does), its namespace URI: for messages.
+	prefix, space string
+	children      []*node
+	text          strings.Builder
 }
 
 // parse decodes doc (UTF-8 after iso.ToUTF8; trimmed bytes were cut from the input as given)
@@ -63,7 +66,12 @@ func parseWithin(doc []byte, maxDepth, maxElements int) (*node, error) {
 			case len(stack) >= maxDepth:
 				return nil, fmt.Errorf("%w: elements nested more than %d deep", ErrLimit, maxDepth)
 			}
-			n := &node{name: t.Name.Local, foreign: t.Name.Space != ""}
+			n := &node{name: t.Name.Local, foreign: t.Name.Space != "", prefix: t.Name.Space}
+			for _, a := range t.Attr {
+				if n.foreign && a.Name.Space == "xmlns" && a.Name.Local == n.prefix {
+					n.space = a.Value
+				}
+			}
 			if len(stack) == 0 {
 				if root != nil {
 					return nil, malformed(doc, d.InputOffset(), errors.New("more than one root element"))
@@ -113,7 +121,7 @@ func malformed(doc []byte, offset int64, err error) error {
 	off := min(int(offset), len(doc))
 	line := 1 + bytes.Count(doc[:off], []byte("\n"))
 	col := 1 + utf8.RuneCount(doc[bytes.LastIndexByte(doc[:off], '\n')+1:off])
-	return fmt.Errorf("%w: line %d, column %d: %s", ErrMalformedXML, line, col, msg)
+	return fmt.Errorf("%w: line %d, column %d: %s", ErrMalformedXML, line, col, iso.ExplainSyntax(msg))
 }
 
 // child returns the first CSDGM child element named name, or nil.
@@ -169,6 +177,29 @@ func (n *node) raw() string {
 // indentation of a wrapped title) made one space.
 func (n *node) value() string {
 	return strings.Join(strings.Fields(n.raw()), " ")
+}
+
+// texts returns the character data of the element and its descendants, in document order,
+// each run of white space made one space: what a message quotes of a structured element
+// (a geologic age's "Late Cretaceous"), cut at 1,000 bytes.
+func (n *node) texts() string {
+	var parts []string
+	size := 0
+	var walk func(*node)
+	walk = func(e *node) {
+		if e == nil || size > 1000 {
+			return
+		}
+		if v := e.value(); v != "" {
+			parts = append(parts, v)
+			size += len(v)
+		}
+		for _, c := range e.children {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.Join(parts, " ")
 }
 
 // prose returns the element's character data as prose: each line trimmed (the indentation of

@@ -37,9 +37,12 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 		return nil, nil, err
 	}
 	if root.name != "metadata" || root.foreign {
-		return nil, nil, fmt.Errorf("%w: the root element is <%s>, not <metadata>", ErrNotFGDC, rootName(root))
+		return nil, nil, fmt.Errorf("%w: the root element is %s, not <metadata>%s", ErrNotFGDC, rootName(root), namespaceNote(root))
 	}
 	m := &mapper{root: root, idinfo: root.child("idinfo")}
+	if w := iso.CharsetWarning(xml); w != "" {
+		m.warn("encoding", "%s", w)
+	}
 	ds, err := m.dataset(identifier, publisherName)
 	if err != nil {
 		return nil, nil, err
@@ -51,11 +54,25 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 	return dcat, m.warnings, nil
 }
 
+// rootName is the root element as written, with its namespace URI when it binds one:
+// <fgdc:metadata> (namespace "http://www.fgdc.gov/metadata/csdgm").
 func rootName(n *node) string {
-	if n.foreign {
-		return "a namespaced " + n.name
+	switch {
+	case n.foreign && n.space != "":
+		return fmt.Sprintf("<%s:%s> (namespace %q)", n.prefix, n.name, n.space)
+	case n.foreign:
+		return fmt.Sprintf("<%s:%s>", n.prefix, n.name)
 	}
-	return n.name
+	return "<" + n.name + ">"
+}
+
+// namespaceNote says, for a prefixed <metadata>, which CSDGM elements are read.
+func namespaceNote(n *node) string {
+	if n.name != "metadata" {
+		return ""
+	}
+	return ": FGDC CSDGM is read only with un-prefixed element names, as its DTD defines them, " +
+		"in no namespace or a default one (such as a CSW server's http://www.opengis.net/cat/csw/csdgm)"
 }
 
 // mapper maps one parsed record to DCAT-US and collects warnings.
@@ -86,6 +103,10 @@ func (m *mapper) dataset(identifier, publisherName string) (*dcatus.Dataset, err
 		return nil, fmt.Errorf("%w: metadata/idinfo/citation/citeinfo/title is missing or empty: DCAT-US requires a title", ErrInvalidFGDC)
 	}
 	ds.Description = m.description()
+	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
+		ds.Description = d
+		m.warn("description", "%s", w)
+	}
 	ds.Keyword = m.keywords()
 	m.dates(ds, cit)
 	ds.ContactPoint = m.contactPoint()
@@ -106,14 +127,25 @@ func (m *mapper) dataset(identifier, publisherName string) (*dcatus.Dataset, err
 func (m *mapper) description() string {
 	descript := m.idinfo.child("descript")
 	if a := descript.child("abstract").prose(); a != "" {
-		return a
+		return m.plain(a, "abstract")
 	}
 	if p := descript.child("purpose").prose(); p != "" {
 		m.warn("description", "the record has no abstract; used its purpose (idinfo/descript/purpose)")
-		return p
+		return m.plain(p, "purpose")
 	}
 	m.warn("description", "the record has no abstract; used the placeholder %q", iso.PlaceholderDescription)
 	return iso.PlaceholderDescription
+}
+
+// plain returns prose that is wholly HTML markup as its text, with a warning (markupText),
+// else as it is; what names the element ("abstract").
+func (m *mapper) plain(prose, what string) string {
+	text, ok := markupText(prose)
+	if !ok {
+		return prose
+	}
+	m.warn("description", "the %s is HTML markup (as ArcGIS exports write rich text); kept its text, without the tags", what)
+	return text
 }
 
 // keywords returns the theme, place, stratum and temporal keywords (CSDGM 1.6), the Biological
@@ -178,6 +210,14 @@ func (m *mapper) frequency() (string, bool) {
 }
 
 // short returns s cut to 200 characters, for warnings that quote the record.
+// quoted is s for a message: quoted and cut by short, or "none" when empty.
+func quoted(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%q", short(s))
+}
+
 func short(s string) string {
 	if r := []rune(s); len(r) > 200 {
 		return string(r[:200]) + "…"

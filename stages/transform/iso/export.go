@@ -4,14 +4,18 @@ package iso
 // record is decoded, and its links read, by the same rules.
 
 // ToUTF8 returns an XML document as UTF-8 according to its declared encoding (UTF-8 when it
-// declares none; ISO-8859-1, Windows-1252 and ASCII are decoded), after trimming a UTF-8 BOM
-// and white space before the XML declaration, and the number of bytes trimmed. The error
+// declares none; ISO-8859-1, Windows-1252 and ASCII are decoded; one that starts with a
+// UTF-16 byte order mark is decoded from UTF-16), after trimming a UTF-8 BOM and white space
+// before the XML declaration, and the number of bytes trimmed. A document declared
+// ISO-8859-1 or Windows-1252 whose bytes are multi-byte UTF-8 is read as UTF-8
+// (CharsetWarning gives the warning to report). The error
 // wraps ErrEncoding and gives the offset of the first bad byte in b.
 func ToUTF8(b []byte) (doc []byte, trimmed int, err error) { return toUTF8(b) }
 
 // CleanURL returns s as an absolute http(s), ftp(s), sftp, s3 or gs URL, prefixing https://
 // when that makes a scheme-less address with a dotted host valid (as Data.gov does) and
-// escaping spaces; ok is false for anything else (a relative path, a mail address, text).
+// percent-encoding what RFC 3986 does not allow as written (a space, a non-ASCII character as
+// its UTF-8 bytes; escapeURL); ok is false for anything else (a relative path, a mail address, text).
 func CleanURL(s string) (u string, ok bool) { return cleanURL(s) }
 
 // GuessMediaType guesses the media type of a link from its file extension and query (OGC

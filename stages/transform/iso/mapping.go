@@ -41,6 +41,10 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 		ds.Description = PlaceholderDescription
 		m.warn("description", "the record has no abstract; used the placeholder %q", PlaceholderDescription)
 	}
+	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
+		ds.Description = d
+		m.warn("description", "%s", w)
+	}
 	ds.Keyword = m.keywords(idents)
 	m.dates(ds, cit)
 	contacts := append(parties(path(idents, "pointOfContact")), parties(path([]*node{root}, "contact"))...)
@@ -332,13 +336,14 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node, idents []*node) {
 }
 
 // cleanURL returns an absolute URL, prefixing https:// when that makes a scheme-less address
-// valid (as Data.gov does) and escaping spaces.
+// valid (as Data.gov does) and percent-encoding spaces, non-ASCII characters and the like
+// (escapeURL).
 func cleanURL(s string) (string, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" || strings.ContainsAny(s, "\n\r\t") {
 		return "", false
 	}
-	s = strings.ReplaceAll(s, " ", "%20")
+	s = escapeURL(s)
 	u, err := url.Parse(s)
 	if err == nil && u.Scheme == "" && !strings.HasPrefix(s, "/") {
 		u, err = url.Parse("https://" + s)

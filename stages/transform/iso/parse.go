@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // node is one element of the parsed document: its namespace URI (prefixes resolved), local
@@ -49,9 +50,16 @@ func toUTF8(b []byte) ([]byte, int, error) {
 		start++
 	}
 	doc := b[start:]
-	enc := "utf-8"
-	if m := encodingDecl.FindSubmatch(doc[:min(len(doc), 200)]); m != nil {
-		enc = strings.ToLower(string(m[1]))
+	if out, ok := fromUTF16(doc); ok {
+		if out == nil {
+			return nil, 0, fmt.Errorf("%w: the document starts with a UTF-16 byte order mark but does not decode as UTF-16", ErrEncoding)
+		}
+		d, _, err := toUTF8(utf16Declared.ReplaceAll(out, []byte("$1"))) // it is UTF-8 now
+		return d, start, err
+	}
+	enc := declaredEncoding(doc)
+	if mislabeledUTF8(enc, doc) {
+		return doc, start, nil // CharsetWarning says so
 	}
 	switch enc {
 	case "utf-8", "utf8":
@@ -84,7 +92,73 @@ func toUTF8(b []byte) ([]byte, int, error) {
 		}
 		return out, start, nil
 	}
+	if strings.HasPrefix(enc, "utf-16") || strings.HasPrefix(enc, "utf-32") || enc == "ucs-2" {
+		return nil, 0, fmt.Errorf("%w: the document declares encoding %q, but its bytes are not UTF-16 "+
+			"(no byte order mark, one byte per character): save it as UTF-8, or declare the encoding it is in", ErrEncoding, enc)
+	}
 	return nil, 0, fmt.Errorf("%w: unsupported declared encoding %q", ErrEncoding, enc)
+}
+
+// declaredEncoding is the lower-cased encoding of doc's XML declaration, "utf-8" when none.
+func declaredEncoding(doc []byte) string {
+	if m := encodingDecl.FindSubmatch(doc[:min(len(doc), 200)]); m != nil {
+		return strings.ToLower(string(m[1]))
+	}
+	return "utf-8"
+}
+
+// mislabeledUTF8 reports whether doc declares ISO-8859-1 or Windows-1252 but its bytes are
+// UTF-8 with at least one multi-byte sequence: decoded as declared, "é" (C3 A9) would become
+// "Ã©", and "’" (E2 80 99) "â" and two C1 control characters. Real Latin-1 text is almost
+// never valid multi-byte UTF-8 throughout, so such a document is read as UTF-8.
+func mislabeledUTF8(enc string, doc []byte) bool {
+	switch enc {
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "iso_8859-1", "windows-1252", "cp1252":
+		return invalidUTF8(doc) < 0 && !isASCII(doc)
+	}
+	return false
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// CharsetWarning returns the warning a mapper gives for an XML document ToUTF8 read in
+// another encoding than the one it declares (see mislabeledUTF8), or "" when there is none.
+func CharsetWarning(b []byte) string {
+	doc := bytes.TrimLeft(bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF")), " \t\r\n")
+	if enc := declaredEncoding(doc); mislabeledUTF8(enc, doc) {
+		return fmt.Sprintf("the document declares encoding %q, but its bytes are UTF-8 (its non-ASCII "+
+			"characters are multi-byte UTF-8 sequences); read as UTF-8, as decoding it as declared would "+
+			"garble them (\"é\" as \"Ã©\"): correct the XML declaration", enc)
+	}
+	return ""
+}
+
+var (
+	utf16BOMs     = [][]byte{{0xFE, 0xFF}, {0xFF, 0xFE}}
+	utf16Declared = regexp.MustCompile(`^(<\?xml[^>]*?)\sencoding\s*=\s*["'](?i:utf-16[a-z]*|ucs-2)["']`)
+)
+
+// fromUTF16 decodes a document that starts with a UTF-16 byte order mark to UTF-8 (ok is
+// true; out is nil when it does not decode). Harvested records are decoded
+// by EXTRACT already; this serves a record given to Transform as it was written.
+func fromUTF16(doc []byte) (out []byte, ok bool) {
+	for _, bom := range utf16BOMs {
+		if bytes.HasPrefix(doc, bom) {
+			out, err := unicode.UTF16(unicode.BigEndian, unicode.UseBOM).NewDecoder().Bytes(doc)
+			if err != nil {
+				return nil, true
+			}
+			return out, true
+		}
+	}
+	return nil, false
 }
 
 func declared(enc string) string {
@@ -162,5 +236,17 @@ func malformed(doc []byte, offset int64, err error) error {
 	off := min(int(offset), len(doc))
 	line := 1 + bytes.Count(doc[:off], []byte("\n"))
 	col := 1 + utf8.RuneCount(doc[bytes.LastIndexByte(doc[:off], '\n')+1:off])
-	return fmt.Errorf("%w: line %d, column %d: %s", ErrMalformedXML, line, col, msg)
+	return fmt.Errorf("%w: line %d, column %d: %s", ErrMalformedXML, line, col, ExplainSyntax(msg))
+}
+
+// ExplainSyntax returns an encoding/xml syntax error message with the why a reader needs:
+// "invalid character entity &agency;" gains that entities a DOCTYPE declares are not
+// expanded (never: that is how "billion laughs" and external-entity attacks work), only XML's
+// five predefined ones. Any other message is returned as it is.
+func ExplainSyntax(msg string) string {
+	if strings.HasPrefix(msg, "invalid character entity &") {
+		return msg + " (entities a DOCTYPE declares are not expanded, only XML's five: &lt; &gt; &amp; &apos; &quot;; " +
+			"write the entity's text in its place)"
+	}
+	return msg
 }

@@ -41,7 +41,10 @@ const (
 // placeholders, each with a Warning.
 //
 // Input: a UTF-8 BOM and whitespace before the XML declaration are tolerated; ISO-8859-1,
-// Windows-1252 and ASCII declarations are decoded as declared. DTDs and external entities are
+// Windows-1252 and ASCII declarations are decoded as declared (but UTF-8 bytes under an
+// ISO-8859-1 or Windows-1252 declaration are read as UTF-8, with a warning); a UTF-16 byte
+// order mark is decoded. A description over DCAT-US's 10,000 characters is cut at a word,
+// with a warning. DTDs and external entities are
 // never fetched and no entity is expanded beyond XML's predefined five.
 //
 // Errors wrap ErrEncoding (bytes invalid in the declared encoding, with the byte offset),
@@ -66,6 +69,9 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 		return nil, nil, err
 	}
 	m := &mapper{root: root}
+	if w := CharsetWarning(xml); w != "" {
+		m.warn("encoding", "%s", w)
+	}
 	dcat, err = m.dataset(identifier, publisherName).Encode()
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
