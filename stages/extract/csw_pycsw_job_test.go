@@ -201,7 +201,9 @@ func TestHarvestPycsw(t *testing.T) {
 		require.Empty(t, r.constraint)
 	}
 
-	harvestPycswConstraint(t, h, csw)
+	// A catalog of its own: in h, the constraint source's one record would be held as a
+	// cross-source duplicate of the sources above (same identifier).
+	harvestPycswConstraint(t, pipelinetest.New(t), csw)
 }
 
 // harvestPycswConstraint: a source with the constraint setting lists only the records it

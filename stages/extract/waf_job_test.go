@@ -98,10 +98,13 @@ func (s *wafServer) downloaded() int {
 func TestHarvestWAFs(t *testing.T) {
 	t.Parallel()
 	srv := newWAFServer(t)
-	h := pipelinetest.New(t)
-	st := h.Store
 
 	for listing := range wafListings {
+		// Each listing serves the same ISO files: one catalog per listing, else the second
+		// source's datasets would be held as cross-source duplicates of the first's (same
+		// landingPage), which is not what this test is about.
+		h := pipelinetest.New(t)
+		st := h.Store
 		url := srv.URL + listing
 		src := pipelinetest.Source{URL: url, SourceType: harvest.SourceWAF, SchemaType: harvest.SchemaISO19115_2}
 		first := h.Harvest(t, src)
