@@ -24,9 +24,10 @@ func (h *Handler) SetSharedKeyReleaser(r SharedKeyReleaser) { h.releaser = r }
 // job wrote it after the pair was found) ends, and its held dataset is live again. When any
 // ended, it writes one job-level CrossSourceDuplicateReleased row saying how many, with the
 // first as an example; the job's status does not change. A failure is logged: the next job of
-// either source settles the same pairs again.
+// either source settles the same pairs again. A job that ended in error is left alone (its last
+// job-level row stays the reason it failed); the source's next complete job settles its pairs.
 func (h *Handler) releaseShared(ctx context.Context, job *store.HarvestJob) {
-	if h.releaser == nil {
+	if h.releaser == nil || job.Status != harvest.JobComplete {
 		return
 	}
 	ended, err := h.releaser.ReleaseShared(ctx, job.ID, job.SourceID)
@@ -37,9 +38,9 @@ func (h *Handler) releaseShared(ctx context.Context, job *store.HarvestJob) {
 		return
 	}
 	e := ended[0]
-	msg := fmt.Sprintf("%d cross-source duplicate pair(s) ended: each was matched by a %s (or downloadURL set) that "+
-		"other datasets of the same source share, which identifies no dataset; their held datasets are live again "+
-		"(e.g. %q of source %q, %s %q)", len(ended), store.MatchLandingPage, e.Slug, e.SourceName, e.Match, e.Key)
+	msg := fmt.Sprintf("%d cross-source duplicate pair(s) ended: each was matched by a landingPage or downloadURL set "+
+		"that other datasets of the same source share, which identifies no dataset; their held datasets are live again "+
+		"(e.g. %q of source %q, %s %q)", len(ended), e.Slug, e.SourceName, e.Match, e.Key)
 	if err := h.store.JobErrorAdd(ctx, &store.JobErrorAddParams{JobID: job.ID,
 		Type: harvest.TypeCrossSourceDuplicateReleased, Message: msg}); err != nil {
 		h.logger.Error("note released cross-source duplicates", harvest.MetaJobID, job.ID, "error", err)

@@ -59,12 +59,17 @@ func (s *Store) scanDuplicate(row Row) (store.CrossSourceDuplicate, error) {
 // soleLandingPage and soleDownloadURLs are true when the dataset (columns unqualified) has the
 // landingPage $4 (downloadURL set hash $5) and no other dataset, live or held, of its source or
 // of $1's source $2 has it: a key shared within one source (an agency's home page used as every
-// dataset's landingPage) identifies no dataset, so it matches nothing across sources.
+// dataset's landingPage) identifies no dataset, so it matches nothing across sources. $2's side
+// is an uncorrelated subquery (evaluated once, NULL when shared: then the index finds no row).
 const (
-	soleLandingPage = `(landing_page = $4 AND NOT EXISTS (SELECT 1 FROM dataset x WHERE x.landing_page = $4
-		AND x.harvest_source_id IN (dataset.harvest_source_id, $2) AND x.id <> dataset.id AND x.id <> $1))`
-	soleDownloadURLs = `(download_urls_sha = $5 AND NOT EXISTS (SELECT 1 FROM dataset x WHERE x.download_urls_sha = $5
-		AND x.harvest_source_id IN (dataset.harvest_source_id, $2) AND x.id <> dataset.id AND x.id <> $1))`
+	soleLandingPage = `(landing_page = (SELECT CAST($4 AS TEXT) WHERE NOT EXISTS (SELECT 1 FROM dataset x
+		WHERE x.landing_page = $4 AND x.harvest_source_id = $2 AND x.id <> $1))
+		AND NOT EXISTS (SELECT 1 FROM dataset x WHERE x.landing_page = dataset.landing_page
+		AND x.harvest_source_id = dataset.harvest_source_id AND x.id <> dataset.id))`
+	soleDownloadURLs = `(download_urls_sha = (SELECT CAST($5 AS TEXT) WHERE NOT EXISTS (SELECT 1 FROM dataset x
+		WHERE x.download_urls_sha = $5 AND x.harvest_source_id = $2 AND x.id <> $1))
+		AND NOT EXISTS (SELECT 1 FROM dataset x WHERE x.download_urls_sha = dataset.download_urls_sha
+		AND x.harvest_source_id = dataset.harvest_source_id AND x.id <> dataset.id))`
 )
 
 // matchCase is the Match of a dataset (columns unqualified) sharing a key with $3 identifier,
