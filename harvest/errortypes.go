@@ -34,4 +34,7 @@ const (
 	TypeFailedJobCleanup = "FailedJobCleanup" // the scheduler ended an orphaned job after its re-drives
 	TypeTriggerError     = "TriggerError"     // the job could not be handed to EXTRACT
 	TypeDeleteGuard      = "DeleteGuard"      // COMPARE refused to delete more than the guard allows
+
+	// Job notices: job-level rows of a job that completed (its status stays complete).
+	TypeCrossSourceDuplicateReleased = "CrossSourceDuplicateReleased" // REPORT: pairs by a landingPage/downloadURL key shared within one source ended, their held datasets live again
 )

@@ -75,7 +75,7 @@ type stages struct {
 	cfg     Config
 	store   store.Store
 	fail    harvest.FailJob
-	search  *search.Batcher // nil without an index, or without SYNC here
+	search  *search.Batcher // nil without an index, or without SYNC or REPORT here
 	report  *report.Handler
 	sync    *catalogsync.Handler
 	compare *compare.Handler
@@ -97,7 +97,7 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	if s.report, err = report.New(p.store, p.reg, n, p.cfg.Logger); err != nil {
 		return nil, err
 	}
-	if p.index != nil && slices.Contains(p.cfg.Stages, StageSync) {
+	if p.index != nil && (slices.Contains(p.cfg.Stages, StageSync) || slices.Contains(p.cfg.Stages, StageReport)) {
 		m, err := search.NewMetrics(p.reg)
 		if err != nil {
 			return nil, err
@@ -105,6 +105,7 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		s.search = search.NewBatcher(p.index, search.BatcherConfig{Metrics: m})
 	}
 	s.sync = catalogsync.New(p.store, s.search)
+	s.report.SetSharedKeyReleaser(s.sync) // a job's end settles its pairs by a shared key, indexed
 	if s.extractPub, err = p.bus.NewDeferredPublisher(); err != nil {
 		s.close()
 		return nil, err

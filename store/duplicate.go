@@ -94,3 +94,10 @@ type DatasetHoldParams struct {
 	Key    string
 	JobID  string // the job whose SYNC decided it: the FirstJobID of a new pair
 }
+
+// DatasetDuplicateUnpairParams names the source whose pairs by a shared key are ended, and how
+// many at most per call.
+type DatasetDuplicateUnpairParams struct {
+	SourceID string
+	Limit    int
+}

@@ -58,6 +58,13 @@ type Store interface {
 	// dataset since deleted (the foreign key cleared their duplicate_of), and returns them: SYNC
 	// calls it after each delete and judges each again. Each such dataset is returned once.
 	DatasetDuplicateRelease(ctx context.Context, limit int) ([]*Dataset, error)
+	// DatasetDuplicateUnpair ends at most p.Limit pairs of p.SourceID (on either side) that were
+	// matched by landingPage or downloadURL set whose key is no longer unique within both sources
+	// (another dataset, live or held, of either source has it), and returns their held datasets
+	// (DuplicateCandidate with Match and Key of the ended pair, Live false). Those are not held
+	// any more; DatasetDuplicateRelease then returns each once, to be judged again. The job
+	// aggregator calls it when a job of the source ends.
+	DatasetDuplicateUnpair(ctx context.Context, p *DatasetDuplicateUnpairParams) ([]*DuplicateCandidate, error)
 	// DatasetFindElsewhere returns a live dataset with p.Identifier in a source other than
 	// p.SourceID, with its source's name (of several such sources, the first by name), or
 	// ErrNotFound: EXTRACT flags a portal item another harvest source already harvests.
@@ -107,6 +114,10 @@ type Store interface {
 	// JobErrorListSince returns at most limit job errors written at or after since, newest
 	// first (limit 0: DefaultLimit).
 	JobErrorListSince(ctx context.Context, since time.Time, limit int) ([]*JobError, error)
+	// JobErrorAdd writes a job-level row (harvest_job_error) without changing the job's status:
+	// a notice about a job that completed (e.g. CrossSourceDuplicateReleased). ErrNotFound for
+	// an unknown job.
+	JobErrorAdd(ctx context.Context, p *JobErrorAddParams) error
 	// JobErrorList returns a job's job-level errors, oldest first.
 	JobErrorList(ctx context.Context, jobID string) ([]*JobError, error)
 	// JobFail ends an unfinished job (new or in_progress) in status error with one job error

@@ -131,6 +131,13 @@ type JobError struct {
 	CreatedAt time.Time
 }
 
+// JobErrorAddParams is a job-level row written without changing the job's status.
+type JobErrorAddParams struct {
+	JobID   string
+	Type    string // a harvest.Type* constant, e.g. CrossSourceDuplicateReleased
+	Message string
+}
+
 // JobFailParams ends a job in error.
 type JobFailParams struct {
 	JobID   string

@@ -193,6 +193,30 @@ func (h *Handler) release(ctx context.Context, jobID string) error {
 	}
 }
 
+// ReleaseShared ends the cross-source duplicate pairs of the source sourceID (on either side)
+// that were matched by a landingPage or downloadURL set no longer unique within both sources
+// (store.DatasetDuplicateUnpair): records of one job reach SYNC at once, so the first of a
+// source's datasets sharing a key may be held before the others are written. Each held dataset
+// of those pairs is judged again (release) and, live, indexed, in batches. The job aggregator
+// calls it when a job of the source ends (jobID: the FirstJobID of any pair judging makes). It
+// returns the held datasets of the ended pairs, with the pair's Match and Key.
+func (h *Handler) ReleaseShared(ctx context.Context, jobID, sourceID string) ([]*store.DuplicateCandidate, error) {
+	var ended []*store.DuplicateCandidate
+	for {
+		batch, err := h.store.DatasetDuplicateUnpair(ctx, &store.DatasetDuplicateUnpairParams{SourceID: sourceID, Limit: releaseBatch})
+		if err != nil {
+			return ended, fmt.Errorf("end pairs by a shared key: %w", err)
+		}
+		ended = append(ended, batch...)
+		if err := h.release(ctx, jobID); err != nil {
+			return ended, err
+		}
+		if len(batch) < releaseBatch {
+			return ended, nil
+		}
+	}
+}
+
 // reindex writes the search document of the dataset (source, identifier) as it is now.
 func (h *Handler) reindex(ctx context.Context, sourceID, identifier string) error {
 	if h.index == nil {

@@ -92,44 +92,6 @@ func TestCrossSourceDuplicateHostile(t *testing.T) {
 	require.False(t, h.live(t, mid.ID, "a"))
 }
 
-// TestCrossSourceDuplicateManySharingLandingPage: one source's 1,000 datasets share a
-// landingPage with one dataset of a higher source: that one stays live, in one statement when
-// it comes last, and each of 1,000 records synced at once is held against it when they come
-// last.
-func TestCrossSourceDuplicateManySharingLandingPage(t *testing.T) {
-	t.Parallel()
-	h := newDupHarness(t)
-	high := h.source(t, "high", 10)
-	h.harvest(t, high, dupRecord{id: "c", title: "Chain C", landing: "https://x.gov/b"})
-	many := h.source(t, "many", -1)
-	recs := make([]dupRecord, 1000)
-	for i := range recs {
-		recs[i] = dupRecord{id: fmt.Sprintf("m-%04d", i), title: fmt.Sprintf("Many %d", i), landing: "https://agency.gov/"}
-	}
-	rep := h.harvest(t, many, recs...)
-	require.Equal(t, 1000, rep.Added)
-	require.Zero(t, h.duplicateWarnings(t, rep.JobID), "the same landingPage within one source is no duplicate")
-	rep = h.harvest(t, high, dupRecord{id: "c", title: "Chain C", landing: "https://x.gov/b"},
-		dupRecord{id: "home", title: "Home", landing: "https://agency.gov/"})
-	require.Equal(t, 1, rep.Unchanged)
-	require.Equal(t, 1, rep.Warned)
-	require.Equal(t, 1, h.duplicateWarnings(t, rep.JobID), "one warning for the record that keeps 1,000")
-	require.Empty(t, h.liveIdentifiers(t, many.ID), "one live dataset for the landingPage")
-	require.Zero(t, h.indexed(t, many.ID))
-	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{SourceID: many.ID}), 1000)
-	// The other order: 1,000 records synced at once, each held against the one live dataset.
-	later := h.source(t, "later", -1)
-	for i := range recs {
-		recs[i].id = fmt.Sprintf("l-%04d", i)
-	}
-	rep = h.harvest(t, later, recs...)
-	require.Equal(t, 1000, rep.Added)
-	require.Equal(t, 1000, h.duplicateWarnings(t, rep.JobID))
-	require.Empty(t, h.liveIdentifiers(t, later.ID))
-	require.Len(t, h.pairs(t, store.CrossSourceDuplicateListParams{JobID: rep.JobID}), 1000)
-
-}
-
 // TestCrossSourceDuplicateHugeAndSelf: a record with 20,000 downloadURLs matches another
 // source's record with the same set in another order, with a repeat; a source that repeats an
 // identifier and shares a landingPage within itself has no cross-source duplicate.

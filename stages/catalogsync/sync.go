@@ -55,6 +55,7 @@ type Store interface {
 	DatasetDuplicateFind(ctx context.Context, p *store.DatasetDuplicateFindParams) ([]*store.DuplicateCandidate, error)
 	DatasetDuplicateKeep(ctx context.Context, p *store.DatasetDuplicateKeepParams) ([]*store.DuplicateCandidate, error)
 	DatasetDuplicateRelease(ctx context.Context, limit int) ([]*store.Dataset, error)
+	DatasetDuplicateUnpair(ctx context.Context, p *store.DatasetDuplicateUnpairParams) ([]*store.DuplicateCandidate, error)
 	DatasetHold(ctx context.Context, p *store.DatasetHoldParams) (bool, error)
 	DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error)
 	DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error)

@@ -44,12 +44,14 @@ type Handler struct {
 	duration  prometheus.Histogram
 	batchSize prometheus.Histogram
 	settles   *groupcommit.Batcher[*store.OutcomeSettleParams, settleResult]
+	releaser  SharedKeyReleaser // nil: pairs by a shared key are not settled at a job's end
 }
 
 // Store is what the aggregator needs of the store (store.Store has it all).
 type Store interface {
 	JobErrorList(ctx context.Context, jobID string) ([]*store.JobError, error)
 	JobFinish(ctx context.Context, jobID string) (*store.HarvestJob, bool, error)
+	JobErrorAdd(ctx context.Context, p *store.JobErrorAddParams) error
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.HarvestJob, error)
 	CatalogsChangedInJob(ctx context.Context, jobID string) ([]store.Resource, error)
@@ -202,6 +204,7 @@ func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
 }
 
 func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message.Message, error) {
+	h.releaseShared(ctx, job)
 	src, r, invalid, err := h.newReport(ctx, job)
 	if err != nil {
 		return nil, err

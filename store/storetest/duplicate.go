@@ -184,10 +184,11 @@ func testCrossSourceDuplicateFind(t *testing.T, s store.Store) {
 	jl, jh := newJob(t, s, insertSource(t, s, low).ID), newJob(t, s, insertSource(t, s, high).ID)
 	mine := newJob(t, s, newSource(t, s).ID)
 	d := keyedDataset(t, s, mine, "id-1", "https://l", "sha1")
-	keyedDataset(t, s, mine, "id-2", "https://l", "sha1") // the same source: never a duplicate
+	keyedDataset(t, s, mine, "id-2", "https://mine-2", "sha2") // the same source: never a duplicate
 	blank := keyedDataset(t, s, jl, "blank", "", "")
 	keyedDataset(t, s, jl, "other", "", "")
 	viaSHA := keyedDataset(t, s, jl, "s", "https://elsewhere", "sha1")
+	keyedDataset(t, s, jl, "s2", "https://mine-2", "sha2")
 
 	found, err := s.DatasetDuplicateFind(ctx, findParams(blank))
 	require.NoError(t, err)

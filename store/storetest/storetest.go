@@ -56,6 +56,7 @@ var cases = []testCase{
 	{"CrossSourceDuplicate/ListEmpty", testCrossSourceDuplicateListEmpty},
 	{"CrossSourceDuplicate/KeepHold", testCrossSourceDuplicateKeepHold},
 	{"CrossSourceDuplicate/Find", testCrossSourceDuplicateFind},
+	{"CrossSourceDuplicate/Shared", testCrossSourceDuplicateShared},
 	{"CrossSourceDuplicate/StaleFetch", testJobFetchLatestStaleDuplicate},
 
 	{"Source/EnsureCreates", testSourceEnsureCreates},

@@ -56,16 +56,33 @@ func (s *Store) scanDuplicate(row Row) (store.CrossSourceDuplicate, error) {
 	return c, err
 }
 
-// matchCase is the Match of a dataset (columns unqualified) sharing a key with $3 identifier,
-// $4 landingPage, $5 downloadURL set hash; matchKey its shared value; matchRank orders them.
+// soleLandingPage and soleDownloadURLs are true when the dataset (columns unqualified) has the
+// landingPage $4 (downloadURL set hash $5) and no other dataset, live or held, of its source or
+// of $1's source $2 has it: a key shared within one source (an agency's home page used as every
+// dataset's landingPage) identifies no dataset, so it matches nothing across sources. $2's side
+// is an uncorrelated subquery (evaluated once, NULL when shared: then the index finds no row).
 const (
-	matchCase = `CASE WHEN identifier = $3 THEN 'identifier' WHEN landing_page = $4 THEN 'landingPage'
+	soleLandingPage = `(landing_page = (SELECT CAST($4 AS TEXT) WHERE NOT EXISTS (SELECT 1 FROM dataset x
+		WHERE x.landing_page = $4 AND x.harvest_source_id = $2 AND x.id <> $1))
+		AND NOT EXISTS (SELECT 1 FROM dataset x WHERE x.landing_page = dataset.landing_page
+		AND x.harvest_source_id = dataset.harvest_source_id AND x.id <> dataset.id))`
+	soleDownloadURLs = `(download_urls_sha = (SELECT CAST($5 AS TEXT) WHERE NOT EXISTS (SELECT 1 FROM dataset x
+		WHERE x.download_urls_sha = $5 AND x.harvest_source_id = $2 AND x.id <> $1))
+		AND NOT EXISTS (SELECT 1 FROM dataset x WHERE x.download_urls_sha = dataset.download_urls_sha
+		AND x.harvest_source_id = dataset.harvest_source_id AND x.id <> dataset.id))`
+)
+
+// matchCase is the Match of a dataset (columns unqualified) sharing a key with $3 identifier,
+// $4 landingPage, $5 downloadURL set hash (the last two each unique within both sources);
+// matchKey its shared value; matchRank orders them.
+const (
+	matchCase = `CASE WHEN identifier = $3 THEN 'identifier' WHEN ` + soleLandingPage + ` THEN 'landingPage'
 		ELSE 'downloadURL' END`
-	matchKey  = `CASE WHEN identifier = $3 THEN identifier WHEN landing_page = $4 THEN landing_page ELSE download_urls_sha END`
-	matchRank = `CASE WHEN identifier = $3 THEN 0 WHEN landing_page = $4 THEN 1 ELSE 2 END`
+	matchKey  = `CASE WHEN identifier = $3 THEN identifier WHEN ` + soleLandingPage + ` THEN landing_page ELSE download_urls_sha END`
+	matchRank = `CASE WHEN identifier = $3 THEN 0 WHEN ` + soleLandingPage + ` THEN 1 ELSE 2 END`
 	// sharesKey selects the live datasets of sources other than $2, other than $1, sharing a key.
 	sharesKey = `duplicate_of IS NULL AND harvest_source_id <> $2 AND id <> $1
-		AND (identifier = $3 OR landing_page = $4 OR download_urls_sha = $5)`
+		AND (identifier = $3 OR ` + soleLandingPage + ` OR ` + soleDownloadURLs + `)`
 	// candidateColumns are a DuplicateCandidate's columns of a dataset (unqualified).
 	candidateColumns = `id, harvest_source_id, (SELECT name FROM harvest_source s WHERE s.id = harvest_source_id),
 		identifier, slug, (SELECT precedence FROM harvest_source s WHERE s.id = harvest_source_id)`
@@ -182,4 +199,22 @@ func (s *Store) DatasetDuplicateRelease(ctx context.Context, limit int) ([]*stor
 	return Collect(s.q.Query(ctx, `UPDATE dataset SET `+clearDuplicate+` WHERE id IN (SELECT id FROM dataset
 		WHERE duplicate_of IS NULL AND duplicate_match IS NOT NULL LIMIT $1)
 		RETURNING `+DatasetColumns, limit), s.scan.Dataset)
+}
+
+// sharedKey is true for a held dataset h whose pair (h against k) was matched by landingPage or
+// downloadURL set and whose key another dataset, live or held, of h's or k's source has too.
+const sharedKey = `((h.duplicate_match = 'landingPage' AND EXISTS (SELECT 1 FROM dataset x
+		WHERE x.landing_page = h.duplicate_key AND x.harvest_source_id IN (h.harvest_source_id, k.harvest_source_id)
+		AND x.id <> h.id AND x.id <> k.id))
+	OR (h.duplicate_match = 'downloadURL' AND EXISTS (SELECT 1 FROM dataset x
+		WHERE x.download_urls_sha = h.duplicate_key AND x.harvest_source_id IN (h.harvest_source_id, k.harvest_source_id)
+		AND x.id <> h.id AND x.id <> k.id)))`
+
+// DatasetDuplicateUnpair implements store.Store in one statement: it clears duplicate_of and
+// keeps duplicate_match, the mark DatasetDuplicateRelease finds.
+func (s *Store) DatasetDuplicateUnpair(ctx context.Context, p *store.DatasetDuplicateUnpairParams) ([]*store.DuplicateCandidate, error) {
+	return Collect(s.q.Query(ctx, `UPDATE dataset SET duplicate_of = NULL WHERE id IN (SELECT h.id FROM dataset h
+		JOIN dataset k ON k.id = h.duplicate_of
+		WHERE (h.harvest_source_id = $1 OR k.harvest_source_id = $1) AND `+sharedKey+` ORDER BY h.id LIMIT $2)
+		RETURNING `+candidateColumns+`, duplicate_match, COALESCE(duplicate_key, ''), FALSE`, p.SourceID, p.Limit), scanCandidate)
 }

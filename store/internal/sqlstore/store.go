@@ -156,6 +156,17 @@ func (s *Store) JobIdentifierAdd(ctx context.Context, p *store.JobIdentifierAddP
 	return err
 }
 
+// JobErrorAdd implements store.Store.
+func (s *Store) JobErrorAdd(ctx context.Context, p *store.JobErrorAddParams) error {
+	now := s.d.NowArgs()
+	n, err := s.q.Exec(ctx, s.sql(`INSERT INTO harvest_job_error (harvest_job_id, type, message, date_created)
+		SELECT id, CAST($2 AS TEXT), CAST($3 AS TEXT), now() FROM harvest_job WHERE id = $1`), s.stamped(now, p.JobID, p.Type, p.Message)...)
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
+	return err
+}
+
 // JobErrorList implements store.Store.
 func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobError, error) {
 	return Collect(s.q.Query(ctx, `SELECT harvest_job_id, type, message, date_created FROM harvest_job_error
