@@ -435,16 +435,6 @@ func (l *lister) see(e *catalog.Entry) error {
 	return l.saveSeen()
 }
 
-// firstAt returns the position of the listing's first record with identifier, and whether
-// there was one.
-func (l *lister) firstAt(identifier string) (int, bool) {
-	if l.ids != nil {
-		return l.ids.firstAt(identifier)
-	}
-	pos, ok := l.seen[identifier]
-	return pos, ok
-}
-
 // saveSeen starts storing the identifiers seen since the last call, once the save before has
 // succeeded: the listing goes on while the database works (one save at a time).
 func (l *lister) saveSeen() error {

@@ -52,3 +52,13 @@ func (s *identifierSet) add(identifier string, pos int) bool {
 
 // len is how many identifiers the set holds.
 func (s *identifierSet) len() int { return len(s.first) }
+
+// firstAt returns the position of the listing's first record with identifier, and whether
+// there was one.
+func (l *lister) firstAt(identifier string) (int, bool) {
+	if l.ids != nil {
+		return l.ids.firstAt(identifier)
+	}
+	pos, ok := l.seen[identifier]
+	return pos, ok
+}
