@@ -31,6 +31,7 @@ type services struct {
 	pprofAddr                     string // the harvester's --pprof-addr; empty: none
 	opensearchURL, searchIndex    string // the harvester's --opensearch-url and --search-index; empty: defaults
 	jobWindow                     int    // the harvester's --job-window; 0: its default
+	natsPID                       int    // the bench's own nats-server; 0: none (-nats-url, -embedded)
 }
 
 // harvester is one `harvester serve` process: API, scheduler and every stage.

@@ -118,6 +118,9 @@ type result struct {
 	// memory (heap, stacks) and mapped file pages (the bleve index's segments).
 	PeakRSSAnonMiB float64 `json:"peak_rss_anon_mib,omitempty"`
 	PeakRSSFileMiB float64 `json:"peak_rss_file_mib,omitempty"`
+	// CPUMsPerRecord is the CPU time the harvester, the bench's nats-server and the scratch
+	// database's Postgres backends spent over the job, per record (cpu.go).
+	CPUMsPerRecord *cpuPerRecord `json:"cpu_ms_per_record,omitempty"`
 	// OfLowestCeiling is RecordsPerSec over the lowest ceiling's; LowestCeiling names it.
 	OfLowestCeiling float64                   `json:"of_lowest_ceiling,omitempty"`
 	LowestCeiling   string                    `json:"lowest_ceiling,omitempty"`
@@ -283,7 +286,7 @@ func (b *bench) startServices(ctx context.Context, tmp string) (ceilingNATS stri
 			return "", stop, err
 		}
 		stops = append(stops, ns.stop)
-		b.svc.natsURL = ns.url
+		b.svc.natsURL, b.svc.natsPID = ns.url, ns.cmd.Process.Pid
 	}
 	return b.svc.natsURL, stop, nil
 }
@@ -389,12 +392,14 @@ func runScenario(ctx context.Context, bin string, svc services, catalogURL strin
 	}
 	start := time.Now()
 	sampler := h.sampleRSS()
+	cpu := startCPU(ctx, h.cmd.Process.Pid, svc.natsPID, svc.databaseURL)
 	job, err := h.runJob(ctx, *sourceID, jobType)
 	anon, file := sampler.end()
 	if err != nil {
 		return nil, nil, err
 	}
 	wall := time.Since(start)
+	cpuMs := cpu.end(ctx, job.Total)
 	if prof != nil {
 		cpu, heap := profilePaths(profileDir, name)
 		if err := prof.end(ctx, cpu, heap); err != nil {
@@ -418,7 +423,7 @@ func runScenario(ctx context.Context, bin string, svc services, catalogURL strin
 	}
 	counts := job.Counts
 	return &result{RecordsPerSec: round(float64(job.Total)/wall.Seconds(), 1), WallS: round(wall.Seconds(), 3),
-		PeakRSSMiB: round(rss, 1), PeakRSSAnonMiB: round(anon, 1), PeakRSSFileMiB: round(file, 1), Status: job.Status, Counts: &counts, Stages: stages}, job, nil
+		PeakRSSMiB: round(rss, 1), PeakRSSAnonMiB: round(anon, 1), PeakRSSFileMiB: round(file, 1), CPUMsPerRecord: cpuMs, Status: job.Status, Counts: &counts, Stages: stages}, job, nil
 }
 
 func round(x float64, places int) float64 {

@@ -18,7 +18,7 @@ func newPrinter(w io.Writer, asJSON bool) *printer {
 	p := &printer{w: w, json: asJSON}
 	if !asJSON {
 		p.tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(p.tw, "scenario\trecords\trecords/s\twall s\tpeak RSS MiB\tanon / file MiB\tof lowest ceiling\tjob s p50 / p95 / max\tstatus\t")
+		fmt.Fprintln(p.tw, "scenario\trecords\trecords/s\twall s\tpeak RSS MiB\tanon / file MiB\tof lowest ceiling\tjob s p50 / p95 / max\tCPU ms/record harvester / nats / pg\tstatus\t")
 	}
 	return p
 }
@@ -37,8 +37,12 @@ func (p *printer) print(r result) {
 	if d := r.SmallJobS; d != nil {
 		jobs = fmt.Sprintf("%.2f / %.2f / %.2f", d.P50, d.P95, d.Max)
 	}
-	fmt.Fprintf(p.tw, "%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Records, r.RecordsPerSec, r.WallS,
-		orDash(r.PeakRSSMiB, "%.0f"), split, orDash(r.OfLowestCeiling, "%.2f"), jobs, r.Status)
+	cpu := "-"
+	if c := r.CPUMsPerRecord; c != nil {
+		cpu = fmt.Sprintf("%.2f / %.2f / %.2f", c.Harvester, c.NATS, c.Postgres)
+	}
+	fmt.Fprintf(p.tw, "%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Records, r.RecordsPerSec, r.WallS,
+		orDash(r.PeakRSSMiB, "%.0f"), split, orDash(r.OfLowestCeiling, "%.2f"), jobs, cpu, r.Status)
 }
 
 func orDash(x float64, format string) string {

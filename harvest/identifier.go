@@ -56,7 +56,17 @@ type IdentifierProblem struct {
 // names it clipped, ClipIdentifier), or DuplicateIdentifier (an earlier dataset has it: the
 // first one is kept, as Data.gov keeps it).
 func CheckIdentifier(pos int, identifier, title string, readErr error, seen map[string]int) *IdentifierProblem {
-	switch first, dup := seen[identifier]; {
+	return CheckIdentifierWith(pos, identifier, title, readErr, func(id string) (int, bool) {
+		first, dup := seen[id]
+		return first, dup
+	})
+}
+
+// CheckIdentifierWith is CheckIdentifier with the earlier datasets' identifiers behind
+// firstAt, which returns the position of the first dataset using an identifier and whether
+// one did (EXTRACT keeps a DCAT-US listing's identifiers as hashes, not in a map).
+func CheckIdentifierWith(pos int, identifier, title string, readErr error, firstAt func(identifier string) (int, bool)) *IdentifierProblem {
+	switch first, dup := firstAt(identifier); {
 	case readErr != nil:
 		return &IdentifierProblem{Type: TypeMissingIdentifier, Message: readErr.Error()}
 	case len(identifier) > MaxIdentifierBytes:

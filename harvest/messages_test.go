@@ -198,3 +198,28 @@ func BenchmarkRecordHop(b *testing.B) {
 		}
 	})
 }
+
+// TestFramedEnvelopeAsEncodingJSON: a framed envelope decodes as encoding/json decodes it:
+// names match whatever their case, a repeated name's last value wins, unknown names are
+// passed over; an envelope that is not valid JSON or holds invalid UTF-8 fails the message.
+func TestFramedEnvelopeAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	body := `{"title":"x"}`
+	framed := func(env string) *message.Message {
+		return message.NewMessage("m", []byte(env+"\n"+body))
+	}
+	env := `{"v":1,"JOB_ID":"j","Identifier":"first","identifier":"second","position":4,"unknown":{"a":[1]},` +
+		`"frames":{"body":13}}`
+	var got Record
+	require.NoError(t, Decode(framed(env), &got))
+	var want Record
+	require.NoError(t, json.Unmarshal([]byte(env), &want), "encoding/json reads the same envelope")
+	want.Body = RawText(body)
+	require.Equal(t, want, got)
+	require.Equal(t, "j", got.JobID)
+	require.Equal(t, "second", got.Identifier)
+	require.Equal(t, 4, got.Position)
+
+	require.Error(t, Decode(framed(`{"v":1,"job_id":"j","frames":{"body":13}`), &got), "not JSON")
+	require.Error(t, Decode(framed("{\"v\":1,\"identifier\":\"\xff\",\"frames\":{\"body\":13}}"), &got), "invalid UTF-8")
+}

@@ -34,7 +34,7 @@ func (h *Handler) list3(ctx context.Context, job *harvest.Job, f *os.File) error
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+	l := &lister{h: h, ctx: ctx, job: job, ids: newIdentifierSet()}
 	if err := catalog.WalkEntries3(f, h.cfg.MaxRecordBytes, links, l.entry); err != nil {
 		var perr *catalog.ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted

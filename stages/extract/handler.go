@@ -235,7 +235,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	l := &lister{h: h, ctx: ctx, job: &job, seen: map[string]int{}}
+	l := &lister{h: h, ctx: ctx, job: &job, ids: newIdentifierSet()}
 	if err := catalog.WalkEntries(f, h.cfg.MaxRecordBytes, l.entry); err != nil {
 		var perr *catalog.ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
@@ -295,8 +295,11 @@ type lister struct {
 	h      *Handler
 	ctx    context.Context
 	job    *harvest.Job
-	seen   map[string]int // identifier -> position of its first record
+	seen   map[string]int // identifier -> position of its first record (when ids is nil)
 	listed int
+	// ids, when set, takes the place of seen (a DCAT-US document's listing: identifierSet keeps
+	// less memory per identifier); see and firstAt use whichever the lister has.
+	ids *identifierSet
 	// unsaved are identifiers of seen not handed to a save yet (at most seenBatch); saving is
 	// the save in flight (nil when none), of the batch in spare. complete waits until every
 	// identifier is stored before it sends the Listing. A listing that fails before then is
@@ -364,7 +367,7 @@ func (l *lister) entry(e catalog.Entry) error {
 		}
 		return l.settleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.Named(), s))
 	}
-	if bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, l.seen); bad != nil {
+	if bad := harvest.CheckIdentifierWith(pos, e.Identifier, e.Title, e.Err, l.firstAt); bad != nil {
 		if err := l.keepTooLong(&e, bad); err != nil {
 			return err
 		}
@@ -389,7 +392,7 @@ func (l *lister) entry(e catalog.Entry) error {
 // and not a repeat, is recorded as seen, so the dataset it already has is kept, not deleted.
 func (l *lister) tooLarge(e *catalog.Entry) error {
 	if e.Err == nil && !strings.ContainsRune(e.Identifier, 0) && utf8.ValidString(e.Identifier) {
-		if _, dup := l.seen[e.Identifier]; !dup {
+		if _, dup := l.firstAt(e.Identifier); !dup {
 			if err := l.see(e); err != nil {
 				return err
 			}
@@ -417,10 +420,16 @@ func (l *lister) keepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) e
 // duplicates, and COMPARE does not delete its dataset (the identifier is stored with its batch,
 // before the Listing at the latest).
 func (l *lister) see(e *catalog.Entry) error {
-	if _, dup := l.seen[e.Identifier]; dup {
-		return nil
+	if l.ids != nil {
+		if !l.ids.add(e.Identifier, e.Position) {
+			return nil
+		}
+	} else {
+		if _, dup := l.seen[e.Identifier]; dup {
+			return nil
+		}
+		l.seen[e.Identifier] = e.Position
 	}
-	l.seen[e.Identifier] = e.Position
 	l.unsaved = append(l.unsaved, e.Identifier)
 	if len(l.unsaved) < seenBatch {
 		return nil

@@ -340,3 +340,31 @@ func TestHandleJobDeletedWithItsSource(t *testing.T) {
 	_, err = st.SourceGet(ctx, src.ID)
 	require.ErrorIs(t, err, store.ErrNotFound, "nothing is written for it either")
 }
+
+// TestHandleDuplicateIdentifier: a record that repeats an earlier record's identifier is an
+// error row naming both positions and is not sent on; the first is kept, a third use names the
+// first too, and an over-size record's identifier counts as seen.
+func TestHandleDuplicateIdentifier(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 3000)
+	doc := []byte(`{"dataset":[{"identifier":"a"},{"identifier":"b"},{"identifier":"a"},{"identifier":"A"},` +
+		`{"identifier":"big","description":"` + big + `"},{"identifier":"big"},{"identifier":"a"}]}`)
+	r := runExtract(t, doc, []string{"a", "b", "A", "big"}, WithMaxRecordBytes(2048))
+	require.NoError(t, r.err, "repeated identifiers do not fail the job")
+	require.Equal(t, []string{"a", "b", "A"}, identifiers(r.records(t)))
+	require.Equal(t, 7, r.listed(t))
+	var msgs []string
+	for _, s := range r.settled(t) {
+		for _, e := range s.Errors {
+			if e.Type == harvest.TypeDuplicateIdentifier {
+				msgs = append(msgs, e.Message)
+			}
+		}
+	}
+	require.ElementsMatch(t, []string{
+		`dataset #3 repeats identifier "a" of dataset #1 in this catalog; the first one is kept`,
+		`dataset #6 repeats identifier "big" of dataset #5 in this catalog; the first one is kept`,
+		`dataset #7 repeats identifier "a" of dataset #1 in this catalog; the first one is kept`,
+	}, msgs)
+	require.Empty(t, r.unseen(t), "every identifier of the listing is seen: no dataset is deleted")
+}

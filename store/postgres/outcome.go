@@ -32,7 +32,10 @@ var reopenedSQL = sqlstore.ReopenedSQL{
 type outcomeKey struct{ job, key string }
 
 // OutcomeSettleBatch implements store.Store. In one transaction it locks the batch's jobs (in
-// id order, so concurrent batches cannot deadlock), inserts the outcomes of open jobs with one
+// id order, so concurrent batches cannot deadlock; FOR NO KEY UPDATE, which the counter
+// UPDATE takes anyway, not FOR UPDATE: the latter also blocks the foreign-key checks of every
+// row inserted for the job meanwhile, COMPARE's harvest_record and EXTRACT's
+// harvest_job_identifier inserts, which then waited for each settle to commit), inserts the outcomes of open jobs with one
 // multi-row INSERT, settles re-opened keys one by one (rare: a replay), then sends the
 // counter updates (one per job), the error rows, the record statuses (and source_transforms)
 // and the jobs' final rows
@@ -79,13 +82,18 @@ func (s *Store) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettl
 	return out, nil
 }
 
+// lockJobsSQL locks the jobs of a settle batch ($1, in id order) for the rest of its transaction
+// and says which are open. FOR NO KEY UPDATE keeps settles of one job one at a time without
+// blocking the foreign-key checks (FOR KEY SHARE) of rows other stages insert for the job.
+const lockJobsSQL = `SELECT id::text, status IN ('new', 'in_progress') FROM harvest_job
+	WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`
+
 // settleBatch is OutcomeSettleBatch's transaction over the items live of ps, whose jobs are
 // ids. It returns which items were new and every existing job's row after the batch.
 func settleBatch(ctx context.Context, tx pgx.Tx, ps []*store.OutcomeSettleParams, live []int, ids []string) (
 	map[int]bool, map[string]*store.HarvestJob, error) {
 	open := map[string]bool{}
-	rows, _ := tx.Query(ctx, `SELECT id::text, status IN ('new', 'in_progress') FROM harvest_job
-		WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, ids)
+	rows, _ := tx.Query(ctx, lockJobsSQL, ids)
 	var id string
 	var isOpen bool
 	if _, err := pgx.ForEachRow(rows, []any{&id, &isOpen}, func() error { open[id] = isOpen; return nil }); err != nil {
