@@ -136,6 +136,14 @@ func (s *hostileCSW) page(r cswRequest) (string, int) {
 	case mode == "exception-200" && r.Start > 1:
 		return exceptionReport("NoApplicableCode", "Query failed"), 200
 	}
+	if mode == "huge-page" { // 200,000 tiny records in one page, half the count
+		var b strings.Builder
+		for i := range 200_000 {
+			fmt.Fprintf(&b, `<csw:Record xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier>p%d</dc:identifier></csw:Record>`, i)
+		}
+		page := strings.Replace(searchResults(400_000, 0, nil), `Returned="0"`, `Returned="200000"`, 1)
+		return strings.Replace(page, "\n</csw:SearchResults>", b.String()+"</csw:SearchResults>", 1), 200
+	}
 	var recs []string
 	held := 10 // the records the catalog holds
 	switch mode {
@@ -175,8 +183,8 @@ func (s *hostileCSW) page(r cswRequest) (string, int) {
 // an error naming the request, and deletes nothing: a repeated page, a numberOfRecordsMatched
 // that lies either way or changes, nextRecord cycling back to 1 or not advancing, an
 // ExceptionReport (HTTP 400 or 200) for a page or for the capabilities, capabilities that are
-// HTML or offer no GetRecords, a page of more records than asked for, elements nested too
-// deep, and 1,000,000 matched at 10 a page (refused at the first page: one request). A
+// HTML or offer no GetRecords, a page of more records than asked for (200,000 where 4 were:
+// refused at the 5th record read), elements nested too deep, and 1,000,000 matched at 10 a page (refused at the first page: one request). A
 // catalog grown by 140 records dated before the last harvest is listed in full (more than
 // CSWMaxByID to fetch one at a time). A record of 24 MiB is a RecordTooLarge row, and the job
 // goes on.
@@ -204,6 +212,8 @@ func TestHarvestHostileCSW(t *testing.T) {
 		{"caps-no-getrecords", "the capabilities offer no GetRecords operation"},
 		{"too-many", "the page has 5 items where 4 were asked for (max_records)"},
 		{"deep", "elements nest deeper than 256 levels"},
+		{"huge-page", "the page holds more than 4 records where 4 were asked for (max_records): the catalogue ignores " +
+			"the page size, and a page of the whole listing of 400000 is over the cap of 1000 records a page (reading stopped there)"},
 	} {
 		csw.mode.Store(tc.mode)
 		rep := h.Harvest(t, src)

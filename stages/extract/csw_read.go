@@ -141,6 +141,9 @@ type pageRead struct {
 	inExc  int // depth of the ExceptionText read, 0 outside
 	result int // depth of SearchResults, 0 before it
 	rec    *recordRead
+	asked  cswAsked
+	most   int  // the most records the page may hold (pageRead.bound), once SearchResults is read
+	done   bool // a GetRecordById answer's first record is read: reading stops
 }
 
 // recordRead is the record being read.
@@ -162,16 +165,20 @@ type recordRead struct {
 // GetRecordById answer, whose records are the root's children, with a matched count of 0) from f,
 // a token at a time: the SearchResults attributes and each record, cut out of f byte for byte
 // with the namespace declarations it inherits (so Record.XML is the record as served). A record
-// over limit bytes is tooLarge, never held. Errors: a *CSWExceptionError for an ExceptionReport,
-// an answer that is not XML or not a GetRecordsResponse, has no SearchResults, nests deeper than
+// over limit bytes is tooLarge, never held. The records held are bounded while reading, by
+// what the request asked (pageRead.bound): reading stops, with an error, at the first record
+// past what the page may hold, so a page of a million records costs the memory of one page of
+// maxRecords; a GetRecordById answer is read up to its first record. Errors: a
+// *CSWExceptionError for an ExceptionReport, an answer that is not XML or not a
+// GetRecordsResponse, has no SearchResults, holds more records than it may, nests deeper than
 // MaxCSWDepth, or holds a token other than text over limit. A DOCTYPE's entities are never
 // expanded (encoding/xml does not), so a reference to one is a syntax error.
-func readCSWPage(f *os.File, limit int) (*cswPage, error) {
+func readCSWPage(f *os.File, limit int, asked cswAsked) (*cswPage, error) {
 	tr := &tokenReader{r: bufio.NewReaderSize(f, 64<<10), limit: int64(limit)}
-	p := &pageRead{f: f, d: xml.NewDecoder(tr), tr: tr, limit: limit,
+	p := &pageRead{f: f, d: xml.NewDecoder(tr), tr: tr, limit: limit, asked: asked, most: -1,
 		page: cswPage{matched: -1, returned: -1, next: -1}}
 	p.d.CharsetReader = charsetReader
-	for {
+	for !p.done {
 		off := p.d.InputOffset() + tr.dropped
 		tok, err := p.d.Token()
 		if err == io.EOF {
@@ -266,7 +273,11 @@ func (p *pageRead) start(t *xml.StartElement, off int64) error {
 				return err
 			}
 		}
+		p.most = p.bound()
 	case p.result != 0 && p.depth == p.result+1:
+		if p.most >= 0 && len(p.page.records) >= p.most {
+			return p.tooMany()
+		}
 		p.rec = newRecordRead(t.Name, off, p.depth, outer)
 	}
 	return nil
@@ -286,6 +297,7 @@ func (p *pageRead) end() error {
 		return nil
 	}
 	p.rec = nil
+	p.done = p.asked.byID // a GetRecordById answer: its first record is the one asked for
 	end := p.d.InputOffset() + p.tr.dropped
 	rec := cswRecord{identifier: strings.TrimSpace(r.id.String()), size: end - r.start, root: r.root}
 	if r.cut || rec.size > int64(p.limit) {
