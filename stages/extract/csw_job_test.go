@@ -161,6 +161,9 @@ func (s *hostileCSW) page(r cswRequest) (string, int) {
 	if mode == "too-many" {
 		recs = append(recs, isoRecord("rec-extra", "One more than asked for"))
 	}
+	if mode == "long-id" && r.Start == 1 { // 100,001 bytes, more than the reader keeps
+		recs[2] = isoRecord(strings.Repeat("x", 100_001), "Record 3")
+	}
 	if mode == "deep" && r.Start > 1 {
 		recs[0] = "<csw:Record>" + strings.Repeat("<a>", 5000) + strings.Repeat("</a>", 5000) + "</csw:Record>"
 	}
@@ -199,9 +202,9 @@ func TestHarvestHostileCSW(t *testing.T) {
 	require.Equal(t, 10, first.Added)
 
 	for _, tc := range []struct{ mode, want string }{
-		{"repeat", "page 2 repeats rec-01, listed already as item #1"},
+		{"repeat", "page 2 repeats rec-01, listed already as item #1: the catalogue serves pages that overlap"},
 		{"count-up", "nextRecord=0 says no record follows record 10, but numberOfRecordsMatched=20"},
-		{"count-down", "page 2 has 4 items where the portal's count of 5 leaves 1 for it"},
+		{"count-down", "page 2 has 4 items where the catalogue's count of 5 leaves 1 for it"},
 		{"count-changes", "the total changed mid-listing, from 10 to 11"},
 		{"cycle", "nextRecord=1 goes back before startPosition=5"},
 		{"stuck", "nextRecord=5 does not advance past startPosition=5"},
@@ -265,4 +268,19 @@ func TestHarvestHostileCSW(t *testing.T) {
 	}
 	require.Equal(t, []int{4, 0, 4}, []int{brief, constrained, full},
 		"3 brief pages and the empty one past them, then the same in full")
+}
+
+// TestHarvestCSWLongIdentifier: a record whose identifier is 100,001 bytes, more than the reader
+// keeps of it, is an IdentifierTooLong row naming its length, and the job goes on.
+func TestHarvestCSWLongIdentifier(t *testing.T) {
+	t.Parallel()
+	h := pipelinetest.New(t)
+	csw := newHostileCSW(t)
+	csw.mode.Store("long-id")
+	rep := h.Harvest(t, cswSource(csw.URL+"/csw", harvest.SchemaISO19115_1, map[string]string{"max_records": "4"}))
+	pipelinetest.MustComplete(t, rep)
+	require.Equal(t, []int{9, 1}, []int{rep.Added, rep.Errored})
+	msgs := h.ErrorMessages(t, rep.JobID, harvest.SeverityError)
+	require.Len(t, msgs, 1)
+	require.Contains(t, msgs[0], "dataset #3: its identifier is 100001 bytes long, over the identifier cap of 2048 bytes")
 }

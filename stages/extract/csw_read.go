@@ -42,6 +42,7 @@ type cswRecord struct {
 	xml      []byte
 	tooLarge bool
 	size     int64 // its length in bytes, as served
+	idSize   int64 // the identifier's length in bytes when it was longer than the maxKeyBytes kept, else 0
 	root     xml.Name
 }
 
@@ -155,8 +156,9 @@ type recordRead struct {
 	path   []string // local names below the root, while they follow want
 	match  int      // how many of path follow want
 	want   []string
-	wantNS string // the identifier element's namespace ("" any)
-	id     strings.Builder
+	wantNS string          // the identifier element's namespace ("" any)
+	id     strings.Builder // its first maxKeyBytes bytes
+	idLen  int64           // its length in bytes
 	idDone bool
 	cut    bool // the tokenReader dropped text inside it
 }
@@ -215,9 +217,9 @@ func (p *pageRead) token(tok xml.Token, off int64) error {
 		}
 		return p.start(&t, off)
 	case xml.CharData:
-		if p.rec != nil && p.rec.match == len(p.rec.want) && len(p.rec.path) == len(p.rec.want) && !p.rec.idDone &&
-			p.rec.id.Len() < maxKeyBytes {
-			p.rec.id.Write(t[:min(len(t), maxKeyBytes-p.rec.id.Len())])
+		if r := p.rec; r != nil && r.match == len(r.want) && len(r.path) == len(r.want) && !r.idDone {
+			r.idLen += int64(len(t))
+			r.id.Write(t[:min(len(t), maxKeyBytes-r.id.Len())])
 		}
 		if p.inExc > 0 && len(p.exc.Text) < maxExceptionText {
 			p.exc.Text += string(t[:min(len(t), maxExceptionText-len(p.exc.Text))])
@@ -300,6 +302,9 @@ func (p *pageRead) end() error {
 	p.done = p.asked.byID // a GetRecordById answer: its first record is the one asked for
 	end := p.d.InputOffset() + p.tr.dropped
 	rec := cswRecord{identifier: strings.TrimSpace(r.id.String()), size: end - r.start, root: r.root}
+	if r.idLen > int64(r.id.Len()) {
+		rec.idSize = r.idLen
+	}
 	if r.cut || rec.size > int64(p.limit) {
 		rec.tooLarge = true
 		p.page.records = append(p.page.records, rec)
