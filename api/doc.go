@@ -22,7 +22,7 @@
 // parameters (the lists) answer 422 for an unknown, repeated or empty one (readQuery); the
 // others ignore their query. Names must hold a character that is not white space, as the
 // document's pattern says, and a source's url (and collection_parent_url) is stored in its
-// normal form (harvest.NormalizeURL; a portal source's url is its portal's base,
+// normal form (harvest.NormalizeURL; a portal source's url is its portal's base, a csw source's its endpoint,
 // harvest.NormalizeSourceURL); a url naming the same catalog as another source's
 // (jobs.SourceByURL) is a 409.
 //

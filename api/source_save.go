@@ -31,8 +31,8 @@ func (s *server) sources() Sources {
 // stored. schemaType is the schema type as given ("" for the type's default); fields holds
 // what the caller already found wrong (e.g. a form's malformed line), by field name. A good url
 // or collection_parent_url is stored in its normal form (harvest.NormalizeURL: RFC 3986 §6; a
-// portal source's url as its portal's base, harvest.NormalizeSourceURL). The error is a 422
-// naming every bad field, a 409 when another source has the URL (checkURLTaken), a 404 when
+// portal source's url as its portal's base, a csw source's as its endpoint:
+// harvest.NormalizeSourceURL). The error is a 422 naming every bad field, a 409 when another source has the URL (checkURLTaken), a 404 when
 // old is gone, or a store error: ErrorOf reads each.
 func (v Sources) Save(ctx context.Context, old *store.Source, p *store.SourceInsertParams, schemaType string,
 	fields map[string]string) (*store.Source, error) {

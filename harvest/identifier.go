@@ -70,9 +70,8 @@ func CheckIdentifierWith(pos int, identifier, title string, readErr error, first
 	case readErr != nil:
 		return &IdentifierProblem{Type: TypeMissingIdentifier, Message: readErr.Error()}
 	case len(identifier) > MaxIdentifierBytes:
-		return &IdentifierProblem{Type: TypeIdentifierTooLong, Identifier: ClipIdentifier(identifier), Message: fmt.Sprintf(
-			"dataset #%d%s: its identifier is %d bytes long, over the identifier cap of %d bytes",
-			pos+1, titledOf(title), len(identifier), MaxIdentifierBytes)}
+		return &IdentifierProblem{Type: TypeIdentifierTooLong, Identifier: ClipIdentifier(identifier),
+			Message: IdentifierTooLongMessage(pos, title, int64(len(identifier)))}
 	case strings.ContainsRune(identifier, 0):
 		titled := titledOf(title)
 		return &IdentifierProblem{Type: TypeInvalidIdentifier, Message: fmt.Sprintf("dataset #%d%s: identifier %q "+
@@ -83,6 +82,15 @@ func CheckIdentifierWith(pos int, identifier, title string, readErr error, first
 			pos+1, identifier, first+1)}
 	}
 	return nil
+}
+
+// IdentifierTooLongMessage is the message of the IdentifierTooLong row of the dataset at pos
+// (0-based) titled title ("" for none) whose identifier is size bytes long (over
+// MaxIdentifierBytes): a reader that keeps only the first bytes of a long identifier names its
+// real length with it.
+func IdentifierTooLongMessage(pos int, title string, size int64) string {
+	return fmt.Sprintf("dataset #%d%s: its identifier is %d bytes long, over the identifier cap of %d bytes",
+		pos+1, titledOf(title), size, MaxIdentifierBytes)
 }
 
 // titledOf names a dataset's title in a message: ` (title "T")`, or "" for none.

@@ -9,9 +9,13 @@ import (
 // it is stored in: NormalizeURL, and for a portal source (SourceType.IsPortal) the URL of the
 // portal itself (PortalBaseURL) before that, so that a portal written as its base, its base
 // with a trailing "/" or the API endpoint EXTRACT reads (".../api/3/action/package_search") is
-// one source. Its errors are NormalizeURL's.
+// one source; for a csw source its CSW endpoint (CSWBaseURL: a pasted GetCapabilities URL's
+// SERVICE, REQUEST, VERSION… parameters dropped). Its errors are NormalizeURL's.
 func NormalizeSourceURL(t SourceType, raw string) (string, error) {
 	n, err := NormalizeURL(raw)
+	if err == nil && t == SourceCSW {
+		return NormalizeURL(CSWBaseURL(n))
+	}
 	if err != nil || !t.IsPortal() {
 		return n, err
 	}

@@ -7,7 +7,9 @@ import (
 )
 
 // TestNormalizeSourceURL: a portal written as its base, with a trailing "/", or as the API
-// endpoint EXTRACT reads is one URL, per platform; other source types keep their path.
+// endpoint EXTRACT reads is one URL, per platform; a CSW endpoint pasted as a request (its
+// CSW parameters in any case) is the endpoint, other parameters kept; other source types keep
+// their path and query.
 func TestNormalizeSourceURL(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -32,6 +34,15 @@ func TestNormalizeSourceURL(t *testing.T) {
 		{SourceOpenDataSoft, []string{"https://ods.example.com/", "https://ods.example.com/api/v2/catalog/datasets", "https://ods.example.com/api/records/1.0/search?dataset=x",
 			"https://ods.example.com/api/explore/v2.1/catalog/datasets?limit=10", "https://ods.example.com/explore/?sort=modified"}, "https://ods.example.com/"},
 		{SourceDocument, []string{"https://example.gov/api/3/action/package_search"}, "https://example.gov/api/3/action/package_search"},
+		{SourceCSW, []string{"https://gis.example.gov/csw", "https://gis.example.gov/csw?SERVICE=CSW&REQUEST=GetCapabilities&VERSION=2.0.2",
+			"https://GIS.example.gov/csw?service=csw&request=GetCapabilities&acceptVersions=2.0.2,3.0.0&sections=All#top",
+			"https://gis.example.gov/csw?%73ervice=CSW&Request=GetRecords&typeNames=csw:Record&ElementSetName=full&resultType=results" +
+				"&outputSchema=http://www.isotc211.org/2005/gmd&startPosition=1&maxRecords=10&constraintLanguage=CQL_TEXT&constraint=x",
+			"https://gis.example.gov/csw?request=GetRecordById&id=abc&outputFormat=application/xml&", "https://gis.example.gov/csw?"},
+			"https://gis.example.gov/csw"},
+		{SourceCSW, []string{"https://gis.example.gov/geonetwork/srv/eng/csw?portal=a&SERVICE=CSW&b=%20", "https://gis.example.gov/geonetwork/srv/eng/csw?portal=a&b=%20"},
+			"https://gis.example.gov/geonetwork/srv/eng/csw?portal=a&b=%20"},
+		{SourceWAF, []string{"https://example.gov/waf/?service=CSW"}, "https://example.gov/waf/?service=CSW"},
 	} {
 		for _, in := range tc.in {
 			got, err := NormalizeSourceURL(tc.t, in)

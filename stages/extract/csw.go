@@ -111,13 +111,13 @@ func (h *Handler) cswGetRecords(ctx context.Context, s *cswService, q *cswQuery,
 	if err != nil {
 		return nil, where, err
 	}
-	page, err := h.cswSend(ctx, s, u, body, where)
+	page, err := h.cswSend(ctx, s, u, body, where, cswAsked{start: start, size: size})
 	return page, where, err
 }
 
 // cswSend sends one request of s's binding (a GET of u, or a POST of body to u) and reads its
-// answer (readCSWPage); its errors name the request (where).
-func (h *Handler) cswSend(ctx context.Context, s *cswService, u string, body []byte, where string) (*cswPage, error) {
+// answer (readCSWPage, bounded by what was asked); its errors name the request (where).
+func (h *Handler) cswSend(ctx context.Context, s *cswService, u string, body []byte, where string, asked cswAsked) (*cswPage, error) {
 	fc := h.fetch
 	fc.Accept = "application/xml, text/xml;q=0.9, */*;q=0.5"
 	var (
@@ -139,7 +139,7 @@ func (h *Handler) cswSend(ctx context.Context, s *cswService, u string, body []b
 		return nil, err // a *fetch.Error names the URL
 	}
 	defer f.Close()
-	page, err := readCSWPage(f, h.cfg.MaxRecordBytes)
+	page, err := readCSWPage(f, h.cfg.MaxRecordBytes, asked)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}

@@ -80,7 +80,8 @@ func (c *cswCapabilities) param(op *owsOperation, name string) []string {
 }
 
 // cswBaseURL is the CSW endpoint a source's URL names: without the query parameters of a
-// request (service, request, version, acceptversions…) the user may have pasted with it.
+// request (service, request, version, acceptversions…: harvest.CSWRequestParam) the user may
+// have pasted with it, as harvest.CSWBaseURL drops them from the stored URL.
 func cswBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -88,9 +89,7 @@ func cswBaseURL(raw string) (*url.URL, error) {
 	}
 	q := u.Query()
 	for k := range q {
-		switch strings.ToLower(k) {
-		case "service", "request", "version", "acceptversions", "outputschema", "typenames", "elementsetname",
-			"resulttype", "startposition", "maxrecords", "constraint", "constraintlanguage", "id":
+		if harvest.CSWRequestParam(k) {
 			q.Del(k)
 		}
 	}

@@ -136,6 +136,14 @@ func (s *hostileCSW) page(r cswRequest) (string, int) {
 	case mode == "exception-200" && r.Start > 1:
 		return exceptionReport("NoApplicableCode", "Query failed"), 200
 	}
+	if mode == "huge-page" { // 200,000 tiny records in one page, half the count
+		var b strings.Builder
+		for i := range 200_000 {
+			fmt.Fprintf(&b, `<csw:Record xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier>p%d</dc:identifier></csw:Record>`, i)
+		}
+		page := strings.Replace(searchResults(400_000, 0, nil), `Returned="0"`, `Returned="200000"`, 1)
+		return strings.Replace(page, "\n</csw:SearchResults>", b.String()+"</csw:SearchResults>", 1), 200
+	}
 	var recs []string
 	held := 10 // the records the catalog holds
 	switch mode {
@@ -152,6 +160,9 @@ func (s *hostileCSW) page(r cswRequest) (string, int) {
 	}
 	if mode == "too-many" {
 		recs = append(recs, isoRecord("rec-extra", "One more than asked for"))
+	}
+	if mode == "long-id" && r.Start == 1 { // 100,001 bytes, more than the reader keeps
+		recs[2] = isoRecord(strings.Repeat("x", 100_001), "Record 3")
 	}
 	if mode == "deep" && r.Start > 1 {
 		recs[0] = "<csw:Record>" + strings.Repeat("<a>", 5000) + strings.Repeat("</a>", 5000) + "</csw:Record>"
@@ -175,8 +186,8 @@ func (s *hostileCSW) page(r cswRequest) (string, int) {
 // an error naming the request, and deletes nothing: a repeated page, a numberOfRecordsMatched
 // that lies either way or changes, nextRecord cycling back to 1 or not advancing, an
 // ExceptionReport (HTTP 400 or 200) for a page or for the capabilities, capabilities that are
-// HTML or offer no GetRecords, a page of more records than asked for, elements nested too
-// deep, and 1,000,000 matched at 10 a page (refused at the first page: one request). A
+// HTML or offer no GetRecords, a page of more records than asked for (200,000 where 4 were:
+// refused at the 5th record read), elements nested too deep, and 1,000,000 matched at 10 a page (refused at the first page: one request). A
 // catalog grown by 140 records dated before the last harvest is listed in full (more than
 // CSWMaxByID to fetch one at a time). A record of 24 MiB is a RecordTooLarge row, and the job
 // goes on.
@@ -191,9 +202,9 @@ func TestHarvestHostileCSW(t *testing.T) {
 	require.Equal(t, 10, first.Added)
 
 	for _, tc := range []struct{ mode, want string }{
-		{"repeat", "page 2 repeats rec-01, listed already as item #1"},
+		{"repeat", "page 2 repeats rec-01, listed already as item #1: the catalogue serves pages that overlap"},
 		{"count-up", "nextRecord=0 says no record follows record 10, but numberOfRecordsMatched=20"},
-		{"count-down", "page 2 has 4 items where the portal's count of 5 leaves 1 for it"},
+		{"count-down", "page 2 has 4 items where the catalogue's count of 5 leaves 1 for it"},
 		{"count-changes", "the total changed mid-listing, from 10 to 11"},
 		{"cycle", "nextRecord=1 goes back before startPosition=5"},
 		{"stuck", "nextRecord=5 does not advance past startPosition=5"},
@@ -204,6 +215,8 @@ func TestHarvestHostileCSW(t *testing.T) {
 		{"caps-no-getrecords", "the capabilities offer no GetRecords operation"},
 		{"too-many", "the page has 5 items where 4 were asked for (max_records)"},
 		{"deep", "elements nest deeper than 256 levels"},
+		{"huge-page", "the page holds more than 4 records where 4 were asked for (max_records): the catalogue ignores " +
+			"the page size, and a page of the whole listing of 400000 is over the cap of 1000 records a page (reading stopped there)"},
 	} {
 		csw.mode.Store(tc.mode)
 		rep := h.Harvest(t, src)
@@ -255,4 +268,19 @@ func TestHarvestHostileCSW(t *testing.T) {
 	}
 	require.Equal(t, []int{4, 0, 4}, []int{brief, constrained, full},
 		"3 brief pages and the empty one past them, then the same in full")
+}
+
+// TestHarvestCSWLongIdentifier: a record whose identifier is 100,001 bytes, more than the reader
+// keeps of it, is an IdentifierTooLong row naming its length, and the job goes on.
+func TestHarvestCSWLongIdentifier(t *testing.T) {
+	t.Parallel()
+	h := pipelinetest.New(t)
+	csw := newHostileCSW(t)
+	csw.mode.Store("long-id")
+	rep := h.Harvest(t, cswSource(csw.URL+"/csw", harvest.SchemaISO19115_1, map[string]string{"max_records": "4"}))
+	pipelinetest.MustComplete(t, rep)
+	require.Equal(t, []int{9, 1}, []int{rep.Added, rep.Errored})
+	msgs := h.ErrorMessages(t, rep.JobID, harvest.SeverityError)
+	require.Len(t, msgs, 1)
+	require.Contains(t, msgs[0], "dataset #3: its identifier is 100001 bytes long, over the identifier cap of 2048 bytes")
 }

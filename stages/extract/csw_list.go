@@ -62,7 +62,7 @@ func (h *Handler) cswService(ctx context.Context, job *harvest.Job) (*cswService
 // at its first page: 1,000,000 matched at 10 a page is never paged through).
 func (h *Handler) cswPager(s *cswService, q *cswQuery, size int) *Pager {
 	return &Pager{Name: "CSW GetRecords " + s.endpoint, PageSize: size, PageSizeOption: "max_records", Start: 1,
-		MaxPages: DefaultMaxPortalPages, CapTotal: true,
+		MaxPages: DefaultMaxPortalPages, CapTotal: true, Server: "catalogue",
 		Page: func(ctx context.Context, start int) (*PortalPage, error) {
 			page, where, err := h.cswGetRecords(ctx, s, q, start, size)
 			if err != nil {
@@ -117,7 +117,7 @@ func cswItems(records []cswRecord) []PortalItem {
 	items := make([]PortalItem, 0, len(records))
 	for i := range records {
 		r := &records[i]
-		it := PortalItem{Identifier: r.identifier, Raw: r.xml, XML: true}
+		it := PortalItem{Identifier: r.identifier, Raw: r.xml, XML: true, IdentifierSize: r.idSize}
 		if r.tooLarge {
 			it.Raw, it.TooLarge, it.Size = nil, true, r.size
 		}

@@ -170,7 +170,7 @@ func (l *lister) cswByID(s *cswService, id string) error {
 	u, body, where, err := s.byIDRequest(id)
 	var page *cswPage
 	if err == nil {
-		page, err = l.h.cswSend(l.ctx, s, u, body, where)
+		page, err = l.h.cswSend(l.ctx, s, u, body, where, cswAsked{byID: true})
 	}
 	if err == nil && len(page.records) == 0 {
 		err = fmt.Errorf("%s: the answer holds no record", where)

@@ -42,6 +42,7 @@ type cswRecord struct {
 	xml      []byte
 	tooLarge bool
 	size     int64 // its length in bytes, as served
+	idSize   int64 // the identifier's length in bytes when it was longer than the maxKeyBytes kept, else 0
 	root     xml.Name
 }
 
@@ -141,6 +142,9 @@ type pageRead struct {
 	inExc  int // depth of the ExceptionText read, 0 outside
 	result int // depth of SearchResults, 0 before it
 	rec    *recordRead
+	asked  cswAsked
+	most   int  // the most records the page may hold (pageRead.bound), once SearchResults is read
+	done   bool // a GetRecordById answer's first record is read: reading stops
 }
 
 // recordRead is the record being read.
@@ -152,8 +156,9 @@ type recordRead struct {
 	path   []string // local names below the root, while they follow want
 	match  int      // how many of path follow want
 	want   []string
-	wantNS string // the identifier element's namespace ("" any)
-	id     strings.Builder
+	wantNS string          // the identifier element's namespace ("" any)
+	id     strings.Builder // its first maxKeyBytes bytes
+	idLen  int64           // its length in bytes
 	idDone bool
 	cut    bool // the tokenReader dropped text inside it
 }
@@ -162,16 +167,20 @@ type recordRead struct {
 // GetRecordById answer, whose records are the root's children, with a matched count of 0) from f,
 // a token at a time: the SearchResults attributes and each record, cut out of f byte for byte
 // with the namespace declarations it inherits (so Record.XML is the record as served). A record
-// over limit bytes is tooLarge, never held. Errors: a *CSWExceptionError for an ExceptionReport,
-// an answer that is not XML or not a GetRecordsResponse, has no SearchResults, nests deeper than
+// over limit bytes is tooLarge, never held. The records held are bounded while reading, by
+// what the request asked (pageRead.bound): reading stops, with an error, at the first record
+// past what the page may hold, so a page of a million records costs the memory of one page of
+// maxRecords; a GetRecordById answer is read up to its first record. Errors: a
+// *CSWExceptionError for an ExceptionReport, an answer that is not XML or not a
+// GetRecordsResponse, has no SearchResults, holds more records than it may, nests deeper than
 // MaxCSWDepth, or holds a token other than text over limit. A DOCTYPE's entities are never
 // expanded (encoding/xml does not), so a reference to one is a syntax error.
-func readCSWPage(f *os.File, limit int) (*cswPage, error) {
+func readCSWPage(f *os.File, limit int, asked cswAsked) (*cswPage, error) {
 	tr := &tokenReader{r: bufio.NewReaderSize(f, 64<<10), limit: int64(limit)}
-	p := &pageRead{f: f, d: xml.NewDecoder(tr), tr: tr, limit: limit,
+	p := &pageRead{f: f, d: xml.NewDecoder(tr), tr: tr, limit: limit, asked: asked, most: -1,
 		page: cswPage{matched: -1, returned: -1, next: -1}}
 	p.d.CharsetReader = charsetReader
-	for {
+	for !p.done {
 		off := p.d.InputOffset() + tr.dropped
 		tok, err := p.d.Token()
 		if err == io.EOF {
@@ -208,9 +217,9 @@ func (p *pageRead) token(tok xml.Token, off int64) error {
 		}
 		return p.start(&t, off)
 	case xml.CharData:
-		if p.rec != nil && p.rec.match == len(p.rec.want) && len(p.rec.path) == len(p.rec.want) && !p.rec.idDone &&
-			p.rec.id.Len() < maxKeyBytes {
-			p.rec.id.Write(t[:min(len(t), maxKeyBytes-p.rec.id.Len())])
+		if r := p.rec; r != nil && r.match == len(r.want) && len(r.path) == len(r.want) && !r.idDone {
+			r.idLen += int64(len(t))
+			r.id.Write(t[:min(len(t), maxKeyBytes-r.id.Len())])
 		}
 		if p.inExc > 0 && len(p.exc.Text) < maxExceptionText {
 			p.exc.Text += string(t[:min(len(t), maxExceptionText-len(p.exc.Text))])
@@ -266,7 +275,11 @@ func (p *pageRead) start(t *xml.StartElement, off int64) error {
 				return err
 			}
 		}
+		p.most = p.bound()
 	case p.result != 0 && p.depth == p.result+1:
+		if p.most >= 0 && len(p.page.records) >= p.most {
+			return p.tooMany()
+		}
 		p.rec = newRecordRead(t.Name, off, p.depth, outer)
 	}
 	return nil
@@ -286,8 +299,12 @@ func (p *pageRead) end() error {
 		return nil
 	}
 	p.rec = nil
+	p.done = p.asked.byID // a GetRecordById answer: its first record is the one asked for
 	end := p.d.InputOffset() + p.tr.dropped
 	rec := cswRecord{identifier: strings.TrimSpace(r.id.String()), size: end - r.start, root: r.root}
+	if r.idLen > int64(r.id.Len()) {
+		rec.idSize = r.idLen
+	}
 	if r.cut || rec.size > int64(p.limit) {
 		rec.tooLarge = true
 		p.page.records = append(p.page.records, rec)

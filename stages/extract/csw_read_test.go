@@ -49,7 +49,7 @@ func TestReadCSWPageRecordsStandalone(t *testing.T) {
 		`<dc:identifier>dc-2</dc:identifier></csw:Record>` +
 		`<gmi:MI_Metadata xmlns:gmi="http://www.isotc211.org/2005/gmi"><gmd:fileIdentifier><gco:CharacterString>iso-2` +
 		`</gco:CharacterString></gmd:fileIdentifier></gmi:MI_Metadata>` + pageTail
-	p, err := readCSWPage(pageFile(t, body), 1<<20)
+	p, err := readCSWPage(pageFile(t, body), 1<<20, cswAsked{})
 	require.NoError(t, err)
 	require.Equal(t, 2, p.matched)
 	require.Equal(t, 0, p.next)
@@ -74,7 +74,7 @@ func TestReadCSWPageHostile(t *testing.T) {
 	t.Parallel()
 	exc := `<?xml version="1.0"?><ows:ExceptionReport xmlns:ows="http://www.opengis.net/ows" version="1.2.0">
 <ows:Exception exceptionCode="InvalidParameterValue" locator="outputSchema"><ows:ExceptionText>Invalid outputSchema</ows:ExceptionText></ows:Exception></ows:ExceptionReport>`
-	_, err := readCSWPage(pageFile(t, exc), 1<<20)
+	_, err := readCSWPage(pageFile(t, exc), 1<<20, cswAsked{})
 	var ce *CSWExceptionError
 	require.True(t, errors.As(err, &ce), "%v", err)
 	require.EqualError(t, err, `the server answered with an OWS ExceptionReport: exceptionCode "InvalidParameterValue" `+
@@ -84,12 +84,12 @@ func TestReadCSWPageHostile(t *testing.T) {
 		`<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;"><!ENTITY lol9 "&lol2;&lol2;&lol2;&lol2;">]>` +
 		fmt.Sprintf(strings.TrimPrefix(pageHead, `<?xml version="1.0" encoding="UTF-8"?>`), 1, 1, 0) +
 		`<csw:Record><dc:identifier>&lol9;</dc:identifier></csw:Record>` + pageTail
-	_, err = readCSWPage(pageFile(t, laughs), 1<<20)
+	_, err = readCSWPage(pageFile(t, laughs), 1<<20, cswAsked{})
 	require.ErrorContains(t, err, "invalid character entity &lol9;", "never expanded")
 
 	deep := fmt.Sprintf(pageHead, 1, 1, 0) + `<csw:Record>` + strings.Repeat("<a>", 100_000) + strings.Repeat("</a>", 100_000) +
 		`</csw:Record>` + pageTail
-	_, err = readCSWPage(pageFile(t, deep), 1<<20)
+	_, err = readCSWPage(pageFile(t, deep), 1<<20, cswAsked{})
 	require.EqualError(t, err, "elements nest deeper than 256 levels")
 
 	path := filepath.Join(t.TempDir(), "huge.xml")
@@ -107,7 +107,7 @@ func TestReadCSWPageHostile(t *testing.T) {
 	require.NoError(t, err)
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	p, err := readCSWPage(f, 1<<20)
+	p, err := readCSWPage(f, 1<<20, cswAsked{})
 	require.NoError(t, err)
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
@@ -122,15 +122,15 @@ func TestReadCSWPageHostile(t *testing.T) {
 	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(40<<20), "the text node is never held")
 
 	attrBomb := fmt.Sprintf(pageHead, 1, 1, 0) + `<csw:Record a="` + strings.Repeat("x", 2<<20) + `"/>` + pageTail
-	_, err = readCSWPage(pageFile(t, attrBomb), 1<<20)
+	_, err = readCSWPage(pageFile(t, attrBomb), 1<<20, cswAsked{})
 	require.ErrorContains(t, err, "over the record size cap")
 
-	_, err = readCSWPage(pageFile(t, "<html><body>Service unavailable</body></html>"), 1<<20)
+	_, err = readCSWPage(pageFile(t, "<html><body>Service unavailable</body></html>"), 1<<20, cswAsked{})
 	require.EqualError(t, err, "not a GetRecords answer: its root element is html")
-	_, err = readCSWPage(pageFile(t, "not xml at all"), 1<<20)
+	_, err = readCSWPage(pageFile(t, "not xml at all"), 1<<20, cswAsked{})
 	require.Error(t, err)
 	latin1 := strings.Replace(fmt.Sprintf(pageHead, 0, 0, 0), `encoding="UTF-8"`, `encoding="ISO-8859-1"`, 1) + pageTail
-	_, err = readCSWPage(pageFile(t, latin1), 1<<20)
+	_, err = readCSWPage(pageFile(t, latin1), 1<<20, cswAsked{})
 	require.ErrorContains(t, err, `the answer declares encoding "ISO-8859-1": a CSW harvest reads UTF-8 answers only`)
 }
 

@@ -45,6 +45,10 @@ type PortalItem struct {
 	// within its page counts against the total (a catalog may hold two records of one
 	// fileIdentifier, and its count counts both).
 	XML bool
+	// IdentifierSize, when set, is the length in bytes of an identifier read only in part
+	// (Identifier is its first bytes; a CSW record's over maxKeyBytes), named in its
+	// IdentifierTooLong row.
+	IdentifierSize int64
 	// Origin, when set, says the portal itself harvested the item from elsewhere (a CKAN
 	// package with a harvest_source_id extra, harvested from a data.json): when a dataset of
 	// another harvest source of ours is live under Origin.Identifier, the record gets a
@@ -106,6 +110,9 @@ type Pager struct {
 	// memory: at most Window pages' items are in memory. Default: the fetch configuration's
 	// MaxPerHost, so the window never waits on fetch's per-host limit.
 	Window int
+	// Server is what job errors call the listing's server: "portal" when empty, "catalogue" for
+	// a CSW.
+	Server string
 	// Page fetches one page. Required.
 	Page PortalPageFunc
 	// Collect, when set, takes each item (checked by the guard) instead of the listing: no record
@@ -212,8 +219,8 @@ func (l *lister) portal(p *Pager) error {
 	}
 	if distinct := len(l.seen) + l.unkeyed; distinct < g.total {
 		return &PortalListingError{Name: p.Name, URL: last.URL, Err: fmt.Errorf(
-			"the listing ended short of its total: %d distinct items listed (%d served), the portal reported %d",
-			distinct, l.listed, g.total)}
+			"the listing ended short of its total: %d distinct items listed (%d served), the %s reported %d",
+			distinct, l.listed, p.server(), g.total)}
 	}
 	return nil
 }
@@ -279,6 +286,9 @@ func (l *lister) portalConcurrent(g *pageGuard, window int) (*PortalPage, error)
 	return last, err
 }
 
+// server is what job errors call p's server (Pager.Server).
+func (p *Pager) server() string { return cmp.Or(p.Server, "portal") }
+
 // DefaultMaxPortalPages is Pager.MaxPages's default: 10,000 pages (a million items at 100 a
 // page).
 const DefaultMaxPortalPages = 10_000
@@ -290,8 +300,8 @@ func (l *lister) portalSequential(g *pageGuard, first *PortalPage) error {
 	page := first
 	for k := 0; ; k++ {
 		if k == maxPages {
-			return g.errorf(page, "the listing goes on past %d pages, and the portal reports no total to tell "+
-				"when it ends", maxPages)
+			return g.errorf(page, "the listing goes on past %d pages, and the %s reports no total to tell "+
+				"when it ends", maxPages, g.p.server())
 		}
 		if err := g.checkSequential(page, k, l.seen); err != nil {
 			return err
@@ -389,6 +399,9 @@ func (l *lister) portalItem(it *PortalItem) error {
 		}
 		if bad.Type != harvest.TypeDuplicateIdentifier || it.XML {
 			l.unkeyed++ // an item of its own, counted against the total (a CSW counts a repeated record too)
+		}
+		if bad.Type == harvest.TypeIdentifierTooLong && it.IdentifierSize > int64(len(e.Identifier)) {
+			bad.Message = harvest.IdentifierTooLongMessage(pos, e.Title, it.IdentifierSize)
 		}
 		if err := l.keepTooLong(&e, bad); err != nil {
 			return err

@@ -47,8 +47,8 @@ func newPageGuard(p *Pager, first *PortalPage) (*pageGuard, error) {
 	case n > p.PageSize && n == g.total:
 		g.whole = true
 	case n > p.PageSize:
-		return nil, g.errorf(first, "the page has %d items where %d were asked for (%s): the portal ignores "+
-			"the page size, and the page is not the whole listing of %d", n, p.PageSize, sizeOption, g.total)
+		return nil, g.errorf(first, "the page has %d items where %d were asked for (%s): the %s ignores "+
+			"the page size, and the page is not the whole listing of %d", n, p.PageSize, sizeOption, p.server(), g.total)
 	case n > 0 && n < p.PageSize && g.total > n && !first.Last:
 		g.size = n
 		g.hint = &harvest.RecordError{Type: harvest.TypePortalPageSize, Severity: harvest.SeverityWarning, Message: fmt.Sprintf(
@@ -87,8 +87,8 @@ func (g *pageGuard) check(page *PortalPage, k int, seen map[string]int) error {
 		want = g.total
 	}
 	if n := len(page.Items); n > want {
-		return g.errorf(page, "page %d has %d items where the portal's count of %d leaves %d for it: the count "+
-			"is smaller than the listing, which would end before its last items", k+1, n, g.total, want)
+		return g.errorf(page, "page %d has %d items where the %s's count of %d leaves %d for it: the count "+
+			"is smaller than the listing, which would end before its last items", k+1, n, g.p.server(), g.total, want)
 	}
 	if k < g.pages-1 && (len(page.Items) < g.size || page.Last) {
 		return g.errorf(page, "page %d of %d has %d items, %d were asked for: the listing would end short of its "+
@@ -102,8 +102,8 @@ func (g *pageGuard) check(page *PortalPage, k int, seen map[string]int) error {
 // page before it.
 func (g *pageGuard) checkSequential(page *PortalPage, k int, seen map[string]int) error {
 	if n := len(page.Items); n > g.size && !page.Last {
-		return g.errorf(page, "page %d has %d items where %d were asked for: the portal ignores the page size, "+
-			"and reports no total to tell whether the page is the whole listing", k+1, n, g.size)
+		return g.errorf(page, "page %d has %d items where %d were asked for: the %s ignores the page size, "+
+			"and reports no total to tell whether the page is the whole listing", k+1, n, g.size, g.p.server())
 	}
 	return g.repeated(page, k, seen)
 }
@@ -122,9 +122,9 @@ func (g *pageGuard) repeated(page *PortalPage, k int, seen map[string]int) error
 		it := &page.Items[i]
 		if it.Err == nil && it.Identifier != "" {
 			if pos, dup := seen[it.Identifier]; dup {
-				return g.errorf(page, "page %d repeats %s, listed already as item #%d: the portal serves pages that "+
+				return g.errorf(page, "page %d repeats %s, listed already as item #%d: the %s serves pages that "+
 					"overlap (it ignores the offset, or its order shifted), so some items may never be listed",
-					k+1, it.Identifier, pos+1)
+					k+1, it.Identifier, pos+1, g.p.server())
 			}
 			h.Write([]byte(it.Identifier))
 		} else {
@@ -135,7 +135,7 @@ func (g *pageGuard) repeated(page *PortalPage, k int, seen map[string]int) error
 	var print [sha256.Size]byte
 	h.Sum(print[:0])
 	if earlier, dup := g.prints[print]; dup {
-		return g.errorf(page, "page %d is page %d again: the portal ignores the offset", k+1, earlier)
+		return g.errorf(page, "page %d is page %d again: the %s ignores the offset", k+1, earlier, g.p.server())
 	}
 	g.prints[print] = k + 1
 	return nil
@@ -159,8 +159,8 @@ func (g *pageGuard) afterLast(last *PortalPage) int {
 // the count is smaller than the listing (the pages go on past it).
 func (g *pageGuard) checkAfterLast(page *PortalPage) error {
 	if n := len(page.Items); n > 0 {
-		return g.errorf(page, "the page after the last one of the portal's count of %d has %d items: the count is "+
-			"smaller than the listing, which would end before its last items", g.total, n)
+		return g.errorf(page, "the page after the last one of the %s's count of %d has %d items: the count is "+
+			"smaller than the listing, which would end before its last items", g.p.server(), g.total, n)
 	}
 	return nil
 }
