@@ -65,7 +65,7 @@ func checkSource(p *store.SourceImportParams, schemaType string) string {
 	if why := fieldsWhy(fields); why != "" {
 		return why
 	}
-	p.URL, _ = harvest.NormalizeURL(p.URL) // CheckSource accepted it
+	p.URL, _ = harvest.NormalizeSourceURL(p.SourceType, p.URL) // CheckSource accepted it
 	if p.CollectionParentURL != "" {
 		p.CollectionParentURL, _ = harvest.NormalizeURL(p.CollectionParentURL)
 	}
