@@ -70,11 +70,11 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node) {
 func (m *mapper) networkLinks() []link {
 	var out []link
 	for _, dist := range path([]*node{m.root}, "distinfo") {
-		title := dist.child("resdesc").value()
+		title := value(child(dist, "resdesc"))
 		for _, form := range path([]*node{dist}, "stdorder", "digform") {
-			format := form.at("digtinfo", "formname").value()
+			format := value(at(form, "digtinfo", "formname"))
 			for _, opt := range path([]*node{form}, "digtopt", "onlinopt") {
-				protocol := opt.child("accinstr").value()
+				protocol := value(child(opt, "accinstr"))
 				for _, u := range values(path([]*node{opt}, "computer", "networka"), "networkr") {
 					out = append(out, link{url: u, title: title, format: format, protocol: protocol})
 				}
@@ -126,7 +126,7 @@ var urlInText = regexp.MustCompile(`https?://[^\s<>"']+`)
 // rights. The license is the first URL of the use constraint (idinfo/useconst), as the ISO
 // mapper takes the first URL of the use limitations.
 func (m *mapper) constraints(ds *dcatus.Dataset) {
-	acc := m.idinfo.child("accconst").value()
+	acc := value(child(m.idinfo, "accconst"))
 	switch l := strings.ToLower(strings.TrimSuffix(acc, ".")); {
 	case l == "restricted public" || l == "non-public":
 		ds.AccessLevel = l
@@ -139,7 +139,7 @@ func (m *mapper) constraints(ds *dcatus.Dataset) {
 		ds.Rights = r
 		m.warn("accessLevel", "access constraints %q kept as rights; accessLevel left public", short(acc))
 	}
-	for _, u := range urlInText.FindAllString(m.idinfo.child("useconst").value(), -1) {
+	for _, u := range urlInText.FindAllString(value(child(m.idinfo, "useconst")), -1) {
 		if clean, ok := iso.CleanURL(strings.TrimRight(u, ".,;:)]")); ok {
 			ds.License = clean
 			return

@@ -40,13 +40,13 @@ func contacts(from []*node) []contact {
 	var out []contact
 	for _, ci := range path(from, "cntinfo") {
 		var c contact
-		primary := ci.child("cntperp")
+		primary := child(ci, "cntperp")
 		c.personFirst = primary != nil
 		if primary == nil {
-			primary = ci.child("cntorgp")
+			primary = child(ci, "cntorgp")
 		}
-		c.person = realName(primary.child("cntper").value())
-		c.org = realName(primary.child("cntorg").value())
+		c.person = realName(value(child(primary, "cntper")))
+		c.org = realName(value(child(primary, "cntorg")))
 		for _, e := range values([]*node{ci}, "cntemail") {
 			if addr := email(e); addr != "" {
 				c.emails = append(c.emails, addr)
@@ -71,8 +71,8 @@ func email(s string) string {
 // has. MDTranslator's DCAT-US writer takes the first point of contact only, and fails on a
 // record without one (most CSDGM records: ptcontac is optional).
 func (m *mapper) contactPoint() *dcatus.ContactPoint {
-	all := contacts([]*node{m.idinfo.child("ptcontac")})
-	all = append(all, contacts([]*node{m.root.at("metainfo", "metc")})...)
+	all := contacts([]*node{child(m.idinfo, "ptcontac")})
+	all = append(all, contacts([]*node{at(m.root, "metainfo", "metc")})...)
 	all = append(all, contacts(path([]*node{m.root}, "distinfo", "distrib"))...)
 	c := dcatus.NewContactPoint("", "")
 	for _, p := range all {
@@ -105,7 +105,7 @@ func (m *mapper) contactPoint() *dcatus.ContactPoint {
 // originator (citeinfo/origin), else publisherName, else iso.PlaceholderPublisher (both with
 // a warning).
 func (m *mapper) publisher(cit *node, publisherName string) string {
-	if p := realName(cit.at("pubinfo", "publish").value()); p != "" {
+	if p := realName(value(at(cit, "pubinfo", "publish"))); p != "" {
 		return p
 	}
 	for _, c := range contacts(path([]*node{m.root}, "distinfo", "distrib")) {

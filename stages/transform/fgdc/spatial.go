@@ -15,12 +15,12 @@ import (
 // Data Profile's description of geographic extent (spdom/descgeog) is the spatial, as a
 // place name.
 func (m *mapper) spatial(ds *dcatus.Dataset) {
-	spdom := m.idinfo.child("spdom")
-	if bb := spdom.child("bounding"); bb != nil {
+	spdom := child(m.idinfo, "spdom")
+	if bb := child(spdom, "bounding"); bb != nil {
 		ds.Spatial = m.bbox(bb)
 	}
 	if ds.Spatial == "" {
-		ds.Spatial = spdom.child("descgeog").value()
+		ds.Spatial = value(child(spdom, "descgeog"))
 	}
 }
 
@@ -33,7 +33,7 @@ func (m *mapper) bbox(bb *node) string {
 	vals := make([]string, 4)
 	nums := make([]float64, 4)
 	for i, s := range sides {
-		v := bb.child(s.name).value()
+		v := value(child(bb, s.name))
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			m.warn("spatial", "bounding coordinate %s %q is not a number; spatial dropped", s.name, short(v))
