@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/harvester-dev/harvester/stages/transform/iso"
+	"github.com/harvester-dev/harvester/stages/transform/xmltree"
 )
 
 // Namespaces of the CSW record schemas (OGC 07-006r1 for 2.0.2, OGC 12-176r7 for 3.0), Dublin
@@ -207,7 +208,7 @@ func notDublinCore(n xml.Name) error {
 func malformed(doc []byte, d *xml.Decoder, err error) error {
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("%w: line %d: %s", ErrMalformedXML, se.Line, iso.ExplainSyntax(se.Msg))
+		return fmt.Errorf("%w: line %d: %s", ErrMalformedXML, se.Line, xmltree.ExplainSyntax(se.Msg))
 	}
 	off := min(int(d.InputOffset()), len(doc))
 	return fmt.Errorf("%w: line %d: %v", ErrMalformedXML, 1+bytes.Count(doc[:off], []byte("\n")), err)

@@ -32,11 +32,11 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 	idents := []*node{ident}
 
 	ds := dcatus.NewDataset(identifier)
-	ds.Title = value(cit.child("title"))
+	ds.Title = value(child(cit, "title"))
 	if ds.Title == "" {
 		m.warn("title", "the record has no citation title")
 	}
-	ds.Description = value(ident.child("abstract"))
+	ds.Description = value(child(ident, "abstract"))
 	if ds.Description == "" {
 		ds.Description = PlaceholderDescription
 		m.warn("description", "the record has no abstract; used the placeholder %q", PlaceholderDescription)
@@ -123,7 +123,7 @@ var frequencies = map[string]string{
 func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 	var newest time.Time
 	for _, d := range path([]*node{cit}, "date", "CI_Date") {
-		raw := value(d.child("date"))
+		raw := value(child(d, "date"))
 		t, ok := parseDate(raw)
 		if !ok {
 			if raw != "" {
@@ -134,7 +134,7 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 		if t.After(newest) {
 			newest = t
 		}
-		if ds.Issued == "" && code(d.child("dateType")) == "publication" {
+		if ds.Issued == "" && code(child(d, "dateType")) == "publication" {
 			ds.Issued = t.Format(dateLayout)
 		}
 	}
@@ -196,7 +196,7 @@ func (m *mapper) constraints(ds *dcatus.Dataset, idents []*node) {
 		ds.Rights = r
 	}
 	for _, n := range append(find(cons, "useLimitation"), find(cons, "otherConstraints")...) {
-		for _, cand := range []string{n.child("Anchor").attr("href"), value(n)} {
+		for _, cand := range []string{child(n, "Anchor").Attr("href"), value(n)} {
 			if cand == "" {
 				continue
 			}
@@ -217,7 +217,7 @@ func (m *mapper) extents(ds *dcatus.Dataset, idents []*node) {
 	if bb := first(find(ext, "EX_GeographicBoundingBox")); bb != nil {
 		var vals []string
 		for _, side := range []string{"westBoundLongitude", "southBoundLatitude", "eastBoundLongitude", "northBoundLatitude"} {
-			v := value(bb.child(side))
+			v := value(child(bb, side))
 			if _, err := strconv.ParseFloat(v, 64); err != nil {
 				m.warn("spatial", "bounding box %s %q is not a number; spatial dropped", side, v)
 				vals = nil
@@ -250,7 +250,7 @@ func (m *mapper) extents(ds *dcatus.Dataset, idents []*node) {
 	}
 	b, okb := parseDate(value(begin))
 	e, oke := parseDate(value(end))
-	if !oke && end != nil && strings.EqualFold(end.attr("indeterminatePosition"), "now") {
+	if !oke && end != nil && strings.EqualFold(end.Attr("indeterminatePosition"), "now") {
 		e, oke = time.Now().UTC().Truncate(24*time.Hour), true
 	}
 	if !okb || !oke {
@@ -269,11 +269,11 @@ func onlineResources(from []*node) []onlineResource {
 	var out []onlineResource
 	for _, n := range find(from, "CI_OnlineResource") {
 		out = append(out, onlineResource{
-			url:         value(n.child("linkage")),
-			protocol:    value(n.child("protocol")),
-			name:        value(n.child("name")),
-			description: value(n.child("description")),
-			function:    code(n.child("function")),
+			url:         value(child(n, "linkage")),
+			protocol:    value(child(n, "protocol")),
+			name:        value(child(n, "name")),
+			description: value(child(n, "description")),
+			function:    code(child(n, "function")),
 		})
 	}
 	return out
