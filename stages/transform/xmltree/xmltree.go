@@ -33,6 +33,9 @@ var (
 type Error struct {
 	Kind   error
 	Detail string
+	// Root is the root element when the error came after its start tag (its tree is
+	// partial), else nil: a mapper may name a wrong root before a later syntax error.
+	Root *Node
 }
 
 func (e *Error) Error() string { return e.Kind.Error() + ": " + e.Detail }
@@ -146,27 +149,31 @@ func parse(doc []byte, lim Limits, raw bool) (*Node, error) {
 	var root *Node
 	var stack []*Node
 	elements := 0
+	fail := func(err *Error) (*Node, error) {
+		err.Root = root
+		return nil, err
+	}
 	for {
 		tok, err := next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, malformed(doc, d.InputOffset(), err)
+			return fail(malformed(doc, d.InputOffset(), err))
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			elements++
 			switch {
 			case lim.MaxElements > 0 && elements > lim.MaxElements:
-				return nil, &Error{ErrLimit, fmt.Sprintf("more than %d elements", lim.MaxElements)}
+				return fail(&Error{Kind: ErrLimit, Detail: fmt.Sprintf("more than %d elements", lim.MaxElements)})
 			case lim.MaxDepth > 0 && len(stack) >= lim.MaxDepth:
-				return nil, &Error{ErrLimit, fmt.Sprintf("elements nested more than %d deep", lim.MaxDepth)}
+				return fail(&Error{Kind: ErrLimit, Detail: fmt.Sprintf("elements nested more than %d deep", lim.MaxDepth)})
 			}
 			n := newNode(t, raw)
 			if len(stack) == 0 {
 				if root != nil {
-					return nil, malformed(doc, d.InputOffset(), errors.New("more than one root element"))
+					return fail(malformed(doc, d.InputOffset(), errors.New("more than one root element")))
 				}
 				root = n
 			} else {
@@ -177,7 +184,7 @@ func parse(doc []byte, lim Limits, raw bool) (*Node, error) {
 		case xml.EndElement:
 			// Parse's decoder checks that end elements match; ParseRaw's does not.
 			if len(stack) == 0 || stack[len(stack)-1].Local != t.Name.Local {
-				return nil, malformed(doc, d.InputOffset(), fmt.Errorf("unexpected end element </%s>", t.Name.Local))
+				return fail(malformed(doc, d.InputOffset(), fmt.Errorf("unexpected end element </%s>", t.Name.Local)))
 			}
 			stack = stack[:len(stack)-1]
 		case xml.CharData:
@@ -187,10 +194,10 @@ func parse(doc []byte, lim Limits, raw bool) (*Node, error) {
 		}
 	}
 	if root == nil {
-		return nil, &Error{ErrMalformed, "no root element"}
+		return nil, &Error{Kind: ErrMalformed, Detail: "no root element"}
 	}
 	if len(stack) > 0 {
-		return nil, malformed(doc, d.InputOffset(), fmt.Errorf("element <%s> is not closed", stack[len(stack)-1].Local))
+		return fail(malformed(doc, d.InputOffset(), fmt.Errorf("element <%s> is not closed", stack[len(stack)-1].Local)))
 	}
 	return root, nil
 }
@@ -212,7 +219,7 @@ func newNode(t xml.StartElement, raw bool) *Node {
 }
 
 // malformed returns the ErrMalformed of a decoder error, with the line and column of offset.
-func malformed(doc []byte, offset int64, err error) error {
+func malformed(doc []byte, offset int64, err error) *Error {
 	var se *xml.SyntaxError
 	msg := err.Error()
 	if errors.As(err, &se) {
@@ -221,7 +228,7 @@ func malformed(doc []byte, offset int64, err error) error {
 	off := min(int(offset), len(doc))
 	line := 1 + bytes.Count(doc[:off], []byte("\n"))
 	col := 1 + utf8.RuneCount(doc[bytes.LastIndexByte(doc[:off], '\n')+1:off])
-	return &Error{ErrMalformed, fmt.Sprintf("line %d, column %d: %s", line, col, ExplainSyntax(msg))}
+	return &Error{Kind: ErrMalformed, Detail: fmt.Sprintf("line %d, column %d: %s", line, col, ExplainSyntax(msg))}
 }
 
 // ExplainSyntax returns an encoding/xml syntax error message with the why a reader needs:
