@@ -56,7 +56,7 @@ func TestMalformed(t *testing.T) {
 	mine, myLimit := errors.New("my malformed"), errors.New("my limit")
 	for doc, want := range map[string]string{
 		"":                "malformed XML: no root element",
-		"<r/>\n<s/>":      "malformed XML: line 2, column 4: more than one root element",
+		"<r/>\n<s/>":      "malformed XML: line 2, column 5: more than one root element",
 		"<r>\n  <x>":      "malformed XML: line 2, column 6: unexpected EOF",
 		"<r>&agency;</r>": "malformed XML: line 1, column 12: invalid character entity &agency; (entities a DOCTYPE declares",
 		`<r><a></b></r>`:  "malformed XML: line 1, column 11: element <a> closed by </b>",
