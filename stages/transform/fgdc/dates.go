@@ -113,12 +113,12 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 	if d, ok := parseDate(metd, "", utc); ok {
 		ds.Modified = d.String()
 		if raw != "" {
-			m.warn("modified", "publication date %q is not a date; used the metadata date %s", short(raw), ds.Modified)
+			m.Warn("modified", "publication date %q is not a date; used the metadata date %s", short(raw), ds.Modified)
 		}
 		return
 	}
 	ds.Modified = time.Now().UTC().Format("2006-01-02T15:04:05Z")
-	m.warn("modified", "the record has no usable publication date or metadata date (%s, %s); used the time of transformation", quoted(raw), quoted(metd))
+	m.Warn("modified", "the record has no usable publication date or metadata date (%s, %s); used the time of transformation", quoted(raw), quoted(metd))
 }
 
 // temporal sets temporal ("start/end") from the time period of content (idinfo/timeperd/
@@ -151,11 +151,11 @@ func (m *mapper) temporal(ds *dcatus.Dataset) {
 		ok = okb && oke
 	}
 	if !ok {
-		m.warn("temporal", "time period of content %s is not a calendar date or range of dates; dropped", quoted(texts(info)))
+		m.Warn("temporal", "time period of content %s is not a calendar date or range of dates; dropped", quoted(texts(info)))
 		return
 	}
 	if begin.t.After(end.t) {
-		m.warn("temporal", "time period of content begins (%s) after it ends (%s); dropped", begin, end)
+		m.Warn("temporal", "time period of content begins (%s) after it ends (%s); dropped", begin, end)
 		return
 	}
 	ds.Temporal = interval(begin, end)

@@ -28,7 +28,7 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node) {
 	add := func(l link) {
 		u, ok := iso.CleanURL(l.url)
 		if !ok {
-			m.warn("distribution", "network address %q is not a URL; dropped", short(l.url))
+			m.Warn("distribution", "network address %q is not a URL; dropped", short(l.url))
 			return
 		}
 		if seen[u] {
@@ -134,10 +134,10 @@ func (m *mapper) constraints(ds *dcatus.Dataset) {
 		r := acc
 		if len([]rune(r)) > 255 {
 			r = string([]rune(r)[:255])
-			m.warn("rights", "access constraints cut to 255 characters")
+			m.Warn("rights", "access constraints cut to 255 characters")
 		}
 		ds.Rights = r
-		m.warn("accessLevel", "access constraints %q kept as rights; accessLevel left public", short(acc))
+		m.Warn("accessLevel", "access constraints %q kept as rights; accessLevel left public", short(acc))
 	}
 	for _, u := range urlInText.FindAllString(value(child(m.idinfo, "useconst")), -1) {
 		if clean, ok := iso.CleanURL(strings.TrimRight(u, ".,;:)]")); ok {

@@ -91,11 +91,11 @@ func (m *mapper) contactPoint() *dcatus.ContactPoint {
 	}
 	if c.FN == "" {
 		c.FN = iso.PlaceholderContactName
-		m.warn("contactPoint", "the record has no contact name; used the placeholder %q", iso.PlaceholderContactName)
+		m.Warn("contactPoint", "the record has no contact name; used the placeholder %q", iso.PlaceholderContactName)
 	}
 	if c.HasEmail == "" {
 		c.HasEmail = iso.PlaceholderContactEmail
-		m.warn("contactPoint", "the record has no contact e-mail address; used the placeholder %q", iso.PlaceholderContactEmail)
+		m.Warn("contactPoint", "the record has no contact e-mail address; used the placeholder %q", iso.PlaceholderContactEmail)
 	}
 	return c
 }
@@ -119,6 +119,6 @@ func (m *mapper) publisher(cit *node, publisherName string) string {
 		}
 	}
 	pub := cmp.Or(publisherName, iso.PlaceholderPublisher)
-	m.warn("publisher", "the record names no publisher, distributor or originator; used %q", pub)
+	m.Warn("publisher", "the record names no publisher, distributor or originator; used %q", pub)
 	return pub
 }

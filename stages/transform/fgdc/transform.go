@@ -41,7 +41,7 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 	}
 	m := &mapper{root: root, idinfo: child(root, "idinfo")}
 	if w := iso.CharsetWarning(xml); w != "" {
-		m.warn("encoding", "%s", w)
+		m.Warn("encoding", "%s", w)
 	}
 	ds, err := m.dataset(identifier, publisherName)
 	if err != nil {
@@ -51,7 +51,7 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
 	}
-	return dcat, m.warnings, nil
+	return dcat, m.Warnings, nil
 }
 
 // rootName is the root element as written, with its namespace URI when it binds one:
@@ -78,11 +78,7 @@ func namespaceNote(n *node) string {
 // mapper maps one parsed record to DCAT-US and collects warnings.
 type mapper struct {
 	root, idinfo *node
-	warnings     []Warning
-}
-
-func (m *mapper) warn(field, format string, args ...any) {
-	m.warnings = append(m.warnings, Warning{Field: field, Message: fmt.Sprintf(format, args...)})
+	dcatus.Warnings
 }
 
 // citeinfo is the record's own citation: idinfo/citation/citeinfo.
@@ -105,7 +101,7 @@ func (m *mapper) dataset(identifier, publisherName string) (*dcatus.Dataset, err
 	ds.Description = m.description()
 	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
 		ds.Description = d
-		m.warn("description", "%s", w)
+		m.Warn("description", "%s", w)
 	}
 	ds.Keyword = m.keywords()
 	m.dates(ds, cit)
@@ -130,10 +126,10 @@ func (m *mapper) description() string {
 		return m.plain(a, "abstract")
 	}
 	if p := prose(child(descript, "purpose")); p != "" {
-		m.warn("description", "the record has no abstract; used its purpose (idinfo/descript/purpose)")
+		m.Warn("description", "the record has no abstract; used its purpose (idinfo/descript/purpose)")
 		return m.plain(p, "purpose")
 	}
-	m.warn("description", "the record has no abstract; used the placeholder %q", iso.PlaceholderDescription)
+	m.Warn("description", "the record has no abstract; used the placeholder %q", iso.PlaceholderDescription)
 	return iso.PlaceholderDescription
 }
 
@@ -144,7 +140,7 @@ func (m *mapper) plain(prose, what string) string {
 	if !ok {
 		return prose
 	}
-	m.warn("description", "the %s is HTML markup (as ArcGIS exports write rich text); kept its text, without the tags", what)
+	m.Warn("description", "the %s is HTML markup (as ArcGIS exports write rich text); kept its text, without the tags", what)
 	return text
 }
 
@@ -178,7 +174,7 @@ func (m *mapper) keywords() []string {
 		}
 	}
 	if len(out) == 0 {
-		m.warn("keyword", "the record has no keywords; used the placeholder %q", iso.PlaceholderKeyword)
+		m.Warn("keyword", "the record has no keywords; used the placeholder %q", iso.PlaceholderKeyword)
 		return []string{iso.PlaceholderKeyword}
 	}
 	return out
@@ -204,7 +200,7 @@ func (m *mapper) frequency() (string, bool) {
 	switch f {
 	case "", "as needed", "none planned", "unknown", "not planned":
 	default:
-		m.warn("accrualPeriodicity", "update frequency %q is not one DCAT-US can say; dropped", short(raw))
+		m.Warn("accrualPeriodicity", "update frequency %q is not one DCAT-US can say; dropped", short(raw))
 	}
 	return "", false
 }

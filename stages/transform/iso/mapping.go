@@ -1,7 +1,6 @@
 package iso
 
 import (
-	"fmt"
 	"net/url"
 	pathpkg "path"
 	"slices"
@@ -15,12 +14,8 @@ import (
 
 // mapper maps one parsed record to DCAT-US and collects warnings.
 type mapper struct {
-	root     *node
-	warnings []Warning
-}
-
-func (m *mapper) warn(field, format string, args ...any) {
-	m.warnings = append(m.warnings, Warning{Field: field, Message: fmt.Sprintf(format, args...)})
+	root *node
+	dcatus.Warnings
 }
 
 // dataset maps the record to a DCAT-US dataset with the identifier; publisherName names the
@@ -34,16 +29,16 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 	ds := dcatus.NewDataset(identifier)
 	ds.Title = value(child(cit, "title"))
 	if ds.Title == "" {
-		m.warn("title", "the record has no citation title")
+		m.Warn("title", "the record has no citation title")
 	}
 	ds.Description = value(child(ident, "abstract"))
 	if ds.Description == "" {
 		ds.Description = PlaceholderDescription
-		m.warn("description", "the record has no abstract; used the placeholder %q", PlaceholderDescription)
+		m.Warn("description", "the record has no abstract; used the placeholder %q", PlaceholderDescription)
 	}
 	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
 		ds.Description = d
-		m.warn("description", "%s", w)
+		m.Warn("description", "%s", w)
 	}
 	ds.Keyword = m.keywords(idents)
 	m.dates(ds, cit)
@@ -57,7 +52,7 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 		if p, ok := frequencies[f]; ok {
 			ds.AccrualPeriodicity = p
 		} else if f != "asNeeded" && f != "unknown" && f != "notPlanned" {
-			m.warn("accrualPeriodicity", "unknown maintenance frequency %q dropped", f)
+			m.Warn("accrualPeriodicity", "unknown maintenance frequency %q dropped", f)
 		}
 	}
 	if l := m.language(idents); l != "" {
@@ -81,7 +76,7 @@ func (m *mapper) keywords(idents []*node) []string {
 		out = append(out, v)
 	}
 	if len(out) == 0 {
-		m.warn("keyword", "the record has no keywords; used the placeholder %q", PlaceholderKeyword)
+		m.Warn("keyword", "the record has no keywords; used the placeholder %q", PlaceholderKeyword)
 		return []string{PlaceholderKeyword}
 	}
 	return out
@@ -127,7 +122,7 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 		t, ok := parseDate(raw)
 		if !ok {
 			if raw != "" {
-				m.warn("modified", "citation date %q is not an ISO 8601 date; ignored", raw)
+				m.Warn("modified", "citation date %q is not an ISO 8601 date; ignored", raw)
 			}
 			continue
 		}
@@ -148,7 +143,7 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 	}
 	if newest.IsZero() {
 		ds.Modified = time.Now().UTC().Format(dateLayout)
-		m.warn("modified", "the record has no usable citation date or date stamp; used the time of transformation")
+		m.Warn("modified", "the record has no usable citation date or date stamp; used the time of transformation")
 		return
 	}
 	ds.Modified = newest.Format(dateLayout)
@@ -191,7 +186,7 @@ func (m *mapper) constraints(ds *dcatus.Dataset, idents []*node) {
 	if r := strings.Join(rights, ", "); r != "" {
 		if utf8.RuneCountInString(r) > 255 {
 			r = string([]rune(r)[:255])
-			m.warn("rights", "rights cut to 255 characters")
+			m.Warn("rights", "rights cut to 255 characters")
 		}
 		ds.Rights = r
 	}
@@ -219,7 +214,7 @@ func (m *mapper) extents(ds *dcatus.Dataset, idents []*node) {
 		for _, side := range []string{"westBoundLongitude", "southBoundLatitude", "eastBoundLongitude", "northBoundLatitude"} {
 			v := value(child(bb, side))
 			if _, err := strconv.ParseFloat(v, 64); err != nil {
-				m.warn("spatial", "bounding box %s %q is not a number; spatial dropped", side, v)
+				m.Warn("spatial", "bounding box %s %q is not a number; spatial dropped", side, v)
 				vals = nil
 				break
 			}
@@ -254,7 +249,7 @@ func (m *mapper) extents(ds *dcatus.Dataset, idents []*node) {
 		e, oke = time.Now().UTC().Truncate(24*time.Hour), true
 	}
 	if !okb || !oke {
-		m.warn("temporal", "temporal extent %q/%q is not a pair of ISO 8601 dates; dropped", value(begin), value(end))
+		m.Warn("temporal", "temporal extent %q/%q is not a pair of ISO 8601 dates; dropped", value(begin), value(end))
 		return
 	}
 	ds.Temporal = b.Format(temporalLayout) + "/" + e.Format(temporalLayout)
@@ -288,7 +283,7 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node, idents []*node) {
 		u, ok := cleanURL(r.url)
 		if !ok {
 			if r.url != "" {
-				m.warn("distribution", "online resource URL %q is not a valid URL; dropped", r.url)
+				m.Warn("distribution", "online resource URL %q is not a valid URL; dropped", r.url)
 			}
 			return
 		}

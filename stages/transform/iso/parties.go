@@ -98,11 +98,11 @@ func (m *mapper) contactPoint(contacts []party) *dcatus.ContactPoint {
 	}
 	if c.FN == "" {
 		c.FN = PlaceholderContactName
-		m.warn("contactPoint", "the record has no point of contact name; used the placeholder %q", PlaceholderContactName)
+		m.Warn("contactPoint", "the record has no point of contact name; used the placeholder %q", PlaceholderContactName)
 	}
 	if c.HasEmail == "" {
 		c.HasEmail = PlaceholderContactEmail
-		m.warn("contactPoint", "the record has no point of contact e-mail; used the placeholder %q", PlaceholderContactEmail)
+		m.Warn("contactPoint", "the record has no point of contact e-mail; used the placeholder %q", PlaceholderContactEmail)
 	}
 	return c
 }
@@ -134,6 +134,6 @@ func (m *mapper) publisher(cit *node, idents []*node, contacts []party, publishe
 		return linked[0].org
 	}
 	pub := cmp.Or(publisherName, PlaceholderPublisher)
-	m.warn("publisher", "the record names no organisation; used %q", pub)
+	m.Warn("publisher", "the record names no organisation; used %q", pub)
 	return pub
 }

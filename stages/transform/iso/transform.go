@@ -70,13 +70,13 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 	}
 	m := &mapper{root: root}
 	if w := CharsetWarning(xml); w != "" {
-		m.warn("encoding", "%s", w)
+		m.Warn("encoding", "%s", w)
 	}
 	dcat, err = m.dataset(identifier, publisherName).Encode()
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
 	}
-	return dcat, m.warnings, nil
+	return dcat, m.Warnings, nil
 }
 
 // checkRoot accepts the three ISO 19115 record roots and names anything else.
