@@ -35,14 +35,8 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node) {
 			return
 		}
 		seen[u] = true
-		d := dcatus.Distribution{Type: dcatus.TypeDistribution, Title: l.title, Format: l.format}
-		mt, isFile := iso.GuessMediaType(u, l.protocol)
-		if isFile {
-			d.DownloadURL = u
-		} else {
-			d.AccessURL = u
-		}
-		d.MediaType = mt
+		d := iso.Distribution(u, l.protocol)
+		d.Title, d.Format = l.title, l.format
 		ds.Distribution = append(ds.Distribution, d)
 	}
 	onlinks := values([]*node{cit}, "onlink")

@@ -291,14 +291,8 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node, idents []*node) {
 			return
 		}
 		seen[u] = true
-		d := dcatus.Distribution{Type: dcatus.TypeDistribution, Title: r.name, Description: r.description}
-		mt, isFile := guessMediaType(u, r.protocol)
-		if isFile {
-			d.DownloadURL = u
-		} else {
-			d.AccessURL = u
-		}
-		d.MediaType = mt
+		d := Distribution(u, r.protocol)
+		d.Title, d.Description = r.name, r.description
 		ds.Distribution = append(ds.Distribution, d)
 	}
 	landing := onlineResources([]*node{cit})
