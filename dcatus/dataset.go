@@ -3,6 +3,7 @@ package dcatus
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // The @type of the DCAT-US 1.1 objects a Dataset writes.
@@ -73,6 +74,14 @@ type Distribution struct {
 // concerned, e.g. "contactPoint" or "distribution[0].mediaType".
 type Warning struct {
 	Field, Message string
+}
+
+// Warnings collects a mapper's Warnings in the order they are given (a mapper embeds it).
+type Warnings []Warning
+
+// Warn adds a Warning about field, its message fmt.Sprintf(format, args...).
+func (w *Warnings) Warn(field, format string, args ...any) {
+	*w = append(*w, Warning{Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
 // NewDataset returns a public dataset with the identifier, as every transform starts one.

@@ -11,6 +11,6 @@ var (
 	// The message names the root found.
 	ErrNotDublinCore = errors.New("not a CSW Dublin Core record")
 	// ErrMalformedXML means the document is not well-formed XML (truncated, bad syntax, an
-	// undefined entity, elements nested deeper than MaxDepth…), with the line when known.
+	// undefined entity, elements nested deeper than MaxDepth…), with the line and column when known.
 	ErrMalformedXML = errors.New("malformed XML")
 )

@@ -1,14 +1,12 @@
 package dublincore
 
 import (
-	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/harvester-dev/harvester/stages/transform/iso"
+	"github.com/harvester-dev/harvester/stages/transform/xmltree"
 )
 
 // Namespaces of the CSW record schemas (OGC 07-006r1 for 2.0.2, OGC 12-176r7 for 3.0), Dublin
@@ -79,104 +77,72 @@ func (r *record) first(names ...string) string {
 	return ""
 }
 
-// parse reads a CSW Dublin Core record. Only the root's children (and a bounding box's
-// corners) are read; any other nesting is skipped. encoding/xml never fetches DTDs or
-// external entities and, in Strict mode, refuses entities beyond XML's predefined five.
+// parse reads a CSW Dublin Core record (xmltree.Parse, nesting capped at MaxDepth). Only the
+// root's children (and a bounding box's corners) are read; any other nesting is skipped.
+// encoding/xml never fetches DTDs or external entities and, in Strict mode, refuses entities
+// beyond XML's predefined five. A root element that is not a record is reported as such even
+// when the document is malformed further on.
 func parse(raw []byte) (*record, error) {
 	doc, _, err := iso.ToUTF8(raw)
 	if err != nil {
 		return nil, err
 	}
-	d := xml.NewDecoder(bytes.NewReader(doc))
-	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil } // UTF-8 already
-	rec := &record{props: map[string][]property{}}
-	var stack []xml.Name
-	var text, cornerText strings.Builder // a property's own text; a box corner's
-	var cur *property                    // the property being read (depth 2)
-	var box *boundingBox                 // the bounding box being read
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, malformed(doc, d, err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			stack = append(stack, t.Name)
-			switch depth := len(stack); {
-			case depth > MaxDepth:
-				return nil, malformed(doc, d, fmt.Errorf("elements nested deeper than %d", MaxDepth))
-			case depth == 1:
-				if !IsRecord(t.Name.Space, t.Name.Local) {
-					return nil, notDublinCore(t.Name)
-				}
-				rec.root = t.Name.Local
-			case depth == 2:
-				cur, box = rec.start(t)
-				text.Reset()
-			case depth == 3:
-				cornerText.Reset()
-			}
-		case xml.CharData:
-			switch {
-			case cur != nil && len(stack) == 2:
-				text.Write(t)
-			case box != nil && len(stack) == 3:
-				cornerText.Write(t)
-			}
-		case xml.EndElement:
-			switch len(stack) {
-			case 2:
-				if cur != nil {
-					cur.text = strings.TrimSpace(text.String())
-					name := prefix(t.Name.Space) + ":" + t.Name.Local
-					rec.props[name] = append(rec.props[name], *cur)
-				}
-				if box != nil {
-					rec.boxes = append(rec.boxes, *box)
-				}
-				cur, box = nil, nil
-			case 3:
-				if box != nil && (t.Name.Space == nsOWS || t.Name.Space == nsOWS2) {
-					switch t.Name.Local {
-					case "LowerCorner":
-						box.lower = strings.TrimSpace(cornerText.String())
-					case "UpperCorner":
-						box.upper = strings.TrimSpace(cornerText.String())
-					}
-				}
-			}
-			stack = stack[:len(stack)-1]
-		}
+	root, err := xmltree.Parse(doc, xmltree.Limits{MaxDepth: MaxDepth})
+	var xe *xmltree.Error
+	switch {
+	case errors.As(err, &xe) && xe.Root != nil && !IsRecord(xe.Root.Space, xe.Root.Local):
+		return nil, notDublinCore(xe.Root)
+	case errors.Is(err, xmltree.ErrLimit):
+		return nil, fmt.Errorf("%w: elements nested deeper than %d", ErrMalformedXML, MaxDepth)
+	case err != nil:
+		return nil, xmltree.Rewrap(err, ErrMalformedXML, ErrMalformedXML)
+	case !IsRecord(root.Space, root.Local):
+		return nil, notDublinCore(root)
 	}
-	if rec.root == "" {
-		return nil, fmt.Errorf("%w: no root element", ErrMalformedXML)
+	rec := &record{root: root.Local, props: map[string][]property{}}
+	for _, c := range root.Children {
+		if p, box := start(c); p != nil {
+			p.text = strings.TrimSpace(c.Text.String())
+			name := prefix(c.Space) + ":" + c.Local
+			rec.props[name] = append(rec.props[name], *p)
+		} else if box != nil {
+			rec.boxes = append(rec.boxes, *box)
+		}
 	}
 	return rec, nil
 }
 
-// start begins a property (a Dublin Core element or term) or a bounding box at depth 2;
-// both nil for an element of another namespace (ignored).
-func (r *record) start(t xml.StartElement) (*property, *boundingBox) {
-	switch t.Name.Space {
+// start reads a property (a Dublin Core element or term) or a bounding box, a child of the
+// root; both nil for an element of another namespace (ignored).
+func start(n *xmltree.Node) (*property, *boundingBox) {
+	switch n.Space {
 	case nsDC, nsDCT:
 		p := &property{}
-		for _, a := range t.Attr {
+		for _, a := range n.Attrs {
 			if a.Name.Local == "scheme" {
 				p.scheme = strings.TrimSpace(a.Value)
 			}
 		}
 		return p, nil
 	case nsOWS, nsOWS2:
-		if t.Name.Local != "BoundingBox" && t.Name.Local != "WGS84BoundingBox" {
+		if n.Local != "BoundingBox" && n.Local != "WGS84BoundingBox" {
 			return nil, nil
 		}
-		b := &boundingBox{wgs84: t.Name.Local == "WGS84BoundingBox"}
-		for _, a := range t.Attr {
+		b := &boundingBox{wgs84: n.Local == "WGS84BoundingBox"}
+		for _, a := range n.Attrs {
 			if a.Name.Local == "crs" {
 				b.crs = strings.TrimSpace(a.Value)
+			}
+		}
+		for _, c := range n.Children {
+			if c.Space != nsOWS && c.Space != nsOWS2 {
+				continue
+			}
+			switch c.Local {
+			case "LowerCorner":
+				b.lower = strings.TrimSpace(c.Text.String())
+			case "UpperCorner":
+				b.upper = strings.TrimSpace(c.Text.String())
 			}
 		}
 		return nil, b
@@ -192,7 +158,7 @@ func prefix(space string) string {
 }
 
 // notDublinCore names the root found: an ISO or FGDC record is a common mistake to report.
-func notDublinCore(n xml.Name) error {
+func notDublinCore(n *xmltree.Node) error {
 	what := ""
 	switch {
 	case n.Local == "metadata" && n.Space == "":
@@ -201,14 +167,4 @@ func notDublinCore(n xml.Name) error {
 		what = ", an ISO 19115 record"
 	}
 	return fmt.Errorf("%w: the root element is {%s}%s%s", ErrNotDublinCore, n.Space, n.Local, what)
-}
-
-// malformed wraps a decoder error with the line reached.
-func malformed(doc []byte, d *xml.Decoder, err error) error {
-	var se *xml.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%w: line %d: %s", ErrMalformedXML, se.Line, iso.ExplainSyntax(se.Msg))
-	}
-	off := min(int(d.InputOffset()), len(doc))
-	return fmt.Errorf("%w: line %d: %v", ErrMalformedXML, 1+bytes.Count(doc[:off], []byte("\n")), err)
 }

@@ -110,7 +110,7 @@ func (m *mapper) temporal(ds *dcatus.Dataset) {
 	b, okb := parseDate(start)
 	e, oke := parseDate(end)
 	if !okb || !oke || e.Before(b) {
-		m.warn("temporal", "dct:temporal %q is not an interval of two W3C-DTF dates; dropped", clip(v))
+		m.Warn("temporal", "dct:temporal %q is not an interval of two W3C-DTF dates; dropped", clip(v))
 		return
 	}
 	ds.Temporal = b.Format(temporalLayout) + "/" + e.Format(temporalLayout)

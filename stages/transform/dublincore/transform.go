@@ -41,23 +41,19 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 	}
 	m := &mapper{rec: rec}
 	if w := iso.CharsetWarning(xml); w != "" {
-		m.warn("encoding", "%s", w)
+		m.Warn("encoding", "%s", w)
 	}
 	dcat, err = m.dataset(identifier, publisherName).Encode()
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
 	}
-	return dcat, m.warnings, nil
+	return dcat, m.Warnings, nil
 }
 
 // mapper maps one parsed record and collects warnings.
 type mapper struct {
-	rec      *record
-	warnings []Warning
-}
-
-func (m *mapper) warn(field, format string, args ...any) {
-	m.warnings = append(m.warnings, Warning{Field: field, Message: fmt.Sprintf(format, args...)})
+	rec *record
+	dcatus.Warnings
 }
 
 // dataset maps the record to a DCAT-US dataset (see Transform).
@@ -66,29 +62,29 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 	if identifier == "" {
 		identifier = r.first("dc:identifier")
 		if identifier == "" {
-			m.warn("identifier", "the record has no dc:identifier and the harvest gave none")
+			m.Warn("identifier", "the record has no dc:identifier and the harvest gave none")
 		}
 	}
 	ds := dcatus.NewDataset(identifier)
 	ds.Title = r.first("dc:title")
 	if ds.Title == "" {
-		m.warn("title", "the record has no dc:title")
+		m.Warn("title", "the record has no dc:title")
 	} else if n := len(distinct(r.all("dc:title"))); n > 1 {
-		m.warn("title", "the record has %d different dc:title values; kept the first", n)
+		m.Warn("title", "the record has %d different dc:title values; kept the first", n)
 	}
 	ds.Description = r.first("dct:abstract", "dc:description")
 	if ds.Description == "" {
 		ds.Description = iso.PlaceholderDescription
-		m.warn("description", "the record has no dct:abstract or dc:description; used the placeholder %q", iso.PlaceholderDescription)
+		m.Warn("description", "the record has no dct:abstract or dc:description; used the placeholder %q", iso.PlaceholderDescription)
 	}
 	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
 		ds.Description = d
-		m.warn("description", "%s", w)
+		m.Warn("description", "%s", w)
 	}
 	ds.Keyword = distinct(r.all("dc:subject"))
 	if len(ds.Keyword) == 0 {
 		ds.Keyword = []string{iso.PlaceholderKeyword}
-		m.warn("keyword", "the record has no dc:subject; used the placeholder %q", iso.PlaceholderKeyword)
+		m.Warn("keyword", "the record has no dc:subject; used the placeholder %q", iso.PlaceholderKeyword)
 	}
 	m.dates(ds)
 	ds.Publisher = dcatus.NewOrganization(m.publisher(publisherName))
@@ -121,7 +117,7 @@ func (m *mapper) dates(ds *dcatus.Dataset) {
 	m.warnDropped("modified", bad, "not a W3C-DTF (ISO 8601) date; ignored")
 	if ds.Modified == "" {
 		ds.Modified = time.Now().UTC().Format(dateLayout)
-		m.warn("modified", "the record has no usable dct:modified or dc:date; used the time of transformation")
+		m.Warn("modified", "the record has no usable dct:modified or dc:date; used the time of transformation")
 	}
 	if t, ok := parseDate(m.rec.first("dct:issued")); ok {
 		ds.Issued = t.Format(dateLayout)
@@ -134,10 +130,10 @@ func (m *mapper) publisher(publisherName string) string {
 		return p
 	}
 	if publisherName != "" {
-		m.warn("publisher", "the record has no dc:publisher; used %q", publisherName)
+		m.Warn("publisher", "the record has no dc:publisher; used %q", publisherName)
 		return publisherName
 	}
-	m.warn("publisher", "the record has no dc:publisher; used the placeholder %q", iso.PlaceholderPublisher)
+	m.Warn("publisher", "the record has no dc:publisher; used the placeholder %q", iso.PlaceholderPublisher)
 	return iso.PlaceholderPublisher
 }
 
@@ -158,11 +154,11 @@ func (m *mapper) contactPoint() *dcatus.ContactPoint {
 	}
 	if fn == "" {
 		fn = iso.PlaceholderContactName
-		m.warn("contactPoint", "the record has no dc:creator, dc:publisher or dc:contributor; used the placeholder %q", fn)
+		m.Warn("contactPoint", "the record has no dc:creator, dc:publisher or dc:contributor; used the placeholder %q", fn)
 	}
 	if email == "" {
 		email = iso.PlaceholderContactEmail
-		m.warn("contactPoint", "the record gives no e-mail address; used the placeholder %q", email)
+		m.Warn("contactPoint", "the record gives no e-mail address; used the placeholder %q", email)
 	} else {
 		email = "mailto:" + email
 	}
@@ -198,7 +194,7 @@ func (m *mapper) rights(ds *dcatus.Dataset) {
 	if r := strings.Join(kept, "; "); r != "" {
 		if utf8.RuneCountInString(r) > 255 {
 			r = string([]rune(r)[:255])
-			m.warn("rights", "rights cut to 255 characters")
+			m.Warn("rights", "rights cut to 255 characters")
 		}
 		ds.Rights = r
 	}
@@ -240,9 +236,9 @@ func (m *mapper) warnDropped(field string, d dropped, why string) {
 	switch d.n {
 	case 0:
 	case 1:
-		m.warn(field, "%s is %s", d.first, why)
+		m.Warn(field, "%s is %s", d.first, why)
 	default:
-		m.warn(field, "%s is %s (and %d more like it)", d.first, why, d.n-1)
+		m.Warn(field, "%s is %s (and %d more like it)", d.first, why, d.n-1)
 	}
 }
 

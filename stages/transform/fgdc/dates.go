@@ -95,7 +95,7 @@ func parseTime(s string) (time.Duration, bool) {
 // universal reports whether the record's times are universal time: metainfo/mettc says
 // "local time" or not (universal is the default, as in MDTranslator).
 func (m *mapper) universal() bool {
-	return !strings.EqualFold(m.root.at("metainfo", "mettc").value(), "local time")
+	return !strings.EqualFold(value(at(m.root, "metainfo", "mettc")), "local time")
 }
 
 // dates sets modified and issued from the publication date (citeinfo/pubdate and pubtime),
@@ -104,21 +104,21 @@ func (m *mapper) universal() bool {
 // metadata date (metainfo/metd), else the time of transformation, with a warning.
 func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 	utc := m.universal()
-	raw := cit.child("pubdate").value()
-	if d, ok := parseDate(raw, cit.child("pubtime").value(), utc); ok {
+	raw := value(child(cit, "pubdate"))
+	if d, ok := parseDate(raw, value(child(cit, "pubtime")), utc); ok {
 		ds.Modified, ds.Issued = d.String(), d.String()
 		return
 	}
-	metd := m.root.at("metainfo", "metd").value()
+	metd := value(at(m.root, "metainfo", "metd"))
 	if d, ok := parseDate(metd, "", utc); ok {
 		ds.Modified = d.String()
 		if raw != "" {
-			m.warn("modified", "publication date %q is not a date; used the metadata date %s", short(raw), ds.Modified)
+			m.Warn("modified", "publication date %q is not a date; used the metadata date %s", short(raw), ds.Modified)
 		}
 		return
 	}
 	ds.Modified = time.Now().UTC().Format("2006-01-02T15:04:05Z")
-	m.warn("modified", "the record has no usable publication date or metadata date (%s, %s); used the time of transformation", quoted(raw), quoted(metd))
+	m.Warn("modified", "the record has no usable publication date or metadata date (%s, %s); used the time of transformation", quoted(raw), quoted(metd))
 }
 
 // temporal sets temporal ("start/end") from the time period of content (idinfo/timeperd/
@@ -126,7 +126,7 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 // latest; a range keeps its ends, "Present" as an end being today. Each end keeps its
 // precision, but the times of day go when only one end has one.
 func (m *mapper) temporal(ds *dcatus.Dataset) {
-	info := m.idinfo.at("timeperd", "timeinfo")
+	info := at(m.idinfo, "timeperd", "timeinfo")
 	if info == nil {
 		return
 	}
@@ -134,28 +134,28 @@ func (m *mapper) temporal(ds *dcatus.Dataset) {
 	var begin, end date
 	var ok bool
 	switch {
-	case info.child("sngdate") != nil:
-		s := info.child("sngdate")
-		begin, ok = parseDate(s.child("caldate").value(), s.child("time").value(), utc)
+	case child(info, "sngdate") != nil:
+		s := child(info, "sngdate")
+		begin, ok = parseDate(value(child(s, "caldate")), value(child(s, "time")), utc)
 		end = begin
-	case info.child("mdattim") != nil:
+	case child(info, "mdattim") != nil:
 		begin, end, ok = m.span(path([]*node{info}, "mdattim", "sngdate"), utc)
-	case info.child("rngdates") != nil:
-		r := info.child("rngdates")
+	case child(info, "rngdates") != nil:
+		r := child(info, "rngdates")
 		var okb, oke bool
-		begin, okb = parseDate(r.child("begdate").value(), r.child("begtime").value(), utc)
-		end, oke = parseDate(r.child("enddate").value(), r.child("endtime").value(), utc)
-		if e := strings.ToLower(r.child("enddate").value()); !oke && (e == "present" || e == "now") {
+		begin, okb = parseDate(value(child(r, "begdate")), value(child(r, "begtime")), utc)
+		end, oke = parseDate(value(child(r, "enddate")), value(child(r, "endtime")), utc)
+		if e := strings.ToLower(value(child(r, "enddate"))); !oke && (e == "present" || e == "now") {
 			end, oke = date{t: time.Now().UTC(), prec: day}, true
 		}
 		ok = okb && oke
 	}
 	if !ok {
-		m.warn("temporal", "time period of content %s is not a calendar date or range of dates; dropped", quoted(info.texts()))
+		m.Warn("temporal", "time period of content %s is not a calendar date or range of dates; dropped", quoted(texts(info)))
 		return
 	}
 	if begin.t.After(end.t) {
-		m.warn("temporal", "time period of content begins (%s) after it ends (%s); dropped", begin, end)
+		m.Warn("temporal", "time period of content begins (%s) after it ends (%s); dropped", begin, end)
 		return
 	}
 	ds.Temporal = interval(begin, end)
@@ -181,7 +181,7 @@ func interval(begin, end date) string {
 // a date.
 func (m *mapper) span(dates []*node, utc bool) (begin, end date, ok bool) {
 	for i, s := range dates {
-		d, good := parseDate(s.child("caldate").value(), s.child("time").value(), utc)
+		d, good := parseDate(value(child(s, "caldate")), value(child(s, "time")), utc)
 		if !good {
 			return date{}, date{}, false
 		}

@@ -28,21 +28,15 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node) {
 	add := func(l link) {
 		u, ok := iso.CleanURL(l.url)
 		if !ok {
-			m.warn("distribution", "network address %q is not a URL; dropped", short(l.url))
+			m.Warn("distribution", "network address %q is not a URL; dropped", short(l.url))
 			return
 		}
 		if seen[u] {
 			return
 		}
 		seen[u] = true
-		d := dcatus.Distribution{Type: dcatus.TypeDistribution, Title: l.title, Format: l.format}
-		mt, isFile := iso.GuessMediaType(u, l.protocol)
-		if isFile {
-			d.DownloadURL = u
-		} else {
-			d.AccessURL = u
-		}
-		d.MediaType = mt
+		d := iso.Distribution(u, l.protocol)
+		d.Title, d.Format = l.title, l.format
 		ds.Distribution = append(ds.Distribution, d)
 	}
 	onlinks := values([]*node{cit}, "onlink")
@@ -70,11 +64,11 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node) {
 func (m *mapper) networkLinks() []link {
 	var out []link
 	for _, dist := range path([]*node{m.root}, "distinfo") {
-		title := dist.child("resdesc").value()
+		title := value(child(dist, "resdesc"))
 		for _, form := range path([]*node{dist}, "stdorder", "digform") {
-			format := form.at("digtinfo", "formname").value()
+			format := value(at(form, "digtinfo", "formname"))
 			for _, opt := range path([]*node{form}, "digtopt", "onlinopt") {
-				protocol := opt.child("accinstr").value()
+				protocol := value(child(opt, "accinstr"))
 				for _, u := range values(path([]*node{opt}, "computer", "networka"), "networkr") {
 					out = append(out, link{url: u, title: title, format: format, protocol: protocol})
 				}
@@ -126,7 +120,7 @@ var urlInText = regexp.MustCompile(`https?://[^\s<>"']+`)
 // rights. The license is the first URL of the use constraint (idinfo/useconst), as the ISO
 // mapper takes the first URL of the use limitations.
 func (m *mapper) constraints(ds *dcatus.Dataset) {
-	acc := m.idinfo.child("accconst").value()
+	acc := value(child(m.idinfo, "accconst"))
 	switch l := strings.ToLower(strings.TrimSuffix(acc, ".")); {
 	case l == "restricted public" || l == "non-public":
 		ds.AccessLevel = l
@@ -134,12 +128,12 @@ func (m *mapper) constraints(ds *dcatus.Dataset) {
 		r := acc
 		if len([]rune(r)) > 255 {
 			r = string([]rune(r)[:255])
-			m.warn("rights", "access constraints cut to 255 characters")
+			m.Warn("rights", "access constraints cut to 255 characters")
 		}
 		ds.Rights = r
-		m.warn("accessLevel", "access constraints %q kept as rights; accessLevel left public", short(acc))
+		m.Warn("accessLevel", "access constraints %q kept as rights; accessLevel left public", short(acc))
 	}
-	for _, u := range urlInText.FindAllString(m.idinfo.child("useconst").value(), -1) {
+	for _, u := range urlInText.FindAllString(value(child(m.idinfo, "useconst")), -1) {
 		if clean, ok := iso.CleanURL(strings.TrimRight(u, ".,;:)]")); ok {
 			ds.License = clean
 			return

@@ -40,13 +40,13 @@ func contacts(from []*node) []contact {
 	var out []contact
 	for _, ci := range path(from, "cntinfo") {
 		var c contact
-		primary := ci.child("cntperp")
+		primary := child(ci, "cntperp")
 		c.personFirst = primary != nil
 		if primary == nil {
-			primary = ci.child("cntorgp")
+			primary = child(ci, "cntorgp")
 		}
-		c.person = realName(primary.child("cntper").value())
-		c.org = realName(primary.child("cntorg").value())
+		c.person = realName(value(child(primary, "cntper")))
+		c.org = realName(value(child(primary, "cntorg")))
 		for _, e := range values([]*node{ci}, "cntemail") {
 			if addr := email(e); addr != "" {
 				c.emails = append(c.emails, addr)
@@ -71,8 +71,8 @@ func email(s string) string {
 // has. MDTranslator's DCAT-US writer takes the first point of contact only, and fails on a
 // record without one (most CSDGM records: ptcontac is optional).
 func (m *mapper) contactPoint() *dcatus.ContactPoint {
-	all := contacts([]*node{m.idinfo.child("ptcontac")})
-	all = append(all, contacts([]*node{m.root.at("metainfo", "metc")})...)
+	all := contacts([]*node{child(m.idinfo, "ptcontac")})
+	all = append(all, contacts([]*node{at(m.root, "metainfo", "metc")})...)
 	all = append(all, contacts(path([]*node{m.root}, "distinfo", "distrib"))...)
 	c := dcatus.NewContactPoint("", "")
 	for _, p := range all {
@@ -91,11 +91,11 @@ func (m *mapper) contactPoint() *dcatus.ContactPoint {
 	}
 	if c.FN == "" {
 		c.FN = iso.PlaceholderContactName
-		m.warn("contactPoint", "the record has no contact name; used the placeholder %q", iso.PlaceholderContactName)
+		m.Warn("contactPoint", "the record has no contact name; used the placeholder %q", iso.PlaceholderContactName)
 	}
 	if c.HasEmail == "" {
 		c.HasEmail = iso.PlaceholderContactEmail
-		m.warn("contactPoint", "the record has no contact e-mail address; used the placeholder %q", iso.PlaceholderContactEmail)
+		m.Warn("contactPoint", "the record has no contact e-mail address; used the placeholder %q", iso.PlaceholderContactEmail)
 	}
 	return c
 }
@@ -105,7 +105,7 @@ func (m *mapper) contactPoint() *dcatus.ContactPoint {
 // originator (citeinfo/origin), else publisherName, else iso.PlaceholderPublisher (both with
 // a warning).
 func (m *mapper) publisher(cit *node, publisherName string) string {
-	if p := realName(cit.at("pubinfo", "publish").value()); p != "" {
+	if p := realName(value(at(cit, "pubinfo", "publish"))); p != "" {
 		return p
 	}
 	for _, c := range contacts(path([]*node{m.root}, "distinfo", "distrib")) {
@@ -119,6 +119,6 @@ func (m *mapper) publisher(cit *node, publisherName string) string {
 		}
 	}
 	pub := cmp.Or(publisherName, iso.PlaceholderPublisher)
-	m.warn("publisher", "the record names no publisher, distributor or originator; used %q", pub)
+	m.Warn("publisher", "the record names no publisher, distributor or originator; used %q", pub)
 	return pub
 }

@@ -15,12 +15,12 @@ import (
 // Data Profile's description of geographic extent (spdom/descgeog) is the spatial, as a
 // place name.
 func (m *mapper) spatial(ds *dcatus.Dataset) {
-	spdom := m.idinfo.child("spdom")
-	if bb := spdom.child("bounding"); bb != nil {
+	spdom := child(m.idinfo, "spdom")
+	if bb := child(spdom, "bounding"); bb != nil {
 		ds.Spatial = m.bbox(bb)
 	}
 	if ds.Spatial == "" {
-		ds.Spatial = spdom.child("descgeog").value()
+		ds.Spatial = value(child(spdom, "descgeog"))
 	}
 }
 
@@ -33,25 +33,25 @@ func (m *mapper) bbox(bb *node) string {
 	vals := make([]string, 4)
 	nums := make([]float64, 4)
 	for i, s := range sides {
-		v := bb.child(s.name).value()
+		v := value(child(bb, s.name))
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			m.warn("spatial", "bounding coordinate %s %q is not a number; spatial dropped", s.name, short(v))
+			m.Warn("spatial", "bounding coordinate %s %q is not a number; spatial dropped", s.name, short(v))
 			return ""
 		}
 		if f < -s.limit || f > s.limit {
-			m.warn("spatial", "bounding coordinate %s %s is outside -%g..%g; spatial dropped", s.name, short(v), s.limit, s.limit)
+			m.Warn("spatial", "bounding coordinate %s %s is outside -%g..%g; spatial dropped", s.name, short(v), s.limit, s.limit)
 			return ""
 		}
 		vals[i], nums[i] = v, f
 	}
 	west, south, east, north := nums[0], nums[1], nums[2], nums[3]
 	if south > north {
-		m.warn("spatial", "bounding coordinates put south (%s) north of north (%s); spatial dropped", short(vals[1]), short(vals[3]))
+		m.Warn("spatial", "bounding coordinates put south (%s) north of north (%s); spatial dropped", short(vals[1]), short(vals[3]))
 		return ""
 	}
 	if west > east {
-		m.warn("spatial", "bounding coordinates put west (%s) east of east (%s): read as a box crossing the 180th meridian", short(vals[0]), short(vals[2]))
+		m.Warn("spatial", "bounding coordinates put west (%s) east of east (%s): read as a box crossing the 180th meridian", short(vals[0]), short(vals[2]))
 	}
 	return strings.Join(vals, ",")
 }

@@ -36,12 +36,12 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 	if err != nil {
 		return nil, nil, err
 	}
-	if root.name != "metadata" || root.foreign {
+	if root.Local != "metadata" || foreign(root) {
 		return nil, nil, fmt.Errorf("%w: the root element is %s, not <metadata>%s", ErrNotFGDC, rootName(root), namespaceNote(root))
 	}
-	m := &mapper{root: root, idinfo: root.child("idinfo")}
+	m := &mapper{root: root, idinfo: child(root, "idinfo")}
 	if w := iso.CharsetWarning(xml); w != "" {
-		m.warn("encoding", "%s", w)
+		m.Warn("encoding", "%s", w)
 	}
 	ds, err := m.dataset(identifier, publisherName)
 	if err != nil {
@@ -51,24 +51,24 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
 	}
-	return dcat, m.warnings, nil
+	return dcat, m.Warnings, nil
 }
 
 // rootName is the root element as written, with its namespace URI when it binds one:
 // <fgdc:metadata> (namespace "http://www.fgdc.gov/metadata/csdgm").
 func rootName(n *node) string {
 	switch {
-	case n.foreign && n.space != "":
-		return fmt.Sprintf("<%s:%s> (namespace %q)", n.prefix, n.name, n.space)
-	case n.foreign:
-		return fmt.Sprintf("<%s:%s>", n.prefix, n.name)
+	case foreign(n) && n.Space != "":
+		return fmt.Sprintf("<%s:%s> (namespace %q)", n.Prefix, n.Local, n.Space)
+	case foreign(n):
+		return fmt.Sprintf("<%s:%s>", n.Prefix, n.Local)
 	}
-	return "<" + n.name + ">"
+	return "<" + n.Local + ">"
 }
 
 // namespaceNote says, for a prefixed <metadata>, which CSDGM elements are read.
 func namespaceNote(n *node) string {
-	if n.name != "metadata" {
+	if n.Local != "metadata" {
 		return ""
 	}
 	return ": FGDC CSDGM is read only with un-prefixed element names, as its DTD defines them, " +
@@ -78,20 +78,16 @@ func namespaceNote(n *node) string {
 // mapper maps one parsed record to DCAT-US and collects warnings.
 type mapper struct {
 	root, idinfo *node
-	warnings     []Warning
-}
-
-func (m *mapper) warn(field, format string, args ...any) {
-	m.warnings = append(m.warnings, Warning{Field: field, Message: fmt.Sprintf(format, args...)})
+	dcatus.Warnings
 }
 
 // citeinfo is the record's own citation: idinfo/citation/citeinfo.
-func (m *mapper) citeinfo() *node { return m.idinfo.at("citation", "citeinfo") }
+func (m *mapper) citeinfo() *node { return at(m.idinfo, "citation", "citeinfo") }
 
 // dataset maps the record to a DCAT-US dataset with the identifier.
 func (m *mapper) dataset(identifier, publisherName string) (*dcatus.Dataset, error) {
 	if m.idinfo == nil {
-		if m.root.child("dataIdInfo") != nil || m.root.child("Esri") != nil {
+		if child(m.root, "dataIdInfo") != nil || child(m.root, "Esri") != nil {
 			return nil, fmt.Errorf("%w: the record is ArcGIS metadata (Esri's format: metadata/dataIdInfo), not FGDC CSDGM; "+
 				"publish it as FGDC or ISO 19139", ErrNotFGDC)
 		}
@@ -99,13 +95,13 @@ func (m *mapper) dataset(identifier, publisherName string) (*dcatus.Dataset, err
 	}
 	cit := m.citeinfo()
 	ds := dcatus.NewDataset(identifier)
-	if ds.Title = cit.child("title").value(); ds.Title == "" {
+	if ds.Title = value(child(cit, "title")); ds.Title == "" {
 		return nil, fmt.Errorf("%w: metadata/idinfo/citation/citeinfo/title is missing or empty: DCAT-US requires a title", ErrInvalidFGDC)
 	}
 	ds.Description = m.description()
 	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
 		ds.Description = d
-		m.warn("description", "%s", w)
+		m.Warn("description", "%s", w)
 	}
 	ds.Keyword = m.keywords()
 	m.dates(ds, cit)
@@ -125,15 +121,15 @@ func (m *mapper) dataset(identifier, publisherName string) (*dcatus.Dataset, err
 
 // description is the abstract; else the purpose (with a warning); else the placeholder.
 func (m *mapper) description() string {
-	descript := m.idinfo.child("descript")
-	if a := descript.child("abstract").prose(); a != "" {
+	descript := child(m.idinfo, "descript")
+	if a := prose(child(descript, "abstract")); a != "" {
 		return m.plain(a, "abstract")
 	}
-	if p := descript.child("purpose").prose(); p != "" {
-		m.warn("description", "the record has no abstract; used its purpose (idinfo/descript/purpose)")
+	if p := prose(child(descript, "purpose")); p != "" {
+		m.Warn("description", "the record has no abstract; used its purpose (idinfo/descript/purpose)")
 		return m.plain(p, "purpose")
 	}
-	m.warn("description", "the record has no abstract; used the placeholder %q", iso.PlaceholderDescription)
+	m.Warn("description", "the record has no abstract; used the placeholder %q", iso.PlaceholderDescription)
 	return iso.PlaceholderDescription
 }
 
@@ -144,7 +140,7 @@ func (m *mapper) plain(prose, what string) string {
 	if !ok {
 		return prose
 	}
-	m.warn("description", "the %s is HTML markup (as ArcGIS exports write rich text); kept its text, without the tags", what)
+	m.Warn("description", "the %s is HTML markup (as ArcGIS exports write rich text); kept its text, without the tags", what)
 	return text
 }
 
@@ -178,7 +174,7 @@ func (m *mapper) keywords() []string {
 		}
 	}
 	if len(out) == 0 {
-		m.warn("keyword", "the record has no keywords; used the placeholder %q", iso.PlaceholderKeyword)
+		m.Warn("keyword", "the record has no keywords; used the placeholder %q", iso.PlaceholderKeyword)
 		return []string{iso.PlaceholderKeyword}
 	}
 	return out
@@ -196,7 +192,7 @@ var frequencies = map[string]string{
 
 // frequency returns the accrualPeriodicity of idinfo/status/update, when it has one.
 func (m *mapper) frequency() (string, bool) {
-	raw := m.idinfo.at("status", "update").value()
+	raw := value(at(m.idinfo, "status", "update"))
 	f := strings.ToLower(strings.TrimSuffix(raw, "."))
 	if p, ok := frequencies[f]; ok {
 		return p, true
@@ -204,7 +200,7 @@ func (m *mapper) frequency() (string, bool) {
 	switch f {
 	case "", "as needed", "none planned", "unknown", "not planned":
 	default:
-		m.warn("accrualPeriodicity", "update frequency %q is not one DCAT-US can say; dropped", short(raw))
+		m.Warn("accrualPeriodicity", "update frequency %q is not one DCAT-US can say; dropped", short(raw))
 	}
 	return "", false
 }

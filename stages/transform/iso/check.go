@@ -59,14 +59,14 @@ func (p *problems) add(msg func() string) {
 // gmi:MI_Metadata in the 2005 namespaces; 19115-3 records are not checked) and returns an
 // ErrInvalidISO listing the first problems found, or nil.
 func checkISO19139(root *node) error {
-	if !(root.space == nsGMD && root.local == "MD_Metadata") && !(root.space == nsGMI && root.local == "MI_Metadata") {
+	if !(root.Space == nsGMD && root.Local == "MD_Metadata") && !(root.Space == nsGMI && root.Local == "MI_Metadata") {
 		return nil
 	}
 	var ps problems
 	rootName := qname(root)
-	for i, c := range root.children {
-		if (c.space == nsGMD && !mdMetadataProperties[c.local]) ||
-			(c.space == nsGMI && !(root.space == nsGMI && c.local == "acquisitionInformation")) {
+	for i, c := range root.Children {
+		if (c.Space == nsGMD && !mdMetadataProperties[c.Local]) ||
+			(c.Space == nsGMI && !(root.Space == nsGMI && c.Local == "acquisitionInformation")) {
 			ps.add(func() string {
 				return fmt.Sprintf("%s/%s is not an element of %s (ISO 19139)", rootName, step(root, i), rootName)
 			})
@@ -111,13 +111,13 @@ func walkRequired(root *node, ps *problems) {
 		return b.String()
 	}
 	visit := func(n *node) {
-		if n.space != nsGMD {
+		if n.Space != nsGMD {
 			return
 		}
-		for _, rp := range requiredProperties[n.local] {
+		for _, rp := range requiredProperties[n.Local] {
 			found := false
-			for i, c := range n.children {
-				if c.space != nsGMD || c.local != rp.local {
+			for i, c := range n.Children {
+				if c.Space != nsGMD || c.Local != rp.local {
 					continue
 				}
 				found = true
@@ -137,11 +137,11 @@ func walkRequired(root *node, ps *problems) {
 	visit(root)
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
-		if top.next >= len(top.n.children) {
+		if top.next >= len(top.n.Children) {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		c := top.n.children[top.next]
+		c := top.n.Children[top.next]
 		top.next++
 		stack = append(stack, frame{n: c})
 		visit(c)
@@ -151,10 +151,10 @@ func walkRequired(root *node, ps *problems) {
 // emptyProperty reports whether a property element has no content: no child element, no
 // text, no reference (xlink:href, uuidref) and no nilReason.
 func emptyProperty(n *node) bool {
-	if len(n.children) > 0 || strings.TrimSpace(n.text.String()) != "" {
+	if len(n.Children) > 0 || strings.TrimSpace(n.Text.String()) != "" {
 		return false
 	}
-	for _, a := range n.attrs {
+	for _, a := range n.Attrs {
 		switch a.Name.Local {
 		case "nilReason", "href", "uuidref":
 			if strings.TrimSpace(a.Value) != "" {
@@ -169,23 +169,23 @@ func emptyProperty(n *node) bool {
 // the document used), or {URI}local for other namespaces.
 func qname(n *node) string {
 	switch {
-	case n.space == "":
-		return n.local
-	case strings.HasPrefix(n.space, "http://www.isotc211.org/2005/"):
-		return strings.TrimPrefix(n.space, "http://www.isotc211.org/2005/") + ":" + n.local
-	case strings.HasPrefix(n.space, "http://www.opengis.net/gml"):
-		return "gml:" + n.local
+	case n.Space == "":
+		return n.Local
+	case strings.HasPrefix(n.Space, "http://www.isotc211.org/2005/"):
+		return strings.TrimPrefix(n.Space, "http://www.isotc211.org/2005/") + ":" + n.Local
+	case strings.HasPrefix(n.Space, "http://www.opengis.net/gml"):
+		return "gml:" + n.Local
 	}
-	return "{" + n.space + "}" + n.local
+	return "{" + n.Space + "}" + n.Local
 }
 
 // step names child i of parent as a path step, with its 1-based position among same-named
 // siblings when there are several (as in XPath).
 func step(parent *node, i int) string {
-	c := parent.children[i]
+	c := parent.Children[i]
 	pos, count := 0, 0
-	for j, s := range parent.children {
-		if s.space == c.space && s.local == c.local {
+	for j, s := range parent.Children {
+		if s.Space == c.Space && s.Local == c.Local {
 			count++
 			if j <= i {
 				pos++

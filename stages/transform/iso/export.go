@@ -1,7 +1,9 @@
 package iso
 
-// The helpers the other XML mappers (package fgdc) share with this one, so that every XML
-// record is decoded, and its links read, by the same rules.
+import "github.com/harvester-dev/harvester/dcatus"
+
+// The helpers the other XML mappers (packages fgdc and dublincore) share with this one, so
+// that every XML record is decoded, and its links read, by the same rules.
 
 // ToUTF8 returns an XML document as UTF-8 according to its declared encoding (UTF-8 when it
 // declares none; ISO-8859-1, Windows-1252 and ASCII are decoded; one that starts with a
@@ -24,4 +26,19 @@ func CleanURL(s string) (u string, ok bool) { return cleanURL(s) }
 // the link's protocol as the record gives it ("" when none).
 func GuessMediaType(rawURL, protocol string) (mediaType string, isFile bool) {
 	return guessMediaType(rawURL, protocol)
+}
+
+// Distribution returns the DCAT-US distribution of a link at u (a URL CleanURL returned) with
+// the link's protocol ("" when none): u as its downloadURL when GuessMediaType calls it a
+// file, else as its accessURL, and the media type guessed.
+func Distribution(u, protocol string) dcatus.Distribution {
+	d := dcatus.Distribution{Type: dcatus.TypeDistribution}
+	mt, isFile := guessMediaType(u, protocol)
+	if isFile {
+		d.DownloadURL = u
+	} else {
+		d.AccessURL = u
+	}
+	d.MediaType = mt
+	return d
 }

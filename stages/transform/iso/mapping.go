@@ -1,7 +1,6 @@
 package iso
 
 import (
-	"fmt"
 	"net/url"
 	pathpkg "path"
 	"slices"
@@ -15,12 +14,8 @@ import (
 
 // mapper maps one parsed record to DCAT-US and collects warnings.
 type mapper struct {
-	root     *node
-	warnings []Warning
-}
-
-func (m *mapper) warn(field, format string, args ...any) {
-	m.warnings = append(m.warnings, Warning{Field: field, Message: fmt.Sprintf(format, args...)})
+	root *node
+	dcatus.Warnings
 }
 
 // dataset maps the record to a DCAT-US dataset with the identifier; publisherName names the
@@ -32,18 +27,18 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 	idents := []*node{ident}
 
 	ds := dcatus.NewDataset(identifier)
-	ds.Title = value(cit.child("title"))
+	ds.Title = value(child(cit, "title"))
 	if ds.Title == "" {
-		m.warn("title", "the record has no citation title")
+		m.Warn("title", "the record has no citation title")
 	}
-	ds.Description = value(ident.child("abstract"))
+	ds.Description = value(child(ident, "abstract"))
 	if ds.Description == "" {
 		ds.Description = PlaceholderDescription
-		m.warn("description", "the record has no abstract; used the placeholder %q", PlaceholderDescription)
+		m.Warn("description", "the record has no abstract; used the placeholder %q", PlaceholderDescription)
 	}
 	if d, w := dcatus.ShortenDescription(ds.Description); w != "" {
 		ds.Description = d
-		m.warn("description", "%s", w)
+		m.Warn("description", "%s", w)
 	}
 	ds.Keyword = m.keywords(idents)
 	m.dates(ds, cit)
@@ -57,7 +52,7 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 		if p, ok := frequencies[f]; ok {
 			ds.AccrualPeriodicity = p
 		} else if f != "asNeeded" && f != "unknown" && f != "notPlanned" {
-			m.warn("accrualPeriodicity", "unknown maintenance frequency %q dropped", f)
+			m.Warn("accrualPeriodicity", "unknown maintenance frequency %q dropped", f)
 		}
 	}
 	if l := m.language(idents); l != "" {
@@ -81,7 +76,7 @@ func (m *mapper) keywords(idents []*node) []string {
 		out = append(out, v)
 	}
 	if len(out) == 0 {
-		m.warn("keyword", "the record has no keywords; used the placeholder %q", PlaceholderKeyword)
+		m.Warn("keyword", "the record has no keywords; used the placeholder %q", PlaceholderKeyword)
 		return []string{PlaceholderKeyword}
 	}
 	return out
@@ -123,18 +118,18 @@ var frequencies = map[string]string{
 func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 	var newest time.Time
 	for _, d := range path([]*node{cit}, "date", "CI_Date") {
-		raw := value(d.child("date"))
+		raw := value(child(d, "date"))
 		t, ok := parseDate(raw)
 		if !ok {
 			if raw != "" {
-				m.warn("modified", "citation date %q is not an ISO 8601 date; ignored", raw)
+				m.Warn("modified", "citation date %q is not an ISO 8601 date; ignored", raw)
 			}
 			continue
 		}
 		if t.After(newest) {
 			newest = t
 		}
-		if ds.Issued == "" && code(d.child("dateType")) == "publication" {
+		if ds.Issued == "" && code(child(d, "dateType")) == "publication" {
 			ds.Issued = t.Format(dateLayout)
 		}
 	}
@@ -148,7 +143,7 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 	}
 	if newest.IsZero() {
 		ds.Modified = time.Now().UTC().Format(dateLayout)
-		m.warn("modified", "the record has no usable citation date or date stamp; used the time of transformation")
+		m.Warn("modified", "the record has no usable citation date or date stamp; used the time of transformation")
 		return
 	}
 	ds.Modified = newest.Format(dateLayout)
@@ -191,12 +186,12 @@ func (m *mapper) constraints(ds *dcatus.Dataset, idents []*node) {
 	if r := strings.Join(rights, ", "); r != "" {
 		if utf8.RuneCountInString(r) > 255 {
 			r = string([]rune(r)[:255])
-			m.warn("rights", "rights cut to 255 characters")
+			m.Warn("rights", "rights cut to 255 characters")
 		}
 		ds.Rights = r
 	}
 	for _, n := range append(find(cons, "useLimitation"), find(cons, "otherConstraints")...) {
-		for _, cand := range []string{n.child("Anchor").attr("href"), value(n)} {
+		for _, cand := range []string{child(n, "Anchor").Attr("href"), value(n)} {
 			if cand == "" {
 				continue
 			}
@@ -217,9 +212,9 @@ func (m *mapper) extents(ds *dcatus.Dataset, idents []*node) {
 	if bb := first(find(ext, "EX_GeographicBoundingBox")); bb != nil {
 		var vals []string
 		for _, side := range []string{"westBoundLongitude", "southBoundLatitude", "eastBoundLongitude", "northBoundLatitude"} {
-			v := value(bb.child(side))
+			v := value(child(bb, side))
 			if _, err := strconv.ParseFloat(v, 64); err != nil {
-				m.warn("spatial", "bounding box %s %q is not a number; spatial dropped", side, v)
+				m.Warn("spatial", "bounding box %s %q is not a number; spatial dropped", side, v)
 				vals = nil
 				break
 			}
@@ -250,11 +245,11 @@ func (m *mapper) extents(ds *dcatus.Dataset, idents []*node) {
 	}
 	b, okb := parseDate(value(begin))
 	e, oke := parseDate(value(end))
-	if !oke && end != nil && strings.EqualFold(end.attr("indeterminatePosition"), "now") {
+	if !oke && end != nil && strings.EqualFold(end.Attr("indeterminatePosition"), "now") {
 		e, oke = time.Now().UTC().Truncate(24*time.Hour), true
 	}
 	if !okb || !oke {
-		m.warn("temporal", "temporal extent %q/%q is not a pair of ISO 8601 dates; dropped", value(begin), value(end))
+		m.Warn("temporal", "temporal extent %q/%q is not a pair of ISO 8601 dates; dropped", value(begin), value(end))
 		return
 	}
 	ds.Temporal = b.Format(temporalLayout) + "/" + e.Format(temporalLayout)
@@ -269,11 +264,11 @@ func onlineResources(from []*node) []onlineResource {
 	var out []onlineResource
 	for _, n := range find(from, "CI_OnlineResource") {
 		out = append(out, onlineResource{
-			url:         value(n.child("linkage")),
-			protocol:    value(n.child("protocol")),
-			name:        value(n.child("name")),
-			description: value(n.child("description")),
-			function:    code(n.child("function")),
+			url:         value(child(n, "linkage")),
+			protocol:    value(child(n, "protocol")),
+			name:        value(child(n, "name")),
+			description: value(child(n, "description")),
+			function:    code(child(n, "function")),
 		})
 	}
 	return out
@@ -288,7 +283,7 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node, idents []*node) {
 		u, ok := cleanURL(r.url)
 		if !ok {
 			if r.url != "" {
-				m.warn("distribution", "online resource URL %q is not a valid URL; dropped", r.url)
+				m.Warn("distribution", "online resource URL %q is not a valid URL; dropped", r.url)
 			}
 			return
 		}
@@ -296,14 +291,8 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node, idents []*node) {
 			return
 		}
 		seen[u] = true
-		d := dcatus.Distribution{Type: dcatus.TypeDistribution, Title: r.name, Description: r.description}
-		mt, isFile := guessMediaType(u, r.protocol)
-		if isFile {
-			d.DownloadURL = u
-		} else {
-			d.AccessURL = u
-		}
-		d.MediaType = mt
+		d := Distribution(u, r.protocol)
+		d.Title, d.Description = r.name, r.description
 		ds.Distribution = append(ds.Distribution, d)
 	}
 	landing := onlineResources([]*node{cit})

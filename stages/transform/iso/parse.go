@@ -2,39 +2,19 @@ package iso
 
 import (
 	"bytes"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/harvester-dev/harvester/stages/transform/xmltree"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 )
 
-// node is one element of the parsed document: its namespace URI (prefixes resolved), local
-// name, attributes, child elements and character data.
-type node struct {
-	space, local string
-	attrs        []xml.Attr
-	children     []*node
-	text         strings.Builder
-}
-
-// attr returns the value of the attribute with the given local name (any namespace).
-func (n *node) attr(local string) string {
-	if n == nil {
-		return ""
-	}
-	for _, a := range n.attrs {
-		if a.Name.Local == local {
-			return a.Value
-		}
-	}
-	return ""
-}
+// node is one element of the parsed document (xmltree.Parse: namespace URIs resolved, so
+// matching is on URIs, never on prefixes).
+type node = xmltree.Node
 
 var encodingDecl = regexp.MustCompile(`^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']`)
 
@@ -182,71 +162,10 @@ func invalidUTF8(b []byte) int {
 	return -1
 }
 
-// parse builds the element tree. encoding/xml never fetches DTDs or external entities and
-// expands only the five predefined entities (Strict mode rejects any other), so a DOCTYPE is
-// ignored.
+// parse builds the element tree (xmltree.Parse: a DOCTYPE is ignored, no DTD or external
+// entity fetched, no entity beyond XML's five expanded). An ISO record is read without
+// limits on depth or element count.
 func parse(doc []byte) (*node, error) {
-	d := xml.NewDecoder(bytes.NewReader(doc))
-	// The document is already UTF-8 (toUTF8); the declaration still names its original encoding.
-	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
-	var root *node
-	var stack []*node
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, malformed(doc, d.InputOffset(), err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			n := &node{space: t.Name.Space, local: t.Name.Local, attrs: t.Attr}
-			if len(stack) == 0 {
-				if root != nil {
-					return nil, malformed(doc, d.InputOffset(), errors.New("more than one root element"))
-				}
-				root = n
-			} else {
-				p := stack[len(stack)-1]
-				p.children = append(p.children, n)
-			}
-			stack = append(stack, n)
-		case xml.EndElement:
-			stack = stack[:len(stack)-1]
-		case xml.CharData:
-			if len(stack) > 0 {
-				stack[len(stack)-1].text.Write(t)
-			}
-		}
-	}
-	if root == nil {
-		return nil, fmt.Errorf("%w: no root element", ErrMalformedXML)
-	}
-	return root, nil
-}
-
-// malformed wraps a decoder error with the line and column of offset.
-func malformed(doc []byte, offset int64, err error) error {
-	var se *xml.SyntaxError
-	msg := err.Error()
-	if errors.As(err, &se) {
-		msg = se.Msg
-	}
-	off := min(int(offset), len(doc))
-	line := 1 + bytes.Count(doc[:off], []byte("\n"))
-	col := 1 + utf8.RuneCount(doc[bytes.LastIndexByte(doc[:off], '\n')+1:off])
-	return fmt.Errorf("%w: line %d, column %d: %s", ErrMalformedXML, line, col, ExplainSyntax(msg))
-}
-
-// ExplainSyntax returns an encoding/xml syntax error message with the why a reader needs:
-// "invalid character entity &agency;" gains that entities a DOCTYPE declares are not
-// expanded (never: that is how "billion laughs" and external-entity attacks work), only XML's
-// five predefined ones. Any other message is returned as it is.
-func ExplainSyntax(msg string) string {
-	if strings.HasPrefix(msg, "invalid character entity &") {
-		return msg + " (entities a DOCTYPE declares are not expanded, only XML's five: &lt; &gt; &amp; &apos; &quot;; " +
-			"write the entity's text in its place)"
-	}
-	return msg
+	root, err := xmltree.Parse(doc, xmltree.Limits{})
+	return root, xmltree.Rewrap(err, ErrMalformedXML, ErrMalformedXML)
 }

@@ -23,10 +23,10 @@ func (p party) name() string {
 func parties(from []*node) []party {
 	var out []party
 	for _, n := range append(find(from, "CI_ResponsibleParty"), find(from, "CI_Responsibility")...) {
-		p := party{role: code(n.child("role"))}
-		if n.local == "CI_ResponsibleParty" {
-			p.org = value(n.child("organisationName"))
-			p.individual = value(n.child("individualName"))
+		p := party{role: code(child(n, "role"))}
+		if n.Local == "CI_ResponsibleParty" {
+			p.org = value(child(n, "organisationName"))
+			p.individual = value(child(n, "individualName"))
 		} else {
 			p.org = value(first(path([]*node{n}, "party", "CI_Organisation", "name")))
 			p.individual = value(first(path(find([]*node{n}, "CI_Individual"), "name")))
@@ -47,12 +47,12 @@ func linkedParties(props []*node) []party {
 	var out []party
 	for _, n := range props {
 		title := ""
-		for _, a := range n.attrs {
+		for _, a := range n.Attrs {
 			if a.Name.Space == xlinkNS && a.Name.Local == "title" {
 				title = strings.Join(strings.Fields(a.Value), " ")
 			}
 		}
-		if title == "" || len(n.children) > 0 {
+		if title == "" || len(n.Children) > 0 {
 			continue
 		}
 		p := party{org: title}
@@ -98,11 +98,11 @@ func (m *mapper) contactPoint(contacts []party) *dcatus.ContactPoint {
 	}
 	if c.FN == "" {
 		c.FN = PlaceholderContactName
-		m.warn("contactPoint", "the record has no point of contact name; used the placeholder %q", PlaceholderContactName)
+		m.Warn("contactPoint", "the record has no point of contact name; used the placeholder %q", PlaceholderContactName)
 	}
 	if c.HasEmail == "" {
 		c.HasEmail = PlaceholderContactEmail
-		m.warn("contactPoint", "the record has no point of contact e-mail; used the placeholder %q", PlaceholderContactEmail)
+		m.Warn("contactPoint", "the record has no point of contact e-mail; used the placeholder %q", PlaceholderContactEmail)
 	}
 	return c
 }
@@ -134,6 +134,6 @@ func (m *mapper) publisher(cit *node, idents []*node, contacts []party, publishe
 		return linked[0].org
 	}
 	pub := cmp.Or(publisherName, PlaceholderPublisher)
-	m.warn("publisher", "the record names no organisation; used %q", pub)
+	m.Warn("publisher", "the record names no organisation; used %q", pub)
 	return pub
 }

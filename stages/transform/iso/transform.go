@@ -70,13 +70,13 @@ func Transform(xml []byte, identifier, publisherName string) (dcat []byte, warni
 	}
 	m := &mapper{root: root}
 	if w := CharsetWarning(xml); w != "" {
-		m.warn("encoding", "%s", w)
+		m.Warn("encoding", "%s", w)
 	}
 	dcat, err = m.dataset(identifier, publisherName).Encode()
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode DCAT-US: %w", err)
 	}
-	return dcat, m.warnings, nil
+	return dcat, m.Warnings, nil
 }
 
 // checkRoot accepts the three ISO 19115 record roots and names anything else.
@@ -87,18 +87,18 @@ func checkRoot(root *node) error {
 		gfc = "http://www.isotc211.org/2005/gfc"
 	)
 	switch {
-	case root.local == "MD_Metadata" && root.space == gmd,
-		root.local == "MI_Metadata" && root.space == gmi,
-		root.local == "MD_Metadata" && strings.HasPrefix(root.space, "http://standards.iso.org/iso/19115/-3/mdb/"),
-		root.local == "MI_Metadata" && strings.HasPrefix(root.space, "http://standards.iso.org/iso/19115/-2/gmi/"):
+	case root.Local == "MD_Metadata" && root.Space == gmd,
+		root.Local == "MI_Metadata" && root.Space == gmi,
+		root.Local == "MD_Metadata" && strings.HasPrefix(root.Space, "http://standards.iso.org/iso/19115/-3/mdb/"),
+		root.Local == "MI_Metadata" && strings.HasPrefix(root.Space, "http://standards.iso.org/iso/19115/-2/gmi/"):
 		return nil
-	case root.local == "metadata" && root.space == "":
+	case root.Local == "metadata" && root.Space == "":
 		return fmt.Errorf("%w: the root element is <metadata>, an FGDC CSDGM record, not ISO 19115 (package fgdc maps it)", ErrNotISO19115)
-	case root.local == "FC_FeatureCatalogue" && (root.space == gfc || strings.Contains(root.space, "/19110/")):
-		return fmt.Errorf("%w: the root element is {%s}FC_FeatureCatalogue, an ISO 19110 feature catalogue, not a metadata record; it is not supported yet", ErrNotISO19115, root.space)
+	case root.Local == "FC_FeatureCatalogue" && (root.Space == gfc || strings.Contains(root.Space, "/19110/")):
+		return fmt.Errorf("%w: the root element is {%s}FC_FeatureCatalogue, an ISO 19110 feature catalogue, not a metadata record; it is not supported yet", ErrNotISO19115, root.Space)
 	}
-	if root.space == "" {
-		return fmt.Errorf("%w: the root element is <%s> (no namespace), an unknown metadata standard; it is not supported yet", ErrNotISO19115, root.local)
+	if root.Space == "" {
+		return fmt.Errorf("%w: the root element is <%s> (no namespace), an unknown metadata standard; it is not supported yet", ErrNotISO19115, root.Local)
 	}
-	return fmt.Errorf("%w: the root element is {%s}%s, an unknown metadata standard; it is not supported yet", ErrNotISO19115, root.space, root.local)
+	return fmt.Errorf("%w: the root element is {%s}%s, an unknown metadata standard; it is not supported yet", ErrNotISO19115, root.Space, root.Local)
 }

@@ -1,6 +1,10 @@
 package iso
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/harvester-dev/harvester/stages/transform/xmltree"
+)
 
 // isoNamespace reports whether an element namespace URI belongs to the ISO 19115/19139 family
 // (19139 gmd/gco/gmi/gmx/srv, 19115-3 mdb/mri/cit/gco/…, GML). Elements in other namespaces
@@ -12,39 +16,17 @@ func isoNamespace(space string) bool {
 		strings.HasPrefix(space, "http://www.opengis.net/gml")
 }
 
-// child returns the first ISO child element named local ("*" for any).
-func (n *node) child(local string) *node {
-	if n == nil {
-		return nil
-	}
-	for _, c := range n.children {
-		if (local == "*" || c.local == local) && isoNamespace(c.space) {
-			return c
-		}
-	}
-	return nil
+// isoStep matches a path step: an ISO element named step ("*" for any).
+func isoStep(n *node, step string) bool {
+	return (step == "*" || n.Local == step) && isoNamespace(n.Space)
 }
+
+// child returns the first ISO child element named local ("*" for any).
+func child(n *node, local string) *node { return n.Child(local, isoStep) }
 
 // path returns every element reached from the nodes by following child steps ("*" for any
 // element), in document order.
-func path(from []*node, steps ...string) []*node {
-	cur := from
-	for _, s := range steps {
-		var next []*node
-		for _, n := range cur {
-			if n == nil {
-				continue
-			}
-			for _, c := range n.children {
-				if (s == "*" || c.local == s) && isoNamespace(c.space) {
-					next = append(next, c)
-				}
-			}
-		}
-		cur = next
-	}
-	return cur
-}
+func path(from []*node, steps ...string) []*node { return xmltree.Path(from, isoStep, steps...) }
 
 // find returns every ISO descendant element of the nodes named local, in document order.
 func find(from []*node, local string) []*node {
@@ -52,18 +34,18 @@ func find(from []*node, local string) []*node {
 	stack := make([]*node, 0, 64)
 	for i := len(from) - 1; i >= 0; i-- {
 		if from[i] != nil {
-			stack = append(stack, from[i].children...)
-			reverse(stack[len(stack)-len(from[i].children):])
+			stack = append(stack, from[i].Children...)
+			reverse(stack[len(stack)-len(from[i].Children):])
 		}
 	}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if n.local == local && isoNamespace(n.space) {
+		if n.Local == local && isoNamespace(n.Space) {
 			out = append(out, n)
 		}
-		for i := len(n.children) - 1; i >= 0; i-- {
-			stack = append(stack, n.children[i])
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, n.Children[i])
 		}
 	}
 	return out
@@ -88,14 +70,14 @@ func first(ns []*node) *node {
 // value among its children (the gco:CharacterString, gmx:Anchor, gco:Date… it wraps).
 func value(n *node) string {
 	for depth := 0; n != nil && depth < 64; depth++ {
-		if len(n.children) == 0 {
-			return strings.TrimSpace(n.text.String())
+		if len(n.Children) == 0 {
+			return strings.TrimSpace(n.Text.String())
 		}
-		if len(n.children) == 1 {
-			n = n.children[0]
+		if len(n.Children) == 1 {
+			n = n.Children[0]
 			continue
 		}
-		for _, c := range n.children {
+		for _, c := range n.Children {
 			if v := value(c); v != "" {
 				return v
 			}
@@ -111,11 +93,11 @@ func code(n *node) string {
 	if n == nil {
 		return ""
 	}
-	if v := strings.TrimSpace(n.attr("codeListValue")); v != "" {
+	if v := strings.TrimSpace(n.Attr("codeListValue")); v != "" {
 		return v
 	}
-	for _, c := range n.children {
-		if v := strings.TrimSpace(c.attr("codeListValue")); v != "" {
+	for _, c := range n.Children {
+		if v := strings.TrimSpace(c.Attr("codeListValue")); v != "" {
 			return v
 		}
 	}
