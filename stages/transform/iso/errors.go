@@ -12,6 +12,9 @@ var (
 	// ErrMalformedXML means the document is not well-formed XML (truncated, bad syntax, undefined
 	// entity…). The message gives the line and column when known.
 	ErrMalformedXML = errors.New("malformed XML")
+	// ErrLimit means the document nests elements more than MaxDepth deep or holds more than
+	// MaxElements elements (a record no real ISO 19115 document comes near).
+	ErrLimit = errors.New("XML record over the reader's limits")
 	// ErrEncoding means the bytes are not valid in the encoding the document declares (UTF-8
 	// when it declares none), or the declared encoding is unknown. The message gives the byte
 	// offset of the first bad byte in the input as given.

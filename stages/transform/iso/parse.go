@@ -162,10 +162,18 @@ func invalidUTF8(b []byte) int {
 	return -1
 }
 
+// Limits of the reader, the FGDC reader's: a real ISO 19115-2 record nests about 30 elements
+// deep and holds some thousands; a record past them is an ErrLimit error, never a deep walk.
+const (
+	// MaxDepth is how deeply elements may nest.
+	MaxDepth = 256
+	// MaxElements is how many elements a record may hold.
+	MaxElements = 1_000_000
+)
+
 // parse builds the element tree (xmltree.Parse: a DOCTYPE is ignored, no DTD or external
-// entity fetched, no entity beyond XML's five expanded). An ISO record is read without
-// limits on depth or element count.
+// entity fetched, no entity beyond XML's five expanded), within MaxDepth and MaxElements.
 func parse(doc []byte) (*node, error) {
-	root, err := xmltree.Parse(doc, xmltree.Limits{})
-	return root, xmltree.Rewrap(err, ErrMalformedXML, ErrMalformedXML)
+	root, err := xmltree.Parse(doc, xmltree.Limits{MaxDepth: MaxDepth, MaxElements: MaxElements})
+	return root, xmltree.Rewrap(err, ErrMalformedXML, ErrLimit)
 }
