@@ -139,9 +139,6 @@ func TestHarvestFGDCDocumentAndCollection(t *testing.T) {
 	// The collection's children are the same FGDC files: a catalog of its own, else they would
 	// be held as cross-source duplicates of the document source's (same landingPage).
 	h = pipelinetest.New(t)
-	// The collection's children are the same FGDC files: a catalog of its own, else they would
-	// be held as cross-source duplicates of the document source's (same landingPage).
-	h = pipelinetest.New(t)
 	files := map[string]string{}
 	listing := "<html><body><pre>\n"
 	for _, name := range []string{"fgdc-catalog-data-gov-metadata-1.xml", "fgdc-usgs-white-fronted-goose.xml"} {
