@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -113,6 +114,7 @@ func writeCatalogFrom(w io.Writer, templates []map[string]json.RawMessage, from,
 		_ = json.Unmarshal(t["title"], &title)
 		rec["title"] = mustJSON(fmt.Sprintf("%s #%d", title, i))
 		rec["identifier"] = mustJSON(benchIdentifier(i))
+		uniqueLinks(rec, i)
 		if changed && i%changedEvery == 0 {
 			_ = json.Unmarshal(t["description"], &desc)
 			rec["description"] = mustJSON(desc + " (revised)")
@@ -134,6 +136,37 @@ func writeCatalogFrom(w io.Writer, templates []map[string]json.RawMessage, from,
 		return err
 	}
 	return bw.Flush()
+}
+
+// uniqueLinks makes record i's landingPage and distribution downloadURLs its own (a fragment
+// "bench-<i>" added, or "-bench-<i>" appended to the fragment a URL has), as the identifier is:
+// records cycle through the templates, and two sources sharing a landingPage or a downloadURL
+// set would be cross-source duplicates, whose warning rows the bench's exact counts do not
+// expect.
+func uniqueLinks(rec map[string]json.RawMessage, i int) {
+	unique := func(u string) string {
+		if strings.Contains(u, "#") {
+			return fmt.Sprintf("%s-bench-%d", u, i)
+		}
+		return fmt.Sprintf("%s#bench-%d", u, i)
+	}
+	var landing string
+	if json.Unmarshal(rec["landingPage"], &landing) == nil && landing != "" {
+		rec["landingPage"] = mustJSON(unique(landing))
+	}
+	var dists []map[string]json.RawMessage
+	if json.Unmarshal(rec["distribution"], &dists) != nil {
+		return
+	}
+	for _, d := range dists {
+		var u string
+		if json.Unmarshal(d["downloadURL"], &u) == nil && u != "" {
+			d["downloadURL"] = mustJSON(unique(u))
+		}
+	}
+	if b, err := json.Marshal(dists); err == nil {
+		rec["distribution"] = b
+	}
 }
 
 // changedCount is how many records writeCatalog changes in a catalog of n.
