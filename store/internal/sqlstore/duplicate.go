@@ -218,3 +218,16 @@ func (s *Store) DatasetDuplicateUnpair(ctx context.Context, p *store.DatasetDupl
 		WHERE (h.harvest_source_id = $1 OR k.harvest_source_id = $1) AND `+sharedKey+` ORDER BY h.id LIMIT $2)
 		RETURNING `+candidateColumns+`, duplicate_match, COALESCE(duplicate_key, ''), FALSE`, p.SourceID, p.Limit), scanCandidate)
 }
+
+// DatasetDuplicateUnpairStale implements store.Store in one statement (the dataset_duplicate_of
+// index finds the rows): it clears duplicate_of and keeps duplicate_match, the mark
+// DatasetDuplicateRelease finds. A NULL key of the kept dataset matches nothing.
+func (s *Store) DatasetDuplicateUnpairStale(ctx context.Context, keptID string) (int, error) {
+	n, err := s.q.Exec(ctx, `UPDATE dataset SET duplicate_of = NULL WHERE duplicate_of = $1
+		AND NOT EXISTS (SELECT 1 FROM dataset k WHERE k.id = $1 AND CASE dataset.duplicate_match
+			WHEN 'identifier' THEN k.identifier = dataset.identifier
+			WHEN 'landingPage' THEN k.landing_page = dataset.duplicate_key
+			WHEN 'downloadURL' THEN k.download_urls_sha = dataset.duplicate_key
+			ELSE TRUE END)`, keptID)
+	return int(n), err
+}
