@@ -77,6 +77,9 @@ func TestCrossSourceDuplicateHostile(t *testing.T) {
 	require.False(t, h.live(t, low.ID, "a"))
 	require.False(t, h.live(t, mid.ID, "a"))
 	require.True(t, h.live(t, high.ID, "c"), "one live dataset in the chain")
+	for _, p := range h.pairs(t, store.CrossSourceDuplicateListParams{}) {
+		require.True(t, h.live(t, p.Kept.SourceID, p.Kept.Identifier), "a pair's kept side is the live end of its chain")
+	}
 	cyc := h.pairs(t, store.CrossSourceDuplicateListParams{SourceID: low.ID})
 	require.Len(t, cyc, 2, "the chain's first pair and the cycle's one pair")
 	for _, p := range cyc {
