@@ -79,7 +79,45 @@ type sourceInput struct {
 	Accept                *string          `json:"accept"`
 	AuthHeader            *authHeaderInput `json:"auth_header"`
 	Options               json.RawMessage  `json:"options"`
-	Precedence            int              `json:"precedence"`
+	Precedence            precedenceInput  `json:"precedence"`
+}
+
+// precedenceInput is the precedence member as sent (any JSON value), read by decodePrecedence
+// with harvest.ParsePrecedence, so that the API refuses a bad value with the form's and CLI's
+// message.
+type precedenceInput struct{ raw json.RawMessage }
+
+// UnmarshalJSON keeps the member's JSON text.
+func (p *precedenceInput) UnmarshalJSON(b []byte) error {
+	p.raw = append(p.raw[:0], b...)
+	return nil
+}
+
+// decodePrecedence is the precedence sent (0 when left out; null is refused by decodeObject):
+// a JSON number that is a whole number (harvest.ParsePrecedence's rule and message); a string
+// holding a bad value gets that message too, any other string or JSON value "must be an integer".
+func decodePrecedence(p precedenceInput, fields fieldErrors) int {
+	raw := string(p.raw)
+	if raw == "" || raw == "null" {
+		return 0
+	}
+	if s := ""; json.Unmarshal(p.raw, &s) == nil {
+		if _, err := harvest.ParsePrecedence(s); err != nil {
+			fields.add("precedence", "%s", err.Error())
+			return 0
+		}
+		fields.add("precedence", "must be an integer (a JSON number), not a string")
+		return 0
+	}
+	if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		fields.add("precedence", "must be an integer (a JSON number)")
+		return 0
+	}
+	n, err := harvest.ParsePrecedence(raw)
+	if err != nil {
+		fields.add("precedence", "%s", err.Error())
+	}
+	return n
 }
 
 // decodeSource reads the body of POST and PUT and checks it (Sources.check), naming every bad
@@ -104,7 +142,7 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 		Frequency:  harvest.Frequency(cmp.Or(in.Frequency, string(harvest.FrequencyManual))),
 		NotificationFrequency: harvest.NotificationFrequency(cmp.Or(in.NotificationFrequency,
 			string(harvest.NotifyOnError))),
-		NotificationEmails: in.NotificationEmails, Precedence: in.Precedence}
+		NotificationEmails: in.NotificationEmails, Precedence: decodePrecedence(in.Precedence, fields)}
 	if in.OrganizationID != nil {
 		p.OrganizationID = *in.OrganizationID
 		if p.OrganizationID == "" {

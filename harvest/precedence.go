@@ -26,18 +26,24 @@ func CheckPrecedence(n int) string {
 	return ""
 }
 
-// ParsePrecedence reads a precedence as a form or a flag gives it: a whole number in decimal,
-// spaces around it ignored; "" is 0, the default. A value that is not a whole number is an
-// error saying so; the range is CheckPrecedence's (SourceFields.Check), not checked here, so
-// that an out-of-range value gets the one message wherever it comes from.
+// ParsePrecedence reads a precedence as a form, a flag or the API gives it: a whole number as
+// JSON writes one, decimal digits with an optional leading "-" (no spaces, no "+", no
+// fraction or exponent); "" is 0, the default. A value that is not such a number is an error
+// saying what is wanted; a whole number too long for an int is out of range, with
+// CheckPrecedence's message. The range is otherwise CheckPrecedence's (SourceFields.Check), not
+// checked here, so that an out-of-range value gets the one message wherever it comes from.
 func ParsePrecedence(s string) (int, error) {
-	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, nil
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
 		return 0, fmt.Errorf("%q is not a whole number: want one from %d to %d (higher wins a cross-source duplicate)",
+			s, MinPrecedence, MaxPrecedence)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil { // only a value too long for an int is left
+		return 0, fmt.Errorf("%s is out of range: want a whole number from %d to %d (higher wins a cross-source duplicate)",
 			s, MinPrecedence, MaxPrecedence)
 	}
 	return n, nil

@@ -78,17 +78,21 @@ func TestSourceSpecsComplete(t *testing.T) {
 	require.Len(t, SourceSpecs, len(sourceTypes))
 }
 
-// A form's or flag's precedence: "" is the default 0; anything but a whole number is refused
+// A form's, flag's or API body's precedence: "" is the default 0; anything but a whole number as
+// JSON writes it (no spaces, no "+") is refused
 // with a message that says what is wanted; the range is left to Check.
 func TestParsePrecedence(t *testing.T) {
-	for in, want := range map[string]int{"": 0, " 7 ": 7, "-20": -20, "+3": 3, "5000": 5000} {
+	for in, want := range map[string]int{"": 0, "7": 7, "-20": -20, "-0": 0, "5000": 5000} {
 		n, err := ParsePrecedence(in)
 		require.NoError(t, err, "%q", in)
 		require.Equal(t, want, n, "%q", in)
 	}
-	for _, in := range []string{"high", "1.5", "1e3", "99999999999999999999999"} {
+	for _, in := range []string{"high", "1.5", "1e3", " 7 ", "+3", "-", "5 ", "0x10"} {
 		_, err := ParsePrecedence(in)
 		require.EqualError(t, err, fmt.Sprintf("%q is not a whole number: want one from -1000 to 1000 "+
 			"(higher wins a cross-source duplicate)", in))
 	}
+	_, err := ParsePrecedence("99999999999999999999999")
+	require.EqualError(t, err, "99999999999999999999999 is out of range: want a whole number from -1000 to 1000 "+
+		"(higher wins a cross-source duplicate)")
 }

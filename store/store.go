@@ -65,6 +65,12 @@ type Store interface {
 	// any more; DatasetDuplicateRelease then returns each once, to be judged again. The job
 	// aggregator calls it when a job of the source ends.
 	DatasetDuplicateUnpair(ctx context.Context, p *DatasetDuplicateUnpairParams) ([]*DuplicateCandidate, error)
+	// DatasetDuplicateUnpairStale ends the pairs of the datasets held against keptID whose
+	// recorded key (duplicate_match, duplicate_key) keptID no longer has (its record changed its
+	// landingPage or downloadURL set), and returns how many it ended. Those are not held any more;
+	// DatasetDuplicateRelease then returns each once, to be judged again. SYNC calls it when it
+	// writes a dataset that others are held against.
+	DatasetDuplicateUnpairStale(ctx context.Context, keptID string) (int, error)
 	// DatasetFindElsewhere returns a live dataset with p.Identifier in a source other than
 	// p.SourceID, with its source's name (of several such sources, the first by name), or
 	// ErrNotFound: EXTRACT flags a portal item another harvest source already harvests.

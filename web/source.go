@@ -119,11 +119,23 @@ func (s *server) sourceView(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, "source.html", src.Name, d)
 }
 
+// sourceJobData is a job or delete confirmation page's data: Datasets live datasets of the
+// source, and Held more held as cross-source duplicates (a clear job or a delete removes both).
 type sourceJobData struct {
 	Source   *store.Source
 	JobType  harvest.JobType
 	Datasets int
+	Held     int
 	Error    string
+}
+
+// All is how many datasets of the source a clear job removes: live and held.
+func (d sourceJobData) All() int { return d.Datasets + d.Held }
+
+// withHeld sets d.Held to the source's held dataset count (0 when it cannot be read).
+func (s *server) withHeld(r *http.Request, d sourceJobData) sourceJobData {
+	d.Held, _ = s.store.DatasetCountHeld(r.Context(), d.Source.ID)
+	return d
 }
 
 func (s *server) sourceJobConfirm(w http.ResponseWriter, r *http.Request) error {
@@ -140,7 +152,7 @@ func (s *server) sourceJobConfirm(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	return s.render(w, r, http.StatusOK, "source_job.html", jobTitle(jt)+": "+src.Name,
-		sourceJobData{Source: src, JobType: jt, Datasets: n})
+		s.withHeld(r, sourceJobData{Source: src, JobType: jt, Datasets: n}))
 }
 
 func jobTitle(jt harvest.JobType) string {
@@ -186,7 +198,7 @@ func (s *server) sourceJobCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	n, _ := s.store.DatasetCount(r.Context(), src.ID)
 	return s.render(w, r, status, "source_job.html", jobTitle(jt)+": "+src.Name,
-		sourceJobData{Source: src, JobType: harvest.JobType(r.PostFormValue("job_type")), Datasets: n, Error: err.Error()})
+		s.withHeld(r, sourceJobData{Source: src, JobType: harvest.JobType(r.PostFormValue("job_type")), Datasets: n, Error: err.Error()}))
 }
 
 func (s *server) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) error {
@@ -194,7 +206,7 @@ func (s *server) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, "source_delete.html", "Delete "+src.Name, sourceJobData{Source: src, Datasets: n})
+	return s.render(w, r, http.StatusOK, "source_delete.html", "Delete "+src.Name, s.withHeld(r, sourceJobData{Source: src, Datasets: n}))
 }
 
 // sourceDelete deletes the source (api.Sources.Delete); a conflict (live datasets, or an
@@ -211,7 +223,7 @@ func (s *server) sourceDelete(w http.ResponseWriter, r *http.Request) error {
 		}
 		n, _ := s.store.DatasetCount(r.Context(), src.ID)
 		return s.render(w, r, status, "source_delete.html", "Delete "+src.Name,
-			sourceJobData{Source: src, Datasets: n, Error: msg})
+			s.withHeld(r, sourceJobData{Source: src, Datasets: n, Error: msg}))
 	}
 	http.Redirect(w, r, "/harvest_sources", http.StatusSeeOther)
 	return nil

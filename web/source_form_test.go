@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -144,13 +145,14 @@ func TestSourceFormPrecedence(t *testing.T) {
 	for value, want := range map[string]string{
 		"5000": "5000 is out of range: want a whole number from -1000 to 1000 (higher wins a cross-source duplicate)",
 		"high": "&#34;high&#34; is not a whole number: want one from -1000 to 1000 (higher wins a cross-source duplicate)",
+		"+5":   "&#34;&#43;5&#34; is not a whole number: want one from -1000 to 1000 (higher wins a cross-source duplicate)",
 	} {
 		form.Set("precedence", value)
 		form.Set("csrf_token", b.csrf(srcPath+"/edit"))
 		res, body = b.post(srcPath+"/edit", form)
 		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, body)
 		require.Contains(t, body, `<p class="field-error" id="precedence-error">`+want+`</p>`, value)
-		require.Contains(t, body, `name="precedence" value="`+value+`"`, "what was typed is shown again")
+		require.Contains(t, body, `name="precedence" value="`+strings.ReplaceAll(value, "+", "&#43;")+`"`, "what was typed is shown again")
 		require.Contains(t, body, `aria-describedby="precedence-hint precedence-error" aria-invalid="true"`)
 	}
 	src, err = st.SourceGet(t.Context(), id)

@@ -38,7 +38,7 @@ func TestHarvestPrecedenceFlag(t *testing.T) {
 	require.Equal(t, -10, src.Precedence, "attaching the organization keeps the precedence")
 	require.Equal(t, "application/json", src.Accept, "and the source's settings")
 
-	_, code = b.harvest(t, "--url", url, "--schema-type", federal, "--precedence", " 25 ")
+	_, code = b.harvest(t, "--url", url, "--schema-type", federal, "--precedence", "25")
 	require.Equal(t, exitOK, code)
 	require.Equal(t, 25, stored().Precedence)
 }
@@ -53,6 +53,8 @@ func TestHarvestBadPrecedence(t *testing.T) {
 		"1.5":   `--precedence: "1.5" is not a whole number`,
 		"1001":  "--precedence: 1001 is out of range: want a whole number from -1000 to 1000 (higher wins a cross-source duplicate)",
 		"-9999": "--precedence: -9999 is out of range",
+		" 25 ":  `--precedence: " 25 " is not a whole number`,
+		"+5":    `--precedence: "+5" is not a whole number`,
 	} {
 		code, _, stderr := runCmd("harvest", "--url", "https://agency.example.gov/data.json", "--schema-type", federal,
 			"--precedence", value, "--database-url", b.dbURL, "--nats-url", b.natsURL)

@@ -72,6 +72,9 @@ func (h *Handler) judge(ctx context.Context, jobID string, ds *store.Dataset) (*
 	if err != nil {
 		return nil, false, fmt.Errorf("find cross-source duplicates: %w", err)
 	}
+	if cands, err = h.unpairStale(ctx, jobID, ds, cands); err != nil {
+		return nil, false, err
+	}
 	if len(cands) == 0 && ds.DuplicateOf == "" {
 		return nil, true, nil // the usual case: one lookup
 	}
@@ -121,6 +124,34 @@ func (h *Handler) judge(ctx context.Context, jobID string, ds *store.Dataset) (*
 		return nil, true, nil
 	}
 	return heldWarning(best, src), false, nil
+}
+
+// unpairStale ends the pairs of the datasets held against ds by a key ds no longer has (its
+// record changed its landingPage or downloadURL set): those are judged again at once (release:
+// live and indexed, or held again by another key). It returns ds's candidates (cands, or found
+// again when a pair ended).
+func (h *Handler) unpairStale(ctx context.Context, jobID string, ds *store.Dataset,
+	cands []*store.DuplicateCandidate,
+) ([]*store.DuplicateCandidate, error) {
+	if !slices.ContainsFunc(cands, func(c *store.DuplicateCandidate) bool { return !c.Live }) {
+		return cands, nil
+	}
+	n, err := h.store.DatasetDuplicateUnpairStale(ctx, ds.ID)
+	if err != nil {
+		return nil, fmt.Errorf("end cross-source duplicate pairs by an old key: %w", err)
+	}
+	if n == 0 {
+		return cands, nil
+	}
+	if err := h.release(ctx, jobID); err != nil {
+		return nil, err
+	}
+	cands, err = h.store.DatasetDuplicateFind(ctx, &store.DatasetDuplicateFindParams{DatasetID: ds.ID,
+		SourceID: ds.SourceID, Identifier: ds.Identifier, LandingPage: ds.LandingPage, DownloadURLsSHA: ds.DownloadURLsSHA})
+	if err != nil {
+		return nil, fmt.Errorf("find cross-source duplicates: %w", err)
+	}
+	return cands, nil
 }
 
 // keep makes ds the live one of its duplicates (cands: DatasetDuplicateFind's) and takes the ones

@@ -77,6 +77,9 @@ func TestCrossSourceDuplicateHostile(t *testing.T) {
 	require.False(t, h.live(t, low.ID, "a"))
 	require.False(t, h.live(t, mid.ID, "a"))
 	require.True(t, h.live(t, high.ID, "c"), "one live dataset in the chain")
+	for _, p := range h.pairs(t, store.CrossSourceDuplicateListParams{}) {
+		require.True(t, h.live(t, p.Kept.SourceID, p.Kept.Identifier), "a pair's kept side is the live end of its chain")
+	}
 	cyc := h.pairs(t, store.CrossSourceDuplicateListParams{SourceID: low.ID})
 	require.Len(t, cyc, 2, "the chain's first pair and the cycle's one pair")
 	for _, p := range cyc {
@@ -169,6 +172,37 @@ func TestCrossSourceDuplicateKeyChange(t *testing.T) {
 	require.Zero(t, h.duplicateWarnings(t, rep.JobID))
 	require.True(t, h.live(t, agg.ID, "g"))
 	require.Equal(t, 1, h.indexed(t, agg.ID))
+	require.Empty(t, h.pairs(t, store.CrossSourceDuplicateListParams{}))
+}
+
+// TestCrossSourceDuplicateLiveKeyChange: the live dataset of a pair whose record stops sharing
+// the key (a downloadURL added; then a landingPage changed) ends the pair on that harvest: the
+// held one is live and indexed, and the job writes no warning.
+func TestCrossSourceDuplicateLiveKeyChange(t *testing.T) {
+	t.Parallel()
+	for name, open := range map[string]func(t *testing.T) *dupHarness{"postgres": newDupHarness,
+		"sqlite": newDupHarnessSQLite} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testLiveKeyChange(t, open(t))
+		})
+	}
+}
+
+func testLiveKeyChange(t *testing.T, h *dupHarness) {
+	agg, ag := h.source(t, "agg", 0), h.source(t, "ag", 0)
+	urls := []string{"https://x.gov/1.csv", "https://x.gov/2.csv"}
+	h.harvest(t, agg, dupRecord{id: "agg-dl", title: "Agg", urls: urls}, dupRecord{id: "agg-lp", title: "Agg", landing: "https://x.gov/lp"})
+	h.harvest(t, ag, dupRecord{id: "ag-dl", title: "Ag", urls: urls}, dupRecord{id: "ag-lp", title: "Ag", landing: "https://x.gov/lp"})
+	require.False(t, h.live(t, ag.ID, "ag-dl"))
+	require.False(t, h.live(t, ag.ID, "ag-lp"))
+	rep := h.harvest(t, agg, dupRecord{id: "agg-dl", title: "Agg", urls: append(urls, "https://x.gov/3.csv")},
+		dupRecord{id: "agg-lp", title: "Agg", landing: "https://agg.org/lp"})
+	require.Equal(t, 2, rep.Updated)
+	require.Zero(t, h.duplicateWarnings(t, rep.JobID))
+	require.True(t, h.live(t, ag.ID, "ag-dl"))
+	require.True(t, h.live(t, ag.ID, "ag-lp"))
+	require.Equal(t, 2, h.indexed(t, ag.ID))
 	require.Empty(t, h.pairs(t, store.CrossSourceDuplicateListParams{}))
 }
 

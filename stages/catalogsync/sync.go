@@ -56,6 +56,7 @@ type Store interface {
 	DatasetDuplicateKeep(ctx context.Context, p *store.DatasetDuplicateKeepParams) ([]*store.DuplicateCandidate, error)
 	DatasetDuplicateRelease(ctx context.Context, limit int) ([]*store.Dataset, error)
 	DatasetDuplicateUnpair(ctx context.Context, p *store.DatasetDuplicateUnpairParams) ([]*store.DuplicateCandidate, error)
+	DatasetDuplicateUnpairStale(ctx context.Context, keptID string) (int, error)
 	DatasetHold(ctx context.Context, p *store.DatasetHoldParams) (bool, error)
 	DatasetGet(ctx context.Context, p *store.DatasetGetParams) (*store.Dataset, error)
 	DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error)

@@ -15,11 +15,15 @@ func duplicateSide(s, o, d string) string {
 		d + `.id, ` + d + `.slug, ` + d + `.identifier, ` + d + `.harvest_record_id, ` + s + `.precedence`
 }
 
-// duplicateFrom joins each held dataset (h) to the dataset it duplicates (k), their sources (hs,
-// ks) and organizations (ho, ko), filtered on $1 source (either side), $2 organization (either
-// side) and $3 first job, each NULL for any.
+// duplicateFrom joins each held dataset (h) to the live dataset it duplicates (k), their sources
+// (hs, ks) and organizations (ho, ko), filtered on $1 source (either side), $2 organization
+// (either side) and $3 first job, each NULL for any. In a chain (h held against k1, k1 since
+// held against k2 by a third source, ...) k is the live end, followed up to three hops (four
+// sources sharing a key); the match and key stay those of h's own pair.
 const duplicateFrom = ` FROM dataset h
-	JOIN dataset k ON k.id = h.duplicate_of
+	JOIN dataset k1 ON k1.id = h.duplicate_of
+	LEFT JOIN dataset k2 ON k2.id = k1.duplicate_of
+	JOIN dataset k ON k.id = COALESCE(k2.duplicate_of, k1.duplicate_of, h.duplicate_of)
 	JOIN harvest_source hs ON hs.id = h.harvest_source_id
 	JOIN harvest_source ks ON ks.id = k.harvest_source_id
 	LEFT JOIN organization ho ON ho.id = hs.organization_id
@@ -217,4 +221,17 @@ func (s *Store) DatasetDuplicateUnpair(ctx context.Context, p *store.DatasetDupl
 		JOIN dataset k ON k.id = h.duplicate_of
 		WHERE (h.harvest_source_id = $1 OR k.harvest_source_id = $1) AND `+sharedKey+` ORDER BY h.id LIMIT $2)
 		RETURNING `+candidateColumns+`, duplicate_match, COALESCE(duplicate_key, ''), FALSE`, p.SourceID, p.Limit), scanCandidate)
+}
+
+// DatasetDuplicateUnpairStale implements store.Store in one statement (the dataset_duplicate_of
+// index finds the rows): it clears duplicate_of and keeps duplicate_match, the mark
+// DatasetDuplicateRelease finds. A NULL key of the kept dataset matches nothing.
+func (s *Store) DatasetDuplicateUnpairStale(ctx context.Context, keptID string) (int, error) {
+	n, err := s.q.Exec(ctx, `UPDATE dataset SET duplicate_of = NULL WHERE duplicate_of = $1
+		AND NOT EXISTS (SELECT 1 FROM dataset k WHERE k.id = $1 AND CASE dataset.duplicate_match
+			WHEN 'identifier' THEN k.identifier = dataset.identifier
+			WHEN 'landingPage' THEN k.landing_page = dataset.duplicate_key
+			WHEN 'downloadURL' THEN k.download_urls_sha = dataset.duplicate_key
+			ELSE TRUE END)`, keptID)
+	return int(n), err
 }
