@@ -3,6 +3,8 @@ package dublincore
 import (
 	"strings"
 	"time"
+
+	"github.com/harvester-dev/harvester/stages/transform/iso"
 )
 
 // The layouts of the dates written: modified and issued as the ISO mapper writes them, so a
@@ -43,33 +45,17 @@ func languageTag(s string) string {
 	s = strings.ReplaceAll(strings.TrimSpace(s), "_", "-")
 	lang, region, _ := strings.Cut(s, "-")
 	lang = strings.ToLower(lang)
-	if l, ok := languages[lang]; ok {
+	if l, ok := iso.LanguageCode(lang); ok {
 		lang = l
 	}
-	if len(lang) != 2 || !isLetters(lang) {
+	if len(lang) != 2 || !iso.IsLetters(lang) {
 		return ""
 	}
 	if region == "" {
 		return lang
 	}
-	if len(region) == 2 && isLetters(region) {
+	if len(region) == 2 && iso.IsLetters(region) {
 		return lang + "-" + strings.ToUpper(region)
 	}
 	return ""
-}
-
-func isLetters(s string) bool {
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
-// languages maps ISO 639-2 codes (B and T) and English names of common languages to ISO 639-1.
-var languages = map[string]string{
-	"eng": "en", "english": "en", "spa": "es", "spanish": "es", "fre": "fr", "fra": "fr", "french": "fr",
-	"ger": "de", "deu": "de", "german": "de", "por": "pt", "ita": "it", "chi": "zh", "zho": "zh",
-	"jpn": "ja", "rus": "ru", "kor": "ko", "vie": "vi", "ara": "ar", "dut": "nl", "nld": "nl",
 }

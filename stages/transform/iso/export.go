@@ -42,3 +42,11 @@ func Distribution(u, protocol string) dcatus.Distribution {
 	d.MediaType = mt
 	return d
 }
+
+// LanguageCode returns the ISO 639-1 code of an ISO 639-2 code (B or T) or English name of a
+// common language, lower case ("eng", "english" → "en"), and whether it knows it: the one
+// table the ISO and Dublin Core mappers read language values by.
+func LanguageCode(s string) (string, bool) { c, ok := languages[s]; return c, ok }
+
+// IsLetters reports whether s holds only ASCII letters.
+func IsLetters(s string) bool { return isAlpha(s) }

@@ -425,8 +425,10 @@ func isAlpha(s string) bool {
 	return true
 }
 
+// languages maps ISO 639-2 codes (B and T) and English names of common languages to ISO 639-1;
+// the Dublin Core mapper reads it too (LanguageCode).
 var languages = map[string]string{
-	"eng": "en", "english": "en", "spa": "es", "fre": "fr", "fra": "fr", "ger": "de", "deu": "de",
-	"por": "pt", "ita": "it", "chi": "zh", "zho": "zh", "jpn": "ja", "rus": "ru", "kor": "ko", "vie": "vi",
-	"ara": "ar", "dut": "nl", "nld": "nl",
+	"eng": "en", "english": "en", "spa": "es", "spanish": "es", "fre": "fr", "fra": "fr", "french": "fr",
+	"ger": "de", "deu": "de", "german": "de", "por": "pt", "ita": "it", "chi": "zh", "zho": "zh",
+	"jpn": "ja", "rus": "ru", "kor": "ko", "vie": "vi", "ara": "ar", "dut": "nl", "nld": "nl",
 }
