@@ -74,6 +74,11 @@ type DatasetUpsertParams struct {
 	SourceID   string
 	Identifier string
 	Slug       string // used only when the dataset is created
+	// AltSlug, when not "", is the slug a created dataset takes instead of Slug when another
+	// dataset already has Slug (DatasetUpsertBatch only): one batch statement then writes a
+	// catalog whose titles repeat, instead of failing on the first slug taken. "" keeps the
+	// rule that a taken slug fails the batch with ErrConflict.
+	AltSlug    string
 	DCAT       json.RawMessage
 	RecordID   string
 	RecordType string // harvest.RecordType*; "" is a dataset

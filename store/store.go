@@ -47,6 +47,12 @@ type Store interface {
 	// downloadURL, then by id), Live; and the dataset held against p.DatasetID whose source
 	// ranks highest (then by id), not Live. None when there is neither.
 	DatasetDuplicateFind(ctx context.Context, p *DatasetDuplicateFindParams) ([]*DuplicateCandidate, error)
+	// DatasetDuplicatePossible returns which of the datasets ids (dataset ids; unknown ones are
+	// left out) DatasetDuplicateFind might find a candidate for, or that are held: those with
+	// another source's dataset (live or held) sharing their identifier, landing_page or
+	// download_urls_sha, those held, and those another is held against. SYNC asks it once per
+	// upsert batch and calls DatasetDuplicateFind only for these: the usual dataset has none.
+	DatasetDuplicatePossible(ctx context.Context, ids []string) (map[string]bool, error)
 	// DatasetDuplicateKeep makes the dataset p.DatasetID live (clearing its held state) and holds
 	// against it every live dataset of another source that shares a key with it (its stored
 	// identifier, landing_page, download_urls_sha) and whose source's precedence is lower, in one
@@ -102,9 +108,11 @@ type Store interface {
 	// dataset's slug is taken by another dataset; the caller picks another slug.
 	DatasetUpsert(ctx context.Context, p *DatasetUpsertParams) (*Dataset, error)
 	// DatasetUpsertBatch upserts many datasets as DatasetUpsert does, in one statement (SYNC's
-	// group commit), and returns them in ps's order. It is all or nothing: ErrConflict when a
-	// new dataset's slug is taken or ps names one (source, identifier) twice, or any other
-	// error, and then nothing is written; callers fall back to DatasetUpsert one by one.
+	// group commit), and returns them in ps's order. A new dataset whose slug another dataset
+	// has takes its p.AltSlug when that is not "". It is all or nothing: ErrConflict when a new
+	// dataset's slug is taken (and it has no AltSlug, or that is taken too, or two datasets of
+	// ps want one slug) or ps names one (source, identifier) twice, or any other error, and
+	// then nothing is written; callers fall back to DatasetUpsert one by one.
 	DatasetUpsertBatch(ctx context.Context, ps []*DatasetUpsertParams) ([]*Dataset, error)
 
 	// ImportTx runs fn in one transaction, so that an import (harvester import-h2 writes each

@@ -44,7 +44,14 @@ type Handler struct {
 	jobs    *store.OpenJobs
 	index   *search.Batcher // nil: no search index
 	orgs    *search.Organizations
-	upserts *groupcommit.Batcher[*store.DatasetUpsertParams, *store.Dataset]
+	upserts *groupcommit.Batcher[*store.DatasetUpsertParams, upserted]
+}
+
+// upserted is a dataset SYNC wrote and whether it may have a cross-source duplicate
+// (store.Store.DatasetDuplicatePossible): only then does judge look for one.
+type upserted struct {
+	ds       *store.Dataset
+	possible bool
 }
 
 // Store is what SYNC needs of the store (store.Store has it all): the dataset writes, and the
@@ -54,6 +61,7 @@ type Store interface {
 	DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error)
 	DatasetDuplicateFind(ctx context.Context, p *store.DatasetDuplicateFindParams) ([]*store.DuplicateCandidate, error)
 	DatasetDuplicateKeep(ctx context.Context, p *store.DatasetDuplicateKeepParams) ([]*store.DuplicateCandidate, error)
+	DatasetDuplicatePossible(ctx context.Context, ids []string) (map[string]bool, error)
 	DatasetDuplicateRelease(ctx context.Context, limit int) ([]*store.Dataset, error)
 	DatasetDuplicateUnpair(ctx context.Context, p *store.DatasetDuplicateUnpairParams) ([]*store.DuplicateCandidate, error)
 	DatasetDuplicateUnpairStale(ctx context.Context, keptID string) (int, error)
@@ -80,33 +88,45 @@ func New(st Store, index *search.Batcher) *Handler {
 // Close stops the upsert batcher; upserts still waiting fail (their messages are redelivered).
 func (h *Handler) Close() { h.upserts.Close() }
 
-// upsertBatch writes a batch of datasets in one statement. When the batch fails (a slug taken,
-// one dataset twice, a bad record), each dataset is written alone, so that a slug collision
-// gets a new slug and a bad record fails only its own message.
-func (h *Handler) upsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, []error, error) {
+// upsertBatch writes a batch of datasets (of one, too) in one statement; a new dataset whose slug is taken
+// takes a suffixed one in that statement (store.DatasetUpsertParams.AltSlug), so a catalog whose
+// titles repeat, or are cut to the same MaxSlugLen bytes, still goes in whole batches. When the
+// batch fails (a slug taken by a batch committed meanwhile, one dataset twice, a bad record),
+// each dataset is written alone, so that a slug collision gets a new slug and a bad record
+// fails only its own message.
+func (h *Handler) upsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]upserted, []error, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if len(ps) > 1 {
-		slugs := make(map[string]bool, len(ps))
-		batch := make([]*store.DatasetUpsertParams, len(ps))
-		for i, p := range ps { // titles repeat in catalogs: a new dataset's slug must be unique
-			batch[i] = p
-			if slugs[p.Slug] {
-				q := *p
-				q.Slug = suffixed(p.Slug)
-				batch[i] = &q
-			}
-			slugs[batch[i].Slug] = true
+	slugs := make(map[string]bool, len(ps))
+	batch := make([]*store.DatasetUpsertParams, len(ps))
+	for i, p := range ps { // titles repeat in catalogs: a new dataset's slug must be unique
+		q := *p
+		if slugs[p.Slug] {
+			q.Slug = suffixed(p.Slug)
 		}
-		if ds, err := h.store.DatasetUpsertBatch(ctx, batch); err == nil {
-			return ds, nil, nil
-		}
+		q.AltSlug = suffixed(q.Slug) // when another dataset has the slug already
+		batch[i] = &q
+		slugs[q.Slug] = true
 	}
-	ds, errs := make([]*store.Dataset, len(ps)), make([]error, len(ps))
+	out, errs := make([]upserted, len(ps)), make([]error, len(ps))
+	if ds, err := h.store.DatasetUpsertBatch(ctx, batch); err == nil {
+		ids := make([]string, len(ds))
+		for i, d := range ds {
+			ids[i] = d.ID
+		}
+		// After the batch committed, as DatasetDuplicateFind would be: of two datasets sharing a key
+		// written at once, the later one sees the other. An error only costs a Find each.
+		possible, err := h.store.DatasetDuplicatePossible(ctx, ids)
+		for i, d := range ds {
+			out[i] = upserted{ds: d, possible: err != nil || possible[d.ID]}
+		}
+		return out, nil, nil
+	}
 	for i, p := range ps {
-		ds[i], errs[i] = h.upsertOne(ctx, p)
+		out[i].ds, errs[i] = h.upsertOne(ctx, p)
+		out[i].possible = true
 	}
-	return ds, errs, nil
+	return out, errs, nil
 }
 
 // upsertOne writes one dataset, with a new random slug suffix when its slug is taken.
@@ -183,11 +203,15 @@ func (h *Handler) upsert(ctx context.Context, rec *harvest.Record) (*harvest.Rec
 		dcat = dcatus.WithIsPartOf(dcat, rec.IsPartOf)
 	}
 	landing, sha := DuplicateKeys(dcat)
-	ds, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
+	u, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
 		Slug: Slug(title(dcat, rec.Identifier)), DCAT: dcat, RecordID: rec.RecordID, RecordType: rec.RecordType,
 		LandingPage: landing, DownloadURLsSHA: sha})
 	if err != nil {
 		return nil, fmt.Errorf("upsert dataset: %w", err)
+	}
+	ds := u.ds
+	if !u.possible && ds.DuplicateOf == "" { // no other source shares a key: judge would find none
+		return nil, h.put(ctx, ds)
 	}
 	w, live, err := h.judge(ctx, rec.JobID, ds)
 	if err != nil || !live {

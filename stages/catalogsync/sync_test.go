@@ -1,6 +1,7 @@
 package catalogsync_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -87,4 +88,82 @@ func TestConcurrentUpserts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// batchCounter is a real store that counts DatasetUpsertBatch calls and their failures.
+type batchCounter struct {
+	store.Store
+	mu             sync.Mutex
+	batches, fails int
+}
+
+func (b *batchCounter) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error) {
+	ds, err := b.Store.DatasetUpsertBatch(ctx, ps)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batches++
+	if err != nil {
+		b.fails++
+	}
+	return ds, err
+}
+
+// TestTakenSlugsStayBatched: new datasets whose titles are those of live datasets (every slug
+// taken) go in whole batches, each taking a suffixed slug, instead of failing the batch and
+// falling back to one statement a dataset.
+func TestTakenSlugsStayBatched(t *testing.T) {
+	st := &batchCounter{Store: dbtest.Store(t)}
+	ctx := t.Context()
+	require.NoError(t, st.Migrate(ctx))
+	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	h := catalogsync.New(st, nil)
+	defer h.Close()
+	long := strings.Repeat("Annual Water Quality Monitoring Station Report ", 3) // cut to MaxSlugLen: one slug
+	syncRecords := func(from, n int) {
+		var wg sync.WaitGroup
+		for i := from; i < from+n; i++ {
+			id := fmt.Sprintf("ds-%03d", i)
+			body := fmt.Sprintf(`{"identifier": %q, "title": "%s %d"}`, id, long, i)
+			rec := &harvest.Record{JobID: job.ID, SourceID: src.ID, RecordID: harvest.RecordID(job.ID, id),
+				JobType: harvest.JobHarvest, Identifier: id, Action: harvest.ActionCreate, Body: harvest.RawText(body)}
+			_, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: job.ID, SourceID: src.ID,
+				Identifier: id, Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: body})
+			require.NoError(t, err)
+			wg.Go(func() {
+				msg, err := harvest.RecordMessage(harvest.SubjectSync, rec)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				msg.SetContext(ctx)
+				if _, err := h.Handle(msg); err != nil {
+					t.Errorf("record %s: %v", id, err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	syncRecords(0, 1) // the slug every later title is cut to is taken
+	st.mu.Lock()
+	st.batches, st.fails = 0, 0
+	st.mu.Unlock()
+	syncRecords(1, 200)
+
+	ds, err := st.DatasetList(ctx, &store.DatasetListParams{SourceID: src.ID})
+	require.NoError(t, err)
+	require.Len(t, ds, 201)
+	slugs := map[string]bool{}
+	for _, d := range ds {
+		require.False(t, slugs[d.Slug], "slug %s twice", d.Slug)
+		slugs[d.Slug] = true
+		require.LessOrEqual(t, len(d.Slug), catalogsync.MaxSlugLen)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	require.Positive(t, st.batches, "the handlers' upserts went through the batch")
+	require.Zero(t, st.fails, "no batch failed on a taken slug (of %d)", st.batches)
 }

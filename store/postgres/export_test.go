@@ -5,3 +5,6 @@ const LeaderLockClass = leaderLockClass
 
 // LockJobsSQL is the statement by which a settle batch locks its jobs.
 const LockJobsSQL = lockJobsSQL
+
+// RecordCompareSQL is RecordCompareBatch's statement, for the plan test.
+const RecordCompareSQL = recordCompareSQL

@@ -11,7 +11,8 @@ import (
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-// DatasetUpsertBatch implements store.Store: the upserts in one transaction.
+// DatasetUpsertBatch implements store.Store: the upserts in one transaction; a created dataset
+// whose slug is taken takes its AltSlug.
 func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error) {
 	type key struct{ source, identifier string }
 	seen := make(map[key]bool, len(ps))
@@ -29,12 +30,15 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 			d, err := scan.Dataset(querier{tx}.QueryRow(ctx, `
 				INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
 					landing_page, download_urls_sha)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''))
+				VALUES (?, CASE WHEN ? <> '' AND EXISTS (SELECT 1 FROM dataset x WHERE x.slug = ?
+					AND NOT (x.harvest_source_id = ? AND x.identifier = ?)) THEN ? ELSE ? END,
+					?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''))
 				ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
 					record_type = excluded.record_type, landing_page = excluded.landing_page,
 					download_urls_sha = excluded.download_urls_sha
-				RETURNING `+sqlstore.DatasetColumns, uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
+				RETURNING `+sqlstore.DatasetColumns, uuid.NewString(), p.AltSlug, p.Slug, p.SourceID, p.Identifier,
+				p.AltSlug, p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
 				p.SourceID, p.RecordID, t, store.DatasetRecordType(p.RecordType), p.LandingPage, p.DownloadURLsSHA))
 			if err != nil {
 				return err

@@ -67,3 +67,28 @@ func testDatasetUpsertBatchConflict(t *testing.T, s store.Store) {
 		}
 	}
 }
+
+// testDatasetUpsertBatchAltSlug: a created dataset whose slug is taken takes its AltSlug in the
+// same batch; a free slug is kept; an updated dataset keeps its slug whatever AltSlug says.
+func testDatasetUpsertBatchAltSlug(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	job := newJob(t, s, newSource(t, s).ID)
+	taken := newDataset(t, s, job, "a")
+	b, c := newRecord(t, s, job, "b"), newRecord(t, s, job, "c")
+	got, err := s.DatasetUpsertBatch(ctx, []*store.DatasetUpsertParams{
+		{SourceID: job.SourceID, Identifier: "b", Slug: taken.Slug, AltSlug: "alt-b-" + job.ID, DCAT: dcat("b"), RecordID: b.ID},
+		{SourceID: job.SourceID, Identifier: "c", Slug: "free-" + job.ID, AltSlug: "alt-c-" + job.ID, DCAT: dcat("c"), RecordID: c.ID},
+		{SourceID: job.SourceID, Identifier: "a", Slug: "new-a-" + job.ID, AltSlug: "alt-a-" + job.ID, DCAT: dcat("a"), RecordID: taken.RecordID},
+	})
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	require.Equal(t, "alt-b-"+job.ID, got[0].Slug, "a taken slug gives way to AltSlug")
+	require.Equal(t, "free-"+job.ID, got[1].Slug, "a free slug is kept")
+	require.Equal(t, taken.Slug, got[2].Slug, "an update keeps its slug")
+	require.Equal(t, taken.ID, got[2].ID)
+	for i, id := range []string{"b", "c"} {
+		d, err := s.DatasetGet(ctx, &store.DatasetGetParams{SourceID: job.SourceID, Identifier: id})
+		require.NoError(t, err)
+		require.Equal(t, got[i].Slug, d.Slug)
+	}
+}

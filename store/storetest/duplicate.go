@@ -219,3 +219,53 @@ func testCrossSourceDuplicateFind(t *testing.T, s store.Store) {
 	require.Equal(t, d.ID, found[0].DatasetID)
 	require.False(t, found[0].Live)
 }
+
+// testCrossSourceDuplicatePossible: DatasetDuplicatePossible names the datasets sharing a key with
+// another source's dataset, the held ones and the ones others are held against, never a dataset
+// alone with its keys or one sharing keys only within its own source; every dataset that
+// DatasetDuplicateFind has a candidate for is among them; unknown ids are left out.
+func testCrossSourceDuplicatePossible(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	low, high := sourceParams("Low"), sourceParams("High")
+	low.Precedence, high.Precedence = -1, 5
+	jl, jh := newJob(t, s, insertSource(t, s, low).ID), newJob(t, s, insertSource(t, s, high).ID)
+	mine := newJob(t, s, newSource(t, s).ID)
+	alone := keyedDataset(t, s, mine, "alone", "https://alone", "sha-alone")
+	own1 := keyedDataset(t, s, mine, "own-1", "https://own", "sha-own") // same keys, same source
+	own2 := keyedDataset(t, s, mine, "own-2", "https://own", "sha-own")
+	blank := keyedDataset(t, s, mine, "blank", "", "")
+	blankL := keyedDataset(t, s, jl, "blank-l", "", "")
+	byID := keyedDataset(t, s, mine, "shared-id", "", "")
+	byIDL := keyedDataset(t, s, jl, "shared-id", "", "")
+	byLanding := keyedDataset(t, s, mine, "l-1", "https://shared", "")
+	byLandingL := keyedDataset(t, s, jl, "l-2", "https://shared", "")
+	bySHA := keyedDataset(t, s, mine, "s-1", "", "sha-shared")
+	bySHAH := keyedDataset(t, s, jh, "s-2", "", "sha-shared")
+	all := []*store.Dataset{alone, own1, own2, blank, blankL, byID, byIDL, byLanding, byLandingL, bySHA, bySHAH}
+	ids := []string{"not-a-uuid", "00000000-0000-0000-0000-000000000000"}
+	for _, d := range all {
+		ids = append(ids, d.ID)
+	}
+
+	got, err := s.DatasetDuplicatePossible(ctx, ids)
+	require.NoError(t, err)
+	want := map[string]bool{byID.ID: true, byIDL.ID: true, byLanding.ID: true, byLandingL.ID: true,
+		bySHA.ID: true, bySHAH.ID: true}
+	require.Equal(t, want, got)
+	for _, d := range all {
+		found, err := s.DatasetDuplicateFind(ctx, findParams(d))
+		require.NoError(t, err)
+		require.True(t, len(found) == 0 || got[d.ID], "Find has a candidate for %s: Possible must name it", d.Identifier)
+	}
+
+	held, err := s.DatasetDuplicateKeep(ctx, &store.DatasetDuplicateKeepParams{DatasetID: bySHAH.ID, JobID: jh.ID})
+	require.NoError(t, err)
+	require.Len(t, held, 1)
+	got, err = s.DatasetDuplicatePossible(ctx, []string{bySHA.ID, bySHAH.ID, alone.ID})
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{bySHA.ID: true, bySHAH.ID: true}, got, "a held dataset and the one kept")
+
+	got, err = s.DatasetDuplicatePossible(ctx, nil)
+	require.NoError(t, err)
+	require.Empty(t, got)
+}

@@ -56,6 +56,7 @@ var cases = []testCase{
 	{"CrossSourceDuplicate/ListEmpty", testCrossSourceDuplicateListEmpty},
 	{"CrossSourceDuplicate/KeepHold", testCrossSourceDuplicateKeepHold},
 	{"CrossSourceDuplicate/Find", testCrossSourceDuplicateFind},
+	{"CrossSourceDuplicate/Possible", testCrossSourceDuplicatePossible},
 	{"CrossSourceDuplicate/Shared", testCrossSourceDuplicateShared},
 	{"CrossSourceDuplicate/StaleFetch", testJobFetchLatestStaleDuplicate},
 
@@ -155,6 +156,7 @@ var cases = []testCase{
 	{"Dataset/UpsertSlugConflict", testDatasetUpsertSlugConflict},
 	{"Dataset/UpsertBatch", testDatasetUpsertBatch},
 	{"Dataset/UpsertBatchConflict", testDatasetUpsertBatchConflict},
+	{"Dataset/UpsertBatchAltSlug", testDatasetUpsertBatchAltSlug},
 	{"Dataset/RecordType", testDatasetRecordType},
 	{"Dataset/GetNotFound", testDatasetGetNotFound},
 	{"Dataset/List", testDatasetList},

@@ -3,6 +3,9 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harvester-dev/harvester/store"
@@ -114,6 +117,51 @@ func (s *Store) DatasetDuplicateFind(ctx context.Context, p *store.DatasetDuplic
 		SELECT * FROM (SELECT `+candidateColumns+`, duplicate_match, COALESCE(duplicate_key, ''), FALSE
 			FROM dataset WHERE duplicate_of = $1 ORDER BY 6 DESC, id LIMIT 1) b`,
 		p.DatasetID, p.SourceID, nullable(p.Identifier), nullable(p.LandingPage), nullable(p.DownloadURLsSHA)), scanCandidate)
+}
+
+// DuplicatePossible is the condition on a dataset d under which DatasetDuplicatePossible
+// returns it: a superset of DatasetDuplicateFind's (no rank, no uniqueness within a source, live
+// or held), each branch one index lookup (dataset_identifier, dataset_landing_page,
+// dataset_download_urls_sha, dataset_duplicate_of). fence ends each EXISTS subquery: Postgres
+// passes " OFFSET 0", so that no plan (a generic plan made while the table was empty among them)
+// turns one into a hashed subplan that reads the whole table on every call.
+func DuplicatePossible(fence string) string {
+	return `(d.duplicate_of IS NOT NULL
+	OR EXISTS (SELECT 1 FROM dataset x WHERE x.identifier = d.identifier AND x.harvest_source_id <> d.harvest_source_id` + fence + `)
+	OR (d.landing_page IS NOT NULL AND EXISTS (SELECT 1 FROM dataset x
+		WHERE x.landing_page = d.landing_page AND x.harvest_source_id <> d.harvest_source_id` + fence + `))
+	OR (d.download_urls_sha IS NOT NULL AND EXISTS (SELECT 1 FROM dataset x
+		WHERE x.download_urls_sha = d.download_urls_sha AND x.harvest_source_id <> d.harvest_source_id` + fence + `))
+	OR EXISTS (SELECT 1 FROM dataset x WHERE x.duplicate_of = d.id` + fence + `))`
+}
+
+// maxIDsPerStatement bounds the ids of one DatasetDuplicatePossible statement (SQLite's bound
+// parameters).
+const maxIDsPerStatement = 500
+
+// DatasetDuplicatePossible implements store.Store: the ids as a list of parameters, at most
+// maxIDsPerStatement a statement.
+func (s *Store) DatasetDuplicatePossible(ctx context.Context, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for chunk := range slices.Chunk(ids, maxIDsPerStatement) {
+		marks := make([]string, len(chunk))
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+		}
+		err := Each(s.q.Query(ctx, `SELECT CAST(d.id AS TEXT) FROM dataset d WHERE d.id IN (`+strings.Join(marks, ", ")+`)
+			AND `+DuplicatePossible(""), args...), func(row Row) (string, error) {
+			var id string
+			return id, row.Scan(&id)
+		}, func(id string) error {
+			out[id] = true
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // DatasetDuplicateKeep implements store.Store in one transaction: read the dataset's keys and
