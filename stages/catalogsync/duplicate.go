@@ -30,19 +30,34 @@ const (
 // joined by newlines; "" when there is none). Order and repeats of the downloadURLs do not
 // change the key.
 func DuplicateKeys(dcat json.RawMessage) (landingPage, downloadURLsSHA string) {
+	f := fieldsOf(dcat)
+	return f.landingPage, f.downloadURLsSHA
+}
+
+// fields are what SYNC reads of a DCAT-US dataset: its title (a string; "" otherwise) and its
+// cross-source duplicate keys (DuplicateKeys), from one parse of the body.
+type fields struct {
+	title, landingPage, downloadURLsSHA string
+}
+
+// fieldsOf parses dcat once for its fields; a body that is not a JSON object has none.
+func fieldsOf(dcat json.RawMessage) fields {
 	var d struct {
+		Title        any `json:"title"`
 		LandingPage  any `json:"landingPage"`
 		Distribution any `json:"distribution"`
 	}
+	var f fields
 	if json.Unmarshal(dcat, &d) != nil {
-		return "", ""
+		return f
 	}
+	f.title, _ = d.Title.(string)
 	if s, ok := d.LandingPage.(string); ok {
-		landingPage = strings.TrimSpace(s)
+		f.landingPage = strings.TrimSpace(s)
 	}
-	if len(landingPage) > MaxLandingPageKey {
-		sum := sha256.Sum256([]byte(landingPage))
-		landingPage = "sha256:" + hex.EncodeToString(sum[:])
+	if len(f.landingPage) > MaxLandingPageKey {
+		sum := sha256.Sum256([]byte(f.landingPage))
+		f.landingPage = "sha256:" + hex.EncodeToString(sum[:])
 	}
 	dists, _ := d.Distribution.([]any)
 	var urls []string
@@ -54,11 +69,12 @@ func DuplicateKeys(dcat json.RawMessage) (landingPage, downloadURLsSHA string) {
 		}
 	}
 	if len(urls) == 0 {
-		return landingPage, ""
+		return f
 	}
 	slices.Sort(urls)
 	sum := sha256.Sum256([]byte(strings.Join(slices.Compact(urls), "\n")))
-	return landingPage, hex.EncodeToString(sum[:])
+	f.downloadURLsSHA = hex.EncodeToString(sum[:])
+	return f
 }
 
 // judge applies the cross-source duplicate rule to the dataset ds that SYNC just wrote for job

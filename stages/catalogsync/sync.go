@@ -19,7 +19,6 @@ package catalogsync
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -202,10 +201,14 @@ func (h *Handler) upsert(ctx context.Context, rec *harvest.Record) (*harvest.Rec
 	if rec.SchemaType.IsDCATUS3() && rec.IsPartOf != "" {
 		dcat = dcatus.WithIsPartOf(dcat, rec.IsPartOf)
 	}
-	landing, sha := DuplicateKeys(dcat)
+	f := fieldsOf(dcat)
+	title := f.title
+	if title == "" {
+		title = rec.Identifier
+	}
 	u, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
-		Slug: Slug(title(dcat, rec.Identifier)), DCAT: dcat, RecordID: rec.RecordID, RecordType: rec.RecordType,
-		LandingPage: landing, DownloadURLsSHA: sha})
+		Slug: Slug(title), DCAT: dcat, RecordID: rec.RecordID, RecordType: rec.RecordType,
+		LandingPage: f.landingPage, DownloadURLsSHA: f.downloadURLsSHA})
 	if err != nil {
 		return nil, fmt.Errorf("upsert dataset: %w", err)
 	}
@@ -230,17 +233,4 @@ func indexError(err error) error {
 		return harvest.Permanent(err)
 	}
 	return err
-}
-
-// title returns the record's title, or fallback when it has no string title.
-func title(dcat json.RawMessage, fallback string) string {
-	var d struct {
-		Title any `json:"title"`
-	}
-	if json.Unmarshal(dcat, &d) == nil {
-		if s, ok := d.Title.(string); ok && s != "" {
-			return s
-		}
-	}
-	return fallback
 }
