@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/search"
@@ -22,6 +24,42 @@ const (
 	// Postgres's B-tree entry limit (about 2.7 kB) whatever a record holds.
 	MaxLandingPageKey = 1024
 )
+
+// keyStripes is how many locks the datasets' duplicate keys are spread over (keyLocks).
+const keyStripes = 64
+
+// keyLocks serialize, within one process, the judging of datasets that share a duplicate key:
+// judge reads the live candidates and then holds or keeps, so two concurrent judges of three
+// sources' datasets sharing a key could each act on what the other was about to change and
+// leave two live datasets with one key (found with three sources written at once). A key's
+// stripe is its FNV-1a hash modulo keyStripes; a dataset locks the stripes of its identifier,
+// landingPage and downloadURL set in ascending order. Processes of a cluster do not share
+// them: there the window stays (a dataset's next harvest judges it again).
+type keyLocks [keyStripes]sync.Mutex
+
+// lock locks the stripes of ds's keys and returns their unlock.
+func (l *keyLocks) lock(ds *store.Dataset) func() {
+	var stripes []int
+	for i, k := range []string{ds.Identifier, ds.LandingPage, ds.DownloadURLsSHA} {
+		if k == "" {
+			continue
+		}
+		h := fnv.New32a()
+		_, _ = h.Write([]byte{byte(i)})
+		_, _ = h.Write([]byte(k))
+		stripes = append(stripes, int(h.Sum32()%keyStripes))
+	}
+	slices.Sort(stripes)
+	stripes = slices.Compact(stripes)
+	for _, i := range stripes {
+		l[i].Lock()
+	}
+	return func() {
+		for _, i := range stripes {
+			l[i].Unlock()
+		}
+	}
+}
 
 // DuplicateKeys returns a DCAT-US dataset's cross-source duplicate keys besides its identifier:
 // its landingPage (trimmed; "" when missing or not a string; over MaxLandingPageKey bytes,
@@ -159,7 +197,7 @@ func (h *Handler) unpairStale(ctx context.Context, jobID string, ds *store.Datas
 	if n == 0 {
 		return cands, nil
 	}
-	if err := h.release(ctx, jobID); err != nil {
+	if err := h.release(ctx, jobID, false); err != nil {
 		return nil, err
 	}
 	cands, err = h.store.DatasetDuplicateFind(ctx, &store.DatasetDuplicateFindParams{DatasetID: ds.ID,
@@ -217,21 +255,30 @@ func heldWarning(kept *store.DuplicateCandidate, src *store.Source) *harvest.Rec
 			kept.Slug, kept.Match, kept.Key, why)}
 }
 
+// rejudge judges the released dataset d again and, live, indexes it; lock takes d's key locks
+// for it (false inside a judge, which holds its own dataset's).
+func (h *Handler) rejudge(ctx context.Context, jobID string, d *store.Dataset, lock bool) error {
+	if lock {
+		defer h.keys.lock(d)()
+	}
+	if _, live, err := h.judge(ctx, jobID, d); err != nil || !live {
+		return err
+	}
+	return h.reindex(ctx, d.SourceID, d.Identifier)
+}
+
 // release makes live again the datasets that were held against a dataset since deleted, judging
-// each as if it had just been written (one of them may hold the others), in batches.
-func (h *Handler) release(ctx context.Context, jobID string) error {
+// each as if it had just been written (one of them may hold the others), in batches. lock: as
+// rejudge's.
+func (h *Handler) release(ctx context.Context, jobID string, lock bool) error {
 	for {
 		ds, err := h.store.DatasetDuplicateRelease(ctx, releaseBatch)
 		if err != nil {
 			return fmt.Errorf("release held duplicates: %w", err)
 		}
 		for _, d := range ds {
-			if _, live, err := h.judge(ctx, jobID, d); err != nil {
+			if err := h.rejudge(ctx, jobID, d, lock); err != nil {
 				return err
-			} else if live {
-				if err := h.reindex(ctx, d.SourceID, d.Identifier); err != nil {
-					return err
-				}
 			}
 		}
 		if len(ds) < releaseBatch {
@@ -255,7 +302,7 @@ func (h *Handler) ReleaseShared(ctx context.Context, jobID, sourceID string) ([]
 			return ended, fmt.Errorf("end pairs by a shared key: %w", err)
 		}
 		ended = append(ended, batch...)
-		if err := h.release(ctx, jobID); err != nil {
+		if err := h.release(ctx, jobID, true); err != nil {
 			return ended, err
 		}
 		if len(batch) < releaseBatch {

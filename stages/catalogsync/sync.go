@@ -44,6 +44,7 @@ type Handler struct {
 	index   *search.Batcher // nil: no search index
 	orgs    *search.Organizations
 	upserts *groupcommit.Batcher[*store.DatasetUpsertParams, upserted]
+	keys    keyLocks // judge's, per duplicate key
 }
 
 // upserted is a dataset SYNC wrote and whether it may have a cross-source duplicate
@@ -190,7 +191,7 @@ func (h *Handler) delete(ctx context.Context, rec *harvest.Record) error {
 		Identifier: rec.Identifier}); err != nil {
 		return fmt.Errorf("delete dataset: %w", err)
 	}
-	return h.release(ctx, rec.JobID)
+	return h.release(ctx, rec.JobID, true)
 }
 
 // upsert writes the record's dataset, applies the cross-source duplicate rule (judge) and
@@ -216,6 +217,7 @@ func (h *Handler) upsert(ctx context.Context, rec *harvest.Record) (*harvest.Rec
 	if !u.possible && ds.DuplicateOf == "" { // no other source shares a key: judge would find none
 		return nil, h.put(ctx, ds)
 	}
+	defer h.keys.lock(ds)()
 	w, live, err := h.judge(ctx, rec.JobID, ds)
 	if err != nil || !live {
 		return w, err

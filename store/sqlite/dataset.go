@@ -26,7 +26,14 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 	out := make([]*store.Dataset, len(ps))
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		t := now()
+		created := make(map[string]bool, len(ps)) // slugs of the datasets this batch created
 		for i, p := range ps {
+			// As Postgres's one statement, which sees none of its own rows: a slug that a dataset
+			// created earlier in this batch took is no reason to take AltSlug, it is a conflict.
+			alt, id := p.AltSlug, uuid.NewString()
+			if created[p.Slug] {
+				alt = ""
+			}
 			d, err := scan.Dataset(querier{tx}.QueryRow(ctx, `
 				INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
 					landing_page, download_urls_sha)
@@ -37,11 +44,14 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
 					record_type = excluded.record_type, landing_page = excluded.landing_page,
 					download_urls_sha = excluded.download_urls_sha
-				RETURNING `+sqlstore.DatasetColumns, uuid.NewString(), p.AltSlug, p.Slug, p.SourceID, p.Identifier,
-				p.AltSlug, p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
+				RETURNING `+sqlstore.DatasetColumns, id, alt, p.Slug, p.SourceID, p.Identifier,
+				alt, p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
 				p.SourceID, p.RecordID, t, store.DatasetRecordType(p.RecordType), p.LandingPage, p.DownloadURLsSHA))
 			if err != nil {
 				return err
+			}
+			if d.ID == id {
+				created[d.Slug] = true
 			}
 			out[i] = d
 		}

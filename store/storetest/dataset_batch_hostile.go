@@ -10,11 +10,11 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// Hostile cases for abe8722 (AltSlug in DatasetUpsertBatch, DatasetDuplicatePossible).
+// Hostile cases of DatasetUpsertBatch's AltSlug and DatasetDuplicatePossible.
 
-// testTrialAltSlugTaken: a created dataset whose Slug and AltSlug are both taken fails the
+// testDatasetUpsertBatchAltSlugTaken: a created dataset whose Slug and AltSlug are both taken fails the
 // whole batch with ErrConflict and writes nothing (store.go's contract), on every backend.
-func testTrialAltSlugTaken(t *testing.T, s store.Store) {
+func testDatasetUpsertBatchAltSlugTaken(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	job := newJob(t, s, newSource(t, s).ID)
 	a, b := newDataset(t, s, job, "a"), newDataset(t, s, job, "b")
@@ -30,9 +30,9 @@ func testTrialAltSlugTaken(t *testing.T, s store.Store) {
 	}
 }
 
-// testTrialTwoWantOneSlug: store.go says a batch fails with ErrConflict when "two datasets of
+// testDatasetUpsertBatchTwoWantOneSlug: store.go says a batch fails with ErrConflict when "two datasets of
 // ps want one slug", AltSlug or not. Both backends must agree.
-func testTrialTwoWantOneSlug(t *testing.T, s store.Store) {
+func testDatasetUpsertBatchTwoWantOneSlug(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	job := newJob(t, s, newSource(t, s).ID)
 	b, c := newRecord(t, s, job, "b"), newRecord(t, s, job, "c")
@@ -48,12 +48,12 @@ func testTrialTwoWantOneSlug(t *testing.T, s store.Store) {
 	require.ErrorIs(t, err, store.ErrConflict, "two datasets of one batch want slug %s; wrote slugs %v", one, slugs)
 }
 
-// testTrialPossibleSupersetRandom: for many random catalogs of three sources (keys drawn from a
+// testCrossSourceDuplicatePossibleRandom: for many random catalogs of three sources (keys drawn from a
 // small pool so they collide across and within sources; pairs made by DatasetDuplicateKeep, then
 // keys changed under them so pairs go stale), every dataset DatasetDuplicateFind has a candidate
 // for is named by DatasetDuplicatePossible, and so is every held dataset and every dataset
 // another is held against.
-func testTrialPossibleSupersetRandom(t *testing.T, s store.Store) {
+func testCrossSourceDuplicatePossibleRandom(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	for round := range 6 {
 		rng := rand.New(rand.NewPCG(uint64(round), 7))

@@ -19,9 +19,10 @@ import (
 	"github.com/harvester-dev/harvester/store/sqlite"
 )
 
-// Hostile tests of abe8722: SYNC judges only the datasets DatasetDuplicatePossible names.
+// Hostile tests of SYNC's cross-source duplicate judging under concurrency: SYNC judges only the
+// datasets DatasetDuplicatePossible names, under the locks of their keys.
 
-func trialStores() map[string]func(t *testing.T) store.Store {
+func raceStores() map[string]func(t *testing.T) store.Store {
 	return map[string]func(t *testing.T) store.Store{
 		"sqlite": func(t *testing.T) store.Store {
 			st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "h.db"))
@@ -33,14 +34,14 @@ func trialStores() map[string]func(t *testing.T) store.Store {
 	}
 }
 
-// trialRec is one record a source publishes in a round.
-type trialRec struct {
+// raceRec is one record a source publishes in a round.
+type raceRec struct {
 	src                *store.Source
 	id, title, landing string
 	urls               []string
 }
 
-func (r trialRec) body() string {
+func (r raceRec) body() string {
 	d := map[string]any{"identifier": r.id, "title": r.title}
 	if r.landing != "" {
 		d["landingPage"] = r.landing
@@ -56,13 +57,13 @@ func (r trialRec) body() string {
 	return string(b)
 }
 
-// trialSequential makes trialSync hand over one record at a time.
-var trialSequential bool
+// raceSequential makes raceSync hand over one record at a time.
+var raceSequential bool
 
-// trialSync writes recs' records in jobs (one a source) and hands them all to h at once, in
+// raceSync writes recs' records in jobs (one a source) and hands them all to h at once, in
 // rng's order; a failed message is handled again (a redelivery), up to 10 times.
-func trialSync(t *testing.T, st store.Store, h *catalogsync.Handler, jobs map[string]*store.HarvestJob,
-	recs []trialRec, round int, rng *rand.Rand,
+func raceSync(t *testing.T, st store.Store, h *catalogsync.Handler, jobs map[string]*store.HarvestJob,
+	recs []raceRec, round int, rng *rand.Rand,
 ) {
 	ctx := t.Context()
 	msgs := make([]*harvest.Record, len(recs))
@@ -83,7 +84,7 @@ func trialSync(t *testing.T, st store.Store, h *catalogsync.Handler, jobs map[st
 	rng.Shuffle(len(msgs), func(i, j int) { msgs[i], msgs[j] = msgs[j], msgs[i] })
 	var wg sync.WaitGroup
 	for _, rec := range msgs {
-		if trialSequential {
+		if raceSequential {
 			wg.Wait()
 		}
 		wg.Go(func() {
@@ -105,9 +106,9 @@ func trialSync(t *testing.T, st store.Store, h *catalogsync.Handler, jobs map[st
 	wg.Wait()
 }
 
-// trialCheck: no two live datasets of different sources share a key Find matches by; every held
+// raceCheck: no two live datasets of different sources share a key Find matches by; every held
 // dataset reaches a live one in at most 4 hops; a held dataset's live end does not rank lower.
-func trialCheck(t *testing.T, st store.Store, recs []trialRec, prec map[string]int, what string) {
+func raceCheck(t *testing.T, st store.Store, recs []raceRec, prec map[string]int, what string) {
 	t.Helper()
 	ctx := t.Context()
 	byID := map[string]*store.Dataset{}
@@ -163,35 +164,36 @@ func trialCheck(t *testing.T, st store.Store, recs []trialRec, prec map[string]i
 	}
 }
 
-// TestTrialTwoSourcesSharingKeys: two sources whose records share identifiers, landingPages and
+// TestTwoSourcesSharingKeysAtOnce: two sources whose records share identifiers, landingPages and
 // downloadURL sets (keys unique within each source) are synced all at once, shuffled, so that
 // pairs land in one batch and in two concurrent batches, in both orders; then harvested again
 // (held datasets updated), then with some keys changed under the pairs (stale pairs), then
 // changed back. After each round no pair is missed (no two live datasets share a key), every held
 // dataset reaches a live one, never one of lower precedence. Ties and both differences.
-func TestTrialTwoSourcesSharingKeys(t *testing.T) {
-	testTrialConcurrent(t, false, [][]int{{0, 0}, {1, 0}, {0, 1}, {-5, 5}})
+func TestTwoSourcesSharingKeysAtOnce(t *testing.T) {
+	testSourcesSharingKeys(t, false, [][]int{{0, 0}, {1, 0}, {0, 1}, {-5, 5}})
 }
 
-// TestTrialThreeSourcesSharingKeys is the same with three sources: it fails (two live datasets
-// sharing a key) in most runs, on both backends.
-func TestTrialThreeSourcesSharingKeys(t *testing.T) {
-	testTrialConcurrent(t, false, [][]int{{0, 0, 0}, {2, 1, 0}, {-1, 3, 3}})
+// TestThreeSourcesSharingKeysAtOnce is the same with three sources. Without the key locks
+// (catalogsync's keyLocks) it failed in most runs on both backends: concurrent judges of three
+// datasets sharing a key left two of them live.
+func TestThreeSourcesSharingKeysAtOnce(t *testing.T) {
+	testSourcesSharingKeys(t, false, [][]int{{0, 0, 0}, {2, 1, 0}, {-1, 3, 3}})
 }
 
-// TestTrialThreeSourcesSharingKeysEveryFind is TestTrialThreeSourcesSharingKeys with
-// DatasetDuplicatePossible naming every dataset: one DatasetDuplicateFind a record, as before
-// abe8722. It fails as often: the three-source race predates abe8722.
-func TestTrialThreeSourcesSharingKeysEveryFind(t *testing.T) {
-	testTrialConcurrent(t, true, [][]int{{0, 0, 0}, {2, 1, 0}, {-1, 3, 3}})
+// TestThreeSourcesSharingKeysEveryFind is TestThreeSourcesSharingKeysAtOnce with
+// DatasetDuplicatePossible naming every dataset: one DatasetDuplicateFind a record, as SYNC did
+// before DatasetDuplicatePossible (it failed as often without the key locks: the race was older).
+func TestThreeSourcesSharingKeysEveryFind(t *testing.T) {
+	testSourcesSharingKeys(t, true, [][]int{{0, 0, 0}, {2, 1, 0}, {-1, 3, 3}})
 }
 
-// TestTrialThreeSourcesSequential is TestTrialThreeSourcesSharingKeys one record at a time (no
-// concurrency): it passes.
-func TestTrialThreeSourcesSequential(t *testing.T) {
-	trialSequential = true
-	defer func() { trialSequential = false }()
-	testTrialConcurrent(t, false, [][]int{{0, 0, 0}, {2, 1, 0}, {-1, 3, 3}})
+// TestThreeSourcesSharingKeysInTurn is TestThreeSourcesSharingKeysAtOnce one record at a time (no
+// concurrency).
+func TestThreeSourcesSharingKeysInTurn(t *testing.T) {
+	raceSequential = true
+	defer func() { raceSequential = false }()
+	testSourcesSharingKeys(t, false, [][]int{{0, 0, 0}, {2, 1, 0}, {-1, 3, 3}})
 }
 
 // everyPossible is a real store whose DatasetDuplicatePossible names every id.
@@ -205,9 +207,9 @@ func (e everyPossible) DatasetDuplicatePossible(_ context.Context, ids []string)
 	return out, nil
 }
 
-func testTrialConcurrent(t *testing.T, every bool, precSets [][]int) {
+func testSourcesSharingKeys(t *testing.T, every bool, precSets [][]int) {
 	long := strings.Repeat("Annual Water Quality Monitoring Station Report ", 3)
-	for name, open := range trialStores() {
+	for name, open := range raceStores() {
 		for _, precs := range precSets {
 			t.Run(fmt.Sprintf("%s/%v", name, precs), func(t *testing.T) {
 				st := open(t)
@@ -230,11 +232,11 @@ func testTrialConcurrent(t *testing.T, every bool, precSets [][]int) {
 					srcs = append(srcs, src)
 				}
 				const n = 48
-				gen := func(round int) []trialRec {
-					var recs []trialRec
+				gen := func(round int) []raceRec {
+					var recs []raceRec
 					for si, src := range srcs {
 						for i := range n {
-							r := trialRec{src: src, id: fmt.Sprintf("s%d-%03d", si, i), title: fmt.Sprintf("%s %d", long, i%5)}
+							r := raceRec{src: src, id: fmt.Sprintf("s%d-%03d", si, i), title: fmt.Sprintf("%s %d", long, i%5)}
 							switch i % 4 {
 							case 0: // same identifier in every source
 								r.id = fmt.Sprintf("shared-%03d", i)
@@ -269,8 +271,8 @@ func testTrialConcurrent(t *testing.T, every bool, precSets [][]int) {
 						g = 1 // back to the first keys
 					}
 					recs := gen(g)
-					trialSync(t, st, h, jobs, recs, round, rand.New(rand.NewPCG(uint64(round), uint64(len(precs)))))
-					trialCheck(t, st, recs, prec, fmt.Sprintf("round %d", round))
+					raceSync(t, st, h, jobs, recs, round, rand.New(rand.NewPCG(uint64(round), uint64(len(precs)))))
+					raceCheck(t, st, recs, prec, fmt.Sprintf("round %d", round))
 					for _, job := range jobs {
 						_, err := st.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: job.ID, Expected: 0})
 						require.NoError(t, err)
@@ -284,11 +286,11 @@ func testTrialConcurrent(t *testing.T, every bool, precSets [][]int) {
 	}
 }
 
-// TestTrialSameDatasetTwiceInBatch: every record of two sources sharing keys is delivered twice
+// TestSameDatasetTwiceInBatch: every record of two sources sharing keys is delivered twice
 // at once (a redelivery racing the first delivery), so batches name one dataset twice and fall
 // back to one statement a dataset; no message fails and no pair is missed.
-func TestTrialSameDatasetTwiceInBatch(t *testing.T) {
-	for name, open := range trialStores() {
+func TestSameDatasetTwiceInBatch(t *testing.T) {
+	for name, open := range raceStores() {
 		t.Run(name, func(t *testing.T) {
 			st := open(t)
 			ctx := t.Context()
@@ -297,7 +299,7 @@ func TestTrialSameDatasetTwiceInBatch(t *testing.T) {
 			defer h.Close()
 			prec := map[string]int{}
 			jobs := map[string]*store.HarvestJob{}
-			var recs []trialRec
+			var recs []raceRec
 			for si := range 2 {
 				src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: fmt.Sprintf("S%d", si),
 					URL: fmt.Sprintf("https://s%d.example.gov/data.json", si), SourceType: harvest.SourceDocument,
@@ -308,7 +310,7 @@ func TestTrialSameDatasetTwiceInBatch(t *testing.T) {
 				require.NoError(t, err)
 				jobs[src.ID] = job
 				for i := range 40 {
-					recs = append(recs, trialRec{src: src, id: fmt.Sprintf("s%d-%03d", si, i), title: "Same Title",
+					recs = append(recs, raceRec{src: src, id: fmt.Sprintf("s%d-%03d", si, i), title: "Same Title",
 						landing: fmt.Sprintf("https://data.gov/l/%d", i)})
 				}
 			}
@@ -338,7 +340,7 @@ func TestTrialSameDatasetTwiceInBatch(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			trialCheck(t, st, recs, prec, "twice")
+			raceCheck(t, st, recs, prec, "twice")
 		})
 	}
 }
