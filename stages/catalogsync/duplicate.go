@@ -120,13 +120,13 @@ func fieldsOf(dcat json.RawMessage) fields {
 // key with it, the one whose source has the higher precedence is live; a tie keeps the dataset
 // already live (first come). It returns the CrossSourceDuplicate warning of ds's record (nil
 // when ds has no duplicate) and whether ds is live.
-func (h *Handler) judge(ctx context.Context, jobID string, ds *store.Dataset) (*harvest.RecordError, bool, error) {
+func (h *Handler) judge(ctx context.Context, jobID string, ds *store.Dataset, later *[]*store.Dataset) (*harvest.RecordError, bool, error) {
 	cands, err := h.store.DatasetDuplicateFind(ctx, &store.DatasetDuplicateFindParams{DatasetID: ds.ID,
 		SourceID: ds.SourceID, Identifier: ds.Identifier, LandingPage: ds.LandingPage, DownloadURLsSHA: ds.DownloadURLsSHA})
 	if err != nil {
 		return nil, false, fmt.Errorf("find cross-source duplicates: %w", err)
 	}
-	if cands, err = h.unpairStale(ctx, jobID, ds, cands); err != nil {
+	if cands, err = h.unpairStale(ctx, jobID, ds, cands, later); err != nil {
 		return nil, false, err
 	}
 	if len(cands) == 0 && ds.DuplicateOf == "" {
@@ -185,7 +185,7 @@ func (h *Handler) judge(ctx context.Context, jobID string, ds *store.Dataset) (*
 // live and indexed, or held again by another key). It returns ds's candidates (cands, or found
 // again when a pair ended).
 func (h *Handler) unpairStale(ctx context.Context, jobID string, ds *store.Dataset,
-	cands []*store.DuplicateCandidate,
+	cands []*store.DuplicateCandidate, later *[]*store.Dataset,
 ) ([]*store.DuplicateCandidate, error) {
 	if !slices.ContainsFunc(cands, func(c *store.DuplicateCandidate) bool { return !c.Live }) {
 		return cands, nil
@@ -197,7 +197,7 @@ func (h *Handler) unpairStale(ctx context.Context, jobID string, ds *store.Datas
 	if n == 0 {
 		return cands, nil
 	}
-	if err := h.release(ctx, jobID, false); err != nil {
+	if err := h.release(ctx, jobID, later); err != nil {
 		return nil, err
 	}
 	cands, err = h.store.DatasetDuplicateFind(ctx, &store.DatasetDuplicateFindParams{DatasetID: ds.ID,
@@ -255,31 +255,43 @@ func heldWarning(kept *store.DuplicateCandidate, src *store.Source) *harvest.Rec
 			kept.Slug, kept.Match, kept.Key, why)}
 }
 
-// rejudge judges the released dataset d again and, live, indexes it; lock takes d's key locks
-// for it (false inside a judge, which holds its own dataset's).
-func (h *Handler) rejudge(ctx context.Context, jobID string, d *store.Dataset, lock bool) error {
-	if lock {
-		defer h.keys.lock(d)()
+// rejudge judges the released datasets ds again, each under its key locks, and indexes those
+// that are live; datasets that judging releases in turn are judged after it, the same way.
+func (h *Handler) rejudge(ctx context.Context, jobID string, ds []*store.Dataset) error {
+	for len(ds) > 0 {
+		d := ds[0]
+		ds = ds[1:]
+		var later []*store.Dataset
+		err := func() error {
+			defer h.keys.lock(d)()
+			if _, live, err := h.judge(ctx, jobID, d, &later); err != nil || !live {
+				return err
+			}
+			return h.reindex(ctx, d.SourceID, d.Identifier)
+		}()
+		if err != nil {
+			return err
+		}
+		ds = append(ds, later...)
 	}
-	if _, live, err := h.judge(ctx, jobID, d); err != nil || !live {
-		return err
-	}
-	return h.reindex(ctx, d.SourceID, d.Identifier)
+	return nil
 }
 
-// release makes live again the datasets that were held against a dataset since deleted, judging
-// each as if it had just been written (one of them may hold the others), in batches. lock: as
-// rejudge's.
-func (h *Handler) release(ctx context.Context, jobID string, lock bool) error {
+// release makes live again the datasets that were held against a dataset since deleted, and
+// judges each as if it had just been written (one of them may hold the others), in batches.
+// Inside a judge (later not nil), which holds its own dataset's key locks, it only adds them to
+// *later: the caller judges them once it has let its locks go (rejudge), so that no judge waits
+// for a lock while holding another.
+func (h *Handler) release(ctx context.Context, jobID string, later *[]*store.Dataset) error {
 	for {
 		ds, err := h.store.DatasetDuplicateRelease(ctx, releaseBatch)
 		if err != nil {
 			return fmt.Errorf("release held duplicates: %w", err)
 		}
-		for _, d := range ds {
-			if err := h.rejudge(ctx, jobID, d, lock); err != nil {
-				return err
-			}
+		if later != nil {
+			*later = append(*later, ds...)
+		} else if err := h.rejudge(ctx, jobID, ds); err != nil {
+			return err
 		}
 		if len(ds) < releaseBatch {
 			return nil
@@ -302,7 +314,7 @@ func (h *Handler) ReleaseShared(ctx context.Context, jobID, sourceID string) ([]
 			return ended, fmt.Errorf("end pairs by a shared key: %w", err)
 		}
 		ended = append(ended, batch...)
-		if err := h.release(ctx, jobID, true); err != nil {
+		if err := h.release(ctx, jobID, nil); err != nil {
 			return ended, err
 		}
 		if len(batch) < releaseBatch {

@@ -191,7 +191,7 @@ func (h *Handler) delete(ctx context.Context, rec *harvest.Record) error {
 		Identifier: rec.Identifier}); err != nil {
 		return fmt.Errorf("delete dataset: %w", err)
 	}
-	return h.release(ctx, rec.JobID, true)
+	return h.release(ctx, rec.JobID, nil)
 }
 
 // upsert writes the record's dataset, applies the cross-source duplicate rule (judge) and
@@ -217,12 +217,17 @@ func (h *Handler) upsert(ctx context.Context, rec *harvest.Record) (*harvest.Rec
 	if !u.possible && ds.DuplicateOf == "" { // no other source shares a key: judge would find none
 		return nil, h.put(ctx, ds)
 	}
-	defer h.keys.lock(ds)()
-	w, live, err := h.judge(ctx, rec.JobID, ds)
-	if err != nil || !live {
+	var later []*store.Dataset // released by judging ds: judged once ds's key locks are let go
+	unlock := h.keys.lock(ds)
+	w, live, err := h.judge(ctx, rec.JobID, ds, &later)
+	if err == nil && live {
+		err = h.put(ctx, ds)
+	}
+	unlock()
+	if err != nil {
 		return w, err
 	}
-	return w, h.put(ctx, ds)
+	return w, h.rejudge(ctx, rec.JobID, later)
 }
 
 // indexError wraps an index write's error: permanent when a retry cannot help.

@@ -3,42 +3,29 @@ package catalogsync_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/catalogsync"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
-	"github.com/harvester-dev/harvester/store/sqlite"
 )
 
 // TestConcurrentUpserts: records synced by many handlers at once, whose titles repeat (so their
 // slugs collide inside a batch and with datasets already live), all become datasets with
 // unique slugs, and each handler settles its own record.
 func TestConcurrentUpserts(t *testing.T) {
-	for name, open := range map[string]func(t *testing.T) store.Store{
-		"sqlite": func(t *testing.T) store.Store {
-			st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "h.db"))
-			require.NoError(t, err)
-			t.Cleanup(st.Close)
-			return st
-		},
-		"postgres": func(t *testing.T) store.Store { return dbtest.Store(t) },
-	} {
+	for name, open := range raceStores() {
 		t.Run(name, func(t *testing.T) {
 			st := open(t)
 			ctx := t.Context()
 			require.NoError(t, st.Migrate(ctx))
-			src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
-				SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-			require.NoError(t, err)
-			job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-			require.NoError(t, err)
+			src, job := newSourceJob(t, st)
 			h := catalogsync.New(st, nil)
 			defer h.Close()
 
@@ -57,13 +44,7 @@ func TestConcurrentUpserts(t *testing.T) {
 			var wg sync.WaitGroup
 			for i, rec := range recs {
 				wg.Go(func() {
-					msg, err := harvest.RecordMessage(harvest.SubjectSync, rec)
-					if err != nil {
-						t.Error(err)
-						return
-					}
-					msg.SetContext(ctx)
-					out, err := h.Handle(msg)
+					out, err := handle(ctx, h, rec)
 					if err != nil {
 						t.Errorf("record %d: %v", i, err)
 						return
@@ -88,6 +69,27 @@ func TestConcurrentUpserts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newSourceJob makes a document source and a harvest job of it in st (migrated).
+func newSourceJob(t *testing.T, st store.Store) (*store.Source, *store.HarvestJob) {
+	t.Helper()
+	src, err := st.SourceEnsure(t.Context(), &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	job, err := st.JobInsert(t.Context(), &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	return src, job
+}
+
+// handle hands rec to h as SYNC's message and returns h's output.
+func handle(ctx context.Context, h *catalogsync.Handler, rec *harvest.Record) ([]*message.Message, error) {
+	msg, err := harvest.RecordMessage(harvest.SubjectSync, rec)
+	if err != nil {
+		return nil, err
+	}
+	msg.SetContext(ctx)
+	return h.Handle(msg)
 }
 
 // batchCounter is a real store that counts DatasetUpsertBatch calls and their failures.
@@ -115,11 +117,7 @@ func TestTakenSlugsStayBatched(t *testing.T) {
 	st := &batchCounter{Store: dbtest.Store(t)}
 	ctx := t.Context()
 	require.NoError(t, st.Migrate(ctx))
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
-		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-	require.NoError(t, err)
-	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-	require.NoError(t, err)
+	src, job := newSourceJob(t, st)
 	h := catalogsync.New(st, nil)
 	defer h.Close()
 	long := strings.Repeat("Annual Water Quality Monitoring Station Report ", 3) // cut to MaxSlugLen: one slug
@@ -134,13 +132,7 @@ func TestTakenSlugsStayBatched(t *testing.T) {
 				Identifier: id, Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: body})
 			require.NoError(t, err)
 			wg.Go(func() {
-				msg, err := harvest.RecordMessage(harvest.SubjectSync, rec)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				msg.SetContext(ctx)
-				if _, err := h.Handle(msg); err != nil {
+				if _, err := handle(ctx, h, rec); err != nil {
 					t.Errorf("record %s: %v", id, err)
 				}
 			})

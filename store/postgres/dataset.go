@@ -71,15 +71,8 @@ func (s *Store) DatasetDuplicatePossible(ctx context.Context, ids []string) (map
 	for i, id := range ids {
 		keys[i] = pgUUID(id)
 	}
-	err := sqlstore.Each(s.q.Query(ctx, `SELECT d.id::text FROM dataset d WHERE d.id = ANY($1::uuid[])
-		AND `+sqlstore.DuplicatePossible(" OFFSET 0"), keys), func(row sqlstore.Row) (string, error) {
-		var id string
-		return id, row.Scan(&id)
-	}, func(id string) error {
-		out[id] = true
-		return nil
-	})
-	if err != nil {
+	if err := sqlstore.AddIDs(out, s.q.Query(ctx, `SELECT d.id::text FROM dataset d WHERE d.id = ANY($1::uuid[])
+		AND `+sqlstore.DuplicatePossible(" OFFSET 0"), keys)); err != nil {
 		return nil, err
 	}
 	return out, nil

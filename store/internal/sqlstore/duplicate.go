@@ -149,19 +149,24 @@ func (s *Store) DatasetDuplicatePossible(ctx context.Context, ids []string) (map
 		for i, id := range chunk {
 			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
 		}
-		err := Each(s.q.Query(ctx, `SELECT CAST(d.id AS TEXT) FROM dataset d WHERE d.id IN (`+strings.Join(marks, ", ")+`)
-			AND `+DuplicatePossible(""), args...), func(row Row) (string, error) {
-			var id string
-			return id, row.Scan(&id)
-		}, func(id string) error {
-			out[id] = true
-			return nil
-		})
+		err := AddIDs(out, s.q.Query(ctx, `SELECT CAST(d.id AS TEXT) FROM dataset d WHERE d.id IN (`+
+			strings.Join(marks, ", ")+`) AND `+DuplicatePossible(""), args...))
 		if err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// AddIDs adds to set the one text column of each of rows (ids), and closes rows.
+func AddIDs(set map[string]bool, rows Rows) error {
+	return Each(rows, func(row Row) (string, error) {
+		var id string
+		return id, row.Scan(&id)
+	}, func(id string) error {
+		set[id] = true
+		return nil
+	})
 }
 
 // DatasetDuplicateKeep implements store.Store in one transaction: read the dataset's keys and
