@@ -88,7 +88,8 @@ func benchIdentifier(i int) string { return fmt.Sprintf("bench-%07d", i) }
 
 // writeCatalog writes a DCAT-US 1.1 catalog of n records to w, streaming: record i is
 // templates[i % len] with identifier benchIdentifier(i) and its title suffixed with the index
-// (unique titles, hence unique slugs). With changed, every changedEvery-th record (i = 0, 10,
+// (unique titles; a title longer than catalogsync.MaxSlugLen still shares its slug with others,
+// as in real catalogs, and takes a suffixed one). With changed, every changedEvery-th record (i = 0, 10,
 // 20, …) has " (revised)" appended to its description.
 func writeCatalog(w io.Writer, templates []map[string]json.RawMessage, n int, changed bool) error {
 	return writeCatalogFrom(w, templates, 0, n, changed)
@@ -96,7 +97,7 @@ func writeCatalog(w io.Writer, templates []map[string]json.RawMessage, n int, ch
 
 // writeCatalogFrom is writeCatalog of the records from, from+1, …, from+n-1 of the synthetic
 // catalog: the catalogs of the fleet's sources are disjoint ranges of it, so every dataset
-// title (hence slug) is unique across sources.
+// identifier, title and link is unique across sources (no cross-source duplicates).
 func writeCatalogFrom(w io.Writer, templates []map[string]json.RawMessage, from, n int, changed bool) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	if _, err := bw.WriteString(`{"@type":"dcat:Catalog","conformsTo":"https://project-open-data.cio.gov/v1.1/schema","dataset":[`); err != nil {
