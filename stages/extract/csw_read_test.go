@@ -92,35 +92,6 @@ func TestReadCSWPageHostile(t *testing.T) {
 	_, err = readCSWPage(pageFile(t, deep), 1<<20, cswAsked{})
 	require.EqualError(t, err, "elements nest deeper than 256 levels")
 
-	path := filepath.Join(t.TempDir(), "huge.xml")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	fmt.Fprintf(f, pageHead, 2, 2, 0)
-	fmt.Fprint(f, `<csw:Record><dc:identifier>huge</dc:identifier><dc:description>`)
-	chunk := bytes.Repeat([]byte("lorem ipsum "), 1<<16) // 768 KiB
-	for range 130 {                                      // ~100 MB
-		_, err = f.Write(chunk)
-		require.NoError(t, err)
-	}
-	fmt.Fprint(f, `&amp;</dc:description></csw:Record><csw:Record><dc:identifier>small</dc:identifier></csw:Record>`+pageTail)
-	_, err = f.Seek(0, io.SeekStart)
-	require.NoError(t, err)
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	p, err := readCSWPage(f, 1<<20, cswAsked{})
-	require.NoError(t, err)
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	f.Close()
-	require.Len(t, p.records, 2)
-	require.Equal(t, "huge", p.records[0].identifier)
-	require.True(t, p.records[0].tooLarge)
-	require.Greater(t, p.records[0].size, int64(100_000_000), "its size as served")
-	require.Nil(t, p.records[0].xml)
-	require.Equal(t, "small", p.records[1].identifier)
-	require.Contains(t, string(p.records[1].xml), "<dc:identifier>small</dc:identifier></csw:Record>", "cut at the right bytes")
-	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(40<<20), "the text node is never held")
-
 	attrBomb := fmt.Sprintf(pageHead, 1, 1, 0) + `<csw:Record a="` + strings.Repeat("x", 2<<20) + `"/>` + pageTail
 	_, err = readCSWPage(pageFile(t, attrBomb), 1<<20, cswAsked{})
 	require.ErrorContains(t, err, "over the record size cap")
@@ -170,4 +141,50 @@ func TestCSWPageCheck(t *testing.T) {
 		require.NoError(t, err, tc.name)
 		require.Equal(t, tc.last, last, tc.name)
 	}
+}
+
+// TestReadCSWPageHugeTextNode: a record's text node of ~100 MB is never held: the record is
+// cut as too large, its size as served is known, the next record is read whole. Not parallel,
+// so that the allocations it counts are mostly its own.
+func TestReadCSWPageHugeTextNode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.xml")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	fmt.Fprintf(f, pageHead, 2, 2, 0)
+	fmt.Fprint(f, `<csw:Record><dc:identifier>huge</dc:identifier><dc:description>`)
+	chunk := bytes.Repeat([]byte("lorem ipsum "), 1<<16) // 768 KiB
+	for range 130 {                                      // ~100 MB
+		_, err = f.Write(chunk)
+		require.NoError(t, err)
+	}
+	fmt.Fprint(f, `&amp;</dc:description></csw:Record><csw:Record><dc:identifier>small</dc:identifier></csw:Record>`+pageTail)
+	defer f.Close()
+	// TotalAlloc counts the whole process's allocations: another goroutine's only add to it, so
+	// the bound is checked on the lowest of three reads (holding the node takes 100 MB each time).
+	var p *cswPage
+	var least uint64
+	for attempt := range 3 {
+		_, err = f.Seek(0, io.SeekStart)
+		require.NoError(t, err)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		p, err = readCSWPage(f, 1<<20, cswAsked{})
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		if n := after.TotalAlloc - before.TotalAlloc; attempt == 0 || n < least {
+			least = n
+		}
+		if least < 40<<20 {
+			break
+		}
+	}
+	require.Len(t, p.records, 2)
+	require.Equal(t, "huge", p.records[0].identifier)
+	require.True(t, p.records[0].tooLarge)
+	require.Greater(t, p.records[0].size, int64(100_000_000), "its size as served")
+	require.Nil(t, p.records[0].xml)
+	require.Equal(t, "small", p.records[1].identifier)
+	require.Contains(t, string(p.records[1].xml), "<dc:identifier>small</dc:identifier></csw:Record>", "cut at the right bytes")
+	require.Less(t, least, uint64(40<<20), "the text node is never held")
+
 }
