@@ -88,9 +88,10 @@ func New(st Store, index *search.Batcher) *Handler {
 // Close stops the upsert batcher; upserts still waiting fail (their messages are redelivered).
 func (h *Handler) Close() { h.upserts.Close() }
 
-// upsertBatch writes a batch of datasets (of one, too) in one statement; a new dataset whose slug is taken
-// takes a suffixed one in that statement (store.DatasetUpsertParams.AltSlug), so a catalog whose
-// titles repeat, or are cut to the same MaxSlugLen bytes, still goes in whole batches. When the
+// upsertBatch writes a batch of datasets (of one, too) in one statement; a new dataset whose
+// slug is taken takes a suffixed one in that statement (store.DatasetUpsertParams.AltSlug), so a
+// catalog whose titles repeat, or are cut to the same MaxSlugLen bytes, still goes in whole
+// batches. When the
 // batch fails (a slug taken by a batch committed meanwhile, one dataset twice, a bad record),
 // each dataset is written alone, so that a slug collision gets a new slug and a bad record
 // fails only its own message.
