@@ -48,7 +48,19 @@ func FDKReports(r *harvest.Report, invalid []harvest.Resource) []FDKReport {
 	if r.ErrorMessage != "" {
 		f.ErrorMessage = &r.ErrorMessage
 	}
+	// FDK sends [] for a list with nothing in it, never null.
+	f.ChangedCatalogs = nonNil(f.ChangedCatalogs)
+	f.ChangedResources = nonNil(f.ChangedResources)
+	f.RemovedResources = nonNil(f.RemovedResources)
 	return []FDKReport{f}
+}
+
+// nonNil returns rs, or an empty slice when rs is nil (JSON [] instead of null).
+func nonNil(rs []harvest.Resource) []harvest.Resource {
+	if rs == nil {
+		return []harvest.Resource{}
+	}
+	return rs
 }
 
 // invalidIdentifiers returns the identifiers of the records job jobID validated and found
