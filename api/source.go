@@ -80,6 +80,14 @@ type sourceInput struct {
 	AuthHeader            *authHeaderInput `json:"auth_header"`
 	Options               json.RawMessage  `json:"options"`
 	Precedence            precedenceInput  `json:"precedence"`
+	// Read-only members of GET's answer, accepted and ignored, so that a body read by GET can be
+	// sent back as it is with one member changed (the precedence recipe in docs). They are never
+	// compared with the stored values: the server sets them, and a concurrent edit or a change of
+	// frequency moves them.
+	ID        json.RawMessage `json:"id"`
+	CreatedAt json.RawMessage `json:"created_at"`
+	UpdatedAt json.RawMessage `json:"updated_at"`
+	NextRunAt json.RawMessage `json:"next_run_at"`
 }
 
 // precedenceInput is the precedence member as sent (any JSON value), read by decodePrecedence

@@ -414,3 +414,43 @@ func TestSourceURLNormalForm(t *testing.T) {
 	require.Equal(t, http.StatusOK, put.status, "the legacy source takes its normal form: %s", put.body)
 	require.Equal(t, "https://legacy.example.gov/a/data.json", put.object(t)["url"])
 }
+
+// TestSourcePutBackWhatGetGave runs the precedence recipe as the docs write it: GET a source,
+// change one member, PUT the whole body back. The read-only members GET answers with (id,
+// created_at, updated_at, next_run_at) are accepted and ignored, even when they no longer
+// match (an edit or a frequency change in between moved them): issue 34 item 12.
+func TestSourcePutBackWhatGetGave(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	body := validSource("https://www.hhs.gov/data.json")
+	body["frequency"] = "daily"
+	created := b.write(t, http.MethodPost, "/api/v1/harvest_sources", body)
+	require.Equal(t, http.StatusCreated, created.status, "body: %s", created.body)
+	id := created.object(t)["id"].(string)
+
+	got := b.get(t, "/api/v1/harvest_sources/"+id).object(t)
+	require.NotNil(t, got["next_run_at"])
+	got["precedence"] = -10
+	put := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, got)
+	require.Equal(t, http.StatusOK, put.status, "body: %s", put.body)
+	after := put.object(t)
+	require.Equal(t, -10.0, after["precedence"])
+	require.Equal(t, id, after["id"])
+	require.Equal(t, got["created_at"], after["created_at"])
+
+	// Stale or made-up read-only values change nothing.
+	stale := maps.Clone(after)
+	stale["id"], stale["created_at"], stale["updated_at"], stale["next_run_at"] = "not-this-id", "1999-01-01T00:00:00Z", nil, nil
+	stale["precedence"] = 3
+	again := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, stale)
+	require.Equal(t, http.StatusOK, again.status, "body: %s", again.body)
+	a := again.object(t)
+	require.Equal(t, id, a["id"])
+	require.Equal(t, got["created_at"], a["created_at"])
+	require.NotNil(t, a["next_run_at"], "a daily source stays scheduled")
+	require.Equal(t, 3.0, a["precedence"])
+
+	// A member GET never gives is still refused.
+	stale["colour"] = "blue"
+	require.Equal(t, "unknown field", requireFields(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, stale), "colour")["colour"])
+}
