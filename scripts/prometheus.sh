@@ -9,7 +9,9 @@ set -euo pipefail
 if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
   echo "prometheus.sh: installing Debian's prometheus package" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2
-  apt-get install -y -qq --no-install-recommends prometheus >&2
+  apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 ||
+    { echo "$0: apt-get update failed (another package manager holding its lock for 10 minutes, or no network)" >&2; exit 1; }
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends prometheus >&2 ||
+    { echo "$0: apt-get install --no-install-recommends prometheus failed (see above)" >&2; exit 1; }
 fi
 echo "export HARVESTER_PROMETHEUS=$(command -v prometheus) HARVESTER_PROMTOOL=$(command -v promtool)"

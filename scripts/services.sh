@@ -47,8 +47,10 @@ command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2
-  apt-get install -y -qq "${need[@]}" >&2
+  apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 ||
+    { echo "$0: apt-get update failed (another package manager holding its lock for 10 minutes, or no network)" >&2; exit 1; }
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}" >&2 ||
+    { echo "$0: apt-get install ${need[@]} failed (see above)" >&2; exit 1; }
 fi
 bin=$(pg_bin)
 mkdir -p "$dir"

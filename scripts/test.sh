@@ -20,10 +20,15 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-eval "$(bash scripts/services.sh)"
+# Each setup script's output is taken by an assignment first, so that its failure stops the run
+# here (set -e) with its own message, instead of an eval of nothing failing later elsewhere.
+[ -d ../shared/corpus ] || { echo "scripts/test.sh: ../shared/corpus is missing: the tests read the corpus from ../shared beside the repository (the shared folder the project ships next to this clone)"; exit 1; }
+services_env=$(bash scripts/services.sh) || { echo "scripts/test.sh: scripts/services.sh failed (its messages are above)"; exit 1; }
+eval "$services_env"
 # Debian's prometheus package: promtool for the alert rules, the server for the scrape test
 # (cmd/harvester TestPrometheusScrapesServe); exports HARVESTER_PROMETHEUS, HARVESTER_PROMTOOL.
-eval "$(bash scripts/prometheus.sh)"
+prometheus_env=$(bash scripts/prometheus.sh) || { echo "scripts/test.sh: scripts/prometheus.sh failed (its messages are above)"; exit 1; }
+eval "$prometheus_env"
 "$HARVESTER_PROMTOOL" check rules deploy/prometheus/alerts.yaml
 "$HARVESTER_PROMTOOL" test rules deploy/prometheus/alerts_test.yaml
 # After services.sh and prometheus.sh, whose apt-get must not run beside opensearch.sh's.
