@@ -20,6 +20,13 @@ import (
 // record is its file's absolute URL, as Data.gov uses. A listing that cannot be read fails the
 // job, and no Listing is sent, so nothing is deleted; one file that cannot be downloaded is one
 // error row, and the dataset it has is kept.
+//
+// A WAF's listing is read whole (every folder, listWAF) before any file is downloaded or any
+// record sent, as Data.gov's traverse_waf lists before it processes: a folder that cannot be
+// read fails the job with no record sent, so the failed job always counts 0 and writes nothing.
+// (Records sent before the failure would settle before or after the job ended, and be written,
+// from run to run.) A waf-collection's parent is downloaded before the listing, so that a parent
+// that cannot be read fails the job without a crawl, and sent after it.
 func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
 	switch job.SourceType {
@@ -63,7 +70,7 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 			return err
 		}
 	case harvest.SourceWAF, harvest.SourceWAFCollection:
-		parent := ""
+		parent, parentBody := "", []byte(nil)
 		if job.SourceType == harvest.SourceWAFCollection {
 			if job.CollectionParentURL == "" {
 				return h.fail(ctx, job, harvest.TypeExtractError, errors.New("a waf-collection source needs a collection parent URL"))
@@ -72,32 +79,53 @@ func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
 			if err != nil {
 				return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("collection parent: %w", err))
 			}
-			if err := l.xml(job.CollectionParentURL, body, ""); err != nil {
-				return err
-			}
-			parent = job.CollectionParentURL
+			parent, parentBody = job.CollectionParentURL, body
 		}
 		loc, err := harvest.ParseWAFTimeZone(job.WAFTimeZone)
 		if err != nil {
 			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's WAF time zone: %w", err))
 		}
-		err = CrawlWAF(ctx, h.fetch, WAFConfig{Location: loc}, job.URL, func(f WAFFile) error {
-			if err := l.wafFile(f, parent); err != nil {
-				return &stageError{err}
-			}
-			return nil
-		})
+		files, err := h.listWAF(ctx, job, loc)
 		var se *stageError
 		if errors.As(err, &se) {
-			return se.err // the store or the bus failed: retry the listing
+			return se.err // the store failed: retry the listing
 		}
 		if err != nil {
 			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("list WAF %s: %w", job.URL, err))
+		}
+		if parent != "" {
+			if err := l.xml(parent, parentBody, ""); err != nil {
+				return err
+			}
+		}
+		for _, f := range files {
+			if err := l.wafFile(f, parent); err != nil {
+				return err
+			}
 		}
 	default:
 		return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("source type %q is not supported", job.SourceType))
 	}
 	return l.complete()
+}
+
+// listWAF reads the whole listing of the WAF at job.URL (CrawlWAF, dates in loc) and returns
+// its files in crawl order: URLs and listing dates only, tens of bytes each beside the URL
+// (CrawlWAF keeps every URL anyway, to report each file once), never a file's body. It records
+// the job's heartbeat every heartbeatEvery files, as listing them did. Its error is the crawl's
+// (ErrWAFLimit, a *fetch.Error naming the folder, ...), or a *stageError when the store failed.
+func (h *Handler) listWAF(ctx context.Context, job *harvest.Job, loc *time.Location) ([]WAFFile, error) {
+	var files []WAFFile
+	err := CrawlWAF(ctx, h.fetch, WAFConfig{Location: loc}, job.URL, func(f WAFFile) error {
+		files = append(files, f)
+		if len(files)%heartbeatEvery == 0 {
+			if err := h.store.JobHeartbeat(ctx, job.JobID); err != nil {
+				return &stageError{fmt.Errorf("job heartbeat: %w", err)}
+			}
+		}
+		return nil
+	})
+	return files, err
 }
 
 // stageError marks an error of ours inside a crawl, apart from the crawl's own.
