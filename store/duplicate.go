@@ -18,7 +18,8 @@ const (
 // catalog keeps one live (Kept) and holds the other (Held: its record stays harvested, with
 // status success, but the dataset is not live: it is left out of the search index, the API's
 // and web UI's dataset lists and counts, and the catalog export). Kept is the side whose source
-// has the higher Precedence; a tie keeps the dataset that was live first.
+// has the higher Precedence; at equal precedence, the side whose source first published a
+// dataset with the shared key (Store.DatasetDuplicateFind says how that is ordered).
 type CrossSourceDuplicate struct {
 	Match string // MatchIdentifier, MatchLandingPage or MatchDownloadURL
 	Key   string // the shared value: the identifier, the landingPage, or the downloadURL set's SHA-256 (hex)
@@ -68,6 +69,11 @@ type DuplicateCandidate struct {
 	Key        string // the shared value
 	// Live is true for a live dataset; false for one held against the dataset being written.
 	Live bool
+	// Outranks is true when this dataset ranks above the dataset being written on the shared
+	// key, so that it is the one to stay live: its source's precedence is higher, or equal and
+	// that source published a dataset with the key first (DatasetDuplicateFind). Set by
+	// DatasetDuplicateFind only.
+	Outranks bool
 }
 
 // DatasetDuplicateFindParams names a dataset (its id, source and keys) whose cross-source

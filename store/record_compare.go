@@ -23,11 +23,18 @@ type RecordCompare struct {
 	// (DatasetGet finds one; a dataset held as a cross-source duplicate counts).
 	DatasetLive bool
 	// DuplicateStale reports whether the dataset's cross-source duplicate standing disagrees
-	// with its sources' precedence now (a precedence changed): it is held against a dataset
-	// whose source ranks lower, or a dataset whose source ranks higher is held against it.
-	// COMPARE sends such a record on to SYNC, which judges the pair again, even when it is
-	// unchanged.
+	// with the rule now (a precedence changed, or an earlier version of the rule judged it):
+	// it is held against a dataset it outranks, or a dataset that outranks it is held against
+	// it (CrossSourceDuplicate says how datasets rank). COMPARE sends such a record on to
+	// SYNC, which judges the pair again, even when it is unchanged.
 	DuplicateStale bool
+	// DuplicateMoved reports whether a job of another source changed whether the dataset is
+	// held, or against which dataset, since its own source last wrote it (Store.DatasetHold,
+	// DatasetDuplicateKeep, DatasetDuplicateRelease): the CrossSourceDuplicate warning its
+	// record last got (or the lack of one) may no longer say what is true. COMPARE sends such a
+	// record on to SYNC to be judged again; it still counts as unchanged
+	// (harvest.Record.Rejudge).
+	DuplicateMoved bool
 }
 
 // RecordCompareStored is the part of a job's own harvest_record that COMPARE reads.

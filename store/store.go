@@ -43,9 +43,17 @@ type Store interface {
 	// DatasetDuplicateFind returns at most two cross-source duplicate candidates of the dataset
 	// p.DatasetID (SYNC, after writing it): the live dataset of a source other than
 	// p.SourceID sharing a key with p (identifier, landingPage or downloadURL set; empty keys
-	// match nothing) whose source ranks highest (then: identifier before landingPage before
-	// downloadURL, then by id), Live; and the dataset held against p.DatasetID whose source
-	// ranks highest (then by id), not Live. None when there is neither.
+	// match nothing) whose source has the highest precedence (then: one that outranks
+	// p.DatasetID first, then identifier before landingPage before downloadURL, then by id),
+	// Live; and the dataset held against p.DatasetID of the highest precedence (then one that
+	// outranks it, then by id), not Live. None when there is neither. Each candidate's Outranks
+	// says whether it ranks above p.DatasetID on the key they share: its source's precedence is
+	// higher, or equal and its source first published a dataset with that key earlier (by the
+	// time a DatasetUpsert of the source first wrote the key; in the same instant, by the
+	// creation of the job whose record wrote it; then by the lower source id; a source that
+	// never wrote the key ranks after one that did). When each source first published each key
+	// is kept apart from the datasets: it outlives their deletion (a harvest that omitted a
+	// dataset, a clear job) and their records and jobs, and goes only with the source.
 	DatasetDuplicateFind(ctx context.Context, p *DatasetDuplicateFindParams) ([]*DuplicateCandidate, error)
 	// DatasetDuplicatePossible returns which of the datasets ids (dataset ids; unknown ones are
 	// left out) DatasetDuplicateFind might find a candidate for, or that are held: those with
@@ -55,14 +63,16 @@ type Store interface {
 	DatasetDuplicatePossible(ctx context.Context, ids []string) (map[string]bool, error)
 	// DatasetDuplicateKeep makes the dataset p.DatasetID live (clearing its held state) and holds
 	// against it every live dataset of another source that shares a key with it (its stored
-	// identifier, landing_page, download_urls_sha) and whose source's precedence is lower, in one
-	// transaction, and returns those it held. A new pair's FirstJobID is p.JobID; a pair that
-	// swapped (the dataset was held against one it now holds) keeps its first job and time.
-	// ErrNotFound for an unknown dataset.
+	// identifier, landing_page, download_urls_sha) and that it outranks (DatasetDuplicateFind
+	// says how), in one transaction, and returns those it held. A new pair's FirstJobID is
+	// p.JobID; a pair that swapped (the dataset was held against one it now holds) keeps its
+	// first job and time. Each dataset whose held state it changes for a job of another source
+	// is marked moved (RecordCompare.DuplicateMoved). ErrNotFound for an unknown dataset.
 	DatasetDuplicateKeep(ctx context.Context, p *DatasetDuplicateKeepParams) ([]*DuplicateCandidate, error)
 	// DatasetDuplicateRelease makes live again at most limit datasets that were held against a
 	// dataset since deleted (the foreign key cleared their duplicate_of), and returns them: SYNC
-	// calls it after each delete and judges each again. Each such dataset is returned once.
+	// calls it after each delete and judges each again. Each such dataset is returned once, and
+	// marked moved (RecordCompare.DuplicateMoved).
 	DatasetDuplicateRelease(ctx context.Context, limit int) ([]*Dataset, error)
 	// DatasetDuplicateUnpair ends at most p.Limit pairs of p.SourceID (on either side) that were
 	// matched by landingPage or downloadURL set whose key is no longer unique within both sources
@@ -88,11 +98,13 @@ type Store interface {
 	// p.KeptID is live, or is held against p.HeldID (the pair swaps: p.KeptID becomes live and the
 	// pair keeps its first job and time), in one transaction. A hold repeated keeps the pair's
 	// first job and time. It reports false and changes nothing when p.KeptID is gone or held
-	// against another dataset.
+	// against another dataset. A dataset whose held state it changes for a job (p.JobID) of
+	// another source is marked moved (RecordCompare.DuplicateMoved).
 	DatasetHold(ctx context.Context, p *DatasetHoldParams) (bool, error)
 	// DatasetImport creates the dataset p.ID, or updates it to p's fields (ImportResult): the
-	// import from Data.gov H2.0. A dataset whose record is not an imported one (a harvest wrote
-	// it since) is kept as it is (ImportUnchanged). ErrConflict when the slug or (source,
+	// import from Data.gov H2.0; its identifier counts as first published at p.LastHarvestedDate
+	// unless its source published it before. A dataset whose record is not an imported one (a
+	// harvest wrote it since) is kept as it is (ImportUnchanged). ErrConflict when the slug or (source,
 	// identifier) is another dataset's.
 	DatasetImport(ctx context.Context, p *DatasetImportParams) (ImportResult, error)
 	// DatasetList returns a source's live datasets ordered by identifier (held ones are left out).
@@ -104,8 +116,11 @@ type Store interface {
 	// empty, ordered by id, streaming rows; fn's error stops the stream and is returned.
 	DatasetStream(ctx context.Context, p *DatasetListParams, fn func(*Dataset) error) error
 	// DatasetUpsert creates the dataset of (source, identifier) with p.Slug, or updates its
-	// dcat, record and harvest date keeping the slug it has. It returns ErrConflict when a new
-	// dataset's slug is taken by another dataset; the caller picks another slug.
+	// dcat, record and harvest date keeping the slug it has, and clears its moved mark
+	// (RecordCompare.DuplicateMoved). In the same transaction it records each of the dataset's
+	// duplicate keys that its source publishes for the first time, with the time and the job of
+	// the dataset's record (DatasetDuplicateFind ranks by them). It returns ErrConflict when a
+	// new dataset's slug is taken by another dataset; the caller picks another slug.
 	DatasetUpsert(ctx context.Context, p *DatasetUpsertParams) (*Dataset, error)
 	// DatasetUpsertBatch upserts many datasets as DatasetUpsert does, in one statement (SYNC's
 	// group commit), and returns them in ps's order. A new dataset whose slug another dataset

@@ -42,8 +42,8 @@ type Source struct {
 	// languages, …); nil when there are none.
 	Options map[string]string
 	// Precedence ranks the source in a cross-source duplicate pair (CrossSourceDuplicate): the
-	// source with the higher precedence keeps the live dataset; a tie keeps the dataset that
-	// was live first. 0 by default; an organization's own source should rank above an
+	// source with the higher precedence keeps the live dataset; at equal precedence, the source
+	// that first published a dataset with the shared key does. 0 by default; an organization's own source should rank above an
 	// aggregator (e.g. an aggregator at -10).
 	Precedence int
 	CreatedAt  time.Time

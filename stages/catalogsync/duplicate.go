@@ -118,9 +118,11 @@ func fieldsOf(dcat json.RawMessage) fields {
 
 // judge applies the cross-source duplicate rule to the dataset ds that SYNC just wrote for job
 // jobID, and keeps the search index in step: of ds and the datasets of other sources sharing a
-// key with it, the one whose source has the higher precedence is live; a tie keeps the dataset
-// already live (first come). It returns the CrossSourceDuplicate warning of ds's record (nil
-// when ds has no duplicate) and whether ds is live.
+// key with it, the one that outranks the others is live: its source's precedence is higher, or
+// equal and its source first published a dataset with that key (store.DuplicateCandidate's
+// Outranks), whichever was live before and whichever is judged first. It returns the
+// CrossSourceDuplicate warning of ds's record (nil when ds has no duplicate) and whether ds is
+// live.
 func (h *Handler) judge(ctx context.Context, jobID string, ds *store.Dataset, later *[]*store.Dataset) (*harvest.RecordError, bool, error) {
 	cands, err := h.store.DatasetDuplicateFind(ctx, &store.DatasetDuplicateFindParams{DatasetID: ds.ID,
 		SourceID: ds.SourceID, Identifier: ds.Identifier, LandingPage: ds.LandingPage, DownloadURLsSHA: ds.DownloadURLsSHA})
@@ -139,11 +141,8 @@ func (h *Handler) judge(ctx context.Context, jobID string, ds *store.Dataset, la
 	}
 	var best *store.DuplicateCandidate
 	for _, c := range cands {
-		// a live dataset wins a tie (it was live first); one held against ds must rank higher
-		if c.Precedence > src.Precedence || c.Live && c.Precedence == src.Precedence {
-			if best == nil || c.Precedence > best.Precedence {
-				best = c
-			}
+		if c.Outranks && (best == nil || c.Precedence > best.Precedence) {
+			best = c
 		}
 	}
 	if best == nil {
@@ -238,17 +237,21 @@ func (h *Handler) keep(ctx context.Context, jobID string, ds *store.Dataset, src
 	if len(held) > 1 {
 		more = fmt.Sprintf(" (and %d more)", len(held)-1)
 	}
+	why := fmt.Sprintf("this source's precedence %d is higher", src.Precedence)
+	if o.Precedence == src.Precedence {
+		why = fmt.Sprintf("both sources have precedence %d and this source published it first", src.Precedence)
+	}
 	return &harvest.RecordError{Type: harvest.TypeCrossSourceDuplicate, Severity: harvest.SeverityWarning,
 		Message: fmt.Sprintf("harvest source %q (%s) publishes the same dataset as %q (same %s %q)%s: "+
-			"this source's precedence %d is higher, so this dataset is the live one and that one is held",
-			o.SourceName, o.SourceID, o.Slug, o.Match, o.Key, more, src.Precedence)}, true, nil
+			"%s, so this dataset is the live one and that one is held",
+			o.SourceName, o.SourceID, o.Slug, o.Match, o.Key, more, why)}, true, nil
 }
 
 // heldWarning is the warning of a record whose dataset is held against kept.
 func heldWarning(kept *store.DuplicateCandidate, src *store.Source) *harvest.RecordError {
 	why := fmt.Sprintf("that source's precedence %d is higher than this one's (%d)", kept.Precedence, src.Precedence)
 	if kept.Precedence == src.Precedence {
-		why = fmt.Sprintf("both sources have precedence %d and that dataset was live first", src.Precedence)
+		why = fmt.Sprintf("both sources have precedence %d and that source published it first", src.Precedence)
 	}
 	return &harvest.RecordError{Type: harvest.TypeCrossSourceDuplicate, Severity: harvest.SeverityWarning,
 		Message: fmt.Sprintf("harvest source %q (%s) publishes the same dataset as %q (same %s %q): %s, "+

@@ -11,7 +11,8 @@
 // Cross-source duplicates (duplicate.go): a dataset written is looked up among the live datasets
 // of other sources by its identifier, DCAT-US landingPage and distribution downloadURL set
 // (DuplicateKeys). Of a pair, the dataset whose source has the higher precedence
-// (store.Source.Precedence) stays live; a tie keeps the dataset live first. The other one is
+// (store.Source.Precedence) stays live; at equal precedence, the one whose source first
+// published a dataset with the shared key (kept by the store, whatever was deleted since). The other one is
 // held (store.Dataset.DuplicateOf): its record succeeds with a CrossSourceDuplicate warning, its
 // row stays, its search document goes. A delete makes the datasets held against the deleted one
 // live again at once (DatasetDuplicateRelease), each judged anew.

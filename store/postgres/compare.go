@@ -12,23 +12,18 @@ import (
 
 // recordCompareSQL answers RecordCompareBatch with one statement over arrays of the keys: the
 // key's own record by primary key, the newest comparable record by the harvest_record_current
-// index (RecordLatest's WHERE and ORDER BY), the live dataset by its unique key (DatasetGet) and
-// whether its cross-source duplicate standing is stale (store.RecordCompare.DuplicateStale).
+// index (RecordLatest's WHERE and ORDER BY), the dataset by its unique key (DatasetGet): whether
+// there is one, whether its cross-source duplicate standing is stale (sqlstore.StalePair) and
+// whether another source's job moved it (store.RecordCompare.DuplicateMoved).
 // Every lookup is a correlated subquery ended by OFFSET 0 (so never pulled up into a join): a
 // generic plan made while the tables were near empty (the first batches of a first harvest)
 // then still reads each key by its index, where it would otherwise hash-join or hash a
 // subplan over a sequential scan of harvest_record or dataset on every call, for as long as
 // the plan is cached.
-const recordCompareSQL = `SELECT r.harvest_job_id::text, r.action, r.status,
+var recordCompareSQL = `SELECT r.harvest_job_id::text, r.action, r.status,
 	l.id IS NOT NULL, COALESCE(l.id::text, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
 	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.shacl_profile, ''), COALESCE(l.h2_source_hash, ''),
-	EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier OFFSET 0),
-	COALESCE((SELECT EXISTS (SELECT 1 FROM dataset o WHERE o.id = d.duplicate_of
-			AND (SELECT precedence FROM harvest_source s WHERE s.id = o.harvest_source_id) < p.precedence OFFSET 0)
-		OR EXISTS (SELECT 1 FROM dataset o WHERE o.duplicate_of = d.id
-			AND (SELECT precedence FROM harvest_source s WHERE s.id = o.harvest_source_id) > p.precedence OFFSET 0)
-		FROM dataset d JOIN harvest_source p ON p.id = d.harvest_source_id
-		WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier OFFSET 0), false)
+	d.id IS NOT NULL, COALESCE(d.stale, false), COALESCE(d.duplicate_moved, false)
 FROM unnest($1::uuid[], $2::text[], $3::uuid[]) WITH ORDINALITY AS k(source_id, identifier, record_id, ord)
 LEFT JOIN LATERAL (SELECT r.harvest_job_id, r.action, r.status FROM harvest_record r WHERE r.id = k.record_id
 	OFFSET 0) r ON true
@@ -36,6 +31,11 @@ LEFT JOIN LATERAL (SELECT h.id, h.status, h.source_hash, h.action, h.schema_type
 	WHERE h.harvest_source_id = k.source_id AND h.identifier = k.identifier
 		AND h.status IN ('success', 'error_validation', 'error_transform')
 	ORDER BY h.date_created DESC LIMIT 1) l ON true
+LEFT JOIN LATERAL (SELECT d.id, d.duplicate_moved,
+		(d.duplicate_of IS NOT NULL OR EXISTS (SELECT 1 FROM dataset o WHERE o.duplicate_of = d.id OFFSET 0))
+			AND ` + sqlstore.StalePair(" OFFSET 0") + ` AS stale
+	FROM dataset d JOIN harvest_source p ON p.id = d.harvest_source_id
+	WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier OFFSET 0) d ON true
 ORDER BY k.ord`
 
 // RecordCompareBatch implements store.Store.

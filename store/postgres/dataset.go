@@ -11,7 +11,8 @@ import (
 )
 
 // DatasetUpsertBatch implements store.Store with one INSERT ... SELECT FROM unnest(...) ON
-// CONFLICT DO UPDATE (bench: BenchmarkDatasetUpsert); a created dataset whose slug is taken
+// CONFLICT DO UPDATE (bench: BenchmarkDatasetUpsert), with the keys the datasets' sources
+// publish for the first time in the same statement; a created dataset whose slug is taken
 // takes its AltSlug in the same statement.
 func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error) {
 	if len(ps) == 0 {
@@ -36,7 +37,10 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 			records[i] = &p.RecordID
 		}
 	}
-	rows := s.q.Query(ctx, `
+	// The datasets, then the keys their sources publish for the first time (as
+	// sqlstore.FirstPublished: at the statement's now(), in key order, a key published before
+	// keeps its row).
+	rows := s.q.Query(ctx, `WITH up AS (
 		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
 			landing_page, download_urls_sha)
 		SELECT CASE WHEN v.alt <> '' AND EXISTS (SELECT 1 FROM dataset x WHERE x.slug = v.slug
@@ -48,8 +52,19 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
 			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date,
 			record_type = EXCLUDED.record_type, landing_page = EXCLUDED.landing_page,
-			download_urls_sha = EXCLUDED.download_urls_sha
-		RETURNING `+sqlstore.DatasetColumns, slugs, identifiers, dcats, sources, records, recordTypes, landings, shas, alts)
+			download_urls_sha = EXCLUDED.download_urls_sha, duplicate_moved = false
+		RETURNING *),
+	published AS (INSERT INTO source_key_first_published (harvest_source_id, duplicate_match, duplicate_key,
+			first_published_at, first_job_id, first_job_created_at)
+		SELECT up.harvest_source_id, k.m, k.v, now(), j.id, COALESCE(j.date_created, now())
+		FROM up CROSS JOIN LATERAL (VALUES ('identifier', up.identifier), ('landingPage', up.landing_page),
+			('downloadURL', up.download_urls_sha)) AS k(m, v)
+		LEFT JOIN harvest_record r ON r.id = up.harvest_record_id
+		LEFT JOIN harvest_job j ON j.id = r.harvest_job_id
+		WHERE k.v IS NOT NULL
+		ORDER BY 1, 2, 3
+		ON CONFLICT DO NOTHING)
+	SELECT `+sqlstore.DatasetColumns+` FROM up`, slugs, identifiers, dcats, sources, records, recordTypes, landings, shas, alts)
 	out := make([]*store.Dataset, len(ps))
 	err := sqlstore.Each(rows, scan.Dataset, func(d *store.Dataset) error {
 		out[at[key{d.SourceID, d.Identifier}]] = d

@@ -7,4 +7,4 @@ const LeaderLockClass = leaderLockClass
 const LockJobsSQL = lockJobsSQL
 
 // RecordCompareSQL is RecordCompareBatch's statement, for the plan test.
-const RecordCompareSQL = recordCompareSQL
+var RecordCompareSQL = recordCompareSQL

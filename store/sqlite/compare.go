@@ -17,27 +17,27 @@ const maxRowsPerStatement = 500
 
 // recordCompareSQL answers RecordCompareBatch over a VALUES list of the keys (%s): the key's own
 // record by primary key, the newest comparable record as RecordLatest finds it (SQLite has no
-// LATERAL, so a correlated subquery picks its id) the live dataset as DatasetGet finds it
-// and whether its cross-source duplicate standing is stale (store.RecordCompare.DuplicateStale).
-const recordCompareSQL = `WITH k(ord, source_id, identifier, record_id) AS (VALUES %s),
+// LATERAL, so a correlated subquery picks its id) and the dataset as DatasetGet finds it:
+// whether there is one, whether its cross-source duplicate standing is stale
+// (sqlstore.StalePair) and whether another source's job moved it
+// (store.RecordCompare.DuplicateMoved).
+var recordCompareSQL = `WITH k(ord, source_id, identifier, record_id) AS (VALUES %s),
 kl AS (SELECT k.*,
 	(SELECT h.id FROM harvest_record h
 		WHERE h.harvest_source_id = k.source_id AND h.identifier = k.identifier
 			AND h.status IN ('success', 'error_validation', 'error_transform')
 		ORDER BY h.date_created DESC LIMIT 1) AS latest_id,
-	EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier) AS live,
-	COALESCE((SELECT EXISTS (SELECT 1 FROM dataset o WHERE o.id = d.duplicate_of
-			AND (SELECT precedence FROM harvest_source s WHERE s.id = o.harvest_source_id) < p.precedence)
-		OR EXISTS (SELECT 1 FROM dataset o WHERE o.duplicate_of = d.id
-			AND (SELECT precedence FROM harvest_source s WHERE s.id = o.harvest_source_id) > p.precedence)
-		FROM dataset d JOIN harvest_source p ON p.id = d.harvest_source_id
-		WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier), false) AS stale
+	(SELECT d.id FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier) AS dataset_id
 	FROM k)
 SELECT r.harvest_job_id, r.action, r.status,
 	l.id IS NOT NULL, COALESCE(l.id, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
 	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.shacl_profile, ''), COALESCE(l.h2_source_hash, ''),
-	kl.live, kl.stale
+	d.id IS NOT NULL,
+	COALESCE((d.duplicate_of IS NOT NULL OR EXISTS (SELECT 1 FROM dataset o WHERE o.duplicate_of = d.id))
+		AND ` + sqlstore.StalePair("") + `, false),
+	COALESCE(d.duplicate_moved, false)
 FROM kl LEFT JOIN harvest_record r ON r.id = kl.record_id LEFT JOIN harvest_record l ON l.id = kl.latest_id
+LEFT JOIN dataset d ON d.id = kl.dataset_id LEFT JOIN harvest_source p ON p.id = d.harvest_source_id
 ORDER BY kl.ord`
 
 // RecordCompareBatch implements store.Store.

@@ -11,7 +11,8 @@ import (
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
 
-// DatasetUpsertBatch implements store.Store: the upserts in one transaction; a created dataset
+// DatasetUpsertBatch implements store.Store: the upserts in one transaction, each with the keys
+// its source publishes for the first time (sqlstore.Store.FirstPublished); a created dataset
 // whose slug is taken takes its AltSlug.
 func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error) {
 	type key struct{ source, identifier string }
@@ -43,7 +44,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 				ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
 					record_type = excluded.record_type, landing_page = excluded.landing_page,
-					download_urls_sha = excluded.download_urls_sha
+					download_urls_sha = excluded.download_urls_sha, duplicate_moved = FALSE
 				RETURNING `+sqlstore.DatasetColumns, id, alt, p.Slug, p.SourceID, p.Identifier,
 				alt, p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
 				p.SourceID, p.RecordID, t, store.DatasetRecordType(p.RecordType), p.LandingPage, p.DownloadURLsSHA))
@@ -52,6 +53,9 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 			}
 			if d.ID == id {
 				created[d.Slug] = true
+			}
+			if err := s.FirstPublished(ctx, querier{tx}, d.ID, []any{sql.Named("now", t)}); err != nil {
+				return err
 			}
 			out[i] = d
 		}

@@ -15,7 +15,7 @@ func (s *Store) JobFetchGet(ctx context.Context, jobID string) (*store.JobFetch,
 
 // JobFetchLatest implements store.Store.
 func (s *Store) JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error) {
-	return scan.JobFetchLatest(ctx, s.q, "?", sourceID)
+	return scan.JobFetchLatest(ctx, s.q, "?1", sourceID)
 }
 
 // JobFetchSet implements store.Store.

@@ -59,6 +59,10 @@ var cases = []testCase{
 	{"CrossSourceDuplicate/Possible", testCrossSourceDuplicatePossible},
 	{"CrossSourceDuplicate/Shared", testCrossSourceDuplicateShared},
 	{"CrossSourceDuplicate/StaleFetch", testJobFetchLatestStaleDuplicate},
+	{"CrossSourceDuplicate/FirstPublished", testCrossSourceDuplicateFirstPublished},
+	{"CrossSourceDuplicate/FirstPublishedClear", testCrossSourceDuplicateFirstPublishedClear},
+	{"CrossSourceDuplicate/FirstPublishedTie", testCrossSourceDuplicateFirstPublishedTie},
+	{"CrossSourceDuplicate/FirstPublishedThree", testCrossSourceDuplicateFirstPublishedThree},
 
 	{"Source/EnsureCreates", testSourceEnsureCreates},
 	{"Source/EnsureExisting", testSourceEnsureExisting},

@@ -95,12 +95,59 @@ const (
 		identifier, slug, (SELECT precedence FROM harvest_source s WHERE s.id = harvest_source_id)`
 	clearDuplicate = `duplicate_of = NULL, duplicate_match = NULL, duplicate_key = NULL, duplicate_job_id = NULL,
 		duplicate_seen_at = NULL`
+	// ownPrecedence is the precedence of the source $2.
+	ownPrecedence = `(SELECT precedence FROM harvest_source s WHERE s.id = $2)`
 )
 
-// scanCandidate reads candidateColumns, the match, the key and whether the dataset is live.
+// Earlier is SQL that is true when the source aSrc published the key (match, key: SQL of a
+// Match* and its value) before the source bSrc did, by source_key_first_published: the
+// earlier first publication, then the earlier first job (by its creation), then the lower
+// source id; a source with a row before one without; with no row for either, the lower source
+// id. It is a total order over the sources that publish a key, so that which of two datasets
+// stays live never depends on the order they are judged in. One index lookup (the table's
+// primary key) per source.
+func Earlier(aSrc, bSrc, match, key string) string {
+	return `COALESCE((SELECT f.harvest_source_id = ` + aSrc + ` FROM source_key_first_published f
+		WHERE f.harvest_source_id IN (` + aSrc + `, ` + bSrc + `) AND f.duplicate_match = ` + match + `
+			AND f.duplicate_key = ` + key + `
+		ORDER BY f.first_published_at, f.first_job_created_at, f.harvest_source_id LIMIT 1), ` + aSrc + ` < ` + bSrc + `)`
+}
+
+// Outranks is SQL that is true when the dataset of the source aSrc (its precedence aPrec)
+// ranks above the dataset of the source bSrc (bPrec) that shares the key (match, key) with it:
+// the higher precedence, or at equal precedence the source that published the key first
+// (Earlier). The cross-source duplicate rule: of a pair, the dataset that outranks is live.
+func Outranks(aPrec, aSrc, bPrec, bSrc, match, key string) string {
+	return `(` + aPrec + ` > ` + bPrec + ` OR ` + aPrec + ` = ` + bPrec + ` AND ` + Earlier(aSrc, bSrc, match, key) + `)`
+}
+
+// StalePair is SQL that is true when the cross-source duplicate standing of the dataset d (its
+// source p, a harvest_source row) disagrees with the rule now (a precedence changed, or a rule
+// of an earlier version judged it): d is held against a dataset it outranks on their pair's key,
+// or a dataset that outranks d is held against it (Outranks). fence ends each EXISTS subquery
+// (DuplicatePossible). The dataset_duplicate_of index finds the datasets held against d.
+func StalePair(fence string) string {
+	other := "(SELECT precedence FROM harvest_source s WHERE s.id = o.harvest_source_id)"
+	return `(EXISTS (SELECT 1 FROM dataset o WHERE o.id = d.duplicate_of
+			AND ` + Outranks("p.precedence", "d.harvest_source_id", other, "o.harvest_source_id", "d.duplicate_match", "d.duplicate_key") + fence + `)
+		OR EXISTS (SELECT 1 FROM dataset o WHERE o.duplicate_of = d.id
+			AND ` + Outranks(other, "o.harvest_source_id", "p.precedence", "d.harvest_source_id", "o.duplicate_match", "o.duplicate_key") + fence + `))`
+}
+
+// movedBy is the new duplicate_moved of a dataset (columns unqualified) whose held state a
+// statement changes for the job n (SQL of its id; NULL for none): set when the job is of
+// another source, kept otherwise (only the dataset's own write clears it: DatasetUpsert).
+func movedBy(n string) string {
+	return `(duplicate_moved OR COALESCE(harvest_source_id <>
+		(SELECT j.harvest_source_id FROM harvest_job j WHERE j.id = ` + n + `), FALSE))`
+}
+
+// scanCandidate reads candidateColumns, the match, the key, whether the dataset is live and
+// whether it outranks the dataset it was found for.
 func scanCandidate(row Row) (*store.DuplicateCandidate, error) {
 	var c store.DuplicateCandidate
-	err := row.Scan(&c.DatasetID, &c.SourceID, &c.SourceName, &c.Identifier, &c.Slug, &c.Precedence, &c.Match, &c.Key, &c.Live)
+	err := row.Scan(&c.DatasetID, &c.SourceID, &c.SourceName, &c.Identifier, &c.Slug, &c.Precedence, &c.Match, &c.Key,
+		&c.Live, &c.Outranks)
 	if err != nil {
 		return nil, err
 	}
@@ -108,15 +155,29 @@ func scanCandidate(row Row) (*store.DuplicateCandidate, error) {
 }
 
 // DatasetDuplicateFind implements store.Store: two index lookups (dataset_identifier,
-// dataset_landing_page, dataset_download_urls_sha; dataset_duplicate_of), each one row.
+// dataset_landing_page, dataset_download_urls_sha; dataset_duplicate_of), each one row, and
+// each candidate's rank against $1 (Outranks: the first-published table's primary key).
 func (s *Store) DatasetDuplicateFind(ctx context.Context, p *store.DatasetDuplicateFindParams) ([]*store.DuplicateCandidate, error) {
-	return Collect(s.q.Query(ctx, `SELECT * FROM (SELECT `+candidateColumns+`, `+matchCase+`, `+matchKey+`, TRUE
-			FROM dataset WHERE `+sharesKey+`
-			ORDER BY 6 DESC, `+matchRank+`, id LIMIT 1) a
+	return Collect(s.q.Query(ctx, `SELECT * FROM (SELECT c.*, `+Outranks("c.prec", "c.src", ownPrecedence, "$2", "c.m", "c.k")+`
+			FROM (SELECT `+candidateColumns+` AS prec, `+matchCase+` AS m, `+matchKey+` AS k, TRUE AS live,
+				harvest_source_id AS src, `+matchRank+` AS mrank
+				FROM dataset WHERE `+sharesKey+`) c
+			ORDER BY c.prec DESC, 12 DESC, c.mrank, c.id LIMIT 1) a
 		UNION ALL
-		SELECT * FROM (SELECT `+candidateColumns+`, duplicate_match, COALESCE(duplicate_key, ''), FALSE
-			FROM dataset WHERE duplicate_of = $1 ORDER BY 6 DESC, id LIMIT 1) b`,
-		p.DatasetID, p.SourceID, nullable(p.Identifier), nullable(p.LandingPage), nullable(p.DownloadURLsSHA)), scanCandidate)
+		SELECT * FROM (SELECT c.*, `+Outranks("c.prec", "c.src", ownPrecedence, "$2", "c.m", "c.k")+`
+			FROM (SELECT `+candidateColumns+` AS prec, duplicate_match AS m, COALESCE(duplicate_key, '') AS k,
+				FALSE AS live, harvest_source_id AS src, 0 AS mrank
+				FROM dataset WHERE duplicate_of = $1) c
+			ORDER BY c.prec DESC, 12 DESC, c.id LIMIT 1) b`,
+		p.DatasetID, p.SourceID, nullable(p.Identifier), nullable(p.LandingPage), nullable(p.DownloadURLsSHA)),
+		func(row Row) (*store.DuplicateCandidate, error) {
+			var c store.DuplicateCandidate
+			var src string
+			var rank int
+			err := row.Scan(&c.DatasetID, &c.SourceID, &c.SourceName, &c.Identifier, &c.Slug, &c.Precedence, &c.Match,
+				&c.Key, &c.Live, &src, &rank, &c.Outranks)
+			return &c, err
+		})
 }
 
 // DuplicatePossible is the condition on a dataset d under which DatasetDuplicatePossible
@@ -188,15 +249,20 @@ func (s *Store) DatasetDuplicateKeep(ctx context.Context, p *store.DatasetDuplic
 			return err
 		}
 		if oldKept != nil {
-			if _, err := tx.Exec(ctx, `UPDATE dataset SET `+clearDuplicate+` WHERE id = $1`, p.DatasetID); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE dataset SET `+clearDuplicate+`, duplicate_moved = `+movedBy("$2")+`
+				WHERE id = $1`, p.DatasetID, nullable(p.JobID)); err != nil {
 				return err
 			}
 		}
 		now := s.d.NowArgs()
+		// The live datasets sharing a key that the dataset outranks (dataset.* is the row updated).
 		held, err = Collect(tx.Query(ctx, s.sql(`UPDATE dataset SET duplicate_of = $1, duplicate_match = `+matchCase+`,
-			duplicate_key = `+matchKey+`, duplicate_job_id = $7, duplicate_seen_at = now()
-			WHERE `+sharesKey+` AND (SELECT precedence FROM harvest_source s WHERE s.id = harvest_source_id) < $6
-			RETURNING `+candidateColumns+`, duplicate_match, duplicate_key, FALSE`),
+			duplicate_key = `+matchKey+`, duplicate_job_id = $7, duplicate_seen_at = now(),
+			duplicate_moved = `+movedBy("$7")+`
+			WHERE `+sharesKey+` AND `+Outranks("$6", "$2",
+			"(SELECT precedence FROM harvest_source s WHERE s.id = dataset.harvest_source_id)", "dataset.harvest_source_id",
+			matchCase, matchKey)+`
+			RETURNING `+candidateColumns+`, duplicate_match, duplicate_key, FALSE, FALSE`),
 			s.stamped(now, p.DatasetID, src, ident, landing, sha, prec, nullable(p.JobID))...), scanCandidate)
 		if err != nil || oldKept == nil {
 			return err
@@ -222,8 +288,9 @@ func (s *Store) DatasetHold(ctx context.Context, p *store.DatasetHoldParams) (bo
 		var oldSeen *time.Time
 		swap := tx.QueryRow(ctx, `SELECT CAST(duplicate_job_id AS TEXT), duplicate_seen_at FROM dataset
 			WHERE id = $1 AND duplicate_of = $2`, p.KeptID, p.HeldID).Scan(&oldJob, s.scan.NullTime(&oldSeen))
-		n, err := tx.Exec(ctx, `UPDATE dataset SET `+clearDuplicate+`
-			WHERE id = $1 AND (duplicate_of IS NULL OR duplicate_of = $2)`, p.KeptID, p.HeldID)
+		n, err := tx.Exec(ctx, `UPDATE dataset SET `+clearDuplicate+`,
+			duplicate_moved = CASE WHEN duplicate_of = $2 THEN `+movedBy("$3")+` ELSE duplicate_moved END
+			WHERE id = $1 AND (duplicate_of IS NULL OR duplicate_of = $2)`, p.KeptID, p.HeldID, nullable(p.JobID))
 		if err != nil || n == 0 {
 			return err
 		}
@@ -242,8 +309,9 @@ func (s *Store) DatasetHold(ctx context.Context, p *store.DatasetHoldParams) (bo
 		n, err = tx.Exec(ctx, s.sql(`UPDATE dataset SET duplicate_match = $3, duplicate_key = $4,
 			duplicate_job_id = CASE WHEN duplicate_of = $2 THEN duplicate_job_id ELSE $5 END,
 			duplicate_seen_at = CASE WHEN duplicate_of = $2 THEN duplicate_seen_at ELSE COALESCE($6, now()) END,
+			duplicate_moved = CASE WHEN duplicate_of = $2 THEN duplicate_moved ELSE `+movedBy("$7")+` END,
 			duplicate_of = $2
-			WHERE id = $1`), s.stamped(now, p.HeldID, p.KeptID, p.Match, p.Key, job, seen)...)
+			WHERE id = $1`), s.stamped(now, p.HeldID, p.KeptID, p.Match, p.Key, job, seen, nullable(p.JobID))...)
 		held = n == 1
 		return err
 	})
@@ -253,8 +321,8 @@ func (s *Store) DatasetHold(ctx context.Context, p *store.DatasetHoldParams) (bo
 // DatasetDuplicateRelease implements store.Store in one statement (the dataset_duplicate_orphan
 // index finds the rows).
 func (s *Store) DatasetDuplicateRelease(ctx context.Context, limit int) ([]*store.Dataset, error) {
-	return Collect(s.q.Query(ctx, `UPDATE dataset SET `+clearDuplicate+` WHERE id IN (SELECT id FROM dataset
-		WHERE duplicate_of IS NULL AND duplicate_match IS NOT NULL LIMIT $1)
+	return Collect(s.q.Query(ctx, `UPDATE dataset SET `+clearDuplicate+`, duplicate_moved = TRUE
+		WHERE id IN (SELECT id FROM dataset WHERE duplicate_of IS NULL AND duplicate_match IS NOT NULL LIMIT $1)
 		RETURNING `+DatasetColumns, limit), s.scan.Dataset)
 }
 
@@ -273,7 +341,7 @@ func (s *Store) DatasetDuplicateUnpair(ctx context.Context, p *store.DatasetDupl
 	return Collect(s.q.Query(ctx, `UPDATE dataset SET duplicate_of = NULL WHERE id IN (SELECT h.id FROM dataset h
 		JOIN dataset k ON k.id = h.duplicate_of
 		WHERE (h.harvest_source_id = $1 OR k.harvest_source_id = $1) AND `+sharedKey+` ORDER BY h.id LIMIT $2)
-		RETURNING `+candidateColumns+`, duplicate_match, COALESCE(duplicate_key, ''), FALSE`, p.SourceID, p.Limit), scanCandidate)
+		RETURNING `+candidateColumns+`, duplicate_match, COALESCE(duplicate_key, ''), FALSE, FALSE`, p.SourceID, p.Limit), scanCandidate)
 }
 
 // DatasetDuplicateUnpairStale implements store.Store in one statement (the dataset_duplicate_of

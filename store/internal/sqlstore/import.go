@@ -153,6 +153,11 @@ func (s *Store) DatasetImport(ctx context.Context, p *store.DatasetImportParams)
 	args := []any{p.ID, p.Slug, p.SourceID, p.Identifier, string(store.StorableJSON(p.DCAT)), p.RecordID,
 		s.d.Time(p.LastHarvestedDate), store.DatasetRecordType(p.RecordType)}
 	// A dataset that a harvest has written since (its record is not an imported one) is kept.
-	return s.upsertByID(ctx, "dataset", p.ID, cols, args, cols[1:], nil, "",
+	res, err := s.upsertByID(ctx, "dataset", p.ID, cols, args, cols[1:], nil, "",
 		`EXISTS (SELECT 1 FROM harvest_record h WHERE h.id = dataset.harvest_record_id AND h.h2_source_hash IS NULL)`)
+	if err != nil {
+		return res, err
+	}
+	// Its identifier was first published, as far as H2.0 tells, when it was last harvested there.
+	return res, s.firstPublishedImported(ctx, p.ID)
 }

@@ -46,13 +46,17 @@ const stageFailure = `SELECT EXISTS (SELECT 1 FROM harvest_record_error
 	WHERE harvest_job_id = %[1]s AND type = 'StageError' AND severity = 'error')`
 
 // staleDuplicate finds a cross-source duplicate pair with a dataset of the source (%[1]s) on
-// either side that ranks the other way now (a precedence changed since it was judged): a harvest
-// must list the source's records so that COMPARE sends them on to SYNC again, so the document may
-// not be skipped by a conditional GET. The dataset_duplicate_of index finds the held datasets.
-const staleDuplicate = `SELECT EXISTS (SELECT 1 FROM dataset h JOIN dataset k ON k.id = h.duplicate_of
+// either side that ranks the other way now (a precedence changed since it was judged, or an
+// earlier rule judged it: Outranks), or a dataset of the source that another source's job moved
+// (dataset.duplicate_moved): a harvest must list the source's records so that COMPARE sends them
+// on to SYNC again, so the document may not be skipped by a conditional GET. The
+// dataset_duplicate_of and dataset_duplicate_moved indexes find the datasets.
+var staleDuplicate = `SELECT EXISTS (SELECT 1 FROM dataset h JOIN dataset k ON k.id = h.duplicate_of
 	JOIN harvest_source hs ON hs.id = h.harvest_source_id JOIN harvest_source ks ON ks.id = k.harvest_source_id
 	WHERE h.duplicate_of IS NOT NULL AND %[1]s IN (h.harvest_source_id, k.harvest_source_id)
-		AND hs.precedence > ks.precedence)`
+		AND ` + Outranks("hs.precedence", "h.harvest_source_id", "ks.precedence", "k.harvest_source_id",
+	"h.duplicate_match", "h.duplicate_key") + `)
+	OR EXISTS (SELECT 1 FROM dataset m WHERE m.harvest_source_id = %[1]s AND m.duplicate_moved)`
 
 // settlePendingRecords gives the records a failed job ($1) left pending a final status, at
 // now() (Store.sql): success when SYNC applied them (the live dataset is this record, or a

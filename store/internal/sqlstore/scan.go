@@ -141,7 +141,7 @@ func (s *Scanner) RecordError(row Row) (*store.RecordError, error) {
 // RecordCompare reads a row of a backend's recordCompareSQL: the key's own record's job,
 // action and status (NULL when it has none), whether a comparable record exists, its id,
 // status, source_hash, action, schema_type, shacl_profile and h2_source_hash, whether the
-// dataset is live, and whether its duplicate standing is stale.
+// dataset is live, whether its duplicate standing is stale, and whether it moved.
 func (s *Scanner) RecordCompare(row Row) (*store.RecordCompare, error) {
 	var jobID, action, status *string
 	var latest store.RecordCompareLatest
@@ -149,7 +149,7 @@ func (s *Scanner) RecordCompare(row Row) (*store.RecordCompare, error) {
 	c := &store.RecordCompare{}
 	err := row.Scan(&jobID, &action, &status, &hasLatest, &latest.ID, &latest.Status,
 		&latest.SourceHash, &latest.Action, &latest.SchemaType, &latest.SHACLProfile, &latest.H2SourceHash, &c.DatasetLive,
-		&c.DuplicateStale)
+		&c.DuplicateStale, &c.DuplicateMoved)
 	if err != nil {
 		return nil, err
 	}

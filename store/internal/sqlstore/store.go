@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -171,22 +169,6 @@ func (s *Store) JobErrorAdd(ctx context.Context, p *store.JobErrorAddParams) err
 func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobError, error) {
 	return Collect(s.q.Query(ctx, `SELECT harvest_job_id, type, message, date_created FROM harvest_job_error
 		WHERE harvest_job_id = $1 ORDER BY id`, jobID), s.scan.JobError)
-}
-
-// DatasetUpsert implements store.Store. A new dataset gets a new random (version 4) UUID; an
-// existing one keeps its id.
-func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
-	return s.scan.Dataset(s.q.QueryRow(ctx, s.sql(`
-		INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
-			landing_page, download_urls_sha)
-		VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8, $9)
-		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
-			harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
-			record_type = excluded.record_type, landing_page = excluded.landing_page,
-			download_urls_sha = excluded.download_urls_sha
-		RETURNING `+DatasetColumns), s.stamped(s.d.NowArgs(), uuid.NewString(), p.Slug, p.Identifier,
-		string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, store.DatasetRecordType(p.RecordType),
-		nullable(p.LandingPage), nullable(p.DownloadURLsSHA))...))
 }
 
 // DatasetCount implements store.Store.
