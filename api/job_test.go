@@ -71,7 +71,7 @@ func TestJobGet(t *testing.T) {
 	got := b.get(t, path).object(t)
 	requireSchema(t, "HarvestJob", got)
 	require.Equal(t, map[string]any{"id": job.ID, "source_id": src.ID, "job_type": "harvest", "status": "in_progress",
-		"total": 0.0, "added": 0.0, "updated": 0.0, "deleted": 0.0, "unchanged": 0.0, "errored": 0.0, "validated": 0.0, "warned": 0.0,
+		"total": 0.0, "added": 0.0, "updated": 0.0, "deleted": 0.0, "unchanged": 0.0, "errored": 0.0, "validated": 0.0, "warned": 0.0, "held": 0.0,
 		"settled": 0.0, "expected": nil, "percent_settled": nil, "not_modified": false, "error": nil,
 		"date_finished": nil}, without(got, "date_created"))
 

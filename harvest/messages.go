@@ -114,6 +114,12 @@ type Record struct {
 	// (its harvest_record then keeps the new settings, and the dataset is not rewritten), and
 	// errored when it now fails.
 	Revalidate bool `json:"revalidate,omitempty"`
+	// Rejudge is set by COMPARE on an update whose content is that of the newest record, which
+	// was valid and whose dataset a job of another source has since held, made live again or
+	// swapped (store.RecordCompare.DuplicateMoved): the record's last CrossSourceDuplicate
+	// warning, or the lack of one, may no longer be true. It goes on to SYNC, which judges the
+	// pair again and settles it unchanged, with the warning that is true now.
+	Rejudge bool `json:"rejudge,omitempty"`
 	// NotDownloaded is set by EXTRACT on a record it did not download because the source says
 	// it has not changed since its newest stored record was read (a WAF listing date before the
 	// start of the job that read it): Body and XML are empty, and COMPARE settles it as

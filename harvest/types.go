@@ -196,7 +196,9 @@ const (
 
 // Counts are a job's record counts; Total = Added + Updated + Deleted + Unchanged + Errored.
 // Validated counts the records that passed schema validation and Warned those with at least one
-// warning row (subsets of the others; Warned is counted when the job finishes).
+// warning row (subsets of the others; Warned is counted when the job finishes). Held is not a
+// count of the job's records but of its source's datasets: how many were held as cross-source
+// duplicates (not live: another source's copy is) when the job ended, whichever job held them.
 type Counts struct {
 	Total     int `json:"total"`
 	Added     int `json:"added"`
@@ -206,6 +208,7 @@ type Counts struct {
 	Errored   int `json:"errored"`
 	Validated int `json:"validated"`
 	Warned    int `json:"warned"`
+	Held      int `json:"held"`
 }
 
 // Frequency is how often the scheduler harvests a source.

@@ -74,3 +74,33 @@ func TestComposeDuplicatesSection(t *testing.T) {
 	require.Contains(t, body, `  landing_page "https://a.example.gov/x Bcc: evil@example.com": also in "Agg regator"; `+
 		`held here; live in "Agg regator"`+"\n")
 }
+
+// The report says how many of the source's datasets are held and which, each with the source and
+// dataset that is live instead, at most MaxDuplicateLines of them, with where to see them all;
+// one held dataset "is"; none, no section.
+func TestComposeHeldDatasets(t *testing.T) {
+	t.Parallel()
+	job := updatedJob()
+	job.Counts.Held = 12
+	for i := range 11 {
+		job.Held = append(job.Held, Duplicate{Match: "identifier", Key: fmt.Sprintf("hhs-%03d", i),
+			Dataset: fmt.Sprintf("hhs-%03d", i), OtherSource: "CDC data.json", OtherDataset: fmt.Sprintf("cdc-dataset-%03d", i)})
+	}
+	src := testSource(harvest.NotifyAlways)
+	_, body := Compose(Config{BaseURL: "https://harvest.example.gov/"}, src, job)
+	require.Contains(t, body, countLine("Held", 12))
+	require.Contains(t, body, "\nHeld: 12 datasets of this source are held as cross-source duplicates (harvested, "+
+		"not published: another source's copy is live):\n")
+	require.Contains(t, body, `  "hhs-000": live in "CDC data.json" (dataset cdc-dataset-000), same identifier "hhs-000"`+"\n")
+	require.Equal(t, MaxDuplicateLines, strings.Count(body, `: live in "CDC data.json"`))
+	require.Contains(t, body, "  … and 2 more: see the source's page, or "+
+		"https://harvest.example.gov/api/v1/cross_source_duplicates?source_id="+src.ID+"\n")
+
+	job.Counts.Held, job.Held = 1, job.Held[:1]
+	_, body = Compose(Config{}, src, job)
+	require.Contains(t, body, "\nHeld: 1 dataset of this source is held as cross-source duplicates")
+
+	job.Counts.Held, job.Held = 0, nil
+	_, body = Compose(Config{}, src, job)
+	require.NotContains(t, body, "Held")
+}

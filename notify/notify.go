@@ -153,6 +153,10 @@ type Job struct {
 	// some of them (the report shows at most MaxDuplicateLines). Neither changes ShouldSend.
 	NewDuplicates int
 	Duplicates    []Duplicate
+	// Held lists some of the source's datasets held as cross-source duplicates when the job
+	// ended (Counts.Held says how many; the report shows at most MaxDuplicateLines), each with
+	// Dataset set and Live false. It does not change ShouldSend.
+	Held []Duplicate
 }
 
 // failed reports whether the job as a whole failed.
@@ -192,7 +196,8 @@ const (
 // "Harvest job complete: <name>" (an empty Status reads as complete; new or in_progress gives
 // its status instead of "complete"). The body gives the organization, source name and URL, job
 // id, type and status, start and finish times (RFC 3339, UTC), the job link when BaseURL is
-// set, every count, the new cross-source duplicates (writeDuplicates) and, for a failed job,
+// set, every count, the new cross-source duplicates (writeDuplicates), the source's held
+// datasets (writeHeld) and, for a failed job,
 // the job error. It says "successfully" only for a complete job with no record errors.
 func Compose(cfg Config, src Source, job Job) (subject, body string) {
 	name := cmp.Or(oneLine(src.Name), oneLine(src.URL), oneLine(src.ID), "(unnamed source)")
@@ -234,7 +239,11 @@ func Compose(cfg Config, src Source, job Job) (subject, body string) {
 	count("Unchanged", c.Unchanged)
 	count("Errored", c.Errored)
 	count("Validated", c.Validated)
+	if c.Held > 0 {
+		count("Held", c.Held)
+	}
 	writeDuplicates(&b, cfg.BaseURL, job)
+	writeHeld(&b, cfg.BaseURL, src.ID, job)
 
 	if job.failed() || strings.TrimSpace(job.JobError) != "" {
 		b.WriteString("\nJob error:\n")

@@ -53,6 +53,8 @@ type CrossSourceDuplicateListParams struct {
 	OrganizationID string
 	// JobID keeps the pairs that job found (FirstJobID).
 	JobID string
+	// HeldSourceID keeps the pairs whose held dataset is the source's.
+	HeldSourceID string
 	PageParams
 }
 

@@ -149,11 +149,15 @@ type Store interface {
 	JobErrorAdd(ctx context.Context, p *JobErrorAddParams) error
 	// JobErrorList returns a job's job-level errors, oldest first.
 	JobErrorList(ctx context.Context, jobID string) ([]*JobError, error)
+	// JobCountHeld counts again the held datasets of the source of a finished job (Counts.Held)
+	// and returns the job: the aggregator calls it when pairs ended at the job's end changed
+	// them. ErrNotFound for an unknown or unfinished job.
+	JobCountHeld(ctx context.Context, jobID string) (*HarvestJob, error)
 	// JobFail ends an unfinished job (new or in_progress) in status error with one job error
 	// row, and gives each of the job's pending records a final status in the same transaction:
 	// success when SYNC applied it (the live dataset is that record; for a delete, the dataset
-	// is gone), error otherwise. It returns the job; a job that had already finished keeps its
-	// status and gets no row.
+	// is gone), error otherwise; it counts the source's held datasets (Counts.Held). It returns
+	// the job; a job that had already finished keeps its status and gets no row.
 	JobFail(ctx context.Context, p *JobFailParams) (*HarvestJob, error)
 	// JobFetchGet returns what a job fetched (JobFetchSet); ErrNotFound when the job does not
 	// exist or saved nothing.
@@ -168,7 +172,9 @@ type Store interface {
 	// does not count), and when that job has no record error row of type StageError (a stage
 	// gave up on a record, maybe before its harvest_record row was written: it must be listed
 	// again), and when no cross-source duplicate pair with a dataset of the source ranks the
-	// other way since a precedence changed (its records must be judged again). ErrNotFound
+	// other way (a precedence changed, or an earlier rule judged it) and no dataset of the
+	// source is marked moved (RecordCompare.DuplicateMoved): their records must be judged
+	// again. ErrNotFound
 	// otherwise. Validate jobs and
 	// unfinished jobs are passed over.
 	JobFetchLatest(ctx context.Context, sourceID string) (*JobFetch, error)
@@ -177,7 +183,8 @@ type Store interface {
 	// the graph is parsed).
 	JobFetchSet(ctx context.Context, p *JobFetch) error
 	// JobFinish marks the job complete when its expected count is known and every expected
-	// outcome has settled. It reports whether this call finished the job.
+	// outcome has settled, counting then its warned records and its source's held datasets
+	// (Counts.Held). It reports whether this call finished the job.
 	JobFinish(ctx context.Context, jobID string) (*HarvestJob, bool, error)
 	// JobGet returns one job, or ErrNotFound.
 	JobGet(ctx context.Context, jobID string) (*HarvestJob, error)
@@ -368,8 +375,8 @@ type Store interface {
 	// SourceList returns one page of sources ordered by name, optionally of one organization,
 	// and their total.
 	SourceList(ctx context.Context, p *SourceListParams) ([]*Source, int, error)
-	// SourceSummaryList returns one page of sources ordered by name, each with its live
-	// dataset count and its newest job, in one query (the web UI's lists), and their total.
+	// SourceSummaryList returns one page of sources ordered by name, each with its live and
+	// held dataset counts and its newest job, in one query (the web UI's lists), and their total.
 	// p.OrganizationID and p.LastJobStatus filter when set.
 	SourceSummaryList(ctx context.Context, p *SourceSummaryListParams) ([]*SourceSummary, int, error)
 	// SourceListDue returns the sources whose next run is at or before p.Now and that have no

@@ -286,6 +286,8 @@ type SourceListParams struct {
 type SourceSummary struct {
 	Source
 	DatasetCount int
+	// HeldCount is how many of its datasets are held as cross-source duplicates (not live).
+	HeldCount int
 	// LastJob is the source's newest job of any type; nil when it has none.
 	LastJob *JobSummary
 	// LastRun is the source's newest finished harvest or force_harvest job (by finish); nil

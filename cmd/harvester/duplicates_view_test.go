@@ -111,3 +111,118 @@ func TestServeShowsCrossSourceDuplicates(t *testing.T) {
 		require.Equal(t, 3, strings.Count(string(page), `<tr class="duplicate"`), path)
 	}
 }
+
+// TestServeShowsHeldSide (issue 34): seen from the held side. An aggregator publishes three
+// datasets first; the agency's own source (precedence 10) then holds them, in its job. The
+// aggregator's next job, its records unchanged, counts and names them: held 3 in its JSON,
+// a warning for each saying which source keeps it (none was carried: it had none), an email
+// listing them with the dataset that is live instead, and the sources list's "held 3". When
+// the pair swaps in the agency's job (the aggregator ranks first now), the aggregator's next
+// warnings say that its datasets are the live ones, not what the carried ones said.
+func TestServeShowsHeldSide(t *testing.T) {
+	shared := []string{"dup-1", "dup-2", "dup-3"}
+	agency, aggregator := corpustest.NewServer(t), corpustest.NewServer(t)
+	agency.Serve(sharedCatalog(t, append(shared, "agency-only")...))
+	aggregator.Serve(sharedCatalog(t, append(shared, "aggregator-only")...))
+	c := startMailServe(t, "--base-url", "https://harvest.example.gov")
+
+	var own, agg struct{ ID string }
+	c.call("POST", "/api/v1/harvest_sources", map[string]any{"name": "Aggregator", "url": aggregator.URL(),
+		"schema_type": federal, "notification_emails": []string{"aggregator@example.gov"},
+		"notification_frequency": "always"}, http.StatusCreated, &agg)
+	c.call("POST", "/api/v1/harvest_sources", map[string]any{"name": "Agency data.json", "url": agency.URL(),
+		"schema_type": federal, "precedence": 10}, http.StatusCreated, &own)
+
+	require.Equal(t, 4, c.runJob(agg.ID, "harvest").Added)
+	require.Equal(t, 4, c.runJob(own.ID, "harvest").Added)
+	held := c.runJob(agg.ID, "harvest")
+	require.Equal(t, [4]int{4, 4, 3, 3}, [4]int{held.Total, held.Unchanged, held.Warned, held.Held},
+		"total, unchanged, warned and held")
+	warnings := jobWarnings(t, c, held.ID)
+	require.Len(t, warnings, 3)
+	for _, w := range warnings {
+		require.Contains(t, w, `harvest source "Agency data.json"`)
+		require.Contains(t, w, "its dataset is held, not live")
+	}
+
+	msgs := c.smtp.Messages()
+	require.Len(t, msgs, 2, "the aggregator's two jobs")
+	_, body := msgs[1].Parse(t)
+	require.Contains(t, body, "  Held:       3\n")
+	require.Contains(t, body, "\nHeld: 3 datasets of this source are held as cross-source duplicates (harvested, "+
+		"not published: another source's copy is live):\n")
+	for _, id := range shared {
+		require.Regexp(t, fmt.Sprintf(`\n  "%s": live in "Agency data.json" \(dataset [^)]+\), same identifier "%s"\n`, id, id), body)
+	}
+	status, page := c.do("GET", "/harvest_sources", nil, "")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, string(page), `<div class="hint held-count">held 3</div>`)
+	status, page = c.do("GET", "/harvest_jobs/"+held.ID, nil, "")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, string(page), `<dd id="count-held">3 `)
+
+	// The pair swaps in the agency's job: the aggregator's warnings follow.
+	var src map[string]any
+	c.call("GET", "/api/v1/harvest_sources/"+agg.ID, nil, http.StatusOK, &src)
+	src["precedence"] = 20
+	c.call("PUT", "/api/v1/harvest_sources/"+agg.ID, src, http.StatusOK, nil)
+	require.Equal(t, 3, c.runJob(own.ID, "harvest").Held)
+	live := c.runJob(agg.ID, "harvest")
+	require.Equal(t, [3]int{4, 3, 0}, [3]int{live.Unchanged, live.Warned, live.Held})
+	for _, w := range jobWarnings(t, c, live.ID) {
+		require.Contains(t, w, "this dataset is the live one and that one is held", "a warning that is true now")
+	}
+}
+
+// jobWarnings are the messages of the job's warning rows (GET .../record_errors).
+func jobWarnings(t *testing.T, c *mailServe, jobID string) []string {
+	t.Helper()
+	var page struct {
+		Items []struct{ Severity, Message string }
+	}
+	c.call("GET", "/api/v1/harvest_jobs/"+jobID+"/record_errors?per_page=100", nil, http.StatusOK, &page)
+	var out []string
+	for _, e := range page.Items {
+		if e.Severity == "warning" {
+			out = append(out, e.Message)
+		}
+	}
+	return out
+}
+
+// TestHarvestReportsHeldDatasets (issue 34): `harvester harvest` reports, in text and in JSON,
+// how many of the source's datasets are held as cross-source duplicates and which, each with
+// the source and dataset that is live instead.
+func TestHarvestReportsHeldDatasets(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	shared := []string{"dup-1", "dup-2", "dup-3"}
+	agg := sharedCatalog(t, append(shared, "aggregator-only")...)
+	own := sharedCatalog(t, append(shared, "agency-only")...)
+	_, code := b.harvest(t, "--file", agg, "--schema-type", federal)
+	require.Equal(t, exitOK, code)
+	_, code = b.harvest(t, "--file", own, "--schema-type", federal, "--precedence", "10")
+	require.Equal(t, exitOK, code)
+
+	rep, code := b.harvest(t, "--file", agg, "--schema-type", federal)
+	require.Equal(t, exitOK, code)
+	require.Equal(t, 3, rep.Held)
+	require.Equal(t, 3, rep.HeldDatasets.Total)
+	require.Len(t, rep.HeldDatasets.Rows, 3)
+	for _, r := range rep.HeldDatasets.Rows {
+		require.Contains(t, shared, r.Identifier)
+		require.Equal(t, [3]string{"identifier", r.Identifier, r.Identifier}, [3]string{r.Match, r.Key, r.KeptIdentifier})
+		require.NotEmpty(t, r.KeptSourceID)
+		require.NotEmpty(t, r.KeptDataset)
+	}
+
+	code, out, stderr := runCmd("harvest", "--file", agg, "--schema-type", federal, "--database-url", b.dbURL,
+		"--nats-url", b.natsURL)
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, out, "\n  held 3: datasets of this source held as cross-source duplicates (not live: another source's copy is)\n")
+	require.Contains(t, out, "\n  3 held datasets:\n")
+	for _, id := range shared {
+		require.Regexp(t, fmt.Sprintf(`\n    "%s" held by harvest source "[^"]+" \([0-9a-f-]{36}\): its dataset "[^"]+" is live, same identifier "%s"\n`,
+			id, id), out)
+	}
+}

@@ -266,6 +266,9 @@ type jobReport struct {
 	// RecordErrors and Warnings are the first record rows of severity error and warning.
 	RecordErrors reportRows `json:"record_errors"`
 	Warnings     reportRows `json:"warnings"`
+	// HeldDatasets are the first of the source's datasets held as cross-source duplicates
+	// (held counts them when the job ended), each with the live dataset that holds it.
+	HeldDatasets heldRows `json:"held_datasets"`
 }
 
 func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.HarvestJob, url, format string) error {
@@ -295,6 +298,9 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	if rep.Warnings, err = listReportRows(ctx, st, job.ID, harvest.SeverityWarning); err != nil {
 		return err
 	}
+	if rep.HeldDatasets, err = listHeldRows(ctx, st, job); err != nil {
+		return err
+	}
 	if format == "json" {
 		enc := json.NewEncoder(out)
 		return enc.Encode(rep)
@@ -302,6 +308,10 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	fmt.Fprintf(out, "Harvest job %s (%s) of %s: %s\n", rep.JobID, rep.JobType, url, rep.Status)
 	fmt.Fprintf(out, "  total %d: added %d, updated %d, deleted %d, unchanged %d, errored %d (validated %d, warned %d)\n",
 		rep.Total, rep.Added, rep.Updated, rep.Deleted, rep.Unchanged, rep.Errored, rep.Validated, rep.Warned)
+	if rep.Held > 0 {
+		fmt.Fprintf(out, "  held %d: datasets of this source held as cross-source duplicates (not live: another source's copy is)\n",
+			rep.Held)
+	}
 	fmt.Fprintf(out, "  started %s, finished %s\n", rep.StartedAt, rep.FinishedAt)
 	if rep.NotModified {
 		fmt.Fprintln(out, "  not modified: the source answered 304 to a conditional GET, so its document was "+
@@ -312,6 +322,7 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	}
 	rep.RecordErrors.print(out, "error row", job.Errored)
 	rep.Warnings.print(out, "warning row", job.Warned)
+	rep.HeldDatasets.print(out)
 	return nil
 }
 

@@ -158,3 +158,52 @@ func testTiedThree(t *testing.T, h *dupHarness) {
 		require.False(t, strings.Contains(p.Held.SourceName, "first"))
 	}
 }
+
+// TestCrossSourceDuplicateHeldSide (issue 34, seen from the held side): a source whose datasets
+// another source's job held counts them (held) in its next job, and that job's warnings, its
+// records unchanged, say what is true now (none was carried from before: it had none); when
+// the pair swaps in the other source's job, its next warnings say its datasets are the live
+// ones; when the other source's dataset goes, its copy's warning goes too. Its records count
+// as unchanged throughout.
+func TestCrossSourceDuplicateHeldSide(t *testing.T) {
+	t.Parallel()
+	bothBackends(t, testHeldSide)
+}
+
+func testHeldSide(t *testing.T, h *dupHarness) {
+	agg, own := h.source(t, "aggregator", 0), h.source(t, "agency", 10)
+	recs := fiveRecords("Aggregated")
+	h.harvest(t, agg, recs...)
+	require.Zero(t, h.harvest(t, own, fiveRecords("Agency")...).Held)
+
+	rep := h.harvest(t, agg, recs...)
+	require.Equal(t, [4]int{5, 0, 5, 5}, [4]int{rep.Unchanged, rep.Updated, rep.Warned, rep.Held})
+	require.Equal(t, 5, h.duplicateWarnings(t, rep.JobID), "written by this job, not carried")
+	for _, w := range h.warnings(t, rep.JobID) {
+		require.Contains(t, w, `harvest source "agency"`)
+		require.Contains(t, w, "its dataset is held, not live")
+	}
+	again := h.harvest(t, agg, recs...)
+	require.Equal(t, [3]int{5, 5, 5}, [3]int{again.Unchanged, again.Warned, again.Held})
+	require.Zero(t, h.duplicateWarnings(t, again.JobID), "carried: nothing moved since")
+
+	// The pair swaps in the agency's job.
+	h.setPrecedence(t, agg, 20)
+	require.Equal(t, 5, h.harvest(t, own, fiveRecords("Agency")...).Held)
+	rep = h.harvest(t, agg, recs...)
+	require.Equal(t, [4]int{5, 0, 5, 0}, [4]int{rep.Unchanged, rep.Updated, rep.Warned, rep.Held})
+	for _, w := range h.warnings(t, rep.JobID) {
+		require.Contains(t, w, "this dataset is the live one and that one is held", "true now")
+	}
+
+	// The agency's ds/0 goes: the aggregator's copy is live, and its next warnings say so.
+	h.setPrecedence(t, agg, 0)
+	h.harvest(t, own, fiveRecords("Agency")...)
+	require.Equal(t, 5, h.harvest(t, agg, recs...).Held)
+	h.harvest(t, own, fiveRecords("Agency")[1:]...)
+	rep = h.harvest(t, agg, recs...)
+	require.Equal(t, [4]int{5, 0, 4, 4}, [4]int{rep.Unchanged, rep.Updated, rep.Warned, rep.Held})
+	for _, w := range h.warnings(t, rep.JobID) {
+		require.NotContains(t, w, `same identifier "ds/0"`, "ds/0 has no duplicate any more")
+	}
+}

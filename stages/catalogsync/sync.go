@@ -169,7 +169,11 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	default:
 		return nil, harvest.Permanent(fmt.Errorf("sync: unexpected action %q", rec.Action))
 	}
-	s := harvest.SettleRecord(&rec, harvest.OutcomeOf(rec.Action), warnings...)
+	outcome := harvest.OutcomeOf(rec.Action)
+	if rec.Rejudge { // unchanged: sent on only to be judged again (COMPARE)
+		outcome = harvest.OutcomeUnchanged
+	}
+	s := harvest.SettleRecord(&rec, outcome, warnings...)
 	s.Status, s.Validated, s.Transformed = harvest.RecordSuccess, rec.Validated, rec.Transformed
 	return harvest.Settle(s)
 }

@@ -48,6 +48,6 @@ func TestImportedRecordUnchangedByH2Hash(t *testing.T) {
 
 // decideAction is decide's action alone.
 func decideAction(rec *harvest.Record, hash string, known *store.RecordCompare) harvest.Action {
-	action, _ := decide(rec, hash, known)
+	action, _, _ := decide(rec, hash, known)
 	return action
 }

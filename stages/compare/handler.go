@@ -99,7 +99,7 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 		return nil, err
 	}
 	if action == "" {
-		action, rec.Revalidate = decide(&rec, hash, known)
+		action, rec.Revalidate, rec.Rejudge = decide(&rec, hash, known)
 	}
 	rec.Action, rec.SourceHash = action, hash
 	if rec.JobType == harvest.JobValidate {
@@ -176,22 +176,28 @@ func (h *Handler) beat(ctx context.Context, jobID string) error {
 // unchanged when the newest record with a known outcome has the same hash (sameContent) and was
 // checked under the same settings (sameChecks: an invalid record stays unchanged until it, or
 // the source's schema_type or shacl_profile, changes) and its cross-source duplicate standing
-// is not stale (a source's precedence changed: SYNC must judge the pair again). Otherwise it is an update when the
+// is not stale (a source's precedence changed: SYNC must judge the pair again) and was not
+// moved by another source's job. Otherwise it is an update when the
 // catalog has a live dataset for the identifier and a create when it has none, so counts follow
 // the catalog even after an interrupted job. revalidate is true for an update whose content is
 // that of a record that was valid and whose dataset is live: only the settings changed, and
-// VALIDATE settles it unchanged if it is still valid (harvest.Record.Revalidate).
-func decide(rec *harvest.Record, hash string, known *store.RecordCompare) (action harvest.Action, revalidate bool) {
+// VALIDATE settles it unchanged if it is still valid (harvest.Record.Revalidate). rejudge is
+// true instead when, besides, another source's job moved the dataset (held it, made it live
+// again, swapped its pair): SYNC judges it again and settles it unchanged with a warning that
+// is true now (harvest.Record.Rejudge). A validate job writes no dataset: it only revalidates.
+func decide(rec *harvest.Record, hash string, known *store.RecordCompare) (action harvest.Action, revalidate, rejudge bool) {
 	latest := known.Latest
 	same := latest != nil && latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
 		sameContent(rec, hash, latest)
+	moved := known.DuplicateMoved && known.DatasetLive && rec.JobType != harvest.JobValidate
 	switch {
-	case same && sameChecks(rec, latest) && !known.DuplicateStale:
-		return harvest.ActionUnchanged, false
+	case same && sameChecks(rec, latest) && !known.DuplicateStale && !moved:
+		return harvest.ActionUnchanged, false, false
 	case known.DatasetLive:
-		return harvest.ActionUpdate, same && latest.Status == harvest.RecordSuccess && !known.DuplicateStale
+		again := same && latest.Status == harvest.RecordSuccess && !known.DuplicateStale
+		return harvest.ActionUpdate, again && !moved, again && moved
 	}
-	return harvest.ActionCreate, false
+	return harvest.ActionCreate, false, false
 }
 
 // sameChecks reports whether latest was validated as rec would be: against the same schema

@@ -30,3 +30,23 @@ func (h *Handler) newDuplicates(ctx context.Context, job *notify.Job, sourceID s
 			OtherDataset: cmp.Or(other.DatasetSlug, other.Identifier), Live: live})
 	}
 }
+
+// heldDuplicates puts in job the first notify.MaxDuplicateLines datasets of the source sourceID
+// that are held as cross-source duplicates, each with the live dataset that holds it, when the
+// job counted any (Counts.Held), for the report email. A store error is logged and leaves the
+// email without them.
+func (h *Handler) heldDuplicates(ctx context.Context, job *notify.Job, sourceID string) {
+	if job.Counts.Held == 0 {
+		return
+	}
+	rows, _, err := h.store.CrossSourceDuplicateList(ctx, &store.CrossSourceDuplicateListParams{HeldSourceID: sourceID,
+		PageParams: store.PageParams{Limit: notify.MaxDuplicateLines}})
+	if err != nil {
+		h.logger.Error("list the source's held datasets for its email", harvest.MetaJobID, job.ID, "error", err)
+		return
+	}
+	for _, d := range rows {
+		job.Held = append(job.Held, notify.Duplicate{Match: d.Match, Key: d.Key, Dataset: d.Held.Identifier,
+			OtherSource: d.Kept.SourceName, OtherDataset: cmp.Or(d.Kept.DatasetSlug, d.Kept.Identifier)})
+	}
+}

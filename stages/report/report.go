@@ -53,6 +53,7 @@ type Store interface {
 	JobFinish(ctx context.Context, jobID string) (*store.HarvestJob, bool, error)
 	JobErrorAdd(ctx context.Context, p *store.JobErrorAddParams) error
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
+	JobCountHeld(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobSetExpected(ctx context.Context, p *store.JobSetExpectedParams) (*store.HarvestJob, error)
 	CatalogsChangedInJob(ctx context.Context, jobID string) ([]store.Resource, error)
 	CrossSourceDuplicateList(ctx context.Context, p *store.CrossSourceDuplicateListParams) ([]store.CrossSourceDuplicate, int, error)
@@ -339,6 +340,7 @@ func (h *Handler) notify(ctx context.Context, job *store.HarvestJob, src *store.
 	nj := notify.Job{ID: job.ID, JobType: job.JobType, Status: job.Status, Counts: job.Counts,
 		StartedAt: job.CreatedAt, FinishedAt: finished, JobError: jobError}
 	h.newDuplicates(ctx, &nj, src.ID)
+	h.heldDuplicates(ctx, &nj, src.ID)
 	sent, err := h.notifier.JobFinished(ctx, notify.Source{ID: src.ID, Name: src.Name, URL: src.URL,
 		OrganizationName: orgName, NotificationEmails: src.NotificationEmails,
 		NotificationFrequency: src.NotificationFrequency}, nj)

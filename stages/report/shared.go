@@ -26,6 +26,7 @@ func (h *Handler) SetSharedKeyReleaser(r SharedKeyReleaser) { h.releaser = r }
 // first as an example; the job's status does not change. A failure is logged: the next job of
 // either source settles the same pairs again. A job that ended in error is left alone (its last
 // job-level row stays the reason it failed); the source's next complete job settles its pairs.
+// When pairs ended, the job's held count is counted again (store.JobCountHeld) and job updated.
 func (h *Handler) releaseShared(ctx context.Context, job *store.HarvestJob) {
 	if h.releaser == nil || job.Status != harvest.JobComplete {
 		return
@@ -36,6 +37,11 @@ func (h *Handler) releaseShared(ctx context.Context, job *store.HarvestJob) {
 	}
 	if len(ended) == 0 {
 		return
+	}
+	if recounted, err := h.store.JobCountHeld(ctx, job.ID); err != nil {
+		h.logger.Error("count the source's held datasets again", harvest.MetaJobID, job.ID, "error", err)
+	} else {
+		*job = *recounted
 	}
 	e := ended[0]
 	msg := fmt.Sprintf("%d cross-source duplicate pair(s) ended: each was matched by a landingPage or downloadURL set "+

@@ -20,7 +20,7 @@ func duplicateSide(s, o, d string) string {
 
 // duplicateFrom joins each held dataset (h) to the live dataset it duplicates (k), their sources
 // (hs, ks) and organizations (ho, ko), filtered on $1 source (either side), $2 organization
-// (either side) and $3 first job, each NULL for any. In a chain (h held against k1, k1 since
+// (either side), $3 first job and $4 the held dataset's source, each NULL for any. In a chain (h held against k1, k1 since
 // held against k2 by a third source, ...) k is the live end, followed up to three hops (four
 // sources sharing a key); the match and key stay those of h's own pair.
 const duplicateFrom = ` FROM dataset h
@@ -34,11 +34,12 @@ const duplicateFrom = ` FROM dataset h
 	WHERE h.duplicate_of IS NOT NULL
 	AND (CAST($1 AS TEXT) IS NULL OR CAST(h.harvest_source_id AS TEXT) = $1 OR CAST(k.harvest_source_id AS TEXT) = $1)
 	AND (CAST($2 AS TEXT) IS NULL OR CAST(hs.organization_id AS TEXT) = $2 OR CAST(ks.organization_id AS TEXT) = $2)
-	AND (CAST($3 AS TEXT) IS NULL OR CAST(h.duplicate_job_id AS TEXT) = $3)`
+	AND (CAST($3 AS TEXT) IS NULL OR CAST(h.duplicate_job_id AS TEXT) = $3)
+	AND (CAST($4 AS TEXT) IS NULL OR CAST(h.harvest_source_id AS TEXT) = $4)`
 
 // CrossSourceDuplicateList implements store.Store.
 func (s *Store) CrossSourceDuplicateList(ctx context.Context, p *store.CrossSourceDuplicateListParams) ([]store.CrossSourceDuplicate, int, error) {
-	args := []any{nullable(p.SourceID), nullable(p.OrganizationID), nullable(p.JobID)}
+	args := []any{nullable(p.SourceID), nullable(p.OrganizationID), nullable(p.JobID), nullable(p.HeldSourceID)}
 	total, err := Count(ctx, s.q, `SELECT count(*)`+duplicateFrom, args...)
 	if err != nil {
 		return nil, 0, err
@@ -47,7 +48,7 @@ func (s *Store) CrossSourceDuplicateList(ctx context.Context, p *store.CrossSour
 	pairs, err := Collect(s.q.Query(ctx, `SELECT h.duplicate_match, COALESCE(h.duplicate_key, ''),
 		COALESCE(CAST(h.duplicate_job_id AS TEXT), ''), h.duplicate_seen_at, `+
 		duplicateSide("ks", "ko", "k")+`, `+duplicateSide("hs", "ho", "h")+duplicateFrom+`
-		ORDER BY h.duplicate_seen_at DESC, h.id LIMIT $4 OFFSET $5`, append(args, limit, offset)...), s.scanDuplicate)
+		ORDER BY h.duplicate_seen_at DESC, h.id LIMIT $5 OFFSET $6`, append(args, limit, offset)...), s.scanDuplicate)
 	return pairs, total, err
 }
 

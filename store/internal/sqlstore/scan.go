@@ -25,7 +25,7 @@ type Scanner struct {
 const (
 	JobColumns = `id, harvest_source_id, job_type, status, date_created, date_finished,
 	records_total, records_added, records_updated, records_deleted, records_unchanged,
-	records_errored, records_validated, records_settled, records_expected, redrives, records_warned`
+	records_errored, records_validated, records_settled, records_expected, redrives, records_warned, records_held`
 	DatasetColumns = `id, slug, harvest_source_id, identifier, dcat, harvest_record_id, last_harvested_date, record_type,
 	COALESCE(CAST(duplicate_of AS TEXT), ''), COALESCE(landing_page, ''), COALESCE(download_urls_sha, '')`
 	RecordColumns = `id, harvest_job_id, harvest_source_id, identifier, action, COALESCE(source_hash, ''),
@@ -38,7 +38,7 @@ func (s *Scanner) Job(row Row) (*store.HarvestJob, error) {
 	var j store.HarvestJob
 	err := row.Scan(&j.ID, &j.SourceID, &j.JobType, &j.Status, s.Time(&j.CreatedAt), s.NullTime(&j.FinishedAt),
 		&j.Total, &j.Added, &j.Updated, &j.Deleted, &j.Unchanged, &j.Errored, &j.Validated,
-		&j.Settled, &j.Expected, &j.Redrives, &j.Warned)
+		&j.Settled, &j.Expected, &j.Redrives, &j.Warned, &j.Held)
 	if err != nil {
 		return nil, err
 	}

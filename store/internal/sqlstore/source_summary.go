@@ -10,13 +10,14 @@ import (
 )
 
 // sourceSummaryFrom is harvest_source as s with, after its own columns, each source's live
-// dataset count; its newest job's (by date_created, then id) id, type, status, creation and
+// and held dataset counts; its newest job's (by date_created, then id) id, type, status, creation and
 // finish (lj_*, NULL without a job); its last run's (the newest finished harvest or
 // force_harvest job, by date_finished) id, type, status, creation, finish and errored, warned
 // and passed (added + updated + unchanged) counts (lr_*); and its last success's finish
 // (ls_finished): the columns store.SourceHealth judges from.
 const sourceSummaryFrom = ` (SELECT h.*, (SELECT count(*) FROM dataset d WHERE d.harvest_source_id = h.id
 	AND d.duplicate_of IS NULL) AS n_datasets,
+	(SELECT count(*) FROM dataset d WHERE d.harvest_source_id = h.id AND d.duplicate_of IS NOT NULL) AS n_held,
 	lj.id AS lj_id, lj.job_type AS lj_type, lj.status AS lj_status, lj.date_created AS lj_created,
 	lj.date_finished AS lj_finished,
 	lr.id AS lr_id, lr.job_type AS lr_type, lr.status AS lr_status, lr.date_created AS lr_created,
@@ -51,7 +52,7 @@ const sourceSummaryFilter = ` WHERE (CAST($1 AS TEXT) IS NULL OR CAST(organizati
 	AND (CAST($4 AS TEXT) IS NULL OR health = $4)`
 
 // sourceSummaryExtra are the columns SourceSummary reads after the backend's sourceColumns.
-const sourceSummaryExtra = `n_datasets, lj_id, lj_type, lj_status, lj_created, lj_finished,
+const sourceSummaryExtra = `n_datasets, n_held, lj_id, lj_type, lj_status, lj_created, lj_finished,
 	lr_id, lr_type, lr_status, lr_created, lr_finished, lr_errored, lr_warned, ls_finished, health`
 
 // sourceOrders are the ORDER BY clauses of the store.SourceSort values.
@@ -102,17 +103,17 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // SourceSummary reads a row of the backend's sourceColumns then sourceSummaryExtra.
 func (s *Scanner) SourceSummary(row Row) (*store.SourceSummary, error) {
 	var (
-		n, errored, warned int
-		last, run          jobSummaryCols
-		success            *time.Time
-		health             string
+		n, held, errored, warned int
+		last, run                jobSummaryCols
+		success                  *time.Time
+		health                   string
 	)
-	src, err := s.Source(extraRow{Row: row, extra: append(append(append([]any{&n}, last.dest(s)...),
+	src, err := s.Source(extraRow{Row: row, extra: append(append(append([]any{&n, &held}, last.dest(s)...),
 		run.dest(s)...), &errored, &warned, s.NullTime(&success), &health)})
 	if err != nil {
 		return nil, err
 	}
-	out := &store.SourceSummary{Source: *src, DatasetCount: n, LastJob: last.summary(),
+	out := &store.SourceSummary{Source: *src, DatasetCount: n, HeldCount: held, LastJob: last.summary(),
 		LastRun: run.summary(), LastSuccess: success, Health: store.SourceHealth(health)}
 	if out.LastRun != nil {
 		out.LastRun.Errored, out.LastRun.Warned = errored, warned

@@ -113,7 +113,8 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Har
 		now := s.d.NowArgs()
 		var err error
 		job, err = s.scan.Job(tx.QueryRow(ctx, s.sql(`
-			UPDATE harvest_job SET status = 'error', date_finished = now(), records_total = records_settled
+			UPDATE harvest_job SET status = 'error', date_finished = now(), records_total = records_settled,
+				records_held = `+heldCount+`
 			WHERE id = $1 AND status IN ('new', 'in_progress') RETURNING `+JobColumns), s.stamped(now, p.JobID)...))
 		if err != nil {
 			return err
@@ -129,16 +130,27 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Har
 	return job, err
 }
 
+// heldCount is how many datasets of the source of the job being updated (harvest_job) are held.
+const heldCount = `(SELECT count(*) FROM dataset d WHERE d.harvest_source_id = harvest_job.harvest_source_id
+	AND d.duplicate_of IS NOT NULL)`
+
 // JobFinish implements store.Store.
 func (s *Store) JobFinish(ctx context.Context, jobID string) (*store.HarvestJob, bool, error) {
 	job, err := s.scan.Job(s.q.QueryRow(ctx, s.sql(`
 		UPDATE harvest_job SET status = 'complete', date_finished = now(), records_total = records_settled,
+			records_held = `+heldCount+`,
 			records_warned = (SELECT count(DISTINCT e.key) FROM harvest_record_error e
 				WHERE e.harvest_job_id = harvest_job.id AND e.severity = 'warning')
 		WHERE id = $1 AND status = 'in_progress' AND records_expected IS NOT NULL
 			AND records_settled >= records_expected
 		RETURNING `+JobColumns), s.stamped(s.d.NowArgs(), jobID)...))
 	return JobChanged(job, err, func() (*store.HarvestJob, error) { return s.JobGet(ctx, jobID) })
+}
+
+// JobCountHeld implements store.Store.
+func (s *Store) JobCountHeld(ctx context.Context, jobID string) (*store.HarvestJob, error) {
+	return s.scan.Job(s.q.QueryRow(ctx, `UPDATE harvest_job SET records_held = `+heldCount+`
+		WHERE id = $1 AND status IN ('complete', 'error') RETURNING `+JobColumns, jobID))
 }
 
 // JobSetExpected implements store.Store.
