@@ -141,3 +141,12 @@ func TestPoolSize(t *testing.T) {
 	defer small.Close()
 	require.EqualValues(t, 3, small.MaxConns())
 }
+
+// TestMigrateFirstPublishedBackfill: the first-published table is filled from the records there
+// are (storetest.FirstPublishedBackfill).
+func TestMigrateFirstPublishedBackfill(t *testing.T) {
+	t.Parallel()
+	st := dbtest.Open(t, dbtest.URL(t))
+	exec := postgres.MigrateTo(t, st, storetest.FirstPublishedBackfillFrom)
+	storetest.FirstPublishedBackfill(t, st, exec, func(at time.Time) any { return at })
+}

@@ -59,3 +59,12 @@ func TestLeaderLeaseExpires(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok, "b's lease (default TTL) runs")
 }
+
+// TestMigrateFirstPublishedBackfill: the first-published table is filled from the records there
+// are (storetest.FirstPublishedBackfill).
+func TestMigrateFirstPublishedBackfill(t *testing.T) {
+	t.Parallel()
+	st := open(t, filepath.Join(t.TempDir(), "harvester.db"))
+	exec := sqlite.MigrateTo(t, st, storetest.FirstPublishedBackfillFrom)
+	storetest.FirstPublishedBackfill(t, st, exec, sqlite.TimeArg)
+}
