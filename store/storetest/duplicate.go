@@ -109,11 +109,11 @@ func testCrossSourceDuplicateKeepHold(t *testing.T, s store.Store) {
 		OrganizationName: "NOAA", DatasetID: da.ID, DatasetSlug: da.Slug, Identifier: "x", RecordID: da.RecordID,
 		Precedence: -10}, p.Held)
 	for _, f := range []store.CrossSourceDuplicateListParams{{SourceID: a.ID}, {SourceID: b.ID},
-		{OrganizationID: org.ID}, {JobID: jb.ID}} {
+		{OrganizationID: org.ID}, {JobID: jb.ID}, {HeldSourceID: a.ID}} {
 		_, total := listPairs(t, s, f)
 		require.Equal(t, 1, total, "%+v", f)
 	}
-	for _, f := range []store.CrossSourceDuplicateListParams{{JobID: ja.ID}, {SourceID: newSource(t, s).ID},
+	for _, f := range []store.CrossSourceDuplicateListParams{{JobID: ja.ID}, {SourceID: newSource(t, s).ID}, {HeldSourceID: b.ID},
 		{PageParams: store.PageParams{Limit: 1, Offset: 1}}} {
 		pairs, _ := listPairs(t, s, f)
 		require.Empty(t, pairs, "%+v", f)

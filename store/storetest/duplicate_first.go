@@ -79,8 +79,10 @@ func testCrossSourceDuplicateFirstPublished(t *testing.T, s store.Store) {
 	require.True(t, compareOf(t, s, dh).DuplicateMoved)
 	require.False(t, compareOf(t, s, back).DuplicateMoved)
 
-	// The hostile source's own write clears its mark.
-	finishJob(t, s, jh.ID)
+	// The hostile source's own write clears its mark. Its job counts its held dataset.
+	require.Equal(t, 1, finishJob(t, s, jh.ID).Held)
+	require.Zero(t, finishJob(t, s, jt2.ID).Held)
+	jt2 = newJob(t, s, trusted.ID)
 	jh = newJob(t, s, hostile.ID)
 	again := keyedDataset(t, s, jh, "ds/0", "", "")
 	require.Equal(t, dh.ID, again.ID)
@@ -94,6 +96,9 @@ func testCrossSourceDuplicateFirstPublished(t *testing.T, s store.Store) {
 	require.True(t, compareOf(t, s, back).DuplicateStale)
 	require.True(t, compareOf(t, s, dh).DuplicateStale)
 	require.True(t, compareOf(t, s, back).DuplicateMoved, "held by another source's job")
+	counted, err := s.JobCountHeld(ctx, jt.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, counted.Held, "counted again: the trusted dataset is held now")
 	_, err = s.JobFetchLatest(ctx, trusted.ID)
 	require.ErrorIs(t, err, store.ErrNotFound)
 
