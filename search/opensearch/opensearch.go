@@ -145,6 +145,7 @@ var mapping = map[string]any{
 			"source_id":           keyword(),
 			"record_id":           keyword(),
 			"bbox":                map[string]any{"type": "geo_shape", "ignore_malformed": true},
+			"temporal":            keyword(),
 			"dcat":                map[string]any{"type": "object", "enabled": false},
 		},
 	},
