@@ -10,7 +10,7 @@ import (
 )
 
 // runRDF lists doc, a file named file, as an rdf source's DCAT-AP catalog.
-func runRDF(t *testing.T, file, doc string, live []string, opts ...Option) *extractRun {
+func runRDF(t testing.TB, file, doc string, live []string, opts ...Option) *extractRun {
 	t.Helper()
 	return runExtractAs(t, openSQLite(t), file, harvest.SourceRDF, harvest.SchemaDCATAP, []byte(doc), live, opts...)
 }
