@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -201,10 +202,10 @@ const (
 // indexMapping mirrors the OpenSearch mapping: english full text with accents folded, exact
 // keyword fields for facets (keyword, theme and organization are both, and organization and
 // keyword have a folded field for the filters, ignoring case and accents), dates, the
-// bounding box as a geoshape, and the DCAT record stored but not indexed. Doc values, which every batch and
-// merge writes, are kept only where a query reads them: the sort (id), the facets
-// (organization, keyword) and the geoshape. Fields are stored only when Search or Scan
-// returns them, and the DCAT record.
+// bounding box as a geoshape, and the landing page, the temporal coverage and the DCAT record
+// stored for display but not indexed. Doc values, which every batch and merge writes, are kept
+// only where a query reads them: the sort (id), the facets (organization, keyword) and the
+// geoshape. Fields are stored only when Search or Scan returns them, and the display fields.
 func indexMapping() (mapping.IndexMapping, error) {
 	text := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
@@ -249,11 +250,11 @@ func indexMapping() (mapping.IndexMapping, error) {
 	stored.Name, stored.Index, stored.Store, stored.IncludeInAll, stored.IncludeTermVectors = "dcat", false, true, false, false
 	stored.DocValues = false
 	doc.AddFieldMappingsAt("dcat", stored)
-	doc.AddFieldMappingsAt("landing_page", func() *mapping.FieldMapping {
-		f := kw("landing_page", true)
+	for _, name := range []string{"landing_page", "temporal"} { // kept for display, not searched
+		f := kw(name, true)
 		f.Index = false
-		return f
-	}())
+		doc.AddFieldMappingsAt(name, f)
+	}
 
 	im := mapping.NewIndexMapping()
 	for name, cfg := range map[string]map[string]any{
@@ -270,6 +271,16 @@ func indexMapping() (mapping.IndexMapping, error) {
 	im.DefaultAnalyzer = textAnalyzer
 	im.StoreDynamic, im.IndexDynamic, im.DocValuesDynamic = false, false, false
 	return im, nil
+}
+
+// Properties returns the names of the document mapping's top-level properties, sorted: the
+// search.Document fields (by JSON name) that a generation of this version maps.
+func Properties() []string {
+	im, err := indexMapping()
+	if err != nil { // a bad analyzer config: no property counts as mapped
+		return nil
+	}
+	return slices.Sorted(maps.Keys(im.(*mapping.IndexMappingImpl).DefaultMapping.Properties))
 }
 
 // fields returns the value bleve indexes for d: the Document's JSON fields, with the DCAT

@@ -12,7 +12,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -106,8 +108,9 @@ func (x *Index) Alias() string { return x.alias }
 // english analyzer of analysis-common rebuilt as its documentation gives it, with asciifolding
 // after lowercase), exact keyword fields for facets with a "folded" sub-field (the "folded"
 // normalizer: lowercase, asciifolding) for the organization and keyword filters, dates that
-// tolerate odd values, the bounding box as geo_shape, and the whole DCAT record stored but
-// not indexed. A term query on a normalized keyword field normalizes its value too.
+// tolerate odd values, the bounding box as geo_shape, the landing page and the temporal
+// coverage (DCAT-US 1.1's text or "start/end") kept for display only, and the whole DCAT
+// record stored but not indexed. A term query on a normalized keyword field normalizes its value too.
 // https://opensearch.org/docs/2.19/analyzers/language-analyzers/english/,
 // https://opensearch.org/docs/2.19/analyzers/normalizers/
 var mapping = map[string]any{
@@ -137,7 +140,7 @@ var mapping = map[string]any{
 			"publisher":           map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
 			"organization":        keywordText(true),
 			"identifier":          keyword(),
-			"landing_page":        map[string]any{"type": "keyword", "index": false},
+			"landing_page":        shown(),
 			"distribution_title":  map[string]any{"type": "text", "analyzer": "english_folded"},
 			"distribution_format": keyword(),
 			"modified":            map[string]any{"type": "date", "ignore_malformed": true},
@@ -145,10 +148,23 @@ var mapping = map[string]any{
 			"source_id":           keyword(),
 			"record_id":           keyword(),
 			"bbox":                map[string]any{"type": "geo_shape", "ignore_malformed": true},
-			"temporal":            keyword(),
+			"temporal":            shown(),
 			"dcat":                map[string]any{"type": "object", "enabled": false},
 		},
 	},
+}
+
+// Properties returns the names of the mapping's top-level properties, sorted: the
+// search.Document fields (by JSON name) that an index of this version maps.
+func Properties() []string {
+	props := mapping["mappings"].(map[string]any)["properties"].(map[string]any)
+	return slices.Sorted(maps.Keys(props))
+}
+
+// shown is a field kept for display only (in _source): not searched, sorted or aggregated, so
+// a value of any length indexes (a keyword's index and doc values take at most 32,766 bytes).
+func shown() map[string]any {
+	return map[string]any{"type": "keyword", "index": false, "doc_values": false}
 }
 
 func keyword() map[string]any { return map[string]any{"type": "keyword", "ignore_above": 1024} }

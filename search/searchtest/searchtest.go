@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,6 +36,43 @@ func OpenSearchURL(t *testing.T) string {
 	return u
 }
 
+// DocumentFields returns the JSON names of search.Document's fields (from their json tags),
+// sorted: the properties an index mapping must have, no more and no less.
+func DocumentFields() []string {
+	var out []string
+	typ := reflect.TypeFor[search.Document]()
+	for f := range typ.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "-" && f.IsExported() {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RequireMapsDocument fails t unless properties (the top-level property names of an index's
+// mapping) are exactly search.Document's JSON fields: a Document field without a mapping
+// makes OpenSearch's strict mapping refuse every document that has it (and bleve drop it), and
+// a mapped property without a Document field is dead weight or a renamed field.
+func RequireMapsDocument(t *testing.T, properties []string) {
+	t.Helper()
+	fields := DocumentFields()
+	var unmapped, extra []string
+	for _, f := range fields {
+		if !slices.Contains(properties, f) {
+			unmapped = append(unmapped, f)
+		}
+	}
+	for _, p := range properties {
+		if !slices.Contains(fields, p) {
+			extra = append(extra, p)
+		}
+	}
+	require.Empty(t, unmapped, "search.Document fields the mapping does not map")
+	require.Empty(t, extra, "mapped properties search.Document does not have")
+}
+
 // Run runs the suite; open returns a new empty index that the test may Close.
 func Run(t *testing.T, open func(t *testing.T) search.Index) {
 	for _, tc := range []struct {
@@ -50,6 +90,7 @@ func Run(t *testing.T, open func(t *testing.T) search.Index) {
 		{"Rebuild", testRebuild},
 		{"RebuildFailureKeepsLive", testRebuildFailureKeepsLive},
 		{"Shapes", testShapes},
+		{"EveryFieldIndexes", testEveryFieldIndexes},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -305,4 +346,26 @@ func testShapes(t *testing.T, idx search.Index) {
 	)
 	require.Equal(t, 5, find(t, idx, search.Query{}).Total)
 	require.Equal(t, []string{"odd"}, ids(find(t, idx, search.Query{Keyword: "ok"})))
+}
+
+// testEveryFieldIndexes: a document with every Document field set, as SYNC makes it from a
+// DCAT-US record, indexes; display fields of any length do too (a keyword's index and doc
+// values hold at most 32,766 bytes). A new Document field must be set here.
+func testEveryFieldIndexes(t *testing.T, idx search.Index) {
+	long := "https://example.gov/" + strings.Repeat("a", 40000)
+	d := doc("full", "s1", "Org", `{"title": "Full", "description": "Every field", "keyword": ["k"], "theme": ["t"],
+		"publisher": {"name": "P"}, "landingPage": "`+long+`", "modified": "2024-01-02", "issued": "2020",
+		"spatial": "-10,20,30,40", "temporal": "2000-01-01/2010-12-31",
+		"distribution": [{"title": "CSV file", "format": "CSV"}]}`)
+	v := reflect.ValueOf(d)
+	for i := range v.NumField() {
+		require.False(t, v.Field(i).IsZero(), "field %s is not set: set it in this test's record", v.Type().Field(i).Name)
+	}
+	put(t, idx, d)
+	require.Equal(t, []string{"full"}, ids(find(t, idx, search.Query{Text: "every"})))
+
+	// DCAT-US 3.0's PeriodOfTime, and a long free-text 1.1 value.
+	put(t, idx, doc("period", "s1", "Org", `{"title": "Period", "temporal": {"startDate": "2001-01-01"}}`),
+		doc("text", "s1", "Org", `{"title": "Text", "temporal": "`+strings.Repeat("since the beginning ", 2000)+`"}`))
+	require.Equal(t, 3, find(t, idx, search.Query{}).Total)
 }
