@@ -253,6 +253,15 @@ func (f *serviceFlags) openSearch(ctx context.Context) (search.Index, error) {
 	return pipeline.OpenSearch(ctx, f.config(nil))
 }
 
+// openSearchToRebuild opens the search index as openSearch does, taking an OpenSearch alias in
+// any state (pipeline.OpenSearchToRebuild), for a full reindex.
+func (f *serviceFlags) openSearchToRebuild(ctx context.Context) (search.Index, error) {
+	if err := f.checkSearchIndex(); err != nil {
+		return nil, err
+	}
+	return pipeline.OpenSearchToRebuild(ctx, f.config(nil))
+}
+
 // startPipeline runs every stage in this process on the flags' services: what the one-shot
 // commands (harvest, replay) run their jobs on. It returns once the stages are running.
 func (f *serviceFlags) startPipeline(ctx context.Context) (*pipeline.Pipeline, error) {

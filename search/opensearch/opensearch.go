@@ -1,9 +1,11 @@
 // Package opensearch is the search index on OpenSearch 2.x, through
-// github.com/opensearch-project/opensearch-go/v4. Datasets live in a concrete index named
-// "<alias>-<unix nanoseconds>" that an alias (default "harvester-datasets") points at; every
-// read and write goes through the alias, and Rebuild fills a new concrete index and swaps the
-// alias in one _aliases request (https://opensearch.org/docs/2.19/im-plugin/index-alias/).
-// Writes never ask for a refresh; documents become searchable at the index's refresh interval.
+// github.com/opensearch-project/opensearch-go/v4. Datasets live in a concrete index that an
+// alias (default "harvester-datasets") points at, as its write index: the first one
+// "<alias>-0", each that Rebuild makes "<alias>-<unix nanoseconds>". Every read and write goes
+// through the alias, and Rebuild fills a new concrete index and swaps the alias in one
+// _aliases request (https://opensearch.org/docs/2.19/im-plugin/index-alias/). Open refuses an
+// alias on several indices or without a write index (ErrAlias). Writes never ask for a
+// refresh; documents become searchable at the index's refresh interval.
 package opensearch
 
 import (
@@ -19,7 +21,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	osgo "github.com/opensearch-project/opensearch-go/v4"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
 	"github.com/harvester-dev/harvester/search"
@@ -38,46 +39,6 @@ type Index struct {
 }
 
 var _ search.Index = (*Index)(nil)
-
-// Open connects to the OpenSearch node at url (e.g. http://127.0.0.1:9200; user:password in
-// the URL is used for basic auth) and makes sure alias exists, creating its first concrete
-// index with the mapping when it does not. alias "" means DefaultAlias. It fails when the
-// node does not answer within 30 s or refuses the mapping.
-func Open(ctx context.Context, url, alias string) (*Index, error) {
-	if alias == "" {
-		alias = DefaultAlias
-	}
-	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: osgo.Config{
-		Addresses: []string{url}, MaxRetries: 3, EnableRetryOnTimeout: true}})
-	if err != nil {
-		return nil, fmt.Errorf("opensearch: %w", err)
-	}
-	x := &Index{client: client, alias: alias}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	status, err := x.do(ctx, http.MethodHead, "/"+alias, nil, nil)
-	if err != nil && status != http.StatusNotFound {
-		return nil, fmt.Errorf("opensearch at %s: %w", url, err)
-	}
-	if status == http.StatusNotFound {
-		name, err := x.create(ctx)
-		if err != nil {
-			return nil, err
-		}
-		status, err := x.do(ctx, http.MethodPut, "/"+name+"/_alias/"+alias, nil, nil)
-		if err = statusErr(status, err); err != nil {
-			return nil, fmt.Errorf("opensearch: alias %s: %w", alias, err)
-		}
-		x.folded.Store(true)
-		return x, nil
-	}
-	folded, err := x.hasFolding(ctx)
-	if err != nil {
-		return nil, err
-	}
-	x.folded.Store(folded)
-	return x, nil
-}
 
 // hasFolding reports whether the alias's index maps keyword.folded (indexes created before
 // the folded sub-fields do not).
@@ -179,7 +140,8 @@ func keywordText(folded bool) map[string]any {
 	return map[string]any{"type": "keyword", "ignore_above": 1024, "fields": fields}
 }
 
-// create makes a new concrete index with the mapping and returns its name.
+// create makes a new concrete index "<alias>-<unix nanoseconds>" with the mapping and returns
+// its name.
 func (x *Index) create(ctx context.Context) (string, error) {
 	name := fmt.Sprintf("%s-%d", x.alias, time.Now().UnixNano())
 	status, err := x.do(ctx, http.MethodPut, "/"+name, mapping, nil)
@@ -357,14 +319,11 @@ func (x *Index) DeleteSource(ctx context.Context, sourceID string) error {
 	return search.DeleteByScan(ctx, x, sourceID)
 }
 
-// Rebuild creates a new concrete index, fills it in bulk requests (search.Bulk), refreshes it, then
-// points the alias at it alone and deletes the indices the alias pointed at before.
+// Rebuild creates a new concrete index, fills it in bulk requests (search.Bulk), refreshes it,
+// then points the alias at it alone, as its write index, deleting the indices the alias was on
+// (swap). Rebuilds running at once, in this process or others, end with the alias on the index
+// of the last to swap.
 func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document) error) error) error {
-	var old map[string]any
-	status, err := x.do(ctx, http.MethodGet, "/_alias/"+x.alias, nil, &old)
-	if err = statusErr(status, err); err != nil && status != http.StatusNotFound {
-		return fmt.Errorf("opensearch: read alias %s: %w", x.alias, err)
-	}
 	name, err := x.create(ctx)
 	if err != nil {
 		return err
@@ -375,16 +334,11 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 		err = bulk.Flush(ctx)
 	}
 	if err == nil {
-		status, err = x.do(ctx, http.MethodPost, "/"+name+"/_refresh", nil, nil)
-		err = statusErr(status, err)
+		status, e := x.do(ctx, http.MethodPost, "/"+name+"/_refresh", nil, nil)
+		err = statusErr(status, e)
 	}
 	if err == nil {
-		actions := []any{map[string]any{"add": map[string]any{"index": name, "alias": x.alias}}}
-		for idx := range old {
-			actions = append(actions, map[string]any{"remove_index": map[string]any{"index": idx}})
-		}
-		status, err = x.do(ctx, http.MethodPost, "/_aliases", map[string]any{"actions": actions}, nil)
-		err = statusErr(status, err)
+		err = x.swap(ctx, name)
 	}
 	if err != nil {
 		_, _ = x.do(context.WithoutCancel(ctx), http.MethodDelete, "/"+name, nil, nil)
@@ -392,6 +346,34 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 	}
 	x.folded.Store(true)
 	return nil
+}
+
+// swapTries bounds swap's attempts; each failed one means another Rebuild swapped meanwhile.
+const swapTries = 5
+
+// swap points the alias at name alone, as its write index, and deletes the indices it is on,
+// in one _aliases request (atomic: searches see the old index or the new one). When the
+// request fails because the alias moved meanwhile (another Rebuild swapped first and deleted
+// an index this request removes), it reads the alias again and retries.
+func (x *Index) swap(ctx context.Context, name string) error {
+	var err error
+	for range swapTries {
+		var members map[string]*bool
+		if members, err = x.members(ctx); err != nil {
+			return err
+		}
+		actions := []any{map[string]any{"add": map[string]any{"index": name, "alias": x.alias, "is_write_index": true}}}
+		for idx := range members {
+			if idx != name {
+				actions = append(actions, map[string]any{"remove_index": map[string]any{"index": idx}})
+			}
+		}
+		status, e := x.do(ctx, http.MethodPost, "/_aliases", map[string]any{"actions": actions}, nil)
+		if err = statusErr(status, e); err == nil || status == 0 || status >= 500 {
+			return err // done, or the node's own trouble (the client has retried it)
+		}
+	}
+	return fmt.Errorf("swap the alias %s to %s: %w", x.alias, name, err)
 }
 
 // Refresh refreshes the alias's index.
