@@ -464,30 +464,34 @@ func (x *Index) DeleteSource(ctx context.Context, sourceID string) error {
 	return search.DeleteByScan(ctx, x, sourceID)
 }
 
-// Rebuild fills a new generation, then swaps it in and removes the old one.
+// Rebuild fills a new generation, then swaps it in and removes the old one. Rebuilds running
+// at once swap one after the other; the last to swap is the live generation.
 func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document) error) error) error {
 	idx, name, err := x.create()
 	if err != nil {
 		return err
 	}
 	fresh := &Index{dir: x.dir, settings: x.settings, idx: idx, gen: name}
+	var old blevesearch.Index
+	var oldGen string
 	bulk := search.NewBulk(fresh.Apply)
 	err = fill(func(d search.Document) error { return bulk.Put(ctx, d) })
 	if err == nil {
 		err = bulk.Flush(ctx)
 	}
 	if err == nil {
-		err = x.point(name)
+		x.mu.Lock() // one swap at a time: "current" and the live generation change together
+		if err = x.point(name); err == nil {
+			old, oldGen = x.idx, x.gen
+			x.idx, x.gen, x.folded = idx, name, true
+		}
+		x.mu.Unlock()
 	}
 	if err != nil {
 		idx.Close()
 		os.RemoveAll(filepath.Join(x.dir, name))
 		return fmt.Errorf("search index: rebuild: %w", err)
 	}
-	x.mu.Lock()
-	old, oldGen := x.idx, x.gen
-	x.idx, x.gen, x.folded = idx, name, true
-	x.mu.Unlock()
 	old.Close()
 	return os.RemoveAll(filepath.Join(x.dir, oldGen))
 }

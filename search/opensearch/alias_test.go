@@ -3,6 +3,7 @@ package opensearch_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -157,4 +158,53 @@ func TestOpenRefusesBrokenAlias(t *testing.T) {
 		_, err := opensearch.Open(t.Context(), url, alias)
 		require.NoError(t, err)
 	})
+}
+
+// TestRebuildsFromTwoProcesses: two processes (two Opens) rebuilding the alias at once end
+// with it on one index, its write index, holding one rebuild's documents whole.
+func TestRebuildsFromTwoProcesses(t *testing.T) {
+	t.Parallel()
+	url, alias := searchtest.OpenSearchURL(t), newAlias(t)
+	for round := range 3 {
+		a, err := opensearch.Open(t.Context(), url, alias)
+		require.NoError(t, err)
+		b, err := opensearch.Open(t.Context(), url, alias)
+		require.NoError(t, err)
+		var filled, wg sync.WaitGroup
+		filled.Add(2)
+		errs := make([]error, 2)
+		for i, x := range []*opensearch.Index{a, b} {
+			wg.Go(func() {
+				errs[i] = x.Rebuild(t.Context(), func(put func(search.Document) error) error {
+					for j := range 200 {
+						d := search.Document{ID: fmt.Sprintf("%c%04d", 'a'+i, j), Title: "Rebuilt", Identifier: "x", SourceID: "s1"}
+						if err := put(d); err != nil {
+							return err
+						}
+					}
+					filled.Done()
+					filled.Wait()
+					return nil
+				})
+			})
+		}
+		wg.Wait()
+		require.NoError(t, errors.Join(errs...), "round %d", round)
+		in := aliasIndices(t, alias)
+		require.Len(t, in, 1, "round %d: %v", round, in)
+		for _, w := range in {
+			require.True(t, w != nil && *w, "round %d: the write index", round)
+		}
+		searchtest.RebuildSets(t, a, 200, "a", "b")
+		requireDocs(t, b, 201)
+	}
+}
+
+// requireDocs asserts that the index has n documents.
+func requireDocs(t *testing.T, x *opensearch.Index, n int) {
+	t.Helper()
+	require.NoError(t, x.Refresh(t.Context()))
+	res, err := x.Search(t.Context(), search.Query{})
+	require.NoError(t, err)
+	require.Equal(t, n, res.Total)
 }

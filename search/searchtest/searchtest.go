@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,6 +90,8 @@ func Run(t *testing.T, open func(t *testing.T) search.Index) {
 		{"DeleteSource", testDeleteSource},
 		{"Rebuild", testRebuild},
 		{"RebuildFailureKeepsLive", testRebuildFailureKeepsLive},
+		{"RebuildDuringRebuild", testRebuildDuringRebuild},
+		{"RebuildsAtOnce", testRebuildsAtOnce},
 		{"Shapes", testShapes},
 		{"EveryFieldIndexes", testEveryFieldIndexes},
 	} {
@@ -334,6 +337,80 @@ func testRebuildFailureKeepsLive(t *testing.T, idx search.Index) {
 	require.ErrorIs(t, err, boom)
 	require.NoError(t, idx.Refresh(t.Context()))
 	require.Equal(t, []string{"live"}, ids(find(t, idx, search.Query{})))
+}
+
+// fillN is a Rebuild fill of n documents "<prefix>NNNN", calling before first and after after
+// the last (nil: nothing).
+func fillN(prefix string, n int, before, after func()) func(put func(search.Document) error) error {
+	return func(put func(search.Document) error) error {
+		if before != nil {
+			before()
+		}
+		for i := range n {
+			if err := put(doc(fmt.Sprintf("%s%04d", prefix, i), "s1", "Org", `{"title": "Rebuilt"}`)); err != nil {
+				return err
+			}
+		}
+		if after != nil {
+			after()
+		}
+		return nil
+	}
+}
+
+// RebuildSets asserts that the index holds exactly one of the documents sets that fillN gave
+// the rebuilds named by prefixes (n each), and that a write after the rebuilds lands; it
+// returns the winning prefix. Backends' own tests use it for rebuilds from several handles.
+func RebuildSets(t *testing.T, idx search.Index, n int, prefixes ...string) string {
+	t.Helper()
+	require.NoError(t, idx.Refresh(t.Context()))
+	all := scan(t, idx, "")
+	require.Len(t, all, n, "the documents of one rebuild")
+	winner := strings.TrimRight(all[0].ID, "0123456789")
+	require.Contains(t, prefixes, winner)
+	for i, e := range all {
+		require.Equal(t, fmt.Sprintf("%s%04d", winner, i), e.ID)
+	}
+	put(t, idx, doc("later", "s1", "Org", `{"title": "Later"}`))
+	require.Equal(t, []string{"later"}, ids(find(t, idx, search.Query{Text: "later"})))
+	return winner
+}
+
+// testRebuildDuringRebuild: a rebuild that starts before another one swaps and swaps after it
+// (two processes migrating at once) succeeds; the index is the second one's alone.
+func testRebuildDuringRebuild(t *testing.T, idx search.Index) {
+	put(t, idx, doc("old", "s1", "Org", `{"title": "Old"}`))
+	secondStarted, firstDone := make(chan struct{}), make(chan struct{})
+	var first, second error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(firstDone)
+		first = idx.Rebuild(t.Context(), fillN("a", 300, func() { <-secondStarted }, nil))
+	})
+	wg.Go(func() {
+		second = idx.Rebuild(t.Context(), fillN("b", 300, func() { close(secondStarted) }, func() { <-firstDone }))
+	})
+	wg.Wait()
+	require.NoError(t, first)
+	require.NoError(t, second, "the second rebuild swaps after the first")
+	require.Equal(t, "b", RebuildSets(t, idx, 300, "a", "b"))
+}
+
+// testRebuildsAtOnce: rebuilds that swap at the same moment both succeed, and the index is
+// one of them, whole.
+func testRebuildsAtOnce(t *testing.T, idx search.Index) {
+	put(t, idx, doc("old", "s1", "Org", `{"title": "Old"}`))
+	var filled sync.WaitGroup
+	filled.Add(2)
+	barrier := func() { filled.Done(); filled.Wait() }
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, prefix := range []string{"a", "b"} {
+		wg.Go(func() { errs[i] = idx.Rebuild(t.Context(), fillN(prefix, 300, nil, barrier)) })
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	RebuildSets(t, idx, 300, "a", "b")
 }
 
 func testShapes(t *testing.T, idx search.Index) {
