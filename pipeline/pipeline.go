@@ -220,6 +220,9 @@ func (p *Pipeline) build(ctx context.Context) error {
 		if idx != nil {
 			p.index = idx
 			p.closers = append(p.closers, func() { _ = idx.Close() })
+			if err := p.migrateIndex(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	if len(cfg.Stages) > 0 {
@@ -235,6 +238,28 @@ func (p *Pipeline) build(ctx context.Context) error {
 		p.sched = s
 	}
 	return p.buildHandler()
+}
+
+// migrateIndex rebuilds the search index from the store when an older version made it
+// (search.Migrate), before any stage writes to it: every process that opens the index does,
+// and rebuilds at once end on one index.
+func (p *Pipeline) migrateIndex(ctx context.Context) error {
+	if !p.index.Outdated() {
+		return nil
+	}
+	log := p.cfg.Logger
+	log.Info("search index: made by an older version's mapping; rebuilding it from the database before starting " +
+		"(searches use the old index meanwhile; see docs/search-index.md)")
+	start := time.Now()
+	r, err := search.Migrate(ctx, p.store, p.index)
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		log.Info("search index: rebuilt", "documents", r.Documents, "repaired_after",
+			len(r.Reconciled.Missing)+len(r.Reconciled.Stale)+len(r.Reconciled.Orphaned), "took", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
 }
 
 // buildStages builds the stages' handlers and the router that runs them.

@@ -30,6 +30,10 @@ type Index interface {
 	// and writes go to the old index until the swap; writes made during the rebuild are not in
 	// the new index (run Reconcile after). On error the live index is left as it was.
 	Rebuild(ctx context.Context, fill func(put func(Document) error) error) error
+	// Outdated reports whether the live index was made by another mapping than this version's
+	// (an older version's, or one from before the mapping was stamped), as found when it was
+	// opened; false after a Rebuild. Migrate rebuilds an outdated index.
+	Outdated() bool
 	// Refresh makes every write so far visible to Search. Writes become visible on their own
 	// within about a second; tests and one-shot commands call Refresh.
 	Refresh(ctx context.Context) error

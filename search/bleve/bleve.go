@@ -2,6 +2,8 @@ package bleve
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +39,8 @@ type Index struct {
 	// folded is set when the live generation has the folded fields (foldedAnalyzer); a
 	// generation made before them filters on the published values until a reindex.
 	folded bool
+	// outdated is set when the live generation was made by another mapping (mappingVersion).
+	outdated bool
 }
 
 var _ search.Index = (*Index)(nil)
@@ -135,7 +139,41 @@ func open(dir string, cfg map[string]any) (*Index, error) {
 			"only one process may hold a bleve index; set OPENSEARCH_URL to share one index)", dir, err)
 	}
 	x.folded = hasFolding(x.idx)
+	v, err := x.idx.GetInternal([]byte(internalVersion))
+	if err != nil {
+		x.idx.Close()
+		return nil, fmt.Errorf("search index %s: %w", dir, err)
+	}
+	x.outdated = string(v) != mappingVersion()
 	return x, nil
+}
+
+// internalVersion is the key of a generation's mapping version in bleve's internal storage.
+const internalVersion = "harvester_mapping"
+
+// mappingVersion identifies this version's mapping: the first 16 hex digits of the SHA-256 of
+// indexMapping's JSON (as bleve keeps it in the index). create stamps it in each new generation
+// (SetInternal), so Open can tell a generation made by another mapping (Outdated); a generation
+// made before the stamp has none.
+var mappingVersion = sync.OnceValue(func() string {
+	im, err := indexMapping()
+	if err != nil {
+		return "" // create fails the same way
+	}
+	b, err := json.Marshal(im) // bleve's own encoding; map keys sorted
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+})
+
+// Outdated reports whether the live generation was made by another mapping than this
+// version's (its stamp differs, or it has none), as read by Open; after a Rebuild it is false.
+func (x *Index) Outdated() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.outdated
 }
 
 // hasFolding reports whether idx was created with the folded fields and analyzers.
@@ -171,6 +209,13 @@ func (x *Index) create() (blevesearch.Index, string, error) {
 	}
 	idx, err := blevesearch.NewUsing(filepath.Join(x.dir, name), im,
 		blevesearch.Config.DefaultIndexType, blevesearch.Config.DefaultKVStore, maps.Clone(x.settings))
+	if err == nil {
+		err = idx.SetInternal([]byte(internalVersion), []byte(mappingVersion()))
+		if err != nil {
+			idx.Close()
+			os.RemoveAll(filepath.Join(x.dir, name))
+		}
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("search index: create %s: %w", name, err)
 	}
@@ -483,7 +528,7 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 		x.mu.Lock() // one swap at a time: "current" and the live generation change together
 		if err = x.point(name); err == nil {
 			old, oldGen = x.idx, x.gen
-			x.idx, x.gen, x.folded = idx, name, true
+			x.idx, x.gen, x.folded, x.outdated = idx, name, true, false
 		}
 		x.mu.Unlock()
 	}

@@ -67,11 +67,12 @@ func open(ctx context.Context, url, alias string, strict bool) (*Index, error) {
 				return nil, err
 			}
 		}
-		folded, err := x.hasFolding(ctx)
+		folded, current, err := x.inspect(ctx)
 		if err != nil {
 			return nil, err
 		}
 		x.folded.Store(folded)
+		x.outdated.Store(!current)
 		return x, nil
 	}
 	first := firstIndex(alias)

@@ -208,3 +208,32 @@ func requireDocs(t *testing.T, x *opensearch.Index, n int) {
 	require.NoError(t, err)
 	require.Equal(t, n, res.Total)
 }
+
+// TestOutdated: an index this version made is current, opened again too; one made before the
+// mapping stamp (no _meta), or by another mapping, is outdated until a Rebuild.
+func TestOutdated(t *testing.T) {
+	t.Parallel()
+	url := searchtest.OpenSearchURL(t)
+	alias := newAlias(t)
+	x, err := opensearch.Open(t.Context(), url, alias)
+	require.NoError(t, err)
+	require.False(t, x.Outdated(), "a new index")
+	x, err = opensearch.Open(t.Context(), url, alias)
+	require.NoError(t, err)
+	require.False(t, x.Outdated(), "reopened")
+
+	for _, meta := range []string{``, `"_meta": {"harvester_mapping": "0123456789abcdef"},`} {
+		alias := newAlias(t)
+		status, body := call(t, http.MethodPut, "/"+alias+"-1", `{"aliases": {"`+alias+`": {}}, "mappings": {`+meta+
+			`"dynamic": "strict", "properties": {"id": {"type": "keyword"}, "title": {"type": "text"}}}}`)
+		require.Equal(t, http.StatusOK, status, body)
+		x, err := opensearch.Open(t.Context(), url, alias)
+		require.NoError(t, err)
+		require.True(t, x.Outdated(), "meta %q", meta)
+		require.NoError(t, x.Rebuild(t.Context(), func(func(search.Document) error) error { return nil }))
+		require.False(t, x.Outdated(), "rebuilt")
+		x, err = opensearch.Open(t.Context(), url, alias)
+		require.NoError(t, err)
+		require.False(t, x.Outdated(), "rebuilt, reopened")
+	}
+}

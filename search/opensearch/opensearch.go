@@ -11,6 +11,8 @@ package opensearch
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,15 +38,19 @@ type Index struct {
 	// folded is set when the alias's index has the "folded" sub-fields; an index created
 	// before them filters on the published values until a reindex (Rebuild) replaces it.
 	folded atomic.Bool
+	// outdated is set when the alias's index has another mapping than this version's.
+	outdated atomic.Bool
 }
 
 var _ search.Index = (*Index)(nil)
 
-// hasFolding reports whether the alias's index maps keyword.folded (indexes created before
-// the folded sub-fields do not).
-func (x *Index) hasFolding(ctx context.Context) (bool, error) {
+// inspect reads the mapping of the alias's index: whether it maps keyword.folded (indexes
+// created before the folded sub-fields do not), and whether its _meta stamp is this version's
+// mapping (see mappingVersion).
+func (x *Index) inspect(ctx context.Context) (folded, current bool, err error) {
 	var out map[string]struct {
 		Mappings struct {
+			Meta       map[string]any `json:"_meta"`
 			Properties map[string]struct {
 				Fields map[string]json.RawMessage `json:"fields"`
 			} `json:"properties"`
@@ -52,15 +58,23 @@ func (x *Index) hasFolding(ctx context.Context) (bool, error) {
 	}
 	status, err := x.do(ctx, http.MethodGet, "/"+x.alias+"/_mapping", nil, &out)
 	if err = statusErr(status, err); err != nil {
-		return false, fmt.Errorf("opensearch: mapping of %s: %w", x.alias, err)
+		return false, false, fmt.Errorf("opensearch: mapping of %s: %w", x.alias, err)
 	}
+	folded, current = len(out) > 0, len(out) > 0
 	for _, idx := range out {
 		if _, ok := idx.Mappings.Properties["keyword"].Fields["folded"]; !ok {
-			return false, nil
+			folded = false
+		}
+		if idx.Mappings.Meta[metaVersion] != mappingVersion {
+			current = false
 		}
 	}
-	return len(out) > 0, nil
+	return folded, current, nil
 }
+
+// Outdated reports whether the alias's index was made by another mapping than this version's
+// (its _meta stamp differs, or it has none), as read by Open; after a Rebuild it is false.
+func (x *Index) Outdated() bool { return x.outdated.Load() }
 
 // Alias returns the alias the index is used through.
 func (x *Index) Alias() string { return x.alias }
@@ -74,7 +88,7 @@ func (x *Index) Alias() string { return x.alias }
 // record stored but not indexed. A term query on a normalized keyword field normalizes its value too.
 // https://opensearch.org/docs/2.19/analyzers/language-analyzers/english/,
 // https://opensearch.org/docs/2.19/analyzers/normalizers/
-var mapping = map[string]any{
+var mapping = stamp(map[string]any{
 	"settings": map[string]any{"number_of_shards": 1, "analysis": map[string]any{
 		"filter": map[string]any{
 			"english_stop":               map[string]any{"type": "stop", "stopwords": "_english_"},
@@ -113,6 +127,27 @@ var mapping = map[string]any{
 			"dcat":                map[string]any{"type": "object", "enabled": false},
 		},
 	},
+})
+
+// metaVersion is the key of the mapping's version in the index mapping's _meta.
+const metaVersion = "harvester_mapping"
+
+// mappingVersion identifies this version's mapping (settings included): the first 16 hex
+// digits of the SHA-256 of its JSON without _meta. stamp writes it in the mapping's _meta, so
+// Open can tell an index made by another mapping (Outdated) without comparing mappings that
+// OpenSearch returns with its defaults filled in.
+var mappingVersion string
+
+// stamp sets mappingVersion from m and returns m with it in mappings._meta.
+func stamp(m map[string]any) map[string]any {
+	b, err := json.Marshal(m) // map keys sorted: the same mapping gives the same bytes
+	if err != nil {
+		panic(err) // a literal of maps, strings and numbers: cannot fail
+	}
+	sum := sha256.Sum256(b)
+	mappingVersion = hex.EncodeToString(sum[:8])
+	m["mappings"].(map[string]any)["_meta"] = map[string]any{metaVersion: mappingVersion}
+	return m
 }
 
 // Properties returns the names of the mapping's top-level properties, sorted: the
@@ -345,6 +380,7 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 		return fmt.Errorf("opensearch: rebuild: %w", err)
 	}
 	x.folded.Store(true)
+	x.outdated.Store(false)
 	return nil
 }
 
