@@ -19,6 +19,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/char/asciifolding"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/length"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
@@ -242,6 +243,10 @@ func (x *Index) point(name string) error {
 const (
 	textAnalyzer   = "harvester_en"
 	foldedAnalyzer = "harvester_folded"
+	// sortAnalyzer is foldedAnalyzer for the title's sort key, dropping keys over
+	// search.SortKeyMax characters (sortMaxFilter), as the OpenSearch index's ignore_above does.
+	sortAnalyzer  = "harvester_sort"
+	sortMaxFilter = "harvester_sort_max"
 )
 
 // indexMapping mirrors the OpenSearch mapping: english full text with accents folded, exact
@@ -249,8 +254,8 @@ const (
 // keyword have a folded field for the filters, ignoring case and accents), dates, the
 // bounding box as a geoshape, and the landing page, the temporal coverage and the DCAT record
 // stored for display but not indexed. Doc values, which every batch and merge writes, are kept
-// only where a query reads them: the sort (id), the facets (organization, keyword) and the
-// geoshape. Fields are stored only when Search or Scan returns them, and the display fields.
+// only where a query reads them: the sorts (id, the title's sort key), the facets
+// (organization, keyword) and the geoshape. Fields are stored only when Search or Scan returns them, and the display fields.
 func indexMapping() (mapping.IndexMapping, error) {
 	text := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
@@ -279,7 +284,9 @@ func indexMapping() (mapping.IndexMapping, error) {
 		}
 		doc.AddFieldMappingsAt(name, fs...)
 	}
-	doc.AddFieldMappingsAt("title", text("title", true))
+	sortKey := text("title.sort", false)
+	sortKey.Analyzer, sortKey.DocValues = sortAnalyzer, true
+	doc.AddFieldMappingsAt("title", text("title", true), sortKey)
 	for _, name := range []string{"description", "publisher", "distribution_title"} {
 		doc.AddFieldMappingsAt(name, text(name, false))
 	}
@@ -302,11 +309,16 @@ func indexMapping() (mapping.IndexMapping, error) {
 	}
 
 	im := mapping.NewIndexMapping()
+	if err := im.AddCustomTokenFilter(sortMaxFilter, map[string]any{"type": length.Name, "max": float64(search.SortKeyMax)}); err != nil {
+		return nil, fmt.Errorf("search index mapping: token filter %s: %w", sortMaxFilter, err)
+	}
 	for name, cfg := range map[string]map[string]any{
 		textAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": unicode.Name,
 			"token_filters": []any{en.PossessiveName, lowercase.Name, en.StopName, porter.Name}},
 		foldedAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": single.Name,
 			"token_filters": []any{lowercase.Name}},
+		sortAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": single.Name,
+			"token_filters": []any{lowercase.Name, sortMaxFilter}},
 	} {
 		if err := im.AddCustomAnalyzer(name, cfg); err != nil {
 			return nil, fmt.Errorf("search index mapping: analyzer %s: %w", name, err)
@@ -375,7 +387,8 @@ func (x *Index) Apply(_ context.Context, ops []search.Op) ([]error, error) {
 
 // Search runs q: a disjunction of match queries over the text fields (title and keywords
 // boosted, like the OpenSearch index), conjoined with the filters (organization and keyword
-// ignoring case and accents, source_id exact), with term facets of the published values.
+// ignoring case and accents, source_id exact), with term facets of the published values. Hits
+// come by score, or without text in search.Query's order (the title's sort key, then id).
 func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -389,7 +402,8 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 		analyzer = en.AnalyzerName
 	}
 	var must []query.Query
-	if strings.TrimSpace(q.Text) != "" {
+	text := strings.TrimSpace(q.Text) != ""
+	if text {
 		var any []query.Query
 		for field, boost := range map[string]float64{"title": 3, "description": 1, "keyword.text": 2,
 			"theme.text": 1, "publisher": 1, "organization.text": 1, "distribution_title": 1} {
@@ -430,7 +444,11 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	}
 	req := blevesearch.NewSearchRequestOptions(root, q.PerPage, q.From(), false)
 	req.Fields = []string{"title", "slug", "identifier", "organization", "source_id"}
-	req.SortBy([]string{"-_score", "id"})
+	if text {
+		req.SortBy([]string{"-_score", "id"})
+	} else {
+		req.SortBy([]string{"title.sort", "id"}) // search.Query's order without text
+	}
 	req.AddFacet("organization", blevesearch.NewFacetRequest("organization", q.FacetSize))
 	req.AddFacet("keyword", blevesearch.NewFacetRequest("keyword", q.FacetSize))
 	x.mu.RLock()
@@ -441,7 +459,11 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	}
 	out := &search.Result{Total: int(res.Total), Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, search.Hit{ID: h.ID, Score: h.Score, Title: field(h.Fields, "title"),
+		score := h.Score
+		if !text {
+			score = 0 // the filters match or not; OpenSearch scores them as constants
+		}
+		out.Hits = append(out.Hits, search.Hit{ID: h.ID, Score: score, Title: field(h.Fields, "title"),
 			Slug: field(h.Fields, "slug"), Identifier: field(h.Fields, "identifier"),
 			Organization: field(h.Fields, "organization"), SourceID: field(h.Fields, "source_id")})
 	}

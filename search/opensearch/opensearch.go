@@ -83,7 +83,8 @@ func (x *Index) Alias() string { return x.alias }
 // english analyzer of analysis-common rebuilt as its documentation gives it, with asciifolding
 // after lowercase), exact keyword fields for facets with a "folded" sub-field (the "folded"
 // normalizer: lowercase, asciifolding) for the organization and keyword filters, dates that
-// tolerate odd values, the bounding box as geo_shape, the landing page and the temporal
+// tolerate odd values, the title's sort key (title.sort: the "folded" normalizer, up to
+// search.SortKeyMax characters), the bounding box as geo_shape, the landing page and the temporal
 // coverage (DCAT-US 1.1's text or "start/end") kept for display only, and the whole DCAT
 // record stored but not indexed. A term query on a normalized keyword field normalizes its value too.
 // https://opensearch.org/docs/2.19/analyzers/language-analyzers/english/,
@@ -106,9 +107,11 @@ var mapping = stamp(map[string]any{
 	"mappings": map[string]any{
 		"dynamic": "strict",
 		"properties": map[string]any{
-			"id":                  keyword(),
-			"slug":                keyword(),
-			"title":               map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
+			"id":   keyword(),
+			"slug": keyword(),
+			"title": map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{
+				"raw":  map[string]any{"type": "keyword", "ignore_above": 1024},
+				"sort": map[string]any{"type": "keyword", "normalizer": "folded", "ignore_above": search.SortKeyMax}}},
 			"description":         map[string]any{"type": "text", "analyzer": "english_folded"},
 			"keyword":             keywordText(true),
 			"theme":               keywordText(false),
@@ -233,7 +236,7 @@ func (x *Index) apply(ctx context.Context, index string, ops []search.Op) ([]err
 // Search runs q as a bool query: multi_match over the text fields (OR of terms, title and
 // keywords boosted), term filters (organization and keyword on their folded sub-fields,
 // ignoring case and accents; source_id exact), and terms aggregations of the published values
-// for the facets.
+// for the facets. Hits come by score, or without text in search.Query's order (sortOf).
 func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -259,7 +262,7 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 		"from": q.From(), "size": q.PerPage, "track_total_hits": true,
 		"_source": []string{"title", "slug", "identifier", "organization", "source_id"},
 		"query":   map[string]any{"bool": map[string]any{"must": must, "filter": filter}},
-		"sort":    []any{"_score", map[string]any{"id": "asc"}},
+		"sort":    sortOf(q),
 		"aggs": map[string]any{
 			"organization": map[string]any{"terms": map[string]any{"field": "organization", "size": q.FacetSize}},
 			"keyword":      map[string]any{"terms": map[string]any{"field": "keyword", "size": q.FacetSize}},
@@ -303,6 +306,16 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 		}
 	}
 	return res, nil
+}
+
+// sortOf is q's order: by score, or without text search.Query's order (the title's sort key,
+// then id). An index made before the sort key sorts as if no title had one.
+func sortOf(q search.Query) []any {
+	if strings.TrimSpace(q.Text) != "" {
+		return []any{"_score", map[string]any{"id": "asc"}}
+	}
+	return []any{map[string]any{"title.sort": map[string]any{"order": "asc", "unmapped_type": "keyword"}},
+		map[string]any{"id": "asc"}}
 }
 
 // Scan pages through the documents in id order with search_after, 1,000 at a time.

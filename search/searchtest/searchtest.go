@@ -83,6 +83,7 @@ func Run(t *testing.T, open func(t *testing.T) search.Index) {
 		{"SearchFindsTitleWord", testSearchFindsTitleWord},
 		{"FiltersAndFacets", testFiltersAndFacets},
 		{"FiltersFoldCaseAndAccents", testFiltersFoldCaseAndAccents},
+		{"OrderWithoutText", testOrderWithoutText},
 		{"TextFoldsAccents", testTextFoldsAccents},
 		{"Paging", testPaging},
 		{"UpdateAndDelete", testUpdateAndDelete},
@@ -210,6 +211,38 @@ func testFiltersFoldCaseAndAccents(t *testing.T, idx search.Index) {
 	res = find(t, idx, search.Query{Organization: "servicio forestal agricola"})
 	require.Equal(t, []search.Facet{{Value: "Servicio Forestal Agrícola", Count: 1}}, res.Facets["organization"])
 	require.Equal(t, []search.Facet{{Value: "Pinaleño Mountains", Count: 1}}, res.Facets["keyword"])
+}
+
+// testOrderWithoutText: a query without text (filters only, or none) has no relevance to
+// rank by, so hits come by title, ignoring case and accents (the filters' folding), then by id;
+// datasets without a title (or with one over search.SortKeyMax characters) come last, and
+// scores are 0. Both backends give the same pages.
+func testOrderWithoutText(t *testing.T, idx search.Index) {
+	put(t, idx,
+		doc("d1", "s1", "Org", `{"title": "zebra counts", "keyword": ["k"]}`),
+		doc("d2", "s1", "Org", `{"title": "Apple orchards", "keyword": ["k"]}`),
+		doc("d3", "s1", "Org", `{"title": "Ábaco survey", "keyword": ["k"]}`),
+		doc("d4", "s1", "Org", `{"title": "Beaver dams", "keyword": ["k"]}`),
+		doc("d5", "s1", "Org", `{"title": "apple orchards", "keyword": ["k"]}`),
+		doc("d6", "s1", "Org", `{"description": "No title", "keyword": ["k"]}`),
+		doc("d7", "s1", "Org", `{"title": "Éclair bakeries", "keyword": ["k"]}`),
+		doc("d0", "s1", "Org", `{"title": "Apple Orchards", "keyword": ["k"]}`),
+		doc("d8", "s1", "Org", `{"title": "`+strings.Repeat("a", search.SortKeyMax+1)+`", "keyword": ["k"]}`),
+	)
+	want := []string{"d3", "d0", "d2", "d5", "d4", "d7", "d1", "d6", "d8"} // d6 has no title, d8 one too long
+	for _, q := range []search.Query{{}, {Keyword: "k"}, {Organization: "org"}, {SourceID: "s1"}, {Keyword: "K", Organization: "Org"}} {
+		res := find(t, idx, q)
+		require.Equal(t, want, ids(res), "%+v", q)
+		for _, h := range res.Hits {
+			require.Zero(t, h.Score, "no text, no score: %+v", q)
+		}
+		var paged []string
+		for page := 1; page <= 3; page++ {
+			q.Page, q.PerPage = page, 4
+			paged = append(paged, ids(find(t, idx, q))...)
+		}
+		require.Equal(t, want, paged, "pages of %+v", q)
+	}
 }
 
 // testTextFoldsAccents: full text ignores accents both ways, in every text field.
