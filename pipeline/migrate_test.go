@@ -136,12 +136,7 @@ func oldBleve(t *testing.T, cfg *pipeline.Config) {
 // oldOpenSearch makes alias as an earlier version did: a strict mapping without temporal and
 // without a stamp, the alias added after, and a document whose dataset is gone.
 func oldOpenSearch(t *testing.T, url, alias string) {
-	t.Cleanup(func() {
-		r, _ := http.NewRequest(http.MethodDelete, url+"/"+alias+"-*", nil)
-		if resp, err := http.DefaultClient.Do(r); err == nil {
-			resp.Body.Close()
-		}
-	})
+	oldOpenSearchCleanup(t, url, alias)
 	kw := `{"type": "keyword"}`
 	send(t, http.MethodPut, url+"/"+alias+"-1", `{"mappings": {"dynamic": "strict", "properties": {"id": `+kw+
 		`, "slug": `+kw+`, "identifier": `+kw+`, "source_id": `+kw+`, "record_id": `+kw+`, "organization": `+kw+
@@ -149,6 +144,16 @@ func oldOpenSearch(t *testing.T, url, alias string) {
 	send(t, http.MethodPut, url+"/"+alias+"-1/_alias/"+alias, "")
 	send(t, http.MethodPut, url+"/"+alias+"/_doc/gone?refresh=true", `{"id": "gone", "title": "Gone survey"}`)
 	send(t, http.MethodPut, url+"/"+alias+"/_doc/x", `{"id": "x", "temporal": "2000"}`) // refused: strict
+}
+
+// oldOpenSearchCleanup deletes the alias's indices at the test's end.
+func oldOpenSearchCleanup(t *testing.T, url, alias string) {
+	t.Cleanup(func() {
+		r, _ := http.NewRequest(http.MethodDelete, url+"/"+alias+"-*", nil)
+		if resp, err := http.DefaultClient.Do(r); err == nil {
+			resp.Body.Close()
+		}
+	})
 }
 
 func send(t *testing.T, method, url, body string) {
@@ -180,4 +185,43 @@ func aliasIndices(t *testing.T, url, alias string) []string {
 		names = append(names, n)
 	}
 	return names
+}
+
+// TestSearchIndexNameRule: one naming rule for the index on both setups, checked at start: an
+// upper-case name worked on bleve and failed on OpenSearch at the first write; now both refuse
+// it as a configuration error with the rule. A name at the longest (search.MaxIndexName) opens
+// and rebuilds on both.
+func TestSearchIndexNameRule(t *testing.T) {
+	t.Parallel()
+	for name, remote := range map[string]bool{"sqlite+bleve": false, "postgres+opensearch": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg := pipeline.Config{DataDir: t.TempDir(), NATSURL: natstest.URL(t), Stages: []string{pipeline.StageSync},
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+			if remote {
+				cfg.DatabaseURL, cfg.OpenSearchURL = dbtest.URL(t), searchtest.OpenSearchURL(t)
+			}
+			for _, bad := range []string{"Harvester-Datasets", "datasets,old", "_datasets"} {
+				cfg.SearchIndex = bad
+				p, err := pipeline.New(t.Context(), cfg)
+				if p != nil {
+					p.Close()
+				}
+				require.ErrorIs(t, err, pipeline.ErrConfig, bad)
+				require.ErrorContains(t, err, "an index name is lower case", bad)
+				_, err = pipeline.OpenSearch(t.Context(), cfg)
+				require.ErrorIs(t, err, pipeline.ErrConfig, bad)
+			}
+
+			cfg.SearchIndex = "t" + strings.Repeat(strings.ReplaceAll(uuid.NewString(), "-", ""), 8)[:search.MaxIndexName-1]
+			if remote {
+				oldOpenSearchCleanup(t, cfg.OpenSearchURL, cfg.SearchIndex)
+			}
+			idx, err := pipeline.OpenSearch(t.Context(), cfg)
+			require.NoError(t, err)
+			defer idx.Close()
+			require.NoError(t, idx.Rebuild(t.Context(), func(func(search.Document) error) error { return nil }),
+				"the concrete index's suffix fits")
+		})
+	}
 }

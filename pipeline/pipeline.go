@@ -52,8 +52,9 @@ type Config struct {
 	// in a directory per database with Postgres (BleveDir).
 	OpenSearchURL string
 	// SearchIndex names the index (the OpenSearch alias, or the bleve directory); "none" keeps
-	// no index. Default opensearch.DefaultAlias. It is opened only by a process that runs
-	// SYNC or the API.
+	// no index. Default opensearch.DefaultAlias. Both setups take the names search.CheckIndexName
+	// allows (OpenSearch's rule: lower case, no \ / * ? " < > | , # : or space, ...). It is
+	// opened only by a process that runs SYNC or the API.
 	SearchIndex string
 
 	// Logger receives every part's logs; required.
@@ -133,6 +134,9 @@ func (c Config) validate() error {
 	if c.NATSURL == "" && c.StreamReplicas > 1 {
 		return fmt.Errorf("%w: StreamReplicas %d needs a JetStream cluster (NATSURL); the in-process server keeps 1",
 			ErrConfig, c.StreamReplicas)
+	}
+	if err := checkSearchIndex(c.SearchIndex); err != nil {
+		return err
 	}
 	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
 		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)

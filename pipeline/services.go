@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/bleve"
@@ -62,12 +61,13 @@ func OpenSearchToRebuild(ctx context.Context, cfg Config) (search.Index, error) 
 
 func openSearch(ctx context.Context, cfg Config,
 	openRemote func(ctx context.Context, url, alias string) (*opensearch.Index, error)) (search.Index, error) {
+	if err := checkSearchIndex(cfg.SearchIndex); err != nil {
+		return nil, err
+	}
 	name := cmp.Or(cfg.SearchIndex, opensearch.DefaultAlias)
 	switch {
 	case name == "none":
 		return nil, nil
-	case strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, "."):
-		return nil, fmt.Errorf("%w: SearchIndex %q is not a name", ErrConfig, name)
 	case cfg.OpenSearchURL != "":
 		x, err := openRemote(ctx, cfg.OpenSearchURL, name)
 		if err != nil {
@@ -84,6 +84,18 @@ func openSearch(ctx context.Context, cfg Config,
 		return nil, err
 	}
 	return x, nil
+}
+
+// checkSearchIndex applies search.CheckIndexName to a SearchIndex other than "" (the default)
+// and "none", wrapping ErrConfig.
+func checkSearchIndex(name string) error {
+	if name == "" || name == "none" {
+		return nil
+	}
+	if err := search.CheckIndexName(name); err != nil {
+		return fmt.Errorf("%w: SearchIndex: %w", ErrConfig, err)
+	}
+	return nil
 }
 
 // BleveDir is the directory of the bleve index cfg selects when it has no OpenSearchURL: with
