@@ -52,8 +52,9 @@ type Config struct {
 	// in a directory per database with Postgres (BleveDir).
 	OpenSearchURL string
 	// SearchIndex names the index (the OpenSearch alias, or the bleve directory); "none" keeps
-	// no index. Default opensearch.DefaultAlias. It is opened only by a process that runs
-	// SYNC or the API.
+	// no index. Default opensearch.DefaultAlias. Both setups take the names search.CheckIndexName
+	// allows (OpenSearch's rule: lower case, no \ / * ? " < > | , # : or space, ...). It is
+	// opened only by a process that runs SYNC or the API.
 	SearchIndex string
 
 	// Logger receives every part's logs; required.
@@ -133,6 +134,9 @@ func (c Config) validate() error {
 	if c.NATSURL == "" && c.StreamReplicas > 1 {
 		return fmt.Errorf("%w: StreamReplicas %d needs a JetStream cluster (NATSURL); the in-process server keeps 1",
 			ErrConfig, c.StreamReplicas)
+	}
+	if err := checkSearchIndex(c.SearchIndex); err != nil {
+		return err
 	}
 	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
 		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)
@@ -220,6 +224,9 @@ func (p *Pipeline) build(ctx context.Context) error {
 		if idx != nil {
 			p.index = idx
 			p.closers = append(p.closers, func() { _ = idx.Close() })
+			if err := p.migrateIndex(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	if len(cfg.Stages) > 0 {
@@ -235,6 +242,28 @@ func (p *Pipeline) build(ctx context.Context) error {
 		p.sched = s
 	}
 	return p.buildHandler()
+}
+
+// migrateIndex rebuilds the search index from the store when an older version made it
+// (search.Migrate), before any stage writes to it: every process that opens the index does,
+// and rebuilds at once end on one index.
+func (p *Pipeline) migrateIndex(ctx context.Context) error {
+	if !p.index.Outdated() {
+		return nil
+	}
+	log := p.cfg.Logger
+	log.Info("search index: made by an older version's mapping; rebuilding it from the database before starting " +
+		"(searches use the old index meanwhile; see docs/search-index.md)")
+	start := time.Now()
+	r, err := search.Migrate(ctx, p.store, p.index)
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		log.Info("search index: rebuilt", "documents", r.Documents, "repaired_after",
+			len(r.Reconciled.Missing)+len(r.Reconciled.Stale)+len(r.Reconciled.Orphaned), "took", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
 }
 
 // buildStages builds the stages' handlers and the router that runs them.

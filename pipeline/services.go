@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/bleve"
@@ -45,18 +44,32 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return st, nil
 }
 
-// OpenSearch opens the search index cfg selects: OpenSearch at OpenSearchURL, else bleve in
-// BleveDir (per database); nil (and no error) for SearchIndex "none". A SearchIndex that
-// is not a plain name (a path) is an error wrapping ErrConfig. Close the index when done.
+// OpenSearch opens the search index cfg selects: OpenSearch at OpenSearchURL
+// (opensearch.Open), else bleve in BleveDir (per database); nil (and no error) for
+// SearchIndex "none". A SearchIndex that breaks the naming rule (search.CheckIndexName) is an
+// error wrapping ErrConfig. Close the index when done.
 func OpenSearch(ctx context.Context, cfg Config) (search.Index, error) {
+	return openSearch(ctx, cfg, opensearch.Open)
+}
+
+// OpenSearchToRebuild opens the index as OpenSearch does, but takes an OpenSearch alias in a
+// state that Open refuses (on several indices, or without a write index:
+// opensearch.OpenToRebuild), for a full search.Reindex to repair.
+func OpenSearchToRebuild(ctx context.Context, cfg Config) (search.Index, error) {
+	return openSearch(ctx, cfg, opensearch.OpenToRebuild)
+}
+
+func openSearch(ctx context.Context, cfg Config,
+	openRemote func(ctx context.Context, url, alias string) (*opensearch.Index, error)) (search.Index, error) {
+	if err := checkSearchIndex(cfg.SearchIndex); err != nil {
+		return nil, err
+	}
 	name := cmp.Or(cfg.SearchIndex, opensearch.DefaultAlias)
 	switch {
 	case name == "none":
 		return nil, nil
-	case strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, "."):
-		return nil, fmt.Errorf("%w: SearchIndex %q is not a name", ErrConfig, name)
 	case cfg.OpenSearchURL != "":
-		x, err := opensearch.Open(ctx, cfg.OpenSearchURL, name)
+		x, err := openRemote(ctx, cfg.OpenSearchURL, name)
 		if err != nil {
 			return nil, err
 		}
@@ -71,6 +84,18 @@ func OpenSearch(ctx context.Context, cfg Config) (search.Index, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// checkSearchIndex applies search.CheckIndexName to a SearchIndex other than "" (the default)
+// and "none", wrapping ErrConfig.
+func checkSearchIndex(name string) error {
+	if name == "" || name == "none" {
+		return nil
+	}
+	if err := search.CheckIndexName(name); err != nil {
+		return fmt.Errorf("%w: SearchIndex: %w", ErrConfig, err)
+	}
+	return nil
 }
 
 // BleveDir is the directory of the bleve index cfg selects when it has no OpenSearchURL: with

@@ -98,6 +98,34 @@ func Reindex(ctx context.Context, st store.Store, idx Index, sourceID string) (i
 	return n, err
 }
 
+// MigrateReport is what Migrate did.
+type MigrateReport struct {
+	Documents  int              // documents the rebuild wrote
+	Reconciled *ReconcileReport // what Reconcile repaired after the swap
+}
+
+// Migrate rebuilds the index from the dataset table when it was made by another mapping
+// (Index.Outdated): a full Reindex into a new index of this version's mapping, swapped in, then
+// Reconcile with fix, which writes the datasets that changed during the rebuild (SYNC wrote them
+// to the old index). It returns nil (and no error) when the index is current. Migrations
+// running at once, in several processes, are safe: the last rebuild to swap is the index, and
+// its Reconcile repairs what the others' swaps took away. It reads every dataset once or twice:
+// about as long as `harvester reindex`.
+func Migrate(ctx context.Context, st store.Store, idx Index) (*MigrateReport, error) {
+	if !idx.Outdated() {
+		return nil, nil
+	}
+	n, err := Reindex(ctx, st, idx, "")
+	if err != nil {
+		return nil, fmt.Errorf("migrate the search index: %w", err)
+	}
+	r, err := Reconcile(ctx, st, idx, "", true)
+	if err != nil {
+		return nil, fmt.Errorf("migrate the search index: %w", err)
+	}
+	return &MigrateReport{Documents: n, Reconciled: r}, nil
+}
+
 // DeleteByScan deletes the documents Scan gives of a source, in bulk requests: how an
 // index without a delete-by-query (bleve; OpenSearch without its reindex module) implements
 // DeleteSource.

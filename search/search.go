@@ -30,6 +30,10 @@ type Index interface {
 	// and writes go to the old index until the swap; writes made during the rebuild are not in
 	// the new index (run Reconcile after). On error the live index is left as it was.
 	Rebuild(ctx context.Context, fill func(put func(Document) error) error) error
+	// Outdated reports whether the live index was made by another mapping than this version's
+	// (an older version's, or one from before the mapping was stamped), as found when it was
+	// opened; false after a Rebuild. Migrate rebuilds an outdated index.
+	Outdated() bool
 	// Refresh makes every write so far visible to Search. Writes become visible on their own
 	// within about a second; tests and one-shot commands call Refresh.
 	Refresh(ctx context.Context) error
@@ -69,7 +73,11 @@ func Retryable(err error) bool {
 	return err != nil
 }
 
-// Query is one search request. Empty fields do not filter.
+// Query is one search request. Empty fields do not filter. Hits with Text come by relevance
+// (score), then id. Without Text nothing ranks them, so they come by title, compared as the
+// filters compare values (lower case, accents folded to ASCII, then byte order), then by id;
+// datasets without a title, or with one over SortKeyMax characters, come after the others, and
+// every Score is 0. Both implementations give the same pages.
 type Query struct {
 	Text         string // full text over title, description, keywords, themes, publisher, organization, identifier and distribution titles
 	Organization string // the whole organization name, case and accents ignored
@@ -79,6 +87,12 @@ type Query struct {
 	PerPage      int // 0 means DefaultPerPage
 	FacetSize    int // values per facet; 0 means DefaultFacetSize
 }
+
+// SortKeyMax is the longest title, in characters, that has a sort key (OpenSearch's
+// ignore_above on it; a keyword over 32,766 bytes cannot be indexed). On OpenSearch the limit
+// counts the title as published (UTF-16 units), on bleve after folding (runes): titles near
+// 1,024 characters with letters that fold to two (æ, ß) or outside the BMP may sort apart.
+const SortKeyMax = 1024
 
 // Paging defaults and limits.
 const (

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -158,7 +157,8 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 		"OpenSearch node for the search index, e.g. http://127.0.0.1:9200 (env OPENSEARCH_URL); "+
 			"empty: a bleve index in --data-dir/search, which only one process may hold")
 	cmd.Flags().StringVar(&f.searchIndex, "search-index", cmp.Or(os.Getenv("HARVESTER_SEARCH_INDEX"), opensearch.DefaultAlias),
-		"name of the search index: the OpenSearch alias or the bleve directory; none keeps no index (env HARVESTER_SEARCH_INDEX)")
+		"name of the search index: the OpenSearch alias or the bleve directory, lower case by OpenSearch's index naming rule "+
+			"on both setups; none keeps no index (env HARVESTER_SEARCH_INDEX)")
 	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", f.envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
 		"a harvest job that would delete more than this share of a source's datasets fails and deletes nothing "+
 			"(force_harvest and clear are not bound; env HARVESTER_MAX_DELETE_SHARE)")
@@ -235,10 +235,14 @@ func (f *serviceFlags) openStore(ctx context.Context) (store.Store, error) {
 	return pipeline.OpenStore(ctx, f.config(nil))
 }
 
-// checkSearchIndex rejects a --search-index that is not a name.
+// checkSearchIndex rejects a --search-index other than none that breaks the index naming rule
+// (search.CheckIndexName), for both setups.
 func (f *serviceFlags) checkSearchIndex() error {
-	if f.searchIndex == "" || strings.ContainsAny(f.searchIndex, `/\`) || strings.HasPrefix(f.searchIndex, ".") {
-		return usageError{fmt.Errorf("--search-index: %q is not a name", f.searchIndex)}
+	if f.searchIndex == "none" {
+		return nil
+	}
+	if err := search.CheckIndexName(f.searchIndex); err != nil {
+		return usageError{fmt.Errorf("--search-index: %w", err)}
 	}
 	return nil
 }
@@ -251,6 +255,15 @@ func (f *serviceFlags) openSearch(ctx context.Context) (search.Index, error) {
 		return nil, err
 	}
 	return pipeline.OpenSearch(ctx, f.config(nil))
+}
+
+// openSearchToRebuild opens the search index as openSearch does, taking an OpenSearch alias in
+// any state (pipeline.OpenSearchToRebuild), for a full reindex.
+func (f *serviceFlags) openSearchToRebuild(ctx context.Context) (search.Index, error) {
+	if err := f.checkSearchIndex(); err != nil {
+		return nil, err
+	}
+	return pipeline.OpenSearchToRebuild(ctx, f.config(nil))
 }
 
 // startPipeline runs every stage in this process on the flags' services: what the one-shot

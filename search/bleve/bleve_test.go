@@ -43,3 +43,9 @@ func TestOpenTwiceShares(t *testing.T) {
 	require.Equal(t, 1, res.Total, "documents persist on disk")
 	require.NoError(t, c.Close())
 }
+
+// TestMappingCoversDocument: every search.Document field has a property in the mapping and
+// every property is a Document field; bleve's static mapping silently drops a field it lacks.
+func TestMappingCoversDocument(t *testing.T) {
+	searchtest.RequireMapsDocument(t, bleve.Properties())
+}
