@@ -15,7 +15,7 @@ func TestLagCountsPendingAndFailed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	bus := startBus(t)
-	require.NoError(t, EnsureStreams(ctx, bus.js, 1))
+	require.NoError(t, ensureStreams(ctx, bus.js, bus.dep))
 	stream, err := bus.js.Stream(ctx, StreamWork)
 	require.NoError(t, err)
 	_, err = stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: "validate",
