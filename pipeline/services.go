@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/bleve"
 	"github.com/harvester-dev/harvester/search/opensearch"
@@ -43,6 +44,19 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// ConnectBus connects to the NATS server at natsURL as the deployment of cfg (NATSPrefix,
+// StreamReplicas) whose database is st's: its streams are stamped with st.DatabaseID, and a
+// connection to streams stamped with another database fails with router.ErrOtherDeployment,
+// whose sentence names both databases and the fix (another NATSPrefix). Close the bus when done.
+func ConnectBus(ctx context.Context, cfg Config, st store.Store, natsURL string) (*router.Bus, error) {
+	id, err := st.DatabaseID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return router.Connect(ctx, natsURL, router.WithStreamReplicas(cmp.Or(cfg.StreamReplicas, 1)),
+		router.WithPrefix(cmp.Or(cfg.NATSPrefix, router.DefaultPrefix)), router.WithDatabaseID(id))
 }
 
 // OpenSearch opens the search index cfg selects: OpenSearch at OpenSearchURL, else bleve in
