@@ -33,7 +33,7 @@ type serviceFlags struct {
 	streamReplicas int
 	// natsPrefix names the deployment's streams, consumers and subjects (--nats-prefix).
 	natsPrefix string
-	logLevel       string
+	logLevel   string
 	// maxDeleteShare is the largest share of a source's live datasets a harvest job may delete.
 	maxDeleteShare float64
 	// allowPrivate lets sources live on loopback and private addresses (SSRF guard off).
