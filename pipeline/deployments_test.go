@@ -201,3 +201,18 @@ func metric(t *testing.T, reg *prometheus.Registry, name, stage string) float64 
 	}
 	return -1
 }
+
+// The in-process NATS server of the embedded default is the process's own: its streams are
+// not stamped, so the data directory that kept a SQLite deployment's JetStream data serves a
+// Postgres database later.
+func TestEmbeddedNATSServesAnotherDatabaseLater(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, dbURL := range []string{"", dbtest.URL(t)} {
+		p, err := pipeline.New(context.Background(), pipeline.Config{DatabaseURL: dbURL, DataDir: dir,
+			Logger: slog.New(slog.DiscardHandler), Stages: []string{pipeline.StageValidate}, SearchIndex: "none"})
+		require.NoError(t, err, "database %q", dbURL)
+		require.NoError(t, p.Start(context.Background()))
+		p.Close()
+	}
+}

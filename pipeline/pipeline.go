@@ -50,8 +50,9 @@ type Config struct {
 	// are the ones from before prefixes (HARVEST_WORK, harvest.v1.*, harvest-<stage>,
 	// harvest-records); another prefix P gives P_HARVEST_WORK, P.harvest.v1.*, …. Several
 	// deployments with different databases share one NATS server only with different prefixes:
-	// the streams are stamped with the database's identity (store.Store.DatabaseID) and a
-	// process whose database is not the stamp's is refused at start. Every process of a
+	// the streams of a NATS server at NATSURL are stamped with the database's identity
+	// (store.Store.DatabaseID) and a process whose database is not the stamp's is refused at
+	// start (ConnectBus). Every process of a
 	// deployment must use the same prefix. Checked by router.CheckPrefix.
 	NATSPrefix string
 	// DataDir holds the embedded default's SQLite file, JetStream data and bleve index.
