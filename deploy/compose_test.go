@@ -133,6 +133,7 @@ func checkHarvesterService(t *testing.T, name string, s types.ServiceConfig) {
 	}
 	require.Equal(t, "nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222", *s.Environment["NATS_URL"], name)
 	require.Equal(t, "3", *s.Environment["HARVESTER_STREAM_REPLICAS"], name)
+	require.Equal(t, "harvester", *s.Environment["HARVESTER_NATS_PREFIX"], name, "one prefix for every process")
 	require.NotNil(t, s.Environment["DATABASE_URL"], name)
 	require.Equal(t, "http://opensearch:9200", *s.Environment["OPENSEARCH_URL"], name)
 }

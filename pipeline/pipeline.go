@@ -45,6 +45,16 @@ type Config struct {
 	// (router.WithStreamReplicas): 1 to router.MaxStreamReplicas, default 1; 3 on a 3-node
 	// cluster survives the loss of any one node. The in-process server takes only 1.
 	StreamReplicas int
+	// NATSPrefix names the deployment on the NATS server (router.WithPrefix): its streams,
+	// consumers, subjects and object store bucket. Default router.DefaultPrefix, whose names
+	// are the ones from before prefixes (HARVEST_WORK, harvest.v1.*, harvest-<stage>,
+	// harvest-records); another prefix P gives P_HARVEST_WORK, P.harvest.v1.*, …. Several
+	// deployments with different databases share one NATS server only with different prefixes:
+	// the streams of a NATS server at NATSURL are stamped with the database's identity
+	// (store.Store.DatabaseID) and a process whose database is not the stamp's is refused at
+	// start (ConnectBus). Every process of a
+	// deployment must use the same prefix. Checked by router.CheckPrefix.
+	NATSPrefix string
 	// DataDir holds the embedded default's SQLite file, JetStream data and bleve index.
 	// Default "harvester-data".
 	DataDir string
@@ -117,6 +127,7 @@ func (c Config) withDefaults() Config {
 	c.DataDir = cmp.Or(c.DataDir, "harvester-data")
 	c.Concurrency = cmp.Or(c.Concurrency, 4)
 	c.StreamReplicas = cmp.Or(c.StreamReplicas, 1)
+	c.NATSPrefix = cmp.Or(c.NATSPrefix, router.DefaultPrefix)
 	c.HTTP = c.HTTP.WithDefaults()
 	if c.Registry == nil {
 		c.Registry = prometheus.NewRegistry()
@@ -130,6 +141,9 @@ func (c Config) validate() error {
 	}
 	if c.StreamReplicas < 1 || c.StreamReplicas > router.MaxStreamReplicas {
 		return fmt.Errorf("%w: StreamReplicas %d is not in 1..%d", ErrConfig, c.StreamReplicas, router.MaxStreamReplicas)
+	}
+	if err := router.CheckPrefix(c.NATSPrefix); err != nil {
+		return fmt.Errorf("%w: NATSPrefix: %w", ErrConfig, err)
 	}
 	if c.NATSURL == "" && c.StreamReplicas > 1 {
 		return fmt.Errorf("%w: StreamReplicas %d needs a JetStream cluster (NATSURL); the in-process server keeps 1",
@@ -206,7 +220,7 @@ func (p *Pipeline) build(ctx context.Context) error {
 		p.closers = append(p.closers, e.Shutdown)
 		natsURL = e.URL()
 	}
-	bus, err := router.Connect(ctx, natsURL, router.WithStreamReplicas(cfg.StreamReplicas))
+	bus, err := ConnectBus(ctx, cfg, p.store, natsURL)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/bleve"
 	"github.com/harvester-dev/harvester/search/opensearch"
@@ -42,6 +43,26 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// ConnectBus connects to the NATS server at natsURL as the deployment of cfg (NATSPrefix,
+// StreamReplicas) whose database is st's: its streams are stamped with st.DatabaseID, and a
+// connection to streams stamped with another database fails with router.ErrOtherDeployment,
+// whose sentence names both databases and the fix (another NATSPrefix). With cfg.NATSURL ""
+// (natsURL is the in-process server, which no other process reaches) nothing is stamped or
+// checked, so that one data directory may serve another database later. Close the bus when
+// done.
+func ConnectBus(ctx context.Context, cfg Config, st store.Store, natsURL string) (*router.Bus, error) {
+	opts := []router.ConnectOption{router.WithStreamReplicas(cmp.Or(cfg.StreamReplicas, 1)),
+		router.WithPrefix(cmp.Or(cfg.NATSPrefix, router.DefaultPrefix))}
+	if cfg.NATSURL != "" {
+		id, err := st.DatabaseID(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, router.WithDatabaseID(id))
+	}
+	return router.Connect(ctx, natsURL, opts...)
 }
 
 // OpenSearch opens the search index cfg selects: OpenSearch at OpenSearchURL

@@ -32,6 +32,13 @@ type Store interface {
 	// that is itself held (a chain) is a pair of its own.
 	CrossSourceDuplicateList(ctx context.Context, p *CrossSourceDuplicateListParams) ([]CrossSourceDuplicate, int, error)
 
+	// DatabaseID returns the database's identity: a random id (a UUID) made once by the
+	// migrations, the same for every process and connection of the database however its URL is
+	// spelled, and different for every other database (a Postgres schema of its own is another
+	// database; a copy of the database keeps it). The deployment's NATS streams are stamped
+	// with it (router.WithDatabaseID).
+	DatabaseID(ctx context.Context) (string, error)
+
 	// DatasetCount returns how many live datasets a source has.
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
 	// DatasetCountHeld returns how many of a source's datasets are held as cross-source

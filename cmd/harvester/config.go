@@ -30,7 +30,9 @@ type serviceFlags struct {
 	dataDir     string
 	// streamReplicas is the JetStream replica count of the streams and consumers (--stream-replicas).
 	streamReplicas int
-	logLevel       string
+	// natsPrefix names the deployment's streams, consumers and subjects (--nats-prefix).
+	natsPrefix string
+	logLevel   string
 	// maxDeleteShare is the largest share of a source's live datasets a harvest job may delete.
 	maxDeleteShare float64
 	// allowPrivate lets sources live on loopback and private addresses (SSRF guard off).
@@ -147,6 +149,10 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.streamReplicas, "stream-replicas", f.envInt("HARVESTER_STREAM_REPLICAS", 1),
 		"how many servers of the JetStream cluster keep each of Harvester's streams and consumers, 1 to 5; "+
 			"3 on a 3-node cluster survives losing any one node; every process must use the same (env HARVESTER_STREAM_REPLICAS)")
+	cmd.Flags().StringVar(&f.natsPrefix, "nats-prefix", cmp.Or(os.Getenv("HARVESTER_NATS_PREFIX"), router.DefaultPrefix),
+		"the deployment's name on the NATS server: its streams, consumers and subjects (P_HARVEST_WORK, P.harvest.v1.*); "+
+			"each deployment sharing a NATS server needs its own, and every process of one deployment the same; "+
+			router.DefaultPrefix+" keeps the names without a prefix (env HARVESTER_NATS_PREFIX)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
 		"where the embedded default keeps its SQLite database and JetStream data (env HARVESTER_DATA_DIR)")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
@@ -200,6 +206,9 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 	if f.streamReplicas < 1 || f.streamReplicas > router.MaxStreamReplicas {
 		return nil, usageError{fmt.Errorf("--stream-replicas: %d is not in 1..%d", f.streamReplicas, router.MaxStreamReplicas)}
 	}
+	if err := router.CheckPrefix(f.natsPrefix); err != nil {
+		return nil, usageError{fmt.Errorf("--nats-prefix: %w", err)}
+	}
 	if f.streamReplicas > 1 && f.natsURL == "" {
 		return nil, usageError{fmt.Errorf("--stream-replicas %d needs a JetStream cluster (--nats-url or NATS_URL); "+
 			"the in-process server keeps 1", f.streamReplicas)}
@@ -217,7 +226,8 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 // config is the pipeline configuration of the flags' services, for a process that runs
 // nothing yet: the caller sets the parts (stages, scheduler, API).
 func (f *serviceFlags) config(logger *slog.Logger) pipeline.Config {
-	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, StreamReplicas: f.streamReplicas, DataDir: f.dataDir,
+	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, StreamReplicas: f.streamReplicas,
+		NATSPrefix: f.natsPrefix, DataDir: f.dataDir,
 		OpenSearchURL: f.opensearchURL, SearchIndex: f.searchIndex, Logger: logger, MaxDeleteShare: f.maxDeleteShare,
 		Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes, MaxRDFPages: f.maxRDFPages,
 		RDFMemTriples: f.rdfMemTriples, JobWindow: f.jobWindow, Languages: f.languageList()}

@@ -333,7 +333,10 @@ func TestHandleJobDeletedWithItsSource(t *testing.T) {
 		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	require.NoError(t, New(st, pubsub, fetch.Config{}).Handle(m), "a job that no longer exists is acknowledged")
+	var unknown *harvest.UnknownJobError
+	require.ErrorAs(t, New(st, pubsub, fetch.Config{}).Handle(m), &unknown,
+		"a job that no longer exists is an unknown job, which the router counts and acks")
+	require.Equal(t, job.ID, unknown.JobID)
 	mu.Lock()
 	defer mu.Unlock()
 	require.Empty(t, published, "nothing is listed, settled or failed for a deleted job")

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -242,6 +243,15 @@ func (s *Store) DatasetListUnseen(ctx context.Context, p *store.DatasetListUnsee
 		WHERE d.harvest_source_id = $1 AND NOT EXISTS (SELECT 1 FROM harvest_job_identifier i
 			WHERE i.harvest_job_id = $2 AND i.identifier = d.identifier)
 		ORDER BY d.identifier`, p.SourceID, p.JobID), String, fn)
+}
+
+// DatabaseID implements store.Store: the one row of database_identity (migration 019).
+func (s *Store) DatabaseID(ctx context.Context) (string, error) {
+	var id string
+	if err := s.q.QueryRow(ctx, `SELECT id FROM database_identity`).Scan(&id); err != nil {
+		return "", fmt.Errorf("read the database identity: %w", err)
+	}
+	return id, nil
 }
 
 // OutcomeSettle implements store.Store: a batch of one of the backend's OutcomeSettleBatch.
