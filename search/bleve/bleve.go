@@ -218,7 +218,7 @@ func (x *Index) create() (blevesearch.Index, string, error) {
 		}
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("search index: create %s: %w", name, err)
+		return nil, "", fmt.Errorf("bleve: create %s: %w", name, err)
 	}
 	return idx, name, nil
 }
@@ -227,10 +227,10 @@ func (x *Index) create() (blevesearch.Index, string, error) {
 func (x *Index) point(name string) error {
 	tmp := filepath.Join(x.dir, "current.tmp")
 	if err := os.WriteFile(tmp, []byte(name+"\n"), 0o644); err != nil {
-		return fmt.Errorf("search index: %w", err)
+		return fmt.Errorf("bleve: %w", err)
 	}
 	if err := os.Rename(tmp, filepath.Join(x.dir, "current")); err != nil {
-		return fmt.Errorf("search index: %w", err)
+		return fmt.Errorf("bleve: %w", err)
 	}
 	return nil
 }
@@ -380,7 +380,7 @@ func (x *Index) Apply(_ context.Context, ops []search.Op) ([]error, error) {
 		}
 	}
 	if err := x.idx.Batch(batch); err != nil {
-		return nil, fmt.Errorf("search index: %w", err)
+		return nil, fmt.Errorf("bleve: %w", err)
 	}
 	return errs, nil
 }
@@ -455,7 +455,7 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	res, err := x.idx.Search(req)
 	x.mu.RUnlock()
 	if err != nil {
-		return nil, fmt.Errorf("search index: %w", err)
+		return nil, fmt.Errorf("bleve: %w", err)
 	}
 	out := &search.Result{Total: int(res.Total), Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
 	for _, h := range res.Hits {
@@ -511,7 +511,7 @@ func (x *Index) Scan(_ context.Context, sourceID string, fn func(search.Entry) e
 		res, err := x.idx.Search(req)
 		x.mu.RUnlock()
 		if err != nil {
-			return fmt.Errorf("search index: scan: %w", err)
+			return fmt.Errorf("bleve: scan: %w", err)
 		}
 		for _, h := range res.Hits {
 			if err := fn(search.Entry{ID: h.ID, SourceID: field(h.Fields, "source_id"),
@@ -557,7 +557,7 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 	if err != nil {
 		idx.Close()
 		os.RemoveAll(filepath.Join(x.dir, name))
-		return fmt.Errorf("search index: rebuild: %w", err)
+		return fmt.Errorf("bleve: rebuild: %w", err)
 	}
 	old.Close()
 	return os.RemoveAll(filepath.Join(x.dir, oldGen))
