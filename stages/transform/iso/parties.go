@@ -137,3 +137,27 @@ func (m *mapper) publisher(cit *node, idents []*node, contacts []party, publishe
 	m.Warn("publisher", "the record names no organisation; used %q", pub)
 	return pub
 }
+
+// ownContactInfo reports whether n is a party whose contact information is its own, so that a
+// web page in it (contactInfo/CI_Contact/onlineResource) is the party's, not the data's: every
+// 19115-3 cit:CI_Responsibility (its citations hold their own online resources), and an ISO
+// 19139 gmd:CI_ResponsibleParty that names someone (an organisationName, individualName or
+// positionName). A CI_ResponsibleParty that names no one is how 19139 records (NOAA InPort's)
+// give a citation its links, which 19115:2003's CI_Citation has no element for: its online
+// resources are the citation's.
+func ownContactInfo(n *node) bool {
+	switch {
+	case !isoNamespace(n.Space):
+		return false
+	case n.Local == "CI_Responsibility":
+		return true
+	case n.Local != "CI_ResponsibleParty":
+		return false
+	}
+	for _, name := range []string{"organisationName", "individualName", "positionName"} {
+		if value(child(n, name)) != "" {
+			return true
+		}
+	}
+	return false
+}
