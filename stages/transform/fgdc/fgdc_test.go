@@ -10,6 +10,7 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/dcatus"
+	"github.com/harvester-dev/harvester/stages/transform/iso"
 )
 
 // dataset is the DCAT-US a test reads back.
@@ -94,7 +95,9 @@ func TestCorpusWatershedMapService(t *testing.T) {
 func TestCorpusUSTopoCollection(t *testing.T) {
 	t.Parallel()
 	ds, warnings := transformValid(t, readCorpus(t, "fgdc-usgs-us-topo-collection-bom-doctype.xml"), "https://example.gov/topo.xml")
-	require.Empty(t, warnings)
+	// The ISO mapper's rule (issue 34 item 8): a value of an e-mail field that holds no address
+	// is skipped with a warning.
+	require.Equal(t, []Warning{{Field: "contactPoint", Message: iso.SkippedEmail("http://www.usgs.gov/ask/")}}, warnings)
 	require.Equal(t, "USGS US Topo Map Collection", ds.Title)
 	require.Contains(t, ds.Description, "Layered GeoPDF 7.5 Minute Quadrangle Map.")
 	require.NotContains(t, ds.Description, "\r")

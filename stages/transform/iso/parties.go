@@ -11,6 +11,7 @@ import (
 // party is a responsible party (19139 CI_ResponsibleParty or 19115-3 CI_Responsibility).
 type party struct {
 	org, individual, email, role string
+	notEmails                    []string // e-mail field values that hold no address (EmailAddress)
 }
 
 func (p party) name() string {
@@ -31,7 +32,14 @@ func parties(from []*node) []party {
 			p.org = value(first(path([]*node{n}, "party", "CI_Organisation", "name")))
 			p.individual = value(first(path(find([]*node{n}, "CI_Individual"), "name")))
 		}
-		p.email = value(first(find([]*node{n}, "electronicMailAddress")))
+		for _, e := range find([]*node{n}, "electronicMailAddress") {
+			v := value(e)
+			if addr, ok := EmailAddress(v); ok && p.email == "" {
+				p.email = addr
+			} else if !ok && v != "" {
+				p.notEmails = append(p.notEmails, v)
+			}
+		}
 		out = append(out, p)
 	}
 	return out
@@ -79,12 +87,22 @@ func roleCode(s string) bool {
 
 // contactPoint returns the dataset's contact: of the resource's points of contact, then the
 // metadata contacts, the first with an e-mail address, else the first with a name;
-// placeholders for what none has.
+// placeholders for what none has. An e-mail field that holds no address (a web address) is
+// skipped with a warning (EmailAddress, the FGDC mapper's rule too).
 func (m *mapper) contactPoint(contacts []party) *dcatus.ContactPoint {
 	c := dcatus.NewContactPoint("", "")
+	var skipped []string
+	for _, p := range contacts {
+		for _, v := range p.notEmails {
+			if !slices.Contains(skipped, v) {
+				skipped = append(skipped, v)
+				m.Warn("contactPoint", "%s", SkippedEmail(v))
+			}
+		}
+	}
 	for _, p := range contacts {
 		if p.email != "" {
-			c.FN, c.HasEmail = p.name(), "mailto:"+strings.ToLower(strings.TrimPrefix(p.email, "mailto:"))
+			c.FN, c.HasEmail = p.name(), "mailto:"+p.email
 			break
 		}
 	}
