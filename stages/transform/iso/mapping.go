@@ -62,8 +62,8 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 	return ds
 }
 
-// keywords returns all descriptive keywords, de-duplicated case-sensitively, order kept; the
-// placeholder when there are none.
+// keywords returns all descriptive keywords, de-duplicated case-sensitively, order kept, the
+// first dcatus.MaxKeywords of them (with a warning); the placeholder when there are none.
 func (m *mapper) keywords(idents []*node) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -78,6 +78,10 @@ func (m *mapper) keywords(idents []*node) []string {
 	if len(out) == 0 {
 		m.Warn("keyword", "the record has no keywords; used the placeholder %q", PlaceholderKeyword)
 		return []string{PlaceholderKeyword}
+	}
+	out, w := dcatus.ShortenKeywords(out)
+	if w != "" {
+		m.Warn("keyword", "%s", w)
 	}
 	return out
 }
