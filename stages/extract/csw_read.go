@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // CSW namespaces (OGC 07-006r1 for 2.0.2, OGC 12-176r7 for 3.0) and the output schemas a
@@ -51,19 +53,27 @@ type CSWExceptionError struct {
 	Code, Locator, Text string
 }
 
+// Error names the exception's code and locator and quotes its text, made one line (runs of
+// white space, a stack trace's line ends and tabs, made one space) and cut at
+// exceptionTextShown characters, ending in "…".
 func (e *CSWExceptionError) Error() string {
 	msg := "the server answered with an OWS ExceptionReport: exceptionCode " + strconv.Quote(e.Code)
 	if e.Locator != "" {
 		msg += " (locator " + strconv.Quote(e.Locator) + ")"
 	}
-	if e.Text != "" {
-		msg += ": " + e.Text
+	if text := strings.Join(strings.Fields(e.Text), " "); text != "" {
+		text, _ = dcatus.Shorten(text, exceptionTextShown)
+		msg += ": " + strconv.Quote(text)
 	}
 	return msg
 }
 
-// maxExceptionText bounds the ExceptionText kept for an error message.
-const maxExceptionText = 2000
+// maxExceptionText bounds the ExceptionText kept for an error message, in bytes, and
+// exceptionTextShown what the message quotes of it, in characters.
+const (
+	maxExceptionText   = 2000
+	exceptionTextShown = 500
+)
 
 // tokenReader feeds an xml.Decoder one byte at a time (it is an io.ByteReader, so the decoder
 // reads no further ahead than it needs and its InputOffset is exact) and bounds the tokens it
