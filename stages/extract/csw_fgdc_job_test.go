@@ -86,3 +86,32 @@ func TestHarvestPycswFGDC(t *testing.T) {
 		})
 	}
 }
+
+// TestCSWSchemaTypeChangeReKeys: a csw source's schema type picks the output schema its
+// records come in, and so their keys (csw_key.go): the recorded ArcGIS Geoportal's records are
+// keyed by gmd:fileIdentifier in ISO 19139 and by their citation's onlink in FGDC. Harvested
+// again as fgdc, the source would delete every dataset it has and add them under new keys:
+// the delete guard stops the job, deleting nothing, as docs/geospatial.md says; a
+// force_harvest does it.
+func TestCSWSchemaTypeChangeReKeys(t *testing.T) {
+	t.Parallel()
+	h := pipelinetest.New(t)
+	gp := recordedCSW(t, "geoportal2")
+	iso := h.Harvest(t, cswSource(gp.URL+"/geoportal/csw", harvest.SchemaISO19115_1, nil))
+	pipelinetest.MustComplete(t, iso)
+	before := h.LiveIdentifiers(t, iso.SourceID)
+	require.Len(t, before, 2)
+
+	fgdc := h.Harvest(t, cswSource(gp.URL+"/geoportal/csw", harvest.SchemaFGDC, nil))
+	require.Equal(t, iso.SourceID, fgdc.SourceID, "the same source, its schema type changed")
+	require.Equal(t, "error", fgdc.Status)
+	require.Len(t, fgdc.JobErrors, 1)
+	require.Contains(t, fgdc.JobErrors[0], "DeleteGuard: the listing would delete 2 of the source's 2 live datasets")
+	require.Equal(t, before, h.LiveIdentifiers(t, iso.SourceID), "nothing deleted")
+
+	force := h.Harvest(t, pipelinetest.Source{URL: gp.URL + "/geoportal/csw", SourceType: harvest.SourceCSW,
+		SchemaType: harvest.SchemaFGDC, JobType: harvest.JobForceHarvest})
+	pipelinetest.MustComplete(t, force)
+	require.Equal(t, [2]int{2, 2}, [2]int{force.Added, force.Deleted})
+	require.Equal(t, []string{"https://pubs.usgs.gov/ds/1001/", "https://pubs.usgs.gov/ds/1002/"}, h.LiveIdentifiers(t, iso.SourceID))
+}
