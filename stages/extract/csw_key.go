@@ -133,7 +133,7 @@ func (k *keyRead) end(depth int) {
 // has reports whether a hashed field had the occurrence v.
 func (k *keyRead) has(v string) bool { return k.hashes[sha256.Sum256([]byte(v))] }
 
-// key returns the record's identifier by the rules above ("" when it has none) and its length
+// recordKey returns the record's identifier by the rules above ("" when it has none) and its length
 // in bytes as served when more than maxKeyBytes of it were kept, else 0.
 func recordKey(root string, keys []*keyRead) (string, int64) {
 	var v *keyValue
