@@ -237,3 +237,35 @@ func TestOutdated(t *testing.T) {
 		require.False(t, x.Outdated(), "rebuilt, reopened")
 	}
 }
+
+// TestWriteWithoutAliasCreatesNoIndex: when the alias's index is gone (an operator deleted the
+// one in use while cleaning up after a rebuild, as docs/search-index.md has them delete indices
+// by hand), a write through the alias fails instead of letting OpenSearch auto-create a concrete
+// index named as the alias, with a dynamic mapping: that index took the writes and made every
+// later Open and `harvester reindex` fail with invalid_alias_name_exception.
+func TestWriteWithoutAliasCreatesNoIndex(t *testing.T) {
+	t.Parallel()
+	url, alias := searchtest.OpenSearchURL(t), newAlias(t)
+	t.Cleanup(func() { // the index a write may have auto-created
+		r, _ := http.NewRequest(http.MethodDelete, url+"/"+alias, nil)
+		if resp, err := http.DefaultClient.Do(r); err == nil {
+			resp.Body.Close()
+		}
+	})
+	x, err := opensearch.Open(t.Context(), url, alias)
+	require.NoError(t, err)
+	status, body := call(t, http.MethodDelete, "/"+alias+"-0", "")
+	require.Equal(t, http.StatusOK, status, body)
+
+	d := search.Document{ID: "d1", Title: "Written", Identifier: "x", SourceID: "s"}
+	errs, err := x.Apply(t.Context(), []search.Op{{ID: d.ID, Doc: &d}})
+	if err == nil {
+		err = errors.Join(errs...)
+	}
+	require.Error(t, err, "a write through a missing alias")
+	status, body = call(t, http.MethodGet, "/_cat/indices/"+alias, "")
+	require.Equal(t, http.StatusNotFound, status, "no index named as the alias: %s", body)
+
+	_, err = opensearch.Open(t.Context(), url, alias)
+	require.NoError(t, err, "the alias is made again")
+}
