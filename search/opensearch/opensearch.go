@@ -189,7 +189,10 @@ func (x *Index) create(ctx context.Context) (string, error) {
 	return name, nil
 }
 
-// Apply sends ops as one _bulk request to the alias.
+// Apply sends ops as one _bulk request to the alias. Its index actions require the alias
+// (require_alias): when the alias is gone they fail with index_not_found_exception (status 404)
+// instead of auto-creating a concrete index named as the alias, with a dynamic mapping, that
+// would take the writes and stop every later Open from making the alias again.
 func (x *Index) Apply(ctx context.Context, ops []search.Op) ([]error, error) {
 	return x.apply(ctx, x.alias, ops)
 }
@@ -203,7 +206,11 @@ func (x *Index) apply(ctx context.Context, index string, ops []search.Op) ([]err
 		if op.Doc == nil {
 			action = "delete"
 		}
-		if err := enc.Encode(map[string]any{action: map[string]string{"_index": index, "_id": op.ID}}); err != nil {
+		meta := map[string]any{"_index": index, "_id": op.ID}
+		if action == "index" && index == x.alias {
+			meta["require_alias"] = true
+		}
+		if err := enc.Encode(map[string]any{action: meta}); err != nil {
 			return nil, err
 		}
 		if op.Doc != nil {
