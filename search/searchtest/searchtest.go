@@ -84,6 +84,7 @@ func Run(t *testing.T, open func(t *testing.T) search.Index) {
 		{"FiltersAndFacets", testFiltersAndFacets},
 		{"FiltersFoldCaseAndAccents", testFiltersFoldCaseAndAccents},
 		{"OrderWithoutText", testOrderWithoutText},
+		{"OrderWithoutTextAtSortKeyMax", testOrderWithoutTextAtSortKeyMax},
 		{"TextFoldsAccents", testTextFoldsAccents},
 		{"Paging", testPaging},
 		{"UpdateAndDelete", testUpdateAndDelete},
@@ -243,6 +244,21 @@ func testOrderWithoutText(t *testing.T, idx search.Index) {
 		}
 		require.Equal(t, want, paged, "pages of %+v", q)
 	}
+}
+
+// testOrderWithoutTextAtSortKeyMax: the sort key's limit counts the title's characters as
+// published, on both backends: a title of search.SortKeyMax characters has a key even when
+// folding makes it longer ("ß" is "ss") or a character is outside the Basic Multilingual Plane
+// (two UTF-16 code units, which OpenSearch's ignore_above counts).
+func testOrderWithoutTextAtSortKeyMax(t *testing.T, idx search.Index) {
+	long := strings.Repeat("a", search.SortKeyMax-1)
+	put(t, idx,
+		doc("e1", "s1", "Org", `{"title": "`+long+`ß"}`),
+		doc("e2", "s1", "Org", `{"title": "`+long+`😀"}`),
+		doc("e3", "s1", "Org", `{"title": "Beaver dams"}`),
+		doc("e4", "s1", "Org", `{"description": "No title"}`),
+	)
+	require.Equal(t, []string{"e1", "e2", "e3", "e4"}, ids(find(t, idx, search.Query{})))
 }
 
 // testTextFoldsAccents: full text ignores accents both ways, in every text field.
