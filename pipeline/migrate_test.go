@@ -225,3 +225,38 @@ func TestSearchIndexNameRule(t *testing.T) {
 		})
 	}
 }
+
+// TestNewIndexOverExistingStoreIsFilled: a process that finds no index but a store that holds
+// datasets (an OpenSearch node whose volume was lost, a new --search-index, a Postgres
+// deployment moved from bleve to OpenSearch, a deleted <data-dir>/search) must not start on an
+// empty index: SYNC only writes the documents of records that change, so the datasets already
+// in the store would never be found until someone runs `harvester reindex`. On both setups.
+func TestNewIndexOverExistingStoreIsFilled(t *testing.T) {
+	t.Parallel()
+	for name, remote := range map[string]bool{"sqlite+bleve": false, "postgres+opensearch": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg := pipeline.Config{DataDir: t.TempDir(), NATSURL: natstest.URL(t), Stages: []string{pipeline.StageSync},
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+			if remote {
+				cfg.DatabaseURL, cfg.OpenSearchURL = dbtest.URL(t), searchtest.OpenSearchURL(t)
+				cfg.SearchIndex = "test-" + strings.ReplaceAll(uuid.NewString(), "-", "")
+				oldOpenSearchCleanup(t, cfg.OpenSearchURL, cfg.SearchIndex)
+			}
+			st, err := pipeline.OpenStore(t.Context(), cfg)
+			require.NoError(t, err)
+			defer st.Close()
+			const n = 30
+			seedDatasets(t, st, n)
+
+			p, err := pipeline.New(context.Background(), cfg)
+			require.NoError(t, err)
+			t.Cleanup(p.Close)
+			require.NoError(t, p.Start(context.Background())) // a router closed unstarted waits 30 s
+			require.NoError(t, p.Index().Refresh(t.Context()))
+			r, err := search.Reconcile(t.Context(), st, p.Index(), "", false)
+			require.NoError(t, err)
+			require.True(t, r.Clean(), "%d datasets without a document", len(r.Missing))
+		})
+	}
+}
