@@ -42,6 +42,8 @@ type (
 			Path string `yaml:"path"`
 			Port any    `yaml:"port"`
 		} `yaml:"httpGet"`
+		PeriodSeconds    int `yaml:"periodSeconds"`
+		FailureThreshold int `yaml:"failureThreshold"`
 	}
 	container struct {
 		Name    string   `yaml:"name"`
@@ -69,6 +71,7 @@ type (
 		} `yaml:"ports"`
 		LivenessProbe  *probe `yaml:"livenessProbe"`
 		ReadinessProbe *probe `yaml:"readinessProbe"`
+		StartupProbe   *probe `yaml:"startupProbe"`
 		Resources      struct {
 			Requests map[string]string `yaml:"requests"`
 			Limits   map[string]string `yaml:"limits"`
@@ -322,6 +325,17 @@ func checkDeployment(t *testing.T, d object, configMaps map[string]bool) {
 		require.NotNil(t, p.HTTPGet, name)
 		require.Equal(t, path, p.HTTPGet.Path, name)
 		require.Equal(t, probePort, p.HTTPGet.Port, name)
+	}
+	// A process that opens the search index (the API, SYNC) rebuilds an index of another
+	// mapping before it listens (search.Migrate; docs/search-index.md): a startup probe gives it
+	// 15 minutes, so the liveness probe (3 × 10 s) does not kill it mid-rebuild, again and again.
+	if c.Args[0] == "api" || slices.Contains(c.Args, "--stages=sync") {
+		p := c.StartupProbe
+		require.NotNil(t, p, "%s: a startup probe (it may rebuild the search index before it listens)", name)
+		require.NotNil(t, p.HTTPGet, name)
+		require.Equal(t, "/healthz", p.HTTPGet.Path, name)
+		require.Equal(t, probePort, p.HTTPGet.Port, name)
+		require.GreaterOrEqual(t, p.PeriodSeconds*p.FailureThreshold, 900, "%s: the startup probe waits 15 minutes", name)
 	}
 	annotations := spec.Template.Metadata.Annotations
 	require.Equal(t, "true", annotations["prometheus.io/scrape"], name)
