@@ -116,7 +116,12 @@ type Config struct {
 	// Addr is where the HTTP handler listens once started, e.g. 127.0.0.1:8080 (port 0: any);
 	// "" listens nowhere. Without the API it serves /healthz, /readyz and /metrics only.
 	Addr string
-	// HTTP bounds the server at Addr: timeouts, header size, open connections.
+	// OpsAddr is where /healthz, /readyz and /metrics alone listen too, on a listener of their
+	// own (its own connection caps), so that probes and scrapes are answered while clients
+	// fill Addr's; e.g. 0.0.0.0:9090. "" listens nowhere. Addr serves them as well.
+	OpsAddr string
+	// HTTP bounds the servers at Addr and OpsAddr: timeouts, header size, open connections, and
+	// who a client is (its TrustedProxies also go to the API key limiter).
 	HTTP HTTPConfig
 	// SecureCookies marks the web UI's cookies Secure (web.Config.SecureCookies): set it when
 	// the site is served over HTTPS.
@@ -178,8 +183,11 @@ type Pipeline struct {
 	router  *router.Router
 	sched   *scheduler.Scheduler
 	handler http.Handler
-	server  *http.Server
+	ops     http.Handler // /healthz, /readyz and /metrics alone, for cfg.OpsAddr
 	addr    net.Addr
+	opsAddr net.Addr
+	// refused counts the connections each listener refused past HTTP.MaxConnsPerClient.
+	refused *prometheus.CounterVec
 	runErr  chan error
 	closers []func()
 }
@@ -192,7 +200,7 @@ func New(ctx context.Context, cfg Config) (*Pipeline, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	p := &Pipeline{cfg: cfg, runErr: make(chan error, 2), reg: &registry{Registry: cfg.Registry}}
+	p := &Pipeline{cfg: cfg, runErr: make(chan error, 3), reg: &registry{Registry: cfg.Registry}}
 	if err := p.build(ctx); err != nil {
 		p.Close()
 		return nil, err
@@ -331,11 +339,13 @@ func (p *Pipeline) buildHandler() error {
 		return err
 	}
 	metrics := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{Registry: cfg.Registry})
+	p.ops = api.Health(ready, metrics, cfg.Logger)
 	if cfg.API == nil {
-		p.handler = api.Health(ready, metrics, cfg.Logger)
+		p.handler = p.ops
 		return nil
 	}
-	limit := api.NewAuthLimiter(api.AuthLimitConfig{}) // the API and the sign-in guess the same key
+	// The API and the sign-in guess the same key: one limiter.
+	limit := api.NewAuthLimiter(api.AuthLimitConfig{TrustedProxies: cfg.HTTP.TrustedProxies})
 	h, err := api.New(*cfg.API, api.Deps{Store: p.store, AuthLimiter: limit, Logger: cfg.Logger, Metrics: metrics, Ready: ready,
 		Fetch: cfg.Fetch, Search: p.index, Jobs: p.Jobs(), Queued: p.kick})
 	if err != nil {
@@ -380,25 +390,42 @@ func (p *Pipeline) Start(ctx context.Context) error {
 		p.closers = append(p.closers, stop)
 		p.cfg.Logger.Info("scheduler running", "max_jobs", p.cfg.Scheduler.MaxInProgress)
 	}
-	if p.cfg.Addr != "" {
-		ln, srv, err := p.cfg.HTTP.listen(p.cfg.Addr, p.handler)
+	for _, l := range []struct {
+		name, addr string
+		h          http.Handler
+		got        *net.Addr
+	}{{"http", p.cfg.Addr, p.handler, &p.addr}, {"ops", p.cfg.OpsAddr, p.ops, &p.opsAddr}} {
+		if l.addr == "" {
+			continue
+		}
+		addr, err := p.serve(l.addr, l.h, p.refused.WithLabelValues(l.name))
 		if err != nil {
 			return err
 		}
-		p.addr, p.server = ln.Addr(), srv
-		go func() {
-			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-				p.runErr <- err
-			}
-		}()
-		p.closers = append(p.closers, func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(sctx)
-		})
-		p.cfg.Logger.Info("listening", "addr", p.addr.String())
+		*l.got = addr
+		p.cfg.Logger.Info("listening", "listener", l.name, "addr", addr.String())
 	}
 	return nil
+}
+
+// serve listens on addr with the HTTP bounds and serves h there until Close; a serve error
+// goes to Err.
+func (p *Pipeline) serve(addr string, h http.Handler, refused prometheus.Counter) (net.Addr, error) {
+	ln, srv, err := p.cfg.HTTP.listen(addr, h, refused)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			p.runErr <- err
+		}
+	}()
+	p.closers = append(p.closers, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	})
+	return ln.Addr(), nil
 }
 
 // kick is the API's Deps.Queued: the scheduler's Kick when this process runs one.
@@ -414,6 +441,10 @@ func (p *Pipeline) Err() <-chan error { return p.runErr }
 
 // Addr is where the HTTP handler listens, once started; nil without Config.Addr.
 func (p *Pipeline) Addr() net.Addr { return p.addr }
+
+// OpsAddr is where /healthz, /readyz and /metrics listen on their own, once started; nil
+// without Config.OpsAddr.
+func (p *Pipeline) OpsAddr() net.Addr { return p.opsAddr }
 
 // Handler is the HTTP handler: the web UI at / and the API at /api/v1, or /healthz, /readyz
 // and /metrics alone.
