@@ -74,10 +74,10 @@ func Retryable(err error) bool {
 }
 
 // Query is one search request. Empty fields do not filter. Hits with Text come by relevance
-// (score), then id. Without Text nothing ranks them, so they come by title, compared as the
-// filters compare values (lower case, accents folded to ASCII, then byte order), then by id;
-// datasets without a title, or with one over SortKeyMax characters, come after the others, and
-// every Score is 0. Both implementations give the same pages.
+// (score), then id. Without Text nothing ranks them, so they come by the title's sort key
+// (Document.TitleSort, SortKey: lower case, accents removed, its first SortKeyMax bytes; byte
+// order), then by id; datasets without a title come after the others, and every Score is 0.
+// Both implementations store and compare the same key, so they give the same pages.
 type Query struct {
 	Text         string // full text over title, description, keywords, themes, publisher, organization, identifier and distribution titles
 	Organization string // the whole organization name, case and accents ignored
@@ -87,12 +87,6 @@ type Query struct {
 	PerPage      int // 0 means DefaultPerPage
 	FacetSize    int // values per facet; 0 means DefaultFacetSize
 }
-
-// SortKeyMax is the longest title, in characters, that has a sort key (OpenSearch's
-// ignore_above on it; a keyword over 32,766 bytes cannot be indexed). On OpenSearch the limit
-// counts the title as published (UTF-16 units), on bleve after folding (runes): titles near
-// 1,024 characters with letters that fold to two (æ, ß) or outside the BMP may sort apart.
-const SortKeyMax = 1024
 
 // Paging defaults and limits.
 const (

@@ -19,7 +19,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/char/asciifolding"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/analysis/token/length"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
@@ -243,10 +242,6 @@ func (x *Index) point(name string) error {
 const (
 	textAnalyzer   = "harvester_en"
 	foldedAnalyzer = "harvester_folded"
-	// sortAnalyzer is foldedAnalyzer for the title's sort key, dropping keys over
-	// search.SortKeyMax characters (sortMaxFilter), as the OpenSearch index's ignore_above does.
-	sortAnalyzer  = "harvester_sort"
-	sortMaxFilter = "harvester_sort_max"
 )
 
 // indexMapping mirrors the OpenSearch mapping: english full text with accents folded, exact
@@ -254,7 +249,8 @@ const (
 // keyword have a folded field for the filters, ignoring case and accents), dates, the
 // bounding box as a geoshape, and the landing page, the temporal coverage and the DCAT record
 // stored for display but not indexed. Doc values, which every batch and merge writes, are kept
-// only where a query reads them: the sorts (id, the title's sort key), the facets
+// only where a query reads them: the sorts (id, title_sort: the title's sort key, computed by
+// search.SortKey and kept as is), the facets
 // (organization, keyword) and the geoshape. Fields are stored only when Search or Scan returns them, and the display fields.
 func indexMapping() (mapping.IndexMapping, error) {
 	text := func(name string, store bool) *mapping.FieldMapping {
@@ -270,12 +266,12 @@ func indexMapping() (mapping.IndexMapping, error) {
 	kw := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewKeywordFieldMapping()
 		f.Name, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, store, false, false
-		f.DocValues = name == "id" || name == "organization" || name == "keyword"
+		f.DocValues = name == "id" || name == "organization" || name == "keyword" || name == "title_sort"
 		return f
 	}
 	doc := mapping.NewDocumentStaticMapping()
-	for _, name := range []string{"id", "slug", "identifier", "source_id", "record_id", "distribution_format"} {
-		doc.AddFieldMappingsAt(name, kw(name, name != "distribution_format"))
+	for _, name := range []string{"id", "slug", "identifier", "source_id", "record_id", "distribution_format", "title_sort"} {
+		doc.AddFieldMappingsAt(name, kw(name, name != "distribution_format" && name != "title_sort"))
 	}
 	for _, name := range []string{"keyword", "theme", "organization"} {
 		fs := []*mapping.FieldMapping{kw(name, name == "organization"), text(name+".text", false)}
@@ -284,9 +280,7 @@ func indexMapping() (mapping.IndexMapping, error) {
 		}
 		doc.AddFieldMappingsAt(name, fs...)
 	}
-	sortKey := text("title.sort", false)
-	sortKey.Analyzer, sortKey.DocValues = sortAnalyzer, true
-	doc.AddFieldMappingsAt("title", text("title", true), sortKey)
+	doc.AddFieldMappingsAt("title", text("title", true))
 	for _, name := range []string{"description", "publisher", "distribution_title"} {
 		doc.AddFieldMappingsAt(name, text(name, false))
 	}
@@ -309,16 +303,11 @@ func indexMapping() (mapping.IndexMapping, error) {
 	}
 
 	im := mapping.NewIndexMapping()
-	if err := im.AddCustomTokenFilter(sortMaxFilter, map[string]any{"type": length.Name, "max": float64(search.SortKeyMax)}); err != nil {
-		return nil, fmt.Errorf("search index mapping: token filter %s: %w", sortMaxFilter, err)
-	}
 	for name, cfg := range map[string]map[string]any{
 		textAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": unicode.Name,
 			"token_filters": []any{en.PossessiveName, lowercase.Name, en.StopName, porter.Name}},
 		foldedAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": single.Name,
 			"token_filters": []any{lowercase.Name}},
-		sortAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": single.Name,
-			"token_filters": []any{lowercase.Name, sortMaxFilter}},
 	} {
 		if err := im.AddCustomAnalyzer(name, cfg); err != nil {
 			return nil, fmt.Errorf("search index mapping: analyzer %s: %w", name, err)
@@ -447,7 +436,7 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	if text {
 		req.SortBy([]string{"-_score", "id"})
 	} else {
-		req.SortBy([]string{"title.sort", "id"}) // search.Query's order without text
+		req.SortBy([]string{"title_sort", "id"}) // search.Query's order without text
 	}
 	req.AddFacet("organization", blevesearch.NewFacetRequest("organization", q.FacetSize))
 	req.AddFacet("keyword", blevesearch.NewFacetRequest("keyword", q.FacetSize))

@@ -83,8 +83,9 @@ func (x *Index) Alias() string { return x.alias }
 // english analyzer of analysis-common rebuilt as its documentation gives it, with asciifolding
 // after lowercase), exact keyword fields for facets with a "folded" sub-field (the "folded"
 // normalizer: lowercase, asciifolding) for the organization and keyword filters, dates that
-// tolerate odd values, the title's sort key (title.sort: the "folded" normalizer, up to
-// search.SortKeyMax characters), the bounding box as geo_shape, the landing page and the temporal
+// tolerate odd values, the title's sort key (title_sort: search.SortKey, computed in Go, stored
+// as is with doc values; ignore_above is well over its SortKeyMax bytes, as it counts UTF-16
+// units), the bounding box as geo_shape, the landing page and the temporal
 // coverage (DCAT-US 1.1's text or "start/end") kept for display only, and the whole DCAT
 // record stored but not indexed. A term query on a normalized keyword field normalizes its value too.
 // https://opensearch.org/docs/2.19/analyzers/language-analyzers/english/,
@@ -110,8 +111,8 @@ var mapping = stamp(map[string]any{
 			"id":   keyword(),
 			"slug": keyword(),
 			"title": map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{
-				"raw":  map[string]any{"type": "keyword", "ignore_above": 1024},
-				"sort": map[string]any{"type": "keyword", "normalizer": "folded", "ignore_above": search.SortKeyMax}}},
+				"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
+			"title_sort":          map[string]any{"type": "keyword", "doc_values": true, "ignore_above": 4 * search.SortKeyMax},
 			"description":         map[string]any{"type": "text", "analyzer": "english_folded"},
 			"keyword":             keywordText(true),
 			"theme":               keywordText(false),
@@ -316,12 +317,12 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 }
 
 // sortOf is q's order: by score, or without text search.Query's order (the title's sort key,
-// then id). An index made before the sort key sorts as if no title had one.
+// title_sort, then id). An index made before title_sort sorts as if no title had a key.
 func sortOf(q search.Query) []any {
 	if strings.TrimSpace(q.Text) != "" {
 		return []any{"_score", map[string]any{"id": "asc"}}
 	}
-	return []any{map[string]any{"title.sort": map[string]any{"order": "asc", "unmapped_type": "keyword"}},
+	return []any{map[string]any{"title_sort": map[string]any{"order": "asc", "unmapped_type": "keyword"}},
 		map[string]any{"id": "asc"}}
 }
 

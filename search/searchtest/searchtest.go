@@ -215,9 +215,9 @@ func testFiltersFoldCaseAndAccents(t *testing.T, idx search.Index) {
 }
 
 // testOrderWithoutText: a query without text (filters only, or none) has no relevance to
-// rank by, so hits come by title, ignoring case and accents (the filters' folding), then by id;
-// datasets without a title (or with one over search.SortKeyMax characters) come last, and
-// scores are 0. Both backends give the same pages.
+// rank by, so hits come by the title's sort key (search.SortKey: case and accents ignored),
+// then by id; datasets without a title come last, and scores are 0. Both backends give the
+// same pages.
 func testOrderWithoutText(t *testing.T, idx search.Index) {
 	put(t, idx,
 		doc("d1", "s1", "Org", `{"title": "zebra counts", "keyword": ["k"]}`),
@@ -230,7 +230,7 @@ func testOrderWithoutText(t *testing.T, idx search.Index) {
 		doc("d0", "s1", "Org", `{"title": "Apple Orchards", "keyword": ["k"]}`),
 		doc("d8", "s1", "Org", `{"title": "`+strings.Repeat("a", search.SortKeyMax+1)+`", "keyword": ["k"]}`),
 	)
-	want := []string{"d3", "d0", "d2", "d5", "d4", "d7", "d1", "d6", "d8"} // d6 has no title, d8 one too long
+	want := []string{"d8", "d3", "d0", "d2", "d5", "d4", "d7", "d1", "d6"} // d8's key is its first SortKeyMax "a"; d6 has no title
 	for _, q := range []search.Query{{}, {Keyword: "k"}, {Organization: "org"}, {SourceID: "s1"}, {Keyword: "K", Organization: "Org"}} {
 		res := find(t, idx, q)
 		require.Equal(t, want, ids(res), "%+v", q)
@@ -246,19 +246,23 @@ func testOrderWithoutText(t *testing.T, idx search.Index) {
 	}
 }
 
-// testOrderWithoutTextAtSortKeyMax: the sort key's limit counts the title's characters as
-// published, on both backends: a title of search.SortKeyMax characters has a key even when
-// folding makes it longer ("ß" is "ss") or a character is outside the Basic Multilingual Plane
-// (two UTF-16 code units, which OpenSearch's ignore_above counts).
+// testOrderWithoutTextAtSortKeyMax: long titles keep a key on both backends, whatever their
+// characters: search.SortKey cuts the folded title at search.SortKeyMax bytes, at a character
+// boundary, so a letter that folds to two ("ß" is "ss") or a character outside the Basic
+// Multilingual Plane (four bytes, two UTF-16 units, which OpenSearch's ignore_above counts) at
+// the cut neither drops the key nor orders the title apart on one backend. Titles equal on
+// their first SortKeyMax bytes once folded order by id.
 func testOrderWithoutTextAtSortKeyMax(t *testing.T, idx search.Index) {
 	long := strings.Repeat("a", search.SortKeyMax-1)
 	put(t, idx,
-		doc("e1", "s1", "Org", `{"title": "`+long+`ß"}`),
-		doc("e2", "s1", "Org", `{"title": "`+long+`😀"}`),
+		doc("e1", "s1", "Org", `{"title": "`+long+`ß"}`), // key: long + "s"
+		doc("e2", "s1", "Org", `{"title": "`+long+`😀"}`), // key: long (the emoji does not fit)
 		doc("e3", "s1", "Org", `{"title": "Beaver dams"}`),
 		doc("e4", "s1", "Org", `{"description": "No title"}`),
+		doc("e5", "s1", "Org", `{"title": "`+long+`Sz, the end"}`),                   // key: long + "s", as e1's
+		doc("e0", "s1", "Org", `{"title": "`+long+`ß`+strings.Repeat("😀", 300)+`"}`), // key: long + "s"
 	)
-	require.Equal(t, []string{"e1", "e2", "e3", "e4"}, ids(find(t, idx, search.Query{})))
+	require.Equal(t, []string{"e2", "e0", "e1", "e5", "e3", "e4"}, ids(find(t, idx, search.Query{})))
 }
 
 // testTextFoldsAccents: full text ignores accents both ways, in every text field.
