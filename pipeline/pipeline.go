@@ -266,23 +266,31 @@ func (p *Pipeline) build(ctx context.Context) error {
 	return p.buildHandler()
 }
 
-// migrateIndex rebuilds the search index from the store when an older version made it
-// (search.Migrate), before any stage writes to it: every process that opens the index does,
-// and rebuilds at once end on one index.
+// migrateIndex rebuilds the search index from the store when an older version made it, or
+// when it is empty while the store has datasets (search.Migrate), before any stage writes to
+// it: every process that opens the index does, and rebuilds at once end on one index. A
+// current, non-empty index costs one search and no store query.
 func (p *Pipeline) migrateIndex(ctx context.Context) error {
-	if !p.index.Outdated() {
-		return nil
+	reason, err := search.MigrateNeeded(ctx, p.store, p.index)
+	if err != nil || reason == "" {
+		return err
 	}
 	log := p.cfg.Logger
-	log.Info("search index: made by an older version's mapping; rebuilding it from the database before starting " +
-		"(searches use the old index meanwhile; see docs/search-index.md)")
+	switch reason {
+	case search.MigrateOutdated:
+		log.Info("search index: made by an older version's mapping; rebuilding it from the database before starting " +
+			"(searches use the old index meanwhile; see docs/search-index.md)")
+	case search.MigrateEmpty:
+		log.Warn("search index: empty while the database has datasets (a new index, or its data was lost); " +
+			"filling it from the database before starting (see docs/search-index.md)")
+	}
 	start := time.Now()
 	r, err := search.Migrate(ctx, p.store, p.index)
 	if err != nil {
 		return err
 	}
 	if r != nil {
-		log.Info("search index: rebuilt", "documents", r.Documents, "repaired_after",
+		log.Info("search index: rebuilt", "reason", string(r.Reason), "documents", r.Documents, "repaired_after",
 			len(r.Reconciled.Missing)+len(r.Reconciled.Stale)+len(r.Reconciled.Orphaned), "took", time.Since(start).Round(time.Millisecond))
 	}
 	return nil

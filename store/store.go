@@ -39,6 +39,9 @@ type Store interface {
 	// with it (router.WithDatabaseID).
 	DatabaseID(ctx context.Context) (string, error)
 
+	// DatasetAny reports whether any source has a live dataset, as DatasetStream would stream
+	// one: one query that stops at the first live row, whatever the table's size.
+	DatasetAny(ctx context.Context) (bool, error)
 	// DatasetCount returns how many live datasets a source has.
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
 	// DatasetCountHeld returns how many of a source's datasets are held as cross-source

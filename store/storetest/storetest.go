@@ -181,6 +181,7 @@ var cases = []testCase{
 	{"Dataset/ListUnseenStops", testDatasetListUnseenStops},
 	{"Dataset/DeleteDetection", testDatasetDeleteDetection},
 	{"Dataset/Count", testDatasetCount},
+	{"Dataset/Any", testDatasetAny},
 	{"Dataset/FindElsewhere", testDatasetFindElsewhere},
 	{"Source/PortalTypes", testSourcePortalTypes},
 

@@ -190,6 +190,13 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		nullable(p.LandingPage), nullable(p.DownloadURLsSHA))...))
 }
 
+// DatasetAny implements store.Store.
+func (s *Store) DatasetAny(ctx context.Context) (bool, error) {
+	var found bool
+	err := s.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM dataset WHERE duplicate_of IS NULL)`).Scan(&found)
+	return found, err
+}
+
 // DatasetCount implements store.Store.
 func (s *Store) DatasetCount(ctx context.Context, sourceID string) (int, error) {
 	return Count(ctx, s.q, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1 AND duplicate_of IS NULL`, sourceID)
