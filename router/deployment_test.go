@@ -313,23 +313,3 @@ func TestUnknownJobCountedLoggedAcked(t *testing.T) {
 		require.Contains(t, line, want)
 	}
 }
-
-// TestStampSurvivesAnOldVersion: a process of the version before stamps (a worker not yet
-// rolled, a one-shot `harvester harvest` of the old binary) updates the streams with its
-// configuration, which has no metadata. The stamp must survive it, or another database's
-// deployment on the prefix is adopted instead of refused until a new process starts again.
-func TestStampSurvivesAnOldVersion(t *testing.T) {
-	t.Parallel()
-	url := natstest.URL(t)
-	js := jsOf(t, connect(t, url, router.WithDatabaseID("db-a")))
-	for name := range stamps(t, js) { // what the old version's ensureStreams sends: no Metadata
-		s, err := js.Stream(context.Background(), name)
-		require.NoError(t, err)
-		cfg := s.CachedInfo().Config
-		cfg.Metadata = nil
-		_, err = js.UpdateStream(context.Background(), cfg)
-		require.NoError(t, err, name)
-	}
-	_, err := router.Connect(context.Background(), url, router.WithDatabaseID("db-b"))
-	require.ErrorIs(t, err, router.ErrOtherDeployment)
-}
