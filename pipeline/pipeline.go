@@ -18,6 +18,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/notify"
+	"github.com/harvester-dev/harvester/retention"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/scheduler"
 	"github.com/harvester-dev/harvester/search"
@@ -45,6 +46,11 @@ type Config struct {
 	// (router.WithStreamReplicas): 1 to router.MaxStreamReplicas, default 1; 3 on a 3-node
 	// cluster survives the loss of any one node. The in-process server takes only 1.
 	StreamReplicas int
+	// Retention is how long the history is kept (package retention; `--retention`): with a
+	// Scheduler, its leader prunes the record versions and jobs older than it
+	// (retention.Interval apart), and the failed stream keeps a message that long
+	// (router.WithFailedMaxAge). 0 keeps everything, failed messages included.
+	Retention time.Duration
 	// DataDir holds the embedded default's SQLite file, JetStream data and bleve index.
 	// Default "harvester-data".
 	DataDir string
@@ -134,6 +140,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: StreamReplicas %d needs a JetStream cluster (NATSURL); the in-process server keeps 1",
 			ErrConfig, c.StreamReplicas)
 	}
+	if c.Retention < 0 {
+		return fmt.Errorf("%w: Retention %v is negative (0 keeps everything)", ErrConfig, c.Retention)
+	}
 	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
 		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)
 	}
@@ -202,7 +211,8 @@ func (p *Pipeline) build(ctx context.Context) error {
 		p.closers = append(p.closers, e.Shutdown)
 		natsURL = e.URL()
 	}
-	bus, err := router.Connect(ctx, natsURL, router.WithStreamReplicas(cfg.StreamReplicas))
+	bus, err := router.Connect(ctx, natsURL, router.WithStreamReplicas(cfg.StreamReplicas),
+		router.WithFailedMaxAge(cfg.Retention))
 	if err != nil {
 		return err
 	}
@@ -228,7 +238,16 @@ func (p *Pipeline) build(ctx context.Context) error {
 		}
 	}
 	if cfg.Scheduler != nil {
-		s, err := scheduler.New(*cfg.Scheduler, p.store, bus.Publisher(), cfg.Logger)
+		sc := *cfg.Scheduler
+		if cfg.Retention > 0 && sc.Pruner == nil {
+			pr, err := retention.New(retention.Config{Retention: cfg.Retention}, p.store, cfg.Logger, p.reg)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+			sc.Pruner = pr
+			sc.PruneInterval = cmp.Or(sc.PruneInterval, retention.Interval(cfg.Retention))
+		}
+		s, err := scheduler.New(sc, p.store, bus.Publisher(), cfg.Logger)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}

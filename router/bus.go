@@ -21,6 +21,8 @@ type Bus struct {
 	pub *Publisher
 	// replicas is how many servers keep each stream, consumer and the object store bucket.
 	replicas int
+	// failedMaxAge is WithFailedMaxAge's age; nil: failedKeep.
+	failedMaxAge *time.Duration
 }
 
 // ConnectOption is an option of Connect.
@@ -33,6 +35,13 @@ type ConnectOption func(*Bus)
 // 3 stays) and lose no acknowledged message when a server is killed. Every process of an
 // installation must use the same n, or each scales the streams to its own.
 func WithStreamReplicas(n int) ConnectOption { return func(b *Bus) { b.replicas = n } }
+
+// WithFailedMaxAge makes Connect keep a message on the failed stream (StreamFailed, what
+// `harvester replay` sends again) for d, the history's retention (--retention), rather than
+// 30 days; 0 keeps them for ever. Every process of an installation must use the same d, or each
+// sets the stream to its own. Streams created again after the broker lost them keep 30 days
+// until a process connects.
+func WithFailedMaxAge(d time.Duration) ConnectOption { return func(b *Bus) { b.failedMaxAge = &d } }
 
 // Connect connects to the NATS server at url and creates or updates the streams. url may list
 // several servers of one cluster, comma-separated (nats://a:4222,nats://b:4222): the client
@@ -53,7 +62,11 @@ func Connect(ctx context.Context, url string, opts ...ConnectOption) (*Bus, erro
 	}
 	js, err := jetstream.New(nc)
 	if err == nil {
-		err = whileUnavailable(ctx, nc, func(ctx context.Context) error { return EnsureStreams(ctx, js, b.replicas) })
+		failedAge := failedKeep
+		if b.failedMaxAge != nil {
+			failedAge = *b.failedMaxAge
+		}
+		err = whileUnavailable(ctx, nc, func(ctx context.Context) error { return ensureStreams(ctx, js, b.replicas, failedAge) })
 	}
 	if err != nil {
 		nc.Close()

@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -63,10 +64,19 @@ func streamOf(subject string) string {
 // resources"). An existing stream is scaled up or down to replicas (nats-server 2.10 and later
 // move its data), so every process of an installation must use the same count.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
+	return ensureStreams(ctx, js, replicas, failedKeep)
+}
+
+// ensureStreams is EnsureStreams with the failed stream keeping its messages failedMaxAge (0:
+// for ever; WithFailedMaxAge).
+func ensureStreams(ctx context.Context, js jetstream.JetStream, replicas int, failedMaxAge time.Duration) error {
 	if replicas < 0 || replicas > MaxStreamReplicas {
 		return fmt.Errorf("stream replicas %d: want 1 to %d", replicas, MaxStreamReplicas)
 	}
 	for _, cfg := range streamConfigs(replicas) {
+		if cfg.Name == StreamFailed {
+			cfg.MaxAge = failedMaxAge
+		}
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("ensure stream %s: %w", cfg.Name, err)
 		}

@@ -119,7 +119,8 @@ func (f *serviceFlags) cancelBus(ctx context.Context) (store.Store, *router.Bus,
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		bus, err := router.Connect(ctx, f.natsURL, router.WithStreamReplicas(f.streamReplicas))
+		bus, err := router.Connect(ctx, f.natsURL, router.WithStreamReplicas(f.streamReplicas),
+			router.WithFailedMaxAge(f.retention))
 		if err != nil {
 			st.Close()
 			return nil, nil, nil, err
