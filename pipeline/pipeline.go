@@ -18,6 +18,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/notify"
+	"github.com/harvester-dev/harvester/retention"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/scheduler"
 	"github.com/harvester-dev/harvester/search"
@@ -55,6 +56,11 @@ type Config struct {
 	// start (ConnectBus). Every process of a
 	// deployment must use the same prefix. Checked by router.CheckPrefix.
 	NATSPrefix string
+	// Retention is how long the history is kept (package retention; `--retention`): with a
+	// Scheduler, its leader prunes the record versions and jobs older than it
+	// (retention.Interval apart), and the failed stream keeps a message that long
+	// (router.WithFailedMaxAge). 0 keeps everything, failed messages included.
+	Retention time.Duration
 	// DataDir holds the embedded default's SQLite file, JetStream data and bleve index.
 	// Default "harvester-data".
 	DataDir string
@@ -157,6 +163,9 @@ func (c Config) validate() error {
 	if err := checkSearchIndex(c.SearchIndex); err != nil {
 		return err
 	}
+	if c.Retention < 0 {
+		return fmt.Errorf("%w: Retention %v is negative (0 keeps everything)", ErrConfig, c.Retention)
+	}
 	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
 		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)
 	}
@@ -257,7 +266,16 @@ func (p *Pipeline) build(ctx context.Context) error {
 		}
 	}
 	if cfg.Scheduler != nil {
-		s, err := scheduler.New(*cfg.Scheduler, p.store, bus.Publisher(), cfg.Logger)
+		sc := *cfg.Scheduler
+		if cfg.Retention > 0 && sc.Pruner == nil {
+			pr, err := retention.New(retention.Config{Retention: cfg.Retention}, p.store, cfg.Logger, p.reg)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+			sc.Pruner = pr
+			sc.PruneInterval = cmp.Or(sc.PruneInterval, retention.Interval(cfg.Retention))
+		}
+		s, err := scheduler.New(sc, p.store, bus.Publisher(), cfg.Logger)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}

@@ -46,7 +46,7 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 }
 
 // ConnectBus connects to the NATS server at natsURL as the deployment of cfg (NATSPrefix,
-// StreamReplicas) whose database is st's: its streams are stamped with st.DatabaseID, and a
+// StreamReplicas, Retention: how long the failed stream keeps a message) whose database is st's: its streams are stamped with st.DatabaseID, and a
 // connection to streams stamped with another database fails with router.ErrOtherDeployment,
 // whose sentence names both databases and the fix (another NATSPrefix). With cfg.NATSURL ""
 // (natsURL is the in-process server, which no other process reaches) nothing is stamped or
@@ -54,7 +54,7 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 // done.
 func ConnectBus(ctx context.Context, cfg Config, st store.Store, natsURL string) (*router.Bus, error) {
 	opts := []router.ConnectOption{router.WithStreamReplicas(cmp.Or(cfg.StreamReplicas, 1)),
-		router.WithPrefix(cmp.Or(cfg.NATSPrefix, router.DefaultPrefix))}
+		router.WithPrefix(cmp.Or(cfg.NATSPrefix, router.DefaultPrefix)), router.WithFailedMaxAge(cfg.Retention)}
 	if cfg.NATSURL != "" {
 		id, err := st.DatabaseID(ctx)
 		if err != nil {

@@ -49,6 +49,15 @@ func WithPrefix(prefix string) ConnectOption { return func(b *Bus) { b.prefix = 
 // checked.
 func WithDatabaseID(id string) ConnectOption { return func(b *Bus) { b.dep.databaseID = id } }
 
+// WithFailedMaxAge makes Connect keep a message on the failed stream (StreamFailed, what
+// `harvester replay` sends again) for d, the history's retention (--retention), rather than
+// 30 days; 0 keeps them for ever. Every process of a deployment must use the same d, or each
+// sets the stream to its own. The streams made again after the server lost them (lost.go) take
+// it too.
+func WithFailedMaxAge(d time.Duration) ConnectOption {
+	return func(b *Bus) { b.dep.failedMaxAge = &d }
+}
+
 // Connect connects to the NATS server at url and creates or updates the deployment's streams.
 // url may list several servers of one cluster, comma-separated (nats://a:4222,nats://b:4222):
 // the client connects to one and moves to another when it goes away, so list them all. It

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // DefaultPrefix is the deployment name (--nats-prefix) of a Harvester that sets none. Its names
@@ -106,4 +107,15 @@ type deployment struct {
 	// databaseID is the deployment's database identity (store.Store.DatabaseID); "" neither
 	// stamps the streams nor checks their stamp.
 	databaseID string
+	// failedMaxAge is how long the failed stream keeps a message (WithFailedMaxAge: the
+	// history's retention; 0 for ever); nil: failedKeep.
+	failedMaxAge *time.Duration
+}
+
+// failedAge is how long the deployment's failed stream keeps a message.
+func (d deployment) failedAge() time.Duration {
+	if d.failedMaxAge == nil {
+		return failedKeep
+	}
+	return *d.failedMaxAge
 }

@@ -37,7 +37,7 @@ func streamConfigs(d deployment) []jetstream.StreamConfig {
 		{Name: StreamSettled, Subjects: []string{harvest.SubjectSettled},
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
 		{Name: StreamFailed, Subjects: []string{harvest.SubjectFailedPrefix + ">"},
-			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: keep},
+			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: d.failedAge()},
 		{Name: StreamReport, Subjects: []string{harvest.SubjectReport, harvest.SubjectReportFDK},
 			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: keep},
 		{Name: StreamTrigger, Subjects: []string{harvest.SubjectTrigger},

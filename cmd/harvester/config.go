@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -62,6 +63,9 @@ type serviceFlags struct {
 	// fetchMade is the configuration fetchConfig made, shared by every user in the process so
 	// that they share one per-host limit.
 	fetchMade *fetch.Config
+	// retention is how long the history is kept (--retention): the scheduler's prune and the
+	// failed stream's max age; 0 keeps everything.
+	retention time.Duration
 	// envErrs are the environment values the flags' defaults could not read (envErr).
 	envErrs []error
 }
@@ -172,6 +176,7 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 		"language preference for the language-tagged literals of DCAT-AP records, most wanted first, e.g. nb,nn,en; "+
 			"a source's languages option wins (env HARVESTER_LANGUAGES)")
 	f.registerFetch(cmd)
+	f.registerRetention(cmd)
 	cmd.PreRunE = func(*cobra.Command, []string) error { return f.envErr() }
 }
 
@@ -230,7 +235,7 @@ func (f *serviceFlags) config(logger *slog.Logger) pipeline.Config {
 		NATSPrefix: f.natsPrefix, DataDir: f.dataDir,
 		OpenSearchURL: f.opensearchURL, SearchIndex: f.searchIndex, Logger: logger, MaxDeleteShare: f.maxDeleteShare,
 		Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes, MaxRDFPages: f.maxRDFPages,
-		RDFMemTriples: f.rdfMemTriples, JobWindow: f.jobWindow, Languages: f.languageList()}
+		RDFMemTriples: f.rdfMemTriples, JobWindow: f.jobWindow, Languages: f.languageList(), Retention: f.retention}
 }
 
 // languageList is --languages as a list (checked by logger); nil when it does not parse.

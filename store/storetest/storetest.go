@@ -208,5 +208,9 @@ var cases = []testCase{
 	{"Outcome/Identifiers", testOutcomeIdentifiers},
 	{"Job/FetchGraphHash", testJobFetchGraphHash},
 	{"Job/StatsEmpty", testJobStatsEmpty},
+
+	{"Prune/Records", testPruneRecords},
+	{"Prune/Jobs", testPruneJobs},
+	{"Prune/JobsOfPrunedRecords", testPruneJobsOfPrunedRecords},
 	{"Job/Stats", testJobStats},
 }
