@@ -3,7 +3,6 @@ package api
 import (
 	"cmp"
 	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
 	"sync"
@@ -25,6 +24,10 @@ type AuthLimitConfig struct {
 	// is forgotten (and starts afresh). It bounds the memory to about 200 bytes a client.
 	// Default 10,000.
 	Clients int
+	// TrustedProxies are the reverse proxies in front of the server: a request whose TCP peer
+	// is in one of these prefixes has its client read from X-Forwarded-For (ClientOf). Nil:
+	// every client is its TCP peer, so that behind a proxy every client counts as the proxy.
+	TrustedProxies []netip.Prefix
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
@@ -43,8 +46,10 @@ func (c AuthLimitConfig) WithDefaults() AuthLimitConfig {
 // AuthLimiter limits, per client, how fast wrong API keys may be tried: at the API
 // (X-API-Key, Authorization: Bearer) and at the web UI's sign-in, which guess the same key and
 // so share one limiter. A client is the request's remote IP address (an IPv6 address's /64
-// network, which one host commonly holds whole); X-Forwarded-For is not trusted, so behind a
-// reverse proxy every client counts as the proxy. Safe for concurrent use.
+// network, which one host commonly holds whole; ClientKey), or behind one of
+// AuthLimitConfig.TrustedProxies the address that proxy read it from (X-Forwarded-For,
+// ClientOf). Each client has its own allowance: one client's wrong keys never slow another.
+// Safe for concurrent use.
 type AuthLimiter struct {
 	cfg     AuthLimitConfig
 	mu      sync.Mutex // makes a client's check and count one step
@@ -67,7 +72,7 @@ func NewAuthLimiter(c AuthLimitConfig) *AuthLimiter {
 // right one takes nothing. The check and the count are one step, so that requests sent at once
 // get no more tries between them; right must be quick (it runs under the limiter's lock).
 func (l *AuthLimiter) Check(r *http.Request, right func() bool) (ok bool, wait time.Duration) {
-	client := clientOf(r)
+	client := ClientOf(r, l.cfg.TrustedProxies)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	lim, found := l.clients.Get(client)
@@ -84,25 +89,6 @@ func (l *AuthLimiter) Check(r *http.Request, right func() bool) (ok bool, wait t
 	}
 	lim.AllowN(now, 1)
 	return false, 0
-}
-
-// clientOf is the client of r: its remote IP address, an IPv6 one as its /64 network. A
-// remote address that does not parse (not a TCP client) is one client of its own.
-func clientOf(r *http.Request) netip.Prefix {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		return netip.Prefix{}
-	}
-	addr = addr.Unmap().WithZone("")
-	if addr.Is4() {
-		return netip.PrefixFrom(addr, 32)
-	}
-	p, _ := addr.Prefix(64)
-	return p
 }
 
 // RetryAfterSeconds is wait in whole seconds, rounded up (at least 1): a Retry-After value.

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -66,4 +67,41 @@ func TestAuthLimitClients(t *testing.T) {
 	require.True(t, try("192.0.2.1:1"))
 	require.Equal(t, 2, l.clients.Len())
 	require.True(t, try("[2001:db8:1:2::1]:1"), "forgotten past 2 clients: starts afresh")
+}
+
+// TestAuthLimitBehindProxy: behind a trusted proxy each client has its own allowance, read
+// from X-Forwarded-For: one client's wrong keys do not lock out another, the limited one gets
+// 429 whatever key it sends, and it cannot pass for another by writing that one's address in
+// the header. Wrong keys sent straight to the server by a peer that is not a proxy count against
+// that peer, whatever its header says.
+func TestAuthLimitBehindProxy(t *testing.T) {
+	t.Parallel()
+	limiter := NewAuthLimiter(AuthLimitConfig{Burst: 3, Every: time.Hour,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	b := setup(t, func(_ *Config, d *Deps) { d.AuthLimiter = limiter })
+	send := func(peer, xff, key string) int {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/organizations", strings.NewReader(`{}`))
+		req.RemoteAddr = peer
+		if xff != "" {
+			req.Header.Set("X-Forwarded-For", xff)
+		}
+		req.Header.Set("X-API-Key", key)
+		rec := httptest.NewRecorder()
+		b.api.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	const proxy, attacker, operator = "10.0.0.1:40000", "203.0.113.7", "198.51.100.2"
+	for i := range 3 {
+		require.Equal(t, http.StatusUnauthorized, send(proxy, attacker, "wrong"), "wrong key %d", i+1)
+	}
+	require.Equal(t, http.StatusTooManyRequests, send(proxy, attacker, "wrong"))
+	require.Equal(t, http.StatusTooManyRequests, send(proxy, attacker, testKey), "the right key from a limited client")
+	require.Equal(t, http.StatusTooManyRequests, send(proxy, operator+", "+attacker, testKey), "a spoofed address left of its own")
+	require.Equal(t, http.StatusUnprocessableEntity, send(proxy, operator, testKey), "the operator is not locked out")
+
+	for i := range 3 {
+		require.Equal(t, http.StatusUnauthorized, send("192.0.2.9:1", operator, "wrong"), "wrong key %d", i+1)
+	}
+	require.Equal(t, http.StatusTooManyRequests, send("192.0.2.9:1", operator, testKey), "not a proxy: its header is not read")
+	require.Equal(t, http.StatusUnprocessableEntity, send(proxy, operator, testKey), "the operator is still not locked out")
 }

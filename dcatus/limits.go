@@ -48,3 +48,17 @@ func ShortenDescription(s string) (description, warning string) {
 	return out, fmt.Sprintf("the text is %d characters, over the %d DCAT-US allows; cut to %d at a word, ending in \"…\"",
 		utf8.RuneCountInString(s), MaxDescription, utf8.RuneCountInString(out))
 }
+
+// MaxKeywords is the most keywords a DCAT-US 1.1 dataset may have (both schemas' maxItems).
+const MaxKeywords = 1000
+
+// ShortenKeywords returns the first MaxKeywords of keywords, with the warning a mapper gives
+// when it dropped the rest ("" when it did not): a record with more keywords than DCAT-US
+// allows keeps its first ones rather than failing validation whole.
+func ShortenKeywords(keywords []string) (kept []string, warning string) {
+	if len(keywords) <= MaxKeywords {
+		return keywords, ""
+	}
+	return keywords[:MaxKeywords:MaxKeywords], fmt.Sprintf("the record has %d keywords, over the %d DCAT-US allows; kept the first %d",
+		len(keywords), MaxKeywords, MaxKeywords)
+}

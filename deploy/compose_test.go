@@ -125,14 +125,23 @@ func checkHarvesterService(t *testing.T, name string, s types.ServiceConfig) {
 	require.True(t, s.ReadOnly, "%s: read-only root filesystem", name)
 	require.Regexp(t, `^[1-9]\d*(:\d+)?$`, s.User, "%s runs as a numeric non-root user", name)
 	require.Equal(t, []string{"/harvester", "healthcheck", "--path", "/readyz"}, []string(s.HealthCheck.Test[1:]), name)
-	require.Contains(t, s.Command, "0.0.0.0:8080", "%s serves /readyz where its health check looks", name)
-	require.Equal(t, "127.0.0.1:8080", *s.Environment["HARVESTER_HEALTHCHECK_ADDR"], name)
+	// The API's health check uses its ops listener, which answers while clients fill the public
+	// port; the other processes serve /readyz on --addr, which is theirs alone.
+	port := "8080"
+	if s.Command[0] == "api" {
+		require.Equal(t, []string{"--addr", "0.0.0.0:8080"}, []string(s.Command[1:3]), name)
+		require.Equal(t, []string{"--ops-addr", "0.0.0.0:9090"}, []string(s.Command[3:5]), name)
+		port = "9090"
+	}
+	require.Contains(t, s.Command, "0.0.0.0:"+port, "%s serves /readyz where its health check looks", name)
+	require.Equal(t, "127.0.0.1:"+port, *s.Environment["HARVESTER_HEALTHCHECK_ADDR"], name)
 	for _, dep := range []string{"postgres", "nats-1", "nats-2", "nats-3", "opensearch"} {
 		require.Contains(t, s.DependsOn, dep, name)
 		require.Equal(t, types.ServiceConditionHealthy, s.DependsOn[dep].Condition, "%s waits for %s", name, dep)
 	}
 	require.Equal(t, "nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222", *s.Environment["NATS_URL"], name)
 	require.Equal(t, "3", *s.Environment["HARVESTER_STREAM_REPLICAS"], name)
+	require.Equal(t, "harvester", *s.Environment["HARVESTER_NATS_PREFIX"], name, "one prefix for every process")
 	require.NotNil(t, s.Environment["DATABASE_URL"], name)
 	require.Equal(t, "http://opensearch:9200", *s.Environment["OPENSEARCH_URL"], name)
 }

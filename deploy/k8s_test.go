@@ -42,6 +42,8 @@ type (
 			Path string `yaml:"path"`
 			Port any    `yaml:"port"`
 		} `yaml:"httpGet"`
+		PeriodSeconds    int `yaml:"periodSeconds"`
+		FailureThreshold int `yaml:"failureThreshold"`
 	}
 	container struct {
 		Name    string   `yaml:"name"`
@@ -69,6 +71,7 @@ type (
 		} `yaml:"ports"`
 		LivenessProbe  *probe `yaml:"livenessProbe"`
 		ReadinessProbe *probe `yaml:"readinessProbe"`
+		StartupProbe   *probe `yaml:"startupProbe"`
 		Resources      struct {
 			Requests map[string]string `yaml:"requests"`
 			Limits   map[string]string `yaml:"limits"`
@@ -90,7 +93,8 @@ type (
 		Selector labelSelector `yaml:"selector"`
 		Template struct {
 			Metadata struct {
-				Labels map[string]string `yaml:"labels"`
+				Labels      map[string]string `yaml:"labels"`
+				Annotations map[string]string `yaml:"annotations"`
 			} `yaml:"metadata"`
 			Spec struct {
 				SecurityContext struct {
@@ -244,7 +248,11 @@ func TestKustomizeBuilds(t *testing.T) {
 				}
 				require.Equal(t, 1, pdbs, "%s has one PodDisruptionBudget", d.Metadata.Name)
 				if args[0] == "worker" || args[0] == "api" {
-					requireNetworkPolicy(t, objs, d.Metadata.Name, spec.Template.Metadata.Labels)
+					var ports []string
+					for _, p := range spec.Template.Spec.Containers[0].Ports {
+						ports = append(ports, p.Name)
+					}
+					requireNetworkPolicy(t, objs, d.Metadata.Name, spec.Template.Metadata.Labels, ports)
 				}
 			}
 			requireEveryStageOnce(t, groups)
@@ -300,15 +308,38 @@ func checkDeployment(t *testing.T, d object, configMaps map[string]bool) {
 	c := pod.Containers[0]
 	require.NotEmpty(t, c.Image, name)
 	require.Contains(t, c.Args, "--addr=0.0.0.0:8080", "%s serves its health endpoints", name)
-	require.Len(t, c.Ports, 1, name)
-	require.Equal(t, "http", c.Ports[0].Name, name)
-	require.Equal(t, 8080, c.Ports[0].ContainerPort, name)
+	ports := map[string]int{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	// The API's probes and Prometheus use its ops listener, which answers while clients fill
+	// the public port; the other processes serve them on --addr, which is theirs alone.
+	wantPorts, probePort := map[string]int{"http": 8080}, "http"
+	if c.Args[0] == "api" {
+		require.Contains(t, c.Args, "--ops-addr=0.0.0.0:9090", "%s serves its probes apart", name)
+		wantPorts["ops"], probePort = 9090, "ops"
+	}
+	require.Equal(t, wantPorts, ports, name)
 	for path, p := range map[string]*probe{"/healthz": c.LivenessProbe, "/readyz": c.ReadinessProbe} {
 		require.NotNil(t, p, "%s: probe on %s", name, path)
 		require.NotNil(t, p.HTTPGet, name)
 		require.Equal(t, path, p.HTTPGet.Path, name)
-		require.Equal(t, "http", p.HTTPGet.Port, name)
+		require.Equal(t, probePort, p.HTTPGet.Port, name)
 	}
+	// A process that opens the search index (the API, SYNC) rebuilds an index of another
+	// mapping before it listens (search.Migrate; docs/search-index.md): a startup probe gives it
+	// 15 minutes, so the liveness probe (3 × 10 s) does not kill it mid-rebuild, again and again.
+	if c.Args[0] == "api" || slices.Contains(c.Args, "--stages=sync") {
+		p := c.StartupProbe
+		require.NotNil(t, p, "%s: a startup probe (it may rebuild the search index before it listens)", name)
+		require.NotNil(t, p.HTTPGet, name)
+		require.Equal(t, "/healthz", p.HTTPGet.Path, name)
+		require.Equal(t, probePort, p.HTTPGet.Port, name)
+		require.GreaterOrEqual(t, p.PeriodSeconds*p.FailureThreshold, 900, "%s: the startup probe waits 15 minutes", name)
+	}
+	annotations := spec.Template.Metadata.Annotations
+	require.Equal(t, "true", annotations["prometheus.io/scrape"], name)
+	require.Equal(t, strconv.Itoa(ports[probePort]), annotations["prometheus.io/port"], "%s: Prometheus scrapes the probes' port", name)
 	for _, r := range []string{"cpu", "memory"} {
 		require.NotEmpty(t, c.Resources.Requests[r], "%s: %s request", name, r)
 		require.NotEmpty(t, c.Resources.Limits[r], "%s: %s limit", name, r)
@@ -363,16 +394,22 @@ func mebibytes(t *testing.T, q string) int {
 	return 0
 }
 
-// requireNetworkPolicy checks that one NetworkPolicy selects the pods and limits their egress
-// to DNS, NATS, Postgres, OpenSearch and public addresses.
-func requireNetworkPolicy(t *testing.T, objs []object, name string, labels map[string]string) {
+// requireNetworkPolicy checks that one NetworkPolicy selects the pods, lets in their ports
+// (probes, Prometheus, the API) and limits their egress to DNS, NATS, Postgres, OpenSearch and
+// public addresses.
+func requireNetworkPolicy(t *testing.T, objs []object, name string, labels map[string]string, ports []string) {
 	t.Helper()
 	var found int
 	for _, np := range byKind(objs, "NetworkPolicy") {
 		var spec struct {
 			PodSelector labelSelector `yaml:"podSelector"`
 			PolicyTypes []string      `yaml:"policyTypes"`
-			Egress      []struct {
+			Ingress     []struct {
+				Ports []struct {
+					Port any `yaml:"port"`
+				} `yaml:"ports"`
+			} `yaml:"ingress"`
+			Egress []struct {
 				To []struct {
 					PodSelector *labelSelector `yaml:"podSelector"`
 					IPBlock     *struct {
@@ -388,6 +425,15 @@ func requireNetworkPolicy(t *testing.T, objs []object, name string, labels map[s
 		}
 		found++
 		require.Contains(t, spec.PolicyTypes, "Egress", np.Metadata.Name)
+		var in []any
+		for _, rule := range spec.Ingress {
+			for _, p := range rule.Ports {
+				in = append(in, p.Port)
+			}
+		}
+		for _, p := range ports {
+			require.Contains(t, in, p, "%s lets in %s's port %s", np.Metadata.Name, name, p)
+		}
 		peers := map[string]bool{}
 		for _, rule := range spec.Egress {
 			require.NotEmpty(t, rule.To, "%s: every egress rule names its peers", np.Metadata.Name)

@@ -22,3 +22,16 @@ func IsPermanent(err error) bool {
 	var p *PermanentError
 	return errors.As(err, &p)
 }
+
+// UnknownJobError is a stage's answer to a message of a job that its database does not have:
+// one deleted with its source (the usual case), or a job of another deployment whose messages
+// reach this one (two deployments with different databases on one NATS prefix, which the
+// streams' stamp refuses at start). The router counts it (harvester_messages_unknown_job_total
+// by stage), logs it with the job id, the stage and the NATS prefix, and acks the message: no
+// retry makes the job appear, and a deleted job's message must not come back forever.
+type UnknownJobError struct{ JobID string }
+
+func (e *UnknownJobError) Error() string { return "job " + e.JobID + " is not in this database" }
+
+// UnknownJob is the UnknownJobError of jobID.
+func UnknownJob(jobID string) error { return &UnknownJobError{JobID: jobID} }

@@ -74,11 +74,12 @@ func TestOneHealthHandler(t *testing.T) {
 		notReadyStatus            int
 	}
 	answers := map[bool]answer{}
+	st := dbtest.Store(t) // one deployment: its processes share the database (and so the streams' stamp)
 	for _, withAPI := range []bool{true, false} {
 		var a answer
 		for _, down := range []bool{false, true} {
 			cfg := serveConfig(t, srv.ClientURL())
-			cfg.Scheduler = nil
+			cfg.Store, cfg.Scheduler = st, nil
 			if down {
 				cfg.Store = downDatabase{cfg.Store}
 			}

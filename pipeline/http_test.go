@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,4 +130,120 @@ func TestStreamOutlivesWriteTimeout(t *testing.T) {
 	status, body := get(t, "http://"+addr+"/api/v1/harvest_jobs/"+job.ID+"/record_errors?format=csv")
 	require.Equal(t, http.StatusOK, status, body)
 	require.Contains(t, body, "$.title: missing property")
+}
+
+// startHTTP runs a pipeline that serves the web UI and the API at Addr and the probes at
+// OpsAddr, with the given HTTP bounds.
+func startHTTP(t *testing.T, hc pipeline.HTTPConfig) *pipeline.Pipeline {
+	t.Helper()
+	p, err := pipeline.New(context.Background(), pipeline.Config{Store: dbtest.Store(t), NATSURL: natstest.URL(t),
+		Logger: slog.New(slog.DiscardHandler), SearchIndex: "none", API: &api.Config{APIKey: "k"},
+		Addr: "127.0.0.1:0", OpsAddr: "127.0.0.1:0", HTTP: hc})
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	require.NoError(t, p.Start(context.Background()))
+	return p
+}
+
+// clientFrom is an HTTP client whose connections come from the loopback address ip (Linux
+// routes all of 127.0.0.0/8 to lo): another client, as the server counts them. Its timeout
+// is a safety net only.
+func clientFrom(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// slowBody is the start of a request whose body never comes.
+const slowBody = "POST /sign-in HTTP/1.1\r\nHost: harvester\r\n" +
+	"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\napi_key="
+
+// TestOneClientCannotFillConnections replays a flood: 420 connections from one address
+// (127.0.0.1) each send a request's header and hold back its body (the read timeout is an hour
+// here, so the server lets none go). The client keeps HTTPConfig.MaxConnsPerClient (32) of
+// them and the others are answered 429 and closed at once, so the shared cap of 256 is not
+// reached: the public port serves another client (127.0.0.2), and the ops listener answers
+// /healthz, /readyz and /metrics even to the flooding address, which the public port refuses.
+func TestOneClientCannotFillConnections(t *testing.T) {
+	p := startHTTP(t, pipeline.HTTPConfig{ReadTimeout: time.Hour})
+	addr, ops := p.Addr().String(), "http://"+p.OpsAddr().String()
+	const flood, perClient = 420, 32
+	var ended atomic.Int32
+	for range flood {
+		conn, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		_, _ = io.WriteString(conn, slowBody) // fails only if the server refused the connection already
+		go func() {
+			_, _ = io.Copy(io.Discard, conn) // until the server closes it
+			ended.Add(1)
+		}()
+	}
+	waitFor(t, "the connections past the client's cap to be closed", func() bool { return ended.Load() >= flood-perClient })
+
+	status, body := get(t, ops+"/healthz")
+	require.Equal(t, http.StatusOK, status, body)
+	status, body = get(t, ops+"/readyz")
+	require.Equal(t, http.StatusOK, status, body)
+	status, body = get(t, ops+"/metrics")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, `harvester_http_connections_refused_total{listener="http"} 388`)
+
+	res, err := clientFrom("127.0.0.2").Get("http://" + addr + "/healthz")
+	require.NoError(t, err, "another client is not served while one floods the public port")
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+
+	conn, err := net.Dial("tcp", addr) // the flooding address, once more
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(time.Minute))) // a safety net only
+	res, err = http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(res.Body)
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode)
+	require.Equal(t, "1", res.Header.Get("Retry-After"))
+	require.Equal(t, "too many connections from your address: close some first\n", string(b))
+	require.EqualValues(t, flood-perClient, ended.Load(), "the server let go of a connection under the client's cap")
+}
+
+// TestConnsPerClient: a client's connections past HTTPConfig.MaxConnsPerClient are refused
+// until one of its own closes; another client is not held to the first one's count, and a
+// trusted proxy, which carries many clients, is not capped.
+func TestConnsPerClient(t *testing.T) {
+	p := startHTTP(t, pipeline.HTTPConfig{MaxConnsPerClient: 2,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.3/32")}})
+	addr := p.Addr().String()
+	// open dials from ip and GETs /healthz, keeping the connection: its status, or 0 when the
+	// server closed the connection without an answer.
+	open := func(ip string) (net.Conn, int) {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		conn, err := d.Dial("tcp", addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		require.NoError(t, conn.SetReadDeadline(time.Now().Add(time.Minute))) // a safety net only
+		_, _ = io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: harvester\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			return conn, 0
+		}
+		res.Body.Close()
+		return conn, res.StatusCode
+	}
+	first, status := open("127.0.0.2")
+	require.Equal(t, http.StatusOK, status)
+	_, status = open("127.0.0.2")
+	require.Equal(t, http.StatusOK, status)
+	_, status = open("127.0.0.2")
+	require.Equal(t, http.StatusTooManyRequests, status, "a third connection of one client")
+	_, status = open("127.0.0.4")
+	require.Equal(t, http.StatusOK, status, "another client")
+	for i := range 4 {
+		_, status = open("127.0.0.3")
+		require.Equal(t, http.StatusOK, status, "connection %d of a trusted proxy", i+1)
+	}
+	require.NoError(t, first.Close())
+	waitFor(t, "the client's closed connection to free its place", func() bool {
+		_, status := open("127.0.0.2")
+		return status == http.StatusOK
+	})
 }

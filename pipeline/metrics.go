@@ -20,6 +20,8 @@ import (
 //     bulk requests (search.Metrics);
 //   - the database pool (metrics.PoolCollector), on Postgres;
 //   - whether the database and NATS answer (metrics.UpCollector), in every process;
+//   - the HTTP connections refused past HTTPConfig.MaxConnsPerClient, by listener (http: Addr,
+//     ops: OpsAddr);
 //   - the jobs and sources (metrics.JobCollector), only where the scheduler or the API runs:
 //     it reads the store at each scrape and its figures are the system's, so one process
 //     reporting them is enough and a fleet of workers does not multiply the queries.
@@ -35,6 +37,12 @@ func (p *Pipeline) instrumentServices() error {
 		return err
 	}
 	p.cfg.Fetch.Metrics = m
+	p.refused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "harvester_http_connections_refused_total",
+		Help: "HTTP connections answered 429 and closed because their client held HTTPConfig.MaxConnsPerClient already, by listener (http, ops)."},
+		[]string{"listener"})
+	if err := p.reg.Register(p.refused); err != nil {
+		return err
+	}
 	if pooled, ok := p.store.(store.Pooled); ok {
 		if err := p.reg.Register(metrics.NewPoolCollector(pooled)); err != nil {
 			return err

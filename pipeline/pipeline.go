@@ -18,6 +18,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/notify"
+	"github.com/harvester-dev/harvester/retention"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/scheduler"
 	"github.com/harvester-dev/harvester/search"
@@ -45,6 +46,21 @@ type Config struct {
 	// (router.WithStreamReplicas): 1 to router.MaxStreamReplicas, default 1; 3 on a 3-node
 	// cluster survives the loss of any one node. The in-process server takes only 1.
 	StreamReplicas int
+	// NATSPrefix names the deployment on the NATS server (router.WithPrefix): its streams,
+	// consumers, subjects and object store bucket. Default router.DefaultPrefix, whose names
+	// are the ones from before prefixes (HARVEST_WORK, harvest.v1.*, harvest-<stage>,
+	// harvest-records); another prefix P gives P_HARVEST_WORK, P.harvest.v1.*, …. Several
+	// deployments with different databases share one NATS server only with different prefixes:
+	// the streams of a NATS server at NATSURL are stamped with the database's identity
+	// (store.Store.DatabaseID) and a process whose database is not the stamp's is refused at
+	// start (ConnectBus). Every process of a
+	// deployment must use the same prefix. Checked by router.CheckPrefix.
+	NATSPrefix string
+	// Retention is how long the history is kept (package retention; `--retention`): with a
+	// Scheduler, its leader prunes the record versions and jobs older than it
+	// (retention.Interval apart), and the failed stream keeps a message that long
+	// (router.WithFailedMaxAge). 0 keeps everything, failed messages included.
+	Retention time.Duration
 	// DataDir holds the embedded default's SQLite file, JetStream data and bleve index.
 	// Default "harvester-data".
 	DataDir string
@@ -52,8 +68,9 @@ type Config struct {
 	// in a directory per database with Postgres (BleveDir).
 	OpenSearchURL string
 	// SearchIndex names the index (the OpenSearch alias, or the bleve directory); "none" keeps
-	// no index. Default opensearch.DefaultAlias. It is opened only by a process that runs
-	// SYNC or the API.
+	// no index. Default opensearch.DefaultAlias. Both setups take the names search.CheckIndexName
+	// allows (OpenSearch's rule: lower case, no \ / * ? " < > | , # : or space, ...). It is
+	// opened only by a process that runs SYNC or the API.
 	SearchIndex string
 
 	// Logger receives every part's logs; required.
@@ -105,7 +122,12 @@ type Config struct {
 	// Addr is where the HTTP handler listens once started, e.g. 127.0.0.1:8080 (port 0: any);
 	// "" listens nowhere. Without the API it serves /healthz, /readyz and /metrics only.
 	Addr string
-	// HTTP bounds the server at Addr: timeouts, header size, open connections.
+	// OpsAddr is where /healthz, /readyz and /metrics alone listen too, on a listener of their
+	// own (its own connection caps), so that probes and scrapes are answered while clients
+	// fill Addr's; e.g. 0.0.0.0:9090. "" listens nowhere. Addr serves them as well.
+	OpsAddr string
+	// HTTP bounds the servers at Addr and OpsAddr: timeouts, header size, open connections, and
+	// who a client is (its TrustedProxies also go to the API key limiter).
 	HTTP HTTPConfig
 	// SecureCookies marks the web UI's cookies Secure (web.Config.SecureCookies): set it when
 	// the site is served over HTTPS.
@@ -116,6 +138,7 @@ func (c Config) withDefaults() Config {
 	c.DataDir = cmp.Or(c.DataDir, "harvester-data")
 	c.Concurrency = cmp.Or(c.Concurrency, 4)
 	c.StreamReplicas = cmp.Or(c.StreamReplicas, 1)
+	c.NATSPrefix = cmp.Or(c.NATSPrefix, router.DefaultPrefix)
 	c.HTTP = c.HTTP.WithDefaults()
 	if c.Registry == nil {
 		c.Registry = prometheus.NewRegistry()
@@ -130,9 +153,18 @@ func (c Config) validate() error {
 	if c.StreamReplicas < 1 || c.StreamReplicas > router.MaxStreamReplicas {
 		return fmt.Errorf("%w: StreamReplicas %d is not in 1..%d", ErrConfig, c.StreamReplicas, router.MaxStreamReplicas)
 	}
+	if err := router.CheckPrefix(c.NATSPrefix); err != nil {
+		return fmt.Errorf("%w: NATSPrefix: %w", ErrConfig, err)
+	}
 	if c.NATSURL == "" && c.StreamReplicas > 1 {
 		return fmt.Errorf("%w: StreamReplicas %d needs a JetStream cluster (NATSURL); the in-process server keeps 1",
 			ErrConfig, c.StreamReplicas)
+	}
+	if err := checkSearchIndex(c.SearchIndex); err != nil {
+		return err
+	}
+	if c.Retention < 0 {
+		return fmt.Errorf("%w: Retention %v is negative (0 keeps everything)", ErrConfig, c.Retention)
 	}
 	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
 		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)
@@ -160,8 +192,11 @@ type Pipeline struct {
 	router  *router.Router
 	sched   *scheduler.Scheduler
 	handler http.Handler
-	server  *http.Server
+	ops     http.Handler // /healthz, /readyz and /metrics alone, for cfg.OpsAddr
 	addr    net.Addr
+	opsAddr net.Addr
+	// refused counts the connections each listener refused past HTTP.MaxConnsPerClient.
+	refused *prometheus.CounterVec
 	runErr  chan error
 	closers []func()
 }
@@ -174,7 +209,7 @@ func New(ctx context.Context, cfg Config) (*Pipeline, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	p := &Pipeline{cfg: cfg, runErr: make(chan error, 2), reg: &registry{Registry: cfg.Registry}}
+	p := &Pipeline{cfg: cfg, runErr: make(chan error, 3), reg: &registry{Registry: cfg.Registry}}
 	if err := p.build(ctx); err != nil {
 		p.Close()
 		return nil, err
@@ -202,7 +237,7 @@ func (p *Pipeline) build(ctx context.Context) error {
 		p.closers = append(p.closers, e.Shutdown)
 		natsURL = e.URL()
 	}
-	bus, err := router.Connect(ctx, natsURL, router.WithStreamReplicas(cfg.StreamReplicas))
+	bus, err := ConnectBus(ctx, cfg, p.store, natsURL)
 	if err != nil {
 		return err
 	}
@@ -220,6 +255,9 @@ func (p *Pipeline) build(ctx context.Context) error {
 		if idx != nil {
 			p.index = idx
 			p.closers = append(p.closers, func() { _ = idx.Close() })
+			if err := p.migrateIndex(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	if len(cfg.Stages) > 0 {
@@ -228,13 +266,52 @@ func (p *Pipeline) build(ctx context.Context) error {
 		}
 	}
 	if cfg.Scheduler != nil {
-		s, err := scheduler.New(*cfg.Scheduler, p.store, bus.Publisher(), cfg.Logger)
+		sc := *cfg.Scheduler
+		if cfg.Retention > 0 && sc.Pruner == nil {
+			pr, err := retention.New(retention.Config{Retention: cfg.Retention}, p.store, cfg.Logger, p.reg)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+			sc.Pruner = pr
+			sc.PruneInterval = cmp.Or(sc.PruneInterval, retention.Interval(cfg.Retention))
+		}
+		s, err := scheduler.New(sc, p.store, bus.Publisher(), cfg.Logger)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		p.sched = s
 	}
 	return p.buildHandler()
+}
+
+// migrateIndex rebuilds the search index from the store when an older version made it, or
+// when it is empty while the store has datasets (search.Migrate), before any stage writes to
+// it: every process that opens the index does, and rebuilds at once end on one index. A
+// current, non-empty index costs one search and no store query.
+func (p *Pipeline) migrateIndex(ctx context.Context) error {
+	reason, err := search.MigrateNeeded(ctx, p.store, p.index)
+	if err != nil || reason == "" {
+		return err
+	}
+	log := p.cfg.Logger
+	switch reason {
+	case search.MigrateOutdated:
+		log.Info("search index: made by an older version's mapping; rebuilding it from the database before starting " +
+			"(searches use the old index meanwhile; see docs/search-index.md)")
+	case search.MigrateEmpty:
+		log.Warn("search index: empty while the database has datasets (a new index, or its data was lost); " +
+			"filling it from the database before starting (see docs/search-index.md)")
+	}
+	start := time.Now()
+	r, err := search.Migrate(ctx, p.store, p.index)
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		log.Info("search index: rebuilt", "reason", string(r.Reason), "documents", r.Documents, "repaired_after",
+			len(r.Reconciled.Missing)+len(r.Reconciled.Stale)+len(r.Reconciled.Orphaned), "took", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
 }
 
 // buildStages builds the stages' handlers and the router that runs them.
@@ -288,11 +365,13 @@ func (p *Pipeline) buildHandler() error {
 		return err
 	}
 	metrics := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{Registry: cfg.Registry})
+	p.ops = api.Health(ready, metrics, cfg.Logger)
 	if cfg.API == nil {
-		p.handler = api.Health(ready, metrics, cfg.Logger)
+		p.handler = p.ops
 		return nil
 	}
-	limit := api.NewAuthLimiter(api.AuthLimitConfig{}) // the API and the sign-in guess the same key
+	// The API and the sign-in guess the same key: one limiter.
+	limit := api.NewAuthLimiter(api.AuthLimitConfig{TrustedProxies: cfg.HTTP.TrustedProxies})
 	h, err := api.New(*cfg.API, api.Deps{Store: p.store, AuthLimiter: limit, Logger: cfg.Logger, Metrics: metrics, Ready: ready,
 		Fetch: cfg.Fetch, Search: p.index, Jobs: p.Jobs(), Queued: p.kick})
 	if err != nil {
@@ -337,25 +416,42 @@ func (p *Pipeline) Start(ctx context.Context) error {
 		p.closers = append(p.closers, stop)
 		p.cfg.Logger.Info("scheduler running", "max_jobs", p.cfg.Scheduler.MaxInProgress)
 	}
-	if p.cfg.Addr != "" {
-		ln, srv, err := p.cfg.HTTP.listen(p.cfg.Addr, p.handler)
+	for _, l := range []struct {
+		name, addr string
+		h          http.Handler
+		got        *net.Addr
+	}{{"http", p.cfg.Addr, p.handler, &p.addr}, {"ops", p.cfg.OpsAddr, p.ops, &p.opsAddr}} {
+		if l.addr == "" {
+			continue
+		}
+		addr, err := p.serve(l.addr, l.h, p.refused.WithLabelValues(l.name))
 		if err != nil {
 			return err
 		}
-		p.addr, p.server = ln.Addr(), srv
-		go func() {
-			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-				p.runErr <- err
-			}
-		}()
-		p.closers = append(p.closers, func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(sctx)
-		})
-		p.cfg.Logger.Info("listening", "addr", p.addr.String())
+		*l.got = addr
+		p.cfg.Logger.Info("listening", "listener", l.name, "addr", addr.String())
 	}
 	return nil
+}
+
+// serve listens on addr with the HTTP bounds and serves h there until Close; a serve error
+// goes to Err.
+func (p *Pipeline) serve(addr string, h http.Handler, refused prometheus.Counter) (net.Addr, error) {
+	ln, srv, err := p.cfg.HTTP.listen(addr, h, refused)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			p.runErr <- err
+		}
+	}()
+	p.closers = append(p.closers, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	})
+	return ln.Addr(), nil
 }
 
 // kick is the API's Deps.Queued: the scheduler's Kick when this process runs one.
@@ -371,6 +467,10 @@ func (p *Pipeline) Err() <-chan error { return p.runErr }
 
 // Addr is where the HTTP handler listens, once started; nil without Config.Addr.
 func (p *Pipeline) Addr() net.Addr { return p.addr }
+
+// OpsAddr is where /healthz, /readyz and /metrics listen on their own, once started; nil
+// without Config.OpsAddr.
+func (p *Pipeline) OpsAddr() net.Addr { return p.opsAddr }
 
 // Handler is the HTTP handler: the web UI at / and the API at /api/v1, or /healthz, /readyz
 // and /metrics alone.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/search/bleve"
 	"github.com/harvester-dev/harvester/search/opensearch"
@@ -45,18 +45,52 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return st, nil
 }
 
-// OpenSearch opens the search index cfg selects: OpenSearch at OpenSearchURL, else bleve in
-// BleveDir (per database); nil (and no error) for SearchIndex "none". A SearchIndex that
-// is not a plain name (a path) is an error wrapping ErrConfig. Close the index when done.
+// ConnectBus connects to the NATS server at natsURL as the deployment of cfg (NATSPrefix,
+// StreamReplicas, Retention: how long the failed stream keeps a message) whose database is st's: its streams are stamped with st.DatabaseID, and a
+// connection to streams stamped with another database fails with router.ErrOtherDeployment,
+// whose sentence names both databases and the fix (another NATSPrefix). With cfg.NATSURL ""
+// (natsURL is the in-process server, which no other process reaches) nothing is stamped or
+// checked, so that one data directory may serve another database later. Close the bus when
+// done.
+func ConnectBus(ctx context.Context, cfg Config, st store.Store, natsURL string) (*router.Bus, error) {
+	opts := []router.ConnectOption{router.WithStreamReplicas(cmp.Or(cfg.StreamReplicas, 1)),
+		router.WithPrefix(cmp.Or(cfg.NATSPrefix, router.DefaultPrefix)), router.WithFailedMaxAge(cfg.Retention)}
+	if cfg.NATSURL != "" {
+		id, err := st.DatabaseID(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, router.WithDatabaseID(id))
+	}
+	return router.Connect(ctx, natsURL, opts...)
+}
+
+// OpenSearch opens the search index cfg selects: OpenSearch at OpenSearchURL
+// (opensearch.Open), else bleve in BleveDir (per database); nil (and no error) for
+// SearchIndex "none". A SearchIndex that breaks the naming rule (search.CheckIndexName) is an
+// error wrapping ErrConfig. Close the index when done.
 func OpenSearch(ctx context.Context, cfg Config) (search.Index, error) {
+	return openSearch(ctx, cfg, opensearch.Open)
+}
+
+// OpenSearchToRebuild opens the index as OpenSearch does, but takes an OpenSearch alias in a
+// state that Open refuses (on several indices, or without a write index:
+// opensearch.OpenToRebuild), for a full search.Reindex to repair.
+func OpenSearchToRebuild(ctx context.Context, cfg Config) (search.Index, error) {
+	return openSearch(ctx, cfg, opensearch.OpenToRebuild)
+}
+
+func openSearch(ctx context.Context, cfg Config,
+	openRemote func(ctx context.Context, url, alias string) (*opensearch.Index, error)) (search.Index, error) {
+	if err := checkSearchIndex(cfg.SearchIndex); err != nil {
+		return nil, err
+	}
 	name := cmp.Or(cfg.SearchIndex, opensearch.DefaultAlias)
 	switch {
 	case name == "none":
 		return nil, nil
-	case strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, "."):
-		return nil, fmt.Errorf("%w: SearchIndex %q is not a name", ErrConfig, name)
 	case cfg.OpenSearchURL != "":
-		x, err := opensearch.Open(ctx, cfg.OpenSearchURL, name)
+		x, err := openRemote(ctx, cfg.OpenSearchURL, name)
 		if err != nil {
 			return nil, err
 		}
@@ -71,6 +105,18 @@ func OpenSearch(ctx context.Context, cfg Config) (search.Index, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// checkSearchIndex applies search.CheckIndexName to a SearchIndex other than "" (the default)
+// and "none", wrapping ErrConfig.
+func checkSearchIndex(name string) error {
+	if name == "" || name == "none" {
+		return nil
+	}
+	if err := search.CheckIndexName(name); err != nil {
+		return fmt.Errorf("%w: SearchIndex: %w", ErrConfig, err)
+	}
+	return nil
 }
 
 // BleveDir is the directory of the bleve index cfg selects when it has no OpenSearchURL: with

@@ -50,9 +50,12 @@ type Options struct {
 	// the document outside that array) at 2×MaxTermBytes (parseJSONLD). 0 means
 	// DefaultMaxTermBytes.
 	MaxTermBytes int
-	// Warn, when not nil, receives each problem a lenient parser read past instead of
-	// refusing the document (RDF/XML only, see Warning); the parse goes on.
+	// Warn, when not nil, receives each problem a parser read past instead of refusing the
+	// document (see Warning); the parse goes on.
 	Warn func(Warning)
+
+	// record reads N-Triples and N-Quads as Harvester writes its record bodies (ParseRecord).
+	record bool
 }
 
 func (o Options) maxTerm() int {
@@ -62,9 +65,10 @@ func (o Options) maxTerm() int {
 	return o.MaxTermBytes
 }
 
-// Warning is input a parser read leniently where the grammar says it is an error (RDF/XML's
-// misused rdf: names and bad or repeated rdf:ID values, parseRDFXML): where it is (1-based
-// line and column) and what. Its String has the SyntaxError form, "[line: 3, col: 5] rdf:ID
+// Warning is input a parser read past with a doubt: RDF/XML the grammar says is an error but
+// that is read leniently (misused rdf: names, bad or repeated rdf:ID values, parseRDFXML), and
+// Turtle or TriG that is valid but most likely not what its publisher meant (a '#' right after
+// a prefixed name, which starts a comment): where it is (1-based line and column) and what. Its String has the SyntaxError form, "[line: 3, col: 5] rdf:ID
 // \"1a\" is not an XML NCName".
 type Warning struct {
 	Line, Col int
@@ -104,6 +108,16 @@ func ParseWith(r io.Reader, f Format, base string, o Options, fn func(Triple) er
 		return parseJSONLD(r, base, o, fn)
 	}
 	return fmt.Errorf("%w: %s", ErrUnsupportedFormat, f)
+}
+
+// ParseRecord reads a record body Harvester wrote (the N-Quads of dcatap.Canonical, each line
+// in Term.NTriples's form) and calls fn for each triple. It is Parse with NQuads and no base,
+// except that it takes two things the grammar refuses in a publisher's document and that
+// Term.NTriples writes for IRIs RDF/XML and JSON-LD sources deliver: a \u escape of a
+// character IRIREF excludes (the space some RDF/XML files carry in rdf:resource) and a
+// relative IRI. Read a publisher's N-Triples or N-Quads with Parse, which refuses both.
+func ParseRecord(r io.Reader, fn func(Triple) error) error {
+	return ParseWith(r, NQuads, "", Options{record: true}, fn)
 }
 
 // ParseNQuads is Parse with NQuads: graph names are dropped, the triples merged.

@@ -28,8 +28,8 @@ const (
 // rdf:nodeID, property attributes and rdf:type attributes, rdf:resource, rdf:datatype,
 // xml:lang and xml:base (scoped), rdf:li numbering, rdf:parseType="Resource", "Literal"
 // (an rdf:XMLLiteral of the content as written back by encoding/xml) and "Collection",
-// rdf:ID on property elements (reification). Not covered: rdf:bagID and rdf:aboutEach
-// (removed from RDF in 2004). A property element holding two node elements is an error, as
+// rdf:ID on property elements (reification). rdf:bagID and rdf:aboutEach (removed from RDF
+// in 2004) are errors. A property element holding two node elements is an error, as
 // in rdflib ("Repeat node-elements inside property elements"). Some RDF/XML the grammar
 // refuses is read leniently, each problem reported to Options.Warn (rdfxml_lenient.go).
 type rdfxmlParser struct {

@@ -19,8 +19,9 @@ import (
 //   - an rdf:ID or rdf:nodeID value that is not an XML NCName (§7.2.23, §7.2.25), used as it is;
 //   - an rdf:ID given twice for the same base (§5.3: "must not"), both kept.
 //
-// rdf:bagID, rdf:aboutEach and rdf:aboutEachPrefix (removed from RDF in 2004), two of
-// rdf:about, rdf:ID and rdf:nodeID on one element, rdf:resource with rdf:nodeID, and
+// rdf:bagID, rdf:aboutEach and rdf:aboutEachPrefix (removed from RDF in 2004) on any element,
+// two of rdf:about, rdf:ID and rdf:nodeID on one element, rdf:resource with rdf:nodeID,
+// rdf:parseType with rdf:resource, rdf:nodeID, rdf:datatype or a property attribute, and
 // malformed XML are still errors.
 
 // rdfNames are sets of local names in the rdf: namespace.

@@ -66,6 +66,26 @@ func (p *rdfxmlParser) propertyStart(t xml.StartElement, s Term, ctx xmlCtx, li 
 			e.id = v
 		case "about":
 			return nil, p.errorf("rdf:about on a property element <%s>", t.Name.Local)
+		case "bagID", "aboutEach", "aboutEachPrefix": // W3C test rdfms-rdf-id-error007
+			return nil, p.errorf("rdf:%s was removed from RDF (2004)", local)
+		}
+	}
+	if e.parseType != nil {
+		// A parseType property element takes rdf:ID and nothing else (§7.2.18-20): its object
+		// is its content, so rdf:resource, rdf:nodeID, rdf:datatype or a property attribute
+		// beside it would be a second object, or dropped (W3C tests
+		// rdfms-empty-property-elements-error001, -002).
+		for _, other := range []struct {
+			name string
+			v    *string
+		}{{"rdf:resource", e.resource}, {"rdf:nodeID", e.nodeID}, {"rdf:datatype", e.datatype}} {
+			if other.v != nil {
+				return nil, p.errorf("rdf:parseType=%q and %s on one property element <%s>", clip(*e.parseType), other.name, t.Name.Local)
+			}
+		}
+		if len(e.propAttrs) > 0 {
+			return nil, p.errorf("rdf:parseType=%q and the property attribute %s on one property element <%s>",
+				clip(*e.parseType), name(e.propAttrs[0].Name), t.Name.Local)
 		}
 	}
 	return e, nil

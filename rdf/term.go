@@ -69,7 +69,8 @@ func (t Term) String() string { return t.NTriples() }
 // json-gold's canonical N-Quads uses: IRIs in <> (characters N-Triples forbids in an IRI,
 // such as the space some RDF/XML files carry, as \u00XX), blank nodes as _:label, literals
 // quoted with \" \\ \n \r \t escaped (other control characters as \u00XX), then @lang or
-// ^^<datatype> (none for xsd:string). The parsers read it back to the same term.
+// ^^<datatype> (none for xsd:string). ParseRecord reads it back to the same term (Parse
+// refuses the escapes in an IRI, as the grammar does).
 func (t Term) NTriples() string {
 	var b strings.Builder
 	t.writeNTriples(&b)

@@ -1,6 +1,7 @@
 package rdf
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -58,7 +59,9 @@ type turtleParser struct {
 	depth    int
 	lineMode bool // N-Triples or N-Quads: one triple a statement, no abbreviations
 	trig     bool
-	maxTerm  int // Options.MaxTermBytes
+	maxTerm  int           // Options.MaxTermBytes
+	warn     func(Warning) // Options.Warn, nil when not asked for
+	record   bool          // Options.record: a record body ParseRecord reads
 }
 
 func parseTurtleFamily(r io.Reader, f Format, base string, o Options, fn func(Triple) error) error {
@@ -72,6 +75,8 @@ func parseTurtleFamily(r io.Reader, f Format, base string, o Options, fn func(Tr
 		lineMode: f == NTriples || f == NQuads,
 		trig:     f == TriG,
 		maxTerm:  o.maxTerm(),
+		warn:     o.Warn,
+		record:   o.record,
 	}
 	for {
 		p.skipWS()
@@ -92,6 +97,13 @@ func parseTurtleFamily(r io.Reader, f Format, base string, o Options, fn func(Tr
 
 func (p *turtleParser) errorf(at pos, format string, args ...any) error {
 	return p.rr.errorAt(at, format, args...)
+}
+
+// warnf reports a Warning at at, when the caller asked for them.
+func (p *turtleParser) warnf(at pos, format string, args ...any) {
+	if p.warn != nil {
+		p.warn(Warning{Line: at.line, Col: at.col, Msg: fmt.Sprintf(format, args...)})
+	}
 }
 
 // tooLong is the error of a term (what: "IRI", "string"…) starting at at that has passed the
@@ -178,7 +190,9 @@ func (p *turtleParser) statement() error {
 	}
 	p.skipWS()
 	if p.trig && p.rr.peek() == '{' {
-		if s.IsLiteral() || s.Kind == KindBlank && strings.HasPrefix(s.Value, p.blanks.prefix+"g") {
+		// A collection, "()" (rdf:nil) too, is no graph name (TriG §5.1 labelOrSubject;
+		// W3C test trig-collection-graph-01).
+		if c == '(' || s.IsLiteral() || s.Kind == KindBlank && strings.HasPrefix(s.Value, p.blanks.prefix+"g") {
 			return p.errorf(at, "a graph name must be an IRI or a blank node label")
 		}
 		return p.wrappedGraph()

@@ -97,7 +97,7 @@ func TestWriteNTriplesRoundTrip(t *testing.T) {
 	require.NoError(t, rdf.WriteNTriples(&buf, ts))
 	require.Contains(t, buf.String(), `\u0020https`, "the space in GeoNetwork's rdf:resource is escaped")
 	var back []rdf.Triple
-	require.NoError(t, rdf.Parse(&buf, rdf.NTriples, "", func(tr rdf.Triple) error { back = append(back, tr); return nil }))
+	require.NoError(t, rdf.ParseRecord(&buf, func(tr rdf.Triple) error { back = append(back, tr); return nil }))
 	require.Equal(t, canon(t, ts), canon(t, back))
 }
 

@@ -23,7 +23,8 @@ import (
 // MaxAge), so that Replay can read them. Works the same on the in-process server and on an
 // external NATS server.
 
-// RecordBucket is the object store bucket of message bodies sent by reference.
+// RecordBucket is the object store bucket of message bodies sent by reference, as the default
+// deployment names it; a deployment with another prefix P has P-harvest-records (names.bucket).
 const RecordBucket = "harvest-records"
 
 // ClaimHeader names the object of RecordBucket that holds a message's body.
@@ -38,20 +39,22 @@ const claimThreshold = 900 << 10
 // objects.
 const failedKeep = 30 * 24 * time.Hour
 
-// recordBucketConfig is RecordBucket's configuration, kept on replicas servers (at least 1).
-func recordBucketConfig(replicas int) jetstream.ObjectStoreConfig {
-	return jetstream.ObjectStoreConfig{Bucket: RecordBucket, Storage: jetstream.FileStorage, TTL: failedKeep,
-		Replicas:    max(1, replicas),
+// recordBucketConfig is the configuration of deployment d's RecordBucket, kept on d.replicas
+// servers (at least 1).
+func recordBucketConfig(d deployment) jetstream.ObjectStoreConfig {
+	return jetstream.ObjectStoreConfig{Bucket: d.bucket(), Storage: jetstream.FileStorage, TTL: failedKeep,
+		Replicas:    max(1, d.replicas),
 		Description: "Harvester message bodies over the message size, sent by reference (claim check)"}
 }
 
-// claims opens RecordBucket once, on first use, for a Publisher or a Subscriber.
+// claims opens the deployment's RecordBucket once, on first use, for a Publisher or a
+// Subscriber.
 type claims struct {
 	js jetstream.JetStream
-	// replicas is the bucket's replica count when it must be created (EnsureStreams).
-	replicas int
-	mu       sync.Mutex
-	obs      jetstream.ObjectStore
+	// dep names the bucket and says its replica count when it must be created (ensureStreams).
+	dep deployment
+	mu  sync.Mutex
+	obs jetstream.ObjectStore
 }
 
 func (c *claims) store(ctx context.Context) (jetstream.ObjectStore, error) {
@@ -60,12 +63,12 @@ func (c *claims) store(ctx context.Context) (jetstream.ObjectStore, error) {
 	if c.obs != nil {
 		return c.obs, nil
 	}
-	obs, err := c.js.ObjectStore(ctx, RecordBucket)
+	obs, err := c.js.ObjectStore(ctx, c.dep.bucket())
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		obs, err = c.js.CreateOrUpdateObjectStore(ctx, recordBucketConfig(c.replicas))
+		obs, err = c.js.CreateOrUpdateObjectStore(ctx, recordBucketConfig(c.dep))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("object store %s: %w", RecordBucket, err)
+		return nil, fmt.Errorf("object store %s: %w", c.dep.bucket(), err)
 	}
 	c.obs = obs
 	return obs, nil
@@ -96,7 +99,7 @@ func (c *claims) checkIn(ctx context.Context, nm *nats.Msg) error {
 	}
 	name := "body-" + watermill.NewUUID()
 	if _, err := obs.PutBytes(ctx, name, nm.Data); err != nil {
-		return fmt.Errorf("store a %d-byte message body for %s in %s: %w", len(nm.Data), nm.Subject, RecordBucket, err)
+		return fmt.Errorf("store a %d-byte message body for %s in %s: %w", len(nm.Data), nm.Subject, c.dep.bucket(), err)
 	}
 	if nm.Header == nil {
 		nm.Header = nats.Header{}
@@ -121,7 +124,7 @@ func (c *claims) body(ctx context.Context, h nats.Header, data []byte) ([]byte, 
 	}
 	b, err := obs.GetBytes(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("fetch message body %s from %s: %w", name, RecordBucket, err)
+		return nil, fmt.Errorf("fetch message body %s from %s: %w", name, c.dep.bucket(), err)
 	}
 	return b, nil
 }

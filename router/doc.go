@@ -7,6 +7,15 @@
 // replay), HARVEST_REPORT (report events, kept 30 days) and HARVEST_TRIGGER. A Bus is one
 // connection with the streams in place; a process opens one and shares it.
 //
+// Deployments (deployment.go, stamp.go): those names are the default deployment's
+// (DefaultPrefix). A deployment with another prefix P (WithPrefix, --nats-prefix) has its own
+// streams P_HARVEST_…, subjects P.harvest.v1.…, consumers P-harvest-<stage> and bucket
+// P-harvest-records, so several deployments share one NATS server and nothing on it. The code
+// names subjects harvest.v1.* throughout (harvest.MetaSubject included); the router maps them
+// where it meets the server. At Connect each stream is stamped with the deployment's database
+// identity (WithDatabaseID, StampKey): a stream stamped with another database is refused
+// (ErrOtherDeployment), one with no stamp is adopted.
+//
 // Each stage subscribes through a durable pull consumer named harvest-<stage> with explicit
 // ack, so any number of processes running a stage share its work (queue semantics) and a
 // message is redelivered only when its handler neither acked nor nacked within AckWait, at
@@ -16,6 +25,8 @@
 // Middleware, outermost first: Prometheus metrics (router-wide), logs with job and record
 // ids, the give-up path (poison-queue style: after the retries, or on a permanent error, the
 // message goes to harvest.v1.failed.<stage> with its reason and the stage's GiveUpFunc says
-// what ends its work, e.g. an errored outcome), bounded retry with exponential backoff, and
-// panic recovery innermost, so that a panic is retried and given up on like an error.
+// what ends its work, e.g. an errored outcome), bounded retry with exponential backoff, the
+// count of failed attempts, the unknown-job check (a harvest.UnknownJobError is counted, logged
+// and acked, never retried) and panic recovery innermost, so that a panic is retried and given
+// up on like an error.
 package router

@@ -29,22 +29,23 @@ type FailedFilter struct {
 // (so records that fail again during the replay are not replayed in turn). It reads through
 // an ephemeral consumer that acks nothing, so the stream keeps every message.
 func (b *Bus) ScanFailed(ctx context.Context, p FailedFilter, fn func(stage string, data []byte) error) error {
-	stream, err := b.js.Stream(ctx, StreamFailed)
+	name := b.dep.stream(StreamFailed)
+	stream, err := b.js.Stream(ctx, name)
 	if err != nil {
-		return fmt.Errorf("stream %s: %w", StreamFailed, err)
+		return fmt.Errorf("stream %s: %w", name, err)
 	}
 	info, err := stream.Info(ctx)
 	if err != nil {
-		return fmt.Errorf("stream %s: %w", StreamFailed, err)
+		return fmt.Errorf("stream %s: %w", name, err)
 	}
 	last := info.State.LastSeq
 	if info.State.Msgs == 0 {
 		return nil
 	}
-	cfg := jetstream.ConsumerConfig{FilterSubject: harvest.SubjectFailedPrefix + ">", AckPolicy: jetstream.AckNonePolicy,
-		DeliverPolicy: jetstream.DeliverAllPolicy, InactiveThreshold: time.Minute}
+	cfg := jetstream.ConsumerConfig{FilterSubject: b.dep.subject(harvest.SubjectFailedPrefix + ">"),
+		AckPolicy: jetstream.AckNonePolicy, DeliverPolicy: jetstream.DeliverAllPolicy, InactiveThreshold: time.Minute}
 	if p.Stage != "" {
-		cfg.FilterSubject = harvest.SubjectFailedPrefix + p.Stage
+		cfg.FilterSubject = b.dep.subject(harvest.SubjectFailedPrefix + p.Stage)
 	}
 	if !p.Since.IsZero() {
 		since := p.Since.UTC()
@@ -52,7 +53,7 @@ func (b *Bus) ScanFailed(ctx context.Context, p FailedFilter, fn func(stage stri
 	}
 	cons, err := stream.CreateConsumer(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", StreamFailed, err)
+		return fmt.Errorf("read %s: %w", name, err)
 	}
 	defer func() { _ = stream.DeleteConsumer(context.WithoutCancel(ctx), cons.CachedInfo().Name) }()
 	if cons.CachedInfo().NumPending == 0 {
@@ -61,14 +62,14 @@ func (b *Bus) ScanFailed(ctx context.Context, p FailedFilter, fn func(stage stri
 	for {
 		batch, err := cons.FetchNoWait(256) // the stored messages, at once: a page view waits on it
 		if err != nil {
-			return fmt.Errorf("read %s: %w", StreamFailed, err)
+			return fmt.Errorf("read %s: %w", name, err)
 		}
 		n, done := 0, false
 		for msg := range batch.Messages() {
 			n++
 			meta, err := msg.Metadata()
 			if err != nil {
-				return fmt.Errorf("read %s: %w", StreamFailed, err)
+				return fmt.Errorf("read %s: %w", name, err)
 			}
 			if meta.Sequence.Stream > last {
 				done = true
@@ -80,9 +81,9 @@ func (b *Bus) ScanFailed(ctx context.Context, p FailedFilter, fn func(stage stri
 					data, err = nil, nil // its body is gone: counted as skipped
 				}
 				if err != nil {
-					return fmt.Errorf("read %s: %w", StreamFailed, err)
+					return fmt.Errorf("read %s: %w", name, err)
 				}
-				if err := fn(strings.TrimPrefix(msg.Subject(), harvest.SubjectFailedPrefix), data); err != nil {
+				if err := fn(strings.TrimPrefix(b.dep.logical(msg.Subject()), harvest.SubjectFailedPrefix), data); err != nil {
 					return err
 				}
 			}
@@ -91,7 +92,7 @@ func (b *Bus) ScanFailed(ctx context.Context, p FailedFilter, fn func(stage stri
 			}
 		}
 		if err := batch.Error(); err != nil {
-			return fmt.Errorf("read %s: %w", StreamFailed, err)
+			return fmt.Errorf("read %s: %w", name, err)
 		}
 		if done || n == 0 {
 			return nil

@@ -20,8 +20,9 @@ type ConsumerLag struct {
 	AckPending int
 }
 
-// Lag is the backlog of every durable consumer of the streams, and the messages the failed
-// stream holds per stage ("harvest.v1.failed.<stage>": kept for replay), by stage.
+// Lag is the backlog of every durable consumer of the deployment's streams (Stream and Consumer
+// as the server names them), and the messages the failed stream holds per stage
+// ("harvest.v1.failed.<stage>": kept for replay), by stage.
 type Lag struct {
 	Consumers []ConsumerLag
 	Failed    map[string]uint64
@@ -31,7 +32,9 @@ type Lag struct {
 // stream and per consumer page): the web UI's metrics page.
 func (b *Bus) Lag(ctx context.Context) (*Lag, error) {
 	out := &Lag{Failed: map[string]uint64{}}
-	for _, name := range []string{StreamWork, StreamSettled, StreamFailed, StreamReport, StreamTrigger} {
+	failedName := b.dep.stream(StreamFailed)
+	for _, base := range streamBases {
+		name := b.dep.stream(base)
 		stream, err := b.js.Stream(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("stream %s: %w", name, err)
@@ -47,15 +50,15 @@ func (b *Bus) Lag(ctx context.Context) (*Lag, error) {
 		if err := lister.Err(); err != nil {
 			return nil, fmt.Errorf("consumers of %s: %w", name, err)
 		}
-		if name != StreamFailed {
+		if name != failedName {
 			continue
 		}
-		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(harvest.SubjectFailedPrefix+">"))
+		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(b.dep.subject(harvest.SubjectFailedPrefix+">")))
 		if err != nil {
 			return nil, fmt.Errorf("stream %s: %w", name, err)
 		}
 		for subj, n := range info.State.Subjects {
-			out.Failed[strings.TrimPrefix(subj, harvest.SubjectFailedPrefix)] += n
+			out.Failed[strings.TrimPrefix(b.dep.logical(subj), harvest.SubjectFailedPrefix)] += n
 		}
 	}
 	slices.SortFunc(out.Consumers, func(a, b ConsumerLag) int {

@@ -13,20 +13,20 @@ import (
 // rather than each sending every stream's create request to a broker that is just starting.
 var recreateMu sync.Mutex
 
-// recreateStreams creates Harvester's streams again, with replicas replicas, when the broker
-// lost them; streams that exist are left alone.
-func recreateStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
+// recreateStreams creates deployment d's streams again (ensureStreams) when the broker lost
+// them; streams that exist are left alone.
+func recreateStreams(ctx context.Context, js jetstream.JetStream, d deployment) error {
 	recreateMu.Lock()
 	defer recreateMu.Unlock()
-	for _, cfg := range streamConfigs(replicas) {
+	for _, cfg := range streamConfigs(d) {
 		if _, err := js.Stream(ctx, cfg.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
-			return EnsureStreams(ctx, js, replicas)
+			return ensureStreams(ctx, js, d)
 		} else if err != nil {
 			return err
 		}
 	}
-	if _, err := js.ObjectStore(ctx, RecordBucket); errors.Is(err, jetstream.ErrBucketNotFound) {
-		return EnsureStreams(ctx, js, replicas)
+	if _, err := js.ObjectStore(ctx, d.bucket()); errors.Is(err, jetstream.ErrBucketNotFound) {
+		return ensureStreams(ctx, js, d)
 	} else if err != nil {
 		return err
 	}

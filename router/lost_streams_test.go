@@ -69,7 +69,7 @@ func TestLostStreamsAreCreatedAgain(t *testing.T) {
 	bus, err := Connect(ctx, srv.URL())
 	require.NoError(t, err)
 	t.Cleanup(bus.Close)
-	sub := newSubscriber(bus.js, StreamWork, jetstream.ConsumerConfig{Durable: "lost-streams",
+	sub := newSubscriber(bus.js, bus.dep, StreamWork, jetstream.ConsumerConfig{Durable: "lost-streams",
 		FilterSubject: harvest.SubjectExtract, AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second},
 		1, 1, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(func() { _ = sub.Close() })

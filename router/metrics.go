@@ -25,11 +25,13 @@ import (
 //	harvester_stage_handler_errors_total         failed handler attempts (each retry counts)
 //	harvester_stage_gave_up_total                messages given up on, kept on harvest.v1.failed.<stage>
 //	harvester_stage_redeliveries_total           deliveries JetStream made more than once
+//	harvester_messages_unknown_job_total         messages of a job the database does not have
+//	                                             (harvest.UnknownJobError), acked
 //
 // and, read from JetStream at each scrape (jetstreamCollector), the stage consumer's lag.
 type stageMetrics struct {
-	received, emitted, errors, gaveUp, redelivered *prometheus.CounterVec
-	duration                                       *prometheus.HistogramVec
+	received, emitted, errors, gaveUp, redelivered, unknownJob *prometheus.CounterVec
+	duration                                                   *prometheus.HistogramVec
 }
 
 func newStageMetrics(reg prometheus.Registerer) (*stageMetrics, error) {
@@ -42,11 +44,13 @@ func newStageMetrics(reg prometheus.Registerer) (*stageMetrics, error) {
 		errors:      counter("harvester_stage_handler_errors_total", "Failed attempts of the stage's handler, retries included."),
 		gaveUp:      counter("harvester_stage_gave_up_total", "Messages the stage gave up on, kept on harvest.v1.failed.<stage>."),
 		redelivered: counter("harvester_stage_redeliveries_total", "Deliveries JetStream made of a message it had delivered before."),
+		unknownJob: counter("harvester_messages_unknown_job_total",
+			"Messages of a job this deployment's database does not have (deleted with its source, or another deployment's), acked."),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "harvester_stage_handler_duration_seconds",
 			Help:    "Time the stage took to handle one delivery, its in-process retries included.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10)}, []string{"stage"}),
 	}
-	for _, c := range []prometheus.Collector{m.received, m.emitted, m.errors, m.gaveUp, m.redelivered, m.duration} {
+	for _, c := range []prometheus.Collector{m.received, m.emitted, m.errors, m.gaveUp, m.redelivered, m.unknownJob, m.duration} {
 		if err := reg.Register(c); err != nil {
 			return nil, errors.Join(errors.New("register stage metrics"), err)
 		}
@@ -56,7 +60,7 @@ func newStageMetrics(reg prometheus.Registerer) (*stageMetrics, error) {
 
 // init makes every series of stage exist, at 0, so rates and alerts see it from the start.
 func (m *stageMetrics) init(stage string) {
-	for _, c := range []*prometheus.CounterVec{m.received, m.emitted, m.errors, m.gaveUp, m.redelivered} {
+	for _, c := range []*prometheus.CounterVec{m.received, m.emitted, m.errors, m.gaveUp, m.redelivered, m.unknownJob} {
 		c.WithLabelValues(stage)
 	}
 }
@@ -108,6 +112,7 @@ type consumerRef struct{ stage, stream, durable string }
 // A stage whose consumer JetStream cannot describe within timeout is left out of that scrape.
 type jetstreamCollector struct {
 	js      jetstream.JetStream
+	names   names
 	logger  *slog.Logger
 	timeout time.Duration
 
@@ -117,11 +122,11 @@ type jetstreamCollector struct {
 	pending, ackPending, redelivered, failed *prometheus.Desc
 }
 
-func newJetStreamCollector(js jetstream.JetStream, logger *slog.Logger) *jetstreamCollector {
+func newJetStreamCollector(js jetstream.JetStream, n names, logger *slog.Logger) *jetstreamCollector {
 	desc := func(name, help string) *prometheus.Desc {
 		return prometheus.NewDesc(name, help, []string{"stage"}, nil)
 	}
-	return &jetstreamCollector{js: js, logger: logger, timeout: 2 * time.Second,
+	return &jetstreamCollector{js: js, names: n, logger: logger, timeout: 2 * time.Second,
 		pending:     desc("harvester_stage_consumer_pending_messages", "Messages of the stage's subject JetStream has not delivered yet."),
 		ackPending:  desc("harvester_stage_consumer_ack_pending_messages", "Messages delivered to the stage and not acknowledged yet."),
 		redelivered: desc("harvester_stage_consumer_redelivered_messages", "Messages delivered to the stage more than once and not acknowledged yet."),
@@ -172,17 +177,17 @@ func (c *jetstreamCollector) Collect(ch chan<- prometheus.Metric) {
 
 // collectFailed reports the size of each stage's failed subject.
 func (c *jetstreamCollector) collectFailed(ctx context.Context, refs []consumerRef, ch chan<- prometheus.Metric) {
-	stream, err := c.js.Stream(ctx, StreamFailed)
+	stream, err := c.js.Stream(ctx, c.names.stream(StreamFailed))
 	var info *jetstream.StreamInfo
 	if err == nil {
-		info, err = stream.Info(ctx, jetstream.WithSubjectFilter(harvest.SubjectFailedPrefix+">"))
+		info, err = stream.Info(ctx, jetstream.WithSubjectFilter(c.names.subject(harvest.SubjectFailedPrefix+">")))
 	}
 	if err != nil {
 		c.logger.Debug("metrics: jetstream failed stream info", "error", err)
 		return
 	}
 	for _, ref := range refs {
-		n := info.State.Subjects[harvest.SubjectFailedPrefix+ref.stage]
+		n := info.State.Subjects[c.names.subject(harvest.SubjectFailedPrefix+ref.stage)]
 		ch <- prometheus.MustNewConstMetric(c.failed, prometheus.GaugeValue, float64(n), ref.stage)
 	}
 }

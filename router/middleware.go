@@ -1,6 +1,7 @@
 package router
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -57,6 +58,27 @@ func poison(pub message.Publisher, logger *slog.Logger, stage string, giveUp Giv
 				return nil, nil
 			}
 			return giveUp(msg, err)
+		}
+	}
+}
+
+// unknownJob acks a message whose handler found no such job in the database
+// (harvest.UnknownJobError): it counts it on unknown and logs a warning with the job id, the
+// stage and the deployment's NATS prefix, so that a message dropped for that reason is never
+// silent. It sits inside the retry: no retry makes the job appear.
+func unknownJob(logger *slog.Logger, stage, prefix string, unknown prometheus.Counter) message.HandlerMiddleware {
+	return func(h message.HandlerFunc) message.HandlerFunc {
+		return func(msg *message.Message) ([]*message.Message, error) {
+			out, err := h(msg)
+			var uj *harvest.UnknownJobError
+			if !errors.As(err, &uj) {
+				return out, err
+			}
+			unknown.Inc()
+			logger.Warn("message of a job this database does not have (deleted with its source, or another "+
+				"deployment's on the same NATS prefix); acked", "stage", stage, harvest.MetaJobID, uj.JobID,
+				"nats_prefix", prefix)
+			return nil, nil
 		}
 	}
 }

@@ -18,7 +18,8 @@ import (
 )
 
 // Publisher is a watermill Publisher onto JetStream that sends each message to the subject in
-// its harvest.MetaSubject metadata (the topic argument otherwise). watermill-nats' own
+// its harvest.MetaSubject metadata (the topic argument otherwise), as its deployment names that
+// subject on the server (names.subject: P.harvest.v1.… for a prefix P). watermill-nats' own
 // publisher sends to the stream name, which cannot serve one stream over many subjects.
 // Publish returns once JetStream has stored every message (its PubAck came back): several
 // messages are sent at once with PublishMsgAsync and their PubAcks awaited together.
@@ -28,24 +29,27 @@ type Publisher struct {
 	js     jetstream.JetStream
 	enc    wmnats.NATSMarshaler
 	claims *claims
-	// replicas is the streams' replica count, for creating them again (Bus sets it; default 1).
-	replicas int
-	// published counts the messages sent, by subject (Bus.Instrument); nil counts none.
+	// dep is the deployment whose names it publishes to and whose streams it creates again
+	// (Bus sets it; default: the default prefix, 1 replica, no stamp).
+	dep deployment
+	// published counts the messages sent, by the code's subject (Bus.Instrument); nil counts none.
 	published *prometheus.CounterVec
 }
 
 var _ message.Publisher = (*Publisher)(nil)
 
-// NewPublisher returns a Publisher over js.
+// NewPublisher returns a Publisher over js, onto the default deployment's subjects.
 func NewPublisher(js jetstream.JetStream) *Publisher {
-	return &Publisher{js: js, claims: &claims{js: js}}
+	p := &Publisher{js: js}
+	p.setDeployment(deployment{replicas: 1})
+	return p
 }
 
-// setReplicas makes the streams and the object store bucket that p creates again (a broker
-// that lost them) keep replicas replicas.
-func (p *Publisher) setReplicas(replicas int) {
-	p.replicas = replicas
-	p.claims.replicas = replicas
+// setDeployment makes p publish to d's subjects and its bucket, and create d's streams again
+// (a broker that lost them).
+func (p *Publisher) setDeployment(d deployment) {
+	p.dep = d
+	p.claims = &claims{js: p.js, dep: d}
 }
 
 // marshal returns m as a NATS message to its routing subject.
@@ -54,7 +58,7 @@ func (p *Publisher) marshal(topic string, m *message.Message) (*nats.Msg, error)
 	if s := m.Metadata.Get(harvest.MetaSubject); s != "" {
 		subject = s
 	}
-	nm, err := p.enc.Marshal(subject, m)
+	nm, err := p.enc.Marshal(p.dep.subject(subject), m)
 	if err != nil {
 		return nil, fmt.Errorf("marshal message for %s: %w", subject, err)
 	}
@@ -88,7 +92,7 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 			// No stream answered: the broker lost its streams (restarted with its store
 			// wiped). Create them again and send once more; a copy stored twice is harmless,
 			// as every stage is idempotent.
-			if err = recreateStreams(ctx, p.js, p.replicas); err == nil {
+			if err = recreateStreams(ctx, p.js, p.dep); err == nil {
 				_, err = p.js.PublishMsg(ctx, nm)
 			}
 		}
@@ -107,17 +111,17 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 		pending = append(pending, pa)
 	}
 	err = errors.Join(err, awaitAcks(pending))
-	recreateIfLost(p.js, p.replicas, err)
+	recreateIfLost(p.js, p.dep, err)
 	return err
 }
 
-// recreateIfLost creates the streams again (with replicas replicas) when err says no stream
-// answered (the broker lost them), so that the retry of the failed handler finds them.
-func recreateIfLost(js jetstream.JetStream, replicas int, err error) {
+// recreateIfLost creates deployment d's streams again when err says no stream answered (the
+// broker lost them), so that the retry of the failed handler finds them.
+func recreateIfLost(js jetstream.JetStream, d deployment, err error) {
 	if errors.Is(err, jetstream.ErrNoStreamResponse) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = recreateStreams(ctx, js, replicas)
+		_ = recreateStreams(ctx, js, d)
 	}
 }
 
@@ -230,7 +234,7 @@ func flushed(pub *DeferredPublisher, h message.HandlerFunc) message.HandlerFunc 
 		<-pub.js.PublishAsyncComplete()
 		if pub.failures.Load() != before && err == nil {
 			cause, _ := pub.firstErr.Load().(error)
-			recreateIfLost(pub.js, pub.p.replicas, cause)
+			recreateIfLost(pub.js, pub.p.dep, cause)
 			return nil, fmt.Errorf("a message the handler published was not stored: %w", cause)
 		}
 		return out, err

@@ -125,7 +125,7 @@ type topicSubscriber struct {
 func (s *topicSubscriber) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
 	durable := strings.NewReplacer(".", "_", "*", "_", ">", "_").Replace(strings.Trim(s.group+"_"+topic, "_"))
 	pull := 64
-	sub := newSubscriber(s.js, s.stream, jetstream.ConsumerConfig{Durable: durable, FilterSubject: topic,
+	sub := newSubscriber(s.js, deployment{replicas: 1}, s.stream, jetstream.ConsumerConfig{Durable: durable, FilterSubject: topic,
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: 5, // the router's default
 		MaxAckPending: max(1000, 2*pull)}, pull, s.inFlight, 50*time.Millisecond,
 		slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -99,7 +99,7 @@ func TestStreamReplicas(t *testing.T) {
 		require.NoError(t, err, stream)
 		return s.CachedInfo().Config.Replicas
 	}
-	for _, cfg := range streamConfigs(1) {
+	for _, cfg := range streamConfigs(deployment{replicas: 1}) {
 		require.Equal(t, 3, replicas(cfg.Name), "stream %s", cfg.Name)
 	}
 	require.Equal(t, 3, replicas("OBJ_"+RecordBucket), "object store bucket %s", RecordBucket)
@@ -143,7 +143,7 @@ func TestStreamReplicas(t *testing.T) {
 	again, err := Connect(ctx, urls, WithStreamReplicas(3))
 	require.NoError(t, err, "connect with a node down")
 	t.Cleanup(again.Close)
-	it, err := newSubscriber(again.js, StreamWork, jetstream.ConsumerConfig{Durable: "harvest-sync",
+	it, err := newSubscriber(again.js, again.dep, StreamWork, jetstream.ConsumerConfig{Durable: "harvest-sync",
 		FilterSubject: harvest.SubjectSync, AckPolicy: jetstream.AckExplicitPolicy, Replicas: 3}, 1, 1, time.Second,
 		slog.New(slog.NewTextHandler(io.Discard, nil))).bind(ctx)
 	require.NoError(t, err, "a consumer created with a node down")

@@ -61,10 +61,11 @@ type GiveUpFunc func(msg *message.Message, cause error) ([]*message.Message, err
 // Stage is one durable consumer on one subject and its handler: a row of the pipeline's
 // topology.
 type Stage struct {
-	// Name names the consumer (harvest-<Name>), the metrics and the failed subject
-	// (harvest.v1.failed.<Name>).
+	// Name names the consumer (harvest-<Name>, P-harvest-<Name> for a prefix P), the metrics
+	// and the failed subject (harvest.v1.failed.<Name>).
 	Name string
-	// Subject is what the stage consumes.
+	// Subject is what the stage consumes: the code's subject (harvest.Subject*), which the
+	// router maps to the deployment's.
 	Subject string
 	// Handler handles one message; its outputs go through the routing Publisher.
 	Handler message.HandlerFunc
@@ -110,7 +111,7 @@ func New(bus *Bus, cfg Config) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	lag := newJetStreamCollector(bus.js, cfg.Logger)
+	lag := newJetStreamCollector(bus.js, bus.dep.names, cfg.Logger)
 	if err := cfg.Registerer.Register(lag); err != nil {
 		return nil, fmt.Errorf("register jetstream metrics: %w", err)
 	}
@@ -125,15 +126,17 @@ func (r *Router) AddStage(st Stage) error {
 	st.Concurrency = max(1, st.Concurrency)
 	pull := max(st.MaxPending, st.Concurrency)
 	ackWait := cmp.Or(st.AckWait, time.Minute)
-	sub := newSubscriber(r.bus.js, streamOf(st.Subject), jetstream.ConsumerConfig{
-		Durable: "harvest-" + st.Name, FilterSubject: st.Subject, AckPolicy: jetstream.AckExplicitPolicy,
+	dep := r.bus.dep
+	stream, durable := dep.stream(streamOf(st.Subject)), dep.durable(st.Name)
+	sub := newSubscriber(r.bus.js, dep, stream, jetstream.ConsumerConfig{
+		Durable: durable, FilterSubject: dep.subject(st.Subject), AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, 2*pull),
-		Replicas: r.bus.replicas,
+		Replicas: dep.replicas,
 	}, pull, st.Concurrency, time.Second, r.cfg.Logger)
 	sub.redelivered = r.metrics.redelivered.WithLabelValues(st.Name)
 	r.subs = append(r.subs, sub)
 	r.metrics.init(st.Name)
-	r.lag.add(consumerRef{stage: st.Name, stream: streamOf(st.Subject), durable: "harvest-" + st.Name})
+	r.lag.add(consumerRef{stage: st.Name, stream: stream, durable: durable})
 	h := st.Handler
 	if st.Deferred != nil {
 		h = flushed(st.Deferred, h)
@@ -149,6 +152,7 @@ func (r *Router) AddStage(st Stage) error {
 				return !harvest.IsPermanent(p.Err) && !errors.Is(p.Err, context.Canceled)
 			}}.Middleware,
 		r.metrics.attempt(st.Name),
+		unknownJob(r.cfg.Logger, st.Name, dep.prefix(), r.metrics.unknownJob.WithLabelValues(st.Name)),
 		middleware.Recoverer,
 	)
 	return nil

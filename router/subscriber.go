@@ -40,7 +40,8 @@ import (
 type Subscriber struct {
 	js       jetstream.JetStream
 	claims   *claims
-	consumer jetstream.ConsumerConfig // its Replicas is the streams' too, for creating them again
+	consumer jetstream.ConsumerConfig
+	dep      deployment // whose streams it creates again when the broker lost them
 	stream   string
 	pullMax  int
 	inFlight int
@@ -61,11 +62,12 @@ type Subscriber struct {
 var _ message.Subscriber = (*Subscriber)(nil)
 
 // newSubscriber returns a Subscriber that binds (creating or updating) the durable consumer
-// cfg on stream. pullMax is the size of each pull (messages); inFlight is how many messages of
-// a subscription are handed to the router at once (at least 1).
-func newSubscriber(js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, pullMax, inFlight int,
+// cfg on stream (both named as deployment d names them on the server). pullMax is the size of
+// each pull (messages); inFlight is how many messages of a subscription are handed to the
+// router at once (at least 1).
+func newSubscriber(js jetstream.JetStream, d deployment, stream string, cfg jetstream.ConsumerConfig, pullMax, inFlight int,
 	nakDelay time.Duration, logger *slog.Logger) *Subscriber {
-	return &Subscriber{js: js, claims: &claims{js: js, replicas: cfg.Replicas}, stream: stream, consumer: cfg, pullMax: pullMax, inFlight: max(1, inFlight),
+	return &Subscriber{js: js, claims: &claims{js: js, dep: d}, dep: d, stream: stream, consumer: cfg, pullMax: pullMax, inFlight: max(1, inFlight),
 		nakDelay: nakDelay, logger: logger, closeGrace: defaultCloseGrace,
 		closing: make(chan struct{})}
 }
@@ -249,7 +251,7 @@ func (s *Subscriber) rebind(ctx context.Context, cause error) *puller {
 	default:
 		return nil
 	}
-	if err := recreateStreams(ctx, s.js, s.consumer.Replicas); err != nil {
+	if err := recreateStreams(ctx, s.js, s.dep); err != nil {
 		s.logger.Warn("jetstream streams lost, not recreated yet", "consumer", s.consumer.Durable, "error", err)
 		return nil
 	}

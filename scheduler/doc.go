@@ -11,7 +11,11 @@
 //     not drift with the scheduler's own delays;
 //  3. dispatch: queued jobs start, oldest first, while fewer than MaxInProgress are in progress
 //     (store.JobStartQueued), and their job messages go to EXTRACT; a job whose message
-//     cannot be sent (the broker is down) stays in progress and step 1 re-drives it.
+//     cannot be sent (the broker is down) stays in progress and step 1 re-drives it;
+//  4. retention: when Config.Pruner is set, the history older than the retention goes (a
+//     retention.Pruner, in short batches) at the leader's first tick and every PruneInterval
+//     after, in the background so that the ticks go on; a scheduler that stops leading ends
+//     its run.
 //
 // Schedulers that are not the leader stand by and try again on the next tick.
 package scheduler

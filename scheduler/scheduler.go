@@ -35,6 +35,20 @@ type Config struct {
 	Holder string
 	// LeaderTTL is the SQLite leader lease. Default 3 × Interval.
 	LeaderTTL time.Duration
+	// Pruner, when set, prunes the history (a retention.Pruner): the leader runs it at its
+	// first tick and then every PruneInterval, in the background so that ticks go on, one run at
+	// a time; a scheduler that stops, or finds at a tick that it no longer leads, ends its run.
+	// nil prunes nothing.
+	Pruner Pruner
+	// PruneInterval is how often the leader runs Pruner (retention.Interval). Default 1 hour.
+	PruneInterval time.Duration
+}
+
+// Pruner is what the scheduler runs to keep the history within its retention
+// (retention.Pruner): Prune deletes what the retention no longer keeps with now as the clock,
+// stopping when ctx ends.
+type Pruner interface {
+	Prune(ctx context.Context, now time.Time) error
 }
 
 // WithDefaults returns c with zero fields set to their defaults.
@@ -49,6 +63,7 @@ func (c Config) WithDefaults() Config {
 		c.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
 	}
 	c.LeaderTTL = cmp.Or(c.LeaderTTL, 3*c.Interval)
+	c.PruneInterval = cmp.Or(c.PruneInterval, time.Hour)
 	return c
 }
 
@@ -60,6 +75,8 @@ func (c Config) validate() error {
 		return errors.New("scheduler config: MaxInProgress must be at least 1")
 	case c.OrphanTimeout < 0:
 		return errors.New("scheduler config: OrphanTimeout must not be negative")
+	case c.PruneInterval < 0:
+		return errors.New("scheduler config: PruneInterval must not be negative")
 	}
 	return nil
 }
@@ -73,6 +90,8 @@ type Scheduler struct {
 	now    func() time.Time
 
 	kicks chan struct{} // Kick's, one pending at most
+
+	prune pruneRun // the leader's background prune
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc
@@ -102,9 +121,10 @@ func (s *Scheduler) Start(ctx context.Context) {
 	go s.loop(ctx, s.stopped)
 }
 
-// Stop ends the ticks, waits for the one in flight and gives up leadership. Stopping a
+// Stop ends the ticks and the prune, waits for them and gives up leadership. Stopping a
 // stopped or never started scheduler does nothing.
 func (s *Scheduler) Stop() {
+	defer s.prune.stop() // a run that a Tick called without Start began
 	s.mu.Lock()
 	cancel, stopped := s.cancel, s.stopped
 	s.cancel, s.stopped = nil, nil
@@ -121,6 +141,7 @@ func (s *Scheduler) Stop() {
 
 func (s *Scheduler) loop(ctx context.Context, stopped chan struct{}) {
 	defer close(stopped)
+	defer s.prune.stop()
 	t := time.NewTicker(s.cfg.Interval)
 	defer t.Stop()
 	for {
@@ -168,8 +189,10 @@ func (s *Scheduler) dispatchIfLeader(ctx context.Context) error {
 func (s *Scheduler) Tick(ctx context.Context) error {
 	leader, err := s.store.LeaderAcquire(ctx, &store.LeaderParams{Holder: s.cfg.Holder, TTL: s.cfg.LeaderTTL})
 	if err != nil || !leader {
+		s.prune.stop() // another scheduler leads, or may: its prune is the one that runs
 		return err
 	}
+	s.startPrune(ctx)
 	return errors.Join(s.cleanOrphans(ctx), s.queueDue(ctx), s.dispatch(ctx))
 }
 

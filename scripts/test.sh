@@ -3,7 +3,7 @@
 # OpenSearch node (scripts/opensearch.sh, in the background while the checks run), installs
 # Prometheus (scripts/prometheus.sh) and checks and unit-tests the alert rules with promtool,
 # then runs go vet, staticcheck, a gofmt check, the checks of deploy/ (scripts/deploy-validate.sh), a smoke
-# harvest, the benchmark harness as a smoke run, and every Go test against those real services,
+# harvest, the benchmark harness as a smoke run (on bleve, then on OpenSearch), and every Go test against those real services,
 # the cluster crash tests 5 times in a row (HARVESTER_CLUSTER_RUNS=N for another count).
 # Everything a run writes goes to a temporary directory of
 # its own (and a scratch database), removed at the end, so concurrent runs do not collide and
@@ -14,8 +14,10 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/harvester-test.XXXXXX")
 smoke_db=""
 cluster_pid=""
+bench_index=""
 cleanup() {
   if [ -n "$cluster_pid" ]; then kill -- -"$cluster_pid" 2>/dev/null || true; fi
+  if [ -n "$bench_index" ]; then curl -s -X DELETE "$bench_opensearch/$bench_index*" >/dev/null 2>&1 || true; fi
   if [ -n "$smoke_db" ]; then psql "$DATABASE_URL" -qc "DROP DATABASE IF EXISTS $smoke_db" >/dev/null 2>&1 || true; fi
   rm -rf "$work"
 }
@@ -68,6 +70,12 @@ go run ./bench -records 1000 -json # the benchmark harness as a smoke run: exits
 wait "$opensearch_pid" || { echo "OpenSearch did not start:"; cat "$work/opensearch.log"; exit 1; }
 # The OpenSearch tests use the node; the other tests keep the embedded default (bleve).
 eval "$(cat "$work/opensearch.env")"
+# The benchmark harness again, its harvester on OpenSearch (the production setup's index), under
+# an index name of its own (deleted at exit): a record the index refuses is an errored record,
+# and "wrong counts" exits 1 (issue 33: the mapping lacked temporal; bleve took every record).
+bench_opensearch=$OPENSEARCH_URL
+bench_index="bench-smoke-$(date +%s)-$$"
+go run ./bench -records 1000 -skip-ceilings -opensearch-url "$OPENSEARCH_URL" -search-index "$bench_index" -json
 export HARVESTER_TEST_OPENSEARCH_URL=$OPENSEARCH_URL HARVESTER_TEST_REQUIRE_OPENSEARCH=1
 unset OPENSEARCH_URL
 # The cluster crash tests (crashtest TestCluster*: a 3-node JetStream cluster whose record-stream

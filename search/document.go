@@ -18,6 +18,7 @@ type Document struct {
 	ID                 string          `json:"id"`
 	Slug               string          `json:"slug,omitempty"`
 	Title              string          `json:"title,omitempty"`
+	TitleSort          string          `json:"title_sort,omitempty"` // SortKey(Title): the order of searches without text
 	Description        string          `json:"description,omitempty"`
 	Keyword            []string        `json:"keyword,omitempty"`
 	Theme              []string        `json:"theme,omitempty"`
@@ -71,6 +72,7 @@ func FromDataset(d *store.Dataset, org string) Document {
 		return doc
 	}
 	doc.Title = str(f.Title)
+	doc.TitleSort = SortKey(doc.Title)
 	doc.Description = str(f.Description)
 	doc.Keyword = strs(f.Keyword)
 	doc.Theme = strs(f.Theme)

@@ -98,6 +98,74 @@ func Reindex(ctx context.Context, st store.Store, idx Index, sourceID string) (i
 	return n, err
 }
 
+// MigrateReport is what Migrate did.
+type MigrateReport struct {
+	Reason     MigrateReason    // why the index was rebuilt
+	Documents  int              // documents the rebuild wrote
+	Reconciled *ReconcileReport // what Reconcile repaired after the swap
+}
+
+// MigrateReason is why Migrate rebuilds an index.
+type MigrateReason string
+
+const (
+	// MigrateOutdated: the index was made by another mapping (Index.Outdated).
+	MigrateOutdated MigrateReason = "outdated"
+	// MigrateEmpty: the index holds no document while the store has live datasets (an
+	// OpenSearch node whose data was lost, a new index name, a move from bleve to OpenSearch,
+	// a deleted bleve directory). SYNC writes only the datasets whose records change, so the
+	// others would stay unfindable until `harvester reindex`.
+	MigrateEmpty MigrateReason = "empty"
+)
+
+// MigrateNeeded returns why Migrate would rebuild idx, or "" when it would not. For a current
+// index it costs one search (one hit) and, when the index is empty, one store query
+// (store.Store.DatasetAny); an index with documents is never called empty, however few it has
+// (Reconcile finds the ones missing).
+func MigrateNeeded(ctx context.Context, st store.Store, idx Index) (MigrateReason, error) {
+	if idx.Outdated() {
+		return MigrateOutdated, nil
+	}
+	res, err := idx.Search(ctx, Query{PerPage: 1, FacetSize: 1})
+	if err != nil {
+		return "", fmt.Errorf("search index: count its documents: %w", err)
+	}
+	if res.Total > 0 {
+		return "", nil
+	}
+	live, err := st.DatasetAny(ctx)
+	if err != nil {
+		return "", fmt.Errorf("search index: look for a live dataset: %w", err)
+	}
+	if live {
+		return MigrateEmpty, nil
+	}
+	return "", nil
+}
+
+// Migrate rebuilds the index from the dataset table when MigrateNeeded says so (it was made by
+// another mapping, or it is empty over a store with datasets): a full Reindex into a new index
+// of this version's mapping, swapped in, then Reconcile with fix, which writes the datasets
+// that changed during the rebuild (SYNC wrote them to the old index). It returns nil (and no
+// error) when no rebuild is needed. Migrations running at once, in several processes, are
+// safe: the last rebuild to swap is the index, and its Reconcile repairs what the others'
+// swaps took away. It reads every dataset once or twice: about as long as `harvester reindex`.
+func Migrate(ctx context.Context, st store.Store, idx Index) (*MigrateReport, error) {
+	reason, err := MigrateNeeded(ctx, st, idx)
+	if err != nil || reason == "" {
+		return nil, err
+	}
+	n, err := Reindex(ctx, st, idx, "")
+	if err != nil {
+		return nil, fmt.Errorf("migrate the search index: %w", err)
+	}
+	r, err := Reconcile(ctx, st, idx, "", true)
+	if err != nil {
+		return nil, fmt.Errorf("migrate the search index: %w", err)
+	}
+	return &MigrateReport{Reason: reason, Documents: n, Reconciled: r}, nil
+}
+
 // DeleteByScan deletes the documents Scan gives of a source, in bulk requests: how an
 // index without a delete-by-query (bleve; OpenSearch without its reindex module) implements
 // DeleteSource.

@@ -30,6 +30,10 @@ type Index interface {
 	// and writes go to the old index until the swap; writes made during the rebuild are not in
 	// the new index (run Reconcile after). On error the live index is left as it was.
 	Rebuild(ctx context.Context, fill func(put func(Document) error) error) error
+	// Outdated reports whether the live index was made by another mapping than this version's
+	// (an older version's, or one from before the mapping was stamped), as found when it was
+	// opened; false after a Rebuild. Migrate rebuilds an outdated index.
+	Outdated() bool
 	// Refresh makes every write so far visible to Search. Writes become visible on their own
 	// within about a second; tests and one-shot commands call Refresh.
 	Refresh(ctx context.Context) error
@@ -69,7 +73,11 @@ func Retryable(err error) bool {
 	return err != nil
 }
 
-// Query is one search request. Empty fields do not filter.
+// Query is one search request. Empty fields do not filter. Hits with Text come by relevance
+// (score), then id. Without Text nothing ranks them, so they come by the title's sort key
+// (Document.TitleSort, SortKey: lower case, accents removed, its first SortKeyMax bytes; byte
+// order), then by id; datasets without a title come after the others, and every Score is 0.
+// Both implementations store and compare the same key, so they give the same pages.
 type Query struct {
 	Text         string // full text over title, description, keywords, themes, publisher, organization, identifier and distribution titles
 	Organization string // the whole organization name, case and accents ignored

@@ -10,7 +10,10 @@
 //   - a job's outcome for a record key is counted once, however often it is settled;
 //   - harvest_record rows are never updated except when their outcome settles: status, finish
 //     time and the source_transform TRANSFORM made (OutcomeSettleParams.SourceTransform);
-//   - a dataset's slug never changes once given.
+//   - a dataset's slug never changes once given;
+//   - history goes only with its source (SourceDelete) or by the retention (RecordPrune,
+//     JobPrune: prune.go), which never deletes a dataset's record, the newest or newest
+//     comparable record of a key, or a source's newest jobs.
 //
 // Backend errors are mapped at the edge to ErrNotFound and ErrConflict; nothing above this
 // package imports a driver.

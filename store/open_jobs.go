@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/harvester-dev/harvester/harvest"
 )
 
 // OpenJobs answers "is this job still in progress?" for every record without a store read per
@@ -33,8 +35,9 @@ func NewOpenJobs(st JobGetter, recheck time.Duration) *OpenJobs {
 	return &OpenJobs{store: st, recheck: recheck, finished: map[string]bool{}, checked: map[string]time.Time{}}
 }
 
-// Open reports whether jobID is still new or in progress (a job deleted with its source is not);
-// a store error is returned as is.
+// Open reports whether jobID is still new or in progress. A job the database does not have
+// (deleted with its source, or another deployment's) is harvest.UnknownJob, which the router
+// counts, logs and acks; a store error is returned as is.
 func (o *OpenJobs) Open(ctx context.Context, jobID string) (bool, error) {
 	o.mu.Lock()
 	if o.finished[jobID] {
@@ -48,7 +51,7 @@ func (o *OpenJobs) Open(ctx context.Context, jobID string) (bool, error) {
 	o.mu.Unlock()
 	job, err := o.store.JobGet(ctx, jobID)
 	if errors.Is(err, ErrNotFound) {
-		return false, nil // deleted with its source: as good as finished
+		return false, harvest.UnknownJob(jobID)
 	}
 	if err != nil {
 		return false, err

@@ -32,6 +32,16 @@ type Store interface {
 	// that is itself held (a chain) is a pair of its own.
 	CrossSourceDuplicateList(ctx context.Context, p *CrossSourceDuplicateListParams) ([]CrossSourceDuplicate, int, error)
 
+	// DatabaseID returns the database's identity: a random id (a UUID) made once by the
+	// migrations, the same for every process and connection of the database however its URL is
+	// spelled, and different for every other database (a Postgres schema of its own is another
+	// database; a copy of the database keeps it). The deployment's NATS streams are stamped
+	// with it (router.WithDatabaseID).
+	DatabaseID(ctx context.Context) (string, error)
+
+	// DatasetAny reports whether any source has a live dataset, as DatasetStream would stream
+	// one: one query that stops at the first live row, whatever the table's size.
+	DatasetAny(ctx context.Context) (bool, error)
 	// DatasetCount returns how many live datasets a source has.
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
 	// DatasetCountHeld returns how many of a source's datasets are held as cross-source
@@ -208,6 +218,16 @@ type Store interface {
 	JobList(ctx context.Context, p *JobListParams) ([]*HarvestJob, int, error)
 	// JobListOrphaned returns the in_progress jobs whose heartbeat is older than p.Before.
 	JobListOrphaned(ctx context.Context, p *JobListOrphanedParams) ([]*HarvestJob, error)
+	// JobPrune deletes the jobs of one batch that the retention no longer keeps (see prune.go):
+	// of the p.Limit jobs after p.After (by id), each job that finished before p.Before, is not
+	// one of the p.KeepJobs newest jobs of its source nor its source's latest finished harvest,
+	// force_harvest or clear job, is named by no cross-source duplicate pair and holds no record
+	// that RecordPrune would keep; with its job errors, listed identifiers, outcomes and record
+	// errors, each table in statements of at most p.Limit rows (no long lock). Run it after a
+	// whole RecordPrune pass, so that the jobs whose records that pass deleted go too. With
+	// p.DryRun it counts and deletes nothing; its record error count leaves out the rows
+	// RecordPrune counts (those of the job's own records).
+	JobPrune(ctx context.Context, p *PruneParams) (*Pruned, error)
 	// JobStats returns figures over every job, for metrics: the jobs in progress, and the
 	// sources grouped by the status of their latest finished job. One call reads every job's row
 	// (indexed by status and source); callers poll it, not once per record.
@@ -331,6 +351,14 @@ type Store interface {
 	// RecordGet's, RecordLatest's and DatasetGet's meaning. It returns len(keys) results or an
 	// error for all of them.
 	RecordCompareBatch(ctx context.Context, keys []RecordCompareKey) ([]*RecordCompare, error)
+	// RecordPrune deletes the record versions of one batch that the retention no longer keeps
+	// (see prune.go): of the p.Limit harvest_record rows after p.After (by id), each whose job
+	// has finished, that a newer record of its (source, identifier) written before p.Before
+	// supersedes, that is not the newest record of its key with a known outcome (RecordLatest)
+	// and that no dataset points at; with the error rows its own job wrote for it (rows that
+	// later jobs carried from it stay theirs, unlinked), in one short transaction. With p.DryRun
+	// it counts and deletes nothing.
+	RecordPrune(ctx context.Context, p *PruneParams) (*Pruned, error)
 	// RecordInsertBatch writes ps as RecordInsert does, in one statement (SQLite: one per 500
 	// rows, in one transaction): every row or none. A row whose id exists is left unchanged
 	// (redelivery), as is a later row of ps with the id of an earlier one; a row that conflicts

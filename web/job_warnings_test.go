@@ -41,5 +41,12 @@ func TestJobPageListsWarningsApart(t *testing.T) {
 		require.Contains(t, warningsPart, `<strong>ValidationWarning</strong> (warning)`)
 		require.Contains(t, warningsPart, "$.issued: later than modified")
 		require.NotContains(t, warningsPart, "missing property")
+
+		// The CSV holds warnings too, and its button says so (issue 34 item 17).
+		require.Contains(t, body, `id="download-csv" download>Download record errors and warnings (CSV)</a>`)
+		code, csv := newSite(t, st).browser(t).get("/harvest_jobs/" + job.ID + "/record_errors.csv")
+		require.Equal(t, http.StatusOK, code, csv)
+		require.Contains(t, csv, "later than modified")
+		require.Contains(t, csv, "missing property")
 	})
 }

@@ -140,12 +140,17 @@ func turtle(raw string) (string, error) {
 	return buf.String(), nil
 }
 
+// parseTriples reads raw in format f; N-Quads as a record body (rdf.ParseRecord).
 func parseTriples(raw string, f rdf.Format) ([]rdf.Triple, error) {
 	var ts []rdf.Triple
-	err := rdf.Parse(strings.NewReader(raw), f, "", func(t rdf.Triple) error {
+	add := func(t rdf.Triple) error {
 		ts = append(ts, t)
 		return nil
-	})
+	}
+	if f == rdf.NQuads {
+		return ts, rdf.ParseRecord(strings.NewReader(raw), add)
+	}
+	err := rdf.Parse(strings.NewReader(raw), f, "", add)
 	return ts, err
 }
 

@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +31,9 @@ type serviceFlags struct {
 	dataDir     string
 	// streamReplicas is the JetStream replica count of the streams and consumers (--stream-replicas).
 	streamReplicas int
-	logLevel       string
+	// natsPrefix names the deployment's streams, consumers and subjects (--nats-prefix).
+	natsPrefix string
+	logLevel   string
 	// maxDeleteShare is the largest share of a source's live datasets a harvest job may delete.
 	maxDeleteShare float64
 	// allowPrivate lets sources live on loopback and private addresses (SSRF guard off).
@@ -61,6 +63,9 @@ type serviceFlags struct {
 	// fetchMade is the configuration fetchConfig made, shared by every user in the process so
 	// that they share one per-host limit.
 	fetchMade *fetch.Config
+	// retention is how long the history is kept (--retention): the scheduler's prune and the
+	// failed stream's max age; 0 keeps everything.
+	retention time.Duration
 	// envErrs are the environment values the flags' defaults could not read (envErr).
 	envErrs []error
 }
@@ -148,6 +153,10 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.streamReplicas, "stream-replicas", f.envInt("HARVESTER_STREAM_REPLICAS", 1),
 		"how many servers of the JetStream cluster keep each of Harvester's streams and consumers, 1 to 5; "+
 			"3 on a 3-node cluster survives losing any one node; every process must use the same (env HARVESTER_STREAM_REPLICAS)")
+	cmd.Flags().StringVar(&f.natsPrefix, "nats-prefix", cmp.Or(os.Getenv("HARVESTER_NATS_PREFIX"), router.DefaultPrefix),
+		"the deployment's name on the NATS server: its streams, consumers and subjects (P_HARVEST_WORK, P.harvest.v1.*); "+
+			"each deployment sharing a NATS server needs its own, and every process of one deployment the same; "+
+			router.DefaultPrefix+" keeps the names without a prefix (env HARVESTER_NATS_PREFIX)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
 		"where the embedded default keeps its SQLite database and JetStream data (env HARVESTER_DATA_DIR)")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
@@ -158,7 +167,8 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 		"OpenSearch node for the search index, e.g. http://127.0.0.1:9200 (env OPENSEARCH_URL); "+
 			"empty: a bleve index in --data-dir/search, which only one process may hold")
 	cmd.Flags().StringVar(&f.searchIndex, "search-index", cmp.Or(os.Getenv("HARVESTER_SEARCH_INDEX"), opensearch.DefaultAlias),
-		"name of the search index: the OpenSearch alias or the bleve directory; none keeps no index (env HARVESTER_SEARCH_INDEX)")
+		"name of the search index: the OpenSearch alias or the bleve directory, lower case by OpenSearch's index naming rule "+
+			"on both setups; none keeps no index (env HARVESTER_SEARCH_INDEX)")
 	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", f.envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
 		"a harvest job that would delete more than this share of a source's datasets fails and deletes nothing "+
 			"(force_harvest and clear are not bound; env HARVESTER_MAX_DELETE_SHARE)")
@@ -166,6 +176,7 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 		"language preference for the language-tagged literals of DCAT-AP records, most wanted first, e.g. nb,nn,en; "+
 			"a source's languages option wins (env HARVESTER_LANGUAGES)")
 	f.registerFetch(cmd)
+	f.registerRetention(cmd)
 	cmd.PreRunE = func(*cobra.Command, []string) error { return f.envErr() }
 }
 
@@ -200,6 +211,9 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 	if f.streamReplicas < 1 || f.streamReplicas > router.MaxStreamReplicas {
 		return nil, usageError{fmt.Errorf("--stream-replicas: %d is not in 1..%d", f.streamReplicas, router.MaxStreamReplicas)}
 	}
+	if err := router.CheckPrefix(f.natsPrefix); err != nil {
+		return nil, usageError{fmt.Errorf("--nats-prefix: %w", err)}
+	}
 	if f.streamReplicas > 1 && f.natsURL == "" {
 		return nil, usageError{fmt.Errorf("--stream-replicas %d needs a JetStream cluster (--nats-url or NATS_URL); "+
 			"the in-process server keeps 1", f.streamReplicas)}
@@ -217,10 +231,11 @@ func (f *serviceFlags) logger() (*slog.Logger, error) {
 // config is the pipeline configuration of the flags' services, for a process that runs
 // nothing yet: the caller sets the parts (stages, scheduler, API).
 func (f *serviceFlags) config(logger *slog.Logger) pipeline.Config {
-	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, StreamReplicas: f.streamReplicas, DataDir: f.dataDir,
+	return pipeline.Config{DatabaseURL: f.databaseURL, NATSURL: f.natsURL, StreamReplicas: f.streamReplicas,
+		NATSPrefix: f.natsPrefix, DataDir: f.dataDir,
 		OpenSearchURL: f.opensearchURL, SearchIndex: f.searchIndex, Logger: logger, MaxDeleteShare: f.maxDeleteShare,
 		Fetch: f.fetchConfig(), MaxRecordBytes: f.maxRecordBytes, MaxRDFPages: f.maxRDFPages,
-		RDFMemTriples: f.rdfMemTriples, JobWindow: f.jobWindow, Languages: f.languageList()}
+		RDFMemTriples: f.rdfMemTriples, JobWindow: f.jobWindow, Languages: f.languageList(), Retention: f.retention}
 }
 
 // languageList is --languages as a list (checked by logger); nil when it does not parse.
@@ -235,10 +250,14 @@ func (f *serviceFlags) openStore(ctx context.Context) (store.Store, error) {
 	return pipeline.OpenStore(ctx, f.config(nil))
 }
 
-// checkSearchIndex rejects a --search-index that is not a name.
+// checkSearchIndex rejects a --search-index other than none that breaks the index naming rule
+// (search.CheckIndexName), for both setups.
 func (f *serviceFlags) checkSearchIndex() error {
-	if f.searchIndex == "" || strings.ContainsAny(f.searchIndex, `/\`) || strings.HasPrefix(f.searchIndex, ".") {
-		return usageError{fmt.Errorf("--search-index: %q is not a name", f.searchIndex)}
+	if f.searchIndex == "none" {
+		return nil
+	}
+	if err := search.CheckIndexName(f.searchIndex); err != nil {
+		return usageError{fmt.Errorf("--search-index: %w", err)}
 	}
 	return nil
 }
@@ -251,6 +270,15 @@ func (f *serviceFlags) openSearch(ctx context.Context) (search.Index, error) {
 		return nil, err
 	}
 	return pipeline.OpenSearch(ctx, f.config(nil))
+}
+
+// openSearchToRebuild opens the search index as openSearch does, taking an OpenSearch alias in
+// any state (pipeline.OpenSearchToRebuild), for a full reindex.
+func (f *serviceFlags) openSearchToRebuild(ctx context.Context) (search.Index, error) {
+	if err := f.checkSearchIndex(); err != nil {
+		return nil, err
+	}
+	return pipeline.OpenSearchToRebuild(ctx, f.config(nil))
 }
 
 // startPipeline runs every stage in this process on the flags' services: what the one-shot

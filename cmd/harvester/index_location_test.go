@@ -25,12 +25,18 @@ import (
 func TestSearchIndexPerDatabase(t *testing.T) {
 	t.Parallel()
 	dataDir, natsURL := t.TempDir(), natstest.URL(t)
+	// Two deployments on one NATS server: each needs its own --nats-prefix.
 	catalogs := []struct{ dbURL, file, sourceID string }{
 		{dbtest.URL(t), "../../examples/agency-sample.data.json", ""},
 		{dbtest.URL(t), corpustest.Path(t, "dcatus/agency-gsa-2025-07.data.json"), ""},
 	}
 	services := func(dbURL string) []string {
-		return []string{"--database-url", dbURL, "--nats-url", natsURL, "--data-dir", dataDir, "--opensearch-url", ""}
+		prefix := "catalog-a"
+		if dbURL == catalogs[1].dbURL {
+			prefix = "catalog-b"
+		}
+		return []string{"--database-url", dbURL, "--nats-url", natsURL, "--nats-prefix", prefix, "--data-dir", dataDir,
+			"--opensearch-url", ""}
 	}
 	var dirs []string
 	for i, c := range catalogs {

@@ -115,11 +115,14 @@ func (f *serviceFlags) cancelJob(ctx context.Context, out io.Writer, jobID strin
 // HARVESTER_SMTP_* environment, as serve's). closeAll releases them.
 func (f *serviceFlags) cancelBus(ctx context.Context) (store.Store, *router.Bus, func(), error) {
 	if f.natsURL != "" {
+		if err := router.CheckPrefix(f.natsPrefix); err != nil {
+			return nil, nil, nil, usageError{fmt.Errorf("--nats-prefix: %w", err)}
+		}
 		st, err := f.openStore(ctx)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		bus, err := router.Connect(ctx, f.natsURL, router.WithStreamReplicas(f.streamReplicas))
+		bus, err := pipeline.ConnectBus(ctx, f.config(nil), st, f.natsURL)
 		if err != nil {
 			st.Close()
 			return nil, nil, nil, err

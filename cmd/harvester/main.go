@@ -11,6 +11,7 @@
 //	harvester job cancel JOB_ID
 //	harvester replay --job JOB_ID [--stage STAGE] [--since TIME] [--format json]
 //	harvester migrate
+//	harvester prune [--retention 90d] [--dry-run] [--format json]
 //	harvester search [QUERY] [--organization O] [--keyword K] [--format json]
 //	harvester reindex [--source ID]
 //	harvester reconcile [--source ID] [--fix]
@@ -61,7 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
-		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand(), importH2Command(), healthcheckCommand())
+		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand(), importH2Command(), healthcheckCommand(),
+		pruneCommand())
 	cmd, err := root.ExecuteContextC(ctx)
 	var jobErr jobFailed
 	switch {

@@ -38,3 +38,31 @@ func TestStreamReplicasFlag(t *testing.T) {
 	_, err = parse("--nats-url", "", "--stream-replicas", "3")
 	require.ErrorContains(t, err, "--stream-replicas 3 needs a JetStream cluster")
 }
+
+// --nats-prefix (env HARVESTER_NATS_PREFIX) reaches the pipeline config, "harvester" by
+// default; a prefix that is not a name is a usage error saying what one may be.
+func TestNATSPrefixFlag(t *testing.T) {
+	parse := func(args ...string) (*serviceFlags, error) {
+		f := parseServiceFlags(t, args...)
+		_, err := f.logger()
+		return f, err
+	}
+	t.Setenv("HARVESTER_NATS_PREFIX", "")
+	f, err := parse()
+	require.NoError(t, err)
+	require.Equal(t, "harvester", f.config(nil).NATSPrefix, "default")
+
+	f, err = parse("--nats-prefix", "staging")
+	require.NoError(t, err)
+	require.Equal(t, "staging", f.config(nil).NATSPrefix)
+
+	t.Setenv("HARVESTER_NATS_PREFIX", "agency-b")
+	f, err = parse()
+	require.NoError(t, err)
+	require.Equal(t, "agency-b", f.config(nil).NATSPrefix, "from the environment")
+
+	for _, p := range []string{"Staging", "a.b", "x>", "-a"} {
+		_, err = parse("--nats-prefix", p)
+		require.ErrorContains(t, err, `--nats-prefix: NATS prefix "`+p+`": want 1 to 32 lower-case letters`)
+	}
+}

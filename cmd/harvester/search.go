@@ -30,6 +30,12 @@ func (f *indexFlags) register(cmd *cobra.Command) {
 // withIndex checks the flags, opens the store and the search index, runs fn on them and closes
 // both; an error is the flags', an open's or fn's.
 func (f *indexFlags) withIndex(ctx context.Context, fn func(store.Store, search.Index) error) error {
+	return f.withIndexOpenedBy(ctx, f.openSearch, fn)
+}
+
+// withIndexOpenedBy is withIndex with the search index opened by open.
+func (f *indexFlags) withIndexOpenedBy(ctx context.Context, open func(context.Context) (search.Index, error),
+	fn func(store.Store, search.Index) error) error {
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -37,7 +43,7 @@ func (f *indexFlags) withIndex(ctx context.Context, fn func(store.Store, search.
 	if err != nil {
 		return err
 	}
-	idx, err := f.openSearch(ctx)
+	idx, err := open(ctx)
 	if err == nil {
 		err = fn(st, idx)
 		idx.Close()
@@ -136,11 +142,17 @@ func reindexCommand() *cobra.Command {
 		Short: "Rebuild the search index from the dataset table",
 		Long: "Rebuild the search index from the dataset table. Without --source it fills a new index and\n" +
 			"swaps it in (an alias swap on OpenSearch), so searches keep working meanwhile; datasets synced\n" +
-			"during the rebuild may be missing from the new index: run reconcile --fix after. With --source\n" +
-			"it rewrites that source's documents in place.\n\n" + servicesHelp(),
+			"during the rebuild may be missing from the new index: run reconcile --fix after. The new index\n" +
+			"has this version's mapping and, on OpenSearch, the alias ends on it alone as its write index, so\n" +
+			"it repairs an index made by an older version and an alias that other commands refuse. With\n" +
+			"--source it rewrites that source's documents in place.\n\n" + servicesHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return f.withIndex(cmd.Context(), func(st store.Store, idx search.Index) error {
+			open := f.openSearch
+			if f.source == "" { // a whole new index: it repairs an alias that Open refuses
+				open = f.openSearchToRebuild
+			}
+			return f.withIndexOpenedBy(cmd.Context(), open, func(st store.Store, idx search.Index) error {
 				n, err := search.Reindex(cmd.Context(), st, idx, f.source)
 				if err != nil {
 					return err

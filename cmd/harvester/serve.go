@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -44,8 +45,14 @@ type serverFlags struct {
 	smtp          notify.Config
 	pprofAddr     string
 	localFiles    bool
-	// http bounds the HTTP server at --addr (0: pipeline.HTTPConfig's defaults).
+	// opsAddr is where /healthz, /readyz and /metrics listen on their own (--ops-addr, serve
+	// and api only); empty: not served apart from --addr.
+	opsAddr string
+	// http bounds the HTTP servers at --addr and --ops-addr (0: pipeline.HTTPConfig's
+	// defaults); its TrustedProxies are set from trustedProxies by checkHTTP.
 	http pipeline.HTTPConfig
+	// trustedProxies is --trusted-proxies: CIDR prefixes or addresses, comma-separated.
+	trustedProxies string
 	// secureCookies marks the web UI's cookies Secure (--secure-cookies).
 	secureCookies bool
 	// api is the API's configuration from the environment: HARVESTER_API_KEY, the key writes
@@ -59,6 +66,9 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	if withAddr {
 		fl.StringVar(&f.addr, "addr", cmp.Or(os.Getenv("HARVESTER_ADDR"), "127.0.0.1:8080"),
 			"where the web UI (/), the API, /healthz, /readyz and /metrics listen (env HARVESTER_ADDR)")
+		fl.StringVar(&f.opsAddr, "ops-addr", os.Getenv("HARVESTER_OPS_ADDR"),
+			"where /healthz, /readyz and /metrics also listen, on their own, e.g. 0.0.0.0:9090: probes and scrapes are answered "+
+				"there while clients fill --addr's connections (env HARVESTER_OPS_ADDR; default: not served apart)")
 	}
 	fl.IntVar(&f.maxJobs, "max-jobs", f.envInt("HARVESTER_MAX_JOBS", 4), "most jobs in progress at once (env HARVESTER_MAX_JOBS)")
 	fl.DurationVar(&f.orphanTimeout, "orphan-timeout", 30*time.Minute,
@@ -108,6 +118,13 @@ func (f *serverFlags) registerHTTP(cmd *cobra.Command) {
 		"size cap of a request's header in bytes (env HARVESTER_HTTP_MAX_HEADER_BYTES; default 65536)")
 	fl.IntVar(&f.http.MaxConns, "http-max-conns", f.envInt("HARVESTER_HTTP_MAX_CONNS", 0),
 		"most HTTP connections open at once; more wait until one closes (env HARVESTER_HTTP_MAX_CONNS; default 256)")
+	fl.IntVar(&f.http.MaxConnsPerClient, "http-max-conns-per-client", f.envInt("HARVESTER_HTTP_MAX_CONNS_PER_CLIENT", 0),
+		"most HTTP connections one client (an IPv4 address, an IPv6 /64) holds open at once; more are answered 429 and closed; "+
+			"--trusted-proxies are not held to it (env HARVESTER_HTTP_MAX_CONNS_PER_CLIENT; default 32)")
+	fl.StringVar(&f.trustedProxies, "trusted-proxies", os.Getenv("HARVESTER_TRUSTED_PROXIES"),
+		"reverse proxies in front of this server, comma-separated CIDR prefixes or addresses, e.g. 10.0.0.0/8,192.0.2.7: "+
+			"a request from one of them counts as the client its X-Forwarded-For names (the right-most address not in the list), "+
+			"for the limit on wrong API keys (env HARVESTER_TRUSTED_PROXIES; default: none, every client is its TCP peer)")
 	fl.BoolVar(&f.secureCookies, "secure-cookies", f.envBool("HARVESTER_SECURE_COOKIES"),
 		"mark the web UI's cookies Secure, sent over HTTPS only: set it when the site is served over HTTPS "+
 			"(env HARVESTER_SECURE_COOKIES)")
@@ -119,7 +136,9 @@ func serveCommand() *cobra.Command {
 		Use:   "serve",
 		Short: "Run the API, the scheduler and every stage in one process",
 		Long: `Run the web UI (/), the HTTP API (/api/v1, /healthz, /readyz, /metrics), the scheduler and the stages in one
-process: the default for small installations. Writes need HARVESTER_API_KEY (reads too with
+process: the default for small installations. With --ops-addr, /healthz, /readyz and /metrics
+also listen there on their own, for probes and scrapes. Behind a reverse proxy, name it in
+--trusted-proxies. Writes need HARVESTER_API_KEY (reads too with
 HARVESTER_PROTECT_READS=1). Job report emails go out when HARVESTER_SMTP_HOST and HARVESTER_SMTP_FROM are set (HARVESTER_SMTP_PORT,
 HARVESTER_SMTP_USERNAME, HARVESTER_SMTP_PASSWORD, HARVESTER_SMTP_TLS: starttls, tls,
 opportunistic or none).
@@ -231,6 +250,9 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	if err := f.checkSearchIndex(); err != nil {
 		return err
 	}
+	if err := f.checkHTTP(); err != nil {
+		return err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg := f.pipelineConfig(logger, p)
@@ -255,6 +277,9 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	if addr := pl.Addr(); addr != nil {
 		fmt.Fprintf(os.Stderr, "harvester: listening on http://%s\n", addr)
 	}
+	if addr := pl.OpsAddr(); addr != nil {
+		fmt.Fprintf(os.Stderr, "harvester: /healthz, /readyz and /metrics also on http://%s\n", addr)
+	}
 	select {
 	case <-ctx.Done():
 		return nil
@@ -270,7 +295,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 // pipelineConfig is the pipeline that runs the parts p, from the flags.
 func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Config {
 	cfg := f.config(logger)
-	cfg.Stages, cfg.Concurrency, cfg.Addr = p.stages, f.concurrency, f.addr
+	cfg.Stages, cfg.Concurrency, cfg.Addr, cfg.OpsAddr = p.stages, f.concurrency, f.addr, f.opsAddr
 	cfg.HTTP, cfg.SecureCookies = f.http, f.secureCookies
 	cfg.RefuseLocalFiles = !f.localFiles
 	if len(p.stages) > 0 {
@@ -286,6 +311,30 @@ func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Conf
 		cfg.API = &c
 	}
 	return cfg
+}
+
+// checkHTTP reads --trusted-proxies into the HTTP bounds.
+func (f *serverFlags) checkHTTP() error {
+	f.http.TrustedProxies = nil
+	for _, s := range strings.Split(f.trustedProxies, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return usageError{fmt.Errorf("--trusted-proxies: %q is not an IP address or a CIDR prefix such as 10.0.0.0/8", s)}
+			}
+			addr = addr.WithZone("")
+			p = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		if p.Addr().Is4In6() && p.Bits() >= 96 { // clients are matched as IPv4 (api.Trusted)
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
+		f.http.TrustedProxies = append(f.http.TrustedProxies, p.Masked())
+	}
+	return nil
 }
 
 func (f *serverFlags) mailConfig() notify.Config {

@@ -2,12 +2,15 @@ package bleve
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +39,8 @@ type Index struct {
 	// folded is set when the live generation has the folded fields (foldedAnalyzer); a
 	// generation made before them filters on the published values until a reindex.
 	folded bool
+	// outdated is set when the live generation was made by another mapping (mappingVersion).
+	outdated bool
 }
 
 var _ search.Index = (*Index)(nil)
@@ -134,7 +139,41 @@ func open(dir string, cfg map[string]any) (*Index, error) {
 			"only one process may hold a bleve index; set OPENSEARCH_URL to share one index)", dir, err)
 	}
 	x.folded = hasFolding(x.idx)
+	v, err := x.idx.GetInternal([]byte(internalVersion))
+	if err != nil {
+		x.idx.Close()
+		return nil, fmt.Errorf("search index %s: %w", dir, err)
+	}
+	x.outdated = string(v) != mappingVersion()
 	return x, nil
+}
+
+// internalVersion is the key of a generation's mapping version in bleve's internal storage.
+const internalVersion = "harvester_mapping"
+
+// mappingVersion identifies this version's mapping: the first 16 hex digits of the SHA-256 of
+// indexMapping's JSON (as bleve keeps it in the index). create stamps it in each new generation
+// (SetInternal), so Open can tell a generation made by another mapping (Outdated); a generation
+// made before the stamp has none.
+var mappingVersion = sync.OnceValue(func() string {
+	im, err := indexMapping()
+	if err != nil {
+		return "" // create fails the same way
+	}
+	b, err := json.Marshal(im) // bleve's own encoding; map keys sorted
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+})
+
+// Outdated reports whether the live generation was made by another mapping than this
+// version's (its stamp differs, or it has none), as read by Open; after a Rebuild it is false.
+func (x *Index) Outdated() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.outdated
 }
 
 // hasFolding reports whether idx was created with the folded fields and analyzers.
@@ -170,8 +209,15 @@ func (x *Index) create() (blevesearch.Index, string, error) {
 	}
 	idx, err := blevesearch.NewUsing(filepath.Join(x.dir, name), im,
 		blevesearch.Config.DefaultIndexType, blevesearch.Config.DefaultKVStore, maps.Clone(x.settings))
+	if err == nil {
+		err = idx.SetInternal([]byte(internalVersion), []byte(mappingVersion()))
+		if err != nil {
+			idx.Close()
+			os.RemoveAll(filepath.Join(x.dir, name))
+		}
+	}
 	if err != nil {
-		return nil, "", fmt.Errorf("search index: create %s: %w", name, err)
+		return nil, "", fmt.Errorf("bleve: create %s: %w", name, err)
 	}
 	return idx, name, nil
 }
@@ -180,10 +226,10 @@ func (x *Index) create() (blevesearch.Index, string, error) {
 func (x *Index) point(name string) error {
 	tmp := filepath.Join(x.dir, "current.tmp")
 	if err := os.WriteFile(tmp, []byte(name+"\n"), 0o644); err != nil {
-		return fmt.Errorf("search index: %w", err)
+		return fmt.Errorf("bleve: %w", err)
 	}
 	if err := os.Rename(tmp, filepath.Join(x.dir, "current")); err != nil {
-		return fmt.Errorf("search index: %w", err)
+		return fmt.Errorf("bleve: %w", err)
 	}
 	return nil
 }
@@ -201,10 +247,11 @@ const (
 // indexMapping mirrors the OpenSearch mapping: english full text with accents folded, exact
 // keyword fields for facets (keyword, theme and organization are both, and organization and
 // keyword have a folded field for the filters, ignoring case and accents), dates, the
-// bounding box as a geoshape, and the DCAT record stored but not indexed. Doc values, which every batch and
-// merge writes, are kept only where a query reads them: the sort (id), the facets
-// (organization, keyword) and the geoshape. Fields are stored only when Search or Scan
-// returns them, and the DCAT record.
+// bounding box as a geoshape, and the landing page, the temporal coverage and the DCAT record
+// stored for display but not indexed. Doc values, which every batch and merge writes, are kept
+// only where a query reads them: the sorts (id, title_sort: the title's sort key, computed by
+// search.SortKey and kept as is), the facets
+// (organization, keyword) and the geoshape. Fields are stored only when Search or Scan returns them, and the display fields.
 func indexMapping() (mapping.IndexMapping, error) {
 	text := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
@@ -219,12 +266,12 @@ func indexMapping() (mapping.IndexMapping, error) {
 	kw := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewKeywordFieldMapping()
 		f.Name, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, store, false, false
-		f.DocValues = name == "id" || name == "organization" || name == "keyword"
+		f.DocValues = name == "id" || name == "organization" || name == "keyword" || name == "title_sort"
 		return f
 	}
 	doc := mapping.NewDocumentStaticMapping()
-	for _, name := range []string{"id", "slug", "identifier", "source_id", "record_id", "distribution_format"} {
-		doc.AddFieldMappingsAt(name, kw(name, name != "distribution_format"))
+	for _, name := range []string{"id", "slug", "identifier", "source_id", "record_id", "distribution_format", "title_sort"} {
+		doc.AddFieldMappingsAt(name, kw(name, name != "distribution_format" && name != "title_sort"))
 	}
 	for _, name := range []string{"keyword", "theme", "organization"} {
 		fs := []*mapping.FieldMapping{kw(name, name == "organization"), text(name+".text", false)}
@@ -249,11 +296,11 @@ func indexMapping() (mapping.IndexMapping, error) {
 	stored.Name, stored.Index, stored.Store, stored.IncludeInAll, stored.IncludeTermVectors = "dcat", false, true, false, false
 	stored.DocValues = false
 	doc.AddFieldMappingsAt("dcat", stored)
-	doc.AddFieldMappingsAt("landing_page", func() *mapping.FieldMapping {
-		f := kw("landing_page", true)
+	for _, name := range []string{"landing_page", "temporal"} { // kept for display, not searched
+		f := kw(name, true)
 		f.Index = false
-		return f
-	}())
+		doc.AddFieldMappingsAt(name, f)
+	}
 
 	im := mapping.NewIndexMapping()
 	for name, cfg := range map[string]map[string]any{
@@ -270,6 +317,16 @@ func indexMapping() (mapping.IndexMapping, error) {
 	im.DefaultAnalyzer = textAnalyzer
 	im.StoreDynamic, im.IndexDynamic, im.DocValuesDynamic = false, false, false
 	return im, nil
+}
+
+// Properties returns the names of the document mapping's top-level properties, sorted: the
+// search.Document fields (by JSON name) that a generation of this version maps.
+func Properties() []string {
+	im, err := indexMapping()
+	if err != nil { // a bad analyzer config: no property counts as mapped
+		return nil
+	}
+	return slices.Sorted(maps.Keys(im.(*mapping.IndexMappingImpl).DefaultMapping.Properties))
 }
 
 // fields returns the value bleve indexes for d: the Document's JSON fields, with the DCAT
@@ -312,14 +369,15 @@ func (x *Index) Apply(_ context.Context, ops []search.Op) ([]error, error) {
 		}
 	}
 	if err := x.idx.Batch(batch); err != nil {
-		return nil, fmt.Errorf("search index: %w", err)
+		return nil, fmt.Errorf("bleve: %w", err)
 	}
 	return errs, nil
 }
 
 // Search runs q: a disjunction of match queries over the text fields (title and keywords
 // boosted, like the OpenSearch index), conjoined with the filters (organization and keyword
-// ignoring case and accents, source_id exact), with term facets of the published values.
+// ignoring case and accents, source_id exact), with term facets of the published values. Hits
+// come by score, or without text in search.Query's order (the title's sort key, then id).
 func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -333,7 +391,8 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 		analyzer = en.AnalyzerName
 	}
 	var must []query.Query
-	if strings.TrimSpace(q.Text) != "" {
+	text := strings.TrimSpace(q.Text) != ""
+	if text {
 		var any []query.Query
 		for field, boost := range map[string]float64{"title": 3, "description": 1, "keyword.text": 2,
 			"theme.text": 1, "publisher": 1, "organization.text": 1, "distribution_title": 1} {
@@ -374,18 +433,26 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	}
 	req := blevesearch.NewSearchRequestOptions(root, q.PerPage, q.From(), false)
 	req.Fields = []string{"title", "slug", "identifier", "organization", "source_id"}
-	req.SortBy([]string{"-_score", "id"})
+	if text {
+		req.SortBy([]string{"-_score", "id"})
+	} else {
+		req.SortBy([]string{"title_sort", "id"}) // search.Query's order without text
+	}
 	req.AddFacet("organization", blevesearch.NewFacetRequest("organization", q.FacetSize))
 	req.AddFacet("keyword", blevesearch.NewFacetRequest("keyword", q.FacetSize))
 	x.mu.RLock()
 	res, err := x.idx.Search(req)
 	x.mu.RUnlock()
 	if err != nil {
-		return nil, fmt.Errorf("search index: %w", err)
+		return nil, fmt.Errorf("bleve: %w", err)
 	}
 	out := &search.Result{Total: int(res.Total), Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, search.Hit{ID: h.ID, Score: h.Score, Title: field(h.Fields, "title"),
+		score := h.Score
+		if !text {
+			score = 0 // the filters match or not; OpenSearch scores them as constants
+		}
+		out.Hits = append(out.Hits, search.Hit{ID: h.ID, Score: score, Title: field(h.Fields, "title"),
 			Slug: field(h.Fields, "slug"), Identifier: field(h.Fields, "identifier"),
 			Organization: field(h.Fields, "organization"), SourceID: field(h.Fields, "source_id")})
 	}
@@ -433,7 +500,7 @@ func (x *Index) Scan(_ context.Context, sourceID string, fn func(search.Entry) e
 		res, err := x.idx.Search(req)
 		x.mu.RUnlock()
 		if err != nil {
-			return fmt.Errorf("search index: scan: %w", err)
+			return fmt.Errorf("bleve: scan: %w", err)
 		}
 		for _, h := range res.Hits {
 			if err := fn(search.Entry{ID: h.ID, SourceID: field(h.Fields, "source_id"),
@@ -453,30 +520,34 @@ func (x *Index) DeleteSource(ctx context.Context, sourceID string) error {
 	return search.DeleteByScan(ctx, x, sourceID)
 }
 
-// Rebuild fills a new generation, then swaps it in and removes the old one.
+// Rebuild fills a new generation, then swaps it in and removes the old one. Rebuilds running
+// at once swap one after the other; the last to swap is the live generation.
 func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document) error) error) error {
 	idx, name, err := x.create()
 	if err != nil {
 		return err
 	}
 	fresh := &Index{dir: x.dir, settings: x.settings, idx: idx, gen: name}
+	var old blevesearch.Index
+	var oldGen string
 	bulk := search.NewBulk(fresh.Apply)
 	err = fill(func(d search.Document) error { return bulk.Put(ctx, d) })
 	if err == nil {
 		err = bulk.Flush(ctx)
 	}
 	if err == nil {
-		err = x.point(name)
+		x.mu.Lock() // one swap at a time: "current" and the live generation change together
+		if err = x.point(name); err == nil {
+			old, oldGen = x.idx, x.gen
+			x.idx, x.gen, x.folded, x.outdated = idx, name, true, false
+		}
+		x.mu.Unlock()
 	}
 	if err != nil {
 		idx.Close()
 		os.RemoveAll(filepath.Join(x.dir, name))
-		return fmt.Errorf("search index: rebuild: %w", err)
+		return fmt.Errorf("bleve: rebuild: %w", err)
 	}
-	x.mu.Lock()
-	old, oldGen := x.idx, x.gen
-	x.idx, x.gen, x.folded = idx, name, true
-	x.mu.Unlock()
 	old.Close()
 	return os.RemoveAll(filepath.Join(x.dir, oldGen))
 }

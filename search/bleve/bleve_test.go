@@ -1,6 +1,7 @@
 package bleve_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,4 +43,27 @@ func TestOpenTwiceShares(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Total, "documents persist on disk")
 	require.NoError(t, c.Close())
+}
+
+// TestMappingCoversDocument: every search.Document field has a property in the mapping and
+// every property is a Document field; bleve's static mapping silently drops a field it lacks.
+func TestMappingCoversDocument(t *testing.T) {
+	searchtest.RequireMapsDocument(t, bleve.Properties())
+}
+
+// TestErrorsNameTheEngine: an operation's error says "bleve:", as OpenSearch's say
+// "opensearch:"; SYNC adds "search index:" once (its StageError rows said "search index: search
+// index: …", issue 34 item 17).
+func TestErrorsNameTheEngine(t *testing.T) {
+	idx, err := bleve.Open(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, idx.Close())
+	doc := search.Document{ID: "d1", Title: "Closed", Identifier: "x", SourceID: "s"}
+	_, err = idx.Apply(t.Context(), []search.Op{{ID: "d1", Doc: &doc}})
+	require.Error(t, err)
+	require.True(t, strings.HasPrefix(err.Error(), "bleve: "), err.Error())
+	require.NotContains(t, err.Error(), "search index")
+	_, err = idx.Search(t.Context(), search.Query{Text: "closed"})
+	require.Error(t, err)
+	require.True(t, strings.HasPrefix(err.Error(), "bleve: "), err.Error())
 }

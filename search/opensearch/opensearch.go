@@ -1,23 +1,28 @@
 // Package opensearch is the search index on OpenSearch 2.x, through
-// github.com/opensearch-project/opensearch-go/v4. Datasets live in a concrete index named
-// "<alias>-<unix nanoseconds>" that an alias (default "harvester-datasets") points at; every
-// read and write goes through the alias, and Rebuild fills a new concrete index and swaps the
-// alias in one _aliases request (https://opensearch.org/docs/2.19/im-plugin/index-alias/).
-// Writes never ask for a refresh; documents become searchable at the index's refresh interval.
+// github.com/opensearch-project/opensearch-go/v4. Datasets live in a concrete index that an
+// alias (default "harvester-datasets") points at, as its write index: the first one
+// "<alias>-0", each that Rebuild makes "<alias>-<unix nanoseconds>". Every read and write goes
+// through the alias, and Rebuild fills a new concrete index and swaps the alias in one
+// _aliases request (https://opensearch.org/docs/2.19/im-plugin/index-alias/). Open refuses an
+// alias on several indices or without a write index (ErrAlias). Writes never ask for a
+// refresh; documents become searchable at the index's refresh interval.
 package opensearch
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	osgo "github.com/opensearch-project/opensearch-go/v4"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
 	"github.com/harvester-dev/harvester/search"
@@ -33,55 +38,19 @@ type Index struct {
 	// folded is set when the alias's index has the "folded" sub-fields; an index created
 	// before them filters on the published values until a reindex (Rebuild) replaces it.
 	folded atomic.Bool
+	// outdated is set when the alias's index has another mapping than this version's.
+	outdated atomic.Bool
 }
 
 var _ search.Index = (*Index)(nil)
 
-// Open connects to the OpenSearch node at url (e.g. http://127.0.0.1:9200; user:password in
-// the URL is used for basic auth) and makes sure alias exists, creating its first concrete
-// index with the mapping when it does not. alias "" means DefaultAlias. It fails when the
-// node does not answer within 30 s or refuses the mapping.
-func Open(ctx context.Context, url, alias string) (*Index, error) {
-	if alias == "" {
-		alias = DefaultAlias
-	}
-	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: osgo.Config{
-		Addresses: []string{url}, MaxRetries: 3, EnableRetryOnTimeout: true}})
-	if err != nil {
-		return nil, fmt.Errorf("opensearch: %w", err)
-	}
-	x := &Index{client: client, alias: alias}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	status, err := x.do(ctx, http.MethodHead, "/"+alias, nil, nil)
-	if err != nil && status != http.StatusNotFound {
-		return nil, fmt.Errorf("opensearch at %s: %w", url, err)
-	}
-	if status == http.StatusNotFound {
-		name, err := x.create(ctx)
-		if err != nil {
-			return nil, err
-		}
-		status, err := x.do(ctx, http.MethodPut, "/"+name+"/_alias/"+alias, nil, nil)
-		if err = statusErr(status, err); err != nil {
-			return nil, fmt.Errorf("opensearch: alias %s: %w", alias, err)
-		}
-		x.folded.Store(true)
-		return x, nil
-	}
-	folded, err := x.hasFolding(ctx)
-	if err != nil {
-		return nil, err
-	}
-	x.folded.Store(folded)
-	return x, nil
-}
-
-// hasFolding reports whether the alias's index maps keyword.folded (indexes created before
-// the folded sub-fields do not).
-func (x *Index) hasFolding(ctx context.Context) (bool, error) {
+// inspect reads the mapping of the alias's index: whether it maps keyword.folded (indexes
+// created before the folded sub-fields do not), and whether its _meta stamp is this version's
+// mapping (see mappingVersion).
+func (x *Index) inspect(ctx context.Context) (folded, current bool, err error) {
 	var out map[string]struct {
 		Mappings struct {
+			Meta       map[string]any `json:"_meta"`
 			Properties map[string]struct {
 				Fields map[string]json.RawMessage `json:"fields"`
 			} `json:"properties"`
@@ -89,15 +58,23 @@ func (x *Index) hasFolding(ctx context.Context) (bool, error) {
 	}
 	status, err := x.do(ctx, http.MethodGet, "/"+x.alias+"/_mapping", nil, &out)
 	if err = statusErr(status, err); err != nil {
-		return false, fmt.Errorf("opensearch: mapping of %s: %w", x.alias, err)
+		return false, false, fmt.Errorf("opensearch: mapping of %s: %w", x.alias, err)
 	}
+	folded, current = len(out) > 0, len(out) > 0
 	for _, idx := range out {
 		if _, ok := idx.Mappings.Properties["keyword"].Fields["folded"]; !ok {
-			return false, nil
+			folded = false
+		}
+		if idx.Mappings.Meta[metaVersion] != mappingVersion {
+			current = false
 		}
 	}
-	return len(out) > 0, nil
+	return folded, current, nil
 }
+
+// Outdated reports whether the alias's index was made by another mapping than this version's
+// (its _meta stamp differs, or it has none), as read by Open; after a Rebuild it is false.
+func (x *Index) Outdated() bool { return x.outdated.Load() }
 
 // Alias returns the alias the index is used through.
 func (x *Index) Alias() string { return x.alias }
@@ -106,11 +83,14 @@ func (x *Index) Alias() string { return x.alias }
 // english analyzer of analysis-common rebuilt as its documentation gives it, with asciifolding
 // after lowercase), exact keyword fields for facets with a "folded" sub-field (the "folded"
 // normalizer: lowercase, asciifolding) for the organization and keyword filters, dates that
-// tolerate odd values, the bounding box as geo_shape, and the whole DCAT record stored but
-// not indexed. A term query on a normalized keyword field normalizes its value too.
+// tolerate odd values, the title's sort key (title_sort: search.SortKey, computed in Go, stored
+// as is with doc values; ignore_above is well over its SortKeyMax bytes, as it counts UTF-16
+// units), the bounding box as geo_shape, the landing page and the temporal
+// coverage (DCAT-US 1.1's text or "start/end") kept for display only, and the whole DCAT
+// record stored but not indexed. A term query on a normalized keyword field normalizes its value too.
 // https://opensearch.org/docs/2.19/analyzers/language-analyzers/english/,
 // https://opensearch.org/docs/2.19/analyzers/normalizers/
-var mapping = map[string]any{
+var mapping = stamp(map[string]any{
 	"settings": map[string]any{"number_of_shards": 1, "analysis": map[string]any{
 		"filter": map[string]any{
 			"english_stop":               map[string]any{"type": "stop", "stopwords": "_english_"},
@@ -128,16 +108,18 @@ var mapping = map[string]any{
 	"mappings": map[string]any{
 		"dynamic": "strict",
 		"properties": map[string]any{
-			"id":                  keyword(),
-			"slug":                keyword(),
-			"title":               map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
+			"id":   keyword(),
+			"slug": keyword(),
+			"title": map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{
+				"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
+			"title_sort":          map[string]any{"type": "keyword", "doc_values": true, "ignore_above": 4 * search.SortKeyMax},
 			"description":         map[string]any{"type": "text", "analyzer": "english_folded"},
 			"keyword":             keywordText(true),
 			"theme":               keywordText(false),
 			"publisher":           map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
 			"organization":        keywordText(true),
 			"identifier":          keyword(),
-			"landing_page":        map[string]any{"type": "keyword", "index": false},
+			"landing_page":        shown(),
 			"distribution_title":  map[string]any{"type": "text", "analyzer": "english_folded"},
 			"distribution_format": keyword(),
 			"modified":            map[string]any{"type": "date", "ignore_malformed": true},
@@ -145,9 +127,44 @@ var mapping = map[string]any{
 			"source_id":           keyword(),
 			"record_id":           keyword(),
 			"bbox":                map[string]any{"type": "geo_shape", "ignore_malformed": true},
+			"temporal":            shown(),
 			"dcat":                map[string]any{"type": "object", "enabled": false},
 		},
 	},
+})
+
+// metaVersion is the key of the mapping's version in the index mapping's _meta.
+const metaVersion = "harvester_mapping"
+
+// mappingVersion identifies this version's mapping (settings included): the first 16 hex
+// digits of the SHA-256 of its JSON without _meta. stamp writes it in the mapping's _meta, so
+// Open can tell an index made by another mapping (Outdated) without comparing mappings that
+// OpenSearch returns with its defaults filled in.
+var mappingVersion string
+
+// stamp sets mappingVersion from m and returns m with it in mappings._meta.
+func stamp(m map[string]any) map[string]any {
+	b, err := json.Marshal(m) // map keys sorted: the same mapping gives the same bytes
+	if err != nil {
+		panic(err) // a literal of maps, strings and numbers: cannot fail
+	}
+	sum := sha256.Sum256(b)
+	mappingVersion = hex.EncodeToString(sum[:8])
+	m["mappings"].(map[string]any)["_meta"] = map[string]any{metaVersion: mappingVersion}
+	return m
+}
+
+// Properties returns the names of the mapping's top-level properties, sorted: the
+// search.Document fields (by JSON name) that an index of this version maps.
+func Properties() []string {
+	props := mapping["mappings"].(map[string]any)["properties"].(map[string]any)
+	return slices.Sorted(maps.Keys(props))
+}
+
+// shown is a field kept for display only (in _source): not searched, sorted or aggregated, so
+// a value of any length indexes (a keyword's index and doc values take at most 32,766 bytes).
+func shown() map[string]any {
+	return map[string]any{"type": "keyword", "index": false, "doc_values": false}
 }
 
 func keyword() map[string]any { return map[string]any{"type": "keyword", "ignore_above": 1024} }
@@ -162,7 +179,8 @@ func keywordText(folded bool) map[string]any {
 	return map[string]any{"type": "keyword", "ignore_above": 1024, "fields": fields}
 }
 
-// create makes a new concrete index with the mapping and returns its name.
+// create makes a new concrete index "<alias>-<unix nanoseconds>" with the mapping and returns
+// its name.
 func (x *Index) create(ctx context.Context) (string, error) {
 	name := fmt.Sprintf("%s-%d", x.alias, time.Now().UnixNano())
 	status, err := x.do(ctx, http.MethodPut, "/"+name, mapping, nil)
@@ -172,7 +190,10 @@ func (x *Index) create(ctx context.Context) (string, error) {
 	return name, nil
 }
 
-// Apply sends ops as one _bulk request to the alias.
+// Apply sends ops as one _bulk request to the alias. Its index actions require the alias
+// (require_alias): when the alias is gone they fail with index_not_found_exception (status 404)
+// instead of auto-creating a concrete index named as the alias, with a dynamic mapping, that
+// would take the writes and stop every later Open from making the alias again.
 func (x *Index) Apply(ctx context.Context, ops []search.Op) ([]error, error) {
 	return x.apply(ctx, x.alias, ops)
 }
@@ -186,7 +207,11 @@ func (x *Index) apply(ctx context.Context, index string, ops []search.Op) ([]err
 		if op.Doc == nil {
 			action = "delete"
 		}
-		if err := enc.Encode(map[string]any{action: map[string]string{"_index": index, "_id": op.ID}}); err != nil {
+		meta := map[string]any{"_index": index, "_id": op.ID}
+		if action == "index" && index == x.alias {
+			meta["require_alias"] = true
+		}
+		if err := enc.Encode(map[string]any{action: meta}); err != nil {
 			return nil, err
 		}
 		if op.Doc != nil {
@@ -219,7 +244,7 @@ func (x *Index) apply(ctx context.Context, index string, ops []search.Op) ([]err
 // Search runs q as a bool query: multi_match over the text fields (OR of terms, title and
 // keywords boosted), term filters (organization and keyword on their folded sub-fields,
 // ignoring case and accents; source_id exact), and terms aggregations of the published values
-// for the facets.
+// for the facets. Hits come by score, or without text in search.Query's order (sortOf).
 func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -245,7 +270,7 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 		"from": q.From(), "size": q.PerPage, "track_total_hits": true,
 		"_source": []string{"title", "slug", "identifier", "organization", "source_id"},
 		"query":   map[string]any{"bool": map[string]any{"must": must, "filter": filter}},
-		"sort":    []any{"_score", map[string]any{"id": "asc"}},
+		"sort":    sortOf(q),
 		"aggs": map[string]any{
 			"organization": map[string]any{"terms": map[string]any{"field": "organization", "size": q.FacetSize}},
 			"keyword":      map[string]any{"terms": map[string]any{"field": "keyword", "size": q.FacetSize}},
@@ -289,6 +314,16 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 		}
 	}
 	return res, nil
+}
+
+// sortOf is q's order: by score, or without text search.Query's order (the title's sort key,
+// title_sort, then id). An index made before title_sort sorts as if no title had a key.
+func sortOf(q search.Query) []any {
+	if strings.TrimSpace(q.Text) != "" {
+		return []any{"_score", map[string]any{"id": "asc"}}
+	}
+	return []any{map[string]any{"title_sort": map[string]any{"order": "asc", "unmapped_type": "keyword"}},
+		map[string]any{"id": "asc"}}
 }
 
 // Scan pages through the documents in id order with search_after, 1,000 at a time.
@@ -340,14 +375,11 @@ func (x *Index) DeleteSource(ctx context.Context, sourceID string) error {
 	return search.DeleteByScan(ctx, x, sourceID)
 }
 
-// Rebuild creates a new concrete index, fills it in bulk requests (search.Bulk), refreshes it, then
-// points the alias at it alone and deletes the indices the alias pointed at before.
+// Rebuild creates a new concrete index, fills it in bulk requests (search.Bulk), refreshes it,
+// then points the alias at it alone, as its write index, deleting the indices the alias was on
+// (swap). Rebuilds running at once, in this process or others, end with the alias on the index
+// of the last to swap.
 func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document) error) error) error {
-	var old map[string]any
-	status, err := x.do(ctx, http.MethodGet, "/_alias/"+x.alias, nil, &old)
-	if err = statusErr(status, err); err != nil && status != http.StatusNotFound {
-		return fmt.Errorf("opensearch: read alias %s: %w", x.alias, err)
-	}
 	name, err := x.create(ctx)
 	if err != nil {
 		return err
@@ -358,23 +390,47 @@ func (x *Index) Rebuild(ctx context.Context, fill func(put func(search.Document)
 		err = bulk.Flush(ctx)
 	}
 	if err == nil {
-		status, err = x.do(ctx, http.MethodPost, "/"+name+"/_refresh", nil, nil)
-		err = statusErr(status, err)
+		status, e := x.do(ctx, http.MethodPost, "/"+name+"/_refresh", nil, nil)
+		err = statusErr(status, e)
 	}
 	if err == nil {
-		actions := []any{map[string]any{"add": map[string]any{"index": name, "alias": x.alias}}}
-		for idx := range old {
-			actions = append(actions, map[string]any{"remove_index": map[string]any{"index": idx}})
-		}
-		status, err = x.do(ctx, http.MethodPost, "/_aliases", map[string]any{"actions": actions}, nil)
-		err = statusErr(status, err)
+		err = x.swap(ctx, name)
 	}
 	if err != nil {
 		_, _ = x.do(context.WithoutCancel(ctx), http.MethodDelete, "/"+name, nil, nil)
 		return fmt.Errorf("opensearch: rebuild: %w", err)
 	}
 	x.folded.Store(true)
+	x.outdated.Store(false)
 	return nil
+}
+
+// swapTries bounds swap's attempts; each failed one means another Rebuild swapped meanwhile.
+const swapTries = 5
+
+// swap points the alias at name alone, as its write index, and deletes the indices it is on,
+// in one _aliases request (atomic: searches see the old index or the new one). When the
+// request fails because the alias moved meanwhile (another Rebuild swapped first and deleted
+// an index this request removes), it reads the alias again and retries.
+func (x *Index) swap(ctx context.Context, name string) error {
+	var err error
+	for range swapTries {
+		var members map[string]*bool
+		if members, err = x.members(ctx); err != nil {
+			return err
+		}
+		actions := []any{map[string]any{"add": map[string]any{"index": name, "alias": x.alias, "is_write_index": true}}}
+		for idx := range members {
+			if idx != name {
+				actions = append(actions, map[string]any{"remove_index": map[string]any{"index": idx}})
+			}
+		}
+		status, e := x.do(ctx, http.MethodPost, "/_aliases", map[string]any{"actions": actions}, nil)
+		if err = statusErr(status, e); err == nil || status == 0 || status >= 500 {
+			return err // done, or the node's own trouble (the client has retried it)
+		}
+	}
+	return fmt.Errorf("swap the alias %s to %s: %w", x.alias, name, err)
 }
 
 // Refresh refreshes the alias's index.

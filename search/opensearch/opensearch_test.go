@@ -96,3 +96,10 @@ func TestIndexBeforeFolding(t *testing.T) {
 	require.Equal(t, 1, total(search.Query{Keyword: "cybersecurity"}))
 	require.Equal(t, 1, total(search.Query{Organization: "department of homeland security"}))
 }
+
+// TestMappingCoversDocument: every search.Document field has a property in the mapping and
+// every property is a Document field; the mapping is strict, so a field it lacks makes every
+// document that has it fail to index.
+func TestMappingCoversDocument(t *testing.T) {
+	searchtest.RequireMapsDocument(t, opensearch.Properties())
+}

@@ -7,6 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,6 +37,43 @@ func OpenSearchURL(t *testing.T) string {
 	return u
 }
 
+// DocumentFields returns the JSON names of search.Document's fields (from their json tags),
+// sorted: the properties an index mapping must have, no more and no less.
+func DocumentFields() []string {
+	var out []string
+	typ := reflect.TypeFor[search.Document]()
+	for f := range typ.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "-" && f.IsExported() {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RequireMapsDocument fails t unless properties (the top-level property names of an index's
+// mapping) are exactly search.Document's JSON fields: a Document field without a mapping
+// makes OpenSearch's strict mapping refuse every document that has it (and bleve drop it), and
+// a mapped property without a Document field is dead weight or a renamed field.
+func RequireMapsDocument(t *testing.T, properties []string) {
+	t.Helper()
+	fields := DocumentFields()
+	var unmapped, extra []string
+	for _, f := range fields {
+		if !slices.Contains(properties, f) {
+			unmapped = append(unmapped, f)
+		}
+	}
+	for _, p := range properties {
+		if !slices.Contains(fields, p) {
+			extra = append(extra, p)
+		}
+	}
+	require.Empty(t, unmapped, "search.Document fields the mapping does not map")
+	require.Empty(t, extra, "mapped properties search.Document does not have")
+}
+
 // Run runs the suite; open returns a new empty index that the test may Close.
 func Run(t *testing.T, open func(t *testing.T) search.Index) {
 	for _, tc := range []struct {
@@ -42,6 +83,8 @@ func Run(t *testing.T, open func(t *testing.T) search.Index) {
 		{"SearchFindsTitleWord", testSearchFindsTitleWord},
 		{"FiltersAndFacets", testFiltersAndFacets},
 		{"FiltersFoldCaseAndAccents", testFiltersFoldCaseAndAccents},
+		{"OrderWithoutText", testOrderWithoutText},
+		{"OrderWithoutTextAtSortKeyMax", testOrderWithoutTextAtSortKeyMax},
 		{"TextFoldsAccents", testTextFoldsAccents},
 		{"Paging", testPaging},
 		{"UpdateAndDelete", testUpdateAndDelete},
@@ -49,7 +92,10 @@ func Run(t *testing.T, open func(t *testing.T) search.Index) {
 		{"DeleteSource", testDeleteSource},
 		{"Rebuild", testRebuild},
 		{"RebuildFailureKeepsLive", testRebuildFailureKeepsLive},
+		{"RebuildDuringRebuild", testRebuildDuringRebuild},
+		{"RebuildsAtOnce", testRebuildsAtOnce},
 		{"Shapes", testShapes},
+		{"EveryFieldIndexes", testEveryFieldIndexes},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -166,6 +212,57 @@ func testFiltersFoldCaseAndAccents(t *testing.T, idx search.Index) {
 	res = find(t, idx, search.Query{Organization: "servicio forestal agricola"})
 	require.Equal(t, []search.Facet{{Value: "Servicio Forestal Agrícola", Count: 1}}, res.Facets["organization"])
 	require.Equal(t, []search.Facet{{Value: "Pinaleño Mountains", Count: 1}}, res.Facets["keyword"])
+}
+
+// testOrderWithoutText: a query without text (filters only, or none) has no relevance to
+// rank by, so hits come by the title's sort key (search.SortKey: case and accents ignored),
+// then by id; datasets without a title come last, and scores are 0. Both backends give the
+// same pages.
+func testOrderWithoutText(t *testing.T, idx search.Index) {
+	put(t, idx,
+		doc("d1", "s1", "Org", `{"title": "zebra counts", "keyword": ["k"]}`),
+		doc("d2", "s1", "Org", `{"title": "Apple orchards", "keyword": ["k"]}`),
+		doc("d3", "s1", "Org", `{"title": "Ábaco survey", "keyword": ["k"]}`),
+		doc("d4", "s1", "Org", `{"title": "Beaver dams", "keyword": ["k"]}`),
+		doc("d5", "s1", "Org", `{"title": "apple orchards", "keyword": ["k"]}`),
+		doc("d6", "s1", "Org", `{"description": "No title", "keyword": ["k"]}`),
+		doc("d7", "s1", "Org", `{"title": "Éclair bakeries", "keyword": ["k"]}`),
+		doc("d0", "s1", "Org", `{"title": "Apple Orchards", "keyword": ["k"]}`),
+		doc("d8", "s1", "Org", `{"title": "`+strings.Repeat("a", search.SortKeyMax+1)+`", "keyword": ["k"]}`),
+	)
+	want := []string{"d8", "d3", "d0", "d2", "d5", "d4", "d7", "d1", "d6"} // d8's key is its first SortKeyMax "a"; d6 has no title
+	for _, q := range []search.Query{{}, {Keyword: "k"}, {Organization: "org"}, {SourceID: "s1"}, {Keyword: "K", Organization: "Org"}} {
+		res := find(t, idx, q)
+		require.Equal(t, want, ids(res), "%+v", q)
+		for _, h := range res.Hits {
+			require.Zero(t, h.Score, "no text, no score: %+v", q)
+		}
+		var paged []string
+		for page := 1; page <= 3; page++ {
+			q.Page, q.PerPage = page, 4
+			paged = append(paged, ids(find(t, idx, q))...)
+		}
+		require.Equal(t, want, paged, "pages of %+v", q)
+	}
+}
+
+// testOrderWithoutTextAtSortKeyMax: long titles keep a key on both backends, whatever their
+// characters: search.SortKey cuts the folded title at search.SortKeyMax bytes, at a character
+// boundary, so a letter that folds to two ("ß" is "ss") or a character outside the Basic
+// Multilingual Plane (four bytes, two UTF-16 units, which OpenSearch's ignore_above counts) at
+// the cut neither drops the key nor orders the title apart on one backend. Titles equal on
+// their first SortKeyMax bytes once folded order by id.
+func testOrderWithoutTextAtSortKeyMax(t *testing.T, idx search.Index) {
+	long := strings.Repeat("a", search.SortKeyMax-1)
+	put(t, idx,
+		doc("e1", "s1", "Org", `{"title": "`+long+`ß"}`), // key: long + "s"
+		doc("e2", "s1", "Org", `{"title": "`+long+`😀"}`), // key: long (the emoji does not fit)
+		doc("e3", "s1", "Org", `{"title": "Beaver dams"}`),
+		doc("e4", "s1", "Org", `{"description": "No title"}`),
+		doc("e5", "s1", "Org", `{"title": "`+long+`Sz, the end"}`),                   // key: long + "s", as e1's
+		doc("e0", "s1", "Org", `{"title": "`+long+`ß`+strings.Repeat("😀", 300)+`"}`), // key: long + "s"
+	)
+	require.Equal(t, []string{"e2", "e0", "e1", "e5", "e3", "e4"}, ids(find(t, idx, search.Query{})))
 }
 
 // testTextFoldsAccents: full text ignores accents both ways, in every text field.
@@ -295,6 +392,80 @@ func testRebuildFailureKeepsLive(t *testing.T, idx search.Index) {
 	require.Equal(t, []string{"live"}, ids(find(t, idx, search.Query{})))
 }
 
+// fillN is a Rebuild fill of n documents "<prefix>NNNN", calling before first and after after
+// the last (nil: nothing).
+func fillN(prefix string, n int, before, after func()) func(put func(search.Document) error) error {
+	return func(put func(search.Document) error) error {
+		if before != nil {
+			before()
+		}
+		for i := range n {
+			if err := put(doc(fmt.Sprintf("%s%04d", prefix, i), "s1", "Org", `{"title": "Rebuilt"}`)); err != nil {
+				return err
+			}
+		}
+		if after != nil {
+			after()
+		}
+		return nil
+	}
+}
+
+// RebuildSets asserts that the index holds exactly one of the documents sets that fillN gave
+// the rebuilds named by prefixes (n each), and that a write after the rebuilds lands; it
+// returns the winning prefix. Backends' own tests use it for rebuilds from several handles.
+func RebuildSets(t *testing.T, idx search.Index, n int, prefixes ...string) string {
+	t.Helper()
+	require.NoError(t, idx.Refresh(t.Context()))
+	all := scan(t, idx, "")
+	require.Len(t, all, n, "the documents of one rebuild")
+	winner := strings.TrimRight(all[0].ID, "0123456789")
+	require.Contains(t, prefixes, winner)
+	for i, e := range all {
+		require.Equal(t, fmt.Sprintf("%s%04d", winner, i), e.ID)
+	}
+	put(t, idx, doc("later", "s1", "Org", `{"title": "Later"}`))
+	require.Equal(t, []string{"later"}, ids(find(t, idx, search.Query{Text: "later"})))
+	return winner
+}
+
+// testRebuildDuringRebuild: a rebuild that starts before another one swaps and swaps after it
+// (two processes migrating at once) succeeds; the index is the second one's alone.
+func testRebuildDuringRebuild(t *testing.T, idx search.Index) {
+	put(t, idx, doc("old", "s1", "Org", `{"title": "Old"}`))
+	secondStarted, firstDone := make(chan struct{}), make(chan struct{})
+	var first, second error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(firstDone)
+		first = idx.Rebuild(t.Context(), fillN("a", 300, func() { <-secondStarted }, nil))
+	})
+	wg.Go(func() {
+		second = idx.Rebuild(t.Context(), fillN("b", 300, func() { close(secondStarted) }, func() { <-firstDone }))
+	})
+	wg.Wait()
+	require.NoError(t, first)
+	require.NoError(t, second, "the second rebuild swaps after the first")
+	require.Equal(t, "b", RebuildSets(t, idx, 300, "a", "b"))
+}
+
+// testRebuildsAtOnce: rebuilds that swap at the same moment both succeed, and the index is
+// one of them, whole.
+func testRebuildsAtOnce(t *testing.T, idx search.Index) {
+	put(t, idx, doc("old", "s1", "Org", `{"title": "Old"}`))
+	var filled sync.WaitGroup
+	filled.Add(2)
+	barrier := func() { filled.Done(); filled.Wait() }
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, prefix := range []string{"a", "b"} {
+		wg.Go(func() { errs[i] = idx.Rebuild(t.Context(), fillN(prefix, 300, nil, barrier)) })
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	RebuildSets(t, idx, 300, "a", "b")
+}
+
 func testShapes(t *testing.T, idx search.Index) {
 	put(t, idx,
 		doc("box", "s1", "Org", `{"title": "Box", "spatial": "-124.5,32.5,-114.1,42.0"}`),
@@ -305,4 +476,26 @@ func testShapes(t *testing.T, idx search.Index) {
 	)
 	require.Equal(t, 5, find(t, idx, search.Query{}).Total)
 	require.Equal(t, []string{"odd"}, ids(find(t, idx, search.Query{Keyword: "ok"})))
+}
+
+// testEveryFieldIndexes: a document with every Document field set, as SYNC makes it from a
+// DCAT-US record, indexes; display fields of any length do too (a keyword's index and doc
+// values hold at most 32,766 bytes). A new Document field must be set here.
+func testEveryFieldIndexes(t *testing.T, idx search.Index) {
+	long := "https://example.gov/" + strings.Repeat("a", 40000)
+	d := doc("full", "s1", "Org", `{"title": "Full", "description": "Every field", "keyword": ["k"], "theme": ["t"],
+		"publisher": {"name": "P"}, "landingPage": "`+long+`", "modified": "2024-01-02", "issued": "2020",
+		"spatial": "-10,20,30,40", "temporal": "2000-01-01/2010-12-31",
+		"distribution": [{"title": "CSV file", "format": "CSV"}]}`)
+	v := reflect.ValueOf(d)
+	for i := range v.NumField() {
+		require.False(t, v.Field(i).IsZero(), "field %s is not set: set it in this test's record", v.Type().Field(i).Name)
+	}
+	put(t, idx, d)
+	require.Equal(t, []string{"full"}, ids(find(t, idx, search.Query{Text: "every"})))
+
+	// DCAT-US 3.0's PeriodOfTime, and a long free-text 1.1 value.
+	put(t, idx, doc("period", "s1", "Org", `{"title": "Period", "temporal": {"startDate": "2001-01-01"}}`),
+		doc("text", "s1", "Org", `{"title": "Text", "temporal": "`+strings.Repeat("since the beginning ", 2000)+`"}`))
+	require.Equal(t, 3, find(t, idx, search.Query{}).Total)
 }

@@ -43,7 +43,7 @@ func TestIndexFailureIsAnErrorOutcome(t *testing.T) {
 	errs, _, err := h.Store.RecordErrorList(t.Context(), &store.RecordErrorListParams{JobID: first.JobID, PageParams: store.PageParams{Limit: 1}})
 	require.NoError(t, err)
 	require.NotEmpty(t, errs)
-	require.Contains(t, errs[0].Message, "search index")
+	require.Equal(t, 1, strings.Count(errs[0].Message, "search index:"), errs[0].Message)
 	require.Contains(t, errs[0].Message, "cluster_block_exception")
 
 	setBlock(false)

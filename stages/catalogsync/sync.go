@@ -150,7 +150,9 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		return nil, harvest.Permanent(err)
 	}
 	if open, err := h.jobs.Open(ctx, rec.JobID); !rec.Replay && (err != nil || !open) {
-		return nil, err // the job ended (failed or cancelled): its remaining records change nothing
+		// The job ended (failed or cancelled): its remaining records change nothing. One this
+		// database does not have (harvest.UnknownJob) is counted, logged and acked.
+		return nil, err
 	}
 	warnings := rec.Warnings
 	switch rec.Action {

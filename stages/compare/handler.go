@@ -79,7 +79,9 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 		return nil, harvest.Permanent(err)
 	}
 	if open, err := h.jobs.Open(ctx, rec.JobID); !rec.Replay && (err != nil || !open) {
-		return nil, err // a record of a job that ended (failed or cancelled) is dropped, unless replayed
+		// A record of a job that ended (failed or cancelled) is dropped, unless replayed; one of
+		// a job this database does not have (harvest.UnknownJob) is counted, logged and acked.
+		return nil, err
 	}
 	if rec.NotDownloaded {
 		return h.notDownloaded(ctx, &rec)
@@ -324,7 +326,7 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 	}
 	job, err := h.store.JobGet(ctx, l.JobID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil // the job was deleted with its source
+		return nil, harvest.UnknownJob(l.JobID) // deleted with its source: counted, logged and acked
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get job: %w", err)

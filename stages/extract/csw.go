@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/html/charset"
 
 	"github.com/harvester-dev/harvester/fetch"
 )
@@ -167,7 +170,9 @@ func (s *cswService) byIDRequest(id string) (u string, body []byte, where string
 
 // exceptionOf is the OWS ExceptionReport a CSW sent with an HTTP error status (400 for a
 // request it refuses, as OWS Common 06-121r3 §8.6 says), as the *CSWExceptionError that names
-// its code and text alongside the status; nil when err is no such answer.
+// its code and text alongside the status; nil when err is no such answer. fetch keeps the
+// first 64 KiB of an error answer: a longer report (a Java stack trace as its text) is read
+// as far as it goes.
 func exceptionOf(err error) error {
 	var fe *fetch.Error
 	if !errors.As(err, &fe) || !bytes.Contains(fe.Page, []byte("ExceptionReport")) {
@@ -180,24 +185,62 @@ func exceptionOf(err error) error {
 	return fmt.Errorf("HTTP %d: %w", fe.StatusCode, exc)
 }
 
-// parseExceptionReport reads an OWS ExceptionReport (its first Exception); nil when body is
-// none.
+// parseExceptionReport reads the first exception of an OWS ExceptionReport (OWS Common
+// 06-121r3 §8: ows:Exception's exceptionCode and locator, its ows:ExceptionText), or of an
+// OGC ServiceExceptionReport (ServiceException's code and text, the report of OGC's older
+// services that some catalogues send); nil when body is neither. The body may declare any
+// encoding (golang.org/x/net/html/charset's labels) and may end early: what was read is kept.
+// The text kept is bounded by maxExceptionText bytes.
 func parseExceptionReport(body []byte) *CSWExceptionError {
-	var rep struct {
-		XMLName    xml.Name
-		Exceptions []struct {
-			Code    string   `xml:"exceptionCode,attr"`
-			Locator string   `xml:"locator,attr"`
-			Text    []string `xml:"ExceptionText"`
-		} `xml:"Exception"`
+	d := xml.NewDecoder(bytes.NewReader(body))
+	d.CharsetReader = charset.NewReaderLabel
+	var (
+		exc    *CSWExceptionError
+		depth  int
+		first  int // depth of the first exception, 0 before it
+		inText int // depth of the element whose text is the exception's, 0 outside
+		done   bool
+	)
+	for !done {
+		tok, err := d.Token()
+		if err != nil {
+			break // the end, or as far as a truncated or broken answer goes
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			switch {
+			case depth == 1 && t.Name.Local != "ExceptionReport" && t.Name.Local != "ServiceExceptionReport":
+				return nil
+			case depth == 1:
+				exc = &CSWExceptionError{}
+			case first == 0 && (t.Name.Local == "Exception" || t.Name.Local == "ServiceException"):
+				first = depth
+				exc.Code = cmp.Or(attr(&t, "exceptionCode"), attr(&t, "code"), "(none given)")
+				exc.Locator = attr(&t, "locator")
+				if t.Name.Local == "ServiceException" {
+					inText = depth
+				}
+			case first > 0 && t.Name.Local == "ExceptionText" && inText == 0:
+				inText = depth
+				if exc.Text != "" {
+					exc.Text += " " // a second ExceptionText of the exception
+				}
+			}
+		case xml.CharData:
+			if inText > 0 && len(exc.Text) < maxExceptionText {
+				exc.Text += string(t[:min(len(t), maxExceptionText-len(exc.Text))])
+			}
+		case xml.EndElement:
+			if depth == inText {
+				inText = 0
+			}
+			done = depth == first // the first exception is read
+			depth--
+		}
 	}
-	if xml.Unmarshal(body, &rep) != nil || rep.XMLName.Local != "ExceptionReport" {
-		return nil
+	if exc != nil && exc.Code == "" {
+		exc.Code = "(none given)"
 	}
-	if len(rep.Exceptions) == 0 {
-		return &CSWExceptionError{Code: "(none given)"}
-	}
-	e := rep.Exceptions[0]
-	text := strings.TrimSpace(strings.Join(e.Text, " "))
-	return &CSWExceptionError{Code: e.Code, Locator: e.Locator, Text: text[:min(len(text), maxExceptionText)]}
+	return exc
 }

@@ -91,6 +91,11 @@ func TestHarvestRecordedCSWs(t *testing.T) {
 	require.NotContains(t, strings.Join(h.ErrorMessages(t, rep.JobID, harvest.SeverityError), "\n"), "MissingIdentifier")
 }
 
+// javaTrace is the text of an ExceptionReport of a Java CSW server that sends its stack trace:
+// 150 KB, 1,500 lines.
+var javaTrace = "java.lang.IllegalArgumentException: startPosition=5 is out of range\n" + strings.Repeat(
+	"\tat org.fao.geonet.kernel.csw.services.getrecords.SearchController.search(SearchController.java:312)\n", 1500)
+
 // hostileCSW is a CSW of 10 ISO records (rec-01 … rec-10) that misbehaves as its mode says.
 type hostileCSW struct {
 	*cswServer
@@ -135,6 +140,11 @@ func (s *hostileCSW) page(r cswRequest) (string, int) {
 		return exceptionReport("InvalidParameterValue", "startPosition out of range"), 400
 	case mode == "exception-200" && r.Start > 1:
 		return exceptionReport("NoApplicableCode", "Query failed"), 200
+	case mode == "exception-trace" && r.Start > 1: // 150 KB: over the 64 KiB of an error answer kept
+		return exceptionReport("NoApplicableCode", javaTrace), 400
+	case mode == "exception-latin1" && r.Start > 1:
+		return strings.Replace(exceptionReport("InvalidParameterValue", "Param\xe8tre startPosition invalide"), `encoding="UTF-8"`,
+			`encoding="ISO-8859-1"`, 1), 400
 	}
 	if mode == "huge-page" { // 200,000 tiny records in one page, half the count
 		var b strings.Builder
@@ -208,8 +218,15 @@ func TestHarvestHostileCSW(t *testing.T) {
 		{"count-changes", "the total changed mid-listing, from 10 to 11"},
 		{"cycle", "nextRecord=1 goes back before startPosition=5"},
 		{"stuck", "nextRecord=5 does not advance past startPosition=5"},
-		{"exception", `HTTP 400: the server answered with an OWS ExceptionReport: exceptionCode "InvalidParameterValue": startPosition out of range`},
-		{"exception-200", `startPosition=5: the server answered with an OWS ExceptionReport: exceptionCode "NoApplicableCode": Query failed`},
+		{"exception", `HTTP 400: the server answered with an OWS ExceptionReport: exceptionCode "InvalidParameterValue": "startPosition out of range"`},
+		{"exception-200", `startPosition=5: the server answered with an OWS ExceptionReport: exceptionCode "NoApplicableCode": "Query failed"`},
+		// An answer of HTTP 400 is kept up to 64 KiB: a longer report is read as far as it goes, its
+		// text one line, cut at 500 characters (issue 34 item 17: the job said "HTTP 400 Bad Request").
+		{"exception-trace", `HTTP 400: the server answered with an OWS ExceptionReport: exceptionCode "NoApplicableCode": ` +
+			`"java.lang.IllegalArgumentException: startPosition=5 is out of range at org.fao.geonet.kernel.csw.services.getrecords.` +
+			`SearchController.search(SearchController.java:312) at `},
+		{"exception-latin1", `HTTP 400: the server answered with an OWS ExceptionReport: exceptionCode "InvalidParameterValue": ` +
+			`"Paramètre startPosition invalide"`},
 		{"caps-exception", `request=GetCapabilities&service=CSW: the server answered with an OWS ExceptionReport: exceptionCode "NoApplicableCode"`},
 		{"caps-html", `the server sent an HTML page (title "Maintenance")`},
 		{"caps-no-getrecords", "the capabilities offer no GetRecords operation"},
@@ -223,6 +240,7 @@ func TestHarvestHostileCSW(t *testing.T) {
 		require.Equal(t, "error", rep.Status, tc.mode)
 		require.Len(t, rep.JobErrors, 1, tc.mode)
 		require.Contains(t, rep.JobErrors[0], tc.want, tc.mode)
+		require.Less(t, len(rep.JobErrors[0]), 1500, "%s: a sane length", tc.mode)
 		require.Contains(t, rep.JobErrors[0], csw.URL, "%s: the request is named", tc.mode)
 		require.Zero(t, rep.Deleted, tc.mode)
 		require.Len(t, h.LiveIdentifiers(t, first.SourceID), 10, "%s: nothing deleted", tc.mode)

@@ -15,11 +15,12 @@ import (
 // chooses) by startPosition/maxRecords, through the portal pager and its guard (listPortal):
 // each record a harvest record of the source's schema type whose XML is the record element
 // as a standalone document, keyed by its identifier (gmd:fileIdentifier, dc:identifier, or an
-// FGDC record's idinfo/citation/citeinfo/onlink). Every page is checked against the CSW's own
-// counts too (cswPageCheck). Capabilities that cannot be read or offer no GetRecords, an OWS
-// ExceptionReport, a page that contradicts the counts: each fails the job naming the request,
-// and no Listing is sent, so nothing is deleted. A harvest after a complete one lists
-// incrementally (cswSince, listCSWSince) unless the source's modified_filter is off.
+// FGDC record's idinfo/datasetid, else its citation's own onlink: see csw_key.go). Every page
+// is checked against the CSW's own counts too (cswPageCheck). Capabilities that cannot be
+// read or offer no GetRecords, an OWS ExceptionReport, a page that contradicts the counts:
+// each fails the job naming the request, and no Listing is sent, so nothing is deleted. A
+// harvest after a complete one lists incrementally (cswSince, listCSWSince) unless the
+// source's modified_filter is off.
 func (h *Handler) listCSW(ctx context.Context, job *harvest.Job) error {
 	s, err := h.cswService(ctx, job)
 	if err != nil {
@@ -137,7 +138,8 @@ func cswIdentifierPath(root xml.Name) string {
 	case "Record", "SummaryRecord", "BriefRecord":
 		return "dc:identifier"
 	case "metadata":
-		return "idinfo/citation/citeinfo/onlink"
+		return "idinfo/datasetid, or an idinfo/citation/citeinfo/onlink that is not a distribution's " +
+			"(distinfo/stdorder/digform/digtopt/onlinopt/computer/networka/networkr, or an onlink with a type)"
 	}
 	return "a record of this kind has no identifier the harvest knows"
 }

@@ -26,7 +26,7 @@ const CSWMaxByID = 100
 // cswSince is the date from which an incremental listing asks for records (modified_filter),
 // or zero for a full listing: only a harvest job (not force_harvest or validate) of a source
 // whose modified_filter is not "off", whose records are ISO or Dublin Core (an FGDC record's
-// identifier is its onlink, which a brief listing does not give), whose constraint setting
+// identifier is its datasetid or onlink, which a brief listing need not give), whose constraint setting
 // has no OR (the date is added to it with AND, and some servers' CQL, pycsw's, refuses the
 // parentheses that would keep an OR apart), and which has a complete
 // harvest or force_harvest job: the start of the newest one, less cswModifiedSlack, as a date.

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
 )
 
 // CSW namespaces (OGC 07-006r1 for 2.0.2, OGC 12-176r7 for 3.0) and the output schemas a
@@ -51,19 +53,27 @@ type CSWExceptionError struct {
 	Code, Locator, Text string
 }
 
+// Error names the exception's code and locator and quotes its text, made one line (runs of
+// white space, a stack trace's line ends and tabs, made one space) and cut at
+// exceptionTextShown characters, ending in "…".
 func (e *CSWExceptionError) Error() string {
 	msg := "the server answered with an OWS ExceptionReport: exceptionCode " + strconv.Quote(e.Code)
 	if e.Locator != "" {
 		msg += " (locator " + strconv.Quote(e.Locator) + ")"
 	}
-	if e.Text != "" {
-		msg += ": " + e.Text
+	if text := strings.Join(strings.Fields(e.Text), " "); text != "" {
+		text, _ = dcatus.Shorten(text, exceptionTextShown)
+		msg += ": " + strconv.Quote(text)
 	}
 	return msg
 }
 
-// maxExceptionText bounds the ExceptionText kept for an error message.
-const maxExceptionText = 2000
+// maxExceptionText bounds the ExceptionText kept for an error message, in bytes, and
+// exceptionTextShown what the message quotes of it, in characters.
+const (
+	maxExceptionText   = 2000
+	exceptionTextShown = 500
+)
 
 // tokenReader feeds an xml.Decoder one byte at a time (it is an io.ByteReader, so the decoder
 // reads no further ahead than it needs and its InputOffset is exact) and bounds the tokens it
@@ -149,18 +159,13 @@ type pageRead struct {
 
 // recordRead is the record being read.
 type recordRead struct {
-	start  int64 // file offset of its "<"
-	depth  int
-	root   xml.Name
-	decls  []nsDecl // declarations in scope outside it
-	path   []string // local names below the root, while they follow want
-	match  int      // how many of path follow want
-	want   []string
-	wantNS string          // the identifier element's namespace ("" any)
-	id     strings.Builder // its first maxKeyBytes bytes
-	idLen  int64           // its length in bytes
-	idDone bool
-	cut    bool // the tokenReader dropped text inside it
+	start int64 // file offset of its "<"
+	depth int
+	root  xml.Name
+	decls []nsDecl   // declarations in scope outside it
+	path  []xml.Name // the elements below the root, to the one being read
+	keys  []*keyRead // its key fields (keyFields)
+	cut   bool       // the tokenReader dropped text inside it
 }
 
 // readCSWPage reads a GetRecords answer (csw:GetRecordsResponse of CSW 2.0.2 or 3.0; or a
@@ -217,9 +222,10 @@ func (p *pageRead) token(tok xml.Token, off int64) error {
 		}
 		return p.start(&t, off)
 	case xml.CharData:
-		if r := p.rec; r != nil && r.match == len(r.want) && len(r.path) == len(r.want) && !r.idDone {
-			r.idLen += int64(len(t))
-			r.id.Write(t[:min(len(t), maxKeyBytes-r.id.Len())])
+		if r := p.rec; r != nil {
+			for _, k := range r.keys {
+				k.text(len(r.path), t)
+			}
 		}
 		if p.inExc > 0 && len(p.exc.Text) < maxExceptionText {
 			p.exc.Text += string(t[:min(len(t), maxExceptionText-len(p.exc.Text))])
@@ -249,7 +255,7 @@ func (p *pageRead) start(t *xml.StartElement, off int64) error {
 	}
 	switch {
 	case p.rec != nil:
-		p.rec.descend(t.Name)
+		p.rec.descend(t)
 	case p.depth == 1 && t.Name.Local == "ExceptionReport":
 		p.exc = &CSWExceptionError{}
 	case p.depth == 1 && t.Name.Local == "GetRecordByIdResponse": // its records are its children
@@ -301,10 +307,8 @@ func (p *pageRead) end() error {
 	p.rec = nil
 	p.done = p.asked.byID // a GetRecordById answer: its first record is the one asked for
 	end := p.d.InputOffset() + p.tr.dropped
-	rec := cswRecord{identifier: strings.TrimSpace(r.id.String()), size: end - r.start, root: r.root}
-	if r.idLen > int64(r.id.Len()) {
-		rec.idSize = r.idLen
-	}
+	rec := cswRecord{size: end - r.start, root: r.root}
+	rec.identifier, rec.idSize = recordKey(r.root.Local, r.keys)
 	if r.cut || rec.size > int64(p.limit) {
 		rec.tooLarge = true
 		p.page.records = append(p.page.records, rec)
@@ -323,38 +327,26 @@ func (p *pageRead) end() error {
 // depth, with the namespace declarations decls in scope outside it.
 func newRecordRead(name xml.Name, off int64, depth int, decls []nsDecl) *recordRead {
 	r := &recordRead{start: off, depth: depth, root: name, decls: decls}
-	switch name.Local {
-	case "MD_Metadata", "MI_Metadata":
-		r.want = []string{"fileIdentifier", "CharacterString"}
-	case "Record", "SummaryRecord", "BriefRecord":
-		r.want, r.wantNS = []string{"identifier"}, dcNS
-	case "metadata": // FGDC CSDGM
-		r.want = []string{"idinfo", "citation", "citeinfo", "onlink"}
+	for _, f := range keyFields(name.Local) {
+		r.keys = append(r.keys, &keyRead{keyField: f})
 	}
 	return r
 }
 
 // descend follows a child element below the record's root.
-func (r *recordRead) descend(name xml.Name) {
-	r.path = append(r.path, name.Local)
-	i := len(r.path) - 1
-	if r.match == i && i < len(r.want) && name.Local == r.want[i] && !r.idDone &&
-		(r.wantNS == "" || name.Space == r.wantNS) {
-		r.match++
+func (r *recordRead) descend(t *xml.StartElement) {
+	r.path = append(r.path, t.Name)
+	for _, k := range r.keys {
+		k.start(r.path, t)
 	}
 }
 
-// ascend leaves the element last descended into; the identifier is complete when its element
-// ends.
+// ascend leaves the element last descended into, ending a key field's occurrence there.
 func (r *recordRead) ascend() {
-	n := len(r.path)
-	if n == len(r.want) && r.match == n && r.id.Len() > 0 {
-		r.idDone = true
+	for _, k := range r.keys {
+		k.end(len(r.path))
 	}
-	if r.match == n {
-		r.match--
-	}
-	r.path = r.path[:n-1]
+	r.path = r.path[:len(r.path)-1]
 }
 
 // standalone makes a record element cut out of its answer a document of its own: an XML

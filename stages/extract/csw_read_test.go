@@ -78,7 +78,7 @@ func TestReadCSWPageHostile(t *testing.T) {
 	var ce *CSWExceptionError
 	require.True(t, errors.As(err, &ce), "%v", err)
 	require.EqualError(t, err, `the server answered with an OWS ExceptionReport: exceptionCode "InvalidParameterValue" `+
-		`(locator "outputSchema"): Invalid outputSchema`)
+		`(locator "outputSchema"): "Invalid outputSchema"`)
 
 	laughs := `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">` +
 		`<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;"><!ENTITY lol9 "&lol2;&lol2;&lol2;&lol2;">]>` +

@@ -175,7 +175,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 	}
 	stored, err := h.store.JobGet(ctx, job.JobID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil // the job was deleted with its source
+		return harvest.UnknownJob(job.JobID) // deleted with its source: counted, logged and acked
 	}
 	if err != nil {
 		return fmt.Errorf("get job: %w", err)

@@ -99,7 +99,7 @@ func (r *extractRun) jobErrors(t *testing.T) []*store.JobError {
 
 // unseen returns the identifiers of live datasets the run did not list: what a complete
 // listing would delete.
-func (r *extractRun) unseen(t *testing.T) []string {
+func (r *extractRun) unseen(t testing.TB) []string {
 	t.Helper()
 	var out []string
 	require.NoError(t, r.st.DatasetListUnseen(context.Background(),
@@ -131,7 +131,7 @@ func runExtractOn(t *testing.T, st store.Store, doc []byte, live []string, opts 
 }
 
 // runExtractAs is runExtractOn of a source of type typ and schema, its document a file named file.
-func runExtractAs(t *testing.T, st store.Store, file string, typ harvest.SourceType, schema harvest.SchemaType,
+func runExtractAs(t testing.TB, st store.Store, file string, typ harvest.SourceType, schema harvest.SchemaType,
 	doc []byte, live []string, opts ...Option) *extractRun {
 	t.Helper()
 	// No aggregator settles these records: unpaced, as the tests of the job window (pace_test.go)
@@ -147,7 +147,7 @@ func runExtractAs(t *testing.T, st store.Store, file string, typ harvest.SourceT
 // handleJob runs EXTRACT on a new harvest job of the source srcID (msg gives the job message's
 // source fields), after an earlier job of it made the datasets live live, on gochannel, and
 // returns what it published.
-func handleJob(t *testing.T, st store.Store, srcID string, live []string, msg harvest.Job, fc fetch.Config,
+func handleJob(t testing.TB, st store.Store, srcID string, live []string, msg harvest.Job, fc fetch.Config,
 	opts ...Option) *extractRun {
 	t.Helper()
 	ctx := context.Background()
@@ -333,7 +333,10 @@ func TestHandleJobDeletedWithItsSource(t *testing.T) {
 		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	require.NoError(t, New(st, pubsub, fetch.Config{}).Handle(m), "a job that no longer exists is acknowledged")
+	var unknown *harvest.UnknownJobError
+	require.ErrorAs(t, New(st, pubsub, fetch.Config{}).Handle(m), &unknown,
+		"a job that no longer exists is an unknown job, which the router counts and acks")
+	require.Equal(t, job.ID, unknown.JobID)
 	mu.Lock()
 	defer mu.Unlock()
 	require.Empty(t, published, "nothing is listed, settled or failed for a deleted job")

@@ -395,7 +395,7 @@ func (l *lister) portalItem(it *PortalItem) error {
 	if bad := harvest.CheckIdentifier(pos, e.Identifier, e.Title, e.Err, l.seen); bad != nil {
 		var fd *foreignDomainError
 		if errors.As(e.Err, &fd) {
-			bad.Type = "ForeignDomain"
+			bad.Type, bad.Identifier = "ForeignDomain", fd.identifier()
 		}
 		if bad.Type != harvest.TypeDuplicateIdentifier || it.XML {
 			l.unkeyed++ // an item of its own, counted against the total (a CSW counts a repeated record too)

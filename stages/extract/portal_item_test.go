@@ -87,7 +87,8 @@ func socrataDerived(id, parent, typ string) string {
 // TestSocrataListsItsOwnDomainsDatasets: a Socrata source harvests the datasets of its own
 // domain (the source URL's host, 127.0.0.1 here), keyed under it. A result naming another
 // domain in metadata.domain is a ForeignDomain error row, keyed under neither domain, so no
-// source mints another domain's identifiers; a derived view (a filter, a chart, a map over a
+// source mints another domain's identifiers: the row names the view by its own domain's
+// identifier (issue 34 item 17); a derived view (a filter, a chart, a map over a
 // dataset: resource.type, parent_fxf) is skipped: no record, no error row, counted against the
 // portal's total only.
 func TestSocrataListsItsOwnDomainsDatasets(t *testing.T) {
@@ -110,7 +111,7 @@ func TestSocrataListsItsOwnDomainsDatasets(t *testing.T) {
 	errs := r.recordErrors(t)
 	require.Len(t, errs, 1)
 	fd := errs["ForeignDomain"]
-	require.Empty(t, fd.Identifier)
+	require.Equal(t, SocrataIdentifier("data.cityofchicago.org", "dddd-4444"), fd.Identifier)
 	require.Contains(t, fd.Errors[0].Message, `dddd-4444 (title "View dddd-4444") is a view of domain "data.cityofchicago.org", `+
 		`not of this source's domain "127.0.0.1"`)
 	require.Equal(t, 3, r.listed(t), "two datasets and the foreign result; the three derived views are no records")

@@ -113,7 +113,7 @@ func (p *rdfPager) read(ctx context.Context, n int, page string) (string, error)
 	var paging []rdf.Triple
 	var digest pageDigest
 	var storeErr error
-	opts := rdf.Options{MaxTermBytes: p.h.cfg.MaxRecordBytes, Warn: p.warns.on(page)}
+	opts := rdf.Options{MaxTermBytes: p.h.cfg.MaxRecordBytes, Warn: p.warns.on(page, format)}
 	err = rdf.ParseWith(f, format, page, opts, func(t rdf.Triple) error {
 		switch {
 		case t.P.Value == hydraNS+"member":

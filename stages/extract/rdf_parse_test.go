@@ -10,7 +10,7 @@ import (
 )
 
 // runRDF lists doc, a file named file, as an rdf source's DCAT-AP catalog.
-func runRDF(t *testing.T, file, doc string, live []string, opts ...Option) *extractRun {
+func runRDF(t testing.TB, file, doc string, live []string, opts ...Option) *extractRun {
 	t.Helper()
 	return runExtractAs(t, openSQLite(t), file, harvest.SourceRDF, harvest.SchemaDCATAP, []byte(doc), live, opts...)
 }
@@ -85,4 +85,24 @@ func TestRDFLenientReadingWarns(t *testing.T) {
 	require.Contains(t, w.Message, "catalog.rdf does not follow the RDF/XML grammar and was read leniently: [line: 6, col: 48]")
 	require.Contains(t, w.Message, `rdf:ID "1-bad" is not an XML NCName`)
 	require.Empty(t, recs[1].Warnings)
+}
+
+// TestRDFCommentAfterPrefixedNameWarns (issue 34 item 11): a Turtle catalog with "dct:x#…"
+// (a '#' right after a prefixed name, which starts a comment, W3C comment_following_localName)
+// is harvested as the grammar reads it, and the job says so in a warning row on the first
+// dataset record: the publisher most likely meant the '#' as part of the IRI.
+func TestRDFCommentAfterPrefixedNameWarns(t *testing.T) {
+	t.Parallel()
+	doc := catalogTTL("@prefix ex: <http://e.org/ns/> .\n<http://e.org/d1> dct:conformsTo ex:profile#v2\n.\n", "http://e.org/d1")
+	r := runRDF(t, "catalog.ttl", doc, nil)
+	require.NoError(t, r.err)
+	require.Empty(t, r.jobErrors(t))
+	recs := r.records(t)
+	require.Len(t, recs, 1)
+	require.Contains(t, string(recs[0].Body), "<http://e.org/d1> <http://purl.org/dc/terms/conformsTo> <http://e.org/ns/profile> .")
+	require.Len(t, recs[0].Warnings, 1)
+	w := recs[0].Warnings[0]
+	require.Equal(t, "RDFSyntaxWarning", w.Type)
+	require.Equal(t, harvest.SeverityWarning, w.Severity)
+	require.Contains(t, w.Message, "catalog.ttl was read with a warning: [line: 6, col: 44] '#' right after the prefixed name ex:profile starts a comment")
 }

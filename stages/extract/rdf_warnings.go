@@ -12,7 +12,8 @@ import (
 const maxRDFWarnings = 100
 
 // rdfWarnings collects what the RDF parser read leniently on an rdf source's pages
-// (rdf.Options.Warn: RDF/XML's misused rdf: names, bad or repeated rdf:ID) as
+// (rdf.Options.Warn: RDF/XML's misused rdf: names, bad or repeated rdf:ID; a '#' right after
+// a Turtle prefixed name, which starts a comment) as
 // RDFSyntaxWarning rows of severity warning. The first dataset record listed carries them all
 // (rdfRecord), as record warnings do (harvest.Record.Warnings): a problem of the document is
 // not one dataset's, and this way each is reported once. A job that lists no dataset record,
@@ -24,14 +25,18 @@ type rdfWarnings struct {
 }
 
 // on is the rdf.Options.Warn of one page.
-func (w *rdfWarnings) on(page string) func(rdf.Warning) {
+func (w *rdfWarnings) on(page string, f rdf.Format) func(rdf.Warning) {
+	what := "does not follow the RDF/XML grammar and was read leniently"
+	if f != rdf.RDFXML {
+		what = "was read with a warning"
+	}
 	return func(x rdf.Warning) {
 		if len(w.rows) >= maxRDFWarnings {
 			w.dropped++
 			return
 		}
 		w.rows = append(w.rows, harvest.RecordError{Type: harvest.TypeRDFSyntaxWarning, Severity: harvest.SeverityWarning,
-			Message: fmt.Sprintf("%s does not follow the RDF/XML grammar and was read leniently: %s", page, x)})
+			Message: fmt.Sprintf("%s %s: %s", page, what, x)})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
@@ -141,6 +142,18 @@ func hasParent(raw json.RawMessage) bool {
 
 // foreignDomainError is the Err of a Socrata result of another domain than the source's.
 type foreignDomainError struct{ id, title, domain, source string }
+
+// identifier names the view the error row is about: its identifier on its own domain
+// (SocrataIdentifier(domain, id), what a source of that domain keys it by), or "" when that
+// is no identifier a row can hold (over harvest.MaxIdentifierBytes, not UTF-8, a NUL). The
+// row is an error row only: the view is neither keyed nor seen under this source.
+func (e *foreignDomainError) identifier() string {
+	id := SocrataIdentifier(e.domain, e.id)
+	if len(id) > harvest.MaxIdentifierBytes || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+		return ""
+	}
+	return id
+}
 
 func (e *foreignDomainError) Error() string {
 	return fmt.Sprintf("result %s%s is a view of domain %q, not of this source's domain %q: it is not harvested "+

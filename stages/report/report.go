@@ -151,21 +151,21 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 }
 
 // Handle counts one settled message and returns the harvest report when it finished the job.
-// A message of a job that was deleted with its source is dropped.
+// A message of a job that this database does not have (deleted with its source) is
+// harvest.UnknownJob: the router counts it, logs it and acks it.
 func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
-	out, err := h.handle(msg)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	return out, err
-}
-
-func (h *Handler) handle(msg *message.Message) ([]*message.Message, error) {
-	ctx := msg.Context()
 	var s harvest.Settled
 	if err := harvest.Decode(msg, &s); err != nil {
 		return nil, harvest.Permanent(err)
 	}
+	out, err := h.handle(msg.Context(), &s)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, harvest.UnknownJob(s.JobID)
+	}
+	return out, err
+}
+
+func (h *Handler) handle(ctx context.Context, s *harvest.Settled) ([]*message.Message, error) {
 	switch s.Kind {
 	case harvest.SettledOutcome:
 		r, err := h.settles.Do(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,

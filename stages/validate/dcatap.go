@@ -56,7 +56,7 @@ func ValidateDCATAP(identifier string, body []byte, profile string) (errs, warni
 		return fail(err.Error())
 	}
 	g := rdf.NewMemGraph()
-	if err := rdf.ParseGraph(bytes.NewReader(body), rdf.NQuads, "", g); err != nil {
+	if err := rdf.ParseRecord(bytes.NewReader(body), g.Add); err != nil {
 		return fail("record graph (N-Quads) does not parse: " + err.Error())
 	}
 	root := rdf.IRI(identifier)

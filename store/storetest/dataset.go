@@ -310,6 +310,25 @@ func testDatasetCount(t *testing.T, s store.Store) {
 	require.Zero(t, count(uuid.NewString()))
 }
 
+// testDatasetAny: an empty store has no live dataset; one dataset of any source is one; deleting
+// the last makes it none again.
+func testDatasetAny(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	hasLive := func() bool {
+		t.Helper()
+		ok, err := s.DatasetAny(ctx)
+		require.NoError(t, err)
+		return ok
+	}
+	job := newJob(t, s, newSource(t, s).ID)
+	require.False(t, hasLive(), "a source without datasets")
+	newDataset(t, s, job, "a")
+	require.True(t, hasLive())
+	_, err := s.DatasetDelete(ctx, &store.DatasetDeleteParams{SourceID: job.SourceID, Identifier: "a"})
+	require.NoError(t, err)
+	require.False(t, hasLive(), "the last dataset deleted")
+}
+
 // requireStops: a stream whose callback fails stops at its first call and returns the
 // callback's error. stream passes each call of its callback on to each.
 func requireStops(t *testing.T, stream func(each func() error) error) {

@@ -10,7 +10,7 @@ import (
 )
 
 // FirstPublishedBackfillFrom is the last migration before the first-published table.
-const FirstPublishedBackfillFrom = 18
+const FirstPublishedBackfillFrom = 19
 
 // FirstPublishedBackfill (issue 34) checks the migration that adds the first-published table on
 // a database that a tied source has taken over: s is a store migrated up to

@@ -27,15 +27,20 @@ func Run(t *testing.T, newStore NewStore) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s, open := newStore(t)
-			c.run(t, &instance{Store: s, open: open})
+			c.run(t, &instance{Store: s, open: open, fresh: func(t *testing.T) store.Store {
+				other, _ := newStore(t)
+				return other
+			}})
 		})
 	}
 }
 
-// instance is the store a case gets; it knows how to open another instance of its database.
+// instance is the store a case gets; it knows how to open another instance of its database,
+// and how to make another database.
 type instance struct {
 	store.Store
-	open func(t *testing.T) store.Store
+	open  func(t *testing.T) store.Store
+	fresh func(t *testing.T) store.Store
 }
 
 // otherInstance opens another Store on s's database.
@@ -44,9 +49,16 @@ func otherInstance(t *testing.T, s store.Store) store.Store {
 	return s.(*instance).open(t)
 }
 
+// otherDatabase returns a store on another empty, migrated database of s's backend.
+func otherDatabase(t *testing.T, s store.Store) store.Store {
+	t.Helper()
+	return s.(*instance).fresh(t)
+}
+
 // cases is the whole suite, grouped by the noun of the method under test.
 var cases = []testCase{
 	{"Migrate/Again", testMigrateAgain},
+	{"Database/ID", testDatabaseID},
 
 	{"Import/Idempotent", testImport},
 	{"Import/NotDue", testImportNotDue},
@@ -173,6 +185,7 @@ var cases = []testCase{
 	{"Dataset/ListUnseenStops", testDatasetListUnseenStops},
 	{"Dataset/DeleteDetection", testDatasetDeleteDetection},
 	{"Dataset/Count", testDatasetCount},
+	{"Dataset/Any", testDatasetAny},
 	{"Dataset/FindElsewhere", testDatasetFindElsewhere},
 	{"Source/PortalTypes", testSourcePortalTypes},
 
@@ -199,5 +212,9 @@ var cases = []testCase{
 	{"Outcome/Identifiers", testOutcomeIdentifiers},
 	{"Job/FetchGraphHash", testJobFetchGraphHash},
 	{"Job/StatsEmpty", testJobStatsEmpty},
+
+	{"Prune/Records", testPruneRecords},
+	{"Prune/Jobs", testPruneJobs},
+	{"Prune/JobsOfPrunedRecords", testPruneJobsOfPrunedRecords},
 	{"Job/Stats", testJobStats},
 }

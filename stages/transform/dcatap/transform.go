@@ -51,7 +51,7 @@ var errStop = errors.New("stop")
 // (the body is not N-Quads) or ErrNoDataset (no triple has the identifier as subject).
 func Transform(nquads []byte, identifier string, langs []string) (dcat []byte, warnings []Warning, err error) {
 	g := rdf.NewMemGraph()
-	if err := rdf.Parse(bytes.NewReader(nquads), rdf.NQuads, "", g.Add); err != nil {
+	if err := rdf.ParseRecord(bytes.NewReader(nquads), g.Add); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrParse, err)
 	}
 	if len(langs) == 0 {

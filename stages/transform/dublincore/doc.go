@@ -10,7 +10,8 @@
 //	title          first dc:title (none: left out, VALIDATE names it; several: first, warning)
 //	description    dct:abstract, else dc:description, else iso.PlaceholderDescription; cut at
 //	               a word to DCAT-US's 10,000 characters
-//	keyword        every dc:subject, trimmed, repeats dropped, order kept; none: "__"
+//	keyword        every dc:subject, trimmed, repeats dropped, order kept, the first 1,000
+//	               (DCAT-US's most, with a warning); none: "__"
 //	modified       dct:modified, else dc:date (W3C-DTF), else the time of transformation
 //	issued         dct:issued
 //	publisher      dc:publisher, else the source's organization, else "Not provided"

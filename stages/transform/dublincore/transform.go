@@ -86,6 +86,10 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 		ds.Keyword = []string{iso.PlaceholderKeyword}
 		m.Warn("keyword", "the record has no dc:subject; used the placeholder %q", iso.PlaceholderKeyword)
 	}
+	if kw, w := dcatus.ShortenKeywords(ds.Keyword); w != "" {
+		ds.Keyword = kw
+		m.Warn("keyword", "%s", w)
+	}
 	m.dates(ds)
 	ds.Publisher = dcatus.NewOrganization(m.publisher(publisherName))
 	ds.ContactPoint = m.contactPoint()

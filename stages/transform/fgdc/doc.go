@@ -15,14 +15,17 @@
 //	                    10,000 characters (dcatus.ShortenDescription)
 //	keyword             idinfo/keywords theme/themekey, place/placekey, stratum/stratkey,
 //	                    temporal/tempkey; BDP idinfo/taxonomy/keywtax/taxonkey; RSE
-//	                    idinfo/plainsid names (mission, platform, instrument)
+//	                    idinfo/plainsid names (mission, platform, instrument); the first
+//	                    1,000 (DCAT-US's most, dcatus.ShortenKeywords)
 //	modified, issued    citeinfo/pubdate (+pubtime), at its precision; modified falls back to
 //	                    metainfo/metd
 //	spatial             idinfo/spdom/bounding "westbc,southbc,eastbc,northbc"; else BDP descgeog
 //	temporal            idinfo/timeperd/timeinfo sngdate, mdattim (earliest/latest), rngdates;
 //	                    a year-only begin before an end with a day widened to January 1st
 //	contactPoint        cntinfo of idinfo/ptcontac, metainfo/metc, distinfo/distrib: the first
-//	                    with an e-mail address (cntemail), fn its primary person or organization
+//	                    with an e-mail address (cntemail; one that holds none, a web page, is
+//	                    skipped with a warning: iso.EmailAddress), fn its primary person or
+//	                    organization
 //	publisher           citeinfo/pubinfo/publish; else a distributor's organization; else
 //	                    citeinfo/origin; else the source's organization
 //	distribution        distinfo/stdorder/digform: digtopt/onlinopt/computer/networka/networkr

@@ -1,15 +1,19 @@
 package fgdc
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/dcatus"
+	"github.com/harvester-dev/harvester/stages/transform/iso"
 )
 
 // dataset is the DCAT-US a test reads back.
@@ -94,7 +98,9 @@ func TestCorpusWatershedMapService(t *testing.T) {
 func TestCorpusUSTopoCollection(t *testing.T) {
 	t.Parallel()
 	ds, warnings := transformValid(t, readCorpus(t, "fgdc-usgs-us-topo-collection-bom-doctype.xml"), "https://example.gov/topo.xml")
-	require.Empty(t, warnings)
+	// The ISO mapper's rule (issue 34 item 8): a value of an e-mail field that holds no address
+	// is skipped with a warning.
+	require.Equal(t, []Warning{{Field: "contactPoint", Message: iso.SkippedEmail("http://www.usgs.gov/ask/")}}, warnings)
 	require.Equal(t, "USGS US Topo Map Collection", ds.Title)
 	require.Contains(t, ds.Description, "Layered GeoPDF 7.5 Minute Quadrangle Map.")
 	require.NotContains(t, ds.Description, "\r")
@@ -198,4 +204,26 @@ func TestRemoteSensingExtensions(t *testing.T) {
 	}, ds.Distribution)
 	require.True(t, warned(warnings, "spatial"), "the meridian crossing is a warning: %v", warnings)
 	require.True(t, warned(warnings, "distribution"), "the address that is not a URL: %v", warnings)
+}
+
+// The white-fronted goose record with theme keywords added up to 1,001: the first 1,000 are
+// kept, in the record's order, with a warning; the record is not refused (issue 34 item 17).
+func TestCorpusRecordWith1001Keywords(t *testing.T) {
+	t.Parallel()
+	b := readCorpus(t, "fgdc-usgs-white-fronted-goose.xml")
+	ds, _ := transformValid(t, b, "https://example.gov/goose.xml")
+	own := ds.Keyword
+	var extra strings.Builder
+	extra.WriteString("<keywords><theme><themekt>None</themekt>")
+	for i := range 1001 - len(own) { // before the record's own keywords
+		fmt.Fprintf(&extra, "<themekey>added keyword %d</themekey>", i)
+	}
+	extra.WriteString("</theme>")
+	b = bytes.Replace(b, []byte("<keywords>"), []byte(extra.String()), 1)
+	ds, warnings := transformValid(t, b, "https://example.gov/goose.xml")
+	require.Equal(t, 1000, len(ds.Keyword))
+	added := 1001 - len(own)
+	require.Equal(t, "added keyword 0", ds.Keyword[0])
+	require.Equal(t, own[:len(own)-1], ds.Keyword[added:], "the record's own keywords follow the added theme; its last is dropped")
+	require.Equal(t, []Warning{{Field: "keyword", Message: "the record has 1001 keywords, over the 1000 DCAT-US allows; kept the first 1000"}}, warnings)
 }

@@ -2,7 +2,7 @@ package fgdc
 
 import (
 	"cmp"
-	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/harvester-dev/harvester/dcatus"
@@ -14,6 +14,7 @@ type contact struct {
 	person, org string // cntperp or cntorgp: cntper and cntorg
 	personFirst bool   // the contact is a person (cntperp), not an organization
 	emails      []string
+	notEmails   []string // cntemail values that hold no address (iso.EmailAddress)
 }
 
 // name returns the contact's primary name: the person of a person-primary contact, the
@@ -48,8 +49,10 @@ func contacts(from []*node) []contact {
 		c.person = realName(value(child(primary, "cntper")))
 		c.org = realName(value(child(primary, "cntorg")))
 		for _, e := range values([]*node{ci}, "cntemail") {
-			if addr := email(e); addr != "" {
+			if addr, ok := iso.EmailAddress(e); ok {
 				c.emails = append(c.emails, addr)
+			} else {
+				c.notEmails = append(c.notEmails, e)
 			}
 		}
 		out = append(out, c)
@@ -57,23 +60,25 @@ func contacts(from []*node) []contact {
 	return out
 }
 
-var emailAddress = regexp.MustCompile(`[\w.~!$&'*+=-]+@[\w-]+(\.[\w-]+)+`)
-
-// email returns the first e-mail address in a cntemail value ("mailto:" and text around it
-// dropped), lower-cased; "" when it holds none (a web page, "Not provided").
-func email(s string) string {
-	return strings.ToLower(emailAddress.FindString(strings.TrimPrefix(strings.TrimSpace(s), "mailto:")))
-}
-
 // contactPoint returns the dataset's contact: of the point of contact (idinfo/ptcontac), the
 // metadata contact (metainfo/metc) and the distributors (distinfo/distrib), in that order,
 // the first with an e-mail address, else the first with a name; placeholders for what none
 // has. MDTranslator's DCAT-US writer takes the first point of contact only, and fails on a
-// record without one (most CSDGM records: ptcontac is optional).
+// record without one (most CSDGM records: ptcontac is optional). A cntemail that holds no
+// address (a web page) is skipped with a warning, the ISO mapper's rule (iso.EmailAddress).
 func (m *mapper) contactPoint() *dcatus.ContactPoint {
 	all := contacts([]*node{child(m.idinfo, "ptcontac")})
 	all = append(all, contacts([]*node{at(m.root, "metainfo", "metc")})...)
 	all = append(all, contacts(path([]*node{m.root}, "distinfo", "distrib"))...)
+	var skipped []string
+	for _, p := range all {
+		for _, v := range p.notEmails {
+			if !slices.Contains(skipped, v) {
+				skipped = append(skipped, v)
+				m.Warn("contactPoint", "%s", iso.SkippedEmail(v))
+			}
+		}
+	}
 	c := dcatus.NewContactPoint("", "")
 	for _, p := range all {
 		if len(p.emails) > 0 {

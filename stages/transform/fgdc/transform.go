@@ -147,7 +147,8 @@ func (m *mapper) plain(prose, what string) string {
 // keywords returns the theme, place, stratum and temporal keywords (CSDGM 1.6), the Biological
 // Data Profile's taxonomy keywords (idinfo/taxonomy/keywtax/taxonkey) and the Remote Sensing
 // Extensions' mission, platform and instrument names (idinfo/plainsid), de-duplicated
-// case-sensitively, order kept; the placeholder when there are none.
+// case-sensitively, order kept, the first dcatus.MaxKeywords of them (with a warning); the
+// placeholder when there are none.
 func (m *mapper) keywords() []string {
 	idinfo := []*node{m.idinfo}
 	kw := path(idinfo, "keywords")
@@ -176,6 +177,10 @@ func (m *mapper) keywords() []string {
 	if len(out) == 0 {
 		m.Warn("keyword", "the record has no keywords; used the placeholder %q", iso.PlaceholderKeyword)
 		return []string{iso.PlaceholderKeyword}
+	}
+	out, w := dcatus.ShortenKeywords(out)
+	if w != "" {
+		m.Warn("keyword", "%s", w)
 	}
 	return out
 }

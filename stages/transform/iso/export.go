@@ -1,6 +1,12 @@
 package iso
 
-import "github.com/harvester-dev/harvester/dcatus"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/harvester-dev/harvester/dcatus"
+)
 
 // The helpers the other XML mappers (packages fgdc and dublincore) share with this one, so
 // that every XML record is decoded, and its links read, by the same rules.
@@ -50,3 +56,24 @@ func LanguageCode(s string) (string, bool) { c, ok := languages[s]; return c, ok
 
 // IsLetters reports whether s holds only ASCII letters.
 func IsLetters(s string) bool { return isAlpha(s) }
+
+// emailAddress matches an e-mail address in an e-mail field's text.
+var emailAddress = regexp.MustCompile(`[\w.~!$&'*+=-]+@[\w-]+(\.[\w-]+)+`)
+
+// EmailAddress returns the e-mail address an e-mail field's value holds (ISO's
+// gmd:electronicMailAddress, FGDC's cntemail): its first one, lower-cased, with "mailto:" and
+// any text around it dropped ("mailto:Data@Agency.gov (data team)" → "data@agency.gov"), and
+// whether it holds one. A web address ("http://www.usgs.gov/ask/"), a name or "Not provided"
+// holds none: the ISO and FGDC mappers skip such a value with the warning SkippedEmail gives
+// and take the next contact's address, else the placeholder, so the record still validates.
+func EmailAddress(s string) (string, bool) {
+	addr := emailAddress.FindString(strings.TrimPrefix(strings.TrimSpace(s), "mailto:"))
+	return strings.ToLower(addr), addr != ""
+}
+
+// SkippedEmail is the warning message (field contactPoint) for an e-mail field whose value v
+// holds no e-mail address (EmailAddress), v quoted and cut to 200 characters.
+func SkippedEmail(v string) string {
+	v, _ = dcatus.Shorten(strings.Join(strings.Fields(v), " "), 200)
+	return fmt.Sprintf("the e-mail field %q holds no e-mail address (a web address or text?); skipped", v)
+}

@@ -22,9 +22,9 @@ type mapper struct {
 // publisher when the record names none (see Transform).
 func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 	root := m.root
-	ident := first(path([]*node{root}, "identificationInfo", "*"))
+	idents := identifications(root)
+	ident := first(idents)
 	cit := first(path([]*node{ident}, "citation", "CI_Citation"))
-	idents := []*node{ident}
 
 	ds := dcatus.NewDataset(identifier)
 	ds.Title = value(child(cit, "title"))
@@ -62,8 +62,8 @@ func (m *mapper) dataset(identifier, publisherName string) *dcatus.Dataset {
 	return ds
 }
 
-// keywords returns all descriptive keywords, de-duplicated case-sensitively, order kept; the
-// placeholder when there are none.
+// keywords returns all descriptive keywords, de-duplicated case-sensitively, order kept, the
+// first dcatus.MaxKeywords of them (with a warning); the placeholder when there are none.
 func (m *mapper) keywords(idents []*node) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -78,6 +78,10 @@ func (m *mapper) keywords(idents []*node) []string {
 	if len(out) == 0 {
 		m.Warn("keyword", "the record has no keywords; used the placeholder %q", PlaceholderKeyword)
 		return []string{PlaceholderKeyword}
+	}
+	out, w := dcatus.ShortenKeywords(out)
+	if w != "" {
+		m.Warn("keyword", "%s", w)
 	}
 	return out
 }
@@ -149,6 +153,9 @@ func (m *mapper) dates(ds *dcatus.Dataset, cit *node) {
 	ds.Modified = newest.Format(dateLayout)
 }
 
+// maxRights is the longest rights DCAT-US 1.1 allows (maxLength), in characters.
+const maxRights = 255
+
 const (
 	dateLayout     = "2006-01-02T15:04:05.000-07:00"
 	temporalLayout = "2006-01-02T15:04:05-07:00"
@@ -173,20 +180,45 @@ func parseDate(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// constraints sets rights (access restriction codes and security classifications) and license
-// (the first URL among the use limitations and use constraints).
+// constraints sets rights and license. rights lists, constraint by constraint, the access
+// restrictions (accessConstraints codes) and security classifications; the code
+// otherRestrictions gives way to its constraint's otherConstraints text, which says what the
+// restriction is ("no limitations": ISO 19115 makes otherConstraints mandatory with that
+// code, and the code alone says nothing). It is cut at a word to DCAT-US's 255 characters,
+// with a warning. license is the first URL among the use limitations and use constraints.
 func (m *mapper) constraints(ds *dcatus.Dataset, idents []*node) {
 	cons := path(idents, "resourceConstraints", "*")
 	var rights []string
-	for _, n := range append(find(cons, "accessConstraints"), find(cons, "classification")...) {
-		if c := code(n); c != "" && !slices.Contains(rights, c) {
-			rights = append(rights, c)
+	add := func(v string) {
+		if v != "" && !slices.Contains(rights, v) {
+			rights = append(rights, v)
 		}
 	}
-	if r := strings.Join(rights, ", "); r != "" {
-		if utf8.RuneCountInString(r) > 255 {
-			r = string([]rune(r)[:255])
-			m.Warn("rights", "rights cut to 255 characters")
+	for _, c := range cons {
+		var texts []string
+		for _, o := range find([]*node{c}, "otherConstraints") {
+			if v := strings.Join(strings.Fields(value(o)), " "); v != "" {
+				texts = append(texts, v)
+			}
+		}
+		for _, n := range find([]*node{c}, "accessConstraints") {
+			if v := code(n); v == "otherRestrictions" && len(texts) > 0 {
+				for _, t := range texts {
+					add(t)
+				}
+			} else {
+				add(v)
+			}
+		}
+		for _, n := range find([]*node{c}, "classification") {
+			add(code(n))
+		}
+	}
+	if r := strings.Join(rights, "; "); r != "" {
+		if cut, ok := dcatus.Shorten(r, maxRights); ok {
+			m.Warn("rights", "the access constraints are %d characters, over the %d DCAT-US allows; cut to %d at a word, ending in \"…\"",
+				utf8.RuneCountInString(r), maxRights, utf8.RuneCountInString(cut))
+			r = cut
 		}
 		ds.Rights = r
 	}
@@ -260,9 +292,11 @@ type onlineResource struct {
 	url, protocol, name, description, function string
 }
 
+// onlineResources returns the CI_OnlineResources under the nodes, in document order, but not
+// a party's own web page (ownContactInfo): it tells who the party is, not where the data is.
 func onlineResources(from []*node) []onlineResource {
 	var out []onlineResource
-	for _, n := range find(from, "CI_OnlineResource") {
+	for _, n := range findPruned(from, "CI_OnlineResource", ownContactInfo) {
 		out = append(out, onlineResource{
 			url:         value(child(n, "linkage")),
 			protocol:    value(child(n, "protocol")),
@@ -274,9 +308,9 @@ func onlineResources(from []*node) []onlineResource {
 	return out
 }
 
-// distributions sets distribution (distribution online resources, then the resource's other
-// online resources, then the landing page), references (aggregate resources) and landingPage
-// (the citation's online resource).
+// distributions sets distribution (distribution online resources, then the endpoints of the
+// services the record describes, then the resource's other online resources, then the landing
+// page), references (aggregate resources) and landingPage (the citation's online resource).
 func (m *mapper) distributions(ds *dcatus.Dataset, cit *node, idents []*node) {
 	seen := map[string]bool{}
 	add := func(r onlineResource) {
@@ -304,6 +338,19 @@ func (m *mapper) distributions(ds *dcatus.Dataset, cit *node, idents []*node) {
 	}
 	for _, r := range onlineResources(path([]*node{m.root}, "distributionInfo")) {
 		add(r)
+	}
+	for _, r := range serviceEndpoints(idents) {
+		u, ok := cleanURL(r.url)
+		if !ok {
+			if r.url != "" {
+				m.Warn("distribution", "service endpoint URL %q is not a valid URL; dropped", r.url)
+			}
+			continue
+		}
+		if !seen[u] {
+			seen[u] = true
+			ds.Distribution = append(ds.Distribution, serviceDistribution(u, r))
+		}
 	}
 	aggregates := append(path(idents, "aggregationInfo"), path(idents, "associatedResource")...)
 	for _, r := range onlineResources(aggregates) {

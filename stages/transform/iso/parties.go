@@ -11,6 +11,7 @@ import (
 // party is a responsible party (19139 CI_ResponsibleParty or 19115-3 CI_Responsibility).
 type party struct {
 	org, individual, email, role string
+	notEmails                    []string // e-mail field values that hold no address (EmailAddress)
 }
 
 func (p party) name() string {
@@ -31,7 +32,14 @@ func parties(from []*node) []party {
 			p.org = value(first(path([]*node{n}, "party", "CI_Organisation", "name")))
 			p.individual = value(first(path(find([]*node{n}, "CI_Individual"), "name")))
 		}
-		p.email = value(first(find([]*node{n}, "electronicMailAddress")))
+		for _, e := range find([]*node{n}, "electronicMailAddress") {
+			v := value(e)
+			if addr, ok := EmailAddress(v); ok && p.email == "" {
+				p.email = addr
+			} else if !ok && v != "" {
+				p.notEmails = append(p.notEmails, v)
+			}
+		}
 		out = append(out, p)
 	}
 	return out
@@ -79,12 +87,22 @@ func roleCode(s string) bool {
 
 // contactPoint returns the dataset's contact: of the resource's points of contact, then the
 // metadata contacts, the first with an e-mail address, else the first with a name;
-// placeholders for what none has.
+// placeholders for what none has. An e-mail field that holds no address (a web address) is
+// skipped with a warning (EmailAddress, the FGDC mapper's rule too).
 func (m *mapper) contactPoint(contacts []party) *dcatus.ContactPoint {
 	c := dcatus.NewContactPoint("", "")
+	var skipped []string
+	for _, p := range contacts {
+		for _, v := range p.notEmails {
+			if !slices.Contains(skipped, v) {
+				skipped = append(skipped, v)
+				m.Warn("contactPoint", "%s", SkippedEmail(v))
+			}
+		}
+	}
 	for _, p := range contacts {
 		if p.email != "" {
-			c.FN, c.HasEmail = p.name(), "mailto:"+strings.ToLower(strings.TrimPrefix(p.email, "mailto:"))
+			c.FN, c.HasEmail = p.name(), "mailto:"+p.email
 			break
 		}
 	}
@@ -136,4 +154,28 @@ func (m *mapper) publisher(cit *node, idents []*node, contacts []party, publishe
 	pub := cmp.Or(publisherName, PlaceholderPublisher)
 	m.Warn("publisher", "the record names no organisation; used %q", pub)
 	return pub
+}
+
+// ownContactInfo reports whether n is a party whose contact information is its own, so that a
+// web page in it (contactInfo/CI_Contact/onlineResource) is the party's, not the data's: every
+// 19115-3 cit:CI_Responsibility (its citations hold their own online resources), and an ISO
+// 19139 gmd:CI_ResponsibleParty that names someone (an organisationName, individualName or
+// positionName). A CI_ResponsibleParty that names no one is how 19139 records (NOAA InPort's)
+// give a citation its links, which 19115:2003's CI_Citation has no element for: its online
+// resources are the citation's.
+func ownContactInfo(n *node) bool {
+	switch {
+	case !isoNamespace(n.Space):
+		return false
+	case n.Local == "CI_Responsibility":
+		return true
+	case n.Local != "CI_ResponsibleParty":
+		return false
+	}
+	for _, name := range []string{"organisationName", "individualName", "positionName"} {
+		if value(child(n, name)) != "" {
+			return true
+		}
+	}
+	return false
 }

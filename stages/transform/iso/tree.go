@@ -29,7 +29,11 @@ func child(n *node, local string) *node { return n.Child(local, isoStep) }
 func path(from []*node, steps ...string) []*node { return xmltree.Path(from, isoStep, steps...) }
 
 // find returns every ISO descendant element of the nodes named local, in document order.
-func find(from []*node, local string) []*node {
+func find(from []*node, local string) []*node { return findPruned(from, local, nil) }
+
+// findPruned is find without looking below the descendants prune reports true for (nil
+// prunes nothing); a pruned element itself is neither matched nor walked.
+func findPruned(from []*node, local string, prune func(*node) bool) []*node {
 	var out []*node
 	stack := make([]*node, 0, 64)
 	for i := len(from) - 1; i >= 0; i-- {
@@ -41,6 +45,9 @@ func find(from []*node, local string) []*node {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		if prune != nil && prune(n) {
+			continue
+		}
 		if n.Local == local && isoNamespace(n.Space) {
 			out = append(out, n)
 		}

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -183,6 +184,13 @@ func (s *Store) JobErrorList(ctx context.Context, jobID string) ([]*store.JobErr
 		WHERE harvest_job_id = $1 ORDER BY id`, jobID), s.scan.JobError)
 }
 
+// DatasetAny implements store.Store.
+func (s *Store) DatasetAny(ctx context.Context) (bool, error) {
+	var found bool
+	err := s.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM dataset WHERE duplicate_of IS NULL)`).Scan(&found)
+	return found, err
+}
+
 // DatasetCount implements store.Store.
 func (s *Store) DatasetCount(ctx context.Context, sourceID string) (int, error) {
 	return Count(ctx, s.q, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1 AND duplicate_of IS NULL`, sourceID)
@@ -236,6 +244,15 @@ func (s *Store) DatasetListUnseen(ctx context.Context, p *store.DatasetListUnsee
 		WHERE d.harvest_source_id = $1 AND NOT EXISTS (SELECT 1 FROM harvest_job_identifier i
 			WHERE i.harvest_job_id = $2 AND i.identifier = d.identifier)
 		ORDER BY d.identifier`, p.SourceID, p.JobID), String, fn)
+}
+
+// DatabaseID implements store.Store: the one row of database_identity (migration 019).
+func (s *Store) DatabaseID(ctx context.Context) (string, error) {
+	var id string
+	if err := s.q.QueryRow(ctx, `SELECT id FROM database_identity`).Scan(&id); err != nil {
+		return "", fmt.Errorf("read the database identity: %w", err)
+	}
+	return id, nil
 }
 
 // OutcomeSettle implements store.Store: a batch of one of the backend's OutcomeSettleBatch.

@@ -1,5 +1,5 @@
 -- +goose Up
--- Kept in step with store/postgres/migration/019_first_published.sql: when each source first
+-- Kept in step with store/postgres/migration/020_first_published.sql: when each source first
 -- published a dataset with each duplicate key (never updated; it goes only with its source),
 -- filled from the datasets there are now; a dataset's standing moved by another source's job;
 -- a job's held count.
