@@ -106,7 +106,9 @@ func TestCSWSchemaTypeChangeReKeys(t *testing.T) {
 	require.Equal(t, iso.SourceID, fgdc.SourceID, "the same source, its schema type changed")
 	require.Equal(t, "error", fgdc.Status)
 	require.Len(t, fgdc.JobErrors, 1)
-	require.Contains(t, fgdc.JobErrors[0], "DeleteGuard: the listing would delete 2 of the source's 2 live datasets")
+	// "of the source's N live datasets": N counts held ones too, and a parallel test of the
+	// package may harvest the same recorded catalogue into its own source of this database.
+	require.Regexp(t, `^DeleteGuard: the listing would delete 2 of the source's \d+ live datasets .*nothing was deleted`, fgdc.JobErrors[0])
 	require.Equal(t, before, h.LiveIdentifiers(t, iso.SourceID), "nothing deleted")
 
 	force := h.Harvest(t, pipelinetest.Source{URL: gp.URL + "/geoportal/csw", SourceType: harvest.SourceCSW,
