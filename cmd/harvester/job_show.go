@@ -149,7 +149,10 @@ func (f *storeFlags) showJob(ctx context.Context, out io.Writer, st store.Store,
 	}
 	name, location := job.SourceID, job.SourceID
 	if src, err := st.SourceGet(ctx, job.SourceID); err == nil {
-		name, location = src.Name, src.Name+" <"+src.URL+">"
+		name, location = src.Name, src.URL
+		if src.Name != src.URL {
+			location = src.Name + " <" + src.URL + ">"
+		}
 	}
 	if f.format == "text" {
 		return printReport(ctx, out, st, job, location, "text")

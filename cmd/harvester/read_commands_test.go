@@ -130,7 +130,7 @@ func testReadCommands(t *testing.T, storeArgs []string) {
 	require.Equal(t, first.RecordErrors.Rows, show.RecordErrors.Rows)
 	code, stdout, stderr = runCmd(read("job", "show", first.JobID)...)
 	require.Equal(t, exitOK, code, stderr)
-	require.Contains(t, stdout, "Harvest job "+first.JobID+" (harvest) of "+src.Name+" <"+src.URL+">: complete")
+	require.Contains(t, stdout, "Harvest job "+first.JobID+" (harvest) of "+src.URL+": complete")
 	require.Contains(t, stdout, "total 36: added 32, updated 0, deleted 0, unchanged 0, errored 4")
 	require.Contains(t, stdout, `DuplicateIdentifier "FAES-CGS-0007"`)
 
