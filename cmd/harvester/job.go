@@ -24,7 +24,7 @@ func jobCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(jobCancelCommand())
+	cmd.AddCommand(jobListCommand(), jobShowCommand(), jobCancelCommand())
 	return cmd
 }
 

@@ -8,7 +8,12 @@
 //	harvester worker --stages validate,sync   only the given stages' consumers, to scale them out
 //	harvester scheduler                       only the scheduler: due jobs, the cap, orphans
 //	harvester api [--addr HOST:PORT]          only the HTTP API and the web UI
+//	harvester source list [--format json]
+//	harvester job list [--source ID|NAME|URL] [--limit N] [--format json]
+//	harvester job show JOB_ID [--format json]
 //	harvester job cancel JOB_ID
+//	harvester duplicates [--source ID|NAME|URL] [--limit N] [--format json]
+//	harvester version [--format json]
 //	harvester replay --job JOB_ID [--stage STAGE] [--since TIME] [--format json]
 //	harvester migrate
 //	harvester prune [--retention 90d] [--dry-run] [--format json]
@@ -63,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
 		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand(), importH2Command(), healthcheckCommand(),
-		pruneCommand())
+		pruneCommand(), sourceCommand(), duplicatesCommand(), versionCommand())
 	cmd, err := root.ExecuteContextC(ctx)
 	var jobErr jobFailed
 	switch {
