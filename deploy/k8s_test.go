@@ -346,7 +346,7 @@ func checkDeployment(t *testing.T, d object, configMaps map[string]bool) {
 	}
 	require.LessOrEqual(t, mebibytes(t, c.Resources.Requests["memory"]), mebibytes(t, c.Resources.Limits["memory"]), name)
 	// The bench's peak RSS of every stage in one process without an in-process index is ~98
-	// MiB at 100,000 records (README, Speed): no group may be limited below it.
+	// MiB at 100,000 records (docs/benchmarks.md, Speed): no group may be limited below it.
 	require.GreaterOrEqual(t, mebibytes(t, c.Resources.Limits["memory"]), 128, "%s: memory limit", name)
 	sc := c.SecurityContext
 	require.True(t, sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem, "%s: read-only root", name)

@@ -1,6 +1,6 @@
 // Package fetch is the HTTP client of every part of Harvester that downloads a harvest
 // source's documents (EXTRACT, the validate API, the command line): one GET of a URL into a
-// temporary file, with the policy of the README's Fetching paragraph. The file has no name on
+// temporary file, with the policy of docs/operators-guide.md's Fetching paragraph. The file has no name on
 // disk (removed once created, spool): it is freed when closed or when the process ends, even
 // by kill -9.
 //

@@ -56,19 +56,10 @@ func main() {
 
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := &cobra.Command{
-		Use:           "harvester",
-		Short:         "Harvest open-data metadata into a DCAT-US catalog",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
+	root := rootCommand()
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
-		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand(), importH2Command(), healthcheckCommand(),
-		pruneCommand(), sourceCommand(), duplicatesCommand(), versionCommand())
 	cmd, err := root.ExecuteContextC(ctx)
 	var jobErr jobFailed
 	switch {
@@ -83,6 +74,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "harvester:", err)
 	return exitJobError
+}
+
+// rootCommand is the command tree: every subcommand with its flags (the docs test walks it).
+func rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "harvester",
+		Short:         "Harvest open-data metadata into a DCAT-US catalog",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(harvestCommand(), jobCommand(), migrateCommand(), serveCommand(), workerCommand(), schedulerCommand(), apiCommand(),
+		searchCommand(), reindexCommand(), reconcileCommand(), replayCommand(), importH2Command(), healthcheckCommand(),
+		pruneCommand(), sourceCommand(), duplicatesCommand(), versionCommand())
+	return root
 }
 
 // jobFailed is returned after a report was printed for a job that ended in error.

@@ -160,7 +160,7 @@ func (r *searchRun) searchDHS() {
 		"searching %q finds dataset %s: %+v", title, target.ID, res.Hits)
 	require.NotEmpty(t, res.Facets["keyword"])
 
-	// The README's example: --organization gave the source its organization, and the keyword
+	// docs/search.md's example: --organization gave the source its organization, and the keyword
 	// filter ignores case (the catalog writes "Cybersecurity").
 	require.NotEmpty(t, cyber)
 	for _, args := range [][]string{{"--organization", dhsOrg, "--keyword", "cybersecurity"},

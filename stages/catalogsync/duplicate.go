@@ -35,7 +35,7 @@ const keyStripes = 64
 // stripe is its FNV-1a hash modulo keyStripes; a dataset locks the stripes of its identifier,
 // landingPage and downloadURL set in ascending order. Processes of a cluster do not share
 // them: there the window stays, and a pair missed there stays until one of its records changes
-// or is force-harvested (README, "Sources harvested at once").
+// or is force-harvested (docs/operators-guide.md, "Sources harvested at once").
 type keyLocks [keyStripes]sync.Mutex
 
 // lock locks the stripes of ds's keys and returns their unlock.

@@ -11,7 +11,7 @@ import (
 
 // The batchers group the database work of COMPARE's concurrent handlers: one query answers
 // the lookups of every record that is waiting, one statement inserts their records. One query
-// per record cost ~90 µs of round trip against ~3 µs a key in a batch (README, Speed).
+// per record cost ~90 µs of round trip against ~3 µs a key in a batch (docs/benchmarks.md, Speed).
 //
 // Linger is short: about one single-row round trip, so that a few handlers (--concurrency 1)
 // do not wait longer for a batch than a query of their own would take; under load batches fill

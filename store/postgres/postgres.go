@@ -49,7 +49,7 @@ var _ store.Store = (*Store)(nil)
 
 // DefaultMaxConns is the connection pool's size when the URL does not set pool_max_conns:
 // pgxpool's own default (4 on 2 cores) starves the stages' concurrent handlers, and the bench
-// measured 16 three times faster (README, Speed). Connections open only as they are needed.
+// measured 16 three times faster (docs/benchmarks.md, Speed). Connections open only as they are needed.
 const DefaultMaxConns = 16
 
 // Open connects to the database at url (a libpq URL or DSN, e.g.

@@ -1,7 +1,7 @@
 // Package dcatap transforms one DCAT-AP record graph (a dcat:Dataset and the resources it
 // points at, as EXTRACT splits and skolemizes it) into a DCAT-US 1.1 dataset object, the JSON
 // SYNC writes to the dataset table and the search index. The mapping, field by field, is in
-// the README ("DCAT-AP → DCAT-US mapping"). It reads DCAT-AP 2.1.1 and 3.0.0 and DCAT-AP-NO
+// docs/source-types.md ("DCAT-AP → DCAT-US mapping"). It reads DCAT-AP 2.1.1 and 3.0.0 and DCAT-AP-NO
 // 2.0 terms (DCAT 2/3, Dublin Core, vCard, FOAF, SKOS, LOCN, W3C Time, schema.org dates).
 package dcatap
 

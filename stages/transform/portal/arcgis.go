@@ -57,7 +57,7 @@ type arcgisItem struct {
 // landing page (a Hub record's slug page when it has a slug). The extent becomes spatial as
 // the bounding box "minx,miny,maxx,maxy" DCAT-US allows; contactPoint is the item's owner and
 // the Hub organization's contact e-mail, as Esri's own DCAT-US feed writes it. The mapping,
-// field by field, is in the README. A required field the item does not have is left out
+// field by field, is in docs/source-types.md. A required field the item does not have is left out
 // (VALIDATE names it); publisherName, the source's organization, names a publisher the item
 // does not. A body that is not a JSON object: an error wrapping ErrNotItem.
 func ArcGIS(item []byte, identifier, publisherName string) (dcat []byte, warnings []Warning, err error) {

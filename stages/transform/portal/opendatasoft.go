@@ -78,7 +78,7 @@ type odsDCAT struct {
 // with the "geo" feature) and the attachment URLs (odsfile://… becomes the API's attachment
 // URL). keyword may be a list or a comma-joined string (split on commas); theme may be a list
 // or one string (kept whole: ODS theme names hold commas). metas.default.bbox (GeoJSON) becomes
-// spatial as "minx,miny,maxx,maxy". The mapping, field by field, is in the README. A required
+// spatial as "minx,miny,maxx,maxy". The mapping, field by field, is in docs/source-types.md. A required
 // field the item does not have is left out (VALIDATE names it); publisherName, the source's
 // organization, names a publisher the item does not. A body that is not a JSON object: an
 // error wrapping ErrNotItem.

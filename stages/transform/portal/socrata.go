@@ -87,7 +87,7 @@ type socrataView struct {
 //
 // identifier is the record's identifier, the view's permalink https://<domain>/d/<4x4>: the
 // domain of the download URLs and the landing page come from it. The mapping, field by field,
-// is in the README ("Portal sources"): DCAT-US fields kept in the domain's metadata
+// is in docs/source-types.md ("Portal sources"): DCAT-US fields kept in the domain's metadata
 // (Common-Core_Publisher, -Contact-Name, -Contact-Email, -Bureau-Code, -Program-Code, -License,
 // -Spatial, -Temporal, -Issued, -Language, -Frequency, -Theme, -Public-Access-Level, …) win over
 // the platform's own fields. A required field the item does not have is left out (VALIDATE names it);
