@@ -128,19 +128,35 @@ func TestDocsCommandsExist(t *testing.T) {
 		require.NoError(t, err)
 		var lines []string
 		var inCode []bool
-		pending, fenced := "", false
+		var block []int            // the fenced block of each line (0: none)
+		prompted := map[int]bool{} // blocks written as a session: "$ command", then its output
+		pending, fenced, blocks := "", false, 0
 		for line := range strings.Lines(string(text)) {
 			line = strings.TrimRight(line, "\n")
 			if strings.HasPrefix(line, "```") {
-				fenced = !fenced
+				if fenced = !fenced; fenced {
+					blocks++
+				}
 			}
 			if cont, ok := strings.CutSuffix(line, "\\"); ok && fenced { // a shell line continued on the next
 				pending += cont + " "
 				continue
 			}
-			lines, inCode, pending = append(lines, pending+line), append(inCode, fenced), ""
+			b := 0
+			if fenced {
+				b = blocks
+				prompted[b] = prompted[b] || strings.HasPrefix(line, "$ ")
+			}
+			lines, inCode, block, pending = append(lines, pending+line), append(inCode, fenced), append(block, b), ""
 		}
 		for n, line := range lines {
+			if prompted[block[n]] { // in a session, the commands are the prompted lines; the rest is output
+				cmd, ok := strings.CutPrefix(line, "$ ")
+				if !ok {
+					continue
+				}
+				line = cmd
+			}
 			where := fmt.Sprintf("%s: %s", filepath.Base(page), line)
 			if m := tableFlag.FindStringSubmatch(line); m != nil {
 				require.True(t, allFlags[m[1]], "%s: no command has the flag --%s", where, m[1])

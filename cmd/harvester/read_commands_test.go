@@ -33,11 +33,30 @@ type readList struct {
 		Kept         struct {
 			SourceID string `json:"source_id"`
 		} `json:"kept"`
-		Held struct {
-			SourceID string `json:"source_id"`
-		} `json:"held"`
+		Held heldSide `json:"held"` // a pair's held side, or a job's held count (runList moves it to Counts)
 	} `json:"items"`
 	Total int `json:"total"`
+}
+
+// heldSide is a duplicate pair's held side. A job's item has "held" too, a count (its source's
+// held datasets, harvest.Counts.Held), kept in count.
+type heldSide struct {
+	SourceID string `json:"source_id"`
+	count    int
+}
+
+// UnmarshalJSON reads an object, or a number (a job's held count) into count.
+func (h *heldSide) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '{' {
+		return json.Unmarshal(b, &h.count)
+	}
+	type plain struct {
+		SourceID string `json:"source_id"`
+	}
+	var p plain
+	err := json.Unmarshal(b, &p)
+	h.SourceID = p.SourceID
+	return err
 }
 
 func runList(t *testing.T, args ...string) readList {
@@ -46,6 +65,9 @@ func runList(t *testing.T, args ...string) readList {
 	require.Equal(t, exitOK, code, stderr)
 	var l readList
 	require.NoError(t, json.Unmarshal([]byte(stdout), &l), stdout)
+	for i := range l.Items { // the outer "held" hides Counts.Held: a job's count is in Held.count
+		l.Items[i].Counts.Held = l.Items[i].Held.count
+	}
 	return l
 }
 
