@@ -16,6 +16,7 @@ import (
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/internal/dirlock"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/router"
@@ -164,6 +165,7 @@ type Pipeline struct {
 	addr    net.Addr
 	runErr  chan error
 	closers []func()
+	lock    *dirlock.Lock // the data directory's, when this process uses it (usesDataDir)
 }
 
 // New opens the services and builds every part that cfg asks for; nothing runs until Start.
@@ -184,6 +186,14 @@ func New(ctx context.Context, cfg Config) (*Pipeline, error) {
 
 func (p *Pipeline) build(ctx context.Context) error {
 	cfg := p.cfg
+	if usesDataDir(cfg) {
+		lock, err := lockDataDir(cfg)
+		if err != nil {
+			return err
+		}
+		p.lock = lock
+		p.closers = append(p.closers, func() { _ = lock.Release() })
+	}
 	p.store = cfg.Store
 	if p.store == nil {
 		st, err := OpenStore(ctx, cfg)
@@ -353,6 +363,11 @@ func (p *Pipeline) Start(ctx context.Context) error {
 			defer cancel()
 			_ = srv.Shutdown(sctx)
 		})
+		if p.lock != nil { // a process refused the data directory is told where to ask instead
+			if err := p.lock.SetAddr("http://" + p.addr.String()); err != nil {
+				p.cfg.Logger.Warn("could not note the address in the data directory's lock file", "error", err)
+			}
+		}
 		p.cfg.Logger.Info("listening", "addr", p.addr.String())
 	}
 	return nil

@@ -46,8 +46,10 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 }
 
 // OpenSearch opens the search index cfg selects: OpenSearch at OpenSearchURL, else bleve in
-// BleveDir (per database); nil (and no error) for SearchIndex "none". A SearchIndex that
-// is not a plain name (a path) is an error wrapping ErrConfig. Close the index when done.
+// BleveDir (per database), holding DataDir for this process until the index is closed (another
+// process holding it is refused at once: lockDataDir); nil (and no error) for SearchIndex
+// "none". A SearchIndex that is not a plain name (a path) is an error wrapping ErrConfig.
+// Close the index when done.
 func OpenSearch(ctx context.Context, cfg Config) (search.Index, error) {
 	name := cmp.Or(cfg.SearchIndex, opensearch.DefaultAlias)
 	switch {
@@ -66,11 +68,16 @@ func OpenSearch(ctx context.Context, cfg Config) (search.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := bleve.Open(dir)
+	lock, err := lockDataDir(cfg.withDefaults())
 	if err != nil {
 		return nil, err
 	}
-	return x, nil
+	x, err := bleve.Open(dir)
+	if err != nil {
+		_ = lock.Release()
+		return nil, err
+	}
+	return lockedIndex{Index: x, lock: lock}, nil
 }
 
 // BleveDir is the directory of the bleve index cfg selects when it has no OpenSearchURL: with
