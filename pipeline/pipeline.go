@@ -238,7 +238,11 @@ func (p *Pipeline) build(ctx context.Context) error {
 		}
 	}
 	if cfg.Scheduler != nil {
-		s, err := scheduler.New(*cfg.Scheduler, p.store, bus.Publisher(), cfg.Logger)
+		sc := *cfg.Scheduler
+		if sc.BusReady == nil {
+			sc.BusReady = bus.StreamsReady // re-drives wait until the streams answer
+		}
+		s, err := scheduler.New(sc, p.store, bus.Publisher(), cfg.Logger)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
