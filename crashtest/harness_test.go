@@ -45,8 +45,11 @@ var (
 const (
 	orphanTimeout = "2s"
 	maxRedrives   = "10"
-	// jobDeadline bounds one job of a run, crash and convergence included.
-	jobDeadline = 5 * time.Minute
+	// jobStall is how long a job of a run may go without progress (no outcome settled, no
+	// re-drive, no change of status), crash and convergence included, before the test fails:
+	// the budget follows the job's progress, not the wall clock, so a loaded machine that is
+	// slow but moving never fails a run.
+	jobStall = 5 * time.Minute
 	// failsafe bounds a wait that only a hung server or job exceeds (a nats-server starting,
 	// a cluster job on a loaded machine): long, so that it never decides a healthy run.
 	failsafe = 30 * time.Minute
@@ -143,10 +146,10 @@ type cluster struct {
 	nodes []*natsServer // the nodes of a JetStream cluster (nats is nil then)
 	// replicas is the --stream-replicas of the processes.
 	replicas int
-	// orphanTimeout and deadline are the processes' --orphan-timeout and how long a job may
-	// take, crash included, before the test fails.
+	// orphanTimeout and stall are the processes' --orphan-timeout and how long a job may go
+	// without progress, crash included, before the test fails (jobStall).
 	orphanTimeout string
-	deadline      time.Duration
+	stall         time.Duration
 	env           []string
 	procs         map[string]*proc
 	server        *corpustest.Server
@@ -168,7 +171,7 @@ func newCluster(t *testing.T, dbURL ...string) *cluster {
 	} else {
 		url = dbtest.URL(t)
 	}
-	c := &cluster{t: t, nats: startNATS(t), replicas: 1, orphanTimeout: orphanTimeout, deadline: jobDeadline}
+	c := &cluster{t: t, nats: startNATS(t), replicas: 1, orphanTimeout: orphanTimeout, stall: jobStall}
 	c.open(url)
 	return c
 }
@@ -181,7 +184,7 @@ func newReplicatedCluster(t *testing.T) *cluster {
 	c := &cluster{t: t, nodes: startNATSCluster(t), replicas: 3,
 		// A node's death stops a stream until its replicas elect a leader: seconds, more on
 		// a loaded machine. A job that waits that long is not orphaned.
-		orphanTimeout: "30s", deadline: failsafe}
+		orphanTimeout: "30s", stall: failsafe}
 	c.open(dbtest.URL(t))
 	if c.idx == nil && os.Getenv("HARVESTER_TEST_REQUIRE_OPENSEARCH") != "" {
 		t.Fatal("HARVESTER_TEST_REQUIRE_OPENSEARCH is set but HARVESTER_TEST_OPENSEARCH_URL is not: " +
@@ -315,26 +318,47 @@ func (c *cluster) queue() *store.HarvestJob {
 // finished. Polling here only picks the kill point; it asserts nothing.
 func (c *cluster) waitSettled(jobID string, n int) {
 	c.t.Helper()
-	deadline := time.Now().Add(c.deadline)
-	for time.Now().Before(deadline) {
-		j, err := c.st.JobGet(context.Background(), jobID)
-		require.NoError(c.t, err)
-		if j.Status.Finished() || (j.Status == harvest.JobInProgress && j.Settled >= n) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	c.t.Fatalf("job %s never reached %d settled outcomes", jobID, n)
+	c.follow(jobID, "reach "+strconv.Itoa(n)+" settled outcomes", func(j *store.HarvestJob) bool {
+		return j.Status.Finished() || (j.Status == harvest.JobInProgress && j.Settled >= n)
+	})
 }
 
 // wait returns the job once it has finished.
 func (c *cluster) wait(jobID string) *store.HarvestJob {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), c.deadline)
-	defer cancel()
-	j, err := jobs.Wait(ctx, c.st, jobID, 50*time.Millisecond)
-	require.NoError(c.t, err, "job %s did not finish within %s: %+v", jobID, c.deadline, j)
-	return j
+	return c.follow(jobID, "finish", func(j *store.HarvestJob) bool { return j.Status.Finished() })
+}
+
+// follow polls the job until done holds and returns it. The test fails only when the job goes
+// c.stall without progress (progress: its status, settled count, expected count or
+// re-drives change) or failsafe in all: a wait on the job, not on the wall clock.
+func (c *cluster) follow(jobID, what string, done func(*store.HarvestJob) bool) *store.HarvestJob {
+	c.t.Helper()
+	type progress struct {
+		status                      harvest.JobStatus
+		settled, redrives, expected int
+		expectedKnown               bool
+	}
+	var last progress
+	moved, giveUp := time.Now(), time.Now().Add(failsafe)
+	for {
+		j, err := c.st.JobGet(context.Background(), jobID)
+		if err == nil {
+			if done(j) {
+				return j
+			}
+			p := progress{status: j.Status, settled: j.Settled, redrives: j.Redrives}
+			if j.Expected != nil {
+				p.expected, p.expectedKnown = *j.Expected, true
+			}
+			if p != last {
+				last, moved = p, time.Now()
+			}
+		}
+		require.True(c.t, time.Since(moved) < c.stall && time.Now().Before(giveUp),
+			"job %s did not %s: no progress for %s (last %+v, error %v)", jobID, what, c.stall, last, err)
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // check asserts that the finished job has exactly the counts of an uninterrupted run, and
@@ -376,17 +400,7 @@ func (c *cluster) checkLive(want []string) {
 // complete with counts that add up, or error with a job error that says why.
 func (c *cluster) waitConverged(jobID string) *store.HarvestJob {
 	c.t.Helper()
-	var j *store.HarvestJob
-	deadline := time.Now().Add(c.deadline)
-	for {
-		var err error
-		j, err = c.st.JobGet(context.Background(), jobID)
-		if err == nil && j.Status.Finished() {
-			break
-		}
-		require.True(c.t, time.Now().Before(deadline), "job %s did not finish within %s (last error %v)", jobID, c.deadline, err)
-		time.Sleep(50 * time.Millisecond)
-	}
+	j := c.wait(jobID)
 	errs, err := c.st.JobErrorList(context.Background(), jobID)
 	require.NoError(c.t, err)
 	if j.Status == harvest.JobError {

@@ -22,6 +22,9 @@ const (
 	TypeStageError          = "StageError"          // any stage gave up on the record after retries
 	TypeCompareError        = "CompareError"        // COMPARE could not compare the record
 	TypeRecordError         = "RecordError"         // EXTRACT: an RDF dataset's triples could not be canonicalized
+	// A record that its job's end kept from the catalog (cancelled or failed while the record
+	// was on its way) has a TypeCancelledJob row: store.Store.JobFail writes it, SYNC settles
+	// a record the store refused with it.
 
 	// Record warnings.
 	TypePortalPageSize       = "PortalPageSize"       // EXTRACT: a portal served smaller pages than asked for: set its page size
@@ -30,7 +33,7 @@ const (
 	// Job errors.
 	TypeExtractError     = "ExtractError"     // the source could not be listed: the job fails, nothing is deleted
 	TypeFetchError       = "FetchError"       // a download failed
-	TypeCancelledJob     = "CancelledJob"     // an operator cancelled the job (API, web UI or CLI)
+	TypeCancelledJob     = "CancelledJob"     // an operator cancelled the job (API, web UI or CLI); also a record error (above)
 	TypeFailedJobCleanup = "FailedJobCleanup" // the scheduler ended an orphaned job after its re-drives
 	TypeTriggerError     = "TriggerError"     // the job could not be handed to EXTRACT
 	TypeDeleteGuard      = "DeleteGuard"      // COMPARE refused to delete more than the guard allows

@@ -16,6 +16,7 @@ import (
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/internal/dirlock"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/retention"
@@ -199,6 +200,7 @@ type Pipeline struct {
 	refused *prometheus.CounterVec
 	runErr  chan error
 	closers []func()
+	lock    *dirlock.Lock // the data directory's, when this process uses it (usesDataDir)
 }
 
 // New opens the services and builds every part that cfg asks for; nothing runs until Start.
@@ -219,6 +221,14 @@ func New(ctx context.Context, cfg Config) (*Pipeline, error) {
 
 func (p *Pipeline) build(ctx context.Context) error {
 	cfg := p.cfg
+	if usesDataDir(cfg) {
+		lock, err := lockDataDir(cfg)
+		if err != nil {
+			return err
+		}
+		p.lock = lock
+		p.closers = append(p.closers, func() { _ = lock.Release() })
+	}
 	p.store = cfg.Store
 	if p.store == nil {
 		st, err := OpenStore(ctx, cfg)
@@ -274,6 +284,9 @@ func (p *Pipeline) build(ctx context.Context) error {
 			}
 			sc.Pruner = pr
 			sc.PruneInterval = cmp.Or(sc.PruneInterval, retention.Interval(cfg.Retention))
+		}
+		if sc.BusReady == nil {
+			sc.BusReady = bus.StreamsReady // re-drives wait until the streams answer
 		}
 		s, err := scheduler.New(sc, p.store, bus.Publisher(), cfg.Logger)
 		if err != nil {
@@ -430,6 +443,11 @@ func (p *Pipeline) Start(ctx context.Context) error {
 		}
 		*l.got = addr
 		p.cfg.Logger.Info("listening", "listener", l.name, "addr", addr.String())
+		if l.name == "http" && p.lock != nil { // a process refused the data directory is told where to ask instead
+			if err := p.lock.SetAddr("http://" + addr.String()); err != nil {
+				p.cfg.Logger.Warn("could not note the address in the data directory's lock file", "error", err)
+			}
+		}
 	}
 	return nil
 }

@@ -66,8 +66,9 @@ func ConnectBus(ctx context.Context, cfg Config, st store.Store, natsURL string)
 }
 
 // OpenSearch opens the search index cfg selects: OpenSearch at OpenSearchURL
-// (opensearch.Open), else bleve in BleveDir (per database); nil (and no error) for
-// SearchIndex "none". A SearchIndex that breaks the naming rule (search.CheckIndexName) is an
+// (opensearch.Open), else bleve in BleveDir (per database), holding DataDir for this process
+// until the index is closed (another process holding it is refused at once: lockDataDir); nil
+// (and no error) for SearchIndex "none". A SearchIndex that breaks the naming rule (search.CheckIndexName) is an
 // error wrapping ErrConfig. Close the index when done.
 func OpenSearch(ctx context.Context, cfg Config) (search.Index, error) {
 	return openSearch(ctx, cfg, opensearch.Open)
@@ -100,11 +101,16 @@ func openSearch(ctx context.Context, cfg Config,
 	if err != nil {
 		return nil, err
 	}
-	x, err := bleve.Open(dir)
+	lock, err := lockDataDir(cfg.withDefaults())
 	if err != nil {
 		return nil, err
 	}
-	return x, nil
+	x, err := bleve.Open(dir)
+	if err != nil {
+		_ = lock.Release()
+		return nil, err
+	}
+	return lockedIndex{Index: x, lock: lock}, nil
 }
 
 // checkSearchIndex applies search.CheckIndexName to a SearchIndex other than "" (the default)

@@ -120,6 +120,20 @@ func (b *Bus) Ping(ctx context.Context) error {
 	return nil
 }
 
+// StreamsReady says whether the streams can take messages now: nil once the connection is up
+// and every stream (and the object store bucket) answers, after creating again those the
+// broker lost (a nats-server restarted with its store wiped: recreateStreams); else why not.
+// The scheduler asks it before it re-drives an orphaned job (scheduler.Config.BusReady).
+func (b *Bus) StreamsReady(ctx context.Context) error {
+	if !b.nc.IsConnected() {
+		return fmt.Errorf("not connected to NATS (status %s)", b.nc.Status())
+	}
+	if err := recreateStreams(ctx, b.js, b.dep); err != nil {
+		return fmt.Errorf("streams: %w", err)
+	}
+	return nil
+}
+
 // Close closes the connection.
 func (b *Bus) Close() { b.nc.Close() }
 

@@ -5,7 +5,10 @@
 //     from Postgres (its job message sent to EXTRACT again, same job id; the stages are
 //     idempotent, so it converges to exact counts) up to MaxRedrives times, and then finished
 //     as error (FailedJobCleanup, naming the re-drives) and reported, so its source can run
-//     again;
+//     again. Orphans wait while the broker cannot take job messages (Config.BusReady: a
+//     nats-server restarting, or restarted with its store wiped, until its streams answer
+//     again): a re-drive is counted only once the streams answer, so an outage does not use
+//     up the re-drives;
 //  2. due sources: each source whose next run has come gets a queued (new) harvest job, and its
 //     next run moves on by whole periods of its frequency from the previous plan, so runs do
 //     not drift with the scheduler's own delays;

@@ -42,6 +42,13 @@ type Config struct {
 	Pruner Pruner
 	// PruneInterval is how often the leader runs Pruner (retention.Interval). Default 1 hour.
 	PruneInterval time.Duration
+	// BusReady, when set, says whether the broker can take job messages now (the pipeline
+	// gives router.Bus.StreamsReady: connected, and the streams answer, made again when the
+	// broker lost them). Orphan cleanup asks it before it re-drives: while it fails, no orphan
+	// is re-driven or ended and no re-drive is counted, so a broker restarting (or restarted
+	// with its store wiped) does not use up MaxRedrives; the orphans wait for it. nil: always
+	// ready.
+	BusReady func(ctx context.Context) error
 }
 
 // Pruner is what the scheduler runs to keep the history within its retention
@@ -213,6 +220,12 @@ func (s *Scheduler) cleanOrphans(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list orphaned jobs: %w", err)
 	}
+	if len(orphans) == 0 {
+		return nil
+	}
+	if err := s.busReady(ctx); err != nil {
+		return fmt.Errorf("%d orphaned jobs wait for NATS to take job messages again (no re-drive counted): %w", len(orphans), err)
+	}
 	var errs []error
 	for _, j := range orphans {
 		job, redriven, err := s.jobs.Redrive(ctx, &store.JobRedriveParams{JobID: j.ID, Before: before, Max: s.cfg.MaxRedrives})
@@ -229,6 +242,19 @@ func (s *Scheduler) cleanOrphans(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// readyWait bounds one BusReady check: a broker that does not answer within it is not ready.
+const readyWait = 10 * time.Second
+
+// busReady is Config.BusReady within readyWait; nil without one.
+func (s *Scheduler) busReady(ctx context.Context) error {
+	if s.cfg.BusReady == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, readyWait)
+	defer cancel()
+	return s.cfg.BusReady(ctx)
 }
 
 // orphanAdvice ends the message of a job ended by orphan cleanup: what to look at before its

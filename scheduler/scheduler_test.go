@@ -2,14 +2,18 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
@@ -335,6 +339,118 @@ func TestOrphanMessageNamesCrash(t *testing.T) {
 	require.Contains(t, errs[0].Message, "no progress for more than 50ms: the worker process running this job most likely "+
 		"crashed or was killed; the job was ended so that its source can run again.")
 	require.Contains(t, errs[0].Message, "Look in the workers' logs and exit statuses around the job's last heartbeat")
+}
+
+// TestRedriveWaitsForTheStreams: a job whose message was lost with a nats-server's store
+// (killed and wiped) is not re-driven while the server is down, nor counted: the re-drives wait
+// until the streams answer again (Config.BusReady, router.Bus.StreamsReady, which makes them
+// again), then one re-drive finishes the job. Without the wait, the publishes that fail while
+// the server is down use up MaxRedrives and the job is ended.
+func TestRedriveWaitsForTheStreams(t *testing.T) {
+	t.Parallel()
+	for name, open := range backends {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st, _ := open(t)
+			srv := startRestartable(t)
+			b := bus(t, srv.url())
+			job := cftcJob(t, st)
+			started, err := jobs.Control{Store: st, Publisher: b.Publisher()}.StartQueued(ctx, 1)
+			require.NoError(t, err)
+			require.Len(t, started, 1, "the job is in progress, its message sent to a server that no stage reads")
+			srv.stopAndWipe() // the message is lost with the store
+
+			var down atomic.Int32
+			s, err := scheduler.New(scheduler.Config{Interval: 10 * time.Millisecond, OrphanTimeout: 50 * time.Millisecond,
+				MaxRedrives: 2, BusReady: func(ctx context.Context) error {
+					err := b.StreamsReady(ctx)
+					if err != nil {
+						down.Add(1)
+					}
+					return err
+				}}, st, b.Publisher(), quiet)
+			require.NoError(t, err)
+			s.Start(ctx)
+			defer s.Stop()
+			waitFor(t, "the scheduler to find the broker down 20 times", func() bool {
+				j, err := st.JobGet(ctx, job.ID)
+				require.NoError(t, err)
+				return down.Load() >= 20 || j.Status.Finished()
+			})
+			j, err := st.JobGet(ctx, job.ID)
+			require.NoError(t, err)
+			require.Equal(t, harvest.JobInProgress, j.Status, "the orphan waits for the broker")
+			require.Zero(t, j.Redrives, "no re-drive is counted while the broker is down")
+
+			srv.start()
+			runStagesOn(t, st, srv.url())
+			waitFor(t, "the orphan to be re-driven to the end", func() bool {
+				j, err := st.JobGet(ctx, job.ID)
+				require.NoError(t, err)
+				return j.Status.Finished()
+			})
+			j, err = st.JobGet(ctx, job.ID)
+			require.NoError(t, err)
+			errs, err := st.JobErrorList(ctx, job.ID)
+			require.NoError(t, err)
+			require.Equal(t, harvest.JobComplete, j.Status, "job errors: %v", errs)
+			require.Equal(t, 7, j.Added)
+			require.Positive(t, j.Redrives)
+		})
+	}
+}
+
+// restartable is an in-process nats-server with JetStream on a fixed port and store directory,
+// which a test stops, wipes and starts again.
+type restartable struct {
+	t    *testing.T
+	opts server.Options
+	srv  *server.Server
+}
+
+func startRestartable(t *testing.T) *restartable {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	r := &restartable{t: t, opts: server.Options{ServerName: "restartable", Host: "127.0.0.1", Port: port,
+		JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}}
+	r.start()
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *restartable) url() string { return fmt.Sprintf("nats://127.0.0.1:%d", r.opts.Port) }
+
+// start starts the server and waits until it accepts connections (a failsafe bounds the wait).
+func (r *restartable) start() {
+	r.t.Helper()
+	opts := r.opts
+	s, err := server.NewServer(&opts)
+	require.NoError(r.t, err)
+	go s.Start()
+	require.True(r.t, s.ReadyForConnections(2*time.Minute), "nats-server did not start")
+	r.srv = s
+}
+
+func (r *restartable) stop() {
+	if r.srv != nil {
+		r.srv.Shutdown()
+		r.srv.WaitForShutdown()
+		r.srv = nil
+	}
+}
+
+// stopAndWipe stops the server and deletes its store: every stream and message is gone.
+func (r *restartable) stopAndWipe() {
+	r.stop()
+	entries, err := os.ReadDir(r.opts.StoreDir)
+	require.NoError(r.t, err)
+	for _, e := range entries {
+		require.NoError(r.t, os.RemoveAll(filepath.Join(r.opts.StoreDir, e.Name())))
+	}
 }
 
 // cftcSource adds a non-federal data.json source of the CFTC corpus catalog to st.

@@ -36,6 +36,10 @@ func DatasetRecordType(t string) string {
 type DatasetDeleteParams struct {
 	SourceID   string
 	Identifier string
+	// JobID, when not "", is the job whose delete record this is: the dataset is deleted only
+	// while that job is new or in progress (ErrJobEnded otherwise). "" deletes whatever the
+	// job's status (a replayed record, an operator's action).
+	JobID string
 }
 
 // DatasetFindElsewhereParams names an identifier and the source to leave out.
@@ -87,4 +91,9 @@ type DatasetUpsertParams struct {
 	// distribution downloadURL set (catalogsync.DuplicateKeys).
 	LandingPage     string
 	DownloadURLsSHA string
+	// JobID, when not "", is the job of RecordID: the dataset is written only while that job
+	// is new or in progress, checked in the statement that writes it (ErrJobEnded otherwise),
+	// so that a job that ended (cancelled, failed) changes the catalog no more. "" writes
+	// whatever the job's status (a replayed record of a finished job, an import).
+	JobID string
 }

@@ -48,7 +48,9 @@ type Store interface {
 	// duplicates (not live; DatasetListUnseen lists them with the live ones).
 	DatasetCountHeld(ctx context.Context, sourceID string) (int, error)
 	// DatasetDelete removes the live dataset of (source, identifier); it reports whether a row
-	// was removed. Deleting a missing dataset is not an error (redelivery is normal).
+	// was removed. Deleting a missing dataset is not an error (redelivery is normal). With
+	// p.JobID, ErrJobEnded when that job has ended: checked in the DELETE itself (on Postgres
+	// it holds a share lock on the job row until it commits, which JobFail waits for).
 	DatasetDelete(ctx context.Context, p *DatasetDeleteParams) (bool, error)
 	// DatasetDuplicateFind returns at most two cross-source duplicate candidates of the dataset
 	// p.DatasetID (SYNC, after writing it): the live dataset of a source other than
@@ -130,14 +132,17 @@ type Store interface {
 	// (RecordCompare.DuplicateMoved). In the same transaction it records each of the dataset's
 	// duplicate keys that its source publishes for the first time, with the time and the job of
 	// the dataset's record (DatasetDuplicateFind ranks by them). It returns ErrConflict when a
-	// new dataset's slug is taken by another dataset; the caller picks another slug.
+	// new dataset's slug is taken by another dataset; the caller picks another slug. With
+	// p.JobID, ErrJobEnded when that job has ended, checked in the statement that writes (on
+	// Postgres it holds a share lock on the job row until it commits, which JobFail waits for).
 	DatasetUpsert(ctx context.Context, p *DatasetUpsertParams) (*Dataset, error)
 	// DatasetUpsertBatch upserts many datasets as DatasetUpsert does, in one statement (SYNC's
 	// group commit), and returns them in ps's order. A new dataset whose slug another dataset
 	// has takes its p.AltSlug when that is not "". It is all or nothing: ErrConflict when a new
 	// dataset's slug is taken (and it has no AltSlug, or that is taken too, or two datasets of
-	// ps want one slug) or ps names one (source, identifier) twice, or any other error, and
-	// then nothing is written; callers fall back to DatasetUpsert one by one.
+	// ps want one slug) or ps names one (source, identifier) twice, ErrJobEnded when the JobID
+	// of one of ps has ended, or any other error, and then nothing is written; callers fall
+	// back to DatasetUpsert one by one.
 	DatasetUpsertBatch(ctx context.Context, ps []*DatasetUpsertParams) ([]*Dataset, error)
 
 	// ImportTx runs fn in one transaction, so that an import (harvester import-h2 writes each
@@ -164,10 +169,17 @@ type Store interface {
 	// them. ErrNotFound for an unknown or unfinished job.
 	JobCountHeld(ctx context.Context, jobID string) (*HarvestJob, error)
 	// JobFail ends an unfinished job (new or in_progress) in status error with one job error
-	// row, and gives each of the job's pending records a final status in the same transaction:
-	// success when SYNC applied it (the live dataset is that record; for a delete, the dataset
-	// is gone), error otherwise; it counts the source's held datasets (Counts.Held). It returns
-	// the job; a job that had already finished keeps its status and gets no row.
+	// row, and settles each of the job's pending records whose key has no outcome yet, in the
+	// same transaction: one SYNC applied (the live dataset is that record; for a delete, the
+	// dataset is gone) counts as added, updated or deleted by its action and becomes success;
+	// any other counts as errored, becomes error and gets a record error row of type
+	// CancelledJob naming p.Type. So the job's counts account for every dataset that points at
+	// one of its records, total = added + updated + deleted + unchanged + errored, and no row
+	// stays pending. On Postgres it first locks the job row (FOR UPDATE), so it waits for the
+	// writes of the job's records in flight (DatasetUpsert, RecordInsert, ... hold a share
+	// lock on it) and those that come after see the job ended. It counts the source's held
+	// datasets (Counts.Held). It returns the job; a job that had already finished keeps its
+	// status and gets no row.
 	JobFail(ctx context.Context, p *JobFailParams) (*HarvestJob, error)
 	// JobFetchGet returns what a job fetched (JobFetchSet); ErrNotFound when the job does not
 	// exist or saved nothing.
@@ -340,7 +352,8 @@ type Store interface {
 	// fields (ImportResult). ErrConflict when the job has another record of the identifier.
 	RecordImport(ctx context.Context, p *RecordImportParams) (ImportResult, error)
 	// RecordInsert writes a harvest_record row in status pending; inserting an id that exists
-	// returns the existing row unchanged (redelivery).
+	// returns the existing row unchanged (redelivery). ErrJobEnded when the job has ended and
+	// p is no replay, checked in the INSERT (nothing is written).
 	RecordInsert(ctx context.Context, p *RecordInsertParams) (*HarvestRecord, error)
 	// RecordLatest returns the newest record of (source, identifier) whose outcome is known to
 	// compare against: status success, error_validation or error_transform. ErrNotFound if none.
@@ -363,7 +376,8 @@ type Store interface {
 	// rows, in one transaction): every row or none. A row whose id exists is left unchanged
 	// (redelivery), as is a later row of ps with the id of an earlier one; a row that conflicts
 	// otherwise (its job and identifier taken by another id) fails the batch with ErrConflict,
-	// an unknown job with ErrNotFound.
+	// an unknown job with ErrNotFound, a job that has ended (of a row that is no replay) with
+	// ErrJobEnded.
 	RecordInsertBatch(ctx context.Context, ps []*RecordInsertParams) error
 
 	// ResourceIDs returns the fdkId of each of uris (a map by URI), minting the missing ones

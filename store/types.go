@@ -410,6 +410,10 @@ type RecordInsertParams struct {
 	// shacl_profile, "" resolved to the default profile's name ("none": nothing is checked);
 	// "" for other schema types.
 	SHACLProfile string
+	// Replay writes the row although its job has finished (a record replayed after a stage
+	// gave up on it, harvest.Record.Replay); otherwise the row is written only while the job is
+	// new or in progress (ErrJobEnded), so that a job that ended leaves no pending row behind.
+	Replay bool
 }
 
 // RecordLatestParams names a record key within a source.

@@ -36,9 +36,10 @@ func seedDuplicates(t *testing.T, st store.Store, f *fixture, n int) aggregator 
 	agg.job, err = st.JobInsert(ctx, &store.JobInsertParams{SourceID: agg.src.ID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
 	dataset := func(src *store.Source, job *store.HarvestJob, ident string) *store.Dataset {
+		// f.job2 has finished: its history is written after the fact, as a replay's record is
 		rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: uuid.NewString(), JobID: job.ID, SourceID: src.ID,
 			Identifier: ident, Action: harvest.ActionCreate, SourceHash: "h-" + ident, SourceRaw: "{}",
-			SchemaType: src.SchemaType})
+			SchemaType: src.SchemaType, Replay: true})
 		require.NoError(t, err)
 		ds, err := st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: ident,
 			Slug: ident + "-" + uuid.NewString()[:8], DCAT: json.RawMessage(`{"identifier":"` + ident + `"}`), RecordID: rec.ID})

@@ -158,7 +158,8 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 			"each deployment sharing a NATS server needs its own, and every process of one deployment the same; "+
 			router.DefaultPrefix+" keeps the names without a prefix (env HARVESTER_NATS_PREFIX)")
 	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
-		"where the embedded default keeps its SQLite database and JetStream data (env HARVESTER_DATA_DIR)")
+		"where the embedded default keeps its SQLite database, JetStream data and bleve index; one process at a time "+
+			"may run its in-process NATS server or bleve index, a second one is refused naming the first (env HARVESTER_DATA_DIR)")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	cmd.Flags().BoolVar(&f.allowPrivate, "allow-private-sources", f.envBool("HARVESTER_ALLOW_PRIVATE_SOURCES"),
 		"fetch sources on loopback, private and link-local addresses, refused by default "+

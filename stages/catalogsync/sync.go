@@ -2,8 +2,12 @@
 // upsert the dataset row (the slug is made from the title once and never changed by an update);
 // delete removes it. The search index follows: an upserted dataset's document is written after
 // the row, a deleted dataset's document is removed before the row (so a redelivered delete
-// still finds the dataset's id). Records of a job that ended (failed or cancelled) are
-// dropped. A store or index failure is returned, so the router retries it and, when retries
+// still finds the dataset's id). SYNC writes only while the record's job is in progress: the
+// store checks it in the statement that writes (store.ErrJobEnded), so nothing of a job that
+// ended (cancelled, failed) lands after its end, and such a record settles as errored with a
+// CancelledJob row (refused; store.Store.JobFail has already counted it the same way, so the
+// aggregator keeps JobFail's outcome). A replayed record of a finished job is written. A store
+// or index failure is returned, so the router retries it and, when retries
 // run out, settles the record as errored with the reason (an index failure is never a
 // success); an index error that cannot pass on a retry (the engine rejected the document) is
 // permanent at once.
@@ -150,18 +154,24 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 		return nil, harvest.Permanent(err)
 	}
 	if open, err := h.jobs.Open(ctx, rec.JobID); !rec.Replay && (err != nil || !open) {
-		// The job ended (failed or cancelled): its remaining records change nothing. One this
-		// database does not have (harvest.UnknownJob) is counted, logged and acked.
-		return nil, err
+		if err != nil { // one this database does not have (harvest.UnknownJob) is counted, logged and acked
+			return nil, err
+		}
+		return refused(&rec) // the job ended (failed or cancelled): its remaining records change nothing
 	}
 	warnings := rec.Warnings
 	switch rec.Action {
 	case harvest.ActionDelete:
-		if err := h.delete(ctx, &rec); err != nil {
+		if err := h.delete(ctx, &rec); errors.Is(err, store.ErrJobEnded) {
+			return refused(&rec)
+		} else if err != nil {
 			return nil, err
 		}
 	case harvest.ActionCreate, harvest.ActionUpdate:
 		w, err := h.upsert(ctx, &rec)
+		if errors.Is(err, store.ErrJobEnded) {
+			return refused(&rec)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -180,9 +190,29 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	return harvest.Settle(s)
 }
 
+// refused settles rec, which SYNC did not write because its job has ended, as errored with a
+// CancelledJob row.
+func refused(rec *harvest.Record) ([]*message.Message, error) {
+	s := harvest.SettleRecord(rec, harvest.OutcomeErrored, harvest.RecordError{Type: harvest.TypeCancelledJob,
+		Severity: harvest.SeverityError, Message: "the job ended before this record reached the catalog; " +
+			"the next harvest tries it again"})
+	s.Status, s.Validated, s.Transformed = harvest.RecordFailed, rec.Validated, rec.Transformed
+	return harvest.Settle(s)
+}
+
+// writeJob is the job whose status a write of rec's dataset is checked against
+// (store.DatasetUpsertParams.JobID): none for a replayed record, whose job has finished.
+func writeJob(rec *harvest.Record) string {
+	if rec.Replay {
+		return ""
+	}
+	return rec.JobID
+}
+
 // delete removes the record's dataset and its search document (the document first, so that a
 // redelivered delete still finds the dataset's id), then judges again the datasets that were
-// held against it (release): one of them becomes live at once.
+// held against it (release): one of them becomes live at once. A delete the store refuses
+// because the job ended in between (store.ErrJobEnded) writes the document back.
 func (h *Handler) delete(ctx context.Context, rec *harvest.Record) error {
 	if h.index != nil {
 		ds, err := h.store.DatasetGet(ctx, &store.DatasetGetParams{SourceID: rec.SourceID, Identifier: rec.Identifier})
@@ -195,8 +225,12 @@ func (h *Handler) delete(ctx context.Context, rec *harvest.Record) error {
 			}
 		}
 	}
-	if _, err := h.store.DatasetDelete(ctx, &store.DatasetDeleteParams{SourceID: rec.SourceID,
-		Identifier: rec.Identifier}); err != nil {
+	_, err := h.store.DatasetDelete(ctx, &store.DatasetDeleteParams{SourceID: rec.SourceID,
+		Identifier: rec.Identifier, JobID: writeJob(rec)})
+	if errors.Is(err, store.ErrJobEnded) { // the job ended since: the dataset stays, and so does its document
+		return errors.Join(err, h.reindex(ctx, rec.SourceID, rec.Identifier))
+	}
+	if err != nil {
 		return fmt.Errorf("delete dataset: %w", err)
 	}
 	return h.release(ctx, rec.JobID, nil)
@@ -217,7 +251,7 @@ func (h *Handler) upsert(ctx context.Context, rec *harvest.Record) (*harvest.Rec
 	}
 	u, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
 		Slug: Slug(title), DCAT: dcat, RecordID: rec.RecordID, RecordType: rec.RecordType,
-		LandingPage: f.landingPage, DownloadURLsSHA: f.downloadURLsSHA})
+		LandingPage: f.landingPage, DownloadURLsSHA: f.downloadURLsSHA, JobID: writeJob(rec)})
 	if err != nil {
 		return nil, fmt.Errorf("upsert dataset: %w", err)
 	}

@@ -110,9 +110,13 @@ func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error)
 	if action == harvest.ActionUnchanged {
 		return harvest.Settle(unchanged(&rec, known.Latest))
 	}
-	if err := h.batch.insert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
+	err = h.batch.insert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
 		SourceID: rec.SourceID, Identifier: rec.Identifier, Action: action, SourceHash: hash,
-		SourceRaw: sourceRaw(&rec), SchemaType: rec.SchemaType, SHACLProfile: shaclProfile(&rec)}); err != nil {
+		SourceRaw: sourceRaw(&rec), SchemaType: rec.SchemaType, SHACLProfile: shaclProfile(&rec), Replay: rec.Replay})
+	if errors.Is(err, store.ErrJobEnded) {
+		return nil, nil // the job ended since the check above: no row is left pending, the record is dropped
+	}
+	if err != nil {
 		return nil, err
 	}
 	return harvest.Next(onward(&rec), &rec)
@@ -359,6 +363,9 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 	// earlier one allowed.)
 	err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
 		func(identifier string) error { return h.insertDelete(ctx, &l, identifier) })
+	if errors.Is(err, store.ErrJobEnded) {
+		return nil, nil // the job ended meanwhile: delete nothing more
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list deletes: %w", err)
 	}

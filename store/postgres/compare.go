@@ -61,21 +61,34 @@ func (s *Store) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertP
 	ids, jobs, sources := make([]string, n), make([]string, n), make([]string, n)
 	identifiers, actions, hashes, raws, schemas, profiles := make([]string, n), make([]string, n),
 		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	var guarded guardedJobs
 	for i, r := range ps {
 		ids[i], jobs[i], sources[i], identifiers[i] = r.ID, r.JobID, r.SourceID, r.Identifier
 		actions[i], hashes[i], raws[i], schemas[i] = string(r.Action), r.SourceHash, r.SourceRaw, string(r.SchemaType)
 		profiles[i] = r.SHACLProfile
+		if !r.Replay {
+			guarded.add(r.JobID)
+		}
 	}
 	// RecordInsert's statement over arrays: empty hash, raw, schema_type and profile are NULL, and
-	// ON CONFLICT (id) DO NOTHING also skips a repeated id within the statement.
-	_, err := s.pool.Exec(ctx, `INSERT INTO harvest_record
-		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type,
-			shacl_profile, status)
-		SELECT id, job, src, identifier, action, NULLIF(hash, ''), NULLIF(raw, ''), NULLIF(schema, ''),
-			NULLIF(profile, ''), 'pending'
-		FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-			$9::text[]) AS k(id, job, src, identifier, action, hash, raw, schema, profile)
-		ON CONFLICT (id) DO NOTHING`, ids, jobs, sources, identifiers, actions, hashes, raws, schemas, profiles)
+	// ON CONFLICT (id) DO NOTHING also skips a repeated id within the statement. It writes only
+	// when every job it checks is open (share-locked), and says whether they were.
+	var open bool
+	err := s.pool.QueryRow(ctx, `WITH open AS (SELECT count(*) = $11 AS ok FROM (`+guarded.openSQL("$10")+`) j),
+		ins AS (INSERT INTO harvest_record
+			(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type,
+				shacl_profile, status)
+			SELECT id, job, src, identifier, action, NULLIF(hash, ''), NULLIF(raw, ''), NULLIF(schema, ''),
+				NULLIF(profile, ''), 'pending'
+			FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+				$9::text[]) AS k(id, job, src, identifier, action, hash, raw, schema, profile)
+			WHERE (SELECT ok FROM open)
+			ON CONFLICT (id) DO NOTHING RETURNING 1)
+		SELECT ok FROM open`, ids, jobs, sources, identifiers, actions, hashes, raws, schemas, profiles,
+		guarded.ids, len(guarded.ids)).Scan(&open)
+	if err == nil && !open {
+		return sqlstore.JobEnded(ctx, s.q, "a batch of records", guarded.ids...)
+	}
 	return interpretError(err)
 }
 

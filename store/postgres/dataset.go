@@ -23,6 +23,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 	slugs, alts, identifiers, dcats, sources, records := make([]string, len(ps)), make([]string, len(ps)),
 		make([]string, len(ps)), make([]string, len(ps)), make([]string, len(ps)), make([]*string, len(ps))
 	recordTypes, landings, shas := make([]string, len(ps)), make([]string, len(ps)), make([]string, len(ps))
+	var jobs guardedJobs
 	for i, p := range ps {
 		k := key{p.SourceID, p.Identifier}
 		if _, dup := at[k]; dup {
@@ -36,11 +37,13 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		if p.RecordID != "" {
 			records[i] = &p.RecordID
 		}
+		jobs.add(p.JobID)
 	}
-	// The datasets, then the keys their sources publish for the first time (as
-	// sqlstore.FirstPublished: at the statement's now(), in key order, a key published before
-	// keeps its row).
-	rows := s.q.Query(ctx, `WITH up AS (
+	// The jobs' check (open: every job of the batch still open, share-locked), the datasets, then
+	// the keys their sources publish for the first time (as sqlstore.FirstPublished: at the
+	// statement's now(), in key order, a key published before keeps its row).
+	rows := s.q.Query(ctx, `WITH open AS (`+jobs.openSQL("$10")+`),
+	up AS (
 		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
 			landing_page, download_urls_sha)
 		SELECT CASE WHEN v.alt <> '' AND EXISTS (SELECT 1 FROM dataset x WHERE x.slug = v.slug
@@ -49,6 +52,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 			NULLIF(v.sha, '')
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[],
 			$9::text[]) AS v(slug, identifier, dcat, source, record, record_type, landing, sha, alt)
+		WHERE (SELECT count(*) FROM open) = $11
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
 			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date,
 			record_type = EXCLUDED.record_type, landing_page = EXCLUDED.landing_page,
@@ -64,16 +68,52 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		WHERE k.v IS NOT NULL
 		ORDER BY 1, 2, 3
 		ON CONFLICT DO NOTHING)
-	SELECT `+sqlstore.DatasetColumns+` FROM up`, slugs, identifiers, dcats, sources, records, recordTypes, landings, shas, alts)
+	SELECT `+sqlstore.DatasetColumns+` FROM up`, slugs, identifiers, dcats, sources, records, recordTypes, landings, shas, alts,
+		jobs.ids, len(jobs.ids))
 	out := make([]*store.Dataset, len(ps))
+	n := 0
 	err := sqlstore.Each(rows, scan.Dataset, func(d *store.Dataset) error {
 		out[at[key{d.SourceID, d.Identifier}]] = d
+		n++
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if n < len(ps) { // only the jobs' check writes nothing
+		return nil, sqlstore.JobEnded(ctx, s.q, "a batch of datasets", jobs.ids...)
+	}
 	return out, nil
+}
+
+// jobOpenLock is sqlstore.SQL.JobOpenLock on Postgres: the share lock a write of a job's
+// record holds on the job's row, which only JobFail's FOR UPDATE conflicts with.
+const jobOpenLock = " FOR KEY SHARE"
+
+// guardedJobs are the distinct jobs a batch of writes checks (store.ErrJobEnded), in order.
+type guardedJobs struct {
+	ids  []string
+	seen map[string]bool
+}
+
+// add adds job ("" for none: a write whatever the job's status).
+func (g *guardedJobs) add(job string) {
+	if job == "" || g.seen[job] {
+		return
+	}
+	if g.seen == nil {
+		g.seen = map[string]bool{}
+	}
+	g.seen[job] = true
+	g.ids = append(g.ids, job)
+}
+
+// openSQL selects, share-locked, the jobs of the array param that are new or in progress: a
+// batch writes only when their count is the number of jobs it checks, so that it is all or
+// nothing as the store's contract says.
+func (g *guardedJobs) openSQL(param string) string {
+	return `SELECT id FROM harvest_job WHERE id = ANY(` + param + `::uuid[]) AND status IN ('new', 'in_progress')` +
+		jobOpenLock
 }
 
 // DatasetDuplicatePossible implements store.Store in one statement over an array of the ids.

@@ -90,6 +90,8 @@ func Open(ctx context.Context, url string) (*Store, error) {
 				AND ($3::text IS NULL OR job_type = $3)`,
 			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
 				WHERE ($1 = '' OR harvest_source_id::text = $1) AND duplicate_of IS NULL ORDER BY id`,
+			JobLock:     "FOR UPDATE",
+			JobOpenLock: jobOpenLock,
 		},
 	}, s.OutcomeSettleBatch)
 	return s, nil

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
@@ -16,15 +18,24 @@ func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (
 	if p.SourceRaw != "" {
 		raw = &p.SourceRaw
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO harvest_record
+	open := "true"
+	if !p.Replay {
+		open = sqlstore.JobOpen("$2", jobOpenLock)
+	}
+	n, err := s.pool.Exec(ctx, `INSERT INTO harvest_record
 		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type,
 			shacl_profile, status)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, ''), 'pending') ON CONFLICT (id) DO NOTHING`,
+		SELECT $1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, ''), 'pending' WHERE `+open+`
+		ON CONFLICT (id) DO NOTHING`,
 		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, hash, raw, string(p.SchemaType), p.SHACLProfile)
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	return s.RecordGet(ctx, p.ID)
+	rec, err := s.RecordGet(ctx, p.ID)
+	if n.RowsAffected() == 0 && errors.Is(err, store.ErrNotFound) && !p.Replay {
+		return nil, sqlstore.JobEnded(ctx, s.q, fmt.Sprintf("record %q", p.Identifier), p.JobID)
+	}
+	return rec, err
 }
 
 // RecordGet implements store.Store.

@@ -67,6 +67,9 @@ func (s *Store) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertP
 	// one at a time would give them.
 	created := time.Now()
 	return interpretError(s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := jobsOpen(ctx, tx, ps); err != nil {
+			return err
+		}
 		for recs := range slices.Chunk(ps, maxRowsPerStatement) {
 			args := make([]any, 0, 10*len(recs))
 			for _, r := range recs {
@@ -84,6 +87,27 @@ func (s *Store) RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertP
 		}
 		return nil
 	}))
+}
+
+// jobsOpen returns store.ErrJobEnded when the job of a row of ps that is no replay has ended:
+// checked in the write transaction that inserts them, which no JobFail can interleave with
+// (write transactions run one at a time), so nothing is written for a job that ended.
+func jobsOpen(ctx context.Context, tx *sql.Tx, ps []*store.RecordInsertParams) error {
+	checked := map[string]bool{}
+	for _, p := range ps {
+		if p.Replay || checked[p.JobID] {
+			continue
+		}
+		checked[p.JobID] = true
+		var open bool
+		if err := tx.QueryRowContext(ctx, `SELECT `+sqlstore.JobOpen("?", ""), p.JobID).Scan(&open); err != nil {
+			return err
+		}
+		if !open {
+			return sqlstore.JobEnded(ctx, querier{tx}, "a batch of records", p.JobID)
+		}
+	}
+	return nil
 }
 
 // placeholders is rows parenthesised groups of cols "?" each, followed by the literal

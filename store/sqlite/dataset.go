@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -35,19 +36,26 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 			if created[p.Slug] {
 				alt = ""
 			}
+			// As DatasetUpsert: with a JobID, only while the job is open (no row: ErrJobEnded,
+			// and the whole batch is rolled back).
 			d, err := scan.Dataset(querier{tx}.QueryRow(ctx, `
 				INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
 					landing_page, download_urls_sha)
-				VALUES (?, CASE WHEN ? <> '' AND EXISTS (SELECT 1 FROM dataset x WHERE x.slug = ?
+				SELECT ?, CASE WHEN ? <> '' AND EXISTS (SELECT 1 FROM dataset x WHERE x.slug = ?
 					AND NOT (x.harvest_source_id = ? AND x.identifier = ?)) THEN ? ELSE ? END,
-					?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''))
+					?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, '')
+				WHERE ? = '' OR `+sqlstore.JobOpen("?", "")+`
 				ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 					harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
 					record_type = excluded.record_type, landing_page = excluded.landing_page,
 					download_urls_sha = excluded.download_urls_sha, duplicate_moved = FALSE
 				RETURNING `+sqlstore.DatasetColumns, id, alt, p.Slug, p.SourceID, p.Identifier,
 				alt, p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
-				p.SourceID, p.RecordID, t, store.DatasetRecordType(p.RecordType), p.LandingPage, p.DownloadURLsSHA))
+				p.SourceID, p.RecordID, t, store.DatasetRecordType(p.RecordType), p.LandingPage, p.DownloadURLsSHA,
+				p.JobID, p.JobID))
+			if errors.Is(err, store.ErrNotFound) && p.JobID != "" {
+				return sqlstore.JobEnded(ctx, querier{tx}, fmt.Sprintf("dataset %q", p.Identifier), p.JobID)
+			}
 			if err != nil {
 				return err
 			}

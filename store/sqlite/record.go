@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
@@ -16,15 +18,20 @@ func nullable(s string) any {
 
 // RecordInsert implements store.Store.
 func (s *Store) RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.HarvestRecord, error) {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO harvest_record
+	res, err := s.db.ExecContext(ctx, `INSERT INTO harvest_record
 		(id, harvest_job_id, harvest_source_id, identifier, action, source_hash, source_raw, schema_type,
-		shacl_profile, status, date_created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING`,
+		shacl_profile, status, date_created) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'pending', ?10
+		WHERE ?11 OR `+sqlstore.JobOpen("?2", "")+` ON CONFLICT (id) DO NOTHING`,
 		p.ID, p.JobID, p.SourceID, p.Identifier, p.Action, nullable(p.SourceHash), nullable(p.SourceRaw),
-		nullable(string(p.SchemaType)), nullable(p.SHACLProfile), now())
+		nullable(string(p.SchemaType)), nullable(p.SHACLProfile), now(), p.Replay)
 	if err != nil {
 		return nil, interpretError(err)
 	}
-	return s.RecordGet(ctx, p.ID)
+	rec, err := s.RecordGet(ctx, p.ID)
+	if n, _ := res.RowsAffected(); n == 0 && errors.Is(err, store.ErrNotFound) && !p.Replay {
+		return nil, sqlstore.JobEnded(ctx, s.q, fmt.Sprintf("record %q", p.Identifier), p.JobID)
+	}
+	return rec, err
 }
 
 // RecordGet implements store.Store.

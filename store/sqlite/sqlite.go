@@ -71,6 +71,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 				AND ($3 IS NULL OR job_type = $3)`,
 			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
 				WHERE ($1 = '' OR harvest_source_id = $1) AND duplicate_of IS NULL ORDER BY id`,
+			// Write transactions run one at a time (_txlock=immediate): a write's JobOpen check
+			// and JobFail need no row lock.
 		},
 	}, s.OutcomeSettleBatch)
 	return s, nil

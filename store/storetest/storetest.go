@@ -126,6 +126,8 @@ var cases = []testCase{
 	{"Job/FetchLatestStageError", testJobFetchLatestStageError},
 	{"Job/FetchLatestAfterCancel", testJobFetchLatestAfterCancel},
 	{"Job/FailSettlesPending", testJobFailSettlesPending},
+	{"Job/FailRacingWrites", testJobFailRacingWrites},
+	{"Job/WritesAfterEnd", testJobWritesAfterEnd},
 	{"Job/Redrive", testJobRedrive},
 
 	{"Leader/Exclusive", testLeaderExclusive},

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"errors"
 	"context"
 	"fmt"
 
@@ -48,6 +49,11 @@ func (s *Store) firstPublishedImported(ctx context.Context, datasetID string) er
 // source publishes for the first time (FirstPublished). A new dataset gets a new random
 // (version 4) UUID; an existing one keeps its id.
 func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
+	open, args := "true", []any{uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
+		p.SourceID, p.RecordID, store.DatasetRecordType(p.RecordType), nullable(p.LandingPage), nullable(p.DownloadURLsSHA)}
+	if p.JobID != "" {
+		open, args = JobOpen("$10", s.d.SQL.JobOpenLock), append(args, p.JobID)
+	}
 	var ds *store.Dataset
 	err := s.d.InTx(ctx, func(tx Querier) error {
 		now := s.d.NowArgs()
@@ -55,14 +61,15 @@ func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams)
 		ds, err = s.scan.Dataset(tx.QueryRow(ctx, s.sql(`
 			INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date,
 				record_type, landing_page, download_urls_sha)
-			VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8, $9)
+			SELECT $1, $2, $3, $4, $5, $6, now(), $7, $8, $9 WHERE `+open+`
 			ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = excluded.dcat,
 				harvest_record_id = excluded.harvest_record_id, last_harvested_date = excluded.last_harvested_date,
 				record_type = excluded.record_type, landing_page = excluded.landing_page,
 				download_urls_sha = excluded.download_urls_sha, duplicate_moved = FALSE
-			RETURNING `+DatasetColumns), s.stamped(now, uuid.NewString(), p.Slug, p.Identifier,
-			string(store.StorableJSON(p.DCAT)), p.SourceID, p.RecordID, store.DatasetRecordType(p.RecordType),
-			nullable(p.LandingPage), nullable(p.DownloadURLsSHA))...))
+			RETURNING `+DatasetColumns), s.stamped(now, args...)...))
+		if errors.Is(err, store.ErrNotFound) && p.JobID != "" {
+			return JobEnded(ctx, tx, fmt.Sprintf("dataset %q", p.Identifier), p.JobID)
+		}
 		if err != nil {
 			return err
 		}

@@ -58,19 +58,81 @@ var staleDuplicate = `SELECT EXISTS (SELECT 1 FROM dataset h JOIN dataset k ON k
 	"h.duplicate_match", "h.duplicate_key") + `)
 	OR EXISTS (SELECT 1 FROM dataset m WHERE m.harvest_source_id = %[1]s AND m.duplicate_moved)`
 
-// settlePendingRecords gives the records a failed job ($1) left pending a final status, at
-// now() (Store.sql): success when SYNC applied them (the live dataset is this record, or a
-// delete's dataset is gone), error otherwise (the job ended before they reached the catalog).
-// So a cancelled job leaves no pending row behind, and the next harvest compares against what
-// the catalog really has.
-const settlePendingRecords = `UPDATE harvest_record SET date_finished = now(), status = CASE
+// pendingUnsettled selects the pending records of the failed job $1 whose key has no outcome
+// yet, with whether SYNC applied each (applied: the live dataset is this record, or a delete's
+// dataset is gone).
+const pendingUnsettled = `SELECT r.id, r.identifier, r.action, CASE WHEN r.action = 'delete'
+		THEN NOT EXISTS (SELECT 1 FROM dataset d
+			WHERE d.harvest_source_id = r.harvest_source_id AND d.identifier = r.identifier)
+		ELSE EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_record_id = r.id) END AS applied
+	FROM harvest_record r WHERE r.harvest_job_id = $1 AND r.status = 'pending'
+		AND NOT EXISTS (SELECT 1 FROM harvest_job_outcome o
+			WHERE o.harvest_job_id = r.harvest_job_id AND o.key = 'id:' || r.identifier)`
+
+// settlePendingSQL are the statements of settlePending, in order: each reads pendingUnsettled
+// before the outcome rows go in.
+var settlePendingSQL = []string{
+	// the counts, total included (RETURNING the job)
+	`UPDATE harvest_job SET records_settled = records_settled + c.n, records_total = records_settled + c.n,
+		records_validated = records_validated + c.n_validated, records_added = records_added + c.n_added,
+		records_updated = records_updated + c.n_updated, records_deleted = records_deleted + c.n_deleted,
+		records_errored = records_errored + c.n_errored
+	FROM (SELECT count(*) AS n,
+			COALESCE(SUM(CASE WHEN p.applied AND p.action <> 'delete' THEN 1 ELSE 0 END), 0) AS n_validated,
+			COALESCE(SUM(CASE WHEN p.applied AND p.action = 'create' THEN 1 ELSE 0 END), 0) AS n_added,
+			COALESCE(SUM(CASE WHEN p.applied AND p.action = 'update' THEN 1 ELSE 0 END), 0) AS n_updated,
+			COALESCE(SUM(CASE WHEN p.applied AND p.action = 'delete' THEN 1 ELSE 0 END), 0) AS n_deleted,
+			COALESCE(SUM(CASE WHEN p.applied THEN 0 ELSE 1 END), 0) AS n_errored
+		FROM (` + pendingUnsettled + `) p) c
+	WHERE harvest_job.id = $1 RETURNING ` + JobColumns,
+	// the CancelledJob row of each record that did not reach the catalog ($2: its message)
+	`INSERT INTO harvest_record_error (harvest_job_id, harvest_record_id, identifier, type, message, severity, key,
+		date_created)
+	SELECT $1, p.id, p.identifier, '` + harvest.TypeCancelledJob + `', $2, 'error', 'id:' || p.identifier, now()
+	FROM (` + pendingUnsettled + `) p WHERE NOT p.applied`,
+	// the outcomes
+	`INSERT INTO harvest_job_outcome (harvest_job_id, key, outcome, validated)
+	SELECT $1, 'id:' || p.identifier, CASE WHEN NOT p.applied THEN 'errored' WHEN p.action = 'create' THEN 'added'
+			WHEN p.action = 'update' THEN 'updated' ELSE 'deleted' END, p.applied AND p.action <> 'delete'
+	FROM (` + pendingUnsettled + `) p`,
+	// the statuses: success when applied, error otherwise (a pending record whose key had an
+	// outcome already, too)
+	`UPDATE harvest_record SET date_finished = now(), status = CASE
 		WHEN action = 'delete' AND NOT EXISTS (SELECT 1 FROM dataset d
 			WHERE d.harvest_source_id = harvest_record.harvest_source_id AND d.identifier = harvest_record.identifier)
 			THEN 'success'
 		WHEN action <> 'delete' AND EXISTS (SELECT 1 FROM dataset d WHERE d.harvest_record_id = harvest_record.id)
 			THEN 'success'
 		ELSE 'error' END
-	WHERE harvest_job_id = $1 AND status = 'pending'`
+	WHERE harvest_job_id = $1 AND status = 'pending'`,
+}
+
+// settlePending settles the records the failed job p.JobID left pending, in tx, at now()
+// (Store.sql), and returns the job: each one whose key has no outcome yet gets one, counted,
+// by whether SYNC applied it (added, updated or deleted by its action; errored with a
+// CancelledJob row otherwise), and every pending row gets its final status (success when
+// applied, error otherwise). So a cancelled job's counts account for every dataset that points
+// at one of its records and add up, no pending row is left, and the next harvest compares
+// against what the catalog really has. JobFail's lock keeps the records and datasets of the
+// job still meanwhile: no write of the job's records runs until it commits.
+func (s *Store) settlePending(ctx context.Context, tx Querier, now []any, p *store.JobFailParams) (*store.HarvestJob, error) {
+	job, err := s.scan.Job(tx.QueryRow(ctx, settlePendingSQL[0], p.JobID))
+	if err != nil {
+		return nil, err
+	}
+	msg := fmt.Sprintf("the job ended before this record reached the catalog (%s: %s); the next harvest tries it again",
+		p.Type, p.Message)
+	if _, err := tx.Exec(ctx, s.sql(settlePendingSQL[1]), s.stamped(now, p.JobID, msg)...); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, settlePendingSQL[2], p.JobID); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, s.sql(settlePendingSQL[3]), s.stamped(now, p.JobID)...); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
 
 // JobInsertValues are the id and status of the job p inserts: p.ID or a new UUID; new when
 // p queues it, else in_progress.

@@ -40,6 +40,38 @@ type SQL struct {
 	// DatasetStream selects DatasetColumns of every dataset of the source $1 ("" for all) in
 	// id order.
 	DatasetStream string
+	// JobLock is the lock a transaction takes on the row of the job it ends in error
+	// (JobFail), as a clause after SELECT ... FROM harvest_job WHERE id = $1: FOR UPDATE on
+	// Postgres, where it waits for the statements in flight that hold JobOpenLock and makes
+	// the later ones wait for the end; "" on SQLite, whose write transactions run one at a time.
+	JobLock string
+	// JobOpenLock is the lock a write of a job's record takes on the job's row in its JobOpen
+	// check: FOR KEY SHARE on Postgres (which conflicts with JobLock's FOR UPDATE only, not
+	// with the aggregator's FOR NO KEY UPDATE), "" on SQLite.
+	JobOpenLock string
+}
+
+// JobEnded is the error of a write of what (e.g. `dataset "x"`) that its JobOpen check refused:
+// store.ErrNotFound (wrapped) when one of jobIDs does not exist, else store.ErrJobEnded
+// (wrapped); a read error as it is.
+func JobEnded(ctx context.Context, q Querier, what string, jobIDs ...string) error {
+	for _, id := range jobIDs {
+		n, err := Count(ctx, q, `SELECT count(*) FROM harvest_job WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("%w: job %s of %s", store.ErrNotFound, id, what)
+		}
+	}
+	return fmt.Errorf("%w: %s not written (job %s)", store.ErrJobEnded, what, strings.Join(jobIDs, ", "))
+}
+
+// JobOpen is the condition that the job whose id is the SQL expression job is new or in
+// progress, with lock (SQL.JobOpenLock) on its row: the writes of a job's records check it in
+// the statement that writes, so that none lands after JobFail ended the job.
+func JobOpen(job, lock string) string {
+	return `EXISTS (SELECT 1 FROM harvest_job j WHERE j.id = ` + job + ` AND j.status IN ('new', 'in_progress')` + lock + `)`
 }
 
 // Store is the store.Store methods whose logic is the same on both backends, written once; each
@@ -106,16 +138,21 @@ func (s *Store) JobGet(ctx context.Context, jobID string) (*store.HarvestJob, er
 	return s.scan.Job(s.q.QueryRow(ctx, `SELECT `+JobColumns+` FROM harvest_job WHERE id = $1`, jobID))
 }
 
-// JobFail implements store.Store: in one transaction the job ends in error (when it is new or
-// in progress), its error row is written and its pending records settle (settlePendingRecords).
+// JobFail implements store.Store: in one transaction, after the job's row is locked
+// (SQL.JobLock), the job ends in error (when it is new or in progress), its error row is
+// written and its pending records settle (settlePending).
 func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error) {
 	var job *store.HarvestJob
 	err := s.d.InTx(ctx, func(tx Querier) error {
 		now := s.d.NowArgs()
+		if s.d.SQL.JobLock != "" {
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM harvest_job WHERE id = $1 `+s.d.SQL.JobLock, p.JobID); err != nil {
+				return err
+			}
+		}
 		var err error
 		job, err = s.scan.Job(tx.QueryRow(ctx, s.sql(`
-			UPDATE harvest_job SET status = 'error', date_finished = now(), records_total = records_settled,
-				records_held = `+heldCount+`
+			UPDATE harvest_job SET status = 'error', date_finished = now(), records_held = `+heldCount+`
 			WHERE id = $1 AND status IN ('new', 'in_progress') RETURNING `+JobColumns), s.stamped(now, p.JobID)...))
 		if err != nil {
 			return err
@@ -124,7 +161,7 @@ func (s *Store) JobFail(ctx context.Context, p *store.JobFailParams) (*store.Har
 			VALUES ($1, $2, $3, now())`), s.stamped(now, p.JobID, p.Type, p.Message)...); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, s.sql(settlePendingRecords), s.stamped(now, p.JobID)...)
+		job, err = s.settlePending(ctx, tx, now, p)
 		return err
 	})
 	job, _, err = JobChanged(job, err, func() (*store.HarvestJob, error) { return s.JobGet(ctx, p.JobID) })
@@ -201,11 +238,25 @@ func (s *Store) DatasetCountHeld(ctx context.Context, sourceID string) (int, err
 	return Count(ctx, s.q, `SELECT count(*) FROM dataset WHERE harvest_source_id = $1 AND duplicate_of IS NOT NULL`, sourceID)
 }
 
-// DatasetDelete implements store.Store.
+// DatasetDelete implements store.Store. With p.JobID the row is deleted only while the job is
+// open (JobOpen, in the same statement); when nothing was deleted, a job that has ended is
+// ErrJobEnded.
 func (s *Store) DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error) {
-	n, err := s.q.Exec(ctx, `DELETE FROM dataset WHERE harvest_source_id = $1 AND identifier = $2`,
-		p.SourceID, p.Identifier)
-	return n > 0, err
+	if p.JobID == "" {
+		n, err := s.q.Exec(ctx, `DELETE FROM dataset WHERE harvest_source_id = $1 AND identifier = $2`,
+			p.SourceID, p.Identifier)
+		return n > 0, err
+	}
+	n, err := s.q.Exec(ctx, `DELETE FROM dataset WHERE harvest_source_id = $1 AND identifier = $2
+		AND `+JobOpen("$3", s.d.SQL.JobOpenLock), p.SourceID, p.Identifier, p.JobID)
+	if err != nil || n > 0 {
+		return n > 0, err
+	}
+	open, err := Count(ctx, s.q, `SELECT count(*) FROM harvest_job WHERE id = $1 AND status IN ('new', 'in_progress')`, p.JobID)
+	if err == nil && open == 0 {
+		err = JobEnded(ctx, s.q, fmt.Sprintf("the delete of dataset %q", p.Identifier), p.JobID)
+	}
+	return false, err
 }
 
 // DatasetFindElsewhere implements store.Store (the dataset_identifier index finds the rows).
