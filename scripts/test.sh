@@ -13,11 +13,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/harvester-test.XXXXXX")
 smoke_db=""
+smoke_nats_pid=""
 cluster_pid=""
 bench_index=""
 cleanup() {
   if [ -n "$cluster_pid" ]; then kill -- -"$cluster_pid" 2>/dev/null || true; fi
   if [ -n "$bench_index" ]; then curl -s -X DELETE "$bench_opensearch/$bench_index*" >/dev/null 2>&1 || true; fi
+  if [ -n "$smoke_nats_pid" ]; then kill "$smoke_nats_pid" 2>/dev/null || true; fi
   if [ -n "$smoke_db" ]; then psql "$DATABASE_URL" -qc "DROP DATABASE IF EXISTS $smoke_db" >/dev/null 2>&1 || true; fi
   rm -rf "$work"
 }
@@ -61,8 +63,18 @@ psql "$DATABASE_URL" -qc "CREATE DATABASE $smoke_db" >/dev/null
 smoke_url=$(printf '%s' "$DATABASE_URL" | sed "s#/harvester?#/$smoke_db?#")
 corpus=../shared/corpus/dcatus/agency-gsa-2025-07.data.json
 go build -o "$work/harvester" ./cmd/harvester
-DATABASE_URL=$smoke_url "$work/harvester" harvest --data-dir "$work/data" --file "$corpus" \
-  --schema-type "dcatus1.1: federal" --format json >"$work/smoke.json"
+# A nats-server of its own (the pinned binary services.sh built, its store in $work): the services'
+# nats-server keeps its streams between runs, stamped with the database of the deployment that
+# made them (docs/nats-deployments.md), and each run's smoke database is new.
+smoke_nats_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+nats-server -js -a 127.0.0.1 -p "$smoke_nats_port" -sd "$work/smoke-nats" >"$work/smoke-nats.log" 2>&1 &
+smoke_nats_pid=$!
+for _ in $(seq 1 120); do (exec 3<>"/dev/tcp/127.0.0.1/$smoke_nats_port") 2>/dev/null && break; sleep 0.5; done
+DATABASE_URL=$smoke_url NATS_URL=nats://127.0.0.1:$smoke_nats_port "$work/harvester" harvest --data-dir "$work/data" --file "$corpus" \
+  --schema-type "dcatus1.1: federal" --format json >"$work/smoke.json" ||
+  { echo "smoke harvest failed:"; cat "$work/smoke.json"; cat "$work/smoke-nats.log"; exit 1; }
+kill "$smoke_nats_pid" 2>/dev/null || true
+smoke_nats_pid=""
 grep -q '"status":"complete"' "$work/smoke.json" || { echo "smoke harvest did not complete:"; cat "$work/smoke.json"; exit 1; }
 echo "smoke harvest: $(cat "$work/smoke.json")"
 go run ./bench -records 1000 -json # the benchmark harness as a smoke run: exits 1 unless every scenario's counts are exact

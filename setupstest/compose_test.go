@@ -58,8 +58,9 @@ type harvesterProcess struct {
 	exited          chan struct{}
 }
 
-// startHarvester starts `harvester args…` with env, its --addr (if any) moved to a free
-// loopback port; it is stopped (SIGTERM, then SIGKILL) at cleanup.
+// startHarvester starts `harvester args…` with env, its --addr and --ops-addr (if any) moved
+// to free loopback ports (compose's fixed ports would collide with a parallel run); it is
+// stopped (SIGTERM, then SIGKILL) at cleanup.
 func startHarvester(t *testing.T, bin, name string, args, env []string) *harvesterProcess {
 	t.Helper()
 	p := &harvesterProcess{name: name, log: filepath.Join(t.TempDir(), name+".log"), exited: make(chan struct{})}
@@ -68,6 +69,9 @@ func startHarvester(t *testing.T, bin, name string, args, env []string) *harvest
 		if a == "--addr" && i+1 < len(args) {
 			p.addr = freeAddr(t)
 			args[i+1] = p.addr
+		}
+		if a == "--ops-addr" && i+1 < len(args) {
+			args[i+1] = freeAddr(t)
 		}
 	}
 	logf, err := os.Create(p.log)

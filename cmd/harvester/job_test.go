@@ -121,7 +121,7 @@ func TestHarvestJobInProgressAndJobCancel(t *testing.T) {
 	require.Empty(t, stdout)
 	require.Contains(t, stderr, "harvester job cancel "+stale.ID)
 
-	cancelArgs := []string{"--database-url", b.dbURL}
+	cancelArgs := []string{"--database-url", b.dbURL, "--nats-url", b.natsURL} // the job's deployment, not the environment's NATS_URL
 	code, stdout, stderr = runCmd(append([]string{"job", "cancel", stale.ID}, cancelArgs...)...)
 	require.Equal(t, exitOK, code, stderr)
 	require.Contains(t, stdout, stale.ID)

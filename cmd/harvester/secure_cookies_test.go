@@ -23,6 +23,7 @@ import (
 func TestSecureCookiesFlag(t *testing.T) {
 	t.Setenv("HARVESTER_API_KEY", "secure-cookies-key")
 	natsURL := natstest.URL(t)
+	st := dbtest.Store(t) // one database for the one NATS server (another database is refused: its streams are stamped)
 	for _, c := range []struct {
 		args []string
 		env  string
@@ -34,7 +35,7 @@ func TestSecureCookiesFlag(t *testing.T) {
 		f.register(cmd, true)
 		require.NoError(t, cmd.Flags().Parse(append(c.args, "--nats-url", natsURL, "--search-index", "none")))
 		cfg := f.pipelineConfig(slog.New(slog.DiscardHandler), parts{api: true})
-		cfg.Store = dbtest.Store(t)
+		cfg.Store = st
 		p, err := pipeline.New(context.Background(), cfg)
 		require.NoError(t, err)
 		session := signInCookie(t, p.Handler(), "secure-cookies-key")

@@ -58,7 +58,7 @@ func open(ctx context.Context, url, alias string, strict bool) (*Index, error) {
 			}
 			if created {
 				x.folded.Store(true)
-				return x, nil
+				return x, x.waitShards(ctx)
 			}
 			continue
 		}
@@ -73,11 +73,24 @@ func open(ctx context.Context, url, alias string, strict bool) (*Index, error) {
 		}
 		x.folded.Store(folded)
 		x.outdated.Store(!current)
-		return x, nil
+		return x, x.waitShards(ctx)
 	}
 	first := firstIndex(alias)
 	return nil, fmt.Errorf("opensearch: index %s exists without the alias %s: add it (PUT /%s/_alias/%s) or delete the index",
 		first, alias, first, alias)
+}
+
+// waitShards waits until the alias's index can answer (its primary shard started: cluster
+// health yellow or green for it), up to 25 s: an index another process has just created
+// answers a search with 503 "all shards failed" until then, and the caller's first request
+// (search.MigrateNeeded's count) would fail the process's start.
+// https://opensearch.org/docs/2.19/api-reference/cluster-api/cluster-health/
+func (x *Index) waitShards(ctx context.Context) error {
+	status, err := x.do(ctx, http.MethodGet, "/_cluster/health/"+x.alias+"?wait_for_status=yellow&timeout=25s", nil, nil)
+	if err = statusErr(status, err); err != nil {
+		return fmt.Errorf("opensearch: index %s is not ready (its primary shard did not start): %w", x.alias, err)
+	}
+	return nil
 }
 
 // firstIndex is the name of an alias's first concrete index: fixed, so that processes creating
