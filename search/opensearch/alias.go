@@ -85,12 +85,29 @@ func open(ctx context.Context, url, alias string, strict bool) (*Index, error) {
 // answers a search with 503 "all shards failed" until then, and the caller's first request
 // (search.MigrateNeeded's count) would fail the process's start.
 // https://opensearch.org/docs/2.19/api-reference/cluster-api/cluster-health/
+//
+// Health yellow alone was seen not to be enough on OpenSearch 2.19.6 (a search right after it
+// still answered 503 once in CI), so it then searches the alias (size 0) until the answer is
+// not a 503, every 200 ms, within the same ctx.
 func (x *Index) waitShards(ctx context.Context) error {
 	status, err := x.do(ctx, http.MethodGet, "/_cluster/health/"+x.alias+"?wait_for_status=yellow&timeout=25s", nil, nil)
 	if err = statusErr(status, err); err != nil {
 		return fmt.Errorf("opensearch: index %s is not ready (its primary shard did not start): %w", x.alias, err)
 	}
-	return nil
+	for {
+		status, err := x.do(ctx, http.MethodPost, "/"+x.alias+"/_search", map[string]any{"size": 0}, nil)
+		if status != http.StatusServiceUnavailable {
+			if err = statusErr(status, err); err != nil {
+				return fmt.Errorf("opensearch: index %s is not ready: %w", x.alias, err)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("opensearch: index %s is not ready (its shards answer 503): %w", x.alias, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // firstIndex is the name of an alias's first concrete index: fixed, so that processes creating
