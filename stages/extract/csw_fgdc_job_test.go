@@ -109,7 +109,10 @@ func TestCSWSchemaTypeChangeReKeys(t *testing.T) {
 	// "of the source's N live datasets": N counts held ones too, and a parallel test of the
 	// package may harvest the same recorded catalogue into its own source of this database.
 	require.Regexp(t, `^DeleteGuard: the listing would delete 2 of the source's \d+ live datasets .*nothing was deleted`, fgdc.JobErrors[0])
-	require.Equal(t, before, h.LiveIdentifiers(t, iso.SourceID), "nothing deleted")
+	// Nothing deleted. A csw source's pages go on to SYNC while the listing is still read, so a
+	// record or two under its new key may be written before COMPARE's guard ends the job (the
+	// same race a WAF had before it was listed whole): only the deletes are held here.
+	require.Subset(t, h.LiveIdentifiers(t, iso.SourceID), before, "nothing deleted")
 
 	force := h.Harvest(t, pipelinetest.Source{URL: gp.URL + "/geoportal/csw", SourceType: harvest.SourceCSW,
 		SchemaType: harvest.SchemaFGDC, JobType: harvest.JobForceHarvest})
