@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/harvester-dev/harvester/feeds"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/search"
@@ -23,6 +24,12 @@ type Config struct {
 	// ProtectReads makes reads need the key too (harvester serve and api: HARVESTER_PROTECT_READS=1).
 	// /healthz, /readyz, /metrics and the OpenAPI document stay open. It needs APIKey.
 	ProtectReads bool
+	// PrivateCatalog closes the public catalog too (the feeds, the CKAN-compatible API, the
+	// public search and dataset pages): they need the key, or a signed-in operator on the
+	// pages (serve --private-catalog, HARVESTER_PRIVATE_CATALOG=1). It needs APIKey.
+	PrivateCatalog bool
+	// Catalog is what the served catalog says of itself; its BaseURL starts every minted link.
+	Catalog feeds.Catalog
 	// MaxBodyBytes caps a request body; a larger one is refused with 413. Default 10 MiB.
 	MaxBodyBytes int64
 	// ValidateMaxRecords is how many datasets of one document POST /api/v1/validate checks and
@@ -34,6 +41,7 @@ type Config struct {
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
 	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, 10<<20)
+	c.Catalog = c.Catalog.WithDefaults()
 	c.ValidateMaxRecords = cmp.Or(c.ValidateMaxRecords, defaultValidateMaxRecords)
 	return c
 }
@@ -42,6 +50,9 @@ func (c Config) WithDefaults() Config {
 const defaultValidateMaxRecords = 10_000
 
 func (c Config) validate() error {
+	if c.PrivateCatalog && c.APIKey == "" {
+		return errors.New("api: PrivateCatalog needs an APIKey: no one could read the catalog")
+	}
 	if c.ProtectReads && c.APIKey == "" {
 		return errors.New("api: ProtectReads needs an APIKey: no request could be served")
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/subtle"
 	"fmt"
+	"github.com/harvester-dev/harvester/feeds"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -16,6 +17,9 @@ func (s *server) endpoint(rt route) http.Handler {
 		if err := s.authorize(r, rt.access); err != nil {
 			s.writeError(w, r, err)
 			return
+		}
+		if rt.access == public {
+			feeds.Public(w)
 		}
 		canonicalPathID(r)
 		if r.Body != nil {
@@ -31,7 +35,7 @@ func (s *server) endpoint(rt route) http.Handler {
 // too many wrong keys (Deps.AuthLimiter) is refused with 429 and Retry-After, whatever key it
 // sends now.
 func (s *server) authorize(r *http.Request, a access) error {
-	if a == open || a == read && !s.cfg.ProtectReads {
+	if a == open || a == read && !s.cfg.ProtectReads || a == public && !s.cfg.PrivateCatalog {
 		return nil
 	}
 	if s.cfg.APIKey == "" {

@@ -6,9 +6,10 @@ import "net/http"
 type access int
 
 const (
-	open  access = iota // anyone: probes, metrics, the OpenAPI document
-	read                // anyone, unless Config.ProtectReads
-	write               // callers with the API key
+	open   access = iota // anyone: probes, metrics, the OpenAPI document
+	read                 // anyone, unless Config.ProtectReads
+	write                // callers with the API key
+	public               // the public catalog: anyone, unless Config.PrivateCatalog; CORS * and cacheable
 )
 
 // handlerFunc is an endpoint; a returned error is answered by writeError.

@@ -391,6 +391,7 @@ func (p *Pipeline) buildHandler() error {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	site, err := web.New(web.Config{APIKey: cfg.API.APIKey, ProtectReads: cfg.API.ProtectReads,
+		PrivateCatalog: cfg.API.PrivateCatalog, Catalog: cfg.API.Catalog,
 		SecureCookies: cfg.SecureCookies, AllowPrivateSources: cfg.Fetch.AllowPrivate}, web.Deps{Store: p.store, API: h,
 		Jobs: p.Jobs(), Search: p.index, Lag: p.bus.Lag, Logger: cfg.Logger, AuthLimiter: limit, Queued: p.kick,
 		Validator: api.Validator{Fetch: cfg.Fetch, MaxRecords: cfg.API.ValidateMaxRecords}})

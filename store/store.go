@@ -124,6 +124,18 @@ type Store interface {
 	// DatasetListUnseen calls fn with each identifier of the source's live datasets that the
 	// job did not list (stored minus seen), streaming rows; fn's error stops and is returned.
 	DatasetListUnseen(ctx context.Context, p *DatasetListUnseenParams, fn func(identifier string) error) error
+	// DatasetPage returns one page of the live catalog (LiveDataset: the dataset with its
+	// source, organization and first harvest) in id order, filtered by p: at most p.Limit rows
+	// (MaxDatasetPage when 0 or more), none when the keyset is past the end. The feeds page the
+	// whole catalog with it, not with the search index (which stops at search.MaxWindow).
+	DatasetPage(ctx context.Context, p *DatasetPageParams) ([]*LiveDataset, error)
+	// DatasetPageStats returns how many live datasets p's filters select (After and Limit
+	// ignored) and the latest last_harvested_date among them (zero for none): with the
+	// filters, enough for a feed's ETag and Last-Modified.
+	DatasetPageStats(ctx context.Context, p *DatasetPageParams) (*DatasetPageStats, error)
+	// DatasetFind returns the dataset of id p.ID or slug p.Slug as a LiveDataset, live or held
+	// (Dataset.DuplicateOf set); ErrNotFound when there is none or p names neither.
+	DatasetFind(ctx context.Context, p *DatasetFindParams) (*LiveDataset, error)
 	// DatasetStream calls fn with every live dataset (held ones are left out), of one source when p.SourceID is not
 	// empty, ordered by id, streaming rows; fn's error stops the stream and is returned.
 	DatasetStream(ctx context.Context, p *DatasetListParams, fn func(*Dataset) error) error

@@ -3,6 +3,8 @@ package web
 import (
 	"io/fs"
 	"net/http"
+
+	"github.com/harvester-dev/harvester/feeds"
 )
 
 // page is a handler that answers a page; a returned error is shown as an error page.
@@ -17,6 +19,8 @@ func (s *server) routes() {
 	read := func(pattern string, h page) { s.pages.Handle(pattern, s.handle(h, readAccess)) }
 	write := func(pattern string, h page) { s.pages.Handle(pattern, s.handle(h, writeAccess)) }
 	open := func(pattern string, h page) { s.pages.Handle(pattern, s.handle(h, openAccess)) }
+	public := func(pattern string, h page) { s.pages.Handle(pattern, s.handle(h, publicAccess)) }
+	s.publicRoutes(public)
 
 	read("GET /{$}", func(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, "/harvest_sources", http.StatusSeeOther)
@@ -72,9 +76,10 @@ func (s *server) routes() {
 type access int
 
 const (
-	openAccess  access = iota // anyone: sign-in, the not-found page
-	readAccess                // anyone, unless Config.ProtectReads
-	writeAccess               // a signed-in operator, with the form's CSRF token
+	openAccess   access = iota // anyone: sign-in, the not-found page
+	readAccess                 // anyone, unless Config.ProtectReads
+	writeAccess                // a signed-in operator, with the form's CSRF token
+	publicAccess               // the public catalog: anyone, unless Config.PrivateCatalog; CORS * and cacheable
 )
 
 // handle wraps a page: the session (and for a write the CSRF) checks, then the error page for
@@ -93,7 +98,10 @@ func (s *server) handle(h page, a access) http.Handler {
 		canonicalPathID(r)
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 		r = s.withSession(r)
-		if a == writeAccess || a == readAccess && s.cfg.ProtectReads {
+		if a == publicAccess {
+			feeds.Public(w)
+		}
+		if a == writeAccess || a == readAccess && s.cfg.ProtectReads || a == publicAccess && s.cfg.PrivateCatalog {
 			if !s.signedIn(r) {
 				http.Redirect(w, r, "/sign-in?next="+urlQueryEscape(r.URL.Path), http.StatusSeeOther)
 				return

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/feeds"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
@@ -24,6 +25,11 @@ type Config struct {
 	// ProtectReads makes every page but /sign-in need a signed-in operator, as the API's
 	// Config.ProtectReads (HARVESTER_PROTECT_READS=1) makes its reads need the key. It needs APIKey.
 	ProtectReads bool
+	// PrivateCatalog makes the public catalog's pages (the feeds, the public search and
+	// dataset pages) need a signed-in operator too, as the API's Config.PrivateCatalog.
+	PrivateCatalog bool
+	// Catalog is what the served catalog says of itself; its BaseURL starts every minted link.
+	Catalog feeds.Catalog
 	// SessionTTL is how long a sign-in lasts. Default 12 h.
 	SessionTTL time.Duration
 	// SecureCookies marks the cookies Secure (served over HTTPS only). Default false, so that
@@ -37,6 +43,7 @@ type Config struct {
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
 	c.SessionTTL = cmp.Or(c.SessionTTL, 12*time.Hour)
+	c.Catalog = c.Catalog.WithDefaults()
 	return c
 }
 

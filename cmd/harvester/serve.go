@@ -88,9 +88,21 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 			"stored source's url never reads this machine's files (env HARVESTER_LOCAL_FILES=1)")
 	f.registerHTTP(cmd)
 	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
-		"public URL of this API, for links in emails (env HARVESTER_BASE_URL)")
+		"the catalog's public address, e.g. https://catalog.example.gov: every link and IRI the feeds, the CKAN-compatible "+
+			"API, the public pages and the emails mint starts with it (env HARVESTER_BASE_URL; default: the request's own host)")
 	f.smtp = f.smtpFromEnv()
 	f.api = api.Config{APIKey: os.Getenv("HARVESTER_API_KEY"), ProtectReads: f.envBool("HARVESTER_PROTECT_READS")}
+	fl.BoolVar(&f.api.PrivateCatalog, "private-catalog", f.envBool("HARVESTER_PRIVATE_CATALOG"),
+		"close the public catalog (data.json, the DCAT-AP feeds, the CKAN-compatible API, the public search and dataset pages): "+
+			"they then need the API key or a signed-in operator (env HARVESTER_PRIVATE_CATALOG=1)")
+	fl.StringVar(&f.api.Catalog.Title, "catalog-title", os.Getenv("HARVESTER_CATALOG_TITLE"),
+		"the served catalog's title (env HARVESTER_CATALOG_TITLE; default \"Harvester catalog\")")
+	fl.StringVar(&f.api.Catalog.Description, "catalog-description", os.Getenv("HARVESTER_CATALOG_DESCRIPTION"),
+		"the served catalog's description (env HARVESTER_CATALOG_DESCRIPTION)")
+	fl.StringVar(&f.api.Catalog.Publisher, "catalog-publisher", os.Getenv("HARVESTER_CATALOG_PUBLISHER"),
+		"the name of the served catalog's publisher (env HARVESTER_CATALOG_PUBLISHER)")
+	fl.StringVar(&f.api.Catalog.License, "catalog-license", os.Getenv("HARVESTER_CATALOG_LICENSE"),
+		"the URL of the served catalog's licence (env HARVESTER_CATALOG_LICENSE)")
 }
 
 // smtpFromEnv is the mail configuration of the HARVESTER_SMTP_* variables (no BaseURL); a
@@ -308,6 +320,7 @@ func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Conf
 	}
 	if p.api && f.addr != "" {
 		c := f.api
+		c.Catalog.BaseURL = f.baseURL
 		cfg.API = &c
 	}
 	return cfg

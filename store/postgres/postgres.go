@@ -90,6 +90,8 @@ func Open(ctx context.Context, url string) (*Store, error) {
 				AND ($3::text IS NULL OR job_type = $3)`,
 			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
 				WHERE ($1 = '' OR harvest_source_id::text = $1) AND duplicate_of IS NULL ORDER BY id`,
+			DatasetPageFilter: `($1::uuid IS NULL OR s.organization_id = $1::uuid) AND ($2::uuid IS NULL OR d.harvest_source_id = $2::uuid)
+				AND ($3::timestamptz IS NULL OR d.last_harvested_date >= $3::timestamptz) AND ($4::uuid IS NULL OR d.id > $4::uuid)`,
 			JobLock:     "FOR UPDATE",
 			JobOpenLock: jobOpenLock,
 		},

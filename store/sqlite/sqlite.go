@@ -71,6 +71,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 				AND ($3 IS NULL OR job_type = $3)`,
 			DatasetStream: `SELECT ` + sqlstore.DatasetColumns + ` FROM dataset
 				WHERE ($1 = '' OR harvest_source_id = $1) AND duplicate_of IS NULL ORDER BY id`,
+			DatasetPageFilter: `($1 IS NULL OR s.organization_id = $1) AND ($2 IS NULL OR d.harvest_source_id = $2)
+				AND ($3 IS NULL OR d.last_harvested_date >= $3) AND ($4 IS NULL OR d.id > $4)`,
 			// Write transactions run one at a time (_txlock=immediate): a write's JobOpen check
 			// and JobFail need no row lock.
 		},

@@ -60,6 +60,9 @@ var cases = []testCase{
 	{"Migrate/Again", testMigrateAgain},
 	{"Database/ID", testDatabaseID},
 
+	{"Dataset/Page", testDatasetPage},
+	{"Dataset/Find", testDatasetFind},
+
 	{"Import/Idempotent", testImport},
 	{"Import/NotDue", testImportNotDue},
 	{"Import/TxRollsBack", testImportTxRollsBack},

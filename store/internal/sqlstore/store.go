@@ -40,6 +40,10 @@ type SQL struct {
 	// DatasetStream selects DatasetColumns of every dataset of the source $1 ("" for all) in
 	// id order.
 	DatasetStream string
+	// DatasetPageFilter is DatasetPage's condition on dataset d and its source s: $1 the
+	// organization id, $2 the source id, $3 the least last_harvested_date, $4 the id the page
+	// starts after; each NULL for any.
+	DatasetPageFilter string
 	// JobLock is the lock a transaction takes on the row of the job it ends in error
 	// (JobFail), as a clause after SELECT ... FROM harvest_job WHERE id = $1: FOR UPDATE on
 	// Postgres, where it waits for the statements in flight that hold JobOpenLock and makes

@@ -1,0 +1,130 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+// testDatasetPage: DatasetPage pages the live catalog by id with every filter, leaves held
+// datasets out, joins the source, organization and first publication, and counts what it
+// selects; an id of the wrong shape selects nothing.
+func testDatasetPage(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	org := newOrganization(t, s, "Department of Paging")
+	p := sourceParams("Paged source")
+	p.OrganizationID = org.ID
+	a := insertSource(t, s, p)
+	b := newSource(t, s)
+	ja, jb := newJob(t, s, a.ID), newJob(t, s, b.ID)
+	var ids []string
+	for _, ident := range []string{"a1", "a2", "a3"} {
+		ids = append(ids, newDataset(t, s, ja, ident).ID)
+	}
+	bd := newDataset(t, s, jb, "b1")
+	held := newDataset(t, s, jb, "b2")
+	ok, err := s.DatasetHold(ctx, &store.DatasetHoldParams{KeptID: ids[0], HeldID: held.ID, Match: store.MatchIdentifier,
+		Key: "b2", JobID: jb.ID})
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	// The whole catalog, two at a time, by keyset.
+	var got []string
+	after := ""
+	for range 10 {
+		page, err := s.DatasetPage(ctx, &store.DatasetPageParams{After: after, Limit: 2})
+		require.NoError(t, err)
+		if len(page) == 0 {
+			break
+		}
+		require.LessOrEqual(t, len(page), 2)
+		for _, d := range page {
+			got = append(got, d.ID)
+		}
+		after = page[len(page)-1].ID
+	}
+	all, err := s.DatasetPage(ctx, &store.DatasetPageParams{})
+	require.NoError(t, err)
+	require.Len(t, all, 4, "held b2 is left out")
+	require.NotContains(t, got, held.ID)
+	require.Len(t, got, 4)
+	for i := 1; i < len(got); i++ {
+		require.Less(t, got[i-1], got[i], "id order")
+	}
+	st, err := s.DatasetPageStats(ctx, &store.DatasetPageParams{After: got[2], Limit: 1})
+	require.NoError(t, err)
+	require.Equal(t, 4, st.Count, "the count ignores After and Limit")
+	require.False(t, st.LastModified.Before(bd.LastHarvestedDate.Truncate(time.Second)))
+
+	// By organization: the source's fields, the organization's and the first publication.
+	page, err := s.DatasetPage(ctx, &store.DatasetPageParams{OrganizationID: org.ID})
+	require.NoError(t, err)
+	require.Len(t, page, 3)
+	d := page[0]
+	require.Equal(t, org.ID, d.OrganizationID)
+	require.Equal(t, "Department of Paging", d.OrganizationName)
+	require.Equal(t, org.Slug, d.OrganizationSlug)
+	require.Equal(t, "Paged source", d.SourceName)
+	require.Equal(t, a.URL, d.SourceURL)
+	require.Equal(t, string(a.SourceType), d.SourceType)
+	require.False(t, d.FirstHarvested.IsZero(), "DatasetUpsert records the first publication")
+	require.NotEmpty(t, d.DCAT)
+
+	// By source, and by time.
+	page, err = s.DatasetPage(ctx, &store.DatasetPageParams{SourceID: b.ID})
+	require.NoError(t, err)
+	require.Len(t, page, 1)
+	require.Equal(t, bd.ID, page[0].ID)
+	require.Empty(t, page[0].OrganizationID)
+	page, err = s.DatasetPage(ctx, &store.DatasetPageParams{ModifiedSince: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	require.Empty(t, page)
+	st, err = s.DatasetPageStats(ctx, &store.DatasetPageParams{ModifiedSince: bd.LastHarvestedDate.Add(-time.Minute)})
+	require.NoError(t, err)
+	require.Equal(t, 4, st.Count)
+
+	// Ids of the wrong shape select nothing, on both backends.
+	for _, p := range []*store.DatasetPageParams{{OrganizationID: "nope"}, {SourceID: "x'; --"}, {After: "zzz"}} {
+		page, err := s.DatasetPage(ctx, p)
+		require.NoError(t, err)
+		require.Empty(t, page)
+		if p.After == "" { // the count ignores After
+			st, err := s.DatasetPageStats(ctx, p)
+			require.NoError(t, err)
+			require.Zero(t, st.Count)
+			require.True(t, st.LastModified.IsZero())
+		}
+	}
+}
+
+// testDatasetFind: DatasetFind names a dataset by id or slug, live or held.
+func testDatasetFind(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job := newJob(t, s, src.ID)
+	kept := newDataset(t, s, job, "k")
+	other := newSource(t, s)
+	held := newDataset(t, s, newJob(t, s, other.ID), "k")
+	ok, err := s.DatasetHold(ctx, &store.DatasetHoldParams{KeptID: kept.ID, HeldID: held.ID, Match: store.MatchIdentifier,
+		Key: "k", JobID: job.ID})
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	byID, err := s.DatasetFind(ctx, &store.DatasetFindParams{ID: kept.ID})
+	require.NoError(t, err)
+	require.Equal(t, kept.Slug, byID.Slug)
+	require.Empty(t, byID.DuplicateOf)
+	bySlug, err := s.DatasetFind(ctx, &store.DatasetFindParams{Slug: held.Slug})
+	require.NoError(t, err)
+	require.Equal(t, held.ID, bySlug.ID)
+	require.Equal(t, kept.ID, bySlug.DuplicateOf, "a held dataset is found, marked")
+
+	for _, p := range []*store.DatasetFindParams{{}, {ID: "not-a-uuid"}, {Slug: "no-such-slug"}, {ID: kept.ID, Slug: kept.Slug},
+		{ID: "00000000-0000-0000-0000-000000000000"}} {
+		_, err := s.DatasetFind(ctx, p)
+		require.ErrorIs(t, err, store.ErrNotFound, "%+v", p)
+	}
+}
