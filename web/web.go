@@ -81,15 +81,17 @@ type Deps struct {
 
 // server is the http.Handler New returns.
 type server struct {
-	cfg    Config
-	store  store.Store
-	api    http.Handler
-	jobs   jobs.Control
-	search search.Index
-	lag    func(ctx context.Context) (*router.Lag, error)
-	log    *slog.Logger
-	now    func() time.Time
-	key    []byte // session and CSRF HMAC key, derived from the API key
+	cfg Config
+	// datasetFormats are the answers of /dataset/{slug}{ext} by ext (publicRoutes).
+	datasetFormats map[string]datasetFormat
+	store          store.Store
+	api            http.Handler
+	jobs           jobs.Control
+	search         search.Index
+	lag            func(ctx context.Context) (*router.Lag, error)
+	log            *slog.Logger
+	now            func() time.Time
+	key            []byte // session and CSRF HMAC key, derived from the API key
 	// authLimit is Deps.AuthLimiter
 	authLimit *api.AuthLimiter
 	sources   api.Sources // source writes: the API's checks and messages
