@@ -43,6 +43,9 @@ type SourceSetting struct {
 	Values []string
 	// Help says what it does, for forms and --help.
 	Help string
+	// Default is what "" means, as EXTRACT applies it ("" when the setting's absence means
+	// none, e.g. no filter); the source-type reference (harvester source types) shows it.
+	Default string
 	// Check says what is wrong with a value of a setting without Values; nil accepts any.
 	Check func(value string) error
 }
@@ -79,39 +82,40 @@ var SourceSpecs = []SourceSpec{
 	{Type: SourceRDF, What: "holds DCAT-AP RDF (Turtle, RDF/XML, JSON-LD, N-Triples)",
 		Schemas: []SchemaType{SchemaDCATAP}, LocalFile: true, Settings: []SourceSetting{
 			{Name: "shacl_profile", Values: []string{ProfileDCATAP300, ProfileDCATAP211, ProfileDCATAPNO2, ProfileNone},
-				Help: "the SHACL profile its datasets are validated against (none: no check)"},
+				Help: "the SHACL profile its datasets are validated against (none: no check)", Default: ProfileDCATAP300},
 			{Name: "languages", Help: "the languages of text kept, most wanted first, e.g. nb,en",
 				Check: func(v string) error { _, err := ParseLanguages(v); return err }}}},
 	portalSpec(SourceCKAN, "is a CKAN Action API (DKAN 7 too)",
 		SourceSetting{Name: "fq", Help: "a package_search filter query, e.g. organization:epa-gov"},
-		pageSize("rows", 1000)),
+		pageSize("rows", 100, 1000)),
 	portalSpec(SourceDKAN, "is a DKAN 2 metastore API"),
 	portalSpec(SourceSocrata, "is a Socrata domain's Discovery API",
 		SourceSetting{Name: "domain", Help: "the Socrata domain harvested, when not the URL's host"},
-		SourceSetting{Name: "only", Help: "the asset type listed (default dataset)"},
-		pageSize("limit", 10000)),
+		SourceSetting{Name: "only", Help: "the asset type listed", Default: "dataset"},
+		pageSize("limit", 100, 10000)),
 	portalSpec(SourceArcGIS, "is an ArcGIS Hub site or an ArcGIS portal's search API",
 		SourceSetting{Name: "api", Values: []string{"hub", "search"},
 			Help: "hub (a Hub site's catalog) or search (the portal's sharing/rest search); default: search when q or orgid is set"},
 		SourceSetting{Name: "q", Help: `an ArcGIS search query, e.g. type:"Feature Service"`},
 		SourceSetting{Name: "orgid", Help: "the ArcGIS organization whose items are listed"},
-		pageSize("num", 100)),
+		pageSize("num", 100, 100)),
 	portalSpec(SourceOpenDataSoft, "is an OpenDataSoft portal's Explore API",
-		SourceSetting{Name: "api", Values: []string{"v2.1", "v2", "v1"}, Help: "the Explore API version"},
-		pageSize("limit", 100)),
+		SourceSetting{Name: "api", Values: []string{"v2.1", "v2", "v1"}, Help: "the Explore API version", Default: "v2.1"},
+		pageSize("limit", 100, 100)),
 	{Type: SourceCSW, What: "is an OGC CSW 2.0.2 or 3.0 catalogue (GetRecords)", Schemas: xmlSchemas,
 		DefaultSchema: SchemaISO19115_1, Settings: []SourceSetting{
 			{Name: "binding", Values: []string{"post", "get"},
 				Help: "how GetRecords is sent: post (an XML request) or get (KVP); default post when the server offers it"},
-			pageSize("max_records", 1000),
+			pageSize("max_records", 100, 1000),
 			{Name: "modified_filter", Values: []string{"on", "off"},
-				Help: "on: a harvest after a complete one downloads only the records modified since (dct:modified), the others stay unchanged"},
+				Help: "on: a harvest after a complete one downloads only the records modified since (dct:modified), the others stay unchanged",
+				Default: "on"},
 			{Name: "constraint", Help: `a CQL constraint added to every GetRecords, e.g. dc:type = 'dataset'`}}},
 }
 
-// pageSize is a page size setting: a number from 1 to maxSize.
-func pageSize(name string, maxSize int) SourceSetting {
-	return SourceSetting{Name: name, Help: fmt.Sprintf("the page size, 1 to %d", maxSize),
+// pageSize is a page size setting: a number from 1 to maxSize, def when not set.
+func pageSize(name string, def, maxSize int) SourceSetting {
+	return SourceSetting{Name: name, Help: fmt.Sprintf("the page size, 1 to %d", maxSize), Default: strconv.Itoa(def),
 		Check: func(v string) error {
 			if n, err := strconv.Atoi(strings.TrimSpace(v)); err != nil || n < 1 || n > maxSize {
 				return fmt.Errorf("%q: want a page size from 1 to %d", v, maxSize)

@@ -19,7 +19,7 @@ func sourceCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(sourceListCommand())
+	cmd.AddCommand(sourceListCommand(), sourceTypesCommand())
 	return cmd
 }
 
