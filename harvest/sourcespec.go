@@ -108,7 +108,7 @@ var SourceSpecs = []SourceSpec{
 				Help: "how GetRecords is sent: post (an XML request) or get (KVP); default post when the server offers it"},
 			pageSize("max_records", 100, 1000),
 			{Name: "modified_filter", Values: []string{"on", "off"},
-				Help: "on: a harvest after a complete one downloads only the records modified since (dct:modified), the others stay unchanged",
+				Help:    "on: a harvest after a complete one downloads only the records modified since (dct:modified), the others stay unchanged",
 				Default: "on"},
 			{Name: "constraint", Help: `a CQL constraint added to every GetRecords, e.g. dc:type = 'dataset'`}}},
 }
