@@ -5,7 +5,7 @@ GO ?= go
 IMAGE ?= harvester:dev
 IMAGE_TOOL ?= docker
 
-.PHONY: build image deploy-validate test
+.PHONY: build image image-buildah deploy-validate test
 
 # build: the static binary ./harvester, as the Dockerfile builds it.
 build:
@@ -14,6 +14,11 @@ build:
 # image: the container image of the Dockerfile, tagged $(IMAGE).
 image:
 	$(IMAGE_TOOL) build -t $(IMAGE) .
+
+# image-buildah: the same image built with Debian's buildah from scratch, without a registry
+# or a Docker engine, then checked (scripts/image.sh; CI runs it).
+image-buildah:
+	bash scripts/image.sh $(IMAGE)
 
 # deploy-validate: kustomize build of every overlay, kubernetes-validate of the output, and the
 # Go tests of deploy/ (compose file, Dockerfile, KEDA/HPA objects against the real topology).

@@ -3,7 +3,7 @@
 # OpenSearch node (scripts/opensearch.sh, in the background while the checks run), installs
 # Prometheus (scripts/prometheus.sh) and checks and unit-tests the alert rules with promtool,
 # then runs go vet, staticcheck, a gofmt check, the checks of deploy/ (scripts/deploy-validate.sh), a smoke
-# harvest, the benchmark harness as a smoke run (on bleve, then on OpenSearch), and every Go test against those real services,
+# harvest, the container image (scripts/image.sh: built with buildah, checked, a harvest run inside it), the benchmark harness as a smoke run (on bleve, then on OpenSearch), and every Go test against those real services,
 # the cluster crash tests 5 times in a row (HARVESTER_CLUSTER_RUNS=N for another count).
 # Everything a run writes goes to a temporary directory of
 # its own (and a scratch database), removed at the end, so concurrent runs do not collide and
@@ -82,6 +82,10 @@ go run ./bench -records 1000 -json # the benchmark harness as a smoke run: exits
 wait "$opensearch_pid" || { echo "OpenSearch did not start:"; cat "$work/opensearch.log"; exit 1; }
 # The OpenSearch tests use the node; the other tests keep the embedded default (bleve).
 eval "$(cat "$work/opensearch.env")"
+# The container image, built with Debian's buildah from scratch (no registry), checked, and
+# harvest --file run inside it (scripts/image.sh; after opensearch.sh, whose apt-get must not
+# run beside this one's).
+bash scripts/image.sh harvester:ci
 # The benchmark harness again, its harvester on OpenSearch (the production setup's index), under
 # an index name of its own (deleted at exit): a record the index refuses is an errored record,
 # and "wrong counts" exits 1 (issue 33: the mapping lacked temporal; bleve took every record).
