@@ -11,12 +11,9 @@ const (
 
 // judge decides the indicators of one record.
 type judge struct {
-	r     record
-	in    Input
-	links map[string]LinkResult
+	r  record
+	in Input
 }
-
-func judges(r record, in Input) judge { return judge{r: r, in: in, links: in.Links} }
 
 // dataset decides a dataset-level indicator.
 func (j judge) dataset(m Metric) bool {
@@ -100,7 +97,7 @@ func (j judge) link(url string) verdict {
 	if url == "" {
 		return failed
 	}
-	switch j.links[url].Class {
+	switch j.in.Links[url].Class {
 	case LinkOK:
 		return met
 	case LinkBroken:

@@ -14,7 +14,6 @@ type record struct {
 	accessRights                      string // accessLevel (1.1) or accessRights (3.0), else ""
 	license, rights                   any    // the dataset's; 1.1 puts them here for every distribution
 	distributions                     []map[string]any
-	notObject                         bool // the record is not a JSON object
 }
 
 // readRecord reads a stored DCAT-US record. It never fails: a record that is not a JSON object
@@ -22,7 +21,7 @@ type record struct {
 func readRecord(dcat json.RawMessage) record {
 	var m map[string]any
 	if json.Unmarshal(dcat, &m) != nil || m == nil {
-		return record{notObject: true}
+		return record{}
 	}
 	r := record{
 		keyword:      present(m["keyword"]),

@@ -51,7 +51,7 @@ type IndicatorScore struct {
 // object scores only what Input says beside it (compliance).
 func Assess(in Input) Score {
 	r := readRecord(in.DCAT)
-	judge := judges(r, in)
+	judge := judge{r: r, in: in}
 	s := Score{Max: MaxPoints, Indicators: make([]IndicatorScore, 0, len(Indicators))}
 	dims := map[Dimension]*DimensionScore{}
 	for _, d := range Dimensions {
