@@ -78,7 +78,7 @@ var formatAliases = map[string]string{
 	"TRIG": "RDF_TRIG", "GZ": "GZIP", "TGZ": "GZIP", "TIF": "TIFF", "GEOTIFF": "TIFF", "JP2": "JPEG2000",
 	"NC": "NETCDF", "WMS": "WMS_SRVC", "HTM": "HTML", "WEBPAGE": "HTML", "ICAL": "ICS",
 	"ICALENDAR": "ICS", "JPG": "JPEG", "WFS": "WFS_SRVC", "WCS": "WCS_SRVC", "WMTS": "WMTS_SRVC",
-	"GEOPACKAGE": "GPKG", "TAB SEPARATED VALUES": "TSV", "ODS": "ODS",
+	"GEOPACKAGE": "GPKG", "TAB SEPARATED VALUES": "TSV",
 }
 
 // mediaTypeFileTypes are the IANA media types (and common unregistered x- forms) of the EU file
