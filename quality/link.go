@@ -1,0 +1,43 @@
+package quality
+
+// LinkClass is what the check of a distribution URL found, as CHECK records it.
+type LinkClass int
+
+// The classes. The zero value is LinkUnknown, so a URL missing from Input.Links is unknown.
+const (
+	// LinkUnknown is a URL not checked yet (or not checkable, e.g. ftp:): it scores nothing on
+	// the status-code indicators and is counted in IndicatorScore.Unknown.
+	LinkUnknown LinkClass = iota
+	// LinkOK is a URL that answered 2xx, or 3xx ending in 2xx.
+	LinkOK
+	// LinkBroken is a URL that answered anything else, or failed (DNS, refused, timeout, TLS,
+	// too many redirects).
+	LinkBroken
+)
+
+// String returns "unknown", "ok" or "broken".
+func (c LinkClass) String() string {
+	switch c {
+	case LinkOK:
+		return "ok"
+	case LinkBroken:
+		return "broken"
+	}
+	return "unknown"
+}
+
+// LinkResult is the stored result of checking one URL: its class and the HTTP status of the
+// last answer (0 when there was none).
+type LinkResult struct {
+	Class  LinkClass
+	Status int
+}
+
+// LinkResultOf returns the result of an HTTP answer with status: OK for 200–399 (piveau's
+// accessUrlStatusCode and downloadUrlStatusCode pass 2xx and 3xx), else broken.
+func LinkResultOf(status int) LinkResult {
+	if status >= 200 && status < 400 {
+		return LinkResult{Class: LinkOK, Status: status}
+	}
+	return LinkResult{Class: LinkBroken, Status: status}
+}
