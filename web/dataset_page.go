@@ -77,7 +77,7 @@ func (s *server) datasetHTML(w http.ResponseWriter, r *http.Request, ds *store.L
 	rec := feeds.ParseRecord(ds.DCAT)
 	p := &datasetPage{
 		Title:       cmp.Or(feeds.Cut(rec.Text("title"), maxPageText), ds.Identifier),
-		JSONPath:    "/dataset/" + ds.Slug + ".json",
+		JSONPath:    datasetPath(ds.Slug) + ".json",
 		URL:         s.cfg.Catalog.DatasetURL(r, ds.Slug),
 		Harvest:     ds,
 		LastChanged: ds.LastHarvestedDate,
