@@ -110,7 +110,8 @@ func publicSite(t *testing.T, st store.Store) *site {
 // TestPublicDatasetPage: /dataset/{slug} shows a corpus record's fields, its distributions as
 // links, where it was harvested from, and schema.org JSON-LD that says the same; the public
 // sees no operator link or control, a signed-in operator sees links to the source and record
-// (and the answer is not cached for others).
+// (and the answer is not cached for others). The page has an ETag that a conditional GET
+// answers 304 to.
 func TestPublicDatasetPage(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		p := seedPublic(t, st, corpusRecord(t, "dcatus/agency-gsa-2025-07.data.json"))
@@ -145,6 +146,15 @@ func TestPublicDatasetPage(t *testing.T) {
 			require.NotContains(t, body, op, "the public page shows no operator link or control")
 		}
 		require.Contains(t, b.header("/dataset/"+p.ds.Slug, "Cache-Control"), "public")
+		etag := b.header("/dataset/"+p.ds.Slug, "ETag")
+		require.NotEmpty(t, etag)
+		req, err := http.NewRequest(http.MethodGet, s.url+"/dataset/"+p.ds.Slug, nil)
+		require.NoError(t, err)
+		req.Header.Set("If-None-Match", etag)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusNotModified, res.StatusCode, "a conditional GET of the page as it is")
 
 		ld := jsonLD(t, doc)
 		require.Equal(t, "Dataset", ld["@type"])
@@ -165,6 +175,7 @@ func TestPublicDatasetPage(t *testing.T) {
 		require.Contains(t, body, `<a href="/harvest_records/`+p.ds.RecordID+`" id="dataset-record">`)
 		require.Contains(t, body, `<a href="/harvest_sources/`+p.src.ID+`" id="dataset-source-page">`)
 		require.Equal(t, "private, no-store", b.header("/dataset/"+p.ds.Slug, "Cache-Control"))
+		require.NotEqual(t, etag, b.header("/dataset/"+p.ds.Slug, "ETag"), "the operator's page is another page")
 	})
 }
 

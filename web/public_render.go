@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"time"
+
+	"github.com/harvester-dev/harvester/feeds"
 )
 
 // publicPageData is what every public page's template gets: the public layout's fields and
@@ -34,7 +37,10 @@ func publicTmpl(name string) (*template.Template, error) {
 }
 
 // renderPublic executes a public page in the public layout into a buffer first (a template
-// error is a clean 500), with the operators' pages' security headers.
+// error is a clean 500), with the operators' pages' security headers. A 200 gets an ETag of
+// its bytes (a page depends on more than its dataset's last change: its source's and
+// organization's names, the catalog's title, this version's templates), and a conditional GET
+// naming it answers 304 Not Modified.
 func (s *server) renderPublic(w http.ResponseWriter, r *http.Request, status int, name, title string, data any) error {
 	t, err := publicTmpl(name)
 	if err != nil {
@@ -44,6 +50,9 @@ func (s *server) renderPublic(w http.ResponseWriter, r *http.Request, status int
 	pd := publicPageData{Title: title, CatalogTitle: s.cfg.Catalog.Title, Data: data}
 	if err := t.ExecuteTemplate(&buf, "public-layout", pd); err != nil {
 		return fmt.Errorf("render %s: %w", name, err)
+	}
+	if status == http.StatusOK && feeds.NotModified(w, r, feeds.ETag(buf.String()), time.Time{}) {
+		return nil
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
