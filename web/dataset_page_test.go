@@ -218,8 +218,11 @@ func TestPublicDatasetPageLyingRecord(t *testing.T) {
 			ld["spatialCoverage"])
 		require.Len(t, ld["distribution"], 1)
 
-		code, _ = b.get("/dataset/" + strings.Repeat("x", 10_000))
+		code, body = b.get("/dataset/" + strings.Repeat("x", 10_000))
 		require.Equal(t, http.StatusNotFound, code)
+		require.Contains(t, body, `id="error-message"`)
+		require.Contains(t, body, `id="catalog-title"`, "a public 404 is in the public layout")
+		require.NotContains(t, body, "/harvest_sources", "a public 404 shows no operator link")
 		code, _ = b.get("/dataset/" + strings.Repeat("x", 10_000) + ".json")
 		require.Equal(t, http.StatusNotFound, code)
 	})

@@ -63,3 +63,12 @@ func (s *server) renderPublic(w http.ResponseWriter, r *http.Request, status int
 	_, _ = w.Write(buf.Bytes())
 	return nil
 }
+
+// publicErrorPage answers err as errorPage does, in the public layout.
+func (s *server) publicErrorPage(w http.ResponseWriter, r *http.Request, err error) {
+	pe := s.pageErrorOf(r, err)
+	if rerr := s.renderPublic(w, r, pe.Status, "public_error.html", http.StatusText(pe.Status), pe); rerr != nil {
+		s.log.ErrorContext(r.Context(), "web: error page failed", "err", rerr)
+		http.Error(w, pe.Message, pe.Status)
+	}
+}
