@@ -103,9 +103,10 @@ func (s *server) datasetHTML(w http.ResponseWriter, r *http.Request, ds *store.L
 }
 
 // datasetJSON answers /dataset/{slug}.json: the stored DCAT-US record as harvested, with an
-// ETag of the dataset's id and last change and a 304 for a client that has it.
+// ETag of the dataset's id, its record's id and its last change (last_harvested_date, also
+// Last-Modified) and a 304 for a client that has it.
 func (s *server) datasetJSON(w http.ResponseWriter, r *http.Request, ds *store.LiveDataset) error {
-	etag := feeds.ETag("dataset.json", ds.ID, ds.LastHarvestedDate.UTC().Format(time.RFC3339Nano))
+	etag := feeds.ETag("dataset.json", ds.ID, ds.RecordID, ds.LastHarvestedDate.UTC().Format(time.RFC3339Nano))
 	if feeds.NotModified(w, r, etag, ds.LastHarvestedDate) {
 		return nil
 	}
