@@ -9,6 +9,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
+	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -21,10 +22,14 @@ type Sources struct {
 	// AllowPrivate accepts source URLs on loopback, private and link-local addresses
 	// (--allow-private-sources; fetch.Config.AllowPrivate).
 	AllowPrivate bool
+	// Index, when not nil, is the search index: a source moved to another organization has
+	// its datasets' documents written again (search.Reindex), as they carry the organization
+	// (the search's organization filter and facet). nil: no index to keep.
+	Index search.Index
 }
 
 func (s *server) sources() Sources {
-	return Sources{Store: s.store, AllowPrivate: s.fetch.AllowPrivate}
+	return Sources{Store: s.store, AllowPrivate: s.fetch.AllowPrivate, Index: s.search}
 }
 
 // Save checks p and inserts it (old nil) or replaces old with it, and returns the source as
@@ -54,13 +59,37 @@ func (v Sources) write(ctx context.Context, old *store.Source, p *store.SourceIn
 	}
 	if old != nil {
 		src, err := v.Store.SourceUpdate(ctx, &store.SourceUpdateParams{ID: old.ID, SourceInsertParams: *p})
-		return src, describe(err, sourceNotFound(old.ID), urlTaken(p.URL))
+		if err != nil {
+			return nil, describe(err, sourceNotFound(old.ID), urlTaken(p.URL))
+		}
+		return src, v.reindexMoved(ctx, old, src)
 	}
 	src, err := v.Store.SourceInsert(ctx, p)
 	if errors.Is(err, store.ErrNotFound) { // the organization was deleted since check looked
 		return nil, (fieldErrors{"organization_id": fmt.Sprintf("no organization has id %q", p.OrganizationID)}).err()
 	}
 	return src, describe(err, "", urlTaken(p.URL))
+}
+
+// reindexMoved writes the source's documents again when the update moved it to another
+// organization (or out of one, or into one): SYNC rewrites only the documents of records that
+// change, and the others would keep the old organization's name until a reindex. The harvest
+// command does the same after a run that moved its source (--organization). It refreshes the
+// index, so that a search right after the answer sees the move. An error is a 500 saying the
+// source was saved and how to finish by hand.
+func (v Sources) reindexMoved(ctx context.Context, old, src *store.Source) error {
+	if v.Index == nil || old.OrganizationID == src.OrganizationID {
+		return nil
+	}
+	_, err := search.Reindex(ctx, v.Store, v.Index, src.ID)
+	if err == nil {
+		err = v.Index.Refresh(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("harvest source %s was saved, but writing its datasets' search documents under its new "+
+			"organization failed (run harvester reindex --source %s): %w", src.ID, src.ID, err)
+	}
+	return nil
 }
 
 // check records in fields what is wrong with p: its accept and auth header (checkSettings),

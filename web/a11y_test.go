@@ -12,7 +12,7 @@ import (
 	"golang.org/x/net/html"
 )
 
-// TestFormsAreLabelled: on every page with a form, each visible field has a <label for> (or
+// TestFormsAreLabelled: on every page with a form (and the public dataset page), each visible field has a <label for> (or
 // an aria-label), every id is unique, and the page has one h1 and a lang.
 func TestFormsAreLabelled(t *testing.T) {
 	st := sqliteStore(t)
@@ -24,7 +24,7 @@ func TestFormsAreLabelled(t *testing.T) {
 		"/harvest_sources/" + f.src.ID + "/jobs/new?job_type=clear", "/harvest_sources/" + f.src.ID + "/delete",
 		"/harvest_jobs/" + f.job1.ID, "/harvest_jobs/" + f.job1.ID + "/cancel", "/validate", "/search", "/dashboard",
 		"/dashboard?organization_id=" + f.org.ID, "/harvest_sources?health=ok&sort=health&q=agency",
-		"/harvest_records/" + f.updated.ID} {
+		"/harvest_records/" + f.updated.ID, "/dataset/" + liveSlug(t, st, f.src.ID, "a")} {
 		code, body := b.get(path)
 		require.Equal(t, http.StatusOK, code, path)
 		doc, err := html.Parse(strings.NewReader(body))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -13,8 +14,11 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// TestDatasetPageHeld: the dataset page of a dataset held as a cross-source duplicate (another
-// source with a higher precedence publishes it too) is a 404 saying so; the live one shows.
+// TestDatasetPageHeld: the query-form dataset URL of a dataset held as a cross-source duplicate
+// (another source with a higher precedence publishes it too) is a 404 saying so, as is a
+// dataset no source has and a slug of 10,000 characters; the live one's is a 301 to its
+// public page, which shows it; without both parameters it is a 400. The record page links the
+// live dataset's public page, and says a held one is not live.
 func TestDatasetPageHeld(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		f, other := holdOne(t, st)
@@ -22,9 +26,28 @@ func TestDatasetPageHeld(t *testing.T) {
 		code, body := b.get("/datasets?source_id=" + f.src.ID + "&identifier=a")
 		require.Equal(t, http.StatusNotFound, code)
 		require.Contains(t, body, "held as a cross-source duplicate")
-		code, body = b.get("/datasets?source_id=" + other.ID + "&identifier=a")
+		code, _ = b.get("/datasets?source_id=" + f.src.ID + "&identifier=nope")
+		require.Equal(t, http.StatusNotFound, code)
+		code, _ = b.get("/datasets?source_id=" + other.ID)
+		require.Equal(t, http.StatusBadRequest, code)
+		own, err := st.DatasetGet(t.Context(), &store.DatasetGetParams{SourceID: other.ID, Identifier: "a"})
+		require.NoError(t, err)
+		res, err := b.c.Get(b.base + "/datasets?source_id=" + other.ID + "&identifier=a")
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusMovedPermanently, res.StatusCode)
+		require.Equal(t, "/dataset/"+own.Slug, res.Header.Get("Location"))
+		code, body = b.get(res.Header.Get("Location"))
 		require.Equal(t, http.StatusOK, code)
-		require.Contains(t, body, "Own title")
+		require.Contains(t, body, `<h1 id="page-title">Own title</h1>`)
+		_, body = b.get("/harvest_records/" + own.RecordID)
+		require.Contains(t, body, `<a href="/dataset/`+own.Slug+`" id="record-dataset">the live dataset</a>`, "the record page links the public page")
+		_, body = b.get("/harvest_records/" + f.updated.ID)
+		require.Contains(t, body, `<span id="record-dataset">no live dataset</span>`, "a held dataset is not live")
+		code, _ = b.get("/dataset/" + strings.Repeat("a", 10_000))
+		require.Equal(t, http.StatusNotFound, code)
+		code, _ = b.get("/datasets?source_id=" + other.ID + "&identifier=" + strings.Repeat("a", 10_000))
+		require.Equal(t, http.StatusNotFound, code)
 	})
 }
 

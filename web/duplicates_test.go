@@ -100,7 +100,7 @@ func TestDuplicatesOnPages(t *testing.T) {
 			require.Contains(t, kept, `<a href="/harvest_sources/`+f.src.ID+`" class="duplicate-source">Agency catalog</a>`, "live: the agency")
 			require.Contains(t, kept, `<a href="/organizations/`+f.org.ID+`">`+f.org.Name+`</a>`)
 			require.Contains(t, kept, "precedence 0")
-			require.Contains(t, kept, `<a href="/datasets?identifier=a&source_id=`+f.src.ID+`" class="duplicate-dataset">dataset a-`)
+			require.Regexp(t, `<a href="/dataset/a-[0-9a-f-]+" class="duplicate-dataset">dataset a-`, kept, "the live dataset's public page")
 			require.Regexp(t, `<a href="/harvest_records/[^"]+" class="duplicate-record">record</a>`, kept)
 			require.Contains(t, held, `<a href="/harvest_sources/`+agg.src.ID+`" class="duplicate-source">Aggregator catalog</a>`, "held: the aggregator")
 			require.Contains(t, held, "precedence -10")

@@ -82,6 +82,14 @@ func seed(t *testing.T, st store.Store) *fixture {
 	return f
 }
 
+// liveSlug is the slug of the dataset of (source, identifier).
+func liveSlug(t *testing.T, st store.Store, sourceID, identifier string) string {
+	t.Helper()
+	ds, err := st.DatasetGet(t.Context(), &store.DatasetGetParams{SourceID: sourceID, Identifier: identifier})
+	require.NoError(t, err)
+	return ds.Slug
+}
+
 // TestPagesRender: every page answers 200 with its heading, signed out (reads are public).
 func TestPagesRender(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
@@ -98,17 +106,17 @@ func TestPagesRender(t *testing.T) {
 			"/harvest_sources/" + f.src.ID + "/edit":                    "Edit Agency catalog",
 			"/harvest_sources/" + f.src.ID + "/jobs/new?job_type=clear": "Clear: Agency catalog",
 			"/harvest_sources/" + f.src.ID + "/delete":                  "Delete Agency catalog",
-			"/organizations":                                    "Organizations",
-			"/organizations/new":                                "Add an organization",
-			"/organizations/" + f.org.ID:                        f.org.Name,
-			"/organizations/" + f.org.ID + "/edit":              "Edit " + f.org.Name,
-			"/organizations/" + f.org.ID + "/delete":            "Delete " + f.org.Name,
-			"/harvest_jobs/" + f.job1.ID:                        "Harvest job " + f.job1.ID,
-			"/harvest_jobs/" + f.job1.ID + "/cancel":            "Cancel job " + f.job1.ID,
-			"/harvest_jobs/" + f.job1.ID + "/replay":            "Replay job " + f.job1.ID,
-			"/harvest_records/" + f.updated.ID:                  "Harvest record a",
-			"/harvest_records/" + f.created.ID:                  "Harvest record a",
-			"/datasets?source_id=" + f.src.ID + "&identifier=a": "Old title",
+			"/organizations":                             "Organizations",
+			"/organizations/new":                         "Add an organization",
+			"/organizations/" + f.org.ID:                 f.org.Name,
+			"/organizations/" + f.org.ID + "/edit":       "Edit " + f.org.Name,
+			"/organizations/" + f.org.ID + "/delete":     "Delete " + f.org.Name,
+			"/harvest_jobs/" + f.job1.ID:                 "Harvest job " + f.job1.ID,
+			"/harvest_jobs/" + f.job1.ID + "/cancel":     "Cancel job " + f.job1.ID,
+			"/harvest_jobs/" + f.job1.ID + "/replay":     "Replay job " + f.job1.ID,
+			"/harvest_records/" + f.updated.ID:           "Harvest record a",
+			"/harvest_records/" + f.created.ID:           "Harvest record a",
+			"/dataset/" + liveSlug(t, st, f.src.ID, "a"): "Old title",
 			"/search":    "Search datasets",
 			"/validate":  "Validate a catalog",
 			"/dashboard": "Dashboard",

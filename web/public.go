@@ -14,6 +14,8 @@ import (
 func (s *server) publicRoutes(public func(pattern string, h page)) {
 	// The answers of /dataset/{slug}{ext}, by ext ("" is the HTML page).
 	s.datasetFormats = map[string]datasetFormat{}
+	s.datasetFormats[""] = s.datasetHTML      // the public dataset page (dataset_page.go)
+	s.datasetFormats[".json"] = s.datasetJSON // the stored DCAT-US record
 	public("GET /dataset/{file}", s.datasetFile)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -24,6 +25,7 @@ type recordViewData struct {
 	HistoryMore bool
 	Previous    *store.HarvestRecord
 	Diff        []fieldChange
+	DatasetPath string // the live dataset's public page; "" when the identifier has none (deleted, held, never made)
 }
 
 func (s *server) recordView(w http.ResponseWriter, r *http.Request) error {
@@ -66,6 +68,13 @@ func (s *server) recordView(w http.ResponseWriter, r *http.Request) error {
 	}
 	if rec.Action == harvest.ActionUpdate && d.Previous != nil {
 		d.Diff = diffRecords(d.Previous, rec)
+	}
+	ds, err := s.store.DatasetGet(r.Context(), &store.DatasetGetParams{SourceID: rec.SourceID, Identifier: rec.Identifier})
+	switch {
+	case err == nil && ds.DuplicateOf == "":
+		d.DatasetPath = datasetPath(ds.Slug)
+	case err != nil && !isNotFound(err):
+		return err
 	}
 	return s.render(w, r, http.StatusOK, "record.html", "Harvest record "+rec.Identifier, d)
 }
@@ -173,7 +182,9 @@ var turtlePrefixes = map[string]string{
 	"adms": "http://www.w3.org/ns/adms#", "skos": "http://www.w3.org/2004/02/skos/core#",
 }
 
-// datasetView shows a live dataset by source and identifier: /datasets?source_id=&identifier=.
+// datasetView answers the operators' query-form dataset URL, /datasets?source_id=&identifier=:
+// a live dataset is at its public page now, so the answer is a 301 to /dataset/{slug}; a held
+// or unknown dataset is the 404 it always was, and a missing parameter a 400.
 func (s *server) datasetView(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	srcID, ident := q.Get("source_id"), q.Get("identifier")
@@ -190,18 +201,12 @@ func (s *server) datasetView(w http.ResponseWriter, r *http.Request) error {
 	if ds.DuplicateOf != "" { // a cross-source duplicate that lost to another source's dataset
 		return notFound("dataset %q of harvest source %q is held as a cross-source duplicate: it is not live", ident, srcID)
 	}
-	title := ident
-	var meta struct {
-		Title string `json:"title"`
-	}
-	if json.Unmarshal(ds.DCAT, &meta) == nil && meta.Title != "" {
-		title = meta.Title
-	}
-	return s.render(w, r, http.StatusOK, "dataset.html", title, struct {
-		Dataset *store.Dataset
-		DCAT    string
-	}{ds, prettyJSON(ds.DCAT)})
+	http.Redirect(w, r, datasetPath(ds.Slug), http.StatusMovedPermanently)
+	return nil
 }
+
+// datasetPath is the path of a dataset's public page, /dataset/{slug}.
+func datasetPath(slug string) string { return "/dataset/" + url.PathEscape(slug) }
 
 // recordPageErrorScan bounds the job's record errors the record page reads to find its own
 // (the store lists a job's errors by identifier; one query).

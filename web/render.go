@@ -153,6 +153,17 @@ func notFound(format string, args ...any) *pageError {
 // errorPage answers err: its status and message for a pageError, 404 for store.ErrNotFound,
 // and a 500 that says nothing of its cause (logged) for anything else.
 func (s *server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
+	pe := s.pageErrorOf(r, err)
+	title := http.StatusText(pe.Status)
+	if rerr := s.render(w, r, pe.Status, "error.html", title, pe); rerr != nil {
+		s.log.ErrorContext(r.Context(), "web: error page failed", "err", rerr)
+		http.Error(w, pe.Message, pe.Status)
+	}
+}
+
+// pageErrorOf is the pageError that answers err (errorPage's rules); the cause of a 500 is
+// logged.
+func (s *server) pageErrorOf(r *http.Request, err error) *pageError {
 	var pe *pageError
 	var mbe *http.MaxBytesError
 	switch {
@@ -165,11 +176,7 @@ func (s *server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.ErrorContext(r.Context(), "web: page failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		pe = errorf(http.StatusInternalServerError, "internal server error")
 	}
-	title := http.StatusText(pe.Status)
-	if rerr := s.render(w, r, pe.Status, "error.html", title, pe); rerr != nil {
-		s.log.ErrorContext(r.Context(), "web: error page failed", "err", rerr)
-		http.Error(w, pe.Message, pe.Status)
-	}
+	return pe
 }
 
 // canonicalPathID makes a UUID {id} canonical (lower case, hyphens), as the API does.

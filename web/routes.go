@@ -113,7 +113,9 @@ func (s *server) handle(h page, a access) http.Handler {
 				return
 			}
 		}
-		if err := h(w, r); err != nil {
+		if err := h(w, r); err != nil && a == publicAccess {
+			s.publicErrorPage(w, r, err) // in the public layout: no operator link
+		} else if err != nil {
 			s.errorPage(w, r, err)
 		}
 	})

@@ -122,7 +122,7 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 		s.jobs.Store = deps.Store
 	}
 	s.key = deriveKey(cfg.APIKey)
-	s.sources = api.Sources{Store: deps.Store, AllowPrivate: cfg.AllowPrivateSources}
+	s.sources = api.Sources{Store: deps.Store, AllowPrivate: cfg.AllowPrivateSources, Index: deps.Search}
 	s.queued = deps.Queued
 	s.validator = deps.Validator
 	s.authLimit = deps.AuthLimiter

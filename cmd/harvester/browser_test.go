@@ -121,6 +121,8 @@ var (
 	sourcePath = regexp.MustCompile(`^/harvest_sources/[0-9a-f-]{36}$`)
 	jobPath    = regexp.MustCompile(`^/harvest_jobs/[0-9a-f-]{36}$`)
 	recordPath = regexp.MustCompile(`^/harvest_records/[0-9a-f-]{36}$`)
+	// datasetPath is a public dataset page (a slug: catalogsync.Slug's characters)
+	datasetPath = regexp.MustCompile(`^/dataset/[a-z0-9_-]+$`)
 )
 
 // progressSample is one look at the job page's progress bar.

@@ -224,6 +224,9 @@ func (w *walk) recordErrors(jobID string) {
 func (w *walk) recordDiff(changedID string) {
 	w.open("/datasets?" + url.Values{"source_id": {strings.TrimPrefix(w.src, "/harvest_sources/")},
 		"identifier": {changedID}}.Encode())
+	w.waitPath(datasetPath) // the query-form URL redirects to the public dataset page
+	require.Contains(w.t, w.text("page-title"), "Retitled by the browser test")
+	require.Equal(w.t, changedID, w.text("dataset-identifier"))
 	w.shot("dataset")
 	w.do("its record", chromedp.Click(chromedp.ID("dataset-record")))
 	w.waitPath(recordPath)
