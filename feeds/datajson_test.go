@@ -45,7 +45,7 @@ type seeded struct {
 	schema11 map[string]string
 	v3       map[string]int  // record type -> count
 	v3keys   map[string]bool // "record type identifier" of each 3.0 record
-	skipped  int            // 3.0 records a 1.1 feed must leave out
+	skipped  int             // 3.0 records a 1.1 feed must leave out
 	org      *store.Organization
 	jobs     map[string]string // source id -> the job its records were written by
 }
