@@ -140,7 +140,7 @@ func seedMixed(t *testing.T, st store.Store) *seeded {
 	s.org, err = st.OrganizationInsert(t.Context(), &store.OrganizationInsertParams{Name: "Agency", Slug: "agency"})
 	require.NoError(t, err)
 	seedCorpus(t, st, s, "agency-gsa-2025-07.data.json", harvest.SchemaDCATUS11Federal, s.org)
-	seedCorpus(t, st, s, "arcgis-hub-apur-paris.data.json", harvest.SchemaDCATUS11NonFederal, nil)
+	seedCorpus(t, st, s, "city-philadelphia-with-nulls.data.json", harvest.SchemaDCATUS11NonFederal, nil)
 	// Data.gov's complete 3.0 Dataset example, which maps to 1.1, in a 3.0 catalog.
 	example, err := os.ReadFile(corpustest.Path(t, "schemas/dcat-us-3.0/examples/Dataset-good-complete_example.json"))
 	require.NoError(t, err)
@@ -153,6 +153,13 @@ func seedMixed(t *testing.T, st store.Store) *seeded {
 	t.Logf("seeded: %d datasets in 1.1, 3.0 records %v, %d of them not in 1.1", len(s.schema11), s.v3, s.skipped)
 	require.NotEmpty(t, s.v3[harvest.RecordTypeDataService], "the 3.0 seed has a data service")
 	require.Equal(t, "non-federal", s.schema11["NCDC-CLIMATE-OBS-2024"], "a 3.0 dataset mapped to 1.1")
+	nonFederal := 0
+	for _, v := range s.schema11 {
+		if v == "non-federal" {
+			nonFederal++
+		}
+	}
+	require.Greater(t, nonFederal, 5, "non-federal records of a non-federal source")
 	require.NotEmpty(t, s.v3[harvest.RecordTypeCatalogRecord], "the 3.0 seed has catalog records")
 	return s
 }
