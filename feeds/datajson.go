@@ -137,7 +137,7 @@ func (f *DataJSON) Serve(w http.ResponseWriter, r *http.Request, p DataJSONParam
 // DCAT-US 3.0 catalog ({"@type": "Catalog", "conformsTo": {"@type": "Standard", "title":
 // "DCAT-US 3.0"}, …, "dataset", "service", "record", "datasetSeries"}) of the records harvested
 // as 3.0, each array present when it has records ("dataset" always). Each record is the stored
-// JSON made compact; one that is not JSON is left out and logged. A 3.0 feed reads the
+// JSON made compact, one a line; one that is not JSON is left out and logged. A 3.0 feed reads the
 // selection once per array. It stops at w's first error or ctx's end.
 func (f *DataJSON) Write(ctx context.Context, w io.Writer, base string, p DataJSONParams) (DataJSONStats, error) {
 	c := f.Catalog.WithDefaults()
@@ -203,7 +203,7 @@ func (f *DataJSON) Write(ctx context.Context, w io.Writer, base string, p DataJS
 		err = bw.Flush()
 	}
 	if err == nil && stats.Skipped > 0 {
-		f.logger().WarnContext(ctx, "feeds: data.json left out records it cannot write as DCAT-US 1.1",
+		f.logger().InfoContext(ctx, "feeds: data.json left out records it cannot write as DCAT-US 1.1",
 			"path", p.Path, "skipped", stats.Skipped, "written", stats.Written, "first", strings.Join(stats.SkippedIDs, "; "))
 	}
 	return stats, err
@@ -269,6 +269,7 @@ func (f *DataJSON) walk(ctx context.Context, bw *bufio.Writer, p DataJSONParams,
 			if !first {
 				bw.WriteByte(',')
 			}
+			bw.WriteByte('\n') // a record a line: `head` shows the first ones
 			first = false
 			if _, err := bw.Write(buf.Bytes()); err != nil {
 				return err
