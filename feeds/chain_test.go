@@ -142,7 +142,8 @@ func sameCatalog(t *testing.T, want, got map[string]chained, name string) {
 // as a document source and finds every live dataset again by an equal identifier with equal
 // title, description, keywords, distribution URLs and modified; a re-harvest is all unchanged;
 // one record changed at the first is one update at the second, one deleted one delete; a third
-// instance chained after the second ends the same at every step. The first harvests corpus
+// instance chained after the second ends the same at every step; a cycle (the first harvesting
+// the third) changes no catalog. The first harvests corpus
 // catalogs (two federal agencies' of an organization each, a city's non-federal one, most of whose
 // records fail validation and stay out of the feed) from an agency server.
 func TestCatalogsChain(t *testing.T) {
@@ -238,4 +239,18 @@ func TestCatalogsChain(t *testing.T) {
 		require.Zero(t, r.Added+r.Updated+r.Errored)
 	}
 	require.Len(t, c.live(t), n-1)
+
+	// A cycle: the first harvests the third's feed, which holds its own datasets again. They are
+	// held as cross-source duplicates of the sources that first published them, so the first's
+	// catalog and feed do not change, and the chain after it sees nothing new.
+	before := a.live(t)
+	rcyc := a.harvestFeed(t, c)
+	require.Equal(t, n-1, rcyc.Held, "%+v", rcyc)
+	sameCatalog(t, before, a.live(t), "the first after the cycle")
+	a.fresh, b.fresh = true, true
+	rb, rc = step("after the cycle")
+	for _, r := range []pipelinetest.Report{rb, rc} {
+		require.Equal(t, n-1, r.Unchanged, "%+v", r)
+		require.Zero(t, r.Added+r.Updated+r.Deleted+r.Errored)
+	}
 }

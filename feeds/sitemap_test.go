@@ -3,6 +3,7 @@ package feeds
 import (
 	"encoding/xml"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -29,7 +30,8 @@ type sitemapIndex struct {
 
 // TestSitemap: up to the limit /sitemap.xml is one urlset of every live dataset's page; past
 // it, a sitemapindex whose sitemaps, fetched in turn, list every page exactly once (an exact
-// multiple of the limit adds no empty sitemap); 304 to a conditional GET; on both stores.
+// multiple of the limit adds no empty sitemap); a keyset that is no id or past the end lists
+// nothing; 304 to a conditional GET; on both stores.
 func TestSitemap(t *testing.T) {
 	backends(t, func(t *testing.T, st store.Store) {
 		s := &seeded{schema11: map[string]string{}, v3: map[string]int{}, v3keys: map[string]bool{}}
@@ -81,6 +83,13 @@ func TestSitemap(t *testing.T) {
 				}
 			}
 			require.Equal(t, want, got, "max %d", max)
+			for _, after := range []string{"not-an-id", "ffffffff-ffff-ffff-ffff-ffffffffffff", "' OR 1=1 --"} {
+				var u urlset
+				resp := get(t, h, SitemapDatasetsPath+"?after="+url.QueryEscape(after))
+				require.Equal(t, http.StatusOK, resp.StatusCode)
+				require.NoError(t, xml.Unmarshal(body(t, resp), &u))
+				require.Empty(t, u.URLs, "nothing after %q", after)
+			}
 			require.Equal(t, http.StatusNotModified, get(t, h, "/sitemap.xml", "If-None-Match", resp.Header.Get("ETag")).StatusCode)
 		}
 	})
