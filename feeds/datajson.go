@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -137,7 +138,7 @@ func (f *DataJSON) Serve(w http.ResponseWriter, r *http.Request, p DataJSONParam
 // DCAT-US 3.0 catalog ({"@type": "Catalog", "conformsTo": {"@type": "Standard", "title":
 // "DCAT-US 3.0"}, …, "dataset", "service", "record", "datasetSeries"}) of the records harvested
 // as 3.0, each array present when it has records ("dataset" always). Each record is the stored
-// JSON made compact, one a line; one that is not JSON is left out and logged. A 3.0 feed reads the
+// JSON on one line (oneLine); one that is not a JSON object is left out and logged. A 3.0 feed reads the
 // selection once per array. It stops at w's first error or ctx's end.
 func (f *DataJSON) Write(ctx context.Context, w io.Writer, base string, p DataJSONParams) (DataJSONStats, error) {
 	c := f.Catalog.WithDefaults()
@@ -235,52 +236,62 @@ func (f *DataJSON) walkType(ctx context.Context, bw *bufio.Writer, p DataJSONPar
 const maxSkippedIDs = 5
 
 // walk pages the selection by keyset and writes each record record gives (nil with a reason:
-// skipped and counted; nil without: not this feed's), comma-separated, compact.
+// skipped and counted; nil without: not this feed's), comma-separated, one a line (oneLine).
 func (f *DataJSON) walk(ctx context.Context, bw *bufio.Writer, p DataJSONParams, stats *DataJSONStats,
 	record func(d *store.LiveDataset) ([]byte, string)) error {
 	var buf bytes.Buffer
 	first := true
-	after := ""
-	for {
-		page, err := f.Store.DatasetPage(ctx, &store.DatasetPageParams{OrganizationID: p.OrganizationID, After: after, Limit: f.pageSize})
-		if err != nil {
-			return fmt.Errorf("data.json page after %q: %w", after, err)
-		}
-		if len(page) == 0 {
-			return nil
-		}
-		for _, d := range page {
-			b, why := record(d)
-			if b == nil {
-				if why != "" {
-					stats.Skipped++
-					if len(stats.SkippedIDs) < maxSkippedIDs {
-						stats.SkippedIDs = append(stats.SkippedIDs, d.Identifier+": "+why)
+	return keyset(ctx, f.Store, store.DatasetPageParams{OrganizationID: p.OrganizationID, Limit: f.pageSize},
+		func(page []*store.LiveDataset) (bool, error) {
+			for _, d := range page {
+				b, why := record(d)
+				if b == nil {
+					if why != "" {
+						stats.Skipped++
+						if len(stats.SkippedIDs) < maxSkippedIDs {
+							stats.SkippedIDs = append(stats.SkippedIDs, d.Identifier+": "+why)
+						}
 					}
+					continue
 				}
-				continue
+				b, err := oneLine(&buf, b)
+				if err != nil {
+					f.logger().ErrorContext(ctx, "feeds: a stored record is not a JSON object; left out of data.json",
+						"dataset_id", d.ID, "identifier", d.Identifier, "err", err)
+					continue
+				}
+				if !first {
+					bw.WriteByte(',')
+				}
+				bw.WriteByte('\n') // a record a line: `head` shows the first ones
+				first = false
+				if _, err := bw.Write(b); err != nil {
+					return false, err
+				}
+				stats.Written++
 			}
-			buf.Reset()
-			if err := json.Compact(&buf, b); err != nil || buf.Len() == 0 || buf.Bytes()[0] != '{' {
-				f.logger().ErrorContext(ctx, "feeds: a stored record is not a JSON object; left out of data.json",
-					"dataset_id", d.ID, "identifier", d.Identifier, "err", err)
-				continue
-			}
-			if !first {
-				bw.WriteByte(',')
-			}
-			bw.WriteByte('\n') // a record a line: `head` shows the first ones
-			first = false
-			if _, err := bw.Write(buf.Bytes()); err != nil {
-				return err
-			}
-			stats.Written++
-		}
-		after = page[len(page)-1].ID
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+			return ctx.Err() == nil, ctx.Err()
+		})
+}
+
+// oneLine returns record on one line: as it is when it already is (an object with no line
+// break: a line break in JSON can only be whitespace, as strings escape theirs; Postgres's jsonb
+// text never has one), else made compact into buf (which also checks it is JSON). An error
+// when it is not a JSON object.
+func oneLine(buf *bytes.Buffer, record []byte) ([]byte, error) {
+	trimmed := bytes.TrimSpace(record)
+	if len(trimmed) > 1 && trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' &&
+		bytes.IndexByte(trimmed, '\n') < 0 && bytes.IndexByte(trimmed, '\r') < 0 {
+		return trimmed, nil
 	}
+	buf.Reset()
+	if err := json.Compact(buf, record); err != nil {
+		return nil, err
+	}
+	if buf.Len() == 0 || buf.Bytes()[0] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	return buf.Bytes(), nil
 }
 
 func (f *DataJSON) logger() *slog.Logger { return cmp.Or(f.Logger, slog.Default()) }

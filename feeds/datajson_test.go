@@ -372,3 +372,22 @@ func validate11(t *testing.T, doc []byte, schemas map[string]string) {
 	require.NoError(t, json.Unmarshal(out, &problems))
 	require.Empty(t, problems)
 }
+
+// TestOneLine: a record already on one line goes out as it is; one with line breaks (as SQLite
+// keeps a pretty-printed record) is made compact; what is not a JSON object is an error.
+func TestOneLine(t *testing.T) {
+	var buf bytes.Buffer
+	for in, want := range map[string]string{
+		`{"a": 1, "b": "x\ny"}`:                 `{"a": 1, "b": "x\ny"}`,
+		"  {\"a\": 1}\n":                        `{"a": 1}`,
+		"{\n  \"a\": [1,\n 2],\r\n \"b\": {}\n}": `{"a":[1,2],"b":{}}`,
+	} {
+		got, err := oneLine(&buf, []byte(in))
+		require.NoError(t, err)
+		require.Equal(t, want, string(got))
+	}
+	for _, bad := range []string{"", "[1]", "\"x\"", "{\n\"a\":", "{\"a\":1}\n{\"b\":2}\n"} {
+		_, err := oneLine(&buf, []byte(bad))
+		require.Error(t, err, "%q", bad)
+	}
+}

@@ -165,22 +165,14 @@ func (m *Sitemap) index(ctx context.Context, bw *bufio.Writer, base string) erro
 
 // walk calls fn with each live dataset after dataset id after, by keyset, until fn says stop.
 func (m *Sitemap) walk(ctx context.Context, after string, fn func(d *store.LiveDataset) (bool, error)) error {
-	for {
-		page, err := m.Store.DatasetPage(ctx, &store.DatasetPageParams{After: after, Limit: m.pageSize})
-		if err != nil {
-			return err
-		}
-		if len(page) == 0 {
-			return nil
-		}
+	return keyset(ctx, m.Store, store.DatasetPageParams{After: after, Limit: m.pageSize}, func(page []*store.LiveDataset) (bool, error) {
 		for _, d := range page {
-			more, err := fn(d)
-			if err != nil || !more {
-				return err
+			if more, err := fn(d); err != nil || !more {
+				return false, err
 			}
 		}
-		after = page[len(page)-1].ID
-	}
+		return true, nil
+	})
 }
 
 // xmlText writes s escaped as XML character data.
