@@ -380,8 +380,8 @@ func validate11(t *testing.T, doc []byte, schemas map[string]string) {
 func TestOneLine(t *testing.T) {
 	var buf bytes.Buffer
 	for in, want := range map[string]string{
-		`{"a": 1, "b": "x\ny"}`:                 `{"a": 1, "b": "x\ny"}`,
-		"  {\"a\": 1}\n":                        `{"a": 1}`,
+		`{"a": 1, "b": "x\ny"}`:                  `{"a": 1, "b": "x\ny"}`,
+		"  {\"a\": 1}\n":                         `{"a": 1}`,
 		"{\n  \"a\": [1,\n 2],\r\n \"b\": {}\n}": `{"a":[1,2],"b":{}}`,
 	} {
 		got, err := oneLine(&buf, []byte(in))
