@@ -290,6 +290,9 @@ type Store interface {
 	// OrganizationDatasetCount counts the live datasets of an organization's sources (0 for an
 	// unknown organization).
 	OrganizationDatasetCount(ctx context.Context, id string) (int, error)
+	// OrganizationFindBySlug returns the organization of slug (as in its public URLs,
+	// /organization/{slug}/…), or ErrNotFound.
+	OrganizationFindBySlug(ctx context.Context, slug string) (*Organization, error)
 	// OrganizationGet returns one organization, or ErrNotFound.
 	OrganizationGet(ctx context.Context, id string) (*Organization, error)
 	// OrganizationImport creates the organization p.ID, or updates its name and slug

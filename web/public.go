@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/harvester-dev/harvester/feeds"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -17,6 +18,18 @@ func (s *server) publicRoutes(public func(pattern string, h page)) {
 	s.datasetFormats[""] = s.datasetHTML      // the public dataset page (dataset_page.go)
 	s.datasetFormats[".json"] = s.datasetJSON // the stored DCAT-US record
 	public("GET /dataset/{file}", s.datasetFile)
+
+	// DCAT-US data.json of the live catalog and per organization, sitemaps and robots.txt
+	// (docs/catalog.md).
+	s.feeds.dataJSON = &feeds.DataJSON{Store: s.store, Catalog: s.cfg.Catalog, Logger: s.log}
+	s.feeds.sitemap = &feeds.Sitemap{Store: s.store, Catalog: s.cfg.Catalog}
+	public("GET /data.json", s.dataJSON(feeds.DCATUS11))
+	public("GET /data.v3.json", s.dataJSON(feeds.DCATUS30))
+	public("GET /organization/{slug}/data.json", s.dataJSON(feeds.DCATUS11))
+	public("GET /organization/{slug}/data.v3.json", s.dataJSON(feeds.DCATUS30))
+	public("GET /sitemap.xml", func(w http.ResponseWriter, r *http.Request) error { return s.feeds.sitemap.ServeSitemap(w, r) })
+	public("GET "+feeds.SitemapDatasetsPath, func(w http.ResponseWriter, r *http.Request) error { return s.feeds.sitemap.ServeDatasets(w, r) })
+	s.pages.Handle("GET /robots.txt", s.handle(s.robots, openAccess))
 }
 
 // datasetFormat answers one form of a live dataset's page (/dataset/{slug}{ext}).
@@ -49,4 +62,10 @@ func (s *server) datasetFile(w http.ResponseWriter, r *http.Request) error {
 		return notFound("dataset %q is held as a cross-source duplicate of another source's dataset: it is not in the live catalog", slug)
 	}
 	return answer(w, r, ds)
+}
+
+// publicFeeds are the feeds publicRoutes mounts.
+type publicFeeds struct {
+	dataJSON *feeds.DataJSON
+	sitemap  *feeds.Sitemap
 }

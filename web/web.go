@@ -84,6 +84,7 @@ type server struct {
 	cfg Config
 	// datasetFormats are the answers of /dataset/{slug}{ext} by ext (publicRoutes).
 	datasetFormats map[string]datasetFormat
+	feeds          publicFeeds // the feeds publicRoutes mounts
 	store          store.Store
 	api            http.Handler
 	jobs           jobs.Control

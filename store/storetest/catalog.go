@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +127,21 @@ func testDatasetFind(t *testing.T, s store.Store) {
 		{ID: "00000000-0000-0000-0000-000000000000"}} {
 		_, err := s.DatasetFind(ctx, p)
 		require.ErrorIs(t, err, store.ErrNotFound, "%+v", p)
+	}
+}
+
+// testOrganizationFindBySlug: an organization is found by its slug, exactly (not by its name or
+// another case); an unknown slug is ErrNotFound.
+func testOrganizationFindBySlug(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	org := newOrganization(t, s, "Department of Slugs")
+	newOrganization(t, s, "Department of Snails")
+	got, err := s.OrganizationFindBySlug(ctx, org.Slug)
+	require.NoError(t, err)
+	require.Equal(t, org.ID, got.ID)
+	require.Equal(t, org.Name, got.Name)
+	for _, slug := range []string{"no-such-slug", org.Name, strings.ToUpper(org.Slug), ""} {
+		_, err := s.OrganizationFindBySlug(ctx, slug)
+		require.ErrorIs(t, err, store.ErrNotFound, "slug %q", slug)
 	}
 }

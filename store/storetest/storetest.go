@@ -96,6 +96,7 @@ var cases = []testCase{
 
 	{"Organization/Insert", testOrganizationInsert},
 	{"Organization/GetNotFound", testOrganizationGetNotFound},
+	{"Organization/FindBySlug", testOrganizationFindBySlug},
 	{"Organization/Update", testOrganizationUpdate},
 	{"Organization/List", testOrganizationList},
 	{"Organization/Delete", testOrganizationDelete},

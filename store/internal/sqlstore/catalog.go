@@ -115,3 +115,8 @@ func (s *Store) DatasetFind(ctx context.Context, p *store.DatasetFindParams) (*s
 	}
 	return nil, store.ErrNotFound
 }
+
+// OrganizationFindBySlug implements store.Store.
+func (s *Store) OrganizationFindBySlug(ctx context.Context, slug string) (*store.Organization, error) {
+	return s.scan.Organization(s.q.QueryRow(ctx, `SELECT `+OrganizationColumns+` FROM organization WHERE slug = $1`, slug))
+}
