@@ -108,7 +108,6 @@ func (e *ntriplesEncoder) Encode(ts []Triple) error {
 
 func (e *ntriplesEncoder) Close() error { return e.w.Flush() }
 
-
 type rdfxmlEncoder struct {
 	w        *bufio.Writer
 	prefixes []turtleNamespace // longest namespace first

@@ -155,13 +155,13 @@ func TestCatalogPaging(t *testing.T) {
 
 		// Content negotiation on /catalog.
 		for accept, want := range map[string]string{
-			"":                                 "text/turtle",
-			"text/turtle":                      "text/turtle",
-			"application/rdf+xml":              "application/rdf+xml",
-			"application/ld+json":              "application/ld+json",
-			"application/n-triples":            "application/n-triples",
+			"":                      "text/turtle",
+			"text/turtle":           "text/turtle",
+			"application/rdf+xml":   "application/rdf+xml",
+			"application/ld+json":   "application/ld+json",
+			"application/n-triples": "application/n-triples",
 			"text/html, application/rdf+xml;q=0.9, text/turtle;q=0.5": "application/rdf+xml",
-			"text/html":                        "text/turtle",
+			"text/html": "text/turtle",
 		} {
 			resp, body := get(t, srv.URL+"/catalog?page_size=3", accept)
 			require.Equal(t, http.StatusOK, resp.StatusCode)
