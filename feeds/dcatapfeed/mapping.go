@@ -252,9 +252,12 @@ func (b *builder) distribution(s rdf.Term, d record, license rdf.Term, licensed 
 	if !okA { // DCAT-AP: accessURL is mandatory and covers a download URL (ckanext-dcat does this too)
 		access = download
 	}
+	// DCAT-AP 3.0.0's shapes want both URLs typed rdfs:Resource in the data graph (sh:class).
 	b.add(n, dcatAccessURL, rdf.IRI(access))
+	b.add(rdf.IRI(access), rdfType, rdfsResource)
 	if okD {
 		b.add(n, dcatDownloadURL, rdf.IRI(download))
+		b.add(rdf.IRI(download), rdfType, rdfsResource)
 	}
 	if mt := strings.TrimSpace(d.str("mediaType")); reMediaType.MatchString(mt) {
 		m := rdf.IRI(ianaMedia + mt)
