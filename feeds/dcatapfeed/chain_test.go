@@ -23,6 +23,7 @@ import (
 // compared is what the chain must carry of a dataset, from its stored DCAT-US record.
 type compared struct {
 	Title, Description string
+	Publisher          string
 	Keywords           []string
 	URLs               []string // the distributions' access and download URLs
 	Modified           string   // "" when the original is no XML Schema date (an interval, a repeating duration)
@@ -34,13 +35,15 @@ func comparedOf(t *testing.T, dcatJSON []byte, original bool) compared {
 	t.Helper()
 	var r struct {
 		Title, Description, Modified string
+		Publisher                    struct{ Name string }
 		Keyword                      []string
 		Distribution                 []struct{ AccessURL, DownloadURL string }
 	}
 	require.NoError(t, json.Unmarshal(dcatJSON, &r))
 	// TRANSFORM (stages/transform/dcatap) trims the literals it reads: the second catalog's
 	// values are the first's without surrounding whitespace.
-	c := compared{Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description), Modified: r.Modified}
+	c := compared{Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description), Modified: r.Modified,
+		Publisher: strings.TrimSpace(r.Publisher.Name)}
 	for _, k := range r.Keyword {
 		if k = strings.TrimSpace(k); k != "" {
 			c.Keywords = append(c.Keywords, k)
@@ -100,7 +103,7 @@ func liveByOriginal(t *testing.T, st store.Store) map[string]*store.LiveDataset 
 }
 
 // requireCarried requires every live dataset of first to be in next, found by its original
-// identifier, with the same title, description, keywords, distribution URLs and (where the
+// identifier, with the same title, description, publisher, keywords, distribution URLs and (where the
 // original is an XML Schema date) modified date, and next to have nothing else.
 func requireCarried(t *testing.T, first, next store.Store, what string) {
 	t.Helper()

@@ -141,7 +141,7 @@ func (b *builder) mapDCATUS(s, class rdf.Term, identifier string, dcat []byte) e
 		b.add(s, dctIssued, d)
 	}
 	for _, p := range r.objs("publisher") {
-		if name := strOf(p); strings.TrimSpace(name) != "" {
+		if name := strOf(map[string]any(p)); strings.TrimSpace(name) != "" {
 			a := b.node(foafAgent)
 			b.add(s, dctPublisher, a)
 			b.add(a, rdfType, foafOrganization)
