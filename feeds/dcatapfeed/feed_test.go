@@ -217,8 +217,14 @@ func TestSerializationsAgree(t *testing.T) {
 			}
 			for i, p := range pages {
 				id := fmt.Sprintf("%s page %d", ext, i+1)
+				rf := rdflibFormat[format]
+				if format == rdf.NTriples && len(p.body) > 512<<10 {
+					// rdflib's N-Triples parser takes time quadratic in a literal's length (36 s
+					// for this 1 MB one); N-Triples is Turtle, which rdflib reads in 20 ms.
+					rf = "turtle"
+				}
 				graphs = append(graphs, rdflibGraph{ID: id, Docs: []rdflibDoc{{Path: writeTemp(t, dir, fmt.Sprintf("p%d%s", i, ext), p.body),
-					Format: rdflibFormat[format]}}})
+					Format: rf}}})
 				ours[id] = len(distinct(p.triples))
 			}
 		}

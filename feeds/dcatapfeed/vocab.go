@@ -96,7 +96,6 @@ var (
 	rdfsLabel       = rdf.IRI(nsRDFS + "label")
 	rdfsSubClassOf  = rdf.IRI(nsRDFS + "subClassOf")
 	rdfsResource    = rdf.IRI(nsRDFS + "Resource")
-	rdfValue        = rdf.IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#value")
 	provDerivedFrom = rdf.IRI(nsProv + "wasDerivedFrom")
 
 	hydraCollection  = rdf.IRI(nsHydra + "Collection")
