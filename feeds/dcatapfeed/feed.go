@@ -96,6 +96,7 @@ func (e *BadRequest) Error() string { return e.Msg }
 type pageQuery struct {
 	page, size    int
 	after         string // the keyset cursor of a hydra:next link: the last dataset id of the page before
+	total         int    // with after: the selection's size the first page counted; -1 when not given
 	organization  string // an organization's slug or id, as given
 	sourceID      string
 	modifiedSince time.Time
@@ -105,7 +106,7 @@ type pageQuery struct {
 // parseQuery reads page (1-based), page_size (1..MaxPageSize), after, organization, source_id
 // and modified_since (an RFC 3339 date-time or a date, UTC).
 func parseQuery(q url.Values) (*pageQuery, error) {
-	p := &pageQuery{page: 1, size: DefaultPageSize, after: q.Get("after"), organization: strings.TrimSpace(q.Get("organization")),
+	p := &pageQuery{page: 1, size: DefaultPageSize, after: q.Get("after"), total: -1, organization: strings.TrimSpace(q.Get("organization")),
 		sourceID: strings.TrimSpace(q.Get("source_id"))}
 	if v := q.Get("page"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -123,6 +124,13 @@ func parseQuery(q url.Values) (*pageQuery, error) {
 			return nil, &BadRequest{fmt.Sprintf("page_size %d is over the maximum of %d datasets a page", n, MaxPageSize)}
 		}
 		p.size = n
+	}
+	if v := q.Get("total"); v != "" && p.after != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, &BadRequest{fmt.Sprintf("total %q is not a count", clip(v))}
+		}
+		p.total = n
 	}
 	if v := strings.TrimSpace(q.Get("modified_since")); v != "" {
 		t, err := parseSince(v)
@@ -200,8 +208,10 @@ func (e *NotFound) Error() string { return e.Msg }
 // the hydra:Collection that is the catalog, which lists the page's datasets as hydra:member).
 // Query parameters: page (from 1), page_size (default DefaultPageSize, at most MaxPageSize),
 // modified_since, organization (a slug or id) and source_id. hydra:next carries the keyset
-// cursor after=<last dataset id>, so a walk by hydra:next reads each page in one index range
-// scan; a page named by number alone skips the pages before it (a walk over their ids). A page
+// cursor after=<last dataset id> and total=<the selection's size>, so a walk by hydra:next reads
+// each later page in one index range scan and counts nothing (the page's totalItems is the
+// first page's count, and its ETag and Last-Modified come from its rows); a page named by
+// number alone counts the selection and skips the pages before it (a walk over their ids). A page
 // beyond the last is a catalog with no datasets. An invalid parameter is a *BadRequest, an
 // unknown organization a *NotFound (nothing written: the caller answers 400 or 404); ETag and
 // Last-Modified come from the selection's store.DatasetPageStats, and a matching conditional
@@ -221,17 +231,37 @@ func (f *Feed) ServeCatalog(w http.ResponseWriter, r *http.Request, format rdf.F
 	if err != nil {
 		return err
 	}
-	stats, err := f.Store.DatasetPageStats(ctx, sel)
-	if err != nil {
-		return err
+	var stats *store.DatasetPageStats
+	var rows []*store.LiveDataset
+	var etag string
+	if q.after != "" && q.total >= 0 {
+		// A page reached by hydra:next: the count comes with the cursor, so no page past the
+		// first counts the whole selection again; the validators come from the page's rows.
+		if rows, err = f.rows(ctx, q, sel, q.total); err != nil {
+			return err
+		}
+		stats = &store.DatasetPageStats{Count: q.total}
+		parts := []string{"dcat-ap " + string(format), r.URL.Path + "?" + r.URL.Query().Encode()}
+		for _, ds := range rows {
+			parts = append(parts, ds.ID, ds.RecordID, ds.LastHarvestedDate.UTC().Format(time.RFC3339Nano))
+			if ds.LastHarvestedDate.After(stats.LastModified) {
+				stats.LastModified = ds.LastHarvestedDate
+			}
+		}
+		etag = feeds.ETag(parts...)
+	} else {
+		if stats, err = f.Store.DatasetPageStats(ctx, sel); err != nil {
+			return err
+		}
+		etag = feeds.StatsETag("dcat-ap "+string(format), r.URL.Path+"?"+r.URL.Query().Encode(), stats)
 	}
-	etag := feeds.StatsETag("dcat-ap "+string(format), r.URL.Path+"?"+r.URL.Query().Encode(), stats)
 	if feeds.NotModified(w, r, etag, stats.LastModified) {
 		return nil
 	}
-	rows, err := f.rows(ctx, q, sel, stats.Count)
-	if err != nil {
-		return err
+	if rows == nil {
+		if rows, err = f.rows(ctx, q, sel, stats.Count); err != nil {
+			return err
+		}
 	}
 	w.Header().Set("Content-Type", contentTypes[format])
 	if r.Method == http.MethodHead {
@@ -275,7 +305,7 @@ func (f *Feed) writePage(w io.Writer, r *http.Request, format rdf.Format, q *pag
 	base := f.Catalog.Base(r)
 	catalog := rdf.IRI(base + "/catalog")
 	b := &builder{}
-	f.catalogNode(b, catalog, base, stats)
+	f.catalogNode(b, catalog, base)
 	f.view(b, r, catalog, q, stats.Count, rows)
 	if err := enc.Encode(b.ts); err != nil {
 		return err
@@ -311,9 +341,10 @@ func itemClass(ts []rdf.Triple, s rdf.Term) rdf.Term {
 }
 
 // catalogNode adds the catalog's own description: the settings (title, description, publisher,
-// licence), its homepage, its last change, and the axiom dcat:Dataset rdfs:subClassOf
+// licence) and its homepage (the same on every page: its last change is the Last-Modified
+// header, which a page of a walk would otherwise contradict when the catalog changes), and the axiom dcat:Dataset rdfs:subClassOf
 // dcat:Resource that DCAT-AP's foaf:primaryTopic check needs in the data graph.
-func (f *Feed) catalogNode(b *builder, catalog rdf.Term, base string, stats *store.DatasetPageStats) {
+func (f *Feed) catalogNode(b *builder, catalog rdf.Term, base string) {
 	c := f.Catalog
 	b.add(catalog, rdfType, dcatCatalog)
 	b.add(catalog, rdfType, hydraCollection)
@@ -338,9 +369,6 @@ func (f *Feed) catalogNode(b *builder, catalog rdf.Term, base string, stats *sto
 	home := rdf.IRI(base + "/")
 	b.add(catalog, foafHomepage, home)
 	b.add(home, rdfType, foafDocument)
-	if !stats.LastModified.IsZero() {
-		b.add(catalog, dctModified, rdf.Literal(stats.LastModified.UTC().Format(time.RFC3339), xsdDateTime, ""))
-	}
 	for _, class := range []rdf.Term{dcatDataset, dcatDatasetSeries, dcatDataService} {
 		b.add(class, rdfsSubClassOf, dcatResource)
 	}
@@ -349,7 +377,7 @@ func (f *Feed) catalogNode(b *builder, catalog rdf.Term, base string, stats *sto
 // view adds the hydra:PartialCollectionView of the page.
 func (f *Feed) view(b *builder, r *http.Request, catalog rdf.Term, q *pageQuery, count int, rows []*store.LiveDataset) {
 	base := f.Catalog.Base(r) + r.URL.Path
-	link := func(page int, after string) rdf.Term {
+	link := func(page int, after string, total int) rdf.Term {
 		v := url.Values{}
 		v.Set("page", strconv.Itoa(page))
 		if q.size != DefaultPageSize {
@@ -366,24 +394,27 @@ func (f *Feed) view(b *builder, r *http.Request, catalog rdf.Term, q *pageQuery,
 		}
 		if after != "" {
 			v.Set("after", after)
+			if total >= 0 {
+				v.Set("total", strconv.Itoa(total))
+			}
 		}
 		return rdf.IRI(base + "?" + v.Encode())
 	}
 	last := max(1, int(math.Ceil(float64(count)/float64(q.size))))
-	here := link(q.page, q.after)
+	here := link(q.page, q.after, q.total)
 	total := rdf.Literal(strconv.Itoa(count), xsdInteger, "")
 	b.add(catalog, hydraViewP, here)
 	b.add(catalog, hydraTotalItems, total)
 	b.add(here, rdfType, hydraView)
 	b.add(here, hydraTotalItems, total)
 	b.add(here, hydraItemsOnPage, rdf.Literal(strconv.Itoa(q.size), xsdInteger, ""))
-	b.add(here, hydraFirst, link(1, ""))
-	b.add(here, hydraLast, link(last, ""))
+	b.add(here, hydraFirst, link(1, "", -1))
+	b.add(here, hydraLast, link(last, "", -1))
 	if q.page > 1 {
-		b.add(here, hydraPrevious, link(min(q.page-1, last), ""))
+		b.add(here, hydraPrevious, link(min(q.page-1, last), "", -1))
 	}
 	if q.page < last && len(rows) == q.size {
-		b.add(here, hydraNext, link(q.page+1, rows[len(rows)-1].ID))
+		b.add(here, hydraNext, link(q.page+1, rows[len(rows)-1].ID, count))
 	}
 }
 

@@ -103,6 +103,7 @@ func TestCatalogPaging(t *testing.T) {
 			"page=0":                   "not a page number",
 			"page=abc":                 "not a page number",
 			"modified_since=yesterday": "is not a date",
+			"after=x&total=-1":         "is not a count",
 		} {
 			resp, body := get(t, srv.URL+"/catalog.ttl?"+q, "")
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode, q)

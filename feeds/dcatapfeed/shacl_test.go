@@ -96,7 +96,8 @@ func resultLines(r *shacl.Report) []string {
 func TestMappedGraphsConformToDCATAP3(t *testing.T) {
 	py := python(t)
 	backends(t, func(t *testing.T, st store.Store) {
-		files := []string{"datagov-cftc.data.json", "agency-cfpb-2025-07.data.json", "datajson-collection-2-parents-4-children.data.json"}
+		files := []string{"datagov-cftc.data.json", "agency-cfpb-2025-07.data.json", "datajson-collection-2-parents-4-children.data.json",
+			"dcatus3-catalog.json"}
 		var slugs []string
 		for _, f := range files {
 			seedCorpus(t, st, f)
