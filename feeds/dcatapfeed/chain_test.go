@@ -66,7 +66,8 @@ func comparedOf(t *testing.T, dcatJSON []byte, original bool) compared {
 	return c
 }
 
-// liveByOriginal returns a store's live datasets by the original identifier: for a dataset
+// liveByOriginal returns a store's live datasets and series (not data services and catalog
+// records, which a DCAT-AP harvester does not take as datasets) by the original identifier: for a dataset
 // harvested from a DCAT-AP feed, the dct:identifier its stored graph gives the dataset IRI;
 // else its identifier.
 func liveByOriginal(t *testing.T, st store.Store) map[string]*store.LiveDataset {
@@ -80,6 +81,9 @@ func liveByOriginal(t *testing.T, st store.Store) map[string]*store.LiveDataset 
 			return out
 		}
 		for _, ds := range page {
+			if ds.RecordType == harvest.RecordTypeDataService || ds.RecordType == harvest.RecordTypeCatalogRecord {
+				continue // served (dcat:DataService, dcat:CatalogRecord), but not harvested as datasets
+			}
 			key := ds.Identifier
 			if ds.SourceType == string(harvest.SourceRDF) {
 				rec, err := st.RecordGet(t.Context(), ds.RecordID)
@@ -123,6 +127,9 @@ func requireCarried(t *testing.T, first, next store.Store, what string) {
 	for k, ds := range a {
 		want := comparedOf(t, ds.DCAT, true)
 		got := comparedOf(t, b[k].DCAT, false)
+		if want.Publisher == "" {
+			got.Publisher = "" // the harvester of a feed names the catalog's publisher for a dataset without one
+		}
 		if want.Modified == "" {
 			got.Modified = ""
 		} else {
@@ -146,8 +153,10 @@ func requireCounts(t *testing.T, rep pipelinetest.Report, added, updated, delete
 // identifier the feed carries, with equal titles, descriptions, keywords, distribution URLs
 // and modified dates; a third harvests the second's feed and ends the same. A re-harvest is
 // all unchanged, one record changed at the first is one update down the chain, one deleted is
-// one delete. The first is seeded by real harvests of corpus data.json catalogs and of a
-// DCAT-AP catalog (served on from its harvested graph).
+// one delete. The first is seeded by real harvests of corpus data.json catalogs (DCAT-US 1.1,
+// and 3.0 with a data service, catalog records and a series, which the feed serves but a DCAT-AP
+// harvester takes only the datasets and series of) and of a DCAT-AP catalog (served on from its
+// harvested graph).
 func TestCatalogsChain(t *testing.T) {
 	site := pipelinetest.NewSite(t)
 	h1, h2, h3 := pipelinetest.New(t), pipelinetest.New(t), pipelinetest.New(t)
@@ -161,6 +170,11 @@ func TestCatalogsChain(t *testing.T) {
 		site.Serve(site.URL+"/"+f, "application/json", read("dcatus/"+f))
 		pipelinetest.MustComplete(t, h1.Harvest(t, pipelinetest.Source{URL: site.URL + "/" + f, SchemaType: pipelinetest.Federal,
 			Organization: "Agencies"}))
+	}
+	for _, f := range []string{"dcatus3-with-services.json", "dcatus3-with-records.json", "dcatus3-series-with-members.json"} {
+		site.Serve(site.URL+"/"+f, "application/json", read("dcatus/"+f))
+		pipelinetest.MustComplete(t, h1.Harvest(t, pipelinetest.Source{URL: site.URL + "/" + f, SchemaType: harvest.SchemaDCATUS30,
+			Organization: "DCAT-US 3.0 agencies"}))
 	}
 	site.ServeCorpus(t, "http://hvd.test/catalogue.ttl", "text/turtle", "dcatap/semic-hvd-3.0-ms-catalogue.ttl")
 	hvd := h1.HarvestRDF(t, site, pipelinetest.Source{URL: "http://hvd.test/catalogue.ttl", Organization: "Member State"})

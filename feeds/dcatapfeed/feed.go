@@ -317,12 +317,16 @@ func (f *Feed) writePage(w io.Writer, r *http.Request, format rdf.Format, q *pag
 			return err
 		}
 		b.add(catalog, hydraMember, s)
-		if class := itemClass(b.ts, s); class == dcatDataService {
+		switch itemClass(b.ts, s) {
+		case dcatCatalogRecord: // a DCAT-US 3.0 catalog record, as harvested
+			b.add(catalog, dcatRecordP, s)
+		case dcatDataService:
 			b.add(catalog, dcatServiceP, s)
-		} else {
+			b.add(catalog, dcatRecordP, f.recordIRI(r, ds))
+		default:
 			b.add(catalog, dcatDatasetP, s)
+			b.add(catalog, dcatRecordP, f.recordIRI(r, ds))
 		}
-		b.add(catalog, dcatRecordP, f.recordIRI(r, ds))
 		if err := enc.Encode(b.ts); err != nil {
 			return err
 		}
@@ -330,11 +334,12 @@ func (f *Feed) writePage(w io.Writer, r *http.Request, format rdf.Format, q *pag
 	return enc.Close()
 }
 
-// itemClass is the DCAT class ts give s (Dataset when none of DataService is).
+// itemClass is the DCAT class ts give s: DataService or CatalogRecord when it has one of them,
+// else Dataset.
 func itemClass(ts []rdf.Triple, s rdf.Term) rdf.Term {
 	for _, t := range ts {
-		if t.S == s && t.P == rdfType && t.O == dcatDataService {
-			return dcatDataService
+		if t.S == s && t.P == rdfType && (t.O == dcatDataService || t.O == dcatCatalogRecord) {
+			return t.O
 		}
 	}
 	return dcatDataset
@@ -423,8 +428,15 @@ func (f *Feed) recordIRI(r *http.Request, ds *store.LiveDataset) rdf.Term {
 	return rdf.IRI(f.Catalog.DatasetURL(r, ds.Slug) + "#record")
 }
 
-// item adds one live dataset and its catalog record to b and returns the dataset's IRI.
+// item adds one live dataset and its catalog record to b and returns the dataset's IRI. A
+// DCAT-US 3.0 CatalogRecord row is a dcat:CatalogRecord itself (mapCatalogRecord), with no
+// record of its own.
 func (f *Feed) item(ctx context.Context, b *builder, r *http.Request, ds *store.LiveDataset) (rdf.Term, error) {
+	if ds.RecordType == harvest.RecordTypeCatalogRecord {
+		// A DCAT-US 3.0 catalog's own record of a dataset: served as the record it is.
+		s := rdf.IRI(f.Catalog.DatasetIRI(r, ds.Identifier, ds.Slug))
+		return s, b.mapCatalogRecord(s, ds.Identifier, ds.DCAT)
+	}
 	s, err := f.describe(ctx, b, r, ds)
 	if err != nil {
 		return rdf.Term{}, err

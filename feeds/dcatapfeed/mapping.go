@@ -417,3 +417,27 @@ func iriOf(v string) (string, bool) {
 }
 
 var reScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
+// mapCatalogRecord adds a DCAT-US 3.0 CatalogRecord (a catalog's record of one of its datasets,
+// harvested as a record of its own) as the dcat:CatalogRecord s: dct:identifier, dct:title,
+// dct:modified and dct:issued when they are dates, foaf:primaryTopic when it is an IRI.
+func (b *builder) mapCatalogRecord(s rdf.Term, identifier string, dcat []byte) error {
+	var r record
+	if err := json.Unmarshal(dcat, &r); err != nil {
+		return fmt.Errorf("dcatapfeed: the stored record of %q is not a JSON object: %w", identifier, err)
+	}
+	b.add(s, rdfType, dcatCatalogRecord)
+	b.add(s, dctIdentifier, rdf.Literal(identifier, "", ""))
+	b.text(s, dctTitle, r.str("title"))
+	b.text(s, dctDescription, r.str("description"))
+	if d, ok := typedDate(r.str("modified")); ok {
+		b.add(s, dctModified, d)
+	}
+	if d, ok := typedDate(r.str("issued")); ok {
+		b.add(s, dctIssued, d)
+	}
+	if iri, ok := iriOf(r.str("primaryTopic")); ok {
+		b.add(s, foafPrimaryTopic, rdf.IRI(iri))
+	}
+	return nil
+}
