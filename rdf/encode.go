@@ -38,7 +38,9 @@ type Encoder interface {
 //     written as U+FFFD, the only lossy case.
 //   - JSON-LD 1.1: {"@context": {prefixes}, "@graph": [...]} with one node object per subject
 //     in the expanded value forms ({"@id"}, {"@value", "@language"|"@type"}), property names as
-//     compact IRIs when a prefix covers them; JSON's escaping carries every string.
+//     compact IRIs when a prefix covers them; JSON's escaping carries every string. These are
+//     the node objects github.com/piprate/json-gold's FromRDF makes, written here because
+//     FromRDF takes the whole dataset at once and an Encoder holds one group.
 //
 // Other formats are an error wrapping ErrUnsupportedFormat.
 func NewEncoder(w io.Writer, f Format, prefixes map[string]string) (Encoder, error) {

@@ -96,6 +96,14 @@ func TestCatalogPaging(t *testing.T) {
 		require.Empty(t, objects(ts, rdf.Term{}, hydra+"next"))
 		require.Equal(t, strconv.Itoa(len(all)), objects(ts, rdf.Term{}, hydra+"totalItems")[0].Value)
 
+		// A cursor that names no dataset id (of the wrong shape) selects nothing; one past
+		// every id too.
+		for _, after := range []string{"not-an-id", "ffffffff-ffff-ffff-ffff-ffffffffffff"} {
+			resp, body = get(t, srv.URL+"/catalog.ttl?page=2&after="+after+"&total=3", "")
+			require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", after, body)
+			require.Empty(t, datasetsOf(t, parse(t, body, rdf.Turtle, srv.URL)), after)
+		}
+
 		// A lying page size is refused, saying why; so are other bad parameters.
 		for q, want := range map[string]string{
 			"page_size=1000000000":     "over the maximum of 1000",
