@@ -2,7 +2,8 @@
 // that can grow past memory ([Graph], [NewGraph]), parsers for the syntaxes DCAT-AP sources
 // publish (Turtle, TriG, N-Triples, N-Quads, RDF/XML, JSON-LD) behind one [Parse] ([ParseWith]
 // for its [Options]), media-type negotiation ([FormatFor]), and writers (N-Triples, Turtle,
-// canonical N-Quads).
+// canonical N-Quads, and [NewEncoder], which streams Turtle, N-Triples, RDF/XML and JSON-LD
+// group by group).
 //
 // Turtle, TriG, N-Triples and N-Quads are parsed by this package's own streaming parser (the
 // W3C grammars, with line and column in every error). RDF/XML is parsed by this package's own

@@ -160,34 +160,41 @@ func isSimpleLocal(s string) bool {
 }
 
 // sortedUnique returns ts sorted for WriteTurtle (IRI subjects before blank nodes, rdf:type
-// first), without duplicates. ts is not changed.
+// first), without duplicates. ts is not changed. Each term's N-Triples key is computed once.
 func sortedUnique(ts []Triple) []Triple {
-	out := make([]Triple, 0, len(ts))
+	type keyed struct {
+		t      Triple
+		sk, ok string
+	}
+	out := make([]keyed, 0, len(ts))
 	seen := make(map[Triple]struct{}, len(ts))
 	for _, t := range ts {
 		if _, ok := seen[t]; !ok {
 			seen[t] = struct{}{}
-			out = append(out, t)
+			out = append(out, keyed{t: t, sk: t.S.NTriples(), ok: t.O.NTriples()})
 		}
 	}
-	key := func(t Term) string { return t.NTriples() }
 	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.S != b.S {
-			if a.S.Kind != b.S.Kind {
-				return a.S.Kind < b.S.Kind
+		a, b := &out[i], &out[j]
+		if a.t.S != b.t.S {
+			if a.t.S.Kind != b.t.S.Kind {
+				return a.t.S.Kind < b.t.S.Kind
 			}
-			return key(a.S) < key(b.S)
+			return a.sk < b.sk
 		}
-		if a.P != b.P {
-			if (a.P.Value == RDFType) != (b.P.Value == RDFType) {
-				return a.P.Value == RDFType
+		if a.t.P != b.t.P {
+			if (a.t.P.Value == RDFType) != (b.t.P.Value == RDFType) {
+				return a.t.P.Value == RDFType
 			}
-			return a.P.Value < b.P.Value
+			return a.t.P.Value < b.t.P.Value
 		}
-		return key(a.O) < key(b.O)
+		return a.ok < b.ok
 	})
-	return out
+	res := make([]Triple, len(out))
+	for i := range out {
+		res[i] = out[i].t
+	}
+	return res
 }
 
 // CanonicalNQuads returns ts in canonical N-Quads: the RDF Dataset Canonicalization algorithm

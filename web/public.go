@@ -30,6 +30,7 @@ func (s *server) publicRoutes(public func(pattern string, h page)) {
 	public("GET /sitemap.xml", func(w http.ResponseWriter, r *http.Request) error { return s.feeds.sitemap.ServeSitemap(w, r) })
 	public("GET "+feeds.SitemapDatasetsPath, func(w http.ResponseWriter, r *http.Request) error { return s.feeds.sitemap.ServeDatasets(w, r) })
 	s.pages.Handle("GET /robots.txt", s.handle(s.robots, openAccess))
+	s.dcatapRoutes(public)
 }
 
 // datasetFormat answers one form of a live dataset's page (/dataset/{slug}{ext}).

@@ -1,0 +1,148 @@
+package dcatapfeed_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/feeds"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/sqlite"
+)
+
+// rssKiB is this process's resident set size (Linux /proc/self/status VmRSS), 0 elsewhere.
+func rssKiB() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// BenchmarkTurtlePages: the whole catalog of HARVESTER_BENCH_DATASETS live datasets (default
+// 100,000, corpus records of VA's data.json under new identifiers, on SQLite) read as Turtle
+// pages of 1,000 by hydra:next through an HTTP server, as a harvester reads it. It reports
+// datasets/s and the resident memory the walk added over the idle process (peak, MiB), sampled
+// after every page, and datasets per CPU second of the process (server and client: a figure a
+// busy machine moves less than the wall-clock rate). Not a timed test: docs/benchmarks.md keeps its figures.
+//
+//	go test -run '^$' -bench TurtlePages -benchtime 1x ./feeds/dcatapfeed/
+func BenchmarkTurtlePages(b *testing.B) {
+	n := 100_000
+	if v := os.Getenv("HARVESTER_BENCH_DATASETS"); v != "" {
+		var err error
+		n, err = strconv.Atoi(v)
+		require.NoError(b, err)
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "h.db"))
+	require.NoError(b, err)
+	defer st.Close()
+	require.NoError(b, st.Migrate(ctx))
+	seedBench(b, st, n)
+	srv := feedServer(&testing.T{}, st, feeds.Catalog{Title: "Bench"})
+	defer srv.Close()
+
+	runtime.GC()
+	debug.FreeOSMemory()
+	idle := rssKiB()
+	b.ResetTimer()
+	for range b.N {
+		start, cpu0 := time.Now(), cpuTime()
+		peak, datasets, pages := idle, 0, 0
+		for url := srv.URL + "/catalog.ttl?page_size=1000"; url != ""; pages++ {
+			resp, err := http.Get(url)
+			require.NoError(b, err)
+			url = ""
+			sc := bufio.NewScanner(resp.Body)
+			sc.Buffer(make([]byte, 1<<20), 64<<20)
+			for sc.Scan() {
+				line := sc.Text()
+				if strings.Contains(line, "hydra:next") {
+					url = line[strings.Index(line, "<")+1 : strings.LastIndex(line, ">")]
+				}
+				if strings.HasPrefix(line, "<") && strings.Contains(line, "> a dcat:Dataset") {
+					datasets++
+				}
+			}
+			require.NoError(b, sc.Err())
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			peak = max(peak, rssKiB())
+		}
+		elapsed, cpu := time.Since(start), cpuTime()-cpu0
+		require.Equal(b, n, datasets, "every dataset once")
+		b.ReportMetric(float64(datasets)/elapsed.Seconds(), "datasets/s")
+		b.ReportMetric(float64(datasets)/cpu.Seconds(), "datasets/cpu_s")
+		b.ReportMetric(float64(peak-idle)/1024, "peak_rss_over_idle_MiB")
+		b.ReportMetric(float64(pages), "pages")
+	}
+}
+
+// cpuTime is the CPU time this process has used (user and system), server and client alike.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// seedBench writes n live datasets of one source, 1,000 a batch.
+func seedBench(b *testing.B, st store.Store, n int) {
+	ctx := context.Background()
+	raw, err := os.ReadFile(corpustest.Path(b, "dcatus/agency-va-2025-07.data.json"))
+	require.NoError(b, err)
+	var doc struct {
+		Dataset []map[string]any `json:"dataset"`
+	}
+	require.NoError(b, json.Unmarshal(raw, &doc))
+	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "bench", URL: "https://bench.example.gov/data.json",
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(b, err)
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(b, err)
+	for from := 0; from < n; from += 1000 {
+		var recs []*store.RecordInsertParams
+		var dss []*store.DatasetUpsertParams
+		for i := from; i < min(n, from+1000); i++ {
+			d := doc.Dataset[i%len(doc.Dataset)]
+			d["identifier"] = fmt.Sprintf("bench-%07d", i)
+			body, err := json.Marshal(d)
+			require.NoError(b, err)
+			id := uuid.NewString()
+			recs = append(recs, &store.RecordInsertParams{ID: id, JobID: job.ID, SourceID: src.ID, Identifier: fmt.Sprintf("bench-%07d", i),
+				Action: harvest.ActionCreate, SourceHash: id, SourceRaw: "{}", SchemaType: harvest.SchemaDCATUS11Federal})
+			dss = append(dss, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: fmt.Sprintf("bench-%07d", i),
+				Slug: fmt.Sprintf("bench-%07d", i), DCAT: body, RecordID: id})
+		}
+		require.NoError(b, st.RecordInsertBatch(ctx, recs))
+		_, err := st.DatasetUpsertBatch(ctx, dss)
+		require.NoError(b, err)
+	}
+}
