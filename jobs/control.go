@@ -72,7 +72,7 @@ func Fail(ctx context.Context, st JobFailer, pub message.Publisher, jobID, errTy
 	if err != nil || job.Status != harvest.JobError || pub == nil {
 		return job, err
 	}
-	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledFailed, JobID: jobID})
+	m, err := harvest.SettledMessage(harvest.SettleFailed(jobID))
 	if err == nil {
 		err = pub.Publish(harvest.SubjectSettled, m)
 	}
@@ -111,7 +111,7 @@ func FailMessages(ctx context.Context, st JobFailer, jobID, errType, msg string)
 	case err != nil:
 		return nil, err
 	}
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledFailed, JobID: jobID})
+	return harvest.Settle(harvest.SettleFailed(jobID))
 }
 
 // StageFail is the harvest.FailJob of the stages' give-up hooks: it ends the job in error with

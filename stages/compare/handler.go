@@ -252,8 +252,8 @@ func sameContent(rec *harvest.Record, hash string, latest *store.RecordCompareLa
 // the same way, so an unchanged rerun warns about (and counts as warned) what the job that
 // checked it did.
 func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.Settled {
-	s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-		Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged, CarriedFromRecordID: latest.ID}
+	s := harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged)
+	s.CarriedFromRecordID = latest.ID
 	if latest.Status == harvest.RecordErrorValidation || latest.Status == harvest.RecordErrorTransform {
 		s.Outcome = harvest.OutcomeErrored
 	}
@@ -287,8 +287,9 @@ func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*messa
 	errored := map[string]bool{}
 	err := h.store.OutcomeErroredStream(ctx, l.NotModifiedSince, func(key string) error {
 		errored[key] = true
-		return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID, Key: key,
-			Outcome: harvest.OutcomeErrored, CarriedFromJobID: l.NotModifiedSince})
+		s := harvest.SettleKey(l.JobID, key, "", harvest.OutcomeErrored)
+		s.CarriedFromJobID = l.NotModifiedSince
+		return h.publishSettled(s)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("settle the errored records: %w", err)
@@ -301,9 +302,9 @@ func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*messa
 				return nil
 			}
 			n++ // with its warning rows, if that job had any
-			return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
-				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged,
-				CarriedFromJobID: l.NotModifiedSince})
+			s := harvest.SettleIdentifier(l.JobID, identifier, harvest.OutcomeUnchanged)
+			s.CarriedFromJobID = l.NotModifiedSince
+			return h.publishSettled(s)
 		})
 	if err != nil {
 		return nil, fmt.Errorf("settle the unchanged datasets: %w", err)

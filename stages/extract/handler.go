@@ -484,9 +484,8 @@ func invalidUTF8(b []byte) int {
 }
 
 func (l *lister) settleError(e *catalog.Entry, kind, reason string) error {
-	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.job.JobID,
-		Key: harvest.PositionKey(e.Position), Identifier: e.Identifier, Outcome: harvest.OutcomeErrored,
-		Errors: []harvest.RecordError{{Type: kind, Message: reason, Severity: harvest.SeverityError}}})
+	m, err := harvest.SettledMessage(harvest.SettleKey(l.job.JobID, harvest.PositionKey(e.Position), e.Identifier,
+		harvest.OutcomeErrored, harvest.RecordError{Type: kind, Message: reason, Severity: harvest.SeverityError}))
 	if err != nil {
 		return err
 	}
