@@ -16,7 +16,6 @@ import (
 	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -273,13 +272,10 @@ func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*o
 	return nil, nil, fmt.Errorf("unsupported source location %q: want an http(s) URL or an absolute file path", url)
 }
 
-// fail ends the job in error with a job error row and asks the aggregator to report it.
-func (h *Handler) fail(ctx context.Context, job *harvest.Job, kind string, cause error) error {
-	_, err := jobs.Fail(ctx, h.store, h.pub, job.JobID, kind, cause.Error())
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // the job was deleted with its source meanwhile
-	}
-	return err
+// fail is the harvest.JobFailure that ends the job in error with a job error row of type kind
+// and cause's text: Handle returns it, and the stage's runner ends the job.
+func (h *Handler) fail(_ context.Context, job *harvest.Job, kind string, cause error) error {
+	return harvest.NewJobFailure(job.JobID, kind, cause.Error())
 }
 
 func (h *Handler) publish(subject string, v any, jobID string) error {
