@@ -38,7 +38,6 @@ type Store interface {
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
 	DatasetCountHeld(ctx context.Context, sourceID string) (int, error)
 	DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(identifier string) error) error
-	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobHeartbeat(ctx context.Context, jobID string) error
 	OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error

@@ -34,7 +34,6 @@ type Store interface {
 	CatalogChecksums(ctx context.Context, sourceID string) (map[string]string, error)
 	CatalogChecksumsSet(ctx context.Context, p *store.CatalogChecksumsSetParams) error
 	DatasetFindElsewhere(ctx context.Context, p *store.DatasetFindElsewhereParams) (*store.DatasetElsewhere, error)
-	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
 	JobFetchGet(ctx context.Context, jobID string) (*store.JobFetch, error)
 	JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error)
 	JobFetchSet(ctx context.Context, p *store.JobFetch) error
