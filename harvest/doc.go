@@ -1,7 +1,7 @@
 // Package harvest holds the vocabulary every stage shares: job types and statuses, record actions
 // and statuses, the settled outcomes the job aggregator counts, the message envelopes that travel
-// between stages, and the subjects they travel on. It is a leaf: it imports no other package of
-// this module, so stages, the store and the router can all depend on it.
+// between stages, and the subjects they travel on. It is a leaf: of this module it imports only
+// internal/iri (RFC 3986's dot segments), so stages, the store and the router can all depend on it.
 //
 // A record's passage through a job (see docs/record-lifecycle.md):
 //

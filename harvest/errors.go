@@ -35,3 +35,34 @@ func (e *UnknownJobError) Error() string { return "job " + e.JobID + " is not in
 
 // UnknownJob is the UnknownJobError of jobID.
 func UnknownJob(jobID string) error { return &UnknownJobError{JobID: jobID} }
+
+// JobFailure is a stage's answer that ends a job: fail job JobID in error with one job error row
+// of type Type (a Type* constant: TypeExtractError, TypeParseError, TypeDeleteGuard, …) and
+// Message. A stage returns it from its handler (wrapped or not) instead of ending the job
+// itself; the stage's runner in pipeline hands it to jobs (jobs.FailStage), which ends the job
+// (store.Store.JobFail) and tells the aggregator (a SettledFailed message published with the
+// ack), and the message that caused it is acked. A job that is gone (deleted with its source)
+// or had already finished is left as it is.
+type JobFailure struct {
+	JobID   string
+	Type    string
+	Message string
+}
+
+func (e *JobFailure) Error() string {
+	return "fail job " + e.JobID + " (" + e.Type + "): " + e.Message
+}
+
+// NewJobFailure is the JobFailure that fails job jobID with a job error of type typ and message msg.
+func NewJobFailure(jobID, typ, msg string) *JobFailure {
+	return &JobFailure{JobID: jobID, Type: typ, Message: msg}
+}
+
+// AsJobFailure returns the JobFailure err is or wraps, or nil.
+func AsJobFailure(err error) *JobFailure {
+	var je *JobFailure
+	if errors.As(err, &je) {
+		return je
+	}
+	return nil
+}

@@ -20,8 +20,14 @@ func SettleExpected(jobID string, n int) *Settled {
 // jobID, keyed by IdentifierKey(identifier), with errs as its rows (warnings included) and no
 // harvest_record row.
 func SettleIdentifier(jobID, identifier string, outcome Outcome, errs ...RecordError) *Settled {
-	return &Settled{Kind: SettledOutcome, JobID: jobID, Key: IdentifierKey(identifier), Identifier: identifier,
-		Outcome: outcome, Errors: errs}
+	return SettleKey(jobID, IdentifierKey(identifier), identifier, outcome, errs...)
+}
+
+// SettleKey is the outcome (SettledOutcome) of the record under key (IdentifierKey, or
+// PositionKey for an entry without a usable identifier) in job jobID, with identifier as read
+// (may be empty) and errs as its rows.
+func SettleKey(jobID, key, identifier string, outcome Outcome, errs ...RecordError) *Settled {
+	return &Settled{Kind: SettledOutcome, JobID: jobID, Key: key, Identifier: identifier, Outcome: outcome, Errors: errs}
 }
 
 // SettleRecord is the outcome of rec (SettleIdentifier of its job and identifier) under its

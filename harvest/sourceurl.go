@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/harvester-dev/harvester/internal/iri"
 )
 
 // NormalizeURL returns the normal form of a harvest source's http(s) URL, the form it is stored
@@ -56,7 +58,7 @@ func NormalizeURL(raw string) (string, error) {
 	if rawPath == "" {
 		rawPath = u.EscapedPath()
 	}
-	path := removeDotSegments(normalEscapes(rawPath))
+	path := iri.RemoveDotSegments(normalEscapes(rawPath))
 	if path == "" {
 		path = "/"
 	}
@@ -184,38 +186,4 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
-}
-
-// removeDotSegments is RFC 3986 §5.2.4's algorithm on an absolute (or empty) path.
-func removeDotSegments(path string) string {
-	in := path
-	var out []string // output segments, each with its leading "/"
-	for in != "" {
-		switch {
-		case strings.HasPrefix(in, "../"):
-			in = in[3:]
-		case strings.HasPrefix(in, "./"):
-			in = in[2:]
-		case strings.HasPrefix(in, "/./"):
-			in = in[2:]
-		case in == "/.":
-			in = "/"
-		case strings.HasPrefix(in, "/../"):
-			in = in[3:]
-			out = out[:max(len(out)-1, 0)]
-		case in == "/..":
-			in = "/"
-			out = out[:max(len(out)-1, 0)]
-		case in == "." || in == "..":
-			in = ""
-		default:
-			i := strings.IndexByte(in[1:], '/')
-			if i < 0 {
-				out, in = append(out, in), ""
-			} else {
-				out, in = append(out, in[:i+1]), in[i+1:]
-			}
-		}
-	}
-	return strings.Join(out, "")
 }

@@ -72,7 +72,7 @@ func Fail(ctx context.Context, st JobFailer, pub message.Publisher, jobID, errTy
 	if err != nil || job.Status != harvest.JobError || pub == nil {
 		return job, err
 	}
-	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledFailed, JobID: jobID})
+	m, err := harvest.SettledMessage(harvest.SettleFailed(jobID))
 	if err == nil {
 		err = pub.Publish(harvest.SubjectSettled, m)
 	}
@@ -100,18 +100,23 @@ func (c Control) Cancel(ctx context.Context, jobID, msg string) (*store.HarvestJ
 	return job, fmt.Errorf("%w (status %s)", ErrFinished, job.Status)
 }
 
-// FailMessages ends the job in error as Fail does, for a stage handler whose output the router
-// publishes with its ack: it returns the harvest.SettledFailed message that tells the
-// aggregator instead of publishing it (a job deleted meanwhile: none).
-func FailMessages(ctx context.Context, st JobFailer, jobID, errType, msg string) ([]*message.Message, error) {
-	_, err := end(ctx, st, jobID, errType, msg)
+// FailStage ends the job of f, the harvest.JobFailure a stage's handler returned, as Fail does
+// (one job error row of f.Type and f.Message), for the stage's runner in pipeline: it returns
+// the harvest.SettledFailed message that tells the aggregator, which the router publishes with
+// the ack of the message that failed the job, instead of publishing it. A job that is gone
+// (deleted with its source meanwhile) or had already finished gets no message; a store error
+// is returned, and the stage's message retried.
+func FailStage(ctx context.Context, st JobFailer, f *harvest.JobFailure) ([]*message.Message, error) {
+	job, err := end(ctx, st, f.JobID, f.Type, f.Message)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, nil
 	case err != nil:
 		return nil, err
+	case job.Status != harvest.JobError:
+		return nil, nil
 	}
-	return harvest.Settle(&harvest.Settled{Kind: harvest.SettledFailed, JobID: jobID})
+	return harvest.Settle(harvest.SettleFailed(f.JobID))
 }
 
 // StageFail is the harvest.FailJob of the stages' give-up hooks: it ends the job in error with

@@ -134,10 +134,11 @@ func (s *stages) close() {
 }
 
 // topology is every stage and its subject: the one table that wires the pipeline. Each
-// stage's give-up hook comes from its package.
+// stage's give-up hook comes from its package; each handler runs in run, which hands the
+// stage's job failures to jobs.
 func topology(s *stages) []router.Stage {
 	n := s.cfg.Concurrency
-	return []router.Stage{
+	table := []router.Stage{
 		{Name: StageExtract, Subject: harvest.SubjectExtract, Handler: noOutput(s.extract.Handle),
 			Deferred: s.extractPub, GiveUp: extract.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: n},
 		{Name: StageCompare, Subject: harvest.SubjectCompare, Handler: s.compare.HandleRecord,
@@ -155,6 +156,24 @@ func topology(s *stages) []router.Stage {
 			GiveUp: report.GiveUp(s.fail), AckWait: time.Minute, Concurrency: reportConcurrency * n, MaxPending: 32},
 		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: noOutput(jobs.NewTriggerHandler(s.store, s.cfg.Logger).Handle),
 			GiveUp: jobs.TriggerGiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16},
+	}
+	for i := range table {
+		table[i].Handler = run(s.store, table[i].Handler)
+	}
+	return table
+}
+
+// run is the runner of one stage's handler, the one place a stage's harvest.JobFailure goes:
+// the job is ended through jobs (jobs.FailStage) and the message acked, with the SettledFailed
+// message that tells the aggregator as the handler's output; a job failure that could not be
+// written is an error, and the message is retried. Other errors and outputs pass as they are.
+func run(st jobs.JobFailer, h message.HandlerFunc) message.HandlerFunc {
+	return func(m *message.Message) ([]*message.Message, error) {
+		out, err := h(m)
+		if f := harvest.AsJobFailure(err); f != nil {
+			return jobs.FailStage(m.Context(), st, f)
+		}
+		return out, err
 	}
 }
 

@@ -1,6 +1,10 @@
 package rdf
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/harvester-dev/harvester/internal/iri"
+)
 
 // ResolveIRI resolves ref against base as RFC 3986 §5.2 says (strict: a reference with a
 // scheme is returned as it is, dot segments and all). An empty base, or a base without a
@@ -19,7 +23,7 @@ func ResolveIRI(base, ref string) string {
 	var hasA, hasQ bool
 	switch {
 	case ra != nil:
-		ta, hasA, tp = *ra, true, removeDotSegments(rp)
+		ta, hasA, tp = *ra, true, iri.RemoveDotSegments(rp)
 		if rq != nil {
 			tq, hasQ = *rq, true
 		}
@@ -41,7 +45,7 @@ func ResolveIRI(base, ref string) string {
 			tq, hasQ = *rq, true
 		}
 		if strings.HasPrefix(rp, "/") {
-			tp = removeDotSegments(rp)
+			tp = iri.RemoveDotSegments(rp)
 		} else {
 			// merge (§5.2.3)
 			if ba != nil && bp == "" {
@@ -51,7 +55,7 @@ func ResolveIRI(base, ref string) string {
 			} else {
 				tp = rp
 			}
-			tp = removeDotSegments(tp)
+			tp = iri.RemoveDotSegments(tp)
 		}
 	}
 	var b strings.Builder
@@ -112,50 +116,4 @@ func splitIRI(s string) (scheme string, authority *string, path string, query, f
 		authority, s = &a, s[i:]
 	}
 	return scheme, authority, s, query, fragment
-}
-
-// removeDotSegments is RFC 3986 §5.2.4.
-func removeDotSegments(in string) string {
-	if !strings.Contains(in, ".") {
-		return in
-	}
-	var out []string // output segments, each with its leading "/" if any
-	for in != "" {
-		switch {
-		case strings.HasPrefix(in, "../"):
-			in = in[3:]
-		case strings.HasPrefix(in, "./"):
-			in = in[2:]
-		case strings.HasPrefix(in, "/./"):
-			in = in[2:]
-		case in == "/.":
-			in = "/"
-		case strings.HasPrefix(in, "/../"):
-			in = in[3:]
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-		case in == "/..":
-			in = "/"
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-		case in == "." || in == "..":
-			in = ""
-		default:
-			start := 0
-			if in[0] == '/' {
-				start = 1
-			}
-			i := strings.IndexByte(in[start:], '/')
-			if i < 0 {
-				out = append(out, in)
-				in = ""
-			} else {
-				out = append(out, in[:start+i])
-				in = in[start+i:]
-			}
-		}
-	}
-	return strings.Join(out, "")
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/harvester-dev/harvester/dcatap"
 	"github.com/harvester-dev/harvester/h2hash"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/shacl/profiles"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -39,7 +38,6 @@ type Store interface {
 	DatasetCount(ctx context.Context, sourceID string) (int, error)
 	DatasetCountHeld(ctx context.Context, sourceID string) (int, error)
 	DatasetListUnseen(ctx context.Context, p *store.DatasetListUnseenParams, fn func(identifier string) error) error
-	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	JobHeartbeat(ctx context.Context, jobID string) error
 	OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error
@@ -252,8 +250,8 @@ func sameContent(rec *harvest.Record, hash string, latest *store.RecordCompareLa
 // the same way, so an unchanged rerun warns about (and counts as warned) what the job that
 // checked it did.
 func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.Settled {
-	s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: rec.JobID, Key: harvest.IdentifierKey(rec.Identifier),
-		Identifier: rec.Identifier, Outcome: harvest.OutcomeUnchanged, CarriedFromRecordID: latest.ID}
+	s := harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged)
+	s.CarriedFromRecordID = latest.ID
 	if latest.Status == harvest.RecordErrorValidation || latest.Status == harvest.RecordErrorTransform {
 		s.Outcome = harvest.OutcomeErrored
 	}
@@ -287,8 +285,9 @@ func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*messa
 	errored := map[string]bool{}
 	err := h.store.OutcomeErroredStream(ctx, l.NotModifiedSince, func(key string) error {
 		errored[key] = true
-		return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID, Key: key,
-			Outcome: harvest.OutcomeErrored, CarriedFromJobID: l.NotModifiedSince})
+		s := harvest.SettleKey(l.JobID, key, "", harvest.OutcomeErrored)
+		s.CarriedFromJobID = l.NotModifiedSince
+		return h.publishSettled(s)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("settle the errored records: %w", err)
@@ -301,9 +300,9 @@ func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*messa
 				return nil
 			}
 			n++ // with its warning rows, if that job had any
-			return h.publishSettled(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.JobID,
-				Key: harvest.IdentifierKey(identifier), Identifier: identifier, Outcome: harvest.OutcomeUnchanged,
-				CarriedFromJobID: l.NotModifiedSince})
+			s := harvest.SettleIdentifier(l.JobID, identifier, harvest.OutcomeUnchanged)
+			s.CarriedFromJobID = l.NotModifiedSince
+			return h.publishSettled(s)
 		})
 	if err != nil {
 		return nil, fmt.Errorf("settle the unchanged datasets: %w", err)
@@ -353,8 +352,8 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 		}
 		return harvest.Settle(harvest.SettleExpected(l.JobID, l.Listed+deletes))
 	}
-	if refused, err := h.tooManyDeletes(ctx, &l); err != nil || refused != nil {
-		return refused, err
+	if err := h.tooManyDeletes(ctx, &l); err != nil {
+		return nil, err
 	}
 	// A listing handled again (redelivery, a crash, a re-drive) finds the deletes of the earlier
 	// pass as delete records, some of whose datasets are gone already: the deletes are those
@@ -380,34 +379,34 @@ func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error
 	return harvest.Settle(harvest.SettleExpected(l.JobID, l.Listed+deletes))
 }
 
-// tooManyDeletes fails a harvest job whose listing would delete more than the allowed share of
-// the source's datasets (live, and held as cross-source duplicates), and returns the message
-// that reports it; nil when within bounds.
-func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) ([]*message.Message, error) {
+// tooManyDeletes returns the harvest.JobFailure (TypeDeleteGuard) that fails a harvest job whose
+// listing would delete more than the allowed share of the source's datasets (live, and held as
+// cross-source duplicates); nil when within bounds, or a store error.
+func (h *Handler) tooManyDeletes(ctx context.Context, l *harvest.Listing) error {
 	if l.JobType != harvest.JobHarvest {
-		return nil, nil
+		return nil
 	}
 	live, err := h.store.DatasetCount(ctx, l.SourceID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	held, err := h.store.DatasetCountHeld(ctx, l.SourceID) // listed by DatasetListUnseen too
 	if live += held; err != nil || live == 0 {
-		return nil, err
+		return err
 	}
 	unseen := 0
 	err = h.store.DatasetListUnseen(ctx, &store.DatasetListUnseenParams{SourceID: l.SourceID, JobID: l.JobID},
 		func(string) error { unseen++; return nil })
 	if err != nil {
-		return nil, fmt.Errorf("count deletes: %w", err)
+		return fmt.Errorf("count deletes: %w", err)
 	}
 	if float64(unseen) <= h.maxDeleteShare*float64(live) {
-		return nil, nil
+		return nil
 	}
 	msg := fmt.Sprintf("the listing would delete %d of the source's %d live datasets (%.0f%%), more than the "+
 		"%.0f%% a harvest may delete; nothing was deleted. If the source really dropped them, run a "+
 		"force_harvest (or a clear job).", unseen, live, 100*float64(unseen)/float64(live), 100*h.maxDeleteShare)
-	return jobs.FailMessages(ctx, h.store, l.JobID, harvest.TypeDeleteGuard, msg)
+	return harvest.NewJobFailure(l.JobID, harvest.TypeDeleteGuard, msg)
 }
 
 func (h *Handler) settleWouldDelete(l *harvest.Listing, identifier string) error {

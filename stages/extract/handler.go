@@ -16,7 +16,6 @@ import (
 	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -35,7 +34,6 @@ type Store interface {
 	CatalogChecksums(ctx context.Context, sourceID string) (map[string]string, error)
 	CatalogChecksumsSet(ctx context.Context, p *store.CatalogChecksumsSetParams) error
 	DatasetFindElsewhere(ctx context.Context, p *store.DatasetFindElsewhereParams) (*store.DatasetElsewhere, error)
-	JobFail(ctx context.Context, p *store.JobFailParams) (*store.HarvestJob, error)
 	JobFetchGet(ctx context.Context, jobID string) (*store.JobFetch, error)
 	JobFetchLatest(ctx context.Context, sourceID string) (*store.JobFetch, error)
 	JobFetchSet(ctx context.Context, p *store.JobFetch) error
@@ -273,13 +271,10 @@ func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*o
 	return nil, nil, fmt.Errorf("unsupported source location %q: want an http(s) URL or an absolute file path", url)
 }
 
-// fail ends the job in error with a job error row and asks the aggregator to report it.
-func (h *Handler) fail(ctx context.Context, job *harvest.Job, kind string, cause error) error {
-	_, err := jobs.Fail(ctx, h.store, h.pub, job.JobID, kind, cause.Error())
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // the job was deleted with its source meanwhile
-	}
-	return err
+// fail is the harvest.JobFailure that ends the job in error with a job error row of type kind
+// and cause's text: Handle returns it, and the stage's runner ends the job.
+func (h *Handler) fail(_ context.Context, job *harvest.Job, kind string, cause error) error {
+	return harvest.NewJobFailure(job.JobID, kind, cause.Error())
 }
 
 func (h *Handler) publish(subject string, v any, jobID string) error {
@@ -484,9 +479,8 @@ func invalidUTF8(b []byte) int {
 }
 
 func (l *lister) settleError(e *catalog.Entry, kind, reason string) error {
-	m, err := harvest.SettledMessage(&harvest.Settled{Kind: harvest.SettledOutcome, JobID: l.job.JobID,
-		Key: harvest.PositionKey(e.Position), Identifier: e.Identifier, Outcome: harvest.OutcomeErrored,
-		Errors: []harvest.RecordError{{Type: kind, Message: reason, Severity: harvest.SeverityError}}})
+	m, err := harvest.SettledMessage(harvest.SettleKey(l.job.JobID, harvest.PositionKey(e.Position), e.Identifier,
+		harvest.OutcomeErrored, harvest.RecordError{Type: kind, Message: reason, Severity: harvest.SeverityError}))
 	if err != nil {
 		return err
 	}

@@ -195,7 +195,7 @@ func handleJob(t testing.TB, st store.Store, srcID string, live []string, msg ha
 	m, err := harvest.NewMessage(harvest.SubjectExtract, &msg)
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	r.err = New(st, pubsub, fc, opts...).Handle(m)
+	r.err = asRunner(ctx, st, pubsub, New(st, pubsub, fc, opts...).Handle(m))
 	mu.Lock()
 	defer mu.Unlock()
 	return r

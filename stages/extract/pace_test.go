@@ -80,7 +80,7 @@ func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opt
 		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	err = New(st, pubsub, fetch.Config{}, opts...).Handle(m)
+	err = asRunner(ctx, st, pubsub, New(st, pubsub, fetch.Config{}, opts...).Handle(m))
 	close(stop)
 	<-settler
 	mu.Lock()

@@ -285,8 +285,8 @@ func listPager(t *testing.T, p *Pager) (jobErrors []*store.JobError, listings in
 		return nil
 	})
 	h := New(st, pub, fetch.Config{}, WithConfig(Config{StallTimeout: time.Millisecond}))
-	require.NoError(t, h.listPortal(ctx, &harvest.Job{JobID: job.ID, SourceID: src.ID, JobType: harvest.JobHarvest,
-		SourceType: harvest.SourceOpenDataSoft}, p))
+	require.NoError(t, asRunner(ctx, st, pub, h.listPortal(ctx, &harvest.Job{JobID: job.ID, SourceID: src.ID,
+		JobType: harvest.JobHarvest, SourceType: harvest.SourceOpenDataSoft}, p)))
 	jobErrors, err = st.JobErrorList(ctx, job.ID)
 	require.NoError(t, err)
 	return jobErrors, listings

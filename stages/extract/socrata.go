@@ -11,7 +11,6 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/transform/portal"
 )
 
 // DefaultSocrataLimit is the page size of a Socrata listing (Discovery API limit) when the
@@ -92,7 +91,7 @@ var socrataShape = &pageShape{items: []string{"/results"},
 //     only, and keying another domain's view under its domain would let any portal mint that
 //     domain's identifiers (and its landing pages and downloads, made from the identifier);
 //   - a derived view, a view over another dataset (resource.parent_fxf set, or a resource.type
-//     portal.SocrataDerivedType names: filter, chart, datalens, …), is Skip: not a dataset of
+//     harvest.SocrataDerivedType names: filter, chart, datalens, …), is Skip: not a dataset of
 //     its own.
 func socrataItem(domain string, raw json.RawMessage) PortalItem {
 	it := PortalItem{Raw: raw}
@@ -124,7 +123,7 @@ func socrataItem(domain string, raw json.RawMessage) PortalItem {
 		it.Err = &foreignDomainError{id: id, title: it.Title, domain: strings.TrimSpace(d), source: domain}
 		return it
 	}
-	if typ, _ := r.Resource.Type.(string); portal.SocrataDerivedType(typ) || hasParent(r.Resource.ParentFXF) {
+	if typ, _ := r.Resource.Type.(string); harvest.SocrataDerivedType(typ) || hasParent(r.Resource.ParentFXF) {
 		it.Skip = fmt.Sprintf("Socrata view %s is a derived view (resource.type %q, parent_fxf %s), not a dataset of its own",
 			id, typ, compactJSON(r.Resource.ParentFXF))
 		return it

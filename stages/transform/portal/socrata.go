@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/harvester-dev/harvester/dcatus"
+	"github.com/harvester-dev/harvester/harvest"
 )
 
 // socrataDiscovery is one result of the Socrata Discovery API (api/catalog/v1).
@@ -94,7 +95,7 @@ type socrataView struct {
 // publisherName, the source's organization, names a publisher the item does not.
 //
 // A derived view (a filtered view, chart or map over another dataset: socrataDiscovery's
-// resource.parent_fxf set or a resource.type SocrataDerivedType names; a view's, as
+// resource.parent_fxf set or a resource.type harvest.SocrataDerivedType names; a view's, as
 // socrataView.derived tells) is not a dataset of its own: the error wraps ErrNotDataset. A body that is not a JSON object: an error
 // wraps ErrNotItem.
 func Socrata(item []byte, identifier, publisherName string) (dcat []byte, warnings []Warning, err error) {
@@ -115,7 +116,7 @@ func Socrata(item []byte, identifier, publisherName string) (dcat []byte, warnin
 		if p := strings.TrimSpace(string(d.Resource.ParentFXF)); p != "" && p != "null" && p != "[]" {
 			return nil, nil, fmt.Errorf("%w: Socrata view %s is derived from %s", ErrNotDataset, d.Resource.ID, p)
 		}
-		if SocrataDerivedType(string(d.Resource.Type)) {
+		if harvest.SocrataDerivedType(string(d.Resource.Type)) {
 			return nil, nil, fmt.Errorf("%w: Socrata view %s is a %s over another dataset", ErrNotDataset, d.Resource.ID, d.Resource.Type)
 		}
 		meta = map[string]string{}
@@ -146,27 +147,13 @@ func Socrata(item []byte, identifier, publisherName string) (dcat []byte, warnin
 	return m.finish(publisherName)
 }
 
-// SocrataDerivedType reports whether a Socrata asset type (the Discovery API's resource.type,
-// the views API's assetType) is a view over another dataset rather than a dataset of its own:
-// filter (a filtered or sorted view), chart, datalens (and its charts and maps), calendar,
-// form, measure, story, visualization. dataset, map (a geospatial dataset; a map over a
-// dataset also has a parent), file, href and types not known are not.
-func SocrataDerivedType(t string) bool {
-	switch strings.ToLower(strings.TrimSpace(t)) {
-	case "filter", "chart", "datalens", "datalens_chart", "datalens_map", "calendar", "form", "measure",
-		"story", "visualization":
-		return true
-	}
-	return false
-}
-
 // socrataDisplayTypes are the displayType values of a tabular view that shows its own rows: a
 // dataset's default view ("table", the older "fatrow" and "page"). Any other (map, chart,
 // calendar, form…) on a tabular view draws another dataset's rows.
 var socrataDisplayTypes = map[string]bool{"": true, "table": true, "fatrow": true, "page": true}
 
 // derived says why the view is a view over another dataset, or "" when it is a dataset of its
-// own: a modifyingViewUid (the view it modifies), an assetType SocrataDerivedType names, flags
+// own: a modifyingViewUid (the view it modifies), an assetType harvest.SocrataDerivedType names, flags
 // without "default" (every dataset's own view has it), a tabular view displayed otherwise than
 // as a table (a map or chart of a dataset's rows), or filters (viewFilters, query.filterCondition
 // or query.namedFilters; a dataset's own view may be sorted, never filtered).
@@ -178,7 +165,7 @@ func (v *socrataView) derived() string {
 	switch {
 	case v.ModifyingViewUID != "":
 		return "is derived from " + string(v.ModifyingViewUID)
-	case SocrataDerivedType(string(v.AssetType)):
+	case harvest.SocrataDerivedType(string(v.AssetType)):
 		return "is a " + string(v.AssetType) + " over another dataset"
 	case v.Flags != nil && !slices.Contains(v.Flags, "default"):
 		return "is not a dataset's default view (no \"default\" flag)"
