@@ -156,38 +156,12 @@ func TestCatalogsChain(t *testing.T) {
 	web := &agency{docs: map[string][]byte{"/cftc.json": cftc, "/city.json": city, "/gsa.json": gsa}}
 	srv := httptest.NewServer(web)
 	defer srv.Close()
+	ch := &chain{a: newInstance(t), b: newInstance(t), c: newInstance(t), agency: srv.URL}
+	a, b := ch.a, ch.b
 
-	a, b, c := newInstance(t), newInstance(t), newInstance(t)
-	harvestA := func() pipelinetest.Report {
-		ra := a.h.Harvest(t, pipelinetest.Source{URL: srv.URL + "/cftc.json", SchemaType: harvest.SchemaDCATUS11Federal,
-			Organization: "Commodity Futures Trading Commission"})
-		pipelinetest.MustComplete(t, ra)
-		for _, src := range []pipelinetest.Source{
-			{URL: srv.URL + "/city.json", SchemaType: harvest.SchemaDCATUS11NonFederal},
-			{URL: srv.URL + "/gsa.json", SchemaType: harvest.SchemaDCATUS11Federal, Organization: "General Services Administration"},
-		} {
-			r := a.h.Harvest(t, src)
-			pipelinetest.MustComplete(t, r)
-			ra.Added += r.Added
-			ra.Updated += r.Updated
-			ra.Deleted += r.Deleted
-		}
-		return ra
-	}
-	// step harvests b from a and c from b, and checks each found a's catalog again.
-	step := func(name string) (pipelinetest.Report, pipelinetest.Report) {
-		t.Helper()
-		rb := b.harvestFeed(t, a)
-		rc := c.harvestFeed(t, b)
-		want := a.live(t)
-		sameCatalog(t, want, b.live(t), name+": the second instance")
-		sameCatalog(t, want, c.live(t), name+": the third instance")
-		return rb, rc
-	}
-
-	first := harvestA()
+	first := ch.harvestA(t)
 	require.Positive(t, first.Added)
-	rb, rc := step("first harvest")
+	rb, rc := ch.step(t, "first harvest")
 	n := len(a.live(t))
 	require.Greater(t, n, 200)
 	require.Equal(t, n, rb.Added)
@@ -195,20 +169,62 @@ func TestCatalogsChain(t *testing.T) {
 	require.Zero(t, rb.Errored)
 
 	// A re-harvest: a 304, or with the validators stripped, all unchanged.
-	rb, rc = step("re-harvest (conditional)")
+	rb, rc = ch.step(t, "re-harvest (conditional)")
 	for _, r := range []pipelinetest.Report{rb, rc} {
 		require.True(t, r.NotModified || r.Unchanged == n, "%+v", r)
 		require.Zero(t, r.Added+r.Updated+r.Deleted+r.Errored)
 	}
 	a.fresh, b.fresh = true, true
-	rb, rc = step("re-harvest (whole document)")
+	rb, rc = ch.step(t, "re-harvest (whole document)")
 	for _, r := range []pipelinetest.Report{rb, rc} {
 		require.False(t, r.NotModified)
 		require.Equal(t, n, r.Unchanged, "%+v", r)
 		require.Zero(t, r.Added+r.Updated+r.Deleted+r.Errored)
 	}
 	a.fresh, b.fresh = false, false
+	chainChangesAndCycle(t, ch, web, cftc, n)
+}
 
+// chain is three instances: b harvests a's /data.json, c harvests b's; a harvests the agency.
+type chain struct {
+	a, b, c *instance
+	agency  string // the agency server's URL
+}
+
+// harvestA harvests the agency's three catalogs into a and sums their counts.
+func (ch *chain) harvestA(t *testing.T) pipelinetest.Report {
+	t.Helper()
+	ra := ch.a.h.Harvest(t, pipelinetest.Source{URL: ch.agency + "/cftc.json", SchemaType: harvest.SchemaDCATUS11Federal,
+		Organization: "Commodity Futures Trading Commission"})
+	pipelinetest.MustComplete(t, ra)
+	for _, src := range []pipelinetest.Source{
+		{URL: ch.agency + "/city.json", SchemaType: harvest.SchemaDCATUS11NonFederal},
+		{URL: ch.agency + "/gsa.json", SchemaType: harvest.SchemaDCATUS11Federal, Organization: "General Services Administration"},
+	} {
+		r := ch.a.h.Harvest(t, src)
+		pipelinetest.MustComplete(t, r)
+		ra.Added += r.Added
+		ra.Updated += r.Updated
+		ra.Deleted += r.Deleted
+	}
+	return ra
+}
+
+// step harvests b from a and c from b, and checks each found a's catalog again.
+func (ch *chain) step(t *testing.T, name string) (pipelinetest.Report, pipelinetest.Report) {
+	t.Helper()
+	rb := ch.b.harvestFeed(t, ch.a)
+	rc := ch.c.harvestFeed(t, ch.b)
+	want := ch.a.live(t)
+	sameCatalog(t, want, ch.b.live(t), name+": the second instance")
+	sameCatalog(t, want, ch.c.live(t), name+": the third instance")
+	return rb, rc
+}
+
+// chainChangesAndCycle: one change at the first is one update down the chain, one delete one
+// delete; a cycle (the first harvesting the third) changes nothing. n is the live count.
+func chainChangesAndCycle(t *testing.T, ch *chain, web *agency, cftc []byte, n int) {
+	a, b, c := ch.a, ch.b, ch.c
 	// One record changed at the first: one update down the chain.
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(cftc, &doc))
@@ -217,9 +233,9 @@ func TestCatalogsChain(t *testing.T) {
 	changed, err := json.Marshal(doc)
 	require.NoError(t, err)
 	web.set("/cftc.json", changed)
-	ra := harvestA()
+	ra := ch.harvestA(t)
 	require.Equal(t, 1, ra.Updated)
-	rb, rc = step("one change")
+	rb, rc := ch.step(t, "one change")
 	for _, r := range []pipelinetest.Report{rb, rc} {
 		require.Equal(t, 1, r.Updated, "%+v", r)
 		require.Equal(t, n-1, r.Unchanged)
@@ -231,9 +247,9 @@ func TestCatalogsChain(t *testing.T) {
 	deleted, err := json.Marshal(doc)
 	require.NoError(t, err)
 	web.set("/cftc.json", deleted)
-	ra = harvestA()
+	ra = ch.harvestA(t)
 	require.Equal(t, 1, ra.Deleted)
-	rb, rc = step("one delete")
+	rb, rc = ch.step(t, "one delete")
 	for _, r := range []pipelinetest.Report{rb, rc} {
 		require.Equal(t, 1, r.Deleted, "%+v", r)
 		require.Zero(t, r.Added+r.Updated+r.Errored)
@@ -248,7 +264,7 @@ func TestCatalogsChain(t *testing.T) {
 	require.Equal(t, n-1, rcyc.Held, "%+v", rcyc)
 	sameCatalog(t, before, a.live(t), "the first after the cycle")
 	a.fresh, b.fresh = true, true
-	rb, rc = step("after the cycle")
+	rb, rc = ch.step(t, "after the cycle")
 	for _, r := range []pipelinetest.Report{rb, rc} {
 		require.Equal(t, n-1, r.Unchanged, "%+v", r)
 		require.Zero(t, r.Added+r.Updated+r.Deleted+r.Errored)

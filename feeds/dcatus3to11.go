@@ -115,8 +115,15 @@ func MapDCATUS3To11(record []byte) ([]byte, error) {
 	out.LandingPage = str(d["landingPage"])
 	out.References = unique(append(strs(d["isReferencedBy"]), strs(d["relation"])...))
 	out.Theme = unique(conceptLabels(d["theme"]))
+	out.Distribution, out.License = distributions11(d["distribution"])
+	return check11(out)
+}
+
+// distributions11 are a 3.0 distribution list's members as 1.1 distributions, and the license
+// they share ("" when they name none or several).
+func distributions11(v any) (out []distribution11, license string) {
 	licenses := map[string]bool{}
-	dists, _ := d["distribution"].([]any)
+	dists, _ := v.([]any)
 	for _, x := range dists {
 		m, ok := x.(map[string]any)
 		if !ok {
@@ -132,13 +139,19 @@ func MapDCATUS3To11(record []byte) ([]byte, error) {
 		if l := first(str(m["license"]), str(mapOf(m["license"])["@id"])); l != "" {
 			licenses[l] = true
 		}
-		out.Distribution = append(out.Distribution, dist)
+		out = append(out, dist)
 	}
 	if len(licenses) == 1 {
 		for l := range licenses {
-			out.License = l
+			license = l
 		}
 	}
+	return out, license
+}
+
+// check11 is the 1.1 record out as JSON once it has 1.1's required fields and passes the
+// non-federal schema; ErrNotMappable naming what is missing or wrong otherwise.
+func check11(out dataset11) ([]byte, error) {
 	var missing []string
 	for _, f := range []struct{ name, v string }{{"title", out.Title}, {"description", out.Description},
 		{"identifier", out.Identifier}, {"keyword (or a theme's prefLabel)", strings.Join(out.Keyword, "")},

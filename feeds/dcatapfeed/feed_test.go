@@ -83,104 +83,123 @@ func TestCatalogPaging(t *testing.T) {
 		sort.Strings(got)
 		require.Equal(t, all, got, "every live dataset exactly once")
 
-		// A page named by number alone is the page the walk reached.
-		resp, body := get(t, srv.URL+"/catalog.ttl?page=2&page_size="+strconv.Itoa(size), "")
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		require.Equal(t, datasetsOf(t, pages[1].triples), datasetsOf(t, parse(t, body, rdf.Turtle, srv.URL)))
-
-		// Beyond the end: an empty page with its links, no next.
-		resp, body = get(t, srv.URL+"/catalog.ttl?page=99999999&page_size=1000", "")
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		ts := parse(t, body, rdf.Turtle, srv.URL)
-		require.Empty(t, datasetsOf(t, ts))
-		require.Empty(t, objects(ts, rdf.Term{}, hydra+"next"))
-		require.Equal(t, strconv.Itoa(len(all)), objects(ts, rdf.Term{}, hydra+"totalItems")[0].Value)
-
-		// A cursor that names no dataset id (of the wrong shape) selects nothing; one past
-		// every id too.
-		for _, after := range []string{"not-an-id", "ffffffff-ffff-ffff-ffff-ffffffffffff"} {
-			resp, body = get(t, srv.URL+"/catalog.ttl?page=2&after="+after+"&total=3", "")
-			require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", after, body)
-			require.Empty(t, datasetsOf(t, parse(t, body, rdf.Turtle, srv.URL)), after)
-		}
-
-		// A lying page size is refused, saying why; so are other bad parameters.
-		for q, want := range map[string]string{
-			"page_size=1000000000":     "over the maximum of 1000",
-			"page_size=-3":             "not a positive number",
-			"page=0":                   "not a page number",
-			"page=abc":                 "not a page number",
-			"modified_since=yesterday": "is not a date",
-			"after=x&total=-1":         "is not a count",
-		} {
-			resp, body := get(t, srv.URL+"/catalog.ttl?"+q, "")
-			require.Equal(t, http.StatusBadRequest, resp.StatusCode, q)
-			require.Contains(t, string(body), want, q)
-		}
-		resp, body = get(t, srv.URL+"/catalog.ttl?page_size=1000", "")
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		require.Len(t, datasetsOf(t, parse(t, body, rdf.Turtle, srv.URL)), len(all), "page_size 1000 is allowed")
-
-		// modified_since in the year 9999: nothing; in the past: everything.
-		resp, body = get(t, srv.URL+"/catalog.ttl?modified_since=9999-12-31T00:00:00Z", "")
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		ts = parse(t, body, rdf.Turtle, srv.URL)
-		require.Empty(t, datasetsOf(t, ts))
-		require.Equal(t, "0", objects(ts, rdf.Term{}, hydra+"totalItems")[0].Value)
-		_, body = get(t, srv.URL+"/catalog.ttl?page_size=1000&modified_since=2000-01-01", "")
-		require.Len(t, datasetsOf(t, parse(t, body, rdf.Turtle, srv.URL)), len(all))
-
-		// Per organization (by slug) and per source.
-		_, body = get(t, srv.URL+"/catalog.ttl?page_size=1000&organization="+a.org.Slug, "")
-		got = datasetsOf(t, parse(t, body, rdf.Turtle, srv.URL))
-		sort.Strings(got)
-		require.Equal(t, keys(a.bodies), got)
-		_, body = get(t, srv.URL+"/catalog.ttl?page_size=1000&source_id="+b.src.ID, "")
-		got = datasetsOf(t, parse(t, body, rdf.Turtle, srv.URL))
-		sort.Strings(got)
-		require.Equal(t, keys(b.bodies), got)
-		resp, _ = get(t, srv.URL+"/catalog.ttl?organization=no-such-org", "")
-		require.Equal(t, http.StatusNotFound, resp.StatusCode)
-		walked := walk(t, srv.URL+"/catalog.ttl?page_size=2&organization="+a.org.Slug, 1000)
-		got = nil
-		for _, p := range walked {
-			got = append(got, datasetsOf(t, p.triples)...)
-		}
-		sort.Strings(got)
-		require.Equal(t, keys(a.bodies), got, "the next links keep the filter")
-
-		// Conditional GET.
-		resp, _ = get(t, srv.URL+"/catalog.ttl", "")
-		etag := resp.Header.Get("ETag")
-		require.NotEmpty(t, etag)
-		require.NotEmpty(t, resp.Header.Get("Last-Modified"))
-		req, err := http.NewRequest(http.MethodGet, srv.URL+"/catalog.ttl", nil)
-		require.NoError(t, err)
-		req.Header.Set("If-None-Match", etag)
-		r304, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		r304.Body.Close()
-		require.Equal(t, http.StatusNotModified, r304.StatusCode)
-
-		// Content negotiation on /catalog.
-		for accept, want := range map[string]string{
-			"":                      "text/turtle",
-			"text/turtle":           "text/turtle",
-			"application/rdf+xml":   "application/rdf+xml",
-			"application/ld+json":   "application/ld+json",
-			"application/n-triples": "application/n-triples",
-			"text/html, application/rdf+xml;q=0.9, text/turtle;q=0.5": "application/rdf+xml",
-			"text/html": "text/turtle",
-		} {
-			resp, body := get(t, srv.URL+"/catalog?page_size=3", accept)
-			require.Equal(t, http.StatusOK, resp.StatusCode)
-			require.True(t, strings.HasPrefix(resp.Header.Get("Content-Type"), want), "Accept %q: %s", accept, resp.Header.Get("Content-Type"))
-			require.Contains(t, resp.Header.Values("Vary"), "Accept")
-			f, err := rdf.FormatFor(resp.Header.Get("Content-Type"), "", "")
-			require.NoError(t, err)
-			require.Len(t, datasetsOf(t, parse(t, body, f, srv.URL)), 3, accept)
-		}
+		checkPageEdges(t, srv.URL, pages, len(all), size)
+		checkPageFilters(t, srv.URL, a, b, len(all))
+		checkConditionalAndNegotiation(t, srv.URL)
 	})
+}
+
+// checkPageEdges: a page named by number, beyond the end, a bad cursor, lying parameters.
+func checkPageEdges(t *testing.T, base string, pages []page, total, size int) {
+	t.Helper()
+	// A page named by number alone is the page the walk reached.
+	resp, body := get(t, base+"/catalog.ttl?page=2&page_size="+strconv.Itoa(size), "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, datasetsOf(t, pages[1].triples), datasetsOf(t, parse(t, body, rdf.Turtle, base)))
+
+	// Beyond the end: an empty page with its links, no next.
+	resp, body = get(t, base+"/catalog.ttl?page=99999999&page_size=1000", "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	ts := parse(t, body, rdf.Turtle, base)
+	require.Empty(t, datasetsOf(t, ts))
+	require.Empty(t, objects(ts, rdf.Term{}, hydra+"next"))
+	require.Equal(t, strconv.Itoa(total), objects(ts, rdf.Term{}, hydra+"totalItems")[0].Value)
+
+	// A cursor that names no dataset id (of the wrong shape) selects nothing; one past
+	// every id too.
+	for _, after := range []string{"not-an-id", "ffffffff-ffff-ffff-ffff-ffffffffffff"} {
+		resp, body = get(t, base+"/catalog.ttl?page=2&after="+after+"&total=3", "")
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", after, body)
+		require.Empty(t, datasetsOf(t, parse(t, body, rdf.Turtle, base)), after)
+	}
+
+	// A lying page size is refused, saying why; so are other bad parameters.
+	for q, want := range map[string]string{
+		"page_size=1000000000":     "over the maximum of 1000",
+		"page_size=-3":             "not a positive number",
+		"page=0":                   "not a page number",
+		"page=abc":                 "not a page number",
+		"modified_since=yesterday": "is not a date",
+		"after=x&total=-1":         "is not a count",
+	} {
+		resp, body := get(t, base+"/catalog.ttl?"+q, "")
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, q)
+		require.Contains(t, string(body), want, q)
+	}
+	resp, body = get(t, base+"/catalog.ttl?page_size=1000", "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Len(t, datasetsOf(t, parse(t, body, rdf.Turtle, base)), total, "page_size 1000 is allowed")
+
+}
+
+// checkPageFilters: modified_since, per organization and per source, kept by the next links.
+func checkPageFilters(t *testing.T, base string, a, b *seeded, total int) {
+	t.Helper()
+	var got []string
+	// modified_since in the year 9999: nothing; in the past: everything.
+	resp, body := get(t, base+"/catalog.ttl?modified_since=9999-12-31T00:00:00Z", "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	ts := parse(t, body, rdf.Turtle, base)
+	require.Empty(t, datasetsOf(t, ts))
+	require.Equal(t, "0", objects(ts, rdf.Term{}, hydra+"totalItems")[0].Value)
+	_, body = get(t, base+"/catalog.ttl?page_size=1000&modified_since=2000-01-01", "")
+	require.Len(t, datasetsOf(t, parse(t, body, rdf.Turtle, base)), total)
+
+	// Per organization (by slug) and per source.
+	_, body = get(t, base+"/catalog.ttl?page_size=1000&organization="+a.org.Slug, "")
+	got = datasetsOf(t, parse(t, body, rdf.Turtle, base))
+	sort.Strings(got)
+	require.Equal(t, keys(a.bodies), got)
+	_, body = get(t, base+"/catalog.ttl?page_size=1000&source_id="+b.src.ID, "")
+	got = datasetsOf(t, parse(t, body, rdf.Turtle, base))
+	sort.Strings(got)
+	require.Equal(t, keys(b.bodies), got)
+	resp, _ = get(t, base+"/catalog.ttl?organization=no-such-org", "")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	walked := walk(t, base+"/catalog.ttl?page_size=2&organization="+a.org.Slug, 1000)
+	got = nil
+	for _, p := range walked {
+		got = append(got, datasetsOf(t, p.triples)...)
+	}
+	sort.Strings(got)
+	require.Equal(t, keys(a.bodies), got, "the next links keep the filter")
+
+}
+
+// checkConditionalAndNegotiation: ETag and 304; /catalog's content negotiation.
+func checkConditionalAndNegotiation(t *testing.T, base string) {
+	t.Helper()
+	// Conditional GET.
+	resp, _ := get(t, base+"/catalog.ttl", "")
+	etag := resp.Header.Get("ETag")
+	require.NotEmpty(t, etag)
+	require.NotEmpty(t, resp.Header.Get("Last-Modified"))
+	req, err := http.NewRequest(http.MethodGet, base+"/catalog.ttl", nil)
+	require.NoError(t, err)
+	req.Header.Set("If-None-Match", etag)
+	r304, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	r304.Body.Close()
+	require.Equal(t, http.StatusNotModified, r304.StatusCode)
+
+	// Content negotiation on /catalog.
+	for accept, want := range map[string]string{
+		"":                      "text/turtle",
+		"text/turtle":           "text/turtle",
+		"application/rdf+xml":   "application/rdf+xml",
+		"application/ld+json":   "application/ld+json",
+		"application/n-triples": "application/n-triples",
+		"text/html, application/rdf+xml;q=0.9, text/turtle;q=0.5": "application/rdf+xml",
+		"text/html": "text/turtle",
+	} {
+		resp, body := get(t, base+"/catalog?page_size=3", accept)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.True(t, strings.HasPrefix(resp.Header.Get("Content-Type"), want), "Accept %q: %s", accept, resp.Header.Get("Content-Type"))
+		require.Contains(t, resp.Header.Values("Vary"), "Accept")
+		f, err := rdf.FormatFor(resp.Header.Get("Content-Type"), "", "")
+		require.NoError(t, err)
+		require.Len(t, datasetsOf(t, parse(t, body, f, base)), 3, accept)
+	}
 }
 
 // withoutPaging drops the Hydra triples (which name each syntax's own page URLs) and the

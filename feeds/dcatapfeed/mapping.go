@@ -140,6 +140,31 @@ func (b *builder) mapDCATUS(s, class rdf.Term, identifier string, dcat []byte) e
 	if d, ok := typedDate(r.str("issued")); ok {
 		b.add(s, dctIssued, d)
 	}
+	b.agents(s, r)
+	b.rights(s, r)
+	b.spatial(s, r.str("spatial"))
+	b.temporal(s, r.str("temporal"))
+	b.context(s, r)
+	if class == dcatDataService {
+		for _, e := range append(r.strs("endpointURL"), r.strs("endpointURLs")...) {
+			if iri, ok := iriOf(e); ok {
+				b.add(s, dcatEndpointURL, rdf.IRI(iri))
+			}
+		}
+	}
+	license, licensed := b.license(r.str("license"))
+	dists := r.objs("distribution")
+	for _, d := range dists {
+		b.distribution(s, d, license, licensed)
+	}
+	if licensed && len(dists) == 0 {
+		b.add(s, dctLicense, license)
+	}
+	return nil
+}
+
+// agents adds the record's publishers (foaf:Agent) and contact points (vcard:Kind) to s.
+func (b *builder) agents(s rdf.Term, r record) {
 	for _, p := range r.objs("publisher") {
 		if name := strOf(map[string]any(p)); strings.TrimSpace(name) != "" {
 			a := b.node(foafAgent)
@@ -165,6 +190,10 @@ func (b *builder) mapDCATUS(s, class rdf.Term, identifier string, dcat []byte) e
 			}
 		}
 	}
+}
+
+// rights adds the record's access level (the EU access-right authority) and rights to s.
+func (b *builder) rights(s rdf.Term, r record) {
 	if iri, ok := accessRights[r.str("accessLevel")]; ok {
 		b.add(s, dctAccessRights, rdf.IRI(iri))
 		b.add(rdf.IRI(iri), rdfType, dctRightsStatement)
@@ -174,8 +203,10 @@ func (b *builder) mapDCATUS(s, class rdf.Term, identifier string, dcat []byte) e
 		b.add(s, dctRights, n)
 		b.text(n, rdfsLabel, rights)
 	}
-	b.spatial(s, r.str("spatial"))
-	b.temporal(s, r.str("temporal"))
+}
+
+// context adds the record's frequency, languages, themes, pages, standards and parent to s.
+func (b *builder) context(s rdf.Term, r record) {
 	if code, ok := frequencies[r.str("accrualPeriodicity")]; ok {
 		f := rdf.IRI(euAuthority + "frequency/" + code)
 		b.add(s, dctAccrual, f)
@@ -205,22 +236,6 @@ func (b *builder) mapDCATUS(s, class rdf.Term, identifier string, dcat []byte) e
 	if iri, ok := iriOf(r.str("isPartOf")); ok {
 		b.add(s, dctIsPartOf, rdf.IRI(iri))
 	}
-	if class == dcatDataService {
-		for _, e := range append(r.strs("endpointURL"), r.strs("endpointURLs")...) {
-			if iri, ok := iriOf(e); ok {
-				b.add(s, dcatEndpointURL, rdf.IRI(iri))
-			}
-		}
-	}
-	license, licensed := b.license(r.str("license"))
-	dists := r.objs("distribution")
-	for _, d := range dists {
-		b.distribution(s, d, license, licensed)
-	}
-	if licensed && len(dists) == 0 {
-		b.add(s, dctLicense, license)
-	}
-	return nil
 }
 
 // license returns the dct:LicenseDocument of a DCAT-US license: its IRI when it is one, else
