@@ -1,0 +1,151 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/harvester-dev/harvester/feeds/ckan"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// CKAN pages by offset (start, offset); the store pages by keyset (store.DatasetPage, in id
+// order). An offset is turned into a keyset by ckanCursors: where a page served before ended,
+// for the same selection of the same catalog (its DatasetPageStats: count and latest
+// change), so that a client paging through in order (a harvester, ckanapi) costs one store
+// page per page. An offset no page ended at is reached by reading the pages before it, at
+// most ckanMaxWalk datasets; a deeper one is CKAN's 409 "Search Error" naming the limit.
+const (
+	ckanMaxWalk       = 100_000
+	ckanCursorEntries = 4096
+)
+
+// ckanCursors maps (selection, catalog state, offset) to the id of the dataset before that
+// offset. The zero value is ready; it holds at most ckanCursorEntries (then starts afresh).
+type ckanCursors struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func cursorKey(orgID string, st *store.DatasetPageStats, offset int) string {
+	return fmt.Sprintf("%s|%d|%s|%d", orgID, st.Count, st.LastModified.UTC().Format(time.RFC3339Nano), offset)
+}
+
+func (c *ckanCursors) get(key string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id, ok := c.m[key]
+	return id, ok
+}
+
+func (c *ckanCursors) put(key, id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= ckanCursorEntries {
+		c.m = map[string]string{}
+	}
+	c.m[key] = id
+}
+
+// ckanPage returns up to limit live datasets (of organization orgID, "" for all) from offset
+// on, in id order; st is the selection's stats. None when offset is at or past the end.
+func (s *server) ckanPage(ctx context.Context, orgID string, st *store.DatasetPageStats, offset, limit int) ([]*store.LiveDataset, error) {
+	if offset >= st.Count || limit <= 0 {
+		return nil, nil
+	}
+	after, err := s.ckanSkip(ctx, orgID, st, offset)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.store.DatasetPage(ctx, &store.DatasetPageParams{OrganizationID: orgID, After: after, Limit: min(limit, store.MaxDatasetPage)})
+	if err != nil {
+		return nil, fmt.Errorf("page datasets: %w", err)
+	}
+	if len(page) > 0 {
+		s.ckanCursors.put(cursorKey(orgID, st, offset+len(page)), page[len(page)-1].ID)
+	}
+	return page, nil
+}
+
+// ckanSkip returns the keyset (the id of the dataset before offset) of offset.
+func (s *server) ckanSkip(ctx context.Context, orgID string, st *store.DatasetPageStats, offset int) (string, error) {
+	if offset == 0 {
+		return "", nil
+	}
+	if id, ok := s.ckanCursors.get(cursorKey(orgID, st, offset)); ok {
+		return id, nil
+	}
+	if offset > ckanMaxWalk {
+		return "", ckan.SearchError(fmt.Sprintf("start/offset %d is deeper than %d and does not continue a page served "+
+			"before: page through in order (start = the previous start + rows), or narrow the query", offset, ckanMaxWalk))
+	}
+	after := ""
+	for skipped := 0; skipped < offset; {
+		page, err := s.store.DatasetPage(ctx, &store.DatasetPageParams{OrganizationID: orgID, After: after,
+			Limit: min(store.MaxDatasetPage, offset-skipped)})
+		if err != nil {
+			return "", fmt.Errorf("page datasets: %w", err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		after, skipped = page[len(page)-1].ID, skipped+len(page)
+		s.ckanCursors.put(cursorKey(orgID, st, skipped), after)
+	}
+	return after, nil
+}
+
+// ckanPackageList answers package_list: the names (slugs) of the live datasets in id order
+// (CKAN orders them by name), all of them unless limit says how many, from offset. The
+// answer is streamed, one store page at a time, so a whole catalog's list takes the memory of
+// one page; an error after the first byte aborts the response (a client sees a truncated
+// body, never a short list that looks whole).
+func (s *server) ckanPackageList(w http.ResponseWriter, r *http.Request, p ckanParams, env ckan.Envelope) error {
+	bad := map[string][]string{}
+	limit, offset := p.int("limit", -1, bad), p.int("offset", 0, bad)
+	if len(bad) > 0 {
+		return ckan.Validation(bad)
+	}
+	ctx := r.Context()
+	st, err := s.store.DatasetPageStats(ctx, &store.DatasetPageParams{})
+	if err != nil {
+		return fmt.Errorf("count datasets: %w", err)
+	}
+	if limit < 0 {
+		limit = st.Count
+	}
+	first, err := s.ckanPage(ctx, "", st, offset, min(limit, store.MaxDatasetPage))
+	if err != nil {
+		return err
+	}
+	help, _ := json.Marshal(env.Help)
+	w.Header().Set("Content-Type", "application/json;charset=utf-8")
+	fmt.Fprintf(w, `{"help": %s, "success": true, "result": [`, help)
+	n := 0
+	for page := first; len(page) > 0 && n < limit; {
+		for _, d := range page {
+			if n == limit {
+				break
+			}
+			name, _ := json.Marshal(d.Slug)
+			if n > 0 {
+				_, _ = w.Write([]byte(", "))
+			}
+			_, _ = w.Write(name)
+			n++
+		}
+		if n == limit {
+			break
+		}
+		page, err = s.ckanPage(ctx, "", st, offset+n, min(limit-n, store.MaxDatasetPage))
+		if err != nil {
+			s.log.ErrorContext(ctx, "api: package_list failed after its first page", "err", err)
+			panic(http.ErrAbortHandler)
+		}
+	}
+	_, _ = w.Write([]byte("]}\n"))
+	return nil
+}
