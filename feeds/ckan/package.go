@@ -29,26 +29,26 @@ type Package struct {
 	// MetadataCreated and MetadataModified are CKAN's timestamps (UTC, no zone,
 	// microseconds): when the catalog first harvested the dataset and last created or
 	// changed it. The record's own dates are the "issued" and "modified" extras.
-	MetadataCreated  string         `json:"metadata_created"`
-	MetadataModified string         `json:"metadata_modified"`
-	Name             string         `json:"name"`
-	Notes            *string        `json:"notes"`
-	NumResources     int            `json:"num_resources"`
-	NumTags          int            `json:"num_tags"`
-	Organization     *Organization  `json:"organization"`
-	OwnerOrg         *string        `json:"owner_org"`
-	Private          bool           `json:"private"`
-	State            string         `json:"state"`
-	Title            string         `json:"title"`
-	Type             string         `json:"type"`
-	URL              *string        `json:"url"`
-	Version          *string        `json:"version"`
-	Extras           []Extra        `json:"extras"`
-	Groups           []Group        `json:"groups"`
-	Resources        []Resource     `json:"resources"`
-	Tags             []Tag          `json:"tags"`
-	RelationshipsAsObject  []any `json:"relationships_as_object"`
-	RelationshipsAsSubject []any `json:"relationships_as_subject"`
+	MetadataCreated        string        `json:"metadata_created"`
+	MetadataModified       string        `json:"metadata_modified"`
+	Name                   string        `json:"name"`
+	Notes                  *string       `json:"notes"`
+	NumResources           int           `json:"num_resources"`
+	NumTags                int           `json:"num_tags"`
+	Organization           *Organization `json:"organization"`
+	OwnerOrg               *string       `json:"owner_org"`
+	Private                bool          `json:"private"`
+	State                  string        `json:"state"`
+	Title                  string        `json:"title"`
+	Type                   string        `json:"type"`
+	URL                    *string       `json:"url"`
+	Version                *string       `json:"version"`
+	Extras                 []Extra       `json:"extras"`
+	Groups                 []Group       `json:"groups"`
+	Resources              []Resource    `json:"resources"`
+	Tags                   []Tag         `json:"tags"`
+	RelationshipsAsObject  []any         `json:"relationships_as_object"`
+	RelationshipsAsSubject []any         `json:"relationships_as_subject"`
 }
 
 // Extra is one of a package's extras: CKAN's free key/value pairs, values always strings.
@@ -81,20 +81,20 @@ type Group struct {
 
 // Resource is one distribution of a dataset.
 type Resource struct {
-	Created         string  `json:"created"`
-	Description     string  `json:"description"`
-	Format          string  `json:"format"`
-	Hash            string  `json:"hash"`
-	ID              string  `json:"id"`
-	LastModified    *string `json:"last_modified"`
-	MetadataModified string `json:"metadata_modified"`
-	Mimetype        *string `json:"mimetype"`
-	Name            string  `json:"name"`
-	PackageID       string  `json:"package_id"`
-	Position        int     `json:"position"`
-	State           string  `json:"state"`
-	URL             string  `json:"url"`
-	URLType         *string `json:"url_type"`
+	Created          string  `json:"created"`
+	Description      string  `json:"description"`
+	Format           string  `json:"format"`
+	Hash             string  `json:"hash"`
+	ID               string  `json:"id"`
+	LastModified     *string `json:"last_modified"`
+	MetadataModified string  `json:"metadata_modified"`
+	Mimetype         *string `json:"mimetype"`
+	Name             string  `json:"name"`
+	PackageID        string  `json:"package_id"`
+	Position         int     `json:"position"`
+	State            string  `json:"state"`
+	URL              string  `json:"url"`
+	URLType          *string `json:"url_type"`
 	// AccessURL, ConformsTo, DescribedBy and DescribedByType are the distribution's DCAT-US
 	// fields that the resource's columns do not hold, as ckanext-datajson adds them.
 	AccessURL       string `json:"accessURL,omitempty"`
