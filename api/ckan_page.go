@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,8 @@ const (
 type ckanCursors struct {
 	mu sync.Mutex
 	m  map[string]string
+	// maxWalk is how far an offset may be walked to; 0 is ckanMaxWalk (tests lower it).
+	maxWalk int
 }
 
 func cursorKey(orgID string, st *store.DatasetPageStats, offset int) string {
@@ -78,9 +81,9 @@ func (s *server) ckanSkip(ctx context.Context, orgID string, st *store.DatasetPa
 	if id, ok := s.ckanCursors.get(cursorKey(orgID, st, offset)); ok {
 		return id, nil
 	}
-	if offset > ckanMaxWalk {
+	if walk := cmp.Or(s.ckanCursors.maxWalk, ckanMaxWalk); offset > walk {
 		return "", ckan.SearchError(fmt.Sprintf("start/offset %d is deeper than %d and does not continue a page served "+
-			"before: page through in order (start = the previous start + rows), or narrow the query", offset, ckanMaxWalk))
+			"before: page through in order (start = the previous start + rows), or narrow the query", offset, walk))
 	}
 	after := ""
 	for skipped := 0; skipped < offset; {
