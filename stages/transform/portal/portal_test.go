@@ -116,8 +116,30 @@ func TestCKANHarvestedFromDataJSON(t *testing.T) {
 	got := corpusCKAN(t)["97b952cd-262c-4f7e-b0a0-b40c39ce9457"] // catalog.data.gov's USDA package
 	require.Equal(t, []any{"005:18"}, got["bureauCode"], "an array extra")
 	require.Equal(t, []any{"005:040"}, got["programCode"])
-	require.Equal(t, "http://www.opendefinition.org/licenses/cc-zero", got["license"], "license_url")
-	require.Equal(t, "Department of Agriculture", got["publisher"].(map[string]any)["name"])
+	// ckanext-datajson kept the data.json's own fields in extras: they win over the columns.
+	require.Equal(t, "372bcb63-d926-4d0c-acc2-857246e36d34", got["identifier"], "the original identifier, not the package's")
+	require.Equal(t, "2018-10-30", got["modified"], "the record's modified, not metadata_modified")
+	require.Equal(t, "https://creativecommons.org/publicdomain/zero/1.0/", got["license"], "the license extra, not license_url")
+	require.Equal(t, "USDA NAL", got["publisher"].(map[string]any)["name"], "the publisher extra, not the organization")
+	require.Equal(t, []any{"en"}, got["language"])
+}
+
+// TestCKANResourceAccessURL: a resource with an accessURL member (ckanext-datajson writes it
+// beside a downloadURL; Harvester's CKAN API always) gives both URLs back as they were.
+func TestCKANResourceAccessURL(t *testing.T) {
+	t.Parallel()
+	raw, _, err := CKAN([]byte(`{"id": "1", "title": "T", "resources": [
+		{"url": "https://x.gov/a.csv", "accessURL": "https://x.gov/a", "mimetype": "text/csv"},
+		{"url": "https://x.gov/api", "accessURL": "https://x.gov/api", "mimetype": "application/json"},
+		{"url": "https://x.gov/b.csv", "mimetype": "text/csv"}]}`), base+"/dataset/1", "")
+	require.NoError(t, err)
+	var d struct{ Distribution []map[string]any }
+	require.NoError(t, json.Unmarshal(raw, &d))
+	require.Equal(t, "https://x.gov/a.csv", d.Distribution[0]["downloadURL"])
+	require.Equal(t, "https://x.gov/a", d.Distribution[0]["accessURL"])
+	require.Equal(t, "https://x.gov/api", d.Distribution[1]["accessURL"], "an accessURL with a media type stays one")
+	require.NotContains(t, d.Distribution[1], "downloadURL")
+	require.Equal(t, "https://x.gov/b.csv", d.Distribution[2]["downloadURL"])
 }
 
 func TestCKANNoOrganization(t *testing.T) {
