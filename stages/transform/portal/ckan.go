@@ -147,20 +147,20 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 		if mt := text(r.Mimetype); isMediaType(mt) {
 			dist.MediaType = mt
 		}
-		if access := text(r.AccessURL); isURL(access) {
+		if access := text(r.AccessURL); isResourceURL(access) {
 			dist.AccessURL = access
 			if u == access {
 				u = ""
-			} else if isURL(u) {
+			} else if isResourceURL(u) {
 				dist.DownloadURL = u
 				u = ""
 			}
 		}
 		switch {
 		case u == "" && dist.AccessURL != "":
-		case !isURL(u):
+		case !isResourceURL(u):
 			if u != "" {
-				warnings = append(warnings, Warning{Field: "distribution", Message: fmt.Sprintf("resource %q: url %q is not an http(s) URL; left out", dist.Title, u)})
+				warnings = append(warnings, Warning{Field: "distribution", Message: fmt.Sprintf("resource %q: url %q is not an http(s) or ftp URL; left out", dist.Title, u)})
 			}
 		case dist.MediaType != "":
 			dist.DownloadURL = u
@@ -171,6 +171,12 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 	}
 	out, err := d.Encode()
 	return out, warnings, err
+}
+
+// isResourceURL reports whether a resource's url can be a distribution's URL: http(s), or
+// ftp as many federal distributions are.
+func isResourceURL(u string) bool {
+	return isURL(u) || strings.HasPrefix(u, "ftp://") || strings.HasPrefix(u, "ftps://")
 }
 
 // datajsonExtras sets the fields that ckanext-datajson's harvester keeps in a package's

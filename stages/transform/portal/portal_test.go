@@ -169,7 +169,8 @@ func TestCKANEdgeCases(t *testing.T) {
 	raw, warnings, err := CKAN([]byte(`{"id": 7, "name": "n", "private": true, "tags": ["a", {"display_name": "b"}],
 		"extras": [{"key": "spatial", "value": "{\"type\":\"Point\",\"coordinates\":[1.5,2]}"},
 		{"key": "temporal_start", "value": "2020-01-01"}, {"key": "temporal_end", "value": "2020-12-31"}],
-		"resources": [{"url": "ftp://x/y", "name": "r"}, {"url": "https://x/y.csv", "mimetype": "CSV"}]}`),
+		"resources": [{"url": "mailto:x@y", "name": "r"}, {"url": "https://x/y.csv", "mimetype": "CSV"},
+		{"url": "ftp://x/y", "name": "f"}]}`),
 		base+"/dataset/7", "")
 	require.NoError(t, err)
 	var d map[string]any
@@ -184,8 +185,10 @@ func TestCKANEdgeCases(t *testing.T) {
 	require.Equal(t, map[string]any{"@type": "dcat:Distribution", "title": "r"}, dist[0])
 	require.Equal(t, map[string]any{"@type": "dcat:Distribution", "accessURL": "https://x/y.csv"}, dist[1],
 		"a mimetype that is not a media type is left out, and the URL is an access URL")
+	require.Equal(t, map[string]any{"@type": "dcat:Distribution", "title": "f", "accessURL": "ftp://x/y"}, dist[2],
+		"an ftp URL is kept (federal distributions have them)")
 	require.Len(t, warnings, 1)
-	require.Contains(t, warnings[0].Message, `"ftp://x/y" is not an http(s) URL`)
+	require.Contains(t, warnings[0].Message, `"mailto:x@y" is not an http(s) or ftp URL`)
 
 	_, _, err = CKAN([]byte(`[1]`), base+"/dataset/x", "")
 	require.True(t, errors.Is(err, ErrNotItem), "%v", err)
