@@ -34,7 +34,7 @@ func serveCKAN(t *testing.T, st store.Store) string {
 // record is what a chained catalog must carry of a dataset unchanged.
 type record struct {
 	Title, Description, Modified string
-	Keywords, URLs                []string
+	Keywords, URLs               []string
 }
 
 // catalogOf reads every live dataset of st by its DCAT-US identifier (the original one, in a
