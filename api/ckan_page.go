@@ -31,6 +31,8 @@ type ckanCursors struct {
 	m  map[string]string
 	// maxWalk is how far an offset may be walked to; 0 is ckanMaxWalk (tests lower it).
 	maxWalk int
+	// pageSize is package_list's store page; 0 is store.MaxDatasetPage (tests lower it).
+	pageSize int
 }
 
 func cursorKey(orgID string, st *store.DatasetPageStats, offset int) string {
@@ -120,7 +122,8 @@ func (s *server) ckanPackageList(w http.ResponseWriter, r *http.Request, p ckanP
 	if limit < 0 {
 		limit = st.Count
 	}
-	first, err := s.ckanPage(ctx, "", st, offset, min(limit, store.MaxDatasetPage))
+	size := cmp.Or(s.ckanCursors.pageSize, store.MaxDatasetPage)
+	first, err := s.ckanPage(ctx, "", st, offset, min(limit, size))
 	if err != nil {
 		return err
 	}
@@ -143,7 +146,7 @@ func (s *server) ckanPackageList(w http.ResponseWriter, r *http.Request, p ckanP
 		if n == limit {
 			break
 		}
-		page, err = s.ckanPage(ctx, "", st, offset+n, min(limit-n, store.MaxDatasetPage))
+		page, err = s.ckanPage(ctx, "", st, offset+n, min(limit-n, size))
 		if err != nil {
 			s.log.ErrorContext(ctx, "api: package_list failed after its first page", "err", err)
 			panic(http.ErrAbortHandler)

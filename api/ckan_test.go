@@ -107,7 +107,7 @@ func ckanSeed(t *testing.T, b *testBundle) *ckanCatalog {
 	})
 	add(nil, 2, func(i int) string { return fmt.Sprintf("Orphan %d", i) })
 	for _, d := range c.live {
-		if strings.HasPrefix(string(d.DCAT), `{"description":"About Agency B-0"`) {
+		if d.Identifier == "Agency B-0" {
 			c.bigTitle = d
 		}
 	}
@@ -263,7 +263,7 @@ func TestCKANPackageSearchIndex(t *testing.T) {
 		require.Empty(t, a.Result.Results)
 		require.Equal(t, 13, a.Result.Facets["tags"]["all"])
 
-		for fq, clause := range map[string]string{`tags:"odd`: `tags:\"odd`, "title:survey": "title:survey", "tags:su*": "tags:su*"} {
+		for fq, clause := range map[string]string{`tags:"odd`: `'tags:\"odd'`, "title:survey": "'title:survey'", "tags:su*": "'tags:su*'"} {
 			status, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"fq": {fq}})
 			requireCKANError(t, status, a, http.StatusBadRequest, "Search Query Error", "Search Query is invalid", clause)
 		}

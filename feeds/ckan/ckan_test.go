@@ -113,14 +113,14 @@ func TestParseFQ(t *testing.T) {
 		require.Equal(t, c.want, got, c.fq)
 	}
 	for fq, clause := range map[string]string{
-		`tags:"unbalanced`:             `tags:\"unbalanced`,
+		`tags:"unbalanced`:             `'tags:"unbalanced'`,
 		"title:water":                  "title:water",
 		"tags:wat*":                    "tags:wat*",
 		"organization:(a OR b)":        "organization:(a",
 		"metadata_modified:[* TO NOW]": "metadata_modified:[*",
 		"water":                        "water",
 		"-dataset_type:dataset":        "-dataset_type:dataset",
-		`tags:"a"b`:                    `tags:\"a\"b`,
+		`tags:"a"b`:                    `'tags:"a"b'`,
 	} {
 		_, err := ParseFQ(fq)
 		var e *Error

@@ -151,7 +151,7 @@ func unquote(s string) (string, error) {
 
 // badClause is the Search Query Error of a clause.
 func badClause(clause, why string) *Error {
-	return SearchQueryError(fmt.Sprintf("fq clause %q: %s", shorten(clause), why))
+	return SearchQueryError(fmt.Sprintf("fq clause '%s': %s", shorten(clause), why))
 }
 
 // shorten cuts s to 200 bytes (on a rune boundary) for an error message.
