@@ -87,10 +87,13 @@ func TestCKANAPIClient(t *testing.T) {
 				Results      []struct{ Name, Title string }
 				SearchFacets map[string]struct{ Items []struct{ Name string } } `json:"search_facets"`
 			}
-			Paged            []string
-			Count            int
-			Show             map[string]any
-			Orgs             []struct{ Name, Title string; PackageCount int `json:"package_count"` }
+			Paged []string
+			Count int
+			Show  map[string]any
+			Orgs  []struct {
+				Name, Title  string
+				PackageCount int `json:"package_count"`
+			}
 			OrgNames         []string `json:"org_names"`
 			Status           map[string]any
 			NotFound         string         `json:"not_found"`
