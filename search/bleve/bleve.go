@@ -244,54 +244,57 @@ const (
 	foldedAnalyzer = "harvester_folded"
 )
 
-// indexMapping mirrors the OpenSearch mapping: english full text with accents folded, exact
-// keyword fields for facets (keyword, theme and organization are both, and organization and
-// keyword have a folded field for the filters, ignoring case and accents), dates, the
-// bounding box as a geoshape, and the landing page, the temporal coverage and the DCAT record
-// stored for display but not indexed. Doc values, which every batch and merge writes, are kept
-// only where a query reads them: the sorts (id, title_sort: the title's sort key, computed by
-// search.SortKey and kept as is), the facets
-// (organization, keyword) and the geoshape. Fields are stored only when Search or Scan returns them, and the display fields.
+// indexMapping mirrors the OpenSearch mapping: english full text with accents folded and term
+// vectors (positions, for phrases), exact keyword fields for facets (organization, keyword,
+// theme, distribution_format, and publisher.raw for the publisher's name) each with a folded
+// field for the filters, ignoring case and accents, dates, the spatial extent as four numbers,
+// and the landing page, the temporal coverage and the DCAT record stored for display but not
+// indexed. Doc values, which every batch and merge writes, are kept only where a query reads
+// them: the sorts (id, modified, title_sort: the title's sort key, computed by search.SortKey
+// and kept as is) and the facets. Fields are stored only when Search or Scan returns them, and
+// the display fields.
 func indexMapping() (mapping.IndexMapping, error) {
 	text := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
-		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = name, textAnalyzer, store, false, false, false
+		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = name, textAnalyzer, store, true, false, false
 		return f
 	}
 	folded := func(name string) *mapping.FieldMapping {
 		f := text(name, false)
-		f.Analyzer = foldedAnalyzer
+		f.Analyzer, f.IncludeTermVectors = foldedAnalyzer, false
 		return f
 	}
 	kw := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewKeywordFieldMapping()
 		f.Name, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, store, false, false
-		f.DocValues = name == "id" || name == "organization" || name == "keyword" || name == "title_sort"
+		f.DocValues = slices.Contains([]string{"id", "title_sort", "organization", "keyword", "theme",
+			"distribution_format", "publisher.raw"}, name)
 		return f
 	}
 	doc := mapping.NewDocumentStaticMapping()
-	for _, name := range []string{"id", "slug", "identifier", "source_id", "record_id", "distribution_format", "title_sort"} {
-		doc.AddFieldMappingsAt(name, kw(name, name != "distribution_format" && name != "title_sort"))
+	for _, name := range []string{"id", "slug", "identifier", "source_id", "record_id", "title_sort"} {
+		doc.AddFieldMappingsAt(name, kw(name, name != "title_sort"))
 	}
 	for _, name := range []string{"keyword", "theme", "organization"} {
-		fs := []*mapping.FieldMapping{kw(name, name == "organization"), text(name+".text", false)}
-		if name != "theme" {
-			fs = append(fs, folded(name+".folded"))
-		}
-		doc.AddFieldMappingsAt(name, fs...)
+		doc.AddFieldMappingsAt(name, kw(name, name != "keyword" && name != "theme"), text(name+".text", false), folded(name+".folded"))
 	}
+	doc.AddFieldMappingsAt("distribution_format", kw("distribution_format", true), folded("distribution_format.folded"))
+	doc.AddFieldMappingsAt("publisher", text("publisher", false), kw("publisher.raw", true), folded("publisher.folded"))
 	doc.AddFieldMappingsAt("title", text("title", true))
-	for _, name := range []string{"description", "publisher", "distribution_title"} {
-		doc.AddFieldMappingsAt(name, text(name, false))
-	}
+	doc.AddFieldMappingsAt("description", text("description", true))
+	doc.AddFieldMappingsAt("distribution_title", text("distribution_title", false))
 	for _, name := range []string{"modified", "issued"} {
 		f := mapping.NewDateTimeFieldMapping()
-		f.Name, f.IncludeInAll, f.Store, f.DocValues = name, false, false, false
+		f.Name, f.IncludeInAll, f.Store, f.DocValues = name, false, name == "modified", name == "modified"
 		doc.AddFieldMappingsAt(name, f)
 	}
-	geo := mapping.NewGeoShapeFieldMapping()
-	geo.Name, geo.IncludeInAll, geo.Store = "bbox", false, false // doc values kept: geoshape queries filter by them
-	doc.AddFieldMappingsAt("bbox", geo)
+	extent := mapping.NewDocumentStaticMapping() // search.Extent: range queries, no sorting
+	for _, name := range []string{"west", "south", "east", "north"} {
+		f := mapping.NewNumericFieldMapping()
+		f.IncludeInAll, f.Store, f.DocValues = false, false, false
+		extent.AddFieldMappingsAt(name, f)
+	}
+	doc.AddSubDocumentMapping("extent", extent)
 	stored := mapping.NewTextFieldMapping()
 	stored.Name, stored.Index, stored.Store, stored.IncludeInAll, stored.IncludeTermVectors = "dcat", false, true, false, false
 	stored.DocValues = false

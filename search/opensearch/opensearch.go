@@ -85,7 +85,7 @@ func (x *Index) Alias() string { return x.alias }
 // normalizer: lowercase, asciifolding) for the organization and keyword filters, dates that
 // tolerate odd values, the title's sort key (title_sort: search.SortKey, computed in Go, stored
 // as is with doc values; ignore_above is well over its SortKeyMax bytes, as it counts UTF-16
-// units), the bounding box as geo_shape, the landing page and the temporal
+// units), the spatial extent as four doubles (search.Extent), the landing page and the temporal
 // coverage (DCAT-US 1.1's text or "start/end") kept for display only, and the whole DCAT
 // record stored but not indexed. A term query on a normalized keyword field normalizes its value too.
 // https://opensearch.org/docs/2.19/analyzers/language-analyzers/english/,
@@ -112,23 +112,27 @@ var mapping = stamp(map[string]any{
 			"slug": keyword(),
 			"title": map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{
 				"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
-			"title_sort":          map[string]any{"type": "keyword", "doc_values": true, "ignore_above": 4 * search.SortKeyMax},
-			"description":         map[string]any{"type": "text", "analyzer": "english_folded"},
-			"keyword":             keywordText(true),
-			"theme":               keywordText(false),
-			"publisher":           map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
-			"organization":        keywordText(true),
-			"identifier":          keyword(),
-			"landing_page":        shown(),
-			"distribution_title":  map[string]any{"type": "text", "analyzer": "english_folded"},
-			"distribution_format": keyword(),
-			"modified":            map[string]any{"type": "date", "ignore_malformed": true},
-			"issued":              map[string]any{"type": "date", "ignore_malformed": true},
-			"source_id":           keyword(),
-			"record_id":           keyword(),
-			"bbox":                map[string]any{"type": "geo_shape", "ignore_malformed": true},
-			"temporal":            shown(),
-			"dcat":                map[string]any{"type": "object", "enabled": false},
+			"title_sort":  map[string]any{"type": "keyword", "doc_values": true, "ignore_above": 4 * search.SortKeyMax},
+			"description": map[string]any{"type": "text", "analyzer": "english_folded"},
+			"keyword":     keywordText(true),
+			"theme":       keywordText(true),
+			"publisher": map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{
+				"raw":    map[string]any{"type": "keyword", "ignore_above": 1024},
+				"folded": map[string]any{"type": "keyword", "normalizer": "folded", "ignore_above": 1024}}},
+			"organization":       keywordText(true),
+			"identifier":         keyword(),
+			"landing_page":       shown(),
+			"distribution_title": map[string]any{"type": "text", "analyzer": "english_folded"},
+			"distribution_format": map[string]any{"type": "keyword", "ignore_above": 1024, "fields": map[string]any{
+				"folded": map[string]any{"type": "keyword", "normalizer": "folded", "ignore_above": 1024}}},
+			"modified":  map[string]any{"type": "date", "ignore_malformed": true},
+			"issued":    map[string]any{"type": "date", "ignore_malformed": true},
+			"source_id": keyword(),
+			"record_id": keyword(),
+			"extent": map[string]any{"properties": map[string]any{ // search.Extent
+				"west": double(), "south": double(), "east": double(), "north": double()}},
+			"temporal": shown(),
+			"dcat":     map[string]any{"type": "object", "enabled": false},
 		},
 	},
 })
@@ -166,6 +170,8 @@ func Properties() []string {
 func shown() map[string]any {
 	return map[string]any{"type": "keyword", "index": false, "doc_values": false}
 }
+
+func double() map[string]any { return map[string]any{"type": "double", "doc_values": false} }
 
 func keyword() map[string]any { return map[string]any{"type": "keyword", "ignore_above": 1024} }
 
