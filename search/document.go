@@ -245,10 +245,12 @@ func locationGeometry(v any) any {
 // and free text are left out of the date fields (they stay in DCAT).
 var dateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02", "2006-01", "2006"}
 
-// date returns s as RFC 3339 in UTC when it is one of dateLayouts, else "".
+// date returns s as RFC 3339 in UTC when it is one of dateLayouts and in the years 1700–2199,
+// else "". The years are bleve's date range (nanoseconds since 1970 in an int64: 1677–2262) with
+// a margin, so both indexes hold, sort and show the same dates; a lying "9999-12-31" is no date.
 func date(s string) string {
 	for _, layout := range dateLayouts {
-		if t, err := time.Parse(layout, s); err == nil && t.Year() > 0 && t.Year() < 10000 {
+		if t, err := time.Parse(layout, s); err == nil && t.Year() >= 1700 && t.Year() < 2200 {
 			return t.UTC().Format(time.RFC3339)
 		}
 	}

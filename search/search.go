@@ -222,7 +222,7 @@ var ErrTooLong = fmt.Errorf("the search text is too long: at most %d words or ph
 
 // Normalize returns q with defaults applied: page 1, DefaultPerPage, DefaultFacetSize; "relevance"
 // read as SortRelevance; the older Organization, Keyword and SourceID fields moved to Filters
-// (so they are empty in the result). It returns ErrTooDeep when the page ends past MaxWindow,
+// (so they are empty in the result), filters with an empty value dropped. It returns ErrTooDeep when the page ends past MaxWindow,
 // ErrTooLong for a Text too long, and an error naming the parameter for a negative page, a
 // per_page over MaxPerPage, an unknown sort or filter field, too many filters or a bad BBox.
 func (q Query) Normalize() (Query, error) {
@@ -243,7 +243,12 @@ func (q Query) Normalize() (Query, error) {
 	if q.Sort != SortRelevance && q.Sort != SortModified && q.Sort != SortTitle {
 		return q, fmt.Errorf("sort %q: want one of %s", q.Sort, strings.Join(Sorts, ", "))
 	}
-	filters := slices.Clone(q.Filters)
+	var filters []Filter
+	for _, f := range q.Filters {
+		if f.Value = strings.TrimSpace(f.Value); f.Value != "" {
+			filters = append(filters, f)
+		}
+	}
 	for field, v := range map[string]string{FieldOrganization: q.Organization, FieldKeyword: q.Keyword, FieldSourceID: q.SourceID} {
 		if v != "" {
 			filters = append(filters, Filter{Field: field, Value: v})
