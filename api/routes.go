@@ -52,7 +52,7 @@ func (s *server) routes() []route {
 
 		{"GET /api/v1/cross_source_duplicates", read, s.crossSourceDuplicateList},
 
-		{"GET /api/v1/search", read, s.searchList},
+		{"GET /api/v1/search", public, s.searchList},
 
 		{"POST /api/v1/validate", write, s.validate},
 
