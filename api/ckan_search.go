@@ -18,7 +18,6 @@ import (
 const (
 	ckanRowsMax     = 1000
 	ckanRowsDefault = 10
-	ckanFacetMax    = 1000 // facet.limit's cap (-1 asks for this many)
 )
 
 // ckanSearch is one package_search request, read and checked.
@@ -60,9 +59,9 @@ func readCKANSearch(p ckanParams) (*ckanSearch, error) {
 	}
 	cs.facetLimit = ckan.DefaultFacetLimit
 	if v := strings.TrimSpace(p["facet.limit"]); v == "-1" {
-		cs.facetLimit = ckanFacetMax
+		cs.facetLimit = search.MaxFacetSize
 	} else {
-		cs.facetLimit = min(p.int("facet.limit", ckan.DefaultFacetLimit, bad), ckanFacetMax)
+		cs.facetLimit = min(p.int("facet.limit", ckan.DefaultFacetLimit, bad), search.MaxFacetSize)
 	}
 	if v := strings.TrimSpace(p["facet.field"]); v != "" {
 		if err := json.Unmarshal([]byte(v), &cs.facetFields); err != nil {
@@ -153,6 +152,9 @@ func (s *server) ckanSearchIndex(ctx context.Context, cs *ckanSearch) (any, erro
 	if cs.start+cs.rows > search.MaxWindow {
 		return nil, ckan.SearchError(fmt.Sprintf("start + rows is over %d, the search index's window: narrow the query "+
 			"(or, for the whole catalog, leave q and fq out: that pages the store)", search.MaxWindow))
+	}
+	if _, err := base.Normalize(); err != nil {
+		return nil, ckan.SearchQueryError(err.Error()) // q too long, too many clauses
 	}
 	var hits []search.Hit
 	for page := cs.start/per + 1; page <= (cs.start+per-1)/per+1; page++ {

@@ -82,7 +82,7 @@ func ckanSeed(t *testing.T, b *testBundle) *ckanCatalog {
 			}
 			id := fmt.Sprintf("%s-%d", orgName, i)
 			rec, err := json.Marshal(map[string]any{"identifier": id, "title": title(i), "description": "About " + id,
-				"keyword": []string{"all", parity}, "modified": fmt.Sprintf("2024-01-%02d", i+1),
+				"keyword": []string{"all", parity}, "modified": fmt.Sprintf("2024-01-%02d", i+1), "theme": []string{"Theme " + parity},
 				"distribution": []map[string]any{{"downloadURL": "https://example.gov/" + id + "." + strings.ToLower(format),
 					"mediaType": "text/" + strings.ToLower(format), "format": format}}})
 			require.NoError(t, err)
@@ -262,6 +262,30 @@ func TestCKANPackageSearchIndex(t *testing.T) {
 		require.Equal(t, 13, a.Result.Count)
 		require.Empty(t, a.Result.Results)
 		require.Equal(t, 13, a.Result.Facets["tags"]["all"])
+
+		// exclusion, formats, themes; several clauses ANDed
+		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"q": {"survey"}, "fq": {"-tags:odd"}})
+		require.Equal(t, 7+4, a.Result.Count, "A's 7 even and B's 4 even datasets titled Survey")
+		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"q": {"survey"}, "fq": {"res_format:JSON"}})
+		require.Equal(t, 10, a.Result.Count)
+		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"fq": {`groups:"Theme odd" AND organization:agency-a -res_format:csv`},
+			"facet.field": {`["groups", "res_format"]`}})
+		require.Equal(t, 6, a.Result.Count)
+		require.Equal(t, map[string]int{"Theme odd": 6}, a.Result.Facets["groups"])
+		require.Equal(t, map[string]int{"JSON": 6}, a.Result.Facets["res_format"])
+		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"fq": {"-organization:agency-a"}, "facet.field": {`["organization"]`}})
+		require.Equal(t, 9+2, a.Result.Count, "B's and the orphans")
+
+		// sorts
+		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"sort": {"metadata_modified desc"}, "rows": {"2"}})
+		require.Equal(t, "Survey A 12", a.Result.Results[0].Title, "modified 2024-01-13 is the newest")
+		require.Equal(t, "metadata_modified desc", a.Result.Sort)
+		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"q": {"survey"}, "sort": {"title_string asc"}, "rows": {"3"}})
+		require.Equal(t, []string{"Survey A 0", "Survey A 1", "Survey A 10"},
+			[]string{a.Result.Results[0].Title, a.Result.Results[1].Title, a.Result.Results[2].Title})
+
+		status, a = ckanPost[ckan.SearchResult](t, b, "package_search", map[string]any{"q": strings.Repeat("water ", 200000)})
+		requireCKANError(t, status, a, http.StatusBadRequest, "Search Query Error", "too long")
 
 		for fq, clause := range map[string]string{`tags:"odd`: `'tags:\"odd'`, "title:survey": "'title:survey'", "tags:su*": "'tags:su*'"} {
 			status, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"fq": {fq}})
