@@ -56,7 +56,7 @@ func TestAuthWrites(t *testing.T) {
 	require.Equal(t, 10, writes, "every POST, PUT and DELETE route is a write")
 	for _, rt := range b.api.table {
 		method, _ := routePath(rt.pattern)
-		require.Equal(t, method != http.MethodGet, rt.access == write, rt.pattern)
+		require.Equal(t, method != http.MethodGet && !ckanRoute(rt), rt.access == write, rt.pattern)
 	}
 }
 

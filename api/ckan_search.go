@@ -22,13 +22,12 @@ const (
 
 // ckanSearch is one package_search request, read and checked.
 type ckanSearch struct {
-	q            string
-	clauses      []ckan.Clause
-	sort         string
-	rows, start  int
-	facetFields  []string
-	facetLimit   int
-	organization *store.Organization // the one organization the clauses name (keyset path)
+	q           string
+	clauses     []ckan.Clause
+	sort        string
+	rows, start int
+	facetFields []string
+	facetLimit  int
 }
 
 // ckanPackageSearch answers package_search. Without q, facets or a sort other than CKAN's
