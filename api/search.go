@@ -75,44 +75,46 @@ func (s *server) searchList(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, res)
 }
 
-// readSearchQuery reads the search's query string as readQuery does, except that the filter
-// parameters may repeat: it returns their values, and the other parameters by name.
+// readSearchQuery reads the search's query string as readQuery does (each bad parameter named
+// in fields), except that the filter parameters may repeat: it returns their values, and the
+// other parameters by name.
 func readSearchQuery(r *http.Request, fields fieldErrors) (url.Values, query) {
 	names := searchParams()
-	vals, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		fields.add("query", "malformed query string: %v", err)
-		return nil, query{}
-	}
-	single := query{}
-	for name, vs := range vals {
+	vals, single := url.Values{}, query{}
+	seen := map[string]bool{}
+	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		rawName, rawValue, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(rawName)
+		if err != nil || storableText(name) != "" {
+			fields.add(rawName, "malformed query parameter name")
+			continue
+		}
 		repeatable := slices.Contains(searchFilterParams, strings.TrimPrefix(name, "exclude_"))
-		switch {
-		case !slices.Contains(names, name):
+		if seen[name] && !repeatable {
+			fields.add(name, "repeated: send the query parameter once")
+			delete(single, name)
+			continue
+		}
+		seen[name] = true
+		if !slices.Contains(names, name) {
 			fields.add(name, "unknown query parameter: this operation takes %s", strings.Join(names, ", "))
 			continue
-		case len(vs) > 1 && !repeatable:
-			fields.add(name, "repeated: send the query parameter once")
-			continue
 		}
-		for _, v := range vs {
-			switch {
-			case storableText(name) != "" || storableText(v) != "":
-				fields.add(name, "malformed value: %s", cmpOr(storableText(name), storableText(v)))
-			case v == "":
-				fields.add(name, "must not be empty: leave the parameter out for its default")
-			}
-		}
-		if !repeatable && len(vs) == 1 {
-			single[name] = vs[0]
+		switch value, err := url.QueryUnescape(rawValue); {
+		case err != nil:
+			fields.add(name, "malformed value: %v", err)
+		case storableText(value) != "":
+			fields.add(name, "malformed value: %s", storableText(value))
+		case value == "":
+			fields.add(name, "must not be empty: leave the parameter out for its default")
+		case repeatable:
+			vals.Add(name, value)
+		default:
+			single[name] = value
 		}
 	}
 	return vals, single
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -15,6 +15,7 @@ func (s *server) publicRoutes(public func(pattern string, h page)) {
 	// The answers of /dataset/{slug}{ext}, by ext ("" is the HTML page).
 	s.datasetFormats = map[string]datasetFormat{}
 	public("GET /dataset/{file}", s.datasetFile)
+	public("GET /dataset", s.datasetSearch) // the public search (dataset_search.go)
 }
 
 // datasetFormat answers one form of a live dataset's page (/dataset/{slug}{ext}).

@@ -119,6 +119,7 @@ func TestBleveAndOpenSearchAgree(t *testing.T) {
 		{BBox: &search.BBox{West: 10, South: 10, East: 20, North: 20}},
 		{BBox: &search.BBox{West: 179, South: -90, East: -179, North: 90}, Sort: search.SortTitle},
 		{BBox: &search.BBox{West: 0, South: -80, East: 0.5, North: 80}},
+		{BBox: &search.BBox{West: -179.9, South: -90, East: -170, North: 90}}, // meets extents across the meridian by their west part
 		{BBox: &search.BBox{West: 2.2, South: 48.8, East: 2.5, North: 48.9}},
 		{Text: "data", BBox: &search.BBox{West: -100, South: 30, East: -90, North: 40}},
 	}
