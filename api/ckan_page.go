@@ -35,8 +35,9 @@ type ckanCursors struct {
 	pageSize int
 }
 
-func cursorKey(orgID string, st *store.DatasetPageStats, offset int) string {
-	return fmt.Sprintf("%s|%d|%s|%d", orgID, st.Count, st.LastModified.UTC().Format(time.RFC3339Nano), offset)
+func cursorKey(sel store.DatasetPageParams, st *store.DatasetPageStats, offset int) string {
+	return fmt.Sprintf("%s|%s|%d|%s|%d", sel.OrganizationID, sel.ModifiedSince.UTC().Format(time.RFC3339Nano), st.Count,
+		st.LastModified.UTC().Format(time.RFC3339Nano), offset)
 }
 
 func (c *ckanCursors) get(key string) (string, bool) {
@@ -55,32 +56,35 @@ func (c *ckanCursors) put(key, id string) {
 	c.m[key] = id
 }
 
-// ckanPage returns up to limit live datasets (of organization orgID, "" for all) from offset
-// on, in id order; st is the selection's stats. None when offset is at or past the end.
-func (s *server) ckanPage(ctx context.Context, orgID string, st *store.DatasetPageStats, offset, limit int) ([]*store.LiveDataset, error) {
+// ckanPage returns up to limit live datasets of the selection sel (its OrganizationID and
+// ModifiedSince; zero for all) from offset on, in id order; st is the selection's stats.
+// None when offset is at or past the end.
+func (s *server) ckanPage(ctx context.Context, sel store.DatasetPageParams, st *store.DatasetPageStats, offset, limit int) ([]*store.LiveDataset, error) {
 	if offset >= st.Count || limit <= 0 {
 		return nil, nil
 	}
-	after, err := s.ckanSkip(ctx, orgID, st, offset)
+	after, err := s.ckanSkip(ctx, sel, st, offset)
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.store.DatasetPage(ctx, &store.DatasetPageParams{OrganizationID: orgID, After: after, Limit: min(limit, store.MaxDatasetPage)})
+	p := sel
+	p.After, p.Limit = after, min(limit, store.MaxDatasetPage)
+	page, err := s.store.DatasetPage(ctx, &p)
 	if err != nil {
 		return nil, fmt.Errorf("page datasets: %w", err)
 	}
 	if len(page) > 0 {
-		s.ckanCursors.put(cursorKey(orgID, st, offset+len(page)), page[len(page)-1].ID)
+		s.ckanCursors.put(cursorKey(sel, st, offset+len(page)), page[len(page)-1].ID)
 	}
 	return page, nil
 }
 
-// ckanSkip returns the keyset (the id of the dataset before offset) of offset.
-func (s *server) ckanSkip(ctx context.Context, orgID string, st *store.DatasetPageStats, offset int) (string, error) {
+// ckanSkip returns the keyset (the id of the dataset before offset) of offset in sel.
+func (s *server) ckanSkip(ctx context.Context, sel store.DatasetPageParams, st *store.DatasetPageStats, offset int) (string, error) {
 	if offset == 0 {
 		return "", nil
 	}
-	if id, ok := s.ckanCursors.get(cursorKey(orgID, st, offset)); ok {
+	if id, ok := s.ckanCursors.get(cursorKey(sel, st, offset)); ok {
 		return id, nil
 	}
 	if walk := cmp.Or(s.ckanCursors.maxWalk, ckanMaxWalk); offset > walk {
@@ -89,8 +93,9 @@ func (s *server) ckanSkip(ctx context.Context, orgID string, st *store.DatasetPa
 	}
 	after := ""
 	for skipped := 0; skipped < offset; {
-		page, err := s.store.DatasetPage(ctx, &store.DatasetPageParams{OrganizationID: orgID, After: after,
-			Limit: min(store.MaxDatasetPage, offset-skipped)})
+		p := sel
+		p.After, p.Limit = after, min(store.MaxDatasetPage, offset-skipped)
+		page, err := s.store.DatasetPage(ctx, &p)
 		if err != nil {
 			return "", fmt.Errorf("page datasets: %w", err)
 		}
@@ -98,7 +103,7 @@ func (s *server) ckanSkip(ctx context.Context, orgID string, st *store.DatasetPa
 			break
 		}
 		after, skipped = page[len(page)-1].ID, skipped+len(page)
-		s.ckanCursors.put(cursorKey(orgID, st, skipped), after)
+		s.ckanCursors.put(cursorKey(sel, st, skipped), after)
 	}
 	return after, nil
 }
@@ -123,7 +128,7 @@ func (s *server) ckanPackageList(w http.ResponseWriter, r *http.Request, p ckanP
 		limit = st.Count
 	}
 	size := cmp.Or(s.ckanCursors.pageSize, store.MaxDatasetPage)
-	first, err := s.ckanPage(ctx, "", st, offset, min(limit, size))
+	first, err := s.ckanPage(ctx, store.DatasetPageParams{}, st, offset, min(limit, size))
 	if err != nil {
 		return err
 	}
@@ -146,7 +151,7 @@ func (s *server) ckanPackageList(w http.ResponseWriter, r *http.Request, p ckanP
 		if n == limit {
 			break
 		}
-		page, err = s.ckanPage(ctx, "", st, offset+n, min(limit-n, size))
+		page, err = s.ckanPage(ctx, store.DatasetPageParams{}, st, offset+n, min(limit-n, size))
 		if err != nil {
 			s.log.ErrorContext(ctx, "api: package_list failed after its first page", "err", err)
 			panic(http.ErrAbortHandler)

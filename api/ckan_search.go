@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harvester-dev/harvester/feeds/ckan"
 	"github.com/harvester-dev/harvester/search"
@@ -28,6 +29,9 @@ type ckanSearch struct {
 	rows, start int
 	facetFields []string
 	facetLimit  int
+	// modifiedSince is the latest metadata_modified:[<time> TO *] clause (taken out of
+	// clauses); zero for none. Only the store answers it.
+	modifiedSince time.Time
 }
 
 // ckanPackageSearch answers package_search. Without q, facets or a sort other than CKAN's
@@ -80,13 +84,52 @@ func readCKANSearch(p ckanParams) (*ckanSearch, error) {
 	if cs.clauses, err = ckan.ParseFQ(p["fq"]); err != nil {
 		return nil, err
 	}
+	if cs.clauses, cs.modifiedSince, err = modifiedSince(cs.clauses); err != nil {
+		return nil, err
+	}
 	if cs.sort, err = ckan.ParseSort(p["sort"]); err != nil {
 		return nil, err
+	}
+	if !cs.modifiedSince.IsZero() && !cs.keyset() {
+		return nil, ckan.SearchQueryError("metadata_modified:[<time> TO *] is answered without q, facets, a sort " +
+			"other than id asc, or fq clauses other than organization:")
 	}
 	if cs.sort == ckan.SortID && (cs.q != "" || len(cs.facetFields) > 0 || !onlyOrganizations(cs.clauses)) {
 		return nil, ckan.SearchQueryError(`sort "id asc" pages the whole catalog: it takes no q, facets, or fq clause but organization:`)
 	}
 	return cs, nil
+}
+
+// ckanTimeFormats are the forms a metadata_modified range's time may take: RFC 3339 (what
+// ckanext-harvest sends: isoformat() and "Z"), CKAN's own timestamp (UTC), a date.
+var ckanTimeFormats = []string{time.RFC3339Nano, ckan.TimeFormat, "2006-01-02T15:04:05", "2006-01-02"}
+
+// modifiedSince takes the metadata_modified clauses out of clauses and returns the latest of
+// their times; a time in none of ckanTimeFormats (Solr's date math, NOW-1DAY) is a Search Query
+// Error.
+func modifiedSince(clauses []ckan.Clause) ([]ckan.Clause, time.Time, error) {
+	var since time.Time
+	var rest []ckan.Clause
+	for _, c := range clauses {
+		if c.Field != ckan.FieldModifiedSince {
+			rest = append(rest, c)
+			continue
+		}
+		var t time.Time
+		var err error
+		for _, f := range ckanTimeFormats {
+			if t, err = time.Parse(f, c.Value); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return nil, since, ckan.SearchQueryError(fmt.Sprintf("metadata_modified:[%s TO *]: not a time (want e.g. 2024-05-01T00:00:00Z)", c.Value))
+		}
+		if t.After(since) {
+			since = t
+		}
+	}
+	return rest, since, nil
 }
 
 // keyset says whether the store answers cs (see ckanPackageSearch).
@@ -118,12 +161,13 @@ func (s *server) ckanSearchStore(ctx context.Context, cs *ckanSearch) (any, erro
 		}
 		orgID = o.ID
 	}
-	st, err := s.store.DatasetPageStats(ctx, &store.DatasetPageParams{OrganizationID: orgID})
+	sel := store.DatasetPageParams{OrganizationID: orgID, ModifiedSince: cs.modifiedSince}
+	st, err := s.store.DatasetPageStats(ctx, &sel)
 	if err != nil {
 		return nil, fmt.Errorf("count datasets: %w", err)
 	}
 	res.Count = st.Count
-	page, err := s.ckanPage(ctx, orgID, st, cs.start, cs.rows)
+	page, err := s.ckanPage(ctx, sel, st, cs.start, cs.rows)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -222,6 +223,25 @@ func TestCKANPackageSearchPages(t *testing.T) {
 		require.Equal(t, 0, a.Result.Count, "two organizations ANDed")
 		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"fq": {"organization:nobody"}})
 		require.Equal(t, 0, a.Result.Count)
+
+		// metadata_modified:[<time> TO *], as ckanext-harvest's CKAN harvester asks for changes
+		changed := c.live[5]
+		again, err := b.store.DatasetUpsert(t.Context(), &store.DatasetUpsertParams{SourceID: changed.SourceID, Identifier: changed.Identifier,
+			Slug: changed.Slug, DCAT: changed.DCAT, RecordID: changed.RecordID})
+		require.NoError(t, err)
+		since := again.LastHarvestedDate.UTC().Format(time.RFC3339Nano)
+		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"fq": {"metadata_modified:[" + since + " TO *]"},
+			"sort": {"id asc"}, "rows": {"100"}})
+		require.Contains(t, ids(a.Result.Results), changed.ID)
+		require.Less(t, a.Result.Count, len(c.live), "the datasets not changed since are left out")
+		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"fq": {"metadata_modified:[2000-01-01 TO *]"}, "rows": {"100"}})
+		require.Equal(t, len(c.live), a.Result.Count)
+		_, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"fq": {"metadata_modified:[9999-12-31T00:00:00Z TO *]"}})
+		require.Equal(t, 0, a.Result.Count, "a time in the year 9999")
+		status, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"fq": {"metadata_modified:[NOW-1DAY TO *]"}})
+		requireCKANError(t, status, a, http.StatusBadRequest, "Search Query Error", "NOW-1DAY")
+		status, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"q": {"survey"}, "fq": {"metadata_modified:[2000-01-01 TO *]"}})
+		requireCKANError(t, status, a, http.StatusBadRequest, "Search Query Error", "without q")
 
 		status, a = ckanGet[ckan.SearchResult](t, b, "package_search", url.Values{"rows": {"ten"}, "start": {"-1"}})
 		requireCKANError(t, status, a, http.StatusConflict, "Validation Error", `"rows":["Invalid integer"]`, `"start":["Must be a natural number"]`)

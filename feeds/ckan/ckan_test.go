@@ -107,20 +107,25 @@ func TestParseFQ(t *testing.T) {
 			{Field: "res_format", Value: "CSV", Exclude: true}, {Field: "groups", Value: "Environment"}}},
 		{`tags:"say \"hi\""`, []Clause{{Field: "tags", Value: `say "hi"`}}},
 		{"+dataset_type:dataset organization:a", []Clause{{Field: "organization", Value: "a"}}},
+		{"organization:a metadata_modified:[2024-05-01T10:00:00.123456Z TO *]", []Clause{{Field: "organization", Value: "a"},
+			{Field: "metadata_modified", Value: "2024-05-01T10:00:00.123456Z"}}},
 	} {
 		got, err := ParseFQ(c.fq)
 		require.NoError(t, err, c.fq)
 		require.Equal(t, c.want, got, c.fq)
 	}
 	for fq, clause := range map[string]string{
-		`tags:"unbalanced`:             `'tags:"unbalanced'`,
-		"title:water":                  "title:water",
-		"tags:wat*":                    "tags:wat*",
-		"organization:(a OR b)":        "organization:(a",
-		"metadata_modified:[* TO NOW]": "metadata_modified:[*",
-		"water":                        "water",
-		"-dataset_type:dataset":        "-dataset_type:dataset",
-		`tags:"a"b`:                    `'tags:"a"b'`,
+		`tags:"unbalanced`:                 `'tags:"unbalanced'`,
+		"title:water":                      "title:water",
+		"tags:wat*":                        "tags:wat*",
+		"organization:(a OR b)":            "organization:(a",
+		"metadata_modified:[* TO NOW]":     "metadata_modified:[*",
+		"water":                            "water",
+		"tags:a OR tags:b":                 "'OR': OR and NOT are not supported",
+		"metadata_modified:[2024 TO 2025]": "metadata_modified takes one range",
+		"metadata_modified:[2024 TO *":     "unbalanced [",
+		"-dataset_type:dataset":            "-dataset_type:dataset",
+		`tags:"a"b`:                        `'tags:"a"b'`,
 	} {
 		_, err := ParseFQ(fq)
 		var e *Error

@@ -14,6 +14,9 @@ const (
 	FieldResFormat    = "res_format"   // a distribution's format (else media type)
 	FieldGroups       = "groups"       // a theme
 	FieldDatasetType  = "dataset_type" // "dataset" matches every package; it is what CKAN adds
+	// FieldModifiedSince is "metadata_modified:[<time> TO *]" (what ckanext-harvest's CKAN
+	// harvester sends for an incremental harvest): Value is the time, as given.
+	FieldModifiedSince = "metadata_modified"
 )
 
 // Clause is one clause of an fq: the packages whose Field has Value (whole, case ignored), or,
@@ -43,8 +46,11 @@ func ParseFQ(fq string) ([]Clause, error) {
 			return nil, err
 		}
 		rest = strings.TrimSpace(tail)
-		if clause == "AND" || clause == "&&" || clause == "*:*" {
+		switch clause {
+		case "AND", "&&", "*:*":
 			continue
+		case "OR", "||", "NOT":
+			return nil, badClause(clause, "OR and NOT are not supported: every clause must hold (exclude with -field:value)")
 		}
 		c, err := parseClause(clause)
 		if err != nil {
@@ -67,7 +73,7 @@ func ParseFQ(fq string) ([]Clause, error) {
 // nextClause cuts the first clause off s (which starts with no white space): up to the next
 // white space outside quotes.
 func nextClause(s string) (clause, rest string, err error) {
-	inQuote, escaped := false, false
+	inQuote, inRange, escaped := false, false, false
 	for i, r := range s {
 		switch {
 		case escaped:
@@ -76,12 +82,19 @@ func nextClause(s string) (clause, rest string, err error) {
 			escaped = true
 		case r == '"':
 			inQuote = !inQuote
-		case unicode.IsSpace(r) && !inQuote:
+		case r == '[' && !inQuote:
+			inRange = true
+		case r == ']' && !inQuote:
+			inRange = false
+		case unicode.IsSpace(r) && !inQuote && !inRange:
 			return s[:i], s[i:], nil
 		}
 	}
 	if inQuote {
 		return "", "", badClause(shorten(s), "unbalanced quote")
+	}
+	if inRange {
+		return "", "", badClause(shorten(s), "unbalanced [")
 	}
 	return s, "", nil
 }
@@ -104,8 +117,16 @@ func parseClause(clause string) (Clause, error) {
 	}
 	switch field {
 	case FieldOrganization, FieldOwnerOrg, FieldTags, FieldResFormat, FieldGroups, FieldDatasetType:
+	case FieldModifiedSince:
+		from, ok := strings.CutSuffix(value, " TO *]")
+		from, ok2 := strings.CutPrefix(from, "[")
+		if !ok || !ok2 || c.Exclude || strings.TrimSpace(from) == "" || strings.ContainsAny(from, " []") {
+			return c, badClause(clause, "metadata_modified takes one range, [<time> TO *]")
+		}
+		c.Field, c.Value = field, from
+		return c, nil
 	default:
-		return c, badClause(clause, "field "+field+" is not supported (supported: organization, owner_org, tags, res_format, groups, dataset_type)")
+		return c, badClause(clause, "field "+field+" is not supported (supported: organization, owner_org, tags, res_format, groups, dataset_type, metadata_modified)")
 	}
 	c.Field = field
 	if strings.HasPrefix(value, `"`) {
