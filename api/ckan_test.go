@@ -394,3 +394,15 @@ func ckanRoute(rt route) bool { return strings.Contains(rt.pattern, "/action/{ac
 func documentedRoutes(table []route) []route {
 	return slices.DeleteFunc(slices.Clone(table), ckanRoute)
 }
+
+// TestCKANPrivateCatalog: with --private-catalog the CKAN API needs the API key, as the rest of
+// the public catalog does.
+func TestCKANPrivateCatalog(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *Config, _ *Deps) { c.PrivateCatalog = true })
+	for _, path := range []string{"/api/3/action/status_show", "/api/action/package_list"} {
+		require.Equal(t, http.StatusUnauthorized, b.get(t, path).status, path)
+		r := b.request(t, http.MethodGet, path, nil, "X-API-Key: "+testKey)
+		require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+	}
+}
