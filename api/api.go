@@ -105,9 +105,11 @@ type server struct {
 	// queued is Deps.Queued; may be nil
 	queued    func()
 	authLimit *AuthLimiter
-	mux       *http.ServeMux
-	table     []route
-	handler   http.Handler // mux behind the middleware
+	// ckanCursors remembers where the CKAN API's offset pages of the store ended (ckan_page.go)
+	ckanCursors ckanCursors
+	mux         *http.ServeMux
+	table       []route
+	handler     http.Handler // mux behind the middleware
 }
 
 // validateRetryBudget bounds the retries of POST /api/v1/validate's download: a caller waits

@@ -52,9 +52,15 @@ func (s *server) routes() []route {
 
 		{"GET /api/v1/cross_source_duplicates", read, s.crossSourceDuplicateList},
 
-		{"GET /api/v1/search", read, s.searchList},
+		{"GET /api/v1/search", public, s.searchList},
 
 		{"POST /api/v1/validate", write, s.validate},
+
+		// CKAN's Action API, read actions (ckan.go): where CKAN serves it and where ckanapi posts.
+		{"GET /api/3/action/{action}", public, s.ckanAction},
+		{"POST /api/3/action/{action}", public, s.ckanAction},
+		{"GET /api/action/{action}", public, s.ckanAction},
+		{"POST /api/action/{action}", public, s.ckanAction},
 	}...)
 }
 

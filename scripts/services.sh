@@ -112,17 +112,18 @@ fi
 
 # One Python venv for the tests that compare with reference tools: jsonschema (with its format
 # extras, as Data.gov H2.0 installs it) for DCAT-US 3.0 verdicts (dcatus:
-# TestDCATUS3VerdictsEqualPython) and pySHACL for the shacl parity test. Made once, kept.
+# TestDCATUS3VerdictsEqualPython), pySHACL for the shacl parity test, and ckanapi (the CKAN
+# client the CKAN-compatible API is checked with: api TestCKANAPIClient). Made once, kept.
 venv="$dir/venv"
-if ! "$venv/bin/python" -c 'import jsonschema, rfc3987, pyshacl' 2>/dev/null; then
-  log "making $venv with jsonschema and pyshacl"
+if ! "$venv/bin/python" -c 'import jsonschema, rfc3987, pyshacl, ckanapi' 2>/dev/null; then
+  log "making $venv with jsonschema, pyshacl and ckanapi"
   # A failure here is not fatal to the services: the parity tests say what is missing (and
   # fail in CI).
   { python3 -m venv "$venv" >&2 &&
-    "$venv/bin/pip" install -q --disable-pip-version-check 'jsonschema[format]==4.23.0' 'pyshacl==0.40.1' >&2; } ||
-    log "warning: could not make $venv with jsonschema and pyshacl; the parity tests will not run"
+    "$venv/bin/pip" install -q --disable-pip-version-check 'jsonschema[format]==4.23.0' 'pyshacl==0.40.1' 'ckanapi==4.11' >&2; } ||
+    log "warning: could not make $venv with jsonschema, pyshacl and ckanapi; the parity tests will not run"
 fi
-"$venv/bin/python" -c 'import jsonschema, rfc3987, pyshacl' 2>/dev/null && echo "export HARVESTER_TEST_PYTHON='$venv/bin/python'"
+"$venv/bin/python" -c 'import jsonschema, rfc3987, pyshacl, ckanapi' 2>/dev/null && echo "export HARVESTER_TEST_PYTHON='$venv/bin/python'"
 # pycsw (PyPI, pinned) for the CSW acceptance tests: its own venv, so that its pins (SQLAlchemy<2,
 # OWSLib<0.29) never touch the one above. Wheels only; made once, kept. pycsw's wheel declares no
 # dependencies, so its requirements.txt is pinned here. internal/pycswtest starts a

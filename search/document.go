@@ -2,7 +2,7 @@ package search
 
 import (
 	"encoding/json"
-	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,16 +32,54 @@ type Document struct {
 	Issued             string          `json:"issued,omitempty"`   // RFC 3339, likewise
 	SourceID           string          `json:"source_id"`
 	RecordID           string          `json:"record_id,omitempty"`
-	BBox               *Shape          `json:"bbox,omitempty"`
+	Extent             *Extent         `json:"extent,omitempty"`   // the spatial value's bounding box (SpatialBBox), when it has one
 	Temporal           string          `json:"temporal,omitempty"` // DCAT-US 1.1 text, or a 3.0 PeriodOfTime as "start/end"
 	DCAT               json.RawMessage `json:"dcat,omitempty"`
 }
 
-// Shape is a GeoJSON-style geometry as OpenSearch's geo_shape and bleve's geoshape fields take
-// it: an "envelope" with coordinates [[west, north], [east, south]], or a "point" [lon, lat].
-type Shape struct {
-	Type        string `json:"type"`
-	Coordinates any    `json:"coordinates"`
+// Extent is a dataset's bounding box as the index holds it, in WGS84 degrees, with East
+// unwrapped: a box across the 180th meridian (BBox West > East) has East+360, so West ≤ East
+// always, West in -180..180 and East in -180..540. Both indexes store the four numbers and
+// compare them the same way (Query.BBox; BBox.Intersects is the rule in Go).
+type Extent struct {
+	West  float64 `json:"west"`
+	South float64 `json:"south"`
+	East  float64 `json:"east"`
+	North float64 `json:"north"`
+}
+
+// ExtentOf returns the Extent of b.
+func ExtentOf(b BBox) *Extent {
+	e := &Extent{West: b.West, South: b.South, East: b.East, North: b.North}
+	if b.West > b.East {
+		e.East += 360
+	}
+	return e
+}
+
+// LonRanges are the longitude ranges (each West ≤ East, in -180..180) that b covers: one, or
+// two for a box across the 180th meridian.
+func (b BBox) LonRanges() [][2]float64 {
+	if b.West <= b.East {
+		return [][2]float64{{b.West, b.East}}
+	}
+	return [][2]float64{{b.West, 180}, {-180, b.East}}
+}
+
+// Intersects reports whether an indexed extent e meets b (edges touching count): their
+// latitudes overlap, and one of b's longitude ranges [w, e] overlaps [e.West, e.East] or, for
+// an extent across the 180th meridian, [w+360, e+360]. Search implementations express this same
+// rule as range queries on the four numbers.
+func (b BBox) Intersects(e Extent) bool {
+	if e.South > b.North || e.North < b.South {
+		return false
+	}
+	for _, r := range b.LonRanges() {
+		if (e.West <= r[1] && e.East >= r[0]) || (e.West <= r[1]+360 && e.East >= r[0]+360) {
+			return true
+		}
+	}
+	return false
 }
 
 // dcatFields are the DCAT-US fields a Document is made of. Types are loose on purpose:
@@ -74,8 +112,8 @@ func FromDataset(d *store.Dataset, org string) Document {
 	doc.Title = str(f.Title)
 	doc.TitleSort = SortKey(doc.Title)
 	doc.Description = str(f.Description)
-	doc.Keyword = strs(f.Keyword)
-	doc.Theme = strs(f.Theme)
+	doc.Keyword = uniq(strs(f.Keyword))
+	doc.Theme = uniq(strs(f.Theme))
 	if p, ok := f.Publisher.(map[string]any); ok {
 		doc.Publisher = agentName(p)
 	}
@@ -85,14 +123,15 @@ func FromDataset(d *store.Dataset, org string) Document {
 	if s := periodOf(f.Temporal); s != "" {
 		doc.Temporal = s
 	}
-	if doc.BBox == nil && f.Spatial != nil {
-		doc.BBox = BBox(locationGeometry(f.Spatial))
-	}
 	doc.LandingPage = str(f.LandingPage)
 	doc.Modified = date(str(f.Modified))
 	doc.Issued = date(str(f.Issued))
-	if b := BBox(f.Spatial); b != nil {
-		doc.BBox = b
+	b := SpatialBBox(f.Spatial)
+	if b == nil && f.Spatial != nil {
+		b = SpatialBBox(locationGeometry(f.Spatial))
+	}
+	if b != nil {
+		doc.Extent = ExtentOf(*b)
 	}
 	dists, _ := f.Distribution.([]any)
 	for _, x := range dists {
@@ -103,7 +142,7 @@ func FromDataset(d *store.Dataset, org string) Document {
 		if t := str(dist["title"]); t != "" {
 			doc.DistributionTitle = append(doc.DistributionTitle, t)
 		}
-		if ft := cmpStr(str(dist["format"]), str(dist["mediaType"])); ft != "" {
+		if ft := cmpStr(str(dist["format"]), str(dist["mediaType"])); ft != "" && !slices.Contains(doc.DistributionFormat, ft) {
 			doc.DistributionFormat = append(doc.DistributionFormat, ft)
 		}
 	}
@@ -206,22 +245,25 @@ func locationGeometry(v any) any {
 // and free text are left out of the date fields (they stay in DCAT).
 var dateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02", "2006-01", "2006"}
 
-// date returns s as RFC 3339 in UTC when it is one of dateLayouts, else "".
+// date returns s as RFC 3339 in UTC when it is one of dateLayouts and in the years 1700–2199,
+// else "". The years are bleve's date range (nanoseconds since 1970 in an int64: 1677–2262) with
+// a margin, so both indexes hold, sort and show the same dates; a lying "9999-12-31" is no date.
 func date(s string) string {
 	for _, layout := range dateLayouts {
-		if t, err := time.Parse(layout, s); err == nil && t.Year() > 0 && t.Year() < 10000 {
+		if t, err := time.Parse(layout, s); err == nil && t.Year() >= 1700 && t.Year() < 2200 {
 			return t.UTC().Format(time.RFC3339)
 		}
 	}
 	return ""
 }
 
-// BBox returns the bounding box of a DCAT-US spatial value, or nil when it has none. It takes
-// the "W,S,E,N" form DCAT-US 1.1 names (commas or spaces; what our ISO transform writes), and
-// GeoJSON geometry, as an object or a JSON string, whose coordinates it bounds. Place names,
-// out-of-range numbers and a south edge north of the north edge give nil. A box of zero size
-// is a point.
-func BBox(spatial any) *Shape {
+// SpatialBBox returns the bounding box of a DCAT-US spatial value, or nil when it has none. It
+// takes the "W,S,E,N" form DCAT-US 1.1 names (commas or spaces; what our ISO and FGDC transforms
+// write, West > East being a box across the 180th meridian), GeoJSON geometry (an object or a
+// JSON string) whose coordinates it bounds, or whose "bbox" member it takes, and WKT POINT,
+// LINESTRING, POLYGON and MULTIPOLYGON text. Place names, out-of-range numbers and a south edge
+// north of the north edge give nil.
+func SpatialBBox(spatial any) *BBox {
 	var lons, lats []float64
 	switch v := spatial.(type) {
 	case string:
@@ -231,7 +273,21 @@ func BBox(spatial any) *Shape {
 			if json.Unmarshal([]byte(s), &obj) != nil {
 				return nil
 			}
-			return BBox(obj)
+			return SpatialBBox(obj)
+		}
+		if m := wkt.FindStringSubmatch(s); m != nil {
+			for _, pair := range wktPair.FindAllStringSubmatch(m[2], -1) {
+				lon, err1 := strconv.ParseFloat(pair[1], 64)
+				lat, err2 := strconv.ParseFloat(pair[2], 64)
+				if err1 != nil || err2 != nil {
+					return nil
+				}
+				lons, lats = append(lons, lon), append(lats, lat)
+			}
+			if len(lons) == 0 {
+				return nil
+			}
+			break
 		}
 		parts := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
 		if len(parts) != 4 {
@@ -245,11 +301,27 @@ func BBox(spatial any) *Shape {
 			}
 			n[i] = f
 		}
-		lons, lats = []float64{n[0], n[2]}, []float64{n[1], n[3]}
-		if n[1] > n[3] {
+		b := &BBox{West: n[0], South: n[1], East: n[2], North: n[3]}
+		if b.Valid() != nil {
 			return nil
 		}
+		return b
 	case map[string]any:
+		if bb, ok := v["bbox"].([]any); ok && len(bb) == 4 {
+			var n [4]float64
+			for i, x := range bb {
+				f, ok := x.(float64)
+				if !ok {
+					return nil
+				}
+				n[i] = f
+			}
+			b := &BBox{West: n[0], South: n[1], East: n[2], North: n[3]}
+			if b.Valid() != nil {
+				return nil
+			}
+			return b
+		}
 		collect(v["coordinates"], &lons, &lats)
 		if len(lons) == 0 {
 			return nil
@@ -257,18 +329,28 @@ func BBox(spatial any) *Shape {
 	default:
 		return nil
 	}
-	w, e, s, n := slices.Min(lons), slices.Max(lons), slices.Min(lats), slices.Max(lats)
-	if w < -180 || e > 180 || s < -90 || n > 90 {
+	b := &BBox{West: slices.Min(lons), South: slices.Min(lats), East: slices.Max(lons), North: slices.Max(lats)}
+	if b.Valid() != nil {
 		return nil
 	}
-	if w == e && s == n {
-		return &Shape{Type: "point", Coordinates: []float64{w, s}}
+	return b
+}
+
+// wkt matches the WKT geometries SpatialBBox reads; wktPair one "lon lat" position in them.
+var (
+	wkt     = regexp.MustCompile(`(?i)^(POINT|LINESTRING|POLYGON|MULTIPOLYGON)\s*(\(.*\))$`)
+	wktPair = regexp.MustCompile(`(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)\s+(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)`)
+)
+
+// uniq drops repeated values, keeping the first of each.
+func uniq(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
 	}
-	if w == e || s == n { // a line: widen it a hair so the envelope is valid
-		e, n = math.Nextafter(e, 181), math.Nextafter(n, 91)
-		e, n = min(e, 180), min(n, 90)
-	}
-	return &Shape{Type: "envelope", Coordinates: [][]float64{{w, n}, {e, s}}}
+	return out
 }
 
 // collect appends the positions of GeoJSON coordinates (any nesting) to lons and lats.

@@ -27,6 +27,15 @@ func TestFormsAreLabelled(t *testing.T) {
 		"/harvest_records/" + f.updated.ID, "/dataset/" + liveSlug(t, st, f.src.ID, "a")} {
 		code, body := b.get(path)
 		require.Equal(t, http.StatusOK, code, path)
+		requireLabelled(t, path, body)
+	}
+}
+
+// requireLabelled fails t unless the page body has a label (or aria-label) for each visible
+// field, unique ids, one h1 and a lang.
+func requireLabelled(t *testing.T, path, body string) {
+	t.Helper()
+	{
 		doc, err := html.Parse(strings.NewReader(body))
 		require.NoError(t, err, path)
 		labels, ids := map[string]bool{}, map[string]int{}

@@ -31,6 +31,7 @@ func (s *server) publicRoutes(public func(pattern string, h page)) {
 	public("GET "+feeds.SitemapDatasetsPath, func(w http.ResponseWriter, r *http.Request) error { return s.feeds.sitemap.ServeDatasets(w, r) })
 	s.pages.Handle("GET /robots.txt", s.handle(s.robots, openAccess))
 	s.dcatapRoutes(public)
+	public("GET /dataset", s.datasetSearch) // the public search (dataset_search.go)
 }
 
 // datasetFormat answers one form of a live dataset's page (/dataset/{slug}{ext}).

@@ -1,6 +1,7 @@
 package bleve
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/char/asciifolding"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -24,6 +26,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/harvester-dev/harvester/search"
@@ -244,54 +247,57 @@ const (
 	foldedAnalyzer = "harvester_folded"
 )
 
-// indexMapping mirrors the OpenSearch mapping: english full text with accents folded, exact
-// keyword fields for facets (keyword, theme and organization are both, and organization and
-// keyword have a folded field for the filters, ignoring case and accents), dates, the
-// bounding box as a geoshape, and the landing page, the temporal coverage and the DCAT record
-// stored for display but not indexed. Doc values, which every batch and merge writes, are kept
-// only where a query reads them: the sorts (id, title_sort: the title's sort key, computed by
-// search.SortKey and kept as is), the facets
-// (organization, keyword) and the geoshape. Fields are stored only when Search or Scan returns them, and the display fields.
+// indexMapping mirrors the OpenSearch mapping: english full text with accents folded and term
+// vectors (positions, for phrases), exact keyword fields for facets (organization, keyword,
+// theme, distribution_format, and publisher.raw for the publisher's name) each with a folded
+// field for the filters, ignoring case and accents, dates, the spatial extent as four numbers,
+// and the landing page, the temporal coverage and the DCAT record stored for display but not
+// indexed. Doc values, which every batch and merge writes, are kept only where a query reads
+// them: the sorts (id, modified, title_sort: the title's sort key, computed by search.SortKey
+// and kept as is) and the facets. Fields are stored only when Search or Scan returns them, and
+// the display fields.
 func indexMapping() (mapping.IndexMapping, error) {
 	text := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
-		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = name, textAnalyzer, store, false, false, false
+		f.Name, f.Analyzer, f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = name, textAnalyzer, store, true, false, false
 		return f
 	}
 	folded := func(name string) *mapping.FieldMapping {
 		f := text(name, false)
-		f.Analyzer = foldedAnalyzer
+		f.Analyzer, f.IncludeTermVectors = foldedAnalyzer, false
 		return f
 	}
 	kw := func(name string, store bool) *mapping.FieldMapping {
 		f := mapping.NewKeywordFieldMapping()
 		f.Name, f.Store, f.IncludeTermVectors, f.IncludeInAll = name, store, false, false
-		f.DocValues = name == "id" || name == "organization" || name == "keyword" || name == "title_sort"
+		f.DocValues = slices.Contains([]string{"id", "title_sort", "organization", "keyword", "theme",
+			"distribution_format", "publisher.raw"}, name)
 		return f
 	}
 	doc := mapping.NewDocumentStaticMapping()
-	for _, name := range []string{"id", "slug", "identifier", "source_id", "record_id", "distribution_format", "title_sort"} {
-		doc.AddFieldMappingsAt(name, kw(name, name != "distribution_format" && name != "title_sort"))
+	for _, name := range []string{"id", "slug", "identifier", "source_id", "record_id", "title_sort"} {
+		doc.AddFieldMappingsAt(name, kw(name, name != "title_sort"))
 	}
 	for _, name := range []string{"keyword", "theme", "organization"} {
-		fs := []*mapping.FieldMapping{kw(name, name == "organization"), text(name+".text", false)}
-		if name != "theme" {
-			fs = append(fs, folded(name+".folded"))
-		}
-		doc.AddFieldMappingsAt(name, fs...)
+		doc.AddFieldMappingsAt(name, kw(name, name != "keyword" && name != "theme"), text(name+".text", false), folded(name+".folded"))
 	}
+	doc.AddFieldMappingsAt("distribution_format", kw("distribution_format", true), folded("distribution_format.folded"))
+	doc.AddFieldMappingsAt("publisher", text("publisher", false), kw("publisher.raw", true), folded("publisher.folded"))
 	doc.AddFieldMappingsAt("title", text("title", true))
-	for _, name := range []string{"description", "publisher", "distribution_title"} {
-		doc.AddFieldMappingsAt(name, text(name, false))
-	}
+	doc.AddFieldMappingsAt("description", text("description", true))
+	doc.AddFieldMappingsAt("distribution_title", text("distribution_title", false))
 	for _, name := range []string{"modified", "issued"} {
 		f := mapping.NewDateTimeFieldMapping()
-		f.Name, f.IncludeInAll, f.Store, f.DocValues = name, false, false, false
+		f.Name, f.IncludeInAll, f.Store, f.DocValues = name, false, name == "modified", name == "modified"
 		doc.AddFieldMappingsAt(name, f)
 	}
-	geo := mapping.NewGeoShapeFieldMapping()
-	geo.Name, geo.IncludeInAll, geo.Store = "bbox", false, false // doc values kept: geoshape queries filter by them
-	doc.AddFieldMappingsAt("bbox", geo)
+	extent := mapping.NewDocumentStaticMapping() // search.Extent: range queries, no sorting
+	for _, name := range []string{"west", "south", "east", "north"} {
+		f := mapping.NewNumericFieldMapping()
+		f.IncludeInAll, f.Store, f.DocValues = false, false, false
+		extent.AddFieldMappingsAt(name, f)
+	}
+	doc.AddSubDocumentMapping("extent", extent)
 	stored := mapping.NewTextFieldMapping()
 	stored.Name, stored.Index, stored.Store, stored.IncludeInAll, stored.IncludeTermVectors = "dcat", false, true, false, false
 	stored.DocValues = false
@@ -374,72 +380,75 @@ func (x *Index) Apply(_ context.Context, ops []search.Op) ([]error, error) {
 	return errs, nil
 }
 
-// Search runs q: a disjunction of match queries over the text fields (title and keywords
-// boosted, like the OpenSearch index), conjoined with the filters (organization and keyword
-// ignoring case and accents, source_id exact), with term facets of the published values. Hits
-// come by score, or without text in search.Query's order (the title's sort key, then id).
+// textFields are the full-text fields and their boosts (as the OpenSearch index's).
+var textFields = map[string]float64{"title": 3, "description": 1, "keyword.text": 2, "theme.text": 1,
+	"publisher": 1, "organization.text": 1, "distribution_title": 1}
+
+// filterFields are the folded fields the filters of search.Query match (case and accents
+// ignored); source_id is matched exactly.
+var filterFields = map[string]string{search.FieldOrganization: "organization.folded",
+	search.FieldKeyword: "keyword.folded", search.FieldFormat: "distribution_format.folded",
+	search.FieldPublisher: "publisher.folded", search.FieldTheme: "theme.folded"}
+
+// facetFields are the published-value fields of the facets.
+var facetFields = map[string]string{search.FieldOrganization: "organization", search.FieldKeyword: "keyword",
+	search.FieldFormat: "distribution_format", search.FieldPublisher: "publisher.raw", search.FieldTheme: "theme"}
+
+// Search runs q as the OpenSearch index does: each word and phrase of the text (search.ParseText)
+// must match in one of the text fields (title and keywords boosted; a word's tokens all in one
+// field; a word may be the identifier, and the whole text too); words that analyse to nothing
+// (stop words) are left out, as OpenSearch's zero_terms_query "all" leaves them. The filters
+// match the folded fields (source_id exact), excluded ones in a must_not; the bounding box is
+// search.BBox.Intersects as numeric ranges on the extent. Facets are term facets of the
+// published values. Hits come in search.Query's order.
 func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
 		return nil, err
 	}
 	x.mu.RLock()
-	folded := x.folded
+	folded, im := x.folded, x.idx.Mapping()
 	x.mu.RUnlock()
 	analyzer := textAnalyzer // named: for "keyword.text", bleve would take the "keyword" field's analyzer
 	if !folded {
 		analyzer = en.AnalyzerName
 	}
-	var must []query.Query
+	var must, mustNot []query.Query
 	text := strings.TrimSpace(q.Text) != ""
 	if text {
-		var any []query.Query
-		for field, boost := range map[string]float64{"title": 3, "description": 1, "keyword.text": 2,
-			"theme.text": 1, "publisher": 1, "organization.text": 1, "distribution_title": 1} {
-			m := blevesearch.NewMatchQuery(q.Text)
-			m.SetField(field)
-			m.SetBoost(boost)
-			m.Analyzer = analyzer
-			any = append(any, m)
+		must = append(must, textQuery(q.Text, im.AnalyzerNamed(analyzer), analyzer))
+	}
+	for _, f := range q.Filters {
+		c := filterQuery(f, folded)
+		if f.Exclude {
+			mustNot = append(mustNot, c)
+		} else {
+			must = append(must, c)
 		}
-		id := blevesearch.NewTermQuery(strings.TrimSpace(q.Text))
-		id.SetField("identifier")
-		any = append(any, id)
-		must = append(must, blevesearch.NewDisjunctionQuery(any...))
 	}
-	for field, v := range map[string]string{"organization": q.Organization, "keyword": q.Keyword} {
-		if v == "" {
-			continue
-		}
-		if !folded { // a generation from before the folded fields: the published value only
-			t := blevesearch.NewTermQuery(v)
-			t.SetField(field)
-			must = append(must, t)
-			continue
-		}
-		m := blevesearch.NewMatchQuery(v) // one token: the whole value, folded
-		m.SetField(field + ".folded")
-		m.Analyzer = foldedAnalyzer
-		must = append(must, m)
+	if q.BBox != nil {
+		must = append(must, bboxQuery(*q.BBox))
 	}
-	if q.SourceID != "" {
-		t := blevesearch.NewTermQuery(q.SourceID)
-		t.SetField("source_id")
-		must = append(must, t)
+	if len(must) == 0 {
+		must = append(must, blevesearch.NewMatchAllQuery())
 	}
-	var root query.Query = blevesearch.NewMatchAllQuery()
-	if len(must) > 0 {
-		root = blevesearch.NewConjunctionQuery(must...)
-	}
+	root := query.NewBooleanQuery(must, nil, mustNot)
 	req := blevesearch.NewSearchRequestOptions(root, q.PerPage, q.From(), false)
-	req.Fields = []string{"title", "slug", "identifier", "organization", "source_id"}
-	if text {
+	req.Fields = []string{"title", "slug", "identifier", "organization", "source_id", "description",
+		"distribution_format", "modified", "publisher.raw"}
+	switch {
+	case q.Sort == search.SortModified:
+		req.SortByCustom(bsearch.SortOrder{
+			&bsearch.SortField{Field: "modified", Desc: true, Type: bsearch.SortFieldAsDate, Missing: bsearch.SortFieldMissingLast},
+			&bsearch.SortField{Field: "id"}})
+	case text && q.Sort == search.SortRelevance:
 		req.SortBy([]string{"-_score", "id"})
-	} else {
+	default:
 		req.SortBy([]string{"title_sort", "id"}) // search.Query's order without text
 	}
-	req.AddFacet("organization", blevesearch.NewFacetRequest("organization", q.FacetSize))
-	req.AddFacet("keyword", blevesearch.NewFacetRequest("keyword", q.FacetSize))
+	for _, name := range search.FacetFields {
+		req.AddFacet(name, blevesearch.NewFacetRequest(facetFields[name], q.FacetSize))
+	}
 	x.mu.RLock()
 	res, err := x.idx.Search(req)
 	x.mu.RUnlock()
@@ -449,14 +458,16 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	out := &search.Result{Total: int(res.Total), Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
 	for _, h := range res.Hits {
 		score := h.Score
-		if !text {
-			score = 0 // the filters match or not; OpenSearch scores them as constants
+		if !text || q.Sort != search.SortRelevance {
+			score = 0 // OpenSearch gives no score when it sorts by a field; filters alone score as constants
 		}
 		out.Hits = append(out.Hits, search.Hit{ID: h.ID, Score: score, Title: field(h.Fields, "title"),
 			Slug: field(h.Fields, "slug"), Identifier: field(h.Fields, "identifier"),
-			Organization: field(h.Fields, "organization"), SourceID: field(h.Fields, "source_id")})
+			Organization: field(h.Fields, "organization"), SourceID: field(h.Fields, "source_id"),
+			Description: search.Snippet(field(h.Fields, "description")), Formats: fieldAll(h.Fields, "distribution_format"),
+			Modified: rfc3339(field(h.Fields, "modified")), Publisher: field(h.Fields, "publisher.raw")})
 	}
-	for _, name := range []string{"organization", "keyword"} {
+	for _, name := range search.FacetFields {
 		out.Facets[name] = []search.Facet{}
 		if f := res.Facets[name]; f != nil && f.Terms != nil {
 			for _, t := range f.Terms.Terms() {
@@ -465,6 +476,106 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 		}
 	}
 	return out, nil
+}
+
+// textQuery is the text's query: the whole text as the identifier, or every word and phrase.
+func textQuery(text string, an analysis.Analyzer, analyzer string) query.Query {
+	var all []query.Query
+	for _, t := range search.ParseText(text) {
+		if an != nil && len(an.Analyze([]byte(t.Text))) == 0 {
+			continue // a stop word, or punctuation
+		}
+		var alts []query.Query
+		for field, boost := range textFields {
+			if t.Phrase {
+				p := blevesearch.NewMatchPhraseQuery(t.Text)
+				p.SetField(field)
+				p.SetBoost(boost)
+				p.Analyzer = analyzer
+				alts = append(alts, p)
+				continue
+			}
+			w := blevesearch.NewMatchQuery(t.Text)
+			w.SetField(field)
+			w.SetBoost(boost)
+			w.SetOperator(query.MatchQueryOperatorAnd)
+			w.Analyzer = analyzer
+			alts = append(alts, w)
+		}
+		if !t.Phrase {
+			id := blevesearch.NewTermQuery(t.Text)
+			id.SetField("identifier")
+			alts = append(alts, id)
+		}
+		all = append(all, blevesearch.NewDisjunctionQuery(alts...))
+	}
+	var words query.Query = blevesearch.NewMatchAllQuery()
+	if len(all) > 0 {
+		words = blevesearch.NewConjunctionQuery(all...)
+	}
+	id := blevesearch.NewTermQuery(strings.TrimSpace(text))
+	id.SetField("identifier")
+	return blevesearch.NewDisjunctionQuery(id, words)
+}
+
+// filterQuery matches f's value: whole, folded (one token of foldedAnalyzer), or exactly for
+// source_id and, in a generation from before the folded fields, the published value.
+func filterQuery(f search.Filter, folded bool) query.Query {
+	name, ok := filterFields[f.Field]
+	if !ok || !folded {
+		t := blevesearch.NewTermQuery(f.Value)
+		t.SetField(cmp.Or(facetFields[f.Field], f.Field))
+		return t
+	}
+	m := blevesearch.NewMatchQuery(f.Value) // one token: the whole value, folded
+	m.SetField(name)
+	m.Analyzer = foldedAnalyzer
+	return m
+}
+
+// bboxQuery is search.BBox.Intersects on the extent's numbers.
+func bboxQuery(b search.BBox) query.Query {
+	rng := func(field string, lo, hi *float64) query.Query {
+		t := true
+		r := blevesearch.NewNumericRangeInclusiveQuery(lo, hi, &t, &t)
+		r.SetField("extent." + field)
+		return r
+	}
+	val := func(v float64) *float64 { return &v }
+	var lon []query.Query
+	for _, r := range b.LonRanges() {
+		for _, shift := range []float64{0, 360} {
+			lon = append(lon, blevesearch.NewConjunctionQuery(rng("west", nil, val(r[1]+shift)), rng("east", val(r[0]+shift), nil)))
+		}
+	}
+	return blevesearch.NewConjunctionQuery(rng("south", nil, val(b.North)), rng("north", val(b.South), nil),
+		blevesearch.NewDisjunctionQuery(lon...))
+}
+
+// rfc3339 writes a stored date as search.Document does (RFC 3339, UTC, seconds).
+func rfc3339(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// fieldAll is every value of a stored field.
+func fieldAll(fields map[string]any, name string) []string {
+	switch v := fields[name].(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 func field(fields map[string]any, name string) string {

@@ -85,7 +85,7 @@ func (x *Index) Alias() string { return x.alias }
 // normalizer: lowercase, asciifolding) for the organization and keyword filters, dates that
 // tolerate odd values, the title's sort key (title_sort: search.SortKey, computed in Go, stored
 // as is with doc values; ignore_above is well over its SortKeyMax bytes, as it counts UTF-16
-// units), the bounding box as geo_shape, the landing page and the temporal
+// units), the spatial extent as four doubles (search.Extent), the landing page and the temporal
 // coverage (DCAT-US 1.1's text or "start/end") kept for display only, and the whole DCAT
 // record stored but not indexed. A term query on a normalized keyword field normalizes its value too.
 // https://opensearch.org/docs/2.19/analyzers/language-analyzers/english/,
@@ -112,23 +112,27 @@ var mapping = stamp(map[string]any{
 			"slug": keyword(),
 			"title": map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{
 				"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
-			"title_sort":          map[string]any{"type": "keyword", "doc_values": true, "ignore_above": 4 * search.SortKeyMax},
-			"description":         map[string]any{"type": "text", "analyzer": "english_folded"},
-			"keyword":             keywordText(true),
-			"theme":               keywordText(false),
-			"publisher":           map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 1024}}},
-			"organization":        keywordText(true),
-			"identifier":          keyword(),
-			"landing_page":        shown(),
-			"distribution_title":  map[string]any{"type": "text", "analyzer": "english_folded"},
-			"distribution_format": keyword(),
-			"modified":            map[string]any{"type": "date", "ignore_malformed": true},
-			"issued":              map[string]any{"type": "date", "ignore_malformed": true},
-			"source_id":           keyword(),
-			"record_id":           keyword(),
-			"bbox":                map[string]any{"type": "geo_shape", "ignore_malformed": true},
-			"temporal":            shown(),
-			"dcat":                map[string]any{"type": "object", "enabled": false},
+			"title_sort":  map[string]any{"type": "keyword", "doc_values": true, "ignore_above": 4 * search.SortKeyMax},
+			"description": map[string]any{"type": "text", "analyzer": "english_folded"},
+			"keyword":     keywordText(true),
+			"theme":       keywordText(true),
+			"publisher": map[string]any{"type": "text", "analyzer": "english_folded", "fields": map[string]any{
+				"raw":    map[string]any{"type": "keyword", "ignore_above": 1024},
+				"folded": map[string]any{"type": "keyword", "normalizer": "folded", "ignore_above": 1024}}},
+			"organization":       keywordText(true),
+			"identifier":         keyword(),
+			"landing_page":       shown(),
+			"distribution_title": map[string]any{"type": "text", "analyzer": "english_folded"},
+			"distribution_format": map[string]any{"type": "keyword", "ignore_above": 1024, "fields": map[string]any{
+				"folded": map[string]any{"type": "keyword", "normalizer": "folded", "ignore_above": 1024}}},
+			"modified":  map[string]any{"type": "date", "ignore_malformed": true},
+			"issued":    map[string]any{"type": "date", "ignore_malformed": true},
+			"source_id": keyword(),
+			"record_id": keyword(),
+			"extent": map[string]any{"properties": map[string]any{ // search.Extent
+				"west": double(), "south": double(), "east": double(), "north": double()}},
+			"temporal": shown(),
+			"dcat":     map[string]any{"type": "object", "enabled": false},
 		},
 	},
 })
@@ -166,6 +170,8 @@ func Properties() []string {
 func shown() map[string]any {
 	return map[string]any{"type": "keyword", "index": false, "doc_values": false}
 }
+
+func double() map[string]any { return map[string]any{"type": "double", "doc_values": false} }
 
 func keyword() map[string]any { return map[string]any{"type": "keyword", "ignore_above": 1024} }
 
@@ -241,10 +247,24 @@ func (x *Index) apply(ctx context.Context, index string, ops []search.Op) ([]err
 	return errs, nil
 }
 
-// Search runs q as a bool query: multi_match over the text fields (OR of terms, title and
-// keywords boosted), term filters (organization and keyword on their folded sub-fields,
-// ignoring case and accents; source_id exact), and terms aggregations of the published values
-// for the facets. Hits come by score, or without text in search.Query's order (sortOf).
+// textFields are the full-text fields with their boosts (title and keywords boosted).
+var textFields = []string{"title^3", "description", "keyword.text^2", "theme.text", "publisher",
+	"organization.text", "distribution_title"}
+
+// filterFields are the folded sub-fields the filters of search.Query match (case and accents
+// ignored); source_id is matched exactly.
+var filterFields = map[string]string{search.FieldOrganization: "organization.folded",
+	search.FieldKeyword: "keyword.folded", search.FieldFormat: "distribution_format.folded",
+	search.FieldPublisher: "publisher.folded", search.FieldTheme: "theme.folded", search.FieldSourceID: "source_id"}
+
+// facetFields are the published-value fields of the facets.
+var facetFields = map[string]string{search.FieldOrganization: "organization", search.FieldKeyword: "keyword",
+	search.FieldFormat: "distribution_format", search.FieldPublisher: "publisher.raw", search.FieldTheme: "theme"}
+
+// Search runs q as a bool query: the text (textQuery), term filters on the folded sub-fields
+// (source_id exact; excluded ones in must_not), search.BBox.Intersects as range queries on the
+// extent, and terms aggregations of the published values for the facets. Hits come in
+// search.Query's order (sortOf).
 func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
@@ -252,29 +272,35 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 	}
 	must := []any{map[string]any{"match_all": map[string]any{}}}
 	if strings.TrimSpace(q.Text) != "" {
-		must = []any{map[string]any{"multi_match": map[string]any{"query": q.Text, "fields": []string{
-			"title^3", "description", "keyword.text^2", "theme.text", "publisher", "organization.text",
-			"identifier", "distribution_title"}}}}
+		must = []any{textQuery(q.Text)}
 	}
-	var filter []any
-	for field, v := range map[string]string{"organization": q.Organization, "keyword": q.Keyword, "source_id": q.SourceID} {
-		if v == "" {
-			continue
+	filter, mustNot := []any{}, []any{}
+	for _, f := range q.Filters {
+		field := filterFields[f.Field]
+		if !x.folded.Load() && f.Field != search.FieldSourceID {
+			field = facetFields[f.Field] // an index from before the folded sub-fields
 		}
-		if field != "source_id" && x.folded.Load() {
-			field += ".folded" // the normalizer folds the value as it folded the documents'
+		c := map[string]any{"term": map[string]any{field: f.Value}} // the normalizer folds the value too
+		if f.Exclude {
+			mustNot = append(mustNot, c)
+		} else {
+			filter = append(filter, c)
 		}
-		filter = append(filter, map[string]any{"term": map[string]any{field: v}})
+	}
+	if q.BBox != nil {
+		filter = append(filter, bboxQuery(*q.BBox))
+	}
+	aggs := map[string]any{}
+	for _, name := range search.FacetFields {
+		aggs[name] = map[string]any{"terms": map[string]any{"field": facetFields[name], "size": q.FacetSize}}
 	}
 	body := map[string]any{
 		"from": q.From(), "size": q.PerPage, "track_total_hits": true,
-		"_source": []string{"title", "slug", "identifier", "organization", "source_id"},
-		"query":   map[string]any{"bool": map[string]any{"must": must, "filter": filter}},
-		"sort":    sortOf(q),
-		"aggs": map[string]any{
-			"organization": map[string]any{"terms": map[string]any{"field": "organization", "size": q.FacetSize}},
-			"keyword":      map[string]any{"terms": map[string]any{"field": "keyword", "size": q.FacetSize}},
-		},
+		"_source": []string{"title", "slug", "identifier", "organization", "source_id", "description",
+			"distribution_format", "modified", "publisher"},
+		"query": map[string]any{"bool": map[string]any{"must": must, "filter": filter, "must_not": mustNot}},
+		"sort":  sortOf(q),
+		"aggs":  aggs,
 	}
 	var out struct {
 		Hits struct {
@@ -282,9 +308,13 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 				Value int `json:"value"`
 			} `json:"total"`
 			Hits []struct {
-				ID     string     `json:"_id"`
-				Score  *float64   `json:"_score"`
-				Source search.Hit `json:"_source"`
+				ID     string   `json:"_id"`
+				Score  *float64 `json:"_score"`
+				Source struct {
+					search.Hit
+					Description string   `json:"description"`
+					Formats     []string `json:"distribution_format"`
+				} `json:"_source"`
 			} `json:"hits"`
 		} `json:"hits"`
 		Aggregations map[string]struct {
@@ -300,14 +330,14 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 	}
 	res := &search.Result{Total: out.Hits.Total.Value, Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
 	for _, h := range out.Hits.Hits {
-		hit := h.Source
-		hit.ID = h.ID
+		hit := h.Source.Hit
+		hit.ID, hit.Description, hit.Formats = h.ID, search.Snippet(h.Source.Description), h.Source.Formats
 		if h.Score != nil {
 			hit.Score = *h.Score
 		}
 		res.Hits = append(res.Hits, hit)
 	}
-	for _, name := range []string{"organization", "keyword"} {
+	for _, name := range search.FacetFields {
 		res.Facets[name] = []search.Facet{}
 		for _, b := range out.Aggregations[name].Buckets {
 			res.Facets[name] = append(res.Facets[name], search.Facet{Value: b.Key, Count: b.Count})
@@ -316,14 +346,58 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 	return res, nil
 }
 
-// sortOf is q's order: by score, or without text search.Query's order (the title's sort key,
-// title_sort, then id). An index made before title_sort sorts as if no title had a key.
-func sortOf(q search.Query) []any {
-	if strings.TrimSpace(q.Text) != "" {
-		return []any{"_score", map[string]any{"id": "asc"}}
+// textQuery is the text's query: the whole text as the identifier, or every word and phrase of
+// it (search.ParseText), each matching in one of textFields (a word's tokens all in one field;
+// a word may be the identifier). A word or phrase that analyses to nothing (a stop word)
+// matches everything (zero_terms_query "all"), so it does not count.
+func textQuery(text string) map[string]any {
+	all := []any{}
+	for _, t := range search.ParseText(text) {
+		typ := "best_fields"
+		if t.Phrase {
+			typ = "phrase"
+		}
+		alts := []any{map[string]any{"multi_match": map[string]any{"query": t.Text, "type": typ, "operator": "and",
+			"fields": textFields, "zero_terms_query": "all"}}}
+		if !t.Phrase {
+			alts = append(alts, map[string]any{"term": map[string]any{"identifier": t.Text}})
+		}
+		all = append(all, map[string]any{"bool": map[string]any{"should": alts, "minimum_should_match": 1}})
 	}
-	return []any{map[string]any{"title_sort": map[string]any{"order": "asc", "unmapped_type": "keyword"}},
-		map[string]any{"id": "asc"}}
+	return map[string]any{"bool": map[string]any{"minimum_should_match": 1, "should": []any{
+		map[string]any{"term": map[string]any{"identifier": strings.TrimSpace(text)}},
+		map[string]any{"bool": map[string]any{"must": all}},
+	}}}
+}
+
+// bboxQuery is search.BBox.Intersects as range queries on the extent's numbers.
+func bboxQuery(b search.BBox) map[string]any {
+	rng := func(field, op string, v float64) map[string]any {
+		return map[string]any{"range": map[string]any{"extent." + field: map[string]any{op: v}}}
+	}
+	var lon []any
+	for _, r := range b.LonRanges() {
+		for _, shift := range []float64{0, 360} {
+			lon = append(lon, map[string]any{"bool": map[string]any{"filter": []any{
+				rng("west", "lte", r[1]+shift), rng("east", "gte", r[0]+shift)}}})
+		}
+	}
+	return map[string]any{"bool": map[string]any{"filter": []any{rng("south", "lte", b.North), rng("north", "gte", b.South),
+		map[string]any{"bool": map[string]any{"should": lon, "minimum_should_match": 1}}}}}
+}
+
+// sortOf is q's order: by score with text (search.SortRelevance), newest modified first
+// (search.SortModified; none last), else the title's sort key (title_sort, then id). An index
+// made before title_sort sorts as if no title had a key.
+func sortOf(q search.Query) []any {
+	id := map[string]any{"id": "asc"}
+	switch {
+	case q.Sort == search.SortModified:
+		return []any{map[string]any{"modified": map[string]any{"order": "desc", "missing": "_last", "unmapped_type": "date"}}, id}
+	case q.Sort == search.SortRelevance && strings.TrimSpace(q.Text) != "":
+		return []any{"_score", id}
+	}
+	return []any{map[string]any{"title_sort": map[string]any{"order": "asc", "unmapped_type": "keyword"}}, id}
 }
 
 // Scan pages through the documents in id order with search_after, 1,000 at a time.

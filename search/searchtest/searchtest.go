@@ -76,7 +76,7 @@ func RequireMapsDocument(t *testing.T, properties []string) {
 
 // Run runs the suite; open returns a new empty index that the test may Close.
 func Run(t *testing.T, open func(t *testing.T) search.Index) {
-	for _, tc := range []struct {
+	for _, tc := range append([]struct {
 		name string
 		fn   func(*testing.T, search.Index)
 	}{
@@ -96,7 +96,7 @@ func Run(t *testing.T, open func(t *testing.T) search.Index) {
 		{"RebuildsAtOnce", testRebuildsAtOnce},
 		{"Shapes", testShapes},
 		{"EveryFieldIndexes", testEveryFieldIndexes},
-	} {
+	}, queryCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.fn(t, open(t))

@@ -62,7 +62,7 @@ func (h *Handler) ckanPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 				return nil, err
 			}
 			return &PortalPage{URL: u, Total: count, Items: portalItems(items, func(raw json.RawMessage) PortalItem {
-				return ckanItem(base, raw)
+				return ckanItem(base, job.SourceID, raw)
 			})}, nil
 		}}, nil
 }
@@ -126,8 +126,11 @@ type ckanPackageKeys struct {
 	Extras json.RawMessage `json:"extras"`
 }
 
-// ckanItem is the PortalItem of one package of the portal at base.
-func ckanItem(base string, raw json.RawMessage) PortalItem {
+// ckanItem is the PortalItem of one package of the portal at base, listed for harvest source
+// self. A package whose harvest_source_id extra is self is this source's own dataset served
+// back to it (a catalog harvesting its own CKAN-compatible API, a cycle): it is skipped, so
+// that the cycle does not copy its copies on every harvest.
+func ckanItem(base, self string, raw json.RawMessage) PortalItem {
 	it := PortalItem{Raw: raw}
 	var k ckanPackageKeys
 	if err := json.Unmarshal(raw, &k); err != nil {
@@ -143,7 +146,12 @@ func ckanItem(base string, raw json.RawMessage) PortalItem {
 		return it
 	}
 	it.Identifier = CKANIdentifier(base, id)
-	if extras := ckanExtras(k.Extras); extras["harvest_source_id"] != "" && extras["identifier"] != "" {
+	extras := ckanExtras(k.Extras)
+	if self != "" && extras["harvest_source_id"] == self {
+		it.Skip = "this source's own dataset, served back by the catalog it harvests"
+		return it
+	}
+	if extras["harvest_source_id"] != "" && extras["identifier"] != "" {
 		it.Origin = &PortalOrigin{Identifier: extras["identifier"], Source: extras["harvest_source_title"]}
 		if it.Origin.Source == "" {
 			it.Origin.Source = extras["harvest_source_id"]

@@ -36,6 +36,7 @@ type ckanPackage struct {
 		Format      json.RawMessage `json:"format"`
 		Mimetype    json.RawMessage `json:"mimetype"`
 		URL         json.RawMessage `json:"url"`
+		AccessURL   json.RawMessage `json:"accessURL"` // ckanext-datajson: the accessURL beside a downloadURL
 	} `json:"resources"`
 }
 
@@ -63,9 +64,10 @@ func CKANExtras(raw json.RawMessage) map[string]json.RawMessage {
 
 // CKAN maps one CKAN package (as package_search or package_show served it, JSON) to a DCAT-US
 // 1.1 dataset object. identifier is the record's harvest identifier, "<portal base
-// URL>/dataset/<package id>": it is the dataset's identifier, and the landing page is the
-// package's page under the same base (by name, else id). publisherName, the harvest source's
-// organization, names the publisher when the package has no organization.
+// URL>/dataset/<package id>": it is the dataset's identifier unless the package carries the
+// original one, and the landing page is the package's page under the same base (by name,
+// else id). publisherName, the harvest source's organization, names the publisher when the
+// package has no organization.
 //
 // Mapping: title ← title (else name); description ← notes; keyword ← tags[].name (or
 // display_name; strings taken as they are); theme ← groups[].title (else name); publisher.name
@@ -79,6 +81,14 @@ func CKANExtras(raw json.RawMessage) map[string]json.RawMessage {
 // from a data.json); distribution ← resources: title ← name, description, format, mediaType ←
 // mimetype when it is a media type, downloadURL ← url with a media type, accessURL ← url
 // without one.
+//
+// A package that ckanext-datajson's harvester wrote from a data.json (catalog.data.gov's, or
+// Harvester's own CKAN API) keeps the DCAT-US fields CKAN has no column for in its extras;
+// those win over the columns: identifier, modified, issued, publisher (a name), accessLevel,
+// license, landingPage, accrualPeriodicity, rights, isPartOf, language and references. So a
+// catalog harvested through a chain of CKAN APIs keeps its records' own identifiers and dates.
+// A resource's "accessURL" member (ckanext-datajson writes it beside a downloadURL) is the
+// distribution's accessURL, and its url then the downloadURL.
 func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, error) {
 	var p ckanPackage
 	if err := json.Unmarshal(body, &p); err != nil {
@@ -122,7 +132,8 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 	}
 	d.BureauCode = stringList(extras["bureauCode"])
 	d.ProgramCode = stringList(extras["programCode"])
-	if base, ok := strings.CutSuffix(identifier, "/dataset/"+text(p.ID)); ok && isURL(base) {
+	datajsonExtras(d, extras)
+	if base, ok := strings.CutSuffix(identifier, "/dataset/"+text(p.ID)); ok && isURL(base) && d.LandingPage == "" {
 		page := text(p.Name)
 		if page == "" {
 			page = text(p.ID)
@@ -136,10 +147,20 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 		if mt := text(r.Mimetype); isMediaType(mt) {
 			dist.MediaType = mt
 		}
+		if access := text(r.AccessURL); isResourceURL(access) {
+			dist.AccessURL = access
+			if u == access {
+				u = ""
+			} else if isResourceURL(u) {
+				dist.DownloadURL = u
+				u = ""
+			}
+		}
 		switch {
-		case !isURL(u):
+		case u == "" && dist.AccessURL != "":
+		case !isResourceURL(u):
 			if u != "" {
-				warnings = append(warnings, Warning{Field: "distribution", Message: fmt.Sprintf("resource %q: url %q is not an http(s) URL; left out", dist.Title, u)})
+				warnings = append(warnings, Warning{Field: "distribution", Message: fmt.Sprintf("resource %q: url %q is not an http(s) or ftp URL; left out", dist.Title, u)})
 			}
 		case dist.MediaType != "":
 			dist.DownloadURL = u
@@ -150,6 +171,44 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 	}
 	out, err := d.Encode()
 	return out, warnings, err
+}
+
+// isResourceURL reports whether a resource's url can be a distribution's URL: http(s), or
+// ftp as many federal distributions are.
+func isResourceURL(u string) bool {
+	return isURL(u) || strings.HasPrefix(u, "ftp://") || strings.HasPrefix(u, "ftps://")
+}
+
+// datajsonExtras sets the fields that ckanext-datajson's harvester keeps in a package's
+// extras (MAPPING_V1_1: identifier, modified, publisher, accessLevel, license, ...) over what
+// the package's columns gave.
+func datajsonExtras(d *dcatus.Dataset, extras map[string]json.RawMessage) {
+	set := func(field *string, key string) {
+		if v := text(extras[key]); v != "" {
+			*field = v
+		}
+	}
+	set(&d.Identifier, "identifier")
+	set(&d.Modified, "modified")
+	set(&d.Issued, "issued")
+	set(&d.License, "license")
+	set(&d.LandingPage, "landingPage")
+	set(&d.AccrualPeriodicity, "accrualPeriodicity")
+	set(&d.Rights, "rights")
+	set(&d.IsPartOf, "isPartOf")
+	if v := text(extras["publisher"]); v != "" {
+		d.Publisher = dcatus.NewOrganization(v)
+	}
+	switch v := text(extras["accessLevel"]); v {
+	case "public", "restricted public", "non-public":
+		d.AccessLevel = v
+	}
+	if v := stringList(extras["language"]); len(v) > 0 {
+		d.Language = v
+	}
+	if v := stringList(extras["references"]); len(v) > 0 {
+		d.References = v
+	}
 }
 
 // orNull is raw, or null when empty.

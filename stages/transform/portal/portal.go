@@ -5,7 +5,8 @@
 // left out, never filled with placeholders, so an item missing a required field (a portal
 // package without tags has no keyword) fails validation with the field named. The dataset's
 // identifier is the record's harvest identifier ("<portal base URL>/dataset/<id>"), which is
-// unique across sources.
+// unique across sources, except for a CKAN package that carries its original DCAT-US
+// identifier in its "identifier" extra (ckanext-datajson's harvester writes it; see CKAN).
 package portal
 
 import (

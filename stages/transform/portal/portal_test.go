@@ -116,8 +116,30 @@ func TestCKANHarvestedFromDataJSON(t *testing.T) {
 	got := corpusCKAN(t)["97b952cd-262c-4f7e-b0a0-b40c39ce9457"] // catalog.data.gov's USDA package
 	require.Equal(t, []any{"005:18"}, got["bureauCode"], "an array extra")
 	require.Equal(t, []any{"005:040"}, got["programCode"])
-	require.Equal(t, "http://www.opendefinition.org/licenses/cc-zero", got["license"], "license_url")
-	require.Equal(t, "Department of Agriculture", got["publisher"].(map[string]any)["name"])
+	// ckanext-datajson kept the data.json's own fields in extras: they win over the columns.
+	require.Equal(t, "372bcb63-d926-4d0c-acc2-857246e36d34", got["identifier"], "the original identifier, not the package's")
+	require.Equal(t, "2018-10-30", got["modified"], "the record's modified, not metadata_modified")
+	require.Equal(t, "https://creativecommons.org/publicdomain/zero/1.0/", got["license"], "the license extra, not license_url")
+	require.Equal(t, "USDA NAL", got["publisher"].(map[string]any)["name"], "the publisher extra, not the organization")
+	require.Equal(t, []any{"en"}, got["language"])
+}
+
+// TestCKANResourceAccessURL: a resource with an accessURL member (ckanext-datajson writes it
+// beside a downloadURL; Harvester's CKAN API always) gives both URLs back as they were.
+func TestCKANResourceAccessURL(t *testing.T) {
+	t.Parallel()
+	raw, _, err := CKAN([]byte(`{"id": "1", "title": "T", "resources": [
+		{"url": "https://x.gov/a.csv", "accessURL": "https://x.gov/a", "mimetype": "text/csv"},
+		{"url": "https://x.gov/api", "accessURL": "https://x.gov/api", "mimetype": "application/json"},
+		{"url": "https://x.gov/b.csv", "mimetype": "text/csv"}]}`), base+"/dataset/1", "")
+	require.NoError(t, err)
+	var d struct{ Distribution []map[string]any }
+	require.NoError(t, json.Unmarshal(raw, &d))
+	require.Equal(t, "https://x.gov/a.csv", d.Distribution[0]["downloadURL"])
+	require.Equal(t, "https://x.gov/a", d.Distribution[0]["accessURL"])
+	require.Equal(t, "https://x.gov/api", d.Distribution[1]["accessURL"], "an accessURL with a media type stays one")
+	require.NotContains(t, d.Distribution[1], "downloadURL")
+	require.Equal(t, "https://x.gov/b.csv", d.Distribution[2]["downloadURL"])
 }
 
 func TestCKANNoOrganization(t *testing.T) {
@@ -147,7 +169,8 @@ func TestCKANEdgeCases(t *testing.T) {
 	raw, warnings, err := CKAN([]byte(`{"id": 7, "name": "n", "private": true, "tags": ["a", {"display_name": "b"}],
 		"extras": [{"key": "spatial", "value": "{\"type\":\"Point\",\"coordinates\":[1.5,2]}"},
 		{"key": "temporal_start", "value": "2020-01-01"}, {"key": "temporal_end", "value": "2020-12-31"}],
-		"resources": [{"url": "ftp://x/y", "name": "r"}, {"url": "https://x/y.csv", "mimetype": "CSV"}]}`),
+		"resources": [{"url": "mailto:x@y", "name": "r"}, {"url": "https://x/y.csv", "mimetype": "CSV"},
+		{"url": "ftp://x/y", "name": "f"}]}`),
 		base+"/dataset/7", "")
 	require.NoError(t, err)
 	var d map[string]any
@@ -162,8 +185,10 @@ func TestCKANEdgeCases(t *testing.T) {
 	require.Equal(t, map[string]any{"@type": "dcat:Distribution", "title": "r"}, dist[0])
 	require.Equal(t, map[string]any{"@type": "dcat:Distribution", "accessURL": "https://x/y.csv"}, dist[1],
 		"a mimetype that is not a media type is left out, and the URL is an access URL")
+	require.Equal(t, map[string]any{"@type": "dcat:Distribution", "title": "f", "accessURL": "ftp://x/y"}, dist[2],
+		"an ftp URL is kept (federal distributions have them)")
 	require.Len(t, warnings, 1)
-	require.Contains(t, warnings[0].Message, `"ftp://x/y" is not an http(s) URL`)
+	require.Contains(t, warnings[0].Message, `"mailto:x@y" is not an http(s) or ftp URL`)
 
 	_, _, err = CKAN([]byte(`[1]`), base+"/dataset/x", "")
 	require.True(t, errors.Is(err, ErrNotItem), "%v", err)
