@@ -30,14 +30,17 @@ type ckanPackage struct {
 	Private          json.RawMessage `json:"private"`
 	Spatial          json.RawMessage `json:"spatial"`
 	Extras           json.RawMessage `json:"extras"`
-	Resources        []struct {
-		Name        json.RawMessage `json:"name"`
-		Description json.RawMessage `json:"description"`
-		Format      json.RawMessage `json:"format"`
-		Mimetype    json.RawMessage `json:"mimetype"`
-		URL         json.RawMessage `json:"url"`
-		AccessURL   json.RawMessage `json:"accessURL"` // ckanext-datajson: the accessURL beside a downloadURL
-	} `json:"resources"`
+	Resources        []ckanResource  `json:"resources"`
+}
+
+// ckanResource is the part of a CKAN resource the mapping reads.
+type ckanResource struct {
+	Name        json.RawMessage `json:"name"`
+	Description json.RawMessage `json:"description"`
+	Format      json.RawMessage `json:"format"`
+	Mimetype    json.RawMessage `json:"mimetype"`
+	URL         json.RawMessage `json:"url"`
+	AccessURL   json.RawMessage `json:"accessURL"` // ckanext-datajson: the accessURL beside a downloadURL
 }
 
 // CKANExtras returns a package's extras by key: CKAN writes them as a list of {key, value}
@@ -140,7 +143,17 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 		}
 		d.LandingPage = base + "/dataset/" + page
 	}
-	for _, r := range p.Resources {
+	dists, w := ckanDistributions(p.Resources)
+	d.Distribution = append(d.Distribution, dists...)
+	warnings = append(warnings, w...)
+	out, err := d.Encode()
+	return out, warnings, err
+}
+
+// ckanDistributions are a package's resources as DCAT-US distributions, with a warning for
+// each resource whose url cannot be one (left out).
+func ckanDistributions(resources []ckanResource) (out []dcatus.Distribution, warnings []Warning) {
+	for _, r := range resources {
 		dist := dcatus.Distribution{Type: dcatus.TypeDistribution, Title: text(r.Name), Description: text(r.Description),
 			Format: text(r.Format)}
 		u := text(r.URL)
@@ -167,10 +180,9 @@ func CKAN(body []byte, identifier, publisherName string) ([]byte, []Warning, err
 		default:
 			dist.AccessURL = u
 		}
-		d.Distribution = append(d.Distribution, dist)
+		out = append(out, dist)
 	}
-	out, err := d.Encode()
-	return out, warnings, err
+	return out, warnings
 }
 
 // isResourceURL reports whether a resource's url can be a distribution's URL: http(s), or
