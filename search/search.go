@@ -209,7 +209,7 @@ const (
 	// MaxTextBytes and MaxTextTerms bound Text: a query of more words is refused (ErrTooLong)
 	// rather than sent as thousands of clauses.
 	MaxTextBytes = 2048
-	MaxTextTerms = 32
+	MaxTextTerms = 64
 	// MaxFilters bounds Filters.
 	MaxFilters = 64
 )

@@ -1,6 +1,7 @@
 package searchtest
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -22,6 +23,28 @@ var queryCases = []struct {
 	{"SortModifiedAndTitle", testSortModifiedAndTitle},
 	{"HitFields", testHitFields},
 	{"Limits", testLimits},
+	{"RepeatedSearchSeesWrites", testRepeatedSearchSeesWrites},
+}
+
+// testRepeatedSearchSeesWrites: the same query asked again after a write (an index, an update,
+// a delete) answers from the index as it is now, whatever an implementation caches.
+func testRepeatedSearchSeesWrites(t *testing.T, idx search.Index) {
+	put(t, idx, doc("r1", "s1", "Org", `{"title": "First", "keyword": ["k"]}`))
+	q := search.Query{Filters: []search.Filter{{Field: search.FieldKeyword, Value: "k"}}}
+	require.Equal(t, []string{"r1"}, ids(find(t, idx, q)))
+	require.Equal(t, []string{"r1"}, ids(find(t, idx, q)))
+	put(t, idx, doc("r2", "s1", "Org", `{"title": "Second", "keyword": ["k"]}`))
+	require.Equal(t, []string{"r1", "r2"}, ids(find(t, idx, q)))
+	put(t, idx, doc("r1", "s1", "Org", `{"title": "Third", "keyword": ["other"]}`))
+	res := find(t, idx, q)
+	require.Equal(t, []string{"r2"}, ids(res))
+	res.Hits[0].Title = "changed by the caller"
+	require.Equal(t, "Second", find(t, idx, q).Hits[0].Title, "an answer's copy is the caller's")
+	errs, err := idx.Apply(t.Context(), []search.Op{{ID: "r2"}})
+	require.NoError(t, err)
+	require.NoError(t, errors.Join(errs...))
+	require.NoError(t, idx.Refresh(t.Context()))
+	require.Empty(t, ids(find(t, idx, q)))
 }
 
 // testAllWordsAndPhrases: every word must match (in any field), stop words do not count, and
