@@ -25,24 +25,7 @@ import (
 // modified; facet links add a filter and keep the others; the bounding box's four inputs
 // filter; paging keeps every parameter; the page is labelled for assistive technology.
 func TestPublicDatasetSearch(t *testing.T) {
-	idx, err := bleve.Open(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { idx.Close() })
-	var ops []search.Op
-	for i := range 25 {
-		kw, spatial := "water", "Ohio"
-		if i%5 == 0 {
-			kw, spatial = "roads", "-124.5,32.5,-114.1,42.0"
-		}
-		doc := search.FromDataset(&store.Dataset{ID: fmt.Sprintf("d%02d", i), Slug: fmt.Sprintf("wells-%02d", i), SourceID: "s1",
-			Identifier: fmt.Sprint(i), DCAT: json.RawMessage(fmt.Sprintf(`{"title": "Wells %02d", "description": "Monthly well levels & <counts>.",
-			"keyword": [%q], "modified": "2024-03-%02d", "spatial": %q, "distribution": [{"format": "CSV"}, {"mediaType": "application/zip"}]}`,
-				i, kw, i+1, spatial))}, "Org <A>")
-		ops = append(ops, search.Op{ID: doc.ID, Doc: &doc})
-	}
-	errs, err := idx.Apply(t.Context(), ops)
-	require.NoError(t, err)
-	require.NoError(t, errors.Join(errs...))
+	idx := searchFixture(t)
 
 	st := sqliteStore(t)
 	log := slog.New(slog.DiscardHandler)
@@ -115,4 +98,30 @@ func TestPublicDatasetSearch(t *testing.T) {
 	require.NotContains(t, body, `Wells 01<`)
 	_, body = b.get("/dataset?page=100000")
 	require.Contains(t, body, `id="search-error"`, "past the window: an error, not a 500")
+}
+
+// searchFixture is a bleve index of 25 datasets "Wells NN": every fifth has keyword roads and a
+// bounding box, the others keyword water and a place name; organization "Org <A>".
+func searchFixture(t *testing.T) *bleve.Handle {
+	t.Helper()
+	idx, err := bleve.Open(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { idx.Close() })
+	var ops []search.Op
+	for i := range 25 {
+		kw, spatial := "water", "Ohio"
+		if i%5 == 0 {
+			kw, spatial = "roads", "-124.5,32.5,-114.1,42.0"
+		}
+		doc := search.FromDataset(&store.Dataset{ID: fmt.Sprintf("d%02d", i), Slug: fmt.Sprintf("wells-%02d", i), SourceID: "s1",
+			Identifier: fmt.Sprint(i), DCAT: json.RawMessage(fmt.Sprintf(`{"title": "Wells %02d", "description": "Monthly well levels & <counts>.",
+			"keyword": [%q], "modified": "2024-03-%02d", "spatial": %q, "distribution": [{"format": "CSV"}, {"mediaType": "application/zip"}]}`,
+				i, kw, i+1, spatial))}, "Org <A>")
+		ops = append(ops, search.Op{ID: doc.ID, Doc: &doc})
+	}
+	errs, err := idx.Apply(t.Context(), ops)
+	require.NoError(t, err)
+	require.NoError(t, errors.Join(errs...))
+
+	return idx
 }

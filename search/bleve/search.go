@@ -1,0 +1,236 @@
+package bleve
+
+// The search side of the index: Search, and the queries it builds from a search.Query.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/harvester-dev/harvester/search"
+)
+
+// textFields are the full-text fields and their boosts (as the OpenSearch index's).
+var textFields = map[string]float64{"title": 3, "description": 1, "keyword.text": 2, "theme.text": 1,
+	"publisher": 1, "organization.text": 1, "distribution_title": 1}
+
+// filterFields are the folded fields the filters of search.Query match (case and accents
+// ignored); source_id is matched exactly.
+var filterFields = map[string]string{search.FieldOrganization: "organization.folded",
+	search.FieldKeyword: "keyword.folded", search.FieldFormat: "distribution_format.folded",
+	search.FieldPublisher: "publisher.folded", search.FieldTheme: "theme.folded"}
+
+// facetFields are the published-value fields of the facets.
+var facetFields = map[string]string{search.FieldOrganization: "organization", search.FieldKeyword: "keyword",
+	search.FieldFormat: "distribution_format", search.FieldPublisher: "publisher.raw", search.FieldTheme: "theme"}
+
+// Search runs q as the OpenSearch index does: each word and phrase of the text (search.ParseText)
+// must match in one of the text fields (title and keywords boosted; a word's tokens all in one
+// field; a word may be the identifier, and the whole text too); words that analyse to nothing
+// (stop words) are left out, as OpenSearch's zero_terms_query "all" leaves them. The filters
+// match the folded fields (source_id exact), excluded ones in a must_not; the bounding box is
+// search.BBox.Intersects as numeric ranges on the extent. Facets are term facets of the
+// published values. Hits come in search.Query's order.
+func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error) {
+	q, err := q.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	x.mu.RLock()
+	folded, im := x.folded, x.idx.Mapping()
+	x.mu.RUnlock()
+	key := resultKey(q, folded)
+	cached, gen := x.cache.get(key)
+	if cached != nil {
+		return cached, nil
+	}
+	analyzer := textAnalyzer // named: for "keyword.text", bleve would take the "keyword" field's analyzer
+	if !folded {
+		analyzer = en.AnalyzerName
+	}
+	var must, mustNot []query.Query
+	text := strings.TrimSpace(q.Text) != ""
+	if text {
+		must = append(must, textQuery(q.Text, im.AnalyzerNamed(analyzer), analyzer))
+	}
+	for _, f := range q.Filters {
+		c := filterQuery(f, folded)
+		if f.Exclude {
+			mustNot = append(mustNot, c)
+		} else {
+			must = append(must, c)
+		}
+	}
+	if q.BBox != nil {
+		must = append(must, bboxQuery(*q.BBox))
+	}
+	if len(must) == 0 {
+		must = append(must, blevesearch.NewMatchAllQuery())
+	}
+	root := query.NewBooleanQuery(must, nil, mustNot)
+	req := blevesearch.NewSearchRequestOptions(root, q.PerPage, q.From(), false)
+	req.Fields = []string{"title", "slug", "identifier", "organization", "source_id", "description",
+		"distribution_format", "modified", "publisher.raw"}
+	switch {
+	case q.Sort == search.SortModified:
+		req.SortByCustom(bsearch.SortOrder{
+			&bsearch.SortField{Field: "modified", Desc: true, Type: bsearch.SortFieldAsString, Missing: bsearch.SortFieldMissingLast},
+			&bsearch.SortField{Field: "id"}})
+	case text && q.Sort == search.SortRelevance:
+		req.SortBy([]string{"-_score", "id"})
+	default:
+		req.SortBy([]string{"title_sort", "id"}) // search.Query's order without text
+	}
+	for _, name := range search.FacetFields {
+		req.AddFacet(name, blevesearch.NewFacetRequest(facetFields[name], q.FacetSize))
+	}
+	x.mu.RLock()
+	res, err := x.idx.Search(req)
+	x.mu.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("bleve: %w", err)
+	}
+	out := &search.Result{Total: int(res.Total), Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
+	for _, h := range res.Hits {
+		score := h.Score
+		if !text || q.Sort != search.SortRelevance {
+			score = 0 // OpenSearch gives no score when it sorts by a field; filters alone score as constants
+		}
+		out.Hits = append(out.Hits, search.Hit{ID: h.ID, Score: score, Title: field(h.Fields, "title"),
+			Slug: field(h.Fields, "slug"), Identifier: field(h.Fields, "identifier"),
+			Organization: field(h.Fields, "organization"), SourceID: field(h.Fields, "source_id"),
+			Description: search.Snippet(field(h.Fields, "description")), Formats: fieldAll(h.Fields, "distribution_format"),
+			Modified: rfc3339(field(h.Fields, "modified")), Publisher: field(h.Fields, "publisher.raw")})
+	}
+	for _, name := range search.FacetFields {
+		out.Facets[name] = []search.Facet{}
+		if f := res.Facets[name]; f != nil && f.Terms != nil {
+			for _, t := range f.Terms.Terms() {
+				out.Facets[name] = append(out.Facets[name], search.Facet{Value: t.Term, Count: t.Count})
+			}
+		}
+	}
+	x.cache.put(key, gen, out)
+	return out, nil
+}
+
+// textQuery is the text's query: the whole text as the identifier, or every word and phrase.
+func textQuery(text string, an analysis.Analyzer, analyzer string) query.Query {
+	var all []query.Query
+	for _, t := range search.ParseText(text) {
+		if an != nil && len(an.Analyze([]byte(t.Text))) == 0 {
+			continue // a stop word, or punctuation
+		}
+		var alts []query.Query
+		for field, boost := range textFields {
+			if t.Phrase {
+				p := blevesearch.NewMatchPhraseQuery(t.Text)
+				p.SetField(field)
+				p.SetBoost(boost)
+				p.Analyzer = analyzer
+				alts = append(alts, p)
+				continue
+			}
+			w := blevesearch.NewMatchQuery(t.Text)
+			w.SetField(field)
+			w.SetBoost(boost)
+			w.SetOperator(query.MatchQueryOperatorAnd)
+			w.Analyzer = analyzer
+			alts = append(alts, w)
+		}
+		if !t.Phrase {
+			id := blevesearch.NewTermQuery(t.Text)
+			id.SetField("identifier")
+			alts = append(alts, id)
+		}
+		all = append(all, blevesearch.NewDisjunctionQuery(alts...))
+	}
+	var words query.Query = blevesearch.NewMatchAllQuery()
+	if len(all) > 0 {
+		words = blevesearch.NewConjunctionQuery(all...)
+	}
+	id := blevesearch.NewTermQuery(strings.TrimSpace(text))
+	id.SetField("identifier")
+	return blevesearch.NewDisjunctionQuery(id, words)
+}
+
+// filterQuery matches f's value: whole, folded (one token of foldedAnalyzer), or exactly for
+// source_id and, in a generation from before the folded fields, the published value.
+func filterQuery(f search.Filter, folded bool) query.Query {
+	name, ok := filterFields[f.Field]
+	if !ok || !folded {
+		t := blevesearch.NewTermQuery(f.Value)
+		t.SetField(cmp.Or(facetFields[f.Field], f.Field))
+		return t
+	}
+	m := blevesearch.NewMatchQuery(f.Value) // one token: the whole value, folded
+	m.SetField(name)
+	m.Analyzer = foldedAnalyzer
+	return m
+}
+
+// bboxQuery is search.BBox.Intersects on the extent's numbers.
+func bboxQuery(b search.BBox) query.Query {
+	rng := func(field string, lo, hi *float64) query.Query {
+		t := true
+		r := blevesearch.NewNumericRangeInclusiveQuery(lo, hi, &t, &t)
+		r.SetField("extent." + field)
+		return r
+	}
+	val := func(v float64) *float64 { return &v }
+	var lon []query.Query
+	for _, r := range b.LonRanges() {
+		for _, shift := range []float64{0, 360} {
+			lon = append(lon, blevesearch.NewConjunctionQuery(rng("west", nil, val(r[1]+shift)), rng("east", val(r[0]+shift), nil)))
+		}
+	}
+	return blevesearch.NewConjunctionQuery(rng("south", nil, val(b.North)), rng("north", val(b.South), nil),
+		blevesearch.NewDisjunctionQuery(lon...))
+}
+
+// rfc3339 writes a stored date as search.Document does (RFC 3339, UTC, seconds).
+func rfc3339(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// fieldAll is every value of a stored field.
+func fieldAll(fields map[string]any, name string) []string {
+	switch v := fields[name].(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func field(fields map[string]any, name string) string {
+	switch v := fields[name].(type) {
+	case string:
+		return v
+	case []any: // a multi-valued stored field
+		if len(v) > 0 {
+			s, _ := v[0].(string)
+			return s
+		}
+	}
+	return ""
+}
