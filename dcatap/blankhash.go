@@ -10,35 +10,100 @@ import (
 
 type digest = [sha256.Size]byte
 
+// interner numbers blank nodes and predicates as int32, so that the blank hasher's per-node
+// state is slices indexed by node (a 32-byte hash, a search number) and its edges are 24 bytes,
+// not maps keyed by rdf.Term and triples of three terms (a chain of a million blank nodes held
+// about 1.7 GB that way). A blank node is known by its label (two blank terms are the same term
+// exactly when their labels are equal); its number is its index in labels. Predicates are kept
+// as their N-Triples form, the form the hash lines use.
+type interner struct {
+	blank  map[string]int32
+	labels []string
+	pred   map[string]int32 // by IRI
+	preds  []string         // N-Triples, by number
+}
+
+func newInterner() *interner {
+	return &interner{blank: map[string]int32{}, pred: map[string]int32{}}
+}
+
+// blankID returns the number of the blank node labelled label, numbering it if it is new.
+func (in *interner) blankID(label string) int32 {
+	if id, ok := in.blank[label]; ok {
+		return id
+	}
+	id := int32(len(in.labels))
+	in.blank[label] = id
+	in.labels = append(in.labels, label)
+	return id
+}
+
+// predID returns the number of predicate p (an IRI), numbering it if it is new.
+func (in *interner) predID(p rdf.Term) int32 {
+	if id, ok := in.pred[p.Value]; ok {
+		return id
+	}
+	id := int32(len(in.preds))
+	in.pred[p.Value] = id
+	in.preds = append(in.preds, p.NTriples())
+	return id
+}
+
+// edge is one outgoing triple of a blank node, interned: its subject's and predicate's numbers,
+// and its object's number when the object is a blank node (o >= 0), else o is -1 and obj the
+// object's N-Triples.
+type edge struct {
+	s, p, o int32
+	obj     string
+}
+
+// edge interns t.
+func (in *interner) edge(t rdf.Triple) edge {
+	e := edge{s: -1, p: in.predID(t.P), o: -1}
+	if t.S.IsBlank() {
+		e.s = in.blankID(t.S.Value)
+	}
+	if t.O.IsBlank() {
+		e.o = in.blankID(t.O.Value)
+	} else {
+		e.obj = t.O.NTriples()
+	}
+	return e
+}
+
 // blankHasher computes the content hash of blank nodes (see Skolemize) over any source of
-// outgoing triples: a record's triples, or a whole rdf.Graph. Hashes are memoised.
+// outgoing triples: a record's triples, or a whole rdf.Graph. Hashes are memoised. Nodes are
+// numbered by an interner, and everything the hasher holds per node is indexed by that number.
 //
 // The strongly connected components of blank nodes are found by Tarjan's algorithm with an
 // explicit stack (searchFrame), not Go recursion: a chain of a million blank nodes needs no more
 // Go stack than a chain of one (a stack overflow is a fatal error that no recover stops). A
-// search holds the outgoing triples of the nodes it has visited and not yet hashed, so its
-// memory grows linearly with the blank nodes reachable from where it starts. Components are
-// hashed as Skolemize says: a Merkle hash for a node on no cycle, canonical colour refinement
-// (refiner, O((n+m) log n)) for a cycle.
+// search holds the outgoing edges of the nodes it has visited and not yet hashed, so its
+// memory grows linearly with the blank nodes reachable from where it starts (about 40 bytes a
+// node besides its edges). Components are hashed as Skolemize says: a Merkle hash for a node on
+// no cycle, canonical colour refinement (refiner, O((n+m) log n)) for a cycle.
 type blankHasher struct {
-	out  func(rdf.Term) ([]rdf.Triple, error)
-	memo map[rdf.Term]digest
+	in   *interner
+	out  func(id int32) ([]edge, error)
+	memo []digest // by node number; valid where hashed is set
+	// hashed marks the nodes whose hash is in memo.
+	hashed []bool
 	// refineSteps counts the elementary steps of colour refinement over every component
 	// hashed so far, so that tests can check the work stays near-linear.
 	refineSteps int
 
 	// Tarjan's state, per search.
-	num   map[rdf.Term]int32 // a visited node's search number, its index in nodes
+	num   []int32 // by node number: 1 + the node's search number (its index in nodes), 0 when unvisited
 	nodes []searchNode
 	stack []int32       // Tarjan's stack of search numbers
 	calls []searchFrame // the depth-first path from the search's start
 }
 
 type searchNode struct {
-	term    rdf.Term
+	id      int32
 	low     int32
 	onStack bool
-	edges   []rdf.Triple // nil once the node is hashed
+	edges   []edge // nil once the node is hashed
 }
 
 // searchFrame is one node on the depth-first path and the index of its next edge to follow.
@@ -47,21 +112,59 @@ type searchFrame struct {
 	next int
 }
 
+// newBlankHasher returns a hasher whose out gives a blank node's outgoing triples.
 func newBlankHasher(out func(rdf.Term) ([]rdf.Triple, error)) *blankHasher {
-	return &blankHasher{out: out, memo: map[rdf.Term]digest{}}
+	in := newInterner()
+	return newBlankHasherIDs(in, func(id int32) ([]edge, error) {
+		ts, err := out(rdf.Blank(in.labels[id]))
+		if err != nil {
+			return nil, err
+		}
+		es := make([]edge, len(ts))
+		for i, t := range ts {
+			es[i] = in.edge(t)
+		}
+		return es, nil
+	})
 }
 
-// hash returns b's content hash. The only error is the out function's.
+// newBlankHasherIDs returns a hasher over the nodes of in, whose out gives a node's outgoing
+// edges.
+func newBlankHasherIDs(in *interner, out func(id int32) ([]edge, error)) *blankHasher {
+	return &blankHasher{in: in, out: out}
+}
+
+// hash returns blank node b's content hash. The only error is the out function's.
 func (h *blankHasher) hash(b rdf.Term) (digest, error) {
-	if d, ok := h.memo[b]; ok {
-		return d, nil
+	return h.hashID(h.in.blankID(b.Value))
+}
+
+// fit sizes the per-node slices to the interner's nodes.
+func (h *blankHasher) fit() {
+	if n := len(h.in.labels); len(h.memo) < n {
+		h.memo = append(h.memo, make([]digest, n-len(h.memo))...)
+		h.hashed = append(h.hashed, make([]bool, n-len(h.hashed))...)
+		h.num = append(h.num, make([]int32, n-len(h.num))...)
 	}
-	// Small state is cleared and reused (most searches visit a node or two); big state is
-	// dropped, since clearing costs its capacity on every later search.
-	if h.num == nil || len(h.num) > 64 {
-		h.num, h.nodes = map[rdf.Term]int32{}, nil
+}
+
+// done reports whether node id is hashed.
+func (h *blankHasher) done(id int32) bool { return int(id) < len(h.hashed) && h.hashed[id] }
+
+// hashID returns node id's content hash. The only error is the out function's.
+func (h *blankHasher) hashID(b int32) (digest, error) {
+	if h.done(b) {
+		return h.memo[b], nil
+	}
+	h.fit()
+	// The last search's nodes are unmarked one by one (most searches visit a node or two);
+	// big state is dropped, since its capacity would stay held for every later search.
+	for _, n := range h.nodes {
+		h.num[n.id] = 0
+	}
+	if cap(h.nodes) > 64 {
+		h.nodes = nil
 	} else {
-		clear(h.num)
 		clear(h.nodes)
 		h.nodes = h.nodes[:0]
 	}
@@ -73,20 +176,18 @@ func (h *blankHasher) hash(b rdf.Term) (digest, error) {
 		top := len(h.calls) - 1
 		v := h.calls[top].v
 		if es := h.nodes[v].edges; h.calls[top].next < len(es) {
-			w := es[h.calls[top].next].O
+			w := es[h.calls[top].next].o
 			h.calls[top].next++
-			if !w.IsBlank() {
+			if w < 0 || h.done(w) {
 				continue
 			}
-			if _, done := h.memo[w]; done {
-				continue
-			}
-			if j, seen := h.num[w]; !seen {
+			h.fit() // out may have numbered new nodes
+			if j := h.num[w]; j == 0 {
 				if err := h.visit(w); err != nil {
 					return digest{}, err
 				}
-			} else if h.nodes[j].onStack {
-				h.nodes[v].low = min(h.nodes[v].low, j)
+			} else if h.nodes[j-1].onStack {
+				h.nodes[v].low = min(h.nodes[v].low, j-1)
 			}
 			continue
 		}
@@ -103,15 +204,15 @@ func (h *blankHasher) hash(b rdf.Term) (digest, error) {
 	return h.memo[b], nil
 }
 
-// visit starts the search of blank node b.
-func (h *blankHasher) visit(b rdf.Term) error {
+// visit starts the search of node b.
+func (h *blankHasher) visit(b int32) error {
 	es, err := h.out(b)
 	if err != nil {
 		return err
 	}
 	v := int32(len(h.nodes))
-	h.num[b] = v
-	h.nodes = append(h.nodes, searchNode{term: b, low: v, onStack: true, edges: es})
+	h.num[b] = v + 1
+	h.nodes = append(h.nodes, searchNode{id: b, low: v, onStack: true, edges: es})
 	h.stack = append(h.stack, v)
 	h.calls = append(h.calls, searchFrame{v: v})
 	return nil
@@ -120,6 +221,7 @@ func (h *blankHasher) visit(b rdf.Term) error {
 // popComponent takes the component whose root is v off Tarjan's stack and hashes it; every
 // blank object outside it is hashed already.
 func (h *blankHasher) popComponent(v int32) {
+	h.fit()
 	i := len(h.stack) - 1
 	for h.stack[i] != v {
 		i--
@@ -130,12 +232,13 @@ func (h *blankHasher) popComponent(v int32) {
 	}
 	if len(scc) == 1 && !h.selfLoop(scc[0]) {
 		n := &h.nodes[scc[0]]
-		h.memo[n.term] = h.digestOf("node", n.edges, nil)
+		h.memo[n.id], h.hashed[n.id] = h.digestOf("node", n.edges, nil), true
 	} else {
 		r := newRefiner(h, scc)
 		r.run()
 		for i, d := range r.digests() {
-			h.memo[h.nodes[scc[i]].term] = d
+			id := h.nodes[scc[i]].id
+			h.memo[id], h.hashed[id] = d, true
 		}
 		h.refineSteps += r.steps
 	}
@@ -146,8 +249,8 @@ func (h *blankHasher) popComponent(v int32) {
 }
 
 func (h *blankHasher) selfLoop(v int32) bool {
-	for _, t := range h.nodes[v].edges {
-		if t.O == h.nodes[v].term {
+	for _, e := range h.nodes[v].edges {
+		if e.o == h.nodes[v].id {
 			return true
 		}
 	}
@@ -155,22 +258,22 @@ func (h *blankHasher) selfLoop(v int32) bool {
 }
 
 // digestOf hashes tag and the sorted distinct lines "<predicate> object" of the outgoing
-// triples es. A blank object is written as "_:" when inside says it is in the component being
-// hashed (inside may be nil), else as "_:" and its hash from memo.
-func (h *blankHasher) digestOf(tag string, es []rdf.Triple, inside map[rdf.Term]int32) digest {
+// edges es. A blank object is written as "_:" when inside says it is in the component being
+// hashed (inside, by node number, may be nil), else as "_:" and its hash from memo.
+func (h *blankHasher) digestOf(tag string, es []edge, inside map[int32]int32) digest {
 	lines := make([]string, 0, len(es))
-	for _, t := range es {
+	for _, e := range es {
 		var obj string
-		switch _, in := inside[t.O]; {
-		case !t.O.IsBlank():
-			obj = t.O.NTriples()
+		switch _, in := inside[e.o]; {
+		case e.o < 0:
+			obj = e.obj
 		case in:
 			obj = "_:"
 		default:
-			d := h.memo[t.O]
+			d := h.memo[e.o]
 			obj = "_:" + hex.EncodeToString(d[:])
 		}
-		lines = append(lines, t.P.NTriples()+" "+obj)
+		lines = append(lines, h.in.preds[e.p]+" "+obj)
 	}
 	slices.Sort(lines)
 	lines = slices.Compact(lines)
