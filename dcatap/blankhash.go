@@ -14,13 +14,27 @@ type digest = [sha256.Size]byte
 // state is slices indexed by node (a 32-byte hash, a search number) and its edges are 24 bytes,
 // not maps keyed by rdf.Term and triples of three terms (a chain of a million blank nodes held
 // about 1.7 GB that way). A blank node is known by its label (two blank terms are the same term
-// exactly when their labels are equal); its number is its index in labels. Predicates are kept
-// as their N-Triples form, the form the hash lines use.
+// exactly when their labels are equal), numbered 0, 1, … in the order first seen. Predicates are
+// kept as their N-Triples form, the form the hash lines use.
 type interner struct {
 	blank  map[string]int32
-	labels []string
+	labels []string         // by number, made by label on first use
 	pred   map[string]int32 // by IRI
 	preds  []string         // N-Triples, by number
+}
+
+// nodes is how many blank nodes are numbered.
+func (in *interner) nodes() int { return len(in.blank) }
+
+// label returns the label of blank node id.
+func (in *interner) label(id int32) string {
+	if len(in.labels) < len(in.blank) {
+		in.labels = slices.Grow(in.labels[:0], len(in.blank))[:len(in.blank)]
+		for l, i := range in.blank {
+			in.labels[i] = l
+		}
+	}
+	return in.labels[id]
 }
 
 func newInterner() *interner {
@@ -32,9 +46,8 @@ func (in *interner) blankID(label string) int32 {
 	if id, ok := in.blank[label]; ok {
 		return id
 	}
-	id := int32(len(in.labels))
+	id := int32(len(in.blank))
 	in.blank[label] = id
-	in.labels = append(in.labels, label)
 	return id
 }
 
@@ -116,7 +129,7 @@ type searchFrame struct {
 func newBlankHasher(out func(rdf.Term) ([]rdf.Triple, error)) *blankHasher {
 	in := newInterner()
 	return newBlankHasherIDs(in, func(id int32) ([]edge, error) {
-		ts, err := out(rdf.Blank(in.labels[id]))
+		ts, err := out(rdf.Blank(in.label(id)))
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +154,7 @@ func (h *blankHasher) hash(b rdf.Term) (digest, error) {
 
 // fit sizes the per-node slices to the interner's nodes.
 func (h *blankHasher) fit() {
-	if n := len(h.in.labels); len(h.memo) < n {
+	if n := h.in.nodes(); len(h.memo) < n {
 		h.memo = append(h.memo, make([]digest, n-len(h.memo))...)
 		h.hashed = append(h.hashed, make([]bool, n-len(h.hashed))...)
 		h.num = append(h.num, make([]int32, n-len(h.num))...)
@@ -157,18 +170,7 @@ func (h *blankHasher) hashID(b int32) (digest, error) {
 		return h.memo[b], nil
 	}
 	h.fit()
-	// The last search's nodes are unmarked one by one (most searches visit a node or two);
-	// big state is dropped, since its capacity would stay held for every later search.
-	for _, n := range h.nodes {
-		h.num[n.id] = 0
-	}
-	if cap(h.nodes) > 64 {
-		h.nodes = nil
-	} else {
-		clear(h.nodes)
-		h.nodes = h.nodes[:0]
-	}
-	h.stack, h.calls = h.stack[:0], h.calls[:0]
+	defer h.endSearch()
 	if err := h.visit(b); err != nil {
 		return digest{}, err
 	}
@@ -202,6 +204,21 @@ func (h *blankHasher) hashID(b int32) (digest, error) {
 		}
 	}
 	return h.memo[b], nil
+}
+
+// endSearch unmarks the search's nodes one by one (most searches visit a node or two) and
+// drops big state, whose capacity would otherwise stay held (a chain's one search holds every
+// node of it).
+func (h *blankHasher) endSearch() {
+	for _, n := range h.nodes {
+		h.num[n.id] = 0
+	}
+	if cap(h.nodes) > 64 {
+		h.nodes, h.stack, h.calls = nil, nil, nil
+		return
+	}
+	clear(h.nodes)
+	h.nodes, h.stack, h.calls = h.nodes[:0], h.stack[:0], h.calls[:0]
 }
 
 // visit starts the search of node b.

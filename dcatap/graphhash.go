@@ -56,7 +56,7 @@ func GraphHash(g rdf.Graph) (string, error) {
 	if kept == nil {
 		out = func(id int32) ([]edge, error) {
 			var es []edge
-			err := g.Match(rdf.Blank(in.labels[id]), rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+			err := g.Match(rdf.Blank(in.label(id)), rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
 				es = append(es, in.edge(t))
 				return nil
 			})
@@ -65,7 +65,7 @@ func GraphHash(g rdf.Graph) (string, error) {
 	}
 	h := newBlankHasherIDs(in, out)
 	// Pass 2: each blank node's content hash.
-	for id := range int32(len(in.labels)) {
+	for id := range int32(in.nodes()) {
 		if _, err := h.hashID(id); err != nil {
 			return "", fmt.Errorf("graph hash: %w", err)
 		}
@@ -168,7 +168,7 @@ func graphHashGround(g rdf.Graph, m *multisetHash, in *interner) (*keptTriples, 
 		return nil, err
 	}
 	slices.SortStableFunc(k.edges, func(a, b edge) int { return cmp.Compare(a.s, b.s) })
-	k.start = make([]int32, len(in.labels)+1)
+	k.start = make([]int32, in.nodes()+1)
 	for _, e := range k.edges {
 		k.start[e.s+1]++
 	}

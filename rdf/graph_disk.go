@@ -236,12 +236,20 @@ func (d *diskGraph) termID(t Term) (int64, error) {
 	if id, ok := d.ids[t]; ok {
 		return id, nil
 	}
+	// A new term's id is the row the insert made (one statement); only a term that is in the
+	// table but not in the cache is looked up.
 	key := termKey(t)
-	if _, err := d.txIns[0].Exec(key); err != nil {
+	res, err := d.txIns[0].Exec(key)
+	if err != nil {
 		return 0, err
 	}
 	var id int64
-	if err := d.txIns[1].QueryRow(key).Scan(&id); err != nil {
+	if n, err := res.RowsAffected(); err == nil && n == 1 {
+		id, err = res.LastInsertId()
+		if err != nil {
+			return 0, err
+		}
+	} else if err := d.txIns[1].QueryRow(key).Scan(&id); err != nil {
 		return 0, err
 	}
 	if len(d.ids) >= termCacheSize {
