@@ -18,7 +18,7 @@ type digest = [sha256.Size]byte
 // kept as their N-Triples form, the form the hash lines use.
 type interner struct {
 	blank  map[string]int32
-	labels []string         // by number, made by label on first use
+	labels []string         // by number, kept from label's first call on
 	pred   map[string]int32 // by IRI
 	preds  []string         // N-Triples, by number
 }
@@ -28,8 +28,8 @@ func (in *interner) nodes() int { return len(in.blank) }
 
 // label returns the label of blank node id.
 func (in *interner) label(id int32) string {
-	if len(in.labels) < len(in.blank) {
-		in.labels = slices.Grow(in.labels[:0], len(in.blank))[:len(in.blank)]
+	if in.labels == nil {
+		in.labels = make([]string, len(in.blank), len(in.blank)+1)
 		for l, i := range in.blank {
 			in.labels[i] = l
 		}
@@ -48,6 +48,9 @@ func (in *interner) blankID(label string) int32 {
 	}
 	id := int32(len(in.blank))
 	in.blank[label] = id
+	if in.labels != nil {
+		in.labels = append(in.labels, label)
+	}
 	return id
 }
 
