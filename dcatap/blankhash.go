@@ -21,6 +21,7 @@ type interner struct {
 	labels []string         // by number, kept from label's first call on
 	pred   map[string]int32 // by IRI
 	preds  []string         // N-Triples, by number
+	objs   []string         // the N-Triples of the objects of edges that are not blank nodes
 }
 
 // nodes is how many blank nodes are numbered.
@@ -65,27 +66,31 @@ func (in *interner) predID(p rdf.Term) int32 {
 	return id
 }
 
-// edge is one outgoing triple of a blank node, interned: its subject's and predicate's numbers,
-// and its object's number when the object is a blank node (o >= 0), else o is -1 and obj the
-// object's N-Triples.
+// edge is one outgoing triple of a blank node, interned (8 bytes): its predicate's number, and
+// its object's number when the object is a blank node (o >= 0), else -1-o is the index of the
+// object's N-Triples in the interner's objs.
 type edge struct {
-	s, p, o int32
-	obj     string
+	p, o int32
 }
 
-// edge interns t.
-func (in *interner) edge(t rdf.Triple) edge {
-	e := edge{s: -1, p: in.predID(t.P), o: -1}
+// edge interns t, and returns its subject's number (-1 when it is not a blank node) and its
+// predicate and object as an edge.
+func (in *interner) edge(t rdf.Triple) (int32, edge) {
+	s, e := int32(-1), edge{p: in.predID(t.P)}
 	if t.S.IsBlank() {
-		e.s = in.blankID(t.S.Value)
+		s = in.blankID(t.S.Value)
 	}
 	if t.O.IsBlank() {
 		e.o = in.blankID(t.O.Value)
 	} else {
-		e.obj = t.O.NTriples()
+		e.o = -1 - int32(len(in.objs))
+		in.objs = append(in.objs, t.O.NTriples())
 	}
-	return e
+	return s, e
 }
+
+// object returns e's object in N-Triples, when it is not a blank node.
+func (in *interner) object(e edge) string { return in.objs[-1-e.o] }
 
 // blankHasher computes the content hash of blank nodes (see Skolemize) over any source of
 // outgoing triples: a record's triples, or a whole rdf.Graph. Hashes are memoised. Nodes are
@@ -99,9 +104,12 @@ func (in *interner) edge(t rdf.Triple) edge {
 // node besides its edges). Components are hashed as Skolemize says: a Merkle hash for a node on
 // no cycle, canonical colour refinement (refiner, O((n+m) log n)) for a cycle.
 type blankHasher struct {
-	in   *interner
-	out  func(id int32) ([]edge, error)
-	memo []digest // by node number; valid where hashed is set
+	in  *interner
+	out func(id int32) ([]edge, error)
+	// dropObjs says that only the search's nodes' edges (from out) point into in.objs, so that
+	// they can go when the search ends.
+	dropObjs bool
+	memo     []digest // by node number; valid where hashed is set
 	// hashed marks the nodes whose hash is in memo.
 	hashed []bool
 	// refineSteps counts the elementary steps of colour refinement over every component
@@ -115,33 +123,36 @@ type blankHasher struct {
 	calls []searchFrame // the depth-first path from the search's start
 }
 
+// searchNode is a node the search visited. It is on Tarjan's stack exactly when it is not
+// hashed yet: a component is hashed as soon as it is taken off the stack.
 type searchNode struct {
-	id      int32
-	low     int32
-	onStack bool
-	edges   []edge // nil once the node is hashed
+	id    int32
+	low   int32
+	edges []edge // nil once the node is hashed
 }
 
 // searchFrame is one node on the depth-first path and the index of its next edge to follow.
 type searchFrame struct {
 	v    int32
-	next int
+	next int32
 }
 
 // newBlankHasher returns a hasher whose out gives a blank node's outgoing triples.
 func newBlankHasher(out func(rdf.Term) ([]rdf.Triple, error)) *blankHasher {
 	in := newInterner()
-	return newBlankHasherIDs(in, func(id int32) ([]edge, error) {
+	h := newBlankHasherIDs(in, func(id int32) ([]edge, error) {
 		ts, err := out(rdf.Blank(in.label(id)))
 		if err != nil {
 			return nil, err
 		}
 		es := make([]edge, len(ts))
 		for i, t := range ts {
-			es[i] = in.edge(t)
+			_, es[i] = in.edge(t)
 		}
 		return es, nil
 	})
+	h.dropObjs = true
+	return h
 }
 
 // newBlankHasherIDs returns a hasher over the nodes of in, whose out gives a node's outgoing
@@ -180,7 +191,7 @@ func (h *blankHasher) hashID(b int32) (digest, error) {
 	for len(h.calls) > 0 {
 		top := len(h.calls) - 1
 		v := h.calls[top].v
-		if es := h.nodes[v].edges; h.calls[top].next < len(es) {
+		if es := h.nodes[v].edges; int(h.calls[top].next) < len(es) {
 			w := es[h.calls[top].next].o
 			h.calls[top].next++
 			if w < 0 || h.done(w) {
@@ -191,7 +202,7 @@ func (h *blankHasher) hashID(b int32) (digest, error) {
 				if err := h.visit(w); err != nil {
 					return digest{}, err
 				}
-			} else if h.nodes[j-1].onStack {
+			} else { // visited and not hashed: on the stack
 				h.nodes[v].low = min(h.nodes[v].low, j-1)
 			}
 			continue
@@ -216,6 +227,10 @@ func (h *blankHasher) endSearch() {
 	for _, n := range h.nodes {
 		h.num[n.id] = 0
 	}
+	if h.dropObjs {
+		clear(h.in.objs)
+		h.in.objs = h.in.objs[:0]
+	}
 	if cap(h.nodes) > 64 {
 		h.nodes, h.stack, h.calls = nil, nil, nil
 		return
@@ -232,7 +247,7 @@ func (h *blankHasher) visit(b int32) error {
 	}
 	v := int32(len(h.nodes))
 	h.num[b] = v + 1
-	h.nodes = append(h.nodes, searchNode{id: b, low: v, onStack: true, edges: es})
+	h.nodes = append(h.nodes, searchNode{id: b, low: v, edges: es})
 	h.stack = append(h.stack, v)
 	h.calls = append(h.calls, searchFrame{v: v})
 	return nil
@@ -247,9 +262,6 @@ func (h *blankHasher) popComponent(v int32) {
 		i--
 	}
 	scc := h.stack[i:]
-	for _, w := range scc {
-		h.nodes[w].onStack = false
-	}
 	if len(scc) == 1 && !h.selfLoop(scc[0]) {
 		n := &h.nodes[scc[0]]
 		h.memo[n.id], h.hashed[n.id] = h.digestOf("node", n.edges, nil), true
@@ -282,18 +294,19 @@ func (h *blankHasher) selfLoop(v int32) bool {
 // hashed (inside, by node number, may be nil), else as "_:" and its hash from memo.
 func (h *blankHasher) digestOf(tag string, es []edge, inside map[int32]int32) digest {
 	lines := make([]string, 0, len(es))
+	var b []byte
 	for _, e := range es {
-		var obj string
+		b = append(append(b[:0], h.in.preds[e.p]...), ' ')
 		switch _, in := inside[e.o]; {
 		case e.o < 0:
-			obj = e.obj
+			b = append(b, h.in.object(e)...)
 		case in:
-			obj = "_:"
+			b = append(b, "_:"...)
 		default:
 			d := h.memo[e.o]
-			obj = "_:" + hex.EncodeToString(d[:])
+			b = hex.AppendEncode(append(b, "_:"...), d[:])
 		}
-		lines = append(lines, h.in.preds[e.p]+" "+obj)
+		lines = append(lines, string(b))
 	}
 	slices.Sort(lines)
 	lines = slices.Compact(lines)

@@ -1,7 +1,6 @@
 package dcatap
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -57,13 +56,15 @@ func GraphHash(g rdf.Graph) (string, error) {
 		out = func(id int32) ([]edge, error) {
 			var es []edge
 			err := g.Match(rdf.Blank(in.label(id)), rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
-				es = append(es, in.edge(t))
+				_, e := in.edge(t)
+				es = append(es, e)
 				return nil
 			})
 			return es, err
 		}
 	}
 	h := newBlankHasherIDs(in, out)
+	h.dropObjs = kept == nil
 	// Pass 2: each blank node's content hash.
 	for id := range int32(in.nodes()) {
 		if _, err := h.hashID(id); err != nil {
@@ -71,23 +72,30 @@ func GraphHash(g rdf.Graph) (string, error) {
 		}
 	}
 	// Pass 3: triples with blank nodes, each written with the nodes' hashes.
-	node := func(id int32) string {
+	var b []byte
+	node := func(b []byte, id int32) []byte {
 		d := h.memo[id]
-		return "_:" + hex.EncodeToString(d[:])
+		return hex.AppendEncode(append(b, "_:"...), d[:])
 	}
-	line := func(s string, e edge) string {
-		o := e.obj
+	line := func(b []byte, e edge) []byte { // b holds the subject
+		b = append(append(append(b, ' '), in.preds[e.p]...), ' ')
 		if e.o >= 0 {
-			o = node(e.o)
+			b = node(b, e.o)
+		} else {
+			b = append(b, in.object(e)...)
 		}
-		return s + " " + in.preds[e.p] + " " + o + " ."
+		return append(b, " ."...)
 	}
 	if kept != nil {
-		for _, e := range kept.edges {
-			m.add(line(node(e.s), e))
+		for id := range int32(in.nodes()) {
+			for _, e := range kept.of(id) {
+				b = line(node(b[:0], id), e)
+				m.addBytes(b)
+			}
 		}
 		for _, t := range kept.into {
-			m.add(line(t.s, t.edge))
+			b = line(append(b[:0], t.s...), t.edge)
+			m.addBytes(b)
 		}
 		return m.value(), nil
 	}
@@ -95,7 +103,7 @@ func GraphHash(g rdf.Graph) (string, error) {
 		if !t.IsBlank() {
 			return t.NTriples()
 		}
-		return node(in.blank[t.Value])
+		return string(node(nil, in.blank[t.Value]))
 	}
 	err = g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
 		if t.S.IsBlank() || t.O.IsBlank() {
@@ -138,14 +146,16 @@ func (k *keptTriples) of(id int32) []edge {
 // disk store's cursor) serves.
 func graphHashGround(g rdf.Graph, m *multisetHash, in *interner) (*keptTriples, error) {
 	k := &keptTriples{}
+	var edges []edge
+	var subjects []int32 // edges[i]'s subject
 	n := 0
 	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
 		if !t.S.IsBlank() && !t.O.IsBlank() {
 			m.add(t.NTriples())
 			return nil
 		}
-		if n++; n > graphHashKeptTriples {
-			k = nil // the numbers stay
+		if n++; n > graphHashKeptTriples && k != nil {
+			k, edges, subjects, in.objs = nil, nil, nil, nil // the numbers stay
 		}
 		if k == nil {
 			if t.S.IsBlank() {
@@ -156,9 +166,9 @@ func graphHashGround(g rdf.Graph, m *multisetHash, in *interner) (*keptTriples, 
 			}
 			return nil
 		}
-		e := in.edge(t)
-		if e.s >= 0 {
-			k.edges = append(k.edges, e)
+		s, e := in.edge(t)
+		if s >= 0 {
+			edges, subjects = append(edges, e), append(subjects, s)
 		} else {
 			k.into = append(k.into, intoTriple{s: t.S.NTriples(), edge: e})
 		}
@@ -167,13 +177,19 @@ func graphHashGround(g rdf.Graph, m *multisetHash, in *interner) (*keptTriples, 
 	if err != nil || k == nil {
 		return nil, err
 	}
-	slices.SortStableFunc(k.edges, func(a, b edge) int { return cmp.Compare(a.s, b.s) })
+	// Order the edges by subject, keeping each node's in the order read (a counting sort).
 	k.start = make([]int32, in.nodes()+1)
-	for _, e := range k.edges {
-		k.start[e.s+1]++
+	for _, s := range subjects {
+		k.start[s+1]++
 	}
 	for i := 1; i < len(k.start); i++ {
 		k.start[i] += k.start[i-1]
+	}
+	next := slices.Clone(k.start[:len(k.start)-1])
+	k.edges = make([]edge, len(edges))
+	for i, e := range edges {
+		k.edges[next[subjects[i]]] = e
+		next[subjects[i]]++
 	}
 	return k, nil
 }
@@ -185,8 +201,10 @@ type multisetHash struct {
 	count uint64
 }
 
-func (m *multisetHash) add(line string) {
-	d := sha256.Sum256([]byte(line))
+func (m *multisetHash) add(line string) { m.addBytes([]byte(line)) }
+
+func (m *multisetHash) addBytes(line []byte) {
+	d := sha256.Sum256(line)
 	var carry uint64
 	for i := range 4 {
 		m.sum[i], carry = bits.Add64(m.sum[i], binary.LittleEndian.Uint64(d[8*i:]), carry)
