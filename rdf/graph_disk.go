@@ -265,11 +265,16 @@ func (d *diskGraph) termID(t Term) (int64, error) {
 	} else if err := d.txIns[1].QueryRow(key).Scan(&id); err != nil {
 		return 0, err
 	}
+	d.cache(t, id)
+	return id, nil
+}
+
+// cache keeps t's id in the bounded cache.
+func (d *diskGraph) cache(t Term, id int64) {
 	if len(d.ids) >= termCacheSize {
 		clear(d.ids)
 	}
 	d.ids[t] = id
-	return id, nil
 }
 
 func (d *diskGraph) add(t Triple) error {
@@ -367,7 +372,7 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 		where += " AND " + c.col + " = ?"
 		args = append(args, id)
 	}
-	q := `SELECT t.rowid, ts.key, tp.key, tt.key FROM triple t
+	q := `SELECT t.rowid, t.o, ts.key, tp.key, tt.key FROM triple t
 		JOIN term ts ON ts.id = t.s JOIN term tp ON tp.id = t.p JOIN term tt ON tt.id = t.o
 		WHERE ` + where + ` ORDER BY t.rowid LIMIT ` + fmt.Sprint(diskPage)
 	stmt, ok := d.sel[q]
@@ -387,10 +392,10 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 		if err != nil {
 			return fmt.Errorf("rdf: graph spill file: %w", err)
 		}
-		var last int64
+		var last, oid int64
 		for rows.Next() {
 			var ks, kp, ko []byte
-			if err := rows.Scan(&last, &ks, &kp, &ko); err != nil {
+			if err := rows.Scan(&last, &oid, &ks, &kp, &ko); err != nil {
 				rows.Close()
 				return fmt.Errorf("rdf: graph spill file: %w", err)
 			}
@@ -402,6 +407,11 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 			if err := errors.Join(e1, e2, e3); err != nil {
 				rows.Close()
 				return err
+			}
+			if !s.IsZero() && !tr.O.IsLiteral() {
+				// A walk by subject (a record's closure) looks the object up next: its id
+				// is known, so no query for it.
+				d.cache(tr.O, oid)
 			}
 			page = append(page, tr)
 		}
