@@ -10,83 +10,200 @@ import (
 
 type digest = [sha256.Size]byte
 
+// interner numbers blank nodes and predicates as int32, so that the blank hasher's per-node
+// state is slices indexed by node (a 32-byte hash, a search number) and its edges are 8 bytes,
+// not maps keyed by rdf.Term and triples of three terms (GraphHash of a chain of a million blank
+// nodes held 854 MiB that way, 205–217 MiB now: TestGraphHashChainMemory). A blank node is known by its label (two blank terms are the same term
+// exactly when their labels are equal), numbered 0, 1, … in the order first seen. Predicates are
+// kept as their N-Triples form, the form the hash lines use.
+type interner struct {
+	blank  map[string]int32
+	labels []string         // by number, kept from label's first call on
+	pred   map[string]int32 // by IRI
+	preds  []string         // N-Triples, by number
+	objs   []string         // the N-Triples of the objects of edges that are not blank nodes
+}
+
+// nodes is how many blank nodes are numbered.
+func (in *interner) nodes() int { return len(in.blank) }
+
+// label returns the label of blank node id.
+func (in *interner) label(id int32) string {
+	if in.labels == nil {
+		in.labels = make([]string, len(in.blank), len(in.blank)+1)
+		for l, i := range in.blank {
+			in.labels[i] = l
+		}
+	}
+	return in.labels[id]
+}
+
+func newInterner() *interner {
+	return &interner{blank: map[string]int32{}, pred: map[string]int32{}}
+}
+
+// blankID returns the number of the blank node labelled label, numbering it if it is new.
+func (in *interner) blankID(label string) int32 {
+	if id, ok := in.blank[label]; ok {
+		return id
+	}
+	id := int32(len(in.blank))
+	in.blank[label] = id
+	if in.labels != nil {
+		in.labels = append(in.labels, label)
+	}
+	return id
+}
+
+// predID returns the number of predicate p (an IRI), numbering it if it is new.
+func (in *interner) predID(p rdf.Term) int32 {
+	if id, ok := in.pred[p.Value]; ok {
+		return id
+	}
+	id := int32(len(in.preds))
+	in.pred[p.Value] = id
+	in.preds = append(in.preds, p.NTriples())
+	return id
+}
+
+// edge is one outgoing triple of a blank node, interned (8 bytes): its predicate's number, and
+// its object's number when the object is a blank node (o >= 0), else -1-o is the index of the
+// object's N-Triples in the interner's objs.
+type edge struct {
+	p, o int32
+}
+
+// edge interns t, and returns its subject's number (-1 when it is not a blank node) and its
+// predicate and object as an edge.
+func (in *interner) edge(t rdf.Triple) (int32, edge) {
+	s, e := int32(-1), edge{p: in.predID(t.P)}
+	if t.S.IsBlank() {
+		s = in.blankID(t.S.Value)
+	}
+	if t.O.IsBlank() {
+		e.o = in.blankID(t.O.Value)
+	} else {
+		e.o = -1 - int32(len(in.objs))
+		in.objs = append(in.objs, t.O.NTriples())
+	}
+	return s, e
+}
+
+// object returns e's object in N-Triples, when it is not a blank node.
+func (in *interner) object(e edge) string { return in.objs[-1-e.o] }
+
 // blankHasher computes the content hash of blank nodes (see Skolemize) over any source of
-// outgoing triples: a record's triples, or a whole rdf.Graph. Hashes are memoised.
+// outgoing triples: a record's triples, or a whole rdf.Graph. Hashes are memoised. Nodes are
+// numbered by an interner, and everything the hasher holds per node is indexed by that number.
 //
 // The strongly connected components of blank nodes are found by Tarjan's algorithm with an
 // explicit stack (searchFrame), not Go recursion: a chain of a million blank nodes needs no more
 // Go stack than a chain of one (a stack overflow is a fatal error that no recover stops). A
-// search holds the outgoing triples of the nodes it has visited and not yet hashed, so its
-// memory grows linearly with the blank nodes reachable from where it starts. Components are
-// hashed as Skolemize says: a Merkle hash for a node on no cycle, canonical colour refinement
-// (refiner, O((n+m) log n)) for a cycle.
+// search holds the outgoing edges of the nodes it has visited and not yet hashed, so its
+// memory grows linearly with the blank nodes reachable from where it starts (about 44 bytes a
+// node besides its edges). Components are hashed as Skolemize says: a Merkle hash for a node on
+// no cycle, canonical colour refinement (refiner, O((n+m) log n)) for a cycle.
 type blankHasher struct {
-	out  func(rdf.Term) ([]rdf.Triple, error)
-	memo map[rdf.Term]digest
+	in  *interner
+	out func(id int32) ([]edge, error)
+	// dropObjs says that only the search's nodes' edges (from out) point into in.objs, so that
+	// they can go when the search ends.
+	dropObjs bool
+	memo     []digest // by node number; valid where hashed is set
+	// hashed marks the nodes whose hash is in memo.
+	hashed []bool
 	// refineSteps counts the elementary steps of colour refinement over every component
 	// hashed so far, so that tests can check the work stays near-linear.
 	refineSteps int
 
 	// Tarjan's state, per search.
-	num   map[rdf.Term]int32 // a visited node's search number, its index in nodes
+	num   []int32 // by node number: 1 + the node's search number (its index in nodes), 0 when unvisited
 	nodes []searchNode
 	stack []int32       // Tarjan's stack of search numbers
 	calls []searchFrame // the depth-first path from the search's start
 }
 
+// searchNode is a node the search visited. It is on Tarjan's stack exactly when it is not
+// hashed yet: a component is hashed as soon as it is taken off the stack.
 type searchNode struct {
-	term    rdf.Term
-	low     int32
-	onStack bool
-	edges   []rdf.Triple // nil once the node is hashed
+	id    int32
+	low   int32
+	edges []edge // nil once the node is hashed
 }
 
 // searchFrame is one node on the depth-first path and the index of its next edge to follow.
 type searchFrame struct {
 	v    int32
-	next int
+	next int32
 }
 
+// newBlankHasher returns a hasher whose out gives a blank node's outgoing triples.
 func newBlankHasher(out func(rdf.Term) ([]rdf.Triple, error)) *blankHasher {
-	return &blankHasher{out: out, memo: map[rdf.Term]digest{}}
+	in := newInterner()
+	h := newBlankHasherIDs(in, func(id int32) ([]edge, error) {
+		ts, err := out(rdf.Blank(in.label(id)))
+		if err != nil {
+			return nil, err
+		}
+		es := make([]edge, len(ts))
+		for i, t := range ts {
+			_, es[i] = in.edge(t)
+		}
+		return es, nil
+	})
+	h.dropObjs = true
+	return h
 }
 
-// hash returns b's content hash. The only error is the out function's.
+// newBlankHasherIDs returns a hasher over the nodes of in, whose out gives a node's outgoing
+// edges.
+func newBlankHasherIDs(in *interner, out func(id int32) ([]edge, error)) *blankHasher {
+	return &blankHasher{in: in, out: out}
+}
+
+// hash returns blank node b's content hash. The only error is the out function's.
 func (h *blankHasher) hash(b rdf.Term) (digest, error) {
-	if d, ok := h.memo[b]; ok {
-		return d, nil
+	return h.hashID(h.in.blankID(b.Value))
+}
+
+// fit sizes the per-node slices to the interner's nodes.
+func (h *blankHasher) fit() {
+	if n := h.in.nodes(); len(h.memo) < n {
+		h.memo = append(h.memo, make([]digest, n-len(h.memo))...)
+		h.hashed = append(h.hashed, make([]bool, n-len(h.hashed))...)
+		h.num = append(h.num, make([]int32, n-len(h.num))...)
 	}
-	// Small state is cleared and reused (most searches visit a node or two); big state is
-	// dropped, since clearing costs its capacity on every later search.
-	if h.num == nil || len(h.num) > 64 {
-		h.num, h.nodes = map[rdf.Term]int32{}, nil
-	} else {
-		clear(h.num)
-		clear(h.nodes)
-		h.nodes = h.nodes[:0]
+}
+
+// done reports whether node id is hashed.
+func (h *blankHasher) done(id int32) bool { return int(id) < len(h.hashed) && h.hashed[id] }
+
+// hashID returns node id's content hash. The only error is the out function's.
+func (h *blankHasher) hashID(b int32) (digest, error) {
+	if h.done(b) {
+		return h.memo[b], nil
 	}
-	h.stack, h.calls = h.stack[:0], h.calls[:0]
+	h.fit()
+	defer h.endSearch()
 	if err := h.visit(b); err != nil {
 		return digest{}, err
 	}
 	for len(h.calls) > 0 {
 		top := len(h.calls) - 1
 		v := h.calls[top].v
-		if es := h.nodes[v].edges; h.calls[top].next < len(es) {
-			w := es[h.calls[top].next].O
+		if es := h.nodes[v].edges; int(h.calls[top].next) < len(es) {
+			w := es[h.calls[top].next].o
 			h.calls[top].next++
-			if !w.IsBlank() {
+			if w < 0 || h.done(w) {
 				continue
 			}
-			if _, done := h.memo[w]; done {
-				continue
-			}
-			if j, seen := h.num[w]; !seen {
+			h.fit() // out may have numbered new nodes
+			if j := h.num[w]; j == 0 {
 				if err := h.visit(w); err != nil {
 					return digest{}, err
 				}
-			} else if h.nodes[j].onStack {
-				h.nodes[v].low = min(h.nodes[v].low, j)
+			} else { // visited and not hashed: on the stack
+				h.nodes[v].low = min(h.nodes[v].low, j-1)
 			}
 			continue
 		}
@@ -103,15 +220,34 @@ func (h *blankHasher) hash(b rdf.Term) (digest, error) {
 	return h.memo[b], nil
 }
 
-// visit starts the search of blank node b.
-func (h *blankHasher) visit(b rdf.Term) error {
+// endSearch unmarks the search's nodes one by one (most searches visit a node or two) and
+// drops big state, whose capacity would otherwise stay held (a chain's one search holds every
+// node of it).
+func (h *blankHasher) endSearch() {
+	for _, n := range h.nodes {
+		h.num[n.id] = 0
+	}
+	if h.dropObjs {
+		clear(h.in.objs)
+		h.in.objs = h.in.objs[:0]
+	}
+	if cap(h.nodes) > 64 {
+		h.nodes, h.stack, h.calls = nil, nil, nil
+		return
+	}
+	clear(h.nodes)
+	h.nodes, h.stack, h.calls = h.nodes[:0], h.stack[:0], h.calls[:0]
+}
+
+// visit starts the search of node b.
+func (h *blankHasher) visit(b int32) error {
 	es, err := h.out(b)
 	if err != nil {
 		return err
 	}
 	v := int32(len(h.nodes))
-	h.num[b] = v
-	h.nodes = append(h.nodes, searchNode{term: b, low: v, onStack: true, edges: es})
+	h.num[b] = v + 1
+	h.nodes = append(h.nodes, searchNode{id: b, low: v, edges: es})
 	h.stack = append(h.stack, v)
 	h.calls = append(h.calls, searchFrame{v: v})
 	return nil
@@ -120,22 +256,21 @@ func (h *blankHasher) visit(b rdf.Term) error {
 // popComponent takes the component whose root is v off Tarjan's stack and hashes it; every
 // blank object outside it is hashed already.
 func (h *blankHasher) popComponent(v int32) {
+	h.fit()
 	i := len(h.stack) - 1
 	for h.stack[i] != v {
 		i--
 	}
 	scc := h.stack[i:]
-	for _, w := range scc {
-		h.nodes[w].onStack = false
-	}
 	if len(scc) == 1 && !h.selfLoop(scc[0]) {
 		n := &h.nodes[scc[0]]
-		h.memo[n.term] = h.digestOf("node", n.edges, nil)
+		h.memo[n.id], h.hashed[n.id] = h.digestOf("node", n.edges, nil), true
 	} else {
 		r := newRefiner(h, scc)
 		r.run()
 		for i, d := range r.digests() {
-			h.memo[h.nodes[scc[i]].term] = d
+			id := h.nodes[scc[i]].id
+			h.memo[id], h.hashed[id] = d, true
 		}
 		h.refineSteps += r.steps
 	}
@@ -146,8 +281,8 @@ func (h *blankHasher) popComponent(v int32) {
 }
 
 func (h *blankHasher) selfLoop(v int32) bool {
-	for _, t := range h.nodes[v].edges {
-		if t.O == h.nodes[v].term {
+	for _, e := range h.nodes[v].edges {
+		if e.o == h.nodes[v].id {
 			return true
 		}
 	}
@@ -155,22 +290,23 @@ func (h *blankHasher) selfLoop(v int32) bool {
 }
 
 // digestOf hashes tag and the sorted distinct lines "<predicate> object" of the outgoing
-// triples es. A blank object is written as "_:" when inside says it is in the component being
-// hashed (inside may be nil), else as "_:" and its hash from memo.
-func (h *blankHasher) digestOf(tag string, es []rdf.Triple, inside map[rdf.Term]int32) digest {
+// edges es. A blank object is written as "_:" when inside says it is in the component being
+// hashed (inside, by node number, may be nil), else as "_:" and its hash from memo.
+func (h *blankHasher) digestOf(tag string, es []edge, inside map[int32]int32) digest {
 	lines := make([]string, 0, len(es))
-	for _, t := range es {
-		var obj string
-		switch _, in := inside[t.O]; {
-		case !t.O.IsBlank():
-			obj = t.O.NTriples()
+	var b []byte
+	for _, e := range es {
+		b = append(append(b[:0], h.in.preds[e.p]...), ' ')
+		switch _, in := inside[e.o]; {
+		case e.o < 0:
+			b = append(b, h.in.object(e)...)
 		case in:
-			obj = "_:"
+			b = append(b, "_:"...)
 		default:
-			d := h.memo[t.O]
-			obj = "_:" + hex.EncodeToString(d[:])
+			d := h.memo[e.o]
+			b = hex.AppendEncode(append(b, "_:"...), d[:])
 		}
-		lines = append(lines, t.P.NTriples()+" "+obj)
+		lines = append(lines, string(b))
 	}
 	slices.Sort(lines)
 	lines = slices.Compact(lines)

@@ -7,8 +7,6 @@ import (
 	"encoding/binary"
 	"slices"
 	"strconv"
-
-	"github.com/harvester-dev/harvester/rdf"
 )
 
 // refiner hashes the nodes of one strongly connected component of blank nodes (a cycle) by
@@ -55,9 +53,9 @@ type arc struct{ node, pred int32 }
 // the refiner is scc[i].
 func newRefiner(h *blankHasher, scc []int32) *refiner {
 	n := len(scc)
-	local := make(map[rdf.Term]int32, n)
+	local := make(map[int32]int32, n) // node number -> index in scc
 	for i, v := range scc {
-		local[h.nodes[v].term] = int32(i)
+		local[h.nodes[v].id] = int32(i)
 	}
 	r := &refiner{init: make([]digest, n), in: make([][]arc, n), out: make([][]arc, n),
 		elems: make([]int32, n), pos: make([]int32, n), cell: make([]int32, n), end: make([]int32, n),
@@ -65,9 +63,9 @@ func newRefiner(h *blankHasher, scc []int32) *refiner {
 	predID := map[string]int32{}
 	for i, v := range scc {
 		r.init[i] = h.digestOf("cycle0", h.nodes[v].edges, local)
-		for _, t := range h.nodes[v].edges {
-			if _, ok := local[t.O]; ok {
-				predID[t.P.NTriples()] = 0
+		for _, e := range h.nodes[v].edges {
+			if _, ok := local[e.o]; ok {
+				predID[h.in.preds[e.p]] = 0
 			}
 		}
 	}
@@ -79,9 +77,9 @@ func newRefiner(h *blankHasher, scc []int32) *refiner {
 		predID[p] = int32(i)
 	}
 	for i, v := range scc {
-		for _, t := range h.nodes[v].edges {
-			if j, ok := local[t.O]; ok {
-				r.out[i] = append(r.out[i], arc{j, predID[t.P.NTriples()]})
+		for _, e := range h.nodes[v].edges {
+			if j, ok := local[e.o]; ok {
+				r.out[i] = append(r.out[i], arc{j, predID[h.in.preds[e.p]]})
 			}
 		}
 		slices.SortFunc(r.out[i], compareArcs)

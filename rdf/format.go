@@ -78,8 +78,9 @@ type Warning struct {
 func (w Warning) String() string { return fmt.Sprintf("[line: %d, col: %d] %s", w.Line, w.Col, w.Msg) }
 
 // Parse reads one document of format f from r and calls fn for each triple, in document order
-// where the syntax allows streaming (Turtle, N-Triples, N-Quads, RDF/XML, and JSON-LD node by
-// node of its top-level @graph) and after reading the rest of a JSON-LD document. Relative IRIs
+// where the syntax allows streaming (Turtle, N-Triples, N-Quads, RDF/XML; JSON-LD streams its
+// top-level @graph in batches of node objects, each batch's triples in node map order) and after
+// reading the rest of a JSON-LD document. Relative IRIs
 // resolve against base (the document's URL). Named graphs of N-Quads, TriG and JSON-LD are
 // merged into one graph. It returns a *SyntaxError for a document that does not parse or
 // breaks a cap of Options (no triple is promised to have been delivered before it), fn's error

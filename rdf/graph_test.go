@@ -202,3 +202,21 @@ func BenchmarkGraph1M(b *testing.B) {
 		b.ReportMetric(peakRSS(), "peak-RSS-MiB")
 	}
 }
+
+// TestGraphSpillCountsRepeatsInABatch: on disk, triples are inserted many to a statement; one
+// repeated within a statement, or given again before Len, is still one triple.
+func TestGraphSpillCountsRepeatsInABatch(t *testing.T) {
+	g, err := rdf.NewGraph(t.TempDir(), 0)
+	require.NoError(t, err)
+	defer g.Close()
+	p := rdf.IRI("http://e/p")
+	a := rdf.Triple{S: rdf.IRI("http://e/a"), P: p, O: rdf.Literal("1", "", "")}
+	for i := range 100 {
+		require.NoError(t, g.Add(a))
+		require.NoError(t, g.Add(rdf.Triple{S: rdf.Blank("b" + strconv.Itoa(i%10)), P: p, O: a.S}))
+	}
+	require.Equal(t, 11, g.Len())
+	require.Equal(t, 11, count(t, g, rdf.Term{}, rdf.Term{}, rdf.Term{}))
+	require.NoError(t, g.Add(a))
+	require.Equal(t, 11, g.Len())
+}

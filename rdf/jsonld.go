@@ -24,13 +24,14 @@ func (noRemoteLoader) LoadDocument(u string) (*ld.RemoteDocument, error) {
 	return nil, ld.NewJsonLdError(ld.LoadingRemoteContextFailed, fmt.Errorf("%w: %s (inline the context)", ErrRemoteContext, u))
 }
 
-// jsonldParser streams a JSON-LD document: json-gold expands and converts one node object of
-// the top-level @graph array (or of a top-level array) at a time, with the document's
-// @context parsed once and one blank node issuer for the whole document, so that a node's
-// blank node labels mean the same node across the array (JSON-LD 1.1 API §8.4 on each node
-// gives the triples of the whole document, graphs merged). What is not in that array (the
-// @context, the other members of the top-level object, and @graph elements read before an
-// @context that may follow) is held whole.
+// jsonldParser streams a JSON-LD document: json-gold expands one node object of the top-level
+// @graph array (or of a top-level array) at a time and converts them to triples in batches of
+// up to jsonldBatchNodes node objects or jsonldBatchBytes bytes, with the document's @context
+// parsed once and one blank node issuer for the whole document, so that a node's blank node
+// labels mean the same node across the array (JSON-LD 1.1 API §8.4 on each batch gives the
+// triples of the whole document, graphs merged). What is not in that array (the @context, the
+// other members of the top-level object, and @graph elements read before an @context that may
+// follow) is held whole.
 type jsonldParser struct {
 	cr      *capReader
 	dec     *json.Decoder
@@ -44,14 +45,34 @@ type jsonldParser struct {
 	hold    int64 // the cap on bytes held at once: 2×maxTerm
 	held    int64 // bytes held now outside the streamed array
 	at      int64 // offset of the value being handled, for errors
+
+	// The node map of the node objects converted but not yet turned into triples (nil when
+	// none is), how many node objects and JSON bytes it holds, and where the first starts.
+	batch      map[string]any
+	batchN     int
+	batchBytes int64
+	batchAt    int64
 }
+
+// A batch of node objects is turned into triples at once when it holds this many node objects
+// or JSON bytes: json-gold's GraphToRDF checks every http(s) IRI against a regular expression,
+// remembering the results only within one call, and called once a node object that check was
+// 60% of json-gold's time on a chain of blank nodes (BenchmarkRDFBlankChainJSONLD). The byte
+// bound keeps the batch small and bounds the node map's merge of values of one node (json-gold
+// compares each value with those before it).
+const (
+	jsonldBatchNodes = 256
+	jsonldBatchBytes = 64 << 10
+)
 
 // parseJSONLD parses a JSON-LD 1.1 document (expanded, compacted with an inline @context, or
 // with @graph) with github.com/piprate/json-gold (JSON-LD 1.1 API §8.4 toRdf), streaming the
 // top-level @graph array (or top-level array) node object by node object: memory holds one
 // node object and what is outside the array, each at most 2×o.MaxTermBytes bytes (32 MiB by
-// default); a larger one is a *SyntaxError once that much is read, and so is a term over
-// o.MaxTermBytes. An @context that comes after a @graph array longer than that cap is a
+// default), and the converted batch (at most 256 node objects of 64 KiB of JSON together, or
+// the one node object that passes that); a larger node object is a *SyntaxError once that much
+// is read, and so is a term over o.MaxTermBytes (at the position of its node object). The
+// triples of a batch come in json-gold's node map order, not the document's. An @context that comes after a @graph array longer than that cap is a
 // *SyntaxError too (the nodes before it were read without it). A JSON syntax error is a
 // *SyntaxError with the line and column of the offending byte; a JSON-LD error (an invalid
 // context, a remote context) is a *SyntaxError at line 0.
@@ -77,6 +98,9 @@ func parseJSONLD(r io.Reader, base string, o Options, fn func(Triple) error) err
 		err = p.array("")
 	case json.Delim('{'):
 		err = p.object()
+	}
+	if err == nil {
+		err = p.flushBatch()
 	}
 	if err != nil {
 		return err
@@ -152,7 +176,7 @@ func (p *jsonldParser) object() error {
 	if len(rest) == 0 {
 		return nil
 	}
-	return p.convert(rest, "")
+	return p.convert(rest, "", 0)
 }
 
 // setAt records off as the start of the value being handled, for an error's position.
@@ -225,7 +249,7 @@ func (p *jsonldParser) flush(pending *[]json.RawMessage) error {
 		}
 		p.held -= int64(len(raw))
 		(*pending)[i] = nil
-		if err := p.convert(v, "@graph"); err != nil {
+		if err := p.convert(v, "@graph", int64(len(raw))); err != nil {
 			return err
 		}
 	}
@@ -255,7 +279,7 @@ func (p *jsonldParser) element(activeProperty string) error {
 	if err := p.dec.Decode(&v); err != nil {
 		return p.jsonErr(err)
 	}
-	return p.convert(v, activeProperty)
+	return p.convert(v, activeProperty, p.dec.InputOffset()-p.at)
 }
 
 // decodeHeld reads one value to keep until the end of the document, within what is left of
@@ -272,10 +296,14 @@ func (p *jsonldParser) decodeHeld() (any, error) {
 	return v, nil
 }
 
-// convert expands one element with the document's context and delivers its triples
-// (JSON-LD 1.1 API: the Expansion, Node Map Generation and Deserialize JSON-LD to RDF
-// algorithms, graphs merged). json-gold panics on some malformed input: that is an error.
-func (p *jsonldParser) convert(v any, activeProperty string) (err error) {
+// convert expands one element (size bytes of JSON) with the document's context and delivers
+// its triples (JSON-LD 1.1 API: the Expansion, Node Map Generation and Deserialize JSON-LD to RDF
+// algorithms, graphs merged). Node objects are gathered into a batch's node map, as the
+// algorithms gather a whole document's, and turned into triples a batch at a time (flushBatch);
+// a node object with more than maxNodeValues values of a property is turned into triples on its
+// own, in parts (splitNode). A term over the term cap is refused at the element's position.
+// json-gold panics on some malformed input: that is an error.
+func (p *jsonldParser) convert(v any, activeProperty string, size int64) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = p.ldErr(fmt.Errorf("json-gold: %v", r))
@@ -291,22 +319,89 @@ func (p *jsonldParser) convert(v any, activeProperty string) (err error) {
 	if expanded == nil {
 		return nil
 	}
-	for _, part := range splitNode(expanded) {
-		nodeMap := map[string]any{"@default": map[string]any{}}
-		if _, err := p.api.GenerateNodeMap(part, nodeMap, "@default", p.issuer, "", "", nil); err != nil {
-			return p.ldErr(err)
-		}
-		ds := ld.NewRDFDataset()
-		for name, g := range nodeMap {
-			if !ld.IsRelativeIri(name) {
-				ds.GraphToRDF(name, g.(map[string]any), p.issuer, false)
-			}
-		}
-		if err := p.deliver(ds); err != nil {
+	if n := longestString(expanded); n > p.maxTerm {
+		return p.termErr(n, p.at)
+	}
+	parts := splitNode(expanded)
+	if len(parts) > 1 {
+		if err := p.flushBatch(); err != nil {
 			return err
 		}
+		for _, part := range parts {
+			if err := p.addToBatch(part); err != nil {
+				return err
+			}
+			if err := p.flushBatch(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if p.batch == nil {
+		p.batchAt = p.at
+	}
+	if err := p.addToBatch(expanded); err != nil {
+		return err
+	}
+	p.batchN++
+	if p.batchBytes += size; p.batchN >= jsonldBatchNodes || p.batchBytes >= jsonldBatchBytes {
+		return p.flushBatch()
 	}
 	return nil
+}
+
+// addToBatch adds an expanded element to the batch's node map (Node Map Generation).
+func (p *jsonldParser) addToBatch(expanded any) error {
+	if p.batch == nil {
+		p.batch = map[string]any{"@default": map[string]any{}}
+	}
+	if _, err := p.api.GenerateNodeMap(expanded, p.batch, "@default", p.issuer, "", "", nil); err != nil {
+		return p.ldErr(err)
+	}
+	return nil
+}
+
+// flushBatch turns the batch's node map into triples and delivers them.
+func (p *jsonldParser) flushBatch() (err error) {
+	if p.batch == nil {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = p.ldErr(fmt.Errorf("json-gold: %v", r))
+		}
+	}()
+	nodeMap := p.batch
+	p.batch, p.batchN, p.batchBytes = nil, 0, 0
+	ds := ld.NewRDFDataset()
+	for name, g := range nodeMap {
+		if !ld.IsRelativeIri(name) {
+			ds.GraphToRDF(name, g.(map[string]any), p.issuer, false)
+		}
+	}
+	return p.deliver(ds)
+}
+
+// longestString returns the length of the longest string in an expanded JSON-LD value: its
+// @id, property IRIs, @type and @value strings.
+func longestString(v any) int {
+	switch v := v.(type) {
+	case string:
+		return len(v)
+	case []any:
+		n := 0
+		for _, x := range v {
+			n = max(n, longestString(x))
+		}
+		return n
+	case map[string]any:
+		n := 0
+		for k, x := range v {
+			n = max(n, len(k), longestString(x))
+		}
+		return n
+	}
+	return 0
 }
 
 // maxNodeValues is how many values of one property splitNode leaves in one node object.
@@ -347,11 +442,8 @@ func (p *jsonldParser) deliver(ds *ld.RDFDataset) error {
 				continue
 			}
 			for _, t := range []Term{s, pr, o} {
-				if len(t.Value) > p.maxTerm {
-					l, c := p.cr.lineCol(p.at)
-					return &SyntaxError{Format: JSONLD, Line: l, Col: c, Msg: fmt.Sprintf(
-						"JSON-LD: a term of %d bytes, over the term cap of %d bytes (the record size cap, --max-record-bytes)",
-						len(t.Value), p.maxTerm)}
+				if len(t.Value) > p.maxTerm { // a lexical form json-gold made (convert checked the rest)
+					return p.termErr(len(t.Value), p.batchAt)
 				}
 			}
 			if err := p.fn(Triple{S: s, P: pr, O: o}); err != nil {
@@ -360,6 +452,14 @@ func (p *jsonldParser) deliver(ds *ld.RDFDataset) error {
 		}
 	}
 	return nil
+}
+
+// termErr is a term of n bytes over the term cap, in the element at offset at.
+func (p *jsonldParser) termErr(n int, at int64) error {
+	l, c := p.cr.lineCol(at)
+	return &SyntaxError{Format: JSONLD, Line: l, Col: c, Msg: fmt.Sprintf(
+		"JSON-LD: a term of %d bytes, over the term cap of %d bytes (the record size cap, --max-record-bytes)",
+		n, p.maxTerm)}
 }
 
 // ldErr is a JSON-LD error as a *SyntaxError (no position: json-gold gives none).

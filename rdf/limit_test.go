@@ -72,7 +72,8 @@ func TestJSONLDStreamsGraph(t *testing.T) {
 
 // TestJSONLDStreamSameGraph: streaming gives the triples the whole-document conversion gives,
 // with an @context first, an @context after a short @graph, and blank node labels shared
-// between the nodes of the array.
+// between the nodes of the array (the triples of a batch of node objects come in node map
+// order, not the document's).
 func TestJSONLDStreamSameGraph(t *testing.T) {
 	const ctx = `"@context":{"ex":"http://e/","title":{"@id":"ex:title","@language":"en"},"ref":{"@id":"ex:ref","@type":"@id"}}`
 	const nodes = `"@graph":[{"@id":"ex:a","title":"A","ref":"_:x"},{"@id":"_:x","title":"X"},{"title":"anon"}]`
@@ -87,7 +88,7 @@ func TestJSONLDStreamSameGraph(t *testing.T) {
 		"context last":  "{" + nodes + "," + ctx + "}",
 		"top-level @id": `{"@id":"http://e/g",` + ctx + "," + nodes + "}",
 	} {
-		require.Equal(t, want, parseLines(t, rdf.JSONLD, "", doc), name)
+		require.Equal(t, want, parseLinesAnyOrder(t, rdf.JSONLD, "", doc), name)
 	}
 }
 
@@ -169,4 +170,51 @@ func TestJSONLDManyValues(t *testing.T) {
 	}
 	require.Equal(t, 2500+1+2500+1, len(distinct))
 	require.Len(t, blanks, 1, "the node without @id is one blank node")
+}
+
+// TestJSONLDBatchesShareBlankNodes: node objects are turned into triples in batches (256 node
+// objects at most), and a blank node named in one batch and described in the next is one node:
+// a chain of 1,000 blank nodes, one node object each, stays one chain.
+func TestJSONLDBatchesShareBlankNodes(t *testing.T) {
+	const n = 1000
+	var b strings.Builder
+	b.WriteString(`{"@context":{"next":{"@id":"http://e/next","@type":"@id"}},"@graph":[{"@id":"http://e/head","next":"_:c0"}`)
+	for i := range n {
+		fmt.Fprintf(&b, `,{"@id":"_:c%d","next":"_:c%d"}`, i, i+1)
+	}
+	b.WriteString("]}")
+	asSubject, asObject := map[string]int{}, map[string]int{}
+	triples := 0
+	err := rdf.Parse(strings.NewReader(b.String()), rdf.JSONLD, "", func(tr rdf.Triple) error {
+		triples++
+		if tr.S.IsBlank() {
+			asSubject[tr.S.Value]++
+		}
+		if tr.O.IsBlank() {
+			asObject[tr.O.Value]++
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, n+1, triples)
+	require.Len(t, asObject, n+1, "c0 … c1000")
+	require.Len(t, asSubject, n)
+	for l := range asSubject {
+		require.Equal(t, 1, asObject[l], "%s is the object of the link before it: one node across batches", l)
+	}
+}
+
+// TestJSONLDTermCapPosition: a term over the term cap is refused at the position of its node
+// object, though node objects are turned into triples in batches.
+func TestJSONLDTermCapPosition(t *testing.T) {
+	const termCap = 1 << 10
+	doc := `{"@context":{},"@graph":[` + "\n" + `{"@id":"http://e/1","http://e/p":"a"},` + "\n" +
+		`{"@id":"http://e/2","http://e/p":"` + strings.Repeat("a", termCap+1) + `"}]}`
+	err := rdf.ParseWith(strings.NewReader(doc), rdf.JSONLD, "", rdf.Options{MaxTermBytes: termCap}, func(rdf.Triple) error { return nil })
+	var se *rdf.SyntaxError
+	require.ErrorAs(t, err, &se)
+	require.ErrorContains(t, err, "over the term cap of 1024 bytes")
+	// The position is where the decoder stood before the node object (the end of the one before
+	// it), as for the node cap, not the start of the batch (line 1, column 25).
+	require.Equal(t, [2]int{2, 38}, [2]int{se.Line, se.Col}, "at the second node object")
 }

@@ -27,6 +27,23 @@ func parseLines(t *testing.T, f rdf.Format, base, doc string) []string {
 
 var blankRE = regexp.MustCompile(`_:[A-Za-z0-9_.-]+`)
 
+// parseLinesAnyOrder is parseLines for a parser whose triples' order is not the document's (a
+// JSON-LD batch comes in node map order): blank nodes are named in the order of the lines
+// sorted with every blank node written "_:", which names them alike whatever the order the
+// triples came in, as long as the sorted lines tell the nodes apart.
+func parseLinesAnyOrder(t *testing.T, f rdf.Format, base, doc string) []string {
+	t.Helper()
+	var lines []string
+	err := rdf.Parse(strings.NewReader(doc), f, base, func(tr rdf.Triple) error {
+		lines = append(lines, tr.NTriples())
+		return nil
+	})
+	require.NoError(t, err)
+	anon := func(l string) string { return blankRE.ReplaceAllString(l, "_:") }
+	sort.SliceStable(lines, func(i, j int) bool { return anon(lines[i]) < anon(lines[j]) })
+	return normBlanks(lines)
+}
+
 func normBlanks(lines []string) []string {
 	names := map[string]string{}
 	for i, l := range lines {
