@@ -142,7 +142,7 @@ func TestCheckSite(t *testing.T) {
 		sl + "/stall", throttled.URL + "/busy", throttled.URL + "/busy-long", down.URL + "/down",
 		refused, headerDrip, tlsHost.URL + "/x", excludedURL, "http://nonexistent.invalid/data.csv",
 		"ftp://ftp.example.org/data.csv", "mailto:open-data@example.org", "/relative/data.csv", "::garbage",
-		"http:///no-host", "  " + s + "/ok  "}
+		"http:///no-host", "http://10.0.0.1/data.csv", "  " + s + "/ok  "}
 	c := newTestChecker(t, Config{Timeout: 5 * time.Second, ExcludeHosts: []string{"localhost"}})
 	results, err := c.Check(context.Background(), urls)
 	require.NoError(t, err)
@@ -183,6 +183,7 @@ func TestCheckSite(t *testing.T) {
 		"/relative/data.csv":                  {class: NotCheckable},
 		"::garbage":                           {class: NotCheckable},
 		"http:///no-host":                     {class: NotCheckable},
+		"http://10.0.0.1/data.csv":            {class: AddressRefused},
 	} {
 		r, ok := got[u]
 		require.True(t, ok, "a result for %s", u)
