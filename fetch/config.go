@@ -42,7 +42,8 @@ type Config struct {
 	// that shares this configuration (one process: WithDefaults makes the limiter, copies share
 	// it). Waits between retries do not hold a slot. Default 4.
 	MaxPerHost int
-	// UserAgent is sent with every request. Default "Harvester/0.1 (open-data metadata harvester)".
+	// UserAgent is sent with every request. Default UserAgent(""): "Harvester/<version>
+	// (open-data metadata harvester)"; an operator's UserAgent(contactURL) names where to reach them.
 	UserAgent string
 	// Accept is the Accept header sent with every request (a source's configured media types,
 	// e.g. "text/turtle" or "application/rdf+xml, text/turtle;q=0.8"). Empty sends
@@ -89,7 +90,7 @@ func (c Config) WithDefaults() Config {
 	c.RetryBudget = cmp.Or(c.RetryBudget, 2*time.Minute)
 	c.MaxRedirects = cmp.Or(c.MaxRedirects, 10)
 	c.MaxPerHost = cmp.Or(c.MaxPerHost, 4)
-	c.UserAgent = cmp.Or(c.UserAgent, "Harvester/0.1 (open-data metadata harvester)")
+	c.UserAgent = cmp.Or(c.UserAgent, UserAgent(""))
 	if c.hosts == nil {
 		c.hosts = newHostLimiter(c.MaxPerHost)
 	}

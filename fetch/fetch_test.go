@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
@@ -188,4 +189,13 @@ func TestFetchProxyOnlyWhenConfigured(t *testing.T) {
 	_, err = Get(ctx, cfg, "http://93.184.216.34/moved")
 	require.ErrorIs(t, err, ErrPrivateAddress, "a redirect to a private address")
 	require.Equal(t, int32(2), proxied.Load(), "the redirect was not followed")
+}
+
+// RefuseAddress is the guard refusePrivate applies, for clients built elsewhere.
+func TestRefuseAddress(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"127.0.0.1", "10.0.0.1", "169.254.169.254", "::1", "100.100.100.200"} {
+		require.ErrorIs(t, RefuseAddress(netip.MustParseAddr(addr)), ErrPrivateAddress, addr)
+	}
+	require.NoError(t, RefuseAddress(netip.MustParseAddr("93.184.216.34")))
 }

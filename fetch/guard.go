@@ -28,6 +28,13 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 	return refuseAddr(ip)
 }
 
+// RefuseAddress is the SSRF guard of every fetch (Config.AllowPrivate off) for a client built
+// outside this package, such as the link checker's (stages/check): it returns an error wrapping
+// ErrPrivateAddress when ip is a loopback, private, link-local, unspecified or other IANA
+// special-purpose address (the list at Config.AllowPrivate), nil for a public unicast address.
+// Call it on the address actually dialled (a net.Dialer's Control hook), after name resolution.
+func RefuseAddress(ip netip.Addr) error { return refuseAddr(ip) }
+
 // refuseAddr returns an error wrapping ErrPrivateAddress when ip is not a public unicast
 // address (specialPurpose), nil otherwise.
 func refuseAddr(ip netip.Addr) error {
