@@ -78,7 +78,7 @@ func TestJobRecordsList(t *testing.T) {
 
 		code, page := b.get("/harvest_jobs/" + f.job2.ID + "/records?action=update")
 		require.Equal(t, http.StatusOK, code, page)
-		require.Contains(t, page, `<p id="records-total">1 updated record.</p>`)
+		require.Contains(t, page, `<p id="records-total">1 record with action update.</p>`)
 		require.Contains(t, page, `<tr class="record" data-action="update" data-status="success"><td><a href="/harvest_records/`+
 			f.updated.ID+`" class="record-link">a</a>`)
 		require.Contains(t, page, `<a href="/harvest_records/`+f.updated.ID+`#diff-heading" class="record-diff">what changed</a>`)
@@ -102,7 +102,7 @@ func TestJobRecordsList(t *testing.T) {
 		}
 		require.NoError(t, st.RecordInsertBatch(ctx, ps))
 		_, page = b.get("/harvest_jobs/" + job.ID + "/records?action=delete")
-		require.Contains(t, page, `<p id="records-total">51 deleted records.</p>`)
+		require.Contains(t, page, `<p id="records-total">51 records with action delete.</p>`)
 		require.Equal(t, 50, strings.Count(page, `<tr class="record" data-action="delete"`))
 		require.Contains(t, page, `href="/harvest_jobs/`+job.ID+`/records?action=delete&amp;page=2" id="pager-next"`)
 		_, page = b.get("/harvest_jobs/" + job.ID + "/records?action=delete&page=2")
