@@ -352,6 +352,11 @@ type Store interface {
 	// message, and the total number of rows of the job (of p.Severity only, when set). p.Limit
 	// 0 means all.
 	RecordErrorList(ctx context.Context, p *RecordErrorListParams) ([]*RecordError, int, error)
+	// RecordErrorMessages groups a job's record error rows of p.Severity by type and message:
+	// the p.Limit most frequent groups (0 is DefaultLimit), most rows first (then by message and
+	// type), each with its row count and its first p.Examples rows' identifiers and record ids
+	// (by identifier), and the number of groups in all.
+	RecordErrorMessages(ctx context.Context, p *RecordErrorMessagesParams) ([]*RecordErrorMessage, int, error)
 	// RecordErrorSummary counts a job's record errors by type and severity, the most frequent
 	// first (then by type and severity).
 	RecordErrorSummary(ctx context.Context, jobID string) ([]*RecordErrorCount, error)
@@ -360,6 +365,11 @@ type Store interface {
 	RecordErrorStream(ctx context.Context, jobID string, fn func(*RecordError) error) error
 	// RecordGet returns one harvest_record, or ErrNotFound.
 	RecordGet(ctx context.Context, recordID string) (*HarvestRecord, error)
+	// RecordList returns one page of a job's harvest_record rows (of p.Action only, when set)
+	// ordered by identifier, without their bodies (SourceRaw "" and SourceTransform nil: read
+	// one record with RecordGet), and their total. A job with no records, or an unknown job,
+	// has none.
+	RecordList(ctx context.Context, p *RecordListParams) ([]*HarvestRecord, int, error)
 	// RecordHistory returns a page of the records of one identifier of a source across its
 	// jobs, newest first, and their total.
 	RecordHistory(ctx context.Context, p *RecordHistoryParams) ([]*HarvestRecord, int, error)

@@ -247,7 +247,41 @@ type RecordErrorListParams struct {
 	JobID string
 	// Severity, when set, lists (and counts) only the rows of that severity; "" is every row.
 	Severity harvest.Severity
+	// Message, when set, lists (and counts) only the rows of that exact message.
+	Message string
 	PageParams
+}
+
+// RecordListParams selects a page of a job's records, of one action when Action is set.
+type RecordListParams struct {
+	JobID  string
+	Action harvest.Action
+	PageParams
+}
+
+// RecordErrorMessagesParams asks for a job's record error rows of one severity grouped by
+// message: at most Limit groups, each with Examples identifiers.
+type RecordErrorMessagesParams struct {
+	JobID    string
+	Severity harvest.Severity
+	Limit    int
+	Examples int
+}
+
+// RecordErrorMessage is one group of RecordErrorMessages: the rows of one type and message.
+type RecordErrorMessage struct {
+	Type     string
+	Message  string
+	Severity harvest.Severity
+	Count    int
+	Examples []RecordErrorExample // the group's first rows, by identifier
+}
+
+// RecordErrorExample is one row of a RecordErrorMessage group: the record's identifier, and its
+// harvest_record id ("" when the record never got a row).
+type RecordErrorExample struct {
+	Identifier string
+	RecordID   string
 }
 
 // SourceInsertParams creates a source. Empty Frequency means manual, empty

@@ -24,7 +24,10 @@ func TestFormsAreLabelled(t *testing.T) {
 		"/harvest_sources/" + f.src.ID + "/jobs/new?job_type=clear", "/harvest_sources/" + f.src.ID + "/delete",
 		"/harvest_jobs/" + f.job1.ID, "/harvest_jobs/" + f.job1.ID + "/cancel", "/validate", "/search", "/dashboard",
 		"/dashboard?organization_id=" + f.org.ID, "/harvest_sources?health=ok&sort=health&q=agency",
-		"/harvest_records/" + f.updated.ID, "/dataset/" + liveSlug(t, st, f.src.ID, "a")} {
+		"/harvest_records/" + f.updated.ID, "/dataset/" + liveSlug(t, st, f.src.ID, "a"),
+		"/harvest_sources/new?source_type=rdf", "/harvest_sources/new?source_type=waf-collection",
+		"/harvest_sources/" + f.src.ID + "/edit?source_type=csw", "/harvest_jobs/" + f.job1.ID + "/records",
+		"/harvest_jobs/" + f.job1.ID + "/record_errors?severity=error", "/dashboard?window=1h"} {
 		code, body := b.get(path)
 		require.Equal(t, http.StatusOK, code, path)
 		requireLabelled(t, path, body)

@@ -18,6 +18,7 @@ const timelineJobs = 1000
 
 type dashboardData struct {
 	Timeline       timeline
+	Zooms          []timelineZoom // the timeline's windows, for the zoom links
 	OrganizationID string
 	OrgOptions     []*store.Organization
 	SourceNames    map[string]string // the names of the sources shown (of the organization), by id
@@ -43,7 +44,8 @@ type stageFailed struct {
 // overdueAfter is how long a new job waits before the dashboard calls it overdue.
 const overdueAfter = 5 * time.Minute
 
-// dashboard is GET /dashboard: the timeline of the last 24 h of jobs and the newest jobs of
+// dashboard is GET /dashboard?organization_id=&window=: the timeline of the last 24 h of jobs
+// (window=1h: the last hour; another window is a 400) and the newest jobs of
 // the last 7 days, both of the organization given by the query parameter organization_id (all
 // when empty); the last 7 days' job counts by status and type and job errors (the newest
 // dashboardRows), running jobs with their progress, overdue new jobs, and the stages' consumer
@@ -51,8 +53,12 @@ const overdueAfter = 5 * time.Minute
 func (s *server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	now := s.now()
 	d := dashboardData{ByStatus: map[harvest.JobStatus]int{}, Since: now.Add(-7 * 24 * time.Hour),
-		OrganizationID: r.URL.Query().Get("organization_id")}
-	if err := s.dashboardJobs(r, &d, now); err != nil {
+		OrganizationID: r.URL.Query().Get("organization_id"), Zooms: timelineZooms}
+	zoom, ok := zoomOf(r.URL.Query().Get("window"))
+	if !ok {
+		return errorf(http.StatusBadRequest, "window %q is not one of 24h, 1h", r.URL.Query().Get("window"))
+	}
+	if err := s.dashboardJobs(r, &d, now, zoom); err != nil {
 		return err
 	}
 	var err error
@@ -75,7 +81,7 @@ func (s *server) dashboard(w http.ResponseWriter, r *http.Request) error {
 
 // dashboardJobs reads the organization's sources and the newest timelineJobs jobs into the
 // timeline and the recent jobs.
-func (s *server) dashboardJobs(r *http.Request, d *dashboardData, now time.Time) error {
+func (s *server) dashboardJobs(r *http.Request, d *dashboardData, now time.Time, zoom timelineZoom) error {
 	var err error
 	if d.OrgOptions, _, err = s.orgNames(r); err != nil {
 		return err
@@ -96,7 +102,7 @@ func (s *server) dashboardJobs(r *http.Request, d *dashboardData, now time.Time)
 	if err != nil {
 		return err
 	}
-	d.Timeline = jobTimeline(jobs, d.SourceNames, now)
+	d.Timeline = jobTimeline(jobs, d.SourceNames, now, zoom)
 	for _, j := range jobs {
 		if _, ok := d.SourceNames[j.SourceID]; ok && !j.CreatedAt.Before(d.Since) && len(d.Recent) < dashboardRows {
 			d.Recent = append(d.Recent, jobRows([]*store.HarvestJob{j})[0])

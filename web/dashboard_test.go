@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -41,8 +42,9 @@ func TestDashboardTimeline(t *testing.T) {
 		require.Contains(t, bar(jobs[0].ID), `class="bar-error"`, "every record errored: failed")
 		require.Contains(t, bar(jobs[0].ID), "every record errored", "the label says why")
 		_, page := b.get("/harvest_jobs/" + jobs[0].ID)
-		require.Contains(t, page, `id="job-outcome" class="health health-failing">failed: every record errored<`,
-			"the job page says so beside its status")
+		require.Contains(t, page, `<span id="job-status" data-status="complete" class="health health-failing">failed: every record errored</span>`,
+			"the job page's one badge says so")
+		require.Equal(t, 1, strings.Count(page, `class="health `), "one badge, not the status beside the outcome")
 
 		_, body = b.get("/dashboard?organization_id=" + other.ID)
 		require.NotContains(t, body, `<svg class="timeline"`)

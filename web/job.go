@@ -22,8 +22,8 @@ type jobViewData struct {
 	Progress  progress
 	Duration  string
 	JobErrors []*store.JobError
-	Errors    errorGroups // the rows of severity error
-	Warnings  errorGroups // the rows of severity warning: findings that did not fail their record
+	Errors    errorGroups   // the rows of severity error
+	Warnings  messageGroups // the rows of severity warning (findings that did not fail their record), by message
 	CanCancel bool
 	// Replayable is how many records a replay would send (jobs.Control.Replayable): the
 	// replay button is offered only when it is over 0; otherwise ReplayNote says why.
@@ -100,14 +100,34 @@ func (s *server) jobView(w http.ResponseWriter, r *http.Request) error {
 	if d.Errors, err = s.errorGroups(r.Context(), j.ID, harvest.SeverityError, counts); err != nil {
 		return err
 	}
-	if d.Warnings, err = s.errorGroups(r.Context(), j.ID, harvest.SeverityWarning, counts); err != nil {
+	if d.Warnings, err = s.messageGroups(r.Context(), j.ID, harvest.SeverityWarning); err != nil {
 		return err
 	}
 	if d.Duplicates, err = s.duplicates(r.Context(), store.CrossSourceDuplicateListParams{JobID: j.ID},
 		"/harvest_jobs/"+j.ID+"/duplicates", j.SourceID); err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, "job.html", "Harvest job "+j.ID, d)
+	return s.render(w, r, http.StatusOK, "job.html", jobPageTitle(d.Source, j), d)
+}
+
+// jobPageTitle names a job as people do: by its source and when it started, "<source name> —
+// harvest job, 2006-01-02 15:04 UTC" (its type for another type), not by its id.
+func jobPageTitle(src *store.Source, j *store.HarvestJob) string {
+	return fmt.Sprintf("%s — %s job, %s", src.Name, strings.ReplaceAll(string(j.JobType), "_", " "),
+		j.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+}
+
+// jobAndSource reads the job of the request's path and its source.
+func (s *server) jobAndSource(r *http.Request) (*store.HarvestJob, *store.Source, error) {
+	j, err := s.getJob(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := s.store.SourceGet(r.Context(), j.SourceID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("source of job %s: %w", j.ID, err)
+	}
+	return j, src, nil
 }
 
 // errorGroups lists the job's first recordErrorRows rows of severity in the groups of counts
@@ -176,7 +196,7 @@ func (s *server) jobReplayConfirm(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *server) jobActionConfirm(w http.ResponseWriter, r *http.Request, action string) error {
-	j, err := s.getJob(r)
+	j, src, err := s.jobAndSource(r)
 	if err != nil {
 		return err
 	}
@@ -186,7 +206,7 @@ func (s *server) jobActionConfirm(w http.ResponseWriter, r *http.Request, action
 			return err
 		}
 	}
-	return s.render(w, r, http.StatusOK, "job_action.html", actionTitle(action)+" job "+j.ID, d)
+	return s.render(w, r, http.StatusOK, "job_action.html", actionTitle(action)+": "+jobPageTitle(src, j), d)
 }
 
 func actionTitle(action string) string {
@@ -206,7 +226,7 @@ func (s *server) jobReplay(w http.ResponseWriter, r *http.Request) error {
 // jobAction cancels or replays the job (jobs.Control); a refusal (the job finished, nothing to
 // replay, no bus) is shown on the confirmation page.
 func (s *server) jobAction(w http.ResponseWriter, r *http.Request, action string) error {
-	j, err := s.getJob(r)
+	j, src, err := s.jobAndSource(r)
 	if err != nil {
 		return err
 	}
@@ -215,7 +235,7 @@ func (s *server) jobAction(w http.ResponseWriter, r *http.Request, action string
 		return err
 	}
 	if refusal != "" {
-		return s.render(w, r, status, "job_action.html", actionTitle(action)+" job "+j.ID,
+		return s.render(w, r, status, "job_action.html", actionTitle(action)+": "+jobPageTitle(src, j),
 			jobActionData{Job: j, Action: action, Error: refusal})
 	}
 	http.Redirect(w, r, "/harvest_jobs/"+j.ID, http.StatusSeeOther)

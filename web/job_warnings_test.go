@@ -37,8 +37,8 @@ func TestJobPageListsWarningsApart(t *testing.T) {
 		require.Contains(t, errorsPart, `<p id="record-errors-total">1 record errors.</p>`)
 		require.Contains(t, errorsPart, "$.title: missing property")
 		require.NotContains(t, errorsPart, "later than modified")
-		require.Contains(t, warningsPart, `<p id="record-warnings-total">1 record warnings.</p>`)
-		require.Contains(t, warningsPart, `<strong>ValidationWarning</strong> (warning)`)
+		require.Contains(t, warningsPart, `<p id="record-warnings-total">1 record warnings, 1 different message.</p>`)
+		require.Contains(t, warningsPart, `data-type="ValidationWarning" data-severity="warning" data-count="1"`)
 		require.Contains(t, warningsPart, "$.issued: later than modified")
 		require.NotContains(t, warningsPart, "missing property")
 

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,6 +27,13 @@ type recordViewData struct {
 	Previous    *store.HarvestRecord
 	Diff        []fieldChange
 	DatasetPath string // the live dataset's public page; "" when the identifier has none (deleted, held, never made)
+	Source      *store.Source
+}
+
+// recordTitle names a record version by its identifier, source and time: "<identifier> —
+// <source name>, 2006-01-02 15:04 UTC".
+func recordTitle(src *store.Source, rec *store.HarvestRecord) string {
+	return fmt.Sprintf("%s — %s, %s", rec.Identifier, src.Name, rec.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 }
 
 func (s *server) recordView(w http.ResponseWriter, r *http.Request) error {
@@ -76,7 +84,10 @@ func (s *server) recordView(w http.ResponseWriter, r *http.Request) error {
 	case err != nil && !isNotFound(err):
 		return err
 	}
-	return s.render(w, r, http.StatusOK, "record.html", "Harvest record "+rec.Identifier, d)
+	if d.Source, err = s.store.SourceGet(r.Context(), rec.SourceID); err != nil {
+		return fmt.Errorf("source of record %s: %w", rec.ID, err)
+	}
+	return s.render(w, r, http.StatusOK, "record.html", recordTitle(d.Source, rec), d)
 }
 
 // comparable is the body a diff compares: the DCAT-US made from a record, or its raw JSON.

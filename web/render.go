@@ -39,7 +39,8 @@ var (
 )
 
 var funcs = template.FuncMap{
-	"jobOutcome": jobOutcome,
+	"jobOutcome":  jobOutcome,
+	"actionWords": actionWords,
 	"fmtTime": func(t any) string {
 		switch v := t.(type) {
 		case time.Time:

@@ -56,6 +56,8 @@ func (s *server) routes() {
 	read("GET /harvest_jobs/{id}", s.jobView)
 	read("GET /harvest_jobs/{id}/progress", s.jobProgress)
 	read("GET /harvest_jobs/{id}/duplicates", s.jobDuplicates)
+	read("GET /harvest_jobs/{id}/records", s.jobRecords)
+	read("GET /harvest_jobs/{id}/record_errors", s.jobMessageRows)
 	read("GET /harvest_jobs/{id}/record_errors.csv", s.jobErrorsCSV)
 	read("GET /harvest_jobs/{id}/cancel", s.jobCancelConfirm)
 	write("POST /harvest_jobs/{id}/cancel", s.jobCancel)

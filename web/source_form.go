@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -23,16 +24,20 @@ type sourceForm struct {
 	HasStoredSecret                                                                                         bool
 }
 
-// sourceFormData is what the form shows. Its select lists (source type, schema type, each
-// enumerated setting) are the source rule table's values (harvest.SourceSpecs).
+// sourceFormData is what the form shows, in two steps that need no script: without a known
+// source type, only the choice of one (Spec nil); with one, the form of that type: its schema
+// types and its settings only. Its select lists (source type, schema type, each enumerated
+// setting) are the source rule table's values (harvest.SourceSpecs).
 type sourceFormData struct {
 	Source            *store.Source // nil: a new one
 	Form              sourceForm
 	Errors            formErrors
 	Orgs              []*store.Organization
 	Specs             []harvest.SourceSpec
-	SchemaTypes       []harvest.SchemaType // every schema type of some source type, in the table's order
-	Settings          []settingGroup
+	Spec              *harvest.SourceSpec  // the chosen type's; nil: choose one first
+	Path              string               // the form page's path: the type choice reloads it with ?source_type=
+	SchemaTypes       []harvest.SchemaType // the chosen type's schema types, in the table's order
+	Settings          []settingGroup       // the chosen type's settings (one group, or none)
 	Frequencies       []harvest.Frequency
 	NotifyFrequencies []harvest.NotificationFrequency
 }
@@ -57,14 +62,16 @@ type settingField struct {
 func (s *server) sourceFormData(r *http.Request, src *store.Source, f sourceForm, errs formErrors) (sourceFormData, error) {
 	orgs, _, err := s.orgNames(r)
 	d := sourceFormData{Source: src, Form: f, Errors: errs, Orgs: orgs, Specs: harvest.SourceSpecs,
+		Spec: harvest.SpecOf(harvest.SourceType(f.SourceType)), Path: "/harvest_sources/new",
 		Frequencies: frequencies, NotifyFrequencies: notifyFrequencies}
+	if src != nil {
+		d.Path = "/harvest_sources/" + src.ID + "/edit"
+	}
+	if d.Spec != nil {
+		d.SchemaTypes = d.Spec.Schemas
+	}
 	for _, spec := range harvest.SourceSpecs {
-		for _, st := range spec.Schemas {
-			if !slices.Contains(d.SchemaTypes, st) {
-				d.SchemaTypes = append(d.SchemaTypes, st)
-			}
-		}
-		if len(spec.Settings) == 0 {
+		if len(spec.Settings) == 0 || d.Spec == nil || spec.Type != d.Spec.Type {
 			continue
 		}
 		g := settingGroup{Type: spec.Type, What: spec.What}
@@ -80,16 +87,30 @@ func (s *server) sourceFormData(r *http.Request, src *store.Source, f sourceForm
 	return d, err
 }
 
+// sourceNew is GET /harvest_sources/new?source_type=&organization_id=: without a source
+// type, the choice of one (step 1); with one, the form of that type (step 2). An unknown type
+// is the choice again with a message at it (400).
 func (s *server) sourceNew(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f := sourceForm{SourceType: cmp.Or(q.Get("source_type"), string(harvest.SourceDocument)),
+	f := sourceForm{SourceType: q.Get("source_type"),
 		OrganizationID: q.Get("organization_id"), Frequency: string(harvest.FrequencyManual),
 		NotificationFrequency: string(harvest.NotifyOnError), Precedence: "0"}
-	d, err := s.sourceFormData(r, nil, f, formErrors{})
+	errs, status := chosenType(f.SourceType)
+	d, err := s.sourceFormData(r, nil, f, errs)
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, "source_form.html", "Add a harvest source", d)
+	return s.render(w, r, status, "source_form.html", "Add a harvest source", d)
+}
+
+// chosenType checks a source type asked for by ?source_type=: "" (none chosen yet) and a
+// type of the rule table are fine; another is a message at the field, and a 400.
+func chosenType(t string) (formErrors, int) {
+	if t == "" || harvest.SpecOf(harvest.SourceType(t)) != nil {
+		return formErrors{}, http.StatusOK
+	}
+	return formErrors{"source_type": fmt.Sprintf("%q is not a source type: choose one of the list", t)},
+		http.StatusBadRequest
 }
 
 func (s *server) sourceEdit(w http.ResponseWriter, r *http.Request) error {
@@ -108,11 +129,17 @@ func (s *server) sourceEdit(w http.ResponseWriter, r *http.Request) error {
 	for k, v := range src.Options {
 		f.Settings[string(src.SourceType)+"."+k] = v
 	}
-	d, err := s.sourceFormData(r, src, f, formErrors{})
+	errs, status := formErrors{}, http.StatusOK
+	if t := r.URL.Query().Get("source_type"); t != "" { // the type choice: this type's form
+		if errs, status = chosenType(t); status == http.StatusOK {
+			f.SourceType = t
+		}
+	}
+	d, err := s.sourceFormData(r, src, f, errs)
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, "source_form.html", "Edit "+src.Name, d)
+	return s.render(w, r, status, "source_form.html", "Edit "+src.Name, d)
 }
 
 func (s *server) sourceCreate(w http.ResponseWriter, r *http.Request) error {

@@ -39,17 +39,18 @@ func TestSourceFormOffersOnlyValidValues(t *testing.T) {
 	b.signIn()
 	code, page := b.get("/harvest_sources/new")
 	require.Equal(t, http.StatusOK, code)
-	var types []string
+	types := []string{""} // step 1: choose one
 	for _, spec := range harvest.SourceSpecs {
 		types = append(types, string(spec.Type))
 	}
 	require.Equal(t, types, selectValues(page, "source_type"))
-	require.ElementsMatch(t, []string{"", "dcatus1.1: federal", "dcatus1.1: non-federal", "dcatus3.0", "iso19115_1",
-		"iso19115_2", "fgdc", "dcat-ap"}, selectValues(page, "schema_type"))
+	_, page = b.get("/harvest_sources/new?source_type=rdf")
+	require.Equal(t, []string{"dcat-ap"}, selectValues(page, "schema_type"))
 	require.Equal(t, []string{"", "dcat-ap-3.0.0", "dcat-ap-2.1.1", "dcat-ap-no-2.0", "none"},
 		selectValues(page, "rdf.shacl_profile"))
-	require.Equal(t, []string{"", "hub", "search"}, selectValues(page, "arcgis.api"))
 	require.NotRegexp(t, `dcat-ap-3[^.]`, page, "no invalid profile is suggested")
+	_, page = b.get("/harvest_sources/new?source_type=arcgis")
+	require.Equal(t, []string{"", "hub", "search"}, selectValues(page, "arcgis.api"))
 
 	form := url.Values{"name": {"N"}, "url": {"https://data.example.no/catalog.ttl"}, "source_type": {"rdf"},
 		"schema_type": {"dcat-ap"}, "frequency": {"manual"}, "notification_frequency": {"on_error"},
@@ -124,7 +125,7 @@ func TestSourceFormPrecedence(t *testing.T) {
 	st := sqliteStore(t)
 	b := newSite(t, st).browser(t)
 	b.signIn()
-	code, page := b.get("/harvest_sources/new")
+	code, page := b.get("/harvest_sources/new?source_type=document")
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, page, `<input type="number" id="precedence" name="precedence" value="0" min="-1000" max="1000"`)
 
@@ -170,4 +171,61 @@ func TestSourceFormPrecedence(t *testing.T) {
 	code, page = b.get(srcPath)
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, page, `<dd id="source-precedence">-10 `)
+}
+
+// Issue 36 §4: the source form works in two steps without a script: first the source type
+// alone, then that type's form, with only its schema types and settings; an unknown type is
+// the first step again with a message (400). The edit form shows the source's type, and
+// choosing another shows that type's form.
+func TestSourceFormInTwoSteps(t *testing.T) {
+	st := sqliteStore(t)
+	b := newSite(t, st).browser(t)
+	b.signIn()
+	code, page := b.get("/harvest_sources/new?organization_id=org-1")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, page, `<form method="get" action="/harvest_sources/new" id="source-type-form">`)
+	require.Contains(t, page, `<input type="hidden" name="organization_id" value="org-1">`)
+	require.NotContains(t, page, `id="source-form"`, "step 1: the type only")
+	require.Nil(t, selectValues(page, "schema_type"))
+
+	_, page = b.get("/harvest_sources/new?source_type=waf&organization_id=org-1")
+	require.Contains(t, page, `<input type="hidden" name="source_type" id="source-form-type" value="waf">`)
+	require.Contains(t, page, `<option value="waf" selected>`)
+	require.Equal(t, []string{"iso19115_1", "iso19115_2", "fgdc"}, selectValues(page, "schema_type"), "waf's only, no default")
+	require.Contains(t, page, `id="waf_time_zone"`)
+	require.NotContains(t, page, `id="collection_parent_url"`, "waf-collection only")
+	require.NotContains(t, page, `id="settings"`, "waf has no settings")
+	require.NotRegexp(t, `name="(rdf|csw|arcgis|ckan)\.`, page, "no other type's settings")
+
+	_, page = b.get("/harvest_sources/new?source_type=waf-collection")
+	require.Contains(t, page, `id="collection_parent_url"`)
+	_, page = b.get("/harvest_sources/new?source_type=csw")
+	require.Equal(t, []string{"", "iso19115_1", "iso19115_2", "fgdc"}, selectValues(page, "schema_type"), "csw has a default")
+	require.Contains(t, page, `<option value="" selected>Default: iso19115_1</option>`)
+	require.Contains(t, page, `name="csw.binding"`)
+	require.NotRegexp(t, `name="(rdf|arcgis|ckan)\.`, page)
+	require.NotContains(t, page, `id="waf_time_zone"`)
+
+	code, page = b.get("/harvest_sources/new?source_type=ftp")
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Contains(t, page, `<p class="field-error" id="source_type-error">&#34;ftp&#34; is not a source type: choose one of the list</p>`)
+	require.NotContains(t, page, `id="source-form"`)
+
+	src, err := st.SourceInsert(t.Context(), &store.SourceInsertParams{Name: "N", URL: "https://data.example.no/c.ttl",
+		SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP, Frequency: harvest.FrequencyManual,
+		NotificationFrequency: harvest.NotifyOnError, Options: map[string]string{"shacl_profile": "none"}})
+	require.NoError(t, err)
+	edit := "/harvest_sources/" + src.ID + "/edit"
+	_, page = b.get(edit)
+	require.Contains(t, page, `<form method="get" action="`+edit+`" id="source-type-form">`)
+	require.Contains(t, page, `<option value="rdf" selected>`)
+	require.Equal(t, []string{"dcat-ap"}, selectValues(page, "schema_type"))
+	require.Contains(t, page, `<option value="none" selected>none</option>`, "the stored setting")
+	_, page = b.get(edit + "?source_type=document")
+	require.Contains(t, page, `value="document">`)
+	require.NotContains(t, page, `name="rdf.shacl_profile"`, "the rdf settings are gone")
+	require.Contains(t, selectValues(page, "schema_type"), "dcatus3.0")
+	require.Contains(t, page, `value="https://data.example.no/c.ttl"`, "the source's other fields")
+	code, _ = b.get(edit + "?source_type=ftp")
+	require.Equal(t, http.StatusBadRequest, code)
 }

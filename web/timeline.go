@@ -11,7 +11,8 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// timeline is the dashboard's inline SVG of the jobs of a window (the last 24 h): one row per
+// timeline is the dashboard's inline SVG of the jobs of a window (the last 24 h, or the last
+// hour: timelineZooms): one row per
 // source, by name, and in it one bar per job from its creation to its finish (to the window's
 // end while it runs), coloured by jobLook. Coordinates are in the SVG's viewBox units.
 type timeline struct {
@@ -21,6 +22,35 @@ type timeline struct {
 	Rows          []timelineRow
 	Ticks         []timelineTick
 	Since, Until  time.Time
+	Zoom          timelineZoom
+}
+
+// timelineZoom is a window the timeline can show: the last Window, with a grid line every
+// TickEvery. Param is its ?window= value, Words names it ("24 hours").
+type timelineZoom struct {
+	Param, Words string
+	Window       time.Duration
+	TickEvery    time.Duration
+}
+
+// timelineZooms are the timeline's windows, the default first: a day, and the last hour to see
+// the short jobs a day's scale makes a sliver of.
+var timelineZooms = []timelineZoom{
+	{Param: "24h", Words: "24 hours", Window: 24 * time.Hour, TickEvery: 3 * time.Hour},
+	{Param: "1h", Words: "hour", Window: time.Hour, TickEvery: 10 * time.Minute},
+}
+
+// zoomOf is the zoom whose Param is param ("" is the default); false for another.
+func zoomOf(param string) (timelineZoom, bool) {
+	if param == "" {
+		return timelineZooms[0], true
+	}
+	for _, z := range timelineZooms {
+		if z.Param == param {
+			return z, true
+		}
+	}
+	return timelineZoom{}, false
 }
 
 type timelineRow struct {
@@ -37,21 +67,19 @@ type timelineBar struct {
 	Label string // the job, its status, counts and times, for <title> and screen readers
 }
 
-// timelineTick is an hour line of the grid, every timelineTickEvery.
+// timelineTick is a line of the grid, every timelineZoom.TickEvery.
 type timelineTick struct {
 	X     int
 	Label string // "15:00"
 }
 
 const (
-	timelineWindow    = 24 * time.Hour
-	timelineLabelW    = 220
-	timelinePlotW     = 740
-	timelineRowH      = 26
-	timelineBarH      = 16
-	timelineTop       = 24 // the tick labels' band
-	timelineTickEvery = 3 * time.Hour
-	timelineNameMax   = 30 // characters of a source name shown
+	timelineLabelW  = 220
+	timelinePlotW   = 740
+	timelineRowH    = 26
+	timelineBarH    = 16
+	timelineTop     = 24 // the tick labels' band
+	timelineNameMax = 30 // characters of a source name shown
 )
 
 // jobLook is a job's bar class and the words for it: failed (status error, or complete with
@@ -93,18 +121,18 @@ func jobOutcome(j *store.HarvestJob) *outcome {
 	return nil
 }
 
-// jobTimeline lays out jobs (any order) of the sources in names (by id) over the window that
-// ends at until; jobs of other sources and jobs wholly outside the window are left out.
-func jobTimeline(jobs []*store.HarvestJob, names map[string]string, until time.Time) timeline {
+// jobTimeline lays out jobs (any order) of the sources in names (by id) over zoom's window
+// that ends at until; jobs of other sources and jobs wholly outside the window are left out.
+func jobTimeline(jobs []*store.HarvestJob, names map[string]string, until time.Time, zoom timelineZoom) timeline {
 	tl := timeline{LabelW: timelineLabelW, PlotW: timelinePlotW, Width: timelineLabelW + timelinePlotW + 10,
-		Since: until.Add(-timelineWindow), Until: until}
+		Since: until.Add(-zoom.Window), Until: until, Zoom: zoom}
 	x := func(t time.Time) int {
 		if t.Before(tl.Since) {
 			t = tl.Since
 		} else if t.After(until) {
 			t = until
 		}
-		return tl.LabelW + int(int64(tl.PlotW)*int64(t.Sub(tl.Since))/int64(timelineWindow))
+		return tl.LabelW + int(int64(tl.PlotW)*int64(t.Sub(tl.Since))/int64(zoom.Window))
 	}
 	rows := map[string]*timelineRow{}
 	for _, j := range jobs {
@@ -141,7 +169,7 @@ func jobTimeline(jobs []*store.HarvestJob, names map[string]string, until time.T
 		tl.Rows[i].TextY = timelineTop + i*timelineRowH + timelineRowH/2 + 4
 	}
 	tl.Height = timelineTop + max(1, len(tl.Rows))*timelineRowH + 4
-	for t := tl.Since.Truncate(timelineTickEvery).Add(timelineTickEvery); !t.After(until); t = t.Add(timelineTickEvery) {
+	for t := tl.Since.Truncate(zoom.TickEvery).Add(zoom.TickEvery); !t.After(until); t = t.Add(zoom.TickEvery) {
 		tl.Ticks = append(tl.Ticks, timelineTick{X: x(t), Label: t.UTC().Format("15:04")})
 	}
 	return tl

@@ -21,7 +21,7 @@ func (w *walk) crossSourceDuplicates() {
 	w.startJob(own, "harvest")
 	w.watchJob()
 
-	w.open("/harvest_sources/new")
+	w.open("/harvest_sources/new?source_type=document")
 	w.type_("name", "Mirror of the agency")
 	w.type_("url", mirror.URL())
 	w.do("choose", chromedp.SetValue(chromedp.ID("schema_type"), federal),

@@ -104,10 +104,14 @@ func (w *walk) warnedJob() {
 	require.Equal(t, "None.", w.text("record-errors-none"))
 	require.Contains(t, w.text("record-warnings-total"), "2 record warnings")
 	groups, err := chromedp.Run(w.ctx, chromedp.Evaluate[map[string]string](
-		`Object.fromEntries([...document.querySelectorAll("#record-warning-groups details.error-group")].map(
+		`Object.fromEntries([...document.querySelectorAll("#record-warning-messages details.message-group")].map(
 			g => [g.dataset.type, g.dataset.severity]))`))
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"ValidationWarning": "warning"}, groups)
+	counts, err := chromedp.Run(w.ctx, chromedp.Evaluate[int](
+		`[...document.querySelectorAll("#record-warning-messages details.message-group")].reduce((n, g) => n + +g.dataset.count, 0)`))
+	require.NoError(t, err)
+	require.Equal(t, 2, counts, "the messages count every warning")
 	w.shot("job-warnings")
 }
 

@@ -114,6 +114,16 @@ func (u *ui) waitPath(want *regexp.Regexp) string {
 	return p.Path
 }
 
+// attr is the attribute name of the element with the id, once it is visible.
+func (u *ui) attr(id, name string) string {
+	u.t.Helper()
+	ctx, cancel := u.bounded()
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById(`+strconv.Quote(id)+`).getAttribute(`+strconv.Quote(name)+`) || ""`))
+	require.NoError(u.t, err, "#%s[%s]", id, name)
+	return v
+}
+
 func (u *ui) shot(name string) { u.t.Helper(); browsertest.Screenshot(u.ctx, u.t, name) }
 
 var (
@@ -140,7 +150,7 @@ func (u *ui) watchJob() []progressSample {
 	u.t.Helper()
 	const look = `(() => { const b = document.getElementById("job-progress-bar"), p = document.getElementById("job-progress");
 		return b && p ? {value: b.value, text: document.getElementById("job-progress-text").textContent,
-			status: document.getElementById("job-status").textContent, finished: p.dataset.finished} : null })()`
+			status: document.getElementById("job-status").dataset.status, finished: p.dataset.finished} : null })()`
 	var seen []progressSample
 	deadline := time.Now().Add(browsertest.Failsafe)
 	wctx, cancel := context.WithDeadline(u.ctx, deadline)
@@ -204,7 +214,7 @@ func (u *ui) checkCounts(jobID string) apiJob {
 		got[k] = n
 	}
 	require.Equal(u.t, want, got, "the job page's counts are the API's")
-	require.Equal(u.t, j.Status, u.text("job-status"))
+	require.Equal(u.t, j.Status, u.attr("job-status", "data-status"))
 	require.NotNil(u.t, j.PercentSettled)
 	require.Equal(u.t, 100.0, *j.PercentSettled)
 	require.Equal(u.t, "100.0%", u.text("job-progress-text"), "the same figure as the API")

@@ -98,6 +98,7 @@ func TestWebUIInABrowser(t *testing.T) {
 	w.firstHarvest()
 	jobID, changedID := w.changedHarvest()
 	w.recordErrors(jobID)
+	w.jobRecords(jobID)
 	w.recordDiff(changedID)
 	w.failingSourceInTheList()
 	w.failingJob()
@@ -137,11 +138,14 @@ func (w *walk) signInAndAddOrganization() {
 // addSource adds a manual document source of the organization through the form (DCAT-US 1.1
 // federal unless schemaType names another schema type) and returns its page's path.
 func (w *walk) addSource(name, location string, schemaType ...string) string {
-	w.open("/harvest_sources/new")
+	w.open("/harvest_sources/new") // step 1: the type; step 2: that type's form
+	w.do("choose the type", chromedp.SetValue(chromedp.ID("source_type"), "document"))
+	w.click("source-type-submit")
+	w.do("the document form", chromedp.WaitVisible(chromedp.ID("source-form")))
+	require.Equal(w.t, "document", w.attr("source-form-type", "value"))
 	w.type_("name", name)
 	w.type_("url", location)
 	w.do("choose", chromedp.SetValue(chromedp.ID("organization_id"), w.orgID),
-		chromedp.SetValue(chromedp.ID("source_type"), "document"),
 		chromedp.SetValue(chromedp.ID("schema_type"), append(schemaType, "dcatus1.1: federal")[0]),
 		chromedp.SetValue(chromedp.ID("frequency"), "manual"))
 	w.shot("source-form")
@@ -218,6 +222,36 @@ func (w *walk) recordErrors(jobID string) {
 	w.waitPath(recordPath)
 	require.Contains(t, w.text("record-errors"), "description")
 	w.shot("record-errored")
+}
+
+// jobRecords: from the job page, the list of its updated records has as many as the API's
+// job counts updated, and an update's "what changed" opens its record's field diff.
+func (w *walk) jobRecords(jobID string) {
+	t := w.t
+	var j apiJob
+	w.api.call("GET", "/api/v1/harvest_jobs/"+jobID, nil, http.StatusOK, &j)
+	w.open("/harvest_jobs/" + jobID)
+	require.NotContains(t, w.text("page-title"), jobID, "titled by source and time")
+	require.Contains(t, w.text("page-title"), "GSA data.json — harvest job, ")
+	w.click("records-update")
+	w.waitPath(regexp.MustCompile(`^/harvest_jobs/[0-9a-f-]{36}/records$`))
+	total := strings.TrimSuffix(w.text("records-total"), " records with action update.")
+	n, err := strconv.Atoi(total)
+	require.NoError(t, err, total)
+	require.GreaterOrEqual(t, n, j.Updated, "every updated record")
+	require.LessOrEqual(t, n, j.Updated+j.Errored, "and the updates that errored")
+	rows, err := chromedp.Run(w.ctx, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll("#records-table tr.record")].map(r => r.dataset.action)`))
+	require.NoError(t, err)
+	require.Len(t, rows, min(n, 50), "a page of them")
+	for _, a := range rows {
+		require.Equal(t, "update", a)
+	}
+	w.shot("job-records")
+	w.do("what changed", chromedp.Click(chromedp.CSS("#records-table tr.record a.record-diff")))
+	w.waitPath(recordPath)
+	require.Equal(t, "update", w.text("record-action"))
+	w.do("its diff", chromedp.WaitVisible(chromedp.ID("diff-heading")))
 }
 
 // recordDiff: the retitled dataset's record shows the field diff from the previous version.

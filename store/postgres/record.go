@@ -62,7 +62,8 @@ const recordErrorColumns = `harvest_job_id, COALESCE(harvest_record_id::text, ''
 // RecordErrorList implements store.Store.
 func (s *Store) RecordErrorList(ctx context.Context, p *store.RecordErrorListParams) ([]*store.RecordError, int, error) {
 	total, err := sqlstore.Count(ctx, s.q, `SELECT count(*) FROM harvest_record_error
-		WHERE harvest_job_id = $1 AND ($2::text = '' OR severity = $2)`, p.JobID, string(p.Severity))
+		WHERE harvest_job_id = $1 AND ($2::text = '' OR severity = $2) AND ($3::text = '' OR message = $3)`,
+		p.JobID, string(p.Severity), p.Message)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -71,8 +72,9 @@ func (s *Store) RecordErrorList(ctx context.Context, p *store.RecordErrorListPar
 		limit = &p.Limit
 	}
 	errs, err := sqlstore.Collect(s.q.Query(ctx, `SELECT `+recordErrorColumns+` FROM harvest_record_error
-		WHERE harvest_job_id = $1 AND ($2::text = '' OR severity = $2) ORDER BY identifier, message, id LIMIT $3 OFFSET $4`,
-		p.JobID, string(p.Severity), limit, max(p.Offset, 0)),
+		WHERE harvest_job_id = $1 AND ($2::text = '' OR severity = $2) AND ($5::text = '' OR message = $5)
+		ORDER BY identifier, message, id LIMIT $3 OFFSET $4`,
+		p.JobID, string(p.Severity), limit, max(p.Offset, 0), p.Message),
 		scan.RecordError)
 	return errs, total, err
 }

@@ -212,6 +212,8 @@ var cases = []testCase{
 	{"Source/Health", testSourceHealth},
 	{"Record/History", testRecordHistory},
 	{"Record/ErrorSummary", testRecordErrorSummary},
+	{"Record/List", testRecordList},
+	{"Record/ErrorMessages", testRecordErrorMessages},
 	{"Job/CountsSince", testJobCountsSince},
 	{"Resource/IDs", testResourceIDs},
 	{"Catalog/Checksums", testCatalogChecksums},

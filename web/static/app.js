@@ -14,6 +14,7 @@
       set("job-progress-text", j.percent_settled == null ? "listing…" : p.toFixed(1) + "%");
       set("job-settled", j.settled); set("job-expected", j.expected == null ? "—" : j.expected);
       set("job-status", j.status);
+      var st = document.getElementById("job-status"); if (st) st.dataset.status = j.status;
       ["total", "added", "updated", "deleted", "unchanged", "errored", "validated", "warned"].forEach(function (k) { set("count-" + k, j[k]); });
       if (j.status === "complete" || j.status === "error") { el.dataset.finished = "true"; setTimeout(function () { location.reload(); }, 500); return; }
       setTimeout(tick, 1000);
