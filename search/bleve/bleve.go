@@ -21,8 +21,10 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	"github.com/blevesearch/bleve/v2/analysis/token/stop"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/analysis/tokenmap"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 
@@ -237,7 +239,7 @@ func (x *Index) point(name string) error {
 }
 
 // Analyzers of the mapping. textAnalyzer is bleve's "en" (unicode tokenizer, possessive, lower
-// case, English stop words, Porter stemmer) with accents folded to ASCII first, as the
+// case, English stop words (Lucene's list, as OpenSearch's), Porter stemmer) with accents folded to ASCII first, as the
 // OpenSearch index's english_folded; foldedAnalyzer makes one token of a whole value, lower
 // case and folded to ASCII, like the OpenSearch index's "folded" normalizer, for the
 // organization and keyword filters.
@@ -245,6 +247,20 @@ const (
 	textAnalyzer   = "harvester_en"
 	foldedAnalyzer = "harvester_folded"
 )
+
+// stopWordsMap and stopWordsFilter name the English stop words of the text analyzer:
+// luceneEnglishStopWords, the list OpenSearch's "_english_" stop filter removes (Lucene's
+// EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), not bleve's longer Snowball list: with every word of
+// a search required, a word one engine drops and the other keeps ("being" in "Well-Being")
+// gave the two engines different hits.
+const (
+	stopWordsMap    = "harvester_stop_en_words"
+	stopWordsFilter = "harvester_stop_en"
+)
+
+var luceneEnglishStopWords = []any{"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in",
+	"into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+	"they", "this", "to", "was", "will", "with"}
 
 // indexMapping mirrors the OpenSearch mapping: english full text with accents folded and term
 // vectors (positions, for phrases), exact keyword fields for facets (organization, keyword,
@@ -310,9 +326,15 @@ func indexMapping() (mapping.IndexMapping, error) {
 	}
 
 	im := mapping.NewIndexMapping()
+	if err := im.AddCustomTokenMap(stopWordsMap, map[string]any{"type": tokenmap.Name, "tokens": luceneEnglishStopWords}); err != nil {
+		return nil, fmt.Errorf("search index mapping: stop words: %w", err)
+	}
+	if err := im.AddCustomTokenFilter(stopWordsFilter, map[string]any{"type": stop.Name, "stop_token_map": stopWordsMap}); err != nil {
+		return nil, fmt.Errorf("search index mapping: stop filter: %w", err)
+	}
 	for name, cfg := range map[string]map[string]any{
 		textAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": unicode.Name,
-			"token_filters": []any{en.PossessiveName, lowercase.Name, en.StopName, porter.Name}},
+			"token_filters": []any{en.PossessiveName, lowercase.Name, stopWordsFilter, porter.Name}},
 		foldedAnalyzer: {"type": custom.Name, "char_filters": []any{asciifolding.Name}, "tokenizer": single.Name,
 			"token_filters": []any{lowercase.Name}},
 	} {

@@ -112,6 +112,9 @@ func TestBleveAndOpenSearchAgree(t *testing.T) {
 		{Text: `"emergency management"`}, {Text: "the of and"}, {Text: "energy efficiency buildings"},
 		{Text: `labor "wage and hour"`}, {Text: "Énergie"}, {Text: "data", Sort: search.SortModified},
 		{Text: "survey", Sort: search.SortTitle},
+		// Words bleve's Snowball stop list drops and Lucene's English list keeps (setupstest found
+		// "Well-Being": 2 hits on bleve, 1 on OpenSearch).
+		{Text: "Well-Being"}, {Text: "financial well being"}, {Text: "which data"}, {Text: "should have"},
 		{BBox: &search.BBox{West: -125, South: 24, East: -66, North: 50}},
 		{BBox: &search.BBox{West: -180, South: -90, East: 180, North: 90}, Sort: search.SortModified},
 		{BBox: &search.BBox{West: -80, South: 35, East: -75, North: 40}},
