@@ -44,67 +44,7 @@ func TestCheckSite(t *testing.T) {
 		_, _ = io.WriteString(w, `{"ok":true}`)
 	})
 	dripGone := make(chan struct{}, 1)
-	handler := func(w http.ResponseWriter, r *http.Request) {
-		path := r.URL.Path
-		switch {
-		case path == "/ok":
-			w.Header().Set("Content-Type", "text/csv")
-			w.Header().Set("Content-Length", "1234")
-		case path == "/missing":
-			http.NotFound(w, r)
-		case path == "/gone":
-			w.WriteHeader(http.StatusGone)
-		case path == "/error":
-			w.WriteHeader(http.StatusInternalServerError)
-		case strings.HasPrefix(path, "/chain/"):
-			var n int
-			fmt.Sscanf(path, "/chain/%d", &n)
-			if n == 0 {
-				http.Redirect(w, r, other.URL+"/final.json", http.StatusMovedPermanently)
-				return
-			}
-			http.Redirect(w, r, fmt.Sprintf("/chain/%d", n-1), http.StatusFound)
-		case path == "/loop":
-			http.Redirect(w, r, "/loop", http.StatusFound)
-		case path == "/private":
-			http.Redirect(w, r, "http://10.0.0.1/secret", http.StatusFound)
-		case path == "/metadata":
-			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusTemporaryRedirect)
-		case path == "/to-ftp":
-			http.Redirect(w, r, "ftp://ftp.example.org/data.csv", http.StatusFound)
-		case path == "/nohead" && r.Method == http.MethodHead:
-			w.WriteHeader(http.StatusMethodNotAllowed)
-		case path == "/nohead":
-			w.Header().Set("Content-Type", "application/zip")
-			w.Header().Set("Content-Range", "bytes 0-0/5000")
-			w.WriteHeader(http.StatusPartialContent)
-			_, _ = io.WriteString(w, "P")
-		case path == "/drip" && r.Method == http.MethodHead:
-			w.WriteHeader(http.StatusMethodNotAllowed)
-		case path == "/drip": // a body that drips forever, a byte every 50 ms
-			w.WriteHeader(http.StatusOK)
-			for {
-				_, _ = io.WriteString(w, "x")
-				w.(http.Flusher).Flush()
-				select {
-				case <-r.Context().Done():
-					dripGone <- struct{}{}
-					return
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
-		case path == "/late-body" && r.Method == http.MethodHead:
-			w.WriteHeader(http.StatusNotImplemented)
-		case path == "/late-body": // headers, then a body that never starts
-			w.WriteHeader(http.StatusOK)
-			w.(http.Flusher).Flush()
-			<-r.Context().Done()
-		case path == "/stall": // no answer at all
-			<-r.Context().Done()
-		default:
-			http.NotFound(w, r)
-		}
-	}
+	handler := siteHandler(other.URL, dripGone)
 	// Three hosts share the handler, so that the test does not queue every request behind one
 	// host's 2 a second: site for plain answers, redirects, and slow for the timeouts.
 	site, redirects, slow := newTestHost(t, handler), newTestHost(t, handler), newTestHost(t, handler)
@@ -149,42 +89,7 @@ func TestCheckSite(t *testing.T) {
 	require.Len(t, results, len(urls)-1, "the padded /ok is /ok")
 	got := byURL(results)
 
-	type want struct {
-		status    int
-		class     ErrorClass
-		ok        bool
-		finalURL  string
-		redirects int
-	}
-	for u, w := range map[string]want{
-		s + "/ok":                             {status: 200, ok: true},
-		s + "/missing":                        {status: 404},
-		s + "/gone":                           {status: 410},
-		s + "/error":                          {status: 500},
-		rd + "/chain/3":                       {status: 200, ok: true, finalURL: other.URL + "/final.json", redirects: 4},
-		rd + "/loop":                          {status: 302, class: TooManyRedirects, redirects: 10},
-		rd + "/private":                       {status: 302, class: RedirectRefused, finalURL: "http://10.0.0.1/secret", redirects: 1},
-		rd + "/metadata":                      {status: 307, class: RedirectRefused, finalURL: "http://169.254.169.254/latest/meta-data/", redirects: 1},
-		rd + "/to-ftp":                        {status: 302, class: NotCheckable, finalURL: "ftp://ftp.example.org/data.csv", redirects: 1},
-		s + "/nohead":                         {status: 206, ok: true},
-		sl + "/drip":                          {status: 200, ok: true},
-		sl + "/late-body":                     {class: Timeout},
-		sl + "/stall":                         {class: Timeout},
-		throttled.URL + "/busy":               {status: 200, ok: true},
-		throttled.URL + "/busy-long":          {status: 429},
-		down.URL + "/down":                    {status: 503},
-		refused:                               {class: Refused},
-		headerDrip:                            {class: Timeout},
-		tlsHost.URL + "/x":                    {class: TLS},
-		excludedURL:                           {class: Excluded},
-		"http://nonexistent.invalid/data.csv": {class: DNS},
-		"ftp://ftp.example.org/data.csv":      {class: NotCheckable},
-		"mailto:open-data@example.org":        {class: NotCheckable},
-		"/relative/data.csv":                  {class: NotCheckable},
-		"::garbage":                           {class: NotCheckable},
-		"http:///no-host":                     {class: NotCheckable},
-		"http://10.0.0.1/data.csv":            {class: AddressRefused},
-	} {
+	for u, w := range siteWants(s, rd, sl, other.URL, throttled.URL, down.URL, refused, headerDrip, tlsHost.URL, excludedURL) {
 		r, ok := got[u]
 		require.True(t, ok, "a result for %s", u)
 		require.Equal(t, w.status, r.Status, "%s: status (%+v)", u, r)
@@ -205,8 +110,28 @@ func TestCheckSite(t *testing.T) {
 	require.Equal(t, "application/json", got[rd+"/chain/3"].ContentType, "the final answer's")
 	require.Equal(t, int64(-1), got[sl+"/stall"].ContentLength)
 
+	requireHeadFirst(t, append(append(site.seen(), redirects.seen()...), slow.seen()...), dripGone)
+
+	// 429 with Retry-After: 3 was retried after the pause, and the host slowed down; 3600 s is
+	// over MaxRetryAfter, not retried; a 503 is retried Retries times.
+	require.Equal(t, int32(2), busyCalls.Load())
+	require.GreaterOrEqual(t, busyAt[1].Sub(busyAt[0]), 3*time.Second, "the retry waited for Retry-After")
+	require.Less(t, c.hosts.limit(hostKey(mustParse(t, throttled.URL))), rate.Limit(2), "the host's rate slowed down")
+	require.Equal(t, 1, strings.Count(strings.Join(throttled.seen(), "\n"), "/busy-long"))
+	require.Len(t, down.seen(), 3, "a 503 with Retry-After: 0, tried 1 + Retries times")
+
+	require.Empty(t, excluded.seen(), "an excluded host is never requested")
+	for _, h := range []*testHost{site, redirects, slow, other, throttled, down} {
+		h.requirePolite(t, 2, 2)
+	}
+}
+
+// requireHeadFirst: the site saw HEAD first and a one-byte GET only after 403, 404, 405, 501;
+// /ok (twice in the batch) once; /loop's first answer and 10 redirects; and the dripping body
+// was dropped after its first bytes.
+func requireHeadFirst(t *testing.T, seen []string, dripGone <-chan struct{}) {
+	t.Helper()
 	// HEAD first; GET with a one-byte range only after 403, 404, 405, 501.
-	seen := append(append(site.seen(), redirects.seen()...), slow.seen()...)
 	require.Contains(t, seen, "HEAD /missing ")
 	require.Contains(t, seen, "GET /missing bytes=0-0")
 	require.Contains(t, seen, "GET /nohead bytes=0-0")
@@ -224,18 +149,116 @@ func TestCheckSite(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the dripping body is still being read")
 	}
+}
 
-	// 429 with Retry-After: 3 was retried after the pause, and the host slowed down; 3600 s is
-	// over MaxRetryAfter, not retried; a 503 is retried Retries times.
-	require.Equal(t, int32(2), busyCalls.Load())
-	require.GreaterOrEqual(t, busyAt[1].Sub(busyAt[0]), 3*time.Second, "the retry waited for Retry-After")
-	require.Less(t, c.hosts.limit(hostKey(mustParse(t, throttled.URL))), rate.Limit(2), "the host's rate slowed down")
-	require.Equal(t, 1, strings.Count(strings.Join(throttled.seen(), "\n"), "/busy-long"))
-	require.Len(t, down.seen(), 3, "a 503 with Retry-After: 0, tried 1 + Retries times")
+// siteHandler answers the acceptance site's paths: /ok, /missing, /gone, /error, /chain/N (N
+// redirects, then otherURL/final.json), /loop, /private, /metadata, /to-ftp, /nohead (405 on
+// HEAD), /drip (a body that drips; dripGone gets a value when the client goes), /late-body and
+// /stall.
+func siteHandler(otherURL string, dripGone chan<- struct{}) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		path := r.URL.Path
+		switch {
+		case path == "/ok":
+			w.Header().Set("Content-Type", "text/csv")
+			w.Header().Set("Content-Length", "1234")
+		case path == "/missing":
+			http.NotFound(w, r)
+		case path == "/gone":
+			w.WriteHeader(http.StatusGone)
+		case path == "/error":
+			w.WriteHeader(http.StatusInternalServerError)
+		case strings.HasPrefix(path, "/chain/"):
+			var n int
+			fmt.Sscanf(path, "/chain/%d", &n)
+			if n == 0 {
+				http.Redirect(w, r, otherURL+"/final.json", http.StatusMovedPermanently)
+				return
+			}
+			http.Redirect(w, r, fmt.Sprintf("/chain/%d", n-1), http.StatusFound)
+		case path == "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		case path == "/private":
+			http.Redirect(w, r, "http://10.0.0.1/secret", http.StatusFound)
+		case path == "/metadata":
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusTemporaryRedirect)
+		case path == "/to-ftp":
+			http.Redirect(w, r, "ftp://ftp.example.org/data.csv", http.StatusFound)
+		case path == "/nohead" && r.Method == http.MethodHead:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case path == "/nohead":
+			w.Header().Set("Content-Type", "application/zip")
+			w.Header().Set("Content-Range", "bytes 0-0/5000")
+			w.WriteHeader(http.StatusPartialContent)
+			_, _ = io.WriteString(w, "P")
+		case path == "/drip" && r.Method == http.MethodHead:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case path == "/drip": // a body that drips forever, a byte every 50 ms
+			w.WriteHeader(http.StatusOK)
+			for {
+				_, _ = io.WriteString(w, "x")
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					dripGone <- struct{}{}
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		case path == "/late-body" && r.Method == http.MethodHead:
+			w.WriteHeader(http.StatusNotImplemented)
+		case path == "/late-body": // headers, then a body that never starts
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		case path == "/stall": // no answer at all
+			<-r.Context().Done()
+		default:
+			http.NotFound(w, r)
+		}
+	}
+}
 
-	require.Empty(t, excluded.seen(), "an excluded host is never requested")
-	for _, h := range []*testHost{site, redirects, slow, other, throttled, down} {
-		h.requirePolite(t, 2, 2)
+// siteWant is what TestCheckSite expects of one URL's result.
+type siteWant struct {
+	status    int
+	class     ErrorClass
+	ok        bool
+	finalURL  string
+	redirects int
+}
+
+// siteWants are TestCheckSite's expectations by URL: s, rd and sl are the plain, redirecting
+// and slow hosts' URLs, the others the URLs of the other hosts and cases.
+func siteWants(s, rd, sl, other, throttled, down, refused, headerDrip, tlsHost, excludedURL string) map[string]siteWant {
+	return map[string]siteWant{
+		s + "/ok":                             {status: 200, ok: true},
+		s + "/missing":                        {status: 404},
+		s + "/gone":                           {status: 410},
+		s + "/error":                          {status: 500},
+		rd + "/chain/3":                       {status: 200, ok: true, finalURL: other + "/final.json", redirects: 4},
+		rd + "/loop":                          {status: 302, class: TooManyRedirects, redirects: 10},
+		rd + "/private":                       {status: 302, class: RedirectRefused, finalURL: "http://10.0.0.1/secret", redirects: 1},
+		rd + "/metadata":                      {status: 307, class: RedirectRefused, finalURL: "http://169.254.169.254/latest/meta-data/", redirects: 1},
+		rd + "/to-ftp":                        {status: 302, class: NotCheckable, finalURL: "ftp://ftp.example.org/data.csv", redirects: 1},
+		s + "/nohead":                         {status: 206, ok: true},
+		sl + "/drip":                          {status: 200, ok: true},
+		sl + "/late-body":                     {class: Timeout},
+		sl + "/stall":                         {class: Timeout},
+		throttled + "/busy":                   {status: 200, ok: true},
+		throttled + "/busy-long":              {status: 429},
+		down + "/down":                        {status: 503},
+		refused:                               {class: Refused},
+		headerDrip:                            {class: Timeout},
+		tlsHost + "/x":                        {class: TLS},
+		excludedURL:                           {class: Excluded},
+		"http://nonexistent.invalid/data.csv": {class: DNS},
+		"ftp://ftp.example.org/data.csv":      {class: NotCheckable},
+		"mailto:open-data@example.org":        {class: NotCheckable},
+		"/relative/data.csv":                  {class: NotCheckable},
+		"::garbage":                           {class: NotCheckable},
+		"http:///no-host":                     {class: NotCheckable},
+		"http://10.0.0.1/data.csv":            {class: AddressRefused},
 	}
 }
 
