@@ -67,3 +67,10 @@ func TestErrorsNameTheEngine(t *testing.T) {
 	require.Error(t, err)
 	require.True(t, strings.HasPrefix(err.Error(), "bleve: "), err.Error())
 }
+
+// TestConformanceDictFacets runs the conformance suite with every search's facets counted from
+// the term dictionaries, as searches with many hits count them.
+func TestConformanceDictFacets(t *testing.T) {
+	defer bleve.SetDictFacetMinHits(0)()
+	TestConformance(t)
+}

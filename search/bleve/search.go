@@ -39,7 +39,7 @@ var facetFields = map[string]string{search.FieldOrganization: "organization", se
 // match the folded fields (source_id exact), excluded ones in a must_not; the bounding box is
 // search.BBox.Intersects as numeric ranges on the extent. Facets are term facets of the
 // published values. Hits come in search.Query's order.
-func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error) {
+func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
 		return nil, err
@@ -89,15 +89,11 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	default:
 		req.SortBy([]string{"title_sort", "id"}) // search.Query's order without text
 	}
-	for _, name := range search.FacetFields {
-		req.AddFacet(name, blevesearch.NewFacetRequest(facetFields[name], q.FacetSize))
-	}
-	x.mu.RLock()
-	res, err := x.idx.Search(req)
-	x.mu.RUnlock()
+	facets, err := x.search(ctx, req, root, q.FacetSize, len(q.Filters) == 0 && q.BBox == nil && !text)
 	if err != nil {
 		return nil, fmt.Errorf("bleve: %w", err)
 	}
+	res := facets.res
 	out := &search.Result{Total: int(res.Total), Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
 	for _, h := range res.Hits {
 		score := h.Score
@@ -112,6 +108,10 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	}
 	for _, name := range search.FacetFields {
 		out.Facets[name] = []search.Facet{}
+		if facets.counts != nil {
+			out.Facets[name] = append(out.Facets[name], facets.counts[name]...)
+			continue
+		}
 		if f := res.Facets[name]; f != nil && f.Terms != nil {
 			for _, t := range f.Terms.Terms() {
 				out.Facets[name] = append(out.Facets[name], search.Facet{Value: t.Term, Count: t.Count})
@@ -120,6 +120,50 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	}
 	x.cache.put(key, gen, out)
 	return out, nil
+}
+
+// answer is a search's bleve result and, when they were counted from the term dictionaries,
+// its facets.
+type answer struct {
+	res    *blevesearch.SearchResult
+	counts map[string][]search.Facet
+}
+
+// search runs req (root's page of hits) on the live generation and counts the five facets over
+// root's hits: from the term dictionaries (dictFacets) when root matches dictFacetMinHits
+// documents or more (all: root matches every document), else by bleve's facet builders. Both
+// read one snapshot each; a write between them can make the counts and the hits disagree by
+// what it wrote, as on OpenSearch between refreshes, and such an answer is never cached.
+func (x *Index) search(ctx context.Context, req *blevesearch.SearchRequest, root query.Query, size int, all bool) (answer, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var counts map[string][]search.Facet
+	r, ok, err := snapshot(x.idx)
+	if err != nil {
+		return answer{}, err
+	}
+	if ok {
+		defer r.Close()
+		h, err := matches(ctx, r, x.idx.Mapping(), root, all)
+		if err != nil {
+			return answer{}, err
+		}
+		if h.total >= dictFacetMinHits {
+			if counts, err = dictFacets(h, size); err != nil {
+				return answer{}, err
+			}
+		}
+	}
+	if counts == nil {
+		for _, name := range search.FacetFields {
+			req.AddFacet(name, blevesearch.NewFacetRequest(facetFields[name], size))
+		}
+	}
+	res, err := x.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return answer{}, err
+	}
+	return answer{res: res, counts: counts}, nil
 }
 
 // textQuery is the text's query: the whole text as the identifier, or every word and phrase.
