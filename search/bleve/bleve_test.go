@@ -68,9 +68,9 @@ func TestErrorsNameTheEngine(t *testing.T) {
 	require.True(t, strings.HasPrefix(err.Error(), "bleve: "), err.Error())
 }
 
-// TestConformanceDictFacets runs the conformance suite with every search's facets counted from
-// the term dictionaries, as searches with many hits count them.
-func TestConformanceDictFacets(t *testing.T) {
+// TestConformanceUninvertedFacets runs the conformance suite with every search's facets counted from
+// the uninverted facet fields, as searches with many hits count them.
+func TestConformanceUninvertedFacets(t *testing.T) {
 	defer bleve.SetDictFacetMinHits(0)()
 	TestConformance(t)
 }

@@ -1,8 +1,8 @@
 package bleve
 
-// SetDictFacetMinHits sets dictFacetMinHits to n and returns what puts it back.
+// SetDictFacetMinHits sets uninvertMinHits to n and returns what puts it back.
 func SetDictFacetMinHits(n int) (restore func()) {
-	old := dictFacetMinHits
-	dictFacetMinHits = n
-	return func() { dictFacetMinHits = old }
+	old := uninvertMinHits
+	uninvertMinHits = n
+	return func() { uninvertMinHits = old }
 }

@@ -1,7 +1,8 @@
 package bleve
 
-// Facet counts from the term dictionaries: each facet value's postings list intersected with
-// the hits, per segment, in place of bleve's facet builders, which read every hit's doc values.
+// Facet counts from the segments' facet fields uninverted once (each document's values as
+// ordinals of the segment's term dictionary), in place of bleve's facet builders, which read
+// and decode every hit's doc values on every search.
 
 import (
 	"cmp"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	blevesearch "github.com/blevesearch/bleve/v2"
@@ -21,11 +23,10 @@ import (
 	"github.com/harvester-dev/harvester/search"
 )
 
-// dictFacetMinHits is the number of hits from which Search counts the facets from the term
-// dictionaries (dictFacets) rather than by bleve's facet builders. Below it, reading the few
-// hits' doc values costs less than walking every facet value of every segment (the keyword
-// facet alone has thousands); BenchmarkSearch measured both (docs/benchmarks.md).
-var dictFacetMinHits = 2000
+// uninvertMinHits is the number of hits from which Search counts the facets from the
+// uninverted facet fields (facetCache) rather than by bleve's facet builders: below it, the
+// extra pass that collects the hits costs about what reading their doc values does.
+var uninvertMinHits = 1000
 
 // hitSet is the documents a query matches in one snapshot: a bitmap of local document
 // numbers per segment, and their number.
@@ -102,57 +103,156 @@ func matches(ctx context.Context, r *scorch.IndexSnapshot, im mapping.IndexMappi
 	return h, nil
 }
 
-// dictFacets counts each facet's values over the hits from the term dictionaries of the facet
-// fields: a value's count is its postings list less the documents that are not hits (deleted
-// ones among them), summed over the segments. The counts are exact, the same as bleve's facet
-// builders give (each value once a document), and so are the order and the cut: count
-// descending, then value ascending, the first size.
-func dictFacets(h *hitSet, size int) (map[string][]search.Facet, error) {
-	except := make([]*roaring.Bitmap, len(h.segs))
-	for i, s := range h.segs {
-		if h.hits[i] == nil {
-			except[i] = s.Deleted()
-			continue
-		}
-		e := roaring.New()
-		e.AddRange(0, s.Segment().Count())
-		e.AndNot(h.hits[i])
-		except[i] = e
+// uninverted is one segment's facet field turned around: for each document, the ordinals of
+// its values (terms) in the segment's term dictionary. Segments never change, so it is made
+// once a segment (ordinals) and kept while the segment is live.
+type uninverted struct {
+	terms []string
+	start []uint32 // document d's ordinals are ords[start[d]:start[d+1]]
+	ords  []uint32
+}
+
+// uninvert reads field's term dictionary and postings in seg (deleted documents included:
+// only hits are counted).
+func uninvert(seg segment.Segment, field string) (*uninverted, error) {
+	dict, err := seg.Dictionary(field)
+	if err != nil {
+		return nil, err
 	}
-	out := map[string][]search.Facet{}
-	for _, name := range search.FacetFields {
-		counts := map[string]int{}
-		for i, s := range h.segs {
-			if h.hits[i] != nil && h.hits[i].IsEmpty() {
-				continue
-			}
-			dict, err := s.Segment().Dictionary(facetFields[name])
+	n := seg.Count()
+	u := &uninverted{start: make([]uint32, n+1)}
+	var docs, ords []uint32
+	it := dict.AutomatonIterator(nil, nil, nil)
+	var pl segment.PostingsList
+	var pi segment.PostingsIterator
+	for {
+		e, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			break
+		}
+		if pl, err = dict.PostingsList([]byte(e.Term), nil, pl); err != nil {
+			return nil, err
+		}
+		ord := uint32(len(u.terms))
+		u.terms = append(u.terms, e.Term)
+		pi = pl.Iterator(false, false, false, pi)
+		for {
+			p, err := pi.Next()
 			if err != nil {
 				return nil, err
 			}
-			it := dict.AutomatonIterator(nil, nil, nil)
-			var pl segment.PostingsList
-			for {
-				e, err := it.Next()
-				if err != nil {
-					return nil, err
+			if p == nil {
+				break
+			}
+			if d := p.Number(); d < n {
+				docs, ords = append(docs, uint32(d)), append(ords, ord)
+				u.start[d+1]++
+			}
+		}
+	}
+	for d := range n {
+		u.start[d+1] += u.start[d]
+	}
+	u.ords = make([]uint32, len(ords))
+	next := append([]uint32(nil), u.start[:n]...)
+	for i, d := range docs { // postings come by term, then document: each document's ordinals stay in term order
+		u.ords[next[d]] = ords[i]
+		next[d]++
+	}
+	return u, nil
+}
+
+// facetCache keeps the uninverted facet fields of the live segments.
+type facetCache struct {
+	mu sync.Mutex
+	m  map[segment.Segment]map[string]*uninverted
+}
+
+// get returns seg's uninverted facet fields, making them when missing.
+func (c *facetCache) get(seg segment.Segment) (map[string]*uninverted, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock() // one maker at a time: a segment is uninverted once
+	if u, ok := c.m[seg]; ok {
+		return u, nil
+	}
+	u := map[string]*uninverted{}
+	for _, name := range search.FacetFields {
+		f, err := uninvert(seg, facetFields[name])
+		if err != nil {
+			return nil, err
+		}
+		u[name] = f
+	}
+	if c.m == nil {
+		c.m = map[segment.Segment]map[string]*uninverted{}
+	}
+	c.m[seg] = u
+	return u, nil
+}
+
+// keep forgets the segments that are not among live (merged away or deleted).
+func (c *facetCache) keep(live []*scorch.SegmentSnapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) <= len(live) {
+		return
+	}
+	in := map[segment.Segment]bool{}
+	for _, s := range live {
+		in[s.Segment()] = true
+	}
+	for seg := range c.m {
+		if !in[seg] {
+			delete(c.m, seg)
+		}
+	}
+}
+
+// facets counts each facet's values over the hits from the segments' uninverted facet fields
+// (each value once a document, as bleve's facet builders count) and orders them as those do:
+// count descending, then value ascending, the first size.
+func (c *facetCache) facets(h *hitSet, size int) (map[string][]search.Facet, error) {
+	c.keep(h.segs)
+	counts := map[string]map[string]int{}
+	for _, name := range search.FacetFields {
+		counts[name] = map[string]int{}
+	}
+	for i, s := range h.segs {
+		hits := h.hits[i]
+		if hits == nil { // every live document
+			hits = s.DocNumbersLive()
+		}
+		if hits.IsEmpty() {
+			continue
+		}
+		u, err := c.get(s.Segment())
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range search.FacetFields {
+			f := u[name]
+			n := make([]int, len(f.terms))
+			it := hits.Iterator()
+			for it.HasNext() {
+				d := it.Next()
+				for _, o := range f.ords[f.start[d]:f.start[d+1]] {
+					n[o]++
 				}
-				if e == nil {
-					break
-				}
-				if e.Count == 0 {
-					continue
-				}
-				if pl, err = dict.PostingsList([]byte(e.Term), except[i], pl); err != nil {
-					return nil, err
-				}
-				if c := pl.Count(); c > 0 {
-					counts[e.Term] += int(c)
+			}
+			for o, k := range n {
+				if k > 0 {
+					counts[name][f.terms[o]] += k
 				}
 			}
 		}
-		fs := make([]search.Facet, 0, len(counts))
-		for v, c := range counts {
+	}
+	out := map[string][]search.Facet{}
+	for _, name := range search.FacetFields {
+		fs := make([]search.Facet, 0, len(counts[name]))
+		for v, c := range counts[name] {
 			fs = append(fs, search.Facet{Value: v, Count: c})
 		}
 		slices.SortFunc(fs, func(a, b search.Facet) int {

@@ -10,11 +10,12 @@ import (
 	"github.com/harvester-dev/harvester/search"
 )
 
-// TestDictFacetsEqualFacetBuilders: the facet counts from the term dictionaries equal bleve's
+// TestUninvertedFacetsEqualFacetBuilders: the facet counts from the uninverted fields equal bleve's
 // facet builders' (the counts, the order, the cut at FacetSize) for the match-all page, text,
 // filters, an exclusion and a box, over several segments with documents updated and deleted
-// (deleted documents stay in their segments' postings until a merge).
-func TestDictFacetsEqualFacetBuilders(t *testing.T) {
+// (deleted documents stay in their segments' postings until a merge), twice (the second time
+// from the cache).
+func TestUninvertedFacetsEqualFacetBuilders(t *testing.T) {
 	x, err := open(filepath.Join(t.TempDir(), "idx"), settings())
 	require.NoError(t, err)
 	defer x.Close()
@@ -66,13 +67,13 @@ func TestDictFacetsEqualFacetBuilders(t *testing.T) {
 		{Text: "dataset", BBox: &search.BBox{West: -101, South: 29, East: -98, North: 32}},
 		{Text: "nothing-matches-this"},
 	}
-	defer func(n int) { dictFacetMinHits = n }(dictFacetMinHits)
-	for _, q := range queries {
-		dictFacetMinHits = 1 << 30
+	defer func(n int) { uninvertMinHits = n }(uninvertMinHits)
+	for _, q := range append(queries, queries...) {
+		uninvertMinHits = 1 << 30
 		want, err := x.Search(t.Context(), q)
 		require.NoError(t, err)
 		x.cache.invalidate()
-		dictFacetMinHits = 0
+		uninvertMinHits = 0
 		got, err := x.Search(t.Context(), q)
 		require.NoError(t, err)
 		x.cache.invalidate()

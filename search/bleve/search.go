@@ -122,7 +122,7 @@ func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, err
 	return out, nil
 }
 
-// answer is a search's bleve result and, when they were counted from the term dictionaries,
+// answer is a search's bleve result and, when they were counted from the uninverted fields,
 // its facets.
 type answer struct {
 	res    *blevesearch.SearchResult
@@ -130,7 +130,7 @@ type answer struct {
 }
 
 // search runs req (root's page of hits) on the live generation and counts the five facets over
-// root's hits: from the term dictionaries (dictFacets) when root matches dictFacetMinHits
+// root's hits: from the uninverted facet fields (facetCache) when root matches uninvertMinHits
 // documents or more (all: root matches every document), else by bleve's facet builders. Both
 // read one snapshot each; a write between them can make the counts and the hits disagree by
 // what it wrote, as on OpenSearch between refreshes, and such an answer is never cached.
@@ -148,8 +148,8 @@ func (x *Index) search(ctx context.Context, req *blevesearch.SearchRequest, root
 		if err != nil {
 			return answer{}, err
 		}
-		if h.total >= dictFacetMinHits {
-			if counts, err = dictFacets(h, size); err != nil {
+		if h.total >= uninvertMinHits {
+			if counts, err = x.facets.facets(h, size); err != nil {
 				return answer{}, err
 			}
 		}
