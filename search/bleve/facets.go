@@ -165,31 +165,31 @@ func uninvert(seg segment.Segment, field string) (*uninverted, error) {
 	return u, nil
 }
 
-// facetCache keeps the uninverted facet fields of the live segments.
+// facetCache keeps the uninverted facet and sort fields of the live segments, by segment and
+// field name.
 type facetCache struct {
 	mu sync.Mutex
 	m  map[segment.Segment]map[string]*uninverted
 }
 
-// get returns seg's uninverted facet fields, making them when missing.
-func (c *facetCache) get(seg segment.Segment) (map[string]*uninverted, error) {
+// field returns seg's field uninverted, making it when missing.
+func (c *facetCache) field(seg segment.Segment, field string) (*uninverted, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock() // one maker at a time: a segment is uninverted once
-	if u, ok := c.m[seg]; ok {
+	defer c.mu.Unlock() // one maker at a time: a segment's field is uninverted once
+	if u, ok := c.m[seg][field]; ok {
 		return u, nil
 	}
-	u := map[string]*uninverted{}
-	for _, name := range search.FacetFields {
-		f, err := uninvert(seg, facetFields[name])
-		if err != nil {
-			return nil, err
-		}
-		u[name] = f
+	u, err := uninvert(seg, field)
+	if err != nil {
+		return nil, err
 	}
 	if c.m == nil {
 		c.m = map[segment.Segment]map[string]*uninverted{}
 	}
-	c.m[seg] = u
+	if c.m[seg] == nil {
+		c.m[seg] = map[string]*uninverted{}
+	}
+	c.m[seg][field] = u
 	return u, nil
 }
 
@@ -228,12 +228,11 @@ func (c *facetCache) facets(h *hitSet, size int) (map[string][]search.Facet, err
 		if hits.IsEmpty() {
 			continue
 		}
-		u, err := c.get(s.Segment())
-		if err != nil {
-			return nil, err
-		}
 		for _, name := range search.FacetFields {
-			f := u[name]
+			f, err := c.field(s.Segment(), facetFields[name])
+			if err != nil {
+				return nil, err
+			}
 			n := make([]int, len(f.terms))
 			it := hits.Iterator()
 			for it.HasNext() {

@@ -11,8 +11,9 @@ import (
 )
 
 // TestUninvertedFacetsEqualFacetBuilders: the facet counts from the uninverted fields equal bleve's
-// facet builders' (the counts, the order, the cut at FacetSize) for the match-all page, text,
-// filters, an exclusion and a box, over several segments with documents updated and deleted
+// facet builders' (the counts, the order, the cut at FacetSize), and the pages sorted by title
+// and by modified from them equal bleve's (ties by id, documents without a value last), for the
+// match-all page, text, filters, an exclusion and a box, over several segments with documents updated and deleted
 // (deleted documents stay in their segments' postings until a merge), twice (the second time
 // from the cache).
 func TestUninvertedFacetsEqualFacetBuilders(t *testing.T) {
@@ -26,6 +27,15 @@ func TestUninvertedFacetsEqualFacetBuilders(t *testing.T) {
 			Publisher: fmt.Sprintf("Publisher %d", (i*7)%11), DistributionFormat: []string{"CSV", []string{"JSON", "XML", "CSV"}[(i+version)%3]}}
 		if i%2 == 0 {
 			d.Description = "air quality"
+		}
+		switch {
+		case i%9 == 0: // no title: last in the title order
+			d.Title = ""
+		case i%4 == 0: // ties, ordered by id
+			d.Title = "Dataset about water"
+		}
+		if i%3 != 0 { // with ties; the others without a date, last
+			d.Modified = fmt.Sprintf("2026-01-%02dT00:00:00Z", i%28+1)
 		}
 		if i%5 == 0 {
 			d.Extent = &search.Extent{West: -100, South: 30, East: -99, North: 31}
@@ -66,6 +76,13 @@ func TestUninvertedFacetsEqualFacetBuilders(t *testing.T) {
 		{Filters: []search.Filter{{Field: search.FieldKeyword, Value: "kw-1"}, {Field: search.FieldFormat, Value: "json", Exclude: true}}},
 		{Text: "dataset", BBox: &search.BBox{West: -101, South: 29, East: -98, North: 32}},
 		{Text: "nothing-matches-this"},
+		{Page: 2},
+		{Page: 27},
+		{Sort: search.SortModified},
+		{Sort: search.SortModified, Page: 3},
+		{Sort: search.SortModified, Page: 27},
+		{Text: "water", Sort: search.SortTitle, Page: 2},
+		{Filters: []search.Filter{{Field: search.FieldTheme, Value: "theme 1"}}, Sort: search.SortModified, PerPage: 50},
 	}
 	defer func(n int) { uninvertMinHits = n }(uninvertMinHits)
 	for _, q := range append(queries, queries...) {
