@@ -108,8 +108,11 @@ func matches(ctx context.Context, r *scorch.IndexSnapshot, im mapping.IndexMappi
 // once a segment (ordinals) and kept while the segment is live.
 type uninverted struct {
 	terms []string
-	start []uint32 // document d's ordinals are ords[start[d]:start[d+1]]
+	start []uint32 // document d's ordinals are ords[start[d]:start[d+1]], ascending
 	ords  []uint32
+	// postings: term o's documents are docs[posts[o]:posts[o+1]], ascending
+	posts []uint32
+	docs  []uint32
 }
 
 // uninvert reads field's term dictionary and postings in seg (deleted documents included:
@@ -138,6 +141,7 @@ func uninvert(seg segment.Segment, field string) (*uninverted, error) {
 		}
 		ord := uint32(len(u.terms))
 		u.terms = append(u.terms, e.Term)
+		u.posts = append(u.posts, uint32(len(docs)))
 		pi = pl.Iterator(false, false, false, pi)
 		for {
 			p, err := pi.Next()
@@ -153,6 +157,7 @@ func uninvert(seg segment.Segment, field string) (*uninverted, error) {
 			}
 		}
 	}
+	u.posts, u.docs = append(u.posts, uint32(len(docs))), docs
 	for d := range n {
 		u.start[d+1] += u.start[d]
 	}

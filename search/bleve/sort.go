@@ -7,6 +7,7 @@ package bleve
 import (
 	"container/heap"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
@@ -99,13 +100,7 @@ func (c *facetCache) page(hs *hitSet, f sortField, from, size int) ([]string, er
 		if err != nil {
 			return nil, err
 		}
-		it := hits.Iterator()
-		for it.HasNext() {
-			d := it.Next()
-			x := &sorted{seg: s.Segment(), doc: uint64(d), missing: u.start[d] == u.start[d+1]}
-			if !x.missing {
-				x.value = u.terms[u.ords[u.start[d]]]
-			}
+		for _, x := range candidates(s.Segment(), u, hits, f.desc, n) {
 			if h.Len() < n {
 				heap.Push(h, x)
 			} else if h.before(x, h.hits[0]) {
@@ -126,4 +121,33 @@ func (c *facetCache) page(hs *hitSet, f sortField, from, size int) ([]string, er
 		out[i] = x.id
 	}
 	return out[min(from, len(out)):], nil
+}
+
+// candidates are the hits of one segment that can be among the first n in u's order: the
+// hits of the terms walked in order (descending when desc) until n are found, the last
+// term's all, then, when fewer than n, every hit without a value. A document counts at its
+// lowest term, its sort value.
+func candidates(seg segment.Segment, u *uninverted, hits *roaring.Bitmap, desc bool, n int) []*sorted {
+	var out []*sorted
+	for k := range u.terms {
+		o := k
+		if desc {
+			o = len(u.terms) - 1 - k
+		}
+		for _, d := range u.docs[u.posts[o]:u.posts[o+1]] {
+			if hits.Contains(d) && u.ords[u.start[d]] == uint32(o) {
+				out = append(out, &sorted{seg: seg, doc: uint64(d), value: u.terms[o]})
+			}
+		}
+		if len(out) >= n {
+			return out
+		}
+	}
+	it := hits.Iterator()
+	for it.HasNext() {
+		if d := it.Next(); u.start[d] == u.start[d+1] {
+			out = append(out, &sorted{seg: seg, doc: uint64(d), missing: true})
+		}
+	}
+	return out
 }
