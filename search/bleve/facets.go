@@ -202,10 +202,7 @@ func (c *facetCache) field(seg segment.Segment, field string) (*uninverted, erro
 func (c *facetCache) keep(live []*scorch.SegmentSnapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) <= len(live) {
-		return
-	}
-	in := map[segment.Segment]bool{}
+	in := make(map[segment.Segment]bool, len(live))
 	for _, s := range live {
 		in[s.Segment()] = true
 	}
