@@ -71,6 +71,6 @@ func TestErrorsNameTheEngine(t *testing.T) {
 // TestConformanceUninvertedFacets runs the conformance suite with every search's facets counted from
 // the uninverted facet fields, as searches with many hits count them.
 func TestConformanceUninvertedFacets(t *testing.T) {
-	defer bleve.SetDictFacetMinHits(0)()
+	t.Cleanup(bleve.SetUninvertMinHits(0)) // after the suite's parallel subtests
 	TestConformance(t)
 }

@@ -1,7 +1,7 @@
 package bleve
 
-// SetDictFacetMinHits sets uninvertMinHits to n and returns what puts it back.
-func SetDictFacetMinHits(n int) (restore func()) {
+// SetUninvertMinHits sets uninvertMinHits to n and returns what puts it back.
+func SetUninvertMinHits(n int) (restore func()) {
 	old := uninvertMinHits
 	uninvertMinHits = n
 	return func() { uninvertMinHits = old }
