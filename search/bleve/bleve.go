@@ -45,6 +45,8 @@ type Index struct {
 	outdated bool
 	// cache holds Search's answers until the next write.
 	cache results
+	// facets holds the live segments' facet fields uninverted, for Search's facet counts.
+	facets facetCache
 }
 
 var _ search.Index = (*Index)(nil)

@@ -67,3 +67,10 @@ func TestErrorsNameTheEngine(t *testing.T) {
 	require.Error(t, err)
 	require.True(t, strings.HasPrefix(err.Error(), "bleve: "), err.Error())
 }
+
+// TestConformanceUninvertedFacets runs the conformance suite with every search's facets counted from
+// the uninverted facet fields, as searches with many hits count them.
+func TestConformanceUninvertedFacets(t *testing.T) {
+	t.Cleanup(bleve.SetUninvertMinHits(0)) // after the suite's parallel subtests
+	TestConformance(t)
+}

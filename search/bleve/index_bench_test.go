@@ -236,8 +236,9 @@ var searchQueries = []struct {
 // every tenth given an extent in the contiguous United States) in batches of 1,000, then runs
 // each of searchQueries max(b.N, 50) times as the first search after a write (the answer cache
 // emptied: cold-p50-ms, cold-p95-ms), then as many times again from the cache (cached-p95-ms),
-// as the public search and GET /api/v1/search ask them (20 hits, five facets). docs/benchmarks.md
-// has the figures, e.g.
+// as the public search and GET /api/v1/search ask them (20 hits, five facets), and logs the
+// memory the uninverted facet and sort fields hold at the end. docs/benchmarks.md has the
+// figures, e.g.
 //
 //	go test ./search/bleve -run '^$' -bench BenchmarkSearch -benchtime 100x -timeout 60m
 func BenchmarkSearch(b *testing.B) {
@@ -270,6 +271,7 @@ func BenchmarkSearch(b *testing.B) {
 	all, err := x.Search(b.Context(), search.Query{})
 	require.NoError(b, err)
 	b.Logf("%d documents", all.Total)
+	defer func() { b.Logf("uninverted fields: %.1f MB", uninvertedMB(x)) }()
 	for _, q := range searchQueries {
 		for i, f := range q.query.Filters {
 			if f.Value == "" && len(all.Facets[f.Field]) > 0 {
@@ -303,4 +305,20 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportMetric(ms(cached, 0.95), "cached-p95-ms")
 		})
 	}
+}
+
+// uninvertedMB is the memory x's uninverted fields hold (their slices and term strings), in MB.
+func uninvertedMB(x *Index) float64 {
+	x.facets.mu.Lock()
+	defer x.facets.mu.Unlock()
+	var n int
+	for _, fields := range x.facets.m {
+		for _, u := range fields {
+			n += 4 * (len(u.start) + len(u.ords) + len(u.posts) + len(u.docs))
+			for _, t := range u.terms {
+				n += 16 + len(t)
+			}
+		}
+	}
+	return float64(n) / 1e6
 }

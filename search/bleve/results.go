@@ -12,11 +12,11 @@ import (
 // resultCacheSize bounds the answers a results cache holds; when full it starts again empty.
 const resultCacheSize = 1024
 
-// results caches Search's answers by query until the next write. A search that matches most
-// of the catalog costs in proportion to its hits (the facets and the sort read every hit's doc
-// values: about half a second for a page without text over 100,000 documents on a busy 2-core
-// machine, docs/benchmarks.md), and the public search's first page, and its popular facets, are
-// asked again and again between harvests. Every Apply and Rebuild empties it (gen counts them), and an answer is kept
+// results caches Search's answers by query until the next write. A cold search still costs
+// in proportion to its matches (the query's evaluation; facets and field sorts come from the
+// uninverted fields, facets.go: about 8 ms for a page without text over 100,000 documents, tens
+// of milliseconds for a common word sorted by relevance, docs/benchmarks.md), and the public
+// search's first page, and its popular facets, are asked again and again between harvests. Every Apply and Rebuild empties it (gen counts them), and an answer is kept
 // only when no write began or ended while it was computed, so a cached answer is never older
 // than the last write.
 type results struct {

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,7 +40,7 @@ var facetFields = map[string]string{search.FieldOrganization: "organization", se
 // match the folded fields (source_id exact), excluded ones in a must_not; the bounding box is
 // search.BBox.Intersects as numeric ranges on the extent. Facets are term facets of the
 // published values. Hits come in search.Query's order.
-func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error) {
+func (x *Index) Search(ctx context.Context, q search.Query) (*search.Result, error) {
 	q, err := q.Normalize()
 	if err != nil {
 		return nil, err
@@ -79,8 +80,10 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	req := blevesearch.NewSearchRequestOptions(root, q.PerPage, q.From(), false)
 	req.Fields = []string{"title", "slug", "identifier", "organization", "source_id", "description",
 		"distribution_format", "modified", "publisher.raw"}
+	var by *sortField // the field sort, when Search sorts by a field
 	switch {
 	case q.Sort == search.SortModified:
+		by = &sortField{field: "modified", desc: true}
 		req.SortByCustom(bsearch.SortOrder{
 			&bsearch.SortField{Field: "modified", Desc: true, Type: bsearch.SortFieldAsString, Missing: bsearch.SortFieldMissingLast},
 			&bsearch.SortField{Field: "id"}})
@@ -88,16 +91,13 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 		req.SortBy([]string{"-_score", "id"})
 	default:
 		req.SortBy([]string{"title_sort", "id"}) // search.Query's order without text
+		by = &sortField{field: "title_sort"}
 	}
-	for _, name := range search.FacetFields {
-		req.AddFacet(name, blevesearch.NewFacetRequest(facetFields[name], q.FacetSize))
-	}
-	x.mu.RLock()
-	res, err := x.idx.Search(req)
-	x.mu.RUnlock()
+	facets, err := x.search(ctx, req, root, by, q.FacetSize, len(q.Filters) == 0 && q.BBox == nil && !text)
 	if err != nil {
 		return nil, fmt.Errorf("bleve: %w", err)
 	}
+	res := facets.res
 	out := &search.Result{Total: int(res.Total), Hits: []search.Hit{}, Facets: map[string][]search.Facet{}}
 	for _, h := range res.Hits {
 		score := h.Score
@@ -112,6 +112,10 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	}
 	for _, name := range search.FacetFields {
 		out.Facets[name] = []search.Facet{}
+		if facets.counts != nil {
+			out.Facets[name] = append(out.Facets[name], facets.counts[name]...)
+			continue
+		}
 		if f := res.Facets[name]; f != nil && f.Terms != nil {
 			for _, t := range f.Terms.Terms() {
 				out.Facets[name] = append(out.Facets[name], search.Facet{Value: t.Term, Count: t.Count})
@@ -120,6 +124,79 @@ func (x *Index) Search(_ context.Context, q search.Query) (*search.Result, error
 	}
 	x.cache.put(key, gen, out)
 	return out, nil
+}
+
+// answer is a search's bleve result and, when they were counted from the uninverted fields,
+// its facets.
+type answer struct {
+	res    *blevesearch.SearchResult
+	counts map[string][]search.Facet
+}
+
+// search runs req (root's page of hits) on the live generation and counts the five facets over
+// root's hits: from the uninverted facet fields (facetCache) when root matches uninvertMinHits
+// documents or more (all: root matches every document), and then picks the page of a field
+// sort (by) from the uninverted sort field too; else by bleve's facet builders and collector. Both
+// read one snapshot each; a write between them can make the counts and the hits disagree by
+// what it wrote, as on OpenSearch between refreshes, and such an answer is never cached.
+func (x *Index) search(ctx context.Context, req *blevesearch.SearchRequest, root query.Query, by *sortField, size int, all bool) (answer, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var counts map[string][]search.Facet
+	r, ok, err := snapshot(x.idx)
+	if err != nil {
+		return answer{}, err
+	}
+	if ok {
+		defer r.Close()
+		h, err := matches(ctx, r, x.idx.Mapping(), root, all)
+		if err != nil {
+			return answer{}, err
+		}
+		if h.total >= uninvertMinHits {
+			if counts, err = x.facets.facets(h, size); err != nil {
+				return answer{}, err
+			}
+			if by != nil {
+				res, err := x.sortedPage(ctx, req, h, *by)
+				return answer{res: res, counts: counts}, err
+			}
+		}
+	}
+	if counts == nil {
+		for _, name := range search.FacetFields {
+			req.AddFacet(name, blevesearch.NewFacetRequest(facetFields[name], size))
+		}
+	}
+	res, err := x.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return answer{}, err
+	}
+	return answer{res: res, counts: counts}, nil
+}
+
+// sortedPage is req's page of the hits h in by's order (facetCache.page), its documents'
+// fields read by a search for their ids.
+func (x *Index) sortedPage(ctx context.Context, req *blevesearch.SearchRequest, h *hitSet, by sortField) (*blevesearch.SearchResult, error) {
+	ids, err := x.facets.page(h, by, req.From, req.Size)
+	if err != nil {
+		return nil, err
+	}
+	res := &blevesearch.SearchResult{}
+	if len(ids) > 0 {
+		byID := blevesearch.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
+		byID.Fields = req.Fields
+		if res, err = x.idx.SearchInContext(ctx, byID); err != nil {
+			return nil, err
+		}
+	}
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	slices.SortFunc(res.Hits, func(a, b *bsearch.DocumentMatch) int { return cmp.Compare(at[a.ID], at[b.ID]) })
+	res.Total = uint64(h.total)
+	return res, nil
 }
 
 // textQuery is the text's query: the whole text as the identifier, or every word and phrase.
