@@ -20,31 +20,7 @@ func TestUninvertedFacetsEqualFacetBuilders(t *testing.T) {
 	x, err := open(filepath.Join(t.TempDir(), "idx"), settings())
 	require.NoError(t, err)
 	defer x.Close()
-	// Ids in another order than the documents are put in: a segment's own order is not the id order.
-	id := func(i int) string { return fmt.Sprintf("d%04d", (i*337)%600) }
-	doc := func(i, version int) search.Document {
-		d := search.Document{ID: id(i), Identifier: fmt.Sprintf("id-%d", i), SourceID: "s",
-			Title: fmt.Sprintf("Dataset %d about water v%d", i, version), Organization: []string{"GSA", "DOL", "VA"}[i%3],
-			Keyword: []string{fmt.Sprintf("kw-%d", i%17), fmt.Sprintf("kw-%d", (i+version)%5)}, Theme: []string{fmt.Sprintf("Theme %d", i%4)},
-			Publisher: fmt.Sprintf("Publisher %d", (i*7)%11), DistributionFormat: []string{"CSV", []string{"JSON", "XML", "CSV"}[(i+version)%3]}}
-		if i%2 == 0 {
-			d.Description = "air quality"
-		}
-		switch {
-		case i%9 == 0: // no title: last in the title order
-			d.Title = ""
-		case i%4 == 0: // ties, ordered by id
-			d.Title = "Dataset about water"
-		}
-		if i%3 != 0 { // with ties; the others without a date, last
-			d.Modified = fmt.Sprintf("2026-01-%02dT00:00:00Z", i%28+1)
-		}
-		if i%5 == 0 {
-			d.Extent = &search.Extent{West: -100, South: 30, East: -99, North: 31}
-		}
-		d.TitleSort = search.SortKey(d.Title)
-		return d
-	}
+	id, doc := facetFixture()
 	apply := func(ops []search.Op) {
 		errs, err := x.Apply(t.Context(), ops)
 		require.NoError(t, err)
@@ -105,6 +81,37 @@ func TestUninvertedFacetsEqualFacetBuilders(t *testing.T) {
 			require.NotEmpty(t, got.Facets[search.FieldKeyword])
 		}
 	}
+}
+
+// facetFixture is TestUninvertedFacetsEqualFacetBuilders' documents: id(i) is document i's id
+// (in another order than the documents are put in: a segment's own order is not the id order),
+// doc(i, version) the document, with ties, missing titles and dates, and some extents.
+func facetFixture() (id func(int) string, doc func(i, version int) search.Document) {
+	id = func(i int) string { return fmt.Sprintf("d%04d", (i*337)%600) }
+	doc = func(i, version int) search.Document {
+		d := search.Document{ID: id(i), Identifier: fmt.Sprintf("id-%d", i), SourceID: "s",
+			Title: fmt.Sprintf("Dataset %d about water v%d", i, version), Organization: []string{"GSA", "DOL", "VA"}[i%3],
+			Keyword: []string{fmt.Sprintf("kw-%d", i%17), fmt.Sprintf("kw-%d", (i+version)%5)}, Theme: []string{fmt.Sprintf("Theme %d", i%4)},
+			Publisher: fmt.Sprintf("Publisher %d", (i*7)%11), DistributionFormat: []string{"CSV", []string{"JSON", "XML", "CSV"}[(i+version)%3]}}
+		if i%2 == 0 {
+			d.Description = "air quality"
+		}
+		switch {
+		case i%9 == 0: // no title: last in the title order
+			d.Title = ""
+		case i%4 == 0: // ties, ordered by id
+			d.Title = "Dataset about water"
+		}
+		if i%3 != 0 { // with ties; the others without a date, last
+			d.Modified = fmt.Sprintf("2026-01-%02dT00:00:00Z", i%28+1)
+		}
+		if i%5 == 0 {
+			d.Extent = &search.Extent{West: -100, South: 30, East: -99, North: 31}
+		}
+		d.TitleSort = search.SortKey(d.Title)
+		return d
+	}
+	return id, doc
 }
 
 func ids(r *search.Result) []string {
