@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/harvester-dev/harvester/stages/check"
 )
 
 // Store is every storage operation Harvester performs. Methods are noun-first and sorted; each
@@ -119,6 +121,10 @@ type Store interface {
 	// harvest wrote it since) is kept as it is (ImportUnchanged). ErrConflict when the slug or (source,
 	// identifier) is another dataset's.
 	DatasetImport(ctx context.Context, p *DatasetImportParams) (ImportResult, error)
+	// DatasetLinkURLs returns the distribution URLs of a source's live datasets (held ones are
+	// left out): each distribution's accessURL and downloadURL in dataset.dcat, read as
+	// quality.LinkURLs reads them, distinct, sorted; none for a source without any.
+	DatasetLinkURLs(ctx context.Context, sourceID string) ([]string, error)
 	// DatasetList returns a source's live datasets ordered by identifier (held ones are left out).
 	DatasetList(ctx context.Context, p *DatasetListParams) ([]*Dataset, error)
 	// DatasetListUnseen calls fn with each identifier of the source's live datasets that the
@@ -136,6 +142,13 @@ type Store interface {
 	// DatasetFind returns the dataset of id p.ID or slug p.Slug as a LiveDataset, live or held
 	// (Dataset.DuplicateOf set); ErrNotFound when there is none or p names neither.
 	DatasetFind(ctx context.Context, p *DatasetFindParams) (*LiveDataset, error)
+	// DatasetQualityStream calls fn with what the MQA scores of each live dataset of
+	// p.SourceID, or of the one dataset p.DatasetID (live or held), in id order, streaming rows:
+	// its record, whether the record has any validation row (harvest_record_error of its
+	// harvest_record_id, errors and warnings alike, carried ones included) and its link URLs
+	// (quality.LinkURLs). fn's error stops the stream and is returned; an unknown source or
+	// dataset streams nothing.
+	DatasetQualityStream(ctx context.Context, p *DatasetQualityParams, fn func(*DatasetQuality) error) error
 	// DatasetStream calls fn with every live dataset (held ones are left out), of one source when p.SourceID is not
 	// empty, ordered by id, streaming rows; fn's error stops the stream and is returned.
 	DatasetStream(ctx context.Context, p *DatasetListParams, fn func(*Dataset) error) error
@@ -280,6 +293,17 @@ type Store interface {
 	LeaderAcquire(ctx context.Context, p *LeaderParams) (bool, error)
 	// LeaderRelease gives up leadership if holder has it.
 	LeaderRelease(ctx context.Context, p *LeaderParams) error
+
+	// LinkResultGet returns the stored link check of each of urls that has one, by URL; a URL
+	// never checked (or dropped) is missing from the map.
+	LinkResultGet(ctx context.Context, urls []string) (map[string]*check.Stored, error)
+	// LinkResultPrune drops the stored checks of URLs that no live dataset of any source uses
+	// (DatasetLinkURLs over every source) and returns how many it dropped.
+	LinkResultPrune(ctx context.Context) (int, error)
+	// LinkResultSave stores checks, in one transaction: each URL's stored state becomes
+	// check.Fold of the stored one (the zero Stored for a URL never checked) and the result, in
+	// the order of rs, so that a late result older than the stored one changes nothing.
+	LinkResultSave(ctx context.Context, rs []check.Result) error
 
 	// Migrate applies the backend's embedded migrations that have not run yet.
 	Migrate(ctx context.Context) error

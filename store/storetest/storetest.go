@@ -94,6 +94,8 @@ var cases = []testCase{
 	{"Source/Delete", testSourceDelete},
 	{"Source/DeleteConflict", testSourceDeleteConflict},
 
+	{"LinkResult/Save", testLinkResultSave},
+	{"LinkResult/DatasetQualityStream", testDatasetQualityStream},
 	{"Organization/Insert", testOrganizationInsert},
 	{"Organization/GetNotFound", testOrganizationGetNotFound},
 	{"Organization/FindBySlug", testOrganizationFindBySlug},
