@@ -54,8 +54,11 @@ func qualitySeed(t *testing.T, st store.Store) (src *store.Source, ok, broken *s
 func TestQualityRoutes(t *testing.T) {
 	t.Parallel()
 	for name, opt := range map[string]func(t *testing.T) func(*Config, *Deps){
-		"sqlite":   func(*testing.T) func(*Config, *Deps) { return func(*Config, *Deps) {} },
-		"postgres": func(t *testing.T) func(*Config, *Deps) { st := dbtest.Store(t); return func(_ *Config, d *Deps) { d.Store = st } },
+		"sqlite": func(*testing.T) func(*Config, *Deps) { return func(*Config, *Deps) {} },
+		"postgres": func(t *testing.T) func(*Config, *Deps) {
+			st := dbtest.Store(t)
+			return func(_ *Config, d *Deps) { d.Store = st }
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
