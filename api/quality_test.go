@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/quality/assess"
 	"github.com/harvester-dev/harvester/stages/check"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
@@ -40,7 +41,7 @@ func qualitySeed(t *testing.T, st store.Store) (src *store.Source, ok, broken *s
 	}
 	ok, broken = write("ok", base+"/ok"), write("broken", base+"/gone")
 	now := time.Now().UTC().Truncate(time.Second)
-	require.NoError(t, st.LinkResultSave(ctx, []check.Result{
+	require.NoError(t, assess.SaveChecks(ctx, st, []check.Result{
 		{URL: base + "/ok", Status: 200, OK: true, FinalURL: base + "/ok", CheckedAt: now},
 		{URL: base + "/gone", Status: 404, FinalURL: base + "/gone", ContentLength: -1, CheckedAt: now},
 	}))

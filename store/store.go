@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"time"
-
-	"github.com/harvester-dev/harvester/stages/check"
 )
 
 // Store is every storage operation Harvester performs. Methods are noun-first and sorted; each
@@ -296,14 +294,14 @@ type Store interface {
 
 	// LinkResultGet returns the stored link check of each of urls that has one, by URL; a URL
 	// never checked (or dropped) is missing from the map.
-	LinkResultGet(ctx context.Context, urls []string) (map[string]*check.Stored, error)
+	LinkResultGet(ctx context.Context, urls []string) (map[string]*LinkResult, error)
 	// LinkResultPrune drops the stored checks of URLs that no live dataset of any source uses
 	// (DatasetLinkURLs over every source) and returns how many it dropped.
 	LinkResultPrune(ctx context.Context) (int, error)
-	// LinkResultSave stores checks, in one transaction: each URL's stored state becomes
-	// check.Fold of the stored one (the zero Stored for a URL never checked) and the result, in
-	// the order of rs, so that a late result older than the stored one changes nothing.
-	LinkResultSave(ctx context.Context, rs []check.Result) error
+	// LinkResultUpsert writes rows as given (inserted, or replacing the row of their URL), in
+	// one transaction; a later row of the same URL wins. The caller folds a new check into the
+	// stored state (check.Fold, quality/assess.SaveChecks).
+	LinkResultUpsert(ctx context.Context, rows []*LinkResult) error
 
 	// Migrate applies the backend's embedded migrations that have not run yet.
 	Migrate(ctx context.Context) error

@@ -20,8 +20,8 @@ import (
 type Store interface {
 	DatasetLinkURLs(ctx context.Context, sourceID string) ([]string, error)
 	DatasetQualityStream(ctx context.Context, p *store.DatasetQualityParams, fn func(*store.DatasetQuality) error) error
-	LinkResultGet(ctx context.Context, urls []string) (map[string]*check.Stored, error)
-	LinkResultSave(ctx context.Context, rs []check.Result) error
+	LinkResultGet(ctx context.Context, urls []string) (map[string]*store.LinkResult, error)
+	LinkResultUpsert(ctx context.Context, rows []*store.LinkResult) error
 }
 
 // Links counts the distinct distribution URLs of some datasets by their stored check.
@@ -147,9 +147,9 @@ func score(ctx context.Context, st Store, ds []*store.DatasetQuality) ([]quality
 		urls = append(urls, d.URLs...)
 	}
 	slices.Sort(urls)
-	links, err := st.LinkResultGet(ctx, slices.Compact(urls))
+	links, err := storedChecks(ctx, st, slices.Compact(urls))
 	if err != nil {
-		return nil, nil, fmt.Errorf("read link checks: %w", err)
+		return nil, nil, err
 	}
 	scores := make([]quality.Score, len(ds))
 	for i, d := range ds {
@@ -188,9 +188,9 @@ func BrokenLinks(ctx context.Context, st Store, sourceID string) ([]*BrokenLink,
 	for u := range users {
 		urls = append(urls, u)
 	}
-	links, err := st.LinkResultGet(ctx, urls)
+	links, err := storedChecks(ctx, st, urls)
 	if err != nil {
-		return nil, fmt.Errorf("read link checks: %w", err)
+		return nil, err
 	}
 	var out []*BrokenLink
 	for u, r := range links {
@@ -215,8 +215,8 @@ func CheckSource(ctx context.Context, c *check.Checker, st Store, sourceID strin
 		return 0, fmt.Errorf("read the distribution URLs of source %s: %w", sourceID, err)
 	}
 	results, cerr := c.Check(ctx, urls)
-	if err := st.LinkResultSave(context.WithoutCancel(ctx), results); err != nil {
-		return 0, fmt.Errorf("store link checks: %w", err)
+	if err := SaveChecks(context.WithoutCancel(ctx), st, results); err != nil {
+		return 0, err
 	}
 	return len(results), cerr
 }

@@ -9,38 +9,35 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/check"
 	"github.com/harvester-dev/harvester/store"
 )
 
-// testLinkResultSave: a batch of checks is stored per URL, each folded into the stored state
-// (consecutive failures counted, the last OK time kept), a late older check changes nothing,
-// and a URL never checked is missing.
-func testLinkResultSave(t *testing.T, s store.Store) {
+// testLinkResultUpsert: rows are written as given, replacing the row of their URL (a later row
+// of one batch wins), every column read back as written (a zero LastOKAt as none), and a URL
+// never written is missing.
+func testLinkResultUpsert(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	u := "https://data.example.gov/" + uuid.NewString()
 	other := u + "/other.csv"
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	ok := check.Result{URL: u, Status: 200, FinalURL: u + "/final", ContentType: "text/csv",
-		ContentLength: 1234, Redirects: 1, CheckedAt: t0, OK: true}
-	gone := check.Result{URL: u, Status: 404, FinalURL: u, ContentLength: -1, CheckedAt: t0.Add(time.Hour)}
-	refused := check.Result{URL: other, Error: check.Refused, Detail: "connection refused", FinalURL: other,
-		ContentLength: -1, CheckedAt: t0}
-	require.NoError(t, s.LinkResultSave(ctx, []check.Result{ok, refused}))
-	require.NoError(t, s.LinkResultSave(ctx, []check.Result{gone, gone, refused}))
-	gone.CheckedAt = t0.Add(2 * time.Hour)
-	require.NoError(t, s.LinkResultSave(ctx, []check.Result{gone}))
-	late := ok
-	late.CheckedAt = t0.Add(-time.Hour)
-	require.NoError(t, s.LinkResultSave(ctx, []check.Result{late}))
-	require.NoError(t, s.LinkResultSave(ctx, nil))
+	ok := &store.LinkResult{URL: u, Status: 200, FinalURL: u + "/final", ContentType: "text/csv",
+		ContentLength: 1234, Redirects: 1, OK: true, CheckedAt: t0, LastOKAt: t0}
+	gone := &store.LinkResult{URL: u, Status: 404, FinalURL: u, ContentLength: -1, CheckedAt: t0.Add(time.Hour),
+		LastOKAt: t0, ConsecutiveFailures: 1}
+	refused := &store.LinkResult{URL: other, ErrorClass: "refused", Error: "connection refused", FinalURL: other,
+		ContentLength: -1, CheckedAt: t0, ConsecutiveFailures: 7}
+	require.NoError(t, s.LinkResultUpsert(ctx, []*store.LinkResult{ok, refused}))
+	got, err := s.LinkResultGet(ctx, []string{u})
+	require.NoError(t, err)
+	require.Equal(t, ok, got[u])
+	require.NoError(t, s.LinkResultUpsert(ctx, []*store.LinkResult{ok, gone}))
+	require.NoError(t, s.LinkResultUpsert(ctx, nil))
 
-	got, err := s.LinkResultGet(ctx, []string{u, other, u + "/never"})
+	got, err = s.LinkResultGet(ctx, []string{u, other, u + "/never"})
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	require.Equal(t, check.Stored{Result: gone, LastOKAt: t0, ConsecutiveFailures: 3}, *got[u])
-	require.Equal(t, check.Stored{Result: refused, ConsecutiveFailures: 2}, *got[other])
-	require.Equal(t, check.Refused, got[other].Error)
+	require.Equal(t, gone, got[u])
+	require.Equal(t, refused, got[other])
 }
 
 // testDatasetQualityStream: a source's live datasets stream with their record, whether the
@@ -106,9 +103,9 @@ func testDatasetQualityStream(t *testing.T, s store.Store) {
 	require.Equal(t, []string{base + "/a", base + "/shared.csv"}, urls)
 
 	now := time.Now().UTC().Truncate(time.Second)
-	unused := check.Result{URL: base + "/unused", Status: 200, OK: true, CheckedAt: now}
-	used := check.Result{URL: base + "/shared.csv", Status: 404, CheckedAt: now}
-	require.NoError(t, s.LinkResultSave(ctx, []check.Result{unused, used}))
+	unused := &store.LinkResult{URL: base + "/unused", Status: 200, OK: true, CheckedAt: now, LastOKAt: now}
+	used := &store.LinkResult{URL: base + "/shared.csv", Status: 404, CheckedAt: now}
+	require.NoError(t, s.LinkResultUpsert(ctx, []*store.LinkResult{unused, used}))
 	n, err := s.LinkResultPrune(ctx)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, n, 1)

@@ -94,7 +94,7 @@ var cases = []testCase{
 	{"Source/Delete", testSourceDelete},
 	{"Source/DeleteConflict", testSourceDeleteConflict},
 
-	{"LinkResult/Save", testLinkResultSave},
+	{"LinkResult/Upsert", testLinkResultUpsert},
 	{"LinkResult/DatasetQualityStream", testDatasetQualityStream},
 	{"Organization/Insert", testOrganizationInsert},
 	{"Organization/GetNotFound", testOrganizationGetNotFound},

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/quality"
-	"github.com/harvester-dev/harvester/stages/check"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -63,20 +62,16 @@ func (s *Store) DatasetLinkURLs(ctx context.Context, sourceID string) ([]string,
 }
 
 // LinkResultGet implements store.Store, maxIDsPerStatement URLs a statement.
-func (s *Store) LinkResultGet(ctx context.Context, urls []string) (map[string]*check.Stored, error) {
-	return linkResultGet(ctx, s.q, s.scan, urls)
-}
-
-func linkResultGet(ctx context.Context, q Querier, scan *Scanner, urls []string) (map[string]*check.Stored, error) {
-	out := map[string]*check.Stored{}
+func (s *Store) LinkResultGet(ctx context.Context, urls []string) (map[string]*store.LinkResult, error) {
+	out := map[string]*store.LinkResult{}
 	for chunk := range slices.Chunk(urls, maxIDsPerStatement) {
 		marks := make([]string, len(chunk))
 		args := make([]any, len(chunk))
 		for i, u := range chunk {
 			marks[i], args[i] = "$"+strconv.Itoa(i+1), u
 		}
-		err := Each(q.Query(ctx, `SELECT `+linkColumns+` FROM link_result WHERE url IN (`+strings.Join(marks, ", ")+`)`,
-			args...), scan.linkResult, func(r *check.Stored) error {
+		err := Each(s.q.Query(ctx, `SELECT `+linkColumns+` FROM link_result WHERE url IN (`+strings.Join(marks, ", ")+`)`,
+			args...), s.scan.linkResult, func(r *store.LinkResult) error {
 			out[r.URL] = r
 			return nil
 		})
@@ -88,10 +83,10 @@ func linkResultGet(ctx context.Context, q Querier, scan *Scanner, urls []string)
 }
 
 // linkResult reads a link_result row (linkColumns).
-func (s *Scanner) linkResult(row Row) (*check.Stored, error) {
-	var r check.Stored
+func (s *Scanner) linkResult(row Row) (*store.LinkResult, error) {
+	var r store.LinkResult
 	var lastOK *time.Time
-	err := row.Scan(&r.URL, &r.Status, &r.Error, &r.Detail, &r.FinalURL, &r.ContentType, &r.ContentLength,
+	err := row.Scan(&r.URL, &r.Status, &r.ErrorClass, &r.Error, &r.FinalURL, &r.ContentType, &r.ContentLength,
 		&r.Redirects, &r.OK, s.Time(&r.CheckedAt), s.NullTime(&lastOK), &r.ConsecutiveFailures)
 	if err != nil {
 		return nil, err
@@ -103,34 +98,17 @@ func (s *Scanner) linkResult(row Row) (*check.Stored, error) {
 	return &r, nil
 }
 
-// LinkResultSave implements store.Store: the stored states read, folded and written back in one
-// transaction.
-func (s *Store) LinkResultSave(ctx context.Context, rs []check.Result) error {
-	urls := make([]string, len(rs))
-	for i, r := range rs {
-		urls[i] = r.URL
-	}
+// LinkResultUpsert implements store.Store.
+func (s *Store) LinkResultUpsert(ctx context.Context, rows []*store.LinkResult) error {
 	return s.d.InTx(ctx, func(tx Querier) error {
-		stored, err := linkResultGet(ctx, tx, s.scan, urls)
-		if err != nil {
-			return err
-		}
-		for _, r := range rs {
-			var prev check.Stored
-			if p := stored[r.URL]; p != nil {
-				prev = *p
-			}
-			next := check.Fold(prev, r)
-			stored[r.URL] = &next
-		}
-		for _, u := range urls {
+		for _, r := range rows {
 			if _, err := tx.Exec(ctx, `INSERT INTO link_result (`+linkColumns+`)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 				ON CONFLICT (url) DO UPDATE SET status = excluded.status, error_class = excluded.error_class,
 				error = excluded.error, final_url = excluded.final_url, content_type = excluded.content_type,
 				content_length = excluded.content_length, redirects = excluded.redirects, ok = excluded.ok,
 				checked_at = excluded.checked_at, last_ok_at = excluded.last_ok_at,
-				consecutive_failures = excluded.consecutive_failures`, s.linkArgs(stored[u])...); err != nil {
+				consecutive_failures = excluded.consecutive_failures`, s.linkArgs(r)...); err != nil {
 				return err
 			}
 		}
@@ -139,12 +117,12 @@ func (s *Store) LinkResultSave(ctx context.Context, rs []check.Result) error {
 }
 
 // linkArgs are r's values in linkColumns' order.
-func (s *Store) linkArgs(r *check.Stored) []any {
+func (s *Store) linkArgs(r *store.LinkResult) []any {
 	var lastOK any
 	if !r.LastOKAt.IsZero() {
 		lastOK = s.d.Time(r.LastOKAt)
 	}
-	return []any{r.URL, r.Status, string(r.Error), r.Detail, r.FinalURL, r.ContentType, r.ContentLength,
+	return []any{r.URL, r.Status, r.ErrorClass, r.Error, r.FinalURL, r.ContentType, r.ContentLength,
 		r.Redirects, r.OK, s.d.Time(r.CheckedAt), lastOK, r.ConsecutiveFailures}
 }
 
