@@ -53,6 +53,11 @@ next run of the same source compares against what the last one stored. --organiz
 attaches it to the organization of that name (created when missing): its datasets are then
 found by 'harvester search --organization NAME'.
 
+--check-links, after the job, checks the distribution URLs of the source's live datasets (each
+distinct URL once, at most --link-host-concurrency at a time and --link-host-rate a second per
+host), stores the results and adds the source's metadata quality (the MQA score, its rating,
+links checked, ok and broken) to the report (docs/quality.md).
+
 On a terminal, a progress line counts the job's settled records from the first one: while the
 listing runs, the records settled so far; once it is complete, settled of expected with the
 percentage, records per second and the time left; there is none when stdout is not a terminal
