@@ -40,6 +40,8 @@ func (s *server) routes() []route {
 		{"PUT /api/v1/harvest_sources/{id}", write, s.sourceUpdate},
 		{"DELETE /api/v1/harvest_sources/{id}", write, s.sourceDelete},
 		{"POST /api/v1/harvest_sources/{id}/jobs", write, s.sourceJobCreate},
+		{"GET /api/v1/harvest_sources/{id}/quality", public, s.sourceQuality},
+		{"GET /api/v1/harvest_sources/{id}/broken_links", read, s.sourceBrokenLinks},
 
 		{"GET /api/v1/harvest_jobs", read, s.jobList},
 		{"GET /api/v1/harvest_jobs/{id}", read, s.jobGet},
@@ -51,6 +53,8 @@ func (s *server) routes() []route {
 		{"GET /api/v1/harvest_records/{id}", read, s.recordGet},
 
 		{"GET /api/v1/cross_source_duplicates", read, s.crossSourceDuplicateList},
+
+		{"GET /api/v1/datasets/{id}/quality", public, s.datasetQuality},
 
 		{"GET /api/v1/search", public, s.searchList},
 

@@ -82,3 +82,40 @@ func (s Summary) Costliest(n int) []IndicatorSummary {
 	out = slices.DeleteFunc(out, func(i IndicatorSummary) bool { return i.Lost <= 0 })
 	return out[:min(n, len(out))]
 }
+
+// Combine is the Summary of the union of the datasets that summaries summarize (each as
+// Aggregate returns it): each mean is the mean of theirs weighted by their Datasets, so that a
+// caller can aggregate a catalog batch by batch without holding every Score. Combine of one
+// summary is that summary; of none, Aggregate(nil).
+func Combine(summaries ...Summary) Summary {
+	out := Aggregate(nil)
+	for _, s := range summaries {
+		out.Datasets += s.Datasets
+	}
+	if out.Datasets == 0 {
+		return out
+	}
+	for _, s := range summaries {
+		w := float64(s.Datasets) / float64(out.Datasets)
+		out.Mean += w * s.Mean
+		for r, n := range s.Ratings {
+			out.Ratings[r] += n
+		}
+		for i := range min(len(out.Dimensions), len(s.Dimensions)) {
+			out.Dimensions[i].Mean += w * s.Dimensions[i].Mean
+		}
+		for i := range min(len(out.Indicators), len(s.Indicators)) {
+			out.Indicators[i].Mean += w * s.Indicators[i].Mean
+		}
+	}
+	out.Rating = RatingOf(out.Mean)
+	for i := range out.Dimensions {
+		d := &out.Dimensions[i]
+		d.Share = d.Mean / float64(d.Max)
+	}
+	for i := range out.Indicators {
+		in := &out.Indicators[i]
+		in.Share, in.Lost = in.Mean/float64(in.Max), float64(in.Max)-in.Mean
+	}
+	return out
+}

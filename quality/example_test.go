@@ -38,3 +38,10 @@ func ExampleAssess() {
 	// pv:accessRightsAvailability 10/10
 	// pv:accessRightsVocabularyAlignment 5/5
 }
+
+func ExampleLinkURLs() {
+	fmt.Println(quality.LinkURLs([]byte(`{"distribution": [
+		{"accessURL": " https://example.gov/data ", "downloadURL": "https://example.gov/data.csv"},
+		{"downloadURL": "https://example.gov/data.csv"}]}`)))
+	// Output: [https://example.gov/data https://example.gov/data.csv]
+}

@@ -41,3 +41,22 @@ func LinkResultOf(status int) LinkResult {
 	}
 	return LinkResult{Class: LinkBroken, Status: status}
 }
+
+// LinkURLs returns the distribution URLs of a stored DCAT-US record that the status-code
+// indicators look up in Input.Links: each distribution's accessURL and downloadURL, read as
+// Assess reads them (surrounding space trimmed; the first string of a list, a 3.0 object's
+// @id; one distribution not in a list), distinct, in the order of their first appearance. nil
+// for a record with none, or that is not a JSON object.
+func LinkURLs(dcat []byte) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, dist := range readRecord(dcat).distributions {
+		for _, key := range []string{"accessURL", "downloadURL"} {
+			if u := text(dist[key]); u != "" && !seen[u] {
+				seen[u] = true
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}

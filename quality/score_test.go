@@ -256,3 +256,24 @@ func TestFileTypeOf(t *testing.T) {
 		require.Equal(t, want, fileTypeOf(in), in)
 	}
 }
+
+// TestCombine: summaries of batches combine into the summary of all their datasets.
+func TestCombine(t *testing.T) {
+	t.Parallel()
+	full := Assess(Input{DCAT: json.RawMessage(fullRecord), Links: allLinks(ok200)})
+	empty := Assess(Input{DCAT: json.RawMessage(`{}`), Findings: true})
+	half := Assess(Input{DCAT: json.RawMessage(fullRecord), Links: allLinks(broken404)})
+	want := Aggregate([]Score{full, empty, half, full})
+	got := Combine(Aggregate([]Score{full}), Aggregate(nil), Aggregate([]Score{empty, half, full}))
+	require.Equal(t, want.Datasets, got.Datasets)
+	require.Equal(t, want.Ratings, got.Ratings)
+	require.Equal(t, want.Rating, got.Rating)
+	require.InDelta(t, want.Mean, got.Mean, 1e-9)
+	for i := range want.Dimensions {
+		require.InDelta(t, want.Dimensions[i].Share, got.Dimensions[i].Share, 1e-9)
+	}
+	for i := range want.Indicators {
+		require.InDelta(t, want.Indicators[i].Lost, got.Indicators[i].Lost, 1e-9)
+	}
+	require.Equal(t, Aggregate(nil), Combine())
+}

@@ -119,6 +119,10 @@ type Store interface {
 	// harvest wrote it since) is kept as it is (ImportUnchanged). ErrConflict when the slug or (source,
 	// identifier) is another dataset's.
 	DatasetImport(ctx context.Context, p *DatasetImportParams) (ImportResult, error)
+	// DatasetLinkURLs returns the distribution URLs of a source's live datasets (held ones are
+	// left out): each distribution's accessURL and downloadURL in dataset.dcat, read as
+	// quality.LinkURLs reads them, distinct, sorted; none for a source without any.
+	DatasetLinkURLs(ctx context.Context, sourceID string) ([]string, error)
 	// DatasetList returns a source's live datasets ordered by identifier (held ones are left out).
 	DatasetList(ctx context.Context, p *DatasetListParams) ([]*Dataset, error)
 	// DatasetListUnseen calls fn with each identifier of the source's live datasets that the
@@ -136,6 +140,13 @@ type Store interface {
 	// DatasetFind returns the dataset of id p.ID or slug p.Slug as a LiveDataset, live or held
 	// (Dataset.DuplicateOf set); ErrNotFound when there is none or p names neither.
 	DatasetFind(ctx context.Context, p *DatasetFindParams) (*LiveDataset, error)
+	// DatasetQualityStream calls fn with what the MQA scores of each live dataset of
+	// p.SourceID, or of the one dataset p.DatasetID (live or held), in id order, streaming rows:
+	// its record, whether the record has any validation row (harvest_record_error of its
+	// harvest_record_id, errors and warnings alike, carried ones included) and its link URLs
+	// (quality.LinkURLs). fn's error stops the stream and is returned; an unknown source or
+	// dataset streams nothing.
+	DatasetQualityStream(ctx context.Context, p *DatasetQualityParams, fn func(*DatasetQuality) error) error
 	// DatasetStream calls fn with every live dataset (held ones are left out), of one source when p.SourceID is not
 	// empty, ordered by id, streaming rows; fn's error stops the stream and is returned.
 	DatasetStream(ctx context.Context, p *DatasetListParams, fn func(*Dataset) error) error
@@ -280,6 +291,17 @@ type Store interface {
 	LeaderAcquire(ctx context.Context, p *LeaderParams) (bool, error)
 	// LeaderRelease gives up leadership if holder has it.
 	LeaderRelease(ctx context.Context, p *LeaderParams) error
+
+	// LinkResultGet returns the stored link check of each of urls that has one, by URL; a URL
+	// never checked (or dropped) is missing from the map.
+	LinkResultGet(ctx context.Context, urls []string) (map[string]*LinkResult, error)
+	// LinkResultPrune drops the stored checks of URLs that no live dataset of any source uses
+	// (DatasetLinkURLs over every source) and returns how many it dropped.
+	LinkResultPrune(ctx context.Context) (int, error)
+	// LinkResultUpsert writes rows as given (inserted, or replacing the row of their URL), in
+	// one transaction; a later row of the same URL wins. The caller folds a new check into the
+	// stored state (check.Fold, quality/assess.SaveChecks).
+	LinkResultUpsert(ctx context.Context, rows []*LinkResult) error
 
 	// Migrate applies the backend's embedded migrations that have not run yet.
 	Migrate(ctx context.Context) error

@@ -18,6 +18,7 @@ import (
 
 type harvestFlags struct {
 	serviceFlags
+	links                                                                       linkFlags
 	url, file, schemaType, jobType, format, sourceType, parentURL, organization string
 	wafTimeZone, accept, authHeader, precedence                                 string
 	options                                                                     []string
@@ -52,6 +53,11 @@ next run of the same source compares against what the last one stored. --organiz
 attaches it to the organization of that name (created when missing): its datasets are then
 found by 'harvester search --organization NAME'.
 
+--check-links, after the job, checks the distribution URLs of the source's live datasets (each
+distinct URL once, at most --link-host-concurrency at a time and --link-host-rate a second per
+host), stores the results and adds the source's metadata quality (the MQA score, its rating,
+links checked, ok and broken) to the report (docs/quality.md).
+
 On a terminal, a progress line counts the job's settled records from the first one: while the
 listing runs, the records settled so far; once it is complete, settled of expected with the
 percentage, records per second and the time left; there is none when stdout is not a terminal
@@ -77,6 +83,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), cmd.OutOrStdout()) },
 	}
 	f.register(cmd)
+	f.links.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "", "the source's http(s) URL")
 	fl.StringVar(&f.file, "file", "", "a local file: a data.json, an ISO 19115 or FGDC CSDGM XML record or an RDF document (the source is keyed by its absolute path)")
@@ -206,7 +213,13 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 			return job.ID, err
 		}
 	}
-	if err := printReport(ctx, out, st, job, p.URL, f.format); err != nil {
+	var q *qualityReport
+	if f.links.checkLinks {
+		if q, err = f.links.checkSourceLinks(wctx, st, job.SourceID, f.allowPrivate); err != nil {
+			return job.ID, err
+		}
+	}
+	if err := printReportQuality(ctx, out, st, job, p.URL, f.format, q); err != nil {
 		return job.ID, err
 	}
 	if job.Status == harvest.JobError {
@@ -269,9 +282,18 @@ type jobReport struct {
 	// HeldDatasets are the first of the source's datasets held as cross-source duplicates
 	// (held counts them when the job ended), each with the live dataset that holds it.
 	HeldDatasets heldRows `json:"held_datasets"`
+	// Quality is the source's metadata quality after --check-links; absent without it.
+	Quality *qualityReport `json:"quality,omitempty"`
 }
 
 func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.HarvestJob, url, format string) error {
+	return printReportQuality(ctx, out, st, job, url, format, nil)
+}
+
+// printReportQuality prints the job's report with the quality section q (nil: none).
+func printReportQuality(ctx context.Context, out io.Writer, st store.Store, job *store.HarvestJob, url, format string,
+	q *qualityReport,
+) error {
 	view, err := jobs.View(ctx, st, job)
 	if err == nil {
 		err = view.ReadNotModified(ctx, st)
@@ -283,7 +305,7 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	rep := jobReport{JobID: job.ID, SourceID: job.SourceID, URL: url, JobType: string(job.JobType),
 		Status: string(job.Status), Counts: job.Counts, NotModified: view.NotModified,
 		StartedAt: job.CreatedAt.UTC().Format(time.RFC3339), JobErrors: []string{},
-		RecordErrors: reportRows{Rows: []reportRow{}}}
+		RecordErrors: reportRows{Rows: []reportRow{}}, Quality: q}
 	if job.FinishedAt != nil {
 		rep.FinishedAt = job.FinishedAt.UTC().Format(time.RFC3339)
 	}
@@ -323,6 +345,7 @@ func printReport(ctx context.Context, out io.Writer, st store.Store, job *store.
 	rep.RecordErrors.print(out, "error row", job.Errored)
 	rep.Warnings.print(out, "warning row", job.Warned)
 	rep.HeldDatasets.print(out)
+	rep.Quality.print(out)
 	return nil
 }
 

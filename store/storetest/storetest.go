@@ -94,6 +94,8 @@ var cases = []testCase{
 	{"Source/Delete", testSourceDelete},
 	{"Source/DeleteConflict", testSourceDeleteConflict},
 
+	{"LinkResult/Upsert", testLinkResultUpsert},
+	{"LinkResult/DatasetQualityStream", testDatasetQualityStream},
 	{"Organization/Insert", testOrganizationInsert},
 	{"Organization/GetNotFound", testOrganizationGetNotFound},
 	{"Organization/FindBySlug", testOrganizationFindBySlug},

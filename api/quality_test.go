@@ -1,0 +1,130 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/quality/assess"
+	"github.com/harvester-dev/harvester/stages/check"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
+)
+
+// qualitySeed makes a source with two datasets that differ only in their accessURL (ok's
+// answers 200, broken's 404) and share a downloadURL never checked, and stores those checks.
+func qualitySeed(t *testing.T, st store.Store) (src *store.Source, ok, broken *store.Dataset, base string) {
+	ctx := t.Context()
+	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "Quality", URL: "https://example.gov/" + uuid.NewString(),
+		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	base = "https://links.example.gov/" + uuid.NewString()[:8]
+	write := func(id, accessURL string) *store.Dataset {
+		doc, err := json.Marshal(map[string]any{"identifier": id, "keyword": []string{"k"}, "distribution": []map[string]any{
+			{"accessURL": accessURL, "downloadURL": base + "/data.csv", "mediaType": "text/csv"}}})
+		require.NoError(t, err)
+		r, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: uuid.NewString(), JobID: job.ID, SourceID: src.ID,
+			Identifier: id, Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: "{}", SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		ds, err := st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: id,
+			Slug: id + "-" + uuid.NewString()[:8], DCAT: doc, RecordID: r.ID})
+		require.NoError(t, err)
+		return ds
+	}
+	ok, broken = write("ok", base+"/ok"), write("broken", base+"/gone")
+	now := time.Now().UTC().Truncate(time.Second)
+	require.NoError(t, assess.SaveChecks(ctx, st, []check.Result{
+		{URL: base + "/ok", Status: 200, OK: true, FinalURL: base + "/ok", CheckedAt: now},
+		{URL: base + "/gone", Status: 404, FinalURL: base + "/gone", ContentLength: -1, CheckedAt: now},
+	}))
+	return src, ok, broken, base
+}
+
+// TestQualityRoutes: a source's quality aggregates its datasets' scores and counts its links;
+// its broken links page (and come as CSV) with the datasets that use them; a dataset's quality
+// is its score, and the dataset whose accessURL is broken scores exactly accessUrlStatusCode's
+// 50 points less. Unknown ids are 404. On both stores.
+func TestQualityRoutes(t *testing.T) {
+	t.Parallel()
+	for name, opt := range map[string]func(t *testing.T) func(*Config, *Deps){
+		"sqlite": func(*testing.T) func(*Config, *Deps) { return func(*Config, *Deps) {} },
+		"postgres": func(t *testing.T) func(*Config, *Deps) {
+			st := dbtest.Store(t)
+			return func(_ *Config, d *Deps) { d.Store = st }
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, opt(t))
+			src, ok, broken, base := qualitySeed(t, b.store)
+
+			type datasetQuality struct {
+				Slug  string `json:"slug"`
+				Score struct {
+					Points float64 `json:"points"`
+				} `json:"score"`
+				Links []struct {
+					URL   string          `json:"url"`
+					Check json.RawMessage `json:"check"`
+				} `json:"links"`
+			}
+			good := decode[datasetQuality](t, b.request(t, http.MethodGet, "/api/v1/datasets/"+ok.ID+"/quality", nil))
+			bad := decode[datasetQuality](t, b.request(t, http.MethodGet, "/api/v1/datasets/"+broken.ID+"/quality", nil))
+			require.Equal(t, ok.Slug, good.Slug)
+			require.Equal(t, 50.0, good.Score.Points-bad.Score.Points)
+			require.Len(t, bad.Links, 2)
+			require.Equal(t, base+"/data.csv", bad.Links[1].URL)
+			require.Equal(t, "null", string(bad.Links[1].Check), "never checked")
+
+			r := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/quality", nil)
+			require.Equal(t, http.StatusOK, r.status, string(r.body))
+			sq := decode[struct {
+				Datasets int     `json:"datasets"`
+				Mean     float64 `json:"mean"`
+				Rating   string  `json:"rating"`
+				Links    map[string]int
+			}](t, r)
+			require.Equal(t, 2, sq.Datasets)
+			require.InDelta(t, (good.Score.Points+bad.Score.Points)/2, sq.Mean, 1e-9)
+			require.NotEmpty(t, sq.Rating)
+			require.Equal(t, map[string]int{"urls": 3, "checked": 2, "ok": 1, "broken": 1, "unchecked": 1}, sq.Links)
+
+			page := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links", nil).object(t)
+			require.EqualValues(t, 1, page["total"])
+			items := page["items"].([]any)
+			require.Len(t, items, 1)
+			item := items[0].(map[string]any)
+			require.Equal(t, base+"/gone", item["url"])
+			require.EqualValues(t, 404, item["status"])
+			require.Nil(t, item["last_ok_at"])
+			require.Equal(t, []any{broken.Slug}, item["datasets"])
+			empty := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?page=2", nil).object(t)
+			require.Empty(t, empty["items"])
+			require.EqualValues(t, 1, empty["total"])
+
+			csv := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?format=csv", nil)
+			require.Equal(t, http.StatusOK, csv.status)
+			require.Equal(t, "text/csv; charset=utf-8", csv.header.Get("Content-Type"))
+			lines := strings.Split(strings.TrimSpace(string(csv.body)), "\n")
+			require.Len(t, lines, 2, string(csv.body))
+			require.Equal(t, strings.Join(brokenLinkColumns, ","), lines[0])
+			require.True(t, strings.HasPrefix(lines[1], base+"/gone,404,,,"+base+"/gone,"), lines[1])
+			require.True(t, strings.HasSuffix(lines[1], ",,1,"+broken.Slug), lines[1])
+
+			for _, path := range []string{"/api/v1/datasets/" + uuid.NewString() + "/quality", "/api/v1/datasets/nope/quality",
+				"/api/v1/harvest_sources/" + uuid.NewString() + "/quality", "/api/v1/harvest_sources/nope/broken_links"} {
+				require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, path, nil).status, path)
+			}
+			require.Equal(t, http.StatusUnprocessableEntity,
+				b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?format=xml", nil).status)
+		})
+	}
+}

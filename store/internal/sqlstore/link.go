@@ -1,0 +1,171 @@
+package sqlstore
+
+import (
+	"context"
+	"hash/maphash"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/harvester-dev/harvester/quality"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// datasetQualitySelect reads a dataset d's id, slug, identifier, record and whether its record
+// has a validation row (the harvest_record_error_record index answers it).
+const datasetQualitySelect = `SELECT d.id, d.slug, d.identifier, d.dcat, EXISTS (SELECT 1 FROM harvest_record_error e
+	WHERE e.harvest_record_id = d.harvest_record_id) FROM dataset d `
+
+// linkColumns are link_result's columns, in the order linkScan reads and linkArgs writes them.
+const linkColumns = `url, status, error_class, error, final_url, content_type, content_length, redirects, ok,
+	checked_at, last_ok_at, consecutive_failures`
+
+// DatasetQualityStream implements store.Store.
+func (s *Store) DatasetQualityStream(ctx context.Context, p *store.DatasetQualityParams,
+	fn func(*store.DatasetQuality) error,
+) error {
+	rows := s.q.Query(ctx, datasetQualitySelect+`WHERE d.harvest_source_id = $1 AND d.duplicate_of IS NULL
+		ORDER BY d.id`, p.SourceID)
+	if p.DatasetID != "" {
+		rows = s.q.Query(ctx, datasetQualitySelect+`WHERE d.id = $1`, p.DatasetID)
+	}
+	return Each(rows, func(row Row) (*store.DatasetQuality, error) {
+		var d store.DatasetQuality
+		var dcat []byte
+		if err := row.Scan(&d.ID, &d.Slug, &d.Identifier, &dcat, &d.Findings); err != nil {
+			return nil, err
+		}
+		d.DCAT, d.URLs = dcat, quality.LinkURLs(dcat)
+		return &d, nil
+	}, fn)
+}
+
+// DatasetLinkURLs implements store.Store.
+func (s *Store) DatasetLinkURLs(ctx context.Context, sourceID string) ([]string, error) {
+	seen := map[string]bool{}
+	err := s.DatasetQualityStream(ctx, &store.DatasetQualityParams{SourceID: sourceID}, func(d *store.DatasetQuality) error {
+		for _, u := range d.URLs {
+			seen[u] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(seen))
+	for u := range seen {
+		out = append(out, u)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// LinkResultGet implements store.Store, maxIDsPerStatement URLs a statement.
+func (s *Store) LinkResultGet(ctx context.Context, urls []string) (map[string]*store.LinkResult, error) {
+	out := map[string]*store.LinkResult{}
+	for chunk := range slices.Chunk(urls, maxIDsPerStatement) {
+		marks := make([]string, len(chunk))
+		args := make([]any, len(chunk))
+		for i, u := range chunk {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), u
+		}
+		err := Each(s.q.Query(ctx, `SELECT `+linkColumns+` FROM link_result WHERE url IN (`+strings.Join(marks, ", ")+`)`,
+			args...), s.scan.linkResult, func(r *store.LinkResult) error {
+			out[r.URL] = r
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// linkResult reads a link_result row (linkColumns).
+func (s *Scanner) linkResult(row Row) (*store.LinkResult, error) {
+	var r store.LinkResult
+	var lastOK *time.Time
+	err := row.Scan(&r.URL, &r.Status, &r.ErrorClass, &r.Error, &r.FinalURL, &r.ContentType, &r.ContentLength,
+		&r.Redirects, &r.OK, s.Time(&r.CheckedAt), s.NullTime(&lastOK), &r.ConsecutiveFailures)
+	if err != nil {
+		return nil, err
+	}
+	r.CheckedAt = r.CheckedAt.UTC()
+	if lastOK != nil {
+		r.LastOKAt = lastOK.UTC()
+	}
+	return &r, nil
+}
+
+// LinkResultUpsert implements store.Store.
+func (s *Store) LinkResultUpsert(ctx context.Context, rows []*store.LinkResult) error {
+	return s.d.InTx(ctx, func(tx Querier) error {
+		for _, r := range rows {
+			if _, err := tx.Exec(ctx, `INSERT INTO link_result (`+linkColumns+`)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+				ON CONFLICT (url) DO UPDATE SET status = excluded.status, error_class = excluded.error_class,
+				error = excluded.error, final_url = excluded.final_url, content_type = excluded.content_type,
+				content_length = excluded.content_length, redirects = excluded.redirects, ok = excluded.ok,
+				checked_at = excluded.checked_at, last_ok_at = excluded.last_ok_at,
+				consecutive_failures = excluded.consecutive_failures`, s.linkArgs(r)...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// linkArgs are r's values in linkColumns' order.
+func (s *Store) linkArgs(r *store.LinkResult) []any {
+	var lastOK any
+	if !r.LastOKAt.IsZero() {
+		lastOK = s.d.Time(r.LastOKAt)
+	}
+	return []any{r.URL, r.Status, r.ErrorClass, r.Error, r.FinalURL, r.ContentType, r.ContentLength,
+		r.Redirects, r.OK, s.d.Time(r.CheckedAt), lastOK, r.ConsecutiveFailures}
+}
+
+// LinkResultPrune implements store.Store. The URLs in use are kept as 64-bit hashes, so that the
+// catalog's URLs need not fit in memory as text: a collision keeps a row it could drop, never
+// the reverse.
+func (s *Store) LinkResultPrune(ctx context.Context) (int, error) {
+	seed := maphash.MakeSeed()
+	used := map[uint64]bool{}
+	err := Each(s.q.Query(ctx, `SELECT dcat FROM dataset WHERE duplicate_of IS NULL`), func(row Row) ([]byte, error) {
+		var dcat []byte
+		return dcat, row.Scan(&dcat)
+	}, func(dcat []byte) error {
+		for _, u := range quality.LinkURLs(dcat) {
+			used[maphash.String(seed, u)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	var drop []string
+	err = Each(s.q.Query(ctx, `SELECT url FROM link_result`), String, func(u string) error {
+		if !used[maphash.String(seed, u)] {
+			drop = append(drop, u)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for chunk := range slices.Chunk(drop, maxIDsPerStatement) {
+		marks := make([]string, len(chunk))
+		args := make([]any, len(chunk))
+		for i, u := range chunk {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), u
+		}
+		k, err := s.q.Exec(ctx, `DELETE FROM link_result WHERE url IN (`+strings.Join(marks, ", ")+`)`, args...)
+		if err != nil {
+			return n, err
+		}
+		n += int(k)
+	}
+	return n, nil
+}

@@ -1,0 +1,116 @@
+package storetest
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// testLinkResultUpsert: rows are written as given, replacing the row of their URL (a later row
+// of one batch wins), every column read back as written (a zero LastOKAt as none), and a URL
+// never written is missing.
+func testLinkResultUpsert(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	u := "https://data.example.gov/" + uuid.NewString()
+	other := u + "/other.csv"
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	ok := &store.LinkResult{URL: u, Status: 200, FinalURL: u + "/final", ContentType: "text/csv",
+		ContentLength: 1234, Redirects: 1, OK: true, CheckedAt: t0, LastOKAt: t0}
+	gone := &store.LinkResult{URL: u, Status: 404, FinalURL: u, ContentLength: -1, CheckedAt: t0.Add(time.Hour),
+		LastOKAt: t0, ConsecutiveFailures: 1}
+	refused := &store.LinkResult{URL: other, ErrorClass: "refused", Error: "connection refused", FinalURL: other,
+		ContentLength: -1, CheckedAt: t0, ConsecutiveFailures: 7}
+	require.NoError(t, s.LinkResultUpsert(ctx, []*store.LinkResult{ok, refused}))
+	got, err := s.LinkResultGet(ctx, []string{u})
+	require.NoError(t, err)
+	require.Equal(t, ok, got[u])
+	require.NoError(t, s.LinkResultUpsert(ctx, []*store.LinkResult{ok, gone}))
+	require.NoError(t, s.LinkResultUpsert(ctx, nil))
+
+	got, err = s.LinkResultGet(ctx, []string{u, other, u + "/never"})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, gone, got[u])
+	require.Equal(t, refused, got[other])
+}
+
+// testDatasetQualityStream: a source's live datasets stream with their record, whether the
+// record has a validation row (a warning counts) and their distribution URLs; DatasetLinkURLs is
+// their distinct URLs, sorted; LinkResultPrune drops the checks of URLs no live dataset uses.
+func testDatasetQualityStream(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job := newJob(t, s, src.ID)
+	base := "https://links.example.gov/" + uuid.NewString()[:8]
+	write := func(identifier string, warn bool, dists ...string) *store.Dataset {
+		rec := newRecord(t, s, job, identifier)
+		p := &store.OutcomeSettleParams{JobID: job.ID, Key: identifier, Identifier: identifier, RecordID: rec.ID,
+			Outcome: harvest.OutcomeAdded, Status: harvest.RecordSuccess}
+		if warn {
+			p.Errors = []harvest.RecordError{{Type: harvest.TypeValidationWarning, Message: "no keyword",
+				Severity: harvest.SeverityWarning}}
+		}
+		_, _, err := s.OutcomeSettle(ctx, p)
+		require.NoError(t, err)
+		doc, err := json.Marshal(map[string]any{"identifier": identifier, "distribution": json.RawMessage(dists[0])})
+		require.NoError(t, err)
+		d, err := s.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: identifier,
+			Slug: identifier + "-" + rec.ID[:8], DCAT: doc, RecordID: rec.ID})
+		require.NoError(t, err)
+		return d
+	}
+	a := write("a", true, `[{"accessURL": "`+base+`/a", "downloadURL": " `+base+`/shared.csv "}]`)
+	b := write("b", false, `{"downloadURL": "`+base+`/shared.csv"}`)
+	write("c", false, `"not a distribution"`)
+
+	var got []*store.DatasetQuality
+	require.NoError(t, s.DatasetQualityStream(ctx, &store.DatasetQualityParams{SourceID: src.ID},
+		func(d *store.DatasetQuality) error {
+			got = append(got, d)
+			return nil
+		}))
+	require.Len(t, got, 3)
+	byID := map[string]*store.DatasetQuality{}
+	for _, d := range got {
+		byID[d.Identifier] = d
+	}
+	require.Equal(t, a.ID, byID["a"].ID)
+	require.Equal(t, a.Slug, byID["a"].Slug)
+	require.True(t, byID["a"].Findings, "a warning is a validation row")
+	require.False(t, byID["b"].Findings)
+	require.Equal(t, []string{base + "/a", base + "/shared.csv"}, byID["a"].URLs)
+	require.Equal(t, []string{base + "/shared.csv"}, byID["b"].URLs)
+	require.Empty(t, byID["c"].URLs)
+	require.JSONEq(t, string(b.DCAT), string(byID["b"].DCAT))
+
+	var one []*store.DatasetQuality
+	require.NoError(t, s.DatasetQualityStream(ctx, &store.DatasetQualityParams{DatasetID: b.ID},
+		func(d *store.DatasetQuality) error {
+			one = append(one, d)
+			return nil
+		}))
+	require.Len(t, one, 1)
+	require.Equal(t, "b", one[0].Identifier)
+
+	urls, err := s.DatasetLinkURLs(ctx, src.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{base + "/a", base + "/shared.csv"}, urls)
+
+	now := time.Now().UTC().Truncate(time.Second)
+	unused := &store.LinkResult{URL: base + "/unused", Status: 200, OK: true, CheckedAt: now, LastOKAt: now}
+	used := &store.LinkResult{URL: base + "/shared.csv", Status: 404, CheckedAt: now}
+	require.NoError(t, s.LinkResultUpsert(ctx, []*store.LinkResult{unused, used}))
+	n, err := s.LinkResultPrune(ctx)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, n, 1)
+	left, err := s.LinkResultGet(ctx, []string{unused.URL, used.URL})
+	require.NoError(t, err)
+	require.Len(t, left, 1)
+	require.Contains(t, left, used.URL)
+}
