@@ -74,6 +74,9 @@ func TestSourceSpecsComplete(t *testing.T) {
 			require.False(t, seen[set.Name], "%s: %s twice", st, set.Name)
 			seen[set.Name] = true
 			require.False(t, set.Values != nil && set.Check != nil, "%s: %s has values and a check", st, set.Name)
+			if set.Default != "" && set.Values != nil { // forms preselect the first value
+				require.Equal(t, set.Default, set.Values[0], "%s %s: its default first", st, set.Name)
+			}
 		}
 	}
 	require.Len(t, SourceSpecs, len(SourceTypes()))

@@ -13,10 +13,6 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 )
 
-// DefaultArcGISNum is the page size of an ArcGIS listing (portal search num, Hub search limit)
-// when the source's "num" option does not set one; 100 is the portal search's maximum.
-const DefaultArcGISNum = 100
-
 // ArcGISBaseURL returns the portal or Hub site base of an arcgis source's URL
 // (harvest.PortalBaseURL, without its "/sharing/rest"): without a trailing slash, a query, a
 // "/data.json", or a "/sharing/rest…", "/home…" or "/api/…" path pasted with it.
@@ -39,14 +35,14 @@ func ArcGISHubIdentifier(base, id string) string { return base + "/datasets/" + 
 // harvest it as a document source instead.
 func (h *Handler) arcgisPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 	base, num, err := portalStart(job, ArcGISBaseURL, "arcgis source URL %q: want the portal's or Hub site's http(s) URL",
-		"num", DefaultArcGISNum, 100)
+		"num", 100)
 	if err != nil {
 		return nil, err
 	}
-	api := strings.TrimSpace(job.Options["api"])
+	api := Setting(job, "api")
 	if api == "" {
 		api = "hub"
-		if job.Options["q"] != "" || job.Options["orgid"] != "" || strings.Contains(job.URL, "/sharing/rest") {
+		if Setting(job, "q") != "" || Setting(job, "orgid") != "" || strings.Contains(job.URL, "/sharing/rest") {
 			api = "search"
 		}
 	}
@@ -66,8 +62,8 @@ func (h *Handler) arcgisPager(fc fetch.Config, job *harvest.Job) (*Pager, error)
 // "orgid" option is set; with neither, "access:public". Sorting by creation date keeps the
 // order stable while items are edited. An item is keyed ArcGISItemIdentifier(base, id).
 func arcgisSearchPager(fc fetch.Config, job *harvest.Job, base string, num, limit int) (*Pager, error) {
-	q := strings.TrimSpace(job.Options["q"])
-	if org := strings.TrimSpace(job.Options["orgid"]); org != "" {
+	q := Setting(job, "q")
+	if org := Setting(job, "orgid"); org != "" {
 		if q == "" {
 			q = "orgid:" + org
 		} else {

@@ -14,10 +14,6 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 )
 
-// DefaultCKANRows is the page size of a CKAN listing (package_search rows) when the source's
-// "rows" option does not set one. CKAN's default cap (ckan.search.rows_max) is 1000.
-const DefaultCKANRows = 100
-
 // CKANBaseURL returns the portal base URL of a CKAN (or DKAN) source's URL
 // (harvest.PortalBaseURL): the URL without a query, a trailing slash or an "/api/…" path the
 // user may have pasted (".../api/3/action/package_search" gives "..."). Record identifiers and
@@ -32,16 +28,16 @@ func CKANIdentifier(base, id string) string { return base + "/dataset/" + id }
 // ckanPager lists a CKAN (2.8+) or CKAN-compatible Action API: package_search paged by
 // start/rows, sorted by "id asc" (a stable order: a modification-date sort shifts pages under
 // a live portal, Magda #26), filtered by the source's "fq" option, with the page size from
-// its "rows" option (default DefaultCKANRows). It reads the envelope {help, success, result}
+// its "rows" option (its default in the rule table). It reads the envelope {help, success, result}
 // where result is {count, results} (or, as DKAN 7 answers, a list holding that object);
 // success false is an error naming CKAN's error message.
 func (h *Handler) ckanPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 	base := CKANBaseURL(job.URL)
-	rows, err := pageSizeOption(job, "rows", DefaultCKANRows, 1000)
+	rows, err := PageSize(job, "rows", 1000)
 	if err != nil {
 		return nil, err
 	}
-	fq := job.Options["fq"]
+	fq := Setting(job, "fq")
 	return &Pager{Name: "CKAN package_search " + base + "/api/3/action/package_search", PageSize: rows, PageSizeOption: "rows",
 		Page: func(ctx context.Context, offset int) (*PortalPage, error) {
 			q := url.Values{}

@@ -18,10 +18,6 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 )
 
-// DefaultCSWMaxRecords is a CSW listing's page size (GetRecords maxRecords) when the source's
-// max_records setting does not set one.
-const DefaultCSWMaxRecords = 100
-
 // cswQuery is what one GetRecords listing asks for besides its page.
 type cswQuery struct {
 	elementSet string    // "full" or "brief"

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/harvester-dev/harvester/harvest"
 )
@@ -24,13 +23,13 @@ import (
 func (h *Handler) listCSW(ctx context.Context, job *harvest.Job) error {
 	s, err := h.cswService(ctx, job)
 	if err != nil {
-		return h.fail(ctx, job, harvest.TypeExtractError, err)
+		return h.Fail(ctx, job, harvest.TypeExtractError, err)
 	}
-	size, err := pageSizeOption(job, "max_records", DefaultCSWMaxRecords, 1000)
+	size, err := PageSize(job, "max_records", 1000)
 	if err != nil {
-		return h.fail(ctx, job, harvest.TypeExtractError, err)
+		return h.Fail(ctx, job, harvest.TypeExtractError, err)
 	}
-	q := &cswQuery{elementSet: "full", cql: strings.TrimSpace(job.Options["constraint"])}
+	q := &cswQuery{elementSet: "full", cql: Setting(job, "constraint")}
 	since, err := h.cswSince(ctx, job)
 	if err != nil {
 		return err // the store: a retry may cure it
@@ -38,7 +37,7 @@ func (h *Handler) listCSW(ctx context.Context, job *harvest.Job) error {
 	if !since.IsZero() {
 		return h.listCSWSince(ctx, job, s, q, size, since)
 	}
-	return h.listPortal(ctx, job, h.cswPager(s, q, size))
+	return h.ListPager(ctx, job, h.cswPager(s, q, size))
 }
 
 // cswService reads the source's capabilities and decides how to harvest it.

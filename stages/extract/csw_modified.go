@@ -31,8 +31,8 @@ const CSWMaxByID = 100
 // parentheses that would keep an OR apart), and which has a complete
 // harvest or force_harvest job: the start of the newest one, less cswModifiedSlack, as a date.
 func (h *Handler) cswSince(ctx context.Context, job *harvest.Job) (time.Time, error) {
-	if job.JobType != harvest.JobHarvest || job.Options["modified_filter"] == "off" || job.SchemaType == harvest.SchemaFGDC ||
-		strings.Contains(strings.ToUpper(job.Options["constraint"]), " OR ") {
+	if job.JobType != harvest.JobHarvest || Setting(job, "modified_filter") == "off" || job.SchemaType == harvest.SchemaFGDC ||
+		strings.Contains(strings.ToUpper(Setting(job, "constraint")), " OR ") {
 		return time.Time{}, nil
 	}
 	var last time.Time
@@ -66,7 +66,7 @@ func (h *Handler) listCSWSince(ctx context.Context, job *harvest.Job, s *cswServ
 	ids, err := h.cswBrief(ctx, job, s, q, size)
 	var le *PortalListingError
 	if errors.As(err, &le) {
-		return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("brief listing: %w", err))
+		return h.Fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("brief listing: %w", err))
 	}
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func (h *Handler) listCSWSince(ctx context.Context, job *harvest.Job, s *cswServ
 	stored := make(map[string]bool, len(ids))
 	missing := 0
 	for i, id := range ids {
-		if i > 0 && i%heartbeatEvery == 0 {
+		if i > 0 && i%HeartbeatEvery == 0 {
 			if err := h.store.JobHeartbeat(ctx, job.JobID); err != nil {
 				return fmt.Errorf("job heartbeat: %w", err)
 			}
@@ -92,14 +92,14 @@ func (h *Handler) listCSWSince(ctx context.Context, job *harvest.Job, s *cswServ
 		}
 	}
 	if missing > CSWMaxByID {
-		return h.listPortal(ctx, job, h.cswPager(s, q, size))
+		return h.ListPager(ctx, job, h.cswPager(s, q, size))
 	}
-	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+	l := &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}}
 	modified := *q
 	modified.since = since
-	err = l.portal(h.cswPager(s, &modified, size))
+	err = l.ListPages(h.cswPager(s, &modified, size))
 	if errors.As(err, &le) {
-		return l.fail(harvest.TypeExtractError, err)
+		return l.Fail(harvest.TypeExtractError, err)
 	}
 	if err != nil {
 		return err
@@ -117,7 +117,7 @@ func (h *Handler) listCSWSince(ctx context.Context, job *harvest.Job, s *cswServ
 			return err
 		}
 	}
-	return l.complete()
+	return l.Complete()
 }
 
 // cswBrief lists the catalog's identifiers (brief records), in order and each once, through
@@ -125,7 +125,7 @@ func (h *Handler) listCSWSince(ctx context.Context, job *harvest.Job, s *cswServ
 func (h *Handler) cswBrief(ctx context.Context, job *harvest.Job, s *cswService, q *cswQuery, size int) ([]string, error) {
 	brief := *q
 	brief.elementSet = "brief"
-	bl := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+	bl := &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}}
 	var ids []string
 	p := h.cswPager(s, &brief, size)
 	p.Collect = func(it *PortalItem) error {
@@ -135,23 +135,23 @@ func (h *Handler) cswBrief(ctx context.Context, job *harvest.Job, s *cswService,
 		}
 		bl.seen[it.Identifier] = len(ids)
 		ids = append(ids, it.Identifier)
-		if len(ids)%heartbeatEvery == 0 {
+		if len(ids)%HeartbeatEvery == 0 {
 			if err := h.store.JobHeartbeat(ctx, job.JobID); err != nil {
 				return fmt.Errorf("job heartbeat: %w", err)
 			}
 		}
 		return nil
 	}
-	return ids, bl.portal(p)
+	return ids, bl.ListPages(p)
 }
 
 // cswNotDownloaded lists identifier id as a record COMPARE settles from its stored record.
-func (l *lister) cswNotDownloaded(id string) error {
-	pos, err := l.next()
+func (l *Run) cswNotDownloaded(id string) error {
+	pos, err := l.Next()
 	if err != nil {
 		return err
 	}
-	if err := l.see(&catalog.Entry{Position: pos, Identifier: id}); err != nil {
+	if err := l.See(&catalog.Entry{Position: pos, Identifier: id}); err != nil {
 		return err
 	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
@@ -166,7 +166,7 @@ func (l *lister) cswNotDownloaded(id string) error {
 
 // cswByID lists the full record id by GetRecordById: an error row (its identifier seen, so a
 // dataset it has is kept) when the request fails or the answer holds no record.
-func (l *lister) cswByID(s *cswService, id string) error {
+func (l *Run) cswByID(s *cswService, id string) error {
 	u, body, where, err := s.byIDRequest(id)
 	var page *cswPage
 	if err == nil {
@@ -179,16 +179,16 @@ func (l *lister) cswByID(s *cswService, id string) error {
 		if l.ctx.Err() != nil {
 			return l.ctx.Err()
 		}
-		pos, nerr := l.next()
+		pos, nerr := l.Next()
 		if nerr != nil {
 			return nerr
 		}
 		e := catalog.Entry{Position: pos, Identifier: id}
-		if err := l.see(&e); err != nil {
+		if err := l.See(&e); err != nil {
 			return err
 		}
-		return l.settleError(&e, harvest.TypeFetchError, fmt.Sprintf("record %s could not be fetched: %v", id, err))
+		return l.SettleError(&e, harvest.TypeFetchError, fmt.Sprintf("record %s could not be fetched: %v", id, err))
 	}
 	items := cswItems(page.records[:1])
-	return l.portalItem(&items[0])
+	return l.ListItem(&items[0])
 }

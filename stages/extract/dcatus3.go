@@ -18,29 +18,29 @@ import (
 // DatasetSeries embed; catalog.WalkEntries3 then streams its datasets, data services, catalog
 // records and dataset series (nested catalogs included, embedded datasets lifted out with their
 // parent as IsPartOf), each a record with its RecordType, through the same rules as a DCAT-US
-// 1.1 dataset (lister.entry).
+// 1.1 dataset (Run.entry).
 func (h *Handler) list3(ctx context.Context, job *harvest.Job, f *os.File) error {
 	links, err := catalog.Check3(f)
 	if err != nil {
 		if title, ok := fetch.HTMLPage(f); ok {
-			return h.fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: the server sent an HTML page "+
+			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: the server sent an HTML page "+
 				"(title %q) where a DCAT-US 3.0 catalog (JSON) was expected", job.URL, title))
 		}
 		if why := wrongKind(sniffDocument(readHead(f)), job.SchemaType); why != nil {
-			return h.fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, why))
+			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, why))
 		}
-		return h.fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
+		return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	l := &lister{h: h, ctx: ctx, job: job, ids: newIdentifierSet()}
+	l := &Run{h: h, ctx: ctx, job: job, ids: newIdentifierSet()}
 	if err := catalog.WalkEntries3(f, h.cfg.MaxRecordBytes, links, l.entry); err != nil {
 		var perr *catalog.ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
-			return h.fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
+			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
 		}
 		return err
 	}
-	return l.complete()
+	return l.Complete()
 }

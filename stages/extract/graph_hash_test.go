@@ -63,7 +63,7 @@ func TestGraphNotModifiedSince(t *testing.T) {
 	// A store failure is the stage's (retry the message).
 	g.st.Close()
 	_, err = g.h.graphNotModifiedSince(ctx, next, "h1")
-	var se *stageError
+	var se *StageError
 	require.True(t, errors.As(err, &se), "%v", err)
 }
 

@@ -104,6 +104,27 @@ type Config struct {
 	// source whose url is /etc/passwd is never read; the one-shot commands (harvest --file,
 	// replay) read the files their user names. Default false: files are read.
 	RefuseLocalFiles bool
+	// Listers list each family's sources (harvest.SourceSpec.Family): a job whose source type's
+	// family has none fails ("not supported"). pipeline registers one per family.
+	Listers map[harvest.Family]Lister
+}
+
+// Lister lists the records of the sources of one family (harvest.SourceSpec.Family) for one
+// job (never a clear job: Handle ends that itself). h is the job's handler: its fetches carry
+// the source's Accept and auth header. List returns what Handle returns: nil once the listing
+// is complete (Run.Complete sent its harvest.Listing) or ended without one (Handler.NotModified),
+// a harvest.JobFailure (Handler.Fail, Run.Fail) when the source cannot be listed, any other
+// error for a retry of the message.
+type Lister interface {
+	List(ctx context.Context, h *Handler, job *harvest.Job) error
+}
+
+// ListerFunc is a function that is a Lister.
+type ListerFunc func(ctx context.Context, h *Handler, job *harvest.Job) error
+
+// List calls f.
+func (f ListerFunc) List(ctx context.Context, h *Handler, job *harvest.Job) error {
+	return f(ctx, h, job)
 }
 
 // ErrLocalFile is a source location that is a local file path, in a process that does not read
@@ -130,6 +151,11 @@ type Option func(*Config)
 
 // WithMaxRecordBytes sets Config.MaxRecordBytes (0 or less: the default).
 func WithMaxRecordBytes(n int) Option { return func(c *Config) { c.MaxRecordBytes = n } }
+
+// WithListers sets Config.Listers.
+func WithListers(listers map[harvest.Family]Lister) Option {
+	return func(c *Config) { c.Listers = listers }
+}
 
 // WithConfig replaces the whole Config (zero fields: the defaults).
 func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
@@ -160,6 +186,9 @@ func New(st Store, pub message.Publisher, fc fetch.Config, opts ...Option) *Hand
 	if cfg.StallTimeout <= 0 {
 		cfg.StallTimeout = DefaultStallTimeout
 	}
+	if cfg.Listers == nil {
+		cfg.Listers = defaultListers
+	}
 	return &Handler{store: st, pub: pub, fetch: fc, cfg: cfg}
 }
 
@@ -181,77 +210,81 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if stored.Status.Finished() {
 		return nil // redelivered after the job ended
 	}
-	if job.JobType != harvest.JobClear {
-		fc, err := h.sourceFetch(ctx, &job)
-		var se *stageError
-		if errors.As(err, &se) {
-			return se.err
-		}
-		if err != nil {
-			return h.fail(ctx, &job, harvest.TypeExtractError, err)
-		}
-		h = h.forJob(fc)
-	}
-	if job.SourceType == harvest.SourceRDF && job.JobType != harvest.JobClear {
-		return h.listRDF(ctx, &job)
-	}
-	if (job.SourceType.IsPortal() || job.SourceType == harvest.SourceCSW) && job.JobType != harvest.JobClear {
-		return h.listPortalSource(ctx, &job)
-	}
-	if (job.SchemaType.IsXML() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
-		return h.listXML(ctx, &job)
-	}
 	if job.JobType == harvest.JobClear {
-		return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
+		return h.Publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
 			SourceID: job.SourceID, JobType: job.JobType}, job.JobID)
 	}
-	f, cleanup, notModifiedSince, err := h.fetchSource(ctx, &job)
-	var se *stageError
+	fc, err := h.sourceFetch(ctx, &job)
+	var se *StageError
 	if errors.As(err, &se) {
-		return se.err
+		return se.Err
 	}
 	if err != nil {
-		return h.fail(ctx, &job, harvest.TypeExtractError, err)
+		return h.Fail(ctx, &job, harvest.TypeExtractError, err)
+	}
+	h = h.forJob(fc)
+	var l Lister
+	if spec := harvest.SpecOf(job.SourceType); spec != nil {
+		l = h.cfg.Listers[spec.Family]
+	}
+	if l == nil {
+		return h.Fail(ctx, &job, harvest.TypeExtractError, fmt.Errorf("source type %q is not supported", job.SourceType))
+	}
+	return l.List(ctx, h, &job)
+}
+
+// ListDocument lists a data.json (DCAT-US 1.1 or 3.0) document source.
+func (h *Handler) ListDocument(ctx context.Context, job *harvest.Job) error {
+	if job.SchemaType.IsXML() {
+		return h.listXML(ctx, job)
+	}
+	f, cleanup, notModifiedSince, err := h.FetchSource(ctx, job)
+	var se *StageError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	if err != nil {
+		return h.Fail(ctx, job, harvest.TypeExtractError, err)
 	}
 	defer cleanup()
 	if notModifiedSince != "" {
-		return h.notModified(&job, notModifiedSince)
+		return h.NotModified(job, notModifiedSince)
 	}
 	if job.SchemaType.IsDCATUS3() {
-		return h.list3(ctx, &job, f)
+		return h.list3(ctx, job, f)
 	}
 	if err := catalog.Check(f); err != nil {
 		if title, ok := fetch.HTMLPage(f); ok {
-			return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: the server sent an HTML page "+
+			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: the server sent an HTML page "+
 				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
 		}
 		if why := wrongKind(sniffDocument(readHead(f)), job.SchemaType); why != nil {
-			return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, why))
+			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, why))
 		}
-		return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
+		return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	l := &lister{h: h, ctx: ctx, job: &job, ids: newIdentifierSet()}
+	l := &Run{h: h, ctx: ctx, job: job, ids: newIdentifierSet()}
 	if err := catalog.WalkEntries(f, h.cfg.MaxRecordBytes, l.entry); err != nil {
 		var perr *catalog.ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
-			return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
+			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
 		}
 		return err
 	}
-	return l.complete()
+	return l.Complete()
 }
 
 // open returns the source document: a download for http(s) URLs, the file itself for an
 // absolute path.
-func (h *Handler) open(ctx context.Context, url string) (*os.File, func(), error) {
-	return h.openWith(ctx, h.fetch, url)
+func (h *Handler) Open(ctx context.Context, url string) (*os.File, func(), error) {
+	return h.OpenWith(ctx, h.fetch, url)
 }
 
 // openWith is open with the fetch configuration fc.
-func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*os.File, func(), error) {
+func (h *Handler) OpenWith(ctx context.Context, fc fetch.Config, url string) (*os.File, func(), error) {
 	switch {
 	case isHTTP(url):
 		f, err := fetch.Get(ctx, fc, url)
@@ -273,11 +306,11 @@ func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*o
 
 // fail is the harvest.JobFailure that ends the job in error with a job error row of type kind
 // and cause's text: Handle returns it, and the stage's runner ends the job.
-func (h *Handler) fail(_ context.Context, job *harvest.Job, kind string, cause error) error {
+func (h *Handler) Fail(_ context.Context, job *harvest.Job, kind string, cause error) error {
 	return harvest.NewJobFailure(job.JobID, kind, cause.Error())
 }
 
-func (h *Handler) publish(subject string, v any, jobID string) error {
+func (h *Handler) Publish(subject string, v any, jobID string) error {
 	m, err := harvest.NewMessage(subject, v, harvest.MetaJobID, jobID)
 	if err != nil {
 		return err
@@ -285,15 +318,15 @@ func (h *Handler) publish(subject string, v any, jobID string) error {
 	return h.pub.Publish(subject, m)
 }
 
-// lister sends one job's entries on, in listing order.
-type lister struct {
+// Run sends one job's entries on, in listing order.
+type Run struct {
 	h      *Handler
 	ctx    context.Context
 	job    *harvest.Job
 	seen   map[string]int // identifier -> position of its first record (when ids is nil)
 	listed int
 	// ids, when set, takes the place of seen (a DCAT-US document's listing: identifierSet keeps
-	// less memory per identifier); see and firstAt use whichever the lister has.
+	// less memory per identifier); see and firstAt use whichever the Run has.
 	ids *identifierSet
 	// unsaved are identifiers of seen not handed to a save yet (at most seenBatch); saving is
 	// the save in flight (nil when none), of the batch in spare. complete waits until every
@@ -320,19 +353,19 @@ const seenBatch = 500
 
 // complete ends a listing that sent every entry: it stores the identifiers not stored yet, then
 // sends the Listing, on which COMPARE's delete detection reads them.
-func (l *lister) complete() error {
+func (l *Run) Complete() error {
 	if err := l.saveSeen(); err != nil {
 		return err
 	}
 	if err := l.waitSaved(); err != nil {
 		return err
 	}
-	return l.h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: l.job.JobID,
+	return l.h.Publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: l.job.JobID,
 		SourceID: l.job.SourceID, JobType: l.job.JobType, Listed: l.listed}, l.job.JobID)
 }
 
-func (l *lister) entry(e catalog.Entry) error {
-	if _, err := l.next(); err != nil {
+func (l *Run) entry(e catalog.Entry) error {
+	if _, err := l.Next(); err != nil {
 		return err
 	}
 	pos, raw := e.Position, e.Raw
@@ -344,10 +377,10 @@ func (l *lister) entry(e catalog.Entry) error {
 	if off := invalidUTF8(raw); off >= 0 {
 		if e.Err != nil || strings.ContainsRune(e.Identifier, utf8.RuneError) || strings.ContainsRune(e.Identifier, 0) {
 			e.Identifier = "" // not a key to trust, nor to store
-		} else if err := l.see(&e); err != nil {
+		} else if err := l.See(&e); err != nil {
 			return err
 		}
-		return l.settleError(&e, harvest.TypeInvalidEncoding, fmt.Sprintf(
+		return l.SettleError(&e, harvest.TypeInvalidEncoding, fmt.Sprintf(
 			"dataset #%d%s is not valid UTF-8: byte 0x%02X at offset %d of the record (%d bytes) "+
 				"is not part of a UTF-8 character; JSON text must be UTF-8 (RFC 8259 §8.1)",
 			pos+1, e.Named(), raw[off], off, len(raw)))
@@ -357,19 +390,19 @@ func (l *lister) entry(e catalog.Entry) error {
 		// trusted, and none is kept from deletion.
 		if e.Err != nil || strings.ContainsRune(e.Identifier, 0) || (s.Type == "DuplicateKey" && s.Path == "$.identifier") {
 			e.Identifier = ""
-		} else if err := l.see(&e); err != nil {
+		} else if err := l.See(&e); err != nil {
 			return err
 		}
-		return l.settleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.Named(), s))
+		return l.SettleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.Named(), s))
 	}
-	if bad := harvest.CheckIdentifierWith(pos, e.Identifier, e.Title, e.Err, l.firstAt); bad != nil {
+	if bad := harvest.CheckIdentifierWith(pos, e.Identifier, e.Title, e.Err, l.FirstAt); bad != nil {
 		if err := l.keepTooLong(&e, bad); err != nil {
 			return err
 		}
 		e.Identifier = bad.Identifier // "" when the error row could not hold it; the message names it
-		return l.settleError(&e, bad.Type, bad.Message)
+		return l.SettleError(&e, bad.Type, bad.Message)
 	}
-	if err := l.see(&e); err != nil {
+	if err := l.See(&e); err != nil {
 		return err
 	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
@@ -385,17 +418,17 @@ func (l *lister) entry(e catalog.Entry) error {
 
 // tooLarge settles a dataset over the record size cap as errored. Its identifier, when usable
 // and not a repeat, is recorded as seen, so the dataset it already has is kept, not deleted.
-func (l *lister) tooLarge(e *catalog.Entry) error {
+func (l *Run) tooLarge(e *catalog.Entry) error {
 	if e.Err == nil && !strings.ContainsRune(e.Identifier, 0) && utf8.ValidString(e.Identifier) {
-		if _, dup := l.firstAt(e.Identifier); !dup {
-			if err := l.see(e); err != nil {
+		if _, dup := l.FirstAt(e.Identifier); !dup {
+			if err := l.See(e); err != nil {
 				return err
 			}
 		}
 	} else {
 		e.Identifier = ""
 	}
-	return l.settleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf(
+	return l.SettleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf(
 		"dataset #%d%s is %d bytes, over the record size cap of %d bytes (--max-record-bytes)",
 		e.Position+1, e.Named(), e.Size, l.h.cfg.MaxRecordBytes))
 }
@@ -404,17 +437,17 @@ func (l *lister) tooLarge(e *catalog.Entry) error {
 // IdentifierTooLong problem; any other problem is passed over) as seen, so that a dataset stored
 // under that identifier before the cap is kept, not deleted, as a record over the size cap is.
 // An identifier over harvest.MaxKeptIdentifierBytes is not seen: no dataset can have it.
-func (l *lister) keepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) error {
+func (l *Run) keepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) error {
 	if bad.Type != harvest.TypeIdentifierTooLong || len(e.Identifier) > harvest.MaxKeptIdentifierBytes {
 		return nil
 	}
-	return l.see(e)
+	return l.See(e)
 }
 
 // see records that the listing contains the entry's identifier: later records repeating it are
 // duplicates, and COMPARE does not delete its dataset (the identifier is stored with its batch,
 // before the Listing at the latest).
-func (l *lister) see(e *catalog.Entry) error {
+func (l *Run) See(e *catalog.Entry) error {
 	if l.ids != nil {
 		if !l.ids.add(e.Identifier, e.Position) {
 			return nil
@@ -434,7 +467,7 @@ func (l *lister) see(e *catalog.Entry) error {
 
 // saveSeen starts storing the identifiers seen since the last call, once the save before has
 // succeeded: the listing goes on while the database works (one save at a time).
-func (l *lister) saveSeen() error {
+func (l *Run) saveSeen() error {
 	if err := l.waitSaved(); err != nil || len(l.unsaved) == 0 {
 		return err
 	}
@@ -450,7 +483,7 @@ func (l *lister) saveSeen() error {
 }
 
 // waitSaved waits for the save in flight, if any, and returns its error.
-func (l *lister) waitSaved() error {
+func (l *Run) waitSaved() error {
 	if l.saving == nil {
 		return nil
 	}
@@ -478,7 +511,7 @@ func invalidUTF8(b []byte) int {
 	return -1
 }
 
-func (l *lister) settleError(e *catalog.Entry, kind, reason string) error {
+func (l *Run) SettleError(e *catalog.Entry, kind, reason string) error {
 	m, err := harvest.SettledMessage(harvest.SettleKey(l.job.JobID, harvest.PositionKey(e.Position), e.Identifier,
 		harvest.OutcomeErrored, harvest.RecordError{Type: kind, Message: reason, Severity: harvest.SeverityError}))
 	if err != nil {
@@ -486,3 +519,50 @@ func (l *lister) settleError(e *catalog.Entry, kind, reason string) error {
 	}
 	return l.h.pub.Publish(harvest.SubjectSettled, m)
 }
+
+var defaultListers = map[harvest.Family]Lister{
+	harvest.FamilyDocument: ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.ListDocument(ctx, job) }),
+	harvest.FamilyWAF:      ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listXML(ctx, job) }),
+	harvest.FamilyRDF:      ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listRDF(ctx, job) }),
+	harvest.FamilyPortal:   ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listPortalSource(ctx, job) }),
+	harvest.FamilyCSW:      ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listCSW(ctx, job) }),
+}
+
+// Store is the handler's store.
+func (h *Handler) Store() Store { return h.store }
+
+// Fetch is the fetch configuration of the handler's job: the source's Accept and auth header
+// (Handle gives each job's lister its own handler).
+func (h *Handler) Fetch() fetch.Config { return h.fetch }
+
+// Config is the handler's configuration, the defaults applied.
+func (h *Handler) Config() Config { return h.cfg }
+
+// Publisher is where the handler publishes (it routes by harvest.MetaSubject).
+func (h *Handler) Publisher() message.Publisher { return h.pub }
+
+// NewRun starts the listing of job: the records a family's lister sends through it are counted,
+// paced (Config.JobWindow) and their identifiers recorded as seen.
+func (h *Handler) NewRun(ctx context.Context, job *harvest.Job) *Run {
+	return &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+}
+
+// Handler is the run's handler.
+func (l *Run) Handler() *Handler { return l.h }
+
+// Context is the run's context.
+func (l *Run) Context() context.Context { return l.ctx }
+
+// Job is the run's job.
+func (l *Run) Job() *harvest.Job { return l.job }
+
+// Listed is how many entries the run has listed (Next).
+func (l *Run) Listed() int { return l.listed }
+
+// MarkSeen records identifier as seen at pos without storing it (a listing that collects
+// identifiers, Pager.Collect, checks repeats and the total with them).
+func (l *Run) MarkSeen(identifier string, pos int) { l.seen[identifier] = pos }
+
+// CountUnkeyed counts one more item listed without a usable identifier, or skipped, against
+// the pager's total.
+func (l *Run) CountUnkeyed() { l.unkeyed++ }

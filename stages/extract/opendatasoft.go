@@ -12,10 +12,6 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 )
 
-// DefaultODSLimit is the page size of an OpenDataSoft listing when the source's "limit" option
-// does not set one: 100, the Explore API's maximum for catalog/datasets.
-const DefaultODSLimit = 100
-
 // ODSBaseURL returns the portal base of an opendatasoft source's URL (harvest.PortalBaseURL):
 // without a trailing slash, a query, or an "/api/…" or "/explore…" path pasted with it.
 func ODSBaseURL(raw string) string { return harvest.PortalBaseURL(harvest.SourceOpenDataSoft, raw) }
@@ -31,15 +27,15 @@ func ODSIdentifier(base, uid string) string { return base + "/datasets/" + uid }
 // offsets below 10,000 only); "v1" is the older search, GET <base>/api/datasets/1.0/search/
 // ?rows=<n>&start=<k>, whose nhits can disagree with the datasets it serves (NOTES §16): it is
 // not trusted as a total, and the listing pages until a page is short. The page size is the
-// "limit" option (default DefaultODSLimit, at most 100). ODS's DCAT export
+// "limit" option (default in the rule table, at most 100). ODS's DCAT export
 // (catalog/exports/dcat) is RDF: harvest it as an rdf source instead.
 func (h *Handler) odsPager(fc fetch.Config, job *harvest.Job) (*Pager, error) {
 	base, limit, err := portalStart(job, ODSBaseURL,
-		"opendatasoft source URL %q: want the portal's http(s) URL, e.g. https://example.opendatasoft.com", "limit", DefaultODSLimit, 100)
+		"opendatasoft source URL %q: want the portal's http(s) URL, e.g. https://example.opendatasoft.com", "limit", 100)
 	if err != nil {
 		return nil, err
 	}
-	switch api := strings.TrimSpace(job.Options["api"]); api {
+	switch api := Setting(job, "api"); api {
 	case "", "v2.1", "v2":
 		return &Pager{Name: "OpenDataSoft Explore API " + base + "/api/explore/v2.1/catalog/datasets", PageSize: limit, PageSizeOption: "limit", ResultWindow: 10_000,
 			Page: func(ctx context.Context, offset int) (*PortalPage, error) {

@@ -117,7 +117,7 @@ type Pager struct {
 	Page PortalPageFunc
 	// Collect, when set, takes each item (checked by the guard) instead of the listing: no record
 	// or error row is sent (a CSW's brief listing of identifiers). It must count what it takes
-	// in the lister's seen or unkeyed, as the listing would, for the check against the total.
+	// in the Run's seen or unkeyed, as the listing would, for the check against the total.
 	Collect func(it *PortalItem) error
 }
 
@@ -166,27 +166,27 @@ func (e *PortalListingError) Unwrap() error { return e.Err }
 // keeps the first: the repeat settles as errored with DuplicateIdentifier, as a data.json's
 // repeated identifier does. An empty page where the total says the listing is complete (a
 // last page past the total) is fine.
-func (h *Handler) listPortal(ctx context.Context, job *harvest.Job, p *Pager) error {
-	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
-	err := l.portal(p)
+func (h *Handler) ListPager(ctx context.Context, job *harvest.Job, p *Pager) error {
+	l := &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+	err := l.ListPages(p)
 	var le *PortalListingError
 	if errors.As(err, &le) {
-		return l.fail(harvest.TypeExtractError, err)
+		return l.Fail(harvest.TypeExtractError, err)
 	}
 	if err != nil {
 		return err
 	}
-	return l.complete()
+	return l.Complete()
 }
 
-// portalPage is one page's outcome, handed from its fetch to the lister.
+// portalPage is one page's outcome, handed from its fetch to the Run.
 type portalPage struct {
 	page *PortalPage
 	err  error
 }
 
 // portal lists p's pages; a *PortalListingError when the listing cannot be completed.
-func (l *lister) portal(p *Pager) error {
+func (l *Run) ListPages(p *Pager) error {
 	if p.PageSize <= 0 || p.Page == nil {
 		return fmt.Errorf("pager %s: PageSize and Page are required", p.Name)
 	}
@@ -228,7 +228,7 @@ func (l *lister) portal(p *Pager) error {
 // portalAfterLast fetches the page after the last one the total spans when that last page was
 // full (pageGuard.afterLast), and fails the listing unless it is empty; it returns the last
 // page fetched.
-func (l *lister) portalAfterLast(g *pageGuard, last *PortalPage) (*PortalPage, error) {
+func (l *Run) portalAfterLast(g *pageGuard, last *PortalPage) (*PortalPage, error) {
 	offset := g.afterLast(last)
 	if offset < 0 {
 		return last, nil
@@ -242,7 +242,7 @@ func (l *lister) portalAfterLast(g *pageGuard, last *PortalPage) (*PortalPage, e
 
 // portalConcurrent fetches pages 1…g.pages-1 window at a time and lists them in order; it
 // returns the last page.
-func (l *lister) portalConcurrent(g *pageGuard, window int) (*PortalPage, error) {
+func (l *Run) portalConcurrent(g *pageGuard, window int) (*PortalPage, error) {
 	ctx, cancel := context.WithCancel(l.ctx)
 	defer cancel()
 	order := make(chan chan portalPage, window) // the pages in flight or waiting, in page order
@@ -295,7 +295,7 @@ const DefaultMaxPortalPages = 10_000
 
 // portalSequential lists a portal that reports no total, page after page from first, at most
 // Pager.MaxPages pages.
-func (l *lister) portalSequential(g *pageGuard, first *PortalPage) error {
+func (l *Run) portalSequential(g *pageGuard, first *PortalPage) error {
 	maxPages := cmp.Or(g.p.MaxPages, DefaultMaxPortalPages)
 	page := first
 	for k := 0; ; k++ {
@@ -324,7 +324,7 @@ func (l *lister) portalSequential(g *pageGuard, first *PortalPage) error {
 
 // portalPageItems checks page k (0-based) of a listing with a total (pageGuard.check) and
 // lists its items; the first item of the listing carries the guard's hint, if any.
-func (l *lister) portalPageItems(g *pageGuard, page *PortalPage, k int) error {
+func (l *Run) portalPageItems(g *pageGuard, page *PortalPage, k int) error {
 	if err := g.check(page, k, l.seen); err != nil {
 		return err
 	}
@@ -340,15 +340,15 @@ func (l *lister) portalPageItems(g *pageGuard, page *PortalPage, k int) error {
 }
 
 // item hands one item of p's listing on: to p.Collect when set, else to portalItem.
-func (l *lister) item(p *Pager, it *PortalItem) error {
+func (l *Run) item(p *Pager, it *PortalItem) error {
 	if p.Collect != nil {
 		return p.Collect(it)
 	}
-	return l.portalItem(it)
+	return l.ListItem(it)
 }
 
 // pageError is the PortalListingError of a page that could not be read.
-func (l *lister) pageError(p *Pager, offset int, err error) error {
+func (l *Run) pageError(p *Pager, offset int, err error) error {
 	if l.ctx.Err() != nil {
 		return l.ctx.Err() // the stage is stopping: retry, fail nothing
 	}
@@ -363,12 +363,12 @@ func (l *lister) pageError(p *Pager, offset int, err error) error {
 // portalItem lists one item: nothing when it is Skip, an error row when it has no usable
 // identifier, repeats one or is over the record size cap, else a record to COMPARE with the
 // job's source type (TRANSFORM maps it by platform).
-func (l *lister) portalItem(it *PortalItem) error {
+func (l *Run) ListItem(it *PortalItem) error {
 	if it.Skip != "" {
 		l.unkeyed++ // counted against the total, listed as nothing
 		return nil
 	}
-	pos, err := l.next()
+	pos, err := l.Next()
 	if err != nil {
 		return err
 	}
@@ -383,7 +383,7 @@ func (l *lister) portalItem(it *PortalItem) error {
 	}
 	if off := invalidUTF8(it.Raw); off >= 0 && !it.XML {
 		l.unkeyed++
-		return l.settleError(&catalog.Entry{Position: pos}, harvest.TypeInvalidEncoding, fmt.Sprintf(
+		return l.SettleError(&catalog.Entry{Position: pos}, harvest.TypeInvalidEncoding, fmt.Sprintf(
 			"item #%d%s is not valid UTF-8 at byte %d", pos+1, e.Named(), off))
 	}
 	if it.Err == nil && !utf8.ValidString(it.Identifier) {
@@ -407,9 +407,9 @@ func (l *lister) portalItem(it *PortalItem) error {
 			return err
 		}
 		e.Identifier = bad.Identifier
-		return l.settleError(&e, bad.Type, bad.Message)
+		return l.SettleError(&e, bad.Type, bad.Message)
 	}
-	if err := l.see(&e); err != nil {
+	if err := l.See(&e); err != nil {
 		return err
 	}
 	if it.Origin != nil && it.Origin.Identifier != "" {
@@ -437,7 +437,7 @@ func (l *lister) portalItem(it *PortalItem) error {
 
 // crossSource returns the CrossSourceDuplicate warning of an item the portal harvested from
 // elsewhere whose origin identifier is live in another harvest source, or nil.
-func (l *lister) crossSource(it *PortalItem) (*harvest.RecordError, error) {
+func (l *Run) crossSource(it *PortalItem) (*harvest.RecordError, error) {
 	other, err := l.h.store.DatasetFindElsewhere(l.ctx, &store.DatasetFindElsewhereParams{SourceID: l.job.SourceID,
 		Identifier: it.Origin.Identifier})
 	if errors.Is(err, store.ErrNotFound) {
@@ -471,7 +471,7 @@ func (h *Handler) listPortalSource(ctx context.Context, job *harvest.Job) error 
 	}
 	fc, err := h.portalFetch(ctx, job)
 	if err != nil {
-		return h.fail(ctx, job, harvest.TypeExtractError, err)
+		return h.Fail(ctx, job, harvest.TypeExtractError, err)
 	}
 	var p *Pager
 	switch job.SourceType {
@@ -489,7 +489,7 @@ func (h *Handler) listPortalSource(ctx context.Context, job *harvest.Job) error 
 		err = fmt.Errorf("source type %q is not supported yet", job.SourceType)
 	}
 	if err != nil {
-		return h.fail(ctx, job, harvest.TypeExtractError, err)
+		return h.Fail(ctx, job, harvest.TypeExtractError, err)
 	}
-	return h.listPortal(ctx, job, p)
+	return h.ListPager(ctx, job, p)
 }

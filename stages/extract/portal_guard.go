@@ -12,7 +12,7 @@ import (
 // pages before it and the total the portal reported, so that a portal whose pages contradict
 // themselves fails the job at that page (a *PortalListingError naming its URL) instead of
 // listing the same items again and again or ending the listing where the pages say it does
-// not. One guard serves every portal family (Pager). It is used from the lister's goroutine
+// not. One guard serves every portal family (Pager). It is used from the Run's goroutine
 // only.
 type pageGuard struct {
 	p     *Pager

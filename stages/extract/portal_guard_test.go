@@ -285,7 +285,7 @@ func listPager(t *testing.T, p *Pager) (jobErrors []*store.JobError, listings in
 		return nil
 	})
 	h := New(st, pub, fetch.Config{}, WithConfig(Config{StallTimeout: time.Millisecond}))
-	require.NoError(t, asRunner(ctx, st, pub, h.listPortal(ctx, &harvest.Job{JobID: job.ID, SourceID: src.ID,
+	require.NoError(t, asRunner(ctx, st, pub, h.ListPager(ctx, &harvest.Job{JobID: job.ID, SourceID: src.ID,
 		JobType: harvest.JobHarvest, SourceType: harvest.SourceOpenDataSoft}, p)))
 	jobErrors, err = st.JobErrorList(ctx, job.ID)
 	require.NoError(t, err)

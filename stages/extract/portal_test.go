@@ -34,7 +34,7 @@ func runPortal(t *testing.T, st store.Store, typ harvest.SourceType, base string
 		SchemaType: harvest.SchemaDCATUS11NonFederal})
 	require.NoError(t, err)
 	// Nothing settles the records sent to COMPARE here: a failing listing's wait for them
-	// (lister.fail) gives up at once.
+	// (Run.fail) gives up at once.
 	opts = append([]Option{WithConfig(Config{StallTimeout: time.Millisecond})}, opts...)
 	return handleJob(t, st, src.ID, live, harvest.Job{SourceType: typ, SchemaType: harvest.SchemaDCATUS11NonFederal,
 		URL: base, Options: options}, fc, opts...)
@@ -323,7 +323,7 @@ func TestPortalPagerWindow(t *testing.T) {
 		return nil
 	})
 	h := New(st, pub, fetch.Config{})
-	require.NoError(t, h.listPortal(ctx, &harvest.Job{JobID: job.ID, SourceID: src.ID, JobType: harvest.JobHarvest,
+	require.NoError(t, h.ListPager(ctx, &harvest.Job{JobID: job.ID, SourceID: src.ID, JobType: harvest.JobHarvest,
 		SourceType: harvest.SourceCKAN}, p))
 	require.Len(t, published, 40)
 	for i, id := range published {

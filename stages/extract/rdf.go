@@ -59,13 +59,13 @@ const hydraNS = "http://www.w3.org/ns/hydra/core#"
 // listRDF lists an rdf source: it reads every page into one graph, then sends one record per
 // dataset. A source that cannot be fetched or parsed fails the job, and no Listing is sent.
 func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
-	langs, err := harvest.ParseLanguages(job.Options["languages"])
+	langs, err := harvest.ParseLanguages(Setting(job, "languages"))
 	if err != nil {
-		return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's languages option: %w", err))
+		return h.Fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's languages option: %w", err))
 	}
-	if p := job.Options["shacl_profile"]; p != "" && p != "none" {
+	if p := Setting(job, "shacl_profile"); p != "" && p != "none" {
 		if _, err := profiles.Load(p); err != nil {
-			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's shacl_profile option: %w", err))
+			return h.Fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's shacl_profile option: %w", err))
 		}
 	}
 	fc := h.fetch // the source's Accept and auth header (sourceFetch)
@@ -79,24 +79,24 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 	defer g.Close()
 	warns := &rdfWarnings{}
 	if err := h.readRDFPages(ctx, fc, job, g, warns); err != nil {
-		var se *stageError
+		var se *StageError
 		if errors.As(err, &se) {
-			return se.err
+			return se.Err
 		}
-		return h.fail(ctx, job, harvest.TypeExtractError, err)
+		return h.Fail(ctx, job, harvest.TypeExtractError, err)
 	}
 
 	if since, skip, err := h.rdfNotModified(ctx, job, g); err != nil {
-		var se *stageError
+		var se *StageError
 		if errors.As(err, &se) {
-			return se.err
+			return se.Err
 		}
 		return err
 	} else if skip {
-		return h.notModified(job, since)
+		return h.NotModified(job, since)
 	}
 
-	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}, languages: langs}
+	l := &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}, languages: langs}
 	sums := newCatalogSums()
 	publishers := map[string]string{}                      // catalog IRI -> its publisher's name
 	err = dcatap.Split(g, func(r *dcatap.Resource) error { // catalogs come first
@@ -129,7 +129,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 			return fmt.Errorf("store catalog checksums: %w", err)
 		}
 	}
-	return l.complete()
+	return l.Complete()
 }
 
 // defaultRDFAccept is the Accept header of an rdf source that configures none: every syntax
@@ -150,30 +150,30 @@ func publisherLangs(langs []string) []string {
 // (BlankNodeDataset, no identifier), or one whose graph passes the record triple cap
 // (RecordTooLarge, identifier its IRI). The latter's IRI is recorded as seen, so the dataset it
 // already has is kept, not deleted, as for a data.json record over the record size cap.
-func (l *lister) rdfProblem(r *dcatap.Resource) error {
-	pos, err := l.next()
+func (l *Run) rdfProblem(r *dcatap.Resource) error {
+	pos, err := l.Next()
 	if err != nil {
 		return err
 	}
 	e := &catalog.Entry{Position: pos, Identifier: r.IRI}
 	if r.IRI == "" {
-		return l.settleError(e, "BlankNodeDataset", r.Problem)
+		return l.SettleError(e, "BlankNodeDataset", r.Problem)
 	}
 	if bad := harvest.CheckIdentifier(pos, r.IRI, r.Label, nil, l.seen); bad != nil {
 		e.Identifier = bad.Identifier
-		return l.settleError(e, bad.Type, bad.Message)
+		return l.SettleError(e, bad.Type, bad.Message)
 	}
-	if err := l.see(e); err != nil {
+	if err := l.See(e); err != nil {
 		return err
 	}
-	return l.settleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf("dataset %s: %s", r.IRI, r.Problem))
+	return l.SettleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf("dataset %s: %s", r.IRI, r.Problem))
 }
 
 // rdfRecord sends one dataset record on to COMPARE; publisher is the name of the publisher of
 // its catalog, for TRANSFORM to use when the dataset names none ("" when unknown). The first
 // record sent carries warns' warnings.
-func (l *lister) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarnings) error {
-	pos, err := l.next()
+func (l *Run) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarnings) error {
+	pos, err := l.Next()
 	if err != nil {
 		return err
 	}
@@ -183,26 +183,26 @@ func (l *lister) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarni
 			return err
 		}
 		e.Identifier = bad.Identifier
-		return l.settleError(e, bad.Type, bad.Message)
+		return l.SettleError(e, bad.Type, bad.Message)
 	}
 	nquads, _, err := dcatap.Canonical(r.Triples)
 	if err != nil {
-		return l.settleError(e, harvest.TypeRecordError, fmt.Sprintf("dataset %s: %v", r.IRI, err))
+		return l.SettleError(e, harvest.TypeRecordError, fmt.Sprintf("dataset %s: %v", r.IRI, err))
 	}
 	if len(nquads) > l.h.cfg.MaxRecordBytes {
-		if err := l.see(e); err != nil {
+		if err := l.See(e); err != nil {
 			return err
 		}
-		return l.settleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf(
+		return l.SettleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf(
 			"dataset %s is %d bytes as N-Quads, over the record size cap of %d bytes (--max-record-bytes)",
 			r.IRI, len(nquads), l.h.cfg.MaxRecordBytes))
 	}
-	if err := l.see(e); err != nil {
+	if err := l.See(e); err != nil {
 		return err
 	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, r.IRI), Identifier: r.IRI,
-		Position: pos, Body: harvest.RawText(nquads), Profile: l.job.Options["shacl_profile"],
+		Position: pos, Body: harvest.RawText(nquads), Profile: Setting(l.job, "shacl_profile"),
 		Languages: l.languages, PublisherName: publisher, Warnings: warns.take()}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
@@ -214,7 +214,7 @@ func (l *lister) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarni
 // rdfNotModified reports whether a harvest job may skip listing because its graph is the one
 // the source's last reusable job read from the same URL (graphNotModifiedSince: their
 // fingerprints are equal), and that job's id. It saves the graph's fingerprint on the job in
-// any case. Store errors come wrapped in a *stageError.
+// any case. Store errors come wrapped in a *StageError.
 func (h *Handler) rdfNotModified(ctx context.Context, job *harvest.Job, g rdf.Graph) (string, bool, error) {
 	sum, err := dcatap.GraphHash(g)
 	if err != nil {

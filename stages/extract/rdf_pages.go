@@ -50,7 +50,7 @@ type rdfPager struct {
 }
 
 // readRDFPages reads the source's first document and every page it links to into g, and what
-// was read leniently into warns. Errors of the store come as *stageError; every other error is
+// was read leniently into warns. Errors of the store come as *StageError; every other error is
 // the job's.
 func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harvest.Job, g rdf.Graph, warns *rdfWarnings) error {
 	p := &rdfPager{h: h, fc: fc, job: job, g: g, visited: map[string]int{}, digests: map[pageDigest]string{}, total: -1,
@@ -136,7 +136,7 @@ func (p *rdfPager) read(ctx context.Context, n int, page string) (string, error)
 		return nil
 	})
 	if storeErr != nil {
-		return "", &stageError{fmt.Errorf("store the graph: %w", storeErr)}
+		return "", &StageError{fmt.Errorf("store the graph: %w", storeErr)}
 	}
 	if err != nil {
 		var se *rdf.SyntaxError
@@ -254,7 +254,7 @@ func (p *rdfPager) checkTotal(last string) error {
 	if n == 0 {
 		var err error
 		if n, err = countRecords(p.g); err != nil {
-			return &stageError{fmt.Errorf("read the graph: %w", err)}
+			return &StageError{fmt.Errorf("read the graph: %w", err)}
 		}
 		what = "datasets"
 	}

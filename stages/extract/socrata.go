@@ -13,10 +13,6 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 )
 
-// DefaultSocrataLimit is the page size of a Socrata listing (Discovery API limit) when the
-// source's "limit" option does not set one.
-const DefaultSocrataLimit = 100
-
 // SocrataIdentifier is the harvest identifier of the Socrata view id (its "4x4", e.g.
 // "abcd-1234") on domain: "https://<domain>/d/<id>", the view's permalink. Two domains' views
 // never collide.
@@ -29,7 +25,7 @@ func SocrataIdentifier(domain, id string) string { return "https://" + domain + 
 // may point at the regional api.us.socrata.com with a domain option); "only" is the option of
 // that name, default "dataset" (tabular datasets: derived views such as filters and charts are
 // not datasets of their own and are not listed; "dataset,map,file" adds geo views and files);
-// the page size is the "limit" option (default DefaultSocrataLimit, at most 10,000, the
+// the page size is the "limit" option (default in the rule table, at most 10,000, the
 // Discovery API's offset window). Results are sorted by dataset id, a stable order. An item is
 // keyed SocrataIdentifier(<domain>, resource.id), read by socrataItem: the Discovery API asked
 // for domains=<domain> serves that domain's views only, so an item whose metadata.domain names
@@ -40,18 +36,15 @@ func (h *Handler) socrataPager(fc fetch.Config, job *harvest.Job) (*Pager, error
 		return nil, fmt.Errorf("socrata source URL %q: want the domain's http(s) URL, e.g. https://data.example.gov", job.URL)
 	}
 	base := u.Scheme + "://" + u.Host
-	domain := strings.ToLower(strings.TrimSpace(job.Options["domain"]))
+	domain := strings.ToLower(Setting(job, "domain"))
 	if domain == "" {
 		domain = strings.ToLower(u.Hostname())
 	}
-	limit, err := pageSizeOption(job, "limit", DefaultSocrataLimit, 10000)
+	limit, err := PageSize(job, "limit", 10000)
 	if err != nil {
 		return nil, err
 	}
-	only := strings.TrimSpace(job.Options["only"])
-	if only == "" {
-		only = "dataset"
-	}
+	only := Setting(job, "only")
 	return &Pager{Name: "Socrata Discovery API " + base + "/api/catalog/v1 (domain " + domain + ")", PageSize: limit, PageSizeOption: "limit",
 		Page: func(ctx context.Context, offset int) (*PortalPage, error) {
 			q := url.Values{}
@@ -162,14 +155,14 @@ func (e *foreignDomainError) Error() string {
 
 // portalStart returns a paged portal's base URL, baseURL of the source's URL, which must be an
 // absolute http(s) URL (else the error is badURL, a format given the source's URL), and its
-// page size option (pageSizeOption).
-func portalStart(job *harvest.Job, baseURL func(string) string, badURL, sizeOption string, def, maxSize int) (
+// page size setting (PageSize).
+func portalStart(job *harvest.Job, baseURL func(string) string, badURL, sizeOption string, maxSize int) (
 	base string, size int, err error) {
 	base = baseURL(job.URL)
 	if _, ok := httpURL(base); !ok {
 		return "", 0, fmt.Errorf(badURL, job.URL)
 	}
-	size, err = pageSizeOption(job, sizeOption, def, maxSize)
+	size, err = PageSize(job, sizeOption, maxSize)
 	return base, size, err
 }
 
@@ -177,18 +170,4 @@ func portalStart(job *harvest.Job, baseURL func(string) string, badURL, sizeOpti
 func httpURL(raw string) (u *url.URL, ok bool) {
 	u, err := url.Parse(raw)
 	return u, err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
-}
-
-// pageSizeOption reads a page size option of job: def when unset, else a number from 1 to
-// maxSize.
-func pageSizeOption(job *harvest.Job, name string, def, maxSize int) (int, error) {
-	s := strings.TrimSpace(job.Options[name])
-	if s == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > maxSize {
-		return 0, fmt.Errorf("the source's %s option %q: want a page size from 1 to %d", name, s, maxSize)
-	}
-	return n, nil
 }

@@ -28,99 +28,107 @@ import (
 // from run to run.) A waf-collection's parent is downloaded before the listing, so that a parent
 // that cannot be read fails the job without a crawl, and sent after it.
 func (h *Handler) listXML(ctx context.Context, job *harvest.Job) error {
-	l := &lister{h: h, ctx: ctx, job: job, seen: map[string]int{}}
-	switch job.SourceType {
-	case harvest.SourceDocument:
-		f, cleanup, notModifiedSince, err := h.fetchSource(ctx, job)
-		var se *stageError
-		if errors.As(err, &se) {
-			return se.err
-		}
-		if errors.Is(err, fetch.ErrTooLarge) && h.fetch.MaxBytes > int64(h.cfg.MaxRecordBytes) {
-			if err := l.xmlTooLarge(job.URL, &recordTooLargeError{cap: h.cfg.MaxRecordBytes, fetchCap: h.fetch.MaxBytes}); err != nil {
-				return err
-			}
-			break
-		}
-		if err != nil {
-			return h.fail(ctx, job, harvest.TypeExtractError, err)
-		}
-		defer cleanup()
-		if notModifiedSince != "" {
-			return h.notModified(job, notModifiedSince)
-		}
-		body, err := h.readRecord(f)
-		if err == nil {
-			err = fetch.NotHTML(body)
-		}
-		var tle *recordTooLargeError
-		if errors.As(err, &tle) {
-			if err := l.xmlTooLarge(job.URL, tle); err != nil {
-				return err
-			}
-			break
-		}
-		if err == nil {
-			err = wrongKind(sniffDocument(body[:min(len(body), 4<<10)]), job.SchemaType)
-		}
-		if err != nil {
-			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("read %s: %w", job.URL, err))
-		}
-		if err := l.xml(job.URL, body, ""); err != nil {
+	if job.SourceType == harvest.SourceDocument {
+		return h.listXMLDocument(ctx, job)
+	}
+	return h.listWAFSource(ctx, job)
+}
+
+// listXMLDocument lists a document source of one ISO 19115 or FGDC XML record.
+func (h *Handler) listXMLDocument(ctx context.Context, job *harvest.Job) error {
+	l := &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+	f, cleanup, notModifiedSince, err := h.FetchSource(ctx, job)
+	var se *StageError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	if errors.Is(err, fetch.ErrTooLarge) && h.fetch.MaxBytes > int64(h.cfg.MaxRecordBytes) {
+		if err := l.XMLTooLarge(job.URL, &RecordTooLargeError{Cap: h.cfg.MaxRecordBytes, FetchCap: h.fetch.MaxBytes}); err != nil {
 			return err
 		}
-	case harvest.SourceWAF, harvest.SourceWAFCollection:
-		parent, parentBody := "", []byte(nil)
-		if job.SourceType == harvest.SourceWAFCollection {
-			if job.CollectionParentURL == "" {
-				return h.fail(ctx, job, harvest.TypeExtractError, errors.New("a waf-collection source needs a collection parent URL"))
-			}
-			body, err := h.readXML(ctx, job.CollectionParentURL)
-			if err != nil {
-				return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("collection parent: %w", err))
-			}
-			parent, parentBody = job.CollectionParentURL, body
-		}
-		loc, err := harvest.ParseWAFTimeZone(job.WAFTimeZone)
-		if err != nil {
-			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's WAF time zone: %w", err))
-		}
-		files, err := h.listWAF(ctx, job, loc)
-		var se *stageError
-		if errors.As(err, &se) {
-			return se.err // the store failed: retry the listing
-		}
-		if err != nil {
-			return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("list WAF %s: %w", job.URL, err))
-		}
-		if parent != "" {
-			if err := l.xml(parent, parentBody, ""); err != nil {
-				return err
-			}
-		}
-		for _, f := range files {
-			if err := l.wafFile(f, parent); err != nil {
-				return err
-			}
-		}
-	default:
-		return h.fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("source type %q is not supported", job.SourceType))
+		return l.Complete()
 	}
-	return l.complete()
+	if err != nil {
+		return h.Fail(ctx, job, harvest.TypeExtractError, err)
+	}
+	defer cleanup()
+	if notModifiedSince != "" {
+		return h.NotModified(job, notModifiedSince)
+	}
+	body, err := h.ReadRecord(f)
+	if err == nil {
+		err = fetch.NotHTML(body)
+	}
+	var tle *RecordTooLargeError
+	if errors.As(err, &tle) {
+		if err := l.XMLTooLarge(job.URL, tle); err != nil {
+			return err
+		}
+		return l.Complete()
+	}
+	if err == nil {
+		err = wrongKind(sniffDocument(body[:min(len(body), 4<<10)]), job.SchemaType)
+	}
+	if err != nil {
+		return h.Fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("read %s: %w", job.URL, err))
+	}
+	if err := l.XML(job.URL, body, ""); err != nil {
+		return err
+	}
+	return l.Complete()
+}
+
+// listWAFSource lists a waf or waf-collection source.
+func (h *Handler) listWAFSource(ctx context.Context, job *harvest.Job) error {
+	l := &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+	parent, parentBody := "", []byte(nil)
+	if job.SourceType == harvest.SourceWAFCollection {
+		if job.CollectionParentURL == "" {
+			return h.Fail(ctx, job, harvest.TypeExtractError, errors.New("a waf-collection source needs a collection parent URL"))
+		}
+		body, err := h.ReadXML(ctx, job.CollectionParentURL)
+		if err != nil {
+			return h.Fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("collection parent: %w", err))
+		}
+		parent, parentBody = job.CollectionParentURL, body
+	}
+	loc, err := harvest.ParseWAFTimeZone(job.WAFTimeZone)
+	if err != nil {
+		return h.Fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's WAF time zone: %w", err))
+	}
+	files, err := h.listWAF(ctx, job, loc)
+	var se *StageError
+	if errors.As(err, &se) {
+		return se.Err // the store failed: retry the listing
+	}
+	if err != nil {
+		return h.Fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("list WAF %s: %w", job.URL, err))
+	}
+	if parent != "" {
+		if err := l.XML(parent, parentBody, ""); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		if err := l.wafFile(f, parent); err != nil {
+			return err
+		}
+	}
+	return l.Complete()
 }
 
 // listWAF reads the whole listing of the WAF at job.URL (CrawlWAF, dates in loc) and returns
 // its files in crawl order: URLs and listing dates only, tens of bytes each beside the URL
 // (CrawlWAF keeps every URL anyway, to report each file once), never a file's body. It records
-// the job's heartbeat every heartbeatEvery files, as listing them did. Its error is the crawl's
-// (ErrWAFLimit, a *fetch.Error naming the folder, ...), or a *stageError when the store failed.
+// the job's heartbeat every HeartbeatEvery files, as listing them did. Its error is the crawl's
+// (ErrWAFLimit, a *fetch.Error naming the folder, ...), or a *StageError when the store failed.
 func (h *Handler) listWAF(ctx context.Context, job *harvest.Job, loc *time.Location) ([]WAFFile, error) {
 	var files []WAFFile
 	err := CrawlWAF(ctx, h.fetch, WAFConfig{Location: loc}, job.URL, func(f WAFFile) error {
 		files = append(files, f)
-		if len(files)%heartbeatEvery == 0 {
+		if len(files)%HeartbeatEvery == 0 {
 			if err := h.store.JobHeartbeat(ctx, job.JobID); err != nil {
-				return &stageError{fmt.Errorf("job heartbeat: %w", err)}
+				return &StageError{fmt.Errorf("job heartbeat: %w", err)}
 			}
 		}
 		return nil
@@ -128,21 +136,21 @@ func (h *Handler) listWAF(ctx context.Context, job *harvest.Job, loc *time.Locat
 	return files, err
 }
 
-// stageError marks an error of ours inside a crawl, apart from the crawl's own.
-type stageError struct{ err error }
+// StageError marks an error of ours inside a crawl, apart from the crawl's own.
+type StageError struct{ Err error }
 
-func (e *stageError) Error() string { return e.err.Error() }
+func (e *StageError) Error() string { return e.Err.Error() }
 
 // readXML returns one XML document, one record: a download for an http(s) URL, the file for a
 // path. Neither is read beyond Config.MaxRecordBytes+1 bytes (after decompression): a larger
-// one is a *recordTooLargeError.
-func (h *Handler) readXML(ctx context.Context, url string) ([]byte, error) {
-	f, cleanup, err := h.openRecord(ctx, url)
+// one is a *RecordTooLargeError.
+func (h *Handler) ReadXML(ctx context.Context, url string) ([]byte, error) {
+	f, cleanup, err := h.OpenRecord(ctx, url)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	body, err := h.readRecord(f)
+	body, err := h.ReadRecord(f)
 	if err != nil {
 		return nil, err
 	}
@@ -150,75 +158,75 @@ func (h *Handler) readXML(ctx context.Context, url string) ([]byte, error) {
 }
 
 // openRecord is open with the download capped at Config.MaxRecordBytes (a larger one is a
-// *recordTooLargeError; the download stops there).
-func (h *Handler) openRecord(ctx context.Context, url string) (*os.File, func(), error) {
+// *RecordTooLargeError; the download stops there).
+func (h *Handler) OpenRecord(ctx context.Context, url string) (*os.File, func(), error) {
 	fc := h.fetch
 	fc.MaxBytes = min(fc.MaxBytes, int64(h.cfg.MaxRecordBytes))
-	f, cleanup, err := h.openWith(ctx, fc, url)
+	f, cleanup, err := h.OpenWith(ctx, fc, url)
 	if errors.Is(err, fetch.ErrTooLarge) {
-		return nil, nil, &recordTooLargeError{cap: h.cfg.MaxRecordBytes, fetchCap: fc.MaxBytes}
+		return nil, nil, &RecordTooLargeError{Cap: h.cfg.MaxRecordBytes, FetchCap: fc.MaxBytes}
 	}
 	return f, cleanup, err
 }
 
 // readRecord reads one record from r, at most Config.MaxRecordBytes: more is a
-// *recordTooLargeError, and r is read no further than one byte beyond the cap.
-func (h *Handler) readRecord(r io.Reader) ([]byte, error) {
+// *RecordTooLargeError, and r is read no further than one byte beyond the cap.
+func (h *Handler) ReadRecord(r io.Reader) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r, int64(h.cfg.MaxRecordBytes)+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(body) > h.cfg.MaxRecordBytes {
-		return nil, &recordTooLargeError{cap: h.cfg.MaxRecordBytes, fetchCap: h.fetch.MaxBytes}
+		return nil, &RecordTooLargeError{Cap: h.cfg.MaxRecordBytes, FetchCap: h.fetch.MaxBytes}
 	}
 	return body, nil
 }
 
-// recordTooLargeError is an XML record over Config.MaxRecordBytes (or over the fetch size cap,
+// RecordTooLargeError is an XML record over Config.MaxRecordBytes (or over the fetch size cap,
 // when that is smaller), which was not read further.
-type recordTooLargeError struct {
-	cap      int
-	fetchCap int64
+type RecordTooLargeError struct {
+	Cap      int   // Config.MaxRecordBytes
+	FetchCap int64 // the fetch configuration's MaxBytes
 }
 
-func (e *recordTooLargeError) Error() string {
-	if e.fetchCap < int64(e.cap) {
-		return fmt.Sprintf("more than %d bytes, the download size cap (--fetch-max-bytes)", e.fetchCap)
+func (e *RecordTooLargeError) Error() string {
+	if e.FetchCap < int64(e.Cap) {
+		return fmt.Sprintf("more than %d bytes, the download size cap (--fetch-max-bytes)", e.FetchCap)
 	}
-	return fmt.Sprintf("more than %d bytes, over the record size cap (--max-record-bytes)", e.cap)
+	return fmt.Sprintf("more than %d bytes, over the record size cap (--max-record-bytes)", e.Cap)
 }
 
 // xmlTooLarge settles an XML record over the cap as errored; it is recorded as seen, so the
 // dataset it already has is kept.
-func (l *lister) xmlTooLarge(url string, cause *recordTooLargeError) error {
-	pos, err := l.next()
+func (l *Run) XMLTooLarge(url string, cause *RecordTooLargeError) error {
+	pos, err := l.Next()
 	if err != nil {
 		return err
 	}
 	e := catalog.Entry{Position: pos, Identifier: url}
-	if err := l.see(&e); err != nil {
+	if err := l.See(&e); err != nil {
 		return err
 	}
-	return l.settleError(&e, harvest.TypeRecordTooLarge, fmt.Sprintf("file %s is %v; it was not read further", url, cause))
+	return l.SettleError(&e, harvest.TypeRecordTooLarge, fmt.Sprintf("file %s is %v; it was not read further", url, cause))
 }
 
 // wafFile lists one file of a WAF: a record sent to COMPARE without its body when its listing
 // date says it is unchanged (harvest.Record.NotDownloaded), an error row when it cannot be
 // downloaded, or a record.
-func (l *lister) wafFile(f WAFFile, parent string) error {
-	pos, err := l.next()
+func (l *Run) wafFile(f WAFFile, parent string) error {
+	pos, err := l.Next()
 	if err != nil {
 		return err
 	}
 	e := catalog.Entry{Position: pos, Identifier: f.URL}
 	if _, dup := l.seen[f.URL]; dup {
-		return l.settleError(&e, harvest.TypeDuplicateIdentifier, fmt.Sprintf("file %s is listed twice in the WAF", f.URL))
+		return l.SettleError(&e, harvest.TypeDuplicateIdentifier, fmt.Sprintf("file %s is listed twice in the WAF", f.URL))
 	}
 	latest, err := l.unchangedByDate(f)
 	if err != nil {
 		return err
 	}
-	if err := l.see(&e); err != nil {
+	if err := l.See(&e); err != nil {
 		return err
 	}
 	if latest != nil { // not downloaded: COMPARE settles it
@@ -231,21 +239,21 @@ func (l *lister) wafFile(f WAFFile, parent string) error {
 		}
 		return l.h.pub.Publish(harvest.SubjectCompare, m)
 	}
-	body, err := l.h.readXML(l.ctx, f.URL)
+	body, err := l.h.ReadXML(l.ctx, f.URL)
 	if err != nil {
 		if l.ctx.Err() != nil {
 			return err
 		}
 		if errors.Is(err, fetch.ErrHTMLPage) {
-			return l.settleError(&e, "HTMLPage", fmt.Sprintf("file %s: %v", f.URL, err))
+			return l.SettleError(&e, "HTMLPage", fmt.Sprintf("file %s: %v", f.URL, err))
 		}
-		var tle *recordTooLargeError
+		var tle *RecordTooLargeError
 		if errors.As(err, &tle) {
-			return l.settleError(&e, harvest.TypeRecordTooLarge, fmt.Sprintf("file %s is %v; it was not read further", f.URL, tle))
+			return l.SettleError(&e, harvest.TypeRecordTooLarge, fmt.Sprintf("file %s is %v; it was not read further", f.URL, tle))
 		}
-		return l.settleError(&e, harvest.TypeFetchError, fmt.Sprintf("file %s could not be downloaded: %v", f.URL, err))
+		return l.SettleError(&e, harvest.TypeFetchError, fmt.Sprintf("file %s could not be downloaded: %v", f.URL, err))
 	}
-	return l.sendXML(pos, f.URL, body, parent)
+	return l.SendXML(pos, f.URL, body, parent)
 }
 
 // WAFDateMargin is added to a WAF listing date, beyond its precision, before it is compared
@@ -260,7 +268,7 @@ const WAFDateMargin = 5 * time.Minute
 // That job listed and downloaded the file after it started, so what it read was the file as
 // of that change. Anything in doubt is downloaded (COMPARE then counts it unchanged by its
 // hash). force_harvest and validate jobs download everything.
-func (l *lister) unchangedByDate(f WAFFile) (*store.HarvestRecord, error) {
+func (l *Run) unchangedByDate(f WAFFile) (*store.HarvestRecord, error) {
 	if l.job.JobType != harvest.JobHarvest || f.Modified.IsZero() {
 		return nil, nil
 	}
@@ -286,7 +294,7 @@ func (l *lister) unchangedByDate(f WAFFile) (*store.HarvestRecord, error) {
 
 // jobStart is when a job was created, no later than its EXTRACT read anything; zero (skip
 // nothing) for a job that is gone. It looks each job up once.
-func (l *lister) jobStart(jobID string) (time.Time, error) {
+func (l *Run) jobStart(jobID string) (time.Time, error) {
 	if t, ok := l.jobStarts[jobID]; ok {
 		return t, nil
 	}
@@ -306,33 +314,33 @@ func (l *lister) jobStart(jobID string) (time.Time, error) {
 }
 
 // xml lists one XML record (a document source, or a collection's parent).
-func (l *lister) xml(url string, body []byte, parent string) error {
-	pos, err := l.next()
+func (l *Run) XML(url string, body []byte, parent string) error {
+	pos, err := l.Next()
 	if err != nil {
 		return err
 	}
-	if err := l.see(&catalog.Entry{Position: pos, Identifier: url}); err != nil {
+	if err := l.See(&catalog.Entry{Position: pos, Identifier: url}); err != nil {
 		return err
 	}
-	return l.sendXML(pos, url, body, parent)
+	return l.SendXML(pos, url, body, parent)
 }
 
 // sendXML sends one XML record, already recorded as seen, to COMPARE, UTF-16 decoded to UTF-8
 // (xmlRecordUTF8). An empty file (nothing but white space, or a BOM) is an error row instead:
 // there is no record to compare; so are UTF-32 and U+0000 (InvalidEncoding), which could not
 // be stored.
-func (l *lister) sendXML(pos int, url string, body []byte, parent string) error {
+func (l *Run) SendXML(pos int, url string, body []byte, parent string) error {
 	e := catalog.Entry{Position: pos, Identifier: url}
 	body, err := xmlRecordUTF8(body)
 	if err != nil {
-		return l.settleError(&e, harvest.TypeInvalidEncoding, fmt.Sprintf("file %s: %v", url, err))
+		return l.SettleError(&e, harvest.TypeInvalidEncoding, fmt.Sprintf("file %s: %v", url, err))
 	}
 	if len(bytes.TrimSpace(bytes.TrimPrefix(body, utf8BOM))) == 0 {
 		what := "empty (0 bytes)"
 		if len(body) > 0 {
 			what = fmt.Sprintf("empty (%d bytes of white space)", len(body))
 		}
-		return l.settleError(&e, "EmptyFile", fmt.Sprintf("file %s is %s: it holds no ISO 19115 or FGDC record", url, what))
+		return l.SettleError(&e, "EmptyFile", fmt.Sprintf("file %s is %s: it holds no ISO 19115 or FGDC record", url, what))
 	}
 	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
 		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, url), Identifier: url,
