@@ -49,13 +49,13 @@ func (h *Handler) Since(ctx context.Context, job *harvest.Job) (fetch.Validators
 // whose validators were sent, with no file, when the server answered 304 ("" otherwise). Errors of the store come wrapped in a *StageError (retry
 // the message); any other error fails the job.
 func (h *Handler) FetchSource(ctx context.Context, job *harvest.Job) (f *os.File, cleanup func(), notModifiedSince string, err error) {
-	if !isHTTP(job.URL) {
+	if !IsHTTP(job.URL) {
 		f, cleanup, err = h.Open(ctx, job.URL)
 		return f, cleanup, "", err
 	}
 	since, sinceJob, err := h.Since(ctx, job)
 	if err != nil {
-		return nil, nil, "", &StageError{err}
+		return nil, nil, "", &StageError{Err: err}
 	}
 	fc := h.fetch
 	if job.SchemaType.IsXML() { // the document is one record
@@ -68,7 +68,7 @@ func (h *Handler) FetchSource(ctx context.Context, job *harvest.Job) (f *os.File
 	if err := h.store.JobFetchSet(ctx, &store.JobFetch{JobID: job.JobID, URL: job.URL, SchemaType: job.SchemaType,
 		ETag: doc.Validators.ETag, LastModified: doc.Validators.LastModified, NotModified: doc.NotModified}); err != nil {
 		doc.Close()
-		return nil, nil, "", &StageError{fmt.Errorf("save the fetch: %w", err)}
+		return nil, nil, "", &StageError{Err: fmt.Errorf("save the fetch: %w", err)}
 	}
 	if doc.NotModified {
 		return nil, func() {}, sinceJob, nil
@@ -89,6 +89,6 @@ func (h *Handler) NotModified(job *harvest.Job, since string) error {
 		SourceID: job.SourceID, JobType: job.JobType, NotModifiedSince: since}, job.JobID)
 }
 
-func isHTTP(url string) bool {
+func IsHTTP(url string) bool {
 	return len(url) > 7 && (url[:7] == "http://" || (len(url) > 8 && url[:8] == "https://"))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,6 +133,13 @@ func (f ListerFunc) List(ctx context.Context, h *Handler, job *harvest.Job) erro
 var ErrLocalFile = errors.New("this process does not read local files (harvester harvest --file does; " +
 	"serve and worker only with --local-files)")
 
+// DefaultRDFMemTriples is Config.RDFMemTriples's default: the triples an RDF source's graph
+// keeps in memory before it spills to disk (a million triples then peak at about 100 MiB, rdf.NewGraph).
+const DefaultRDFMemTriples = 50_000
+
+// DefaultMaxRDFPages is Config.MaxRDFPages's default.
+const DefaultMaxRDFPages = 10_000
+
 // DefaultJobWindow is Config.JobWindow's default, in records.
 const DefaultJobWindow = 500
 
@@ -186,9 +194,9 @@ func New(st Store, pub message.Publisher, fc fetch.Config, opts ...Option) *Hand
 	if cfg.StallTimeout <= 0 {
 		cfg.StallTimeout = DefaultStallTimeout
 	}
-	if cfg.Listers == nil {
-		cfg.Listers = defaultListers
-	}
+	listers := maps.Clone(defaultListers)
+	maps.Copy(listers, cfg.Listers)
+	cfg.Listers = listers
 	return &Handler{store: st, pub: pub, fetch: fc, cfg: cfg}
 }
 
@@ -286,7 +294,7 @@ func (h *Handler) Open(ctx context.Context, url string) (*os.File, func(), error
 // openWith is open with the fetch configuration fc.
 func (h *Handler) OpenWith(ctx context.Context, fc fetch.Config, url string) (*os.File, func(), error) {
 	switch {
-	case isHTTP(url):
+	case IsHTTP(url):
 		f, err := fetch.Get(ctx, fc, url)
 		if err != nil {
 			return nil, nil, err
@@ -370,11 +378,11 @@ func (l *Run) entry(e catalog.Entry) error {
 	}
 	pos, raw := e.Position, e.Raw
 	if e.TooLarge {
-		return l.tooLarge(&e)
+		return l.TooLarge(&e)
 	}
 	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would silently turn each bad byte into
 	// U+FFFD, and Postgres text refuses them: the record is an error, never rewritten.
-	if off := invalidUTF8(raw); off >= 0 {
+	if off := InvalidUTF8(raw); off >= 0 {
 		if e.Err != nil || strings.ContainsRune(e.Identifier, utf8.RuneError) || strings.ContainsRune(e.Identifier, 0) {
 			e.Identifier = "" // not a key to trust, nor to store
 		} else if err := l.See(&e); err != nil {
@@ -396,7 +404,7 @@ func (l *Run) entry(e catalog.Entry) error {
 		return l.SettleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.Named(), s))
 	}
 	if bad := harvest.CheckIdentifierWith(pos, e.Identifier, e.Title, e.Err, l.FirstAt); bad != nil {
-		if err := l.keepTooLong(&e, bad); err != nil {
+		if err := l.KeepTooLong(&e, bad); err != nil {
 			return err
 		}
 		e.Identifier = bad.Identifier // "" when the error row could not hold it; the message names it
@@ -418,7 +426,7 @@ func (l *Run) entry(e catalog.Entry) error {
 
 // tooLarge settles a dataset over the record size cap as errored. Its identifier, when usable
 // and not a repeat, is recorded as seen, so the dataset it already has is kept, not deleted.
-func (l *Run) tooLarge(e *catalog.Entry) error {
+func (l *Run) TooLarge(e *catalog.Entry) error {
 	if e.Err == nil && !strings.ContainsRune(e.Identifier, 0) && utf8.ValidString(e.Identifier) {
 		if _, dup := l.FirstAt(e.Identifier); !dup {
 			if err := l.See(e); err != nil {
@@ -433,11 +441,11 @@ func (l *Run) tooLarge(e *catalog.Entry) error {
 		e.Position+1, e.Named(), e.Size, l.h.cfg.MaxRecordBytes))
 }
 
-// keepTooLong counts a record whose identifier is over harvest.MaxIdentifierBytes (bad is its
+// KeepTooLong counts a record whose identifier is over harvest.MaxIdentifierBytes (bad is its
 // IdentifierTooLong problem; any other problem is passed over) as seen, so that a dataset stored
 // under that identifier before the cap is kept, not deleted, as a record over the size cap is.
 // An identifier over harvest.MaxKeptIdentifierBytes is not seen: no dataset can have it.
-func (l *Run) keepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) error {
+func (l *Run) KeepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) error {
 	if bad.Type != harvest.TypeIdentifierTooLong || len(e.Identifier) > harvest.MaxKeptIdentifierBytes {
 		return nil
 	}
@@ -495,9 +503,9 @@ func (l *Run) waitSaved() error {
 	return nil
 }
 
-// invalidUTF8 returns the offset of the first byte of b that is not part of a valid UTF-8
+// InvalidUTF8 returns the offset of the first byte of b that is not part of a valid UTF-8
 // encoding, or -1 when b is valid UTF-8.
-func invalidUTF8(b []byte) int {
+func InvalidUTF8(b []byte) int {
 	if utf8.Valid(b) {
 		return -1
 	}
@@ -523,7 +531,6 @@ func (l *Run) SettleError(e *catalog.Entry, kind, reason string) error {
 var defaultListers = map[harvest.Family]Lister{
 	harvest.FamilyDocument: ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.ListDocument(ctx, job) }),
 	harvest.FamilyWAF:      ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listXML(ctx, job) }),
-	harvest.FamilyRDF:      ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listRDF(ctx, job) }),
 	harvest.FamilyPortal:   ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listPortalSource(ctx, job) }),
 	harvest.FamilyCSW:      ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listCSW(ctx, job) }),
 }

@@ -375,13 +375,13 @@ func (l *Run) ListItem(it *PortalItem) error {
 	e := catalog.Entry{Position: pos, Identifier: it.Identifier, Title: it.Title, Raw: it.Raw, Err: it.Err}
 	if it.TooLarge {
 		e.TooLarge, e.Size = true, it.Size
-		if err := l.tooLarge(&e); err != nil || e.Identifier != "" {
+		if err := l.TooLarge(&e); err != nil || e.Identifier != "" {
 			return err
 		}
 		l.unkeyed++ // no usable identifier: an item of its own, counted against the total
 		return nil
 	}
-	if off := invalidUTF8(it.Raw); off >= 0 && !it.XML {
+	if off := InvalidUTF8(it.Raw); off >= 0 && !it.XML {
 		l.unkeyed++
 		return l.SettleError(&catalog.Entry{Position: pos}, harvest.TypeInvalidEncoding, fmt.Sprintf(
 			"item #%d%s is not valid UTF-8 at byte %d", pos+1, e.Named(), off))
@@ -403,7 +403,7 @@ func (l *Run) ListItem(it *PortalItem) error {
 		if bad.Type == harvest.TypeIdentifierTooLong && it.IdentifierSize > int64(len(e.Identifier)) {
 			bad.Message = harvest.IdentifierTooLongMessage(pos, e.Title, it.IdentifierSize)
 		}
-		if err := l.keepTooLong(&e, bad); err != nil {
+		if err := l.KeepTooLong(&e, bad); err != nil {
 			return err
 		}
 		e.Identifier = bad.Identifier

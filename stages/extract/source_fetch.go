@@ -28,8 +28,8 @@ func (h *Handler) sourceFetch(ctx context.Context, job *harvest.Job) (fetch.Conf
 	case errors.Is(err, store.ErrNotFound):
 		return fc, nil
 	case err != nil:
-		return fc, &StageError{fmt.Errorf("get the source's fetch settings: %w", err)}
-	case src.AuthHeader == nil || !isHTTP(src.URL):
+		return fc, &StageError{Err: fmt.Errorf("get the source's fetch settings: %w", err)}
+	case src.AuthHeader == nil || !IsHTTP(src.URL):
 		return fc, nil
 	}
 	host, err := fetch.SourceHost(src.URL)

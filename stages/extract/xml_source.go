@@ -128,7 +128,7 @@ func (h *Handler) listWAF(ctx context.Context, job *harvest.Job, loc *time.Locat
 		files = append(files, f)
 		if len(files)%HeartbeatEvery == 0 {
 			if err := h.store.JobHeartbeat(ctx, job.JobID); err != nil {
-				return &StageError{fmt.Errorf("job heartbeat: %w", err)}
+				return &StageError{Err: fmt.Errorf("job heartbeat: %w", err)}
 			}
 		}
 		return nil

@@ -1,4 +1,4 @@
-package extract
+package rdf
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -63,7 +64,7 @@ func TestGraphNotModifiedSince(t *testing.T) {
 	// A store failure is the stage's (retry the message).
 	g.st.Close()
 	_, err = g.h.graphNotModifiedSince(ctx, next, "h1")
-	var se *StageError
+	var se *extract.StageError
 	require.True(t, errors.As(err, &se), "%v", err)
 }
 
@@ -71,14 +72,14 @@ func TestGraphNotModifiedSince(t *testing.T) {
 type graphJobs struct {
 	t   *testing.T
 	st  store.Store
-	h   *Handler
+	h   *handler
 	src *store.Source
 	url string
 }
 
 func newGraphJobs(t *testing.T) *graphJobs {
 	g := &graphJobs{t: t, st: openSQLite(t), url: "https://fdk.example.no/catalog.ttl"}
-	g.h = New(g.st, nil, fetch.Config{})
+	g.h = &handler{newHandler(g.st, nil, fetch.Config{})}
 	var err error
 	g.src, err = g.st.SourceEnsure(context.Background(), &store.SourceEnsureParams{Name: "fdk", URL: g.url,
 		SourceType: harvest.SourceRDF, SchemaType: harvest.SchemaDCATAP})

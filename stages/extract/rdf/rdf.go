@@ -1,4 +1,4 @@
-package extract
+package rdf
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/rdf"
 	"github.com/harvester-dev/harvester/shacl/profiles"
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -21,14 +22,14 @@ import (
 //   - A paged source (Hydra: hydra:next or hydra:nextPage of a hydra:PagedCollection or
 //     hydra:PartialCollectionView, an IRI or a string literal) is followed page by page into one
 //     graph (rdfPager). A page that links back to one already read or repeats one's content,
-//     more than Config.MaxRDFPages pages, pages over Config.MaxRDFBytes together, or a count of
+//     more than extract.Config.MaxRDFPages pages, pages over extract.Config.MaxRDFBytes together, or a count of
 //     items other than the hydra:totalItems declared fails the job, naming the page
 //     (ckanext-dcat #260: two pages pointing at each other exhausted RAM). Every page arrives
 //     before anything is listed, so nothing is deleted after a partial listing. A file source
 //     reads its relative IRIs against its file: URL, and its pages are files of its folder.
 //     Hydra's own triples are paging metadata, not catalog content: they are left out of the
 //     graph, so a catalog served under other page URLs is the same catalog.
-//   - The graph stays in memory up to Config.RDFMemTriples triples and spills to a temporary
+//   - The graph stays in memory up to extract.Config.RDFMemTriples triples and spills to a temporary
 //     file past that (rdf.NewGraph), so a large source does not sit whole in memory.
 //   - A syntax error fails the job with the parser's line and column, and nothing is deleted.
 //   - The graph is split into records as FDK does (dcatap.Split); a blank-node dataset, which
@@ -46,40 +47,33 @@ import (
 //     datasets', catalogSums) are stored per source, and the report names the catalogs that
 //     changed (changedCatalogs), a catalog whose datasets alone changed included, as FDK does.
 
-// DefaultRDFMemTriples is Config.RDFMemTriples's default: the triples an RDF source's graph
-// keeps in memory before it spills to disk (a million triples then peak at about 100 MiB, rdf.NewGraph).
-const DefaultRDFMemTriples = 50_000
-
-// DefaultMaxRDFPages is Config.MaxRDFPages's default.
-const DefaultMaxRDFPages = 10_000
-
 // hydraNS is the Hydra Core vocabulary's namespace.
 const hydraNS = "http://www.w3.org/ns/hydra/core#"
 
 // listRDF lists an rdf source: it reads every page into one graph, then sends one record per
 // dataset. A source that cannot be fetched or parsed fails the job, and no Listing is sent.
-func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
-	langs, err := harvest.ParseLanguages(Setting(job, "languages"))
+func (h *handler) listRDF(ctx context.Context, job *harvest.Job) error {
+	langs, err := harvest.ParseLanguages(extract.Setting(job, "languages"))
 	if err != nil {
 		return h.Fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's languages option: %w", err))
 	}
-	if p := Setting(job, "shacl_profile"); p != "" && p != "none" {
+	if p := extract.Setting(job, "shacl_profile"); p != "" && p != "none" {
 		if _, err := profiles.Load(p); err != nil {
 			return h.Fail(ctx, job, harvest.TypeExtractError, fmt.Errorf("the source's shacl_profile option: %w", err))
 		}
 	}
-	fc := h.fetch // the source's Accept and auth header (sourceFetch)
+	fc := h.Fetch() // the source's Accept and auth header (sourceFetch)
 	if job.Accept == "" {
 		fc.Accept = defaultRDFAccept
 	}
-	g, err := rdf.NewGraph(h.cfg.TempDir, h.cfg.RDFMemTriples)
+	g, err := rdf.NewGraph(h.Config().TempDir, h.Config().RDFMemTriples)
 	if err != nil {
 		return fmt.Errorf("rdf graph: %w", err)
 	}
 	defer g.Close()
 	warns := &rdfWarnings{}
 	if err := h.readRDFPages(ctx, fc, job, g, warns); err != nil {
-		var se *StageError
+		var se *extract.StageError
 		if errors.As(err, &se) {
 			return se.Err
 		}
@@ -87,7 +81,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 	}
 
 	if since, skip, err := h.rdfNotModified(ctx, job, g); err != nil {
-		var se *StageError
+		var se *extract.StageError
 		if errors.As(err, &se) {
 			return se.Err
 		}
@@ -96,7 +90,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		return h.NotModified(job, since)
 	}
 
-	l := &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}, languages: langs}
+	l := &lister{Run: h.NewRun(ctx, job), h: h, languages: langs}
 	sums := newCatalogSums()
 	publishers := map[string]string{}                      // catalog IRI -> its publisher's name
 	err = dcatap.Split(g, func(r *dcatap.Resource) error { // catalogs come first
@@ -124,7 +118,7 @@ func (h *Handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		return err
 	}
 	if job.JobType.WritesCatalog() && job.JobType != harvest.JobClear {
-		if err := h.store.CatalogChecksumsSet(ctx, &store.CatalogChecksumsSetParams{SourceID: job.SourceID,
+		if err := h.Store().CatalogChecksumsSet(ctx, &store.CatalogChecksumsSetParams{SourceID: job.SourceID,
 			JobID: job.JobID, Catalogs: sums.list(), Force: job.JobType == harvest.JobForceHarvest}); err != nil {
 			return fmt.Errorf("store catalog checksums: %w", err)
 		}
@@ -150,7 +144,7 @@ func publisherLangs(langs []string) []string {
 // (BlankNodeDataset, no identifier), or one whose graph passes the record triple cap
 // (RecordTooLarge, identifier its IRI). The latter's IRI is recorded as seen, so the dataset it
 // already has is kept, not deleted, as for a data.json record over the record size cap.
-func (l *Run) rdfProblem(r *dcatap.Resource) error {
+func (l *lister) rdfProblem(r *dcatap.Resource) error {
 	pos, err := l.Next()
 	if err != nil {
 		return err
@@ -159,7 +153,7 @@ func (l *Run) rdfProblem(r *dcatap.Resource) error {
 	if r.IRI == "" {
 		return l.SettleError(e, "BlankNodeDataset", r.Problem)
 	}
-	if bad := harvest.CheckIdentifier(pos, r.IRI, r.Label, nil, l.seen); bad != nil {
+	if bad := harvest.CheckIdentifierWith(pos, r.IRI, r.Label, nil, l.FirstAt); bad != nil {
 		e.Identifier = bad.Identifier
 		return l.SettleError(e, bad.Type, bad.Message)
 	}
@@ -172,14 +166,14 @@ func (l *Run) rdfProblem(r *dcatap.Resource) error {
 // rdfRecord sends one dataset record on to COMPARE; publisher is the name of the publisher of
 // its catalog, for TRANSFORM to use when the dataset names none ("" when unknown). The first
 // record sent carries warns' warnings.
-func (l *Run) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarnings) error {
+func (l *lister) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarnings) error {
 	pos, err := l.Next()
 	if err != nil {
 		return err
 	}
 	e := &catalog.Entry{Position: pos, Identifier: r.IRI}
-	if bad := harvest.CheckIdentifier(pos, r.IRI, "", nil, l.seen); bad != nil {
-		if err := l.keepTooLong(e, bad); err != nil {
+	if bad := harvest.CheckIdentifierWith(pos, r.IRI, "", nil, l.FirstAt); bad != nil {
+		if err := l.KeepTooLong(e, bad); err != nil {
 			return err
 		}
 		e.Identifier = bad.Identifier
@@ -189,33 +183,33 @@ func (l *Run) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarnings
 	if err != nil {
 		return l.SettleError(e, harvest.TypeRecordError, fmt.Sprintf("dataset %s: %v", r.IRI, err))
 	}
-	if len(nquads) > l.h.cfg.MaxRecordBytes {
+	if len(nquads) > l.h.Config().MaxRecordBytes {
 		if err := l.See(e); err != nil {
 			return err
 		}
 		return l.SettleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf(
 			"dataset %s is %d bytes as N-Quads, over the record size cap of %d bytes (--max-record-bytes)",
-			r.IRI, len(nquads), l.h.cfg.MaxRecordBytes))
+			r.IRI, len(nquads), l.h.Config().MaxRecordBytes))
 	}
 	if err := l.See(e); err != nil {
 		return err
 	}
-	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
-		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, r.IRI), Identifier: r.IRI,
-		Position: pos, Body: harvest.RawText(nquads), Profile: Setting(l.job, "shacl_profile"),
+	rec := &harvest.Record{JobID: l.Job().JobID, SourceID: l.Job().SourceID, JobType: l.Job().JobType,
+		SchemaType: l.Job().SchemaType, RecordID: harvest.RecordID(l.Job().JobID, r.IRI), Identifier: r.IRI,
+		Position: pos, Body: harvest.RawText(nquads), Profile: extract.Setting(l.Job(), "shacl_profile"),
 		Languages: l.languages, PublisherName: publisher, Warnings: warns.take()}
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
 	if err != nil {
 		return err
 	}
-	return l.h.pub.Publish(harvest.SubjectCompare, m)
+	return l.h.Publisher().Publish(harvest.SubjectCompare, m)
 }
 
 // rdfNotModified reports whether a harvest job may skip listing because its graph is the one
 // the source's last reusable job read from the same URL (graphNotModifiedSince: their
 // fingerprints are equal), and that job's id. It saves the graph's fingerprint on the job in
-// any case. Store errors come wrapped in a *StageError.
-func (h *Handler) rdfNotModified(ctx context.Context, job *harvest.Job, g rdf.Graph) (string, bool, error) {
+// any case. Store errors come wrapped in a *extract.StageError.
+func (h *handler) rdfNotModified(ctx context.Context, job *harvest.Job, g rdf.Graph) (string, bool, error) {
 	sum, err := dcatap.GraphHash(g)
 	if err != nil {
 		return "", false, fmt.Errorf("graph fingerprint: %w", err)

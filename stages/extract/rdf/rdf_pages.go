@@ -1,4 +1,4 @@
-package extract
+package rdf
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/rdf"
+	"github.com/harvester-dev/harvester/stages/extract"
 )
 
 // rdfPager reads the documents of one rdf source, its first page and the Hydra pages it links
@@ -26,14 +27,14 @@ import (
 //   - a next page already read (by URL), or a page whose catalog triples repeat those of a page
 //     already read (a loop through ever new URLs: the content digest ignores Hydra's triples,
 //     the order of the triples and blank-node labels);
-//   - more than Config.MaxRDFPages pages;
-//   - documents that together pass Config.MaxRDFBytes bytes (a download stops at the cap);
+//   - more than extract.Config.MaxRDFPages pages;
+//   - documents that together pass extract.Config.MaxRDFBytes bytes (a download stops at the cap);
 //   - a hydra:totalItems, as the last page that declares it says, other than the count of the
 //     pages' hydra:member links (or, with none, of the graph's datasets and series);
 //   - a next page of an http(s) source that is not http(s), or of a file source that is not a
 //     file in the source file's folder (or below it): a file source stays on the file system.
 type rdfPager struct {
-	h   *Handler
+	h   *handler
 	fc  fetch.Config
 	job *harvest.Job
 	g   rdf.Graph
@@ -50,22 +51,22 @@ type rdfPager struct {
 }
 
 // readRDFPages reads the source's first document and every page it links to into g, and what
-// was read leniently into warns. Errors of the store come as *StageError; every other error is
+// was read leniently into warns. Errors of the store come as *extract.StageError; every other error is
 // the job's.
-func (h *Handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harvest.Job, g rdf.Graph, warns *rdfWarnings) error {
+func (h *handler) readRDFPages(ctx context.Context, fc fetch.Config, job *harvest.Job, g rdf.Graph, warns *rdfWarnings) error {
 	p := &rdfPager{h: h, fc: fc, job: job, g: g, visited: map[string]int{}, digests: map[pageDigest]string{}, total: -1,
 		warns: warns}
 	page := job.URL
-	if !isHTTP(page) {
+	if !extract.IsHTTP(page) {
 		if !filepath.IsAbs(page) {
 			return fmt.Errorf("unsupported source location %q: want an http(s) URL or an absolute file path", page)
 		}
 		p.dir, page = filepath.Dir(page), fileURL(page)
 	}
 	for n := 1; ; n++ {
-		if n > h.cfg.MaxRDFPages {
+		if n > h.Config().MaxRDFPages {
 			return fmt.Errorf("read %s: page %d (%s) is one more than the page cap of %d (--max-rdf-pages); nothing is deleted",
-				job.URL, n, page, h.cfg.MaxRDFPages)
+				job.URL, n, page, h.Config().MaxRDFPages)
 		}
 		p.visited[page] = n
 		next, err := p.read(ctx, n, page)
@@ -113,7 +114,7 @@ func (p *rdfPager) read(ctx context.Context, n int, page string) (string, error)
 	var paging []rdf.Triple
 	var digest pageDigest
 	var storeErr error
-	opts := rdf.Options{MaxTermBytes: p.h.cfg.MaxRecordBytes, Warn: p.warns.on(page, format)}
+	opts := rdf.Options{MaxTermBytes: p.h.Config().MaxRecordBytes, Warn: p.warns.on(page, format)}
 	err = rdf.ParseWith(f, format, page, opts, func(t rdf.Triple) error {
 		switch {
 		case t.P.Value == hydraNS+"member":
@@ -136,7 +137,7 @@ func (p *rdfPager) read(ctx context.Context, n int, page string) (string, error)
 		return nil
 	})
 	if storeErr != nil {
-		return "", &StageError{fmt.Errorf("store the graph: %w", storeErr)}
+		return "", &extract.StageError{Err: fmt.Errorf("store the graph: %w", storeErr)}
 	}
 	if err != nil {
 		var se *rdf.SyntaxError
@@ -167,10 +168,10 @@ var pagingPredicates = map[string]bool{rdf.RDFType: true, hydraNS + "next": true
 const maxPagingTriples = 1000
 
 // open returns one document, its response Content-Type ("" for a file) and its cleanup. It
-// counts the document's bytes against Config.MaxRDFBytes; a download stops at the cap.
+// counts the document's bytes against extract.Config.MaxRDFBytes; a download stops at the cap.
 func (p *rdfPager) open(ctx context.Context, page string) (*os.File, string, func(), error) {
-	budget := p.h.cfg.MaxRDFBytes - p.bytes
-	if !isHTTP(page) {
+	budget := p.h.Config().MaxRDFBytes - p.bytes
+	if !extract.IsHTTP(page) {
 		u, err := url.Parse(page)
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("read %s: %w", page, err)
@@ -211,11 +212,11 @@ func (p *rdfPager) open(ctx context.Context, page string) (*os.File, string, fun
 	return doc.File, doc.ContentType, doc.Close, nil
 }
 
-// overBytes is the error of a page that takes the source past Config.MaxRDFBytes.
+// overBytes is the error of a page that takes the source past extract.Config.MaxRDFBytes.
 func (p *rdfPager) overBytes(page string) error {
 	return fmt.Errorf("read %s: page %d (%s) takes the source's documents past %d bytes together, the cap "+
 		"(--fetch-max-bytes, for a paged source's pages together too); nothing is deleted",
-		p.job.URL, len(p.visited), page, p.h.cfg.MaxRDFBytes)
+		p.job.URL, len(p.visited), page, p.h.Config().MaxRDFBytes)
 }
 
 // declared notes the hydra:totalItems a page declares. Several different ones, or one that is
@@ -254,7 +255,7 @@ func (p *rdfPager) checkTotal(last string) error {
 	if n == 0 {
 		var err error
 		if n, err = countRecords(p.g); err != nil {
-			return &StageError{fmt.Errorf("read the graph: %w", err)}
+			return &extract.StageError{Err: fmt.Errorf("read the graph: %w", err)}
 		}
 		what = "datasets"
 	}

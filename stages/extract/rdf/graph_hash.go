@@ -1,4 +1,4 @@
-package extract
+package rdf
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/shacl/profiles"
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -27,23 +28,23 @@ import (
 // the graph's hash (dcatap.GraphHash) and of the job's SHACL profile (the shacl_profile
 // option, resolved by profiles.Resolve), in hex.
 func checkedGraphHash(job *harvest.Job, graphHash string) string {
-	sum := sha256.Sum256([]byte(graphHash + "\nshacl_profile=" + profiles.Resolve(Setting(job, "shacl_profile"))))
+	sum := sha256.Sum256([]byte(graphHash + "\nshacl_profile=" + profiles.Resolve(extract.Setting(job, "shacl_profile"))))
 	return hex.EncodeToString(sum[:])
 }
 
 // graphNotModifiedSince returns the job whose saved graph hash equals hash when job may skip
-// its source as unchanged since that job, or "". Store errors come wrapped in a *StageError.
-func (h *Handler) graphNotModifiedSince(ctx context.Context, job *harvest.Job, hash string) (string, error) {
+// its source as unchanged since that job, or "". Store errors come wrapped in a *extract.StageError.
+func (h *handler) graphNotModifiedSince(ctx context.Context, job *harvest.Job, hash string) (string, error) {
 	if job.JobType != harvest.JobHarvest || hash == "" {
 		return "", nil
 	}
 	hash = checkedGraphHash(job, hash)
-	last, err := h.store.JobFetchLatest(ctx, job.SourceID)
+	last, err := h.Store().JobFetchLatest(ctx, job.SourceID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return "", nil
 	case err != nil:
-		return "", &StageError{fmt.Errorf("look up the last fetch: %w", err)}
+		return "", &extract.StageError{Err: fmt.Errorf("look up the last fetch: %w", err)}
 	case last.URL != job.URL || last.SchemaType != job.SchemaType || last.GraphHash != hash:
 		return "", nil
 	}
@@ -52,21 +53,21 @@ func (h *Handler) graphNotModifiedSince(ctx context.Context, job *harvest.Job, h
 
 // saveGraphHash records the hash of the graph the job parsed with what its fetch saved
 // (the validators fetchSource stored, kept), and whether the job skipped its source as not
-// modified. Store errors come wrapped in a *StageError.
-func (h *Handler) saveGraphHash(ctx context.Context, job *harvest.Job, hash string, notModified bool) error {
-	f, err := h.store.JobFetchGet(ctx, job.JobID)
+// modified. Store errors come wrapped in a *extract.StageError.
+func (h *handler) saveGraphHash(ctx context.Context, job *harvest.Job, hash string, notModified bool) error {
+	f, err := h.Store().JobFetchGet(ctx, job.JobID)
 	if errors.Is(err, store.ErrNotFound) { // a file source saves no validators
 		f, err = &store.JobFetch{JobID: job.JobID, URL: job.URL, SchemaType: job.SchemaType}, nil
 	}
 	if err != nil {
-		return &StageError{fmt.Errorf("get the job's fetch: %w", err)}
+		return &extract.StageError{Err: fmt.Errorf("get the job's fetch: %w", err)}
 	}
 	if hash != "" {
 		hash = checkedGraphHash(job, hash)
 	}
 	f.GraphHash, f.NotModified = hash, f.NotModified || notModified
-	if err := h.store.JobFetchSet(ctx, f); err != nil {
-		return &StageError{fmt.Errorf("save the graph hash: %w", err)}
+	if err := h.Store().JobFetchSet(ctx, f); err != nil {
+		return &extract.StageError{Err: fmt.Errorf("save the graph hash: %w", err)}
 	}
 	return nil
 }

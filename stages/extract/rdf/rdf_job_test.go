@@ -1,4 +1,4 @@
-package extract_test
+package rdf_test
 
 import (
 	"bytes"
@@ -155,7 +155,7 @@ func TestRDFSyntaxErrorsFailTheJob(t *testing.T) {
 			require.Len(t, rep.JobErrors, 1)
 			require.Regexp(t, `\[line: [1-9][0-9]*, col: [1-9][0-9]*\]`, rep.JobErrors[0])
 			require.True(t, strings.HasPrefix(rep.JobErrors[0], harvest.TypeExtractError+": "),
-				"EXTRACT's job failure, ended by its runner at once (not a give-up's StageError): %s", rep.JobErrors[0])
+				"EXTRACT's job failure, ended by its runner at once (not a give-up's extract.StageError): %s", rep.JobErrors[0])
 			require.Zero(t, rep.Deleted)
 			require.Equal(t, live, h.LiveIdentifiers(t, first.SourceID), "nothing was deleted")
 		})

@@ -1,4 +1,4 @@
-package extract_test
+package rdf_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package extract
+package rdf
 
 import (
 	"crypto/sha256"

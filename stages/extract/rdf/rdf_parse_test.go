@@ -1,4 +1,4 @@
-package extract
+package rdf
 
 import (
 	"strings"
@@ -7,10 +7,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
 )
 
 // runRDF lists doc, a file named file, as an rdf source's DCAT-AP catalog.
-func runRDF(t testing.TB, file, doc string, live []string, opts ...Option) *extractRun {
+func runRDF(t testing.TB, file, doc string, live []string, opts ...extract.Option) *extractRun {
 	t.Helper()
 	return runExtractAs(t, openSQLite(t), file, harvest.SourceRDF, harvest.SchemaDCATAP, []byte(doc), live, opts...)
 }
@@ -35,7 +36,7 @@ func catalogTTL(extra string, ids ...string) string {
 func TestRDFTermOverTheRecordCapFailsTheJob(t *testing.T) {
 	t.Parallel()
 	doc := catalogTTL(`<http://e.org/d1> dct:description "`+strings.Repeat("x", 40_000)+`" .`, "http://e.org/d1")
-	r := runRDF(t, "catalog.ttl", doc, []string{"http://e.org/d1"}, WithMaxRecordBytes(32<<10))
+	r := runRDF(t, "catalog.ttl", doc, []string{"http://e.org/d1"}, extract.WithMaxRecordBytes(32<<10))
 	require.NoError(t, r.err)
 	errs := r.jobErrors(t)
 	require.Len(t, errs, 1)

@@ -1,4 +1,4 @@
-package extract
+package extracttest
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// asRunner does with a handler's error what the stage's runner in pipeline does
+// AsRunner does with a handler's error what the stage's runner in pipeline does
 // (jobs.FailStage), so that these tests see a failed job without linking jobs: a
 // harvest.JobFailure ends its job in error with its job error row and, when the job is now in
 // error, tells the aggregator on pub; any other error is returned as it is.
-func asRunner(ctx context.Context, st store.Store, pub message.Publisher, err error) error {
+func AsRunner(ctx context.Context, st store.Store, pub message.Publisher, err error) error {
 	f := harvest.AsJobFailure(err)
 	if f == nil {
 		return err

@@ -1,0 +1,16 @@
+package pipeline
+
+import (
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/stages/extract/rdf"
+)
+
+// ExtractListers are EXTRACT's listers, one per family of source types (harvest.Families; the
+// rule table, harvest.SourceSpecs, names each type's family): the packages under
+// stages/extract, which the extract core does not import.
+func ExtractListers() map[harvest.Family]extract.Lister {
+	return map[harvest.Family]extract.Lister{
+		harvest.FamilyRDF: rdf.Lister{},
+	}
+}
