@@ -4,6 +4,7 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/extract/rdf"
+	"github.com/harvester-dev/harvester/stages/extract/waf"
 )
 
 // ExtractListers are EXTRACT's listers, one per family of source types (harvest.Families; the
@@ -12,5 +13,6 @@ import (
 func ExtractListers() map[harvest.Family]extract.Lister {
 	return map[harvest.Family]extract.Lister{
 		harvest.FamilyRDF: rdf.Lister{},
+		harvest.FamilyWAF: waf.Lister{},
 	}
 }

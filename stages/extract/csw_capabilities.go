@@ -219,7 +219,7 @@ func (c *cswCapabilities) service(base *url.URL, schema harvest.SchemaType, opti
 		list = posts
 	}
 	s.endpoint = base.String()
-	if u, err := url.Parse(list[0]); err == nil && u.Scheme == base.Scheme && sameHost(u, base) {
+	if u, err := url.Parse(list[0]); err == nil && u.Scheme == base.Scheme && SameHost(u, base) {
 		s.endpoint = u.String()
 	}
 	return s, nil

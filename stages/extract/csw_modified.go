@@ -14,9 +14,9 @@ import (
 
 // cswModifiedSlack is how long before the start of the last complete harvest an incremental
 // listing asks for records from: a day (a record's modified date may be a date alone, or a
-// date of a time zone west of UTC) and WAFDateMargin (the server's clock). The day is then
+// date of a time zone west of UTC) and ClockSkew (the server's clock). The day is then
 // taken whole: the constraint names a date.
-const cswModifiedSlack = 24*time.Hour + WAFDateMargin
+const cswModifiedSlack = 24*time.Hour + ClockSkew
 
 // CSWMaxByID caps the records an incremental listing fetches one at a time (GetRecordById):
 // records listed but neither modified since the last harvest nor stored (new records carrying

@@ -244,7 +244,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 // ListDocument lists a data.json (DCAT-US 1.1 or 3.0) document source.
 func (h *Handler) ListDocument(ctx context.Context, job *harvest.Job) error {
 	if job.SchemaType.IsXML() {
-		return h.listXML(ctx, job)
+		return h.listXMLDocument(ctx, job)
 	}
 	f, cleanup, notModifiedSince, err := h.FetchSource(ctx, job)
 	var se *StageError
@@ -530,7 +530,6 @@ func (l *Run) SettleError(e *catalog.Entry, kind, reason string) error {
 
 var defaultListers = map[harvest.Family]Lister{
 	harvest.FamilyDocument: ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.ListDocument(ctx, job) }),
-	harvest.FamilyWAF:      ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listXML(ctx, job) }),
 	harvest.FamilyPortal:   ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listPortalSource(ctx, job) }),
 	harvest.FamilyCSW:      ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listCSW(ctx, job) }),
 }

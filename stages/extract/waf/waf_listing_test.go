@@ -1,4 +1,4 @@
-package extract
+package waf
 
 import (
 	"bytes"
@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/stages/extract"
 )
 
 func utc(y int, mo time.Month, d, h, mi int) time.Time {
@@ -347,7 +349,7 @@ func FuzzParseWAFListing(f *testing.F) {
 		for _, file := range files {
 			u, err := url.Parse(file.URL)
 			require.NoError(t, err, file.URL)
-			require.True(t, sameHost(u, base) && u.Scheme == "https", file.URL)
+			require.True(t, extract.SameHost(u, base) && u.Scheme == "https", file.URL)
 			require.True(t, strings.HasSuffix(strings.ToLower(u.Path), ".xml"), file.URL)
 			require.Empty(t, u.RawQuery+u.Fragment, file.URL)
 			require.False(t, seen[file.URL], "duplicate %s", file.URL)
@@ -362,7 +364,7 @@ func FuzzParseWAFListing(f *testing.F) {
 		for _, folder := range folders {
 			u, err := url.Parse(folder)
 			require.NoError(t, err, folder)
-			require.True(t, sameHost(u, base) && u.Scheme == "https", folder)
+			require.True(t, extract.SameHost(u, base) && u.Scheme == "https", folder)
 			require.True(t, strings.HasSuffix(u.Path, "/"), folder)
 			require.False(t, strings.HasPrefix(base.Path, u.Path), "ancestor %s", folder)
 			require.Empty(t, u.RawQuery+u.Fragment, folder)

@@ -1,4 +1,4 @@
-package extract
+package waf
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/harvester-dev/harvester/stages/extract"
 )
 
 // ParseWAFListing reads one listing page (HTML) at pageURL and returns its .xml files
@@ -321,14 +323,14 @@ func (p *listingParser) link(href string) int {
 	}
 	u := p.base.ResolveReference(ref)
 	u.Fragment, u.RawFragment = "", ""
-	if u.Scheme != p.base.Scheme || u.Opaque != "" || u.User != nil || !sameHost(u, p.base) ||
+	if u.Scheme != p.base.Scheme || u.Opaque != "" || u.User != nil || !extract.SameHost(u, p.base) ||
 		u.RawQuery != "" || u.ForceQuery {
 		return -1
 	}
 	if u.Path == "" {
 		u.Path, u.RawPath = "/", ""
 	}
-	u.Host = canonicalHost(u)
+	u.Host = extract.CanonicalHost(u)
 	switch {
 	case strings.HasSuffix(u.Path, "/"):
 		// The page's own folder and its ancestors are prefixes of the page's folder.

@@ -1,4 +1,4 @@
-package extract_test
+package waf_test
 
 import (
 	"context"

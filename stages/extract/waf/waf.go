@@ -1,4 +1,4 @@
-package extract
+package waf
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/stages/extract"
 )
 
 // WAFFile is one metadata file of a WAF listing.
@@ -94,7 +95,7 @@ func CrawlWAF(ctx context.Context, fc fetch.Config, cfg WAFConfig, root string, 
 	}
 	rootDir := dirOf(rootURL.Path)
 	under := func(u *url.URL) bool {
-		return u.Scheme == rootURL.Scheme && sameHost(u, rootURL) && strings.HasPrefix(u.Path, rootDir)
+		return u.Scheme == rootURL.Scheme && extract.SameHost(u, rootURL) && strings.HasPrefix(u.Path, rootDir)
 	}
 
 	start := rootURL.String()
@@ -175,29 +176,11 @@ func parsePageURL(s string) (*url.URL, error) {
 	if u.Path == "" {
 		u.Path = "/"
 	}
-	u.Host = canonicalHost(u)
+	u.Host = extract.CanonicalHost(u)
 	return u, nil
 }
 
 // dirOf is a URL path up to and including its last "/".
 func dirOf(p string) string {
 	return p[:strings.LastIndex(p, "/")+1]
-}
-
-// sameHost compares hosts case-insensitively, ignoring the scheme's default port.
-func sameHost(a, b *url.URL) bool {
-	return canonicalHost(a) == canonicalHost(b)
-}
-
-// canonicalHost is u's host in lower case without the scheme's default port, so that one file
-// has one identifier however its links spell the host.
-func canonicalHost(u *url.URL) string {
-	h := strings.ToLower(strings.TrimSuffix(u.Host, ":"))
-	switch {
-	case u.Scheme == "http" && strings.HasSuffix(h, ":80"):
-		h = strings.TrimSuffix(h, ":80")
-	case u.Scheme == "https" && strings.HasSuffix(h, ":443"):
-		h = strings.TrimSuffix(h, ":443")
-	}
-	return h
 }

@@ -1,0 +1,13 @@
+package waf
+
+// The tests' EXTRACT runs: extracttest's, with this family's lister (withLister).
+
+import (
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
+)
+
+// withLister is opts with this family's lister registered last (after any WithConfig).
+func withLister(opts []extract.Option) []extract.Option {
+	return append(opts, extract.WithListers(map[harvest.Family]extract.Lister{harvest.FamilyWAF: Lister{}}))
+}
