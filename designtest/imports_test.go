@@ -68,7 +68,7 @@ func rel(path string) string {
 // under reports whether the module path p is dir or below it.
 func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 
-// stageOf is the stage a module path belongs to ("extract" for stages/extract/portaltest), or "".
+// stageOf is the stage a module path belongs to ("extract" for stages/extract/portal/portaltest), or "".
 func stageOf(p string) string {
 	rest, ok := strings.CutPrefix(p, "stages/")
 	if !ok {

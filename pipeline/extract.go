@@ -3,6 +3,8 @@ package pipeline
 import (
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/stages/extract/csw"
+	"github.com/harvester-dev/harvester/stages/extract/portal"
 	"github.com/harvester-dev/harvester/stages/extract/rdf"
 	"github.com/harvester-dev/harvester/stages/extract/waf"
 )
@@ -12,7 +14,9 @@ import (
 // stages/extract, which the extract core does not import.
 func ExtractListers() map[harvest.Family]extract.Lister {
 	return map[harvest.Family]extract.Lister{
-		harvest.FamilyRDF: rdf.Lister{},
-		harvest.FamilyWAF: waf.Lister{},
+		harvest.FamilyRDF:    rdf.Lister{},
+		harvest.FamilyWAF:    waf.Lister{},
+		harvest.FamilyPortal: portal.Lister{},
+		harvest.FamilyCSW:    csw.Lister{},
 	}
 }

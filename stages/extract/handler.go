@@ -530,8 +530,6 @@ func (l *Run) SettleError(e *catalog.Entry, kind, reason string) error {
 
 var defaultListers = map[harvest.Family]Lister{
 	harvest.FamilyDocument: ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.ListDocument(ctx, job) }),
-	harvest.FamilyPortal:   ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listPortalSource(ctx, job) }),
-	harvest.FamilyCSW:      ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.listCSW(ctx, job) }),
 }
 
 // Store is the handler's store.
