@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,9 +192,6 @@ func New(st Store, pub message.Publisher, fc fetch.Config, opts ...Option) *Hand
 	if cfg.StallTimeout <= 0 {
 		cfg.StallTimeout = DefaultStallTimeout
 	}
-	listers := maps.Clone(defaultListers)
-	maps.Copy(listers, cfg.Listers)
-	cfg.Listers = listers
 	return &Handler{store: st, pub: pub, fetch: fc, cfg: cfg}
 }
 
@@ -239,50 +234,6 @@ func (h *Handler) Handle(msg *message.Message) error {
 		return h.Fail(ctx, &job, harvest.TypeExtractError, fmt.Errorf("source type %q is not supported", job.SourceType))
 	}
 	return l.List(ctx, h, &job)
-}
-
-// ListDocument lists a data.json (DCAT-US 1.1 or 3.0) document source.
-func (h *Handler) ListDocument(ctx context.Context, job *harvest.Job) error {
-	if job.SchemaType.IsXML() {
-		return h.listXMLDocument(ctx, job)
-	}
-	f, cleanup, notModifiedSince, err := h.FetchSource(ctx, job)
-	var se *StageError
-	if errors.As(err, &se) {
-		return se.Err
-	}
-	if err != nil {
-		return h.Fail(ctx, job, harvest.TypeExtractError, err)
-	}
-	defer cleanup()
-	if notModifiedSince != "" {
-		return h.NotModified(job, notModifiedSince)
-	}
-	if job.SchemaType.IsDCATUS3() {
-		return h.list3(ctx, job, f)
-	}
-	if err := catalog.Check(f); err != nil {
-		if title, ok := fetch.HTMLPage(f); ok {
-			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: the server sent an HTML page "+
-				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
-		}
-		if why := wrongKind(sniffDocument(readHead(f)), job.SchemaType); why != nil {
-			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, why))
-		}
-		return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	l := &Run{h: h, ctx: ctx, job: job, ids: newIdentifierSet()}
-	if err := catalog.WalkEntries(f, h.cfg.MaxRecordBytes, l.entry); err != nil {
-		var perr *catalog.ParseError
-		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
-			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
-		}
-		return err
-	}
-	return l.Complete()
 }
 
 // open returns the source document: a download for http(s) URLs, the file itself for an
@@ -370,58 +321,6 @@ func (l *Run) Complete() error {
 	}
 	return l.h.Publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: l.job.JobID,
 		SourceID: l.job.SourceID, JobType: l.job.JobType, Listed: l.listed}, l.job.JobID)
-}
-
-func (l *Run) entry(e catalog.Entry) error {
-	if _, err := l.Next(); err != nil {
-		return err
-	}
-	pos, raw := e.Position, e.Raw
-	if e.TooLarge {
-		return l.TooLarge(&e)
-	}
-	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would silently turn each bad byte into
-	// U+FFFD, and Postgres text refuses them: the record is an error, never rewritten.
-	if off := InvalidUTF8(raw); off >= 0 {
-		if e.Err != nil || strings.ContainsRune(e.Identifier, utf8.RuneError) || strings.ContainsRune(e.Identifier, 0) {
-			e.Identifier = "" // not a key to trust, nor to store
-		} else if err := l.See(&e); err != nil {
-			return err
-		}
-		return l.SettleError(&e, harvest.TypeInvalidEncoding, fmt.Sprintf(
-			"dataset #%d%s is not valid UTF-8: byte 0x%02X at offset %d of the record (%d bytes) "+
-				"is not part of a UTF-8 character; JSON text must be UTF-8 (RFC 8259 §8.1)",
-			pos+1, e.Named(), raw[off], off, len(raw)))
-	}
-	if s := e.Structure; s != nil {
-		// Which identifier a dataset repeating "identifier" has depends on the reader: none is
-		// trusted, and none is kept from deletion.
-		if e.Err != nil || strings.ContainsRune(e.Identifier, 0) || (s.Type == "DuplicateKey" && s.Path == "$.identifier") {
-			e.Identifier = ""
-		} else if err := l.See(&e); err != nil {
-			return err
-		}
-		return l.SettleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.Named(), s))
-	}
-	if bad := harvest.CheckIdentifierWith(pos, e.Identifier, e.Title, e.Err, l.FirstAt); bad != nil {
-		if err := l.KeepTooLong(&e, bad); err != nil {
-			return err
-		}
-		e.Identifier = bad.Identifier // "" when the error row could not hold it; the message names it
-		return l.SettleError(&e, bad.Type, bad.Message)
-	}
-	if err := l.See(&e); err != nil {
-		return err
-	}
-	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
-		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, e.Identifier),
-		Identifier: e.Identifier, Position: pos, Body: harvest.RawText(e.Raw), RecordType: e.RecordType,
-		IsPartOf: e.IsPartOf}
-	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
-	if err != nil {
-		return err
-	}
-	return l.h.pub.Publish(harvest.SubjectCompare, m)
 }
 
 // tooLarge settles a dataset over the record size cap as errored. Its identifier, when usable
@@ -528,10 +427,6 @@ func (l *Run) SettleError(e *catalog.Entry, kind, reason string) error {
 	return l.h.pub.Publish(harvest.SubjectSettled, m)
 }
 
-var defaultListers = map[harvest.Family]Lister{
-	harvest.FamilyDocument: ListerFunc(func(ctx context.Context, h *Handler, job *harvest.Job) error { return h.ListDocument(ctx, job) }),
-}
-
 // Store is the handler's store.
 func (h *Handler) Store() Store { return h.store }
 
@@ -544,6 +439,12 @@ func (h *Handler) Config() Config { return h.cfg }
 
 // Publisher is where the handler publishes (it routes by harvest.MetaSubject).
 func (h *Handler) Publisher() message.Publisher { return h.pub }
+
+// NewHashedRun is NewRun keeping the identifiers seen as 128-bit keyed hashes (identifierSet):
+// a data.json's listing of millions of datasets keeps less memory per identifier.
+func (h *Handler) NewHashedRun(ctx context.Context, job *harvest.Job) *Run {
+	return &Run{h: h, ctx: ctx, job: job, ids: newIdentifierSet()}
+}
 
 // NewRun starts the listing of job: the records a family's lister sends through it are counted,
 // paced (Config.JobWindow) and their identifiers recorded as seen.

@@ -15,6 +15,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/stages/extract/document"
 	"github.com/harvester-dev/harvester/stages/extract/extracttest"
 	"github.com/harvester-dev/harvester/stages/extract/waf"
 	"github.com/harvester-dev/harvester/store"
@@ -49,7 +50,8 @@ func TestHandleSendsSourceAcceptAndAuthHeader(t *testing.T) {
 	pubsub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pubsub.Close() })
 	h := extract.New(st, pubsub, fetch.Config{AllowPrivate: true, Backoff: time.Millisecond, Attempts: 1},
-		extract.WithListers(map[harvest.Family]extract.Lister{harvest.FamilyWAF: waf.Lister{}}))
+		extract.WithListers(map[harvest.Family]extract.Lister{harvest.FamilyDocument: document.Lister{},
+			harvest.FamilyWAF: waf.Lister{}}))
 
 	run := func(url string, sourceType harvest.SourceType, schema harvest.SchemaType, accept string) {
 		t.Helper()

@@ -112,7 +112,7 @@ func (l *Run) SendXML(pos int, url string, body []byte, parent string) error {
 	if err != nil {
 		return l.SettleError(&e, harvest.TypeInvalidEncoding, fmt.Sprintf("file %s: %v", url, err))
 	}
-	if len(bytes.TrimSpace(bytes.TrimPrefix(body, utf8BOM))) == 0 {
+	if len(bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\uFEFF")))) == 0 {
 		what := "empty (0 bytes)"
 		if len(body) > 0 {
 			what = fmt.Sprintf("empty (%d bytes of white space)", len(body))

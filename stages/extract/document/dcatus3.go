@@ -1,4 +1,4 @@
-package extract
+package document
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 // DatasetSeries embed; catalog.WalkEntries3 then streams its datasets, data services, catalog
 // records and dataset series (nested catalogs included, embedded datasets lifted out with their
 // parent as IsPartOf), each a record with its RecordType, through the same rules as a DCAT-US
-// 1.1 dataset (Run.entry).
-func (h *Handler) list3(ctx context.Context, job *harvest.Job, f *os.File) error {
+// 1.1 dataset (lister.entry).
+func (h *handler) list3(ctx context.Context, job *harvest.Job, f *os.File) error {
 	links, err := catalog.Check3(f)
 	if err != nil {
 		if title, ok := fetch.HTMLPage(f); ok {
@@ -34,8 +34,8 @@ func (h *Handler) list3(ctx context.Context, job *harvest.Job, f *os.File) error
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	l := &Run{h: h, ctx: ctx, job: job, ids: newIdentifierSet()}
-	if err := catalog.WalkEntries3(f, h.cfg.MaxRecordBytes, links, l.entry); err != nil {
+	l := &lister{Run: h.NewHashedRun(ctx, job), h: h}
+	if err := catalog.WalkEntries3(f, h.Config().MaxRecordBytes, links, l.entry); err != nil {
 		var perr *catalog.ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
 			return h.Fail(ctx, job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))

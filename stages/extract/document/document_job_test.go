@@ -1,4 +1,4 @@
-package extract_test
+package document_test
 
 import (
 	"bytes"

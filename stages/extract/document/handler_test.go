@@ -1,4 +1,4 @@
-package extract
+package document
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -23,7 +24,7 @@ func TestHandleRecordTooLarge(t *testing.T) {
 	big := strings.Repeat("x", 3000)
 	doc := []byte(`{"dataset":[{"identifier":"a"},{"identifier":"big","description":"` + big +
 		`"},{"identifier":"c"}]}`)
-	r := runExtract(t, doc, []string{"big"}, WithMaxRecordBytes(2048))
+	r := runExtract(t, doc, []string{"big"}, extract.WithMaxRecordBytes(2048))
 	require.NoError(t, r.err, "an over-size record does not fail the job")
 	require.Empty(t, r.jobErrors(t))
 	require.Equal(t, []string{"a", "c"}, identifiers(r.records(t)))
@@ -39,7 +40,7 @@ func TestHandleRecordTooLarge(t *testing.T) {
 	require.Empty(t, r.unseen(t), "the record is in the source: its dataset must not be deleted")
 
 	// The default cap is 16 MiB: a record over NATS's max payload is sent on (by reference).
-	require.Equal(t, 16<<20, New(nil, nil, fetch.Config{}).cfg.MaxRecordBytes)
+	require.Equal(t, 16<<20, newHandler(nil, nil, fetch.Config{}).Config().MaxRecordBytes)
 	huge := strings.Repeat("y", 1<<20)
 	r = runExtract(t, []byte(`{"dataset":[{"identifier":"huge","description":"`+huge+`"},{"identifier":"ok"}]}`), nil)
 	require.NoError(t, r.err)
@@ -143,7 +144,7 @@ func TestHandleJobDeletedWithItsSource(t *testing.T) {
 	require.NoError(t, err)
 	m.SetContext(ctx)
 	var unknown *harvest.UnknownJobError
-	require.ErrorAs(t, New(st, pubsub, fetch.Config{}).Handle(m), &unknown,
+	require.ErrorAs(t, newHandler(st, pubsub, fetch.Config{}).Handle(m), &unknown,
 		"a job that no longer exists is an unknown job, which the router counts and acks")
 	require.Equal(t, job.ID, unknown.JobID)
 	mu.Lock()
@@ -161,7 +162,7 @@ func TestHandleDuplicateIdentifier(t *testing.T) {
 	big := strings.Repeat("x", 3000)
 	doc := []byte(`{"dataset":[{"identifier":"a"},{"identifier":"b"},{"identifier":"a"},{"identifier":"A"},` +
 		`{"identifier":"big","description":"` + big + `"},{"identifier":"big"},{"identifier":"a"}]}`)
-	r := runExtract(t, doc, []string{"a", "b", "A", "big"}, WithMaxRecordBytes(2048))
+	r := runExtract(t, doc, []string{"a", "b", "A", "big"}, extract.WithMaxRecordBytes(2048))
 	require.NoError(t, r.err, "repeated identifiers do not fail the job")
 	require.Equal(t, []string{"a", "b", "A"}, identifiers(r.records(t)))
 	require.Equal(t, 7, r.listed(t))

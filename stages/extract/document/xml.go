@@ -1,4 +1,4 @@
-package extract
+package document
 
 import (
 	"context"
@@ -7,18 +7,19 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
 )
 
 // listXMLDocument lists a document source of one ISO 19115 or FGDC XML record.
-func (h *Handler) listXMLDocument(ctx context.Context, job *harvest.Job) error {
-	l := &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+func (h *handler) listXMLDocument(ctx context.Context, job *harvest.Job) error {
+	l := &lister{Run: h.NewRun(ctx, job), h: h}
 	f, cleanup, notModifiedSince, err := h.FetchSource(ctx, job)
-	var se *StageError
+	var se *extract.StageError
 	if errors.As(err, &se) {
 		return se.Err
 	}
-	if errors.Is(err, fetch.ErrTooLarge) && h.fetch.MaxBytes > int64(h.cfg.MaxRecordBytes) {
-		if err := l.XMLTooLarge(job.URL, &RecordTooLargeError{Cap: h.cfg.MaxRecordBytes, FetchCap: h.fetch.MaxBytes}); err != nil {
+	if errors.Is(err, fetch.ErrTooLarge) && h.Fetch().MaxBytes > int64(h.Config().MaxRecordBytes) {
+		if err := l.XMLTooLarge(job.URL, &extract.RecordTooLargeError{Cap: h.Config().MaxRecordBytes, FetchCap: h.Fetch().MaxBytes}); err != nil {
 			return err
 		}
 		return l.Complete()
@@ -34,7 +35,7 @@ func (h *Handler) listXMLDocument(ctx context.Context, job *harvest.Job) error {
 	if err == nil {
 		err = fetch.NotHTML(body)
 	}
-	var tle *RecordTooLargeError
+	var tle *extract.RecordTooLargeError
 	if errors.As(err, &tle) {
 		if err := l.XMLTooLarge(job.URL, tle); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package extract
+package document
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -45,7 +46,7 @@ func BenchmarkHandleDocument(b *testing.B) {
 		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
 	require.NoError(b, err)
 	m.SetContext(ctx)
-	h := New(st, discard{}, fetch.Config{}, WithConfig(Config{JobWindow: -1})) // nothing settles: unpaced
+	h := newHandler(st, discard{}, fetch.Config{}, extract.WithConfig(extract.Config{JobWindow: -1})) // nothing settles: unpaced
 	b.ReportAllocs()
 	for b.Loop() {
 		require.NoError(b, h.Handle(m))
