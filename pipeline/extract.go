@@ -4,6 +4,7 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/extract/csw"
+	"github.com/harvester-dev/harvester/stages/extract/document"
 	"github.com/harvester-dev/harvester/stages/extract/portal"
 	"github.com/harvester-dev/harvester/stages/extract/rdf"
 	"github.com/harvester-dev/harvester/stages/extract/waf"
@@ -14,9 +15,10 @@ import (
 // stages/extract, which the extract core does not import.
 func ExtractListers() map[harvest.Family]extract.Lister {
 	return map[harvest.Family]extract.Lister{
-		harvest.FamilyRDF:    rdf.Lister{},
-		harvest.FamilyWAF:    waf.Lister{},
-		harvest.FamilyPortal: portal.Lister{},
-		harvest.FamilyCSW:    csw.Lister{},
+		harvest.FamilyDocument: document.Lister{},
+		harvest.FamilyWAF:      waf.Lister{},
+		harvest.FamilyCSW:      csw.Lister{},
+		harvest.FamilyRDF:      rdf.Lister{},
+		harvest.FamilyPortal:   portal.Lister{},
 	}
 }
