@@ -277,7 +277,8 @@ func (h *Handler) Publish(subject string, v any, jobID string) error {
 	return h.pub.Publish(subject, m)
 }
 
-// Run sends one job's entries on, in listing order.
+// Run is one job's listing: a family's lister sends the job's entries through it, in listing
+// order (Handler.NewRun, NewHashedRun), and ends it with Complete or Fail.
 type Run struct {
 	h      *Handler
 	ctx    context.Context
@@ -285,17 +286,15 @@ type Run struct {
 	seen   map[string]int // identifier -> position of its first record (when ids is nil)
 	listed int
 	// ids, when set, takes the place of seen (a DCAT-US document's listing: identifierSet keeps
-	// less memory per identifier); see and firstAt use whichever the Run has.
+	// less memory per identifier); See and FirstAt use whichever the Run has.
 	ids *identifierSet
 	// unsaved are identifiers of seen not handed to a save yet (at most seenBatch); saving is
-	// the save in flight (nil when none), of the batch in spare. complete waits until every
+	// the save in flight (nil when none), of the batch in spare. Complete waits until every
 	// identifier is stored before it sends the Listing. A listing that fails before then is
 	// listed again in full (retry or re-drive), so none is lost.
 	unsaved, spare []string
 	saving         chan error
-	languages      []string             // an rdf source's language preference (option languages)
-	jobStarts      map[string]time.Time // by job id: the start of the jobs of stored WAF records (jobStart)
-	unkeyed        int                  // portal items listed without a usable identifier, or skipped (portalItem)
+	unkeyed        int // pager items listed without a usable identifier, or skipped (ListItem)
 	// settled is the job's settled count as pace last read it; unpaced is set once the job
 	// stalled (pace).
 	settled int

@@ -33,8 +33,6 @@ func (r *extractRun) listed(t *testing.T) int { return r.Listed(t) }
 
 func openSQLite(t testing.TB) store.Store { return extracttest.OpenSQLite(t) }
 
-func identifiers(recs []harvest.Record) []string { return extracttest.Identifiers(recs) }
-
 func asRunner(ctx context.Context, st store.Store, pub message.Publisher, err error) error {
 	return extracttest.AsRunner(ctx, st, pub, err)
 }

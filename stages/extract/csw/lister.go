@@ -1,3 +1,8 @@
+// Package csw is EXTRACT's CSW family (harvest.FamilyCSW): an OGC Catalogue Service for the
+// Web (CSW 2.0.2 or 3.0). GetCapabilities says how to ask (csw_capabilities.go), GetRecords
+// pages go through the extract core's pager (csw_list.go), each record is cut out of the
+// answer token by token within the record size cap (csw_read.go, csw_key.go), and a harvest
+// after a complete one asks only for the records modified since (csw_modified.go).
 package csw
 
 import (

@@ -47,11 +47,6 @@ func asRunner(ctx context.Context, st store.Store, pub message.Publisher, err er
 	return extracttest.AsRunner(ctx, st, pub, err)
 }
 
-func runExtractOn(t *testing.T, st store.Store, doc []byte, live []string, opts ...extract.Option) *extractRun {
-	t.Helper()
-	return wrap(extracttest.RunExtractOn(t, st, doc, live, withLister(opts)...))
-}
-
 func handleJob(t testing.TB, st store.Store, srcID string, live []string, msg harvest.Job, fc fetch.Config,
 	opts ...extract.Option) *extractRun {
 	t.Helper()

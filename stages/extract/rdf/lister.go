@@ -1,3 +1,7 @@
+// Package rdf is EXTRACT's RDF family (harvest.FamilyRDF): a DCAT-AP document (Turtle,
+// RDF/XML, JSON-LD, N-Triples), maybe paged by Hydra (rdf_pages.go), read into a graph that
+// spills to disk, split into one record per dataset (rdf.go), with the whole source's
+// fingerprint (graph_hash.go) and its catalogs' checksums (catalog_sums.go).
 package rdf
 
 import (

@@ -1,3 +1,9 @@
+// Package waf is EXTRACT's WAF family (harvest.FamilyWAF): a web-accessible folder of ISO 19115
+// or FGDC XML files (waf), or one whose files are parts of a parent record (waf-collection).
+// The listing is crawled whole first (CrawlWAF, waf_listing.go: Apache, nginx, IIS and other
+// index pages, their dates in the source's waf_time_zone), then each file is downloaded (or,
+// unchanged since the last harvest by its listing date, sent without its body) and sent on
+// (source.go).
 package waf
 
 import (
