@@ -118,14 +118,6 @@ type Lister interface {
 	List(ctx context.Context, h *Handler, job *harvest.Job) error
 }
 
-// ListerFunc is a function that is a Lister.
-type ListerFunc func(ctx context.Context, h *Handler, job *harvest.Job) error
-
-// List calls f.
-func (f ListerFunc) List(ctx context.Context, h *Handler, job *harvest.Job) error {
-	return f(ctx, h, job)
-}
-
 // ErrLocalFile is a source location that is a local file path, in a process that does not read
 // local files (Config.RefuseLocalFiles).
 var ErrLocalFile = errors.New("this process does not read local files (harvester harvest --file does; " +
