@@ -42,7 +42,7 @@ func runExtractOn(t *testing.T, st store.Store, doc []byte, live []string, opts 
 	return wrap(extracttest.RunExtractOn(t, st, doc, live, withLister(opts)...))
 }
 
-// newHandler is extract.New with this family's lister.
+// newHandler is extract.New with the document family's lister.
 func newHandler(st extract.Store, pub message.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
 	return extract.New(st, pub, fc, withLister(opts)...)
 }

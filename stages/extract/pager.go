@@ -151,9 +151,9 @@ func (e *PortalListingError) Error() string {
 
 func (e *PortalListingError) Unwrap() error { return e.Err }
 
-// listPortal runs a whole portal listing for job with p, ending the job's EXTRACT: every item
-// becomes a record message to COMPARE (or an error row) as soon as its page arrives, and
-// when the listing is complete the Listing is sent. It fails the job (and sends no Listing)
+// ListPager runs a whole paged listing (a portal's, a CSW's) for job with p, ending the job's
+// EXTRACT: every item becomes a record message to COMPARE (or an error row) as soon as its page
+// arrives, and when the listing is complete the Listing is sent. It fails the job (and sends no Listing)
 // on a *PortalListingError; it returns other errors (store, bus) for a retry.
 //
 // Paging: the first page (offset p.Start) is fetched alone, for its Total; then the other
@@ -351,7 +351,7 @@ func (l *Run) portalPageItems(g *pageGuard, page *PortalPage, k int) error {
 	return nil
 }
 
-// item hands one item of p's listing on: to p.Collect when set, else to portalItem.
+// item hands one item of p's listing on: to p.Collect when set, else to ListItem.
 func (l *Run) item(p *Pager, it *PortalItem) error {
 	if p.Collect != nil {
 		return p.Collect(it)
@@ -372,7 +372,7 @@ func (l *Run) pageError(p *Pager, offset int, err error) error {
 	return &PortalListingError{Name: p.Name, Err: fmt.Errorf("page at offset %d: %w", offset, err)}
 }
 
-// portalItem lists one item: nothing when it is Skip, an error row when it has no usable
+// ListItem lists one item: nothing when it is Skip, an error row when it has no usable
 // identifier, repeats one or is over the record size cap, else a record to COMPARE with the
 // job's source type (TRANSFORM maps it by platform).
 func (l *Run) ListItem(it *PortalItem) error {

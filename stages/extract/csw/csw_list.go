@@ -12,7 +12,7 @@ import (
 
 // listCSW lists a CSW source (harvest.SourceCSW): GetCapabilities, then GetRecords pages
 // (resultType results, ElementSetName full, the output schema cswCapabilities.service
-// chooses) by startPosition/maxRecords, through the portal pager and its guard (listPortal):
+// chooses) by startPosition/maxRecords, through the portal pager and its guard (extract.Handler.ListPager):
 // each record a harvest record of the source's schema type whose XML is the record element
 // as a standalone document, keyed by its identifier (gmd:fileIdentifier, dc:identifier, or an
 // FGDC record's idinfo/datasetid, else its citation's own onlink: see csw_key.go). Every page

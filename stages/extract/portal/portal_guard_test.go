@@ -254,7 +254,7 @@ func TestCKANCappedRows(t *testing.T) {
 	require.Len(t, ckan.Requests(), 3, "start=0, 100, 200")
 }
 
-// listPager runs listPortal with p on a job of a new source and returns the job's errors and
+// listPager runs ListPager with p on a job of a new source and returns the job's errors and
 // the Listings sent.
 func listPager(t *testing.T, p *extract.Pager) (jobErrors []*store.JobError, listings int) {
 	t.Helper()
