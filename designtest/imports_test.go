@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/harvester-dev/harvester/harvest"
 )
 
 const module = "github.com/harvester-dev/harvester"
@@ -66,7 +68,7 @@ func rel(path string) string {
 // under reports whether the module path p is dir or below it.
 func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 
-// stageOf is the stage a module path belongs to ("extract" for stages/extract/portaltest), or "".
+// stageOf is the stage a module path belongs to ("extract" for stages/extract/portal/portaltest), or "".
 func stageOf(p string) string {
 	rest, ok := strings.CutPrefix(p, "stages/")
 	if !ok {
@@ -163,6 +165,45 @@ func TestHarvestIsALeaf(t *testing.T) {
 		}) && !slices.Contains(harvestWatermillFiles, name) {
 			t.Errorf("harvest/%s imports watermill: harvest is vocabulary only (the transport's types stay "+
 				"in router and pipeline)", name)
+		}
+	}
+}
+
+// TestExtractFamiliesStayApart holds EXTRACT's layout: each family of source types
+// (harvest.Families: stages/extract/<family> and the packages under it) links the extract core
+// and no other family, and the core (stages/extract itself) links no family; Handle picks a
+// family's lister from those pipeline registers (extract.Config.Listers).
+func TestExtractFamiliesStayApart(t *testing.T) {
+	t.Parallel()
+	pkgs := modulePackages(t)
+	familyOf := func(p string) string {
+		rest, ok := strings.CutPrefix(p, "stages/extract/")
+		if !ok {
+			return ""
+		}
+		name, _, _ := strings.Cut(rest, "/")
+		if slices.Contains(harvest.Families(), harvest.Family(name)) {
+			return name
+		}
+		return ""
+	}
+	families := map[string]bool{}
+	for path := range pkgs {
+		p := rel(path)
+		family := familyOf(p)
+		if family == "" && p != "stages/extract" {
+			continue
+		}
+		families[family] = true
+		for dep, chain := range chains(pkgs, path) {
+			if other := familyOf(rel(dep)); other != "" && other != family {
+				t.Errorf("%s links family %s: %s (a family links the extract core only)", p, other, chain)
+			}
+		}
+	}
+	for _, f := range harvest.Families() {
+		if !families[string(f)] {
+			t.Errorf("family %s has no package stages/extract/%s", f, f)
 		}
 	}
 }

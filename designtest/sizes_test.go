@@ -26,7 +26,6 @@ var funcCeilings = map[string]int{
 	"cmd/harvester/read_commands_test.go testReadCommands":          101,
 	"retention/retention_job_test.go TestPruneWholeJobs":            81,
 	"search/bleve/search.go Search":                                 88,
-	"stages/extract/xml_source.go listXML":                          81,
 	"store/storetest/duplicate.go testCrossSourceDuplicateKeepHold": 112,
 	"store/storetest/prune.go testPruneRecords":                     92,
 }

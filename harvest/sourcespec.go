@@ -18,6 +18,9 @@ import (
 // same thing about the same bad source; the form's select lists are built from it.
 type SourceSpec struct {
 	Type SourceType
+	// Family is the EXTRACT family that lists sources of this type (one package of
+	// stages/extract each).
+	Family Family
 	// What says what a source of this type is, for messages ("lists ISO 19115 XML files").
 	What string
 	// Schemas are the schema types its records may follow, in the order forms offer them.
@@ -32,6 +35,32 @@ type SourceSpec struct {
 	WAFTimeZone bool
 	// Settings are the options the source type reads; no other option key is accepted.
 	Settings []SourceSetting
+}
+
+// Family is a group of source types that EXTRACT lists with the same code: the name of the
+// stages/extract package that lists them.
+type Family string
+
+// Families of source types.
+const (
+	// FamilyDocument is one downloaded document: a data.json (DCAT-US 1.1 or 3.0) or one ISO
+	// 19115 or FGDC XML file.
+	FamilyDocument Family = "document"
+	FamilyWAF      Family = "waf"    // a web-accessible folder of XML files (waf, waf-collection)
+	FamilyCSW      Family = "csw"    // an OGC CSW's GetRecords pages
+	FamilyRDF      Family = "rdf"    // a DCAT-AP RDF document, maybe paged (Hydra)
+	FamilyPortal   Family = "portal" // a portal API's search pages (CKAN, DKAN, Socrata, ArcGIS, OpenDataSoft)
+)
+
+// Families lists every Family, in the order of the rule table's first type of each.
+func Families() []Family {
+	var fs []Family
+	for i := range SourceSpecs {
+		if !slices.Contains(fs, SourceSpecs[i].Family) {
+			fs = append(fs, SourceSpecs[i].Family)
+		}
+	}
+	return fs
 }
 
 // SourceSetting is one option of a source type (its `options` member, the CLI's --option
@@ -67,19 +96,19 @@ var (
 
 // portalSpec is the row of a portal source type: its items are mapped to DCAT-US 1.1.
 func portalSpec(t SourceType, what string, settings ...SourceSetting) SourceSpec {
-	return SourceSpec{Type: t, What: what, Schemas: dcatus11, DefaultSchema: SchemaDCATUS11NonFederal,
+	return SourceSpec{Type: t, Family: FamilyPortal, What: what, Schemas: dcatus11, DefaultSchema: SchemaDCATUS11NonFederal,
 		Settings: settings}
 }
 
 // SourceSpecs is the source rule table, one row per SourceType, in the order forms offer them.
 var SourceSpecs = []SourceSpec{
-	{Type: SourceDocument, What: "one data.json (DCAT-US 1.1 or 3.0) or one ISO 19115 or FGDC XML file",
+	{Type: SourceDocument, Family: FamilyDocument, What: "one data.json (DCAT-US 1.1 or 3.0) or one ISO 19115 or FGDC XML file",
 		Schemas: []SchemaType{SchemaDCATUS11Federal, SchemaDCATUS11NonFederal, SchemaDCATUS30, SchemaISO19115_1,
 			SchemaISO19115_2, SchemaFGDC}, LocalFile: true},
-	{Type: SourceWAF, What: "lists ISO 19115 or FGDC XML files", Schemas: xmlSchemas, WAFTimeZone: true},
-	{Type: SourceWAFCollection, What: "lists ISO 19115 or FGDC XML files, parts of a parent record",
+	{Type: SourceWAF, Family: FamilyWAF, What: "lists ISO 19115 or FGDC XML files", Schemas: xmlSchemas, WAFTimeZone: true},
+	{Type: SourceWAFCollection, Family: FamilyWAF, What: "lists ISO 19115 or FGDC XML files, parts of a parent record",
 		Schemas: xmlSchemas, CollectionParent: true, WAFTimeZone: true},
-	{Type: SourceRDF, What: "holds DCAT-AP RDF (Turtle, RDF/XML, JSON-LD, N-Triples)",
+	{Type: SourceRDF, Family: FamilyRDF, What: "holds DCAT-AP RDF (Turtle, RDF/XML, JSON-LD, N-Triples)",
 		Schemas: []SchemaType{SchemaDCATAP}, LocalFile: true, Settings: []SourceSetting{
 			{Name: "shacl_profile", Values: []string{ProfileDCATAP300, ProfileDCATAP211, ProfileDCATAPNO2, ProfileNone},
 				Help: "the SHACL profile its datasets are validated against (none: no check)", Default: ProfileDCATAP300},
@@ -102,7 +131,7 @@ var SourceSpecs = []SourceSpec{
 	portalSpec(SourceOpenDataSoft, "is an OpenDataSoft portal's Explore API",
 		SourceSetting{Name: "api", Values: []string{"v2.1", "v2", "v1"}, Help: "the Explore API version", Default: "v2.1"},
 		pageSize("limit", 100, 100)),
-	{Type: SourceCSW, What: "is an OGC CSW 2.0.2 or 3.0 catalogue (GetRecords)", Schemas: xmlSchemas,
+	{Type: SourceCSW, Family: FamilyCSW, What: "is an OGC CSW 2.0.2 or 3.0 catalogue (GetRecords)", Schemas: xmlSchemas,
 		DefaultSchema: SchemaISO19115_1, Settings: []SourceSetting{
 			{Name: "binding", Values: []string{"post", "get"},
 				Help: "how GetRecords is sent: post (an XML request) or get (KVP); default post when the server offers it"},

@@ -61,9 +61,10 @@ func TestSourceFieldsCheck(t *testing.T) {
 
 // Every row's settings with values name them once, and every source type has a row.
 func TestSourceSpecsComplete(t *testing.T) {
-	for _, st := range sourceTypes {
+	for _, st := range SourceTypes() {
 		spec := SpecOf(st)
 		require.NotNil(t, spec, st)
+		require.Contains(t, Families(), spec.Family, st)
 		require.NotEmpty(t, spec.Schemas, st)
 		if spec.DefaultSchema != "" {
 			require.Contains(t, spec.Schemas, spec.DefaultSchema)
@@ -73,9 +74,18 @@ func TestSourceSpecsComplete(t *testing.T) {
 			require.False(t, seen[set.Name], "%s: %s twice", st, set.Name)
 			seen[set.Name] = true
 			require.False(t, set.Values != nil && set.Check != nil, "%s: %s has values and a check", st, set.Name)
+			if set.Default != "" && set.Values != nil { // forms preselect the first value
+				require.Equal(t, set.Default, set.Values[0], "%s %s: its default first", st, set.Name)
+			}
 		}
 	}
-	require.Len(t, SourceSpecs, len(sourceTypes))
+	require.Len(t, SourceSpecs, len(SourceTypes()))
+	types := map[SourceType]bool{}
+	for _, spec := range SourceSpecs {
+		require.False(t, types[spec.Type], "%s: two rows", spec.Type)
+		types[spec.Type] = true
+		require.NotEmpty(t, spec.Family, spec.Type)
+	}
 }
 
 // A form's, flag's or API body's precedence: "" is the default 0; anything but a whole number as

@@ -60,27 +60,29 @@ const (
 	SourceCSW           SourceType = "csw"            // an OGC Catalogue Service for the Web (CSW 2.0.2 or 3.0)
 )
 
-// sourceTypes lists every SourceType, in the order error messages name them.
-var sourceTypes = []SourceType{SourceDocument, SourceWAF, SourceWAFCollection, SourceRDF, SourceCKAN, SourceDKAN,
-	SourceSocrata, SourceArcGIS, SourceOpenDataSoft, SourceCSW}
-
-// IsPortal reports whether the source is a portal API (its items are converted to DCAT-US).
+// IsPortal reports whether the source is a portal API (its items are converted to DCAT-US): a
+// type of FamilyPortal in the rule table.
 func (t SourceType) IsPortal() bool {
-	switch t {
-	case SourceCKAN, SourceDKAN, SourceSocrata, SourceArcGIS, SourceOpenDataSoft:
-		return true
-	}
-	return false
+	s := SpecOf(t)
+	return s != nil && s.Family == FamilyPortal
 }
 
-// ParseSourceType returns the SourceType spelled s, or an error naming the allowed values.
+// ParseSourceType returns the SourceType spelled s, or an error naming the allowed values (the
+// rule table's types, SourceSpecs, in its order).
 func ParseSourceType(s string) (SourceType, error) {
-	for _, t := range sourceTypes {
-		if SourceType(s) == t {
-			return t, nil
-		}
+	if spec := SpecOf(SourceType(s)); spec != nil {
+		return spec.Type, nil
 	}
-	return "", fmt.Errorf("unknown source type %q: want one of %s", s, quoted(sourceTypes))
+	return "", fmt.Errorf("unknown source type %q: want one of %s", s, quoted(SourceTypes()))
+}
+
+// SourceTypes returns every SourceType, in the rule table's order (SourceSpecs).
+func SourceTypes() []SourceType {
+	types := make([]SourceType, len(SourceSpecs))
+	for i := range SourceSpecs {
+		types[i] = SourceSpecs[i].Type
+	}
+	return types
 }
 
 // SchemaType is the metadata standard a harvest source's records follow.

@@ -16,7 +16,7 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/search"
-	"github.com/harvester-dev/harvester/stages/extract/portaltest"
+	"github.com/harvester-dev/harvester/stages/extract/portal/portaltest"
 	"github.com/harvester-dev/harvester/store"
 )
 

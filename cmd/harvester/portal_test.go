@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harvester-dev/harvester/stages/extract/portaltest"
+	"github.com/harvester-dev/harvester/stages/extract/portal/portaltest"
 )
 
 // TestHarvestCKAN3000 harvests an emulated CKAN portal of 3,000 packages (30 pages of 100) with

@@ -28,7 +28,7 @@ import (
 
 // since returns the validators the job's GET of its document sends, and the job that saved
 // them ("" when none are sent).
-func (h *Handler) since(ctx context.Context, job *harvest.Job) (fetch.Validators, string, error) {
+func (h *Handler) Since(ctx context.Context, job *harvest.Job) (fetch.Validators, string, error) {
 	if job.JobType != harvest.JobHarvest {
 		return fetch.Validators{}, "", nil
 	}
@@ -46,16 +46,16 @@ func (h *Handler) since(ctx context.Context, job *harvest.Job) (fetch.Validators
 
 // fetchSource returns the job's source document: the file itself for an absolute path, else a
 // (conditional) download, whose validators it saves on the job. notModifiedSince is the job
-// whose validators were sent, with no file, when the server answered 304 ("" otherwise). Errors of the store come wrapped in a *stageError (retry
+// whose validators were sent, with no file, when the server answered 304 ("" otherwise). Errors of the store come wrapped in a *StageError (retry
 // the message); any other error fails the job.
-func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File, cleanup func(), notModifiedSince string, err error) {
-	if !isHTTP(job.URL) {
-		f, cleanup, err = h.open(ctx, job.URL)
+func (h *Handler) FetchSource(ctx context.Context, job *harvest.Job) (f *os.File, cleanup func(), notModifiedSince string, err error) {
+	if !IsHTTP(job.URL) {
+		f, cleanup, err = h.Open(ctx, job.URL)
 		return f, cleanup, "", err
 	}
-	since, sinceJob, err := h.since(ctx, job)
+	since, sinceJob, err := h.Since(ctx, job)
 	if err != nil {
-		return nil, nil, "", &stageError{err}
+		return nil, nil, "", &StageError{Err: err}
 	}
 	fc := h.fetch
 	if job.SchemaType.IsXML() { // the document is one record
@@ -68,7 +68,7 @@ func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File
 	if err := h.store.JobFetchSet(ctx, &store.JobFetch{JobID: job.JobID, URL: job.URL, SchemaType: job.SchemaType,
 		ETag: doc.Validators.ETag, LastModified: doc.Validators.LastModified, NotModified: doc.NotModified}); err != nil {
 		doc.Close()
-		return nil, nil, "", &stageError{fmt.Errorf("save the fetch: %w", err)}
+		return nil, nil, "", &StageError{Err: fmt.Errorf("save the fetch: %w", err)}
 	}
 	if doc.NotModified {
 		return nil, func() {}, sinceJob, nil
@@ -84,11 +84,11 @@ func (h *Handler) fetchSource(ctx context.Context, job *harvest.Job) (f *os.File
 // notModified ends the listing of a job whose document the server reported unchanged since
 // job since read it (or itself had a 304): nothing is listed, and the Listing tells COMPARE so
 // (harvest.Listing.NotModifiedSince), which settles the job's records.
-func (h *Handler) notModified(job *harvest.Job, since string) error {
-	return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
+func (h *Handler) NotModified(job *harvest.Job, since string) error {
+	return h.Publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
 		SourceID: job.SourceID, JobType: job.JobType, NotModifiedSince: since}, job.JobID)
 }
 
-func isHTTP(url string) bool {
+func IsHTTP(url string) bool {
 	return len(url) > 7 && (url[:7] == "http://" || (len(url) > 8 && url[:8] == "https://"))
 }

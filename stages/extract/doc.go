@@ -1,32 +1,30 @@
-// Package extract is the EXTRACT stage: it lists a harvest source's records. For a document
-// source it downloads the catalog to a temporary file (package fetch: timeouts, size cap,
-// retries within a budget, redirect cap, per-host limit, gzip, SSRF guard; charset.go: JSON in
-// other encodings is made UTF-8), conditionally for a harvest job (conditional.go: on 304 nothing is listed,
-// and the Listing says so: COMPARE settles every live dataset unchanged and deletes nothing), checks the whole document once without keeping it (catalog.Check: a syntax error, or a
-// second "dataset" member, fails the job before any record moves, with line and column, found
-// in that same streaming pass, in bounded memory), then streams the "dataset" array a record
-// at a time (catalog.WalkEntries):
+// Package extract is the core of the EXTRACT stage, which lists a harvest source's records for
+// a job. Handle reads the job, gives it the source's fetch settings (source_fetch.go: its Accept
+// and auth header) and hands it to the lister of its source type's family (Lister; the rule
+// table, harvest.SourceSpecs, names each type's family, and pipeline registers one lister per
+// family, Config.Listers). A clear job lists nothing: Handle sends its Listing itself.
 //
-//   - each keyed record is recorded as seen and sent to COMPARE;
-//   - a record without a usable identifier (MissingIdentifier), with one an earlier record of
-//     the same catalog already used (DuplicateIdentifier; the first wins), with one holding
-//     U+0000 (InvalidIdentifier), whose bytes are not UTF-8 (InvalidEncoding) or that is over
-//     Config.MaxRecordBytes (RecordTooLarge: measured as it streams past, never held, its
-//     identifier read from its members) settles at once as errored, with the
-//     reason: one bad record is one error row, never a failed job (a record of the last two
-//     kinds is still recorded as seen, so the dataset it already has is not deleted);
-//   - when every record has been sent, and every seen identifier stored (they are stored 500 at
-//     a time while the listing goes on, store.JobIdentifierAddBatch), a harvest.Listing tells
-//     COMPARE the listing is complete.
+// The families live in packages of their own, which import this core and never each other:
+// document (a data.json, DCAT-US 1.1 or 3.0, or one ISO 19115 or FGDC XML file), waf (waf,
+// waf-collection), csw (an OGC CSW), rdf (DCAT-AP RDF, maybe paged) and portal (CKAN, DKAN,
+// Socrata, ArcGIS, OpenDataSoft). The core holds what they share:
 //
-// A source that cannot be fetched or parsed fails the job (a job error names the HTTP status or
-// the parse position) and sends no Listing, so nothing is deleted. A clear job lists nothing.
+//   - Run (handler.go), one job's listing: each entry counted (Next, with a job heartbeat every
+//     HeartbeatEvery entries) and paced by Config.JobWindow (pace.go: big jobs give way to the
+//     jobs behind them), its identifier recorded as seen (See; stored in batches before the
+//     Listing that Complete sends, so COMPARE deletes only what the listing did not hold; a
+//     data.json's in keyed hashes, identifier_set.go), a bad record settled as one error row
+//     (SettleError, TooLarge, KeepTooLong), a listing that cannot complete failed once what it
+//     sent has settled (Run.Fail);
+//   - fetching a source document (conditional.go: a conditional GET, and its 304), opening a
+//     source file (Handler.Open: refused with ErrLocalFile when Config.RefuseLocalFiles), and
+//     one XML record read within the record size cap and sent on (xml_record.go, xml_encoding.go);
+//   - the pager (pager.go, pager_guard.go) that a portal's pages and a CSW's GetRecords pages go
+//     through: the first page's total, then the other pages concurrently within the per-host
+//     limit, a listing that contradicts itself failing the job without a Listing;
+//   - the settings a family reads, with their defaults from the rule table (settings.go).
 //
-// A portal source (ckan.go: CKAN package_search and DKAN 7; dkan.go: the DKAN 2 metastore) is
-// listed by the portal pager (portal.go, Handler.listPortal): the first page's total, then the
-// other pages concurrently within the per-host limit, each page's items sent as records (with
-// Record.SourceType set, for TRANSFORM) as soon as it arrives; a listing that falls short of
-// its total fails the job and sends no Listing. A page is read an item at a time as it streams
-// (portal_read.go): an item over Config.MaxRecordBytes is a RecordTooLarge error row, measured,
-// never held, its identifier still seen.
+// A source that cannot be fetched or parsed fails the job (Handler.Fail returns a
+// harvest.JobFailure, which the stage's runner hands to jobs) and sends no Listing, so nothing
+// is deleted.
 package extract

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,12 +103,32 @@ type Config struct {
 	// source whose url is /etc/passwd is never read; the one-shot commands (harvest --file,
 	// replay) read the files their user names. Default false: files are read.
 	RefuseLocalFiles bool
+	// Listers list each family's sources (harvest.SourceSpec.Family): a job whose source type's
+	// family has none fails ("not supported"). pipeline registers one per family.
+	Listers map[harvest.Family]Lister
+}
+
+// Lister lists the records of the sources of one family (harvest.SourceSpec.Family) for one
+// job (never a clear job: Handle ends that itself). h is the job's handler: its fetches carry
+// the source's Accept and auth header. List returns what Handle returns: nil once the listing
+// is complete (Run.Complete sent its harvest.Listing) or ended without one (Handler.NotModified),
+// a harvest.JobFailure (Handler.Fail, Run.Fail) when the source cannot be listed, any other
+// error for a retry of the message.
+type Lister interface {
+	List(ctx context.Context, h *Handler, job *harvest.Job) error
 }
 
 // ErrLocalFile is a source location that is a local file path, in a process that does not read
 // local files (Config.RefuseLocalFiles).
 var ErrLocalFile = errors.New("this process does not read local files (harvester harvest --file does; " +
 	"serve and worker only with --local-files)")
+
+// DefaultRDFMemTriples is Config.RDFMemTriples's default: the triples an RDF source's graph
+// keeps in memory before it spills to disk (a million triples then peak at about 100 MiB, rdf.NewGraph).
+const DefaultRDFMemTriples = 50_000
+
+// DefaultMaxRDFPages is Config.MaxRDFPages's default.
+const DefaultMaxRDFPages = 10_000
 
 // DefaultJobWindow is Config.JobWindow's default, in records.
 const DefaultJobWindow = 500
@@ -130,6 +149,11 @@ type Option func(*Config)
 
 // WithMaxRecordBytes sets Config.MaxRecordBytes (0 or less: the default).
 func WithMaxRecordBytes(n int) Option { return func(c *Config) { c.MaxRecordBytes = n } }
+
+// WithListers sets Config.Listers.
+func WithListers(listers map[harvest.Family]Lister) Option {
+	return func(c *Config) { c.Listers = listers }
+}
 
 // WithConfig replaces the whole Config (zero fields: the defaults).
 func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
@@ -181,79 +205,39 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if stored.Status.Finished() {
 		return nil // redelivered after the job ended
 	}
-	if job.JobType != harvest.JobClear {
-		fc, err := h.sourceFetch(ctx, &job)
-		var se *stageError
-		if errors.As(err, &se) {
-			return se.err
-		}
-		if err != nil {
-			return h.fail(ctx, &job, harvest.TypeExtractError, err)
-		}
-		h = h.forJob(fc)
-	}
-	if job.SourceType == harvest.SourceRDF && job.JobType != harvest.JobClear {
-		return h.listRDF(ctx, &job)
-	}
-	if (job.SourceType.IsPortal() || job.SourceType == harvest.SourceCSW) && job.JobType != harvest.JobClear {
-		return h.listPortalSource(ctx, &job)
-	}
-	if (job.SchemaType.IsXML() || job.SourceType != harvest.SourceDocument) && job.JobType != harvest.JobClear {
-		return h.listXML(ctx, &job)
-	}
 	if job.JobType == harvest.JobClear {
-		return h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
+		return h.Publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: job.JobID,
 			SourceID: job.SourceID, JobType: job.JobType}, job.JobID)
 	}
-	f, cleanup, notModifiedSince, err := h.fetchSource(ctx, &job)
-	var se *stageError
+	fc, err := h.sourceFetch(ctx, &job)
+	var se *StageError
 	if errors.As(err, &se) {
-		return se.err
+		return se.Err
 	}
 	if err != nil {
-		return h.fail(ctx, &job, harvest.TypeExtractError, err)
+		return h.Fail(ctx, &job, harvest.TypeExtractError, err)
 	}
-	defer cleanup()
-	if notModifiedSince != "" {
-		return h.notModified(&job, notModifiedSince)
+	h = h.forJob(fc)
+	var l Lister
+	if spec := harvest.SpecOf(job.SourceType); spec != nil {
+		l = h.cfg.Listers[spec.Family]
 	}
-	if job.SchemaType.IsDCATUS3() {
-		return h.list3(ctx, &job, f)
+	if l == nil {
+		return h.Fail(ctx, &job, harvest.TypeExtractError, fmt.Errorf("source type %q is not supported", job.SourceType))
 	}
-	if err := catalog.Check(f); err != nil {
-		if title, ok := fetch.HTMLPage(f); ok {
-			return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: the server sent an HTML page "+
-				"(title %q) where a DCAT-US catalog (JSON) was expected", job.URL, title))
-		}
-		if why := wrongKind(sniffDocument(readHead(f)), job.SchemaType); why != nil {
-			return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, why))
-		}
-		return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	l := &lister{h: h, ctx: ctx, job: &job, ids: newIdentifierSet()}
-	if err := catalog.WalkEntries(f, h.cfg.MaxRecordBytes, l.entry); err != nil {
-		var perr *catalog.ParseError
-		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
-			return h.fail(ctx, &job, harvest.TypeParseError, fmt.Errorf("read catalog %s: %w", job.URL, err))
-		}
-		return err
-	}
-	return l.complete()
+	return l.List(ctx, h, &job)
 }
 
 // open returns the source document: a download for http(s) URLs, the file itself for an
 // absolute path.
-func (h *Handler) open(ctx context.Context, url string) (*os.File, func(), error) {
-	return h.openWith(ctx, h.fetch, url)
+func (h *Handler) Open(ctx context.Context, url string) (*os.File, func(), error) {
+	return h.OpenWith(ctx, h.fetch, url)
 }
 
 // openWith is open with the fetch configuration fc.
-func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*os.File, func(), error) {
+func (h *Handler) OpenWith(ctx context.Context, fc fetch.Config, url string) (*os.File, func(), error) {
 	switch {
-	case isHTTP(url):
+	case IsHTTP(url):
 		f, err := fetch.Get(ctx, fc, url)
 		if err != nil {
 			return nil, nil, err
@@ -273,11 +257,11 @@ func (h *Handler) openWith(ctx context.Context, fc fetch.Config, url string) (*o
 
 // fail is the harvest.JobFailure that ends the job in error with a job error row of type kind
 // and cause's text: Handle returns it, and the stage's runner ends the job.
-func (h *Handler) fail(_ context.Context, job *harvest.Job, kind string, cause error) error {
+func (h *Handler) Fail(_ context.Context, job *harvest.Job, kind string, cause error) error {
 	return harvest.NewJobFailure(job.JobID, kind, cause.Error())
 }
 
-func (h *Handler) publish(subject string, v any, jobID string) error {
+func (h *Handler) Publish(subject string, v any, jobID string) error {
 	m, err := harvest.NewMessage(subject, v, harvest.MetaJobID, jobID)
 	if err != nil {
 		return err
@@ -285,25 +269,24 @@ func (h *Handler) publish(subject string, v any, jobID string) error {
 	return h.pub.Publish(subject, m)
 }
 
-// lister sends one job's entries on, in listing order.
-type lister struct {
+// Run is one job's listing: a family's lister sends the job's entries through it, in listing
+// order (Handler.NewRun, NewHashedRun), and ends it with Complete or Fail.
+type Run struct {
 	h      *Handler
 	ctx    context.Context
 	job    *harvest.Job
 	seen   map[string]int // identifier -> position of its first record (when ids is nil)
 	listed int
 	// ids, when set, takes the place of seen (a DCAT-US document's listing: identifierSet keeps
-	// less memory per identifier); see and firstAt use whichever the lister has.
+	// less memory per identifier); See and FirstAt use whichever the Run has.
 	ids *identifierSet
 	// unsaved are identifiers of seen not handed to a save yet (at most seenBatch); saving is
-	// the save in flight (nil when none), of the batch in spare. complete waits until every
+	// the save in flight (nil when none), of the batch in spare. Complete waits until every
 	// identifier is stored before it sends the Listing. A listing that fails before then is
 	// listed again in full (retry or re-drive), so none is lost.
 	unsaved, spare []string
 	saving         chan error
-	languages      []string             // an rdf source's language preference (option languages)
-	jobStarts      map[string]time.Time // by job id: the start of the jobs of stored WAF records (jobStart)
-	unkeyed        int                  // portal items listed without a usable identifier, or skipped (portalItem)
+	unkeyed        int // pager items listed without a usable identifier, or skipped (ListItem)
 	// settled is the job's settled count as pace last read it; unpaced is set once the job
 	// stalled (pace).
 	settled int
@@ -320,101 +303,49 @@ const seenBatch = 500
 
 // complete ends a listing that sent every entry: it stores the identifiers not stored yet, then
 // sends the Listing, on which COMPARE's delete detection reads them.
-func (l *lister) complete() error {
+func (l *Run) Complete() error {
 	if err := l.saveSeen(); err != nil {
 		return err
 	}
 	if err := l.waitSaved(); err != nil {
 		return err
 	}
-	return l.h.publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: l.job.JobID,
+	return l.h.Publish(harvest.SubjectListing, &harvest.Listing{V: harvest.Version, JobID: l.job.JobID,
 		SourceID: l.job.SourceID, JobType: l.job.JobType, Listed: l.listed}, l.job.JobID)
-}
-
-func (l *lister) entry(e catalog.Entry) error {
-	if _, err := l.next(); err != nil {
-		return err
-	}
-	pos, raw := e.Position, e.Raw
-	if e.TooLarge {
-		return l.tooLarge(&e)
-	}
-	// JSON text is UTF-8 (RFC 8259 §8.1). encoding/json would silently turn each bad byte into
-	// U+FFFD, and Postgres text refuses them: the record is an error, never rewritten.
-	if off := invalidUTF8(raw); off >= 0 {
-		if e.Err != nil || strings.ContainsRune(e.Identifier, utf8.RuneError) || strings.ContainsRune(e.Identifier, 0) {
-			e.Identifier = "" // not a key to trust, nor to store
-		} else if err := l.see(&e); err != nil {
-			return err
-		}
-		return l.settleError(&e, harvest.TypeInvalidEncoding, fmt.Sprintf(
-			"dataset #%d%s is not valid UTF-8: byte 0x%02X at offset %d of the record (%d bytes) "+
-				"is not part of a UTF-8 character; JSON text must be UTF-8 (RFC 8259 §8.1)",
-			pos+1, e.Named(), raw[off], off, len(raw)))
-	}
-	if s := e.Structure; s != nil {
-		// Which identifier a dataset repeating "identifier" has depends on the reader: none is
-		// trusted, and none is kept from deletion.
-		if e.Err != nil || strings.ContainsRune(e.Identifier, 0) || (s.Type == "DuplicateKey" && s.Path == "$.identifier") {
-			e.Identifier = ""
-		} else if err := l.see(&e); err != nil {
-			return err
-		}
-		return l.settleError(&e, s.Type, fmt.Sprintf("dataset #%d%s %v", pos+1, e.Named(), s))
-	}
-	if bad := harvest.CheckIdentifierWith(pos, e.Identifier, e.Title, e.Err, l.firstAt); bad != nil {
-		if err := l.keepTooLong(&e, bad); err != nil {
-			return err
-		}
-		e.Identifier = bad.Identifier // "" when the error row could not hold it; the message names it
-		return l.settleError(&e, bad.Type, bad.Message)
-	}
-	if err := l.see(&e); err != nil {
-		return err
-	}
-	rec := &harvest.Record{JobID: l.job.JobID, SourceID: l.job.SourceID, JobType: l.job.JobType,
-		SchemaType: l.job.SchemaType, RecordID: harvest.RecordID(l.job.JobID, e.Identifier),
-		Identifier: e.Identifier, Position: pos, Body: harvest.RawText(e.Raw), RecordType: e.RecordType,
-		IsPartOf: e.IsPartOf}
-	m, err := harvest.RecordMessage(harvest.SubjectCompare, rec)
-	if err != nil {
-		return err
-	}
-	return l.h.pub.Publish(harvest.SubjectCompare, m)
 }
 
 // tooLarge settles a dataset over the record size cap as errored. Its identifier, when usable
 // and not a repeat, is recorded as seen, so the dataset it already has is kept, not deleted.
-func (l *lister) tooLarge(e *catalog.Entry) error {
+func (l *Run) TooLarge(e *catalog.Entry) error {
 	if e.Err == nil && !strings.ContainsRune(e.Identifier, 0) && utf8.ValidString(e.Identifier) {
-		if _, dup := l.firstAt(e.Identifier); !dup {
-			if err := l.see(e); err != nil {
+		if _, dup := l.FirstAt(e.Identifier); !dup {
+			if err := l.See(e); err != nil {
 				return err
 			}
 		}
 	} else {
 		e.Identifier = ""
 	}
-	return l.settleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf(
+	return l.SettleError(e, harvest.TypeRecordTooLarge, fmt.Sprintf(
 		"dataset #%d%s is %d bytes, over the record size cap of %d bytes (--max-record-bytes)",
 		e.Position+1, e.Named(), e.Size, l.h.cfg.MaxRecordBytes))
 }
 
-// keepTooLong counts a record whose identifier is over harvest.MaxIdentifierBytes (bad is its
+// KeepTooLong counts a record whose identifier is over harvest.MaxIdentifierBytes (bad is its
 // IdentifierTooLong problem; any other problem is passed over) as seen, so that a dataset stored
 // under that identifier before the cap is kept, not deleted, as a record over the size cap is.
 // An identifier over harvest.MaxKeptIdentifierBytes is not seen: no dataset can have it.
-func (l *lister) keepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) error {
+func (l *Run) KeepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) error {
 	if bad.Type != harvest.TypeIdentifierTooLong || len(e.Identifier) > harvest.MaxKeptIdentifierBytes {
 		return nil
 	}
-	return l.see(e)
+	return l.See(e)
 }
 
 // see records that the listing contains the entry's identifier: later records repeating it are
 // duplicates, and COMPARE does not delete its dataset (the identifier is stored with its batch,
 // before the Listing at the latest).
-func (l *lister) see(e *catalog.Entry) error {
+func (l *Run) See(e *catalog.Entry) error {
 	if l.ids != nil {
 		if !l.ids.add(e.Identifier, e.Position) {
 			return nil
@@ -434,7 +365,7 @@ func (l *lister) see(e *catalog.Entry) error {
 
 // saveSeen starts storing the identifiers seen since the last call, once the save before has
 // succeeded: the listing goes on while the database works (one save at a time).
-func (l *lister) saveSeen() error {
+func (l *Run) saveSeen() error {
 	if err := l.waitSaved(); err != nil || len(l.unsaved) == 0 {
 		return err
 	}
@@ -450,7 +381,7 @@ func (l *lister) saveSeen() error {
 }
 
 // waitSaved waits for the save in flight, if any, and returns its error.
-func (l *lister) waitSaved() error {
+func (l *Run) waitSaved() error {
 	if l.saving == nil {
 		return nil
 	}
@@ -462,9 +393,9 @@ func (l *lister) waitSaved() error {
 	return nil
 }
 
-// invalidUTF8 returns the offset of the first byte of b that is not part of a valid UTF-8
+// InvalidUTF8 returns the offset of the first byte of b that is not part of a valid UTF-8
 // encoding, or -1 when b is valid UTF-8.
-func invalidUTF8(b []byte) int {
+func InvalidUTF8(b []byte) int {
 	if utf8.Valid(b) {
 		return -1
 	}
@@ -478,7 +409,7 @@ func invalidUTF8(b []byte) int {
 	return -1
 }
 
-func (l *lister) settleError(e *catalog.Entry, kind, reason string) error {
+func (l *Run) SettleError(e *catalog.Entry, kind, reason string) error {
 	m, err := harvest.SettledMessage(harvest.SettleKey(l.job.JobID, harvest.PositionKey(e.Position), e.Identifier,
 		harvest.OutcomeErrored, harvest.RecordError{Type: kind, Message: reason, Severity: harvest.SeverityError}))
 	if err != nil {
@@ -486,3 +417,48 @@ func (l *lister) settleError(e *catalog.Entry, kind, reason string) error {
 	}
 	return l.h.pub.Publish(harvest.SubjectSettled, m)
 }
+
+// Store is the handler's store.
+func (h *Handler) Store() Store { return h.store }
+
+// Fetch is the fetch configuration of the handler's job: the source's Accept and auth header
+// (Handle gives each job's lister its own handler).
+func (h *Handler) Fetch() fetch.Config { return h.fetch }
+
+// Config is the handler's configuration, the defaults applied.
+func (h *Handler) Config() Config { return h.cfg }
+
+// Publisher is where the handler publishes (it routes by harvest.MetaSubject).
+func (h *Handler) Publisher() message.Publisher { return h.pub }
+
+// NewHashedRun is NewRun keeping the identifiers seen as 128-bit keyed hashes (identifierSet):
+// a data.json's listing of millions of datasets keeps less memory per identifier.
+func (h *Handler) NewHashedRun(ctx context.Context, job *harvest.Job) *Run {
+	return &Run{h: h, ctx: ctx, job: job, ids: newIdentifierSet()}
+}
+
+// NewRun starts the listing of job: the records a family's lister sends through it are counted,
+// paced (Config.JobWindow) and their identifiers recorded as seen.
+func (h *Handler) NewRun(ctx context.Context, job *harvest.Job) *Run {
+	return &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+}
+
+// Handler is the run's handler.
+func (l *Run) Handler() *Handler { return l.h }
+
+// Context is the run's context.
+func (l *Run) Context() context.Context { return l.ctx }
+
+// Job is the run's job.
+func (l *Run) Job() *harvest.Job { return l.job }
+
+// Listed is how many entries the run has listed (Next).
+func (l *Run) Listed() int { return l.listed }
+
+// MarkSeen records identifier as seen at pos without storing it (a listing that collects
+// identifiers, Pager.Collect, checks repeats and the total with them).
+func (l *Run) MarkSeen(identifier string, pos int) { l.seen[identifier] = pos }
+
+// CountUnkeyed counts one more item listed without a usable identifier, or skipped, against
+// the pager's total.
+func (l *Run) CountUnkeyed() { l.unkeyed++ }

@@ -55,7 +55,7 @@ func (s *identifierSet) len() int { return len(s.first) }
 
 // firstAt returns the position of the listing's first record with identifier, and whether
 // there was one.
-func (l *lister) firstAt(identifier string) (int, bool) {
+func (l *Run) FirstAt(identifier string) (int, bool) {
 	if l.ids != nil {
 		return l.ids.firstAt(identifier)
 	}

@@ -9,19 +9,19 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// heartbeatEvery is how many listed records pass between two job heartbeats, so a long
+// HeartbeatEvery is how many listed records pass between two job heartbeats, so a long
 // listing is not taken for an orphan.
-const heartbeatEvery = 1000
+const HeartbeatEvery = 1000
 
 // next counts one more entry of the listing and returns its 0-based position, with a job
-// heartbeat every heartbeatEvery entries.
-func (l *lister) next() (int, error) {
+// heartbeat every HeartbeatEvery entries.
+func (l *Run) Next() (int, error) {
 	if err := l.pace(); err != nil {
 		return l.listed, err
 	}
 	pos := l.listed
 	l.listed++
-	if l.listed%heartbeatEvery == 0 {
+	if l.listed%HeartbeatEvery == 0 {
 		if err := l.h.store.JobHeartbeat(l.ctx, l.job.JobID); err != nil {
 			return pos, fmt.Errorf("job heartbeat: %w", err)
 		}
@@ -44,7 +44,7 @@ const (
 // listing down, never loses a record. A job that settles nothing for Config.StallTimeout (a
 // lost message, a stage that is down) is listed on unpaced, and one that ended meanwhile
 // (cancelled, failed) is listed on as before.
-func (l *lister) pace() error {
+func (l *Run) pace() error {
 	if l.h.cfg.JobWindow < 0 || l.unpaced {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (l *lister) pace() error {
 // was deleted with its source (stopped is then true). It pauses between reads from
 // paceFirstWait, doubling up to paceMaxWait. Its errors are the context's, the store's and
 // done's.
-func (l *lister) waitSettled(done func(settled int) (bool, error)) (stopped bool, err error) {
+func (l *Run) waitSettled(done func(settled int) (bool, error)) (stopped bool, err error) {
 	last, since := -1, time.Now()
 	wait := paceFirstWait
 	for {
@@ -102,18 +102,18 @@ func (l *lister) waitSettled(done func(settled int) (bool, error)) (stopped bool
 // left pending, so the next run reported them as updates. The wait gives up when the job
 // settles nothing for Config.StallTimeout (store.Store.JobFail then settles what is still
 // pending).
-func (l *lister) fail(kind string, cause error) error {
+func (l *Run) Fail(kind string, cause error) error {
 	if l.listed > 0 {
 		if _, err := l.waitSettled(func(settled int) (bool, error) { return settled >= l.listed, nil }); err != nil {
 			return err
 		}
 	}
-	return l.h.fail(l.ctx, l.job, kind, cause)
+	return l.h.Fail(l.ctx, l.job, kind, cause)
 }
 
 // window returns the job's window now: Config.JobWindow, or a giveWayDivisor-th of it while
 // the job, past its first window, has running jobs behind it (Config.JobWindow).
-func (l *lister) window() (int, error) {
+func (l *Run) window() (int, error) {
 	w := l.h.cfg.JobWindow
 	if l.listed <= w {
 		return w, nil // a job within its first window never gives way

@@ -1,4 +1,4 @@
-package extract
+package extract_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -23,7 +24,7 @@ import (
 // pipeline settles each record it receives in the store, one at a time, when settle lets it.
 // It returns the most records that were ever in flight (published to COMPARE, not settled in
 // the store) and how many records were published.
-func pacedRun(t *testing.T, n int, settle func() bool, opts ...Option) (maxInFlight, published int, err error) {
+func pacedRun(t *testing.T, n int, settle func() bool, opts ...extract.Option) (maxInFlight, published int, err error) {
 	t.Helper()
 	maxInFlight, _, published, err = pacedRunWith(t, pacedSetup{}, n, settle, opts...)
 	return maxInFlight, published, err
@@ -39,7 +40,7 @@ type pacedSetup struct {
 
 // pacedRunWith is pacedRun with setup; maxLate is the most records in flight when one of the
 // records after setup.lateFrom was published.
-func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opts ...Option) (
+func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opts ...extract.Option) (
 	maxInFlight, maxLate, published int, err error) {
 	t.Helper()
 	ctx := context.Background()
@@ -80,7 +81,7 @@ func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opt
 		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	err = asRunner(ctx, st, pubsub, New(st, pubsub, fetch.Config{}, opts...).Handle(m))
+	err = asRunner(ctx, st, pubsub, newHandler(st, pubsub, fetch.Config{}, opts...).Handle(m))
 	close(stop)
 	<-settler
 	mu.Lock()
@@ -166,7 +167,7 @@ func settleInOrder(t *testing.T, st store.Store, jobID string, queue <-chan stri
 }
 
 // A job past its first window gives way to a running job that has settled less: its window
-// shrinks to JobWindow/giveWayDivisor (here 16/8 = 2) until that job is done.
+// shrinks to JobWindow/extract.GiveWayDivisor (here 16/8 = 2) until that job is done.
 func TestListingGivesWayToJobsBehind(t *testing.T) {
 	const window = 16
 	// A slow pipeline: it settles a record on every fourth try (a try a millisecond), so a
@@ -182,24 +183,24 @@ func TestListingGivesWayToJobsBehind(t *testing.T) {
 		}
 	}
 	_, late, published, err := pacedRunWith(t, pacedSetup{behind: true, lateFrom: window + 4}, 80,
-		slow(), WithConfig(Config{JobWindow: window, StallTimeout: time.Hour}))
+		slow(), extract.WithConfig(extract.Config{JobWindow: window, StallTimeout: time.Hour}))
 	require.NoError(t, err)
 	require.Equal(t, 80, published)
-	require.LessOrEqual(t, late, window/giveWayDivisor, "records in flight past the first window, a job behind")
+	require.LessOrEqual(t, late, window/extract.GiveWayDivisor, "records in flight past the first window, a job behind")
 
 	// Alone, the same listing keeps its whole window: the limit above is the giving way.
 	_, late, published, err = pacedRunWith(t, pacedSetup{lateFrom: window + 4}, 80,
-		slow(), WithConfig(Config{JobWindow: window, StallTimeout: time.Hour}))
+		slow(), extract.WithConfig(extract.Config{JobWindow: window, StallTimeout: time.Hour}))
 	require.NoError(t, err)
 	require.Equal(t, 80, published)
-	require.Greater(t, late, window/giveWayDivisor, "records in flight past the first window, alone")
+	require.Greater(t, late, window/extract.GiveWayDivisor, "records in flight past the first window, alone")
 }
 
 // A listing keeps at most JobWindow of its job's records in flight: it waits for the store's
 // settled count to catch up, then lists every record.
 func TestListingIsPacedByJobWindow(t *testing.T) {
 	inFlight, published, err := pacedRun(t, 60, func() bool { return true },
-		WithConfig(Config{JobWindow: 10, StallTimeout: time.Hour}))
+		extract.WithConfig(extract.Config{JobWindow: 10, StallTimeout: time.Hour}))
 	require.NoError(t, err)
 	require.Equal(t, 60, published)
 	require.LessOrEqual(t, inFlight, 10, "records in flight")
@@ -215,7 +216,7 @@ func TestListingWithoutJobWindowRunsAhead(t *testing.T) {
 		defer mu.Unlock()
 		released++
 		return released > 1 // holds the first record until the listing is done
-	}, WithConfig(Config{JobWindow: -1}))
+	}, extract.WithConfig(extract.Config{JobWindow: -1}))
 	require.NoError(t, err)
 	require.Equal(t, 60, published)
 	require.Greater(t, inFlight, 10, "records in flight")
@@ -224,7 +225,7 @@ func TestListingWithoutJobWindowRunsAhead(t *testing.T) {
 // A job that settles nothing is listed on after StallTimeout: pacing never stops a listing.
 func TestListingGoesOnUnpacedWhenItsJobStalls(t *testing.T) {
 	inFlight, published, err := pacedRun(t, 60, func() bool { return false },
-		WithConfig(Config{JobWindow: 10, StallTimeout: 20 * time.Millisecond}))
+		extract.WithConfig(extract.Config{JobWindow: 10, StallTimeout: 20 * time.Millisecond}))
 	require.NoError(t, err)
 	require.Equal(t, 60, published)
 	require.Equal(t, 60, inFlight, "nothing settled: every record in flight")

@@ -95,21 +95,21 @@ func TestXMLRecordReadNoFurtherThanTheCap(t *testing.T) {
 		ct := &countingTransport{next: http.DefaultTransport}
 		fc := fetch.Config{Client: &http.Client{Transport: ct, Timeout: time.Minute}, Attempts: 1}
 		h := New(nil, nil, fc, WithMaxRecordBytes(limit))
-		_, err := h.readXML(ctx, srv.URL+tc.path)
-		var tle *recordTooLargeError
+		_, err := h.ReadXML(ctx, srv.URL+tc.path)
+		var tle *RecordTooLargeError
 		require.True(t, errors.As(err, &tle), "%s: %v", tc.path, err)
 		require.ErrorContains(t, err, "more than 1048576 bytes, over the record size cap")
 		require.Less(t, ct.read.Load(), tc.maxRead, "%s: bytes read of %d served", tc.path, tc.served)
 	}
 	h := New(nil, nil, fetch.Config{AllowPrivate: true}, WithMaxRecordBytes(limit))
-	body, err := h.readXML(ctx, srv.URL+"/small.xml")
+	body, err := h.ReadXML(ctx, srv.URL+"/small.xml")
 	require.NoError(t, err)
 	require.Equal(t, small, body)
 
 	// A file source is read no further either.
 	path := filepath.Join(t.TempDir(), "big.xml")
 	require.NoError(t, os.WriteFile(path, plain, 0o644))
-	_, err = h.readXML(ctx, path)
-	var tle *recordTooLargeError
+	_, err = h.ReadXML(ctx, path)
+	var tle *RecordTooLargeError
 	require.True(t, errors.As(err, &tle), "%v", err)
 }

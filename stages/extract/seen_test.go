@@ -1,4 +1,4 @@
-package extract
+package extract_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/store/postgres"
@@ -31,7 +32,7 @@ func TestHandleStoresSeenBeforeListing(t *testing.T) {
 	for name, open := range backends {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			n := 2*seenBatch + 7
+			n := 2*extract.SeenBatch + 7
 			var entries []string
 			live := []string{"gone"}
 			for i := range n {

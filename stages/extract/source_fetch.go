@@ -14,7 +14,7 @@ import (
 // Accept header (job.Accept; "" keeps the fetch default) and the source's auth header, which
 // is read from the store (it never travels in messages) and sent only to the host of the
 // source's URL (fetch.AuthHeader). A source that is gone has no auth header. Store errors come
-// back wrapped in a *stageError (retry the message).
+// back wrapped in a *StageError (retry the message).
 //
 // Every source type's fetches go through it (Handle uses the job's handler, forJob), so the
 // per-source accept and auth_header work for data.json documents, WAFs and RDF alike.
@@ -28,8 +28,8 @@ func (h *Handler) sourceFetch(ctx context.Context, job *harvest.Job) (fetch.Conf
 	case errors.Is(err, store.ErrNotFound):
 		return fc, nil
 	case err != nil:
-		return fc, &stageError{fmt.Errorf("get the source's fetch settings: %w", err)}
-	case src.AuthHeader == nil || !isHTTP(src.URL):
+		return fc, &StageError{Err: fmt.Errorf("get the source's fetch settings: %w", err)}
+	case src.AuthHeader == nil || !IsHTTP(src.URL):
 		return fc, nil
 	}
 	host, err := fetch.SourceHost(src.URL)

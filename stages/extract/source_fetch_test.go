@@ -1,4 +1,4 @@
-package extract
+package extract_test
 
 import (
 	"context"
@@ -14,6 +14,10 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/stages/extract/document"
+	"github.com/harvester-dev/harvester/stages/extract/extracttest"
+	"github.com/harvester-dev/harvester/stages/extract/waf"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -42,10 +46,12 @@ func TestHandleSendsSourceAcceptAndAuthHeader(t *testing.T) {
 	}))
 	defer srv.Close()
 	ctx := context.Background()
-	st := openSQLite(t)
+	st := extracttest.OpenSQLite(t)
 	pubsub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pubsub.Close() })
-	h := New(st, pubsub, fetch.Config{AllowPrivate: true, Backoff: time.Millisecond, Attempts: 1})
+	h := extract.New(st, pubsub, fetch.Config{AllowPrivate: true, Backoff: time.Millisecond, Attempts: 1},
+		extract.WithListers(map[harvest.Family]extract.Lister{harvest.FamilyDocument: document.Lister{},
+			harvest.FamilyWAF: waf.Lister{}}))
 
 	run := func(url string, sourceType harvest.SourceType, schema harvest.SchemaType, accept string) {
 		t.Helper()
@@ -71,6 +77,6 @@ func TestHandleSendsSourceAcceptAndAuthHeader(t *testing.T) {
 	require.Equal(t, seen{"application/json", "k-123"}, got["/data.json"])
 	require.Equal(t, seen{fetch.DefaultAccept, "k-123"}, got["/waf/"], "no Accept: the default")
 	require.Equal(t, seen{fetch.DefaultAccept, "k-123"}, got["/waf/r.xml"])
-	require.Equal(t, fetch.Config{}.Accept, h.fetch.Accept, "the shared handler is not changed")
-	require.Nil(t, h.fetch.AuthHeader)
+	require.Equal(t, fetch.Config{}.Accept, h.Fetch().Accept, "the shared handler is not changed")
+	require.Nil(t, h.Fetch().AuthHeader)
 }

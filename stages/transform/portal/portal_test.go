@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/dcatus"
-	"github.com/harvester-dev/harvester/stages/extract/portaltest"
+	"github.com/harvester-dev/harvester/stages/extract/portal/portaltest"
 )
 
 const base = "https://portal.example.org"

@@ -1,0 +1,61 @@
+package document
+
+// The tests' EXTRACT runs: extracttest's, with this family's lister (withLister).
+
+import (
+	"testing"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/stages/extract"
+	"github.com/harvester-dev/harvester/stages/extract/extracttest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// extractRun is an extracttest.Run, as these tests read it.
+type extractRun struct {
+	*extracttest.Run
+	msgs map[string][]*message.Message
+	err  error
+}
+
+func wrap(r *extracttest.Run) *extractRun {
+	return &extractRun{Run: r, msgs: r.Msgs, err: r.Err}
+}
+
+func (r *extractRun) records(t *testing.T) []harvest.Record { return r.Records(t) }
+
+func (r *extractRun) settled(t *testing.T) []harvest.Settled { return r.Settled(t) }
+
+func (r *extractRun) onlyErrors(t *testing.T, typ string) map[string]string {
+	return r.OnlyErrors(t, typ)
+}
+
+func (r *extractRun) listed(t *testing.T) int { return r.Listed(t) }
+
+func (r *extractRun) recordErrors(t *testing.T) map[string]harvest.Settled { return r.RecordErrors(t) }
+
+func (r *extractRun) jobErrors(t *testing.T) []*store.JobError { return r.JobErrors(t) }
+
+func (r *extractRun) unseen(t testing.TB) []string { return r.Unseen(t) }
+
+func openSQLite(t testing.TB) store.Store { return extracttest.OpenSQLite(t) }
+
+func identifiers(recs []harvest.Record) []string { return extracttest.Identifiers(recs) }
+
+func runExtract(t *testing.T, doc []byte, live []string, opts ...extract.Option) *extractRun {
+	t.Helper()
+	return wrap(extracttest.RunExtract(t, doc, live, withLister(opts)...))
+}
+
+// newHandler is extract.New with this family's lister.
+func newHandler(st extract.Store, pub message.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
+	return extract.New(st, pub, fc, withLister(opts)...)
+}
+
+// withLister is opts with this family's lister registered last (after any WithConfig).
+func withLister(opts []extract.Option) []extract.Option {
+	return append(opts, extract.WithListers(map[harvest.Family]extract.Lister{harvest.FamilyDocument: Lister{}}))
+}

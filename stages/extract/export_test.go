@@ -1,0 +1,7 @@
+package extract
+
+// Constants the external tests of the core (package extract_test) check against.
+const (
+	GiveWayDivisor = giveWayDivisor
+	SeenBatch      = seenBatch
+)
