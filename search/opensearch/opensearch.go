@@ -239,9 +239,14 @@ func (x *Index) apply(ctx context.Context, index string, ops []search.Op) ([]err
 			if r.Error == nil || (action == "delete" && r.Status == http.StatusNotFound) {
 				continue
 			}
+			// index_not_found through the alias is the moment of a Rebuild's swap (another
+			// process's search.Migrate: the alias moved to the new index and the old one was
+			// deleted under this request): sent again, the write goes through the alias to the
+			// new index. (An alias gone for good fails again on every try, then gives up.)
+			swapped := index == x.alias && r.Status == http.StatusNotFound && r.Error.Type == "index_not_found_exception"
 			errs[i] = &search.OpError{ID: ops[i].ID, Status: r.Status,
 				Reason:    strings.TrimSpace(r.Error.Type + ": " + r.Error.Reason + " " + r.Error.Cause.Reason),
-				Retryable: r.Status == http.StatusTooManyRequests || r.Status >= 500}
+				Retryable: r.Status == http.StatusTooManyRequests || r.Status >= 500 || swapped}
 		}
 	}
 	return errs, nil
