@@ -25,10 +25,13 @@ const linkColumns = `url, status, error_class, error, final_url, content_type, c
 func (s *Store) DatasetQualityStream(ctx context.Context, p *store.DatasetQualityParams,
 	fn func(*store.DatasetQuality) error,
 ) error {
-	rows := s.q.Query(ctx, datasetQualitySelect+`WHERE d.harvest_source_id = $1 AND d.duplicate_of IS NULL
-		ORDER BY d.id`, p.SourceID)
+	// One query: a second Query would hold the first one's connection (pgx) until Close.
+	var rows Rows
 	if p.DatasetID != "" {
 		rows = s.q.Query(ctx, datasetQualitySelect+`WHERE d.id = $1`, p.DatasetID)
+	} else {
+		rows = s.q.Query(ctx, datasetQualitySelect+`WHERE d.harvest_source_id = $1 AND d.duplicate_of IS NULL
+		ORDER BY d.id`, p.SourceID)
 	}
 	return Each(rows, func(row Row) (*store.DatasetQuality, error) {
 		var d store.DatasetQuality
