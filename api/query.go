@@ -16,7 +16,16 @@ type query map[string]string
 // (storableText), is recorded in fields by name, so that the 422 names it, and is left out of
 // the result. Routes that take no query parameters do not call it and ignore their query.
 func readQuery(r *http.Request, fields fieldErrors, names ...string) query {
-	q := query{}
+	_, q := readQueryRepeating(r, fields, nil, names...)
+	return q
+}
+
+// readQueryRepeating reads the query string as readQuery does, except that a parameter for
+// which repeatable returns true (repeatable may be nil: none) may be sent more than once: its
+// values come back in the url.Values, in the order sent, and the other parameters by name in
+// the query.
+func readQueryRepeating(r *http.Request, fields fieldErrors, repeatable func(name string) bool, names ...string) (url.Values, query) {
+	vals, q := url.Values{}, query{}
 	seen := map[string]bool{}
 	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
 		if pair == "" { // "?" or "?a=1&": nothing sent
@@ -32,7 +41,8 @@ func readQuery(r *http.Request, fields fieldErrors, names ...string) query {
 			fields.add(rawName, "malformed query parameter name: %s", msg)
 			continue
 		}
-		if seen[name] {
+		many := repeatable != nil && repeatable(name)
+		if seen[name] && !many {
 			fields.add(name, "repeated: send the query parameter once")
 			delete(q, name)
 			continue
@@ -49,9 +59,11 @@ func readQuery(r *http.Request, fields fieldErrors, names ...string) query {
 			fields.add(name, "malformed value: %s", storableText(value))
 		case value == "":
 			fields.add(name, "must not be empty: leave the parameter out for its default")
+		case many:
+			vals.Add(name, value)
 		default:
 			q[name] = value
 		}
 	}
-	return q
+	return vals, q
 }

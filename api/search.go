@@ -76,45 +76,11 @@ func (s *server) searchList(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readSearchQuery reads the search's query string as readQuery does (each bad parameter named
-// in fields), except that the filter parameters may repeat: it returns their values, and the
-// other parameters by name.
+// in fields), except that the filter parameters (and their exclude_ forms) may repeat: it
+// returns their values, and the other parameters by name.
 func readSearchQuery(r *http.Request, fields fieldErrors) (url.Values, query) {
-	names := searchParams()
-	vals, single := url.Values{}, query{}
-	seen := map[string]bool{}
-	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
-		if pair == "" {
-			continue
-		}
-		rawName, rawValue, _ := strings.Cut(pair, "=")
-		name, err := url.QueryUnescape(rawName)
-		if err != nil || storableText(name) != "" {
-			fields.add(rawName, "malformed query parameter name")
-			continue
-		}
-		repeatable := slices.Contains(searchFilterParams, strings.TrimPrefix(name, "exclude_"))
-		if seen[name] && !repeatable {
-			fields.add(name, "repeated: send the query parameter once")
-			delete(single, name)
-			continue
-		}
-		seen[name] = true
-		if !slices.Contains(names, name) {
-			fields.add(name, "unknown query parameter: this operation takes %s", strings.Join(names, ", "))
-			continue
-		}
-		switch value, err := url.QueryUnescape(rawValue); {
-		case err != nil:
-			fields.add(name, "malformed value: %v", err)
-		case storableText(value) != "":
-			fields.add(name, "malformed value: %s", storableText(value))
-		case value == "":
-			fields.add(name, "must not be empty: leave the parameter out for its default")
-		case repeatable:
-			vals.Add(name, value)
-		default:
-			single[name] = value
-		}
+	repeatable := func(name string) bool {
+		return slices.Contains(searchFilterParams, strings.TrimPrefix(name, "exclude_"))
 	}
-	return vals, single
+	return readQueryRepeating(r, fields, repeatable, searchParams()...)
 }
