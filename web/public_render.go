@@ -1,13 +1,9 @@
 package web
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"net/http"
-	"time"
-
-	"github.com/harvester-dev/harvester/feeds"
 )
 
 // publicPageData is what every public page's template gets: the public layout's fields and
@@ -22,18 +18,7 @@ type publicPageData struct {
 // file. Public pages share no template with the operators' pages, so none of their controls
 // can show up on one.
 func publicTmpl(name string) (*template.Template, error) {
-	key := "public:" + name
-	tmplMu.Lock()
-	defer tmplMu.Unlock()
-	if t, ok := tmplCache[key]; ok {
-		return t, nil
-	}
-	t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/public_layout.html", "templates/"+name)
-	if err != nil {
-		return nil, err
-	}
-	tmplCache[key] = t
-	return t, nil
+	return parsePage("public:"+name, name, "templates/public_layout.html", "templates/"+name)
 }
 
 // renderPublic executes a public page in the public layout into a buffer first (a template
@@ -46,22 +31,8 @@ func (s *server) renderPublic(w http.ResponseWriter, r *http.Request, status int
 	if err != nil {
 		return fmt.Errorf("parse template %s: %w", name, err)
 	}
-	var buf bytes.Buffer
 	pd := publicPageData{Title: title, CatalogTitle: s.cfg.Catalog.Title, Data: data}
-	if err := t.ExecuteTemplate(&buf, "public-layout", pd); err != nil {
-		return fmt.Errorf("render %s: %w", name, err)
-	}
-	if status == http.StatusOK && feeds.NotModified(w, r, feeds.ETag(buf.String()), time.Time{}) {
-		return nil
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
-	h.Set("Referrer-Policy", "same-origin")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
-	return nil
+	return writePage(w, r, status, t, "public-layout", pd, true)
 }
 
 // publicErrorPage answers err as errorPage does, in the public layout.

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/feeds"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -97,33 +98,49 @@ var funcs = template.FuncMap{
 	"field": func(fields map[string]string, name string) string { return fields[name] },
 }
 
-// tmpl returns the template set of one page: the layout, the pager, the cross-source
-// duplicates table and the page's file.
+// tmpl returns the template set of one operators' page: the layout, the pager, the
+// cross-source duplicates table and the page's file.
 func tmpl(name string) (*template.Template, error) {
+	return parsePage(name, name, "templates/layout.html", "templates/pager.html",
+		"templates/duplicates_table.html", "templates/"+name)
+}
+
+// parsePage returns the template set parsed from files (paths in assets), cached under key.
+func parsePage(key, name string, files ...string) (*template.Template, error) {
 	tmplMu.Lock()
 	defer tmplMu.Unlock()
-	if t, ok := tmplCache[name]; ok {
+	if t, ok := tmplCache[key]; ok {
 		return t, nil
 	}
-	t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/pager.html",
-		"templates/duplicates_table.html", "templates/"+name)
+	t, err := template.New(name).Funcs(funcs).ParseFS(assets, files...)
 	if err != nil {
 		return nil, err
 	}
-	tmplCache[name] = t
+	tmplCache[key] = t
 	return t, nil
 }
 
-// render executes a page into a buffer first, so that a template error is a clean 500.
+// render executes an operators' page in the layout (writePage).
 func (s *server) render(w http.ResponseWriter, r *http.Request, status int, name, title string, data any) error {
 	t, err := tmpl(name)
 	if err != nil {
 		return fmt.Errorf("parse template %s: %w", name, err)
 	}
-	var buf bytes.Buffer
 	pd := pageData{Title: title, SignedIn: s.signedIn(r), CSRF: s.csrfToken(w, r), Path: r.URL.Path, Data: data}
-	if err := t.ExecuteTemplate(&buf, "layout", pd); err != nil {
-		return fmt.Errorf("render %s: %w", name, err)
+	return writePage(w, r, status, t, "layout", pd, false)
+}
+
+// writePage executes the template layout of t with pd into a buffer first, so that a template
+// error is a clean 500 (the error returned, "render NAME: …"), then writes it with status and
+// the pages' security headers. With etag, a 200 gets an ETag of its bytes and a conditional
+// GET naming it answers 304 Not Modified (feeds.NotModified).
+func writePage(w http.ResponseWriter, r *http.Request, status int, t *template.Template, layout string, pd any, etag bool) error {
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, layout, pd); err != nil {
+		return fmt.Errorf("render %s: %w", t.Name(), err)
+	}
+	if etag && status == http.StatusOK && feeds.NotModified(w, r, feeds.ETag(buf.String()), time.Time{}) {
+		return nil
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
