@@ -100,6 +100,7 @@ func TestWebUIInABrowser(t *testing.T) {
 	w.recordErrors(jobID)
 	w.jobRecords(jobID)
 	w.recordDiff(changedID)
+	w.publicSearch(changedID)
 	w.failingSourceInTheList()
 	w.failingJob()
 	w.warnedJob()
@@ -277,6 +278,25 @@ func (w *walk) recordDiff(changedID string) {
 	}
 	require.Contains(w.t, title, "Retitled by the browser test", "the diff shows the new title: %v", diff)
 	w.shot("record-diff")
+}
+
+// publicSearch: the public search page finds the retitled dataset by a phrase of its new
+// title, a facet link narrows the hits and keeps the query, and a hit opens its dataset page.
+func (w *walk) publicSearch(changedID string) {
+	w.open("/dataset")
+	w.do("search", chromedp.SendKeys(chromedp.ID("q"), `"Retitled by the browser test"`),
+		chromedp.Click(chromedp.ID("search-submit")))
+	browsertest.Until(w.ctx, w.t, "the search's hits",
+		`location.pathname === "/dataset" && new URLSearchParams(location.search).get("q") !== null && !!document.getElementById("search-total")`)
+	require.Equal(w.t, "1 datasets", w.text("search-total"))
+	w.shot("public-search")
+	w.do("a facet", chromedp.Click(chromedp.CSS(`#facet-organization a`)))
+	browsertest.Until(w.ctx, w.t, "the narrowed search",
+		`new URLSearchParams(location.search).has("organization") && !!document.getElementById("active-filters")`)
+	require.Equal(w.t, "1 datasets", w.text("search-total"), "the facet keeps the query")
+	w.do("a hit", chromedp.Click(chromedp.CSS(`#search-hits li h3 a`)))
+	w.waitPath(datasetPath)
+	require.Equal(w.t, changedID, w.text("dataset-identifier"))
 }
 
 // otherPages opens the remaining pages, for the record.
