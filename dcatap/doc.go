@@ -24,14 +24,3 @@
 //     strings and the classic harvester tests isomorphism.
 //   - fdkId is FDK's exactly: Java's UUID.nameUUIDFromBytes of the IRI (MD5, version 3).
 package dcatap
-
-// Vocabulary IRIs the splitter reads.
-const (
-	dcatNS            = "http://www.w3.org/ns/dcat#"
-	DCATCatalog       = dcatNS + "Catalog"
-	DCATDataset       = dcatNS + "Dataset"
-	DCATDatasetSeries = dcatNS + "DatasetSeries"
-	DCATDatasetProp   = dcatNS + "dataset"
-	DCATInSeries      = dcatNS + "inSeries"
-	DCTTitle          = "http://purl.org/dc/terms/title"
-)

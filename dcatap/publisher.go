@@ -7,15 +7,9 @@ import (
 	"github.com/harvester-dev/harvester/rdf"
 )
 
-// DCTPublisher is dct:publisher.
-const DCTPublisher = "http://purl.org/dc/terms/publisher"
-
 // Name properties of an agent, in the order PublisherName tries them.
 var agentNames = []string{
-	"http://xmlns.com/foaf/0.1/name",
-	"http://www.w3.org/2004/02/skos/core#prefLabel",
-	"http://www.w3.org/2006/vcard/ns#fn",
-	"http://www.w3.org/2000/01/rdf-schema#label",
+	FOAFName, SKOSPrefLabel, VCardFN, RDFSLabel,
 }
 
 // PublisherName returns the name of a catalog's dct:publisher, read from the catalog's graph

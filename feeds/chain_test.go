@@ -2,12 +2,9 @@ package feeds_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"reflect"
-	"slices"
 	"sync"
 	"testing"
 
@@ -15,9 +12,9 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/feeds"
+	"github.com/harvester-dev/harvester/feeds/feedstest"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
-	"github.com/harvester-dev/harvester/store"
 )
 
 // agency is an agency's web server: one document per path, swappable.
@@ -79,63 +76,23 @@ func (in *instance) harvestFeed(t *testing.T, up *instance) pipelinetest.Report 
 	return rep
 }
 
-// chained is what the chain compares of a dataset (issue 35's acceptance): title, description,
-// keywords, distribution URLs and modified.
-type chained struct {
-	Title, Description, Modified string
-	Keyword                      []string
-	URLs                         []string
+// live reads in's live catalog by identifier: what the chain compares of each dataset, exactly
+// as stored.
+func (in *instance) live(t *testing.T) map[string]feedstest.Carried {
+	t.Helper()
+	out := map[string]feedstest.Carried{}
+	for _, d := range feedstest.Live(t, in.h.Store) {
+		_, c := feedstest.CarriedOf(t, d.DCAT, false)
+		require.NotContains(t, out, d.Identifier, "one live dataset per identifier")
+		out[d.Identifier] = c
+	}
+	return out
 }
 
-// live reads in's live catalog by identifier.
-func (in *instance) live(t *testing.T) map[string]chained {
+// sameCatalog fails unless got has want's datasets, equal.
+func sameCatalog(t *testing.T, want, got map[string]feedstest.Carried, name string) {
 	t.Helper()
-	out := map[string]chained{}
-	after := ""
-	for {
-		page, err := in.h.Store.DatasetPage(t.Context(), &store.DatasetPageParams{After: after})
-		require.NoError(t, err)
-		if len(page) == 0 {
-			return out
-		}
-		for _, d := range page {
-			var r struct {
-				Title, Description, Modified string
-				Keyword                      []string
-				Distribution                 []struct{ DownloadURL, AccessURL string }
-			}
-			require.NoError(t, json.Unmarshal(d.DCAT, &r))
-			c := chained{Title: r.Title, Description: r.Description, Modified: r.Modified, Keyword: r.Keyword}
-			for _, x := range r.Distribution {
-				c.URLs = append(c.URLs, x.DownloadURL, x.AccessURL)
-			}
-			slices.Sort(c.URLs)
-			require.NotContains(t, out, d.Identifier, "one live dataset per identifier")
-			out[d.Identifier] = c
-		}
-		after = page[len(page)-1].ID
-	}
-}
-
-// sameCatalog fails unless got has want's datasets, equal, naming the first few that differ.
-func sameCatalog(t *testing.T, want, got map[string]chained, name string) {
-	t.Helper()
-	var diffs []string
-	for id, w := range want {
-		g, ok := got[id]
-		switch {
-		case !ok:
-			diffs = append(diffs, "missing "+id)
-		case !reflect.DeepEqual(w, g):
-			diffs = append(diffs, fmt.Sprintf("%s: want %+v, got %+v", id, w, g))
-		}
-	}
-	for id := range got {
-		if _, ok := want[id]; !ok {
-			diffs = append(diffs, "extra "+id)
-		}
-	}
-	require.Empty(t, diffs[:min(len(diffs), 3)], "%s: %d datasets differ", name, len(diffs))
+	feedstest.SameCatalog(t, want, got, name)
 }
 
 // TestCatalogsChain (issue 35's acceptance): a second Harvester harvests the first's /data.json

@@ -1,8 +1,6 @@
 package feeds
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,12 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/harvester-dev/harvester/catalog"
-	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/dcatus"
+	"github.com/harvester-dev/harvester/feeds/feedstest"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/sqlite"
@@ -108,52 +104,17 @@ func BenchmarkDataJSON(b *testing.B) {
 	}
 }
 
-// seedBench stores n live datasets of one federal source.
+// seedBench stores n live datasets of one federal source: the records of GSA's corpus data.json
+// valid as DCAT-US 1.1 federal, cycled.
 func seedBench(b *testing.B, st store.Store, n int) {
 	b.Helper()
-	ctx := b.Context()
 	v, err := dcatus.NewValidator(string(harvest.SchemaDCATUS11Federal))
 	require.NoError(b, err)
-	var records []map[string]any
-	fh, err := os.Open(corpustest.Path(b, "dcatus/agency-gsa-2025-07.data.json"))
-	require.NoError(b, err)
-	require.NoError(b, catalog.WalkEntries(fh, catalog.DefaultMaxRecordBytes, func(e catalog.Entry) error {
-		if p, err := v.Validate(e.Raw); err == nil && len(p) == 0 {
-			var m map[string]any
-			require.NoError(b, json.Unmarshal(e.Raw, &m))
-			records = append(records, m)
-		}
-		return nil
-	}))
-	fh.Close()
-	require.NotEmpty(b, records)
-	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "bench", URL: "https://example.gov/bench/data.json",
-		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-	require.NoError(b, err)
-	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-	require.NoError(b, err)
-	var size int
-	for start := 0; start < n; start += 500 {
-		var recs []*store.RecordInsertParams
-		var dss []*store.DatasetUpsertParams
-		for i := start; i < min(n, start+500); i++ {
-			m := records[i%len(records)]
-			id := fmt.Sprintf("bench-%07d", i)
-			m["identifier"] = id
-			raw, err := json.Marshal(m)
-			require.NoError(b, err)
-			size += len(raw)
-			rid := uuid.NewString()
-			recs = append(recs, &store.RecordInsertParams{ID: rid, JobID: job.ID, SourceID: src.ID, Identifier: id,
-				Action: harvest.ActionCreate, SourceHash: id, SourceRaw: "{}", SchemaType: harvest.SchemaDCATUS11Federal})
-			dss = append(dss, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: id, Slug: strings.ToLower(id),
-				DCAT: bytes.Clone(raw), RecordID: rid})
-		}
-		require.NoError(b, st.RecordInsertBatch(ctx, recs))
-		_, err := st.DatasetUpsertBatch(ctx, dss)
-		require.NoError(b, err)
-	}
-	b.Logf("seeded %d datasets, %.0f bytes each on average", n, float64(size)/float64(n))
+	_, size := feedstest.Seed(b, st, "dcatus/agency-gsa-2025-07.data.json", n, func(raw []byte) bool {
+		p, err := v.Validate(raw)
+		return err == nil && len(p) == 0
+	})
+	b.Logf("seeded %d datasets, %.0f bytes each on average", n, size)
 }
 
 // rss is the process's resident set size in bytes (VmRSS of /proc/self/status; 0 elsewhere).

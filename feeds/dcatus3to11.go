@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/harvester-dev/harvester/dcatus"
 )
@@ -149,6 +150,10 @@ func distributions11(v any) (out []distribution11, license string) {
 	return out, license
 }
 
+// validator11 is the non-federal DCAT-US 1.1 validator check11 uses, made once (a Validator is
+// safe for concurrent use).
+var validator11 = sync.OnceValues(func() (*dcatus.Validator, error) { return dcatus.NewValidator(nonFederal) })
+
 // check11 is the 1.1 record out as JSON once it has 1.1's required fields and passes the
 // non-federal schema; ErrNotMappable naming what is missing or wrong otherwise.
 func check11(out dataset11) ([]byte, error) {
@@ -168,7 +173,7 @@ func check11(out dataset11) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotMappable, err)
 	}
-	v, err := dcatus.NewValidator(nonFederal)
+	v, err := validator11()
 	if err != nil {
 		return nil, err
 	}

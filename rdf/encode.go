@@ -79,6 +79,7 @@ type turtleEncoder struct {
 	w     *bufio.Writer
 	names *turtleNames
 	body  strings.Builder
+	last  int // the size of the last group written: the next one's buffer starts as large
 }
 
 func (e *turtleEncoder) Encode(ts []Triple) error {
@@ -86,8 +87,10 @@ func (e *turtleEncoder) Encode(ts []Triple) error {
 		return nil
 	}
 	e.body.Reset()
+	e.body.Grow(e.last)
 	e.names.writeSubjects(&e.body, sortedUnique(ts))
 	e.body.WriteString("\n")
+	e.last = e.body.Len()
 	_, err := e.w.WriteString(e.body.String())
 	return err
 }
@@ -124,9 +127,9 @@ func newRDFXMLEncoder(w *bufio.Writer, prefixes map[string]string) *rdfxmlEncode
 			continue
 		}
 		fmt.Fprintf(w, "\n    xmlns:%s=\"%s\"", p, xmlEscape(prefixes[p], true))
-		e.prefixes = append(e.prefixes, turtleNamespace{p, prefixes[p]})
+		e.prefixes = append(e.prefixes, turtleNamespace{prefix: p, iri: prefixes[p]})
 	}
-	e.prefixes = append(e.prefixes, turtleNamespace{"rdf", rdfNS})
+	e.prefixes = append(e.prefixes, turtleNamespace{prefix: "rdf", iri: rdfNS})
 	sort.SliceStable(e.prefixes, func(i, j int) bool { return len(e.prefixes[i].iri) > len(e.prefixes[j].iri) })
 	w.WriteString(">\n")
 	return e
@@ -271,7 +274,7 @@ func newJSONLDEncoder(w *bufio.Writer, prefixes map[string]string) *jsonldEncode
 	ctx := map[string]string{}
 	for p, iri := range prefixes {
 		ctx[p] = iri
-		e.prefixes = append(e.prefixes, turtleNamespace{p, iri})
+		e.prefixes = append(e.prefixes, turtleNamespace{prefix: p, iri: iri})
 	}
 	sort.SliceStable(e.prefixes, func(i, j int) bool {
 		if len(e.prefixes[i].iri) != len(e.prefixes[j].iri) {

@@ -87,21 +87,29 @@ func writeUchar(b *strings.Builder, c byte) {
 
 func writeIRI(b *strings.Builder, iri string) {
 	b.WriteByte('<')
+	from := 0 // iri[from:i] needs no escape
 	for i := 0; i < len(iri); i++ {
-		switch c := iri[i]; {
-		case c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`' || c == '\\':
+		if c := iri[i]; c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`' || c == '\\' {
+			b.WriteString(iri[from:i])
 			writeUchar(b, c)
-		default:
-			b.WriteByte(c)
+			from = i + 1
 		}
 	}
+	b.WriteString(iri[from:])
 	b.WriteByte('>')
 }
 
 func writeQuoted(b *strings.Builder, s string) {
 	b.WriteByte('"')
+	from := 0 // s[from:i] needs no escape
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
+		c := s[i]
+		if c >= 0x20 && c != 0x7f && c != '"' && c != '\\' {
+			continue
+		}
+		b.WriteString(s[from:i])
+		from = i + 1
+		switch c {
 		case '"':
 			b.WriteString(`\"`)
 		case '\\':
@@ -113,13 +121,10 @@ func writeQuoted(b *strings.Builder, s string) {
 		case '\t':
 			b.WriteString(`\t`)
 		default:
-			if c < 0x20 || c == 0x7f {
-				writeUchar(b, c)
-			} else {
-				b.WriteByte(c)
-			}
+			writeUchar(b, c)
 		}
 	}
+	b.WriteString(s[from:])
 	b.WriteByte('"')
 }
 

@@ -2,8 +2,10 @@ package rdf
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,12 +59,18 @@ type turtleNames struct {
 	used map[string]bool
 }
 
-type turtleNamespace struct{ prefix, iri string }
+type turtleNamespace struct {
+	prefix, iri string
+	used        bool // a name was written with it since used was last gathered
+}
 
 func newTurtleNames(prefixes map[string]string) *turtleNames {
 	n := &turtleNames{used: map[string]bool{}}
 	for p, iri := range prefixes {
-		n.nss = append(n.nss, turtleNamespace{p, iri})
+		if iri == "" {
+			continue // no IRI is written with it
+		}
+		n.nss = append(n.nss, turtleNamespace{prefix: p, iri: iri})
 	}
 	sort.Slice(n.nss, func(i, j int) bool {
 		if len(n.nss[i].iri) != len(n.nss[j].iri) {
@@ -73,38 +81,54 @@ func newTurtleNames(prefixes map[string]string) *turtleNames {
 	return n
 }
 
-// iri writes v as a prefixed name when a prefix's namespace starts it and the rest needs no
-// escape, else as <v>.
-func (n *turtleNames) iri(v string) string {
-	for _, ns := range n.nss {
-		if local, ok := strings.CutPrefix(v, ns.iri); ok && ns.iri != "" && isSimpleLocal(local) {
-			n.used[ns.prefix] = true
-			return ns.prefix + ":" + local
+// gatherUsed records in used the prefixes written with since the last call.
+func (n *turtleNames) gatherUsed() {
+	for i := range n.nss {
+		if n.nss[i].used {
+			n.used[n.nss[i].prefix] = true
+			n.nss[i].used = false
 		}
 	}
-	var b strings.Builder
-	writeIRI(&b, v)
-	return b.String()
 }
 
-// term writes t: an IRI as iri does, a literal quoted with its language or datatype, a blank
-// node as _:label.
-func (n *turtleNames) term(t Term) string {
+// writeIRI writes v as a prefixed name when a prefix's namespace starts it and the rest needs
+// no escape, else as <v>.
+func (n *turtleNames) writeIRI(b *strings.Builder, v string) {
+	for i := range n.nss {
+		ns := &n.nss[i]
+		if len(v) < len(ns.iri) || v[:len(ns.iri)] != ns.iri {
+			continue
+		}
+		if local := v[len(ns.iri):]; isSimpleLocal(local) {
+			ns.used = true
+			b.WriteString(ns.prefix)
+			b.WriteByte(':')
+			b.WriteString(local)
+			return
+		}
+	}
+	writeIRI(b, v)
+}
+
+// writeTerm writes t: an IRI as writeIRI does, a literal quoted with its language or
+// datatype, a blank node as _:label.
+func (n *turtleNames) writeTerm(b *strings.Builder, t Term) {
 	switch t.Kind {
 	case KindIRI:
-		return n.iri(t.Value)
+		n.writeIRI(b, t.Value)
 	case KindLiteral:
-		var b strings.Builder
-		writeQuoted(&b, t.Value)
+		writeQuoted(b, t.Value)
 		switch {
 		case t.Lang != "":
-			return b.String() + "@" + t.Lang
+			b.WriteByte('@')
+			b.WriteString(t.Lang)
 		case t.Datatype != "":
-			return b.String() + "^^" + n.iri(t.Datatype)
+			b.WriteString("^^")
+			n.writeIRI(b, t.Datatype)
 		}
-		return b.String()
+	default:
+		t.writeNTriples(b)
 	}
-	return t.NTriples()
 }
 
 // writeSubjects writes ts, sorted and unique, one block per subject.
@@ -114,7 +138,7 @@ func (n *turtleNames) writeSubjects(body *strings.Builder, ts []Triple) {
 		if i > 0 {
 			body.WriteString("\n")
 		}
-		body.WriteString(n.term(s))
+		n.writeTerm(body, s)
 		first := true
 		for i < len(ts) && ts[i].S == s {
 			p := ts[i].P
@@ -127,32 +151,33 @@ func (n *turtleNames) writeSubjects(body *strings.Builder, ts []Triple) {
 			if p.Value == RDFType {
 				body.WriteString("a")
 			} else {
-				body.WriteString(n.term(p))
+				n.writeTerm(body, p)
 			}
 			sep := " "
 			for i < len(ts) && ts[i].S == s && ts[i].P == p {
 				body.WriteString(sep)
-				body.WriteString(n.term(ts[i].O))
+				n.writeTerm(body, ts[i].O)
 				sep = ", "
 				i++
 			}
 		}
 		body.WriteString(" .\n")
 	}
+	n.gatherUsed()
 }
 
 // isSimpleLocal reports whether s can be written after "prefix:" without escapes: PN_CHARS
 // (letters, digits, '_', '-') with inner '.', not starting with '-' or '.'.
 func isSimpleLocal(s string) bool {
-	if s == "" {
-		return true
-	}
-	rs := []rune(s)
-	if !isPNCharsU(rs[0]) && !isDigit(rs[0]) {
-		return false
-	}
-	for i, c := range rs {
-		if !isPNChars(c) && !(c == '.' && i > 0 && i < len(rs)-1) {
+	for i, c := range s {
+		switch {
+		case i == 0 && !isPNCharsU(c) && !isDigit(c):
+			return false
+		case c == '.':
+			if i == len(s)-1 {
+				return false
+			}
+		case !isPNChars(c):
 			return false
 		}
 	}
@@ -160,41 +185,76 @@ func isSimpleLocal(s string) bool {
 }
 
 // sortedUnique returns ts sorted for WriteTurtle (IRI subjects before blank nodes, rdf:type
-// first), without duplicates. ts is not changed. Each term's N-Triples key is computed once.
+// first, subjects and objects in the order of their N-Triples), without duplicates. ts is not
+// changed. A subject's N-Triples key is computed once per run of triples that share it, an
+// object's only where two triples share subject and predicate.
 func sortedUnique(ts []Triple) []Triple {
-	type keyed struct {
-		t      Triple
-		sk, ok string
+	if len(ts) == 0 {
+		return nil
 	}
-	out := make([]keyed, 0, len(ts))
-	seen := make(map[Triple]struct{}, len(ts))
-	for _, t := range ts {
-		if _, ok := seen[t]; !ok {
-			seen[t] = struct{}{}
-			out = append(out, keyed{t: t, sk: t.S.NTriples(), ok: t.O.NTriples()})
+	sk := make([]string, len(ts)) // the subject's key, by index in ts
+	for i := range ts {
+		if i > 0 && ts[i].S == ts[i-1].S {
+			sk[i] = sk[i-1]
+		} else {
+			sk[i] = ts[i].S.NTriples()
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		if a.t.S != b.t.S {
-			if a.t.S.Kind != b.t.S.Kind {
-				return a.t.S.Kind < b.t.S.Kind
-			}
-			return a.sk < b.sk
+	idx := make([]int32, len(ts))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	// By subject, then predicate; ties (a predicate with several objects) by index for now.
+	slices.SortFunc(idx, func(x, y int32) int {
+		a, b := &ts[x], &ts[y]
+		if a.S.Kind != b.S.Kind {
+			return cmp.Compare(a.S.Kind, b.S.Kind)
 		}
-		if a.t.P != b.t.P {
-			if (a.t.P.Value == RDFType) != (b.t.P.Value == RDFType) {
-				return a.t.P.Value == RDFType
-			}
-			return a.t.P.Value < b.t.P.Value
+		if c := strings.Compare(sk[x], sk[y]); c != 0 {
+			return c
 		}
-		return a.ok < b.ok
+		if a.P.Value != b.P.Value {
+			if at, bt := a.P.Value == RDFType, b.P.Value == RDFType; at != bt {
+				if at {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a.P.Value, b.P.Value)
+		}
+		return cmp.Compare(x, y)
 	})
-	res := make([]Triple, len(out))
-	for i := range out {
-		res[i] = out[i].t
+	out := make([]Triple, 0, len(ts))
+	var ok []string
+	for lo := 0; lo < len(idx); {
+		hi := lo + 1
+		for hi < len(idx) && ts[idx[hi]].P.Value == ts[idx[lo]].P.Value && sk[idx[hi]] == sk[idx[lo]] &&
+			ts[idx[hi]].S.Kind == ts[idx[lo]].S.Kind {
+			hi++
+		}
+		run := idx[lo:hi]
+		if len(run) > 1 { // the objects in the order of their N-Triples, each once
+			ok = ok[:0]
+			for _, i := range run {
+				ok = append(ok, ts[i].O.NTriples())
+			}
+			order := make([]int, len(run))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(ok[a], ok[b]) })
+			for k, o := range order {
+				if k > 0 && ok[o] == ok[order[k-1]] && ts[run[o]] == ts[run[order[k-1]]] {
+					continue
+				}
+				out = append(out, ts[run[o]])
+			}
+		} else {
+			out = append(out, ts[run[0]])
+		}
+		lo = hi
 	}
-	return res
+	return out
 }
 
 // CanonicalNQuads returns ts in canonical N-Quads: the RDF Dataset Canonicalization algorithm

@@ -115,3 +115,46 @@ func TestWriteTurtle(t *testing.T) {
 	require.NoError(t, rdf.Parse(strings.NewReader(out), rdf.Turtle, "", func(tr rdf.Triple) error { back = append(back, tr); return nil }), out)
 	require.Equal(t, canon(t, ts), canon(t, back))
 }
+
+// TestWriteTurtleOrder pins the order WriteTurtle and a Turtle Encoder write, which a page of a
+// feed's bytes (and its ETag) depend on: IRI subjects before blank nodes, each in the order of
+// its N-Triples; rdf:type first, the other predicates by IRI; a predicate's objects in the
+// order of their N-Triples (literals, then IRIs, then blank nodes), each triple once.
+func TestWriteTurtleOrder(t *testing.T) {
+	ex := func(s string) rdf.Term { return rdf.IRI("http://example.org/" + s) }
+	b := rdf.Blank("b1")
+	ts := []rdf.Triple{
+		{S: b, P: ex("p"), O: rdf.Literal("z", "", "")},
+		{S: ex("s2"), P: ex("q"), O: ex("o2")},
+		{S: ex("s1"), P: ex("p"), O: rdf.Blank("b1")},
+		{S: ex("s1"), P: ex("p"), O: ex("o2")},
+		{S: ex("s1"), P: ex("p"), O: rdf.Literal("b", "", "")},
+		{S: ex("s1"), P: rdf.IRI(rdf.RDFType), O: ex("C")},
+		{S: ex("s1"), P: ex("p"), O: ex("o1")},
+		{S: ex("s1"), P: ex("p"), O: rdf.Literal("a", "", "en")},
+		{S: ex("s1"), P: ex("p"), O: ex("o2")}, // again
+		{S: ex("s1"), P: ex("a"), O: rdf.Literal("a\"b\\c\nd", "", "")},
+		{S: ex("s2"), P: ex("q"), O: ex("o1 x")},
+		{S: ex("s1"), P: ex("p"), O: rdf.Literal("b", "", "")}, // again
+	}
+	want := `@prefix ex: <http://example.org/> .
+
+ex:s1 a ex:C ;
+    ex:a "a\"b\\c\nd" ;
+    ex:p "a"@en, "b", ex:o1, ex:o2, _:b1 .
+
+ex:s2 ex:q <http://example.org/o1\u0020x>, ex:o2 .
+
+_:b1 ex:p "z" .
+`
+	var buf bytes.Buffer
+	require.NoError(t, rdf.WriteTurtle(&buf, ts, map[string]string{"ex": "http://example.org/"}))
+	require.Equal(t, want, buf.String())
+
+	buf.Reset()
+	enc, err := rdf.NewEncoder(&buf, rdf.Turtle, map[string]string{"ex": "http://example.org/"})
+	require.NoError(t, err)
+	require.NoError(t, enc.Encode(ts))
+	require.NoError(t, enc.Close())
+	require.Equal(t, want+"\n", buf.String())
+}

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/corpustest"
+	"github.com/harvester-dev/harvester/feeds/feedstest"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/store"
@@ -32,51 +32,20 @@ func serveCKAN(t *testing.T, st store.Store) string {
 }
 
 // record is what a chained catalog must carry of a dataset unchanged.
-type record struct {
-	Title, Description, Modified string
-	Keywords, URLs               []string
-}
+type record = feedstest.Carried
 
 // catalogOf reads every live dataset of st by its DCAT-US identifier (the original one, in a
-// catalog harvested through CKAN APIs).
+// catalog harvested through CKAN APIs), texts and keywords trimmed as CKAN stores them.
 func catalogOf(t *testing.T, st store.Store) map[string]record {
 	t.Helper()
 	out := map[string]record{}
-	after := ""
-	for {
-		page, err := st.DatasetPage(t.Context(), &store.DatasetPageParams{After: after})
-		require.NoError(t, err)
-		if len(page) == 0 {
-			return out
-		}
-		for _, d := range page {
-			var r struct {
-				Identifier, Title, Description, Modified string
-				Keyword                                  []string
-				Distribution                             []struct{ DownloadURL, AccessURL string }
-			}
-			require.NoError(t, json.Unmarshal(d.DCAT, &r))
-			rec := record{Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description), Modified: r.Modified}
-			for _, k := range r.Keyword {
-				if k = strings.TrimSpace(k); k != "" && !slices.Contains(rec.Keywords, k) {
-					rec.Keywords = append(rec.Keywords, k)
-				}
-			}
-			for _, dist := range r.Distribution {
-				for _, u := range []string{dist.DownloadURL, dist.AccessURL} {
-					if u != "" {
-						rec.URLs = append(rec.URLs, u)
-					}
-				}
-			}
-			slices.Sort(rec.Keywords)
-			slices.Sort(rec.URLs)
-			_, dup := out[r.Identifier]
-			require.False(t, dup, "identifier %q twice", r.Identifier)
-			out[r.Identifier] = rec
-		}
-		after = page[len(page)-1].ID
+	for _, d := range feedstest.Live(t, st) {
+		id, rec := feedstest.CarriedOf(t, d.DCAT, true)
+		_, dup := out[id]
+		require.False(t, dup, "identifier %q twice", id)
+		out[id] = rec
 	}
+	return out
 }
 
 // TestCatalogChain: a second Harvester harvests the first's CKAN API as a ckan source and
@@ -166,12 +135,7 @@ func countsOf(r pipelinetest.Report) counts {
 // it names the datasets that differ.
 func requireSameCatalog(t *testing.T, want, got map[string]record) {
 	t.Helper()
-	for id, w := range want {
-		g, ok := got[id]
-		require.True(t, ok, "dataset %q is missing", id)
-		require.Equal(t, w, g, "dataset %q", id)
-	}
-	require.Len(t, got, len(want))
+	feedstest.SameCatalog(t, want, got, "the chained catalog")
 }
 
 // TestCatalogCycle: a Harvester that harvests its own CKAN API (a cycle) gets every dataset a

@@ -3,8 +3,6 @@ package dcatapfeed_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -17,12 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/feeds"
-	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/feeds/feedstest"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/sqlite"
 )
@@ -113,36 +109,7 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// seedBench writes n live datasets of one source, 1,000 a batch.
+// seedBench writes n live datasets of one source: VA's corpus records, cycled.
 func seedBench(b *testing.B, st store.Store, n int) {
-	ctx := context.Background()
-	raw, err := os.ReadFile(corpustest.Path(b, "dcatus/agency-va-2025-07.data.json"))
-	require.NoError(b, err)
-	var doc struct {
-		Dataset []map[string]any `json:"dataset"`
-	}
-	require.NoError(b, json.Unmarshal(raw, &doc))
-	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "bench", URL: "https://bench.example.gov/data.json",
-		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-	require.NoError(b, err)
-	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-	require.NoError(b, err)
-	for from := 0; from < n; from += 1000 {
-		var recs []*store.RecordInsertParams
-		var dss []*store.DatasetUpsertParams
-		for i := from; i < min(n, from+1000); i++ {
-			d := doc.Dataset[i%len(doc.Dataset)]
-			d["identifier"] = fmt.Sprintf("bench-%07d", i)
-			body, err := json.Marshal(d)
-			require.NoError(b, err)
-			id := uuid.NewString()
-			recs = append(recs, &store.RecordInsertParams{ID: id, JobID: job.ID, SourceID: src.ID, Identifier: fmt.Sprintf("bench-%07d", i),
-				Action: harvest.ActionCreate, SourceHash: id, SourceRaw: "{}", SchemaType: harvest.SchemaDCATUS11Federal})
-			dss = append(dss, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: fmt.Sprintf("bench-%07d", i),
-				Slug: fmt.Sprintf("bench-%07d", i), DCAT: body, RecordID: id})
-		}
-		require.NoError(b, st.RecordInsertBatch(ctx, recs))
-		_, err := st.DatasetUpsertBatch(ctx, dss)
-		require.NoError(b, err)
-	}
+	feedstest.Seed(b, st, "dcatus/agency-va-2025-07.data.json", n, nil)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/feeds"
+	"github.com/harvester-dev/harvester/feeds/feedstest"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/rdf"
@@ -73,37 +74,29 @@ func comparedOf(t *testing.T, dcatJSON []byte, original bool) compared {
 func liveByOriginal(t *testing.T, st store.Store) map[string]*store.LiveDataset {
 	t.Helper()
 	out := map[string]*store.LiveDataset{}
-	after := ""
-	for {
-		page, err := st.DatasetPage(t.Context(), &store.DatasetPageParams{After: after})
-		require.NoError(t, err)
-		if len(page) == 0 {
-			return out
+	for _, ds := range feedstest.Live(t, st) {
+		if ds.RecordType == harvest.RecordTypeDataService || ds.RecordType == harvest.RecordTypeCatalogRecord {
+			continue // served (dcat:DataService, dcat:CatalogRecord), but not harvested as datasets
 		}
-		for _, ds := range page {
-			if ds.RecordType == harvest.RecordTypeDataService || ds.RecordType == harvest.RecordTypeCatalogRecord {
-				continue // served (dcat:DataService, dcat:CatalogRecord), but not harvested as datasets
-			}
-			key := ds.Identifier
-			if ds.SourceType == string(harvest.SourceRDF) {
-				rec, err := st.RecordGet(t.Context(), ds.RecordID)
-				require.NoError(t, err)
-				var ids []string
-				require.NoError(t, rdf.ParseRecord(bytes.NewReader([]byte(rec.SourceRaw)), func(tr rdf.Triple) error {
-					if tr.S.Value == ds.Identifier && tr.P.Value == dct+"identifier" {
-						ids = append(ids, tr.O.Value)
-					}
-					return nil
-				}))
-				if len(ids) == 1 {
-					key = ids[0]
+		key := ds.Identifier
+		if ds.SourceType == string(harvest.SourceRDF) {
+			rec, err := st.RecordGet(t.Context(), ds.RecordID)
+			require.NoError(t, err)
+			var ids []string
+			require.NoError(t, rdf.ParseRecord(bytes.NewReader([]byte(rec.SourceRaw)), func(tr rdf.Triple) error {
+				if tr.S.Value == ds.Identifier && tr.P.Value == dct+"identifier" {
+					ids = append(ids, tr.O.Value)
 				}
+				return nil
+			}))
+			if len(ids) == 1 {
+				key = ids[0]
 			}
-			require.NotContains(t, out, key, "one live dataset per original identifier")
-			out[key] = ds
 		}
-		after = page[len(page)-1].ID
+		require.NotContains(t, out, key, "one live dataset per original identifier")
+		out[key] = ds
 	}
+	return out
 }
 
 // requireCarried requires every live dataset of first to be in next, found by its original

@@ -411,16 +411,18 @@ func iriOf(v string) (string, bool) {
 	if v == "" {
 		return "", false
 	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c <= 0x20 || c == 0x7f || strings.IndexByte("<>\"{}|\\^`", c) >= 0 {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
+	out := v
+	if strings.IndexFunc(v, iriEscaped) >= 0 {
+		var b strings.Builder
+		for i := 0; i < len(v); i++ {
+			if c := v[i]; iriEscaped(rune(c)) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			} else {
+				b.WriteByte(c)
+			}
 		}
-		b.WriteByte(c)
+		out = b.String()
 	}
-	out := b.String()
 	u, err := url.Parse(out)
 	if err != nil || u.Scheme == "" || !reScheme.MatchString(u.Scheme) {
 		return "", false
@@ -429,6 +431,11 @@ func iriOf(v string) (string, bool) {
 		return "", false
 	}
 	return out, true
+}
+
+// iriEscaped reports whether iriOf percent-encodes the byte c.
+func iriEscaped(c rune) bool {
+	return c <= 0x20 || c == 0x7f || (c < 0x80 && strings.IndexByte("<>\"{}|\\^`", byte(c)) >= 0)
 }
 
 var reScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)

@@ -11,8 +11,10 @@ import (
 )
 
 // TestUninvertedFacetsEqualFacetBuilders: the facet counts from the uninverted fields equal bleve's
-// facet builders' (the counts, the order, the cut at FacetSize), and the pages sorted by title
-// and by modified from them equal bleve's (ties by id, documents without a value last), for the
+// facet builders' (the counts, the order, the cut at FacetSize), the pages sorted by title
+// and by modified from them equal bleve's (ties by id, documents without a value last), and the
+// pages by relevance that the pass collecting the hits scored (scoredMatches) equal bleve's
+// collector's, scores and ties by id alike, for the
 // match-all page, text, filters, an exclusion and a box, over several segments with documents updated and deleted
 // (deleted documents stay in their segments' postings until a merge), twice (the second time
 // from the cache).
@@ -50,6 +52,9 @@ func TestUninvertedFacetsEqualFacetBuilders(t *testing.T) {
 		{FacetSize: 3},
 		{Text: "water"},
 		{Text: "air quality"},
+		{Text: "water", Page: 3},
+		{Text: "air quality water", Page: 2, PerPage: 7},
+		{Text: "dataset", Filters: []search.Filter{{Field: search.FieldOrganization, Value: "gsa"}}, Page: 2},
 		{Filters: []search.Filter{{Field: search.FieldOrganization, Value: "gsa"}}},
 		{Filters: []search.Filter{{Field: search.FieldKeyword, Value: "kw-1"}, {Field: search.FieldFormat, Value: "json", Exclude: true}}},
 		{Text: "dataset", BBox: &search.BBox{West: -101, South: 29, East: -98, North: 32}},
@@ -72,10 +77,10 @@ func TestUninvertedFacetsEqualFacetBuilders(t *testing.T) {
 		got, err := x.Search(t.Context(), q)
 		require.NoError(t, err)
 		x.cache.invalidate()
-		// Scores may differ in the last bits: textQuery's disjunctions follow a map's order.
 		require.Equal(t, want.Total, got.Total, "query %+v", q)
 		require.Equal(t, want.Facets, got.Facets, "query %+v", q)
 		require.Equal(t, ids(want), ids(got), "query %+v", q)
+		require.Equal(t, scores(want), scores(got), "query %+v", q)
 		if q.Text == "" && len(q.Filters) == 0 {
 			require.Equal(t, 600-55, got.Total)
 			require.NotEmpty(t, got.Facets[search.FieldKeyword])
@@ -112,6 +117,14 @@ func facetFixture() (id func(int) string, doc func(i, version int) search.Docume
 		return d
 	}
 	return id, doc
+}
+
+func scores(r *search.Result) []float64 {
+	var out []float64
+	for _, h := range r.Hits {
+		out = append(out, h.Score)
+	}
+	return out
 }
 
 func ids(r *search.Result) []string {

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -22,6 +23,11 @@ import (
 // textFields are the full-text fields and their boosts (as the OpenSearch index's).
 var textFields = map[string]float64{"title": 3, "description": 1, "keyword.text": 2, "theme.text": 1,
 	"publisher": 1, "organization.text": 1, "distribution_title": 1}
+
+// textFieldNames are textFields' names in order: a query's disjunction adds its fields' scores
+// in this order, so that a search scores the same every time (floating-point addition depends
+// on the order), and ties stay ties.
+var textFieldNames = slices.Sorted(maps.Keys(textFields))
 
 // filterFields are the folded fields the filters of search.Query match (case and accents
 // ignored); source_id is matched exactly.
@@ -136,7 +142,8 @@ type answer struct {
 // search runs req (root's page of hits) on the live generation and counts the five facets over
 // root's hits: from the uninverted facet fields (facetCache) when root matches uninvertMinHits
 // documents or more (all: root matches every document), and then picks the page of a field
-// sort (by) from the uninverted sort field too; else by bleve's facet builders and collector. Both
+// sort (by) from the uninverted sort field too, or, sorted by relevance (by nil), the page the
+// pass that found the hits scored (scoredMatches); else by bleve's facet builders and collector. Both
 // read one snapshot each; a write between them can make the counts and the hits disagree by
 // what it wrote, as on OpenSearch between refreshes, and such an answer is never cached.
 func (x *Index) search(ctx context.Context, req *blevesearch.SearchRequest, root query.Query, by *sortField, size int, all bool) (answer, error) {
@@ -149,6 +156,20 @@ func (x *Index) search(ctx context.Context, req *blevesearch.SearchRequest, root
 	}
 	if ok {
 		defer r.Close()
+		if by == nil { // by relevance: one pass scores, collects the hits and the page's best
+			h, top, err := scoredMatches(ctx, r, x.idx.Mapping(), root, req.From+req.Size)
+			if err != nil {
+				return answer{}, err
+			}
+			if h.total >= uninvertMinHits {
+				if counts, err = x.facets.facets(h, size); err != nil {
+					return answer{}, err
+				}
+				res, err := x.scoredPage(ctx, req, h, top)
+				return answer{res: res, counts: counts}, err
+			}
+			return x.collect(ctx, req, size)
+		}
 		h, err := matches(ctx, r, x.idx.Mapping(), root, all)
 		if err != nil {
 			return answer{}, err
@@ -163,16 +184,23 @@ func (x *Index) search(ctx context.Context, req *blevesearch.SearchRequest, root
 			}
 		}
 	}
-	if counts == nil {
-		for _, name := range search.FacetFields {
-			req.AddFacet(name, blevesearch.NewFacetRequest(facetFields[name], size))
-		}
+	if counts != nil {
+		res, err := x.idx.SearchInContext(ctx, req)
+		return answer{res: res, counts: counts}, err
+	}
+	return x.collect(ctx, req, size)
+}
+
+// collect runs req by bleve's collector, the facets by its facet builders.
+func (x *Index) collect(ctx context.Context, req *blevesearch.SearchRequest, size int) (answer, error) {
+	for _, name := range search.FacetFields {
+		req.AddFacet(name, blevesearch.NewFacetRequest(facetFields[name], size))
 	}
 	res, err := x.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return answer{}, err
 	}
-	return answer{res: res, counts: counts}, nil
+	return answer{res: res}, nil
 }
 
 // sortedPage is req's page of the hits h in by's order (facetCache.page), its documents'
@@ -207,7 +235,8 @@ func textQuery(text string, an analysis.Analyzer, analyzer string) query.Query {
 			continue // a stop word, or punctuation
 		}
 		var alts []query.Query
-		for field, boost := range textFields {
+		for _, field := range textFieldNames {
+			boost := textFields[field]
 			if t.Phrase {
 				p := blevesearch.NewMatchPhraseQuery(t.Text)
 				p.SetField(field)

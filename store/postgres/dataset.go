@@ -23,6 +23,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 	slugs, alts, identifiers, dcats, sources, records := make([]string, len(ps)), make([]string, len(ps)),
 		make([]string, len(ps)), make([]string, len(ps)), make([]string, len(ps)), make([]*string, len(ps))
 	recordTypes, landings, shas := make([]string, len(ps)), make([]string, len(ps)), make([]string, len(ps))
+	ids := make([]string, len(ps)) // a new dataset's id; one that exists keeps its own
 	var jobs guardedJobs
 	for i, p := range ps {
 		k := key{p.SourceID, p.Identifier}
@@ -31,7 +32,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		}
 		at[k] = i
 		slugs[i], identifiers[i], dcats[i], sources[i] = p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)), p.SourceID
-		alts[i] = p.AltSlug
+		alts[i], ids[i] = p.AltSlug, sqlstore.NewDatasetID()
 		recordTypes[i] = store.DatasetRecordType(p.RecordType)
 		landings[i], shas[i] = p.LandingPage, p.DownloadURLsSHA
 		if p.RecordID != "" {
@@ -44,14 +45,14 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 	// statement's now(), in key order, a key published before keeps its row).
 	rows := s.q.Query(ctx, `WITH open AS (`+jobs.openSQL("$10")+`),
 	up AS (
-		INSERT INTO dataset (slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
+		INSERT INTO dataset (id, slug, identifier, dcat, harvest_source_id, harvest_record_id, last_harvested_date, record_type,
 			landing_page, download_urls_sha)
-		SELECT CASE WHEN v.alt <> '' AND EXISTS (SELECT 1 FROM dataset x WHERE x.slug = v.slug
+		SELECT v.id, CASE WHEN v.alt <> '' AND EXISTS (SELECT 1 FROM dataset x WHERE x.slug = v.slug
 				AND NOT (x.harvest_source_id = v.source AND x.identifier = v.identifier)) THEN v.alt ELSE v.slug END,
 			v.identifier, v.dcat::jsonb, v.source, v.record, now(), v.record_type, NULLIF(v.landing, ''),
 			NULLIF(v.sha, '')
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[],
-			$9::text[]) AS v(slug, identifier, dcat, source, record, record_type, landing, sha, alt)
+			$9::text[], $12::uuid[]) AS v(slug, identifier, dcat, source, record, record_type, landing, sha, alt, id)
 		WHERE (SELECT count(*) FROM open) = $11
 		ON CONFLICT (harvest_source_id, identifier) DO UPDATE SET dcat = EXCLUDED.dcat,
 			harvest_record_id = EXCLUDED.harvest_record_id, last_harvested_date = EXCLUDED.last_harvested_date,
@@ -69,7 +70,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		ORDER BY 1, 2, 3
 		ON CONFLICT DO NOTHING)
 	SELECT `+sqlstore.DatasetColumns+` FROM up`, slugs, identifiers, dcats, sources, records, recordTypes, landings, shas, alts,
-		jobs.ids, len(jobs.ids))
+		jobs.ids, len(jobs.ids), ids)
 	out := make([]*store.Dataset, len(ps))
 	n := 0
 	err := sqlstore.Each(rows, scan.Dataset, func(d *store.Dataset) error {

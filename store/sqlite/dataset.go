@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/internal/sqlstore"
 )
@@ -32,7 +30,7 @@ func (s *Store) DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpser
 		for i, p := range ps {
 			// As Postgres's one statement, which sees none of its own rows: a slug that a dataset
 			// created earlier in this batch took is no reason to take AltSlug, it is a conflict.
-			alt, id := p.AltSlug, uuid.NewString()
+			alt, id := p.AltSlug, sqlstore.NewDatasetID()
 			if created[p.Slug] {
 				alt = ""
 			}

@@ -1,10 +1,13 @@
 package storetest
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/store"
@@ -144,4 +147,48 @@ func testOrganizationFindBySlug(t *testing.T, s store.Store) {
 		_, err := s.OrganizationFindBySlug(ctx, slug)
 		require.ErrorIs(t, err, store.ErrNotFound, "slug %q", slug)
 	}
+}
+
+// testDatasetIDsInCreationOrder: a new dataset's id is a version 7 UUID, so ids sort in the
+// order the datasets were made, by DatasetUpsert and by DatasetUpsertBatch alike (the keyset
+// walk of the feeds then reads the table in about the order it was written); an update keeps
+// the id.
+func testDatasetIDsInCreationOrder(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job := newJob(t, s, src.ID)
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, newDataset(t, s, job, fmt.Sprintf("one-%d", i)).ID)
+		time.Sleep(2 * time.Millisecond) // version 7 orders by the millisecond
+	}
+	var batch []*store.DatasetUpsertParams
+	for i := range 3 {
+		ident := fmt.Sprintf("batch-%d", i)
+		rec := newRecord(t, s, job, ident)
+		batch = append(batch, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: ident, Slug: ident,
+			DCAT: dcat(ident), RecordID: rec.ID})
+	}
+	made, err := s.DatasetUpsertBatch(ctx, batch)
+	require.NoError(t, err)
+	batchIDs := make([]string, 0, len(made))
+	for _, d := range made {
+		batchIDs = append(batchIDs, d.ID)
+	}
+	// One batch's ids share a millisecond or follow it: each is after every earlier dataset's.
+	slices.Sort(batchIDs)
+	ids = append(ids, batchIDs...)
+	for i, id := range ids {
+		u, err := uuid.Parse(id)
+		require.NoError(t, err)
+		require.Equal(t, uuid.Version(7), u.Version(), "dataset %d's id %s", i, id)
+		if i > 0 {
+			require.Less(t, ids[i-1], id, "ids in creation order")
+		}
+	}
+	rec := newRecord(t, s, job, "one-0 again")
+	again, err := s.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: "one-0",
+		Slug: "one-0-again", DCAT: dcat("one-0"), RecordID: rec.ID})
+	require.NoError(t, err)
+	require.Equal(t, ids[0], again.ID, "an update keeps the id")
 }

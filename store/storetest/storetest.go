@@ -61,6 +61,7 @@ var cases = []testCase{
 	{"Database/ID", testDatabaseID},
 
 	{"Dataset/Page", testDatasetPage},
+	{"Dataset/IDsInCreationOrder", testDatasetIDsInCreationOrder},
 	{"Dataset/Find", testDatasetFind},
 
 	{"Import/Idempotent", testImport},

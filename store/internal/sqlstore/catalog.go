@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -119,4 +121,12 @@ func (s *Store) DatasetFind(ctx context.Context, p *store.DatasetFindParams) (*s
 // OrganizationFindBySlug implements store.Store.
 func (s *Store) OrganizationFindBySlug(ctx context.Context, slug string) (*store.Organization, error) {
 	return s.scan.Organization(s.q.QueryRow(ctx, `SELECT `+OrganizationColumns+` FROM organization WHERE slug = $1`, slug))
+}
+
+// NewDatasetID is a new dataset's id: a UUID version 7 (RFC 9562 §5.7), which sorts by the
+// time it was made, so that the keyset walk of the live catalog in id order (DatasetPage, the
+// feeds) reads the table and its index in about the order they were written instead of seeking a
+// random row for each dataset (a third of the feeds' store reads, docs/benchmarks.md).
+func NewDatasetID() string {
+	return uuid.Must(uuid.NewV7()).String()
 }

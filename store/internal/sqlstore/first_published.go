@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -46,10 +44,10 @@ func (s *Store) firstPublishedImported(ctx context.Context, datasetID string) er
 }
 
 // DatasetUpsert implements store.Store in one transaction: the dataset's row, and the keys its
-// source publishes for the first time (FirstPublished). A new dataset gets a new random
-// (version 4) UUID; an existing one keeps its id.
+// source publishes for the first time (FirstPublished). A new dataset gets a new
+// time-ordered (version 7) UUID (NewDatasetID); an existing one keeps its id.
 func (s *Store) DatasetUpsert(ctx context.Context, p *store.DatasetUpsertParams) (*store.Dataset, error) {
-	open, args := "true", []any{uuid.NewString(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
+	open, args := "true", []any{NewDatasetID(), p.Slug, p.Identifier, string(store.StorableJSON(p.DCAT)),
 		p.SourceID, p.RecordID, store.DatasetRecordType(p.RecordType), nullable(p.LandingPage), nullable(p.DownloadURLsSHA)}
 	if p.JobID != "" {
 		open, args = JobOpen("$10", s.d.SQL.JobOpenLock), append(args, p.JobID)
