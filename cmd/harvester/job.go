@@ -101,7 +101,7 @@ func (f *serviceFlags) cancelJob(ctx context.Context, out io.Writer, jobID strin
 	if err != nil { // cancelled, but the aggregator was not told
 		return fmt.Errorf("job cancel: job %s was cancelled, but its report was not sent: %w", jobID, err)
 	}
-	if awaitReport(ctx, reports, jobID) {
+	if jobs.AwaitReport(ctx, reports, jobID, reportGrace) != nil {
 		fmt.Fprintln(out, "Reported: the job aggregator published the harvest report event and sent the email, if any.")
 	} else {
 		fmt.Fprintln(out, "Not reported yet: no job aggregator (serve, or a worker with the report stage) answered "+

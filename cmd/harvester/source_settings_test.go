@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harvester-dev/harvester/jobs"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -56,7 +56,7 @@ func TestHarvestSourceSettingsFlags(t *testing.T) {
 	require.Equal(t, []string{"application/json"}, srv.accept)
 	require.Equal(t, []string{"s3cret-key"}, srv.key)
 	srv.mu.Unlock()
-	src, err := jobs.SourceByURL(context.Background(), b.st, url)
+	src, err := sources.ByURL(context.Background(), b.st, url)
 	require.NoError(t, err)
 	require.Equal(t, "application/json", src.Accept)
 	require.Equal(t, &store.AuthHeader{Name: "X-Api-Key", Value: "s3cret-key"}, src.AuthHeader)
