@@ -24,10 +24,6 @@ type harvestFlags struct {
 	timeout                                                                     time.Duration
 }
 
-// authHeaderEnv is the environment variable that gives --auth-header, so that the secret
-// need not be on the command line (where ps and shell history see it).
-const authHeaderEnv = "HARVESTER_AUTH_HEADER"
-
 func harvestCommand() *cobra.Command {
 	var f harvestFlags
 	cmd := &cobra.Command{
@@ -42,7 +38,7 @@ portal API (ckan, dkan, socrata, arcgis, opendatasoft: its items are mapped to D
 type "dcatus1.1: non-federal" by default).
 
 --accept sets the Accept header sent for the source's documents, --auth-header "Name: value"
-a secret header sent only to the source's own host (or set ` + authHeaderEnv + `="Name: value"
+a secret header sent only to the source's own host (or set ` + envName("auth-header") + `="Name: value"
 to keep it off the command line), and --option key=value the source type's settings (e.g.
 shacl_profile=dcat-ap-no-2.0, languages=nb,en, fq=organization:epa-gov). All three are kept with
 the source for later runs (given again, they replace the stored ones).
@@ -89,8 +85,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl.StringVar(&f.schemaType, "schema-type", "", "the schema type its records follow, by source type: "+schemasHelp())
 	fl.StringVar(&f.sourceType, "source-type", "document", sourceTypesHelp())
 	fl.StringVar(&f.accept, "accept", "", `the Accept header for the source's documents, e.g. "text/turtle" (default: the fetch default)`)
-	fl.StringVar(&f.authHeader, "auth-header", "", `a secret header "Name: value" sent only to the source's host `+
-		`(default: $`+authHeaderEnv+`)`)
+	f.bind(cmd, &f.authHeader, "auth-header")
 	fl.StringArrayVar(&f.options, "option", nil, "a setting of the source type, key=value (repeatable): "+settingsHelp())
 	fl.StringVar(&f.parentURL, "collection-parent-url", "",
 		"the parent record of a waf-collection: harvested first, and the isPartOf of every other record")

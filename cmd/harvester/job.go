@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -138,7 +137,7 @@ func (f *serviceFlags) cancelBus(ctx context.Context) (store.Store, *router.Bus,
 	if err := f.envErr(); err != nil {
 		return nil, nil, nil, err
 	}
-	mail.BaseURL = os.Getenv("HARVESTER_BASE_URL") // links in the email, as serve's --base-url
+	mail.BaseURL = f.envString("base-url") // links in the email, as serve's --base-url
 	cfg.Stages, cfg.Mail = []string{pipeline.StageReport}, &mail
 	pl, err := startConfig(ctx, cfg)
 	if err != nil {

@@ -149,7 +149,7 @@ func flagErrors(bad map[string]string, in harvest.SourceFields) error {
 	return usageError{errors.New(strings.Join(lines, "\n"))}
 }
 
-// settings checks --accept, --auth-header (or $HARVESTER_AUTH_HEADER) and --option into p. No
+// settings checks --accept, --auth-header (or its variable, HARVESTER_AUTH_HEADER) and --option into p. No
 // error quotes the auth header's value.
 func (f *harvestFlags) settings(p *jobs.Params) error {
 	p.Accept = strings.TrimSpace(f.accept)
@@ -158,7 +158,8 @@ func (f *harvestFlags) settings(p *jobs.Params) error {
 	}
 	flag, raw := "--auth-header", f.authHeader
 	if raw == "" {
-		flag, raw = authHeaderEnv, os.Getenv(authHeaderEnv)
+		flag = envName("auth-header")
+		raw = os.Getenv(flag)
 	}
 	if raw != "" {
 		h, err := parseAuthHeader(raw)
