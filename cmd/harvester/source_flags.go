@@ -12,6 +12,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -50,13 +51,10 @@ func (f *harvestFlags) params() (jobs.Params, error) {
 	if err := flagErrors(bad, in); err != nil {
 		return p, err
 	}
-	p.SourceType, p.SchemaType, p.URL, p.WAFTimeZone = st, schema, in.URL, in.WAFTimeZone
-	if !in.LocalFile {
-		p.URL, _ = harvest.NormalizeSourceURL(st, in.URL) // Check accepted it; a portal's URL is its base
-	}
-	if in.CollectionParentURL != "" {
-		p.CollectionParentURL, _ = harvest.NormalizeURL(in.CollectionParentURL)
-	}
+	// The URL in its normal form (a portal's is its base), as the report names it; the source is
+	// found or created with both URLs in their normal forms (sources.Sources.Ensure).
+	p.SourceType, p.SchemaType, p.URL, p.WAFTimeZone = st, schema, sources.NormalURL(st, in.URL), in.WAFTimeZone
+	p.CollectionParentURL = in.CollectionParentURL
 	var err error
 	if p.JobType, err = harvest.ParseJobType(f.jobType); err != nil {
 		return p, usageError{fmt.Errorf("--job-type: %w", err)}
