@@ -22,9 +22,10 @@
 // parameters (the lists) answer 422 for an unknown, repeated or empty one (readQuery); the
 // others ignore their query. Names must hold a character that is not white space, as the
 // document's pattern says, and a source's url (and collection_parent_url) is stored in its
-// normal form (harvest.NormalizeURL; a portal source's url is its portal's base, a csw source's its endpoint,
-// harvest.NormalizeSourceURL); a url naming the same catalog as another source's
-// (jobs.SourceByURL) is a 409.
+// normal form (sources.NormalURL: harvest.NormalizeURL; a portal source's url is its portal's
+// base, a csw source's its endpoint); a url naming the same catalog as another source's
+// (sources.ByURL) is a 409. Sources and organizations are checked and written by package
+// sources, which the web UI calls too; its *sources.Error becomes the 422, 404 or 409.
 //
 // Sources are of every type the harvester harvests: document (one DCAT-US data.json or one
 // ISO 19115 XML file), waf and waf-collection (web-accessible folders of ISO 19115 XML), rdf

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/harvester-dev/harvester/jobs"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -57,12 +58,15 @@ func errorStatus(err error) (int, errorBody) {
 	var (
 		ae  *apiError
 		se  *storeError
+		sce *sources.Error
 		mbe *http.MaxBytesError
 	)
 	errors.As(err, &se)
 	switch {
 	case errors.As(err, &ae):
 		return ae.Status, errorBody{Error: ae.Message, Fields: ae.Fields}
+	case errors.As(err, &sce):
+		return sce.Status(), errorBody{Error: sce.Message, Fields: sce.Fields}
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge, errorBody{Error: fmt.Sprintf("the request body is larger than %d bytes", mbe.Limit)}
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, jobs.ErrUnknownSource):

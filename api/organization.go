@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -44,10 +43,6 @@ func decodeOrganization(r *http.Request) (*organizationInput, error) {
 	return &in, fields.err()
 }
 
-func slugTaken(slug string) string {
-	return fmt.Sprintf("an organization with slug %q already exists", slug)
-}
-
 func orgNotFound(id string) string { return fmt.Sprintf("organization %q not found", id) }
 
 func (s *server) organizationList(w http.ResponseWriter, r *http.Request) error {
@@ -73,38 +68,12 @@ func (s *server) organizationCreate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	o, err := SaveOrganization(r.Context(), s.store, "", in.Name, in.Slug)
+	o, err := s.sources().SaveOrganization(r.Context(), "", in.Name, in.Slug)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/api/v1/organizations/"+o.ID)
 	return writeJSON(w, http.StatusCreated, organizationOf(o))
-}
-
-// SaveOrganization checks an organization's name (trimmed) and slug (store.CheckOrganization)
-// and inserts it (id "") or updates the one with id; the API's POST and PUT and the web UI's
-// form call it. The error is a 422 naming the bad fields, a 409 when another organization has
-// the slug, a 404 when id names none, or a store error: ErrorOf reads each.
-func SaveOrganization(ctx context.Context, st store.Store, id, name, slug string) (*store.Organization, error) {
-	name = strings.TrimSpace(name)
-	fields := fieldErrors{}
-	store.CheckOrganization(name, slug, fields) // again for the web form; the API's decodeOrganization did
-	if err := fields.err(); err != nil {
-		return nil, err
-	}
-	if id == "" {
-		o, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: name, Slug: slug})
-		return o, describe(err, "", slugTaken(slug))
-	}
-	o, err := st.OrganizationUpdate(ctx, &store.OrganizationUpdateParams{ID: id, Name: name, Slug: slug})
-	return o, describe(err, orgNotFound(id), slugTaken(slug))
-}
-
-// DeleteOrganization deletes the organization with id; the API's DELETE and the web UI call
-// it. The error is a 404, a 409 when it still has sources, or a store error: ErrorOf reads each.
-func DeleteOrganization(ctx context.Context, st store.Store, id string) error {
-	return describe(st.OrganizationDelete(ctx, id), orgNotFound(id),
-		"the organization still has harvest sources: delete or move them first")
 }
 
 func (s *server) organizationGet(w http.ResponseWriter, r *http.Request) error {
@@ -122,7 +91,7 @@ func (s *server) organizationUpdate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	o, err := SaveOrganization(r.Context(), s.store, id, in.Name, in.Slug)
+	o, err := s.sources().SaveOrganization(r.Context(), id, in.Name, in.Slug)
 	if err != nil {
 		return err
 	}
@@ -130,7 +99,7 @@ func (s *server) organizationUpdate(w http.ResponseWriter, r *http.Request) erro
 }
 
 func (s *server) organizationDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := DeleteOrganization(r.Context(), s.store, r.PathValue("id")); err != nil {
+	if err := s.sources().DeleteOrganization(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

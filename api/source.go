@@ -3,12 +3,12 @@ package api
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -128,22 +128,23 @@ func decodePrecedence(p precedenceInput, fields fieldErrors) int {
 	return n
 }
 
-// decodeSource reads the body of POST and PUT and checks it (Sources.check), naming every bad
-// field. Omitted optional fields take their defaults: source_type document, frequency manual,
+// decodeSource reads the body of POST and PUT into the source's fields, its schema type as
+// sent and what is wrong with its members (sources.Sources.Save checks the rest and names every
+// bad field). Omitted optional fields take their defaults: source_type document, frequency manual,
 // notification_frequency on_error, no organization (also null; "" is refused), no emails, no
 // collection_parent_url, no waf_time_zone (UTC), precedence 0 (decodeObject refuses null for
 // the first three and precedence).
-// accept, auth_header and options are read by decodeSettings; old is the source a PUT
-// replaces (nil for a POST), whose auth header value an auth_header sent with SecretMask keeps.
-func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.SourceInsertParams, error) {
+// accept, auth_header and options are read by decodeSettings. The error is one that is not a
+// field's: an unreadable body, or one that is not a JSON object.
+func decodeSource(r *http.Request) (*store.SourceInsertParams, string, fieldErrors, error) {
 	data, err := readBody(r)
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	var in sourceInput
 	fields := fieldErrors{}
 	if err := decodeObject(data, &in, fields); err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	p := &store.SourceInsertParams{Name: strings.TrimSpace(in.Name), URL: strings.TrimSpace(in.URL),
 		SourceType: harvest.SourceType(cmp.Or(in.SourceType, string(harvest.SourceDocument))),
@@ -164,13 +165,10 @@ func (s *server) decodeSource(r *http.Request, old *store.Source) (*store.Source
 		p.WAFTimeZone = *in.WAFTimeZone
 	}
 	decodeSettings(&in, p, fields)
-	s.sources().check(r.Context(), p, in.SchemaType, old, fields)
-	return p, fields.err()
+	return p, in.SchemaType, fields, nil
 }
 
-func sourceNotFound(id string) string { return fmt.Sprintf("harvest source %q not found", id) }
-
-func urlTaken(u string) string { return fmt.Sprintf("a harvest source with url %q already exists", u) }
+func sourceNotFound(id string) string { return sources.SourceNotFound(id) }
 
 func (s *server) sourceList(w http.ResponseWriter, r *http.Request) error {
 	fields := fieldErrors{}
@@ -192,11 +190,11 @@ func (s *server) sourceList(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) sourceCreate(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.decodeSource(r, nil)
+	p, schemaType, fields, err := decodeSource(r)
 	if err != nil {
 		return err
 	}
-	src, err := s.sources().write(r.Context(), nil, p)
+	src, err := s.sources().Save(r.Context(), nil, p, schemaType, sources.Fields(fields))
 	if err != nil {
 		return err
 	}
@@ -222,11 +220,11 @@ func (s *server) sourceUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil { // 404 before 422
 		return describe(err, sourceNotFound(id), "")
 	}
-	p, err := s.decodeSource(r, old)
+	p, schemaType, fields, err := decodeSource(r)
 	if err != nil {
 		return err
 	}
-	src, err := s.sources().write(r.Context(), old, p)
+	src, err := s.sources().Save(r.Context(), old, p, schemaType, sources.Fields(fields))
 	if err != nil {
 		return err
 	}

@@ -6,15 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/net/http/httpguts"
-
-	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
-
-// SecretMask stands for a source's auth header value in every answer: the value itself is
-// never returned. A PUT that sends it back as the value keeps the stored one.
-const SecretMask = "********"
 
 // authHeaderJSON is a source's auth_header as the API shows it: the name, and the value masked.
 type authHeaderJSON struct {
@@ -34,15 +28,16 @@ func settingsOf(j *sourceJSON, src *store.Source) {
 		j.Accept = &src.Accept
 	}
 	if src.AuthHeader != nil {
-		j.AuthHeader = &authHeaderJSON{Name: src.AuthHeader.Name, Value: SecretMask}
+		j.AuthHeader = &authHeaderJSON{Name: src.AuthHeader.Name, Value: sources.SecretMask}
 	}
 	if len(src.Options) > 0 {
 		j.Options = src.Options
 	}
 }
 
-// decodeSettings reads the accept, auth_header and options members of in into p (checkSettings
-// checks the first two); options is an object of string to string, whose keys the source rule
+// decodeSettings reads the accept, auth_header and options members of in into p
+// (sources.Sources.Save checks the first two: an auth_header value sources.SecretMask keeps
+// the stored one); options is an object of string to string, whose keys the source rule
 // table checks (store.CheckSource).
 func decodeSettings(in *sourceInput, p *store.SourceInsertParams, fields fieldErrors) {
 	if in.Accept != nil {
@@ -53,30 +48,6 @@ func decodeSettings(in *sourceInput, p *store.SourceInsertParams, fields fieldEr
 	}
 	if len(in.Options) > 0 && !bytes.Equal(bytes.TrimSpace(in.Options), []byte("null")) {
 		p.Options = decodeOptions(in.Options, fields)
-	}
-}
-
-// checkSettings records what is wrong with p's accept and auth header. accept is any Accept
-// header value (no CR, LF or other control character), for any source type. An auth header
-// needs a name that is a header field name (an RFC 9110 token) and a value without control
-// characters; the value SecretMask means "the stored value" and is resolved by keepSecret (a
-// POST has none to keep). No message ever quotes the value.
-func checkSettings(p *store.SourceInsertParams, fields fieldErrors) {
-	if !httpguts.ValidHeaderFieldValue(p.Accept) {
-		fields.add("accept", "is not a header value: it has a control character (CR, LF or another)")
-	}
-	if p.AuthHeader == nil {
-		return
-	}
-	switch h := (fetch.AuthHeader{Name: p.AuthHeader.Name, Value: p.AuthHeader.Value}); {
-	case h.Name == "":
-		fields.add("auth_header", "name is required (e.g. Authorization)")
-	case h.Value == "":
-		fields.add("auth_header", "value is required")
-	default:
-		if err := h.Check(); err != nil {
-			fields.add("auth_header", "%v", err)
-		}
 	}
 }
 
@@ -131,18 +102,4 @@ func jsonKind(raw json.RawMessage) string {
 	default:
 		return "a number"
 	}
-}
-
-// keepSecret resolves an auth_header whose value is SecretMask: the stored value of old (the
-// source a PUT replaces). With no stored header to keep (a POST, or a source without one), it
-// is a field error.
-func keepSecret(p *store.SourceInsertParams, old *store.Source, fields fieldErrors) {
-	if p.AuthHeader == nil || p.AuthHeader.Value != SecretMask {
-		return
-	}
-	if old == nil || old.AuthHeader == nil {
-		fields.add("auth_header", "value %q stands for a stored value, and there is none: send the value itself", SecretMask)
-		return
-	}
-	p.AuthHeader.Value = old.AuthHeader.Value
 }

@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/sources"
 )
 
 // TestSourceFetchSettings: accept, auth_header and options are stored; the auth header's value
-// is never returned (SecretMask) nor logged; a PUT that sends the mask keeps the stored value,
+// is never returned (sources.SecretMask) nor logged; a PUT that sends the mask keeps the stored value,
 // one that leaves auth_header out removes it.
 func TestSourceFetchSettings(t *testing.T) {
 	t.Parallel()
@@ -25,7 +27,7 @@ func TestSourceFetchSettings(t *testing.T) {
 	src := created.object(t)
 	requireSchema(t, "HarvestSource", src)
 	require.Equal(t, "text/turtle", src["accept"])
-	require.Equal(t, map[string]any{"name": "Authorization", "value": SecretMask}, src["auth_header"])
+	require.Equal(t, map[string]any{"name": "Authorization", "value": sources.SecretMask}, src["auth_header"])
 	require.Equal(t, map[string]any{"shacl_profile": "dcat-ap-no-2.0", "languages": "nb,en"}, src["options"])
 	id := src["id"].(string)
 	stored, err := b.store.SourceGet(context.Background(), id)
@@ -38,7 +40,7 @@ func TestSourceFetchSettings(t *testing.T) {
 	require.NotContains(t, string(list.body), "s3cret")
 
 	// PUT with the mask keeps the value (the name may change).
-	body["auth_header"] = map[string]any{"name": "X-Api-Key", "value": SecretMask}
+	body["auth_header"] = map[string]any{"name": "X-Api-Key", "value": sources.SecretMask}
 	body["name"] = "FDK renamed"
 	r := b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body)
 	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
@@ -59,7 +61,7 @@ func TestSourceFetchSettings(t *testing.T) {
 	require.Nil(t, r.object(t)["auth_header"])
 	require.Nil(t, r.object(t)["options"])
 	// The mask with nothing stored is refused.
-	body["auth_header"] = map[string]any{"name": "X-Api-Key", "value": SecretMask}
+	body["auth_header"] = map[string]any{"name": "X-Api-Key", "value": sources.SecretMask}
 	requireFields(t, b.write(t, http.MethodPut, "/api/v1/harvest_sources/"+id, body), "auth_header")
 
 	require.NotContains(t, b.logs.String(), "s3cret", "never logged")
@@ -83,7 +85,7 @@ func TestSourceFetchSettingsInvalid(t *testing.T) {
 		{"value with CRLF", map[string]any{"auth_header": map[string]any{"name": "X-Key", "value": "s3cret\r\nX-Evil: 1"}}, []string{"auth_header"}},
 		{"no value", map[string]any{"auth_header": map[string]any{"name": "X-Key"}}, []string{"auth_header"}},
 		{"no name", map[string]any{"auth_header": map[string]any{"value": "s3cret"}}, []string{"auth_header"}},
-		{"mask on create", map[string]any{"auth_header": map[string]any{"name": "X-Key", "value": SecretMask}}, []string{"auth_header"}},
+		{"mask on create", map[string]any{"auth_header": map[string]any{"name": "X-Key", "value": sources.SecretMask}}, []string{"auth_header"}},
 		{"accept with LF", map[string]any{"accept": "text/turtle\nX: y"}, []string{"accept"}},
 		{"option not a string", map[string]any{"options": map[string]any{"languages": []string{"nb"}, "n": 3, "shacl_profile": "none"}},
 			[]string{"options.languages", "options.n"}},

@@ -207,3 +207,36 @@ func TestExtractFamiliesStayApart(t *testing.T) {
 		}
 	}
 }
+
+// sourcesNevers are the packages sources (the administration of sources and organizations)
+// never links: the HTTP faces and the binary that call it, the control plane, the transport
+// and the runner.
+var sourcesNevers = []string{"api", "web", "cmd", "jobs", "router", "pipeline", "scheduler"}
+
+// TestSourcesIsAdministrationOnly holds sources' place: api, web and jobs (and cmd through jobs) call it, so it
+// links no stage (a stage decides nothing of a source's administration) and none of
+// sourcesNevers, directly or through another package.
+func TestSourcesIsAdministrationOnly(t *testing.T) {
+	t.Parallel()
+	pkgs := modulePackages(t)
+	src := pkgs[module+"/sources"]
+	if src == nil {
+		t.Fatal("go list names no package sources")
+	}
+	for dep, chain := range chains(pkgs, src.ImportPath) {
+		d := rel(dep)
+		if stage := stageOf(d); stage != "" {
+			t.Errorf("sources links stage %s: %s", stage, chain)
+		}
+		for _, never := range sourcesNevers {
+			if d != "" && under(d, never) {
+				t.Errorf("sources links %s: %s (api, web, cmd and jobs call sources, never the other way)", never, chain)
+			}
+		}
+	}
+	for _, caller := range []string{"api", "web", "jobs"} {
+		if p := pkgs[module+"/"+caller]; p == nil || !slices.Contains(p.Imports, module+"/sources") {
+			t.Errorf("%s does not import sources: it administers sources through it", caller)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -37,6 +38,10 @@ type Control struct {
 	// Bus reads the failed subjects (harvest.v1.failed.<stage>) for Replay and Replayable,
 	// and publishes the replayed records; nil: they return ErrNoBus.
 	Bus *router.Bus
+	// Index, when not nil, is the search index: Start writes a source's documents again when
+	// it moves the source to another organization (sources.Sources.Index), and Run refreshes
+	// it so that the job's datasets are searchable when it returns.
+	Index search.Index
 }
 
 // New is the Control of a process's store and bus (its publisher too); a nil bus leaves

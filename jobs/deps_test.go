@@ -21,12 +21,12 @@ var jobStatusWrites = map[string]bool{"JobFail": true, "JobFinish": true, "JobIn
 	"OutcomeReopen": true}
 
 // TestOnlyJobsChangesJobStatus: the packages that drive jobs from outside the stages (the API,
-// the web UI, the binary, the scheduler, the pipeline's wiring) call none of the store methods
+// the web UI, the binary, the scheduler, the pipeline's wiring, the source administration) call none of the store methods
 // that change a job's status; they go through package jobs. `go list` names their non-test
 // files; each call's method name is checked.
 func TestOnlyJobsChangesJobStatus(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command("go", "list", "-json", "./api", "./web", "./cmd/harvester", "./scheduler", "./pipeline")
+	cmd := exec.Command("go", "list", "-json", "./api", "./web", "./cmd/harvester", "./scheduler", "./pipeline", "./sources")
 	cmd.Dir = ".."
 	out, err := cmd.Output()
 	require.NoError(t, err)

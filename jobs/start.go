@@ -7,59 +7,47 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
-// Params describes the job to start.
+// Params describes the job to start: its type, and its source, found by its URL or created
+// (the fields of sources.EnsureParams, which says what each means; kept flat here, as
+// pipelinetest.Source and the stage tests write them).
 type Params struct {
-	// URL is the source's location: an http(s) URL or an absolute file path. It keys the source.
-	// An http(s) URL is normalised (harvest.NormalizeSourceURL: a portal's URL to its base), and
-	// a source whose URL names the same catalog (SourceByURL) is the one used, however its URL
-	// was stored.
-	URL        string
-	Name       string // source name when it is created; default URL
-	SourceType harvest.SourceType
-	SchemaType harvest.SchemaType
-	JobType    harvest.JobType
-	// CollectionParentURL is the parent record of a waf-collection source.
+	URL                 string
+	Name                string
+	SourceType          harvest.SourceType
+	SchemaType          harvest.SchemaType
+	JobType             harvest.JobType
 	CollectionParentURL string
-	// WAFTimeZone, when not empty, replaces the source's WAF time zone (an IANA zone name,
-	// already checked with harvest.ParseWAFTimeZone).
-	WAFTimeZone string
-	// Accept, AuthHeader and Options, when given (not empty, not nil), replace the source's
-	// (store.SourceEnsureParams); otherwise it keeps its own.
-	Accept     string
-	AuthHeader *store.AuthHeader
-	Options    map[string]string
-	// Organization names the organization the source belongs to: the one with exactly this
-	// name, created when there is none (EnsureOrganization). Empty leaves the source's
-	// organization as it is.
-	Organization string
-	// Precedence, when not nil, replaces the source's precedence (already checked with
-	// harvest.CheckPrecedence); nil keeps it (0 for a new source).
-	Precedence *int
+	WAFTimeZone         string
+	Accept              string
+	AuthHeader          *store.AuthHeader
+	Options             map[string]string
+	Organization        string
+	Precedence          *int
+}
+
+// source is the source part of p.
+func (p Params) source() sources.EnsureParams {
+	return sources.EnsureParams{URL: p.URL, Name: p.Name, SourceType: p.SourceType, SchemaType: p.SchemaType,
+		CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone, Accept: p.Accept,
+		AuthHeader: p.AuthHeader, Options: p.Options, Organization: p.Organization, Precedence: p.Precedence}
 }
 
 // Start creates the job in progress and sends its job message to EXTRACT (the one-shot CLI's
-// way; the API, the scheduler and trigger messages Enqueue instead), after attaching the source
-// to p.Organization and giving it p.Precedence when those are set. It returns the job as inserted, or ErrJobInProgress, or a
-// store or publish error (a job whose message could not be published is failed, TriggerError,
-// so it does not block its source).
+// way; the API, the scheduler and trigger messages Enqueue instead), after finding or creating
+// its source (sources.Sources.Ensure: attached to p.Organization and given p.Precedence when
+// those are set; moved to another organization, its search documents are written again when c
+// has an Index). It returns the job as inserted, or ErrJobInProgress, or a store, index or
+// publish error (a job whose message could not be published is failed, TriggerError, so it
+// does not block its source).
 func (c Control) Start(ctx context.Context, p Params) (*store.HarvestJob, error) {
 	st := c.Store
-	src, err := EnsureSource(ctx, st, p)
+	src, err := c.sources().Ensure(ctx, p.source())
 	if err != nil {
 		return nil, err
-	}
-	if p.Organization != "" {
-		if src, err = attachOrganization(ctx, st, src, p.Organization); err != nil {
-			return nil, err
-		}
-	}
-	if p.Precedence != nil {
-		if src, err = setPrecedence(ctx, st, src, *p.Precedence); err != nil {
-			return nil, err
-		}
 	}
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: p.JobType})
 	if errors.Is(err, store.ErrConflict) {
@@ -75,33 +63,8 @@ func (c Control) Start(ctx context.Context, p Params) (*store.HarvestJob, error)
 	return job, nil
 }
 
-// EnsureSource returns the source of p.URL, creating it from p when missing, as Start does
-// (store.Store.SourceEnsure; the name defaults to the URL). It leaves the organization as it is.
-func EnsureSource(ctx context.Context, st store.Store, p Params) (*store.Source, error) {
-	if n, err := harvest.NormalizeSourceURL(p.SourceType, p.URL); err == nil { // not for a file path
-		p.URL = n
-	}
-	if n, err := harvest.NormalizeURL(p.CollectionParentURL); err == nil {
-		p.CollectionParentURL = n
-	}
-	name := p.Name
-	if name == "" {
-		name = p.URL
-	}
-	switch existing, err := SourceByURL(ctx, st, p.URL); {
-	case err == nil:
-		p.URL = existing.URL // SourceEnsure finds a source by its URL as stored
-	case !errors.Is(err, store.ErrNotFound):
-		return nil, fmt.Errorf("find harvest source: %w", err)
-	}
-	src, err := st.SourceEnsure(ctx, &store.SourceEnsureParams{Name: name, URL: p.URL, SourceType: p.SourceType,
-		SchemaType: p.SchemaType, CollectionParentURL: p.CollectionParentURL, WAFTimeZone: p.WAFTimeZone,
-		Accept: p.Accept, AuthHeader: p.AuthHeader, Options: p.Options})
-	if err != nil {
-		return nil, fmt.Errorf("find or create harvest source: %w", err)
-	}
-	return src, nil
-}
+// sources is the source administration over c's store and index.
+func (c Control) sources() sources.Sources { return sources.Sources{Store: c.Store, Index: c.Index} }
 
 // Wait polls the job every interval until it is complete or error, and returns it. It
 // returns ctx's error if ctx ends first.

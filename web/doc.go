@@ -19,10 +19,10 @@
 // cookie (double submit). A POST without a session redirects to /sign-in (303); a POST without
 // a valid token is a 403.
 //
-// Every write and the validate page call the API's typed functions (api.Sources,
-// api.SaveOrganization, api.Validator) or package jobs, never the API handler in process, so
-// a form is checked by exactly the API's validation and its 422 field messages are shown next
-// to the form's fields; a 409 is shown with the API's explanation. Forms work without
+// Every write and the validate page call typed functions (package sources for sources and
+// organizations, api.Validator, package jobs), the ones the API calls, never the API handler in
+// process, so a form is checked by exactly the API's validation and its 422 field messages are
+// shown next to the form's fields; a 409 is shown with the API's explanation. Forms work without
 // JavaScript; the job page and its progress bar (polling /harvest_jobs/{id}/progress) show the
 // job's jobs.Report, the view the API's job and the CLI's report are built from.
 //

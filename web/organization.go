@@ -1,11 +1,12 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
-	"github.com/harvester-dev/harvester/api"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -93,7 +94,7 @@ func (s *server) organizationUpdate(w http.ResponseWriter, r *http.Request) erro
 	return s.organizationSave(w, r, o)
 }
 
-// organizationSave saves the form (api.SaveOrganization: the API's checks and messages); bad
+// organizationSave saves the form (sources.Sources.SaveOrganization: the API's checks and messages); bad
 // fields, or a slug another organization has, show the form again with the messages.
 func (s *server) organizationSave(w http.ResponseWriter, r *http.Request, old *store.Organization) error {
 	d := organizationFormData{Org: old, Name: r.PostFormValue("name"), Slug: strings.TrimSpace(r.PostFormValue("slug")),
@@ -102,7 +103,7 @@ func (s *server) organizationSave(w http.ResponseWriter, r *http.Request, old *s
 	if old != nil {
 		id, title = old.ID, "Edit "+old.Name
 	}
-	o, err := api.SaveOrganization(r.Context(), s.store, id, d.Name, d.Slug)
+	o, err := s.sources.SaveOrganization(r.Context(), id, d.Name, d.Slug)
 	if err != nil {
 		if err := d.Errors.from(err, "slug"); err != nil {
 			return err
@@ -131,18 +132,19 @@ func (s *server) organizationDeleteConfirm(w http.ResponseWriter, r *http.Reques
 	return s.render(w, r, http.StatusOK, "organization_delete.html", "Delete "+o.Name, organizationDeleteData{Org: o, Sources: n})
 }
 
-// organizationDelete deletes (api.DeleteOrganization); its 409 (the organization still has sources)
+// organizationDelete deletes (sources.Sources.DeleteOrganization); its 409 (the organization still has sources)
 // is shown on the confirmation page with what to do.
 func (s *server) organizationDelete(w http.ResponseWriter, r *http.Request) error {
 	o, err := pathGet(r, "organization", s.store.OrganizationGet)
 	if err != nil {
 		return err
 	}
-	if err := api.DeleteOrganization(r.Context(), s.store, o.ID); err != nil {
-		status, msg, _ := api.ErrorOf(err)
-		if status == http.StatusInternalServerError {
+	if err := s.sources.DeleteOrganization(r.Context(), o.ID); err != nil {
+		var se *sources.Error
+		if !errors.As(err, &se) {
 			return err
 		}
+		status, msg := se.Status(), se.Message
 		_, n, _ := s.store.SourceList(r.Context(), &store.SourceListParams{OrganizationID: o.ID, PageParams: store.PageParams{Limit: 1}})
 		return s.render(w, r, status, "organization_delete.html", "Delete "+o.Name,
 			organizationDeleteData{Org: o, Sources: n, Error: msg})

@@ -214,9 +214,10 @@ func (f formErrors) merge(m map[string]string) formErrors {
 	return f
 }
 
-// from records in f what a write's error (api.Sources, api.SaveOrganization) says: each bad
-// field's message, a conflict's message at conflictField, or anything else the client caused
-// at "" (the form as a whole). A 404 and an error that is not the client's are returned.
+// from records in f what a write's error (package sources, api.Validator: api.ErrorOf reads
+// both) says: each bad field's message, a conflict's message at conflictField, or anything else
+// the client caused at "" (the form as a whole). A 404 and an error that is not the client's
+// are returned.
 func (f formErrors) from(err error, conflictField string) error {
 	status, msg, fields := api.ErrorOf(err)
 	switch {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -209,7 +209,7 @@ func (s *server) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) err
 	return s.render(w, r, http.StatusOK, "source_delete.html", "Delete "+src.Name, s.withHeld(r, sourceJobData{Source: src, Datasets: n}))
 }
 
-// sourceDelete deletes the source (api.Sources.Delete); a conflict (live datasets, or an
+// sourceDelete deletes the source (sources.Sources.Delete); a conflict (live datasets, or an
 // unfinished job) is shown on the confirmation page.
 func (s *server) sourceDelete(w http.ResponseWriter, r *http.Request) error {
 	src, err := s.getSource(r)
@@ -217,13 +217,13 @@ func (s *server) sourceDelete(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.sources.Delete(r.Context(), src.ID); err != nil {
-		status, msg, _ := api.ErrorOf(err)
-		if status == http.StatusInternalServerError {
+		var se *sources.Error
+		if !errors.As(err, &se) {
 			return err
 		}
 		n, _ := s.store.DatasetCount(r.Context(), src.ID)
-		return s.render(w, r, status, "source_delete.html", "Delete "+src.Name,
-			s.withHeld(r, sourceJobData{Source: src, Datasets: n, Error: msg}))
+		return s.render(w, r, se.Status(), "source_delete.html", "Delete "+src.Name,
+			s.withHeld(r, sourceJobData{Source: src, Datasets: n, Error: se.Message}))
 	}
 	http.Redirect(w, r, "/harvest_sources", http.StatusSeeOther)
 	return nil

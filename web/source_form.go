@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -213,14 +213,14 @@ func sourceParams(f sourceForm, options map[string]string, fields map[string]str
 	if name := strings.TrimSpace(f.AuthHeaderName); name != "" || f.AuthHeaderValue != "" {
 		value := f.AuthHeaderValue
 		if value == "" && f.HasStoredSecret {
-			value = api.SecretMask // keep the stored value
+			value = sources.SecretMask // keep the stored value
 		}
 		p.AuthHeader = &store.AuthHeader{Name: name, Value: value}
 	}
 	return p
 }
 
-// sourceSave saves the form (api.Sources.Save: the source rule table and the API's other
+// sourceSave saves the form (sources.Sources.Save: the source rule table and the API's other
 // checks, with their messages); bad fields, or a URL another source has, show the form again
 // with the messages by field. A setting's message is shown at its field ("options.<name>" in
 // the API is "<source type>.<name>" here), or at the settings as a whole when the chosen type

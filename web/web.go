@@ -14,6 +14,7 @@ import (
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -53,7 +54,7 @@ type Deps struct {
 	Store store.Store
 	// API is the API handler (api.New). Required: it serves /api/, /healthz, /readyz and
 	// /metrics beside the pages. The pages never call it: they call the API's typed functions
-	// (api.Sources, api.SaveOrganization, api.Validator, api.WriteRecordErrorsCSV) and Jobs.
+	// (package sources, api.Validator, api.WriteRecordErrorsCSV) and Jobs.
 	API http.Handler
 	// Validator checks the validate page's documents: give it the API's
 	// (api.Deps.Fetch, api.Config.ValidateMaxRecords). The zero value takes their defaults.
@@ -95,7 +96,7 @@ type server struct {
 	key            []byte // session and CSRF HMAC key, derived from the API key
 	// authLimit is Deps.AuthLimiter
 	authLimit *api.AuthLimiter
-	sources   api.Sources // source writes: the API's checks and messages
+	sources   sources.Sources // source and organization writes: the API's checks and messages
 	validator api.Validator
 	queued    func() // Deps.Queued; may be nil
 	pages     *http.ServeMux
@@ -123,7 +124,7 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 		s.jobs.Store = deps.Store
 	}
 	s.key = deriveKey(cfg.APIKey)
-	s.sources = api.Sources{Store: deps.Store, AllowPrivate: cfg.AllowPrivateSources, Index: deps.Search}
+	s.sources = sources.Sources{Store: deps.Store, AllowPrivate: cfg.AllowPrivateSources, Index: deps.Search}
 	s.queued = deps.Queued
 	s.validator = deps.Validator
 	s.authLimit = deps.AuthLimiter

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +17,6 @@ import (
 	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
-	"github.com/harvester-dev/harvester/search/opensearch"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -66,8 +64,7 @@ type serviceFlags struct {
 	// retention is how long the history is kept (--retention): the scheduler's prune and the
 	// failed stream's max age; 0 keeps everything.
 	retention time.Duration
-	// envErrs are the environment values the flags' defaults could not read (envErr).
-	envErrs []error
+	flagEnv
 }
 
 // fetchConfig is the fetch client's configuration from the flags, the same one on every call.
@@ -85,38 +82,19 @@ func (f *serviceFlags) fetchConfig() fetch.Config {
 	return *f.fetchMade
 }
 
-// registerFetch adds the fetch client's flags; 0 keeps fetch.Config's default.
+// registerFetch adds the fetch client's flags (flagTable); 0 keeps fetch.Config's default.
 func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.DurationVar(&f.fetch.Timeout, "fetch-timeout", f.envDuration("HARVESTER_FETCH_TIMEOUT", 0),
-		"longest one download may take, body included (env HARVESTER_FETCH_TIMEOUT; default 10m)")
-	fl.Int64Var(&f.fetch.MaxBytes, "fetch-max-bytes", f.envInt64("HARVESTER_FETCH_MAX_BYTES", 0),
-		"size cap of a downloaded document in bytes, after decompression; a larger one fails the job "+
-			"(env HARVESTER_FETCH_MAX_BYTES; default 1 GiB)")
-	fl.IntVar(&f.fetch.Attempts, "fetch-attempts", f.envInt("HARVESTER_FETCH_ATTEMPTS", 0),
-		"tries of one download on a network error, timeout, 429 or 5xx (env HARVESTER_FETCH_ATTEMPTS; default 10)")
-	fl.DurationVar(&f.fetch.RetryBudget, "fetch-retry-budget", f.envDuration("HARVESTER_FETCH_RETRY_BUDGET", 0),
-		"no retry of a download starts later than this after its first try (env HARVESTER_FETCH_RETRY_BUDGET; default 2m)")
-	fl.IntVar(&f.fetch.MaxRedirects, "fetch-max-redirects", f.envInt("HARVESTER_FETCH_MAX_REDIRECTS", 0),
-		"redirects one download follows; more is a job error (env HARVESTER_FETCH_MAX_REDIRECTS; default 10)")
-	fl.IntVar(&f.fetch.MaxPerHost, "fetch-max-per-host", f.envInt("HARVESTER_FETCH_MAX_PER_HOST", 0),
-		"downloads from one host at a time in this process, over all jobs (env HARVESTER_FETCH_MAX_PER_HOST; default 4)")
-	fl.IntVar(&f.maxRecordBytes, "max-record-bytes", f.envInt("HARVESTER_MAX_RECORD_BYTES", 0),
-		"size cap of one record in bytes (a data.json dataset, a portal item, or an XML file after decompression); "+
-			"a larger one is an error row and is not read further; also the cap of one RDF term (one JSON-LD node "+
-			"object may be twice it) (env HARVESTER_MAX_RECORD_BYTES; default 16 MiB)")
-	fl.IntVar(&f.maxRDFPages, "max-rdf-pages", f.envInt("HARVESTER_MAX_RDF_PAGES", 0),
-		"most pages of a paged (Hydra) rdf source; more is a job error, and nothing is deleted "+
-			"(env HARVESTER_MAX_RDF_PAGES; default 10000)")
-	fl.IntVar(&f.rdfMemTriples, "rdf-mem-triples", f.envInt("HARVESTER_RDF_MEM_TRIPLES", 0),
-		"triples of an rdf source's graph kept in memory; past that it moves to a temporary file "+
-			"(env HARVESTER_RDF_MEM_TRIPLES; default 50000)")
-	fl.IntVar(&f.jobWindow, "job-window", f.envInt("HARVESTER_JOB_WINDOW", 0),
-		"most records of one job in flight between EXTRACT and the aggregator; a listing that far ahead waits, "+
-			"so jobs running at once share the stages (env HARVESTER_JOB_WINDOW; default 500; -1: no cap)")
-	fl.StringVar(&f.fetchProxy, "fetch-proxy", os.Getenv("HARVESTER_FETCH_PROXY"),
-		"HTTP proxy of every download, e.g. http://proxy.internal:3128 (env HARVESTER_FETCH_PROXY); "+
-			"empty: direct connections, HTTP_PROXY and HTTPS_PROXY are ignored")
+	f.bind(cmd, &f.fetch.Timeout, "fetch-timeout")
+	f.bind(cmd, &f.fetch.MaxBytes, "fetch-max-bytes")
+	f.bind(cmd, &f.fetch.Attempts, "fetch-attempts")
+	f.bind(cmd, &f.fetch.RetryBudget, "fetch-retry-budget")
+	f.bind(cmd, &f.fetch.MaxRedirects, "fetch-max-redirects")
+	f.bind(cmd, &f.fetch.MaxPerHost, "fetch-max-per-host")
+	f.bind(cmd, &f.maxRecordBytes, "max-record-bytes")
+	f.bind(cmd, &f.maxRDFPages, "max-rdf-pages")
+	f.bind(cmd, &f.rdfMemTriples, "rdf-mem-triples")
+	f.bind(cmd, &f.jobWindow, "job-window")
+	f.bind(cmd, &f.fetchProxy, "fetch-proxy")
 }
 
 // checkFetch rejects negative fetch flags.
@@ -144,38 +122,20 @@ func (f *serviceFlags) checkFetch() error {
 	return nil
 }
 
+// register adds the services' flags (flagTable) to cmd, and a check of their environment
+// variables before it runs.
 func (f *serviceFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.databaseURL, "database-url", os.Getenv("DATABASE_URL"),
-		"Postgres URL, e.g. postgres://user@host:5432/harvester (env DATABASE_URL); empty: SQLite in --data-dir")
-	cmd.Flags().StringVar(&f.natsURL, "nats-url", os.Getenv("NATS_URL"),
-		"NATS server with JetStream, e.g. nats://127.0.0.1:4222, or every server of a JetStream cluster, comma-separated "+
-			"(env NATS_URL); empty: in-process server in --data-dir")
-	cmd.Flags().IntVar(&f.streamReplicas, "stream-replicas", f.envInt("HARVESTER_STREAM_REPLICAS", 1),
-		"how many servers of the JetStream cluster keep each of Harvester's streams and consumers, 1 to 5; "+
-			"3 on a 3-node cluster survives losing any one node; every process must use the same (env HARVESTER_STREAM_REPLICAS)")
-	cmd.Flags().StringVar(&f.natsPrefix, "nats-prefix", cmp.Or(os.Getenv("HARVESTER_NATS_PREFIX"), router.DefaultPrefix),
-		"the deployment's name on the NATS server: its streams, consumers and subjects (P_HARVEST_WORK, P.harvest.v1.*); "+
-			"each deployment sharing a NATS server needs its own, and every process of one deployment the same; "+
-			router.DefaultPrefix+" keeps the names without a prefix (env HARVESTER_NATS_PREFIX)")
-	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
-		"where the embedded default keeps its SQLite database, JetStream data and bleve index; one process at a time "+
-			"may run its in-process NATS server or bleve index, a second one is refused naming the first (env HARVESTER_DATA_DIR)")
-	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
-	cmd.Flags().BoolVar(&f.allowPrivate, "allow-private-sources", f.envBool("HARVESTER_ALLOW_PRIVATE_SOURCES"),
-		"fetch sources on loopback, private and link-local addresses, refused by default "+
-			"(env HARVESTER_ALLOW_PRIVATE_SOURCES=1)")
-	cmd.Flags().StringVar(&f.opensearchURL, "opensearch-url", os.Getenv("OPENSEARCH_URL"),
-		"OpenSearch node for the search index, e.g. http://127.0.0.1:9200 (env OPENSEARCH_URL); "+
-			"empty: a bleve index in --data-dir/search, which only one process may hold")
-	cmd.Flags().StringVar(&f.searchIndex, "search-index", cmp.Or(os.Getenv("HARVESTER_SEARCH_INDEX"), opensearch.DefaultAlias),
-		"name of the search index: the OpenSearch alias or the bleve directory, lower case by OpenSearch's index naming rule "+
-			"on both setups; none keeps no index (env HARVESTER_SEARCH_INDEX)")
-	cmd.Flags().Float64Var(&f.maxDeleteShare, "max-delete-share", f.envFloat("HARVESTER_MAX_DELETE_SHARE", 0.5),
-		"a harvest job that would delete more than this share of a source's datasets fails and deletes nothing "+
-			"(force_harvest and clear are not bound; env HARVESTER_MAX_DELETE_SHARE)")
-	cmd.Flags().StringVar(&f.languages, "languages", cmp.Or(os.Getenv("HARVESTER_LANGUAGES"), "en"),
-		"language preference for the language-tagged literals of DCAT-AP records, most wanted first, e.g. nb,nn,en; "+
-			"a source's languages option wins (env HARVESTER_LANGUAGES)")
+	for _, b := range []struct {
+		ptr any
+		id  string
+	}{
+		{&f.databaseURL, "database-url"}, {&f.natsURL, "nats-url"}, {&f.streamReplicas, "stream-replicas"},
+		{&f.natsPrefix, "nats-prefix"}, {&f.dataDir, "data-dir"}, {&f.logLevel, "log-level"},
+		{&f.allowPrivate, "allow-private-sources"}, {&f.opensearchURL, "opensearch-url"},
+		{&f.searchIndex, "search-index"}, {&f.maxDeleteShare, "max-delete-share"}, {&f.languages, "languages"},
+	} {
+		f.bind(cmd, b.ptr, b.id)
+	}
 	f.registerFetch(cmd)
 	f.registerRetention(cmd)
 	cmd.PreRunE = func(*cobra.Command, []string) error { return f.envErr() }
@@ -184,19 +144,20 @@ func (f *serviceFlags) register(cmd *cobra.Command) {
 // servicesHelp says which services a command will use, read from the environment, and how to
 // point it at others.
 func servicesHelp() string {
-	dir := cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data")
-	db := "SQLite database " + filepath.Join(dir, "harvester.db") + " (set DATABASE_URL or --database-url to use Postgres)"
-	if os.Getenv("DATABASE_URL") != "" {
-		db = "Postgres from DATABASE_URL (unset it to use SQLite in the data directory)"
+	dbEnv, natsEnv, osEnv := envName("database-url"), envName("nats-url"), envName("opensearch-url")
+	dir := (&flagEnv{}).envString("data-dir")
+	db := "SQLite database " + filepath.Join(dir, "harvester.db") + " (set " + dbEnv + " or --database-url to use Postgres)"
+	if os.Getenv(dbEnv) != "" {
+		db = "Postgres from " + dbEnv + " (unset it to use SQLite in the data directory)"
 	}
 	bus := "an in-process nats-server with JetStream storing in " + filepath.Join(dir, "nats") +
-		" (set NATS_URL or --nats-url to use a NATS server)"
-	if os.Getenv("NATS_URL") != "" {
-		bus = "the NATS server at NATS_URL (unset it to run one in-process)"
+		" (set " + natsEnv + " or --nats-url to use a NATS server)"
+	if os.Getenv(natsEnv) != "" {
+		bus = "the NATS server at " + natsEnv + " (unset it to run one in-process)"
 	}
-	index := envSearchLocation(dir) + " (set OPENSEARCH_URL or --opensearch-url to use OpenSearch)"
-	if os.Getenv("OPENSEARCH_URL") != "" {
-		index = "OpenSearch at OPENSEARCH_URL"
+	index := envSearchLocation(dir) + " (set " + osEnv + " or --opensearch-url to use OpenSearch)"
+	if os.Getenv(osEnv) != "" {
+		index = "OpenSearch at " + osEnv
 	}
 	return "Services in use:\n  store: " + db + "\n  bus:   " + bus + "\n  index: " + index + "\n"
 }

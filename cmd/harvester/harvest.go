@@ -12,7 +12,6 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
-	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -24,10 +23,6 @@ type harvestFlags struct {
 	options                                                                     []string
 	timeout                                                                     time.Duration
 }
-
-// authHeaderEnv is the environment variable that gives --auth-header, so that the secret
-// need not be on the command line (where ps and shell history see it).
-const authHeaderEnv = "HARVESTER_AUTH_HEADER"
 
 func harvestCommand() *cobra.Command {
 	var f harvestFlags
@@ -43,7 +38,7 @@ portal API (ckan, dkan, socrata, arcgis, opendatasoft: its items are mapped to D
 type "dcatus1.1: non-federal" by default).
 
 --accept sets the Accept header sent for the source's documents, --auth-header "Name: value"
-a secret header sent only to the source's own host (or set ` + authHeaderEnv + `="Name: value"
+a secret header sent only to the source's own host (or set ` + envName("auth-header") + `="Name: value"
 to keep it off the command line), and --option key=value the source type's settings (e.g.
 shacl_profile=dcat-ap-no-2.0, languages=nb,en, fq=organization:epa-gov). All three are kept with
 the source for later runs (given again, they replace the stored ones).
@@ -90,8 +85,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl.StringVar(&f.schemaType, "schema-type", "", "the schema type its records follow, by source type: "+schemasHelp())
 	fl.StringVar(&f.sourceType, "source-type", "document", sourceTypesHelp())
 	fl.StringVar(&f.accept, "accept", "", `the Accept header for the source's documents, e.g. "text/turtle" (default: the fetch default)`)
-	fl.StringVar(&f.authHeader, "auth-header", "", `a secret header "Name: value" sent only to the source's host `+
-		`(default: $`+authHeaderEnv+`)`)
+	f.bind(cmd, &f.authHeader, "auth-header")
 	fl.StringArrayVar(&f.options, "option", nil, "a setting of the source type, key=value (repeatable): "+settingsHelp())
 	fl.StringVar(&f.parentURL, "collection-parent-url", "",
 		"the parent record of a waf-collection: harvested first, and the isPartOf of every other record")
@@ -108,23 +102,6 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 	fl.StringVar(&f.format, "format", "text", "report format: text or json")
 	fl.DurationVar(&f.timeout, "timeout", 2*time.Hour, "give up waiting for the job after this long")
 	return cmd
-}
-
-// reindexIfMoved writes the source's documents again when the source now belongs to another
-// organization than orgBefore: SYNC rewrites only the documents of records that changed, and
-// the others would keep the old organization.
-func reindexIfMoved(ctx context.Context, st store.Store, idx search.Index, sourceID, orgBefore string) error {
-	src, err := st.SourceGet(ctx, sourceID)
-	if err != nil {
-		return fmt.Errorf("get harvest source: %w", err)
-	}
-	if src.OrganizationID == orgBefore {
-		return nil
-	}
-	if _, err := search.Reindex(ctx, st, idx, sourceID); err != nil {
-		return fmt.Errorf("reindex the source's documents under its new organization: %w", err)
-	}
-	return nil
 }
 
 // run runs the job and prints its report. With --format json, an error that leaves no report
@@ -144,8 +121,8 @@ type errorReport struct {
 	JobID  string `json:"job_id"` // the job the error is about, when known: this run's, or the one in its way
 }
 
-// harvest runs the job and prints its report; it returns the id of the job the error is about,
-// when there is one.
+// harvest runs the job (jobs.Control.Run) and prints its report; it returns the id of the job
+// the error is about, when there is one.
 func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string, err error) {
 	p, err := f.params()
 	if err != nil {
@@ -156,66 +133,34 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		return "", err
 	}
 	defer pl.Close()
-	st, idx, bus := pl.Store(), pl.Index(), pl.Bus()
-	reports, unsubscribe, err := bus.Reports()
-	if err != nil {
-		return "", err
-	}
-	defer unsubscribe()
-	orgBefore := ""
-	if p.Organization != "" {
-		src, err := jobs.EnsureSource(ctx, st, p)
-		if err != nil {
-			return "", err
-		}
-		orgBefore = src.OrganizationID
-	}
-	job, err := jobs.New(st, bus).Start(ctx, p)
-	if errors.Is(err, jobs.ErrJobInProgress) {
-		return jobInProgress(ctx, st, p)
-	}
-	if err != nil {
-		return "", err
-	}
-	wctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	jobID = job.ID
+	ctl := pl.Jobs()
+	ctl.Index = pl.Index()
 	progress := newJobProgress(out, f.format) // nil (draws nothing) unless stdout is a terminal
-	job, err = jobs.WaitObserve(wctx, st, jobID, 50*time.Millisecond, progress.observe)
+	job, err := ctl.Run(ctx, p, jobs.RunOptions{Timeout: f.timeout, Observe: progress.observe,
+		Waiter: "the harvest command", ReportGrace: reportGrace})
 	progress.stop()
-	if err != nil {
-		// Interrupted or timed out: end the job, so the source is not left with a job in
-		// progress that blocks its next run, and the stages drop its remaining records.
-		// After --timeout the stages still run here: wait for the aggregator's report (event,
-		// email, metric). Interrupted, they stop: the next process with the aggregator reports it.
-		_, ferr := jobs.New(st, bus).Fail(context.WithoutCancel(ctx), jobID, harvest.TypeCancelledJob,
-			fmt.Sprintf("the harvest command stopped waiting: %v", err))
-		if ferr == nil && ctx.Err() == nil {
-			awaitReport(ctx, reports, jobID)
-		}
-		switch {
-		case ctx.Err() != nil:
-			return jobID, fmt.Errorf("interrupted while waiting for job %s, which was ended in error (CancelledJob): %w", jobID, err)
-		case errors.Is(err, context.DeadlineExceeded):
-			return jobID, fmt.Errorf("job %s did not finish within --timeout %v and was ended in error (CancelledJob): %w",
-				jobID, f.timeout, err)
-		}
-		return jobID, fmt.Errorf("waiting for job %s: %w", jobID, err)
+	var busy *jobs.BusyError
+	var stopped *jobs.StoppedError
+	switch {
+	case errors.As(err, &busy):
+		return jobInProgress(busy)
+	case errors.As(err, &stopped) && ctx.Err() != nil:
+		return stopped.JobID, fmt.Errorf("interrupted while waiting for job %s, which was ended in error (CancelledJob): %w",
+			stopped.JobID, stopped.Err)
+	case errors.As(err, &stopped) && errors.Is(err, context.DeadlineExceeded):
+		return stopped.JobID, fmt.Errorf("job %s did not finish within --timeout %v and was ended in error (CancelledJob): %w",
+			stopped.JobID, f.timeout, stopped.Err)
+	case errors.As(err, &stopped):
+		return stopped.JobID, err
+	case err != nil && job != nil:
+		return job.ID, err
+	case err != nil:
+		return "", err
 	}
-	awaitReport(wctx, reports, job.ID)
-	if p.Organization != "" && idx != nil {
-		if err := reindexIfMoved(ctx, st, idx, job.SourceID, orgBefore); err != nil {
-			return job.ID, err
-		}
-	}
-	if idx != nil { // make this job's documents searchable before the command returns
-		if err := idx.Refresh(ctx); err != nil {
-			return job.ID, err
-		}
-	}
+	st := pl.Store()
 	var q *qualityReport
 	if f.links.checkLinks {
-		if q, err = f.links.checkSourceLinks(wctx, st, job.SourceID, f.allowPrivate); err != nil {
+		if q, err = f.links.checkSourceLinks(ctx, st, job.SourceID, f.allowPrivate); err != nil {
 			return job.ID, err
 		}
 	}
@@ -228,19 +173,12 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	return job.ID, nil
 }
 
-// jobInProgress explains jobs.ErrJobInProgress: which job holds the source (jobs.Control.Busy),
-// since when, and how to end it if the process running it died. It returns that job's id.
-func jobInProgress(ctx context.Context, st store.Store, p jobs.Params) (string, error) {
-	src, err := jobs.SourceByURL(ctx, st, p.URL) // the source exists: Start found it
-	var j *store.HarvestJob
-	if err == nil {
-		j, err = jobs.Control{Store: st}.Busy(ctx, src.ID)
-	}
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("%w: %s (finding which job failed: %v)", jobs.ErrJobInProgress, p.URL, err)
-	case j == nil: // the job ended between the two calls
-		return "", fmt.Errorf("%w: %s had one, which has just ended; run the command again", jobs.ErrJobInProgress, p.URL)
+// jobInProgress explains jobs.ErrJobInProgress: which job holds the source, since when, and
+// how to end it if the process running it died. It returns that job's id.
+func jobInProgress(busy *jobs.BusyError) (string, error) {
+	j, url := busy.Job, busy.Source.URL
+	if j == nil { // the job ended between the two calls
+		return "", fmt.Errorf("%w: %s had one, which has just ended; run the command again", jobs.ErrJobInProgress, url)
 	}
 	since, dead := "started", "the process running it died"
 	if j.Status == harvest.JobNew {
@@ -248,19 +186,13 @@ func jobInProgress(ctx context.Context, st store.Store, p jobs.Params) (string, 
 	}
 	return j.ID, fmt.Errorf("%w: %s has job %s (%s, %s), %s %s (%s ago). Wait for it to end; "+
 		"if %s, end it with 'harvester job cancel %s' (with the same --database-url or --data-dir)",
-		jobs.ErrJobInProgress, p.URL, j.ID, j.JobType, j.Status, since,
+		jobs.ErrJobInProgress, url, j.ID, j.JobType, j.Status, since,
 		j.CreatedAt.UTC().Format(time.RFC3339), time.Since(j.CreatedAt).Round(time.Second), dead, j.ID)
 }
 
 // reportGrace is how long the command waits, after the job finished, for the aggregator to
 // publish its report event before stopping the stages.
 const reportGrace = 10 * time.Second
-
-// awaitReport waits up to reportGrace for the report event of job jobID (jobs.AwaitReport) and
-// tells whether it came.
-func awaitReport(ctx context.Context, reports <-chan *harvest.Report, jobID string) bool {
-	return jobs.AwaitReport(ctx, reports, jobID, reportGrace) != nil
-}
 
 // jobReport is the --format json report: one object.
 type jobReport struct {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,8 +31,7 @@ container health checks: the image has no shell and no curl.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&addr, "addr", cmp.Or(os.Getenv("HARVESTER_HEALTHCHECK_ADDR"), "127.0.0.1:8080"),
-		"host:port of the process to probe (env HARVESTER_HEALTHCHECK_ADDR)")
+	(&flagEnv{}).bind(cmd, &addr, "healthcheck-addr") // a string: no value fails to parse
 	fl.StringVar(&path, "path", "/readyz", "/readyz (database and NATS reachable) or /healthz (the process serves HTTP)")
 	fl.DurationVar(&timeout, "timeout", 10*time.Second, "give up after this long")
 	return cmd

@@ -30,6 +30,6 @@ func searchLocation(cfg pipeline.Config) string {
 
 // envSearchLocation is searchLocation of the services the environment selects (servicesHelp).
 func envSearchLocation(dataDir string) string {
-	return searchLocation(pipeline.Config{DataDir: dataDir, DatabaseURL: os.Getenv("DATABASE_URL"),
-		SearchIndex: os.Getenv("HARVESTER_SEARCH_INDEX")})
+	return searchLocation(pipeline.Config{DataDir: dataDir, DatabaseURL: os.Getenv(envName("database-url")),
+		SearchIndex: os.Getenv(envName("search-index"))})
 }

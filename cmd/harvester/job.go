@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -101,7 +100,7 @@ func (f *serviceFlags) cancelJob(ctx context.Context, out io.Writer, jobID strin
 	if err != nil { // cancelled, but the aggregator was not told
 		return fmt.Errorf("job cancel: job %s was cancelled, but its report was not sent: %w", jobID, err)
 	}
-	if awaitReport(ctx, reports, jobID) {
+	if jobs.AwaitReport(ctx, reports, jobID, reportGrace) != nil {
 		fmt.Fprintln(out, "Reported: the job aggregator published the harvest report event and sent the email, if any.")
 	} else {
 		fmt.Fprintln(out, "Not reported yet: no job aggregator (serve, or a worker with the report stage) answered "+
@@ -138,7 +137,7 @@ func (f *serviceFlags) cancelBus(ctx context.Context) (store.Store, *router.Bus,
 	if err := f.envErr(); err != nil {
 		return nil, nil, nil, err
 	}
-	mail.BaseURL = os.Getenv("HARVESTER_BASE_URL") // links in the email, as serve's --base-url
+	mail.BaseURL = f.envString("base-url") // links in the email, as serve's --base-url
 	cfg.Stages, cfg.Mail = []string{pipeline.StageReport}, &mail
 	pl, err := startConfig(ctx, cfg)
 	if err != nil {

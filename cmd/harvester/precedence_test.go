@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harvester-dev/harvester/jobs"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -19,7 +19,7 @@ func TestHarvestPrecedenceFlag(t *testing.T) {
 	srv := newHeaderCatalog(t)
 	url := srv.URL + "/data.json"
 	stored := func() *store.Source {
-		src, err := jobs.SourceByURL(context.Background(), b.st, url)
+		src, err := sources.ByURL(context.Background(), b.st, url)
 		require.NoError(t, err)
 		return src
 	}

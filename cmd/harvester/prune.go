@@ -60,17 +60,12 @@ func (r *retentionFlag) Set(s string) error {
 	return nil
 }
 
-// registerRetention adds --retention (env HARVESTER_RETENTION), which every command that
-// connects to the services shares: the scheduler's leader prunes with it, and every process
-// sets the failed stream's max age from it.
+// registerRetention adds --retention (flagTable), which every command that connects to the
+// services shares: the scheduler's leader prunes with it, and every process sets the failed
+// stream's max age from it.
 func (f *serviceFlags) registerRetention(cmd *cobra.Command) {
-	f.retention = envValue(f, "HARVESTER_RETENTION", retention.DefaultRetention, parseRetention,
-		"not a retention such as 90d, 36h or 0")
-	cmd.Flags().Var((*retentionFlag)(&f.retention), "retention",
-		"how long the history is kept: record versions superseded longer ago and jobs finished longer ago go "+
-			"(a dataset's record, the newest of each record and each source's 20 newest jobs never do), and so do "+
-			"failed messages older than it; the scheduler's leader prunes every hour; 0 keeps everything; every "+
-			"process must use the same (env HARVESTER_RETENTION; default 90d)")
+	f.retention = retention.DefaultRetention
+	f.bind(cmd, (*retentionFlag)(&f.retention), "retention")
 }
 
 func pruneCommand() *cobra.Command {

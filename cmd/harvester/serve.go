@@ -60,86 +60,69 @@ type serverFlags struct {
 	api api.Config
 }
 
+// register adds the long-running commands' flags (flagTable): the services', the scheduler's,
+// the HTTP servers', the catalog's; withAddr adds --addr and --ops-addr of the public listener
+// (else the command adds the probes' --addr itself). The API key and the email come from the
+// environment only.
 func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	f.serviceFlags.register(cmd)
-	fl := cmd.Flags()
 	if withAddr {
-		fl.StringVar(&f.addr, "addr", cmp.Or(os.Getenv("HARVESTER_ADDR"), "127.0.0.1:8080"),
-			"where the web UI (/), the API, /healthz, /readyz and /metrics listen (env HARVESTER_ADDR)")
-		fl.StringVar(&f.opsAddr, "ops-addr", os.Getenv("HARVESTER_OPS_ADDR"),
-			"where /healthz, /readyz and /metrics also listen, on their own, e.g. 0.0.0.0:9090: probes and scrapes are answered "+
-				"there while clients fill --addr's connections (env HARVESTER_OPS_ADDR; default: not served apart)")
+		f.bind(cmd, &f.addr, "addr")
+		f.bind(cmd, &f.opsAddr, "ops-addr")
 	}
-	fl.IntVar(&f.maxJobs, "max-jobs", f.envInt("HARVESTER_MAX_JOBS", 4), "most jobs in progress at once (env HARVESTER_MAX_JOBS)")
-	fl.DurationVar(&f.orphanTimeout, "orphan-timeout", 30*time.Minute,
-		"a job in progress with no heartbeat for this long is re-driven (listed again), and after --max-redrives ended as error")
-	fl.IntVar(&f.maxRedrives, "max-redrives", f.envInt("HARVESTER_MAX_REDRIVES", 3),
-		"how often an orphaned job is re-driven before it is ended as error; 0: never (env HARVESTER_MAX_REDRIVES)")
-	fl.DurationVar(&f.interval, "scheduler-interval", 2*time.Second, "how often the scheduler looks for due and queued jobs")
-	fl.IntVar(&f.concurrency, "concurrency", f.envInt("HARVESTER_CONCURRENCY", 4),
-		"messages of each per-record stage this process handles at once; COMPARE handles 8x, SYNC and the job aggregator 16x (env HARVESTER_CONCURRENCY)")
-	// --subscriptions was this flag's name when each message in flight had a subscription.
+	for _, b := range []struct {
+		ptr any
+		id  string
+	}{
+		{&f.maxJobs, "max-jobs"}, {&f.orphanTimeout, "orphan-timeout"}, {&f.maxRedrives, "max-redrives"},
+		{&f.interval, "scheduler-interval"}, {&f.concurrency, "concurrency"}, {&f.pprofAddr, "pprof-addr"},
+		{&f.localFiles, "local-files"},
+	} {
+		f.bind(cmd, b.ptr, b.id)
+	}
+	fl := cmd.Flags()
+	// --subscriptions was --concurrency's name when each message in flight had a subscription.
 	fl.IntVar(&f.concurrency, "subscriptions", 4, "the old name of --concurrency")
 	_ = fl.MarkDeprecated("subscriptions", "use --concurrency")
-	fl.StringVar(&f.pprofAddr, "pprof-addr", os.Getenv("HARVESTER_PPROF_ADDR"),
-		"where Go's profiler (/debug/pprof/) listens, e.g. 127.0.0.1:6060; keep it private (default: not served; env HARVESTER_PPROF_ADDR)")
-	fl.BoolVar(&f.localFiles, "local-files", f.envBool("HARVESTER_LOCAL_FILES"),
-		"read sources whose location is a local file path (made by harvest --file); refused by default, so that a "+
-			"stored source's url never reads this machine's files (env HARVESTER_LOCAL_FILES=1)")
 	f.registerHTTP(cmd)
-	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
-		"the catalog's public address, e.g. https://catalog.example.gov: every link and IRI the feeds, the CKAN-compatible "+
-			"API, the public pages and the emails mint starts with it (env HARVESTER_BASE_URL; default: the request's own host)")
 	f.smtp = f.smtpFromEnv()
-	f.api = api.Config{APIKey: os.Getenv("HARVESTER_API_KEY"), ProtectReads: f.envBool("HARVESTER_PROTECT_READS")}
-	fl.BoolVar(&f.api.PrivateCatalog, "private-catalog", f.envBool("HARVESTER_PRIVATE_CATALOG"),
-		"close the public catalog (data.json, the DCAT-AP feeds, the CKAN-compatible API, the public search and dataset pages): "+
-			"they then need the API key or a signed-in operator (env HARVESTER_PRIVATE_CATALOG=1)")
-	fl.StringVar(&f.api.Catalog.Title, "catalog-title", os.Getenv("HARVESTER_CATALOG_TITLE"),
-		"the served catalog's title (env HARVESTER_CATALOG_TITLE; default \"Harvester catalog\")")
-	fl.StringVar(&f.api.Catalog.Description, "catalog-description", os.Getenv("HARVESTER_CATALOG_DESCRIPTION"),
-		"the served catalog's description (env HARVESTER_CATALOG_DESCRIPTION)")
-	fl.StringVar(&f.api.Catalog.Publisher, "catalog-publisher", os.Getenv("HARVESTER_CATALOG_PUBLISHER"),
-		"the name of the served catalog's publisher (env HARVESTER_CATALOG_PUBLISHER)")
-	fl.StringVar(&f.api.Catalog.License, "catalog-license", os.Getenv("HARVESTER_CATALOG_LICENSE"),
-		"the URL of the served catalog's licence (env HARVESTER_CATALOG_LICENSE)")
+	f.api = api.Config{APIKey: f.envString("api-key"), ProtectReads: f.envBool("protect-reads")}
+	for _, b := range []struct {
+		ptr any
+		id  string
+	}{
+		{&f.baseURL, "base-url"}, {&f.api.PrivateCatalog, "private-catalog"}, {&f.api.Catalog.Title, "catalog-title"},
+		{&f.api.Catalog.Description, "catalog-description"}, {&f.api.Catalog.Publisher, "catalog-publisher"},
+		{&f.api.Catalog.License, "catalog-license"},
+	} {
+		f.bind(cmd, b.ptr, b.id)
+	}
 }
 
-// smtpFromEnv is the mail configuration of the HARVESTER_SMTP_* variables (no BaseURL); a
-// config without a host sends no email. An unreadable HARVESTER_SMTP_PORT is kept for envErr.
-func (f *serviceFlags) smtpFromEnv() notify.Config {
-	return notify.Config{Host: os.Getenv("HARVESTER_SMTP_HOST"), Port: f.envInt("HARVESTER_SMTP_PORT", 0),
-		Username: os.Getenv("HARVESTER_SMTP_USERNAME"), Password: os.Getenv("HARVESTER_SMTP_PASSWORD"),
-		From: os.Getenv("HARVESTER_SMTP_FROM"), TLS: os.Getenv("HARVESTER_SMTP_TLS")}
+// smtpFromEnv is the mail configuration of the HARVESTER_SMTP_* variables (flagTable's smtp-*
+// rows; no BaseURL); a config without a host sends no email. An unreadable port is kept for
+// envErr.
+func (e *flagEnv) smtpFromEnv() notify.Config {
+	return notify.Config{Host: e.envString("smtp-host"), Port: e.envInt("smtp-port"),
+		Username: e.envString("smtp-username"), Password: e.envString("smtp-password"),
+		From: e.envString("smtp-from"), TLS: e.envString("smtp-tls")}
 }
 
-// registerHTTP adds the flags that bound the HTTP server at --addr; 0 keeps the default.
+// registerHTTP adds the flags that bound the HTTP server at --addr (flagTable); 0 keeps the
+// default.
 func (f *serverFlags) registerHTTP(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.DurationVar(&f.http.ReadHeaderTimeout, "http-read-header-timeout", f.envDuration("HARVESTER_HTTP_READ_HEADER_TIMEOUT", 0),
-		"longest a client may take to send a request's header (env HARVESTER_HTTP_READ_HEADER_TIMEOUT; default 10s)")
-	fl.DurationVar(&f.http.ReadTimeout, "http-read-timeout", f.envDuration("HARVESTER_HTTP_READ_TIMEOUT", 0),
-		"longest a client may take to send a whole request, body included; then its connection is closed "+
-			"(env HARVESTER_HTTP_READ_TIMEOUT; default 1m)")
-	fl.DurationVar(&f.http.WriteTimeout, "http-write-timeout", f.envDuration("HARVESTER_HTTP_WRITE_TIMEOUT", 0),
-		"longest from a request's header to the end of its answer; the record errors CSV and validating a URL "+
-			"extend it (env HARVESTER_HTTP_WRITE_TIMEOUT; default 2m)")
-	fl.DurationVar(&f.http.IdleTimeout, "http-idle-timeout", f.envDuration("HARVESTER_HTTP_IDLE_TIMEOUT", 0),
-		"how long a kept-alive connection waits for its next request (env HARVESTER_HTTP_IDLE_TIMEOUT; default 2m)")
-	fl.IntVar(&f.http.MaxHeaderBytes, "http-max-header-bytes", f.envInt("HARVESTER_HTTP_MAX_HEADER_BYTES", 0),
-		"size cap of a request's header in bytes (env HARVESTER_HTTP_MAX_HEADER_BYTES; default 65536)")
-	fl.IntVar(&f.http.MaxConns, "http-max-conns", f.envInt("HARVESTER_HTTP_MAX_CONNS", 0),
-		"most HTTP connections open at once; more wait until one closes (env HARVESTER_HTTP_MAX_CONNS; default 256)")
-	fl.IntVar(&f.http.MaxConnsPerClient, "http-max-conns-per-client", f.envInt("HARVESTER_HTTP_MAX_CONNS_PER_CLIENT", 0),
-		"most HTTP connections one client (an IPv4 address, an IPv6 /64) holds open at once; more are answered 429 and closed; "+
-			"--trusted-proxies are not held to it (env HARVESTER_HTTP_MAX_CONNS_PER_CLIENT; default 32)")
-	fl.StringVar(&f.trustedProxies, "trusted-proxies", os.Getenv("HARVESTER_TRUSTED_PROXIES"),
-		"reverse proxies in front of this server, comma-separated CIDR prefixes or addresses, e.g. 10.0.0.0/8,192.0.2.7: "+
-			"a request from one of them counts as the client its X-Forwarded-For names (the right-most address not in the list), "+
-			"for the limit on wrong API keys (env HARVESTER_TRUSTED_PROXIES; default: none, every client is its TCP peer)")
-	fl.BoolVar(&f.secureCookies, "secure-cookies", f.envBool("HARVESTER_SECURE_COOKIES"),
-		"mark the web UI's cookies Secure, sent over HTTPS only: set it when the site is served over HTTPS "+
-			"(env HARVESTER_SECURE_COOKIES)")
+	for _, b := range []struct {
+		ptr any
+		id  string
+	}{
+		{&f.http.ReadHeaderTimeout, "http-read-header-timeout"}, {&f.http.ReadTimeout, "http-read-timeout"},
+		{&f.http.WriteTimeout, "http-write-timeout"}, {&f.http.IdleTimeout, "http-idle-timeout"},
+		{&f.http.MaxHeaderBytes, "http-max-header-bytes"}, {&f.http.MaxConns, "http-max-conns"},
+		{&f.http.MaxConnsPerClient, "http-max-conns-per-client"}, {&f.trustedProxies, "trusted-proxies"},
+		{&f.secureCookies, "secure-cookies"},
+	} {
+		f.bind(cmd, b.ptr, b.id)
+	}
 }
 
 func serveCommand() *cobra.Command {
@@ -197,7 +180,7 @@ With --addr, /healthz, /readyz and /metrics are served there.
 	}
 	f.register(cmd, false)
 	cmd.Flags().StringVar(&f.stages, "stages", "", "stages to run, comma-separated ("+strings.Join(pipeline.StageNames(), ",")+") or all")
-	cmd.Flags().StringVar(&f.addr, "addr", "", "where /healthz, /readyz and /metrics listen (default: not served)")
+	f.bind(cmd, &f.addr, "probe-addr")
 	return cmd
 }
 
@@ -225,7 +208,7 @@ func partCommand(use, short, long string, p parts, withAddr bool) *cobra.Command
 	}
 	f.register(cmd, withAddr)
 	if !withAddr {
-		cmd.Flags().StringVar(&f.addr, "addr", "", "where /healthz, /readyz and /metrics listen (default: not served)")
+		f.bind(cmd, &f.addr, "probe-addr")
 	}
 	return cmd
 }

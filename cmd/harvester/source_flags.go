@@ -12,6 +12,7 @@ import (
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -50,13 +51,10 @@ func (f *harvestFlags) params() (jobs.Params, error) {
 	if err := flagErrors(bad, in); err != nil {
 		return p, err
 	}
-	p.SourceType, p.SchemaType, p.URL, p.WAFTimeZone = st, schema, in.URL, in.WAFTimeZone
-	if !in.LocalFile {
-		p.URL, _ = harvest.NormalizeSourceURL(st, in.URL) // Check accepted it; a portal's URL is its base
-	}
-	if in.CollectionParentURL != "" {
-		p.CollectionParentURL, _ = harvest.NormalizeURL(in.CollectionParentURL)
-	}
+	// The URL in its normal form (a portal's is its base), as the report names it; the source is
+	// found or created with both URLs in their normal forms (sources.Sources.Ensure).
+	p.SourceType, p.SchemaType, p.URL, p.WAFTimeZone = st, schema, sources.NormalURL(st, in.URL), in.WAFTimeZone
+	p.CollectionParentURL = in.CollectionParentURL
 	var err error
 	if p.JobType, err = harvest.ParseJobType(f.jobType); err != nil {
 		return p, usageError{fmt.Errorf("--job-type: %w", err)}
@@ -149,7 +147,7 @@ func flagErrors(bad map[string]string, in harvest.SourceFields) error {
 	return usageError{errors.New(strings.Join(lines, "\n"))}
 }
 
-// settings checks --accept, --auth-header (or $HARVESTER_AUTH_HEADER) and --option into p. No
+// settings checks --accept, --auth-header (or its variable, HARVESTER_AUTH_HEADER) and --option into p. No
 // error quotes the auth header's value.
 func (f *harvestFlags) settings(p *jobs.Params) error {
 	p.Accept = strings.TrimSpace(f.accept)
@@ -158,7 +156,8 @@ func (f *harvestFlags) settings(p *jobs.Params) error {
 	}
 	flag, raw := "--auth-header", f.authHeader
 	if raw == "" {
-		flag, raw = authHeaderEnv, os.Getenv(authHeaderEnv)
+		flag = envName("auth-header")
+		raw = os.Getenv(flag)
 	}
 	if raw != "" {
 		h, err := parseAuthHeader(raw)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harvester-dev/harvester/jobs"
+	"github.com/harvester-dev/harvester/sources"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -56,7 +56,7 @@ func TestHarvestSourceSettingsFlags(t *testing.T) {
 	require.Equal(t, []string{"application/json"}, srv.accept)
 	require.Equal(t, []string{"s3cret-key"}, srv.key)
 	srv.mu.Unlock()
-	src, err := jobs.SourceByURL(context.Background(), b.st, url)
+	src, err := sources.ByURL(context.Background(), b.st, url)
 	require.NoError(t, err)
 	require.Equal(t, "application/json", src.Accept)
 	require.Equal(t, &store.AuthHeader{Name: "X-Api-Key", Value: "s3cret-key"}, src.AuthHeader)
@@ -114,7 +114,7 @@ func TestHarvestSourceSettingsBadFlags(t *testing.T) {
 // TestHarvestAuthHeaderFromEnv: HARVESTER_AUTH_HEADER gives the auth header when --auth-header
 // does not, and is never a flag default (which --help would print).
 func TestHarvestAuthHeaderFromEnv(t *testing.T) {
-	t.Setenv(authHeaderEnv, "Authorization: Bearer env-s3cret")
+	t.Setenv(envName("auth-header"), "Authorization: Bearer env-s3cret")
 	f := &harvestFlags{url: "https://data.example.no/catalog.ttl", schemaType: "dcat-ap", sourceType: "rdf",
 		jobType: "harvest", format: "text", timeout: 1}
 	p, err := f.params()
@@ -125,14 +125,14 @@ func TestHarvestAuthHeaderFromEnv(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, &store.AuthHeader{Name: "X-Key", Value: "flag"}, p.AuthHeader, "the flag wins")
 
-	t.Setenv(authHeaderEnv, "Bad Name: env-s3cret")
+	t.Setenv(envName("auth-header"), "Bad Name: env-s3cret")
 	f.authHeader = ""
 	_, err = f.params()
-	require.ErrorContains(t, err, authHeaderEnv+": invalid auth header")
+	require.ErrorContains(t, err, envName("auth-header")+": invalid auth header")
 	require.NotContains(t, err.Error(), "env-s3cret")
 
 	code, stdout, stderr := runCmd("harvest", "--help")
 	require.Equal(t, exitOK, code)
 	require.NotContains(t, stdout+stderr, "env-s3cret", "--help shows no secret")
-	require.Contains(t, stdout, authHeaderEnv)
+	require.Contains(t, stdout, envName("auth-header"))
 }

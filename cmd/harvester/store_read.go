@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,27 +21,27 @@ import (
 // job show, duplicates): where the store is and the output format, nothing of the bus, the
 // index or the stages.
 type storeFlags struct {
+	flagEnv
 	databaseURL string
 	dataDir     string
 	format      string
 }
 
 func (f *storeFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.databaseURL, "database-url", os.Getenv("DATABASE_URL"),
-		"Postgres URL, e.g. postgres://user@host:5432/harvester (env DATABASE_URL); empty: SQLite in --data-dir")
-	cmd.Flags().StringVar(&f.dataDir, "data-dir", cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data"),
-		"where the embedded default keeps its SQLite database (env HARVESTER_DATA_DIR)")
+	f.bind(cmd, &f.databaseURL, "database-url")
+	f.bind(cmd, &f.dataDir, "data-dir")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output: text or json (the API's fields)")
 }
 
 // storeHelp says which store a read command will use, from the environment.
 func storeHelp() string {
-	if os.Getenv("DATABASE_URL") != "" {
-		return "Store in use: Postgres from DATABASE_URL (unset it to use SQLite in the data directory).\n"
+	dbEnv := envName("database-url")
+	if os.Getenv(dbEnv) != "" {
+		return "Store in use: Postgres from " + dbEnv + " (unset it to use SQLite in the data directory).\n"
 	}
-	dir := cmp.Or(os.Getenv("HARVESTER_DATA_DIR"), "harvester-data")
+	dir := (&flagEnv{}).envString("data-dir")
 	return "Store in use: the SQLite database " + filepath.Join(dir, "harvester.db") +
-		" (set DATABASE_URL or --database-url to use Postgres).\n"
+		" (set " + dbEnv + " or --database-url to use Postgres).\n"
 }
 
 // withStore checks --format, opens the store (migrating it, as every command does), runs fn on
