@@ -22,7 +22,8 @@ import (
 // records are errored in every job (a harvest, a changed catalog, a validate job, a force
 // harvest and a harvest of an unchanged catalog) with the clock moved past the
 // retention, on both setups: a dry run counts what the run then deletes and deletes nothing;
-// afterwards every live dataset's record is there, each source keeps its newest jobs, and a
+// afterwards every live dataset's record is there, each source keeps its newest jobs and its
+// whole quality history (one row per job that recorded it, the pruned ones' included), and a
 // harvest finds every record unchanged and deletes nothing; the metric counts what went.
 func TestPruneWholeJobs(t *testing.T) {
 	t.Parallel()
@@ -50,7 +51,7 @@ func TestPruneWholeJobs(t *testing.T) {
 				pipelinetest.MustComplete(t, rep)
 				return rep
 			}
-			run(sample, harvest.JobHarvest)
+			first := run(sample, harvest.JobHarvest)
 			require.Equal(t, [2]int{1, 1}, func(r pipelinetest.Report) [2]int { return [2]int{r.Updated, r.Deleted} }(
 				run(changed, harvest.JobHarvest)), "the catalog changed")
 			run(changed, harvest.JobValidate)
@@ -59,6 +60,19 @@ func TestPruneWholeJobs(t *testing.T) {
 			require.NotZero(t, last.Errored, "the sample's invalid records")
 
 			ctx := context.Background()
+			trend := func() []string {
+				rows, err := st.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{
+					Scope: store.QualityScopeSource, ScopeID: last.SourceID})
+				require.NoError(t, err)
+				var jobs []string
+				for _, r := range rows {
+					jobs = append(jobs, r.JobID)
+				}
+				return jobs
+			}
+			history := trend()
+			require.Len(t, history, 4, "each job but the validate one recorded the source's quality")
+			require.Equal(t, first.JobID, history[0])
 			records, err := st.RecordCount(ctx, last.SourceID)
 			require.NoError(t, err)
 			reg := prometheus.NewRegistry()
@@ -96,6 +110,9 @@ func TestPruneWholeJobs(t *testing.T) {
 			require.Equal(t, 3, total, "the changed harvest (it holds the newest record of the deleted dataset), "+
 				"the force harvest (the datasets' records) and the last harvest")
 			require.Equal(t, []string{last.JobID, forced.JobID}, []string{jobs[0].ID, jobs[1].ID})
+			_, err = st.JobGet(ctx, first.JobID)
+			require.ErrorIs(t, err, store.ErrNotFound, "the first job is pruned")
+			require.Equal(t, history, trend(), "the quality history outlives the jobs pruned")
 
 			kept, err := st.RecordCount(ctx, last.SourceID)
 			require.NoError(t, err)

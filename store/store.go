@@ -364,6 +364,17 @@ type Store interface {
 	// the whole batch, and nothing of it is written.
 	OutcomeSettleBatch(ctx context.Context, ps []*OutcomeSettleParams) ([]*OutcomeSettled, error)
 
+	// QualityAggregateHistory returns the quality aggregates of one scope and scope id
+	// (QualityAggregateHistoryParams), oldest first (by ComputedAt, then JobID): the trend.
+	QualityAggregateHistory(ctx context.Context, p *QualityAggregateHistoryParams) ([]*QualityAggregate, error)
+	// QualityAggregateLatest returns the newest aggregate of each scope id of scope, with its
+	// Summary, ordered by scope id. For QualityScopeSource only the sources that exist are
+	// returned, each with its current OrganizationID.
+	QualityAggregateLatest(ctx context.Context, scope string) ([]*QualityAggregate, error)
+	// QualityAggregateSave writes rows in one transaction, each inserted or replacing the row
+	// of its scope, scope id and job (a job's end recorded again writes the same rows).
+	QualityAggregateSave(ctx context.Context, rows []*QualityAggregate) error
+
 	// RecordCount returns how many harvest_record rows a source has.
 	RecordCount(ctx context.Context, sourceID string) (int, error)
 	// RecordDeleteStream calls fn with the identifier of each delete record (action delete) of
