@@ -106,7 +106,7 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		s.search = search.NewBatcher(p.index, search.BatcherConfig{Metrics: m})
 	}
 	s.sync = catalogsync.New(p.store, s.search)
-	s.report.SetSharedKeyReleaser(s.sync) // a job's end settles its pairs by a shared key, indexed
+	s.report.SetSharedKeyReleaser(s.sync)                        // a job's end settles its pairs by a shared key, indexed
 	s.report.SetQualityRecorder(assess.Recorder{Store: p.store}) // and records the source's quality
 	if s.extractPub, err = p.bus.NewDeferredPublisher(); err != nil {
 		s.close()
