@@ -3,8 +3,8 @@ package api
 import (
 	"encoding/json"
 	"maps"
-	"slices"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
