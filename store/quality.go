@@ -34,9 +34,11 @@ type QualityAggregate struct {
 	// Summary is the whole summary as JSON (quality/assess.Source); nil when the read did
 	// not ask for it (QualityAggregateHistoryParams.Summaries).
 	Summary json.RawMessage
-	// OrganizationID is the current organization of the source ScopeID of a source row read by
-	// QualityAggregateLatest ("" when it has none); empty otherwise.
+	// OrganizationID and SourceName are the current organization ("" when it has none) and
+	// name of the source ScopeID of a source row read by QualityAggregateLatest; empty
+	// otherwise.
 	OrganizationID string
+	SourceName     string
 }
 
 // QualityAggregateHistoryParams selects the rows QualityAggregateHistory returns: those of

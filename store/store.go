@@ -369,7 +369,7 @@ type Store interface {
 	QualityAggregateHistory(ctx context.Context, p *QualityAggregateHistoryParams) ([]*QualityAggregate, error)
 	// QualityAggregateLatest returns the newest aggregate of each scope id of scope, with its
 	// Summary, ordered by scope id. For QualityScopeSource only the sources that exist are
-	// returned, each with its current OrganizationID.
+	// returned, each with its current OrganizationID and SourceName.
 	QualityAggregateLatest(ctx context.Context, scope string) ([]*QualityAggregate, error)
 	// QualityAggregateSave writes rows in one transaction, each inserted or replacing the row
 	// of its scope, scope id and job (a job's end recorded again writes the same rows).

@@ -76,6 +76,7 @@ func testQualityAggregate(t *testing.T, s store.Store) {
 	require.InDelta(t, 175.75, byID[src.ID].Mean, 1e-9)
 	require.JSONEq(t, `{"mean": 175.75}`, string(byID[src.ID].Summary))
 	require.Equal(t, org.ID, byID[src.ID].OrganizationID)
+	require.Equal(t, "scored", byID[src.ID].SourceName)
 	require.Equal(t, otherRow.JobID, byID[other.ID].JobID)
 	require.Empty(t, byID[other.ID].OrganizationID)
 	gotHist, err := s.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{Scope: store.QualityScopeSource,

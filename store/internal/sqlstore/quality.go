@@ -56,13 +56,13 @@ func (s *Store) QualityAggregateHistory(ctx context.Context, p *store.QualityAgg
 
 // QualityAggregateLatest implements store.Store.
 func (s *Store) QualityAggregateLatest(ctx context.Context, scope string) ([]*store.QualityAggregate, error) {
-	org, join := `''`, ``
+	org, join := `'' AS org, '' AS name`, ``
 	if scope == store.QualityScopeSource {
-		org = `COALESCE(CAST(h.organization_id AS TEXT), '')`
+		org = `COALESCE(CAST(h.organization_id AS TEXT), '') AS org, h.name AS name`
 		join = `JOIN harvest_source h ON CAST(h.id AS TEXT) = a.scope_id`
 	}
-	return Collect(s.q.Query(ctx, `SELECT `+qualityColumns+`, CAST(summary AS TEXT), org FROM (
-			SELECT a.*, `+org+` AS org, ROW_NUMBER() OVER (PARTITION BY a.scope_id
+	return Collect(s.q.Query(ctx, `SELECT `+qualityColumns+`, CAST(summary AS TEXT), org, name FROM (
+			SELECT a.*, `+org+`, ROW_NUMBER() OVER (PARTITION BY a.scope_id
 				ORDER BY a.computed_at DESC, a.job_id DESC) AS n
 			FROM quality_aggregate a `+join+` WHERE a.scope = $1) latest
 		WHERE n = 1 ORDER BY scope_id`, scope), func(row Row) (*store.QualityAggregate, error) {
@@ -71,14 +71,14 @@ func (s *Store) QualityAggregateLatest(ctx context.Context, scope string) ([]*st
 }
 
 // qualityAggregate reads a quality_aggregate row (qualityColumns, then summary, NULL or text,
-// then with org the source's organization).
+// then with org the source's organization and name).
 func (s *Scanner) qualityAggregate(row Row, org bool) (*store.QualityAggregate, error) {
 	var a store.QualityAggregate
 	var summary *string
 	dest := []any{&a.Scope, &a.ScopeID, &a.JobID, &a.SourceID, s.Time(&a.ComputedAt), &a.Datasets, &a.Mean, &a.Rating,
 		&a.LinksURLs, &a.LinksBroken, &summary}
 	if org {
-		dest = append(dest, &a.OrganizationID)
+		dest = append(dest, &a.OrganizationID, &a.SourceName)
 	}
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
