@@ -103,6 +103,11 @@ type Store interface {
 	// p.SourceID, with its source's name (of several such sources, the first by name), or
 	// ErrNotFound: EXTRACT flags a portal item another harvest source already harvests.
 	DatasetFindElsewhere(ctx context.Context, p *DatasetFindElsewhereParams) (*DatasetElsewhere, error)
+	// DatasetFindings says, of each of the datasets ids (live or held), whether its record has
+	// a validation row (errors and warnings alike, carried ones included: DatasetQuality's
+	// Findings); an unknown id is missing from the map. ids are dataset ids as the store gave them
+	// (on Postgres a text that is no uuid fails the call).
+	DatasetFindings(ctx context.Context, ids []string) (map[string]bool, error)
 	// DatasetGet returns the dataset of (source, identifier), live or held (Dataset.DuplicateOf),
 	// or ErrNotFound.
 	DatasetGet(ctx context.Context, p *DatasetGetParams) (*Dataset, error)
@@ -295,6 +300,9 @@ type Store interface {
 	// LinkResultGet returns the stored link check of each of urls that has one, by URL; a URL
 	// never checked (or dropped) is missing from the map.
 	LinkResultGet(ctx context.Context, urls []string) (map[string]*LinkResult, error)
+	// LinkResultNewest returns the newest CheckedAt of the stored link checks (UTC), the zero
+	// time when there is none: what a cached score depends on beside the records.
+	LinkResultNewest(ctx context.Context) (time.Time, error)
 	// LinkResultPrune drops the stored checks of URLs that no live dataset of any source uses
 	// (DatasetLinkURLs over every source) and returns how many it dropped.
 	LinkResultPrune(ctx context.Context) (int, error)

@@ -96,6 +96,8 @@ var cases = []testCase{
 
 	{"LinkResult/Upsert", testLinkResultUpsert},
 	{"LinkResult/DatasetQualityStream", testDatasetQualityStream},
+	{"LinkResult/DatasetFindings", testDatasetFindings},
+	{"LinkResult/Newest", testLinkResultNewest},
 	{"QualityAggregate", testQualityAggregate},
 	{"Organization/Insert", testOrganizationInsert},
 	{"Organization/GetNotFound", testOrganizationGetNotFound},

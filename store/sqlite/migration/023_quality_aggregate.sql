@@ -18,5 +18,10 @@ CREATE TABLE quality_aggregate (
 );
 CREATE INDEX quality_aggregate_trend ON quality_aggregate (scope, scope_id, computed_at);
 
+-- The newest link check (store.Store LinkResultNewest): part of the DCAT-AP feed's validators,
+-- whose documents carry the scores the checks change.
+CREATE INDEX link_result_checked_at ON link_result (checked_at);
+
 -- +goose Down
+DROP INDEX link_result_checked_at;
 DROP TABLE quality_aggregate;
