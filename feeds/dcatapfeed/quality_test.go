@@ -90,7 +90,9 @@ func TestQualityMeasurements(t *testing.T) {
 		require.Len(t, got, 1+len(quality.Indicators))
 		require.Equal(t, rdf.Literal(fmt.Sprint(int(math.Round(want.Score.Points))), "http://www.w3.org/2001/XMLSchema#integer", ""),
 			got[pv+"score"])
-		boolean := func(v bool) rdf.Term { return rdf.Literal(fmt.Sprint(v), "http://www.w3.org/2001/XMLSchema#boolean", "") }
+		boolean := func(v bool) rdf.Term {
+			return rdf.Literal(fmt.Sprint(v), "http://www.w3.org/2001/XMLSchema#boolean", "")
+		}
 		require.Equal(t, boolean(true), got[pv+"keywordAvailability"])
 		require.Equal(t, boolean(false), got[pv+"categoryAvailability"])
 		require.Equal(t, boolean(true), got[pv+"formatMediaTypeMachineInterpretable"])
