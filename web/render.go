@@ -94,11 +94,13 @@ var funcs = template.FuncMap{
 		}
 		return m
 	},
-	"field": func(fields map[string]string, name string) string { return fields[name] },
+	"field":   func(fields map[string]string, name string) string { return fields[name] },
+	"sub":     func(a, b int) int { return a - b },
+	"percent": func(share float64) float64 { return 100 * share },
 }
 
 // tmpl returns the template set of one page: the layout, the pager, the cross-source
-// duplicates table and the page's file.
+// duplicates table, the quality panel and the page's file.
 func tmpl(name string) (*template.Template, error) {
 	tmplMu.Lock()
 	defer tmplMu.Unlock()
@@ -106,7 +108,7 @@ func tmpl(name string) (*template.Template, error) {
 		return t, nil
 	}
 	t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/pager.html",
-		"templates/duplicates_table.html", "templates/"+name)
+		"templates/duplicates_table.html", "templates/quality_panel.html", "templates/"+name)
 	if err != nil {
 		return nil, err
 	}
