@@ -53,6 +53,19 @@ func adviceOf(m quality.Metric) string {
 	return "Meet " + string(m)
 }
 
+// uncheckedAdvice is the advice of a status-code indicator whose links were never checked:
+// they may well answer, so the first thing is to check them.
+func uncheckedAdvice(m quality.Metric) string {
+	what := "links"
+	switch m {
+	case quality.AccessURLStatusCode:
+		what = "access URLs"
+	case quality.DownloadURLStatusCode:
+		what = "download URLs"
+	}
+	return "Have the " + what + " checked (never checked yet: harvester harvest --check-links)"
+}
+
 // points formats a number of points with one decimal.
 func points(p float64) string { return strconv.FormatFloat(p, 'f', 1, 64) }
 
@@ -214,6 +227,9 @@ func (s *server) sourceQuality(w http.ResponseWriter, r *http.Request) error {
 		Trend: trendOf(rows), Recorded: len(rows)}
 	for _, f := range fixes.Fixes {
 		v := fixView{Fix: f, Advice: adviceOf(f.Metric), Total: points(f.Gain)}
+		if f.Unchecked == f.Datasets {
+			v.Advice = uncheckedAdvice(f.Metric)
+		}
 		if len(f.Examples) > 0 {
 			v.Each = points(f.Examples[0].Gain)
 		}

@@ -215,7 +215,7 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	}
 	var q *qualityReport
 	if f.links.checkLinks {
-		if q, err = f.links.checkSourceLinks(wctx, st, job.SourceID, f.allowPrivate); err != nil {
+		if q, err = f.links.checkSourceLinks(wctx, st, job.ID, job.SourceID, f.allowPrivate); err != nil {
 			return job.ID, err
 		}
 	}

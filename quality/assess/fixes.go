@@ -24,6 +24,9 @@ type Fix struct {
 	// gain together (the source's mean rises by Gain over its datasets).
 	Datasets int     `json:"datasets_missing"`
 	Gain     float64 `json:"gain"`
+	// Unchecked counts, of Datasets, those that miss a status-code indicator only because
+	// some of their links were never checked (IndicatorScore.Unknown), not because they broke.
+	Unchecked int `json:"unchecked"`
 	// Examples are the datasets that would gain the most (then by slug), at most the n asked.
 	Examples []FixDataset `json:"examples"`
 }
@@ -76,6 +79,9 @@ func SourceFixes(ctx context.Context, st Store, sourceID string, examples int) (
 				f := fixes[i]
 				f.Datasets++
 				f.Gain += gain
+				if is.Unknown > 0 && is.Met+is.Unknown == is.Of {
+					f.Unchecked++
+				}
 				if examples > 0 {
 					if title == "" {
 						title = recordTitle(d.DCAT)

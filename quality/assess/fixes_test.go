@@ -68,5 +68,9 @@ func TestSourceFixes(t *testing.T) {
 		require.Equal(t, "c-none", format.Examples[0].Slug, "the larger gain first")
 		require.InDelta(t, 20, format.Examples[0].Gain, 1e-9)
 		require.InDelta(t, 20-want.Indicators[7].Mean, format.Lost, 1e-9)
+		access := byMetric[quality.AccessURLStatusCode]
+		require.Equal(t, 3, access.Datasets)
+		require.Equal(t, 3, access.Unchecked, "no link was checked")
+		require.Zero(t, format.Unchecked)
 	})
 }
