@@ -170,21 +170,7 @@ func TestQualityHistoryRoutes(t *testing.T) {
 			direct, err := assess.SourceQuality(ctx, b.store, src.ID)
 			require.NoError(t, err)
 
-			doc := loadOpenAPI(t)
-			required := func(schema string) []any {
-				s := doc["components"].(map[string]any)["schemas"].(map[string]any)[schema].(map[string]any)
-				if all, ok := s["allOf"].([]any); ok {
-					var out []any
-					for _, part := range all {
-						if req, ok := part.(map[string]any)["required"].([]any); ok {
-							out = append(out, req...)
-						}
-					}
-					out = append(out, doc["components"].(map[string]any)["schemas"].(map[string]any)["SourceQuality"].(map[string]any)["required"].([]any)...)
-					return out
-				}
-				return s["required"].([]any)
-			}
+			required := func(schema string) []any { return requiredMembers(t, schema) }
 			for _, path := range []string{"/api/v1/organizations/" + org.ID + "/quality", "/api/v1/quality"} {
 				r := b.request(t, http.MethodGet, path, nil)
 				require.Equal(t, http.StatusOK, r.status, string(r.body))
@@ -219,4 +205,25 @@ func TestQualityHistoryRoutes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// requiredMembers are the required members of a schema of the OpenAPI document, those of the
+// parts of an allOf (SourceQuality's, for QualityAggregate) included.
+func requiredMembers(t *testing.T, schema string) []any {
+	t.Helper()
+	schemas := loadOpenAPI(t)["components"].(map[string]any)["schemas"].(map[string]any)
+	s := schemas[schema].(map[string]any)
+	all, ok := s["allOf"].([]any)
+	if !ok {
+		return s["required"].([]any)
+	}
+	var out []any
+	for _, part := range all {
+		p := part.(map[string]any)
+		if ref, ok := p["$ref"].(string); ok {
+			p = schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+		}
+		out = append(out, p["required"].([]any)...)
+	}
+	return out
 }

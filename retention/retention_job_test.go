@@ -60,19 +60,8 @@ func TestPruneWholeJobs(t *testing.T) {
 			require.NotZero(t, last.Errored, "the sample's invalid records")
 
 			ctx := context.Background()
-			trend := func() []string {
-				rows, err := st.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{
-					Scope: store.QualityScopeSource, ScopeID: last.SourceID})
-				require.NoError(t, err)
-				var jobs []string
-				for _, r := range rows {
-					jobs = append(jobs, r.JobID)
-				}
-				return jobs
-			}
-			history := trend()
-			require.Len(t, history, 4, "each job but the validate one recorded the source's quality")
-			require.Equal(t, first.JobID, history[0])
+			history := qualityJobs(t, st, last.SourceID)
+			require.Equal(t, first.JobID, history[0], "each job but the validate one recorded the quality: %v", history)
 			records, err := st.RecordCount(ctx, last.SourceID)
 			require.NoError(t, err)
 			reg := prometheus.NewRegistry()
@@ -97,22 +86,13 @@ func TestPruneWholeJobs(t *testing.T) {
 			require.NoError(t, err)
 			require.Zero(t, again.Total(), "a second run finds nothing")
 
-			live := 0
-			require.NoError(t, st.DatasetStream(ctx, &store.DatasetListParams{SourceID: last.SourceID}, func(d *store.Dataset) error {
-				live++
-				_, err := st.RecordGet(ctx, d.RecordID)
-				require.NoError(t, err, "the record of live dataset %s", d.Identifier)
-				return nil
-			}))
-			require.Equal(t, forced.Updated, live)
+			require.Equal(t, forced.Updated, liveWithRecords(t, st, last.SourceID))
 			jobs, total, err := st.JobList(ctx, &store.JobListParams{SourceID: last.SourceID})
 			require.NoError(t, err)
 			require.Equal(t, 3, total, "the changed harvest (it holds the newest record of the deleted dataset), "+
 				"the force harvest (the datasets' records) and the last harvest")
 			require.Equal(t, []string{last.JobID, forced.JobID}, []string{jobs[0].ID, jobs[1].ID})
-			_, err = st.JobGet(ctx, first.JobID)
-			require.ErrorIs(t, err, store.ErrNotFound, "the first job is pruned")
-			require.Equal(t, history, trend(), "the quality history outlives the jobs pruned")
+			require.Equal(t, history, qualityJobs(t, st, last.SourceID), "the quality history outlives the first job, pruned")
 
 			kept, err := st.RecordCount(ctx, last.SourceID)
 			require.NoError(t, err)
@@ -125,6 +105,34 @@ func TestPruneWholeJobs(t *testing.T) {
 			require.Equal(t, kept, written, "and writes no record")
 		})
 	}
+}
+
+// qualityJobs are the jobs of the source's quality history, oldest first: four, one per job but
+// the validate one.
+func qualityJobs(t *testing.T, st store.Store, sourceID string) []string {
+	t.Helper()
+	rows, err := st.QualityAggregateHistory(t.Context(), &store.QualityAggregateHistoryParams{
+		Scope: store.QualityScopeSource, ScopeID: sourceID})
+	require.NoError(t, err)
+	var jobs []string
+	for _, r := range rows {
+		jobs = append(jobs, r.JobID)
+	}
+	require.Len(t, jobs, 4)
+	return jobs
+}
+
+// liveWithRecords counts the source's live datasets, each of which must have its record.
+func liveWithRecords(t *testing.T, st store.Store, sourceID string) int {
+	t.Helper()
+	live := 0
+	require.NoError(t, st.DatasetStream(t.Context(), &store.DatasetListParams{SourceID: sourceID}, func(d *store.Dataset) error {
+		live++
+		_, err := st.RecordGet(t.Context(), d.RecordID)
+		require.NoError(t, err, "the record of live dataset %s", d.Identifier)
+		return nil
+	}))
+	return live
 }
 
 // changedSample is the sample catalog with its first dataset's title changed and its second

@@ -41,36 +41,7 @@ func TestQualityPages(t *testing.T) {
 			t.Parallel()
 			st := open(t)
 			ctx := t.Context()
-			org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Q org", Slug: "q-" + uuid.NewString()[:8]})
-			require.NoError(t, err)
-			src, err := st.SourceInsert(ctx, &store.SourceInsertParams{OrganizationID: org.ID, Name: "Q source",
-				URL: "https://example.gov/" + uuid.NewString(), SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-			require.NoError(t, err)
-			job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-			require.NoError(t, err)
-			broken := "https://files.example.gov/" + uuid.NewString() + ".csv"
-			add := func(slug, title string, keywords bool) *store.Dataset {
-				doc := map[string]any{"identifier": slug, "title": title, "distribution": []any{
-					map[string]any{"downloadURL": broken, "format": "CSV", "mediaType": "text/csv"}}}
-				if keywords {
-					doc["keyword"] = []string{"water"}
-				}
-				body, err := json.Marshal(doc)
-				require.NoError(t, err)
-				r, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: uuid.NewString(), JobID: job.ID, SourceID: src.ID,
-					Identifier: slug, Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: string(body),
-					SchemaType: harvest.SchemaDCATUS11Federal})
-				require.NoError(t, err)
-				ds, err := st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: slug, Slug: slug,
-					DCAT: body, RecordID: r.ID})
-				require.NoError(t, err)
-				return ds
-			}
-			add("kept", "Kept", true)
-			bare := add("bare-1", "Bare one", false)
-			add("bare-2", "Bare two", false)
-			require.NoError(t, assess.SaveChecks(ctx, st, []check.Result{{URL: broken, Status: 404, FinalURL: broken,
-				ContentLength: -1, CheckedAt: time.Now().UTC()}}))
+			org, src, bare, broken := seedQuality(t, st)
 			b := publicSite(t, st).browser(t)
 
 			code, body := b.get("/harvest_sources/" + src.ID)
@@ -124,4 +95,42 @@ func TestQualityPages(t *testing.T) {
 			require.Contains(t, body, broken)
 		})
 	}
+}
+
+// seedQuality makes an organization's source of three datasets sharing a download URL whose
+// check answered 404, two of them (bare-1, bare-2) without keywords; it returns bare-1.
+func seedQuality(t *testing.T, st store.Store) (*store.Organization, *store.Source, *store.Dataset, string) {
+	t.Helper()
+	ctx := t.Context()
+	org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Q org", Slug: "q-" + uuid.NewString()[:8]})
+	require.NoError(t, err)
+	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{OrganizationID: org.ID, Name: "Q source",
+		URL: "https://example.gov/" + uuid.NewString(), SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	broken := "https://files.example.gov/" + uuid.NewString() + ".csv"
+	add := func(slug, title string, keywords bool) *store.Dataset {
+		doc := map[string]any{"identifier": slug, "title": title, "distribution": []any{
+			map[string]any{"downloadURL": broken, "format": "CSV", "mediaType": "text/csv"}}}
+		if keywords {
+			doc["keyword"] = []string{"water"}
+		}
+		body, err := json.Marshal(doc)
+		require.NoError(t, err)
+		r, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: uuid.NewString(), JobID: job.ID, SourceID: src.ID,
+			Identifier: slug, Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: string(body),
+			SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		ds, err := st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: slug, Slug: slug,
+			DCAT: body, RecordID: r.ID})
+		require.NoError(t, err)
+		return ds
+	}
+	add("kept", "Kept", true)
+	bare := add("bare-1", "Bare one", false)
+	add("bare-2", "Bare two", false)
+	require.NoError(t, assess.SaveChecks(ctx, st, []check.Result{{URL: broken, Status: 404, FinalURL: broken,
+		ContentLength: -1, CheckedAt: time.Now().UTC()}}))
+	return org, src, bare, broken
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/quality"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -74,29 +75,71 @@ func RecordJob(ctx context.Context, st RecordStore, job *store.HarvestJob, src *
 	if err != nil {
 		return nil, err
 	}
+	rows, err := combinedRows(ctx, st, job, src, at, row, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.QualityAggregateSave(ctx, rows); err != nil {
+		return nil, fmt.Errorf("store the quality of job %s: %w", job.ID, err)
+	}
+
+	out := &Recorded{Source: now}
+	if prev != nil {
+		if out.Previous, err = SourceOf(prev); err != nil {
+			return nil, err
+		}
+	}
+	if out.NewlyBroken, err = newlyBroken(ctx, st, src.ID, now, prev); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// newlyBroken are the source's links broken since prev was recorded (Recorded.NewlyBroken);
+// every broken link when prev is nil.
+func newlyBroken(ctx context.Context, st Store, sourceID string, now *Source, prev *store.QualityAggregate) ([]*BrokenLink, error) {
+	if now.Links.Broken == 0 {
+		return nil, nil
+	}
+	broken, err := BrokenLinks(ctx, st, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*BrokenLink
+	for _, b := range broken {
+		if prev == nil || b.LastOKAt.After(prev.ComputedAt) || (b.ConsecutiveFailures == 1 && b.CheckedAt.After(prev.ComputedAt)) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// combinedRows are the rows of the job: the source's row, its organization's (when it has one)
+// and the catalog's, each combining the latest aggregate of its sources with now, the source's.
+func combinedRows(ctx context.Context, st RecordStore, job *store.HarvestJob, src *store.Source, at time.Time,
+	row *store.QualityAggregate, now *Source,
+) ([]*store.QualityAggregate, error) {
 	latest, err := st.QualityAggregateLatest(ctx, store.QualityScopeSource)
 	if err != nil {
 		return nil, fmt.Errorf("read the sources' latest quality: %w", err)
 	}
-	var catalog, org []*Source
+	catalog, org := []*Source{now}, []*Source{now}
 	for _, l := range latest {
-		s := now
-		if l.ScopeID != src.ID {
-			if s, err = SourceOf(l); err != nil {
-				return nil, err
-			}
+		if l.ScopeID == src.ID {
+			continue
+		}
+		s, err := SourceOf(l)
+		if err != nil {
+			return nil, err
 		}
 		catalog = append(catalog, s)
-		if src.OrganizationID != "" && l.OrganizationID == src.OrganizationID && l.ScopeID != src.ID {
+		if src.OrganizationID != "" && l.OrganizationID == src.OrganizationID {
 			org = append(org, s)
 		}
 	}
-	if !containsSource(latest, src.ID) { // the source's first record
-		catalog = append(catalog, now)
-	}
 	rows := []*store.QualityAggregate{row}
 	if src.OrganizationID != "" {
-		r, err := aggregateRow(store.QualityScopeOrganization, src.OrganizationID, job, at, CombineSources(append(org, now)...))
+		r, err := aggregateRow(store.QualityScopeOrganization, src.OrganizationID, job, at, CombineSources(org...))
 		if err != nil {
 			return nil, err
 		}
@@ -106,40 +149,7 @@ func RecordJob(ctx context.Context, st RecordStore, job *store.HarvestJob, src *
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, r)
-	if err := st.QualityAggregateSave(ctx, rows); err != nil {
-		return nil, fmt.Errorf("store the quality of job %s: %w", job.ID, err)
-	}
-
-	out := &Recorded{Source: now}
-	var since time.Time
-	if prev != nil {
-		if out.Previous, err = SourceOf(prev); err != nil {
-			return nil, err
-		}
-		since = prev.ComputedAt
-	}
-	if now.Links.Broken > 0 {
-		broken, err := BrokenLinks(ctx, st, src.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, b := range broken {
-			if prev == nil || b.LastOKAt.After(since) || (b.ConsecutiveFailures == 1 && b.CheckedAt.After(since)) {
-				out.NewlyBroken = append(out.NewlyBroken, b)
-			}
-		}
-	}
-	return out, nil
-}
-
-func containsSource(rows []*store.QualityAggregate, id string) bool {
-	for _, r := range rows {
-		if r.ScopeID == id {
-			return true
-		}
-	}
-	return false
+	return append(rows, r), nil
 }
 
 // aggregateRow is the quality_aggregate row of s for scope and scopeID at job's end.
@@ -184,10 +194,29 @@ func CombineSources(srcs ...*Source) *Source {
 }
 
 // Recorder is RecordJob over a store, as the job aggregator calls it
-// (report.QualityRecorder).
+// (report.QualityRecorder): for the jobs Records names, the source's quality as the job email
+// gives it (notify.Quality, at most notify.MaxDuplicateLines newly broken links listed).
 type Recorder struct{ Store RecordStore }
 
-// RecordJob implements report.QualityRecorder: RecordJob(ctx, r.Store, job, src).
-func (r Recorder) RecordJob(ctx context.Context, job *store.HarvestJob, src *store.Source) (*Recorded, error) {
-	return RecordJob(ctx, r.Store, job, src)
+// RecordJob implements report.QualityRecorder: nil for a job Records does not name, else
+// RecordJob(ctx, r.Store, job, src) for the email.
+func (r Recorder) RecordJob(ctx context.Context, job *store.HarvestJob, src *store.Source) (*notify.Quality, error) {
+	if !Records(job) {
+		return nil, nil
+	}
+	rec, err := RecordJob(ctx, r.Store, job, src)
+	if err != nil {
+		return nil, err
+	}
+	q := &notify.Quality{Score: rec.Source.Mean, Rating: string(rec.Source.Rating), Datasets: rec.Source.Datasets,
+		LinksBroken: rec.Source.Links.Broken, NewlyBrokenCount: len(rec.NewlyBroken)}
+	if rec.Previous != nil {
+		p := rec.Previous.Mean
+		q.Previous, q.PreviousRating = &p, string(rec.Previous.Rating)
+	}
+	for _, b := range rec.NewlyBroken[:min(len(rec.NewlyBroken), notify.MaxDuplicateLines)] {
+		q.NewlyBroken = append(q.NewlyBroken, notify.BrokenLink{URL: b.URL, Status: b.Status, Error: string(b.Error),
+			Datasets: len(b.Datasets)})
+	}
+	return q, nil
 }
