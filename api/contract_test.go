@@ -357,7 +357,7 @@ func TestQueryParameters(t *testing.T) {
 		requireFields(t, send("page=%zz&x%zz=1"), "page", "x%zz")
 	}
 	require.Equal(t, http.StatusOK, b.get(t, "/api/v1/harvest_jobs?&page=1&").status, "empty pairs are nothing")
-	require.Equal(t, 8, withQuery, "the six list operations, search and a source's broken links")
+	require.Equal(t, 11, withQuery, "the six list operations, search, a source's broken links and the three quality histories")
 }
 
 // TestEmptyQueryValues names each empty parameter of a list, with the good ones beside it.

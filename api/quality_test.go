@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +129,101 @@ func TestQualityRoutes(t *testing.T) {
 				b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?format=xml", nil).status)
 		})
 	}
+}
+
+// TestQualityHistoryRoutes: the jobs' recorded quality is the latest quality of an
+// organization and of the catalog, and each recorded job is a point of the source's, the
+// organization's and the catalog's history, oldest first, paged; the members are the
+// document's. Before any record, an organization's quality is that of no dataset with null
+// computed_at and job_id. Unknown ids are 404, a bad page 422. On both stores.
+func TestQualityHistoryRoutes(t *testing.T) {
+	t.Parallel()
+	for name, opt := range map[string]func(t *testing.T) func(*Config, *Deps){
+		"sqlite": func(*testing.T) func(*Config, *Deps) { return func(*Config, *Deps) {} },
+		"postgres": func(t *testing.T) func(*Config, *Deps) {
+			st := dbtest.Store(t)
+			return func(_ *Config, d *Deps) { d.Store = st }
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			b := setup(t, opt(t))
+			org := b.newOrganization(t)
+			empty := b.request(t, http.MethodGet, "/api/v1/organizations/"+org.ID+"/quality", nil).object(t)
+			require.Nil(t, empty["computed_at"])
+			require.Nil(t, empty["job_id"])
+			require.EqualValues(t, 0, empty["datasets"])
+			require.Equal(t, "Bad", empty["rating"])
+
+			src, _, _, _ := qualitySeed(t, b.store)
+			src.OrganizationID = org.ID // as RecordJob reads it
+			var jobs []string
+			for i := range 3 {
+				job := &store.HarvestJob{ID: uuid.NewString(), SourceID: src.ID}
+				finished := time.Date(2026, 12, 1+i, 10, 0, 0, 0, time.UTC)
+				job.FinishedAt = &finished
+				_, err := assess.RecordJob(ctx, b.store, job, src)
+				require.NoError(t, err)
+				jobs = append(jobs, job.ID)
+			}
+			direct, err := assess.SourceQuality(ctx, b.store, src.ID)
+			require.NoError(t, err)
+
+			required := func(schema string) []any { return requiredMembers(t, schema) }
+			for _, path := range []string{"/api/v1/organizations/" + org.ID + "/quality", "/api/v1/quality"} {
+				r := b.request(t, http.MethodGet, path, nil)
+				require.Equal(t, http.StatusOK, r.status, string(r.body))
+				got := r.object(t)
+				require.ElementsMatch(t, required("QualityAggregate"), slices.Collect(maps.Keys(got)), path)
+				require.Equal(t, jobs[2], got["job_id"], path)
+				require.Equal(t, "2026-12-03T10:00:00Z", got["computed_at"], path)
+				require.EqualValues(t, 2, got["datasets"], path)
+				require.InDelta(t, direct.Mean, got["mean"], 1e-9, path)
+				require.Equal(t, map[string]any{"urls": 3.0, "checked": 2.0, "ok": 1.0, "broken": 1.0, "unchecked": 1.0}, got["links"], path)
+			}
+			for _, path := range []string{"/api/v1/harvest_sources/" + src.ID + "/quality/history",
+				"/api/v1/organizations/" + org.ID + "/quality/history", "/api/v1/quality/history"} {
+				page := b.request(t, http.MethodGet, path+"?per_page=2", nil).object(t)
+				require.EqualValues(t, 3, page["total"], path)
+				items := page["items"].([]any)
+				require.Len(t, items, 2, path)
+				first := items[0].(map[string]any)
+				require.ElementsMatch(t, required("QualityPoint"), slices.Collect(maps.Keys(first)), path)
+				require.Equal(t, jobs[0], first["job_id"], path)
+				require.Equal(t, src.ID, first["source_id"], path)
+				require.EqualValues(t, 1, first["links_broken"], path)
+				require.InDelta(t, direct.Mean, first["mean"], 1e-9, path)
+				last := b.request(t, http.MethodGet, path+"?per_page=2&page=2", nil).object(t)["items"].([]any)
+				require.Len(t, last, 1, path)
+				require.Equal(t, jobs[2], last[0].(map[string]any)["job_id"], path)
+				require.Equal(t, http.StatusUnprocessableEntity, b.request(t, http.MethodGet, path+"?page=0", nil).status, path)
+			}
+			for _, path := range []string{"/api/v1/organizations/" + uuid.NewString() + "/quality",
+				"/api/v1/organizations/nope/quality/history", "/api/v1/harvest_sources/" + uuid.NewString() + "/quality/history"} {
+				require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, path, nil).status, path)
+			}
+		})
+	}
+}
+
+// requiredMembers are the required members of a schema of the OpenAPI document, those of the
+// parts of an allOf (SourceQuality's, for QualityAggregate) included.
+func requiredMembers(t *testing.T, schema string) []any {
+	t.Helper()
+	schemas := loadOpenAPI(t)["components"].(map[string]any)["schemas"].(map[string]any)
+	s := schemas[schema].(map[string]any)
+	all, ok := s["allOf"].([]any)
+	if !ok {
+		return s["required"].([]any)
+	}
+	var out []any
+	for _, part := range all {
+		p := part.(map[string]any)
+		if ref, ok := p["$ref"].(string); ok {
+			p = schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+		}
+		out = append(out, p["required"].([]any)...)
+	}
+	return out
 }

@@ -33,6 +33,8 @@ func (s *server) routes() []route {
 		{"GET /api/v1/organizations/{id}", read, s.organizationGet},
 		{"PUT /api/v1/organizations/{id}", write, s.organizationUpdate},
 		{"DELETE /api/v1/organizations/{id}", write, s.organizationDelete},
+		{"GET /api/v1/organizations/{id}/quality", public, s.organizationQuality},
+		{"GET /api/v1/organizations/{id}/quality/history", public, s.organizationQualityHistory},
 
 		{"GET /api/v1/harvest_sources", read, s.sourceList},
 		{"POST /api/v1/harvest_sources", write, s.sourceCreate},
@@ -41,6 +43,7 @@ func (s *server) routes() []route {
 		{"DELETE /api/v1/harvest_sources/{id}", write, s.sourceDelete},
 		{"POST /api/v1/harvest_sources/{id}/jobs", write, s.sourceJobCreate},
 		{"GET /api/v1/harvest_sources/{id}/quality", public, s.sourceQuality},
+		{"GET /api/v1/harvest_sources/{id}/quality/history", public, s.sourceQualityHistory},
 		{"GET /api/v1/harvest_sources/{id}/broken_links", read, s.sourceBrokenLinks},
 
 		{"GET /api/v1/harvest_jobs", read, s.jobList},
@@ -55,6 +58,8 @@ func (s *server) routes() []route {
 		{"GET /api/v1/cross_source_duplicates", read, s.crossSourceDuplicateList},
 
 		{"GET /api/v1/datasets/{id}/quality", public, s.datasetQuality},
+		{"GET /api/v1/quality", public, s.catalogQuality},
+		{"GET /api/v1/quality/history", public, s.catalogQualityHistory},
 
 		{"GET /api/v1/search", public, s.searchList},
 

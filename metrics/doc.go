@@ -1,5 +1,6 @@
 // Package metrics holds the Prometheus collectors that read Harvester's state when Prometheus
 // scrapes, rather than counting events: the jobs and sources from the store (JobCollector),
+// the sources' recorded metadata quality (QualityCollector),
 // the database connection pool (PoolCollector) and whether the services answer (UpCollector).
 // Event counters live with what they count (router, fetch, search, stages/report).
 //

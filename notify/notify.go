@@ -157,6 +157,9 @@ type Job struct {
 	// ended (Counts.Held says how many; the report shows at most MaxDuplicateLines), each with
 	// Dataset set and Live false. It does not change ShouldSend.
 	Held []Duplicate
+	// Quality is the source's metadata quality when the job ended (writeQuality); nil when it
+	// was not recorded (a validate or failed job, or no recorder). It does not change ShouldSend.
+	Quality *Quality
 }
 
 // failed reports whether the job as a whole failed.
@@ -197,7 +200,7 @@ const (
 // its status instead of "complete"). The body gives the organization, source name and URL, job
 // id, type and status, start and finish times (RFC 3339, UTC), the job link when BaseURL is
 // set, every count, the new cross-source duplicates (writeDuplicates), the source's held
-// datasets (writeHeld) and, for a failed job,
+// datasets (writeHeld), the source's metadata quality (writeQuality) and, for a failed job,
 // the job error. It says "successfully" only for a complete job with no record errors.
 func Compose(cfg Config, src Source, job Job) (subject, body string) {
 	name := cmp.Or(oneLine(src.Name), oneLine(src.URL), oneLine(src.ID), "(unnamed source)")
@@ -244,6 +247,7 @@ func Compose(cfg Config, src Source, job Job) (subject, body string) {
 	}
 	writeDuplicates(&b, cfg.BaseURL, job)
 	writeHeld(&b, cfg.BaseURL, src.ID, job)
+	writeQuality(&b, cfg.BaseURL, src.ID, job)
 
 	if job.failed() || strings.TrimSpace(job.JobError) != "" {
 		b.WriteString("\nJob error:\n")

@@ -52,7 +52,7 @@ func (p *Pipeline) instrumentServices() error {
 }
 
 // instrumentState registers the collectors that read the state of the services at scrape time:
-// the readiness checks, and the jobs where the scheduler or the API runs.
+// the readiness checks, and the jobs and the sources' quality where the scheduler or the API runs.
 func (p *Pipeline) instrumentState(ready map[string]func(context.Context) error) error {
 	if err := p.reg.Register(metrics.NewUpCollector(ready, p.cfg.Logger, 0)); err != nil {
 		return err
@@ -60,7 +60,10 @@ func (p *Pipeline) instrumentState(ready map[string]func(context.Context) error)
 	if p.cfg.Scheduler == nil && p.cfg.API == nil {
 		return nil
 	}
-	return p.reg.Register(metrics.NewJobCollector(p.store, p.cfg.Logger, 0))
+	if err := p.reg.Register(metrics.NewJobCollector(p.store, p.cfg.Logger, 0)); err != nil {
+		return err
+	}
+	return p.reg.Register(metrics.NewQualityCollector(p.store, p.cfg.Logger, 0))
 }
 
 // registry is Config.Registry as the pipeline's parts see it: it records the collectors they

@@ -9,6 +9,7 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/notify"
+	"github.com/harvester-dev/harvester/quality/assess"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/stages/catalogsync"
@@ -105,7 +106,8 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		s.search = search.NewBatcher(p.index, search.BatcherConfig{Metrics: m})
 	}
 	s.sync = catalogsync.New(p.store, s.search)
-	s.report.SetSharedKeyReleaser(s.sync) // a job's end settles its pairs by a shared key, indexed
+	s.report.SetSharedKeyReleaser(s.sync)                        // a job's end settles its pairs by a shared key, indexed
+	s.report.SetQualityRecorder(assess.Recorder{Store: p.store}) // and records the source's quality
 	if s.extractPub, err = p.bus.NewDeferredPublisher(); err != nil {
 		s.close()
 		return nil, err

@@ -22,7 +22,8 @@ import (
 // records are errored in every job (a harvest, a changed catalog, a validate job, a force
 // harvest and a harvest of an unchanged catalog) with the clock moved past the
 // retention, on both setups: a dry run counts what the run then deletes and deletes nothing;
-// afterwards every live dataset's record is there, each source keeps its newest jobs, and a
+// afterwards every live dataset's record is there, each source keeps its newest jobs and its
+// whole quality history (one row per job that recorded it, the pruned ones' included), and a
 // harvest finds every record unchanged and deletes nothing; the metric counts what went.
 func TestPruneWholeJobs(t *testing.T) {
 	t.Parallel()
@@ -50,7 +51,7 @@ func TestPruneWholeJobs(t *testing.T) {
 				pipelinetest.MustComplete(t, rep)
 				return rep
 			}
-			run(sample, harvest.JobHarvest)
+			first := run(sample, harvest.JobHarvest)
 			require.Equal(t, [2]int{1, 1}, func(r pipelinetest.Report) [2]int { return [2]int{r.Updated, r.Deleted} }(
 				run(changed, harvest.JobHarvest)), "the catalog changed")
 			run(changed, harvest.JobValidate)
@@ -59,6 +60,8 @@ func TestPruneWholeJobs(t *testing.T) {
 			require.NotZero(t, last.Errored, "the sample's invalid records")
 
 			ctx := context.Background()
+			history := qualityJobs(t, st, last.SourceID)
+			require.Equal(t, first.JobID, history[0], "each job but the validate one recorded the quality: %v", history)
 			records, err := st.RecordCount(ctx, last.SourceID)
 			require.NoError(t, err)
 			reg := prometheus.NewRegistry()
@@ -83,19 +86,13 @@ func TestPruneWholeJobs(t *testing.T) {
 			require.NoError(t, err)
 			require.Zero(t, again.Total(), "a second run finds nothing")
 
-			live := 0
-			require.NoError(t, st.DatasetStream(ctx, &store.DatasetListParams{SourceID: last.SourceID}, func(d *store.Dataset) error {
-				live++
-				_, err := st.RecordGet(ctx, d.RecordID)
-				require.NoError(t, err, "the record of live dataset %s", d.Identifier)
-				return nil
-			}))
-			require.Equal(t, forced.Updated, live)
+			require.Equal(t, forced.Updated, liveWithRecords(t, st, last.SourceID))
 			jobs, total, err := st.JobList(ctx, &store.JobListParams{SourceID: last.SourceID})
 			require.NoError(t, err)
 			require.Equal(t, 3, total, "the changed harvest (it holds the newest record of the deleted dataset), "+
 				"the force harvest (the datasets' records) and the last harvest")
 			require.Equal(t, []string{last.JobID, forced.JobID}, []string{jobs[0].ID, jobs[1].ID})
+			require.Equal(t, history, qualityJobs(t, st, last.SourceID), "the quality history outlives the first job, pruned")
 
 			kept, err := st.RecordCount(ctx, last.SourceID)
 			require.NoError(t, err)
@@ -108,6 +105,34 @@ func TestPruneWholeJobs(t *testing.T) {
 			require.Equal(t, kept, written, "and writes no record")
 		})
 	}
+}
+
+// qualityJobs are the jobs of the source's quality history, oldest first: four, one per job but
+// the validate one.
+func qualityJobs(t *testing.T, st store.Store, sourceID string) []string {
+	t.Helper()
+	rows, err := st.QualityAggregateHistory(t.Context(), &store.QualityAggregateHistoryParams{
+		Scope: store.QualityScopeSource, ScopeID: sourceID})
+	require.NoError(t, err)
+	var jobs []string
+	for _, r := range rows {
+		jobs = append(jobs, r.JobID)
+	}
+	require.Len(t, jobs, 4)
+	return jobs
+}
+
+// liveWithRecords counts the source's live datasets, each of which must have its record.
+func liveWithRecords(t *testing.T, st store.Store, sourceID string) int {
+	t.Helper()
+	live := 0
+	require.NoError(t, st.DatasetStream(t.Context(), &store.DatasetListParams{SourceID: sourceID}, func(d *store.Dataset) error {
+		live++
+		_, err := st.RecordGet(t.Context(), d.RecordID)
+		require.NoError(t, err, "the record of live dataset %s", d.Identifier)
+		return nil
+	}))
+	return live
 }
 
 // changedSample is the sample catalog with its first dataset's title changed and its second

@@ -103,6 +103,11 @@ type Store interface {
 	// p.SourceID, with its source's name (of several such sources, the first by name), or
 	// ErrNotFound: EXTRACT flags a portal item another harvest source already harvests.
 	DatasetFindElsewhere(ctx context.Context, p *DatasetFindElsewhereParams) (*DatasetElsewhere, error)
+	// DatasetFindings says, of each of the datasets ids (live or held), whether its record has
+	// a validation row (errors and warnings alike, carried ones included: DatasetQuality's
+	// Findings); an unknown id is missing from the map. ids are dataset ids as the store gave them
+	// (on Postgres a text that is no uuid fails the call).
+	DatasetFindings(ctx context.Context, ids []string) (map[string]bool, error)
 	// DatasetGet returns the dataset of (source, identifier), live or held (Dataset.DuplicateOf),
 	// or ErrNotFound.
 	DatasetGet(ctx context.Context, p *DatasetGetParams) (*Dataset, error)
@@ -295,6 +300,9 @@ type Store interface {
 	// LinkResultGet returns the stored link check of each of urls that has one, by URL; a URL
 	// never checked (or dropped) is missing from the map.
 	LinkResultGet(ctx context.Context, urls []string) (map[string]*LinkResult, error)
+	// LinkResultNewest returns the newest CheckedAt of the stored link checks (UTC), the zero
+	// time when there is none: what a cached score depends on beside the records.
+	LinkResultNewest(ctx context.Context) (time.Time, error)
 	// LinkResultPrune drops the stored checks of URLs that no live dataset of any source uses
 	// (DatasetLinkURLs over every source) and returns how many it dropped.
 	LinkResultPrune(ctx context.Context) (int, error)
@@ -363,6 +371,17 @@ type Store interface {
 	// error for an unknown outcome), which leaves the other items settled. A non-nil error fails
 	// the whole batch, and nothing of it is written.
 	OutcomeSettleBatch(ctx context.Context, ps []*OutcomeSettleParams) ([]*OutcomeSettled, error)
+
+	// QualityAggregateHistory returns the quality aggregates of one scope and scope id
+	// (QualityAggregateHistoryParams), oldest first (by ComputedAt, then JobID): the trend.
+	QualityAggregateHistory(ctx context.Context, p *QualityAggregateHistoryParams) ([]*QualityAggregate, error)
+	// QualityAggregateLatest returns the newest aggregate of each scope id of scope, with its
+	// Summary, ordered by scope id. For QualityScopeSource only the sources that exist are
+	// returned, each with its current OrganizationID and SourceName.
+	QualityAggregateLatest(ctx context.Context, scope string) ([]*QualityAggregate, error)
+	// QualityAggregateSave writes rows in one transaction, each inserted or replacing the row
+	// of its scope, scope id and job (a job's end recorded again writes the same rows).
+	QualityAggregateSave(ctx context.Context, rows []*QualityAggregate) error
 
 	// RecordCount returns how many harvest_record rows a source has.
 	RecordCount(ctx context.Context, sourceID string) (int, error)

@@ -35,6 +35,8 @@ type datasetPage struct {
 	LastChanged    time.Time
 	JSONLD         template.JS // schema.org Dataset, marshalled by encoding/json (<, >, & escaped)
 	Operator       bool        // a signed-in operator: links to the source and the harvest record
+	// Quality is the dataset's metadata quality panel; nil when its score cannot be read.
+	Quality *datasetQualityView
 }
 
 // datasetField is one labelled field of the record, with its values (a list field has many).
@@ -87,6 +89,7 @@ func (s *server) datasetHTML(w http.ResponseWriter, r *http.Request, ds *store.L
 	p.Description = feeds.Cut(desc, maxPageDescription)
 	p.DescriptionCut = p.Description != desc
 	p.Fields = recordFieldsOf(rec, ds.Identifier)
+	p.Quality = s.datasetQualityOf(r.Context(), ds.ID)
 	for i, d := range rec.Objects("distribution") {
 		p.Distributions = append(p.Distributions, distributionOf(d, i))
 	}

@@ -35,6 +35,8 @@ type organizationViewData struct {
 	Paging   paging
 	// Duplicates are the cross-source duplicates with a source of the organization on either side.
 	Duplicates duplicateList
+	// Quality is the organization's recorded metadata quality, with its trend.
+	Quality *qualityPanel
 }
 
 func (s *server) organizationView(w http.ResponseWriter, r *http.Request) error {
@@ -58,8 +60,12 @@ func (s *server) organizationView(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	q, err := s.qualityPanelOf(r.Context(), store.QualityScopeOrganization, o.ID)
+	if err != nil {
+		return err
+	}
 	return s.render(w, r, http.StatusOK, "organization.html", o.Name,
-		organizationViewData{Org: o, Sources: rows, Datasets: n, Paging: pg, Duplicates: dups})
+		organizationViewData{Org: o, Sources: rows, Datasets: n, Paging: pg, Duplicates: dups, Quality: q})
 }
 
 type organizationFormData struct {

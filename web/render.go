@@ -95,14 +95,16 @@ var funcs = template.FuncMap{
 		}
 		return m
 	},
-	"field": func(fields map[string]string, name string) string { return fields[name] },
+	"field":   func(fields map[string]string, name string) string { return fields[name] },
+	"sub":     func(a, b int) int { return a - b },
+	"percent": func(share float64) float64 { return 100 * share },
 }
 
-// tmpl returns the template set of one operators' page: the layout, the pager, the
-// cross-source duplicates table and the page's file.
+// tmpl returns the template set of one page: the layout, the pager, the cross-source
+// duplicates table, the quality panel and the page's file.
 func tmpl(name string) (*template.Template, error) {
 	return parsePage(name, name, "templates/layout.html", "templates/pager.html",
-		"templates/duplicates_table.html", "templates/"+name)
+		"templates/duplicates_table.html", "templates/quality_panel.html", "templates/"+name)
 }
 
 // parsePage returns the template set parsed from files (paths in assets), cached under key.

@@ -46,6 +46,7 @@ func (s *server) routes() {
 	read("GET /harvest_sources/{id}", s.sourceView)
 	read("GET /harvest_sources/{id}/counts", s.sourceCounts)
 	read("GET /harvest_sources/{id}/duplicates", s.sourceDuplicates)
+	read("GET /harvest_sources/{id}/quality", s.sourceQuality)
 	read("GET /harvest_sources/{id}/edit", s.sourceEdit)
 	write("POST /harvest_sources/{id}/edit", s.sourceUpdate)
 	read("GET /harvest_sources/{id}/jobs/new", s.sourceJobConfirm)

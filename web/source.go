@@ -41,6 +41,8 @@ type sourceViewData struct {
 	Running  bool // the newest job is unfinished: the page's script follows the dataset count
 	// Duplicates are the cross-source duplicates with the source on either side.
 	Duplicates duplicateList
+	// Quality is the source's recorded metadata quality, with its trend.
+	Quality *qualityPanel
 }
 
 // jobRow is a job with its percentage as the API computes it.
@@ -112,6 +114,9 @@ func (s *server) sourceView(w http.ResponseWriter, r *http.Request) error {
 	}
 	if d.Duplicates, err = s.duplicates(r.Context(), store.CrossSourceDuplicateListParams{SourceID: src.ID},
 		"/harvest_sources/"+src.ID+"/duplicates", src.ID); err != nil {
+		return err
+	}
+	if d.Quality, err = s.qualityPanelOf(r.Context(), store.QualityScopeSource, src.ID); err != nil {
 		return err
 	}
 	d.Chart = jobChart(recent)

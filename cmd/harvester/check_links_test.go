@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,7 +18,9 @@ import (
 
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/router/natstest"
+	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
+	"github.com/harvester-dev/harvester/store/sqlite"
 )
 
 // linkSite answers the link checks: 404 for a path with "credit-card" in it while broken is
@@ -131,6 +134,25 @@ func TestHarvestCheckLinks(t *testing.T) {
 			require.Equal(t, 11, second.Unchanged)
 			require.Equal(t, qualityLinks{URLs: 11, Checked: 11, OK: 11}, second.Quality.Links)
 			require.InDelta(t, 2*50.0/11, second.Quality.Score-q.Score, 1e-9)
+
+			// Each job's recorded quality is the one after its checks (recorded again with them).
+			var st store.Store
+			if services[1] != "" {
+				st = dbtest.Open(t, services[1])
+			} else {
+				s, err := sqlite.Open(t.Context(), filepath.Join(services[5], "harvester.db"))
+				require.NoError(t, err)
+				t.Cleanup(s.Close)
+				st = s
+			}
+			hist, err := st.QualityAggregateHistory(t.Context(), &store.QualityAggregateHistoryParams{
+				Scope: store.QualityScopeSource, ScopeID: first.SourceID})
+			require.NoError(t, err)
+			require.Len(t, hist, 2)
+			require.Equal(t, [2]string{first.JobID, second.JobID}, [2]string{hist[0].JobID, hist[1].JobID})
+			require.Equal(t, [2]int{2, 0}, [2]int{hist[0].LinksBroken, hist[1].LinksBroken})
+			require.InDelta(t, q.Score, hist[0].Mean, 1e-9)
+			require.InDelta(t, second.Quality.Score, hist[1].Mean, 1e-9)
 		})
 	}
 }

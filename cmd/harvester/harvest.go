@@ -160,7 +160,7 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	st := pl.Store()
 	var q *qualityReport
 	if f.links.checkLinks {
-		if q, err = f.links.checkSourceLinks(ctx, st, job.SourceID, f.allowPrivate); err != nil {
+		if q, err = f.links.checkSourceLinks(ctx, st, job.ID, job.SourceID, f.allowPrivate); err != nil {
 			return job.ID, err
 		}
 	}

@@ -57,8 +57,10 @@ type costlyPoint struct {
 }
 
 // checkSourceLinks checks the source's distribution URLs, stores the results, drops the results no
-// live dataset uses and scores the source.
-func (l *linkFlags) checkSourceLinks(ctx context.Context, st store.Store, sourceID string, allowPrivate bool) (*qualityReport, error) {
+// live dataset uses and scores the source. When the job jobID recorded the source's quality at
+// its end (assess.Records), before the checks, it is recorded again with them, so that the
+// history, the metrics and the pages show what the checks found.
+func (l *linkFlags) checkSourceLinks(ctx context.Context, st store.Store, jobID, sourceID string, allowPrivate bool) (*qualityReport, error) {
 	c, err := check.New(check.Config{HostConcurrency: l.hostConcurrency, HostRate: l.hostRate, AllowPrivate: allowPrivate})
 	if err != nil {
 		return nil, usageError{err}
@@ -69,7 +71,7 @@ func (l *linkFlags) checkSourceLinks(ctx context.Context, st store.Store, source
 	if _, err := st.LinkResultPrune(ctx); err != nil {
 		return nil, fmt.Errorf("drop unused link checks: %w", err)
 	}
-	q, err := assess.SourceQuality(ctx, st, sourceID)
+	q, err := l.rescore(ctx, st, jobID, sourceID)
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +81,27 @@ func (l *linkFlags) checkSourceLinks(ctx context.Context, st store.Store, source
 		rep.Costly = append(rep.Costly, costlyPoint{Metric: string(is.Metric), Lost: is.Lost, Max: is.Max})
 	}
 	return rep, nil
+}
+
+// rescore scores the source after its checks: recorded again for the job when the job recorded
+// it (assess.RecordJob), else only computed (assess.SourceQuality).
+func (l *linkFlags) rescore(ctx context.Context, st store.Store, jobID, sourceID string) (*assess.Source, error) {
+	job, err := st.JobGet(ctx, jobID)
+	if err != nil {
+		return nil, fmt.Errorf("read job %s: %w", jobID, err)
+	}
+	if !assess.Records(job) {
+		return assess.SourceQuality(ctx, st, sourceID)
+	}
+	src, err := st.SourceGet(ctx, sourceID)
+	if err != nil {
+		return nil, fmt.Errorf("read source %s: %w", sourceID, err)
+	}
+	rec, err := assess.RecordJob(ctx, st, job, src)
+	if err != nil {
+		return nil, err
+	}
+	return rec.Source, nil
 }
 
 // print writes the quality section of the text report.

@@ -255,7 +255,11 @@ func (f *Feed) ServeCatalog(w http.ResponseWriter, r *http.Request, format rdf.F
 		}
 		etag = feeds.StatsETag("dcat-ap "+string(format), r.URL.Path+"?"+r.URL.Query().Encode(), stats)
 	}
-	if feeds.NotModified(w, r, etag, stats.LastModified) {
+	etag, modified, err := f.withChecks(ctx, etag, stats.LastModified)
+	if err != nil {
+		return err
+	}
+	if feeds.NotModified(w, r, etag, modified) {
 		return nil
 	}
 	if rows == nil {
@@ -304,6 +308,10 @@ func (f *Feed) writePage(w io.Writer, r *http.Request, format rdf.Format, q *pag
 	}
 	base := f.Catalog.Base(r)
 	catalog := rdf.IRI(base + "/catalog")
+	scores, err := f.scores(r.Context(), rows)
+	if err != nil {
+		return err
+	}
 	b := &builder{}
 	f.catalogNode(b, catalog, base)
 	f.view(b, r, catalog, q, stats.Count, rows)
@@ -316,6 +324,7 @@ func (f *Feed) writePage(w io.Writer, r *http.Request, format rdf.Format, q *pag
 		if err != nil {
 			return err
 		}
+		b.measure(s, ds, scores)
 		b.add(catalog, hydraMember, s)
 		switch itemClass(b.ts, s) {
 		case dcatCatalogRecord: // a DCAT-US 3.0 catalog record, as harvested
@@ -521,14 +530,25 @@ func (f *Feed) harvestedGraph(ctx context.Context, b *builder, ds *store.LiveDat
 // dataset as the catalog pages describe it, with its dcat:CatalogRecord, in format. ETag and
 // Last-Modified come from the dataset's last change.
 func (f *Feed) ServeDataset(w http.ResponseWriter, r *http.Request, ds *store.LiveDataset, format rdf.Format) error {
-	etag := feeds.ETag("dcat-ap dataset", string(format), ds.ID, ds.RecordID, ds.LastHarvestedDate.UTC().Format(time.RFC3339Nano))
-	if feeds.NotModified(w, r, etag, ds.LastHarvestedDate) {
-		return nil
-	}
-	b := &builder{}
-	if _, err := f.item(r.Context(), b, r, ds); err != nil {
+	etag, modified, err := f.withChecks(r.Context(),
+		feeds.ETag("dcat-ap dataset", string(format), ds.ID, ds.RecordID, ds.LastHarvestedDate.UTC().Format(time.RFC3339Nano)),
+		ds.LastHarvestedDate)
+	if err != nil {
 		return err
 	}
+	if feeds.NotModified(w, r, etag, modified) {
+		return nil
+	}
+	scores, err := f.scores(r.Context(), []*store.LiveDataset{ds})
+	if err != nil {
+		return err
+	}
+	b := &builder{}
+	s, err := f.item(r.Context(), b, r, ds)
+	if err != nil {
+		return err
+	}
+	b.measure(s, ds, scores)
 	for _, class := range []rdf.Term{dcatDataset, dcatDatasetSeries, dcatDataService} {
 		b.add(class, rdfsSubClassOf, dcatResource)
 	}

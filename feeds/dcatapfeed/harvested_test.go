@@ -20,8 +20,8 @@ import (
 
 // TestHarvestedGraphsServedAsHarvested: a dataset harvested from a DCAT-AP source is served
 // from its stored graph (the record's source_raw), whole: the served document is that graph,
-// plus the catalog record and the dataset's dct:identifier when the graph has none, and
-// nothing else. Served as harvested, it is checked against its source's profile (the default,
+// plus the catalog record, the dataset's quality measurements and its dct:identifier when the
+// graph has none, and nothing else. Served as harvested, it is checked against its source's profile (the default,
 // DCAT-AP 3.0.0) by our engine and pySHACL, which agree, and its report is the one of the stored
 // graph, the one VALIDATE had (serving adds no violation).
 func TestHarvestedGraphsServedAsHarvested(t *testing.T) {
@@ -50,9 +50,15 @@ func TestHarvestedGraphsServedAsHarvested(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		served := distinct(parse(t, body, rdf.NTriples, srv.URL))
 		record := srv.URL + "/dataset/" + ds.Slug + "#record"
+		measures := map[rdf.Term]bool{}
+		for _, m := range objects(served, rdf.IRI(ds.Identifier), dqv+"hasQualityMeasurement") {
+			measures[m] = true
+		}
+		require.Len(t, measures, 24, "%s: pv:score and each indicator", ds.Identifier)
 		var graph []rdf.Triple
 		for _, tr := range served {
 			switch {
+			case measures[tr.S], measures[tr.O]: // its quality measurements (quality_test.go)
 			case stored[tr]:
 				delete(stored, tr)
 				graph = append(graph, tr)

@@ -45,6 +45,7 @@ type Handler struct {
 	batchSize prometheus.Histogram
 	settles   *groupcommit.Batcher[*store.OutcomeSettleParams, settleResult]
 	releaser  SharedKeyReleaser // nil: pairs by a shared key are not settled at a job's end
+	quality   QualityRecorder   // nil: no quality is recorded at a job's end
 }
 
 // Store is what the aggregator needs of the store (store.Store has it all).
@@ -219,7 +220,7 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message
 			r.ErrorMessage = errs[len(errs)-1].Message
 		}
 	}
-	h.notify(ctx, job, src, r.ErrorMessage)
+	h.notify(ctx, job, src, r.ErrorMessage, h.recordQuality(ctx, job, src))
 	h.jobs.WithLabelValues(string(job.Status)).Inc()
 	h.duration.Observe(r.EndTime.Sub(r.StartTime).Seconds())
 	return reportMessages(r, invalid)
@@ -323,7 +324,7 @@ func NewReport(job *store.HarvestJob, src *store.Source) *harvest.Report {
 
 // notify emails the job report to the source's recipients, as its notification_frequency
 // says. A failed email is logged, never retried: the job's outcome does not depend on it.
-func (h *Handler) notify(ctx context.Context, job *store.HarvestJob, src *store.Source, jobError string) {
+func (h *Handler) notify(ctx context.Context, job *store.HarvestJob, src *store.Source, jobError string, q *notify.Quality) {
 	if h.notifier == nil || len(src.NotificationEmails) == 0 {
 		return
 	}
@@ -338,7 +339,7 @@ func (h *Handler) notify(ctx context.Context, job *store.HarvestJob, src *store.
 		finished = *job.FinishedAt
 	}
 	nj := notify.Job{ID: job.ID, JobType: job.JobType, Status: job.Status, Counts: job.Counts,
-		StartedAt: job.CreatedAt, FinishedAt: finished, JobError: jobError}
+		StartedAt: job.CreatedAt, FinishedAt: finished, JobError: jobError, Quality: q}
 	h.newDuplicates(ctx, &nj, src.ID)
 	h.heldDuplicates(ctx, &nj, src.ID)
 	sent, err := h.notifier.JobFinished(ctx, notify.Source{ID: src.ID, Name: src.Name, URL: src.URL,

@@ -114,3 +114,47 @@ func testDatasetQualityStream(t *testing.T, s store.Store) {
 	require.Len(t, left, 1)
 	require.Contains(t, left, used.URL)
 }
+
+// testDatasetFindings: each dataset id says whether its record has a validation row (a warning
+// counts), an unknown id is missing; no id, no row.
+func testDatasetFindings(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job := newJob(t, s, src.ID)
+	write := func(identifier string, warn bool) *store.Dataset {
+		rec := newRecord(t, s, job, identifier)
+		p := &store.OutcomeSettleParams{JobID: job.ID, Key: identifier, Identifier: identifier, RecordID: rec.ID,
+			Outcome: harvest.OutcomeAdded, Status: harvest.RecordSuccess}
+		if warn {
+			p.Errors = []harvest.RecordError{{Type: harvest.TypeValidationWarning, Message: "no keyword",
+				Severity: harvest.SeverityWarning}}
+		}
+		_, _, err := s.OutcomeSettle(ctx, p)
+		require.NoError(t, err)
+		d, err := s.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: identifier,
+			Slug: identifier + "-" + rec.ID[:8], DCAT: dcat(identifier), RecordID: rec.ID})
+		require.NoError(t, err)
+		return d
+	}
+	warned, clean := write("warned", true), write("clean", false)
+	got, err := s.DatasetFindings(ctx, []string{warned.ID, clean.ID, uuid.NewString()})
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{warned.ID: true, clean.ID: false}, got)
+	got, err = s.DatasetFindings(ctx, nil)
+	require.NoError(t, err)
+	require.Empty(t, got)
+}
+
+// testLinkResultNewest: the newest CheckedAt of the stored checks, in UTC.
+func testLinkResultNewest(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	newest := time.Date(2099, 1, 2, 3, 4, 5, 6000, time.FixedZone("x", 3600))
+	u := "https://data.example.gov/" + uuid.NewString()
+	require.NoError(t, s.LinkResultUpsert(ctx, []*store.LinkResult{
+		{URL: u + "/new", Status: 200, OK: true, CheckedAt: newest, LastOKAt: newest, ContentLength: -1},
+		{URL: u + "/old", Status: 404, CheckedAt: newest.Add(-time.Hour), ContentLength: -1, ConsecutiveFailures: 1},
+	}))
+	got, err := s.LinkResultNewest(ctx)
+	require.NoError(t, err)
+	require.Equal(t, newest.UTC(), got)
+}

@@ -97,6 +97,9 @@ var cases = []testCase{
 
 	{"LinkResult/Upsert", testLinkResultUpsert},
 	{"LinkResult/DatasetQualityStream", testDatasetQualityStream},
+	{"LinkResult/DatasetFindings", testDatasetFindings},
+	{"LinkResult/Newest", testLinkResultNewest},
+	{"QualityAggregate", testQualityAggregate},
 	{"Organization/Insert", testOrganizationInsert},
 	{"Organization/GetNotFound", testOrganizationGetNotFound},
 	{"Organization/FindBySlug", testOrganizationFindBySlug},

@@ -172,3 +172,45 @@ func (s *Store) LinkResultPrune(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// DatasetFindings implements store.Store, maxIDsPerStatement ids a statement.
+func (s *Store) DatasetFindings(ctx context.Context, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for chunk := range slices.Chunk(ids, maxIDsPerStatement) {
+		marks := make([]string, len(chunk))
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+		}
+		type finding struct {
+			id  string
+			has bool
+		}
+		err := Each(s.q.Query(ctx, `SELECT CAST(d.id AS TEXT), EXISTS (SELECT 1 FROM harvest_record_error e
+			WHERE e.harvest_record_id = d.harvest_record_id) FROM dataset d
+			WHERE d.id IN (`+strings.Join(marks, ", ")+`)`, args...), func(row Row) (finding, error) {
+			var f finding
+			return f, row.Scan(&f.id, &f.has)
+		}, func(f finding) error {
+			out[f.id] = f.has
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// LinkResultNewest implements store.Store (the link_result_checked_at index answers it).
+func (s *Store) LinkResultNewest(ctx context.Context) (time.Time, error) {
+	var newest *time.Time
+	rows := s.q.Query(ctx, `SELECT max(checked_at) FROM link_result`)
+	err := Each(rows, func(row Row) (*time.Time, error) {
+		return nil, row.Scan(s.scan.NullTime(&newest))
+	}, func(*time.Time) error { return nil })
+	if err != nil || newest == nil {
+		return time.Time{}, err
+	}
+	return newest.UTC(), nil
+}

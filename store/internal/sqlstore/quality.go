@@ -1,0 +1,91 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/harvester-dev/harvester/store"
+)
+
+// qualityColumns are quality_aggregate's columns but summary, in the order qualityAggregate
+// reads them.
+const qualityColumns = `scope, scope_id, job_id, source_id, computed_at, datasets, mean, rating, links_urls, links_broken`
+
+// QualityAggregateSave implements store.Store.
+func (s *Store) QualityAggregateSave(ctx context.Context, rows []*store.QualityAggregate) error {
+	return s.d.InTx(ctx, func(tx Querier) error {
+		for _, r := range rows {
+			if _, err := tx.Exec(ctx, `INSERT INTO quality_aggregate (`+qualityColumns+`, summary)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+				ON CONFLICT (scope, scope_id, job_id) DO UPDATE SET source_id = excluded.source_id,
+				computed_at = excluded.computed_at, datasets = excluded.datasets, mean = excluded.mean,
+				rating = excluded.rating, links_urls = excluded.links_urls, links_broken = excluded.links_broken,
+				summary = excluded.summary`,
+				r.Scope, r.ScopeID, r.JobID, r.SourceID, s.d.Time(r.ComputedAt), r.Datasets, r.Mean, r.Rating,
+				r.LinksURLs, r.LinksBroken, string(r.Summary)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// QualityAggregateHistory implements store.Store.
+func (s *Store) QualityAggregateHistory(ctx context.Context, p *store.QualityAggregateHistoryParams) ([]*store.QualityAggregate, error) {
+	summary := `NULL`
+	if p.Summaries {
+		summary = `CAST(summary AS TEXT)`
+	}
+	query := `SELECT ` + qualityColumns + `, ` + summary + ` FROM quality_aggregate
+		WHERE scope = $1 AND scope_id = $2 ORDER BY computed_at DESC, job_id DESC`
+	args := []any{p.Scope, p.ScopeID}
+	if p.Limit > 0 {
+		query += ` LIMIT $3`
+		args = append(args, p.Limit)
+	}
+	out, err := Collect(s.q.Query(ctx, query, args...), func(row Row) (*store.QualityAggregate, error) {
+		return s.scan.qualityAggregate(row, false)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// QualityAggregateLatest implements store.Store.
+func (s *Store) QualityAggregateLatest(ctx context.Context, scope string) ([]*store.QualityAggregate, error) {
+	org, join := `'' AS org, '' AS name`, ``
+	if scope == store.QualityScopeSource {
+		org = `COALESCE(CAST(h.organization_id AS TEXT), '') AS org, h.name AS name`
+		join = `JOIN harvest_source h ON CAST(h.id AS TEXT) = a.scope_id`
+	}
+	return Collect(s.q.Query(ctx, `SELECT `+qualityColumns+`, CAST(summary AS TEXT), org, name FROM (
+			SELECT a.*, `+org+`, ROW_NUMBER() OVER (PARTITION BY a.scope_id
+				ORDER BY a.computed_at DESC, a.job_id DESC) AS n
+			FROM quality_aggregate a `+join+` WHERE a.scope = $1) latest
+		WHERE n = 1 ORDER BY scope_id`, scope), func(row Row) (*store.QualityAggregate, error) {
+		return s.scan.qualityAggregate(row, true)
+	})
+}
+
+// qualityAggregate reads a quality_aggregate row (qualityColumns, then summary, NULL or text,
+// then with org the source's organization and name).
+func (s *Scanner) qualityAggregate(row Row, org bool) (*store.QualityAggregate, error) {
+	var a store.QualityAggregate
+	var summary *string
+	dest := []any{&a.Scope, &a.ScopeID, &a.JobID, &a.SourceID, s.Time(&a.ComputedAt), &a.Datasets, &a.Mean, &a.Rating,
+		&a.LinksURLs, &a.LinksBroken, &summary}
+	if org {
+		dest = append(dest, &a.OrganizationID, &a.SourceName)
+	}
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	a.ComputedAt = a.ComputedAt.UTC()
+	if summary != nil {
+		a.Summary = []byte(*summary)
+	}
+	return &a, nil
+}

@@ -1,0 +1,136 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/quality/assess"
+	"github.com/harvester-dev/harvester/stages/check"
+	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/store/dbtest"
+)
+
+// qualityText returns the text of the element with id in an HTML page (up to its first tag).
+func qualityText(t *testing.T, body, id string) string {
+	t.Helper()
+	m := regexp.MustCompile(`id="` + regexp.QuoteMeta(id) + `"[^>]*>([^<]*)<`).FindStringSubmatch(body)
+	require.NotNil(t, m, "no #%s", id)
+	return m[1]
+}
+
+// TestQualityPages: before any job recorded the quality, the source and organization pages say
+// so and the quality page still ranks what to fix from the stored records ("Add keywords to
+// these 2 datasets: +30 points each", naming them); once jobs recorded it, the panels give the
+// recorded score, rating and broken links with a trend chart of one point per job; a dataset's
+// page gives its score, what it misses and its broken link. On both stores.
+func TestQualityPages(t *testing.T) {
+	t.Parallel()
+	for name, open := range map[string]func(t *testing.T) store.Store{
+		"sqlite":   sqliteStore,
+		"postgres": func(t *testing.T) store.Store { return dbtest.Store(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			st := open(t)
+			ctx := t.Context()
+			org, src, bare, broken := seedQuality(t, st)
+			b := publicSite(t, st).browser(t)
+
+			code, body := b.get("/harvest_sources/" + src.ID)
+			require.Equal(t, http.StatusOK, code, body)
+			require.Contains(t, body, `id="source-quality-none"`)
+			code, body = b.get("/organizations/" + org.ID)
+			require.Equal(t, http.StatusOK, code, body)
+			require.Contains(t, body, `id="organization-quality-none"`)
+
+			now, err := assess.SourceQuality(ctx, st, src.ID)
+			require.NoError(t, err)
+			code, body = b.get("/harvest_sources/" + src.ID + "/quality")
+			require.Equal(t, http.StatusOK, code, body)
+			require.Equal(t, points(now.Mean), qualityText(t, body, "quality-score"))
+			require.Contains(t, body, `id="quality-trend-none"`)
+			fix := regexp.MustCompile(`(?s)<li class="quality-fix" data-metric="pv:keywordAvailability" data-datasets="2">(.*?)</ul>`).
+				FindStringSubmatch(body)
+			require.NotNil(t, fix, body)
+			text := strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(fix[1], " ")), " ")
+			require.Contains(t, text, "Add keywords to these 2 datasets: +30 points each")
+			require.Contains(t, text, "Bare one +30.0 Bare two +30.0")
+			require.NotContains(t, text, "Kept")
+
+			for i := range 2 {
+				finished := time.Date(2026, 12, 1+i, 10, 0, 0, 0, time.UTC)
+				_, err := assess.RecordJob(ctx, st, &store.HarvestJob{ID: uuid.NewString(), SourceID: src.ID,
+					FinishedAt: &finished}, src)
+				require.NoError(t, err)
+			}
+			for _, page := range []struct{ path, id string }{
+				{"/harvest_sources/" + src.ID, "source"}, {"/organizations/" + org.ID, "organization"},
+			} {
+				code, body = b.get(page.path)
+				require.Equal(t, http.StatusOK, code, body)
+				require.Equal(t, points(now.Mean), qualityText(t, body, page.id+"-quality-score"), page.path)
+				require.Equal(t, string(now.Rating), qualityText(t, body, page.id+"-quality-rating"), page.path)
+				require.Contains(t, body, "<strong>1 broken</strong>", page.path)
+				require.Equal(t, 2, strings.Count(body, `class="trend-point"`), "%s: a point per recorded job", page.path)
+			}
+			code, body = b.get("/harvest_sources/" + src.ID + "/quality")
+			require.Equal(t, http.StatusOK, code, body)
+			require.Equal(t, 2, strings.Count(body, `class="trend-point"`))
+
+			ds, err := assess.DatasetQuality(ctx, st, bare.ID)
+			require.NoError(t, err)
+			code, body = b.get("/dataset/" + bare.Slug)
+			require.Equal(t, http.StatusOK, code, body)
+			require.Equal(t, points(ds.Score.Points), qualityText(t, body, "dataset-quality-score"))
+			require.Contains(t, body, `<li data-metric="pv:keywordAvailability">Add keywords`)
+			require.Contains(t, body, "HTTP 404")
+			require.Contains(t, body, broken)
+		})
+	}
+}
+
+// seedQuality makes an organization's source of three datasets sharing a download URL whose
+// check answered 404, two of them (bare-1, bare-2) without keywords; it returns bare-1.
+func seedQuality(t *testing.T, st store.Store) (*store.Organization, *store.Source, *store.Dataset, string) {
+	t.Helper()
+	ctx := t.Context()
+	org, err := st.OrganizationInsert(ctx, &store.OrganizationInsertParams{Name: "Q org", Slug: "q-" + uuid.NewString()[:8]})
+	require.NoError(t, err)
+	src, err := st.SourceInsert(ctx, &store.SourceInsertParams{OrganizationID: org.ID, Name: "Q source",
+		URL: "https://example.gov/" + uuid.NewString(), SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+	require.NoError(t, err)
+	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	broken := "https://files.example.gov/" + uuid.NewString() + ".csv"
+	add := func(slug, title string, keywords bool) *store.Dataset {
+		doc := map[string]any{"identifier": slug, "title": title, "distribution": []any{
+			map[string]any{"downloadURL": broken, "format": "CSV", "mediaType": "text/csv"}}}
+		if keywords {
+			doc["keyword"] = []string{"water"}
+		}
+		body, err := json.Marshal(doc)
+		require.NoError(t, err)
+		r, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: uuid.NewString(), JobID: job.ID, SourceID: src.ID,
+			Identifier: slug, Action: harvest.ActionCreate, SourceHash: "h", SourceRaw: string(body),
+			SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		ds, err := st.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: slug, Slug: slug,
+			DCAT: body, RecordID: r.ID})
+		require.NoError(t, err)
+		return ds
+	}
+	add("kept", "Kept", true)
+	bare := add("bare-1", "Bare one", false)
+	add("bare-2", "Bare two", false)
+	require.NoError(t, assess.SaveChecks(ctx, st, []check.Result{{URL: broken, Status: 404, FinalURL: broken,
+		ContentLength: -1, CheckedAt: time.Now().UTC()}}))
+	return org, src, bare, broken
+}
