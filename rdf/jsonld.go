@@ -40,6 +40,7 @@ type jsonldParser struct {
 	ctx     *ld.Context
 	issuer  *ld.IdentifierIssuer
 	blanks  *blankScope
+	direct  *directConverter // nil when jsonldDirect is off
 	fn      func(Triple) error
 	maxTerm int
 	hold    int64 // the cap on bytes held at once: 2×maxTerm
@@ -88,6 +89,9 @@ func parseJSONLD(r io.Reader, base string, o Options, fn func(Triple) error) err
 	p := &jsonldParser{cr: cr, dec: json.NewDecoder(cr), opts: opts, api: ld.NewJsonLdApi(),
 		ctx: ld.NewContext(nil, opts), issuer: ld.NewIdentifierIssuer("_:b"), blanks: newBlankScope(),
 		fn: fn, maxTerm: o.maxTerm(), hold: 2 * int64(o.maxTerm())}
+	if jsonldDirect {
+		p.direct = newDirectConverter(p.issuer, p.blanks)
+	}
 	p.cr.arm(p.hold)
 	tok, err := p.dec.Token()
 	if err != nil {
@@ -322,6 +326,12 @@ func (p *jsonldParser) convert(v any, activeProperty string, size int64) (err er
 	if n := longestString(expanded); n > p.maxTerm {
 		return p.termErr(n, p.at)
 	}
+	if p.direct != nil {
+		if p.direct.convert(expanded) {
+			return p.deliverDirect()
+		}
+		p.direct.hideBlankLabels(expanded)
+	}
 	parts := splitNode(expanded)
 	if len(parts) > 1 {
 		if err := p.flushBatch(); err != nil {
@@ -433,11 +443,32 @@ func splitNode(expanded any) []any {
 	return parts
 }
 
+// deliverDirect calls fn for each triple the direct converter made of the element read last,
+// refusing a term over the term cap.
+func (p *jsonldParser) deliverDirect() error {
+	for _, t := range p.direct.out {
+		for _, x := range [3]Term{t.S, t.P, t.O} {
+			if len(x.Value) > p.maxTerm {
+				return p.termErr(len(x.Value), p.at)
+			}
+		}
+		if err := p.fn(t); err != nil {
+			return err
+		}
+	}
+	clear(p.direct.out)
+	return nil
+}
+
 // deliver calls fn for each triple of ds, refusing a term over the term cap.
 func (p *jsonldParser) deliver(ds *ld.RDFDataset) error {
+	term := func(n ld.Node) Term { return termFromLD(n, p.blanks) }
+	if p.direct != nil {
+		term = p.direct.term
+	}
 	for _, quads := range ds.Graphs {
 		for _, q := range quads {
-			s, pr, o := termFromLD(q.Subject, p.blanks), termFromLD(q.Predicate, p.blanks), termFromLD(q.Object, p.blanks)
+			s, pr, o := term(q.Subject), term(q.Predicate), term(q.Object)
 			if s.IsZero() || pr.IsZero() || o.IsZero() {
 				continue
 			}
