@@ -66,6 +66,9 @@ func GraphHash(g rdf.Graph) (string, error) {
 	}
 	h := newBlankHasherIDs(in, out)
 	h.dropObjs = kept == nil
+	if kept != nil {
+		h.kept = kept.of
+	}
 	// Pass 2: each blank node's content hash.
 	for id := range int32(in.nodes()) {
 		if _, err := h.hashID(id); err != nil {
@@ -178,6 +181,7 @@ func graphHashGround(g rdf.Graph, m *multisetHash, in *interner) (*keptTriples, 
 	if err != nil || k == nil {
 		return nil, err
 	}
+	in.dropLabels() // with the triples kept, no node is looked up by its label again
 	// Order the edges by subject, keeping each node's in the order read (a counting sort).
 	k.start = make([]int32, in.nodes()+1)
 	for _, s := range subjects {
