@@ -67,7 +67,9 @@ const (
 )
 
 // parseJSONLD parses a JSON-LD 1.1 document (expanded, compacted with an inline @context, or
-// with @graph) with github.com/piprate/json-gold (JSON-LD 1.1 API §8.4 toRdf), streaming the
+// with @graph) with github.com/piprate/json-gold (JSON-LD 1.1 API §8.4 toRdf; its expansion,
+// then directConverter for node objects of the common forms, json-gold's node map for the
+// rest: the same triples, TestJSONLDDirectSameAsJSONGold), streaming the
 // top-level @graph array (or top-level array) node object by node object: memory holds one
 // node object and what is outside the array, each at most 2×o.MaxTermBytes bytes (32 MiB by
 // default), and the converted batch (at most 256 node objects of 64 KiB of JSON together, or
@@ -302,7 +304,9 @@ func (p *jsonldParser) decodeHeld() (any, error) {
 
 // convert expands one element (size bytes of JSON) with the document's context and delivers
 // its triples (JSON-LD 1.1 API: the Expansion, Node Map Generation and Deserialize JSON-LD to RDF
-// algorithms, graphs merged). Node objects are gathered into a batch's node map, as the
+// algorithms, graphs merged). Expansion is json-gold's; an expanded node object of the common
+// forms is turned into triples at once by directConverter, without a node map. Other node
+// objects are gathered into a batch's node map, as the
 // algorithms gather a whole document's, and turned into triples a batch at a time (flushBatch);
 // a node object with more than maxNodeValues values of a property is turned into triples on its
 // own, in parts (splitNode). A term over the term cap is refused at the element's position.
