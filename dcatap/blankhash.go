@@ -17,7 +17,8 @@ type digest = [sha256.Size]byte
 // exactly when their labels are equal), numbered 0, 1, … in the order first seen. Predicates are
 // kept as their N-Triples form, the form the hash lines use.
 type interner struct {
-	blank  map[string]int32
+	blank  map[string]int32 // nil once dropLabels ran
+	n      int32            // how many blank nodes are numbered
 	labels []string         // by number, kept from label's first call on
 	pred   map[string]int32 // by IRI
 	preds  []string         // N-Triples, by number
@@ -25,7 +26,10 @@ type interner struct {
 }
 
 // nodes is how many blank nodes are numbered.
-func (in *interner) nodes() int { return len(in.blank) }
+func (in *interner) nodes() int { return int(in.n) }
+
+// dropLabels frees the table of labels, once no node is to be numbered or looked up by label.
+func (in *interner) dropLabels() { in.blank, in.labels = nil, nil }
 
 // label returns the label of blank node id.
 func (in *interner) label(id int32) string {
@@ -47,7 +51,8 @@ func (in *interner) blankID(label string) int32 {
 	if id, ok := in.blank[label]; ok {
 		return id
 	}
-	id := int32(len(in.blank))
+	id := in.n
+	in.n++
 	in.blank[label] = id
 	if in.labels != nil {
 		in.labels = append(in.labels, label)
@@ -109,7 +114,11 @@ type blankHasher struct {
 	// dropObjs says that only the search's nodes' edges (from out) point into in.objs, so that
 	// they can go when the search ends.
 	dropObjs bool
-	memo     []digest // by node number; valid where hashed is set
+	// kept, when not nil, gives a node's edges again at no cost (GraphHash's kept triples): a
+	// search then holds no edges of its own (edges stays empty), 24 bytes a node less on a
+	// chain that one search visits whole.
+	kept func(id int32) []edge
+	memo []digest // by node number; valid where hashed is set
 	// hashed marks the nodes whose hash is in memo.
 	hashed []bool
 	// refineSteps counts the elementary steps of colour refinement over every component
@@ -119,6 +128,7 @@ type blankHasher struct {
 	// Tarjan's state, per search.
 	num   []int32 // by node number: 1 + the node's search number (its index in nodes), 0 when unvisited
 	nodes []searchNode
+	edges [][]edge      // by search number: the node's edges (from out), nil once hashed; unused with kept
 	stack []int32       // Tarjan's stack of search numbers
 	calls []searchFrame // the depth-first path from the search's start
 }
@@ -126,9 +136,16 @@ type blankHasher struct {
 // searchNode is a node the search visited. It is on Tarjan's stack exactly when it is not
 // hashed yet: a component is hashed as soon as it is taken off the stack.
 type searchNode struct {
-	id    int32
-	low   int32
-	edges []edge // nil once the node is hashed
+	id  int32
+	low int32
+}
+
+// edgesOf returns the outgoing edges of the node of search number v.
+func (h *blankHasher) edgesOf(v int32) []edge {
+	if h.kept != nil {
+		return h.kept(h.nodes[v].id)
+	}
+	return h.edges[v]
 }
 
 // searchFrame is one node on the depth-first path and the index of its next edge to follow.
@@ -191,7 +208,7 @@ func (h *blankHasher) hashID(b int32) (digest, error) {
 	for len(h.calls) > 0 {
 		top := len(h.calls) - 1
 		v := h.calls[top].v
-		if es := h.nodes[v].edges; int(h.calls[top].next) < len(es) {
+		if es := h.edgesOf(v); int(h.calls[top].next) < len(es) {
 			w := es[h.calls[top].next].o
 			h.calls[top].next++
 			if w < 0 || h.done(w) {
@@ -232,22 +249,25 @@ func (h *blankHasher) endSearch() {
 		h.in.objs = h.in.objs[:0]
 	}
 	if cap(h.nodes) > 64 {
-		h.nodes, h.stack, h.calls = nil, nil, nil
+		h.nodes, h.edges, h.stack, h.calls = nil, nil, nil, nil
 		return
 	}
-	clear(h.nodes)
-	h.nodes, h.stack, h.calls = h.nodes[:0], h.stack[:0], h.calls[:0]
+	clear(h.edges)
+	h.nodes, h.edges, h.stack, h.calls = h.nodes[:0], h.edges[:0], h.stack[:0], h.calls[:0]
 }
 
 // visit starts the search of node b.
 func (h *blankHasher) visit(b int32) error {
-	es, err := h.out(b)
-	if err != nil {
-		return err
-	}
 	v := int32(len(h.nodes))
+	if h.kept == nil {
+		es, err := h.out(b)
+		if err != nil {
+			return err
+		}
+		h.edges = append(h.edges, es)
+	}
 	h.num[b] = v + 1
-	h.nodes = append(h.nodes, searchNode{id: b, low: v, edges: es})
+	h.nodes = append(h.nodes, searchNode{id: b, low: v})
 	h.stack = append(h.stack, v)
 	h.calls = append(h.calls, searchFrame{v: v})
 	return nil
@@ -263,8 +283,8 @@ func (h *blankHasher) popComponent(v int32) {
 	}
 	scc := h.stack[i:]
 	if len(scc) == 1 && !h.selfLoop(scc[0]) {
-		n := &h.nodes[scc[0]]
-		h.memo[n.id], h.hashed[n.id] = h.digestOf("node", n.edges, nil), true
+		id := h.nodes[scc[0]].id
+		h.memo[id], h.hashed[id] = h.digestOf("node", h.edgesOf(scc[0]), nil), true
 	} else {
 		r := newRefiner(h, scc)
 		r.run()
@@ -274,14 +294,16 @@ func (h *blankHasher) popComponent(v int32) {
 		}
 		h.refineSteps += r.steps
 	}
-	for _, w := range scc {
-		h.nodes[w].edges = nil
+	if h.kept == nil {
+		for _, w := range scc {
+			h.edges[w] = nil
+		}
 	}
 	h.stack = h.stack[:i]
 }
 
 func (h *blankHasher) selfLoop(v int32) bool {
-	for _, e := range h.nodes[v].edges {
+	for _, e := range h.edgesOf(v) {
 		if e.o == h.nodes[v].id {
 			return true
 		}

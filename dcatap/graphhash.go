@@ -11,12 +11,14 @@ import (
 	"github.com/harvester-dev/harvester/rdf"
 )
 
-// graphHashKeptTriples caps the triples with a blank node that GraphHash keeps in memory from
-// its first pass, interned (an edge: 12 bytes, and 16 more and the text of an object that is
-// not a blank node), so that hashing a node does not look its triples up in the graph again (on
-// a graph spilled to disk, a query per blank node was most of the time) and the third pass does
-// not read the graph again. Past it, every node's triples are looked up.
-var graphHashKeptTriples = 2_000_000 // a variable so that tests can lower it
+// graphHashKeptBytes caps the memory of the triples with a blank node that GraphHash keeps from
+// its first pass, interned (an edge: 12 bytes; an object that is not a blank node, or a subject
+// that is not, 16 more and its N-Triples text), so that hashing a node does not look its triples
+// up in the graph again (on a graph spilled to disk, a query per blank node was most of the time)
+// and the third pass does not read the graph again. Past it, every node's triples are looked up.
+// A cap of 2,000,000 triples sent the 250 MB JSON-LD chain of 5,000,000 blank nodes, whose kept
+// edges take 60 MB, down the slow path (BenchmarkRDFJSONLD250MB).
+var graphHashKeptBytes = 128 << 20 // a variable so that tests can lower it
 
 // GraphHash returns a fingerprint of a whole source graph (64 lower-case hex digits) for the
 // "not modified" skip: the same graph re-serialized, re-ordered or with its blank nodes
@@ -24,7 +26,7 @@ var graphHashKeptTriples = 2_000_000 // a variable so that tests can lower it
 // blank-node merge below). It reads g through Match (never from inside a Match callback) and
 // holds, per blank node, its label, a number (the blank nodes are interned as integers), a
 // 32-byte hash and a search number, about 100 bytes a node; and the triples that have a blank
-// node, interned, up to graphHashKeptTriples (2,000,000). Past that it holds none of them, looks
+// node, interned, up to graphHashKeptBytes (128 MiB). Past that it holds none of them, looks
 // each blank node's triples up in g (one Match per node: slow on a graph spilled to disk) and
 // reads g a second time. A chain of 1,000,000 blank nodes peaks at 205–217 MiB of live heap
 // (TestGraphHashChainMemory).
@@ -47,7 +49,7 @@ func GraphHash(g rdf.Graph) (string, error) {
 	var m multisetHash
 	in := newInterner()
 	// Pass 1: triples without blank nodes, which blank nodes there are, and (up to
-	// graphHashKeptTriples) the triples with blank nodes.
+	// graphHashKeptBytes) the triples with blank nodes.
 	kept, err := graphHashGround(g, &m, in)
 	if err != nil {
 		return "", fmt.Errorf("graph hash: %w", err)
@@ -66,6 +68,9 @@ func GraphHash(g rdf.Graph) (string, error) {
 	}
 	h := newBlankHasherIDs(in, out)
 	h.dropObjs = kept == nil
+	if kept != nil {
+		h.kept = kept.of
+	}
 	// Pass 2: each blank node's content hash.
 	for id := range int32(in.nodes()) {
 		if _, err := h.hashID(id); err != nil {
@@ -143,19 +148,19 @@ func (k *keptTriples) of(id int32) []edge {
 
 // graphHashGround adds g's triples without blank nodes to m, numbers the blank nodes in in,
 // and returns the triples with a blank node (nil when there are more than
-// graphHashKeptTriples). Match is never called from inside a Match callback, so any Graph (a
+// graphHashKeptBytes). Match is never called from inside a Match callback, so any Graph (a
 // disk store's cursor) serves.
 func graphHashGround(g rdf.Graph, m *multisetHash, in *interner) (*keptTriples, error) {
 	k := &keptTriples{}
 	var edges []edge
 	var subjects []int32 // edges[i]'s subject
-	n := 0
+	n := 0               // bytes kept
 	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
 		if !t.S.IsBlank() && !t.O.IsBlank() {
 			m.add(t.NTriples())
 			return nil
 		}
-		if n++; n > graphHashKeptTriples && k != nil {
+		if n > graphHashKeptBytes && k != nil {
 			k, edges, subjects, in.objs = nil, nil, nil, nil // the numbers stay
 		}
 		if k == nil {
@@ -168,16 +173,22 @@ func graphHashGround(g rdf.Graph, m *multisetHash, in *interner) (*keptTriples, 
 			return nil
 		}
 		s, e := in.edge(t)
+		n += 12
+		if e.o < 0 {
+			n += 16 + len(in.object(e))
+		}
 		if s >= 0 {
 			edges, subjects = append(edges, e), append(subjects, s)
 		} else {
 			k.into = append(k.into, intoTriple{s: t.S.NTriples(), edge: e})
+			n += 16 + len(k.into[len(k.into)-1].s)
 		}
 		return nil
 	})
 	if err != nil || k == nil {
 		return nil, err
 	}
+	in.dropLabels() // with the triples kept, no node is looked up by its label again
 	// Order the edges by subject, keeping each node's in the order read (a counting sort).
 	k.start = make([]int32, in.nodes()+1)
 	for _, s := range subjects {

@@ -63,17 +63,17 @@ func TestGraphHash(t *testing.T) {
 	assert.Equal(t, graphHashOf(t, rdf.NewMemGraph()), graphHashOf(t, rdf.NewMemGraph()))
 }
 
-// Past the cap on kept triples, GraphHash looks each blank node's triples up in the graph: the
+// Past the cap on kept triples' bytes, GraphHash looks each blank node's triples up in the graph: the
 // same fingerprint.
 func TestGraphHashPastKeptTriples(t *testing.T) {
 	g := parseCorpus(t, "fdk-norway-nested-blank-nodes.ttl")
 	want := graphHashOf(t, g)
-	defer func(n int) { graphHashKeptTriples = n }(graphHashKeptTriples)
-	graphHashKeptTriples = 1
+	defer func(n int) { graphHashKeptBytes = n }(graphHashKeptBytes)
+	graphHashKeptBytes = 1
 	assert.Equal(t, want, graphHashOf(t, g))
 	ring := graphOf(t, blankRing(50, "b"))
-	graphHashKeptTriples = 1_000
+	graphHashKeptBytes = 1_000
 	want = graphHashOf(t, ring)
-	graphHashKeptTriples = 1
+	graphHashKeptBytes = 1
 	assert.Equal(t, want, graphHashOf(t, ring))
 }

@@ -62,8 +62,8 @@ func newRefiner(h *blankHasher, scc []int32) *refiner {
 		queued: make([]bool, n), sig: make([][]int32, n), key: make([]string, n)}
 	predID := map[string]int32{}
 	for i, v := range scc {
-		r.init[i] = h.digestOf("cycle0", h.nodes[v].edges, local)
-		for _, e := range h.nodes[v].edges {
+		r.init[i] = h.digestOf("cycle0", h.edgesOf(v), local)
+		for _, e := range h.edgesOf(v) {
 			if _, ok := local[e.o]; ok {
 				predID[h.in.preds[e.p]] = 0
 			}
@@ -77,7 +77,7 @@ func newRefiner(h *blankHasher, scc []int32) *refiner {
 		predID[p] = int32(i)
 	}
 	for i, v := range scc {
-		for _, e := range h.nodes[v].edges {
+		for _, e := range h.edgesOf(v) {
 			if j, ok := local[e.o]; ok {
 				r.out[i] = append(r.out[i], arc{j, predID[h.in.preds[e.p]]})
 			}

@@ -120,6 +120,10 @@ type diskGraph struct {
 	err     error                // an error of inserting them that len could not return
 	txIns   [4]*sql.Stmt         // the statements bound to tx
 	sel     map[string]*sql.Stmt // match's prepared queries, by text (at most 8)
+	// subjects has bit id set when term id is the subject of a triple: a Match by a subject
+	// that has none (a record's closure walks to every IRI object: a publisher, a theme, a
+	// download URL) asks no query (an eighth of a byte a term).
+	subjects []uint64
 }
 
 const (
@@ -309,6 +313,13 @@ func (d *diskGraph) add(t Triple) error {
 func (d *diskGraph) insertRows() error {
 	rows := d.rows
 	d.rows = d.rows[:0]
+	for i := 0; i < len(rows); i += 3 {
+		id := rows[i].(int64)
+		if w := int(id >> 6); w >= len(d.subjects) {
+			d.subjects = append(d.subjects, make([]uint64, w+1-len(d.subjects)+len(d.subjects)/4)...)
+		}
+		d.subjects[id>>6] |= 1 << (id & 63)
+	}
 	stmt, width := d.txIns[3], 3*tripleRows
 	for len(rows) > 0 {
 		if len(rows) < width {
@@ -366,7 +377,7 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 		if err != nil {
 			return fmt.Errorf("rdf: graph spill file: %w", err)
 		}
-		if !ok {
+		if !ok || c.col == "t.s" && !d.isSubject(id) {
 			return nil
 		}
 		where += " AND " + c.col + " = ?"
@@ -430,6 +441,12 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 		}
 		args[0] = last
 	}
+}
+
+// isSubject reports whether term id is the subject of a triple.
+func (d *diskGraph) isSubject(id int64) bool {
+	w := int(id >> 6)
+	return w < len(d.subjects) && d.subjects[w]&(1<<(id&63)) != 0
 }
 
 func (d *diskGraph) close() error {

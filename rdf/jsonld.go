@@ -40,6 +40,7 @@ type jsonldParser struct {
 	ctx     *ld.Context
 	issuer  *ld.IdentifierIssuer
 	blanks  *blankScope
+	direct  *directConverter // nil when jsonldDirect is off
 	fn      func(Triple) error
 	maxTerm int
 	hold    int64 // the cap on bytes held at once: 2×maxTerm
@@ -66,7 +67,9 @@ const (
 )
 
 // parseJSONLD parses a JSON-LD 1.1 document (expanded, compacted with an inline @context, or
-// with @graph) with github.com/piprate/json-gold (JSON-LD 1.1 API §8.4 toRdf), streaming the
+// with @graph) with github.com/piprate/json-gold (JSON-LD 1.1 API §8.4 toRdf; its expansion,
+// then directConverter for node objects of the common forms, json-gold's node map for the
+// rest: the same triples, TestJSONLDDirectSameAsJSONGold), streaming the
 // top-level @graph array (or top-level array) node object by node object: memory holds one
 // node object and what is outside the array, each at most 2×o.MaxTermBytes bytes (32 MiB by
 // default), and the converted batch (at most 256 node objects of 64 KiB of JSON together, or
@@ -88,6 +91,9 @@ func parseJSONLD(r io.Reader, base string, o Options, fn func(Triple) error) err
 	p := &jsonldParser{cr: cr, dec: json.NewDecoder(cr), opts: opts, api: ld.NewJsonLdApi(),
 		ctx: ld.NewContext(nil, opts), issuer: ld.NewIdentifierIssuer("_:b"), blanks: newBlankScope(),
 		fn: fn, maxTerm: o.maxTerm(), hold: 2 * int64(o.maxTerm())}
+	if jsonldDirect {
+		p.direct = newDirectConverter(p.issuer, p.blanks)
+	}
 	p.cr.arm(p.hold)
 	tok, err := p.dec.Token()
 	if err != nil {
@@ -298,7 +304,9 @@ func (p *jsonldParser) decodeHeld() (any, error) {
 
 // convert expands one element (size bytes of JSON) with the document's context and delivers
 // its triples (JSON-LD 1.1 API: the Expansion, Node Map Generation and Deserialize JSON-LD to RDF
-// algorithms, graphs merged). Node objects are gathered into a batch's node map, as the
+// algorithms, graphs merged). Expansion is json-gold's; an expanded node object of the common
+// forms is turned into triples at once by directConverter, without a node map. Other node
+// objects are gathered into a batch's node map, as the
 // algorithms gather a whole document's, and turned into triples a batch at a time (flushBatch);
 // a node object with more than maxNodeValues values of a property is turned into triples on its
 // own, in parts (splitNode). A term over the term cap is refused at the element's position.
@@ -321,6 +329,12 @@ func (p *jsonldParser) convert(v any, activeProperty string, size int64) (err er
 	}
 	if n := longestString(expanded); n > p.maxTerm {
 		return p.termErr(n, p.at)
+	}
+	if p.direct != nil {
+		if p.direct.convert(expanded) {
+			return p.deliverDirect()
+		}
+		p.direct.hideBlankLabels(expanded)
 	}
 	parts := splitNode(expanded)
 	if len(parts) > 1 {
@@ -433,11 +447,32 @@ func splitNode(expanded any) []any {
 	return parts
 }
 
+// deliverDirect calls fn for each triple the direct converter made of the element read last,
+// refusing a term over the term cap.
+func (p *jsonldParser) deliverDirect() error {
+	for _, t := range p.direct.out {
+		for _, x := range [3]Term{t.S, t.P, t.O} {
+			if len(x.Value) > p.maxTerm {
+				return p.termErr(len(x.Value), p.at)
+			}
+		}
+		if err := p.fn(t); err != nil {
+			return err
+		}
+	}
+	clear(p.direct.out)
+	return nil
+}
+
 // deliver calls fn for each triple of ds, refusing a term over the term cap.
 func (p *jsonldParser) deliver(ds *ld.RDFDataset) error {
+	term := func(n ld.Node) Term { return termFromLD(n, p.blanks) }
+	if p.direct != nil {
+		term = p.direct.term
+	}
 	for _, quads := range ds.Graphs {
 		for _, q := range quads {
-			s, pr, o := termFromLD(q.Subject, p.blanks), termFromLD(q.Predicate, p.blanks), termFromLD(q.Object, p.blanks)
+			s, pr, o := term(q.Subject), term(q.Predicate), term(q.Object)
 			if s.IsZero() || pr.IsZero() || o.IsZero() {
 				continue
 			}
