@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -67,7 +68,7 @@ func TestStartAttachesOrganization(t *testing.T) {
 		SchemaType: harvest.SchemaDCATUS11Federal, JobType: harvest.JobHarvest}
 	start := func(p jobs.Params) *store.Source {
 		t.Helper()
-		job, err := jobs.Control{Store: st, Publisher: pub}.Start(ctx, p)
+		job, err := jobs.Control{Store: st, Publisher: wmbridge.Publisher{Publisher: pub}}.Start(ctx, p)
 		require.NoError(t, err)
 		_, err = st.JobFail(ctx, &store.JobFailParams{JobID: job.ID, Type: "Test", Message: "done"})
 		require.NoError(t, err)

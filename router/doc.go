@@ -1,6 +1,10 @@
 // Package router is Harvester's transport: NATS JetStream through a watermill router. It
 // knows messages, subjects and streams, never a stage, the store or the search index; the
-// pipeline package gives it the stages to run (router.Stage rows).
+// pipeline package gives it the stages to run (router.Stage rows), each a
+// harvest.BatchHandler (harvest's stage contract) over harvest.Messages. Publisher sends a
+// harvest.Message as a NATS message (its metadata the headers, its UUID UUIDHeader); the
+// watermill router, which handles one message at a time, hands a stage batches of one, and
+// wmbridge.go turns its messages into harvest's and back.
 //
 // Streams (streams.go): HARVEST_WORK (work queue over the stage subjects), HARVEST_SETTLED
 // (work queue for the aggregator), HARVEST_FAILED (harvest.v1.failed.<stage>, kept 30 days for

@@ -38,14 +38,15 @@ func logIDs(logger *slog.Logger, stage string) message.HandlerMiddleware {
 // harvest.v1.failed.<stage> with the reason (harvest.MetaReason) for replay, then the stage's
 // give-up hook (nil: none) says what ends its work, and the original is acked: it has been
 // dealt with, and gaveUp counts it. A shutdown is not a failure: that message is redelivered.
-func poison(pub message.Publisher, logger *slog.Logger, stage string, giveUp GiveUpFunc, gaveUp prometheus.Counter) message.HandlerMiddleware {
+func poison(pub harvest.Publisher, logger *slog.Logger, stage string, giveUp GiveUpFunc, gaveUp prometheus.Counter) message.HandlerMiddleware {
 	return func(h message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			out, err := h(msg)
 			if err == nil || msg.Context().Err() != nil {
 				return out, err
 			}
-			failed := msg.Copy()
+			failed := toHarvest(msg).Copy()
+			failed.SetContext(msg.Context())
 			failed.Metadata.Set(harvest.MetaSubject, harvest.SubjectFailedPrefix+stage)
 			failed.Metadata.Set(harvest.MetaReason, harvest.HeaderValue(err.Error()))
 			if perr := pub.Publish(harvest.SubjectFailedPrefix+stage, failed); perr != nil {
@@ -57,7 +58,8 @@ func poison(pub message.Publisher, logger *slog.Logger, stage string, giveUp Giv
 			if giveUp == nil {
 				return nil, nil
 			}
-			return giveUp(msg, err)
+			settled, gerr := giveUp(toHarvest(msg), err)
+			return toWatermillMessages(settled), gerr
 		}
 	}
 }

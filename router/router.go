@@ -56,7 +56,7 @@ func (c Config) validate() error {
 // (after its retries, or a permanent error) and msg is kept on harvest.v1.failed.<stage>. It
 // returns what ends the work of the message (an errored outcome, say), which the router
 // publishes; an error leaves the message to be redelivered. The stage package provides it.
-type GiveUpFunc func(msg *message.Message, cause error) ([]*message.Message, error)
+type GiveUpFunc func(msg *harvest.Message, cause error) ([]*harvest.Message, error)
 
 // Stage is one durable consumer on one subject and its handler: a row of the pipeline's
 // topology.
@@ -67,8 +67,9 @@ type Stage struct {
 	// Subject is what the stage consumes: the code's subject (harvest.Subject*), which the
 	// router maps to the deployment's.
 	Subject string
-	// Handler handles one message; its outputs go through the routing Publisher.
-	Handler message.HandlerFunc
+	// Handler is the stage (harvest's stage contract); its outputs go through the routing
+	// Publisher.
+	Handler harvest.BatchHandler
 	// Deferred, when set, is the DeferredPublisher the handler publishes through itself: each
 	// input is acked only after JetStream stored all the handler published.
 	Deferred *DeferredPublisher
@@ -137,11 +138,19 @@ func (r *Router) AddStage(st Stage) error {
 	r.subs = append(r.subs, sub)
 	r.metrics.init(st.Name)
 	r.lag.add(consumerRef{stage: st.Name, stream: stream, durable: durable})
-	h := st.Handler
+	batch := st.Handler
+	h := func(m *harvest.Message) ([]*harvest.Message, error) {
+		res := batch(m.Context(), []*harvest.Message{m})
+		return res[0].Out, res[0].Err
+	}
 	if st.Deferred != nil {
 		h = flushed(st.Deferred, h)
 	}
-	mh := r.router.AddHandler(st.Name+"-0", st.Subject, sub, "", r.bus.pub, h)
+	wmh := func(wm *message.Message) ([]*message.Message, error) {
+		out, err := h(toHarvest(wm))
+		return toWatermillMessages(out), err
+	}
+	mh := r.router.AddHandler(st.Name+"-0", st.Subject, sub, "", wmPublisher{r.bus.pub}, wmh)
 	mh.AddMiddleware(
 		r.metrics.delivery(st.Name),
 		logIDs(r.cfg.Logger, st.Name),

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
-	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -344,13 +343,13 @@ func (s *Subscriber) deliver(ctx context.Context, msg jetstream.Msg, out chan<- 
 // body is data).
 func toWatermill(msg jetstream.Msg, data []byte) *message.Message {
 	h := msg.Headers()
-	id := h.Get(wmnats.WatermillUUIDHdr)
+	id := h.Get(UUIDHeader)
 	if id == "" {
 		id = watermill.NewUUID()
 	}
 	wm := message.NewMessage(id, data)
 	for k, v := range h {
-		if k == wmnats.WatermillUUIDHdr || strings.HasPrefix(k, "Nats-") || k == nats.MsgIdHdr || k == ClaimHeader {
+		if k == UUIDHeader || strings.HasPrefix(k, "Nats-") || k == nats.MsgIdHdr || k == ClaimHeader {
 			continue
 		}
 		wm.Metadata.Set(k, strings.Join(v, ","))

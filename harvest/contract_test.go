@@ -1,0 +1,50 @@
+package harvest
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+)
+
+// Each answers every message of a batch with its own Result, in order: a message that fails
+// fails alone, and the others' outputs stand. The messages of a batch are handled at once.
+func TestEachAnswersEveryMessageAlone(t *testing.T) {
+	boom := errors.New("boom")
+	var inFlight, most atomic.Int32
+	release := make(chan struct{})
+	h := Each(func(m *Message) ([]*Message, error) {
+		n := inFlight.Add(1)
+		for {
+			old := most.Load()
+			if n <= old || most.CompareAndSwap(old, n) {
+				break
+			}
+		}
+		if n == 3 {
+			close(release)
+		}
+		<-release
+		inFlight.Add(-1)
+		if m.UUID == "b" {
+			return nil, boom
+		}
+		return []*Message{NewRawMessage("out-"+m.UUID, nil)}, nil
+	})
+	batch := []*Message{NewRawMessage("a", nil), NewRawMessage("b", nil), NewRawMessage("c", nil)}
+	res := h(context.Background(), batch)
+	if len(res) != 3 {
+		t.Fatalf("%d results for 3 messages", len(res))
+	}
+	for i, want := range []string{"out-a", "", "out-c"} {
+		switch {
+		case want == "" && !errors.Is(res[i].Err, boom):
+			t.Errorf("result %d: error %v, want boom", i, res[i].Err)
+		case want != "" && (res[i].Err != nil || len(res[i].Out) != 1 || res[i].Out[0].UUID != want):
+			t.Errorf("result %d: %+v, want one message %s", i, res[i], want)
+		}
+	}
+	if most.Load() != 3 {
+		t.Errorf("at most %d messages handled at once, want the batch's 3", most.Load())
+	}
+}
