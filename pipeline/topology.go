@@ -135,17 +135,19 @@ func (s *stages) close() {
 // topology is every stage and its subject: the one table that wires the pipeline. Each
 // stage's give-up hook comes from its package; each handler runs in run, which hands the
 // stage's job failures to jobs. Every stage is a harvest.BatchHandler (the stage contract);
-// the per-record stages handle each message of a batch at once (harvest.Each).
+// the per-record stages handle each message of a batch at once (harvest.Each), in batches of up
+// to Config.BatchSize (and their Concurrency); EXTRACT, the listing and the trigger take one
+// message a batch (MaxBatch 1): each is a long piece of work that publishes as it goes.
 func topology(s *stages) []router.Stage {
 	n := s.cfg.Concurrency
 	table := []router.Stage{
 		{Name: StageExtract, Subject: harvest.SubjectExtract, Handler: harvest.Each(noOutput(s.extract.Handle)),
-			Deferred: s.extractPub, GiveUp: extract.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: n},
+			Deferred: s.extractPub, GiveUp: extract.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: n, MaxBatch: 1},
 		{Name: StageCompare, Subject: harvest.SubjectCompare, Handler: harvest.Each(s.compare.HandleRecord),
 			Deferred: s.comparePub, GiveUp: compare.GiveUp(s.fail), AckWait: time.Minute,
 			Concurrency: compareConcurrency * n, MaxPending: 64},
 		{Name: StageListing, Subject: harvest.SubjectListing, Handler: harvest.Each(s.compare.HandleListing),
-			Deferred: s.comparePub, GiveUp: compare.GiveUpListing(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 1},
+			Deferred: s.comparePub, GiveUp: compare.GiveUpListing(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 1, MaxBatch: 1},
 		{Name: StageTransform, Subject: harvest.SubjectTransform, Handler: harvest.Each(transform.New(transform.WithLanguages(s.cfg.Languages)).Handle),
 			GiveUp: transform.GiveUp(s.fail), AckWait: time.Minute, Concurrency: passConcurrency * n, MaxPending: 64},
 		{Name: StageValidate, Subject: harvest.SubjectValidate, Handler: harvest.Each(validate.New().Handle),
@@ -155,7 +157,7 @@ func topology(s *stages) []router.Stage {
 		{Name: StageReport, Subject: harvest.SubjectSettled, Handler: harvest.Each(s.report.Handle),
 			GiveUp: report.GiveUp(s.fail), AckWait: time.Minute, Concurrency: reportConcurrency * n, MaxPending: 32},
 		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: harvest.Each(noOutput(jobs.NewTriggerHandler(s.store, s.cfg.Logger).Handle)),
-			GiveUp: jobs.TriggerGiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16},
+			GiveUp: jobs.TriggerGiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16, MaxBatch: 1},
 	}
 	for i := range table {
 		table[i].Handler = run(s.store, table[i].Handler)

@@ -21,22 +21,8 @@ func toHarvest(m *message.Message) *harvest.Message {
 	return h
 }
 
-// toWatermillMessages is msgs as watermill messages.
-func toWatermillMessages(msgs []*harvest.Message) []*message.Message {
-	if len(msgs) == 0 {
-		return nil
-	}
-	out := make([]*message.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = message.NewMessage(m.UUID, m.Payload)
-		maps.Copy(out[i].Metadata, m.Metadata)
-		out[i].SetContext(m.Context())
-	}
-	return out
-}
-
-// wmPublisher is a harvest.Publisher as the watermill Publisher the watermill router sends a
-// handler's outputs through.
+// wmPublisher is a harvest.Publisher as a watermill Publisher: with Subscriber (a watermill
+// Subscriber), watermill's own pub/sub test suite runs on the transport (pubsub_test.go).
 type wmPublisher struct{ p harvest.Publisher }
 
 func (w wmPublisher) Publish(topic string, msgs ...*message.Message) error {

@@ -22,6 +22,7 @@ import (
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/pipeline"
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/scheduler"
 )
 
@@ -41,6 +42,8 @@ type serverFlags struct {
 	maxRedrives   int
 	interval      time.Duration
 	concurrency   int
+	batchSize     int
+	batchLinger   time.Duration
 	baseURL       string
 	smtp          notify.Config
 	pprofAddr     string
@@ -78,6 +81,10 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	fl.DurationVar(&f.interval, "scheduler-interval", 2*time.Second, "how often the scheduler looks for due and queued jobs")
 	fl.IntVar(&f.concurrency, "concurrency", f.envInt("HARVESTER_CONCURRENCY", 4),
 		"messages of each per-record stage this process handles at once; COMPARE handles 8x, SYNC and the job aggregator 16x (env HARVESTER_CONCURRENCY)")
+	fl.IntVar(&f.batchSize, "batch-size", f.envInt("HARVESTER_BATCH_SIZE", router.DefaultBatchSize),
+		"most messages a stage handles together: its outputs are confirmed and its inputs acked once per batch (env HARVESTER_BATCH_SIZE)")
+	fl.DurationVar(&f.batchLinger, "batch-linger", f.envDuration("HARVESTER_BATCH_LINGER", router.DefaultBatchLinger),
+		"how long a batch short of --batch-size waits for more messages; negative: not at all (env HARVESTER_BATCH_LINGER)")
 	// --subscriptions was this flag's name when each message in flight had a subscription.
 	fl.IntVar(&f.concurrency, "subscriptions", 4, "the old name of --concurrency")
 	_ = fl.MarkDeprecated("subscriptions", "use --concurrency")
@@ -308,6 +315,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Config {
 	cfg := f.config(logger)
 	cfg.Stages, cfg.Concurrency, cfg.Addr, cfg.OpsAddr = p.stages, f.concurrency, f.addr, f.opsAddr
+	cfg.BatchSize, cfg.BatchLinger = f.batchSize, f.batchLinger
 	cfg.HTTP, cfg.SecureCookies = f.http, f.secureCookies
 	cfg.RefuseLocalFiles = !f.localFiles
 	if len(p.stages) > 0 {
