@@ -48,3 +48,20 @@ func TestEachAnswersEveryMessageAlone(t *testing.T) {
 		t.Errorf("at most %d messages handled at once, want the batch's 3", most.Load())
 	}
 }
+
+// A handler that panics on one message of a batch fails that message alone; the goroutines Each
+// keeps for the next batch still serve it.
+func TestEachTurnsAPanicIntoItsMessagesError(t *testing.T) {
+	h := Each(func(m *Message) ([]*Message, error) {
+		if m.UUID == "p" {
+			panic("boom")
+		}
+		return []*Message{m}, nil
+	})
+	for range 2 {
+		res := h(context.Background(), []*Message{NewRawMessage("a", nil), NewRawMessage("p", nil), NewRawMessage("c", nil)})
+		if res[1].Err == nil || res[0].Err != nil || res[2].Err != nil || len(res[0].Out) != 1 || len(res[2].Out) != 1 {
+			t.Fatalf("results %+v: want only the second to fail", res)
+		}
+	}
+}
