@@ -9,10 +9,10 @@ import (
 
 // The stage contract. A stage is a BatchHandler on one subject: it takes a batch of messages
 // (records, for the per-record stages) and answers each with a Result: the messages that
-// carry the record on to the next stage or settle it (SubjectSettled), or an error. The
-// runner in package pipeline wires each stage to the transport (package router): it pulls the
-// batch, publishes every Result's Out, confirmed once per batch, and acks each message whose
-// Result has no error. An error is the message's alone: the runner retries that message by
+// carry the record on to the next stage or settle it (SubjectSettled), or an error. Package
+// pipeline wires each stage to its subject, and package router runs it (router/batch.go): it
+// pulls the batch, publishes every Result's Out, confirmed once per batch, and acks each
+// message whose Result has no error. An error is the message's alone: the runner retries that message by
 // itself with backoff, and after its tries keeps it on SubjectFailedPrefix + the stage with
 // the stage's give-up hook (GiveUp); the others of its batch settle as they are. Typed
 // errors say more:
