@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
@@ -48,10 +47,10 @@ func TestJobConflictNamesBlockingJob(t *testing.T) {
 	requireError(t, r, http.StatusConflict, "POST /api/v1/harvest_jobs/"+id+"/cancel")
 }
 
-// publisherFunc is a message.Publisher that hands each message to a function.
-type publisherFunc func(topic string, m *message.Message) error
+// publisherFunc is a harvest.Publisher that hands each message to a function.
+type publisherFunc func(topic string, m *harvest.Message) error
 
-func (f publisherFunc) Publish(topic string, msgs ...*message.Message) error {
+func (f publisherFunc) Publish(topic string, msgs ...*harvest.Message) error {
 	for _, m := range msgs {
 		if err := f(topic, m); err != nil {
 			return err
@@ -68,10 +67,10 @@ func TestJobCancelReported(t *testing.T) {
 	t.Parallel()
 	var (
 		mu        sync.Mutex
-		published []*message.Message
+		published []*harvest.Message
 	)
 	b := setup(t, func(_ *Config, d *Deps) {
-		d.Jobs.Publisher = publisherFunc(func(topic string, m *message.Message) error {
+		d.Jobs.Publisher = publisherFunc(func(topic string, m *harvest.Message) error {
 			require.Equal(t, harvest.SubjectSettled, topic)
 			mu.Lock()
 			defer mu.Unlock()

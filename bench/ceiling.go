@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -179,29 +180,36 @@ func publishAll(js jetstream.JetStream, subject string, bodies [][]byte, n int) 
 	}
 }
 
-// measureCeilings measures what each component alone can do with n records.
-func measureCeilings(ctx context.Context, o options, templates []map[string]json.RawMessage, natsURL, dbURL string) ([]result, error) {
+// measureCeilings measures what each component alone can do with n records, and the CPU time
+// each spends a record: the bench process's, and that of the nats-server at natsPID (0: none of
+// its own, as with -embedded, whose server runs in the bench process) over the JetStream
+// ceiling and of the Postgres backend over the upsert ceiling.
+func measureCeilings(ctx context.Context, o options, templates []map[string]json.RawMessage, natsURL string, natsPID int,
+	dbURL string) ([]result, error) {
 	bodies, err := recordBodies(templates)
 	if err != nil {
 		return nil, err
 	}
 	n := o.records
-	rate := func(name string, d time.Duration) result {
-		return result{Scenario: name, Records: n, RecordsPerSec: round(float64(n)/d.Seconds(), 1), WallS: round(d.Seconds(), 3)}
+	rate := func(name string, d time.Duration, cpu ceilingCPU) result {
+		return result{Scenario: name, Records: n, RecordsPerSec: round(float64(n)/d.Seconds(), 1), WallS: round(d.Seconds(), 3),
+			CPUMsPerRecord: cpu.perRecord(n)}
 	}
+	self := os.Getpid()
 	var out []result
+	span, natsSpan := startSpan(self), startSpan(natsPID)
 	d, err := ceilingJetStream(ctx, natsURL, bodies, n)
 	if err != nil {
 		return nil, fmt.Errorf("ceiling_jetstream: %w", err)
 	}
-	out = append(out, rate("ceiling_jetstream", d))
+	out = append(out, rate("ceiling_jetstream", d, ceilingCPU{bench: span.seconds(), nats: natsSpan.seconds()}))
 	if dbURL != "" {
 		rowN := min(n, 10_000)
 		db, err := ceilingPostgres(ctx, dbURL, bodies, n, rowN)
 		if err != nil {
 			return nil, fmt.Errorf("ceiling_postgres_upsert: %w", err)
 		}
-		r := rate("ceiling_postgres_upsert", db.copyUpsert)
+		r := rate("ceiling_postgres_upsert", db.copyUpsert, db.copyUpsertCPU)
 		per := func(d time.Duration) map[string]any {
 			return map[string]any{"records": rowN, "records_per_sec": round(float64(rowN)/d.Seconds(), 1),
 				"us_per_record": round(float64(d.Microseconds())/float64(rowN), 1)}
@@ -211,14 +219,16 @@ func measureCeilings(ctx context.Context, o options, templates []map[string]json
 			"settle_row_at_a_time": per(db.rowSettle), "settle_batch_500": per(db.batchSettle)}
 		out = append(out, r)
 	}
+	span = startSpan(self)
 	if d, err = ceilingValidate(bodies, n); err != nil {
 		return nil, fmt.Errorf("ceiling_validate: %w", err)
 	}
-	out = append(out, rate("ceiling_validate", d))
+	out = append(out, rate("ceiling_validate", d, ceilingCPU{bench: span.seconds()}))
+	span = startSpan(self)
 	if d, err = ceilingHash(bodies, n); err != nil {
 		return nil, fmt.Errorf("ceiling_hash: %w", err)
 	}
-	out = append(out, rate("ceiling_hash", d))
+	out = append(out, rate("ceiling_hash", d, ceilingCPU{bench: span.seconds()}))
 	if p, ok := pipelineCeiling(out); ok {
 		out = append(out, p)
 	}
@@ -232,12 +242,15 @@ const pipelineHops = 5
 // pipelineCeiling composes the measured ceilings into the ceiling of the whole pipeline, as
 // DESIGN.md does: each ceiling ran on the whole machine, so a record's share of the machine is
 // the sum of its components' (five hops, one upsert, one validation, one hash), and the
-// pipeline's ceiling is one over that sum. ok is false without the Postgres ceiling (-embedded).
+// pipeline's ceiling is one over that sum. Its CPU a record is the same sum of the components'
+// CPU a record, when each was measured. ok is false without the Postgres ceiling (-embedded).
 func pipelineCeiling(ceilings []result) (result, bool) {
 	per := map[string]float64{} // seconds of the machine per record
+	cpu := map[string]*cpuPerRecord{}
 	n := 0
 	for _, c := range ceilings {
 		per[c.Scenario] = 1 / c.RecordsPerSec
+		cpu[c.Scenario] = c.CPUMsPerRecord
 		n = c.Records
 	}
 	js, db, v, h := per["ceiling_jetstream"], per["ceiling_postgres_upsert"], per["ceiling_validate"], per["ceiling_hash"]
@@ -245,5 +258,20 @@ func pipelineCeiling(ceilings []result) (result, bool) {
 		return result{}, false
 	}
 	sum := pipelineHops*js + db + v + h
-	return result{Scenario: "ceiling_pipeline", Records: n, RecordsPerSec: round(1/sum, 1), WallS: round(sum*float64(n), 3)}, true
+	res := result{Scenario: "ceiling_pipeline", Records: n, RecordsPerSec: round(1/sum, 1), WallS: round(sum*float64(n), 3)}
+	weights := map[string]float64{"ceiling_jetstream": pipelineHops, "ceiling_postgres_upsert": 1, "ceiling_validate": 1, "ceiling_hash": 1}
+	total := &cpuPerRecord{}
+	for name, w := range weights {
+		c := cpu[name]
+		if c == nil {
+			return res, true
+		}
+		total.Harvester += w * c.Harvester
+		total.NATS += w * c.NATS
+		total.Postgres += w * c.Postgres
+	}
+	total.Harvester, total.NATS, total.Postgres = round(total.Harvester, 4), round(total.NATS, 4), round(total.Postgres, 4)
+	total.Total = round(total.Harvester+total.NATS+total.Postgres, 4)
+	res.CPUMsPerRecord = total
+	return res, true
 }

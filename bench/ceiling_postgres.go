@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +13,8 @@ import (
 // dbCeiling is the Postgres ceiling with the other ways of doing the same work alongside.
 type dbCeiling struct {
 	copyUpsert, rowUpsert, batchLookup, rowLookup, rowSettle, batchSettle time.Duration
+	// copyUpsertCPU is the CPU the bench process and the connection's backend spent on the COPY upserts.
+	copyUpsertCPU ceilingCPU
 }
 
 // ceilingUpsert is what the upserts into bench_dataset add to their INSERT.
@@ -51,12 +54,21 @@ func ceilingPostgres(ctx context.Context, dbURL string, bodies [][]byte, n, rowN
 	}
 	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "DROP TABLE bench_outcome, bench_job") }()
 	var res dbCeiling
+	var backend int
+	if err := conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		return nil, err
+	}
+	self, pg, start := startSpan(os.Getpid()), startSpan(backend), time.Now()
+	if err := copyUpsert(ctx, conn, bodies, n); err != nil {
+		return nil, fmt.Errorf("COPY upsert: %w", err)
+	}
+	res.copyUpsert = time.Since(start)
+	res.copyUpsertCPU = ceilingCPU{bench: self.seconds(), postgres: pg.seconds()}
 	for _, m := range []struct {
 		what string
 		into *time.Duration
 		run  func() error
 	}{
-		{"COPY upsert", &res.copyUpsert, func() error { return copyUpsert(ctx, conn, bodies, n) }},
 		{"row upsert", &res.rowUpsert, func() error { return rowUpsert(ctx, conn, bodies, rowN) }},
 		{"row lookup", &res.rowLookup, func() error { return rowLookup(ctx, conn, rowN) }},
 		{"batch lookup", &res.batchLookup, func() error { return batchLookup(ctx, conn, rowN) }},

@@ -16,6 +16,19 @@ func TestPipelineCeiling(t *testing.T) {
 	if !ok || got.Scenario != "ceiling_pipeline" || got.RecordsPerSec != 3846.2 || got.Records != 1000 {
 		t.Errorf("got %+v, %v; want ceiling_pipeline at 3846.2 records/s", got, ok)
 	}
+	if got.CPUMsPerRecord != nil {
+		t.Errorf("a pipeline CPU a record from ceilings without CPU: %+v", got.CPUMsPerRecord)
+	}
+	cpu := []*cpuPerRecord{{Harvester: 0.01, NATS: 0.02}, {Harvester: 0.005, Postgres: 0.03}, {Harvester: 0.2}, {Harvester: 0.05}}
+	for i := range ceilings {
+		ceilings[i].CPUMsPerRecord = cpu[i]
+	}
+	got, _ = pipelineCeiling(ceilings)
+	// five hops of 0.03 ms, one upsert of 0.035, one validation of 0.2, one hash of 0.05
+	want := cpuPerRecord{Harvester: 0.305, NATS: 0.1, Postgres: 0.03, Total: 0.435}
+	if got.CPUMsPerRecord == nil || *got.CPUMsPerRecord != want {
+		t.Errorf("pipeline CPU a record %+v, want %+v", got.CPUMsPerRecord, want)
+	}
 	if _, ok := pipelineCeiling(append(ceilings[:1:1], ceilings[2:]...)); ok {
 		t.Error("a pipeline ceiling without the Postgres ceiling")
 	}

@@ -85,7 +85,9 @@ func startCPU(ctx context.Context, harvesterPID, natsPID int, dbURL string) *cpu
 }
 
 // cpuPerRecord is the CPU time a scenario's processes spent per record of its job, in
-// milliseconds (what a record costs the machine).
+// milliseconds (what a record costs the machine). For a ceiling, Harvester is the bench
+// process itself (which does the ceiling's work), NATS the nats-server the ceiling talks to and
+// Postgres the backend of the ceiling's connection.
 type cpuPerRecord struct {
 	Harvester float64 `json:"harvester"`
 	NATS      float64 `json:"nats,omitempty"`
@@ -110,4 +112,46 @@ func (m *cpuMeter) end(ctx context.Context, n int) *cpuPerRecord {
 	}
 	c.Total = round(c.Harvester+c.NATS+c.Postgres, 3)
 	return c
+}
+
+// cpuSpan measures the CPU time a set of processes spends from its start (startSpan) to now.
+type cpuSpan struct {
+	pids  []int
+	start []float64
+}
+
+// startSpan reads the CPU time of pids now; a pid of 0 or less is left out.
+func startSpan(pids ...int) *cpuSpan {
+	s := &cpuSpan{}
+	for _, pid := range pids {
+		if pid > 0 {
+			s.pids = append(s.pids, pid)
+			s.start = append(s.start, cpuSeconds(pid))
+		}
+	}
+	return s
+}
+
+// seconds is the CPU time the span's processes spent since startSpan, in seconds.
+func (s *cpuSpan) seconds() float64 {
+	var total float64
+	for i, pid := range s.pids {
+		total += max(0, cpuSeconds(pid)-s.start[i])
+	}
+	return total
+}
+
+// ceilingCPU is what a ceiling's processes spent over its run, in seconds: the bench process,
+// the nats-server and the Postgres backend (each 0 when the ceiling does not use it).
+type ceilingCPU struct{ bench, nats, postgres float64 }
+
+// perRecord is c over n records, in milliseconds.
+func (c ceilingCPU) perRecord(n int) *cpuPerRecord {
+	if n <= 0 {
+		return nil
+	}
+	ms := func(s float64) float64 { return round(1000*s/float64(n), 4) }
+	r := &cpuPerRecord{Harvester: ms(c.bench), NATS: ms(c.nats), Postgres: ms(c.postgres)}
+	r.Total = round(r.Harvester+r.NATS+r.Postgres, 4)
+	return r
 }

@@ -269,8 +269,7 @@ func (h *harvester) runJob(ctx context.Context, sourceID string, jobType harvest
 }
 
 // stageStat is one stage's share of a scenario, from the harvester's Prometheus metrics
-// (watermill's harvester_stage_handler_execution_time_seconds, summed over a stage's
-// handlers).
+// (harvester_stage_handler_duration_seconds: a batch's time is shared by its messages).
 type stageStat struct {
 	Messages int `json:"messages"`
 	// MessagesPerSec is Messages over the scenario's wall time.
@@ -298,7 +297,7 @@ func (h *harvester) stageStats(ctx context.Context) (map[string]*stageStat, erro
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	out := map[string]*stageStat{}
-	f := families["harvester_stage_handler_execution_time_seconds"]
+	f := families["harvester_stage_handler_duration_seconds"]
 	if f == nil {
 		return out, nil
 	}
@@ -323,15 +322,11 @@ func (h *harvester) stageStats(ctx context.Context) (map[string]*stageStat, erro
 	return out, nil
 }
 
-// stageOfHandler is the stage of a handler_name label "<stage>-<n>".
+// stageOfHandler is the stage label of a stage metric.
 func stageOfHandler(m *dto.Metric) string {
 	for _, l := range m.GetLabel() {
-		if l.GetName() == "handler_name" {
-			name := l.GetValue()
-			if i := strings.LastIndexByte(name, '-'); i > 0 {
-				return name[:i]
-			}
-			return name
+		if l.GetName() == "stage" {
+			return l.GetValue()
 		}
 	}
 	return ""

@@ -23,7 +23,10 @@
 // upserts of N dataset-shaped rows (COPY + INSERT … ON CONFLICT, batches of 500; the row-at-a-
 // time upsert and the hash lookups compare does are timed alongside), DCAT-US schema validation
 // and canonical hashing of N records (on every core). Each scenario is also given as a fraction
-// of the lowest ceiling.
+// of the lowest ceiling. Every scenario and ceiling gives its CPU time a record (the harvester's
+// or, for a ceiling, the bench process's, the nats-server's and the Postgres backends') and that
+// over ceiling_pipeline's (the sum of its components' CPU a record, five hops counted): the
+// ratio holds across machine speeds and under load, where records/s does not.
 //
 // Output: a table, or with -json one JSON object per line per scenario and ceiling:
 // {"scenario": "first_harvest", "records": N, "records_per_sec": X, "wall_s": S,
@@ -121,6 +124,9 @@ type result struct {
 	// CPUMsPerRecord is the CPU time the harvester, the bench's nats-server and the scratch
 	// database's Postgres backends spent over the job, per record (cpu.go).
 	CPUMsPerRecord *cpuPerRecord `json:"cpu_ms_per_record,omitempty"`
+	// CPUOfCeiling is CPUMsPerRecord.Total over ceiling_pipeline's: the figure that holds
+	// across machine speeds and load (issue 37), where records/s alone does not.
+	CPUOfCeiling float64 `json:"cpu_of_ceiling_pipeline,omitempty"`
 	// OfLowestCeiling is RecordsPerSec over the lowest ceiling's; LowestCeiling names it.
 	OfLowestCeiling float64                   `json:"of_lowest_ceiling,omitempty"`
 	LowestCeiling   string                    `json:"lowest_ceiling,omitempty"`
@@ -144,12 +150,14 @@ type result struct {
 // bench is one run of the harness: the built harvester, the services it runs on, the catalog
 // server, and what the scenarios found so far.
 type bench struct {
-	o          options
-	bin        string
-	svc        services
-	out        *printer
-	catalogs   *catalogServer
-	lowest     result // the lowest ceiling; its Scenario is "" when none was measured
+	o        options
+	bin      string
+	svc      services
+	out      *printer
+	catalogs *catalogServer
+	lowest   result // the lowest ceiling; its Scenario is "" when none was measured
+	// ceilingCPU is ceiling_pipeline's CPU a record in ms; 0 when not measured.
+	ceilingCPU float64
 	storeName  string // postgres+jetstream or sqlite+embedded-nats
 	searchName string // bleve, opensearch or none
 	// firstHarvest is first_harvest's result once it ran; failed lists the jobs whose counts
@@ -191,10 +199,16 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	}
 	var ceilings []result
 	if !o.skipCeilings {
-		if ceilings, err = measureCeilings(ctx, o, templates, ceilingNATS, b.svc.databaseURL); err != nil {
+		if ceilings, err = measureCeilings(ctx, o, templates, ceilingNATS, b.svc.natsPID, b.svc.databaseURL); err != nil {
 			return err
 		}
 		for _, c := range ceilings {
+			if c.Scenario == "ceiling_pipeline" && c.CPUMsPerRecord != nil {
+				b.ceilingCPU = c.CPUMsPerRecord.Total
+			}
+		}
+		for _, c := range ceilings {
+			b.cpuRatio(&c)
 			b.out.print(c)
 		}
 	}
@@ -298,6 +312,14 @@ func (b *bench) label(res *result, name string) {
 	if b.lowest.Scenario != "" {
 		res.OfLowestCeiling = round(res.RecordsPerSec/b.lowest.RecordsPerSec, 3)
 		res.LowestCeiling = b.lowest.Scenario
+	}
+	b.cpuRatio(res)
+}
+
+// cpuRatio sets res's CPU a record over ceiling_pipeline's, when both were measured.
+func (b *bench) cpuRatio(res *result) {
+	if b.ceilingCPU > 0 && res.CPUMsPerRecord != nil {
+		res.CPUOfCeiling = round(res.CPUMsPerRecord.Total/b.ceilingCPU, 2)
 	}
 }
 

@@ -18,7 +18,7 @@ func newPrinter(w io.Writer, asJSON bool) *printer {
 	p := &printer{w: w, json: asJSON}
 	if !asJSON {
 		p.tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(p.tw, "scenario\trecords\trecords/s\twall s\tpeak RSS MiB\tanon / file MiB\tof lowest ceiling\tjob s p50 / p95 / max\tCPU ms/record harvester / nats / pg\tstatus\t")
+		fmt.Fprintln(p.tw, "scenario\trecords\trecords/s\twall s\tpeak RSS MiB\tanon / file MiB\tof lowest ceiling\tjob s p50 / p95 / max\tCPU ms/record total (harvester / nats / pg)\tCPU × ceiling_pipeline\tstatus\t")
 	}
 	return p
 }
@@ -39,10 +39,10 @@ func (p *printer) print(r result) {
 	}
 	cpu := "-"
 	if c := r.CPUMsPerRecord; c != nil {
-		cpu = fmt.Sprintf("%.2f / %.2f / %.2f", c.Harvester, c.NATS, c.Postgres)
+		cpu = fmt.Sprintf("%.3f (%.3f / %.3f / %.3f)", c.Total, c.Harvester, c.NATS, c.Postgres)
 	}
-	fmt.Fprintf(p.tw, "%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Records, r.RecordsPerSec, r.WallS,
-		orDash(r.PeakRSSMiB, "%.0f"), split, orDash(r.OfLowestCeiling, "%.2f"), jobs, cpu, r.Status)
+	fmt.Fprintf(p.tw, "%s\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Scenario, r.Records, r.RecordsPerSec, r.WallS,
+		orDash(r.PeakRSSMiB, "%.0f"), split, orDash(r.OfLowestCeiling, "%.2f"), jobs, cpu, orDash(r.CPUOfCeiling, "%.2f×"), r.Status)
 }
 
 func orDash(x float64, format string) string {

@@ -12,4 +12,8 @@
 //	                         then Settled(expected count) to the aggregator
 //
 // Every stage emits exactly one of: the next stage's message, or a settled outcome.
+//
+// A stage is a BatchHandler (contract.go): a batch of Messages in, one Result per message out.
+// Message and Publisher are this package's own, without the transport's types: package router
+// carries them over NATS JetStream.
 package harvest

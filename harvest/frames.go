@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -110,7 +109,7 @@ func splitFramed(payload []byte, nl int, fr *frames) (body, transformed, xml []b
 
 // decodeFramed decodes m's payload into v (a *Record or *Settled) when it is framed; handled
 // is false when v is of another type or the payload is not framed, for Decode's plain path.
-func decodeFramed(m *message.Message, v any) (handled bool, err error) {
+func decodeFramed(m *Message, v any) (handled bool, err error) {
 	nl := bytes.IndexByte(m.Payload, '\n')
 	if nl < 0 {
 		return false, nil

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/ThreeDotsLabs/watermill/message"
 )
 
 // FailJob ends a job in error with a job error of type StageError and the given message
@@ -39,7 +37,7 @@ type GiveUp struct {
 
 // Settle is the give-up hook: see GiveUp. An error (the job could not be failed) leaves the
 // message to be redelivered.
-func (g GiveUp) Settle(msg *message.Message, cause error) ([]*message.Message, error) {
+func (g GiveUp) Settle(msg *Message, cause error) ([]*Message, error) {
 	var env struct {
 		JobID      string  `json:"job_id"`
 		RecordID   string  `json:"record_id"`

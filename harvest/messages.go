@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
 )
 
@@ -274,7 +272,7 @@ type Resource struct {
 //
 // A *Record or *Settled with a body is framed (see frames): the envelope, then the bodies as
 // they are.
-func NewMessage(subject string, v any, ids ...string) (*message.Message, error) {
+func NewMessage(subject string, v any, ids ...string) (*Message, error) {
 	var body []byte
 	var err error
 	switch v := v.(type) {
@@ -288,7 +286,7 @@ func NewMessage(subject string, v any, ids ...string) (*message.Message, error) 
 	if err != nil {
 		return nil, fmt.Errorf("encode %s message: %w", subject, err)
 	}
-	m := message.NewMessage(watermill.NewUUID(), body)
+	m := NewRawMessage("", body)
 	m.Metadata.Set(MetaSubject, subject)
 	for i := 0; i+1 < len(ids); i += 2 {
 		if ids[i+1] != "" {
@@ -299,14 +297,14 @@ func NewMessage(subject string, v any, ids ...string) (*message.Message, error) 
 }
 
 // RecordMessage is NewMessage for a Record, carrying its ids as metadata.
-func RecordMessage(subject string, r *Record) (*message.Message, error) {
+func RecordMessage(subject string, r *Record) (*Message, error) {
 	r.V = Version
 	return NewMessage(subject, r, MetaJobID, r.JobID, MetaSourceID, r.SourceID,
 		MetaRecordID, r.RecordID, MetaIdentifier, r.Identifier)
 }
 
 // SettledMessage is NewMessage for a Settled outcome.
-func SettledMessage(s *Settled) (*message.Message, error) {
+func SettledMessage(s *Settled) (*Message, error) {
 	s.V = Version
 	return NewMessage(SubjectSettled, s, MetaJobID, s.JobID, MetaRecordID, s.RecordID, MetaIdentifier, s.Identifier)
 }
@@ -316,7 +314,7 @@ func SettledMessage(s *Settled) (*message.Message, error) {
 // pointer to a struct with an int field V (every message type here); otherwise the version is
 // read first in a pass of its own. A framed *Record or *Settled (see frames) reads its bodies as
 // slices of m.Payload, which the caller must not change while v is in use.
-func Decode(m *message.Message, v any) error {
+func Decode(m *Message, v any) error {
 	if handled, err := decodeFramed(m, v); handled {
 		return err
 	}
@@ -385,36 +383,36 @@ func RecordID(jobID, identifier string) string {
 }
 
 // Next is a handler's return value that carries rec on to subject.
-func Next(subject string, rec *Record) ([]*message.Message, error) {
+func Next(subject string, rec *Record) ([]*Message, error) {
 	m, err := RecordMessage(subject, rec)
 	if err != nil {
 		return nil, err
 	}
-	return []*message.Message{m}, nil
+	return []*Message{m}, nil
 }
 
 // Forward is a handler's return value that carries msg on to subject as it is, for a stage
 // that passes a record on unchanged: the same payload, not encoded again, with the same ids
 // (MetaJobID, MetaSourceID, MetaRecordID, MetaIdentifier) and no other metadata of msg (its
 // transport headers stay behind).
-func Forward(subject string, msg *message.Message) ([]*message.Message, error) {
-	m := message.NewMessage(watermill.NewUUID(), msg.Payload)
+func Forward(subject string, msg *Message) ([]*Message, error) {
+	m := NewRawMessage("", msg.Payload)
 	m.Metadata.Set(MetaSubject, subject)
 	for _, k := range [...]string{MetaJobID, MetaSourceID, MetaRecordID, MetaIdentifier} {
 		if v := msg.Metadata.Get(k); v != "" {
 			m.Metadata.Set(k, v)
 		}
 	}
-	return []*message.Message{m}, nil
+	return []*Message{m}, nil
 }
 
 // Settle is a handler's return value that settles s with the aggregator.
-func Settle(s *Settled) ([]*message.Message, error) {
+func Settle(s *Settled) ([]*Message, error) {
 	m, err := SettledMessage(s)
 	if err != nil {
 		return nil, err
 	}
-	return []*message.Message{m}, nil
+	return []*Message{m}, nil
 }
 
 // StoredRecordID is the id of the harvest_record row this record has, or "" when it has none:

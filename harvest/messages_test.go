@@ -10,7 +10,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,7 +43,7 @@ func TestDecodeChecksVersion(t *testing.T) {
 		`{"job_id": "j"}`:          false,
 	} {
 		rec := Record{V: Version}
-		err := Decode(message.NewMessage("m", []byte(body)), &rec)
+		err := Decode(NewRawMessage("m", []byte(body)), &rec)
 		if ok {
 			require.NoError(t, err, body)
 			require.Equal(t, "j", rec.JobID)
@@ -52,7 +51,7 @@ func TestDecodeChecksVersion(t *testing.T) {
 			require.ErrorContains(t, err, "envelope version", body)
 		}
 		var loose map[string]any
-		err = Decode(message.NewMessage("m", []byte(body)), &loose)
+		err = Decode(NewRawMessage("m", []byte(body)), &loose)
 		if ok {
 			require.NoError(t, err, body)
 		} else {
@@ -122,7 +121,7 @@ func TestFramedMessages(t *testing.T) {
 	old, err := marshal(&rec) // the plain form, as before framing
 	require.NoError(t, err)
 	back = Record{}
-	require.NoError(t, Decode(message.NewMessage("old", old), &back))
+	require.NoError(t, Decode(NewRawMessage("old", old), &back))
 	require.Equal(t, rec, back)
 
 	s := Settled{Kind: SettledOutcome, JobID: "j", Key: "id:x", Identifier: "x", Outcome: OutcomeErrored,
@@ -134,10 +133,10 @@ func TestFramedMessages(t *testing.T) {
 	require.NoError(t, Decode(sm, &sback))
 	require.Equal(t, s, sback)
 
-	cut := message.NewMessage("cut", m.Payload[:len(m.Payload)-1])
+	cut := NewRawMessage("cut", m.Payload[:len(m.Payload)-1])
 	require.ErrorContains(t, Decode(cut, &back), "after the envelope")
 	other := bytes.Replace(m.Payload, []byte(`"v":1`), []byte(`"v":7`), 1)
-	require.ErrorContains(t, Decode(message.NewMessage("v7", other), &back), "envelope version 7")
+	require.ErrorContains(t, Decode(NewRawMessage("v7", other), &back), "envelope version 7")
 
 	noFail := func(context.Context, string, string) error { return errors.New("no job fails here") }
 	out, err := GiveUp{Stage: "sync", FailJob: noFail}.Settle(m, errors.New("boom"))
@@ -192,7 +191,7 @@ func BenchmarkRecordHop(b *testing.B) {
 				b.Fatal(err)
 			}
 			var back Record
-			if err := Decode(message.NewMessage("m", data), &back); err != nil {
+			if err := Decode(NewRawMessage("m", data), &back); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -205,8 +204,8 @@ func BenchmarkRecordHop(b *testing.B) {
 func TestFramedEnvelopeAsEncodingJSON(t *testing.T) {
 	t.Parallel()
 	body := `{"title":"x"}`
-	framed := func(env string) *message.Message {
-		return message.NewMessage("m", []byte(env+"\n"+body))
+	framed := func(env string) *Message {
+		return NewRawMessage("m", []byte(env+"\n"+body))
 	}
 	env := `{"v":1,"JOB_ID":"j","Identifier":"first","identifier":"second","position":4,"unknown":{"a":[1]},` +
 		`"frames":{"body":13}}`

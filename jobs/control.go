@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
@@ -34,7 +32,7 @@ type Control struct {
 	// Publisher sends job messages to EXTRACT and tells the aggregator of a job ended in error
 	// (harvest.SubjectSettled). Start, StartQueued and Redrive need it; without it Fail and
 	// Cancel end the job but the aggregator is not told (no report event, email or metric).
-	Publisher message.Publisher
+	Publisher harvest.Publisher
 	// Bus reads the failed subjects (harvest.v1.failed.<stage>) for Replay and Replayable,
 	// and publishes the replayed records; nil: they return ErrNoBus.
 	Bus *router.Bus
@@ -72,7 +70,7 @@ type JobFailer interface {
 // pub the aggregator is not told. A job that had already finished keeps its status and gets no
 // row. It returns the job as it now is; store.ErrNotFound (wrapped) for an unknown job; a store
 // error; or the job and the publish error when it was ended but the aggregator not told.
-func Fail(ctx context.Context, st JobFailer, pub message.Publisher, jobID, errType, msg string) (*store.HarvestJob, error) {
+func Fail(ctx context.Context, st JobFailer, pub harvest.Publisher, jobID, errType, msg string) (*store.HarvestJob, error) {
 	job, err := end(ctx, st, jobID, errType, msg)
 	if err != nil || job.Status != harvest.JobError || pub == nil {
 		return job, err
@@ -111,7 +109,7 @@ func (c Control) Cancel(ctx context.Context, jobID, msg string) (*store.HarvestJ
 // the ack of the message that failed the job, instead of publishing it. A job that is gone
 // (deleted with its source meanwhile) or had already finished gets no message; a store error
 // is returned, and the stage's message retried.
-func FailStage(ctx context.Context, st JobFailer, f *harvest.JobFailure) ([]*message.Message, error) {
+func FailStage(ctx context.Context, st JobFailer, f *harvest.JobFailure) ([]*harvest.Message, error) {
 	job, err := end(ctx, st, f.JobID, f.Type, f.Message)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

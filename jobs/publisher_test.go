@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -71,15 +71,16 @@ func TestStartCarriesAcceptAndOptions(t *testing.T) {
 
 // startExtract is a Control over st that publishes to an in-memory pub/sub, and next, which
 // waits for the next job message it sent to EXTRACT, acks it and decodes it.
-func startExtract(t *testing.T, st store.Store) (ctl jobs.Control, next func() (*message.Message, harvest.Job)) {
+func startExtract(t *testing.T, st store.Store) (ctl jobs.Control, next func() (*harvest.Message, harvest.Job)) {
 	t.Helper()
 	pubsub := gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 10}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pubsub.Close() })
 	msgs, err := pubsub.Subscribe(context.Background(), harvest.SubjectExtract)
 	require.NoError(t, err)
-	return jobs.Control{Store: st, Publisher: pubsub}, func() (*message.Message, harvest.Job) {
-		m := <-msgs
-		m.Ack()
+	return jobs.Control{Store: st, Publisher: wmbridge.Publisher{Publisher: pubsub}}, func() (*harvest.Message, harvest.Job) {
+		wm := <-msgs
+		wm.Ack()
+		m := wmbridge.ToHarvest(wm)
 		var job harvest.Job
 		require.NoError(t, harvest.Decode(m, &job))
 		return m, job

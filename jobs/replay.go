@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/store"
@@ -183,7 +181,7 @@ func failedRecord(stage string, data []byte) (*harvest.Record, bool) {
 		return nil, false
 	}
 	var rec harvest.Record
-	if err := harvest.Decode(message.NewMessage("", data), &rec); err != nil || rec.Identifier == "" {
+	if err := harvest.Decode(harvest.NewRawMessage("", data), &rec); err != nil || rec.Identifier == "" {
 		return nil, false
 	}
 	return &rec, true

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -25,7 +26,7 @@ func TestRun(t *testing.T) {
 	st := newStore(t)
 	pub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pub.Close() })
-	ctl := jobs.Control{Store: st, Publisher: pub}
+	ctl := jobs.Control{Store: st, Publisher: wmbridge.Publisher{Publisher: pub}}
 	p := jobs.Params{URL: "https://run.example.gov/data.json", SourceType: harvest.SourceDocument,
 		SchemaType: harvest.SchemaDCATUS11Federal, JobType: harvest.JobHarvest}
 

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -38,7 +36,7 @@ func NewTriggerHandler(st store.Store, logger *slog.Logger) *TriggerHandler {
 
 // Handle queues the jobs of one trigger message. It returns an error only for store failures,
 // which a retry may cure.
-func (h *TriggerHandler) Handle(msg *message.Message) error {
+func (h *TriggerHandler) Handle(msg *harvest.Message) error {
 	ctx := msg.Context()
 	var t TriggerMessage
 	if err := json.Unmarshal(msg.Payload, &t); err != nil {
@@ -81,7 +79,7 @@ func (h *TriggerHandler) Handle(msg *message.Message) error {
 
 // enqueueAll queues a job of every source of organization orgID ("" for any organization) of
 // sourceType ("" for any type), a page of 100 at a time.
-func (h *TriggerHandler) enqueueAll(msg *message.Message, orgID string, sourceType harvest.SourceType, jobType harvest.JobType) error {
+func (h *TriggerHandler) enqueueAll(msg *harvest.Message, orgID string, sourceType harvest.SourceType, jobType harvest.JobType) error {
 	ctx := msg.Context()
 	for offset := 0; ; {
 		sources, total, err := h.store.SourceList(ctx, &store.SourceListParams{OrganizationID: orgID,
@@ -104,7 +102,7 @@ func (h *TriggerHandler) enqueueAll(msg *message.Message, orgID string, sourceTy
 	}
 }
 
-func (h *TriggerHandler) enqueue(msg *message.Message, sourceID string, jobType harvest.JobType) error {
+func (h *TriggerHandler) enqueue(msg *harvest.Message, sourceID string, jobType harvest.JobType) error {
 	job, err := Control{Store: h.store}.Enqueue(msg.Context(), sourceID, jobType)
 	switch {
 	case errors.Is(err, ErrUnknownSource), errors.Is(err, ErrJobInProgress):
@@ -119,6 +117,6 @@ func (h *TriggerHandler) enqueue(msg *message.Message, sourceID string, jobType 
 
 // TriggerGiveUp is the trigger handler's give-up hook (harvest.GiveUp): a trigger message names no job
 // of its own, so it only stays on the failed subject.
-func TriggerGiveUp(fail harvest.FailJob) func(*message.Message, error) ([]*message.Message, error) {
+func TriggerGiveUp(fail harvest.FailJob) func(*harvest.Message, error) ([]*harvest.Message, error) {
 	return harvest.GiveUp{Stage: harvest.StageTrigger, FailJob: fail}.Settle
 }

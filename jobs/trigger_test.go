@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -28,11 +27,11 @@ func newStore(t *testing.T) store.Store {
 	return st
 }
 
-func triggerMsg(t *testing.T, v any) *message.Message {
+func triggerMsg(t *testing.T, v any) *harvest.Message {
 	t.Helper()
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
-	return message.NewMessage(watermill.NewUUID(), b)
+	return harvest.NewRawMessage(watermill.NewUUID(), b)
 }
 
 func TestTriggerMessages(t *testing.T) {

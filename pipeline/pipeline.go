@@ -84,6 +84,11 @@ type Config struct {
 	// Concurrency is how many messages of each per-record stage this process handles at once
 	// (multiplied for COMPARE, SYNC and the aggregator, see topology.go). Default 4.
 	Concurrency int
+	// BatchSize and BatchLinger are router.Config's: how many messages a stage handles together
+	// at most (default router.DefaultBatchSize, 64), and how long a batch short of that waits
+	// for more (default router.DefaultBatchLinger, 5 ms; negative: not at all).
+	BatchSize   int
+	BatchLinger time.Duration
 	// MaxRetries, RetryInterval and MaxDeliver are router.Config's (defaults 3, 100 ms, 5).
 	MaxRetries    int
 	RetryInterval time.Duration
@@ -166,6 +171,9 @@ func (c Config) validate() error {
 	}
 	if c.Retention < 0 {
 		return fmt.Errorf("%w: Retention %v is negative (0 keeps everything)", ErrConfig, c.Retention)
+	}
+	if c.BatchSize < 0 {
+		return fmt.Errorf("%w: BatchSize %d is negative", ErrConfig, c.BatchSize)
 	}
 	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
 		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)
@@ -339,7 +347,8 @@ func (p *Pipeline) buildStages() error {
 		notifier = m
 	}
 	r, err := router.New(p.bus, router.Config{Logger: cfg.Logger, Registerer: p.reg,
-		MaxRetries: cfg.MaxRetries, RetryInterval: cfg.RetryInterval, MaxDeliver: cfg.MaxDeliver})
+		MaxRetries: cfg.MaxRetries, RetryInterval: cfg.RetryInterval, MaxDeliver: cfg.MaxDeliver,
+		BatchSize: cfg.BatchSize, BatchLinger: cfg.BatchLinger})
 	if err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ func TestStageMetricsAreExposed(t *testing.T) {
 	for _, f := range families {
 		names[f.GetName()] = true
 	}
-	for _, want := range []string{"harvester_stage_handler_execution_time_seconds",
+	for _, want := range []string{"harvester_stage_handler_duration_seconds",
 		"harvester_records_settled_total", "harvester_jobs_finished_total", "harvester_job_duration_seconds"} {
 		require.True(t, names[want], "metric %s is registered (have %v)", want, names)
 	}

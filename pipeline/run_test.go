@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -47,15 +46,21 @@ func testRun(t *testing.T, st store.Store) {
 	require.NoError(t, err)
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
-	failing := func(jobID string) message.HandlerFunc {
-		return func(*message.Message) ([]*message.Message, error) {
+	one := func(h harvest.HandlerFunc) func(*harvest.Message) ([]*harvest.Message, error) {
+		return func(m *harvest.Message) ([]*harvest.Message, error) {
+			res := run(st, harvest.Each(h))(m.Context(), []*harvest.Message{m})
+			return res[0].Out, res[0].Err
+		}
+	}
+	failing := func(jobID string) harvest.HandlerFunc {
+		return func(*harvest.Message) ([]*harvest.Message, error) {
 			return nil, fmt.Errorf("list: %w", harvest.NewJobFailure(jobID, harvest.TypeParseError, "not a catalog"))
 		}
 	}
-	msg := message.NewMessage("m", nil)
+	msg := harvest.NewRawMessage("m", nil)
 	msg.SetContext(ctx)
 
-	out, err := run(st, failing(job.ID))(msg)
+	out, err := one(failing(job.ID))(msg)
 	require.NoError(t, err, "a job failure is not retried")
 	require.Len(t, out, 1)
 	var s harvest.Settled
@@ -78,18 +83,18 @@ func testRun(t *testing.T, st store.Store) {
 	_, finished, err := st.JobFinish(ctx, done.ID)
 	require.NoError(t, err)
 	require.True(t, finished)
-	out, err = run(st, failing(done.ID))(msg)
+	out, err = one(failing(done.ID))(msg)
 	require.NoError(t, err)
 	require.Empty(t, out, "a job that has completed is not reported again")
 	errs, err = st.JobErrorList(ctx, done.ID)
 	require.NoError(t, err)
 	require.Empty(t, errs, "nor given a job error")
 
-	out, err = run(st, failing("00000000-0000-0000-0000-000000000000"))(msg)
+	out, err = one(failing("00000000-0000-0000-0000-000000000000"))(msg)
 	require.NoError(t, err, "a job deleted with its source is acked")
 	require.Empty(t, out)
 
 	cause := errors.New("store down")
-	_, err = run(st, func(*message.Message) ([]*message.Message, error) { return nil, cause })(msg)
+	_, err = one(func(*harvest.Message) ([]*harvest.Message, error) { return nil, cause })(msg)
 	require.ErrorIs(t, err, cause, "any other error is the router's to retry")
 }

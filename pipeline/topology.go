@@ -1,10 +1,9 @@
 package pipeline
 
 import (
+	"context"
 	"slices"
 	"time"
-
-	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
@@ -137,27 +136,30 @@ func (s *stages) close() {
 
 // topology is every stage and its subject: the one table that wires the pipeline. Each
 // stage's give-up hook comes from its package; each handler runs in run, which hands the
-// stage's job failures to jobs.
+// stage's job failures to jobs. Every stage is a harvest.BatchHandler (the stage contract);
+// the per-record stages handle each message of a batch at once (harvest.Each), in batches of up
+// to Config.BatchSize (and their Concurrency); EXTRACT, the listing and the trigger take one
+// message a batch (MaxBatch 1): each is a long piece of work that publishes as it goes.
 func topology(s *stages) []router.Stage {
 	n := s.cfg.Concurrency
 	table := []router.Stage{
-		{Name: StageExtract, Subject: harvest.SubjectExtract, Handler: noOutput(s.extract.Handle),
-			Deferred: s.extractPub, GiveUp: extract.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: n},
-		{Name: StageCompare, Subject: harvest.SubjectCompare, Handler: s.compare.HandleRecord,
+		{Name: StageExtract, Subject: harvest.SubjectExtract, Handler: harvest.Each(noOutput(s.extract.Handle)),
+			Deferred: s.extractPub, GiveUp: extract.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: n, MaxBatch: 1},
+		{Name: StageCompare, Subject: harvest.SubjectCompare, Handler: harvest.Each(s.compare.HandleRecord),
 			Deferred: s.comparePub, GiveUp: compare.GiveUp(s.fail), AckWait: time.Minute,
 			Concurrency: compareConcurrency * n, MaxPending: 64},
-		{Name: StageListing, Subject: harvest.SubjectListing, Handler: s.compare.HandleListing,
-			Deferred: s.comparePub, GiveUp: compare.GiveUpListing(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 1},
-		{Name: StageTransform, Subject: harvest.SubjectTransform, Handler: transform.New(transform.WithLanguages(s.cfg.Languages)).Handle,
+		{Name: StageListing, Subject: harvest.SubjectListing, Handler: harvest.Each(s.compare.HandleListing),
+			Deferred: s.comparePub, GiveUp: compare.GiveUpListing(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 1, MaxBatch: 1},
+		{Name: StageTransform, Subject: harvest.SubjectTransform, Handler: harvest.Each(transform.New(transform.WithLanguages(s.cfg.Languages)).Handle),
 			GiveUp: transform.GiveUp(s.fail), AckWait: time.Minute, Concurrency: passConcurrency * n, MaxPending: 64},
-		{Name: StageValidate, Subject: harvest.SubjectValidate, Handler: validate.New().Handle,
+		{Name: StageValidate, Subject: harvest.SubjectValidate, Handler: harvest.Each(validate.New().Handle),
 			GiveUp: validate.GiveUp(s.fail), AckWait: time.Minute, Concurrency: passConcurrency * n, MaxPending: 64},
-		{Name: StageSync, Subject: harvest.SubjectSync, Handler: s.sync.Handle,
+		{Name: StageSync, Subject: harvest.SubjectSync, Handler: harvest.Each(s.sync.Handle),
 			GiveUp: catalogsync.GiveUp(s.fail), AckWait: time.Minute, Concurrency: syncConcurrency * n, MaxPending: 16},
-		{Name: StageReport, Subject: harvest.SubjectSettled, Handler: s.report.Handle,
+		{Name: StageReport, Subject: harvest.SubjectSettled, Handler: harvest.Each(s.report.Handle),
 			GiveUp: report.GiveUp(s.fail), AckWait: time.Minute, Concurrency: reportConcurrency * n, MaxPending: 32},
-		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: noOutput(jobs.NewTriggerHandler(s.store, s.cfg.Logger).Handle),
-			GiveUp: jobs.TriggerGiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16},
+		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: harvest.Each(noOutput(jobs.NewTriggerHandler(s.store, s.cfg.Logger).Handle)),
+			GiveUp: jobs.TriggerGiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16, MaxBatch: 1},
 	}
 	for i := range table {
 		table[i].Handler = run(s.store, table[i].Handler)
@@ -166,19 +168,22 @@ func topology(s *stages) []router.Stage {
 }
 
 // run is the runner of one stage's handler, the one place a stage's harvest.JobFailure goes:
-// the job is ended through jobs (jobs.FailStage) and the message acked, with the SettledFailed
-// message that tells the aggregator as the handler's output; a job failure that could not be
-// written is an error, and the message is retried. Other errors and outputs pass as they are.
-func run(st jobs.JobFailer, h message.HandlerFunc) message.HandlerFunc {
-	return func(m *message.Message) ([]*message.Message, error) {
-		out, err := h(m)
-		if f := harvest.AsJobFailure(err); f != nil {
-			return jobs.FailStage(m.Context(), st, f)
+// the job of each message answered with one is ended through jobs (jobs.FailStage) and the
+// message acked, with the SettledFailed message that tells the aggregator as its output; a
+// job failure that could not be written is that message's error, and it is retried. Other
+// errors and outputs pass as they are.
+func run(st jobs.JobFailer, h harvest.BatchHandler) harvest.BatchHandler {
+	return func(ctx context.Context, batch []*harvest.Message) []harvest.Result {
+		res := h(ctx, batch)
+		for i := range res {
+			if f := harvest.AsJobFailure(res[i].Err); f != nil {
+				res[i].Out, res[i].Err = jobs.FailStage(batch[i].Context(), st, f)
+			}
 		}
-		return out, err
+		return res
 	}
 }
 
-func noOutput(h func(*message.Message) error) message.HandlerFunc {
-	return func(m *message.Message) ([]*message.Message, error) { return nil, h(m) }
+func noOutput(h func(*harvest.Message) error) harvest.HandlerFunc {
+	return func(m *harvest.Message) ([]*harvest.Message, error) { return nil, h(m) }
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -59,10 +57,10 @@ func collectStage(t *testing.T, bus *router.Bus) <-chan string {
 	r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: prometheus.NewRegistry()})
 	require.NoError(t, err)
 	require.NoError(t, r.AddStage(router.Stage{Name: harvest.StageValidate, Subject: harvest.SubjectValidate,
-		Handler: func(msg *message.Message) ([]*message.Message, error) {
+		Handler: harvest.Each(func(msg *harvest.Message) ([]*harvest.Message, error) {
 			got <- msg.Metadata.Get(harvest.MetaIdentifier)
 			return nil, nil
-		}}))
+		})}))
 	runRouter(t, r)
 	return got
 }
@@ -78,8 +76,8 @@ func runRouter(t *testing.T, r *router.Router) {
 }
 
 // identified is a message to subject whose identifier is id.
-func identified(subject, id string) *message.Message {
-	m := message.NewMessage(watermill.NewUUID(), []byte(`{}`))
+func identified(subject, id string) *harvest.Message {
+	m := harvest.NewRawMessage("", []byte(`{}`))
 	m.Metadata.Set(harvest.MetaSubject, subject)
 	m.Metadata.Set(harvest.MetaIdentifier, id)
 	return m
@@ -287,10 +285,10 @@ func TestUnknownJobCountedLoggedAcked(t *testing.T) {
 	require.NoError(t, err)
 	calls := make(chan string, 10)
 	require.NoError(t, r.AddStage(router.Stage{Name: harvest.StageSync, Subject: harvest.SubjectSync,
-		Handler: func(msg *message.Message) ([]*message.Message, error) {
+		Handler: harvest.Each(func(msg *harvest.Message) ([]*harvest.Message, error) {
 			calls <- msg.Metadata.Get(harvest.MetaIdentifier)
 			return nil, fmt.Errorf("sync: %w", harvest.UnknownJob("job-elsewhere"))
-		}}))
+		})}))
 	runRouter(t, r)
 	const name = "harvester_messages_unknown_job_total"
 	require.Equal(t, 0.0, metricValue(t, reg, name, "stage", harvest.StageSync), "the series exists at 0")

@@ -1,6 +1,11 @@
-// Package router is Harvester's transport: NATS JetStream through a watermill router. It
+// Package router is Harvester's transport: NATS JetStream, with nats.go's JetStream API. It
 // knows messages, subjects and streams, never a stage, the store or the search index; the
-// pipeline package gives it the stages to run (router.Stage rows).
+// pipeline package gives it the stages to run (router.Stage rows), each a
+// harvest.BatchHandler (harvest's stage contract) over harvest.Messages. Publisher sends a
+// harvest.Message as a NATS message (its metadata the headers, its UUID UUIDHeader, the
+// header watermill wrote, so that stored messages read alike). watermill is left only in
+// Subscriber's Subscribe and wmbridge.go, which run watermill's pub/sub test suite on the
+// transport.
 //
 // Streams (streams.go): HARVEST_WORK (work queue over the stage subjects), HARVEST_SETTLED
 // (work queue for the aggregator), HARVEST_FAILED (harvest.v1.failed.<stage>, kept 30 days for
@@ -19,14 +24,18 @@
 // Each stage subscribes through a durable pull consumer named harvest-<stage> with explicit
 // ack, so any number of processes running a stage share its work (queue semantics) and a
 // message is redelivered only when its handler neither acked nor nacked within AckWait, at
-// most MaxDeliver times. Handler outputs go through one routing Publisher that sends each
+// most MaxDeliver times. Handler outputs go through a routing Publisher that sends each
 // message to the subject in its harvest.MetaSubject metadata.
 //
-// Middleware, outermost first: Prometheus metrics (router-wide), logs with job and record
-// ids, the give-up path (poison-queue style: after the retries, or on a permanent error, the
-// message goes to harvest.v1.failed.<stage> with its reason and the stage's GiveUpFunc says
-// what ends its work, e.g. an errored outcome), bounded retry with exponential backoff, the
-// count of failed attempts, the unknown-job check (a harvest.UnknownJobError is counted, logged
-// and acked, never retried) and panic recovery innermost, so that a panic is retried and given
-// up on like an error.
+// Batches (batch.go): a stage's messages are pulled into batches of up to Config.BatchSize
+// (waiting up to Config.BatchLinger for a short batch to fill) and handed to the stage
+// together. Every message's outputs are published asynchronously and their PubAcks awaited
+// once for the batch; each message whose outputs were stored is then acked (not AckAll:
+// several consumers share a stream), and the acks flushed once. A message that failed is
+// retried alone, with exponential backoff, MaxRetries times; then (at once for a
+// harvest.PermanentError) it is kept on harvest.v1.failed.<stage> with its reason and the
+// stage's GiveUpFunc says what ends its work (an errored outcome, say). A
+// harvest.UnknownJobError is counted, logged and acked, never retried; a panic is a failure
+// of each message of its batch, retried alone. A shutdown interrupts the batches in flight,
+// whose messages are naked and delivered again.
 package router

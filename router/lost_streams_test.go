@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -84,7 +83,7 @@ func TestLostStreamsAreCreatedAgain(t *testing.T) {
 		t.Helper()
 		var err error
 		for attempt := 1; ; attempt++ {
-			m := message.NewMessage(id, []byte(`{}`))
+			m := harvest.NewRawMessage(id, []byte(`{}`))
 			m.Metadata.Set(harvest.MetaSubject, harvest.SubjectExtract)
 			if err = bus.Publisher().Publish(harvest.SubjectExtract, m); err == nil {
 				return

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -21,7 +20,8 @@ import (
 //	harvester_stage_messages_emitted_total       messages the handler returned for the router to
 //	                                             publish (EXTRACT and COMPARE publish their own:
 //	                                             harvester_messages_published_total counts them)
-//	harvester_stage_handler_duration_seconds     one delivery, its retries included
+//	harvester_stage_handler_duration_seconds     one delivery, its retries included: a batch's
+//	                                             time over its messages, observed once for each
 //	harvester_stage_handler_errors_total         failed handler attempts (each retry counts)
 //	harvester_stage_gave_up_total                messages given up on, kept on harvest.v1.failed.<stage>
 //	harvester_stage_redeliveries_total           deliveries JetStream made more than once
@@ -47,7 +47,7 @@ func newStageMetrics(reg prometheus.Registerer) (*stageMetrics, error) {
 		unknownJob: counter("harvester_messages_unknown_job_total",
 			"Messages of a job this deployment's database does not have (deleted with its source, or another deployment's), acked."),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "harvester_stage_handler_duration_seconds",
-			Help:    "Time the stage took to handle one delivery, its in-process retries included.",
+			Help:    "Time the stage took to handle one delivery, its in-process retries included (a batch's time shared by its messages).",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10)}, []string{"stage"}),
 	}
 	for _, c := range []prometheus.Collector{m.received, m.emitted, m.errors, m.gaveUp, m.redelivered, m.unknownJob, m.duration} {
@@ -62,37 +62,6 @@ func newStageMetrics(reg prometheus.Registerer) (*stageMetrics, error) {
 func (m *stageMetrics) init(stage string) {
 	for _, c := range []*prometheus.CounterVec{m.received, m.emitted, m.errors, m.gaveUp, m.redelivered, m.unknownJob} {
 		c.WithLabelValues(stage)
-	}
-}
-
-// delivery is the outermost middleware: it counts each delivery, what the handler emitted and
-// how long it took.
-func (m *stageMetrics) delivery(stage string) message.HandlerMiddleware {
-	received, emitted, duration := m.received.WithLabelValues(stage), m.emitted.WithLabelValues(stage),
-		m.duration.WithLabelValues(stage)
-	return func(h message.HandlerFunc) message.HandlerFunc {
-		return func(msg *message.Message) ([]*message.Message, error) {
-			received.Inc()
-			start := time.Now()
-			out, err := h(msg)
-			duration.Observe(time.Since(start).Seconds())
-			emitted.Add(float64(len(out)))
-			return out, err
-		}
-	}
-}
-
-// attempt is the innermost middleware but the recoverer: it counts each failed attempt.
-func (m *stageMetrics) attempt(stage string) message.HandlerMiddleware {
-	errs := m.errors.WithLabelValues(stage)
-	return func(h message.HandlerFunc) message.HandlerFunc {
-		return func(msg *message.Message) ([]*message.Message, error) {
-			out, err := h(msg)
-			if err != nil && msg.Context().Err() == nil {
-				errs.Inc()
-			}
-			return out, err
-		}
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
@@ -63,12 +62,12 @@ func TestStageMetrics(t *testing.T) {
 		MaxRetries: 2, RetryInterval: time.Millisecond})
 	require.NoError(t, err)
 	require.NoError(t, r.AddStage(router.Stage{Name: "validate", Subject: harvest.SubjectValidate,
-		Handler: func(msg *message.Message) ([]*message.Message, error) {
+		Handler: harvest.Each(func(msg *harvest.Message) ([]*harvest.Message, error) {
 			if msg.Metadata.Get(harvest.MetaIdentifier) == "bad" {
 				return nil, errors.New("schema store unreachable")
 			}
 			return harvest.Settle(&harvest.Settled{Kind: harvest.SettledFailed, JobID: "job-1"})
-		}}))
+		})}))
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	<-r.Running()
@@ -108,18 +107,18 @@ func TestRedeliveriesCounted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	bus := testBus(t)
-	run := func(handler message.HandlerFunc) (*prometheus.Registry, func()) {
+	run := func(handler harvest.HandlerFunc) (*prometheus.Registry, func()) {
 		reg := prometheus.NewRegistry()
 		r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: reg})
 		require.NoError(t, err)
-		require.NoError(t, r.AddStage(router.Stage{Name: "sync", Subject: harvest.SubjectSync, Handler: handler}))
+		require.NoError(t, r.AddStage(router.Stage{Name: "sync", Subject: harvest.SubjectSync, Handler: harvest.Each(handler)}))
 		done := make(chan error, 1)
 		go func() { done <- r.Run(ctx) }()
 		<-r.Running()
 		return reg, func() { require.NoError(t, r.Close()); <-done }
 	}
 	started := make(chan struct{})
-	first, stop := run(func(msg *message.Message) ([]*message.Message, error) {
+	first, stop := run(func(msg *harvest.Message) ([]*harvest.Message, error) {
 		close(started)
 		<-msg.Context().Done() // interrupted by the shutdown below
 		return nil, msg.Context().Err()
@@ -133,7 +132,7 @@ func TestRedeliveriesCounted(t *testing.T) {
 	require.Equal(t, 0.0, metricValue(t, first, "harvester_stage_handler_errors_total", "stage", "sync"), "a shutdown is no failure")
 
 	handled := make(chan struct{})
-	second, stop := run(func(*message.Message) ([]*message.Message, error) {
+	second, stop := run(func(*harvest.Message) ([]*harvest.Message, error) {
 		close(handled)
 		return nil, nil
 	})

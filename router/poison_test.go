@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -29,11 +28,11 @@ func TestGiveUpKeepsTheMessageAndCallsTheStageHook(t *testing.T) {
 	attempts := 0
 	hooked := make(chan error, 1)
 	require.NoError(t, r.AddStage(router.Stage{Name: "validate", Subject: harvest.SubjectValidate,
-		Handler: func(*message.Message) ([]*message.Message, error) {
+		Handler: harvest.Each(func(*harvest.Message) ([]*harvest.Message, error) {
 			attempts++
 			return nil, errors.New("schema store unreachable")
-		},
-		GiveUp: func(msg *message.Message, cause error) ([]*message.Message, error) {
+		}),
+		GiveUp: func(msg *harvest.Message, cause error) ([]*harvest.Message, error) {
 			hooked <- cause
 			return harvest.Settle(&harvest.Settled{Kind: harvest.SettledFailed, JobID: "job-1"})
 		}}))

@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,7 +15,7 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 )
 
-// Publisher is a watermill Publisher onto JetStream that sends each message to the subject in
+// Publisher is a harvest.Publisher onto JetStream that sends each message to the subject in
 // its harvest.MetaSubject metadata (the topic argument otherwise), as its deployment names that
 // subject on the server (names.subject: P.harvest.v1.… for a prefix P). watermill-nats' own
 // publisher sends to the stream name, which cannot serve one stream over many subjects.
@@ -27,7 +25,6 @@ import (
 // A body over the message size travels by reference (claim.go).
 type Publisher struct {
 	js     jetstream.JetStream
-	enc    wmnats.NATSMarshaler
 	claims *claims
 	// dep is the deployment whose names it publishes to and whose streams it creates again
 	// (Bus sets it; default: the default prefix, 1 replica, no stamp).
@@ -36,7 +33,7 @@ type Publisher struct {
 	published *prometheus.CounterVec
 }
 
-var _ message.Publisher = (*Publisher)(nil)
+var _ harvest.Publisher = (*Publisher)(nil)
 
 // NewPublisher returns a Publisher over js, onto the default deployment's subjects.
 func NewPublisher(js jetstream.JetStream) *Publisher {
@@ -53,20 +50,19 @@ func (p *Publisher) setDeployment(d deployment) {
 }
 
 // marshal returns m as a NATS message to its routing subject.
-func (p *Publisher) marshal(topic string, m *message.Message) (*nats.Msg, error) {
+// Its headers are the message's metadata and its UUID (UUIDHeader).
+func (p *Publisher) marshal(topic string, m *harvest.Message) (*nats.Msg, error) {
 	subject := topic
 	if s := m.Metadata.Get(harvest.MetaSubject); s != "" {
 		subject = s
 	}
-	nm, err := p.enc.Marshal(p.dep.subject(subject), m)
-	if err != nil {
-		return nil, fmt.Errorf("marshal message for %s: %w", subject, err)
+	h := make(nats.Header, len(m.Metadata)+1)
+	h[UUIDHeader] = []string{m.UUID}
+	for k, v := range m.Metadata {
+		h[k] = []string{v}
 	}
-	ctx := m.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if err := p.claims.checkIn(ctx, nm); err != nil {
+	nm := &nats.Msg{Subject: p.dep.subject(subject), Data: m.Payload, Header: h}
+	if err := p.claims.checkIn(m.Context(), nm); err != nil {
 		return nil, err
 	}
 	if p.published != nil {
@@ -75,18 +71,15 @@ func (p *Publisher) marshal(topic string, m *message.Message) (*nats.Msg, error)
 	return nm, nil
 }
 
-// Publish implements message.Publisher. It returns an error naming the subject of the first
+// Publish implements harvest.Publisher. It returns an error naming the subject of the first
 // message JetStream did not store; messages before it, and possibly after it, were stored.
-func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
+func (p *Publisher) Publish(topic string, msgs ...*harvest.Message) error {
 	if len(msgs) == 1 {
 		nm, err := p.marshal(topic, msgs[0])
 		if err != nil {
 			return err
 		}
 		ctx := msgs[0].Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
 		_, err = p.js.PublishMsg(ctx, nm)
 		if errors.Is(err, jetstream.ErrNoStreamResponse) {
 			// No stream answered: the broker lost its streams (restarted with its store
@@ -131,7 +124,7 @@ type pendingAck struct {
 	f       jetstream.PubAckFuture
 }
 
-func (p *Publisher) publishAsync(topic string, m *message.Message) (pendingAck, error) {
+func (p *Publisher) publishAsync(topic string, m *harvest.Message) (pendingAck, error) {
 	nm, err := p.marshal(topic, m)
 	if err != nil {
 		return pendingAck{}, err
@@ -163,7 +156,7 @@ func awaitAcks(pending []pendingAck) error {
 	return first
 }
 
-// Close implements message.Publisher; the connection belongs to the caller.
+// Close releases nothing: the connection belongs to the caller.
 func (p *Publisher) Close() error { return nil }
 
 // flushWindow is how many messages a DeferredPublisher lets go unconfirmed before Publish waits
@@ -190,7 +183,7 @@ type DeferredPublisher struct {
 	firstErr atomic.Value // error: the latest failure, for the message
 }
 
-var _ message.Publisher = (*DeferredPublisher)(nil)
+var _ harvest.Publisher = (*DeferredPublisher)(nil)
 
 // NewDeferredPublisher returns a DeferredPublisher on nc.
 func NewDeferredPublisher(nc *nats.Conn) (*DeferredPublisher, error) {
@@ -208,8 +201,8 @@ func NewDeferredPublisher(nc *nats.Conn) (*DeferredPublisher, error) {
 	return d, nil
 }
 
-// Publish implements message.Publisher: it sends msgs and returns once they are on their way.
-func (d *DeferredPublisher) Publish(topic string, msgs ...*message.Message) error {
+// Publish implements harvest.Publisher: it sends msgs and returns once they are on their way.
+func (d *DeferredPublisher) Publish(topic string, msgs ...*harvest.Message) error {
 	for _, m := range msgs {
 		if d.js.PublishAsyncPending() >= flushWindow {
 			<-d.js.PublishAsyncComplete()
@@ -221,14 +214,14 @@ func (d *DeferredPublisher) Publish(topic string, msgs ...*message.Message) erro
 	return nil
 }
 
-// Close implements message.Publisher; the connection belongs to the caller.
+// Close releases nothing: the connection belongs to the caller.
 func (d *DeferredPublisher) Close() error { return nil }
 
 // flushed runs h, then waits until JetStream has answered for every message published through
 // pub, so that h's input is acked only after all it published was stored. When one of them was
 // not stored (during h, by h or by another handler sharing pub), h fails.
-func flushed(pub *DeferredPublisher, h message.HandlerFunc) message.HandlerFunc {
-	return func(msg *message.Message) ([]*message.Message, error) {
+func flushed(pub *DeferredPublisher, h harvest.HandlerFunc) harvest.HandlerFunc {
+	return func(msg *harvest.Message) ([]*harvest.Message, error) {
 		before := pub.failures.Load()
 		out, err := h(msg)
 		<-pub.js.PublishAsyncComplete()

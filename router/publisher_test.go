@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
@@ -34,8 +32,8 @@ func streamMsgs(t testing.TB, bus *Bus, stream, subject string) uint64 {
 	return info.State.Msgs
 }
 
-func routed(subject string, i int) *message.Message {
-	m := message.NewMessage(watermill.NewUUID(), fmt.Appendf(nil, `{"n":%d}`, i))
+func routed(subject string, i int) *harvest.Message {
+	m := harvest.NewRawMessage("", fmt.Appendf(nil, `{"n":%d}`, i))
 	m.Metadata.Set(harvest.MetaSubject, subject)
 	return m
 }
@@ -48,7 +46,7 @@ func TestDeferredPublisherFlushesBeforeTheHandlerReturns(t *testing.T) {
 	pub, err := NewDeferredPublisher(bus.Conn())
 	require.NoError(t, err)
 	const n = 3*flushWindow + 7
-	h := flushed(pub, func(*message.Message) ([]*message.Message, error) {
+	h := flushed(pub, func(*harvest.Message) ([]*harvest.Message, error) {
 		for i := range n {
 			if err := pub.Publish("", routed(harvest.SubjectCompare, i)); err != nil {
 				return nil, err
@@ -56,7 +54,7 @@ func TestDeferredPublisherFlushesBeforeTheHandlerReturns(t *testing.T) {
 		}
 		return nil, nil
 	})
-	_, err = h(message.NewMessage("in", nil))
+	_, err = h(harvest.NewRawMessage("in", nil))
 	require.NoError(t, err)
 	require.Zero(t, pub.js.PublishAsyncPending())
 	require.Equal(t, uint64(n), streamMsgs(t, bus, StreamWork, harvest.SubjectCompare))
@@ -69,20 +67,20 @@ func TestDeferredPublisherFailsTheHandlerWhenAMessageIsNotStored(t *testing.T) {
 	bus := startBus(t)
 	pub, err := NewDeferredPublisher(bus.Conn())
 	require.NoError(t, err)
-	h := flushed(pub, func(*message.Message) ([]*message.Message, error) {
+	h := flushed(pub, func(*harvest.Message) ([]*harvest.Message, error) {
 		if err := pub.Publish("", routed(harvest.SubjectCompare, 1)); err != nil {
 			return nil, err
 		}
 		return nil, pub.Publish("", routed("harvest.v1.nowhere", 2))
 	})
-	_, err = h(message.NewMessage("in", nil))
+	_, err = h(harvest.NewRawMessage("in", nil))
 	require.ErrorContains(t, err, "harvest.v1.nowhere")
 
 	// The next handler, whose messages are all stored, succeeds.
-	ok := flushed(pub, func(*message.Message) ([]*message.Message, error) {
+	ok := flushed(pub, func(*harvest.Message) ([]*harvest.Message, error) {
 		return nil, pub.Publish("", routed(harvest.SubjectCompare, 3))
 	})
-	_, err = ok(message.NewMessage("in2", nil))
+	_, err = ok(harvest.NewRawMessage("in2", nil))
 	require.NoError(t, err)
 }
 
@@ -91,7 +89,7 @@ func TestDeferredPublisherFailsTheHandlerWhenAMessageIsNotStored(t *testing.T) {
 func TestPublisherBatchReportsAMessageNotStored(t *testing.T) {
 	t.Parallel()
 	bus := startBus(t)
-	msgs := []*message.Message{routed(harvest.SubjectSync, 1), routed(harvest.SubjectSync, 2), routed(harvest.SubjectSync, 3)}
+	msgs := []*harvest.Message{routed(harvest.SubjectSync, 1), routed(harvest.SubjectSync, 2), routed(harvest.SubjectSync, 3)}
 	require.NoError(t, bus.Publisher().Publish("", msgs...))
 	require.Equal(t, uint64(3), streamMsgs(t, bus, StreamWork, harvest.SubjectSync))
 	err := bus.Publisher().Publish("", routed(harvest.SubjectSync, 4), routed("harvest.v1.nowhere", 5))
@@ -105,10 +103,10 @@ func BenchmarkPublishOneAtATime(b *testing.B) {
 	body := make([]byte, 1800)
 	for _, tc := range []struct {
 		name string
-		pub  func(*Bus) (message.Publisher, func() error)
+		pub  func(*Bus) (harvest.Publisher, func() error)
 	}{
-		{"sync", func(bus *Bus) (message.Publisher, func() error) { return bus.Publisher(), func() error { return nil } }},
-		{"deferred", func(bus *Bus) (message.Publisher, func() error) {
+		{"sync", func(bus *Bus) (harvest.Publisher, func() error) { return bus.Publisher(), func() error { return nil } }},
+		{"deferred", func(bus *Bus) (harvest.Publisher, func() error) {
 			d, err := NewDeferredPublisher(bus.Conn())
 			require.NoError(b, err)
 			return d, func() error { <-d.js.PublishAsyncComplete(); return nil }
@@ -119,7 +117,7 @@ func BenchmarkPublishOneAtATime(b *testing.B) {
 			pub, flush := tc.pub(bus)
 			b.ResetTimer()
 			for i := range b.N {
-				m := message.NewMessage(watermill.NewUUID(), body)
+				m := harvest.NewRawMessage("", body)
 				m.Metadata.Set(harvest.MetaSubject, harvest.SubjectCompare)
 				if err := pub.Publish("", m); err != nil {
 					b.Fatal(i, err)

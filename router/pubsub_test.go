@@ -13,6 +13,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/pubsub/tests"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
 )
 
 // TestPubSubUniversal runs watermill's universal Pub/Sub suite (short variants: watermill's
@@ -93,7 +95,7 @@ func TestPubSubUniversal(t *testing.T) {
 				Subjects: []string{prefix + ".>"}, Retention: tc.retention, Storage: jetstream.FileStorage})
 			require.NoError(t, err)
 			newPubSub := func(t *testing.T, group string) (message.Publisher, message.Subscriber) {
-				return bus.Publisher(), &topicSubscriber{js: bus.js, stream: stream, group: group, inFlight: tc.inFlight}
+				return wmPublisher{bus.Publisher()}, &topicSubscriber{js: bus.js, stream: stream, group: group, inFlight: tc.inFlight}
 			}
 			tests.TestPubSub(t, tc.features,
 				func(t *testing.T) (message.Publisher, message.Subscriber) { return newPubSub(t, "") },
@@ -163,7 +165,7 @@ func TestSubscriberCloseUnansweredMessage(t *testing.T) {
 	subs := &topicSubscriber{js: bus.js, stream: "WMTEST_CLOSE", inFlight: 1}
 	ch, err := subs.Subscribe(context.Background(), "wmclose.a")
 	require.NoError(t, err)
-	require.NoError(t, bus.Publisher().Publish("wmclose.a", message.NewMessage("unanswered", []byte("x"))))
+	require.NoError(t, bus.Publisher().Publish("wmclose.a", harvest.NewRawMessage("unanswered", []byte("x"))))
 	m := <-ch // neither acked nor nacked
 	require.Equal(t, "unanswered", m.UUID)
 

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -107,7 +106,7 @@ func TestStreamReplicas(t *testing.T) {
 	r, err := New(bus, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Registerer: prometheus.NewRegistry()})
 	require.NoError(t, err)
 	require.NoError(t, r.AddStage(Stage{Name: "validate", Subject: harvest.SubjectValidate,
-		Handler: func(*message.Message) ([]*message.Message, error) { return nil, nil }}))
+		Handler: harvest.Each(func(*harvest.Message) ([]*harvest.Message, error) { return nil, nil })}))
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(rctx) }()
@@ -127,7 +126,7 @@ func TestStreamReplicas(t *testing.T) {
 	// by the router's retry middleware, so this one is retried too. The wait follows the work.
 	require.NoError(t, bus.js.DeleteStream(ctx, StreamTrigger))
 	for attempt := 1; ; attempt++ {
-		err := bus.Publisher().Publish(harvest.SubjectTrigger, message.NewMessage("1", []byte(`{}`)))
+		err := bus.Publisher().Publish(harvest.SubjectTrigger, harvest.NewRawMessage("1", []byte(`{}`)))
 		if err == nil {
 			break
 		}

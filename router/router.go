@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/components/metrics"
-	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -33,9 +30,26 @@ type Config struct {
 	// MaxDeliver bounds JetStream redeliveries of a message that was never acked (a crashed or
 	// stuck worker). Default 5.
 	MaxDeliver int
+	// BatchSize is how many messages a stage handles together, at most (its Stage.MaxBatch may
+	// say fewer). Default DefaultBatchSize.
+	BatchSize int
+	// BatchLinger is how long a batch that has fewer than BatchSize messages waits for more
+	// before it is handled; negative: not at all (what has arrived is handled). Default (0)
+	// DefaultBatchLinger.
+	BatchLinger time.Duration
 }
 
+// DefaultBatchSize and DefaultBatchLinger are Config's defaults (--batch-size, --batch-linger).
+const (
+	DefaultBatchSize   = 64
+	DefaultBatchLinger = 5 * time.Millisecond
+)
+
 func (c Config) withDefaults() Config {
+	c.BatchSize = cmp.Or(c.BatchSize, DefaultBatchSize)
+	if c.BatchLinger == 0 {
+		c.BatchLinger = DefaultBatchLinger
+	}
 	c.MaxRetries = cmp.Or(c.MaxRetries, 3)
 	c.RetryInterval = cmp.Or(c.RetryInterval, 100*time.Millisecond)
 	c.MaxDeliver = cmp.Or(c.MaxDeliver, 5)
@@ -48,6 +62,8 @@ func (c Config) validate() error {
 		return errors.New("router config: Logger is required")
 	case c.Registerer == nil:
 		return errors.New("router config: Registerer is required")
+	case c.BatchSize < 1:
+		return fmt.Errorf("router config: BatchSize %d is not at least 1", c.BatchSize)
 	}
 	return nil
 }
@@ -56,7 +72,7 @@ func (c Config) validate() error {
 // (after its retries, or a permanent error) and msg is kept on harvest.v1.failed.<stage>. It
 // returns what ends the work of the message (an errored outcome, say), which the router
 // publishes; an error leaves the message to be redelivered. The stage package provides it.
-type GiveUpFunc func(msg *message.Message, cause error) ([]*message.Message, error)
+type GiveUpFunc func(msg *harvest.Message, cause error) ([]*harvest.Message, error)
 
 // Stage is one durable consumer on one subject and its handler: a row of the pipeline's
 // topology.
@@ -67,8 +83,9 @@ type Stage struct {
 	// Subject is what the stage consumes: the code's subject (harvest.Subject*), which the
 	// router maps to the deployment's.
 	Subject string
-	// Handler handles one message; its outputs go through the routing Publisher.
-	Handler message.HandlerFunc
+	// Handler is the stage (harvest's stage contract); its outputs go through the routing
+	// Publisher.
+	Handler harvest.BatchHandler
 	// Deferred, when set, is the DeferredPublisher the handler publishes through itself: each
 	// input is acked only after JetStream stored all the handler published.
 	Deferred *DeferredPublisher
@@ -77,21 +94,32 @@ type Stage struct {
 	// AckWait is how long JetStream waits for an ack, or a sign of progress (the subscriber
 	// sends one every AckWait/3 while the handler runs), before redelivering.
 	AckWait time.Duration
-	// Concurrency is how many messages of this stage one process handles at once (its one
-	// pull subscription hands that many to the handler concurrently); at least 1.
+	// Concurrency is how many messages of this stage one process handles at once, at least 1:
+	// its batches of up to the batch size, Concurrency/batch size of them at once (rounded up;
+	// at least 2 for batches of more than one, so that one batch is handled while another's
+	// outputs are confirmed).
 	Concurrency int
-	// MaxPending is the size of a pull (at least Concurrency).
+	// MaxPending is the size of a pull (at least the batch size).
 	MaxPending int
+	// MaxBatch caps the stage's batches below Config.BatchSize: 1 for a stage whose one message
+	// is a long piece of work (a listing); 0: Config.BatchSize.
+	MaxBatch int
 }
 
 // Router runs stages on a Bus until its context ends or Close is called.
 type Router struct {
 	cfg     Config
 	bus     *Bus
-	router  *message.Router
-	subs    []*Subscriber
+	pub     *Publisher // the stages' outputs: a JetStream context of its own, for async publishing
+	stages  []*batchStage
 	metrics *stageMetrics
 	lag     *jetstreamCollector
+	running chan struct{}
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // ends Run; nil before Run
+	closed bool
+	wg     sync.WaitGroup
 }
 
 // New returns a Router over bus (whose connection stays the caller's), with no stage yet.
@@ -100,13 +128,6 @@ func New(bus *Bus, cfg Config) (*Router, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	wlog := watermill.NewSlogLoggerWithLevelMapping(cfg.Logger, map[slog.Level]slog.Level{
-		slog.LevelInfo: slog.LevelDebug})
-	mr, err := message.NewRouter(message.RouterConfig{CloseTimeout: 30 * time.Second}, wlog)
-	if err != nil {
-		return nil, err
-	}
-	metrics.NewPrometheusMetricsBuilder(cfg.Registerer, "harvester", "stage").AddPrometheusRouterMetrics(mr)
 	sm, err := newStageMetrics(cfg.Registerer)
 	if err != nil {
 		return nil, err
@@ -115,7 +136,15 @@ func New(bus *Bus, cfg Config) (*Router, error) {
 	if err := cfg.Registerer.Register(lag); err != nil {
 		return nil, fmt.Errorf("register jetstream metrics: %w", err)
 	}
-	return &Router{cfg: cfg, bus: bus, router: mr, metrics: sm, lag: lag}, nil
+	js, err := jetstream.New(bus.nc, jetstream.WithPublishAsyncTimeout(pubAckTimeout),
+		jetstream.WithPublishAsyncMaxPending(16*flushWindow))
+	if err != nil {
+		return nil, err
+	}
+	pub := NewPublisher(js)
+	pub.setDeployment(bus.dep)
+	pub.published = bus.pub.published
+	return &Router{cfg: cfg, bus: bus, pub: pub, metrics: sm, lag: lag, running: make(chan struct{})}, nil
 }
 
 // AddStage subscribes st's durable consumer when the router runs. Call it before Run.
@@ -124,53 +153,91 @@ func (r *Router) AddStage(st Stage) error {
 		return fmt.Errorf("router: stage %q needs a name, a subject and a handler", st.Name)
 	}
 	st.Concurrency = max(1, st.Concurrency)
-	pull := max(st.MaxPending, st.Concurrency)
+	size := r.cfg.BatchSize
+	if st.MaxBatch > 0 {
+		size = min(size, st.MaxBatch)
+	}
+	size = min(size, st.Concurrency)
+	workers := (st.Concurrency + size - 1) / size
+	if size > 1 {
+		workers = max(2, workers)
+	}
+	pull := max(st.MaxPending, size)
 	ackWait := cmp.Or(st.AckWait, time.Minute)
 	dep := r.bus.dep
 	stream, durable := dep.stream(streamOf(st.Subject)), dep.durable(st.Name)
 	sub := newSubscriber(r.bus.js, dep, stream, jetstream.ConsumerConfig{
 		Durable: durable, FilterSubject: dep.subject(st.Subject), AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait: ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, 2*pull),
+		AckWait: ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, 2*pull, 2*size*workers),
 		Replicas: dep.replicas,
 	}, pull, st.Concurrency, time.Second, r.cfg.Logger)
 	sub.redelivered = r.metrics.redelivered.WithLabelValues(st.Name)
-	r.subs = append(r.subs, sub)
 	r.metrics.init(st.Name)
 	r.lag.add(consumerRef{stage: st.Name, stream: stream, durable: durable})
 	h := st.Handler
 	if st.Deferred != nil {
-		h = flushed(st.Deferred, h)
+		h = flushedBatch(st.Deferred, h)
 	}
-	mh := r.router.AddHandler(st.Name+"-0", st.Subject, sub, "", r.bus.pub, h)
-	mh.AddMiddleware(
-		r.metrics.delivery(st.Name),
-		logIDs(r.cfg.Logger, st.Name),
-		poison(r.bus.pub, r.cfg.Logger, st.Name, st.GiveUp, r.metrics.gaveUp.WithLabelValues(st.Name)),
-		middleware.Retry{MaxRetries: r.cfg.MaxRetries, InitialInterval: r.cfg.RetryInterval,
-			MaxInterval: 10 * r.cfg.RetryInterval, Multiplier: 2,
-			ShouldRetry: func(p middleware.RetryParams) bool {
-				return !harvest.IsPermanent(p.Err) && !errors.Is(p.Err, context.Canceled)
-			}}.Middleware,
-		r.metrics.attempt(st.Name),
-		unknownJob(r.cfg.Logger, st.Name, dep.prefix(), r.metrics.unknownJob.WithLabelValues(st.Name)),
-		middleware.Recoverer,
-	)
+	m := r.metrics
+	r.stages = append(r.stages, &batchStage{st: st, cfg: r.cfg, bus: r.bus, pub: r.pub, sub: sub, handle: h, size: size,
+		workers: workers, logger: r.cfg.Logger, prefix: dep.prefix(),
+		received: m.received.WithLabelValues(st.Name), emitted: m.emitted.WithLabelValues(st.Name),
+		errs: m.errors.WithLabelValues(st.Name), gaveUp: m.gaveUp.WithLabelValues(st.Name),
+		unknown: m.unknownJob.WithLabelValues(st.Name), duration: m.duration.WithLabelValues(st.Name)})
 	return nil
 }
 
-// Run runs the stages until ctx ends or Close is called.
-func (r *Router) Run(ctx context.Context) error { return r.router.Run(ctx) }
+// Run subscribes every stage and runs them until ctx ends or Close is called; it returns nil
+// then, or the error of a stage that could not subscribe.
+func (r *Router) Run(ctx context.Context) error {
+	r.mu.Lock()
+	if r.closed || r.cancel != nil {
+		r.mu.Unlock()
+		return errors.New("router: closed or already running")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r.cancel = cancel
+	r.wg.Add(1)
+	r.mu.Unlock()
+	defer r.wg.Done()
+	for _, st := range r.stages {
+		batches, err := st.sub.Batches(ctx, st.size, r.cfg.BatchLinger)
+		if err != nil {
+			cancel()
+			return fmt.Errorf("stage %s: %w", st.st.Name, err)
+		}
+		r.wg.Go(func() { st.run(ctx, batches) })
+	}
+	close(r.running)
+	<-ctx.Done()
+	return nil
+}
 
 // Running is closed once every stage is subscribed.
-func (r *Router) Running() chan struct{} { return r.router.Running() }
+func (r *Router) Running() chan struct{} { return r.running }
 
-// Close stops the stages, waiting for handlers in flight, and their subscriptions; the bus
+// closeTimeout is how long Close waits for the batches in flight to be settled.
+const closeTimeout = 30 * time.Second
+
+// Close stops the stages, waiting up to closeTimeout for the batches in flight (a shutdown
+// interrupts their handlers, whose messages are naked), and their subscriptions; the bus
 // stays open. Calling it more than once, or before Run, is safe.
 func (r *Router) Close() error {
-	err := r.router.Close()
-	for _, s := range r.subs {
-		_ = s.Close()
+	r.mu.Lock()
+	r.closed = true
+	if r.cancel != nil {
+		r.cancel()
 	}
-	r.subs = nil
-	return err
+	r.mu.Unlock()
+	for _, st := range r.stages {
+		_ = st.sub.Close()
+	}
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(closeTimeout):
+		return fmt.Errorf("router: stages still handling after %v", closeTimeout)
+	}
 }

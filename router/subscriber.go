@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
-	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -75,14 +74,28 @@ func newSubscriber(js jetstream.JetStream, d deployment, stream string, cfg jets
 // Subscribe starts consuming; the topic is the consumer's filter subject and is not used. The
 // returned channel closes when ctx ends or Close is called.
 func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.Message, error) {
-	it, err := s.bind(ctx)
+	ctx, queue, err := s.start(ctx)
 	if err != nil {
 		return nil, err
+	}
+	out := make(chan *message.Message)
+	s.wg.Go(func() {
+		defer close(out)
+		s.handOn(ctx, queue, out)
+	})
+	return out, nil
+}
+
+// start binds the consumer and starts pulling its messages into the returned queue, which is
+// closed once the subscription ended (ctx, or Close: the returned context then is done).
+func (s *Subscriber) start(ctx context.Context) (context.Context, <-chan jetstream.Msg, error) {
+	it, err := s.bind(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	var cur atomic.Value // the iterator in use: bind replaces it after the broker lost the consumer
 	cur.Store(it)
 	ctx, cancel := context.WithCancel(ctx)
-	out := make(chan *message.Message)
 	// The client library buffers at most pullMax messages of a pull and drops what arrives
 	// beyond that (a "slow consumer"); JetStream then redelivers the dropped messages only after
 	// AckWait. That happened when handlers stalled (publishing while nats-server restarted) and
@@ -90,7 +103,7 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 	// goroutine drains the iterator at once into a queue as deep as the consumer's
 	// MaxAckPending (more cannot be delivered unacked), and another hands its messages on.
 	queue := make(chan jetstream.Msg, s.consumer.MaxAckPending+s.pullMax)
-	s.wg.Add(4)
+	s.wg.Add(3)
 	go func() { // a pull that waits on a consumer the broker lost can wait forever: stop it
 		defer s.wg.Done()
 		s.watchConsumer(ctx, func() { cur.Load().(*puller).Stop() })
@@ -110,12 +123,97 @@ func (s *Subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 		defer cancel()
 		s.drain(ctx, it, &cur, queue)
 	}()
-	go func() {
-		defer s.wg.Done()
+	return ctx, queue, nil
+}
+
+// Batches starts consuming and hands the messages on in batches of up to size: a batch takes
+// what the queue holds, and waits up to linger for more while it has fewer than size. The
+// returned channel closes when ctx ends or Close is called; what was queued then is naked
+// (someone else takes it now). The caller settles each message of a batch itself (ack, nak,
+// in progress): the batch runner (batch.go).
+func (s *Subscriber) Batches(ctx context.Context, size int, linger time.Duration) (<-chan []jetstream.Msg, error) {
+	ctx, queue, err := s.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan []jetstream.Msg)
+	s.wg.Go(func() {
 		defer close(out)
-		s.handOn(ctx, queue, out)
-	}()
+		collect(ctx, queue, max(1, size), linger, out)
+	})
 	return out, nil
+}
+
+// collect gathers the messages of queue into batches for out until queue is closed (see
+// Batches); after ctx ends it naks what is left.
+func collect(ctx context.Context, queue <-chan jetstream.Msg, size int, linger time.Duration, out chan<- []jetstream.Msg) {
+	nakAll := func(batch []jetstream.Msg) {
+		for _, m := range batch {
+			_ = m.Nak()
+		}
+	}
+	timer := time.NewTimer(0)
+	<-timer.C
+	for first := range queue {
+		if ctx.Err() != nil {
+			_ = first.Nak()
+			continue
+		}
+		batch := []jetstream.Msg{first}
+		batch, open := fill(ctx, queue, batch, size, linger, timer)
+		select {
+		case out <- batch:
+		case <-ctx.Done():
+			nakAll(batch)
+		}
+		if !open {
+			return
+		}
+	}
+}
+
+// fill adds to batch what queue holds now, then what comes within linger, up to size
+// messages; open is false once queue is closed.
+func fill(ctx context.Context, queue <-chan jetstream.Msg, batch []jetstream.Msg, size int, linger time.Duration,
+	timer *time.Timer) (_ []jetstream.Msg, open bool) {
+	for len(batch) < size { // what is queued already
+		select {
+		case m, ok := <-queue:
+			if !ok {
+				return batch, false
+			}
+			batch = append(batch, m)
+			continue
+		default:
+		}
+		break
+	}
+	if len(batch) >= size || linger <= 0 {
+		return batch, true
+	}
+	timer.Reset(linger)
+	defer func() {
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}()
+	for len(batch) < size {
+		select {
+		case m, ok := <-queue:
+			if !ok {
+				return batch, false
+			}
+			batch = append(batch, m)
+		case <-timer.C:
+			return batch, true
+		case <-ctx.Done():
+			return batch, true
+		}
+	}
+	return batch, true
 }
 
 // drain moves the messages of the iterator it into queue until ctx ends, binding the consumer
@@ -344,13 +442,13 @@ func (s *Subscriber) deliver(ctx context.Context, msg jetstream.Msg, out chan<- 
 // body is data).
 func toWatermill(msg jetstream.Msg, data []byte) *message.Message {
 	h := msg.Headers()
-	id := h.Get(wmnats.WatermillUUIDHdr)
+	id := h.Get(UUIDHeader)
 	if id == "" {
 		id = watermill.NewUUID()
 	}
 	wm := message.NewMessage(id, data)
 	for k, v := range h {
-		if k == wmnats.WatermillUUIDHdr || strings.HasPrefix(k, "Nats-") || k == nats.MsgIdHdr || k == ClaimHeader {
+		if k == UUIDHeader || strings.HasPrefix(k, "Nats-") || k == nats.MsgIdHdr || k == ClaimHeader {
 			continue
 		}
 		wm.Metadata.Set(k, strings.Join(v, ","))

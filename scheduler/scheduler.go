@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -107,7 +106,7 @@ type Scheduler struct {
 
 // New returns a Scheduler over st that publishes job messages with pub. It returns an error
 // naming the bad Config field.
-func New(cfg Config, st store.Store, pub message.Publisher, logger *slog.Logger) (*Scheduler, error) {
+func New(cfg Config, st store.Store, pub harvest.Publisher, logger *slog.Logger) (*Scheduler, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err

@@ -125,6 +125,10 @@ var flagTable = []flagSpec{
 	{id: "concurrency", env: "HARVESTER_CONCURRENCY", def: 4,
 		help: "messages of each per-record stage this process handles at once; COMPARE handles 8x, SYNC and the " +
 			"job aggregator 16x"},
+	{id: "batch-size", env: "HARVESTER_BATCH_SIZE", def: router.DefaultBatchSize,
+		help: "most messages a stage handles together: its outputs are confirmed and its inputs acked once per batch"},
+	{id: "batch-linger", env: "HARVESTER_BATCH_LINGER", def: router.DefaultBatchLinger,
+		help: "how long a batch short of --batch-size waits for more messages; negative: not at all"},
 	{id: "pprof-addr", env: "HARVESTER_PPROF_ADDR", def: "", note: "default: not served",
 		help: "where Go's profiler (/debug/pprof/) listens, e.g. 127.0.0.1:6060; keep it private"},
 	{id: "local-files", env: "HARVESTER_LOCAL_FILES", def: false,

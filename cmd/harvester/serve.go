@@ -41,6 +41,8 @@ type serverFlags struct {
 	maxRedrives   int
 	interval      time.Duration
 	concurrency   int
+	batchSize     int
+	batchLinger   time.Duration
 	baseURL       string
 	smtp          notify.Config
 	pprofAddr     string
@@ -76,7 +78,7 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	}{
 		{&f.maxJobs, "max-jobs"}, {&f.orphanTimeout, "orphan-timeout"}, {&f.maxRedrives, "max-redrives"},
 		{&f.interval, "scheduler-interval"}, {&f.concurrency, "concurrency"}, {&f.pprofAddr, "pprof-addr"},
-		{&f.localFiles, "local-files"},
+		{&f.localFiles, "local-files"}, {&f.batchSize, "batch-size"}, {&f.batchLinger, "batch-linger"},
 	} {
 		f.bind(cmd, b.ptr, b.id)
 	}
@@ -291,6 +293,7 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Config {
 	cfg := f.config(logger)
 	cfg.Stages, cfg.Concurrency, cfg.Addr, cfg.OpsAddr = p.stages, f.concurrency, f.addr, f.opsAddr
+	cfg.BatchSize, cfg.BatchLinger = f.batchSize, f.batchLinger
 	cfg.HTTP, cfg.SecureCookies = f.http, f.secureCookies
 	cfg.RefuseLocalFiles = !f.localFiles
 	if len(p.stages) > 0 {

@@ -73,8 +73,8 @@ func handledCount(t *testing.T, addr, stage string) int {
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		line := sc.Text()
-		if strings.HasPrefix(line, "harvester_stage_handler_execution_time_seconds_count{") &&
-			strings.Contains(line, `handler_name="`+stage+`-`) {
+		if strings.HasPrefix(line, "harvester_stage_handler_duration_seconds_count{") &&
+			strings.Contains(line, `stage="`+stage+`"`) {
 			f := strings.Fields(line)
 			v, err := strconv.ParseFloat(f[len(f)-1], 64)
 			require.NoError(t, err)

@@ -29,8 +29,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/groupcommit"
 	"github.com/harvester-dev/harvester/harvest"
@@ -147,7 +145,7 @@ func (h *Handler) upsertOne(ctx context.Context, p *store.DatasetUpsertParams) (
 }
 
 // Handle applies one record (SubjectSync) to the dataset table and settles it.
-func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
+func (h *Handler) Handle(msg *harvest.Message) ([]*harvest.Message, error) {
 	ctx := msg.Context()
 	var rec harvest.Record
 	if err := harvest.Decode(msg, &rec); err != nil {
@@ -192,7 +190,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 
 // refused settles rec, which SYNC did not write because its job has ended, as errored with a
 // CancelledJob row.
-func refused(rec *harvest.Record) ([]*message.Message, error) {
+func refused(rec *harvest.Record) ([]*harvest.Message, error) {
 	s := harvest.SettleRecord(rec, harvest.OutcomeErrored, harvest.RecordError{Type: harvest.TypeCancelledJob,
 		Severity: harvest.SeverityError, Message: "the job ended before this record reached the catalog; " +
 			"the next harvest tries it again"})

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -83,7 +82,7 @@ func newSourceJob(t *testing.T, st store.Store) (*store.Source, *store.HarvestJo
 }
 
 // handle hands rec to h as SYNC's message and returns h's output.
-func handle(ctx context.Context, h *catalogsync.Handler, rec *harvest.Record) ([]*message.Message, error) {
+func handle(ctx context.Context, h *catalogsync.Handler, rec *harvest.Record) ([]*harvest.Message, error) {
 	msg, err := harvest.RecordMessage(harvest.SubjectSync, rec)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -82,7 +81,7 @@ type record struct {
 	replay           bool
 	job              *store.HarvestJob
 
-	out []*message.Message
+	out []*harvest.Message
 	err error
 }
 
@@ -105,7 +104,7 @@ func (f *fixture) handleAll(t *testing.T, recs []*record) {
 
 // outcome is where a handled record went: its action on to VALIDATE (DCAT-US skips TRANSFORM), "unchanged" settled,
 // "dropped" when nothing was sent.
-func outcome(t *testing.T, out []*message.Message) string {
+func outcome(t *testing.T, out []*harvest.Message) string {
 	t.Helper()
 	if len(out) == 0 {
 		return "dropped"

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/stages/compare"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
@@ -40,7 +40,7 @@ func benchmarkHandleRecord(b *testing.B, handlers int, unchanged bool) {
 	st := dbtest.Store(b)
 	pubsub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
 	b.Cleanup(func() { _ = pubsub.Close() })
-	h := compare.New(st, pubsub, 0)
+	h := compare.New(st, wmbridge.Publisher{Publisher: pubsub}, 0)
 	if c, ok := any(h).(interface{ Close() }); ok {
 		b.Cleanup(c.Close)
 	}
@@ -64,7 +64,7 @@ func benchmarkHandleRecord(b *testing.B, handlers int, unchanged bool) {
 		require.NoError(b, err)
 	}
 	job := newJob(b, st, src.ID)
-	msgs := make([]*message.Message, b.N)
+	msgs := make([]*harvest.Message, b.N)
 	for i := range msgs {
 		msgs[i] = recordMessage(b, job, src.ID, i, body(i))
 	}
@@ -93,7 +93,7 @@ func newJob(b *testing.B, st store.Store, sourceID string) *store.HarvestJob {
 	return job
 }
 
-func recordMessage(b *testing.B, job *store.HarvestJob, sourceID string, i int, body string) *message.Message {
+func recordMessage(b *testing.B, job *store.HarvestJob, sourceID string, i int, body string) *harvest.Message {
 	id := fmt.Sprintf("r%d", i)
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, &harvest.Record{JobID: job.ID, SourceID: sourceID,
 		JobType: job.JobType, SchemaType: harvest.SchemaDCATUS11Federal, RecordID: harvest.RecordID(job.ID, id),

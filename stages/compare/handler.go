@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/dcatap"
 	"github.com/harvester-dev/harvester/h2hash"
 	"github.com/harvester-dev/harvester/harvest"
@@ -24,7 +22,7 @@ import (
 // source of any size is never held in memory.
 type Handler struct {
 	store          Store
-	pub            message.Publisher
+	pub            harvest.Publisher
 	jobs           *store.OpenJobs
 	maxDeleteShare float64
 	batch          *batchers
@@ -57,7 +55,7 @@ const DefaultMaxDeleteShare = 0.5
 // maxDeleteShare (0 < share <= 1; 0 means DefaultMaxDeleteShare) is the largest share of a
 // source's live datasets that a harvest job may delete (DESIGN rule 1): a listing that would
 // delete more fails the job and deletes nothing. clear and force_harvest jobs are not bound.
-func New(st Store, pub message.Publisher, maxDeleteShare float64) *Handler {
+func New(st Store, pub harvest.Publisher, maxDeleteShare float64) *Handler {
 	if maxDeleteShare <= 0 || maxDeleteShare > 1 {
 		maxDeleteShare = DefaultMaxDeleteShare
 	}
@@ -70,7 +68,7 @@ func New(st Store, pub message.Publisher, maxDeleteShare float64) *Handler {
 func (h *Handler) Close() { h.batch.close() }
 
 // HandleRecord compares one record (SubjectCompare) and returns the message that carries it on.
-func (h *Handler) HandleRecord(msg *message.Message) ([]*message.Message, error) {
+func (h *Handler) HandleRecord(msg *harvest.Message) ([]*harvest.Message, error) {
 	ctx := msg.Context()
 	var rec harvest.Record
 	if err := harvest.Decode(msg, &rec); err != nil {
@@ -261,7 +259,7 @@ func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.
 // notDownloaded settles a record EXTRACT did not download because its listing date says it has
 // not changed since the job that read its newest comparable record started: it counts as an
 // unchanged record does (unchanged), errored again with carried rows when that record was invalid.
-func (h *Handler) notDownloaded(ctx context.Context, rec *harvest.Record) ([]*message.Message, error) {
+func (h *Handler) notDownloaded(ctx context.Context, rec *harvest.Record) ([]*harvest.Message, error) {
 	known, err := h.batch.lookup(ctx, store.RecordCompareKey{SourceID: rec.SourceID, Identifier: rec.Identifier,
 		RecordID: rec.RecordID})
 	if err != nil {
@@ -281,7 +279,7 @@ func (h *Handler) notDownloaded(ctx context.Context, rec *harvest.Record) ([]*me
 // that job found invalid (an update that failed validation keeps the dataset) is errored, as a
 // listed unchanged invalid record is; counting it twice under one key would leave the job
 // waiting for ever. The errored keys are held in memory while the datasets are streamed.
-func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*message.Message, error) {
+func (h *Handler) notModified(ctx context.Context, l *harvest.Listing) ([]*harvest.Message, error) {
 	errored := map[string]bool{}
 	err := h.store.OutcomeErroredStream(ctx, l.NotModifiedSince, func(key string) error {
 		errored[key] = true
@@ -321,7 +319,7 @@ func (h *Handler) publishSettled(s *harvest.Settled) error {
 // HandleListing turns a complete listing (SubjectListing) into delete records and returns the
 // job's expected count for the aggregator. A validate job deletes nothing: it counts the
 // deletes a harvest would make.
-func (h *Handler) HandleListing(msg *message.Message) ([]*message.Message, error) {
+func (h *Handler) HandleListing(msg *harvest.Message) ([]*harvest.Message, error) {
 	ctx := msg.Context()
 	var l harvest.Listing
 	if err := harvest.Decode(msg, &l); err != nil {

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/sqlite"
 )
@@ -46,14 +46,14 @@ func newFixtureOn(t *testing.T, maxDeleteShare float64, wrap func(store.Store) s
 	require.NoError(t, err)
 	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pubsub.Close() })
-	f := &fixture{st: st, h: New(st, pubsub, maxDeleteShare), src: src}
+	f := &fixture{st: st, h: New(st, wmbridge.Publisher{Publisher: pubsub}, maxDeleteShare), src: src}
 	t.Cleanup(f.h.Close)
 	ch, err := pubsub.Subscribe(ctx, harvest.SubjectSync)
 	require.NoError(t, err)
 	go func() {
 		for m := range ch {
 			var rec harvest.Record
-			if harvest.Decode(m, &rec) == nil {
+			if harvest.Decode(wmbridge.ToHarvest(m), &rec) == nil {
 				f.mu.Lock()
 				f.sync = append(f.sync, rec)
 				f.mu.Unlock()
@@ -72,7 +72,7 @@ func (f *fixture) job(t *testing.T, jobType harvest.JobType) *store.HarvestJob {
 }
 
 // handle runs HandleRecord on one record of the job and returns its output.
-func (f *fixture) handle(t *testing.T, job *store.HarvestJob, identifier, body string) []*message.Message {
+func (f *fixture) handle(t *testing.T, job *store.HarvestJob, identifier, body string) []*harvest.Message {
 	t.Helper()
 	m, err := harvest.RecordMessage(harvest.SubjectCompare, &harvest.Record{JobID: job.ID, SourceID: f.src.ID,
 		JobType: job.JobType, SchemaType: harvest.SchemaDCATUS11Federal, RecordID: harvest.RecordID(job.ID, identifier),
@@ -278,7 +278,7 @@ func TestNotModifiedListingSettles(t *testing.T) {
 	t.Cleanup(func() { _ = pubsub.Close() })
 	settledCh, err := pubsub.Subscribe(ctx, harvest.SubjectSettled)
 	require.NoError(t, err)
-	f.h.pub = pubsub
+	f.h.pub = wmbridge.Publisher{Publisher: pubsub}
 	first := f.job(t, harvest.JobHarvest)
 	for _, id := range []string{"a", "b"} {
 		_, rec, _ := f.compare(t, first, id, `{"identifier":"`+id+`"}`)
@@ -311,7 +311,7 @@ func TestNotModifiedListingSettles(t *testing.T) {
 	for range 3 {
 		msg := <-settledCh
 		var s harvest.Settled
-		require.NoError(t, harvest.Decode(msg, &s))
+		require.NoError(t, harvest.Decode(wmbridge.ToHarvest(msg), &s))
 		msg.Ack()
 		got[s.Key] = s
 	}

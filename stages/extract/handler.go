@@ -10,8 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/catalog"
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
@@ -21,7 +19,7 @@ import (
 // Handler is the EXTRACT stage.
 type Handler struct {
 	store Store
-	pub   message.Publisher
+	pub   harvest.Publisher
 	fetch fetch.Config
 	cfg   Config
 }
@@ -160,7 +158,7 @@ func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
 // New returns the EXTRACT stage. pub routes by harvest.MetaSubject; records are published as
 // they are read.
-func New(st Store, pub message.Publisher, fc fetch.Config, opts ...Option) *Handler {
+func New(st Store, pub harvest.Publisher, fc fetch.Config, opts ...Option) *Handler {
 	var cfg Config
 	for _, o := range opts {
 		o(&cfg)
@@ -189,7 +187,7 @@ func New(st Store, pub message.Publisher, fc fetch.Config, opts ...Option) *Hand
 
 // Handle runs the listing of one job (SubjectExtract). It returns an error only for failures
 // that a retry may cure (store or bus); source problems fail the job instead.
-func (h *Handler) Handle(msg *message.Message) error {
+func (h *Handler) Handle(msg *harvest.Message) error {
 	ctx := msg.Context()
 	var job harvest.Job
 	if err := harvest.Decode(msg, &job); err != nil {
@@ -429,7 +427,7 @@ func (h *Handler) Fetch() fetch.Config { return h.fetch }
 func (h *Handler) Config() Config { return h.cfg }
 
 // Publisher is where the handler publishes (it routes by harvest.MetaSubject).
-func (h *Handler) Publisher() message.Publisher { return h.pub }
+func (h *Handler) Publisher() harvest.Publisher { return h.pub }
 
 // NewHashedRun is NewRun keeping the identifiers seen as 128-bit keyed hashes (identifierSet):
 // a data.json's listing of millions of datasets keeps less memory per identifier.

@@ -6,8 +6,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
@@ -33,7 +31,7 @@ func (r *extractRun) listed(t *testing.T) int { return r.Listed(t) }
 
 func openSQLite(t testing.TB) store.Store { return extracttest.OpenSQLite(t) }
 
-func asRunner(ctx context.Context, st store.Store, pub message.Publisher, err error) error {
+func asRunner(ctx context.Context, st store.Store, pub harvest.Publisher, err error) error {
 	return extracttest.AsRunner(ctx, st, pub, err)
 }
 
@@ -43,7 +41,7 @@ func runExtractOn(t *testing.T, st store.Store, doc []byte, live []string, opts 
 }
 
 // newHandler is extract.New with the document family's lister.
-func newHandler(st extract.Store, pub message.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
+func newHandler(st extract.Store, pub harvest.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
 	return extract.New(st, pub, fc, withLister(opts)...)
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -57,7 +58,7 @@ func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opt
 	go func() {
 		for m := range records {
 			var rec harvest.Record
-			if harvest.Decode(m, &rec) == nil {
+			if harvest.Decode(wmbridge.ToHarvest(m), &rec) == nil {
 				j, err := st.JobGet(ctx, job.ID)
 				if err != nil {
 					t.Errorf("job: %v", err)
@@ -81,7 +82,8 @@ func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opt
 		SchemaType: harvest.SchemaDCATUS11Federal, URL: path})
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	err = asRunner(ctx, st, pubsub, newHandler(st, pubsub, fetch.Config{}, opts...).Handle(m))
+	pub := wmbridge.Publisher{Publisher: pubsub}
+	err = asRunner(ctx, st, pub, newHandler(st, pub, fetch.Config{}, opts...).Handle(m))
 	close(stop)
 	<-settler
 	mu.Lock()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/extract/document"
 	"github.com/harvester-dev/harvester/stages/extract/extracttest"
@@ -49,7 +50,7 @@ func TestHandleSendsSourceAcceptAndAuthHeader(t *testing.T) {
 	st := extracttest.OpenSQLite(t)
 	pubsub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pubsub.Close() })
-	h := extract.New(st, pubsub, fetch.Config{AllowPrivate: true, Backoff: time.Millisecond, Attempts: 1},
+	h := extract.New(st, wmbridge.Publisher{Publisher: pubsub}, fetch.Config{AllowPrivate: true, Backoff: time.Millisecond, Attempts: 1},
 		extract.WithListers(map[harvest.Family]extract.Lister{harvest.FamilyDocument: document.Lister{},
 			harvest.FamilyWAF: waf.Lister{}}))
 

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/harvester-dev/harvester/groupcommit"
@@ -154,7 +153,7 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 // Handle counts one settled message and returns the harvest report when it finished the job.
 // A message of a job that this database does not have (deleted with its source) is
 // harvest.UnknownJob: the router counts it, logs it and acks it.
-func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
+func (h *Handler) Handle(msg *harvest.Message) ([]*harvest.Message, error) {
 	var s harvest.Settled
 	if err := harvest.Decode(msg, &s); err != nil {
 		return nil, harvest.Permanent(err)
@@ -166,7 +165,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 	return out, err
 }
 
-func (h *Handler) handle(ctx context.Context, s *harvest.Settled) ([]*message.Message, error) {
+func (h *Handler) handle(ctx context.Context, s *harvest.Settled) ([]*harvest.Message, error) {
 	switch s.Kind {
 	case harvest.SettledOutcome:
 		r, err := h.settles.Do(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
@@ -205,7 +204,7 @@ func (h *Handler) handle(ctx context.Context, s *harvest.Settled) ([]*message.Me
 	return h.report(ctx, job)
 }
 
-func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message.Message, error) {
+func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*harvest.Message, error) {
 	h.releaseShared(ctx, job)
 	src, r, invalid, err := h.newReport(ctx, job)
 	if err != nil {
@@ -229,7 +228,7 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*message
 // replayReport returns the harvest report of a finished job again after a replayed record
 // changed its counts: the event carries the new counts. No email is sent, and the finished-job
 // metrics are not counted again.
-func (h *Handler) replayReport(ctx context.Context, job *store.HarvestJob) ([]*message.Message, error) {
+func (h *Handler) replayReport(ctx context.Context, job *store.HarvestJob) ([]*harvest.Message, error) {
 	_, r, invalid, err := h.newReport(ctx, job)
 	if err != nil {
 		return nil, err
@@ -295,7 +294,7 @@ func (h *Handler) resources(ctx context.Context, r *harvest.Report) (invalid []h
 }
 
 // reportMessages are the report event (SubjectReport) and its FDK form (SubjectReportFDK).
-func reportMessages(r *harvest.Report, invalid []harvest.Resource) ([]*message.Message, error) {
+func reportMessages(r *harvest.Report, invalid []harvest.Resource) ([]*harvest.Message, error) {
 	r.V = harvest.Version
 	m, err := harvest.NewMessage(harvest.SubjectReport, r, harvest.MetaJobID, r.JobID, harvest.MetaSourceID, r.SourceID)
 	if err != nil {
@@ -306,7 +305,7 @@ func reportMessages(r *harvest.Report, invalid []harvest.Resource) ([]*message.M
 	if err != nil {
 		return nil, err
 	}
-	return []*message.Message{m, fdk}, nil
+	return []*harvest.Message{m, fdk}, nil
 }
 
 // NewReport builds the harvest report event of a finished job without ErrorMessage and with

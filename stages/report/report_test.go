@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
@@ -64,7 +63,7 @@ func TestConcurrentOutcomesFinishOnce(t *testing.T) {
 		h := newHandler(t, st, reg)
 
 		const n = 300
-		msgs := []*message.Message{settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}
+		msgs := []*harvest.Message{settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}
 		for i := range 2 * n {
 			outcome := harvest.OutcomeAdded
 			if i%n%10 == 0 {
@@ -75,8 +74,8 @@ func TestConcurrentOutcomesFinishOnce(t *testing.T) {
 				Key: harvest.IdentifierKey(id), Identifier: id, Outcome: outcome, Validated: true}))
 		}
 		var mu sync.Mutex
-		var reports []*message.Message
-		work := make(chan *message.Message)
+		var reports []*harvest.Message
+		work := make(chan *harvest.Message)
 		var wg sync.WaitGroup
 		for range 64 {
 			wg.Go(func() {
@@ -115,7 +114,7 @@ func TestConcurrentOutcomesFinishOnce(t *testing.T) {
 	})
 }
 
-func settledMessage(t *testing.T, s *harvest.Settled) *message.Message {
+func settledMessage(t *testing.T, s *harvest.Settled) *harvest.Message {
 	t.Helper()
 	m, err := harvest.SettledMessage(s)
 	require.NoError(t, err)

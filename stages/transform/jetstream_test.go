@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,12 +42,12 @@ func collect(t *testing.T, js jetstream.JetStream, n int) (validate []harvest.Re
 				require.NoError(t, m.Ack())
 				if c == vc {
 					var rec harvest.Record
-					require.NoError(t, harvest.Decode(message.NewMessage("", m.Data()), &rec))
+					require.NoError(t, harvest.Decode(harvest.NewRawMessage("", m.Data()), &rec))
 					require.Equal(t, rec.RecordID, m.Headers().Get(harvest.MetaRecordID))
 					validate = append(validate, rec)
 				} else {
 					var s harvest.Settled
-					require.NoError(t, harvest.Decode(message.NewMessage("", m.Data()), &s))
+					require.NoError(t, harvest.Decode(harvest.NewRawMessage("", m.Data()), &s))
 					settled = append(settled, s)
 				}
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -17,7 +16,7 @@ import (
 func TestPortalRecordsAreMappedByPlatform(t *testing.T) {
 	t.Parallel()
 	h := transform.New()
-	send := func(rec *harvest.Record) []*message.Message {
+	send := func(rec *harvest.Record) []*harvest.Message {
 		m, err := harvest.RecordMessage(harvest.SubjectTransform, rec)
 		require.NoError(t, err)
 		out, err := h.Handle(m)

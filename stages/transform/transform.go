@@ -12,8 +12,6 @@ package transform
 import (
 	"fmt"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/transform/dcatap"
@@ -47,7 +45,7 @@ func New(opts ...Option) *Handler {
 
 // Handle transforms one record (SubjectTransform) and sends it to VALIDATE. A record that
 // cannot be transformed settles as errored with status error_transform and the reason.
-func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
+func (h *Handler) Handle(msg *harvest.Message) ([]*harvest.Message, error) {
 	var rec harvest.Record
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
@@ -113,7 +111,7 @@ func transformPortal(rec *harvest.Record) ([]byte, []dcatus.Warning, error) {
 	return nil, nil, fmt.Errorf("no transform for source type %q", rec.SourceType)
 }
 
-func reject(rec *harvest.Record, reason string) ([]*message.Message, error) {
+func reject(rec *harvest.Record, reason string) ([]*harvest.Message, error) {
 	s := harvest.SettleRecord(rec, harvest.OutcomeErrored,
 		harvest.RecordError{Type: harvest.TypeTransformError, Message: reason, Severity: harvest.SeverityError})
 	s.Status = harvest.RecordErrorTransform

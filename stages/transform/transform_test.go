@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
@@ -79,7 +78,7 @@ func (b *testBundle) record(t *testing.T, schema harvest.SchemaType, identifier 
 }
 
 // handle runs TRANSFORM on rec and returns its one output message's subject and body.
-func (b *testBundle) handle(t *testing.T, rec *harvest.Record) (subject string, out *message.Message) {
+func (b *testBundle) handle(t *testing.T, rec *harvest.Record) (subject string, out *harvest.Message) {
 	t.Helper()
 	msg, err := harvest.RecordMessage(harvest.SubjectTransform, rec)
 	require.NoError(t, err)
@@ -98,14 +97,14 @@ func (b *testBundle) stored(t *testing.T, recordID string) *store.HarvestRecord 
 	return r
 }
 
-func decodeRecord(t *testing.T, m *message.Message) harvest.Record {
+func decodeRecord(t *testing.T, m *harvest.Message) harvest.Record {
 	t.Helper()
 	var rec harvest.Record
 	require.NoError(t, harvest.Decode(m, &rec))
 	return rec
 }
 
-func decodeSettled(t *testing.T, m *message.Message) harvest.Settled {
+func decodeSettled(t *testing.T, m *harvest.Message) harvest.Settled {
 	t.Helper()
 	var s harvest.Settled
 	require.NoError(t, harvest.Decode(m, &s))
@@ -224,7 +223,7 @@ func TestDCATUSPassesThrough(t *testing.T) {
 	rec.V = harvest.Version
 	plain, err := json.Marshal(rec) // escapes < and >, as no encoder of ours does
 	require.NoError(t, err)
-	in := message.NewMessage("in", plain)
+	in := harvest.NewRawMessage("in", plain)
 	in.Metadata.Set(harvest.MetaJobID, rec.JobID)
 	in.Metadata.Set(harvest.MetaRecordID, rec.RecordID)
 	in.Metadata.Set("Harvester-Claim", "body-x")
@@ -352,7 +351,7 @@ func TestUndecodableMessageIsPermanent(t *testing.T) {
 	t.Parallel()
 	h := transform.New()
 	for _, body := range []string{`not json`, `{"v": 999, "identifier": "x"}`} {
-		msg := message.NewMessage("1", []byte(body))
+		msg := harvest.NewRawMessage("1", []byte(body))
 		msg.SetContext(context.Background())
 		out, err := h.Handle(msg)
 		require.Error(t, err, body)

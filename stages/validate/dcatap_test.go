@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/corpustest"
@@ -85,7 +84,7 @@ func dcatapRecord(jobType harvest.JobType, identifier string, body []byte, profi
 		Body: harvest.RawText(body), Transformed: harvest.RawText(`{"identifier": "` + identifier + `"}`)}
 }
 
-func handle(t *testing.T, rec *harvest.Record) *message.Message {
+func handle(t *testing.T, rec *harvest.Record) *harvest.Message {
 	t.Helper()
 	msg, err := harvest.RecordMessage(harvest.SubjectValidate, rec)
 	require.NoError(t, err)

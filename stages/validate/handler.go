@@ -3,8 +3,6 @@ package validate
 import (
 	"sync"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
 )
@@ -47,7 +45,7 @@ func (h *Handler) validator(t harvest.SchemaType) (*dcatus.Validator, error) {
 // invalid record settles as errored with status error_validation and one error row per
 // problem. A valid record goes to SYNC, or, in a validate job, settles with the action it would
 // have had; its warnings travel with it as rec.Warnings.
-func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
+func (h *Handler) Handle(msg *harvest.Message) ([]*harvest.Message, error) {
 	var rec harvest.Record
 	if err := harvest.Decode(msg, &rec); err != nil {
 		return nil, harvest.Permanent(err)
@@ -93,7 +91,7 @@ func (h *Handler) Handle(msg *message.Message) ([]*message.Message, error) {
 // handleDCATAP validates a DCAT-AP record's graph (Body) with SHACL (ValidateDCATAP): errors
 // settle the record as error_validation, with the warnings beside them; warnings alone go on
 // with the record as its Warnings.
-func (h *Handler) handleDCATAP(rec *harvest.Record) ([]*message.Message, error) {
+func (h *Handler) handleDCATAP(rec *harvest.Record) ([]*harvest.Message, error) {
 	errs, warnings := ValidateDCATAP(rec.Identifier, rec.Body, rec.Profile)
 	rec.Warnings = append(rec.Warnings, warnings...)
 	if len(errs) > 0 {
@@ -106,7 +104,7 @@ func (h *Handler) handleDCATAP(rec *harvest.Record) ([]*message.Message, error) 
 // only to be validated again under its source's new settings (rec.Revalidate: its content is
 // that of its live dataset) settles unchanged, in a validate job too: its harvest_record, with
 // the new settings, is a success, and the dataset is not rewritten.
-func (h *Handler) accept(rec *harvest.Record) ([]*message.Message, error) {
+func (h *Handler) accept(rec *harvest.Record) ([]*harvest.Message, error) {
 	rec.Validated = true
 	if rec.Revalidate {
 		s := harvest.SettleRecord(rec, harvest.OutcomeUnchanged, rec.Warnings...)
@@ -128,7 +126,7 @@ func (h *Handler) accept(rec *harvest.Record) ([]*message.Message, error) {
 	return harvest.Next(harvest.SubjectSync, rec)
 }
 
-func (h *Handler) reject(rec *harvest.Record, errs []harvest.RecordError) ([]*message.Message, error) {
+func (h *Handler) reject(rec *harvest.Record, errs []harvest.RecordError) ([]*harvest.Message, error) {
 	s := harvest.SettleRecord(rec, harvest.OutcomeErrored, append(rec.Warnings, errs...)...)
 	s.Status, s.Transformed = harvest.RecordErrorValidation, rec.Transformed
 	return harvest.Settle(s)

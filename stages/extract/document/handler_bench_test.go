@@ -6,7 +6,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/catalog"
@@ -20,7 +19,7 @@ import (
 // discard is a Publisher that drops every message: the benchmark times EXTRACT, not the bus.
 type discard struct{}
 
-func (discard) Publish(string, ...*message.Message) error { return nil }
+func (discard) Publish(string, ...*harvest.Message) error { return nil }
 func (discard) Close() error                              { return nil }
 
 // BenchmarkHandleDocument times one listing of a real catalog (VA, 1,856 records) through

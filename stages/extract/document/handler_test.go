@@ -15,6 +15,7 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -144,7 +145,7 @@ func TestHandleJobDeletedWithItsSource(t *testing.T) {
 	require.NoError(t, err)
 	m.SetContext(ctx)
 	var unknown *harvest.UnknownJobError
-	require.ErrorAs(t, newHandler(st, pubsub, fetch.Config{}).Handle(m), &unknown,
+	require.ErrorAs(t, newHandler(st, wmbridge.Publisher{Publisher: pubsub}, fetch.Config{}).Handle(m), &unknown,
 		"a job that no longer exists is an unknown job, which the router counts and acks")
 	require.Equal(t, job.ID, unknown.JobID)
 	mu.Lock()

@@ -5,8 +5,6 @@ package document
 import (
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
@@ -17,7 +15,7 @@ import (
 // extractRun is an extracttest.Run, as these tests read it.
 type extractRun struct {
 	*extracttest.Run
-	msgs map[string][]*message.Message
+	msgs map[string][]*harvest.Message
 	err  error
 }
 
@@ -51,7 +49,7 @@ func runExtract(t *testing.T, doc []byte, live []string, opts ...extract.Option)
 }
 
 // newHandler is extract.New with this family's lister.
-func newHandler(st extract.Store, pub message.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
+func newHandler(st extract.Store, pub harvest.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
 	return extract.New(st, pub, fc, withLister(opts)...)
 }
 

@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/sqlite"
@@ -27,7 +27,7 @@ import (
 type Run struct {
 	St   store.Store
 	Job  *store.HarvestJob
-	Msgs map[string][]*message.Message // by subject
+	Msgs map[string][]*harvest.Message // by subject
 	Err  error                         // Handle's, as the stage's runner leaves it (AsRunner)
 	// unseenAtListing is what DatasetListUnseen returned when the Listing was published: what
 	// COMPARE would delete.
@@ -58,7 +58,7 @@ func (r *Run) OnlyErrors(t *testing.T, typ string) map[string]string {
 }
 
 // DecodeAll decodes each message of msgs into a T.
-func DecodeAll[T any](t *testing.T, msgs []*message.Message) []T {
+func DecodeAll[T any](t *testing.T, msgs []*harvest.Message) []T {
 	t.Helper()
 	var out []T
 	for _, m := range msgs {
@@ -174,7 +174,7 @@ func HandleJob(t testing.TB, st store.Store, srcID string, live []string, msg ha
 	// it published has been collected.
 	pubsub := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, watermill.NopLogger{})
 	t.Cleanup(func() { _ = pubsub.Close() })
-	r := &Run{St: st, Job: job, Msgs: map[string][]*message.Message{}}
+	r := &Run{St: st, Job: job, Msgs: map[string][]*harvest.Message{}}
 	var mu sync.Mutex
 	for _, subject := range []string{harvest.SubjectCompare, harvest.SubjectSettled, harvest.SubjectListing} {
 		ch, err := pubsub.Subscribe(ctx, subject)
@@ -186,7 +186,7 @@ func HandleJob(t testing.TB, st store.Store, srcID string, live []string, msg ha
 					unseen = r.Unseen(t)
 				}
 				mu.Lock()
-				r.Msgs[subject] = append(r.Msgs[subject], msg)
+				r.Msgs[subject] = append(r.Msgs[subject], wmbridge.ToHarvest(msg))
 				r.UnseenAtListing = append(r.UnseenAtListing, unseen...)
 				mu.Unlock()
 				msg.Ack()
@@ -197,7 +197,8 @@ func HandleJob(t testing.TB, st store.Store, srcID string, live []string, msg ha
 	m, err := harvest.NewMessage(harvest.SubjectExtract, &msg)
 	require.NoError(t, err)
 	m.SetContext(ctx)
-	r.Err = AsRunner(ctx, st, pubsub, extract.New(st, pubsub, fc, opts...).Handle(m))
+	pub := wmbridge.Publisher{Publisher: pubsub}
+	r.Err = AsRunner(ctx, st, pub, extract.New(st, pub, fc, opts...).Handle(m))
 	mu.Lock()
 	defer mu.Unlock()
 	return r

@@ -3,8 +3,6 @@ package extracttest
 import (
 	"context"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -13,7 +11,7 @@ import (
 // (jobs.FailStage), so that these tests see a failed job without linking jobs: a
 // harvest.JobFailure ends its job in error with its job error row and, when the job is now in
 // error, tells the aggregator on pub; any other error is returned as it is.
-func AsRunner(ctx context.Context, st store.Store, pub message.Publisher, err error) error {
+func AsRunner(ctx context.Context, st store.Store, pub harvest.Publisher, err error) error {
 	f := harvest.AsJobFailure(err)
 	if f == nil {
 		return err

@@ -6,8 +6,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
@@ -20,7 +18,7 @@ type extractRun struct {
 	*extracttest.Run
 	st              store.Store
 	job             *store.HarvestJob
-	msgs            map[string][]*message.Message
+	msgs            map[string][]*harvest.Message
 	err             error
 	unseenAtListing []string
 }
@@ -43,7 +41,7 @@ func openSQLite(t testing.TB) store.Store { return extracttest.OpenSQLite(t) }
 
 func identifiers(recs []harvest.Record) []string { return extracttest.Identifiers(recs) }
 
-func asRunner(ctx context.Context, st store.Store, pub message.Publisher, err error) error {
+func asRunner(ctx context.Context, st store.Store, pub harvest.Publisher, err error) error {
 	return extracttest.AsRunner(ctx, st, pub, err)
 }
 
@@ -54,7 +52,7 @@ func handleJob(t testing.TB, st store.Store, srcID string, live []string, msg ha
 }
 
 // newHandler is extract.New with this family's lister.
-func newHandler(st extract.Store, pub message.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
+func newHandler(st extract.Store, pub harvest.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
 	return extract.New(st, pub, fc, withLister(opts)...)
 }
 

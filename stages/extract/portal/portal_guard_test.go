@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/fetch"
@@ -265,7 +264,7 @@ func listPager(t *testing.T, p *extract.Pager) (jobErrors []*store.JobError, lis
 	require.NoError(t, err)
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
-	pub := publishFunc(func(subject string, _ ...*message.Message) error {
+	pub := publishFunc(func(subject string, _ ...*harvest.Message) error {
 		if subject == harvest.SubjectListing {
 			listings++
 		}

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/fetch"
@@ -311,7 +310,7 @@ func TestPortalPagerWindow(t *testing.T) {
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
 	var published []string
-	pub := publishFunc(func(subject string, msgs ...*message.Message) error {
+	pub := publishFunc(func(subject string, msgs ...*harvest.Message) error {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range msgs {
@@ -333,9 +332,9 @@ func TestPortalPagerWindow(t *testing.T) {
 	require.LessOrEqual(t, peak, 3, "at most Window pages fetched at once")
 }
 
-type publishFunc func(string, ...*message.Message) error
+type publishFunc func(string, ...*harvest.Message) error
 
-func (f publishFunc) Publish(subject string, msgs ...*message.Message) error {
+func (f publishFunc) Publish(subject string, msgs ...*harvest.Message) error {
 	return f(subject, msgs...)
 }
 func (publishFunc) Close() error { return nil }

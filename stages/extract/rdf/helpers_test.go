@@ -5,8 +5,6 @@ package rdf
 import (
 	"testing"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/stages/extract"
@@ -18,7 +16,7 @@ import (
 type extractRun struct {
 	*extracttest.Run
 	st   store.Store
-	msgs map[string][]*message.Message
+	msgs map[string][]*harvest.Message
 	err  error
 }
 
@@ -45,7 +43,7 @@ func runExtractAs(t testing.TB, st store.Store, file string, typ harvest.SourceT
 }
 
 // newHandler is extract.New with this family's lister.
-func newHandler(st extract.Store, pub message.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
+func newHandler(st extract.Store, pub harvest.Publisher, fc fetch.Config, opts ...extract.Option) *extract.Handler {
 	return extract.New(st, pub, fc, withLister(opts)...)
 }
 

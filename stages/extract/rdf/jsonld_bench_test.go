@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/fetch"
@@ -90,7 +89,7 @@ func writeJSONLDChain(w *bufio.Writer, size int64) int {
 // memory is EXTRACT's, not its collector's.
 type discardPublisher struct{ n atomic.Int64 }
 
-func (p *discardPublisher) Publish(_ string, msgs ...*message.Message) error {
+func (p *discardPublisher) Publish(_ string, msgs ...*harvest.Message) error {
 	p.n.Add(int64(len(msgs)))
 	return nil
 }
