@@ -31,6 +31,11 @@ const (
 	// bridge to FDK's RabbitMQ exchange (routing key "<dataType>s.harvested").
 	SubjectReportFDK = "harvest.v1.report.fdk"
 	SubjectTrigger   = "harvest.v1.trigger"
+	// SubjectCheck carries LinkCheck messages to CHECK: the distribution URLs of datasets SYNC
+	// added or changed, and those of stale checks (the scheduler's leader).
+	SubjectCheck = "harvest.v1.check"
+	// SubjectQuality carries a source's QualityReport once the checks of a job's URLs settled.
+	SubjectQuality = "harvest.v1.quality"
 	// SubjectFailedPrefix + stage name holds records whose stage failed for good, kept for replay.
 	SubjectFailedPrefix = "harvest.v1.failed."
 )

@@ -82,6 +82,10 @@ type Stage struct {
 	Concurrency int
 	// MaxPending is the size of a pull (at least Concurrency).
 	MaxPending int
+	// DeliverNew makes a consumer created now start at the stream's next message instead of
+	// its first: for a stage that follows a stream that keeps its history (the report events
+	// CHECK settles on), which must not replay that history when it first starts.
+	DeliverNew bool
 }
 
 // Router runs stages on a Bus until its context ends or Close is called.
@@ -131,7 +135,7 @@ func (r *Router) AddStage(st Stage) error {
 	sub := newSubscriber(r.bus.js, dep, stream, jetstream.ConsumerConfig{
 		Durable: durable, FilterSubject: dep.subject(st.Subject), AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, 2*pull),
-		Replicas: dep.replicas,
+		Replicas: dep.replicas, DeliverPolicy: deliverPolicy(st.DeliverNew),
 	}, pull, st.Concurrency, time.Second, r.cfg.Logger)
 	sub.redelivered = r.metrics.redelivered.WithLabelValues(st.Name)
 	r.subs = append(r.subs, sub)
@@ -156,6 +160,14 @@ func (r *Router) AddStage(st Stage) error {
 		middleware.Recoverer,
 	)
 	return nil
+}
+
+// deliverPolicy is a new consumer's start: the stream's first message, or with next its next.
+func deliverPolicy(next bool) jetstream.DeliverPolicy {
+	if next {
+		return jetstream.DeliverNewPolicy
+	}
+	return jetstream.DeliverAllPolicy
 }
 
 // Run runs the stages until ctx ends or Close is called.

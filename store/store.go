@@ -364,6 +364,13 @@ type Store interface {
 	// the whole batch, and nothing of it is written.
 	OutcomeSettleBatch(ctx context.Context, ps []*OutcomeSettleParams) ([]*OutcomeSettled, error)
 
+	// QualityReportGet returns the quality report of job jobID, or ErrNotFound when it has none
+	// (its link checks have not settled, its source does not check links, or it is no harvest).
+	QualityReportGet(ctx context.Context, jobID string) (*QualityReport, error)
+	// QualityReportSave writes the quality report of r.JobID, replacing the one it had (a
+	// redelivered event); ErrNotFound when r.SourceID is no source.
+	QualityReportSave(ctx context.Context, r *QualityReport) error
+
 	// RecordCount returns how many harvest_record rows a source has.
 	RecordCount(ctx context.Context, sourceID string) (int, error)
 	// RecordDeleteStream calls fn with the identifier of each delete record (action delete) of

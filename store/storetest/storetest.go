@@ -96,6 +96,7 @@ var cases = []testCase{
 
 	{"LinkResult/Upsert", testLinkResultUpsert},
 	{"LinkResult/DatasetQualityStream", testDatasetQualityStream},
+	{"QualityReport", testQualityReport},
 	{"Organization/Insert", testOrganizationInsert},
 	{"Organization/GetNotFound", testOrganizationGetNotFound},
 	{"Organization/FindBySlug", testOrganizationFindBySlug},
