@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,6 +59,9 @@ type serviceFlags struct {
 	// fetchProxy is the HTTP proxy of every download (--fetch-proxy); empty: none, whatever
 	// HTTP_PROXY says.
 	fetchProxy string
+	// userAgent is the operator's contact URL every request names in its User-Agent
+	// (--user-agent, fetch.UserAgent); empty: none.
+	userAgent string
 	// fetch holds the fetch flags (0: the fetch.Config default); fetchConfig completes it.
 	fetch fetch.Config
 	// fetchMade is the configuration fetchConfig made, shared by every user in the process so
@@ -75,6 +79,7 @@ func (f *serviceFlags) fetchConfig() fetch.Config {
 	if f.fetchMade == nil {
 		c := f.fetch
 		c.AllowPrivate = f.allowPrivate
+		c.UserAgent = fetch.UserAgent(f.userAgent)
 		c.Proxy, _ = url.Parse(f.fetchProxy) // checked by checkFetch
 		if f.fetchProxy == "" {
 			c.Proxy = nil
@@ -114,6 +119,10 @@ func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 	fl.IntVar(&f.jobWindow, "job-window", f.envInt("HARVESTER_JOB_WINDOW", 0),
 		"most records of one job in flight between EXTRACT and the aggregator; a listing that far ahead waits, "+
 			"so jobs running at once share the stages (env HARVESTER_JOB_WINDOW; default 500; -1: no cap)")
+	fl.StringVar(&f.userAgent, "user-agent", os.Getenv("HARVESTER_USER_AGENT"),
+		"the operator's contact URL (https://… or mailto:…), named in the User-Agent of every request, fetching "+
+			"sources and checking links alike: \"Harvester/<version> (+URL; open-data metadata harvester)\" "+
+			"(env HARVESTER_USER_AGENT; default: no contact)")
 	fl.StringVar(&f.fetchProxy, "fetch-proxy", os.Getenv("HARVESTER_FETCH_PROXY"),
 		"HTTP proxy of every download, e.g. http://proxy.internal:3128 (env HARVESTER_FETCH_PROXY); "+
 			"empty: direct connections, HTTP_PROXY and HTTPS_PROXY are ignored")
@@ -133,6 +142,14 @@ func (f *serviceFlags) checkFetch() error {
 	} {
 		if c.bad {
 			return usageError{fmt.Errorf("%s: must not be negative (0 means the default)", c.name)}
+		}
+	}
+	if f.userAgent != "" {
+		u, err := url.Parse(f.userAgent)
+		if err != nil || !((u.Scheme == "http" || u.Scheme == "https") && u.Host != "" || u.Scheme == "mailto" && u.Opaque != "") ||
+			strings.ContainsAny(f.userAgent, " ;()") {
+			return usageError{fmt.Errorf("--user-agent: %q is not a contact URL: want https://… or mailto:…, "+
+				"without spaces, semicolons or parentheses", f.userAgent)}
 		}
 	}
 	if f.fetchProxy != "" {

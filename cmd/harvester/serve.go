@@ -53,6 +53,8 @@ type serverFlags struct {
 	http pipeline.HTTPConfig
 	// trustedProxies is --trusted-proxies: CIDR prefixes or addresses, comma-separated.
 	trustedProxies string
+	// links are the link checker's flags (CHECK, --link-*).
+	links linkFlags
 	// secureCookies marks the web UI's cookies Secure (--secure-cookies).
 	secureCookies bool
 	// api is the API's configuration from the environment: HARVESTER_API_KEY, the key writes
@@ -87,6 +89,7 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 		"read sources whose location is a local file path (made by harvest --file); refused by default, so that a "+
 			"stored source's url never reads this machine's files (env HARVESTER_LOCAL_FILES=1)")
 	f.registerHTTP(cmd)
+	f.links.register(cmd, true, &f.serviceFlags)
 	fl.StringVar(&f.baseURL, "base-url", os.Getenv("HARVESTER_BASE_URL"),
 		"the catalog's public address, e.g. https://catalog.example.gov: every link and IRI the feeds, the CKAN-compatible "+
 			"API, the public pages and the emails mint starts with it (env HARVESTER_BASE_URL; default: the request's own host)")
@@ -265,6 +268,11 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	if err := f.checkHTTP(); err != nil {
 		return err
 	}
+	if f.links.on {
+		if _, err := f.links.config(f.links.recheck); err != nil {
+			return err
+		}
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg := f.pipelineConfig(logger, p)
@@ -307,6 +315,9 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 // pipelineConfig is the pipeline that runs the parts p, from the flags.
 func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Config {
 	cfg := f.config(logger)
+	if f.links.on {
+		cfg.LinkChecks, _ = f.links.config(f.links.recheck) // checked by run
+	}
 	cfg.Stages, cfg.Concurrency, cfg.Addr, cfg.OpsAddr = p.stages, f.concurrency, f.addr, f.opsAddr
 	cfg.HTTP, cfg.SecureCookies = f.http, f.secureCookies
 	cfg.RefuseLocalFiles = !f.localFiles
