@@ -25,7 +25,9 @@ import (
 	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/quality"
 	"github.com/harvester-dev/harvester/router"
+	"github.com/harvester-dev/harvester/scheduler"
 	"github.com/harvester-dev/harvester/stages/check"
+	"github.com/harvester-dev/harvester/store"
 )
 
 // heldSite answers link checks: "/held" only once release is closed, 404 for a path with
@@ -278,4 +280,135 @@ func TestCheckWorker(t *testing.T) {
 		return len(got) == len(urls)
 	}, 10*time.Minute, 20*time.Millisecond, "the worker stores a check of every URL")
 	require.Equal(t, 1, site.count(shared), "the URL shared by %d datasets requested once", copies+1)
+}
+
+// TestCheckRecheck: the scheduler's leader queues the URLs of live datasets last checked longer
+// ago than the recheck interval, and only those, and drops the stored checks of URLs no live
+// dataset uses. A source whose link_checks is off gets no check at all.
+func TestCheckRecheck(t *testing.T) {
+	t.Parallel()
+	h := pipelinetest.New(t)
+	site := newHeldSite(t)
+	site.free()
+	catalogURL, urls, _ := sharedCatalog(t, site.URL, 0)
+	links := &pipeline.LinkCheckConfig{Recheck: check.DefaultRecheck, Checker: check.Config{HostRate: 200}}
+	ctx := context.Background()
+	cfg := h.Config
+	cfg.LinkChecks = links
+	first, err := pipeline.New(ctx, cfg)
+	require.NoError(t, err)
+	require.NoError(t, first.Start(ctx))
+	qualities, stop, err := first.Bus().QualityReports()
+	require.NoError(t, err)
+	job, err := jobs.New(first.Store(), first.Bus()).Start(ctx, jobs.Params{URL: catalogURL, SourceType: harvest.SourceDocument,
+		SchemaType: pipelinetest.Federal, JobType: harvest.JobHarvest})
+	require.NoError(t, err)
+	awaitQuality(t, qualities, job.ID) // the report is settled: no check of it is left to make
+	stop()
+	awaitCheckDrained(t, h.NATSURL, 11)
+	first.Close()
+	got, err := h.Store.LinkResultGet(ctx, urls)
+	require.NoError(t, err)
+	require.Len(t, got, len(urls))
+
+	// Two checks gone stale, one fresh enough; and the check of a URL no dataset uses.
+	stale := []string{urls[0], urls[1]}
+	rows, err := h.Store.LinkResultGet(ctx, urls[:3])
+	require.NoError(t, err)
+	rows[urls[0]].CheckedAt = time.Now().Add(-check.DefaultRecheck - time.Hour).UTC()
+	rows[urls[1]].CheckedAt = time.Now().Add(-30 * 24 * time.Hour).UTC()
+	rows[urls[2]].CheckedAt = time.Now().Add(-check.DefaultRecheck + time.Hour).UTC()
+	unused := &store.LinkResult{URL: "https://gone.example.org/file.csv", Status: 200, OK: true, ContentLength: -1,
+		CheckedAt: time.Now().UTC()}
+	require.NoError(t, h.Store.LinkResultUpsert(ctx, []*store.LinkResult{rows[urls[0]], rows[urls[1]], rows[urls[2]], unused}))
+	before := map[string]int{}
+	for _, u := range urls {
+		before[u] = site.count(strings.TrimPrefix(u, site.URL))
+	}
+
+	leader := h.Config
+	leader.LinkChecks = links
+	leader.Scheduler = &scheduler.Config{Interval: 50 * time.Millisecond}
+	pl, err := pipeline.New(ctx, leader)
+	require.NoError(t, err)
+	require.NoError(t, pl.Start(ctx))
+	t.Cleanup(pl.Close)
+	require.Eventually(t, func() bool {
+		got, err := h.Store.LinkResultGet(ctx, stale)
+		require.NoError(t, err)
+		return len(got) == 2 && time.Since(got[stale[0]].CheckedAt) < time.Hour && time.Since(got[stale[1]].CheckedAt) < time.Hour
+	}, 10*time.Minute, 20*time.Millisecond, "the stale checks are made again")
+	require.Eventually(t, func() bool {
+		got, err := h.Store.LinkResultGet(ctx, []string{unused.URL})
+		require.NoError(t, err)
+		return len(got) == 0
+	}, 10*time.Minute, 20*time.Millisecond, "the check of a URL no dataset uses is dropped")
+	for _, u := range urls {
+		want := before[u]
+		if slices.Contains(stale, u) {
+			want++
+		}
+		require.Equal(t, want, site.count(strings.TrimPrefix(u, site.URL)), u)
+	}
+}
+
+// TestCheckSourceOptOut: a source whose link_checks setting is off has none of its URLs
+// checked and no quality event, though SYNC sent CHECK its URLs.
+func TestCheckSourceOptOut(t *testing.T) {
+	t.Parallel()
+	h := pipelinetest.New(t)
+	site := newHeldSite(t)
+	site.free()
+	catalogURL, urls, _ := sharedCatalog(t, site.URL, 0)
+	cfg := h.Config
+	cfg.LinkChecks = &pipeline.LinkCheckConfig{Recheck: check.DefaultRecheck, Checker: check.Config{HostRate: 200}}
+	ctx := context.Background()
+	pl, err := pipeline.New(ctx, cfg)
+	require.NoError(t, err)
+	require.NoError(t, pl.Start(ctx))
+	t.Cleanup(pl.Close)
+	reports, stop, err := pl.Bus().Reports()
+	require.NoError(t, err)
+	defer stop()
+	qualities, stopQualities, err := pl.Bus().QualityReports()
+	require.NoError(t, err)
+	defer stopQualities()
+	job, err := jobs.New(pl.Store(), pl.Bus()).Start(ctx, jobs.Params{URL: catalogURL, SourceType: harvest.SourceDocument,
+		SchemaType: pipelinetest.Federal, JobType: harvest.JobHarvest,
+		Options: map[string]string{harvest.SettingLinkChecks: "off"}})
+	require.NoError(t, err)
+	rep := jobs.AwaitReport(ctx, reports, job.ID, 10*time.Minute)
+	require.NotNil(t, rep)
+	require.Equal(t, 11, rep.Added)
+
+	awaitCheckDrained(t, h.NATSURL, 11)
+	got, err := h.Store.LinkResultGet(ctx, urls)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	for _, u := range urls {
+		require.Zero(t, site.count(strings.TrimPrefix(u, site.URL)), u)
+	}
+	select {
+	case q := <-qualities:
+		t.Fatalf("a quality event of a source that does not check its links: %+v", q)
+	default:
+	}
+}
+
+// awaitCheckDrained waits until CHECK's consumer on the NATS server at natsURL has been given
+// at least delivered messages and has none pending or unacknowledged.
+func awaitCheckDrained(t *testing.T, natsURL string, delivered uint64) {
+	t.Helper()
+	nc, err := nats.Connect(natsURL)
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		c, err := js.Consumer(t.Context(), router.StreamCheck, "harvest-check")
+		require.NoError(t, err)
+		info, err := c.Info(t.Context())
+		require.NoError(t, err)
+		return info.Delivered.Consumer >= delivered && info.NumPending == 0 && info.NumAckPending == 0
+	}, 10*time.Minute, 20*time.Millisecond, "CHECK handles every message")
 }

@@ -146,3 +146,24 @@ func TestHarvestCheckLinks(t *testing.T) {
 		})
 	}
 }
+
+// TestHarvestLinkExcludeHosts: a host on --link-exclude-hosts is never requested; its URLs are
+// stored as excluded and count as not checked.
+func TestHarvestLinkExcludeHosts(t *testing.T) {
+	t.Parallel()
+	site := newLinkSite(t)
+	var agent atomic.Value
+	agency := agencyWithLinks(t, site.URL, &agent)
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"harvest", "--url", agency.URL + "/data.json", "--schema-type", federal,
+		"--check-links", "--link-exclude-hosts", "example.org, 127.0.0.1", "--format", "json",
+		"--database-url", "", "--nats-url", "", "--data-dir", t.TempDir()}, &out, &errOut)
+	require.Equal(t, exitOK, code, "stdout: %s\nstderr: %s", out.String(), errOut.String())
+	var rep jobReport
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
+	require.NotNil(t, rep.Quality, out.String())
+	require.Equal(t, harvest.QualityLinks{URLs: 11, Unchecked: 11}, rep.Quality.Links)
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	require.Empty(t, site.hits, "an excluded host was requested")
+}
