@@ -315,10 +315,12 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 // pipelineConfig is the pipeline that runs the parts p, from the flags.
 func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Config {
 	cfg := f.config(logger)
+	cfg.Stages, cfg.Concurrency, cfg.Addr, cfg.OpsAddr = p.stages, f.concurrency, f.addr, f.opsAddr
 	if f.links.on {
 		cfg.LinkChecks, _ = f.links.config(f.links.recheck) // checked by run
+	} else if cfg.Stages != nil { // no link checks: no CHECK either, which would still score each job's source
+		cfg.Stages = slices.DeleteFunc(slices.Clone(cfg.Stages), func(s string) bool { return s == pipeline.StageCheck })
 	}
-	cfg.Stages, cfg.Concurrency, cfg.Addr, cfg.OpsAddr = p.stages, f.concurrency, f.addr, f.opsAddr
 	cfg.HTTP, cfg.SecureCookies = f.http, f.secureCookies
 	cfg.RefuseLocalFiles = !f.localFiles
 	if len(p.stages) > 0 {
