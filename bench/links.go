@@ -64,10 +64,7 @@ func serveLinks() (*linkServers, error) {
 // hosts, with a path of their own: every URL distinct, the hosts evenly loaded.
 func loopbackLinks(hosts []string) func(rec map[string]json.RawMessage, i int) {
 	return func(rec map[string]json.RawMessage, i int) {
-		var landing string
-		if json.Unmarshal(rec["landingPage"], &landing) == nil && landing != "" {
-			rec["landingPage"] = mustJSON(fmt.Sprintf("%s#bench-%d", landing, i))
-		}
+		uniqueLinks(rec, i) // the landingPage
 		var dists []map[string]json.RawMessage
 		if json.Unmarshal(rec["distribution"], &dists) != nil {
 			return
