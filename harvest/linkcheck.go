@@ -3,8 +3,6 @@ package harvest
 import (
 	"strings"
 	"time"
-
-	"github.com/ThreeDotsLabs/watermill/message"
 )
 
 // LinkCheck asks CHECK to check distribution URLs (SubjectCheck). SYNC sends one per dataset it
@@ -16,12 +14,6 @@ type LinkCheck struct {
 	JobID    string   `json:"job_id,omitempty"`
 	SourceID string   `json:"source_id,omitempty"`
 	URLs     []string `json:"urls"`
-}
-
-// LinkCheckMessage is NewMessage for a LinkCheck, carrying its ids as metadata.
-func LinkCheckMessage(c *LinkCheck) (*message.Message, error) {
-	c.V = Version
-	return NewMessage(SubjectCheck, c, MetaJobID, c.JobID, MetaSourceID, c.SourceID)
 }
 
 // QualityReport is the quality event of a source (SubjectQuality), published once per harvest
@@ -56,12 +48,6 @@ type QualityIndicator struct {
 	Metric string  `json:"metric"` // piveau's name, e.g. pv:keywordAvailability
 	Lost   float64 `json:"lost"`
 	Max    int     `json:"max"`
-}
-
-// QualityReportMessage is NewMessage for a QualityReport.
-func QualityReportMessage(q *QualityReport) (*message.Message, error) {
-	q.V = Version
-	return NewMessage(SubjectQuality, q, MetaJobID, q.JobID, MetaSourceID, q.SourceID)
 }
 
 // SettingLinkChecks is the source setting (option) that every source type takes: "off" keeps

@@ -310,6 +310,18 @@ func RecordMessage(subject string, r *Record) (*message.Message, error) {
 		MetaRecordID, r.RecordID, MetaIdentifier, r.Identifier)
 }
 
+// LinkCheckMessage is NewMessage for a LinkCheck, carrying its ids as metadata.
+func LinkCheckMessage(c *LinkCheck) (*message.Message, error) {
+	c.V = Version
+	return NewMessage(SubjectCheck, c, MetaJobID, c.JobID, MetaSourceID, c.SourceID)
+}
+
+// QualityReportMessage is NewMessage for a QualityReport.
+func QualityReportMessage(q *QualityReport) (*message.Message, error) {
+	q.V = Version
+	return NewMessage(SubjectQuality, q, MetaJobID, q.JobID, MetaSourceID, q.SourceID)
+}
+
 // SettledMessage is NewMessage for a Settled outcome.
 func SettledMessage(s *Settled) (*message.Message, error) {
 	s.V = Version
