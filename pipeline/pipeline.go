@@ -287,32 +287,42 @@ func (p *Pipeline) build(ctx context.Context) error {
 		}
 	}
 	if cfg.Scheduler != nil {
-		sc := *cfg.Scheduler
-		if cfg.Retention > 0 && sc.Pruner == nil {
-			pr, err := retention.New(retention.Config{Retention: cfg.Retention}, p.store, cfg.Logger, p.reg)
-			if err != nil {
-				return fmt.Errorf("%w: %w", ErrConfig, err)
-			}
-			sc.Pruner = pr
-			sc.PruneInterval = cmp.Or(sc.PruneInterval, retention.Interval(cfg.Retention))
+		if err := p.buildScheduler(); err != nil {
+			return err
 		}
-		if lc := cfg.LinkChecks; lc != nil && lc.Recheck > 0 && sc.Rechecker == nil {
-			rc, err := check.NewRechecker(assess.StageStore{Store: p.store}, bus.Publisher(), lc.Recheck, cfg.Logger)
-			if err != nil {
-				return fmt.Errorf("%w: %w", ErrConfig, err)
-			}
-			sc.Rechecker = rc
-		}
-		if sc.BusReady == nil {
-			sc.BusReady = bus.StreamsReady // re-drives wait until the streams answer
-		}
-		s, err := scheduler.New(sc, p.store, bus.Publisher(), cfg.Logger)
+	}
+	return p.buildHandler()
+}
+
+// buildScheduler builds the scheduler of Config.Scheduler, with the retention's pruner and
+// CHECK's recheck of stale links when they are on.
+func (p *Pipeline) buildScheduler() error {
+	cfg, bus := p.cfg, p.bus
+	sc := *cfg.Scheduler
+	if cfg.Retention > 0 && sc.Pruner == nil {
+		pr, err := retention.New(retention.Config{Retention: cfg.Retention}, p.store, cfg.Logger, p.reg)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
-		p.sched = s
+		sc.Pruner = pr
+		sc.PruneInterval = cmp.Or(sc.PruneInterval, retention.Interval(cfg.Retention))
 	}
-	return p.buildHandler()
+	if lc := cfg.LinkChecks; lc != nil && lc.Recheck > 0 && sc.Rechecker == nil {
+		rc, err := check.NewRechecker(assess.StageStore{Store: p.store}, bus.Publisher(), lc.Recheck, cfg.Logger)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		sc.Rechecker = rc
+	}
+	if sc.BusReady == nil {
+		sc.BusReady = bus.StreamsReady // re-drives wait until the streams answer
+	}
+	s, err := scheduler.New(sc, p.store, bus.Publisher(), cfg.Logger)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.sched = s
+	return nil
 }
 
 // migrateIndex rebuilds the search index from the store when an older version made it, or

@@ -14,6 +14,7 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/pipeline"
+	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -161,16 +162,11 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	}
 	defer pl.Close()
 	st, idx, bus := pl.Store(), pl.Index(), pl.Bus()
-	reports, unsubscribe, err := bus.Reports()
+	reports, qualities, unsubscribe, err := subscribeEvents(bus)
 	if err != nil {
 		return "", err
 	}
 	defer unsubscribe()
-	qualities, unsubscribeQualities, err := bus.QualityReports()
-	if err != nil {
-		return "", err
-	}
-	defer unsubscribeQualities()
 	orgBefore := ""
 	if p.Organization != "" {
 		src, err := jobs.EnsureSource(ctx, st, p)
@@ -235,6 +231,21 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		return job.ID, jobFailed{jobID: job.ID}
 	}
 	return job.ID, nil
+}
+
+// subscribeEvents follows the report events and the quality events from now on, until
+// unsubscribe is called.
+func subscribeEvents(bus *router.Bus) (<-chan *harvest.Report, <-chan *harvest.QualityReport, func(), error) {
+	reports, stopReports, err := bus.Reports()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	qualities, stopQualities, err := bus.QualityReports()
+	if err != nil {
+		stopReports()
+		return nil, nil, nil, err
+	}
+	return reports, qualities, func() { stopReports(); stopQualities() }, nil
 }
 
 // startHarvestPipeline runs every stage here, as startPipeline; CHECK only with --check-links,
