@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/router/natstest"
@@ -107,8 +108,10 @@ func TestScaledObjectsNameTheTopologysConsumers(t *testing.T) {
 func createdConsumers(t *testing.T, stages []string) []consumer {
 	t.Helper()
 	url := natstest.URL(t)
+	// Link checks on, as the worker Deployments run (--link-checks): CHECK's consumers exist then.
 	p, err := pipeline.New(context.Background(), pipeline.Config{DataDir: t.TempDir(), NATSURL: url, SearchIndex: "none",
-		Stages: stages, Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		LinkChecks: &pipeline.LinkCheckConfig{Recheck: time.Hour},
+		Stages:     stages, Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
 	defer p.Close()
 	require.NoError(t, p.Start(context.Background()))

@@ -117,7 +117,7 @@ type Config struct {
 	// LinkChecks, when set, checks the distribution URLs of the catalog (stages/check): SYNC
 	// sends CHECK the URLs of the datasets it adds or changes, the scheduler's leader those of
 	// stale checks, and the process runs CHECK when Stages names StageCheck. nil checks none:
-	// SYNC sends nothing, and a StageCheck in Stages runs with the defaults.
+	// SYNC sends nothing, the leader queues nothing and StageCheck in Stages runs nothing.
 	LinkChecks *LinkCheckConfig
 	// Mail, when set, emails job reports from the aggregator (notify.NewMailer; a config
 	// without a host sends none); nil sends none.

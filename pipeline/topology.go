@@ -118,7 +118,7 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	s.sync = catalogsync.New(p.store, s.search)
 	s.report.SetSharedKeyReleaser(s.sync) // a job's end settles its pairs by a shared key, indexed
 	s.sync.SetLinkChecks(p.cfg.LinkChecks != nil)
-	if slices.Contains(p.cfg.Stages, StageCheck) {
+	if p.cfg.LinkChecks != nil && slices.Contains(p.cfg.Stages, StageCheck) {
 		if s.check, err = newCheck(p.cfg, p.store); err != nil {
 			return nil, err
 		}
@@ -201,14 +201,9 @@ type LinkCheckConfig struct {
 	Recheck time.Duration
 }
 
-// newCheck builds CHECK's handler over its link checker.
+// newCheck builds CHECK's handler over its link checker (cfg.LinkChecks is set).
 func newCheck(cfg Config, st store.Store) (*check.Handler, error) {
-	var lc LinkCheckConfig
-	if cfg.LinkChecks != nil {
-		lc = *cfg.LinkChecks
-	} else {
-		lc.Recheck = check.DefaultRecheck
-	}
+	lc := *cfg.LinkChecks
 	cc := lc.Checker
 	cc.UserAgent = cmp.Or(cc.UserAgent, cfg.Fetch.UserAgent)
 	cc.AllowPrivate = cc.AllowPrivate || cfg.Fetch.AllowPrivate
