@@ -28,6 +28,25 @@ func (s *server) sourceQuality(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, q)
 }
 
+// jobQuality answers GET /api/v1/harvest_jobs/{id}/quality: the quality event CHECK published
+// when the job's link checks settled (harvest.QualityReport), as kept in the store; 404 for a job
+// without one (not settled yet, a source that does not check its links, not a harvest).
+func (s *server) jobQuality(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if _, err := s.store.JobGet(r.Context(), id); err != nil {
+		return describe(err, jobNotFound(id), "")
+	}
+	q, err := s.store.QualityReportGet(r.Context(), id)
+	if err != nil {
+		return describe(err, fmt.Sprintf("job %q has no quality report: its link checks have not settled, its source "+
+			"does not check links, or it is no harvest", id), "")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(q.Report)
+	return err
+}
+
 // datasetQuality answers GET /api/v1/datasets/{id}/quality.
 func (s *server) datasetQuality(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")

@@ -227,3 +227,40 @@ func requiredMembers(t *testing.T, schema string) []any {
 	}
 	return out
 }
+
+// TestJobQuality: a job's quality report is the event CHECK kept, as kept; a job without one, and
+// an unknown job, are 404. On both stores.
+func TestJobQuality(t *testing.T) {
+	t.Parallel()
+	for name, opt := range map[string]func(t *testing.T) func(*Config, *Deps){
+		"sqlite": func(*testing.T) func(*Config, *Deps) { return func(*Config, *Deps) {} },
+		"postgres": func(t *testing.T) func(*Config, *Deps) {
+			st := dbtest.Store(t)
+			return func(_ *Config, d *Deps) { d.Store = st }
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, opt(t))
+			ctx := t.Context()
+			src, err := b.store.SourceInsert(ctx, &store.SourceInsertParams{Name: "Quality", URL: "https://example.gov/" + uuid.NewString(),
+				SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+			require.NoError(t, err)
+			job, err := b.store.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+			require.NoError(t, err)
+			path := "/api/v1/harvest_jobs/" + job.ID + "/quality"
+			require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, path, nil).status, "not settled yet")
+
+			event, err := harvest.QualityReportMessage(&harvest.QualityReport{JobID: job.ID, SourceID: src.ID,
+				Time: time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC), Score: 174.5, Max: 405, Rating: "Sufficient", Datasets: 11,
+				Links: harvest.QualityLinks{URLs: 11, Checked: 11, OK: 9, Broken: 2}, Costliest: []harvest.QualityIndicator{}})
+			require.NoError(t, err)
+			require.NoError(t, b.store.QualityReportSave(ctx, &store.QualityReport{JobID: job.ID, SourceID: src.ID,
+				CreatedAt: time.Now(), Report: json.RawMessage(event.Payload)}))
+			r := b.request(t, http.MethodGet, path, nil)
+			require.Equal(t, http.StatusOK, r.status, string(r.body))
+			require.JSONEq(t, string(event.Payload), string(r.body))
+			require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, "/api/v1/harvest_jobs/"+uuid.NewString()+"/quality", nil).status)
+		})
+	}
+}

@@ -52,6 +52,7 @@ func (s *server) routes() []route {
 		{"POST /api/v1/harvest_jobs/{id}/replay", write, s.jobReplay},
 		{"GET /api/v1/harvest_jobs/{id}/record_errors", read, s.recordErrorList},
 		{"GET /api/v1/harvest_jobs/{id}/job_errors", read, s.jobErrorList},
+		{"GET /api/v1/harvest_jobs/{id}/quality", read, s.jobQuality},
 
 		{"GET /api/v1/harvest_records/{id}", read, s.recordGet},
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -92,13 +93,18 @@ func benchIdentifier(i int) string { return fmt.Sprintf("bench-%07d", i) }
 // as in real catalogs, and takes a suffixed one). With changed, every changedEvery-th record (i = 0, 10,
 // 20, …) has " (revised)" appended to its description.
 func writeCatalog(w io.Writer, templates []map[string]json.RawMessage, n int, changed bool) error {
-	return writeCatalogFrom(w, templates, 0, n, changed)
+	return writeCatalogFrom(w, templates, 0, n, changed, nil)
 }
 
 // writeCatalogFrom is writeCatalog of the records from, from+1, …, from+n-1 of the synthetic
 // catalog: the catalogs of the fleet's sources are disjoint ranges of it, so every dataset
-// identifier, title and link is unique across sources (no cross-source duplicates).
-func writeCatalogFrom(w io.Writer, templates []map[string]json.RawMessage, from, n int, changed bool) error {
+// identifier, title and link is unique across sources (no cross-source duplicates). relink makes
+// record i's links its own; nil is uniqueLinks.
+func writeCatalogFrom(w io.Writer, templates []map[string]json.RawMessage, from, n int, changed bool,
+	relink func(map[string]json.RawMessage, int)) error {
+	if relink == nil {
+		relink = uniqueLinks
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	if _, err := bw.WriteString(`{"@type":"dcat:Catalog","conformsTo":"https://project-open-data.cio.gov/v1.1/schema","dataset":[`); err != nil {
 		return err
@@ -115,7 +121,7 @@ func writeCatalogFrom(w io.Writer, templates []map[string]json.RawMessage, from,
 		_ = json.Unmarshal(t["title"], &title)
 		rec["title"] = mustJSON(fmt.Sprintf("%s #%d", title, i))
 		rec["identifier"] = mustJSON(benchIdentifier(i))
-		uniqueLinks(rec, i)
+		relink(rec, i)
 		if changed && i%changedEvery == 0 {
 			_ = json.Unmarshal(t["description"], &desc)
 			rec["description"] = mustJSON(desc + " (revised)")
@@ -189,6 +195,9 @@ type catalogServer struct {
 	base    string
 	serving atomic.Int32
 	stop    func()
+	// links are the first_harvest_check scenario's link hosts (its catalog at /check.json);
+	// nil when it does not run.
+	links *linkServers
 }
 
 // serveCatalogs writes the catalogs into dir and serves them.
@@ -204,9 +213,25 @@ func serveCatalogs(dir string, templates []map[string]json.RawMessage, o options
 		return nil, fmt.Errorf("write catalog: %w", err)
 	}
 	c := &catalogServer{}
+	checkFile := filepath.Join(dir, "catalog-check.json")
+	if slices.Contains(o.scenarios, checkScenario) {
+		if c.links, err = serveLinks(); err != nil {
+			return nil, err
+		}
+		relink := loopbackLinks(c.links.hosts)
+		if err := writeFile(checkFile, func(w io.Writer) error {
+			return writeCatalogFrom(w, templates, o.records, o.records, false, relink)
+		}); err != nil {
+			c.links.stop()
+			return nil, fmt.Errorf("write catalog: %w", err)
+		}
+	}
 	route := func(path string) (string, bool) {
-		if path == "/data.json" {
+		switch path {
+		case "/data.json":
 			return files[c.serving.Load()], true
+		case "/check.json":
+			return checkFile, c.links != nil
 		}
 		f, ok := fleetFiles[path]
 		return f, ok
@@ -231,7 +256,12 @@ func serveCatalogs(dir string, templates []map[string]json.RawMessage, o options
 		_, _ = io.Copy(w, f)
 	})}
 	go func() { _ = srv.Serve(ln) }()
-	c.base, c.stop = "http://"+ln.Addr().String(), func() { _ = srv.Close() }
+	c.base, c.stop = "http://"+ln.Addr().String(), func() {
+		_ = srv.Close()
+		if c.links != nil {
+			c.links.stop()
+		}
+	}
 	return c, nil
 }
 

@@ -18,7 +18,8 @@ import (
 )
 
 // allScenarios are the scenarios in the order they run.
-var allScenarios = []string{"first_harvest", "reharvest", "force_harvest", "partial_change", "fleet", "small_sources"}
+var allScenarios = []string{"first_harvest", "reharvest", "force_harvest", "partial_change", checkScenario, "fleet",
+	"small_sources"}
 
 // parseScenarios reads -scenarios: names of allScenarios, comma-separated. A scenario that
 // follows first_harvest (it harvests the same source again) needs first_harvest too.
@@ -103,7 +104,7 @@ func (f fleetOptions) writeCatalogs(dir string, templates []map[string]json.RawM
 	from := records
 	write := func(path string, n int) error {
 		file := filepath.Join(dir, strings.ReplaceAll(strings.Trim(path, "/"), "/", "-"))
-		err := writeFile(file, func(w io.Writer) error { return writeCatalogFrom(w, templates, from, n, false) })
+		err := writeFile(file, func(w io.Writer) error { return writeCatalogFrom(w, templates, from, n, false, nil) })
 		files[path] = file
 		from += n
 		return err

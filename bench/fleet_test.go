@@ -54,7 +54,7 @@ func TestFleetCatalogsAreDisjoint(t *testing.T) {
 	ids, titles := map[string]bool{}, map[string]bool{}
 	for _, from := range []int{0, 7} {
 		var buf bytes.Buffer
-		require.NoError(t, writeCatalogFrom(&buf, templates, from, 7, false))
+		require.NoError(t, writeCatalogFrom(&buf, templates, from, 7, false, nil))
 		var cat struct {
 			Dataset []struct{ Identifier, Title string } `json:"dataset"`
 		}

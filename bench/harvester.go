@@ -32,6 +32,9 @@ type services struct {
 	opensearchURL, searchIndex    string // the harvester's --opensearch-url and --search-index; empty: defaults
 	jobWindow                     int    // the harvester's --job-window; 0: its default
 	natsPID                       int    // the bench's own nats-server; 0: none (-nats-url, -embedded)
+	// linkChecks runs the harvester with CHECK on (its default); off (--link-checks=false) the
+	// scenarios measure the harvest alone, as before CHECK existed.
+	linkChecks bool
 }
 
 // harvester is one `harvester serve` process: API, scheduler and every stage.
@@ -63,6 +66,9 @@ func startHarvester(ctx context.Context, bin string, svc services) (*harvester, 
 	}
 	if svc.jobWindow != 0 {
 		args = append(args, "--job-window", strconv.Itoa(svc.jobWindow))
+	}
+	if !svc.linkChecks {
+		args = append(args, "--link-checks=false")
 	}
 	cmd := exec.Command(bin, args...)
 	var env []string

@@ -12,6 +12,9 @@
 //	reharvest        the same catalog: every record unchanged
 //	force_harvest    every record updated
 //	partial_change   10% of the records changed: updated, the rest unchanged
+//	first_harvest_check  a first harvest of another -records records with CHECK on, their
+//	                 distribution URLs on 250 loopback hosts (links.go): records/s against
+//	                 first_harvest's, and how long until the job's link checks settled
 //	fleet            200 sources triggered at once (one of 50,000 records, 199 of 250): wall
 //	                 time, records/s and the small sources' job times (p50, p95, max)
 //	small_sources    50 sources of 200 records one after another: the median job time
@@ -141,10 +144,17 @@ type result struct {
 	Jobs int `json:"jobs,omitempty"`
 	// OfFirstHarvest is RecordsPerSec over first_harvest's of the same run.
 	OfFirstHarvest float64 `json:"of_first_harvest,omitempty"`
+	// ChecksSettledS (first_harvest_check) is the time from the job's start until its link
+	// checks settled (its quality report kept); LinkChecksPerSec the link hosts' requests over
+	// that time.
+	ChecksSettledS   float64 `json:"checks_settled_s,omitempty"`
+	LinkChecksPerSec float64 `json:"link_checks_per_sec,omitempty"`
 	// SmallJobS is the distribution of the small sources' job times (trigger to complete, in
 	// seconds, by the database's clock): p50, p95, max; BigJobS the big source's.
 	SmallJobS *distribution `json:"small_job_s,omitempty"`
 	BigJobS   float64       `json:"big_job_s,omitempty"`
+
+	started time.Time // when the scenario's job was started
 }
 
 // bench is one run of the harness: the built harvester, the services it runs on, the catalog
@@ -216,6 +226,9 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		return cmp.Compare(a.RecordsPerSec, b.RecordsPerSec)
 	})
 	if err := b.oneSourceScenarios(ctx); err != nil {
+		return err
+	}
+	if err := b.checkScenario(ctx); err != nil {
 		return err
 	}
 	if err := b.fleetScenarios(ctx); err != nil {
@@ -344,7 +357,7 @@ func (b *bench) oneSourceScenarios(ctx context.Context) error {
 			continue
 		}
 		b.catalogs.serving.Store(sc.file)
-		res, job, err := runScenario(ctx, b.bin, b.svc, b.catalogs.base+"/data.json", &sourceID, sc.jobType, sc.name, b.o.profileDir)
+		res, job, err := runScenario(ctx, b.bin, b.svc, b.catalogs.base+"/data.json", &sourceID, sc.jobType, sc.name, b.o.profileDir, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sc.name, err)
 		}
@@ -358,6 +371,43 @@ func (b *bench) oneSourceScenarios(ctx context.Context) error {
 			b.failed = append(b.failed, fmt.Sprintf("%s: job %s %s with counts %+v, want complete with %+v",
 				sc.name, job.ID, job.Status, job.Counts, sc.want))
 		}
+	}
+	return nil
+}
+
+// checkScenario runs first_harvest_check when asked for (links.go).
+func (b *bench) checkScenario(ctx context.Context) error {
+	if !slices.Contains(b.o.scenarios, checkScenario) {
+		return nil
+	}
+	n := b.o.records
+	svc := b.svc
+	svc.linkChecks = true
+	links := b.catalogs.links
+	var settled time.Time
+	before := links.requests.Load()
+	var sourceID string
+	res, job, err := runScenario(ctx, b.bin, svc, b.catalogs.base+"/check.json", &sourceID, harvest.JobHarvest, checkScenario,
+		b.o.profileDir, func(h *harvester, job *jobState) (err error) {
+			settled, err = h.awaitChecks(ctx, job.ID)
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("%s: %w", checkScenario, err)
+	}
+	b.label(res, checkScenario)
+	res.Records = n
+	if b.firstHarvest != nil && b.firstHarvest.RecordsPerSec > 0 {
+		res.OfFirstHarvest = round(res.RecordsPerSec/b.firstHarvest.RecordsPerSec, 3)
+	}
+	checkS := settled.Sub(res.started).Seconds()
+	res.ChecksSettledS = round(checkS, 3)
+	res.LinkChecksPerSec = round(float64(links.requests.Load()-before)/checkS, 1)
+	b.out.print(*res)
+	want := harvest.Counts{Total: n, Added: n, Validated: n}
+	if job.Status != string(harvest.JobComplete) || job.Counts != want {
+		b.failed = append(b.failed, fmt.Sprintf("%s: job %s %s with counts %+v, want complete with %+v",
+			checkScenario, job.ID, job.Status, job.Counts, want))
 	}
 	return nil
 }
@@ -388,9 +438,10 @@ func (b *bench) fleetScenarios(ctx context.Context) error {
 
 // runScenario runs one job in a fresh harvester process (creating the source on first use)
 // and returns its figures and the finished job. With profileDir it writes the process's CPU
-// profile over the job and its heap profile at the end there (profilePaths).
+// profile over the job and its heap profile at the end there (profilePaths). after, when not
+// nil, runs once the figures are taken, before the process stops.
 func runScenario(ctx context.Context, bin string, svc services, catalogURL string, sourceID *string,
-	jobType harvest.JobType, name, profileDir string) (*result, *jobState, error) {
+	jobType harvest.JobType, name, profileDir string, after func(*harvester, *jobState) error) (*result, *jobState, error) {
 	if profileDir != "" && svc.pprofAddr == "" {
 		addr, err := freeAddr()
 		if err != nil {
@@ -443,8 +494,13 @@ func runScenario(ctx context.Context, bin string, svc services, catalogURL strin
 		}
 		s.HandlerS = round(s.HandlerS, 3)
 	}
+	if after != nil {
+		if err := after(h, job); err != nil {
+			return nil, nil, err
+		}
+	}
 	counts := job.Counts
-	return &result{RecordsPerSec: round(float64(job.Total)/wall.Seconds(), 1), WallS: round(wall.Seconds(), 3),
+	return &result{started: start, RecordsPerSec: round(float64(job.Total)/wall.Seconds(), 1), WallS: round(wall.Seconds(), 3),
 		PeakRSSMiB: round(rss, 1), PeakRSSAnonMiB: round(anon, 1), PeakRSSFileMiB: round(file, 1), CPUMsPerRecord: cpuMs, Status: job.Status, Counts: &counts, Stages: stages}, job, nil
 }
 

@@ -223,7 +223,7 @@ func TestKustomizeBuilds(t *testing.T) {
 				configMaps[cm.Metadata.Name] = true
 			}
 			deployments := byKind(objs, "Deployment")
-			require.Len(t, deployments, 7, "api, scheduler and five worker groups")
+			require.Len(t, deployments, 8, "api, scheduler and six worker groups")
 			groups := map[string][]string{}
 			for _, d := range deployments {
 				checkDeployment(t, d, configMaps)

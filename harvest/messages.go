@@ -29,6 +29,11 @@ const (
 	// bridge to FDK's RabbitMQ exchange (routing key "<dataType>s.harvested").
 	SubjectReportFDK = "harvest.v1.report.fdk"
 	SubjectTrigger   = "harvest.v1.trigger"
+	// SubjectCheck carries LinkCheck messages to CHECK: the distribution URLs of datasets SYNC
+	// added or changed, and those of stale checks (the scheduler's leader).
+	SubjectCheck = "harvest.v1.check"
+	// SubjectQuality carries a source's QualityReport once the checks of a job's URLs settled.
+	SubjectQuality = "harvest.v1.quality"
 	// SubjectFailedPrefix + stage name holds records whose stage failed for good, kept for replay.
 	SubjectFailedPrefix = "harvest.v1.failed."
 )
@@ -301,6 +306,18 @@ func RecordMessage(subject string, r *Record) (*Message, error) {
 	r.V = Version
 	return NewMessage(subject, r, MetaJobID, r.JobID, MetaSourceID, r.SourceID,
 		MetaRecordID, r.RecordID, MetaIdentifier, r.Identifier)
+}
+
+// LinkCheckMessage is NewMessage for a LinkCheck, carrying its ids as metadata.
+func LinkCheckMessage(c *LinkCheck) (*Message, error) {
+	c.V = Version
+	return NewMessage(SubjectCheck, c, MetaJobID, c.JobID, MetaSourceID, c.SourceID)
+}
+
+// QualityReportMessage is NewMessage for a QualityReport.
+func QualityReportMessage(q *QualityReport) (*Message, error) {
+	q.V = Version
+	return NewMessage(SubjectQuality, q, MetaJobID, q.JobID, MetaSourceID, q.SourceID)
 }
 
 // SettledMessage is NewMessage for a Settled outcome.

@@ -101,7 +101,8 @@ func portalSpec(t SourceType, what string, settings ...SourceSetting) SourceSpec
 }
 
 // SourceSpecs is the source rule table, one row per SourceType, in the order forms offer them.
-var SourceSpecs = []SourceSpec{
+// Every row also takes the settings every source takes (withCommonSettings: link_checks).
+var SourceSpecs = withCommonSettings([]SourceSpec{
 	{Type: SourceDocument, Family: FamilyDocument, What: "one data.json (DCAT-US 1.1 or 3.0) or one ISO 19115 or FGDC XML file",
 		Schemas: []SchemaType{SchemaDCATUS11Federal, SchemaDCATUS11NonFederal, SchemaDCATUS30, SchemaISO19115_1,
 			SchemaISO19115_2, SchemaFGDC}, LocalFile: true},
@@ -140,7 +141,7 @@ var SourceSpecs = []SourceSpec{
 				Help:    "on: a harvest after a complete one downloads only the records modified since (dct:modified), the others stay unchanged",
 				Default: "on"},
 			{Name: "constraint", Help: `a CQL constraint added to every GetRecords, e.g. dc:type = 'dataset'`}}},
-}
+})
 
 // pageSize is a page size setting: a number from 1 to maxSize, def when not set.
 func pageSize(name string, def, maxSize int) SourceSetting {

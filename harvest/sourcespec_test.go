@@ -31,7 +31,7 @@ func TestSourceFieldsCheck(t *testing.T) {
 			`"dcat-ap-3" is not a shacl_profile value of an rdf source: want "dcat-ap-3.0.0", "dcat-ap-2.1.1", ` +
 				`"dcat-ap-no-2.0" or "none"`},
 		{"portal setting on data.json", SourceFields{URL: "https://a.example.gov/", SchemaType: "dcatus3.0",
-			Options: map[string]string{"fq": "x"}}, "options.fq", `"fq" is not a setting of a document source: it has none`},
+			Options: map[string]string{"fq": "x"}}, "options.fq", `"fq" is not a setting of a document source: its settings are "link_checks"`},
 		{"page size", SourceFields{URL: "https://a.example.gov/", SourceType: "socrata",
 			Options: map[string]string{"limit": "0"}}, "options.limit", `"0": want a page size from 1 to 10000`},
 		{"file of a portal", SourceFields{URL: "/tmp/x.json", LocalFile: true, SourceType: "dkan"}, "url",

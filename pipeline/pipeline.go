@@ -16,13 +16,16 @@ import (
 
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/fetch"
+	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/internal/dirlock"
 	"github.com/harvester-dev/harvester/jobs"
 	"github.com/harvester-dev/harvester/notify"
+	"github.com/harvester-dev/harvester/quality/assess"
 	"github.com/harvester-dev/harvester/retention"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/scheduler"
 	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/stages/check"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/web"
 )
@@ -116,6 +119,11 @@ type Config struct {
 	// Languages is TRANSFORM's language preference for DCAT-AP records whose source sets no
 	// `languages` option, most wanted first (harvest.ParseLanguages); nil: ["en"].
 	Languages []string
+	// LinkChecks, when set, checks the distribution URLs of the catalog (stages/check): SYNC
+	// sends CHECK the URLs of the datasets it adds or changes, the scheduler's leader those of
+	// stale checks, and the process runs CHECK when Stages names StageCheck. nil checks none:
+	// SYNC sends nothing, the leader queues nothing and StageCheck in Stages runs nothing.
+	LinkChecks *LinkCheckConfig
 	// Mail, when set, emails job reports from the aggregator (notify.NewMailer; a config
 	// without a host sends none); nil sends none.
 	Mail *notify.Config
@@ -174,6 +182,9 @@ func (c Config) validate() error {
 	}
 	if c.BatchSize < 0 {
 		return fmt.Errorf("%w: BatchSize %d is negative", ErrConfig, c.BatchSize)
+	}
+	if c.LinkChecks != nil && c.LinkChecks.Recheck < 0 {
+		return fmt.Errorf("%w: LinkChecks.Recheck %v is negative", ErrConfig, c.LinkChecks.Recheck)
 	}
 	if c.MaxDeleteShare < 0 || c.MaxDeleteShare > 1 {
 		return fmt.Errorf("%w: MaxDeleteShare %v is not in (0, 1]", ErrConfig, c.MaxDeleteShare)
@@ -284,25 +295,42 @@ func (p *Pipeline) build(ctx context.Context) error {
 		}
 	}
 	if cfg.Scheduler != nil {
-		sc := *cfg.Scheduler
-		if cfg.Retention > 0 && sc.Pruner == nil {
-			pr, err := retention.New(retention.Config{Retention: cfg.Retention}, p.store, cfg.Logger, p.reg)
-			if err != nil {
-				return fmt.Errorf("%w: %w", ErrConfig, err)
-			}
-			sc.Pruner = pr
-			sc.PruneInterval = cmp.Or(sc.PruneInterval, retention.Interval(cfg.Retention))
+		if err := p.buildScheduler(); err != nil {
+			return err
 		}
-		if sc.BusReady == nil {
-			sc.BusReady = bus.StreamsReady // re-drives wait until the streams answer
-		}
-		s, err := scheduler.New(sc, p.store, bus.Publisher(), cfg.Logger)
+	}
+	return p.buildHandler()
+}
+
+// buildScheduler builds the scheduler of Config.Scheduler, with the retention's pruner and
+// CHECK's recheck of stale links when they are on.
+func (p *Pipeline) buildScheduler() error {
+	cfg, bus := p.cfg, p.bus
+	sc := *cfg.Scheduler
+	if cfg.Retention > 0 && sc.Pruner == nil {
+		pr, err := retention.New(retention.Config{Retention: cfg.Retention}, p.store, cfg.Logger, p.reg)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}
-		p.sched = s
+		sc.Pruner = pr
+		sc.PruneInterval = cmp.Or(sc.PruneInterval, retention.Interval(cfg.Retention))
 	}
-	return p.buildHandler()
+	if lc := cfg.LinkChecks; lc != nil && lc.Recheck > 0 && sc.Rechecker == nil {
+		rc, err := check.NewRechecker(assess.StageStore{Store: p.store}, bus.Publisher(), lc.Recheck, cfg.Logger)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		sc.Rechecker = rc
+	}
+	if sc.BusReady == nil {
+		sc.BusReady = bus.StreamsReady // re-drives wait until the streams answer
+	}
+	s, err := scheduler.New(sc, p.store, bus.Publisher(), cfg.Logger)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.sched = s
+	return nil
 }
 
 // migrateIndex rebuilds the search index from the store when an older version made it, or
@@ -362,7 +390,11 @@ func (p *Pipeline) buildStages() error {
 	// Closed after the router, which waits for the handlers in flight.
 	p.closers = slices.Insert(p.closers, len(p.closers)-1, st.close)
 	for _, row := range topology(st) {
-		if !slices.Contains(cfg.Stages, row.Name) {
+		name := row.Name
+		if name == harvest.StageCheckSettle { // CHECK's second consumer runs with its first
+			name = StageCheck
+		}
+		if !slices.Contains(cfg.Stages, name) {
 			continue
 		}
 		if err := r.AddStage(row); err != nil {

@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/stages/catalogsync"
+	"github.com/harvester-dev/harvester/stages/check"
 	"github.com/harvester-dev/harvester/stages/compare"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/report"
@@ -30,12 +33,13 @@ const (
 	StageSync      = harvest.StageSync
 	StageReport    = harvest.StageReport
 	StageTrigger   = harvest.StageTrigger
+	StageCheck     = harvest.StageCheck // CHECK: its two consumers (link checks, and the jobs' reports it settles on)
 )
 
 // StageNames lists every stage in pipeline order.
 func StageNames() []string {
 	return []string{StageExtract, StageCompare, StageListing, StageTransform, StageValidate, StageSync, StageReport,
-		StageTrigger}
+		StageTrigger, StageCheck}
 }
 
 // syncConcurrency multiplies SYNC's share of Config.Concurrency (messages handled at once):
@@ -64,6 +68,11 @@ const compareConcurrency = 8
 // records/s, the machine partly idle).
 const passConcurrency = 8
 
+// checkConcurrency multiplies Config.Concurrency for CHECK's link checks: its handlers wait on
+// HTTP answers, each host's at most check.Config.HostConcurrency at a time, so many of them at
+// once keep many hosts busy (the Checker caps the checks in flight at check.Config.Parallel).
+const checkConcurrency = 16
+
 // EXTRACT lists Config.Concurrency jobs at once (the scheduler's default --max-jobs is 4 too),
 // each paced by extract.Config.JobWindow: a big listing no longer holds the jobs behind it
 // until it has streamed all its records, and none of them fills the streams ahead of the
@@ -77,6 +86,7 @@ type stages struct {
 	fail    harvest.FailJob
 	search  *search.Batcher // nil without an index, or without SYNC or REPORT here
 	report  *report.Handler
+	check   *check.Handler // nil: this process does not run CHECK
 	sync    *catalogsync.Handler
 	compare *compare.Handler
 	extract *extract.Handler
@@ -107,6 +117,12 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	s.sync = catalogsync.New(p.store, s.search)
 	s.report.SetSharedKeyReleaser(s.sync)                        // a job's end settles its pairs by a shared key, indexed
 	s.report.SetQualityRecorder(assess.Recorder{Store: p.store}) // and records the source's quality
+	s.sync.SetLinkChecks(p.cfg.LinkChecks != nil)
+	if p.cfg.LinkChecks != nil && slices.Contains(p.cfg.Stages, StageCheck) {
+		if s.check, err = newCheck(p.cfg, p.store); err != nil {
+			return nil, err
+		}
+	}
 	if s.extractPub, err = p.bus.NewDeferredPublisher(); err != nil {
 		s.close()
 		return nil, err
@@ -161,10 +177,44 @@ func topology(s *stages) []router.Stage {
 		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: harvest.Each(noOutput(jobs.NewTriggerHandler(s.store, s.cfg.Logger).Handle)),
 			GiveUp: jobs.TriggerGiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16, MaxBatch: 1},
 	}
+	if s.check != nil {
+		table = append(table,
+			router.Stage{Name: StageCheck, Subject: harvest.SubjectCheck, Handler: harvest.Each(s.check.HandleLinks),
+				AckWait: time.Minute, Concurrency: checkConcurrency * n, MaxPending: 64},
+			// Each report may wait minutes for its source's links: a few at a time.
+			router.Stage{Name: harvest.StageCheckSettle, Subject: harvest.SubjectReport, Handler: harvest.Each(s.check.HandleReport),
+				AckWait: time.Minute, Concurrency: n, MaxPending: n, MaxBatch: 1, DeliverNew: true})
+	}
 	for i := range table {
 		table[i].Handler = run(s.store, table[i].Handler)
 	}
 	return table
+}
+
+// LinkCheckConfig configures CHECK (Config.LinkChecks).
+type LinkCheckConfig struct {
+	// Checker is the link checker's configuration (check.Config: per-host concurrency and
+	// rate, excluded hosts, …); its UserAgent and AllowPrivate, when not set, are
+	// Config.Fetch's, so that every request of the process says the same.
+	Checker check.Config
+	// Recheck is how old a stored check may be before its URL is checked again
+	// (check.StageConfig.Recheck, --link-recheck; check.DefaultRecheck in serve and worker);
+	// the scheduler's leader queues those older. 0: a URL checked before the start of the job
+	// that sends it is checked again, and the leader queues nothing (the one-shot harvest).
+	Recheck time.Duration
+}
+
+// newCheck builds CHECK's handler over its link checker (cfg.LinkChecks is set).
+func newCheck(cfg Config, st store.Store) (*check.Handler, error) {
+	lc := *cfg.LinkChecks
+	cc := lc.Checker
+	cc.UserAgent = cmp.Or(cc.UserAgent, cfg.Fetch.UserAgent)
+	cc.AllowPrivate = cc.AllowPrivate || cfg.Fetch.AllowPrivate
+	c, err := check.New(cc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return check.NewHandler(c, assess.StageStore{Store: st}, check.StageConfig{Recheck: lc.Recheck}), nil
 }
 
 // run is the runner of one stage's handler, the one place a stage's harvest.JobFailure goes:

@@ -186,3 +186,24 @@ func (b *Bus) Reports() (reports <-chan *harvest.Report, cancel func(), err erro
 	}
 	return ch, func() { _ = sub.Unsubscribe() }, nil
 }
+
+// QualityReports subscribes to the sources' quality events (harvest.SubjectQuality) from now on
+// and returns them on a channel (buffered; events that find it full are dropped) until cancel
+// is called. Core NATS delivery, as Reports.
+func (b *Bus) QualityReports() (reports <-chan *harvest.QualityReport, cancel func(), err error) {
+	ch := make(chan *harvest.QualityReport, 64)
+	sub, err := b.nc.Subscribe(b.dep.subject(harvest.SubjectQuality), func(m *nats.Msg) {
+		var rep harvest.QualityReport
+		if json.Unmarshal(m.Data, &rep) != nil {
+			return
+		}
+		select {
+		case ch <- &rep:
+		default:
+		}
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("subscribe to quality reports: %w", err)
+	}
+	return ch, func() { _ = sub.Unsubscribe() }, nil
+}

@@ -41,7 +41,7 @@ func stamps(t *testing.T, js jetstream.JetStream) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, name := range []string{router.StreamWork, router.StreamSettled, router.StreamFailed, router.StreamReport,
-		router.StreamTrigger} {
+		router.StreamTrigger, router.StreamCheck} {
 		s, err := js.Stream(context.Background(), name)
 		require.NoError(t, err, name)
 		out[name] = s.CachedInfo().Config.Metadata[router.StampKey]

@@ -9,7 +9,8 @@
 //
 // Streams (streams.go): HARVEST_WORK (work queue over the stage subjects), HARVEST_SETTLED
 // (work queue for the aggregator), HARVEST_FAILED (harvest.v1.failed.<stage>, kept 30 days for
-// replay), HARVEST_REPORT (report events, kept 30 days) and HARVEST_TRIGGER. A Bus is one
+// replay), HARVEST_REPORT (report and quality events, kept 30 days), HARVEST_TRIGGER and HARVEST_CHECK
+// (work queue of CHECK, the link checker). A Bus is one
 // connection with the streams in place; a process opens one and shares it.
 //
 // Deployments (deployment.go, stamp.go): those names are the default deployment's

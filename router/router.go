@@ -104,6 +104,10 @@ type Stage struct {
 	// MaxBatch caps the stage's batches below Config.BatchSize: 1 for a stage whose one message
 	// is a long piece of work (a listing); 0: Config.BatchSize.
 	MaxBatch int
+	// DeliverNew makes a consumer created now start at the stream's next message instead of
+	// its first: for a stage that follows a stream that keeps its history (the report events
+	// CHECK settles on), which must not replay that history when it first starts.
+	DeliverNew bool
 }
 
 // Router runs stages on a Bus until its context ends or Close is called.
@@ -169,7 +173,7 @@ func (r *Router) AddStage(st Stage) error {
 	sub := newSubscriber(r.bus.js, dep, stream, jetstream.ConsumerConfig{
 		Durable: durable, FilterSubject: dep.subject(st.Subject), AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: ackWait, MaxDeliver: r.cfg.MaxDeliver, MaxAckPending: max(1000, 2*pull, 2*size*workers),
-		Replicas: dep.replicas,
+		Replicas: dep.replicas, DeliverPolicy: deliverPolicy(st.DeliverNew),
 	}, pull, st.Concurrency, time.Second, r.cfg.Logger)
 	sub.redelivered = r.metrics.redelivered.WithLabelValues(st.Name)
 	r.metrics.init(st.Name)
@@ -185,6 +189,14 @@ func (r *Router) AddStage(st Stage) error {
 		errs: m.errors.WithLabelValues(st.Name), gaveUp: m.gaveUp.WithLabelValues(st.Name),
 		unknown: m.unknownJob.WithLabelValues(st.Name), duration: m.duration.WithLabelValues(st.Name)})
 	return nil
+}
+
+// deliverPolicy is a new consumer's start: the stream's first message, or with next its next.
+func deliverPolicy(next bool) jetstream.DeliverPolicy {
+	if next {
+		return jetstream.DeliverNewPolicy
+	}
+	return jetstream.DeliverAllPolicy
 }
 
 // Run subscribes every stage and runs them until ctx ends or Close is called; it returns nil

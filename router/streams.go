@@ -17,10 +17,13 @@ const (
 	StreamFailed  = "HARVEST_FAILED"
 	StreamReport  = "HARVEST_REPORT"
 	StreamTrigger = "HARVEST_TRIGGER"
+	// StreamCheck is CHECK's work queue (harvest.SubjectCheck), a stream of its own so that
+	// its backlog, which no job waits for, stays out of the work stream's lag.
+	StreamCheck = "HARVEST_CHECK"
 )
 
 // streamBases is every stream, by its base name.
-var streamBases = []string{StreamWork, StreamSettled, StreamFailed, StreamReport, StreamTrigger}
+var streamBases = []string{StreamWork, StreamSettled, StreamFailed, StreamReport, StreamTrigger, StreamCheck}
 
 // MaxStreamReplicas is the most replicas JetStream keeps of a stream (nats-server refuses more).
 const MaxStreamReplicas = 5
@@ -38,9 +41,11 @@ func streamConfigs(d deployment) []jetstream.StreamConfig {
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
 		{Name: StreamFailed, Subjects: []string{harvest.SubjectFailedPrefix + ">"},
 			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: d.failedAge()},
-		{Name: StreamReport, Subjects: []string{harvest.SubjectReport, harvest.SubjectReportFDK},
+		{Name: StreamReport, Subjects: []string{harvest.SubjectReport, harvest.SubjectReportFDK, harvest.SubjectQuality},
 			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, MaxAge: keep},
 		{Name: StreamTrigger, Subjects: []string{harvest.SubjectTrigger},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
+		{Name: StreamCheck, Subjects: []string{harvest.SubjectCheck},
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage},
 	}
 	for i := range cfgs {

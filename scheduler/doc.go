@@ -19,6 +19,10 @@
 //     retention.Pruner, in short batches) at the leader's first tick and every PruneInterval
 //     after, in the background so that the ticks go on; a scheduler that stops leading ends
 //     its run.
+//  5. link recheck: when Config.Rechecker is set (the CHECK stage's), the distribution URLs of
+//     live datasets last checked longer ago than --link-recheck are queued for CHECK, and the
+//     checks of URLs no live dataset uses any more are dropped, at the first tick and every
+//     RecheckInterval after, in the background like the retention.
 //
 // Schedulers that are not the leader stand by and try again on the next tick.
 package scheduler

@@ -41,6 +41,12 @@ type Config struct {
 	Pruner Pruner
 	// PruneInterval is how often the leader runs Pruner (retention.Interval). Default 1 hour.
 	PruneInterval time.Duration
+	// Rechecker, when set, queues the link checks gone stale (the CHECK stage's
+	// check.Rechecker, --link-recheck): the leader runs it at its first tick and then every
+	// RecheckInterval, in the background as Pruner. nil queues none.
+	Rechecker Pruner
+	// RecheckInterval is how often the leader runs Rechecker. Default 1 hour.
+	RecheckInterval time.Duration
 	// BusReady, when set, says whether the broker can take job messages now (the pipeline
 	// gives router.Bus.StreamsReady: connected, and the streams answer, made again when the
 	// broker lost them). Orphan cleanup asks it before it re-drives: while it fails, no orphan
@@ -70,6 +76,7 @@ func (c Config) WithDefaults() Config {
 	}
 	c.LeaderTTL = cmp.Or(c.LeaderTTL, 3*c.Interval)
 	c.PruneInterval = cmp.Or(c.PruneInterval, time.Hour)
+	c.RecheckInterval = cmp.Or(c.RecheckInterval, time.Hour)
 	return c
 }
 
@@ -83,6 +90,8 @@ func (c Config) validate() error {
 		return errors.New("scheduler config: OrphanTimeout must not be negative")
 	case c.PruneInterval < 0:
 		return errors.New("scheduler config: PruneInterval must not be negative")
+	case c.RecheckInterval < 0:
+		return errors.New("scheduler config: RecheckInterval must not be negative")
 	}
 	return nil
 }
@@ -97,7 +106,8 @@ type Scheduler struct {
 
 	kicks chan struct{} // Kick's, one pending at most
 
-	prune pruneRun // the leader's background prune
+	prune   pruneRun // the leader's background prune
+	recheck pruneRun // the leader's background link recheck
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc
@@ -130,7 +140,7 @@ func (s *Scheduler) Start(ctx context.Context) {
 // Stop ends the ticks and the prune, waits for them and gives up leadership. Stopping a
 // stopped or never started scheduler does nothing.
 func (s *Scheduler) Stop() {
-	defer s.prune.stop() // a run that a Tick called without Start began
+	defer s.stopRuns() // a run that a Tick called without Start began
 	s.mu.Lock()
 	cancel, stopped := s.cancel, s.stopped
 	s.cancel, s.stopped = nil, nil
@@ -147,7 +157,7 @@ func (s *Scheduler) Stop() {
 
 func (s *Scheduler) loop(ctx context.Context, stopped chan struct{}) {
 	defer close(stopped)
-	defer s.prune.stop()
+	defer s.stopRuns()
 	t := time.NewTicker(s.cfg.Interval)
 	defer t.Stop()
 	for {
@@ -195,11 +205,17 @@ func (s *Scheduler) dispatchIfLeader(ctx context.Context) error {
 func (s *Scheduler) Tick(ctx context.Context) error {
 	leader, err := s.store.LeaderAcquire(ctx, &store.LeaderParams{Holder: s.cfg.Holder, TTL: s.cfg.LeaderTTL})
 	if err != nil || !leader {
-		s.prune.stop() // another scheduler leads, or may: its prune is the one that runs
+		s.stopRuns() // another scheduler leads, or may: its prune is the one that runs
 		return err
 	}
 	s.startPrune(ctx)
 	return errors.Join(s.cleanOrphans(ctx), s.queueDue(ctx), s.dispatch(ctx))
+}
+
+// stopRuns ends the leader's background runs and waits for them.
+func (s *Scheduler) stopRuns() {
+	s.prune.stop()
+	s.recheck.stop()
 }
 
 // Leader reports whether this scheduler holds leadership now (it acquires it if free).

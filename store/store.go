@@ -382,6 +382,12 @@ type Store interface {
 	// QualityAggregateSave writes rows in one transaction, each inserted or replacing the row
 	// of its scope, scope id and job (a job's end recorded again writes the same rows).
 	QualityAggregateSave(ctx context.Context, rows []*QualityAggregate) error
+	// QualityReportGet returns the quality report of job jobID, or ErrNotFound when it has none
+	// (its link checks have not settled, its source does not check links, or it is no harvest).
+	QualityReportGet(ctx context.Context, jobID string) (*QualityReport, error)
+	// QualityReportSave writes the quality report of r.JobID, replacing the one it had (a
+	// redelivered event); ErrNotFound when r.SourceID is no source.
+	QualityReportSave(ctx context.Context, r *QualityReport) error
 
 	// RecordCount returns how many harvest_record rows a source has.
 	RecordCount(ctx context.Context, sourceID string) (int, error)

@@ -194,7 +194,7 @@ func TestSourceFormInTwoSteps(t *testing.T) {
 	require.Equal(t, []string{"iso19115_1", "iso19115_2", "fgdc"}, selectValues(page, "schema_type"), "waf's only, no default")
 	require.Contains(t, page, `id="waf_time_zone"`)
 	require.NotContains(t, page, `id="collection_parent_url"`, "waf-collection only")
-	require.NotContains(t, page, `id="settings"`, "waf has no settings")
+	require.Contains(t, page, `name="waf.link_checks"`, "waf's one setting, every type's")
 	require.NotRegexp(t, `name="(rdf|csw|arcgis|ckan)\.`, page, "no other type's settings")
 
 	_, page = b.get("/harvest_sources/new?source_type=waf-collection")

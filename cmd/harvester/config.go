@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,6 +57,9 @@ type serviceFlags struct {
 	// fetchProxy is the HTTP proxy of every download (--fetch-proxy); empty: none, whatever
 	// HTTP_PROXY says.
 	fetchProxy string
+	// userAgent is the operator's contact URL every request names in its User-Agent
+	// (--user-agent, fetch.UserAgent); empty: none.
+	userAgent string
 	// fetch holds the fetch flags (0: the fetch.Config default); fetchConfig completes it.
 	fetch fetch.Config
 	// fetchMade is the configuration fetchConfig made, shared by every user in the process so
@@ -72,6 +76,7 @@ func (f *serviceFlags) fetchConfig() fetch.Config {
 	if f.fetchMade == nil {
 		c := f.fetch
 		c.AllowPrivate = f.allowPrivate
+		c.UserAgent = fetch.UserAgent(f.userAgent)
 		c.Proxy, _ = url.Parse(f.fetchProxy) // checked by checkFetch
 		if f.fetchProxy == "" {
 			c.Proxy = nil
@@ -95,6 +100,7 @@ func (f *serviceFlags) registerFetch(cmd *cobra.Command) {
 	f.bind(cmd, &f.rdfMemTriples, "rdf-mem-triples")
 	f.bind(cmd, &f.jobWindow, "job-window")
 	f.bind(cmd, &f.fetchProxy, "fetch-proxy")
+	f.bind(cmd, &f.userAgent, "user-agent")
 }
 
 // checkFetch rejects negative fetch flags.
@@ -111,6 +117,14 @@ func (f *serviceFlags) checkFetch() error {
 	} {
 		if c.bad {
 			return usageError{fmt.Errorf("%s: must not be negative (0 means the default)", c.name)}
+		}
+	}
+	if f.userAgent != "" {
+		u, err := url.Parse(f.userAgent)
+		if err != nil || !((u.Scheme == "http" || u.Scheme == "https") && u.Host != "" || u.Scheme == "mailto" && u.Opaque != "") ||
+			strings.ContainsAny(f.userAgent, " ;()") {
+			return usageError{fmt.Errorf("--user-agent: %q is not a contact URL: want https://… or mailto:…, "+
+				"without spaces, semicolons or parentheses", f.userAgent)}
 		}
 	}
 	if f.fetchProxy != "" {

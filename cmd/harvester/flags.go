@@ -10,6 +10,7 @@ import (
 
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search/opensearch"
+	"github.com/harvester-dev/harvester/stages/check"
 )
 
 // flagSpec is one row of the CLI's table of settings: a flag, the environment variable that
@@ -134,6 +135,22 @@ var flagTable = []flagSpec{
 	{id: "local-files", env: "HARVESTER_LOCAL_FILES", def: false,
 		help: "read sources whose location is a local file path (made by harvest --file); refused by default, so " +
 			"that a stored source's url never reads this machine's files"},
+	{id: "user-agent", env: "HARVESTER_USER_AGENT", def: "", note: "default: no contact",
+		help: "the operator's contact URL (https://… or mailto:…), named in the User-Agent of every request, fetching " +
+			"sources and checking links alike: \"Harvester/<version> (+URL; open-data metadata harvester)\""},
+	{id: "link-checks", env: "HARVESTER_LINK_CHECKS", def: true,
+		help: "check the distribution URLs (accessURL, downloadURL) of the datasets SYNC adds or changes, and the " +
+			"leader those of stale checks (CHECK, --stages check); --link-checks=false checks none"},
+	{id: "link-recheck", env: "HARVESTER_LINK_RECHECK", def: check.DefaultRecheck,
+		help: "a URL checked longer ago than this is checked again: the scheduler's leader queues it, and SYNC's " +
+			"changed datasets do not check it sooner"},
+	{id: "link-host-concurrency", env: "HARVESTER_LINK_HOST_CONCURRENCY", def: 2,
+		help: "the most link checks in flight to one host"},
+	{id: "link-host-rate", env: "HARVESTER_LINK_HOST_RATE", def: 2.0,
+		help: "the most link checks started per second to one host"},
+	{id: "link-exclude-hosts", env: "HARVESTER_LINK_EXCLUDE_HOSTS", def: "",
+		help: "host names whose URLs are never checked, comma-separated, subdomains included, e.g. " +
+			"example.org,intranet.gov"},
 	{id: "base-url", env: "HARVESTER_BASE_URL", def: "", note: "default: the request's own host",
 		help: "the catalog's public address, e.g. https://catalog.example.gov: every link and IRI the feeds, the " +
 			"CKAN-compatible API, the public pages and the emails mint starts with it"},

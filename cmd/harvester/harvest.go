@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/jobs"
+	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -48,10 +50,12 @@ next run of the same source compares against what the last one stored. --organiz
 attaches it to the organization of that name (created when missing): its datasets are then
 found by 'harvester search --organization NAME'.
 
---check-links, after the job, checks the distribution URLs of the source's live datasets (each
-distinct URL once, at most --link-host-concurrency at a time and --link-host-rate a second per
-host), stores the results and adds the source's metadata quality (the MQA score, its rating,
-links checked, ok and broken) to the report (docs/quality.md).
+--check-links runs CHECK too: the distribution URLs of the datasets the job adds or changes, and
+after the job those of the source's other live datasets, are checked (each distinct URL once,
+at most --link-host-concurrency at a time and --link-host-rate a second per host, none on
+--link-exclude-hosts), the results stored, and once the job's checks settle the source's
+metadata quality (the MQA score, its rating, links checked, ok and broken) is added to the
+report (docs/quality.md).
 
 On a terminal, a progress line counts the job's settled records from the first one: while the
 listing runs, the records settled so far; once it is complete, settled of expected with the
@@ -78,7 +82,7 @@ report, {"status":"error","error":"…","job_id":"…"} (job_id: the job concern
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd.Context(), cmd.OutOrStdout()) },
 	}
 	f.register(cmd)
-	f.links.register(cmd)
+	f.links.register(cmd, false, &f.flagEnv)
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "", "the source's http(s) URL")
 	fl.StringVar(&f.file, "file", "", "a local file: a data.json, an ISO 19115 or FGDC CSDGM XML record or an RDF document (the source is keyed by its absolute path)")
@@ -128,11 +132,16 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	if err != nil {
 		return "", err
 	}
-	pl, err := f.startPipeline(ctx)
+	pl, err := f.startHarvestPipeline(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer pl.Close()
+	qualities, unsubscribe, err := pl.Bus().QualityReports() // --check-links waits for the job's
+	if err != nil {
+		return "", err
+	}
+	defer unsubscribe()
 	ctl := pl.Jobs()
 	ctl.Index = pl.Index()
 	progress := newJobProgress(out, f.format) // nil (draws nothing) unless stdout is a terminal
@@ -159,8 +168,14 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 	}
 	st := pl.Store()
 	var q *qualityReport
-	if f.links.checkLinks {
-		if q, err = f.links.checkSourceLinks(ctx, st, job.ID, job.SourceID, f.allowPrivate); err != nil {
+	if f.waitsForQuality(job.JobType, p.Options) {
+		wctx, cancel := context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+		if q, err = awaitQuality(wctx, qualities, job.ID); err != nil {
+			return job.ID, fmt.Errorf("--check-links: %w (see --timeout)", err)
+		}
+		// the job's end recorded the source's quality before its checks: record it again
+		if _, err := f.links.rescore(ctx, st, job.ID, job.SourceID); err != nil {
 			return job.ID, err
 		}
 	}
@@ -171,6 +186,33 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		return job.ID, jobFailed{jobID: job.ID}
 	}
 	return job.ID, nil
+}
+
+// startHarvestPipeline runs every stage here, as startPipeline; CHECK only with --check-links,
+// which checks each URL of the source once however recently it was checked (Recheck 0).
+func (f *harvestFlags) startHarvestPipeline(ctx context.Context) (*pipeline.Pipeline, error) {
+	logger, err := f.logger()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.checkSearchIndex(); err != nil {
+		return nil, err
+	}
+	cfg := f.config(logger)
+	cfg.Stages = slices.DeleteFunc(pipeline.StageNames(), func(s string) bool { return s == pipeline.StageCheck })
+	if f.links.checkLinks {
+		if cfg.LinkChecks, err = f.links.config(0); err != nil {
+			return nil, err
+		}
+		cfg.Stages = pipeline.StageNames()
+	}
+	return startConfig(ctx, cfg)
+}
+
+// waitsForQuality says whether a job of type t of a source with options has a quality event to wait for: with
+// --check-links, a harvest or force_harvest job of a source that checks its links.
+func (f *harvestFlags) waitsForQuality(t harvest.JobType, options map[string]string) bool {
+	return f.links.checkLinks && (t == harvest.JobHarvest || t == harvest.JobForceHarvest) && harvest.LinkChecksOn(options)
 }
 
 // jobInProgress explains jobs.ErrJobInProgress: which job holds the source, since when, and

@@ -2,85 +2,104 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/harvester-dev/harvester/quality"
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/quality/assess"
 	"github.com/harvester-dev/harvester/stages/check"
 	"github.com/harvester-dev/harvester/store"
 )
 
-// linkFlags are harvest's --check-links and the link checker's limits.
+// linkFlags are the link checker's flags (CHECK, docs/quality.md): the limits every command
+// that runs it shares, serve's and worker's --link-checks and --link-recheck, and harvest's
+// --check-links.
 type linkFlags struct {
-	checkLinks      bool
+	checkLinks      bool // harvest: run CHECK and wait for the job's quality event
+	on              bool // serve, worker, scheduler: link checks on (--link-checks)
+	recheck         time.Duration
 	hostConcurrency int
 	hostRate        float64
+	excludeHosts    string
 }
 
-func (l *linkFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.BoolVar(&l.checkLinks, "check-links", false,
-		"after the job, check the distribution URLs (accessURL, downloadURL) of the source's live datasets, store\n"+
-			"the results and print the source's metadata quality (MQA score, rating, links checked, ok, broken)")
-	fl.IntVar(&l.hostConcurrency, "link-host-concurrency", 2, "with --check-links, the most link checks in flight to one host")
-	fl.Float64Var(&l.hostRate, "link-host-rate", 2, "with --check-links, the most link checks started per second to one host")
+// register adds the checker's limits and, for serve, worker and scheduler (server), the
+// pipeline's switches; for harvest, --check-links.
+func (l *linkFlags) register(cmd *cobra.Command, server bool, env *flagEnv) {
+	if server {
+		env.bind(cmd, &l.on, "link-checks")
+		env.bind(cmd, &l.recheck, "link-recheck")
+	} else {
+		cmd.Flags().BoolVar(&l.checkLinks, "check-links", false,
+			"check the distribution URLs (accessURL, downloadURL) of the source's live datasets through CHECK, wait until\n"+
+				"the job's checks settle and print the source's metadata quality (MQA score, rating, links checked, ok, broken)")
+	}
+	env.bind(cmd, &l.hostConcurrency, "link-host-concurrency")
+	env.bind(cmd, &l.hostRate, "link-host-rate")
+	env.bind(cmd, &l.excludeHosts, "link-exclude-hosts")
 }
 
-// qualityReport is the report's quality section (--check-links): the MQA of the source's live
-// datasets after their links were checked.
+// config is the pipeline's LinkChecks: nil when the flags check no links. recheck 0 is the
+// one-shot harvest's (a URL checked before its job started is checked again).
+func (l *linkFlags) config(recheck time.Duration) (*pipeline.LinkCheckConfig, error) {
+	switch {
+	case l.hostConcurrency < 1:
+		return nil, usageError{fmt.Errorf("--link-host-concurrency: %d: want at least 1", l.hostConcurrency)}
+	case !(l.hostRate > 0):
+		return nil, usageError{fmt.Errorf("--link-host-rate: %v: want more than 0 a second", l.hostRate)}
+	case recheck < 0:
+		return nil, usageError{fmt.Errorf("--link-recheck: %v: want a positive duration", recheck)}
+	}
+	var hosts []string
+	for h := range strings.SplitSeq(l.excludeHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	c := check.Config{HostConcurrency: l.hostConcurrency, HostRate: l.hostRate, ExcludeHosts: hosts}
+	if _, err := check.New(c); err != nil {
+		return nil, usageError{fmt.Errorf("--link-exclude-hosts: %w", err)}
+	}
+	return &pipeline.LinkCheckConfig{Checker: c, Recheck: recheck}, nil
+}
+
+// qualityReport is the report's quality section (--check-links): the source's quality event
+// (harvest.QualityReport) once the job's link checks settled.
 type qualityReport struct {
-	Score    float64       `json:"score"`  // the mean of the datasets' scores, 0–405
-	Max      int           `json:"max"`    // 405
-	Rating   string        `json:"rating"` // Excellent, Good, Sufficient or Bad
-	Datasets int           `json:"datasets"`
-	Links    qualityLinks  `json:"links"`
-	Costly   []costlyPoint `json:"costliest"` // the indicators that cost the most points, up to 5
-}
-
-// qualityLinks counts the source's distinct distribution URLs by their check.
-type qualityLinks struct {
-	URLs      int `json:"urls"`
-	Checked   int `json:"checked"`
-	OK        int `json:"ok"`
-	Broken    int `json:"broken"`
-	Unchecked int `json:"unchecked"` // not checkable (ftp:, mailto:, …) or not checked
+	Score    float64                `json:"score"`  // the mean of the datasets' scores, 0–405
+	Max      int                    `json:"max"`    // 405
+	Rating   string                 `json:"rating"` // Excellent, Good, Sufficient or Bad
+	Datasets int                    `json:"datasets"`
+	Links    harvest.QualityLinks   `json:"links"`
+	Costly   []costlyPoint          `json:"costliest"` // the indicators that cost the most points, up to 5
+	Event    *harvest.QualityReport `json:"-"`
 }
 
 // costlyPoint is an indicator and the points it costs the average dataset.
-type costlyPoint struct {
-	Metric string  `json:"metric"`
-	Lost   float64 `json:"lost"`
-	Max    int     `json:"max"`
-}
+type costlyPoint = harvest.QualityIndicator
 
-// checkSourceLinks checks the source's distribution URLs, stores the results, drops the results no
-// live dataset uses and scores the source. When the job jobID recorded the source's quality at
-// its end (assess.Records), before the checks, it is recorded again with them, so that the
-// history, the metrics and the pages show what the checks found.
-func (l *linkFlags) checkSourceLinks(ctx context.Context, st store.Store, jobID, sourceID string, allowPrivate bool) (*qualityReport, error) {
-	c, err := check.New(check.Config{HostConcurrency: l.hostConcurrency, HostRate: l.hostRate, AllowPrivate: allowPrivate})
-	if err != nil {
-		return nil, usageError{err}
+// errNoQuality is a --check-links run whose quality event did not come.
+var errNoQuality = errors.New("the job's link checks did not settle")
+
+// awaitQuality waits, until ctx ends, for the quality event of job jobID.
+func awaitQuality(ctx context.Context, events <-chan *harvest.QualityReport, jobID string) (*qualityReport, error) {
+	for {
+		select {
+		case q := <-events:
+			if q.JobID == jobID {
+				return &qualityReport{Score: q.Score, Max: q.Max, Rating: q.Rating, Datasets: q.Datasets, Links: q.Links,
+					Costly: append([]costlyPoint{}, q.Costliest...), Event: q}, nil
+			}
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %w", errNoQuality, ctx.Err())
+		}
 	}
-	if _, err := assess.CheckSource(ctx, c, st, sourceID); err != nil {
-		return nil, fmt.Errorf("check links: %w", err)
-	}
-	if _, err := st.LinkResultPrune(ctx); err != nil {
-		return nil, fmt.Errorf("drop unused link checks: %w", err)
-	}
-	q, err := l.rescore(ctx, st, jobID, sourceID)
-	if err != nil {
-		return nil, err
-	}
-	rep := &qualityReport{Score: q.Mean, Max: quality.MaxPoints, Rating: string(q.Rating), Datasets: q.Datasets,
-		Links: qualityLinks(q.Links), Costly: []costlyPoint{}}
-	for _, is := range q.Costliest(5) {
-		rep.Costly = append(rep.Costly, costlyPoint{Metric: string(is.Metric), Lost: is.Lost, Max: is.Max})
-	}
-	return rep, nil
 }
 
 // rescore scores the source after its checks: recorded again for the job when the job recorded

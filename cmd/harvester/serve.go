@@ -55,6 +55,8 @@ type serverFlags struct {
 	http pipeline.HTTPConfig
 	// trustedProxies is --trusted-proxies: CIDR prefixes or addresses, comma-separated.
 	trustedProxies string
+	// links are the link checker's flags (CHECK, --link-*).
+	links linkFlags
 	// secureCookies marks the web UI's cookies Secure (--secure-cookies).
 	secureCookies bool
 	// api is the API's configuration from the environment: HARVESTER_API_KEY, the key writes
@@ -87,6 +89,7 @@ func (f *serverFlags) register(cmd *cobra.Command, withAddr bool) {
 	fl.IntVar(&f.concurrency, "subscriptions", 4, "the old name of --concurrency")
 	_ = fl.MarkDeprecated("subscriptions", "use --concurrency")
 	f.registerHTTP(cmd)
+	f.links.register(cmd, true, &f.flagEnv)
 	f.smtp = f.smtpFromEnv()
 	f.api = api.Config{APIKey: f.envString("api-key"), ProtectReads: f.envBool("protect-reads")}
 	for _, b := range []struct {
@@ -250,6 +253,11 @@ func (f *serverFlags) run(ctx context.Context, p parts) error {
 	if err := f.checkHTTP(); err != nil {
 		return err
 	}
+	if f.links.on {
+		if _, err := f.links.config(f.links.recheck); err != nil {
+			return err
+		}
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg := f.pipelineConfig(logger, p)
@@ -294,6 +302,11 @@ func (f *serverFlags) pipelineConfig(logger *slog.Logger, p parts) pipeline.Conf
 	cfg := f.config(logger)
 	cfg.Stages, cfg.Concurrency, cfg.Addr, cfg.OpsAddr = p.stages, f.concurrency, f.addr, f.opsAddr
 	cfg.BatchSize, cfg.BatchLinger = f.batchSize, f.batchLinger
+	if f.links.on {
+		cfg.LinkChecks, _ = f.links.config(f.links.recheck) // checked by run
+	} else if cfg.Stages != nil { // no link checks: no CHECK either, which would still score each job's source
+		cfg.Stages = slices.DeleteFunc(slices.Clone(cfg.Stages), func(s string) bool { return s == pipeline.StageCheck })
+	}
 	cfg.HTTP, cfg.SecureCookies = f.http, f.secureCookies
 	cfg.RefuseLocalFiles = !f.localFiles
 	if len(p.stages) > 0 {

@@ -271,7 +271,9 @@ func startServe(t *testing.T, addr string, args ...string) *apiClient {
 	done := make(chan int, 1)
 	var stderr bytes.Buffer
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), io.Discard, &stderr)
+		// No link checks unless the test asks for them (a later --link-checks wins): the corpus's
+		// distribution URLs are real hosts, which a test must not request.
+		done <- run(ctx, append([]string{"serve", "--addr", addr, "--link-checks=false"}, args...), io.Discard, &stderr)
 	}()
 	t.Cleanup(func() {
 		stop()

@@ -32,6 +32,7 @@ import (
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/groupcommit"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/quality"
 	"github.com/harvester-dev/harvester/search"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -48,6 +49,9 @@ type Handler struct {
 	orgs    *search.Organizations
 	upserts *groupcommit.Batcher[*store.DatasetUpsertParams, upserted]
 	keys    keyLocks // judge's, per duplicate key
+	// linkChecks: each dataset added or changed with distribution URLs is sent on to CHECK too
+	// (SetLinkChecks).
+	linkChecks bool
 }
 
 // upserted is a dataset SYNC wrote and whether it may have a cross-source duplicate
@@ -87,6 +91,11 @@ func New(st Store, index *search.Batcher) *Handler {
 	h.upserts = groupcommit.New(groupcommit.Config{MaxBatch: 500, Commits: 2}, h.upsertBatch)
 	return h
 }
+
+// SetLinkChecks makes SYNC send CHECK (harvest.SubjectCheck) a LinkCheck with the distribution
+// URLs (quality.LinkURLs) of each dataset it adds or changes, beside the record's settled
+// outcome. Call it before the handler runs.
+func (h *Handler) SetLinkChecks(on bool) { h.linkChecks = on }
 
 // Close stops the upsert batcher; upserts still waiting fail (their messages are redelivered).
 func (h *Handler) Close() { h.upserts.Close() }
@@ -185,7 +194,24 @@ func (h *Handler) Handle(msg *harvest.Message) ([]*harvest.Message, error) {
 	}
 	s := harvest.SettleRecord(&rec, outcome, warnings...)
 	s.Status, s.Validated, s.Transformed = harvest.RecordSuccess, rec.Validated, rec.Transformed
-	return harvest.Settle(s)
+	out, err := harvest.Settle(s)
+	if err != nil || !h.linkChecks || outcome == harvest.OutcomeUnchanged || rec.Action == harvest.ActionDelete {
+		return out, err
+	}
+	return withLinkCheck(out, &rec)
+}
+
+// withLinkCheck adds to out the LinkCheck of rec's dataset, when it has distribution URLs.
+func withLinkCheck(out []*harvest.Message, rec *harvest.Record) ([]*harvest.Message, error) {
+	urls := quality.LinkURLs(rec.DCAT())
+	if len(urls) == 0 {
+		return out, nil
+	}
+	m, err := harvest.LinkCheckMessage(&harvest.LinkCheck{JobID: rec.JobID, SourceID: rec.SourceID, URLs: urls})
+	if err != nil {
+		return nil, err
+	}
+	return append(out, m), nil
 }
 
 // refused settles rec, which SYNC did not write because its job has ended, as errored with a

@@ -1,7 +1,19 @@
 // Package check is the link checker of the CHECK stage (DESIGN.md: distribution URLs of added or
 // changed datasets and of stale checks → one polite HTTP check per distinct URL → link results;
-// it never holds a job's report). This package is the checker and its result types; the stage's
-// handler, stream and store table come with its wiring.
+// it never holds a job's report): the checker, its result types and the stage's handler.
+//
+// The stage ([Handler], wired by pipeline as `--stages check`) consumes two subjects and settles
+// nothing of a job:
+//
+//   - harvest.v1.check (stream HARVEST_CHECK): a harvest.LinkCheck names URLs, sent by SYNC for
+//     each dataset it adds or changes and by the scheduler's leader ([Rechecker]) for stale
+//     checks. [Handler.HandleLinks] checks those due (no stored check, or one older than
+//     StageConfig.Recheck) and stores the results (check.Fold into table link_result).
+//   - harvest.v1.report (consumer harvest-check-settle, from the stream's next message): on the
+//     report of a harvest or force_harvest job of a source that checks its links
+//     (harvest.SettingLinkChecks), [Handler.HandleReport] checks what is still due of the
+//     source's URLs, waits for those being checked, and publishes the source's
+//     harvest.QualityReport on harvest.v1.quality, kept in table quality_report.
 //
 // A [Checker] checks a batch of URLs gathered from many datasets and returns one [Result] per
 // distinct URL:

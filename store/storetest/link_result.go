@@ -158,3 +158,32 @@ func testLinkResultNewest(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	require.Equal(t, newest.UTC(), got)
 }
+
+// testQualityReport: a job's quality report is read back as saved (the JSON as JSON), a second
+// save replaces it, a job without one and a source that is not one are ErrNotFound.
+func testQualityReport(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job := newJob(t, s, src.ID)
+	_, err := s.QualityReportGet(ctx, job.ID)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	_, err = s.QualityReportGet(ctx, "not-a-uuid")
+	require.ErrorIs(t, err, store.ErrNotFound)
+
+	t0 := time.Date(2026, 12, 7, 9, 30, 0, 0, time.UTC)
+	first := &store.QualityReport{JobID: job.ID, SourceID: src.ID, CreatedAt: t0, Report: json.RawMessage(`{"score": 100.5}`)}
+	require.NoError(t, s.QualityReportSave(ctx, first))
+	again := &store.QualityReport{JobID: job.ID, SourceID: src.ID, CreatedAt: t0.Add(time.Minute),
+		Report: json.RawMessage(`{"score": 200, "rating": "Good"}`)}
+	require.NoError(t, s.QualityReportSave(ctx, again))
+	got, err := s.QualityReportGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.Equal(t, job.ID, got.JobID)
+	require.Equal(t, src.ID, got.SourceID)
+	require.True(t, again.CreatedAt.Equal(got.CreatedAt), "created_at %v", got.CreatedAt)
+	require.JSONEq(t, string(again.Report), string(got.Report))
+
+	err = s.QualityReportSave(ctx, &store.QualityReport{JobID: uuid.NewString(), SourceID: uuid.NewString(),
+		CreatedAt: t0, Report: json.RawMessage(`{}`)})
+	require.ErrorIs(t, err, store.ErrNotFound)
+}

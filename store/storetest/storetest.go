@@ -100,6 +100,7 @@ var cases = []testCase{
 	{"LinkResult/DatasetFindings", testDatasetFindings},
 	{"LinkResult/Newest", testLinkResultNewest},
 	{"QualityAggregate", testQualityAggregate},
+	{"QualityReport", testQualityReport},
 	{"Organization/Insert", testOrganizationInsert},
 	{"Organization/GetNotFound", testOrganizationGetNotFound},
 	{"Organization/FindBySlug", testOrganizationFindBySlug},
