@@ -24,6 +24,7 @@ import (
 	"github.com/harvester-dev/harvester/pipeline"
 	"github.com/harvester-dev/harvester/pipeline/pipelinetest"
 	"github.com/harvester-dev/harvester/quality"
+	"github.com/harvester-dev/harvester/quality/assess"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/scheduler"
 	"github.com/harvester-dev/harvester/stages/check"
@@ -209,6 +210,18 @@ func TestCheckStage(t *testing.T) {
 			var keptEvent harvest.QualityReport
 			require.NoError(t, json.Unmarshal(kept.Report, &keptEvent))
 			require.Equal(t, *q, keptEvent)
+			// the source's quality history holds the job's row again, with the checks' results
+			// (the job's end recorded it while the held link was still unchecked)
+			hist, err := pl.Store().QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{
+				Scope: store.QualityScopeSource, ScopeID: rep.SourceID, Summaries: true})
+			require.NoError(t, err)
+			require.NotEmpty(t, hist)
+			last := hist[len(hist)-1]
+			require.Equal(t, job.ID, last.JobID)
+			var summary assess.Source
+			require.NoError(t, json.Unmarshal(last.Summary, &summary))
+			require.Equal(t, assess.Links{URLs: len(urls), Checked: len(urls), OK: len(urls) - 2, Broken: 2}, summary.Links,
+				"the history holds what the checks found")
 		})
 	}
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -214,7 +215,32 @@ func newCheck(cfg Config, st store.Store) (*check.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	return check.NewHandler(c, assess.StageStore{Store: st}, check.StageConfig{Recheck: lc.Recheck}), nil
+	return check.NewHandler(c, assess.StageStore{Store: st}, check.StageConfig{Recheck: lc.Recheck,
+		Settled: func(ctx context.Context, jobID, sourceID string) error {
+			return recordChecked(ctx, st, jobID, sourceID)
+		}}), nil
+}
+
+// recordChecked records the quality of job jobID's source again once its link checks settled
+// (the job's end recorded it before them), so that the quality history, the metrics and the
+// pages show what the checks found. A job or source deleted meanwhile records nothing.
+func recordChecked(ctx context.Context, st store.Store, jobID, sourceID string) error {
+	job, err := st.JobGet(ctx, jobID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !assess.Records(job)) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	src, err := st.SourceGet(ctx, sourceID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = assess.RecordJob(ctx, st, job, src)
+	return err
 }
 
 // run is the runner of one stage's handler, the one place a stage's harvest.JobFailure goes:

@@ -174,10 +174,6 @@ func (f *harvestFlags) harvest(ctx context.Context, out io.Writer) (jobID string
 		if q, err = awaitQuality(wctx, qualities, job.ID); err != nil {
 			return job.ID, fmt.Errorf("--check-links: %w (see --timeout)", err)
 		}
-		// the job's end recorded the source's quality before its checks: record it again
-		if _, err := f.links.rescore(ctx, st, job.ID, job.SourceID); err != nil {
-			return job.ID, err
-		}
 	}
 	if err := printReportQuality(ctx, out, st, job, p.URL, f.format, q); err != nil {
 		return job.ID, err

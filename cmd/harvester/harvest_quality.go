@@ -12,9 +12,7 @@ import (
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/pipeline"
-	"github.com/harvester-dev/harvester/quality/assess"
 	"github.com/harvester-dev/harvester/stages/check"
-	"github.com/harvester-dev/harvester/store"
 )
 
 // linkFlags are the link checker's flags (CHECK, docs/quality.md): the limits every command
@@ -100,27 +98,6 @@ func awaitQuality(ctx context.Context, events <-chan *harvest.QualityReport, job
 			return nil, fmt.Errorf("%w: %w", errNoQuality, ctx.Err())
 		}
 	}
-}
-
-// rescore scores the source after its checks: recorded again for the job when the job recorded
-// it (assess.RecordJob), else only computed (assess.SourceQuality).
-func (l *linkFlags) rescore(ctx context.Context, st store.Store, jobID, sourceID string) (*assess.Source, error) {
-	job, err := st.JobGet(ctx, jobID)
-	if err != nil {
-		return nil, fmt.Errorf("read job %s: %w", jobID, err)
-	}
-	if !assess.Records(job) {
-		return assess.SourceQuality(ctx, st, sourceID)
-	}
-	src, err := st.SourceGet(ctx, sourceID)
-	if err != nil {
-		return nil, fmt.Errorf("read source %s: %w", sourceID, err)
-	}
-	rec, err := assess.RecordJob(ctx, st, job, src)
-	if err != nil {
-		return nil, err
-	}
-	return rec.Source, nil
 }
 
 // print writes the quality section of the text report.

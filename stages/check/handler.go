@@ -43,6 +43,10 @@ type StageConfig struct {
 	Recheck time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Settled, when set, is called once a job's quality report is kept, before it is
+	// published: the pipeline records the source's quality history again with the checks'
+	// results (quality/assess.RecordJob). Its error is the report message's (retried).
+	Settled func(ctx context.Context, jobID, sourceID string) error
 }
 
 // DefaultRecheck is StageConfig.Recheck's default in serve and worker (--link-recheck).
@@ -156,6 +160,11 @@ func (h *Handler) HandleReport(msg *harvest.Message) ([]*harvest.Message, error)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("keep the quality report of job %s: %w", q.JobID, err)
+	}
+	if h.cfg.Settled != nil {
+		if err := h.cfg.Settled(ctx, q.JobID, q.SourceID); err != nil {
+			return nil, fmt.Errorf("record the quality of job %s: %w", q.JobID, err)
+		}
 	}
 	return []*harvest.Message{out}, nil
 }
