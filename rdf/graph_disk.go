@@ -8,32 +8,39 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math/bits"
 	"os"
 	"slices"
 )
 
 // NewGraph returns a Graph that holds up to maxMemTriples distinct triples as a MemGraph and,
-// when one more arrives, moves them to a compact store made for what a harvest does with a
-// large graph (add everything, then read) and goes on there, so that a catalog of any size
-// parses in bounded memory (DESIGN.md rule 4). maxMemTriples <= 0 moves at the first triple.
+// when one more arrives, moves them to a compact store on disk made for what a harvest does with
+// a large graph (add everything, then read) and goes on there, so that a catalog of any size
+// parses in little memory (DESIGN.md rule 4). maxMemTriples <= 0 moves at the first triple.
 //
-// The compact store interns each distinct term as a 32-bit id: the terms' bytes go to an arena
-// of which the first termMemBytes (32 MiB) stay in memory and the rest goes to a temporary file
-// under dir (os.TempDir() when dir is ""), read back with ReadAt; an open-addressing table
-// finds a term's id (about 18 bytes a term in memory, besides the resident arena). A triple is
-// three ids, 12 bytes in memory, appended as it comes; the first Match or Len after adding sorts
-// them by (subject, predicate, object) and drops repeats (the graph is a set), and the first
-// Match by object alone or by (predicate, object) builds an index by object (4 bytes a triple).
-// Match by subject (and predicate) and by object are binary searches, by predicate alone and a
-// full scan are scans; triples come in (subject, predicate, object) id order, ids in the order
-// terms were first added. Match calls fn with nothing locked, so fn may call Match again (a
-// closure walk), but must not Add. Adding after a Match is allowed and sorts again at the next
-// Match. The file's name is removed as soon as it is open (where the system refuses, as Windows
-// does, Close removes it): the file is freed when the graph closes or the process ends, however
-// it ends (kill -9 included), and none is left behind in dir.
+// The compact store interns each distinct term as a 32-bit id. Terms' bytes go to an arena of
+// which the first termMemBytes (16 MiB) stay in memory and the rest goes to a temporary file
+// under dir (os.TempDir() when dir is ""), read back with ReadAt; an open-addressing table finds
+// a term's id: in memory, 14–19 bytes a term besides the resident arena (the one part that grows
+// with the graph). A triple is three ids, 12 bytes in a second temporary file, appended as it
+// comes (65,536 wait in memory). The first Match or Len after adding sorts the file by (subject,
+// predicate, object) and drops repeats (the graph is a set): the sort reads the whole file into
+// memory for its time (12 bytes a triple) and writes it back, with an index in memory of every
+// 128th triple's (subject, predicate). The first Match by object alone or by (predicate, object)
+// writes a third file sorted by (object, predicate, subject) alike. Match by subject (and
+// predicate) and by object (and predicate) read from the indexed block on (one ReadAt of 1.5 KB
+// for a lookup); by predicate alone and a full scan read the whole file. Triples come in
+// (subject, predicate, object) order of term ids, which number terms in the order they were first
+// added, or (object, predicate, subject) order when matched by object. Match calls fn with nothing
+// locked, so fn may call Match again (a closure walk), but must not Add; adding after a Match is
+// allowed and sorts again at the next Match. The files' names are removed as soon as they are open
+// (where the system refuses, as Windows does, Close removes them): the files are freed when the
+// graph closes or the process ends, however it ends (kill -9 included), and none is left behind
+// in dir.
 //
-// Measured (2026-12-07, BenchmarkRDFJSONLD250MB; docs/benchmarks.md): it replaced a SQLite file
-// whose Add cost ~4.3 µs and whose Match by subject cost 15–20 µs.
+// Measured (2026-12-07, BenchmarkRDFJSONLD250MB, docs/benchmarks.md): it replaced a SQLite file
+// (an Add ~4.3 µs, a Match by subject 15–20 µs); the 313 MB JSON-LD catalog's EXTRACT took 300
+// CPU-s with SQLite and 80 with the store in memory.
 func NewGraph(dir string, maxMemTriples int) (Graph, error) {
 	if dir == "" {
 		dir = os.TempDir()
@@ -112,7 +119,7 @@ const termCache = 1 << 12
 // termChunk is the bytes of a term arena chunk (a longer term gets a chunk of its own), and
 // termMemBytes how many bytes of arena stay in memory before chunks go to the file (variables
 // so that tests can lower them).
-var termChunk, termMemBytes = 1 << 20, 32 << 20
+var termChunk, termMemBytes = 1 << 20, 16 << 20 // termChunk: a power of two
 
 // idTriple is a triple of term ids.
 type idTriple struct{ s, p, o uint32 }
@@ -139,27 +146,37 @@ type diskGraph struct {
 	file     *os.File
 	path     string // the file's name while it has one
 	fileEnd  int64
-	// The term ids: ref[id] is chunk<<32 | offset, hash[id] the term key's hash; table holds
-	// id+1 by hash, linear probing, at most three quarters full.
-	ref   []uint64
+	// The term ids: ref[id] is chunk<<shift | offset (shift: termChunk's bits, 20), hash[id]
+	// the term key's hash; table holds id+1 by hash, linear probing, at most three quarters
+	// full.
+	shift int
+	ref   []uint32
 	hash  []uint32
 	table []uint32
 	key   []byte // a scratch term key
-	// The triples: as added, then sorted by (s, p, o) without repeats (sorted == true).
-	trip   []idTriple
-	sorted bool
-	byO    []uint32 // positions in trip ordered by (o, p, s), nil until needed
-	lastS  Term     // the last subject added and its id (a subject's triples come together)
-	lastID uint32
-	cache  [termCache]struct {
+	// The triples: added ones wait in pending, then go to spo's file; spo is sorted by (s, p, o)
+	// at the first Match or Len after adding, ops made from it (by (o, p, s)) at the first
+	// Match by object.
+	pending []idTriple
+	spo     tripleFile
+	ops     tripleFile
+	bufs    [][]byte // read buffers free for a walk (a Match inside a Match takes another)
+	lastS   Term     // the last subject added and its id (a subject's triples come together)
+	lastID  uint32
+	cache   [termCache]struct {
 		id uint32 // id+1
 		t  Term
 	}
-	buf []byte // ReadAt's buffer
+	// subjects has bit id set when term id is the subject of a triple: a Match by a subject
+	// that has none (a record's closure walks to every IRI object: a publisher, a theme, a
+	// download URL) reads nothing.
+	subjects []uint64
+	buf      []byte // termBytes's ReadAt buffer
+	err      error  // an error of sorting that len could not return
 }
 
 func newDiskGraph(dir string) *diskGraph {
-	return &diskGraph{dir: dir, seed: maphash.MakeSeed(), table: make([]uint32, 1<<16), sorted: true}
+	return &diskGraph{dir: dir, seed: maphash.MakeSeed(), table: make([]uint32, 1<<16), shift: bits.Len(uint(termChunk - 1))}
 }
 
 // appendTermKey appends t encoded as kind, uvarint-prefixed value and datatype, then the
@@ -196,7 +213,7 @@ func decodeTermKey(b []byte) (Term, error) {
 // termBytes returns the key of term id (valid until the next call).
 func (d *diskGraph) termBytes(id uint32) ([]byte, error) {
 	r := d.ref[id]
-	c, off := int(r>>32), int(r&0xffffffff)
+	c, off := int(r>>d.shift), int(r&(1<<d.shift-1))
 	if ch := d.chunks[c]; ch != nil {
 		n, k := binary.Uvarint(ch[off:])
 		return ch[off+k : off+k+int(n)], nil
@@ -270,6 +287,9 @@ func (d *diskGraph) intern(t Term) (uint32, error) {
 	rec := len(d.key) + binary.MaxVarintLen64
 	c := len(d.chunks) - 1
 	if c < 0 || len(d.chunks[c])+rec > cap(d.chunks[c]) {
+		if len(d.chunks) >= 1<<(32-d.shift) {
+			return 0, fmt.Errorf("rdf: graph spill: more than %d chunks of terms", 1<<(32-d.shift))
+		}
 		if err := d.retire(c); err != nil {
 			return 0, err
 		}
@@ -280,7 +300,7 @@ func (d *diskGraph) intern(t Term) (uint32, error) {
 	off := len(d.chunks[c])
 	d.chunks[c] = append(binary.AppendUvarint(d.chunks[c], uint64(len(d.key))), d.key...)
 	id = uint32(len(d.ref))
-	d.ref = append(d.ref, uint64(c)<<32|uint64(off))
+	d.ref = append(d.ref, uint32(c)<<d.shift|uint32(off)) // off < termChunk: 0 in a long term's own chunk
 	d.hash = append(d.hash, h)
 	d.table[slot] = id + 1
 	if len(d.ref)*4 > len(d.table)*3 {
@@ -299,15 +319,9 @@ func (d *diskGraph) retire(c int) error {
 		return nil
 	}
 	if d.file == nil {
-		f, err := os.CreateTemp(d.dir, "harvester-graph-*")
-		if err != nil {
-			return fmt.Errorf("rdf: graph spill file: %w", err)
-		}
-		d.file, d.path = f, f.Name()
-		// The file stays open: its name can go, so the file goes with the process, even on
-		// kill -9.
-		if err := os.Remove(d.path); err == nil {
-			d.path = ""
+		var err error
+		if d.file, d.path, err = openSpillFile(d.dir); err != nil {
+			return err
 		}
 	}
 	if _, err := d.file.WriteAt(d.chunks[c], d.fileEnd); err != nil {
@@ -352,32 +366,78 @@ func (d *diskGraph) add(t Triple) error {
 	if err != nil {
 		return err
 	}
-	tr := idTriple{s, p, o}
-	if d.sorted && len(d.trip) > 0 && compareSPO(d.trip[len(d.trip)-1], tr) >= 0 {
-		d.sorted = false
+	if w := int(s >> 6); w >= len(d.subjects) {
+		d.subjects = append(d.subjects, make([]uint64, w+1-len(d.subjects)+len(d.subjects)/4)...)
 	}
-	if d.byO != nil {
-		d.byO = nil
+	d.subjects[s>>6] |= 1 << (s & 63)
+	d.pending = append(d.pending, idTriple{s, p, o})
+	if len(d.pending) >= pendingTriples {
+		return d.flush()
 	}
-	d.trip = append(d.trip, tr)
 	return nil
 }
 
-// sort orders the triples by (s, p, o) and drops repeats.
-func (d *diskGraph) sort() {
-	if d.sorted {
-		return
+// flush appends the pending triples to spo's file.
+func (d *diskGraph) flush() error {
+	if len(d.pending) == 0 {
+		return nil
 	}
-	slices.SortFunc(d.trip, compareSPO)
-	d.trip = slices.Compact(d.trip)
-	d.trip = slices.Clip(d.trip)
-	d.sorted = true
+	if err := d.spo.open(d.dir); err != nil {
+		return err
+	}
+	if err := d.spo.write(d.spo.n, d.pending); err != nil {
+		return err
+	}
+	d.spo.n += len(d.pending)
+	d.spo.sorted, d.spo.index = false, nil
+	d.ops.n, d.ops.sorted, d.ops.index = 0, false, nil
+	d.pending = d.pending[:0]
+	return nil
 }
 
-// len is the number of distinct triples.
+// sort sorts spo's file by (s, p, o) without repeats, the pending triples included: it reads the
+// file into memory (12 bytes a triple, for as long as the sort takes) and writes it back.
+func (d *diskGraph) sort() error {
+	if len(d.pending) == 0 && d.spo.sorted {
+		return nil
+	}
+	if err := d.flush(); err != nil {
+		return err
+	}
+	all, err := d.spo.read()
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(all, compareSPO)
+	all = slices.Compact(all)
+	return d.spo.replace(all)
+}
+
+// objects makes ops, spo's triples as (o, p, s) sorted, when spo has changed since.
+func (d *diskGraph) objects() error {
+	if d.ops.sorted {
+		return nil
+	}
+	all, err := d.spo.read()
+	if err != nil {
+		return err
+	}
+	for i, t := range all {
+		all[i] = idTriple{t.o, t.p, t.s}
+	}
+	slices.SortFunc(all, compareSPO)
+	if err := d.ops.open(d.dir); err != nil {
+		return err
+	}
+	return d.ops.replace(all)
+}
+
+// len is the number of distinct triples; an error sorting them is kept for the next Match.
 func (d *diskGraph) len() int {
-	d.sort()
-	return len(d.trip)
+	if err := d.sort(); err != nil && d.err == nil {
+		d.err = err
+	}
+	return d.spo.n
 }
 
 // term returns term id.
@@ -399,7 +459,12 @@ func (d *diskGraph) term(id uint32) (Term, error) {
 }
 
 func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
-	d.sort()
+	if d.err != nil {
+		return d.err
+	}
+	if err := d.sort(); err != nil {
+		return err
+	}
 	var ids [3]uint32
 	for i, t := range [3]Term{s, p, o} {
 		if t.IsZero() {
@@ -411,11 +476,7 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 		}
 		ids[i] = id
 	}
-	trip := d.trip
 	emit := func(tr idTriple) error {
-		if !p.IsZero() && tr.p != ids[1] || !o.IsZero() && tr.o != ids[2] {
-			return nil
-		}
 		var out Triple
 		var e1, e2, e3 error
 		out.S, e1 = d.term(tr.s)
@@ -426,90 +487,195 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 		}
 		return fn(out)
 	}
+	low := func(a uint32, b Term, bid uint32) uint64 {
+		if b.IsZero() {
+			return uint64(a) << 32
+		}
+		return uint64(a)<<32 | uint64(bid)
+	}
 	switch {
 	case !s.IsZero():
-		lo, hi := d.subjectRange(ids[0], !p.IsZero(), ids[1])
-		for _, tr := range trip[lo:hi] {
-			if err := emit(tr); err != nil {
-				return err
-			}
+		if w := int(ids[0] >> 6); w >= len(d.subjects) || d.subjects[w]&(1<<(ids[0]&63)) == 0 {
+			return nil
 		}
+		return d.walk(&d.spo, low(ids[0], p, ids[1]), func(tr idTriple) (bool, error) {
+			if tr.s != ids[0] || !p.IsZero() && tr.p != ids[1] {
+				return false, nil
+			}
+			if !o.IsZero() && tr.o != ids[2] {
+				return true, nil
+			}
+			return true, emit(tr)
+		})
 	case !o.IsZero():
-		byO := d.objectIndex()
-		lo, _ := slices.BinarySearchFunc(byO, ids[2], func(i uint32, o uint32) int { return cmp.Compare(trip[i].o, o) })
-		for _, i := range byO[lo:] {
-			if trip[i].o != ids[2] {
-				break
-			}
-			if err := emit(trip[i]); err != nil {
-				return err
-			}
+		if err := d.objects(); err != nil {
+			return err
 		}
+		return d.walk(&d.ops, low(ids[2], p, ids[1]), func(tr idTriple) (bool, error) {
+			if tr.s != ids[2] || !p.IsZero() && tr.p != ids[1] {
+				return false, nil
+			}
+			return true, emit(idTriple{tr.o, tr.p, tr.s})
+		})
 	default:
-		for _, tr := range trip {
-			if err := emit(tr); err != nil {
+		return d.walk(&d.spo, 0, func(tr idTriple) (bool, error) {
+			if !p.IsZero() && tr.p != ids[1] {
+				return true, nil
+			}
+			return true, emit(tr)
+		})
+	}
+}
+
+// walk calls visit with f's triples from the first whose (first, second) key is at least low,
+// in order, until visit returns false or an error. It reads a block first (a lookup), then
+// larger runs.
+func (d *diskGraph) walk(f *tripleFile, low uint64, visit func(idTriple) (bool, error)) error {
+	b, _ := slices.BinarySearch(f.index, low)
+	pos := max(b-1, 0) * tripleBlock
+	var buf []byte
+	if n := len(d.bufs); n > 0 {
+		buf, d.bufs = d.bufs[n-1], d.bufs[:n-1]
+	}
+	defer func() { d.bufs = append(d.bufs, buf[:0]) }()
+	run := tripleBlock
+	for pos < f.n {
+		k := min(run, f.n-pos)
+		if cap(buf) < k*tripleBytes {
+			buf = make([]byte, run*tripleBytes)
+		}
+		buf = buf[:k*tripleBytes]
+		if _, err := f.f.ReadAt(buf, int64(pos)*tripleBytes); err != nil {
+			return fmt.Errorf("rdf: graph spill file: %w", err)
+		}
+		for i := 0; i < len(buf); i += tripleBytes {
+			tr := decodeTriple(buf[i:])
+			if uint64(tr.s)<<32|uint64(tr.p) < low {
+				continue
+			}
+			if more, err := visit(tr); err != nil || !more {
 				return err
 			}
 		}
+		pos += k
+		run = min(2*run, 8192)
 	}
 	return nil
 }
 
-// subjectRange returns the positions of s's triples (and of (s, p)'s when withP).
-func (d *diskGraph) subjectRange(s uint32, withP bool, p uint32) (int, int) {
-	key := func(tr idTriple) uint64 {
-		if withP {
-			return uint64(tr.s)<<32 | uint64(tr.p)
-		}
-		return uint64(tr.s)
-	}
-	want := uint64(s)
-	if withP {
-		want = uint64(s)<<32 | uint64(p)
-	}
-	lo, _ := slices.BinarySearchFunc(d.trip, want, func(tr idTriple, w uint64) int { return cmp.Compare(key(tr), w) })
-	hi := lo
-	for hi < len(d.trip) && key(d.trip[hi]) == want {
-		hi++
-	}
-	return lo, hi
+// tripleBlock is how many triples of a sorted triple file one entry of its index stands for,
+// tripleBytes a triple's size in the file and pendingTriples how many wait in memory.
+const (
+	tripleBlock    = 128
+	tripleBytes    = 12
+	pendingTriples = 1 << 16
+)
+
+// tripleFile is a temporary file of triples of term ids, 12 bytes each (little-endian s, p, o).
+type tripleFile struct {
+	f      *os.File
+	path   string // the file's name while it has one
+	n      int    // triples in the file
+	sorted bool   // sorted by (s, p, o) without repeats, and index made
+	index  []uint64
 }
 
-// objectIndex returns the positions of the triples ordered by (o, p, s), made at the first
-// call after adding.
-func (d *diskGraph) objectIndex() []uint32 {
-	if d.byO != nil {
-		return d.byO
-	}
-	byO := make([]uint32, len(d.trip))
-	for i := range byO {
-		byO[i] = uint32(i)
-	}
-	trip := d.trip
-	slices.SortFunc(byO, func(a, b uint32) int {
-		x, y := trip[a], trip[b]
-		if c := cmp.Compare(x.o, y.o); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.p, y.p); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.s, y.s)
-	})
-	d.byO = byO
-	return byO
-}
-
-func (d *diskGraph) close() error {
-	*d = diskGraph{file: d.file, path: d.path}
-	if d.file == nil {
+func (f *tripleFile) open(dir string) error {
+	if f.f != nil {
 		return nil
 	}
-	err := d.file.Close()
-	if d.path != "" {
-		if rmErr := os.Remove(d.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+	var err error
+	f.f, f.path, err = openSpillFile(dir)
+	return err
+}
+
+func decodeTriple(b []byte) idTriple {
+	return idTriple{binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), binary.LittleEndian.Uint32(b[8:])}
+}
+
+// write writes ts at triple position at.
+func (f *tripleFile) write(at int, ts []idTriple) error {
+	buf := make([]byte, 0, min(len(ts), 8192)*tripleBytes)
+	for len(ts) > 0 {
+		k := min(len(ts), 8192)
+		buf = buf[:0]
+		for _, t := range ts[:k] {
+			buf = binary.LittleEndian.AppendUint32(buf, t.s)
+			buf = binary.LittleEndian.AppendUint32(buf, t.p)
+			buf = binary.LittleEndian.AppendUint32(buf, t.o)
+		}
+		if _, err := f.f.WriteAt(buf, int64(at)*tripleBytes); err != nil {
+			return fmt.Errorf("rdf: graph spill file: %w", err)
+		}
+		at, ts = at+k, ts[k:]
+	}
+	return nil
+}
+
+// read returns the file's triples.
+func (f *tripleFile) read() ([]idTriple, error) {
+	all := make([]idTriple, 0, f.n)
+	buf := make([]byte, min(f.n, 8192)*tripleBytes)
+	for pos := 0; pos < f.n; {
+		k := min(f.n-pos, 8192)
+		if _, err := f.f.ReadAt(buf[:k*tripleBytes], int64(pos)*tripleBytes); err != nil {
+			return nil, fmt.Errorf("rdf: graph spill file: %w", err)
+		}
+		for i := 0; i < k*tripleBytes; i += tripleBytes {
+			all = append(all, decodeTriple(buf[i:]))
+		}
+		pos += k
+	}
+	return all, nil
+}
+
+// replace makes ts, sorted without repeats, the file's triples, and indexes them.
+func (f *tripleFile) replace(ts []idTriple) error {
+	if err := f.write(0, ts); err != nil {
+		return err
+	}
+	if err := f.f.Truncate(int64(len(ts)) * tripleBytes); err != nil {
+		return fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	f.n, f.sorted = len(ts), true
+	f.index = make([]uint64, 0, (len(ts)+tripleBlock-1)/tripleBlock)
+	for i := 0; i < len(ts); i += tripleBlock {
+		f.index = append(f.index, uint64(ts[i].s)<<32|uint64(ts[i].p))
+	}
+	return nil
+}
+
+func (f *tripleFile) close() error {
+	if f.f == nil {
+		return nil
+	}
+	err := f.f.Close()
+	if f.path != "" {
+		if rmErr := os.Remove(f.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
 			err = rmErr
 		}
 	}
+	*f = tripleFile{}
+	return err
+}
+
+// openSpillFile makes a temporary file under dir and removes its name (it stays open, so the
+// file goes with the process, even on kill -9); path is the name when the system refused.
+func openSpillFile(dir string) (f *os.File, path string, err error) {
+	f, err = os.CreateTemp(dir, "harvester-graph-*")
+	if err != nil {
+		return nil, "", fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	path = f.Name()
+	if os.Remove(path) == nil {
+		path = ""
+	}
+	return f, path, nil
+}
+
+func (d *diskGraph) close() error {
+	terms := tripleFile{f: d.file, path: d.path} // closed alike
+	err := errors.Join(d.spo.close(), d.ops.close(), terms.close())
+	*d = diskGraph{}
 	return err
 }
