@@ -32,7 +32,8 @@ import (
 // for a lookup); by predicate alone and a full scan read the whole file. Triples come in
 // (subject, predicate, object) order of term ids, which number terms in the order they were first
 // added, or (object, predicate, subject) order when matched by object. Match calls fn with nothing
-// locked, so fn may call Match again (a closure walk), but must not Add; adding after a Match is
+// locked, so fn may call Match again (a closure walk), but must not Add (nor may two goroutines
+// Match at once: a Match uses the store's buffers and term cache); adding after a Match is
 // allowed and sorts again at the next Match. The files' names are removed as soon as they are open
 // (where the system refuses, as Windows does, Close removes them): the files are freed when the
 // graph closes or the process ends, however it ends (kill -9 included), and none is left behind
