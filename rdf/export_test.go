@@ -7,3 +7,11 @@ func SetJSONLDDirect(on bool) (restore func()) {
 	jsonldDirect = on
 	return func() { jsonldDirect = old }
 }
+
+// SetTermArena sets the spill graph's term arena chunk size and in-memory bound and returns a
+// function that restores them.
+func SetTermArena(chunk, mem int) (restore func()) {
+	oldChunk, oldMem := termChunk, termMemBytes
+	termChunk, termMemBytes = chunk, mem
+	return func() { termChunk, termMemBytes = oldChunk, oldMem }
+}

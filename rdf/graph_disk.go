@@ -1,34 +1,47 @@
 package rdf
 
 import (
-	"database/sql"
+	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net/url"
+	"hash/maphash"
+	"io"
+	"math/bits"
 	"os"
-	"strings"
-
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"slices"
 )
 
-// NewGraph returns a Graph that holds up to maxMemTriples distinct triples in memory (a
-// MemGraph) and, when one more arrives, moves them all to a temporary SQLite file under dir
-// (os.TempDir() when dir is "") and goes on there, so that a catalog of any size parses in
-// bounded memory (DESIGN.md rule 4). On disk, terms are interned in a table (one row per
-// distinct term), and triples are three term ids with a unique index on (s, p, o) and
-// indexes on (p, o) and (o): Match by subject, by subject and predicate, by (predicate,
-// object), by object, and a full scan are index walks. Match reads in pages of 1,000 rows and
-// calls fn with no query open, so fn may call Match again (a closure walk), but must not Add.
-// The file's name is removed as soon as SQLite has opened it (a few milliseconds after it is
-// made; where the system refuses, as Windows does, Close removes it): the file is freed when
-// the graph closes or the process ends, however it ends (kill -9 included), and none is left
-// behind in dir. maxMemTriples <= 0 spills at the first triple.
+// NewGraph returns a Graph that holds up to maxMemTriples distinct triples as a MemGraph and,
+// when one more arrives, moves them to a compact store on disk made for what a harvest does with
+// a large graph (add everything, then read) and goes on there, so that a catalog of any size
+// parses in little memory (DESIGN.md rule 4). maxMemTriples <= 0 moves at the first triple.
 //
-// Measured (BenchmarkGraph1M, 2 shared cores): 1,000,000 generated N-Triples parsed into
-// NewGraph(dir, 50000) take ~42 s and peak at ~69 MiB of Go heap and ~97 MiB RSS for the
-// whole test process (the SQLite page cache is capped at 16 MiB); with 100,000 in memory the
-// peak is ~270 MiB RSS, so keep maxMemTriples near 50,000. On disk an Add costs ~40 µs.
+// The compact store interns each distinct term as a 32-bit id. Terms' bytes go to an arena of
+// which the first termMemBytes (16 MiB) stay in memory and the rest goes to a temporary file
+// under dir (os.TempDir() when dir is ""), read back with ReadAt; an open-addressing table finds
+// a term's id: in memory, 14–19 bytes a term besides the resident arena (the one part that grows
+// with the graph). A triple is three ids, 12 bytes in a second temporary file, appended as it
+// comes (65,536 wait in memory). The first Match or Len after adding sorts the file by (subject,
+// predicate, object) and drops repeats (the graph is a set): the sort reads the whole file into
+// memory for its time (12 bytes a triple) and writes it back, with an index in memory of every
+// 128th triple's (subject, predicate). The first Match by object alone or by (predicate, object)
+// writes a third file sorted by (object, predicate, subject) alike. Match by subject (and
+// predicate) and by object (and predicate) read from the indexed block on (one ReadAt of 1.5 KB
+// for a lookup); by predicate alone and a full scan read the whole file. Triples come in
+// (subject, predicate, object) order of term ids, which number terms in the order they were first
+// added, or (object, predicate, subject) order when matched by object. Match calls fn with nothing
+// locked, so fn may call Match again (a closure walk), but must not Add (nor may two goroutines
+// Match at once: a Match uses the store's buffers and term cache); adding after a Match is
+// allowed and sorts again at the next Match. The files' names are removed as soon as they are open
+// (where the system refuses, as Windows does, Close removes them): the files are freed when the
+// graph closes or the process ends, however it ends (kill -9 included), and none is left behind
+// in dir.
+//
+// Measured (2026-12-07, BenchmarkRDFJSONLD250MB, docs/benchmarks.md): it replaced a SQLite file
+// (an Add ~4.3 µs, a Match by subject 15–20 µs); the 313 MB JSON-LD catalog's EXTRACT took 300
+// CPU-s with SQLite and 80 with the store in memory.
 func NewGraph(dir string, maxMemTriples int) (Graph, error) {
 	if dir == "" {
 		dir = os.TempDir()
@@ -61,10 +74,7 @@ func (g *spillGraph) Add(t Triple) error {
 }
 
 func (g *spillGraph) spill() error {
-	d, err := openDiskGraph(g.dir)
-	if err != nil {
-		return err
-	}
+	d := newDiskGraph(g.dir)
 	for _, t := range g.mem.list {
 		if err := d.add(t); err != nil {
 			d.close()
@@ -75,7 +85,7 @@ func (g *spillGraph) spill() error {
 	return nil
 }
 
-// Spilled reports whether g has moved to disk (for tests and logs).
+// Spilled reports whether g has moved to the compact store (for tests and logs).
 func (g *spillGraph) Spilled() bool { return g.disk != nil }
 
 func (g *spillGraph) Len() int {
@@ -104,92 +114,75 @@ func (g *spillGraph) Close() error {
 	return nil
 }
 
-// diskGraph is the SQLite part of a spillGraph.
+// termCache is how many decoded terms are cached by id (direct-mapped).
+const termCache = 1 << 12
+
+// termChunk is the bytes of a term arena chunk (a longer term gets a chunk of its own), and
+// termMemBytes how many bytes of arena stay in memory before chunks go to the file (variables
+// so that tests can lower them).
+var termChunk, termMemBytes = 1 << 20, 16 << 20 // termChunk: a power of two
+
+// idTriple is a triple of term ids.
+type idTriple struct{ s, p, o uint32 }
+
+func compareSPO(a, b idTriple) int {
+	if c := cmp.Compare(a.s, b.s); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.p, b.p); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.o, b.o)
+}
+
+// diskGraph is the compact store of a spillGraph.
 type diskGraph struct {
-	path    string // the file's name, "" once removed
-	db      *sql.DB
-	tx      *sql.Tx // the open write batch, or nil
-	pending int
-	n       int
-	ids     map[Term]int64 // a bounded cache of term ids
-	insTerm *sql.Stmt
-	selTerm *sql.Stmt
-	insTrip *sql.Stmt
-	insRows *sql.Stmt            // insTrip of tripleRows rows
-	rows    []any                // the ids of triples not yet inserted, three a triple
-	err     error                // an error of inserting them that len could not return
-	txIns   [4]*sql.Stmt         // the statements bound to tx
-	sel     map[string]*sql.Stmt // match's prepared queries, by text (at most 8)
+	dir  string
+	seed maphash.Seed
+	// The term arena: chunks of records (uvarint length, termKey). A chunk written to the file
+	// is nil in chunks and at fileAt[i] in file.
+	chunks   [][]byte
+	fileAt   []int64
+	resident int
+	file     *os.File
+	path     string // the file's name while it has one
+	fileEnd  int64
+	// The term ids: ref[id] is chunk<<shift | offset (shift: termChunk's bits, 20), hash[id]
+	// the term key's hash; table holds id+1 by hash, linear probing, at most three quarters
+	// full.
+	shift int
+	ref   []uint32
+	hash  []uint32
+	table []uint32
+	key   []byte // a scratch term key
+	// The triples: added ones wait in pending, then go to spo's file; spo is sorted by (s, p, o)
+	// at the first Match or Len after adding, ops made from it (by (o, p, s)) at the first
+	// Match by object.
+	pending []idTriple
+	spo     tripleFile
+	ops     tripleFile
+	bufs    [][]byte // read buffers free for a walk (a Match inside a Match takes another)
+	lastS   Term     // the last subject added and its id (a subject's triples come together)
+	lastID  uint32
+	cache   [termCache]struct {
+		id uint32 // id+1
+		t  Term
+	}
 	// subjects has bit id set when term id is the subject of a triple: a Match by a subject
 	// that has none (a record's closure walks to every IRI object: a publisher, a theme, a
-	// download URL) asks no query (an eighth of a byte a term).
+	// download URL) reads nothing.
 	subjects []uint64
+	buf      []byte // termBytes's ReadAt buffer
+	err      error  // an error of sorting that len could not return
 }
 
-const (
-	tripleRows    = 64    // triples per insert statement
-	diskBatch     = 20000 // triples per write transaction
-	diskPage      = 1000  // rows per Match page
-	termCacheSize = 100000
-)
-
-func openDiskGraph(dir string) (*diskGraph, error) {
-	f, err := os.CreateTemp(dir, "harvester-graph-*.sqlite")
-	if err != nil {
-		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
-	}
-	path := f.Name()
-	f.Close()
-	q := url.Values{}
-	for _, p := range []string{"journal_mode(OFF)", "synchronous(OFF)", "cache_size(-16000)", "temp_store(FILE)", "locking_mode(EXCLUSIVE)"} {
-		q.Add("_pragma", p)
-	}
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
-	}
-	// One connection for the graph's life: once the file's name is gone (below), another
-	// connection would open a new, empty file.
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	d := &diskGraph{path: path, db: db, ids: map[Term]int64{}, sel: map[string]*sql.Stmt{}}
-	if _, err := db.Exec(`
-		CREATE TABLE term (id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE);
-		CREATE TABLE triple (s INTEGER NOT NULL, p INTEGER NOT NULL, o INTEGER NOT NULL, UNIQUE (s, p, o));
-		CREATE INDEX triple_po ON triple (p, o);
-		CREATE INDEX triple_o ON triple (o);`); err != nil {
-		d.close()
-		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
-	}
-	// SQLite holds the file open from here on (one connection, exclusive lock, no journal to
-	// create beside it): its name can go, so the file goes with the process, even on kill -9.
-	if err := os.Remove(path); err == nil {
-		d.path = ""
-	}
-	for _, st := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{
-		{&d.insTerm, `INSERT INTO term (key) VALUES (?) ON CONFLICT (key) DO NOTHING`},
-		{&d.selTerm, `SELECT id FROM term WHERE key = ?`},
-		{&d.insTrip, `INSERT INTO triple (s, p, o) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`},
-		{&d.insRows, `INSERT INTO triple (s, p, o) VALUES (?, ?, ?)` + strings.Repeat(`, (?, ?, ?)`, tripleRows-1) +
-			` ON CONFLICT DO NOTHING`},
-	} {
-		if *st.dst, err = db.Prepare(st.sql); err != nil {
-			d.close()
-			return nil, fmt.Errorf("rdf: graph spill file: %w", err)
-		}
-	}
-	return d, nil
+func newDiskGraph(dir string) *diskGraph {
+	return &diskGraph{dir: dir, seed: maphash.MakeSeed(), table: make([]uint32, 1<<16), shift: bits.Len(uint(termChunk - 1))}
 }
 
-// termKey encodes a term as kind, uvarint-prefixed value and datatype, then the language.
-func termKey(t Term) []byte {
-	b := make([]byte, 0, 1+len(t.Value)+len(t.Datatype)+len(t.Lang)+4)
+// appendTermKey appends t encoded as kind, uvarint-prefixed value and datatype, then the
+// language.
+func appendTermKey(b []byte, t Term) []byte {
 	b = append(b, byte(t.Kind))
 	b = binary.AppendUvarint(b, uint64(len(t.Value)))
 	b = append(b, t.Value...)
@@ -218,248 +211,472 @@ func decodeTermKey(b []byte) (Term, error) {
 	return t, nil
 }
 
-func (d *diskGraph) begin() error {
-	if d.tx != nil {
-		return nil
+// termBytes returns the key of term id (valid until the next call).
+func (d *diskGraph) termBytes(id uint32) ([]byte, error) {
+	r := d.ref[id]
+	c, off := int(r>>d.shift), int(r&(1<<d.shift-1))
+	if ch := d.chunks[c]; ch != nil {
+		n, k := binary.Uvarint(ch[off:])
+		return ch[off+k : off+k+int(n)], nil
 	}
-	tx, err := d.db.Begin()
-	if err != nil {
-		return err
+	at := d.fileAt[c] + int64(off)
+	if cap(d.buf) < 64 {
+		d.buf = make([]byte, 256)
 	}
-	d.tx = tx
-	d.txIns = [4]*sql.Stmt{tx.Stmt(d.insTerm), tx.Stmt(d.selTerm), tx.Stmt(d.insTrip), tx.Stmt(d.insRows)}
-	return nil
+	b := d.buf[:64]
+	m, err := d.file.ReadAt(b, at)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	n, k := binary.Uvarint(b[:m])
+	if k <= 0 {
+		return nil, errors.New("rdf: corrupt term in graph spill file")
+	}
+	if k+int(n) <= m {
+		return b[k : k+int(n)], nil
+	}
+	if cap(d.buf) < int(n) {
+		d.buf = make([]byte, n)
+	}
+	b = d.buf[:n]
+	if _, err := d.file.ReadAt(b, at+int64(k)); err != nil {
+		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	return b, nil
 }
 
-func (d *diskGraph) commit() error {
-	if d.err != nil {
-		return d.err
-	}
-	if d.tx == nil {
-		return nil
-	}
-	if err := d.insertRows(); err != nil {
-		return err
-	}
-	err := d.tx.Commit()
-	d.tx, d.pending = nil, 0
-	if err != nil {
-		return fmt.Errorf("rdf: graph spill file: %w", err)
-	}
-	return nil
-}
-
-func (d *diskGraph) termID(t Term) (int64, error) {
-	if id, ok := d.ids[t]; ok {
-		return id, nil
-	}
-	// A new term's id is the row the insert made (one statement); only a term that is in the
-	// table but not in the cache is looked up.
-	key := termKey(t)
-	res, err := d.txIns[0].Exec(key)
-	if err != nil {
-		return 0, err
-	}
-	var id int64
-	if n, err := res.RowsAffected(); err == nil && n == 1 {
-		id, err = res.LastInsertId()
+// find returns the id of the term whose key is d.key and its hash, ok=false when there is
+// none (slot is then where to put it).
+func (d *diskGraph) find() (id uint32, h uint32, slot int, ok bool, err error) {
+	h = uint32(maphash.Bytes(d.seed, d.key))
+	mask := len(d.table) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		v := d.table[i]
+		if v == 0 {
+			return 0, h, i, false, nil
+		}
+		if d.hash[v-1] != h {
+			continue
+		}
+		b, err := d.termBytes(v - 1)
 		if err != nil {
+			return 0, h, 0, false, err
+		}
+		if bytes.Equal(b, d.key) {
+			return v - 1, h, i, true, nil
+		}
+	}
+}
+
+// lookup returns t's id, ok=false when the graph has no such term.
+func (d *diskGraph) lookup(t Term) (uint32, bool, error) {
+	d.key = appendTermKey(d.key[:0], t)
+	id, _, _, ok, err := d.find()
+	return id, ok, err
+}
+
+// intern returns t's id, adding it when new.
+func (d *diskGraph) intern(t Term) (uint32, error) {
+	d.key = appendTermKey(d.key[:0], t)
+	id, h, slot, ok, err := d.find()
+	if err != nil || ok {
+		return id, err
+	}
+	if uint64(len(d.ref)) >= 1<<32-1 {
+		return 0, errors.New("rdf: graph spill: more than 4,294,967,294 terms")
+	}
+	rec := len(d.key) + binary.MaxVarintLen64
+	c := len(d.chunks) - 1
+	if c < 0 || len(d.chunks[c])+rec > cap(d.chunks[c]) {
+		if len(d.chunks) >= 1<<(32-d.shift) {
+			return 0, fmt.Errorf("rdf: graph spill: more than %d chunks of terms", 1<<(32-d.shift))
+		}
+		if err := d.retire(c); err != nil {
 			return 0, err
 		}
-	} else if err := d.txIns[1].QueryRow(key).Scan(&id); err != nil {
-		return 0, err
+		d.chunks = append(d.chunks, make([]byte, 0, max(termChunk, rec)))
+		d.fileAt = append(d.fileAt, -1)
+		c++
 	}
-	d.cache(t, id)
+	off := len(d.chunks[c])
+	d.chunks[c] = append(binary.AppendUvarint(d.chunks[c], uint64(len(d.key))), d.key...)
+	id = uint32(len(d.ref))
+	d.ref = append(d.ref, uint32(c)<<d.shift|uint32(off)) // off < termChunk: 0 in a long term's own chunk
+	d.hash = append(d.hash, h)
+	d.table[slot] = id + 1
+	if len(d.ref)*4 > len(d.table)*3 {
+		d.grow()
+	}
 	return id, nil
 }
 
-// cache keeps t's id in the bounded cache.
-func (d *diskGraph) cache(t Term, id int64) {
-	if len(d.ids) >= termCacheSize {
-		clear(d.ids)
+// retire writes full chunk c to the file when the arena in memory has passed termMemBytes.
+func (d *diskGraph) retire(c int) error {
+	if c < 0 {
+		return nil
 	}
-	d.ids[t] = id
-}
-
-func (d *diskGraph) add(t Triple) error {
-	if d.err != nil {
-		return d.err
+	if d.resident+len(d.chunks[c]) <= termMemBytes {
+		d.resident += len(d.chunks[c])
+		return nil
 	}
-	if err := d.begin(); err != nil {
-		return fmt.Errorf("rdf: graph spill file: %w", err)
-	}
-	var ids [3]int64
-	for i, term := range [3]Term{t.S, t.P, t.O} {
-		id, err := d.termID(term)
-		if err != nil {
-			return fmt.Errorf("rdf: graph spill file: %w", err)
-		}
-		ids[i] = id
-	}
-	d.rows = append(d.rows, ids[0], ids[1], ids[2])
-	if len(d.rows) == 3*tripleRows {
-		if err := d.insertRows(); err != nil {
+	if d.file == nil {
+		var err error
+		if d.file, d.path, err = openSpillFile(d.dir); err != nil {
 			return err
 		}
 	}
-	if d.pending++; d.pending >= diskBatch {
-		return d.commit()
+	if _, err := d.file.WriteAt(d.chunks[c], d.fileEnd); err != nil {
+		return fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	d.fileAt[c] = d.fileEnd
+	d.fileEnd += int64(len(d.chunks[c]))
+	d.chunks[c] = nil
+	return nil
+}
+
+// grow doubles the id table.
+func (d *diskGraph) grow() {
+	t := make([]uint32, 2*len(d.table))
+	mask := len(t) - 1
+	for id, h := range d.hash {
+		i := int(h) & mask
+		for t[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t[i] = uint32(id) + 1
+	}
+	d.table = t
+}
+
+func (d *diskGraph) add(t Triple) error {
+	var s uint32
+	if t.S == d.lastS && d.lastS.Kind != 0 {
+		s = d.lastID
+	} else {
+		var err error
+		if s, err = d.intern(t.S); err != nil {
+			return err
+		}
+		d.lastS, d.lastID = t.S, s
+	}
+	p, err := d.intern(t.P)
+	if err != nil {
+		return err
+	}
+	o, err := d.intern(t.O)
+	if err != nil {
+		return err
+	}
+	if w := int(s >> 6); w >= len(d.subjects) {
+		d.subjects = append(d.subjects, make([]uint64, w+1-len(d.subjects)+len(d.subjects)/4)...)
+	}
+	d.subjects[s>>6] |= 1 << (s & 63)
+	d.pending = append(d.pending, idTriple{s, p, o})
+	if len(d.pending) >= pendingTriples {
+		return d.flush()
 	}
 	return nil
 }
 
-// insertRows inserts the triples in rows: tripleRows at once with one statement (a statement
-// a triple was half of the time of adding one), fewer one by one. Duplicates are counted out.
-func (d *diskGraph) insertRows() error {
-	rows := d.rows
-	d.rows = d.rows[:0]
-	for i := 0; i < len(rows); i += 3 {
-		id := rows[i].(int64)
-		if w := int(id >> 6); w >= len(d.subjects) {
-			d.subjects = append(d.subjects, make([]uint64, w+1-len(d.subjects)+len(d.subjects)/4)...)
-		}
-		d.subjects[id>>6] |= 1 << (id & 63)
+// flush appends the pending triples to spo's file.
+func (d *diskGraph) flush() error {
+	if len(d.pending) == 0 {
+		return nil
 	}
-	stmt, width := d.txIns[3], 3*tripleRows
-	for len(rows) > 0 {
-		if len(rows) < width {
-			stmt, width = d.txIns[2], 3
-		}
-		res, err := stmt.Exec(rows[:width]...)
-		if err != nil {
-			return fmt.Errorf("rdf: graph spill file: %w", err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("rdf: graph spill file: %w", err)
-		}
-		d.n += int(n)
-		rows = rows[width:]
+	if err := d.spo.open(d.dir); err != nil {
+		return err
 	}
+	if err := d.spo.write(d.spo.n, d.pending); err != nil {
+		return err
+	}
+	d.spo.n += len(d.pending)
+	d.spo.sorted, d.spo.index = false, nil
+	d.ops.n, d.ops.sorted, d.ops.index = 0, false, nil
+	d.pending = d.pending[:0]
 	return nil
 }
 
-// len is the number of distinct triples, those not yet inserted inserted first; an error
-// doing so is kept for the next add or match.
+// sort sorts spo's file by (s, p, o) without repeats, the pending triples included: it reads the
+// file into memory (12 bytes a triple, for as long as the sort takes) and writes it back.
+func (d *diskGraph) sort() error {
+	if len(d.pending) == 0 && d.spo.sorted {
+		return nil
+	}
+	if err := d.flush(); err != nil {
+		return err
+	}
+	all, err := d.spo.read()
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(all, compareSPO)
+	all = slices.Compact(all)
+	return d.spo.replace(all)
+}
+
+// objects makes ops, spo's triples as (o, p, s) sorted, when spo has changed since.
+func (d *diskGraph) objects() error {
+	if d.ops.sorted {
+		return nil
+	}
+	all, err := d.spo.read()
+	if err != nil {
+		return err
+	}
+	for i, t := range all {
+		all[i] = idTriple{t.o, t.p, t.s}
+	}
+	slices.SortFunc(all, compareSPO)
+	if err := d.ops.open(d.dir); err != nil {
+		return err
+	}
+	return d.ops.replace(all)
+}
+
+// len is the number of distinct triples; an error sorting them is kept for the next Match.
 func (d *diskGraph) len() int {
-	if len(d.rows) > 0 && d.err == nil {
-		d.err = d.insertRows()
+	if err := d.sort(); err != nil && d.err == nil {
+		d.err = err
 	}
-	return d.n
+	return d.spo.n
 }
 
-// lookup returns a term's id, or ok=false when the graph has no such term.
-func (d *diskGraph) lookup(t Term) (int64, bool, error) {
-	if id, ok := d.ids[t]; ok {
-		return id, true, nil
+// term returns term id.
+func (d *diskGraph) term(id uint32) (Term, error) {
+	c := &d.cache[id%termCache]
+	if c.id == id+1 {
+		return c.t, nil
 	}
-	var id int64
-	err := d.selTerm.QueryRow(termKey(t)).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
+	b, err := d.termBytes(id)
+	if err != nil {
+		return Term{}, err
 	}
-	return id, err == nil, err
+	t, err := decodeTermKey(b)
+	if err != nil {
+		return Term{}, err
+	}
+	c.id, c.t = id+1, t
+	return t, nil
 }
 
 func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
-	if err := d.commit(); err != nil {
+	if d.err != nil {
+		return d.err
+	}
+	if err := d.sort(); err != nil {
 		return err
 	}
-	where, args := "t.rowid > ?", []any{int64(0)}
-	for _, c := range []struct {
-		col  string
-		term Term
-	}{{"t.s", s}, {"t.p", p}, {"t.o", o}} {
-		if c.term.IsZero() {
+	var ids [3]uint32
+	for i, t := range [3]Term{s, p, o} {
+		if t.IsZero() {
 			continue
 		}
-		id, ok, err := d.lookup(c.term)
-		if err != nil {
-			return fmt.Errorf("rdf: graph spill file: %w", err)
+		id, ok, err := d.lookup(t)
+		if err != nil || !ok {
+			return err
 		}
-		if !ok || c.col == "t.s" && !d.isSubject(id) {
+		ids[i] = id
+	}
+	emit := func(tr idTriple) error {
+		var out Triple
+		var e1, e2, e3 error
+		out.S, e1 = d.term(tr.s)
+		out.P, e2 = d.term(tr.p)
+		out.O, e3 = d.term(tr.o)
+		if err := errors.Join(e1, e2, e3); err != nil {
+			return err
+		}
+		return fn(out)
+	}
+	low := func(a uint32, b Term, bid uint32) uint64 {
+		if b.IsZero() {
+			return uint64(a) << 32
+		}
+		return uint64(a)<<32 | uint64(bid)
+	}
+	switch {
+	case !s.IsZero():
+		if w := int(ids[0] >> 6); w >= len(d.subjects) || d.subjects[w]&(1<<(ids[0]&63)) == 0 {
 			return nil
 		}
-		where += " AND " + c.col + " = ?"
-		args = append(args, id)
-	}
-	q := `SELECT t.rowid, t.o, ts.key, tp.key, tt.key FROM triple t
-		JOIN term ts ON ts.id = t.s JOIN term tp ON tp.id = t.p JOIN term tt ON tt.id = t.o
-		WHERE ` + where + ` ORDER BY t.rowid LIMIT ` + fmt.Sprint(diskPage)
-	stmt, ok := d.sel[q]
-	if !ok {
-		var err error
-		if stmt, err = d.db.Prepare(q); err != nil {
-			return fmt.Errorf("rdf: graph spill file: %w", err)
-		}
-		d.sel[q] = stmt
-	}
-	// The page grows as rows come: a lookup by subject, made once per blank node by a graph
-	// hash, has a row or two, and a 1,000-triple page for each was most of its time.
-	var page []Triple
-	for {
-		page = page[:0]
-		rows, err := stmt.Query(args...)
-		if err != nil {
-			return fmt.Errorf("rdf: graph spill file: %w", err)
-		}
-		var last, oid int64
-		for rows.Next() {
-			var ks, kp, ko []byte
-			if err := rows.Scan(&last, &oid, &ks, &kp, &ko); err != nil {
-				rows.Close()
-				return fmt.Errorf("rdf: graph spill file: %w", err)
+		return d.walk(&d.spo, low(ids[0], p, ids[1]), func(tr idTriple) (bool, error) {
+			if tr.s != ids[0] || !p.IsZero() && tr.p != ids[1] {
+				return false, nil
 			}
-			var tr Triple
-			var e1, e2, e3 error
-			tr.S, e1 = decodeTermKey(ks)
-			tr.P, e2 = decodeTermKey(kp)
-			tr.O, e3 = decodeTermKey(ko)
-			if err := errors.Join(e1, e2, e3); err != nil {
-				rows.Close()
-				return err
+			if !o.IsZero() && tr.o != ids[2] {
+				return true, nil
 			}
-			if !s.IsZero() && !tr.O.IsLiteral() {
-				// A walk by subject (a record's closure) looks the object up next: its id
-				// is known, so no query for it.
-				d.cache(tr.O, oid)
+			return true, emit(tr)
+		})
+	case !o.IsZero():
+		if err := d.objects(); err != nil {
+			return err
+		}
+		return d.walk(&d.ops, low(ids[2], p, ids[1]), func(tr idTriple) (bool, error) {
+			if tr.s != ids[2] || !p.IsZero() && tr.p != ids[1] {
+				return false, nil
 			}
-			page = append(page, tr)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("rdf: graph spill file: %w", err)
-		}
-		for _, tr := range page {
-			if err := fn(tr); err != nil {
-				return err
+			return true, emit(idTriple{tr.o, tr.p, tr.s})
+		})
+	default:
+		return d.walk(&d.spo, 0, func(tr idTriple) (bool, error) {
+			if !p.IsZero() && tr.p != ids[1] {
+				return true, nil
 			}
-		}
-		if len(page) < diskPage {
-			return nil
-		}
-		args[0] = last
+			return true, emit(tr)
+		})
 	}
 }
 
-// isSubject reports whether term id is the subject of a triple.
-func (d *diskGraph) isSubject(id int64) bool {
-	w := int(id >> 6)
-	return w < len(d.subjects) && d.subjects[w]&(1<<(id&63)) != 0
+// walk calls visit with f's triples from the first whose (first, second) key is at least low,
+// in order, until visit returns false or an error. It reads a block first (a lookup), then
+// larger runs.
+func (d *diskGraph) walk(f *tripleFile, low uint64, visit func(idTriple) (bool, error)) error {
+	b, _ := slices.BinarySearch(f.index, low)
+	pos := max(b-1, 0) * tripleBlock
+	var buf []byte
+	if n := len(d.bufs); n > 0 {
+		buf, d.bufs = d.bufs[n-1], d.bufs[:n-1]
+	}
+	defer func() { d.bufs = append(d.bufs, buf[:0]) }()
+	run := tripleBlock
+	for pos < f.n {
+		k := min(run, f.n-pos)
+		if cap(buf) < k*tripleBytes {
+			buf = make([]byte, run*tripleBytes)
+		}
+		buf = buf[:k*tripleBytes]
+		if _, err := f.f.ReadAt(buf, int64(pos)*tripleBytes); err != nil {
+			return fmt.Errorf("rdf: graph spill file: %w", err)
+		}
+		for i := 0; i < len(buf); i += tripleBytes {
+			tr := decodeTriple(buf[i:])
+			if uint64(tr.s)<<32|uint64(tr.p) < low {
+				continue
+			}
+			if more, err := visit(tr); err != nil || !more {
+				return err
+			}
+		}
+		pos += k
+		run = min(2*run, 8192)
+	}
+	return nil
+}
+
+// tripleBlock is how many triples of a sorted triple file one entry of its index stands for,
+// tripleBytes a triple's size in the file and pendingTriples how many wait in memory.
+const (
+	tripleBlock    = 128
+	tripleBytes    = 12
+	pendingTriples = 1 << 16
+)
+
+// tripleFile is a temporary file of triples of term ids, 12 bytes each (little-endian s, p, o).
+type tripleFile struct {
+	f      *os.File
+	path   string // the file's name while it has one
+	n      int    // triples in the file
+	sorted bool   // sorted by (s, p, o) without repeats, and index made
+	index  []uint64
+}
+
+func (f *tripleFile) open(dir string) error {
+	if f.f != nil {
+		return nil
+	}
+	var err error
+	f.f, f.path, err = openSpillFile(dir)
+	return err
+}
+
+func decodeTriple(b []byte) idTriple {
+	return idTriple{binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), binary.LittleEndian.Uint32(b[8:])}
+}
+
+// write writes ts at triple position at.
+func (f *tripleFile) write(at int, ts []idTriple) error {
+	buf := make([]byte, 0, min(len(ts), 8192)*tripleBytes)
+	for len(ts) > 0 {
+		k := min(len(ts), 8192)
+		buf = buf[:0]
+		for _, t := range ts[:k] {
+			buf = binary.LittleEndian.AppendUint32(buf, t.s)
+			buf = binary.LittleEndian.AppendUint32(buf, t.p)
+			buf = binary.LittleEndian.AppendUint32(buf, t.o)
+		}
+		if _, err := f.f.WriteAt(buf, int64(at)*tripleBytes); err != nil {
+			return fmt.Errorf("rdf: graph spill file: %w", err)
+		}
+		at, ts = at+k, ts[k:]
+	}
+	return nil
+}
+
+// read returns the file's triples.
+func (f *tripleFile) read() ([]idTriple, error) {
+	all := make([]idTriple, 0, f.n)
+	buf := make([]byte, min(f.n, 8192)*tripleBytes)
+	for pos := 0; pos < f.n; {
+		k := min(f.n-pos, 8192)
+		if _, err := f.f.ReadAt(buf[:k*tripleBytes], int64(pos)*tripleBytes); err != nil {
+			return nil, fmt.Errorf("rdf: graph spill file: %w", err)
+		}
+		for i := 0; i < k*tripleBytes; i += tripleBytes {
+			all = append(all, decodeTriple(buf[i:]))
+		}
+		pos += k
+	}
+	return all, nil
+}
+
+// replace makes ts, sorted without repeats, the file's triples, and indexes them.
+func (f *tripleFile) replace(ts []idTriple) error {
+	if err := f.write(0, ts); err != nil {
+		return err
+	}
+	if err := f.f.Truncate(int64(len(ts)) * tripleBytes); err != nil {
+		return fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	f.n, f.sorted = len(ts), true
+	f.index = make([]uint64, 0, (len(ts)+tripleBlock-1)/tripleBlock)
+	for i := 0; i < len(ts); i += tripleBlock {
+		f.index = append(f.index, uint64(ts[i].s)<<32|uint64(ts[i].p))
+	}
+	return nil
+}
+
+func (f *tripleFile) close() error {
+	if f.f == nil {
+		return nil
+	}
+	err := f.f.Close()
+	if f.path != "" {
+		if rmErr := os.Remove(f.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+			err = rmErr
+		}
+	}
+	*f = tripleFile{}
+	return err
+}
+
+// openSpillFile makes a temporary file under dir and removes its name (it stays open, so the
+// file goes with the process, even on kill -9); path is the name when the system refused.
+func openSpillFile(dir string) (f *os.File, path string, err error) {
+	f, err = os.CreateTemp(dir, "harvester-graph-*")
+	if err != nil {
+		return nil, "", fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	path = f.Name()
+	if os.Remove(path) == nil {
+		path = ""
+	}
+	return f, path, nil
 }
 
 func (d *diskGraph) close() error {
-	if d.tx != nil {
-		d.tx.Rollback()
-		d.tx = nil
-	}
-	err := d.db.Close()
-	if d.path == "" {
-		return err
-	}
-	if rmErr := os.Remove(d.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
-		err = rmErr
-	}
+	terms := tripleFile{f: d.file, path: d.path} // closed alike
+	err := errors.Join(d.spo.close(), d.ops.close(), terms.close())
+	*d = diskGraph{}
 	return err
 }

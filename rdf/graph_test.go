@@ -68,8 +68,17 @@ func count(t *testing.T, g rdf.Graph, s, p, o rdf.Term) int {
 	return n
 }
 
-// TestGraphSpills checks that NewGraph past its threshold answers exactly as a MemGraph does.
+// TestGraphSpills checks that NewGraph past its threshold answers exactly as a MemGraph does,
+// with its terms in memory and with them in its file (whose name is gone once open).
 func TestGraphSpills(t *testing.T) {
+	t.Run("terms in memory", testGraphSpills)
+	t.Run("terms in the file", func(t *testing.T) {
+		defer rdf.SetTermArena(4096, 8192)()
+		testGraphSpills(t)
+	})
+}
+
+func testGraphSpills(t *testing.T) {
 	const n = 25000 // 2,500 datasets
 	dir := t.TempDir()
 	g, err := rdf.NewGraph(dir, 1000)
