@@ -1,0 +1,181 @@
+package rdf
+
+// The compact store's terms: each distinct term interned as a 32-bit id (diskGraph.intern),
+// its key bytes in an arena that goes to a temporary file past termMemBytes.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+)
+
+// appendTermKey appends t encoded as kind, uvarint-prefixed value and datatype, then the
+// language.
+func appendTermKey(b []byte, t Term) []byte {
+	b = append(b, byte(t.Kind))
+	b = binary.AppendUvarint(b, uint64(len(t.Value)))
+	b = append(b, t.Value...)
+	b = binary.AppendUvarint(b, uint64(len(t.Datatype)))
+	b = append(b, t.Datatype...)
+	return append(b, t.Lang...)
+}
+
+func decodeTermKey(b []byte) (Term, error) {
+	bad := errors.New("rdf: corrupt term in graph spill file")
+	if len(b) < 1 {
+		return Term{}, bad
+	}
+	t := Term{Kind: TermKind(b[0])}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return Term{}, bad
+	}
+	t.Value, b = string(b[k:k+int(n)]), b[k+int(n):]
+	n, k = binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return Term{}, bad
+	}
+	t.Datatype, t.Lang = string(b[k:k+int(n)]), string(b[k+int(n):])
+	return t, nil
+}
+
+// termBytes returns the key of term id (valid until the next call).
+func (d *diskGraph) termBytes(id uint32) ([]byte, error) {
+	r := d.ref[id]
+	c, off := int(r>>d.shift), int(r&(1<<d.shift-1))
+	if ch := d.chunks[c]; ch != nil {
+		n, k := binary.Uvarint(ch[off:])
+		return ch[off+k : off+k+int(n)], nil
+	}
+	at := d.fileAt[c] + int64(off)
+	if cap(d.buf) < 64 {
+		d.buf = make([]byte, 256)
+	}
+	b := d.buf[:64]
+	m, err := d.file.ReadAt(b, at)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	n, k := binary.Uvarint(b[:m])
+	if k <= 0 {
+		return nil, errors.New("rdf: corrupt term in graph spill file")
+	}
+	if k+int(n) <= m {
+		return b[k : k+int(n)], nil
+	}
+	if cap(d.buf) < int(n) {
+		d.buf = make([]byte, n)
+	}
+	b = d.buf[:n]
+	if _, err := d.file.ReadAt(b, at+int64(k)); err != nil {
+		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	return b, nil
+}
+
+// find returns the id of the term whose key is d.key and its hash, ok=false when there is
+// none (slot is then where to put it).
+func (d *diskGraph) find() (id uint32, h uint32, slot int, ok bool, err error) {
+	h = uint32(maphash.Bytes(d.seed, d.key))
+	mask := len(d.table) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		v := d.table[i]
+		if v == 0 {
+			return 0, h, i, false, nil
+		}
+		if d.hash[v-1] != h {
+			continue
+		}
+		b, err := d.termBytes(v - 1)
+		if err != nil {
+			return 0, h, 0, false, err
+		}
+		if bytes.Equal(b, d.key) {
+			return v - 1, h, i, true, nil
+		}
+	}
+}
+
+// lookup returns t's id, ok=false when the graph has no such term.
+func (d *diskGraph) lookup(t Term) (uint32, bool, error) {
+	d.key = appendTermKey(d.key[:0], t)
+	id, _, _, ok, err := d.find()
+	return id, ok, err
+}
+
+// intern returns t's id, adding it when new.
+func (d *diskGraph) intern(t Term) (uint32, error) {
+	d.key = appendTermKey(d.key[:0], t)
+	id, h, slot, ok, err := d.find()
+	if err != nil || ok {
+		return id, err
+	}
+	if uint64(len(d.ref)) >= 1<<32-1 {
+		return 0, errors.New("rdf: graph spill: more than 4,294,967,294 terms")
+	}
+	rec := len(d.key) + binary.MaxVarintLen64
+	c := len(d.chunks) - 1
+	if c < 0 || len(d.chunks[c])+rec > cap(d.chunks[c]) {
+		if len(d.chunks) >= 1<<(32-d.shift) {
+			return 0, fmt.Errorf("rdf: graph spill: more than %d chunks of terms", 1<<(32-d.shift))
+		}
+		if err := d.retire(c); err != nil {
+			return 0, err
+		}
+		d.chunks = append(d.chunks, make([]byte, 0, max(termChunk, rec)))
+		d.fileAt = append(d.fileAt, -1)
+		c++
+	}
+	off := len(d.chunks[c])
+	d.chunks[c] = append(binary.AppendUvarint(d.chunks[c], uint64(len(d.key))), d.key...)
+	id = uint32(len(d.ref))
+	d.ref = append(d.ref, uint32(c)<<d.shift|uint32(off)) // off < termChunk: 0 in a long term's own chunk
+	d.hash = append(d.hash, h)
+	d.table[slot] = id + 1
+	if len(d.ref)*4 > len(d.table)*3 {
+		d.grow()
+	}
+	return id, nil
+}
+
+// retire writes full chunk c to the file when the arena in memory has passed termMemBytes.
+func (d *diskGraph) retire(c int) error {
+	if c < 0 {
+		return nil
+	}
+	if d.resident+len(d.chunks[c]) <= termMemBytes {
+		d.resident += len(d.chunks[c])
+		return nil
+	}
+	if d.file == nil {
+		var err error
+		if d.file, d.path, err = openSpillFile(d.dir); err != nil {
+			return err
+		}
+	}
+	if _, err := d.file.WriteAt(d.chunks[c], d.fileEnd); err != nil {
+		return fmt.Errorf("rdf: graph spill file: %w", err)
+	}
+	d.fileAt[c] = d.fileEnd
+	d.fileEnd += int64(len(d.chunks[c]))
+	d.chunks[c] = nil
+	return nil
+}
+
+// grow doubles the id table.
+func (d *diskGraph) grow() {
+	t := make([]uint32, 2*len(d.table))
+	mask := len(t) - 1
+	for id, h := range d.hash {
+		i := int(h) & mask
+		for t[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t[i] = uint32(id) + 1
+	}
+	d.table = t
+}
