@@ -208,7 +208,8 @@ func serveCatalogs(dir string, templates []map[string]json.RawMessage, o options
 			return nil, fmt.Errorf("write catalog: %w", err)
 		}
 	}
-	fleetFiles, err := o.fleet.writeCatalogs(dir, templates, o.records, o.scenarios)
+	// records [0, n) are the bench source's, [n, 2n) first_harvest_check's, the fleets' after them
+	fleetFiles, err := o.fleet.writeCatalogs(dir, templates, 2*o.records, o.scenarios)
 	if err != nil {
 		return nil, fmt.Errorf("write catalog: %w", err)
 	}

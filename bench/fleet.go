@@ -97,11 +97,12 @@ func (f fleetOptions) records(k int) int {
 }
 
 // writeCatalogs writes the catalogs of the selected fleet scenarios into dir and returns the
-// file of each path. Their records follow the bench source's (from records on), each source a
-// range of its own.
-func (f fleetOptions) writeCatalogs(dir string, templates []map[string]json.RawMessage, records int, scenarios []string) (map[string]string, error) {
+// file of each path. Their records are those of the synthetic catalog from first on (after the
+// bench source's and first_harvest_check's), each source a range of its own, so no dataset of
+// theirs is a cross-source duplicate of another scenario's.
+func (f fleetOptions) writeCatalogs(dir string, templates []map[string]json.RawMessage, first int, scenarios []string) (map[string]string, error) {
 	files := map[string]string{}
-	from := records
+	from := first
 	write := func(path string, n int) error {
 		file := filepath.Join(dir, strings.ReplaceAll(strings.Trim(path, "/"), "/", "-"))
 		err := writeFile(file, func(w io.Writer) error { return writeCatalogFrom(w, templates, from, n, false, nil) })
