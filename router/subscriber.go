@@ -315,11 +315,19 @@ const missedHeartbeat = 2 * time.Second
 
 // bind creates (or updates) the durable consumer and starts pulling from it. On a JetStream
 // cluster that cannot answer yet (a leader election) it keeps trying for a while
-// (whileUnavailable).
+// (whileUnavailable); a stream the broker lost is made again first (recreateStreams).
 func (s *Subscriber) bind(ctx context.Context) (*puller, error) {
 	var c jetstream.Consumer
 	err := whileUnavailable(ctx, s.js.Conn(), func(ctx context.Context) (err error) {
 		c, err = s.js.CreateOrUpdateConsumer(ctx, s.stream, s.consumer)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			// a broker whose store was wiped after this process made the streams (a
+			// nats-server restarted empty): make them again, then the consumer
+			if rerr := recreateStreams(ctx, s.js, s.dep); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			c, err = s.js.CreateOrUpdateConsumer(ctx, s.stream, s.consumer)
+		}
 		return err
 	})
 	if err != nil {
