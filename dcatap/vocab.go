@@ -15,6 +15,12 @@ const (
 	NSRDFS  = "http://www.w3.org/2000/01/rdf-schema#"
 	NSXSD   = "http://www.w3.org/2001/XMLSchema#"
 	NSGSP   = "http://www.opengis.net/ont/geosparql#"
+	// NSDQV is the W3C Data Quality Vocabulary, in which the feed publishes each dataset's MQA
+	// score (dqv:hasQualityMeasurement).
+	NSDQV = "http://www.w3.org/ns/dqv#"
+	// NSPV is piveau's vocabulary: the MQA's dimensions and metrics (pv:keywordAvailability, …,
+	// reference/mqa/edp-dqv-vocabulary.ttl).
+	NSPV = "https://piveau.eu/ns/voc#"
 
 	// EUAuthority is the Publications Office's authority tables (access rights, frequencies,
 	// languages, file types): EUAuthority + "<table>/<CODE>".

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	vocab "github.com/harvester-dev/harvester/dcatap"
 	"github.com/harvester-dev/harvester/feeds"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/quality"
@@ -19,8 +20,8 @@ import (
 // (reference/mqa/edp-dqv-vocabulary.ttl), as data.europa.eu publishes its scores
 // (docs/quality.md).
 const (
-	nsDQV = "http://www.w3.org/ns/dqv#"
-	nsPV  = "https://piveau.eu/ns/voc#"
+	nsDQV = vocab.NSDQV
+	nsPV  = vocab.NSPV
 
 	xsdBooleanType = "http://www.w3.org/2001/XMLSchema#boolean"
 	xsdIntegerType = "http://www.w3.org/2001/XMLSchema#integer"
@@ -34,10 +35,6 @@ var (
 	dqvValue                 = rdf.IRI(nsDQV + "value")
 	pvScore                  = rdf.IRI(nsPV + "score")
 )
-
-func init() {
-	Prefixes["dqv"], Prefixes["pv"] = nsDQV, nsPV
-}
 
 // scores scores the datasets of rows (not the DCAT-US 3.0 catalog records, which are no
 // datasets) from the stored records and link checks, by dataset id: two reads for the page.

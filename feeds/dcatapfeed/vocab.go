@@ -26,7 +26,7 @@ const (
 // Prefixes are the namespace prefixes the feeds declare.
 var Prefixes = map[string]string{
 	"dcat": nsDCAT, "dct": nsDCT, "foaf": nsFOAF, "skos": nsSKOS, "vcard": nsVCard, "rdfs": nsRDFS,
-	"xsd": nsXSD, "hydra": nsHydra, "prov": nsProv, "locn": nsLOCN, "gsp": nsGSP,
+	"xsd": nsXSD, "hydra": nsHydra, "prov": nsProv, "locn": nsLOCN, "gsp": nsGSP, "dqv": nsDQV, "pv": nsPV,
 }
 
 var (
