@@ -12,6 +12,16 @@ import (
 // (RDF 1.1 Concepts §3.5 recommends /.well-known/genid/).
 const GenidPath = "/.well-known/genid/"
 
+// FDKSkolemPath is the path segment of the FDK dataset harvester's skolem IRIs
+// (<record>/.well-known/skolem/<uuid>), which FDK's stored graphs carry.
+const FDKSkolemPath = "/.well-known/skolem/"
+
+// IsSkolem reports whether iri is a skolem IRI standing for a blank node (Harvester's,
+// GenidPath, or FDK's, FDKSkolemPath), not a name the publisher gave.
+func IsSkolem(iri string) bool {
+	return strings.Contains(iri, GenidPath) || strings.Contains(iri, FDKSkolemPath)
+}
+
 // skolemHexLen is how many hex digits of a blank node's content hash its skolem IRI carries
 // (128 bits: collisions between distinct contents are out of reach).
 const skolemHexLen = 32

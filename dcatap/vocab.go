@@ -47,6 +47,7 @@ const (
 	DCATBbox          = NSDCAT + "bbox"
 	DCATStartDate     = NSDCAT + "startDate"
 	DCATEndDate       = NSDCAT + "endDate"
+	DCATByteSize      = NSDCAT + "byteSize"
 
 	DCTTitle        = NSDCT + "title"
 	DCTDescription  = NSDCT + "description"
@@ -60,6 +61,7 @@ const (
 	DCTLanguage     = NSDCT + "language"
 	DCTFormat       = NSDCT + "format"
 	DCTAccrual      = NSDCT + "accrualPeriodicity"
+	DCTRights       = NSDCT + "rights"
 
 	FOAFName      = NSFOAF + "name"
 	FOAFPage      = NSFOAF + "page"

@@ -72,6 +72,8 @@ func TestCorpusScores(t *testing.T) {
 	table := b.String()
 	t.Log("\n" + table)
 
+	docsMu.Lock()
+	defer docsMu.Unlock()
 	path := filepath.Join("..", "docs", "quality.md")
 	doc, err := os.ReadFile(path)
 	require.NoError(t, err)

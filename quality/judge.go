@@ -9,7 +9,7 @@ const (
 	unknown // a status-code indicator whose URL has no check result: scores as failed
 )
 
-// judge decides the indicators of one record.
+// judge decides the indicators of one DCAT-US record.
 type judge struct {
 	r  record
 	in Input
@@ -52,8 +52,11 @@ func (j judge) datasetWide(m Metric) bool {
 	return m == DateIssuedAvailability && j.r.issued || m == DateModifiedAvailability && j.r.modified
 }
 
-// distribution decides a per-distribution indicator for dist.
-func (j judge) distribution(m Metric, dist map[string]any) verdict {
+func (j judge) distributions() int { return len(j.r.distributions) }
+
+// distribution decides a per-distribution indicator for the i-th distribution.
+func (j judge) distribution(m Metric, i int) verdict {
+	dist := j.r.distributions[i]
 	switch m {
 	case AccessURLStatusCode: // a distribution with only a downloadURL is judged by it
 		u := text(dist["accessURL"])
@@ -91,13 +94,15 @@ func (j judge) distribution(m Metric, dist map[string]any) verdict {
 	return failed
 }
 
-// link is the verdict of a status-code indicator on url: met when its check found it OK, failed
-// when broken or when there is no URL, unknown when it has no result yet.
-func (j judge) link(url string) verdict {
+func (j judge) link(url string) verdict { return linkVerdict(j.in.Links, url) }
+
+// linkVerdict is the verdict of a status-code indicator on url: met when its check in links
+// found it OK, failed when broken or when there is no URL, unknown when it has no result yet.
+func linkVerdict(links map[string]LinkResult, url string) verdict {
 	if url == "" {
 		return failed
 	}
-	switch j.in.Links[url].Class {
+	switch links[url].Class {
 	case LinkOK:
 		return met
 	case LinkBroken:

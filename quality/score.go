@@ -7,9 +7,15 @@ type Input struct {
 	// DCAT is the stored DCAT-US record (1.1 or 3.0; for a DCAT-AP source, the DCAT-US record
 	// TRANSFORM made of it).
 	DCAT json.RawMessage
-	// Findings is true when the record carries any validation row: an error, or a warning (the
-	// DCAT-US 3.0 content rules, SHACL findings that did not fail it). Profile compliance
-	// (pv:dcatApCompliance) is its absence.
+	// Graph is the record graph of a DCAT-AP dataset as harvested (canonical N-Quads, the
+	// record's source_raw); nil for any other record. When it parses and describes Identifier,
+	// every indicator reads the graph and DCAT is not read; else DCAT is scored.
+	Graph []byte
+	// Identifier is the IRI of the dataset Graph describes (the record's identifier).
+	Identifier string
+	// Findings is true when the record carries a validation row that counts against compliance:
+	// for a DCAT-US record any row, an error or a warning (the DCAT-US 3.0 content rules); for a
+	// DCAT-AP record a SHACL finding. Profile compliance (pv:dcatApCompliance) is its absence.
 	Findings bool
 	// Links holds the check results of the record's distribution URLs, keyed by the URL as the
 	// record writes it (surrounding space trimmed). A URL missing here is LinkUnknown.
@@ -46,12 +52,39 @@ type IndicatorScore struct {
 	Unknown   int       `json:"unknown,omitempty"`
 }
 
-// Assess scores a dataset by the MQA (docs/quality.md maps each indicator to the DCAT-US fields
-// it reads). It never fails and never panics on a record's shape: a record that is not a JSON
-// object scores only what Input says beside it (compliance).
+// Assess scores a dataset by the MQA: a DCAT-AP record on its graph (Input.Graph), any other
+// on its DCAT-US record (docs/quality.md maps each indicator to the DCAT-US fields and to the
+// DCAT-AP properties it reads), both by the one table of Indicators. It never fails and never
+// panics on a record's shape: a record that is not a JSON object scores only what Input says
+// beside it (compliance), and a graph that does not parse or does not describe Identifier is
+// passed over for DCAT.
 func Assess(in Input) Score {
-	r := readRecord(in.DCAT)
-	judge := judge{r: r, in: in}
+	var j judged = judge{r: readRecord(in.DCAT), in: in}
+	if len(in.Graph) > 0 {
+		if g, ok := readGraph(in); ok {
+			j = g
+		}
+	}
+	return assess(j)
+}
+
+// judged is one dataset as the indicators read it: a DCAT-US record (judge) or a DCAT-AP record
+// graph (graphJudge).
+type judged interface {
+	// dataset decides a dataset-level indicator (and a per-distribution one that datasetWide
+	// says the dataset meets for all its distributions).
+	dataset(m Metric) bool
+	// datasetWide reports whether the dataset itself meets per-distribution indicator m for
+	// every distribution (its own issued or modified date).
+	datasetWide(m Metric) bool
+	// distributions is how many distributions the dataset has.
+	distributions() int
+	// distribution decides per-distribution indicator m for the i-th distribution.
+	distribution(m Metric, i int) verdict
+}
+
+// assess scores j by Indicators.
+func assess(j judged) Score {
 	s := Score{Max: MaxPoints, Indicators: make([]IndicatorScore, 0, len(Indicators))}
 	dims := map[Dimension]*DimensionScore{}
 	for _, d := range Dimensions {
@@ -62,10 +95,10 @@ func Assess(in Input) Score {
 	}
 	for _, ind := range Indicators {
 		is := IndicatorScore{Metric: ind.Metric, Dimension: ind.Dimension, Max: ind.Points}
-		if ind.PerDistribution && !judge.datasetWide(ind.Metric) {
-			is.Of = len(r.distributions)
-			for _, dist := range r.distributions {
-				switch judge.distribution(ind.Metric, dist) {
+		if ind.PerDistribution && !j.datasetWide(ind.Metric) {
+			is.Of = j.distributions()
+			for i := range is.Of {
+				switch j.distribution(ind.Metric, i) {
 				case met:
 					is.Met++
 				case unknown:
@@ -74,7 +107,7 @@ func Assess(in Input) Score {
 			}
 		} else {
 			is.Of = 1
-			if judge.dataset(ind.Metric) {
+			if j.dataset(ind.Metric) {
 				is.Met = 1
 			}
 		}

@@ -79,8 +79,8 @@ const (
 	// skolemPath marks a skolem IRI (RDF 1.1 §3.5): a blank node renamed by EXTRACT, not a
 	// name the publisher gave, so never written out as a license, landing page or place.
 	// fdkSkolemPath is FDK's own (its stored graphs use it).
-	skolemPath    = "/.well-known/genid/"
-	fdkSkolemPath = "/.well-known/skolem/"
+	skolemPath    = vocab.GenidPath
+	fdkSkolemPath = vocab.FDKSkolemPath
 
 	euAuthority   = vocab.EUAuthority
 	ianaMediaType = "://www.iana.org/assignments/media-types/"
