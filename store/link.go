@@ -18,8 +18,14 @@ type DatasetQuality struct {
 	Slug       string
 	Identifier string
 	DCAT       json.RawMessage // the stored DCAT-US record (dataset.dcat)
-	// Findings is true when the dataset's record has a validation row (an error or a warning):
-	// quality.Input.Findings.
+	// Graph is the record graph of a DCAT-AP record (canonical N-Quads, its
+	// harvest_record.source_raw), which the MQA scores in place of DCAT (quality.Input.Graph);
+	// nil for any other record.
+	Graph []byte
+	// Findings is true when the dataset's record has a validation row (an error or a warning)
+	// that counts against profile compliance: for a DCAT-AP record a SHACL finding (Type
+	// harvest.TypeValidationError or TypeValidationWarning; TRANSFORM's warnings are about
+	// DCAT-US, not DCAT-AP), for any other any row. quality.Input.Findings.
 	Findings bool
 	// URLs are its distribution URLs (quality.LinkURLs of DCAT).
 	URLs []string

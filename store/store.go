@@ -104,13 +104,18 @@ type Store interface {
 	// ErrNotFound: EXTRACT flags a portal item another harvest source already harvests.
 	DatasetFindElsewhere(ctx context.Context, p *DatasetFindElsewhereParams) (*DatasetElsewhere, error)
 	// DatasetFindings says, of each of the datasets ids (live or held), whether its record has
-	// a validation row (errors and warnings alike, carried ones included: DatasetQuality's
-	// Findings); an unknown id is missing from the map. ids are dataset ids as the store gave them
-	// (on Postgres a text that is no uuid fails the call).
+	// a validation row that counts against profile compliance (DatasetQuality's Findings: for a
+	// DCAT-AP record a SHACL finding, for any other any row; errors and warnings alike, carried
+	// ones included); an unknown id is missing from the map. ids are dataset ids as the store
+	// gave them (on Postgres a text that is no uuid fails the call).
 	DatasetFindings(ctx context.Context, ids []string) (map[string]bool, error)
 	// DatasetGet returns the dataset of (source, identifier), live or held (Dataset.DuplicateOf),
 	// or ErrNotFound.
 	DatasetGet(ctx context.Context, p *DatasetGetParams) (*Dataset, error)
+	// DatasetGraphs returns, of each of the datasets ids (live or held) whose record is DCAT-AP
+	// (harvest_record.schema_type dcat-ap), its record graph (DatasetQuality's Graph) by dataset
+	// id; the others, and unknown ids, are missing from the map. ids as for DatasetFindings.
+	DatasetGraphs(ctx context.Context, ids []string) (map[string][]byte, error)
 	// DatasetHold holds the dataset p.HeldID against p.KeptID (it is not live any more): when
 	// p.KeptID is live, or is held against p.HeldID (the pair swaps: p.KeptID becomes live and the
 	// pair keeps its first job and time), in one transaction. A hold repeated keeps the pair's
@@ -147,8 +152,10 @@ type Store interface {
 	DatasetFind(ctx context.Context, p *DatasetFindParams) (*LiveDataset, error)
 	// DatasetQualityStream calls fn with what the MQA scores of each live dataset of
 	// p.SourceID, or of the one dataset p.DatasetID (live or held), in id order, streaming rows:
-	// its record, whether the record has any validation row (harvest_record_error of its
-	// harvest_record_id, errors and warnings alike, carried ones included) and its link URLs
+	// its record, the record graph of a DCAT-AP record, whether the record has a validation row
+	// that counts against compliance (harvest_record_error of its harvest_record_id: for a
+	// DCAT-AP record a SHACL finding, ValidationError or ValidationWarning, for any other any
+	// row; errors and warnings alike, carried ones included) and its link URLs
 	// (quality.LinkURLs). fn's error stops the stream and is returned; an unknown source or
 	// dataset streams nothing.
 	DatasetQualityStream(ctx context.Context, p *DatasetQualityParams, fn func(*DatasetQuality) error) error

@@ -37,12 +37,13 @@ var (
 )
 
 // scores scores the datasets of rows (not the DCAT-US 3.0 catalog records, which are no
-// datasets) from the stored records and link checks, by dataset id: two reads for the page.
+// datasets) from the stored records (a DCAT-AP one on its graph) and link checks, by dataset id:
+// three reads for the page.
 func (f *Feed) scores(ctx context.Context, rows []*store.LiveDataset) (map[string]quality.Score, error) {
 	recs := make([]assess.Record, 0, len(rows))
 	for _, ds := range rows {
 		if ds.RecordType != harvest.RecordTypeCatalogRecord {
-			recs = append(recs, assess.Record{ID: ds.ID, DCAT: ds.DCAT})
+			recs = append(recs, assess.Record{ID: ds.ID, Identifier: ds.Identifier, DCAT: ds.DCAT})
 		}
 	}
 	scores, err := assess.ScoreRecords(ctx, f.Store, recs)

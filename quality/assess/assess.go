@@ -153,7 +153,8 @@ func score(ctx context.Context, st Store, ds []*store.DatasetQuality) ([]quality
 	}
 	scores := make([]quality.Score, len(ds))
 	for i, d := range ds {
-		in := quality.Input{DCAT: d.DCAT, Findings: d.Findings, Links: map[string]quality.LinkResult{}}
+		in := quality.Input{DCAT: d.DCAT, Graph: d.Graph, Identifier: d.Identifier, Findings: d.Findings,
+			Links: map[string]quality.LinkResult{}}
 		for _, u := range d.URLs {
 			if r := links[u]; r != nil {
 				in.Links[u] = r.LinkResult()

@@ -145,6 +145,62 @@ func testDatasetFindings(t *testing.T, s store.Store) {
 	require.Empty(t, got)
 }
 
+// testDatasetGraphs: a DCAT-AP dataset comes with its record graph (source_raw), in the stream
+// and by id, and only a SHACL finding (ValidationError, ValidationWarning) counts against it, not
+// TRANSFORM's warnings about the DCAT-US record; a dataset of any other schema has no graph and
+// any row counts.
+func testDatasetGraphs(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	src := newSource(t, s)
+	job := newJob(t, s, src.ID)
+	write := func(identifier string, schema harvest.SchemaType, rows ...string) (*store.Dataset, string) {
+		raw := "<" + identifier + "> <http://purl.org/dc/terms/title> \"t\" .\n"
+		rec, err := s.RecordInsert(ctx, &store.RecordInsertParams{ID: uuid.NewString(), JobID: job.ID,
+			SourceID: job.SourceID, Identifier: identifier, Action: harvest.ActionCreate, SourceHash: "h-" + identifier,
+			SourceRaw: raw, SchemaType: schema})
+		require.NoError(t, err)
+		p := &store.OutcomeSettleParams{JobID: job.ID, Key: identifier, Identifier: identifier, RecordID: rec.ID,
+			Outcome: harvest.OutcomeAdded, Status: harvest.RecordSuccess}
+		for _, typ := range rows {
+			p.Errors = append(p.Errors, harvest.RecordError{Type: typ, Message: typ, Severity: harvest.SeverityWarning})
+		}
+		_, _, err = s.OutcomeSettle(ctx, p)
+		require.NoError(t, err)
+		d, err := s.DatasetUpsert(ctx, &store.DatasetUpsertParams{SourceID: src.ID, Identifier: identifier,
+			Slug: "g-" + rec.ID[:8], DCAT: dcat(identifier), RecordID: rec.ID})
+		require.NoError(t, err)
+		return d, raw
+	}
+	apClean, apRaw := write("https://ex.eu/clean", harvest.SchemaDCATAP, harvest.TypeTransformWarning)
+	apShacl, apShaclRaw := write("https://ex.eu/shacl", harvest.SchemaDCATAP, harvest.TypeTransformWarning,
+		harvest.TypeValidationWarning)
+	iso, _ := write("iso-1", harvest.SchemaISO19115_1, harvest.TypeTransformWarning)
+
+	findings, err := s.DatasetFindings(ctx, []string{apClean.ID, apShacl.ID, iso.ID})
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{apClean.ID: false, apShacl.ID: true, iso.ID: true}, findings)
+	graphs, err := s.DatasetGraphs(ctx, []string{apClean.ID, apShacl.ID, iso.ID, uuid.NewString()})
+	require.NoError(t, err)
+	require.Equal(t, map[string][]byte{apClean.ID: []byte(apRaw), apShacl.ID: []byte(apShaclRaw)}, graphs)
+	graphs, err = s.DatasetGraphs(ctx, nil)
+	require.NoError(t, err)
+	require.Empty(t, graphs)
+
+	got := map[string]*store.DatasetQuality{}
+	require.NoError(t, s.DatasetQualityStream(ctx, &store.DatasetQualityParams{SourceID: src.ID},
+		func(d *store.DatasetQuality) error {
+			got[d.ID] = d
+			return nil
+		}))
+	require.Len(t, got, 3)
+	require.Equal(t, []byte(apRaw), got[apClean.ID].Graph)
+	require.False(t, got[apClean.ID].Findings, "a TRANSFORM warning is no SHACL finding")
+	require.Equal(t, []byte(apShaclRaw), got[apShacl.ID].Graph)
+	require.True(t, got[apShacl.ID].Findings)
+	require.Nil(t, got[iso.ID].Graph)
+	require.True(t, got[iso.ID].Findings, "any row counts for a record that is not DCAT-AP")
+}
+
 // testLinkResultNewest: the newest CheckedAt of the stored checks, in UTC.
 func testLinkResultNewest(t *testing.T, s store.Store) {
 	ctx := t.Context()

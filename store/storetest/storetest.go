@@ -98,6 +98,7 @@ var cases = []testCase{
 	{"LinkResult/Upsert", testLinkResultUpsert},
 	{"LinkResult/DatasetQualityStream", testDatasetQualityStream},
 	{"LinkResult/DatasetFindings", testDatasetFindings},
+	{"LinkResult/DatasetGraphs", testDatasetGraphs},
 	{"LinkResult/Newest", testLinkResultNewest},
 	{"QualityAggregate", testQualityAggregate},
 	{"QualityReport", testQualityReport},

@@ -8,14 +8,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/quality"
 	"github.com/harvester-dev/harvester/store"
 )
 
-// datasetQualitySelect reads a dataset d's id, slug, identifier, record and whether its record
-// has a validation row (the harvest_record_error_record index answers it).
-const datasetQualitySelect = `SELECT d.id, d.slug, d.identifier, d.dcat, EXISTS (SELECT 1 FROM harvest_record_error e
-	WHERE e.harvest_record_id = d.harvest_record_id) FROM dataset d `
+// findingsOf is whether the record r of dataset d has a validation row that counts against
+// compliance (store.DatasetQuality.Findings): for a DCAT-AP record a SHACL finding, for any
+// other any row (the harvest_record_error_record index answers it).
+const findingsOf = `EXISTS (SELECT 1 FROM harvest_record_error e WHERE e.harvest_record_id = d.harvest_record_id
+	AND (COALESCE(r.schema_type, '') <> '` + string(harvest.SchemaDCATAP) + `'
+		OR e.type IN ('` + harvest.TypeValidationError + `', '` + harvest.TypeValidationWarning + `')))`
+
+// graphOf is the record graph of a DCAT-AP record r (its source_raw), else NULL.
+const graphOf = `CASE WHEN r.schema_type = '` + string(harvest.SchemaDCATAP) + `' THEN r.source_raw END`
+
+// datasetQualitySelect reads a dataset d's id, slug, identifier, record, whether its record
+// has a validation row that counts (findingsOf) and its record graph (graphOf).
+const datasetQualitySelect = `SELECT d.id, d.slug, d.identifier, d.dcat, ` + findingsOf + `, ` + graphOf + `
+	FROM dataset d LEFT JOIN harvest_record r ON r.id = d.harvest_record_id `
 
 // linkColumns are link_result's columns, in the order linkScan reads and linkArgs writes them.
 const linkColumns = `url, status, error_class, error, final_url, content_type, content_length, redirects, ok,
@@ -36,10 +47,14 @@ func (s *Store) DatasetQualityStream(ctx context.Context, p *store.DatasetQualit
 	return Each(rows, func(row Row) (*store.DatasetQuality, error) {
 		var d store.DatasetQuality
 		var dcat []byte
-		if err := row.Scan(&d.ID, &d.Slug, &d.Identifier, &dcat, &d.Findings); err != nil {
+		var graph *string
+		if err := row.Scan(&d.ID, &d.Slug, &d.Identifier, &dcat, &d.Findings, &graph); err != nil {
 			return nil, err
 		}
 		d.DCAT, d.URLs = dcat, quality.LinkURLs(dcat)
+		if graph != nil && *graph != "" {
+			d.Graph = []byte(*graph)
+		}
 		return &d, nil
 	}, fn)
 }
@@ -186,13 +201,43 @@ func (s *Store) DatasetFindings(ctx context.Context, ids []string) (map[string]b
 			id  string
 			has bool
 		}
-		err := Each(s.q.Query(ctx, `SELECT CAST(d.id AS TEXT), EXISTS (SELECT 1 FROM harvest_record_error e
-			WHERE e.harvest_record_id = d.harvest_record_id) FROM dataset d
+		err := Each(s.q.Query(ctx, `SELECT CAST(d.id AS TEXT), `+findingsOf+`
+			FROM dataset d LEFT JOIN harvest_record r ON r.id = d.harvest_record_id
 			WHERE d.id IN (`+strings.Join(marks, ", ")+`)`, args...), func(row Row) (finding, error) {
 			var f finding
 			return f, row.Scan(&f.id, &f.has)
 		}, func(f finding) error {
 			out[f.id] = f.has
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DatasetGraphs implements store.Store, maxIDsPerStatement ids a statement.
+func (s *Store) DatasetGraphs(ctx context.Context, ids []string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for chunk := range slices.Chunk(ids, maxIDsPerStatement) {
+		marks := make([]string, len(chunk))
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+		}
+		type graph struct {
+			id     string
+			nquads string
+		}
+		err := Each(s.q.Query(ctx, `SELECT CAST(d.id AS TEXT), r.source_raw
+			FROM dataset d JOIN harvest_record r ON r.id = d.harvest_record_id
+			WHERE d.id IN (`+strings.Join(marks, ", ")+`) AND r.schema_type = '`+string(harvest.SchemaDCATAP)+`'
+				AND r.source_raw IS NOT NULL AND r.source_raw <> ''`, args...), func(row Row) (graph, error) {
+			var g graph
+			return g, row.Scan(&g.id, &g.nquads)
+		}, func(g graph) error {
+			out[g.id] = []byte(g.nquads)
 			return nil
 		})
 		if err != nil {
