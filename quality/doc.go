@@ -7,14 +7,16 @@
 // the CHECK stage, SYNC, the API and the tests call it alike.
 //
 // The method, its vocabularies and its weights are data.europa.eu's, as piveau publishes them
-// (../shared/reference/mqa/); docs/quality.md maps each indicator to the DCAT-US fields it
-// reads. The vocabularies (EU file types, IANA media types, known licences, access rights) are
+// (../shared/reference/mqa/); docs/quality.md maps each indicator to the DCAT-US fields and
+// the DCAT-AP properties it reads. The vocabularies (EU file types, IANA media types, known licences, access rights) are
 // compact tables in vocabulary/, generated from the reference files by TestVocabularyCurrent
 // (go test ./quality -run TestVocabularyCurrent -update rewrites them) and embedded.
 //
 // Records are DCAT-US: 1.1 and 3.0 as stored, read loosely (a string where a list belongs, a
-// distribution object instead of a list), never failing. A DCAT-AP record is scored on the
-// DCAT-US record TRANSFORM made of it, with its SHACL findings as the compliance input.
+// distribution object instead of a list), never failing. A DCAT-AP record is scored on its
+// record graph (Input.Graph: the canonical N-Quads EXTRACT stored), on DCAT-AP's own
+// properties, with its SHACL findings as the compliance input; both kinds by the one table of
+// Indicators, into the one Score.
 //
 // [Aggregate] folds many scores (a source's, an organization's, the catalog's) into a mean,
 // a rating and per-dimension and per-indicator shares.
