@@ -56,7 +56,10 @@ type graphCase struct {
 	unknown  int
 }
 
-func graphCases() []graphCase {
+func graphCases() []graphCase { return append(graphDatasetCases(), graphDistributionCases()...) }
+
+// graphDatasetCases are the cases of the dataset-level indicators.
+func graphDatasetCases() []graphCase {
 	no := false
 	return []graphCase{
 		{name: "keyword", metric: KeywordAvailability, turtle: `:ds dcat:keyword "water"@en .`, points: 30, total: 30},
@@ -84,6 +87,15 @@ func graphCases() []graphCase {
 		{name: "access rights statement", metric: AccessRightsAvailability,
 			turtle: `:ds dct:accessRights [ a dct:RightsStatement ; rdfs:label "Open to all" ] .`, points: 10, total: 10},
 		{name: "compliant", metric: DCATAPCompliance, turtle: ``, findings: &no, points: 30, total: 30},
+		// the dataset's own date counts in full, even without a distribution
+		{name: "issued on the dataset", metric: DateIssuedAvailability, turtle: `:ds dct:issued "2020-01-01"^^xsd:date .`,
+			points: 5, total: 5},
+	}
+}
+
+// graphDistributionCases are the cases of the indicators judged per distribution.
+func graphDistributionCases() []graphCase {
+	return []graphCase{
 		// d1 OK, d2 broken, d3 (downloadURL only: judged by it) OK: 50×2/3; downloadURL on 1 of
 		// 3: 20/3 present and 30/3 OK. 100/3 + 20/3 + 30/3 = 50.
 		{name: "accessURL status", metric: AccessURLStatusCode,
@@ -153,9 +165,6 @@ func graphCases() []graphCase {
 		{name: "byte size", metric: ByteSizeAvailability,
 			turtle: `:ds dcat:distribution [ dcat:byteSize "1024"^^xsd:nonNegativeInteger ], [ dct:title "b" ] .`,
 			points: 2.5, total: 2.5},
-		// the dataset's own date counts in full, even without a distribution
-		{name: "issued on the dataset", metric: DateIssuedAvailability, turtle: `:ds dct:issued "2020-01-01"^^xsd:date .`,
-			points: 5, total: 5},
 		{name: "modified on a distribution", metric: DateModifiedAvailability,
 			turtle: `:ds dcat:distribution [ dct:modified "2020-01-01"^^xsd:date ], [ dct:title "b" ] .`,
 			points: 2.5, total: 2.5},
