@@ -126,7 +126,7 @@ func TestCheckHostLimitsAcrossWorkers(t *testing.T) {
 	h := pipelinetest.New(t)
 	site := newPoliteHost(t, 150*time.Millisecond)
 	catalogURL, urls := spreadCatalog(t, site.URL, 60)
-	links := &pipeline.LinkCheckConfig{Recheck: check.DefaultRecheck, Heartbeat: 100 * time.Millisecond,
+	links := &pipeline.LinkCheckConfig{Recheck: check.DefaultRecheck, Heartbeat: 500 * time.Millisecond,
 		Checker: check.Config{HostConcurrency: 2, HostRate: 10}}
 
 	var regs []*prometheus.Registry

@@ -155,10 +155,32 @@ func (g *groupView) run(ctx context.Context, w jetstream.KeyWatcher, kv jetstrea
 				g.report()
 			}
 		case <-tick.C:
-			// A failed put is tried again next heartbeat; until then the others keep counting
-			// this process (missedHeartbeats), which only makes them more polite.
+			// A failed put is tried again next heartbeat; the others keep counting this
+			// process until it missed missedHeartbeats.
 			_, _ = kv.Put(ctx, key, self)
+			if !g.drain(w) {
+				return
+			}
 			g.report()
+		}
+	}
+}
+
+// drain applies the entries the watch has delivered already, so that a process slow to read
+// them (a loaded machine) does not drop members whose puts are only waiting to be read. It
+// returns false when the watch has ended.
+func (g *groupView) drain(w jetstream.KeyWatcher) bool {
+	for {
+		select {
+		case e, ok := <-w.Updates():
+			if !ok {
+				return false
+			}
+			if e != nil {
+				g.apply(e)
+			}
+		default:
+			return true
 		}
 	}
 }
