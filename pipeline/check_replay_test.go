@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -65,12 +64,7 @@ func TestCheckReplay(t *testing.T) {
 	links := &pipeline.LinkCheckConfig{Recheck: check.DefaultRecheck, Checker: check.Config{HostRate: 200}}
 	ctx := context.Background()
 
-	cfg := h.Config // every stage but CHECK: the LinkChecks wait on HARVEST_CHECK
-	cfg.LinkChecks = links
-	cfg.Stages = slices.DeleteFunc(slices.Clone(cfg.Stages), func(s string) bool { return s == pipeline.StageCheck })
-	rep := (&pipelinetest.Harness{DatabaseURL: h.DatabaseURL, NATSURL: h.NATSURL, Store: h.Store, Config: cfg,
-		ReportWait: time.Minute}).Harvest(t, pipelinetest.Source{URL: catalogURL, SchemaType: pipelinetest.Federal})
-	require.Equal(t, "complete", rep.Status)
+	rep := harvestWithoutCheck(t, h, links, catalogURL)
 	const messages = 11 + copies // one LinkCheck per added dataset
 
 	fix := refuseLinkResults(t, h.DatabaseURL)

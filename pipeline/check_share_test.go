@@ -91,14 +91,7 @@ func spreadCatalog(t *testing.T, site string, n int) (string, []string) {
 		urls = append(urls, u)
 	}
 	catalog["dataset"] = datasets
-	body, err := json.Marshal(catalog)
-	require.NoError(t, err)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/data.json", urls
+	return serveCatalog(t, catalog), urls
 }
 
 // gauge reads the value of the gauge name from reg; -1 when it has none.
@@ -146,12 +139,7 @@ func TestCheckHostLimitsAcrossWorkers(t *testing.T) {
 		return gauge(t, regs[0], "harvester_check_workers") == 2 && gauge(t, regs[1], "harvester_check_workers") == 2
 	}, time.Minute, 10*time.Millisecond, "each worker counts both")
 
-	cfg := h.Config // every stage but CHECK, which the workers run
-	cfg.LinkChecks = links
-	cfg.Stages = slices.DeleteFunc(slices.Clone(cfg.Stages), func(s string) bool { return s == pipeline.StageCheck })
-	rep := (&pipelinetest.Harness{DatabaseURL: h.DatabaseURL, NATSURL: h.NATSURL, Store: h.Store, Config: cfg,
-		ReportWait: time.Minute}).Harvest(t, pipelinetest.Source{URL: catalogURL, SchemaType: pipelinetest.Federal})
-	require.Equal(t, "complete", rep.Status)
+	rep := harvestWithoutCheck(t, h, links, catalogURL) // every stage but CHECK, which the workers run
 	require.Equal(t, len(urls), rep.Added)
 	require.Eventually(t, func() bool {
 		got, err := h.Store.LinkResultGet(t.Context(), urls)

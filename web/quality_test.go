@@ -29,6 +29,19 @@ func qualityText(t *testing.T, body, id string) string {
 	return m[1]
 }
 
+// onStores runs f in parallel on a SQLite store and on a Postgres one.
+func onStores(t *testing.T, f func(t *testing.T, st store.Store)) {
+	for name, open := range map[string]func(t *testing.T) store.Store{
+		"sqlite":   sqliteStore,
+		"postgres": func(t *testing.T) store.Store { return dbtest.Store(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f(t, open(t))
+		})
+	}
+}
+
 // TestQualityPages: before any job recorded the quality, the source and organization pages say
 // so and the quality page still ranks what to fix from the stored records ("Add keywords to
 // these 2 datasets: +30 points each", naming them); once jobs recorded it, the panels give the
@@ -36,68 +49,61 @@ func qualityText(t *testing.T, body, id string) string {
 // page gives its score, what it misses and its broken link. On both stores.
 func TestQualityPages(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]func(t *testing.T) store.Store{
-		"sqlite":   sqliteStore,
-		"postgres": func(t *testing.T) store.Store { return dbtest.Store(t) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			st := open(t)
-			ctx := t.Context()
-			org, src, bare, broken := seedQuality(t, st)
-			b := publicSite(t, st).browser(t)
+	onStores(t, func(t *testing.T, st store.Store) {
+		ctx := t.Context()
+		org, src, bare, broken := seedQuality(t, st)
+		b := publicSite(t, st).browser(t)
 
-			code, body := b.get("/harvest_sources/" + src.ID)
-			require.Equal(t, http.StatusOK, code, body)
-			require.Contains(t, body, `id="source-quality-none"`)
-			code, body = b.get("/organizations/" + org.ID)
-			require.Equal(t, http.StatusOK, code, body)
-			require.Contains(t, body, `id="organization-quality-none"`)
+		code, body := b.get("/harvest_sources/" + src.ID)
+		require.Equal(t, http.StatusOK, code, body)
+		require.Contains(t, body, `id="source-quality-none"`)
+		code, body = b.get("/organizations/" + org.ID)
+		require.Equal(t, http.StatusOK, code, body)
+		require.Contains(t, body, `id="organization-quality-none"`)
 
-			now, err := assess.SourceQuality(ctx, st, src.ID)
+		now, err := assess.SourceQuality(ctx, st, src.ID)
+		require.NoError(t, err)
+		code, body = b.get("/harvest_sources/" + src.ID + "/quality")
+		require.Equal(t, http.StatusOK, code, body)
+		require.Equal(t, points(now.Mean), qualityText(t, body, "quality-score"))
+		require.Contains(t, body, `id="quality-trend-none"`)
+		fix := regexp.MustCompile(`(?s)<li class="quality-fix" data-metric="pv:keywordAvailability" data-datasets="2">(.*?)</ul>`).
+			FindStringSubmatch(body)
+		require.NotNil(t, fix, body)
+		text := strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(fix[1], " ")), " ")
+		require.Contains(t, text, "Add keywords to these 2 datasets: +30 points each")
+		require.Contains(t, text, "Q source bare 1 +30.0 Q source bare 2 +30.0")
+		require.NotContains(t, text, "Kept")
+
+		for i := range 2 {
+			finished := time.Date(2026, 12, 1+i, 10, 0, 0, 0, time.UTC)
+			_, err := assess.RecordJob(ctx, st, &store.HarvestJob{ID: uuid.NewString(), SourceID: src.ID,
+				FinishedAt: &finished}, src)
 			require.NoError(t, err)
-			code, body = b.get("/harvest_sources/" + src.ID + "/quality")
+		}
+		for _, page := range []struct{ path, id string }{
+			{"/harvest_sources/" + src.ID, "source"}, {"/organizations/" + org.ID, "organization"},
+		} {
+			code, body = b.get(page.path)
 			require.Equal(t, http.StatusOK, code, body)
-			require.Equal(t, points(now.Mean), qualityText(t, body, "quality-score"))
-			require.Contains(t, body, `id="quality-trend-none"`)
-			fix := regexp.MustCompile(`(?s)<li class="quality-fix" data-metric="pv:keywordAvailability" data-datasets="2">(.*?)</ul>`).
-				FindStringSubmatch(body)
-			require.NotNil(t, fix, body)
-			text := strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(fix[1], " ")), " ")
-			require.Contains(t, text, "Add keywords to these 2 datasets: +30 points each")
-			require.Contains(t, text, "Q source bare 1 +30.0 Q source bare 2 +30.0")
-			require.NotContains(t, text, "Kept")
+			require.Equal(t, points(now.Mean), qualityText(t, body, page.id+"-quality-score"), page.path)
+			require.Equal(t, string(now.Rating), qualityText(t, body, page.id+"-quality-rating"), page.path)
+			require.Contains(t, body, "<strong>1 broken</strong>", page.path)
+			require.Equal(t, 2, strings.Count(body, `class="trend-point"`), "%s: a point per recorded job", page.path)
+		}
+		code, body = b.get("/harvest_sources/" + src.ID + "/quality")
+		require.Equal(t, http.StatusOK, code, body)
+		require.Equal(t, 2, strings.Count(body, `class="trend-point"`))
 
-			for i := range 2 {
-				finished := time.Date(2026, 12, 1+i, 10, 0, 0, 0, time.UTC)
-				_, err := assess.RecordJob(ctx, st, &store.HarvestJob{ID: uuid.NewString(), SourceID: src.ID,
-					FinishedAt: &finished}, src)
-				require.NoError(t, err)
-			}
-			for _, page := range []struct{ path, id string }{
-				{"/harvest_sources/" + src.ID, "source"}, {"/organizations/" + org.ID, "organization"},
-			} {
-				code, body = b.get(page.path)
-				require.Equal(t, http.StatusOK, code, body)
-				require.Equal(t, points(now.Mean), qualityText(t, body, page.id+"-quality-score"), page.path)
-				require.Equal(t, string(now.Rating), qualityText(t, body, page.id+"-quality-rating"), page.path)
-				require.Contains(t, body, "<strong>1 broken</strong>", page.path)
-				require.Equal(t, 2, strings.Count(body, `class="trend-point"`), "%s: a point per recorded job", page.path)
-			}
-			code, body = b.get("/harvest_sources/" + src.ID + "/quality")
-			require.Equal(t, http.StatusOK, code, body)
-			require.Equal(t, 2, strings.Count(body, `class="trend-point"`))
-
-			ds, err := assess.DatasetQuality(ctx, st, bare.ID)
-			require.NoError(t, err)
-			code, body = b.get("/dataset/" + bare.Slug)
-			require.Equal(t, http.StatusOK, code, body)
-			require.Equal(t, points(ds.Score.Points), qualityText(t, body, "dataset-quality-score"))
-			require.Contains(t, body, `<li data-metric="pv:keywordAvailability">Add keywords`)
-			require.Contains(t, body, "HTTP 404")
-			require.Contains(t, body, broken)
-		})
-	}
+		ds, err := assess.DatasetQuality(ctx, st, bare.ID)
+		require.NoError(t, err)
+		code, body = b.get("/dataset/" + bare.Slug)
+		require.Equal(t, http.StatusOK, code, body)
+		require.Equal(t, points(ds.Score.Points), qualityText(t, body, "dataset-quality-score"))
+		require.Contains(t, body, `<li data-metric="pv:keywordAvailability">Add keywords`)
+		require.Contains(t, body, "HTTP 404")
+		require.Contains(t, body, broken)
+	})
 }
 
 // seedQuality makes an organization's source of three datasets sharing a download URL whose
@@ -166,63 +172,56 @@ func fixText(body string, metric quality.Metric) (datasets string, text string, 
 // recorded job; the nav and the dashboard link to it. On both stores.
 func TestCatalogQualityPage(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]func(t *testing.T) store.Store{
-		"sqlite":   sqliteStore,
-		"postgres": func(t *testing.T) store.Store { return dbtest.Store(t) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			st := open(t)
-			ctx := t.Context()
-			b := publicSite(t, st).browser(t)
-			code, body := b.get("/quality")
-			require.Equal(t, http.StatusOK, code, body)
-			require.Contains(t, body, `id="quality-sources-none"`)
-			require.Contains(t, body, `id="quality-trend-none"`)
+	onStores(t, func(t *testing.T, st store.Store) {
+		ctx := t.Context()
+		b := publicSite(t, st).browser(t)
+		code, body := b.get("/quality")
+		require.Equal(t, http.StatusOK, code, body)
+		require.Contains(t, body, `id="quality-sources-none"`)
+		require.Contains(t, body, `id="quality-trend-none"`)
 
-			_, worse, _, _ := seedQualitySource(t, st, "Worse", "w-", 2)
-			_, better, _, _ := seedQualitySource(t, st, "Better", "b-", 1)
-			_, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "Empty", URL: "https://example.gov/" + uuid.NewString(),
-				SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+		_, worse, _, _ := seedQualitySource(t, st, "Worse", "w-", 2)
+		_, better, _, _ := seedQualitySource(t, st, "Better", "b-", 1)
+		_, err := st.SourceInsert(ctx, &store.SourceInsertParams{Name: "Empty", URL: "https://example.gov/" + uuid.NewString(),
+			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		w, err := assess.SourceQuality(ctx, st, worse.ID)
+		require.NoError(t, err)
+		bq, err := assess.SourceQuality(ctx, st, better.ID)
+		require.NoError(t, err)
+		require.Greater(t, bq.Mean, w.Mean)
+		all := assess.CombineSources(w, bq)
+
+		code, body = b.get("/quality")
+		require.Equal(t, http.StatusOK, code, body)
+		require.Equal(t, points(all.Mean), qualityText(t, body, "quality-score"))
+		require.Equal(t, string(all.Rating), qualityText(t, body, "quality-rating"))
+		require.Equal(t, "5", qualityText(t, body, "quality-datasets"))
+		n, text, ok := fixText(body, quality.KeywordAvailability)
+		require.True(t, ok, body)
+		require.Equal(t, "3", n)
+		require.Contains(t, text, "Add keywords to these 3 datasets: +30 points each")
+		require.Contains(t, text, "Better bare 1 +30.0 Worse bare 1 +30.0 Worse bare 2 +30.0")
+		require.Contains(t, text, "By source: Worse 2 datasets, +60.0 points Better 1 dataset, +30.0 points")
+		require.Contains(t, body, `<a href="/harvest_sources/`+worse.ID+`/quality">Worse</a>`)
+		ranked := regexp.MustCompile(`<tr data-source-id="([^"]+)">`).FindAllStringSubmatch(body, -1)
+		require.Len(t, ranked, 2, "the empty source is not ranked")
+		require.Equal(t, []string{better.ID, worse.ID}, []string{ranked[0][1], ranked[1][1]})
+		require.Contains(t, body, `id="quality-sources-empty"`)
+		require.Contains(t, body, `id="quality-trend-none"`)
+
+		for i, src := range []*store.Source{worse, better, worse} {
+			finished := time.Date(2026, 12, 1+i, 10, 0, 0, 0, time.UTC)
+			_, err := assess.RecordJob(ctx, st, &store.HarvestJob{ID: uuid.NewString(), SourceID: src.ID,
+				FinishedAt: &finished}, src)
 			require.NoError(t, err)
-			w, err := assess.SourceQuality(ctx, st, worse.ID)
-			require.NoError(t, err)
-			bq, err := assess.SourceQuality(ctx, st, better.ID)
-			require.NoError(t, err)
-			require.Greater(t, bq.Mean, w.Mean)
-			all := assess.CombineSources(w, bq)
+		}
+		code, body = b.get("/quality")
+		require.Equal(t, http.StatusOK, code, body)
+		require.Equal(t, 3, strings.Count(body, `class="trend-point"`), "a point per recorded job")
 
-			code, body = b.get("/quality")
-			require.Equal(t, http.StatusOK, code, body)
-			require.Equal(t, points(all.Mean), qualityText(t, body, "quality-score"))
-			require.Equal(t, string(all.Rating), qualityText(t, body, "quality-rating"))
-			require.Equal(t, "5", qualityText(t, body, "quality-datasets"))
-			n, text, ok := fixText(body, quality.KeywordAvailability)
-			require.True(t, ok, body)
-			require.Equal(t, "3", n)
-			require.Contains(t, text, "Add keywords to these 3 datasets: +30 points each")
-			require.Contains(t, text, "Better bare 1 +30.0 Worse bare 1 +30.0 Worse bare 2 +30.0")
-			require.Contains(t, text, "By source: Worse 2 datasets, +60.0 points Better 1 dataset, +30.0 points")
-			require.Contains(t, body, `<a href="/harvest_sources/`+worse.ID+`/quality">Worse</a>`)
-			ranked := regexp.MustCompile(`<tr data-source-id="([^"]+)">`).FindAllStringSubmatch(body, -1)
-			require.Len(t, ranked, 2, "the empty source is not ranked")
-			require.Equal(t, []string{better.ID, worse.ID}, []string{ranked[0][1], ranked[1][1]})
-			require.Contains(t, body, `id="quality-sources-empty"`)
-			require.Contains(t, body, `id="quality-trend-none"`)
-
-			for i, src := range []*store.Source{worse, better, worse} {
-				finished := time.Date(2026, 12, 1+i, 10, 0, 0, 0, time.UTC)
-				_, err := assess.RecordJob(ctx, st, &store.HarvestJob{ID: uuid.NewString(), SourceID: src.ID,
-					FinishedAt: &finished}, src)
-				require.NoError(t, err)
-			}
-			code, body = b.get("/quality")
-			require.Equal(t, http.StatusOK, code, body)
-			require.Equal(t, 3, strings.Count(body, `class="trend-point"`), "a point per recorded job")
-
-			_, body = b.get("/dashboard")
-			require.Contains(t, body, `href="/quality" id="dashboard-quality-link"`)
-			require.Contains(t, body, `href="/quality" id="nav-quality"`)
-		})
-	}
+		_, body = b.get("/dashboard")
+		require.Contains(t, body, `href="/quality" id="dashboard-quality-link"`)
+		require.Contains(t, body, `href="/quality" id="nav-quality"`)
+	})
 }
