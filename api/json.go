@@ -240,6 +240,20 @@ func intParam(q query, name string, def, lo, hi int, fields fieldErrors) int {
 	return n
 }
 
+// parseListQuery reads the query of a list that downloads as CSV too: paging (parsePaging) and
+// ?format=, "" or "json" for a page of JSON, "csv" for every row. An unknown parameter, a bad
+// page or another format is a 422 fieldErrors.
+func parseListQuery(r *http.Request) (pg paging, asCSV bool, err error) {
+	fields := fieldErrors{}
+	q := readQuery(r, fields, append([]string{"format"}, pagingParams...)...)
+	pg = parsePaging(q, fields)
+	format := q["format"]
+	if format != "" && format != "json" && format != "csv" {
+		fields.add("format", "unknown format %q: want json or csv", format)
+	}
+	return pg, format == "csv", fields.err()
+}
+
 func (pg paging) params() store.PageParams {
 	return store.PageParams{Limit: pg.perPage, Offset: (pg.page - 1) * pg.perPage}
 }

@@ -87,14 +87,8 @@ var brokenLinkColumns = []string{"url", "status", "error", "detail", "final_url"
 // links, the longest broken first, a page at a time, or all of them with ?format=csv.
 func (s *server) sourceBrokenLinks(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	fields := fieldErrors{}
-	q := readQuery(r, fields, append([]string{"format"}, pagingParams...)...)
-	pg := parsePaging(q, fields)
-	format := q["format"]
-	if format != "" && format != "json" && format != "csv" {
-		fields.add("format", "unknown format %q: want json or csv", format)
-	}
-	if err := fields.err(); err != nil {
+	pg, asCSV, err := parseListQuery(r)
+	if err != nil {
 		return err
 	}
 	if _, err := s.store.SourceGet(r.Context(), id); err != nil {
@@ -104,7 +98,7 @@ func (s *server) sourceBrokenLinks(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if format == "csv" {
+	if asCSV {
 		return writeBrokenLinksCSV(w, id, links)
 	}
 	start := min(len(links), (pg.page-1)*pg.perPage)

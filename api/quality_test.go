@@ -50,85 +50,88 @@ func qualitySeed(t *testing.T, st store.Store) (src *store.Source, ok, broken *s
 	return src, ok, broken, base
 }
 
+// onStores runs f in parallel on a server over SQLite and on one over Postgres.
+func onStores(t *testing.T, f func(t *testing.T, b *testBundle)) {
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		f(t, setup(t))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		st := dbtest.Store(t)
+		f(t, setup(t, func(_ *Config, d *Deps) { d.Store = st }))
+	})
+}
+
 // TestQualityRoutes: a source's quality aggregates its datasets' scores and counts its links;
 // its broken links page (and come as CSV) with the datasets that use them; a dataset's quality
 // is its score, and the dataset whose accessURL is broken scores exactly accessUrlStatusCode's
 // 50 points less. Unknown ids are 404. On both stores.
 func TestQualityRoutes(t *testing.T) {
 	t.Parallel()
-	for name, opt := range map[string]func(t *testing.T) func(*Config, *Deps){
-		"sqlite": func(*testing.T) func(*Config, *Deps) { return func(*Config, *Deps) {} },
-		"postgres": func(t *testing.T) func(*Config, *Deps) {
-			st := dbtest.Store(t)
-			return func(_ *Config, d *Deps) { d.Store = st }
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			b := setup(t, opt(t))
-			src, ok, broken, base := qualitySeed(t, b.store)
+	onStores(t, func(t *testing.T, b *testBundle) {
+		src, ok, broken, base := qualitySeed(t, b.store)
 
-			type datasetQuality struct {
-				Slug  string `json:"slug"`
-				Score struct {
-					Points float64 `json:"points"`
-				} `json:"score"`
-				Links []struct {
-					URL   string          `json:"url"`
-					Check json.RawMessage `json:"check"`
-				} `json:"links"`
-			}
-			good := decode[datasetQuality](t, b.request(t, http.MethodGet, "/api/v1/datasets/"+ok.ID+"/quality", nil))
-			bad := decode[datasetQuality](t, b.request(t, http.MethodGet, "/api/v1/datasets/"+broken.ID+"/quality", nil))
-			require.Equal(t, ok.Slug, good.Slug)
-			require.Equal(t, 50.0, good.Score.Points-bad.Score.Points)
-			require.Len(t, bad.Links, 2)
-			require.Equal(t, base+"/data.csv", bad.Links[1].URL)
-			require.Equal(t, "null", string(bad.Links[1].Check), "never checked")
+		type datasetQuality struct {
+			Slug  string `json:"slug"`
+			Score struct {
+				Points float64 `json:"points"`
+			} `json:"score"`
+			Links []struct {
+				URL   string          `json:"url"`
+				Check json.RawMessage `json:"check"`
+			} `json:"links"`
+		}
+		good := decode[datasetQuality](t, b.request(t, http.MethodGet, "/api/v1/datasets/"+ok.ID+"/quality", nil))
+		bad := decode[datasetQuality](t, b.request(t, http.MethodGet, "/api/v1/datasets/"+broken.ID+"/quality", nil))
+		require.Equal(t, ok.Slug, good.Slug)
+		require.Equal(t, 50.0, good.Score.Points-bad.Score.Points)
+		require.Len(t, bad.Links, 2)
+		require.Equal(t, base+"/data.csv", bad.Links[1].URL)
+		require.Equal(t, "null", string(bad.Links[1].Check), "never checked")
 
-			r := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/quality", nil)
-			require.Equal(t, http.StatusOK, r.status, string(r.body))
-			sq := decode[struct {
-				Datasets int     `json:"datasets"`
-				Mean     float64 `json:"mean"`
-				Rating   string  `json:"rating"`
-				Links    map[string]int
-			}](t, r)
-			require.Equal(t, 2, sq.Datasets)
-			require.InDelta(t, (good.Score.Points+bad.Score.Points)/2, sq.Mean, 1e-9)
-			require.NotEmpty(t, sq.Rating)
-			require.Equal(t, map[string]int{"urls": 3, "checked": 2, "ok": 1, "broken": 1, "unchecked": 1}, sq.Links)
+		r := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/quality", nil)
+		require.Equal(t, http.StatusOK, r.status, string(r.body))
+		sq := decode[struct {
+			Datasets int     `json:"datasets"`
+			Mean     float64 `json:"mean"`
+			Rating   string  `json:"rating"`
+			Links    map[string]int
+		}](t, r)
+		require.Equal(t, 2, sq.Datasets)
+		require.InDelta(t, (good.Score.Points+bad.Score.Points)/2, sq.Mean, 1e-9)
+		require.NotEmpty(t, sq.Rating)
+		require.Equal(t, map[string]int{"urls": 3, "checked": 2, "ok": 1, "broken": 1, "unchecked": 1}, sq.Links)
 
-			page := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links", nil).object(t)
-			require.EqualValues(t, 1, page["total"])
-			items := page["items"].([]any)
-			require.Len(t, items, 1)
-			item := items[0].(map[string]any)
-			require.Equal(t, base+"/gone", item["url"])
-			require.EqualValues(t, 404, item["status"])
-			require.Nil(t, item["last_ok_at"])
-			require.Equal(t, []any{broken.Slug}, item["datasets"])
-			empty := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?page=2", nil).object(t)
-			require.Empty(t, empty["items"])
-			require.EqualValues(t, 1, empty["total"])
+		page := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links", nil).object(t)
+		require.EqualValues(t, 1, page["total"])
+		items := page["items"].([]any)
+		require.Len(t, items, 1)
+		item := items[0].(map[string]any)
+		require.Equal(t, base+"/gone", item["url"])
+		require.EqualValues(t, 404, item["status"])
+		require.Nil(t, item["last_ok_at"])
+		require.Equal(t, []any{broken.Slug}, item["datasets"])
+		empty := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?page=2", nil).object(t)
+		require.Empty(t, empty["items"])
+		require.EqualValues(t, 1, empty["total"])
 
-			csv := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?format=csv", nil)
-			require.Equal(t, http.StatusOK, csv.status)
-			require.Equal(t, "text/csv; charset=utf-8", csv.header.Get("Content-Type"))
-			lines := strings.Split(strings.TrimSpace(string(csv.body)), "\n")
-			require.Len(t, lines, 2, string(csv.body))
-			require.Equal(t, strings.Join(brokenLinkColumns, ","), lines[0])
-			require.True(t, strings.HasPrefix(lines[1], base+"/gone,404,,,"+base+"/gone,"), lines[1])
-			require.True(t, strings.HasSuffix(lines[1], ",,1,"+broken.Slug), lines[1])
+		csv := b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?format=csv", nil)
+		require.Equal(t, http.StatusOK, csv.status)
+		require.Equal(t, "text/csv; charset=utf-8", csv.header.Get("Content-Type"))
+		lines := strings.Split(strings.TrimSpace(string(csv.body)), "\n")
+		require.Len(t, lines, 2, string(csv.body))
+		require.Equal(t, strings.Join(brokenLinkColumns, ","), lines[0])
+		require.True(t, strings.HasPrefix(lines[1], base+"/gone,404,,,"+base+"/gone,"), lines[1])
+		require.True(t, strings.HasSuffix(lines[1], ",,1,"+broken.Slug), lines[1])
 
-			for _, path := range []string{"/api/v1/datasets/" + uuid.NewString() + "/quality", "/api/v1/datasets/nope/quality",
-				"/api/v1/harvest_sources/" + uuid.NewString() + "/quality", "/api/v1/harvest_sources/nope/broken_links"} {
-				require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, path, nil).status, path)
-			}
-			require.Equal(t, http.StatusUnprocessableEntity,
-				b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?format=xml", nil).status)
-		})
-	}
+		for _, path := range []string{"/api/v1/datasets/" + uuid.NewString() + "/quality", "/api/v1/datasets/nope/quality",
+			"/api/v1/harvest_sources/" + uuid.NewString() + "/quality", "/api/v1/harvest_sources/nope/broken_links"} {
+			require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, path, nil).status, path)
+		}
+		require.Equal(t, http.StatusUnprocessableEntity,
+			b.request(t, http.MethodGet, "/api/v1/harvest_sources/"+src.ID+"/broken_links?format=xml", nil).status)
+	})
 }
 
 // TestQualityHistoryRoutes: the jobs' recorded quality is the latest quality of an
@@ -138,73 +141,63 @@ func TestQualityRoutes(t *testing.T) {
 // computed_at and job_id. Unknown ids are 404, a bad page 422. On both stores.
 func TestQualityHistoryRoutes(t *testing.T) {
 	t.Parallel()
-	for name, opt := range map[string]func(t *testing.T) func(*Config, *Deps){
-		"sqlite": func(*testing.T) func(*Config, *Deps) { return func(*Config, *Deps) {} },
-		"postgres": func(t *testing.T) func(*Config, *Deps) {
-			st := dbtest.Store(t)
-			return func(_ *Config, d *Deps) { d.Store = st }
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := t.Context()
-			b := setup(t, opt(t))
-			org := b.newOrganization(t)
-			empty := b.request(t, http.MethodGet, "/api/v1/organizations/"+org.ID+"/quality", nil).object(t)
-			require.Nil(t, empty["computed_at"])
-			require.Nil(t, empty["job_id"])
-			require.EqualValues(t, 0, empty["datasets"])
-			require.Equal(t, "Bad", empty["rating"])
+	onStores(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		org := b.newOrganization(t)
+		empty := b.request(t, http.MethodGet, "/api/v1/organizations/"+org.ID+"/quality", nil).object(t)
+		require.Nil(t, empty["computed_at"])
+		require.Nil(t, empty["job_id"])
+		require.EqualValues(t, 0, empty["datasets"])
+		require.Equal(t, "Bad", empty["rating"])
 
-			src, _, _, _ := qualitySeed(t, b.store)
-			src.OrganizationID = org.ID // as RecordJob reads it
-			var jobs []string
-			for i := range 3 {
-				job := &store.HarvestJob{ID: uuid.NewString(), SourceID: src.ID}
-				finished := time.Date(2026, 12, 1+i, 10, 0, 0, 0, time.UTC)
-				job.FinishedAt = &finished
-				_, err := assess.RecordJob(ctx, b.store, job, src)
-				require.NoError(t, err)
-				jobs = append(jobs, job.ID)
-			}
-			direct, err := assess.SourceQuality(ctx, b.store, src.ID)
+		src, _, _, _ := qualitySeed(t, b.store)
+		src.OrganizationID = org.ID // as RecordJob reads it
+		var jobs []string
+		for i := range 3 {
+			job := &store.HarvestJob{ID: uuid.NewString(), SourceID: src.ID}
+			finished := time.Date(2026, 12, 1+i, 10, 0, 0, 0, time.UTC)
+			job.FinishedAt = &finished
+			_, err := assess.RecordJob(ctx, b.store, job, src)
 			require.NoError(t, err)
+			jobs = append(jobs, job.ID)
+		}
+		direct, err := assess.SourceQuality(ctx, b.store, src.ID)
+		require.NoError(t, err)
 
-			required := func(schema string) []any { return requiredMembers(t, schema) }
-			for _, path := range []string{"/api/v1/organizations/" + org.ID + "/quality", "/api/v1/quality"} {
-				r := b.request(t, http.MethodGet, path, nil)
-				require.Equal(t, http.StatusOK, r.status, string(r.body))
-				got := r.object(t)
-				require.ElementsMatch(t, required("QualityAggregate"), slices.Collect(maps.Keys(got)), path)
-				require.Equal(t, jobs[2], got["job_id"], path)
-				require.Equal(t, "2026-12-03T10:00:00Z", got["computed_at"], path)
-				require.EqualValues(t, 2, got["datasets"], path)
-				require.InDelta(t, direct.Mean, got["mean"], 1e-9, path)
-				require.Equal(t, map[string]any{"urls": 3.0, "checked": 2.0, "ok": 1.0, "broken": 1.0, "unchecked": 1.0}, got["links"], path)
-			}
-			for _, path := range []string{"/api/v1/harvest_sources/" + src.ID + "/quality/history",
-				"/api/v1/organizations/" + org.ID + "/quality/history", "/api/v1/quality/history"} {
-				page := b.request(t, http.MethodGet, path+"?per_page=2", nil).object(t)
-				require.EqualValues(t, 3, page["total"], path)
-				items := page["items"].([]any)
-				require.Len(t, items, 2, path)
-				first := items[0].(map[string]any)
-				require.ElementsMatch(t, required("QualityPoint"), slices.Collect(maps.Keys(first)), path)
-				require.Equal(t, jobs[0], first["job_id"], path)
-				require.Equal(t, src.ID, first["source_id"], path)
-				require.EqualValues(t, 1, first["links_broken"], path)
-				require.InDelta(t, direct.Mean, first["mean"], 1e-9, path)
-				last := b.request(t, http.MethodGet, path+"?per_page=2&page=2", nil).object(t)["items"].([]any)
-				require.Len(t, last, 1, path)
-				require.Equal(t, jobs[2], last[0].(map[string]any)["job_id"], path)
-				require.Equal(t, http.StatusUnprocessableEntity, b.request(t, http.MethodGet, path+"?page=0", nil).status, path)
-			}
-			for _, path := range []string{"/api/v1/organizations/" + uuid.NewString() + "/quality",
-				"/api/v1/organizations/nope/quality/history", "/api/v1/harvest_sources/" + uuid.NewString() + "/quality/history"} {
-				require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, path, nil).status, path)
-			}
-		})
-	}
+		required := func(schema string) []any { return requiredMembers(t, schema) }
+		for _, path := range []string{"/api/v1/organizations/" + org.ID + "/quality", "/api/v1/quality"} {
+			r := b.request(t, http.MethodGet, path, nil)
+			require.Equal(t, http.StatusOK, r.status, string(r.body))
+			got := r.object(t)
+			require.ElementsMatch(t, required("QualityAggregate"), slices.Collect(maps.Keys(got)), path)
+			require.Equal(t, jobs[2], got["job_id"], path)
+			require.Equal(t, "2026-12-03T10:00:00Z", got["computed_at"], path)
+			require.EqualValues(t, 2, got["datasets"], path)
+			require.InDelta(t, direct.Mean, got["mean"], 1e-9, path)
+			require.Equal(t, map[string]any{"urls": 3.0, "checked": 2.0, "ok": 1.0, "broken": 1.0, "unchecked": 1.0}, got["links"], path)
+		}
+		for _, path := range []string{"/api/v1/harvest_sources/" + src.ID + "/quality/history",
+			"/api/v1/organizations/" + org.ID + "/quality/history", "/api/v1/quality/history"} {
+			page := b.request(t, http.MethodGet, path+"?per_page=2", nil).object(t)
+			require.EqualValues(t, 3, page["total"], path)
+			items := page["items"].([]any)
+			require.Len(t, items, 2, path)
+			first := items[0].(map[string]any)
+			require.ElementsMatch(t, required("QualityPoint"), slices.Collect(maps.Keys(first)), path)
+			require.Equal(t, jobs[0], first["job_id"], path)
+			require.Equal(t, src.ID, first["source_id"], path)
+			require.EqualValues(t, 1, first["links_broken"], path)
+			require.InDelta(t, direct.Mean, first["mean"], 1e-9, path)
+			last := b.request(t, http.MethodGet, path+"?per_page=2&page=2", nil).object(t)["items"].([]any)
+			require.Len(t, last, 1, path)
+			require.Equal(t, jobs[2], last[0].(map[string]any)["job_id"], path)
+			require.Equal(t, http.StatusUnprocessableEntity, b.request(t, http.MethodGet, path+"?page=0", nil).status, path)
+		}
+		for _, path := range []string{"/api/v1/organizations/" + uuid.NewString() + "/quality",
+			"/api/v1/organizations/nope/quality/history", "/api/v1/harvest_sources/" + uuid.NewString() + "/quality/history"} {
+			require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, path, nil).status, path)
+		}
+	})
 }
 
 // requiredMembers are the required members of a schema of the OpenAPI document, those of the
@@ -232,35 +225,25 @@ func requiredMembers(t *testing.T, schema string) []any {
 // an unknown job, are 404. On both stores.
 func TestJobQuality(t *testing.T) {
 	t.Parallel()
-	for name, opt := range map[string]func(t *testing.T) func(*Config, *Deps){
-		"sqlite": func(*testing.T) func(*Config, *Deps) { return func(*Config, *Deps) {} },
-		"postgres": func(t *testing.T) func(*Config, *Deps) {
-			st := dbtest.Store(t)
-			return func(_ *Config, d *Deps) { d.Store = st }
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			b := setup(t, opt(t))
-			ctx := t.Context()
-			src, err := b.store.SourceInsert(ctx, &store.SourceInsertParams{Name: "Quality", URL: "https://example.gov/" + uuid.NewString(),
-				SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-			require.NoError(t, err)
-			job, err := b.store.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
-			require.NoError(t, err)
-			path := "/api/v1/harvest_jobs/" + job.ID + "/quality"
-			require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, path, nil).status, "not settled yet")
+	onStores(t, func(t *testing.T, b *testBundle) {
+		ctx := t.Context()
+		src, err := b.store.SourceInsert(ctx, &store.SourceInsertParams{Name: "Quality", URL: "https://example.gov/" + uuid.NewString(),
+			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+		require.NoError(t, err)
+		job, err := b.store.JobInsert(ctx, &store.JobInsertParams{SourceID: src.ID, JobType: harvest.JobHarvest})
+		require.NoError(t, err)
+		path := "/api/v1/harvest_jobs/" + job.ID + "/quality"
+		require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, path, nil).status, "not settled yet")
 
-			event, err := harvest.QualityReportMessage(&harvest.QualityReport{JobID: job.ID, SourceID: src.ID,
-				Time: time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC), Score: 174.5, Max: 405, Rating: "Sufficient", Datasets: 11,
-				Links: harvest.QualityLinks{URLs: 11, Checked: 11, OK: 9, Broken: 2}, Costliest: []harvest.QualityIndicator{}})
-			require.NoError(t, err)
-			require.NoError(t, b.store.QualityReportSave(ctx, &store.QualityReport{JobID: job.ID, SourceID: src.ID,
-				CreatedAt: time.Now(), Report: json.RawMessage(event.Payload)}))
-			r := b.request(t, http.MethodGet, path, nil)
-			require.Equal(t, http.StatusOK, r.status, string(r.body))
-			require.JSONEq(t, string(event.Payload), string(r.body))
-			require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, "/api/v1/harvest_jobs/"+uuid.NewString()+"/quality", nil).status)
-		})
-	}
+		event, err := harvest.QualityReportMessage(&harvest.QualityReport{JobID: job.ID, SourceID: src.ID,
+			Time: time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC), Score: 174.5, Max: 405, Rating: "Sufficient", Datasets: 11,
+			Links: harvest.QualityLinks{URLs: 11, Checked: 11, OK: 9, Broken: 2}, Costliest: []harvest.QualityIndicator{}})
+		require.NoError(t, err)
+		require.NoError(t, b.store.QualityReportSave(ctx, &store.QualityReport{JobID: job.ID, SourceID: src.ID,
+			CreatedAt: time.Now(), Report: json.RawMessage(event.Payload)}))
+		r := b.request(t, http.MethodGet, path, nil)
+		require.Equal(t, http.StatusOK, r.status, string(r.body))
+		require.JSONEq(t, string(event.Payload), string(r.body))
+		require.Equal(t, http.StatusNotFound, b.request(t, http.MethodGet, "/api/v1/harvest_jobs/"+uuid.NewString()+"/quality", nil).status)
+	})
 }

@@ -66,20 +66,14 @@ func recordErrorOf(e *store.RecordError) recordErrorJSON {
 // them as a streamed CSV download.
 func (s *server) recordErrorList(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	fields := fieldErrors{}
-	q := readQuery(r, fields, append([]string{"format"}, pagingParams...)...)
-	pg := parsePaging(q, fields)
-	format := q["format"]
-	if format != "" && format != "json" && format != "csv" {
-		fields.add("format", "unknown format %q: want json or csv", format)
-	}
-	if err := fields.err(); err != nil {
+	pg, asCSV, err := parseListQuery(r)
+	if err != nil {
 		return err
 	}
 	if _, err := s.store.JobGet(r.Context(), id); err != nil {
 		return describe(err, jobNotFound(id), "")
 	}
-	if format == "csv" {
+	if asCSV {
 		WriteRecordErrorsCSV(w, r, s.store, s.log, id)
 		return nil
 	}

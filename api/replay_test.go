@@ -55,7 +55,7 @@ func TestJobReplay(t *testing.T) {
 		`harvest job "6f1c1b5e-0000-4000-8000-000000000000" not found`)
 	f := requireFields(t, b.write(t, http.MethodPost, path(older.ID), map[string]any{"stage": "extract", "since": "today"}),
 		"stage", "since")
-	require.Contains(t, f["stage"], "want compare, transform, validate, sync")
+	require.Contains(t, f["stage"], "want compare, transform, validate, sync, check")
 	require.Contains(t, f["since"], "not an RFC 3339 time")
 
 	noBus := setup(t)

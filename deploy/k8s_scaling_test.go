@@ -104,7 +104,7 @@ func TestScaledObjectsNameTheTopologysConsumers(t *testing.T) {
 }
 
 // createdConsumers starts a pipeline running stages (embedded store, in-process nats-server of
-// its own) and returns the durable consumers it created.
+// its own) and returns the durable consumers it created (the work the triggers scale on).
 func createdConsumers(t *testing.T, stages []string) []consumer {
 	t.Helper()
 	url := natstest.URL(t)
@@ -125,11 +125,13 @@ func createdConsumers(t *testing.T, stages []string) []consumer {
 	for s := range streams.Name() {
 		st, err := js.Stream(context.Background(), s)
 		require.NoError(t, err)
-		names := st.ConsumerNames(context.Background())
-		for c := range names.Name() {
-			out = append(out, consumer{s, c})
+		infos := st.ListConsumers(context.Background())
+		for c := range infos.Info() {
+			if c.Config.Durable != "" { // not the ephemeral watch of the members bucket (router.Join)
+				out = append(out, consumer{s, c.Name})
+			}
 		}
-		require.NoError(t, names.Err())
+		require.NoError(t, infos.Err())
 	}
 	require.NoError(t, streams.Err())
 	return out

@@ -22,6 +22,8 @@ var ErrReplayStage = errors.New("unknown replay stage")
 
 // replaySubjects maps each stage whose failed messages are records to the subject that stage
 // consumes. EXTRACT, the listing and the aggregator fail whole jobs; there is nothing to replay.
+// CHECK's failed messages are link checks, not records: replayLinkCheck sends them to
+// harvest.SubjectCheck.
 var replaySubjects = map[string]string{
 	harvest.StageCompare:   harvest.SubjectCompare,
 	harvest.StageTransform: harvest.SubjectTransform,
@@ -29,9 +31,11 @@ var replaySubjects = map[string]string{
 	harvest.StageSync:      harvest.SubjectSync,
 }
 
-// ReplayStages lists the stages whose failed records Replay sends again, in pipeline order.
+// ReplayStages lists the stages whose failed messages Replay sends again, in pipeline order:
+// the record stages, then CHECK (its link checks).
 func ReplayStages() []string {
-	return []string{harvest.StageCompare, harvest.StageTransform, harvest.StageValidate, harvest.StageSync}
+	return []string{harvest.StageCompare, harvest.StageTransform, harvest.StageValidate, harvest.StageSync,
+		harvest.StageCheck}
 }
 
 // ReplayInFlight is how long a record sent again by Replay counts as in flight: a second replay
@@ -56,19 +60,25 @@ type ReplayResult struct {
 	JobID string `json:"job_id"`
 	// Found is how many of the job's failed messages matched the stage and time.
 	Found int `json:"found"`
-	// Replayed is how many records were sent again, each to the stage where it failed.
+	// Replayed is how many messages were sent again, each to the stage where it failed: records,
+	// and LinkChecks of them.
 	Replayed int `json:"replayed"`
+	// LinkChecks is how many of Replayed are link checks sent to CHECK (harvest.SubjectCheck;
+	// left out of the JSON when 0), which settle nothing of the job: whoever runs CHECK checks
+	// them (replayLinkCheck).
+	LinkChecks int `json:"link_checks,omitempty"`
 	// Skipped is Found minus Replayed: records whose outcome is no longer errored (a replay
 	// already made them succeed), records replayed within ReplayInFlight whose outcome is still
-	// to come, the same record failing more than once, and job-level messages (extract,
-	// listing, report) that carry no record.
+	// to come, the same record failing more than once, job-level messages (extract,
+	// listing, report) that carry no record, and link checks with no URL left to check.
 	Skipped int `json:"skipped"`
 	// Message, when nothing was replayed, says why and what to do instead (NothingToReplay).
 	Message string `json:"message,omitempty"`
 }
 
 // Replay sends the job's records kept on harvest.v1.failed.<stage> through the pipeline
-// again, each to the stage that gave up on it, once the cause is fixed. Each record's errored
+// again, each to the stage that gave up on it, once the cause is fixed, and the job's link
+// checks that CHECK gave up on (harvest.v1.failed.check) to CHECK again (replayLinkCheck). Each record's errored
 // outcome is re-opened first (store.Store.OutcomeReopen), so the aggregator counts its new
 // outcome exactly once, in place of the errored one, although the job has finished: a record
 // that now succeeds moves from errored to added or updated; one that fails again stays errored
@@ -94,7 +104,16 @@ func (c Control) Replay(ctx context.Context, p *ReplayParams) (*ReplayResult, er
 	res := &ReplayResult{JobID: p.JobID}
 	err = c.Bus.ScanFailed(ctx, router.FailedFilter{JobID: p.JobID, Stage: p.Stage, Since: p.Since}, func(stage string, data []byte) error {
 		res.Found++
-		sent, err := c.replayOne(ctx, p.JobID, stage, data)
+		var sent bool
+		var err error
+		if stage == harvest.StageCheck {
+			sent, err = c.replayLinkCheck(ctx, job, data)
+			if sent {
+				res.LinkChecks++
+			}
+		} else {
+			sent, err = c.replayOne(ctx, p.JobID, stage, data)
+		}
 		if sent {
 			res.Replayed++
 		} else {
@@ -117,7 +136,8 @@ func nothingSent(job *store.HarvestJob, p *ReplayParams, res *ReplayResult) stri
 	switch {
 	case res.Found > 0:
 		return fmt.Sprintf("Nothing to replay: the %d failed messages of job %s that match were replayed already "+
-			"(their records settled, or are in flight for %v), or carry no record", res.Found, job.ID, ReplayInFlight)
+			"(their records settled, or are in flight for %v), carry no record, or are link checks whose URLs were "+
+			"checked since", res.Found, job.ID, ReplayInFlight)
 	case p.Stage != "" || !p.Since.IsZero():
 		return fmt.Sprintf("Nothing to replay: no record of job %s failed in the stage and time asked for", job.ID)
 	}
@@ -238,6 +258,50 @@ func (c Control) replayOne(ctx context.Context, jobID, stage string, data []byte
 	if err != nil {
 		return false, fmt.Errorf("send %q again (it stays re-opened, and a replay after %v sends it again): %w",
 			rec.Identifier, ReplayInFlight, err)
+	}
+	return true, nil
+}
+
+// replayLinkCheck sends a LinkCheck of job that CHECK gave up on to CHECK again, with those of
+// its URLs that have no stored check made since the job was created (the URLs CHECK would
+// check for the job): none left (a replay, a later message or the job's settling checked
+// them since), a source that no longer checks its links or is gone, or a body that is no
+// LinkCheck sends nothing and reports false. CHECK settles nothing of the job, so nothing is
+// re-opened: a second replay while the first's checks are queued sends them again, and CHECK
+// requests each URL once (a URL checked since the job's creation is not due).
+func (c Control) replayLinkCheck(ctx context.Context, job *store.HarvestJob, data []byte) (bool, error) {
+	var lc harvest.LinkCheck
+	if err := harvest.Decode(harvest.NewRawMessage("", data), &lc); err != nil || len(lc.URLs) == 0 {
+		return false, nil
+	}
+	src, err := c.Store.SourceGet(ctx, job.SourceID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("get source %s: %w", job.SourceID, err)
+	}
+	if !harvest.LinkChecksOn(src.Options) {
+		return false, nil
+	}
+	stored, err := c.Store.LinkResultGet(ctx, lc.URLs)
+	if err != nil {
+		return false, fmt.Errorf("read the stored checks of a link check of job %s: %w", job.ID, err)
+	}
+	lc.URLs = slices.DeleteFunc(slices.Clone(lc.URLs), func(u string) bool {
+		r := stored[u]
+		return r != nil && !r.CheckedAt.Before(job.CreatedAt)
+	})
+	if len(lc.URLs) == 0 {
+		return false, nil
+	}
+	lc.JobID, lc.SourceID = job.ID, job.SourceID
+	m, err := harvest.LinkCheckMessage(&lc)
+	if err == nil {
+		err = c.Bus.Publisher().Publish(harvest.SubjectCheck, m)
+	}
+	if err != nil {
+		return false, fmt.Errorf("send a link check of job %s again: %w", job.ID, err)
 	}
 	return true, nil
 }

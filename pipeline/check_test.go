@@ -128,6 +128,16 @@ func sharedCatalog(t *testing.T, site string, copies int) (string, []string, str
 		datasets = append(datasets, d)
 	}
 	catalog["dataset"] = datasets
+	out := make([]string, 0, len(urls))
+	for u := range urls {
+		out = append(out, u)
+	}
+	return serveCatalog(t, catalog), out, shared.Path
+}
+
+// serveCatalog serves catalog as JSON until the test ends and returns its URL.
+func serveCatalog(t *testing.T, catalog map[string]any) string {
+	t.Helper()
 	body, err := json.Marshal(catalog)
 	require.NoError(t, err)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -135,11 +145,21 @@ func sharedCatalog(t *testing.T, site string, copies int) (string, []string, str
 		_, _ = w.Write(body)
 	}))
 	t.Cleanup(srv.Close)
-	out := make([]string, 0, len(urls))
-	for u := range urls {
-		out = append(out, u)
-	}
-	return srv.URL + "/data.json", out, shared.Path
+	return srv.URL + "/data.json"
+}
+
+// harvestWithoutCheck harvests catalogURL with link checks on through a pipeline of every stage
+// but CHECK, so that SYNC's LinkChecks wait on HARVEST_CHECK for whoever runs CHECK; the job
+// must complete.
+func harvestWithoutCheck(t *testing.T, h *pipelinetest.Harness, links *pipeline.LinkCheckConfig, catalogURL string) pipelinetest.Report {
+	t.Helper()
+	cfg := h.Config
+	cfg.LinkChecks = links
+	cfg.Stages = slices.DeleteFunc(slices.Clone(cfg.Stages), func(s string) bool { return s == pipeline.StageCheck })
+	rep := (&pipelinetest.Harness{DatabaseURL: h.DatabaseURL, NATSURL: h.NATSURL, Store: h.Store, Config: cfg,
+		ReportWait: time.Minute}).Harvest(t, pipelinetest.Source{URL: catalogURL, SchemaType: pipelinetest.Federal})
+	require.Equal(t, "complete", rep.Status)
+	return rep
 }
 
 // TestCheckStage: a harvest through NATS JetStream with CHECK on, on both stores. SYNC sends the
@@ -258,12 +278,7 @@ func TestCheckWorker(t *testing.T) {
 	links := &pipeline.LinkCheckConfig{Recheck: check.DefaultRecheck, Checker: check.Config{HostRate: 200}}
 	ctx := context.Background()
 
-	cfg := h.Config
-	cfg.LinkChecks = links
-	cfg.Stages = slices.DeleteFunc(slices.Clone(cfg.Stages), func(s string) bool { return s == pipeline.StageCheck })
-	rep := (&pipelinetest.Harness{DatabaseURL: h.DatabaseURL, NATSURL: h.NATSURL, Store: h.Store, Config: cfg,
-		ReportWait: time.Minute}).Harvest(t, pipelinetest.Source{URL: catalogURL, SchemaType: pipelinetest.Federal})
-	require.Equal(t, "complete", rep.Status)
+	rep := harvestWithoutCheck(t, h, links, catalogURL)
 	require.Equal(t, 11+copies, rep.Added)
 
 	nc, err := nats.Connect(h.NATSURL)

@@ -447,6 +447,9 @@ func (p *Pipeline) buildHandler() error {
 // listener at Config.Addr, until ctx ends or Close is called. An error of a running part
 // later arrives on Err.
 func (p *Pipeline) Start(ctx context.Context) error {
+	if err := p.shareLinkLimits(ctx); err != nil {
+		return err
+	}
 	if p.router != nil {
 		started := make(chan error, 1)
 		go func() {
@@ -491,6 +494,36 @@ func (p *Pipeline) Start(ctx context.Context) error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkGroup is the members group (router.Join) of the processes that run CHECK.
+const checkGroup = "check"
+
+// shareLinkLimits, in a process that runs CHECK, joins the CHECK processes of the deployment
+// before CHECK consumes anything, and keeps dividing the per-host limits of link checks by
+// their number (check.Checker.SetShare), so that a host sees at most --link-host-concurrency
+// requests at a time and --link-host-rate a second from all of them together (the
+// concurrency while they are no more than it: each keeps one). The gauge
+// harvester_check_workers is the number this process counts.
+func (p *Pipeline) shareLinkLimits(ctx context.Context) error {
+	if p.stages == nil || p.stages.checker == nil || p.bus == nil {
+		return nil
+	}
+	workers := prometheus.NewGauge(prometheus.GaugeOpts{Name: "harvester_check_workers",
+		Help: "The processes running CHECK that this one counts (itself included); each sends a host 1/n of the per-host link check limits."})
+	if err := p.reg.Register(workers); err != nil {
+		return err
+	}
+	checker := p.stages.checker
+	leave, err := p.bus.Join(ctx, checkGroup, p.cfg.LinkChecks.Heartbeat, func(n int) {
+		checker.SetShare(n)
+		workers.Set(float64(n))
+	})
+	if err != nil {
+		return fmt.Errorf("join the CHECK processes: %w", err)
+	}
+	p.closers = append(p.closers, leave)
 	return nil
 }
 

@@ -88,6 +88,7 @@ type stages struct {
 	search  *search.Batcher // nil without an index, or without SYNC or REPORT here
 	report  *report.Handler
 	check   *check.Handler // nil: this process does not run CHECK
+	checker *check.Checker // check's link checker, whose per-host limits the CHECK processes share
 	sync    *catalogsync.Handler
 	compare *compare.Handler
 	extract *extract.Handler
@@ -120,7 +121,7 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	s.report.SetQualityRecorder(assess.Recorder{Store: p.store}) // and records the source's quality
 	s.sync.SetLinkChecks(p.cfg.LinkChecks != nil)
 	if p.cfg.LinkChecks != nil && slices.Contains(p.cfg.Stages, StageCheck) {
-		if s.check, err = newCheck(p.cfg, p.store); err != nil {
+		if s.check, s.checker, err = newCheck(p.cfg, p.store); err != nil {
 			return nil, err
 		}
 	}
@@ -203,22 +204,28 @@ type LinkCheckConfig struct {
 	// the scheduler's leader queues those older. 0: a URL checked before the start of the job
 	// that sends it is checked again, and the leader queues nothing (the one-shot harvest).
 	Recheck time.Duration
+	// Heartbeat is how often a process running CHECK says so in the bus's members bucket
+	// (router.Join), where the CHECK processes count themselves to divide the per-host limits
+	// between them (check.Checker.SetShare); 0: router.DefaultHeartbeat (5 s). A process that
+	// dies without leaving is no longer counted after three of its heartbeats.
+	Heartbeat time.Duration
 }
 
-// newCheck builds CHECK's handler over its link checker (cfg.LinkChecks is set).
-func newCheck(cfg Config, st store.Store) (*check.Handler, error) {
+// newCheck builds CHECK's handler over its link checker, which it returns too (cfg.LinkChecks
+// is set).
+func newCheck(cfg Config, st store.Store) (*check.Handler, *check.Checker, error) {
 	lc := *cfg.LinkChecks
 	cc := lc.Checker
 	cc.UserAgent = cmp.Or(cc.UserAgent, cfg.Fetch.UserAgent)
 	cc.AllowPrivate = cc.AllowPrivate || cfg.Fetch.AllowPrivate
 	c, err := check.New(cc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return check.NewHandler(c, assess.StageStore{Store: st}, check.StageConfig{Recheck: lc.Recheck,
 		Settled: func(ctx context.Context, jobID, sourceID string) error {
 			return recordChecked(ctx, st, jobID, sourceID)
-		}}), nil
+		}}), c, nil
 }
 
 // recordChecked records the quality of job jobID's source again once its link checks settled

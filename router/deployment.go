@@ -97,6 +97,14 @@ func (n names) bucket() string {
 	return n.p + "-" + RecordBucket
 }
 
+// membersBucket is the server's name of the key-value bucket MembersBucket.
+func (n names) membersBucket() string {
+	if n.p == "" {
+		return MembersBucket
+	}
+	return n.p + "-" + MembersBucket
+}
+
 // deployment is what every process of one deployment shares on the NATS server and must agree
 // on: the names, how many servers keep each stream, and the identity of the deployment's
 // database that its streams are stamped with (stamp.go).

@@ -27,7 +27,7 @@ func TestFormsAreLabelled(t *testing.T) {
 		"/harvest_records/" + f.updated.ID, "/dataset/" + liveSlug(t, st, f.src.ID, "a"),
 		"/harvest_sources/new?source_type=rdf", "/harvest_sources/new?source_type=waf-collection",
 		"/harvest_sources/" + f.src.ID + "/edit?source_type=csw", "/harvest_jobs/" + f.job1.ID + "/records",
-		"/harvest_jobs/" + f.job1.ID + "/record_errors?severity=error", "/dashboard?window=1h"} {
+		"/harvest_jobs/" + f.job1.ID + "/record_errors?severity=error", "/dashboard?window=1h", "/quality"} {
 		code, body := b.get(path)
 		require.Equal(t, http.StatusOK, code, path)
 		requireLabelled(t, path, body)

@@ -123,6 +123,7 @@ func TestPagesRender(t *testing.T) {
 			"/search":    "Search datasets",
 			"/validate":  "Validate a catalog",
 			"/dashboard": "Dashboard",
+			"/quality":   "Metadata quality of the catalog",
 			"/sign-in":   "Sign in",
 		} {
 			code, body := b.get(path)

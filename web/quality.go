@@ -192,6 +192,23 @@ type fixExample struct {
 	Gain string
 }
 
+// fixViewOf words f: its advice (to have the links checked when every dataset that misses it
+// does so only for links never checked), the points each dataset gains (its examples are the
+// best first), in all, and its example datasets with their pages.
+func fixViewOf(f *assess.Fix) fixView {
+	v := fixView{Fix: f, Advice: adviceOf(f.Metric), Total: points(f.Gain)}
+	if f.Unchecked == f.Datasets {
+		v.Advice = uncheckedAdvice(f.Metric)
+	}
+	if len(f.Examples) > 0 {
+		v.Each = points(f.Examples[0].Gain)
+	}
+	for _, e := range f.Examples {
+		v.Examples = append(v.Examples, fixExample{FixDataset: e, Path: datasetPath(e.Slug), Gain: points(e.Gain)})
+	}
+	return v
+}
+
 // sourceQualityData is quality.html's data.
 type sourceQualityData struct {
 	Source   *store.Source
@@ -226,17 +243,7 @@ func (s *server) sourceQuality(w http.ResponseWriter, r *http.Request) error {
 	d := sourceQualityData{Source: src, Quality: fixes.Source, Score: points(fixes.Source.Mean), Examples: qualityExamples,
 		Trend: trendOf(rows), Recorded: len(rows)}
 	for _, f := range fixes.Fixes {
-		v := fixView{Fix: f, Advice: adviceOf(f.Metric), Total: points(f.Gain)}
-		if f.Unchecked == f.Datasets {
-			v.Advice = uncheckedAdvice(f.Metric)
-		}
-		if len(f.Examples) > 0 {
-			v.Each = points(f.Examples[0].Gain)
-		}
-		for _, e := range f.Examples {
-			v.Examples = append(v.Examples, fixExample{FixDataset: e, Path: datasetPath(e.Slug), Gain: points(e.Gain)})
-		}
-		d.Fixes = append(d.Fixes, v)
+		d.Fixes = append(d.Fixes, fixViewOf(f))
 	}
 	return s.render(w, r, http.StatusOK, "quality.html", src.Name+" — metadata quality", d)
 }

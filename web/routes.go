@@ -71,6 +71,7 @@ func (s *server) routes() {
 	read("GET /validate", s.validateForm)
 	write("POST /validate", s.validate)
 	read("GET /dashboard", s.dashboard)
+	read("GET /quality", s.catalogQuality)
 
 	open("/", func(w http.ResponseWriter, r *http.Request) error { return notFound("no such page: %s", r.URL.Path) })
 }

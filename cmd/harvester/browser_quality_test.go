@@ -52,3 +52,35 @@ func (w *walk) quality() {
 	require.NotEmpty(t, w.text("dataset-quality-score"))
 	w.shot("dataset-quality")
 }
+
+// catalogQuality: the dashboard's link opens the catalog's quality page; the catalog is the
+// one source now, so its score is the API's for that source; the source is ranked and what to
+// fix is listed; the trend has a point per job that recorded the catalog's quality (the API's
+// catalog history); the ranked source links to its own quality page.
+func (w *walk) catalogQuality() {
+	t := w.t
+	srcID := strings.TrimPrefix(w.src, "/harvest_sources/")
+	var q struct{ Mean float64 }
+	w.api.call("GET", "/api/v1/harvest_sources/"+srcID+"/quality", nil, http.StatusOK, &q)
+	var hist struct{ Total int }
+	w.api.call("GET", "/api/v1/quality/history", nil, http.StatusOK, &hist)
+	require.Positive(t, hist.Total, "the harvests recorded the catalog's quality")
+
+	w.open("/dashboard")
+	w.click("dashboard-quality-link")
+	w.waitPath(regexp.MustCompile(`^/quality$`))
+	require.Equal(t, strconv.FormatFloat(q.Mean, 'f', 1, 64), w.text("quality-score"))
+	ranked, err := chromedp.Run(w.ctx, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll("#quality-sources tbody tr")].map(e => e.dataset.sourceId)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{srcID}, ranked)
+	fixes, err := chromedp.Run(w.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#quality-fixes > li .fix-sources a").length`))
+	require.NoError(t, err)
+	require.Positive(t, fixes, "what to fix, by source")
+	points, err := chromedp.Run(w.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#quality-trend .trend-point").length`))
+	require.NoError(t, err)
+	require.Equal(t, hist.Total, points, "a trend point per recorded job")
+	w.shot("catalog-quality")
+	w.do("the ranked source", chromedp.Click(chromedp.CSS("#quality-sources tbody a")))
+	require.Equal(t, "/harvest_sources/"+srcID+"/quality", w.waitPath(qualityPath))
+}

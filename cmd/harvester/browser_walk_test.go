@@ -81,7 +81,7 @@ type walk struct {
 // source of a corpus catalog served locally, harvest it watching the progress bar reach 100%
 // with the API's counts, harvest a changed catalog, open its record errors and download them
 // as CSV, open an updated record's field diff, the source's metadata quality and its quality
-// page; then the issue 26 walk: the sources list with
+// page and the catalog's; then the issue 26 walk: the sources list with
 // health and counts, a failing source, its job, warnings shown as warnings, replay offered only
 // where it does something, the dashboard; and clear the source. Each page is screenshotted
 // into the test's output folder (browsertest.Output).
@@ -103,6 +103,7 @@ func TestWebUIInABrowser(t *testing.T) {
 	w.recordDiff(changedID)
 	w.publicSearch(changedID)
 	w.quality()
+	w.catalogQuality()
 	w.failingSourceInTheList()
 	w.failingJob()
 	w.warnedJob()

@@ -145,9 +145,9 @@ var flagTable = []flagSpec{
 		help: "a URL checked longer ago than this is checked again: the scheduler's leader queues it, and SYNC's " +
 			"changed datasets do not check it sooner"},
 	{id: "link-host-concurrency", env: "HARVESTER_LINK_HOST_CONCURRENCY", def: 2,
-		help: "the most link checks in flight to one host"},
+		help: "the most link checks in flight to one host, over every process that runs CHECK (each takes 1/n, at least 1)"},
 	{id: "link-host-rate", env: "HARVESTER_LINK_HOST_RATE", def: 2.0,
-		help: "the most link checks started per second to one host"},
+		help: "the most link checks started per second to one host, over every process that runs CHECK (each takes 1/n)"},
 	{id: "link-exclude-hosts", env: "HARVESTER_LINK_EXCLUDE_HOSTS", def: "",
 		help: "host names whose URLs are never checked, comma-separated, subdomains included, e.g. " +
 			"example.org,intranet.gov"},

@@ -37,7 +37,12 @@ Each record is sent at most once while its outcome is in flight, however often (
 times at once) replay runs. Only a complete job that is its source's newest job is replayed: a
 replay of an older job would overwrite the datasets of the newer one (run a harvest instead).
 
---stage keeps the records that failed in one stage (compare, transform, validate or sync);
+--stage keeps the records that failed in one stage (compare, transform, validate or sync), or
+check: the job's link checks that CHECK gave up on (harvest.v1.failed.check), sent to CHECK
+again with their URLs not checked since the job was created. They settle nothing of the job,
+so replay does not wait for them: whoever runs CHECK (worker --stages check, or serve with link
+checks on) checks them. Without --stage both are replayed.
+
 --since keeps the messages stored at or after a time (RFC 3339, or a duration such as 2h: that
 long ago).
 
@@ -155,6 +160,10 @@ func (f *replayFlags) replay(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "Replayed %d of the %d failed messages of job %s (%d skipped: settled already, in flight, or not a record)\n",
 		res.Replayed, res.Found, res.JobID, res.Skipped)
+	if res.LinkChecks > 0 {
+		fmt.Fprintf(out, "Of them, %d link checks went to CHECK again: whoever runs CHECK (worker --stages check, or serve "+
+			"with link checks on) checks them\n", res.LinkChecks)
+	}
 	if res.Message != "" { // nothing sent: why, and what to do instead
 		fmt.Fprintln(out, res.Message)
 	}

@@ -178,7 +178,7 @@ func TestReplayRefusals(t *testing.T) {
 	require.Contains(t, out, `there is no job "6f1c1b5e-0000-4000-8000-000000000000"`)
 	_, code, out = b.replay(t, "--job", "x", "--stage", "extract")
 	require.Equal(t, exitUsage, code)
-	require.Contains(t, out, `--stage: "extract" is not one of compare, transform, validate, sync`)
+	require.Contains(t, out, `--stage: "extract" is not one of compare, transform, validate, sync, check`)
 	_, code, out = b.replay(t, "--job", "x", "--since", "yesterday")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, out, `--since: "yesterday" is neither`)

@@ -63,6 +63,18 @@ const batch = 500
 // no dataset (mean 0, rating bad).
 func SourceQuality(ctx context.Context, st Store, sourceID string) (*Source, error) {
 	out := &Source{Summary: quality.Aggregate(nil)}
+	if err := scoreSource(ctx, st, sourceID, out, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scoreSource streams the live datasets of the source sourceID, scores them batch by batch
+// (batch datasets between two reads of link results), counts each distinct URL's stored check
+// into out.Links and combines each batch's scores into out.Summary. visit, when not nil, sees
+// each batch with its scores (scores[i] is ds[i]'s) before the next is read.
+func scoreSource(ctx context.Context, st Store, sourceID string, out *Source,
+	visit func(ds []*store.DatasetQuality, scores []quality.Score)) error {
 	seen := map[string]bool{}
 	var pending []*store.DatasetQuality
 	flush := func() error {
@@ -78,6 +90,9 @@ func SourceQuality(ctx context.Context, st Store, sourceID string) (*Source, err
 				}
 			}
 		}
+		if visit != nil {
+			visit(pending, scores)
+		}
 		out.Summary = quality.Combine(out.Summary, quality.Aggregate(scores))
 		pending = pending[:0]
 		return nil
@@ -92,9 +107,9 @@ func SourceQuality(ctx context.Context, st Store, sourceID string) (*Source, err
 		err = flush()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("score the datasets of source %s: %w", sourceID, err)
+		return fmt.Errorf("score the datasets of source %s: %w", sourceID, err)
 	}
-	return out, nil
+	return nil
 }
 
 // Dataset is one dataset's quality: its score and the stored checks of its distribution URLs.

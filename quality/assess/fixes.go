@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 
 	"github.com/harvester-dev/harvester/quality"
@@ -56,20 +55,8 @@ func SourceFixes(ctx context.Context, st Store, sourceID string, examples int) (
 		fixes[i] = &Fix{IndicatorSummary: quality.IndicatorSummary{Metric: in.Metric, Dimension: in.Dimension, Max: in.Points},
 			PerDataset: !in.PerDistribution}
 	}
-	seen := map[string]bool{}
-	var pending []*store.DatasetQuality
-	flush := func() error {
-		scores, links, err := score(ctx, st, pending)
-		if err != nil {
-			return err
-		}
-		for j, d := range pending {
-			for _, u := range d.URLs {
-				if !seen[u] {
-					seen[u] = true
-					out.Source.Links.add(links[u])
-				}
-			}
+	err := scoreSource(ctx, st, sourceID, out.Source, func(ds []*store.DatasetQuality, scores []quality.Score) {
+		for j, d := range ds {
 			var title string
 			for i, is := range scores[j].Indicators {
 				gain := float64(is.Max) - is.Points
@@ -93,21 +80,9 @@ func SourceFixes(ctx context.Context, st Store, sourceID string, examples int) (
 				}
 			}
 		}
-		out.Source.Summary = quality.Combine(out.Source.Summary, quality.Aggregate(scores))
-		pending = pending[:0]
-		return nil
-	}
-	err := st.DatasetQualityStream(ctx, &store.DatasetQualityParams{SourceID: sourceID}, func(d *store.DatasetQuality) error {
-		if pending = append(pending, d); len(pending) == batch {
-			return flush()
-		}
-		return nil
 	})
-	if err == nil && len(pending) > 0 {
-		err = flush()
-	}
 	if err != nil {
-		return nil, fmt.Errorf("score the datasets of source %s: %w", sourceID, err)
+		return nil, err
 	}
 	for i, f := range fixes {
 		if f.Datasets == 0 {

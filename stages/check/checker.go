@@ -71,6 +71,14 @@ func New(cfg Config) (*Checker, error) {
 		parallel: make(chan struct{}, cfg.Parallel), inflight: map[string]*flight{}}, nil
 }
 
+// SetShare divides the per-host limits (Config.HostConcurrency and HostRate, which hold for
+// the whole deployment) by n, the number of processes checking links now, so that together
+// they keep them: this Checker then sends a host at most max(1, HostConcurrency/n) requests at
+// a time (rounded down: with more processes than HostConcurrency each keeps one) and
+// HostRate/n a second. n < 1 counts as 1 (the default: this process alone). Safe to call at
+// any time; requests in flight finish under the share they started with.
+func (c *Checker) SetShare(n int) { c.hosts.setShare(n) }
+
 // Check checks each distinct URL of urls (compared after trimming surrounding space, so a URL
 // shared by many datasets is checked once) and returns one Result per distinct URL, in the
 // order of their first appearance. Each host's URLs are checked by at most Config

@@ -13,10 +13,12 @@ import (
 // Config configures a Checker. Zero fields take the documented defaults.
 type Config struct {
 	// HostConcurrency caps the requests in flight to one host (name and port) at a time, over
-	// every call of the Checker. Default 2 (--link-host-concurrency).
+	// every call of the Checker, and over every process that checks links once each has told
+	// its Checker how many they are (Checker.SetShare). Default 2 (--link-host-concurrency).
 	HostConcurrency int
 	// HostRate caps the requests started to one host, per second (a token bucket of one:
-	// requests are spaced 1/HostRate apart). Default 2 (--link-host-rate).
+	// requests are spaced 1/HostRate apart), divided like HostConcurrency by SetShare.
+	// Default 2 (--link-host-rate).
 	HostRate float64
 	// Timeout bounds one request: connecting, TLS, waiting for the headers and reading the
 	// first bytes of a GET's body. Default 20 s.

@@ -18,29 +18,58 @@ const minSweep = 1024
 // hostLimiter holds each host's politeness: at most concurrency requests in flight, requests
 // started at most rate a second (golang.org/x/time/rate, a bucket of one), and a pause until a
 // Retry-After has passed. Hosts are made on first use and swept once idle for hostIdle, so a
-// stream of ever new hosts keeps memory flat.
+// stream of ever new hosts keeps memory flat. The limits are this process's share of the
+// configured ones (setShare), which the processes running CHECK divide between them.
 type hostLimiter struct {
-	concurrency int
-	rate        rate.Limit
-	now         func() time.Time
+	maxConcurrency int        // the configured limits, of the whole deployment
+	maxRate        rate.Limit //
+	now            func() time.Time
 
-	mu      sync.Mutex
-	hosts   map[string]*hostState
-	sweepAt int // sweep when the map reaches this size
+	mu          sync.Mutex
+	concurrency int        // this process's share of maxConcurrency
+	rate        rate.Limit // and of maxRate
+	hosts       map[string]*hostState
+	sweepAt     int // sweep when the map reaches this size
 }
 
-// hostState is one host's limits. refs, lastUsed and pausedUntil are guarded by hostLimiter.mu.
+// hostState is one host's limits, guarded by hostLimiter.mu but for limiter, which is safe to
+// share.
 type hostState struct {
-	slots       chan struct{} // a token held per request in flight
+	inFlight    int
+	freed       chan struct{} // closed (and replaced) when a request in flight ends
 	limiter     *rate.Limiter
-	refs        int // requests waiting or in flight
+	slow        float64 // 1, or 2, 4, 8 after 429s and 503s: the rate is divided by it
+	refs        int     // requests waiting or in flight
 	lastUsed    time.Time
 	pausedUntil time.Time
 }
 
 func newHostLimiter(concurrency int, perSecond float64) *hostLimiter {
-	return &hostLimiter{concurrency: concurrency, rate: rate.Limit(perSecond), now: time.Now,
-		hosts: map[string]*hostState{}, sweepAt: minSweep}
+	return &hostLimiter{maxConcurrency: concurrency, maxRate: rate.Limit(perSecond), now: time.Now,
+		concurrency: concurrency, rate: rate.Limit(perSecond), hosts: map[string]*hostState{}, sweepAt: minSweep}
+}
+
+// setShare makes the limits of each host this process's share when n processes check links
+// (n < 1 counts as 1): at most max(1, concurrency/n) requests in flight (rounded down; with
+// more processes than the concurrency each keeps one, so a host may see n at once) and rate/n
+// a second (a host's slowdown after a 429 or 503 kept). Requests in flight are not stopped: a
+// smaller share holds from the next request on.
+func (l *hostLimiter) setShare(n int) {
+	n = max(n, 1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.concurrency = max(1, l.maxConcurrency/n)
+	l.rate = l.maxRate / rate.Limit(n)
+	for _, h := range l.hosts {
+		h.limiter.SetLimit(l.rate / rate.Limit(h.slow))
+		l.wakeLocked(h) // a larger share lets waiting requests go now
+	}
+}
+
+// wakeLocked wakes the requests waiting for one of h's slots.
+func (l *hostLimiter) wakeLocked(h *hostState) {
+	close(h.freed)
+	h.freed = make(chan struct{})
 }
 
 // acquire waits for host's turn: a free slot, the end of a pause, then a token of its rate. It
@@ -50,24 +79,34 @@ func (l *hostLimiter) acquire(ctx context.Context, host string) (release func(),
 	h := l.hosts[host]
 	if h == nil {
 		l.sweepLocked()
-		h = &hostState{slots: make(chan struct{}, l.concurrency), limiter: rate.NewLimiter(l.rate, 1)}
+		h = &hostState{freed: make(chan struct{}), limiter: rate.NewLimiter(l.rate, 1), slow: 1}
 		l.hosts[host] = h
 	}
 	h.refs++
-	l.mu.Unlock()
-	done := func() {
+	for h.inFlight >= l.concurrency {
+		freed := h.freed
+		l.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			l.mu.Lock()
+			h.refs--
+			h.lastUsed = l.now()
+			l.mu.Unlock()
+			return nil, ctx.Err()
+		}
 		l.mu.Lock()
+	}
+	h.inFlight++
+	l.mu.Unlock()
+	release = func() {
+		l.mu.Lock()
+		h.inFlight--
 		h.refs--
 		h.lastUsed = l.now()
+		l.wakeLocked(h)
 		l.mu.Unlock()
 	}
-	select {
-	case h.slots <- struct{}{}:
-	case <-ctx.Done():
-		done()
-		return nil, ctx.Err()
-	}
-	release = func() { <-h.slots; done() }
 	if err := l.waitPause(ctx, h); err != nil {
 		release()
 		return nil, err
@@ -110,7 +149,8 @@ func (l *hostLimiter) throttle(host string, pause time.Duration) {
 	if until := l.now().Add(pause); until.After(h.pausedUntil) {
 		h.pausedUntil = until
 	}
-	h.limiter.SetLimit(max(h.limiter.Limit()/2, l.rate/8))
+	h.slow = min(2*h.slow, 8)
+	h.limiter.SetLimit(l.rate / rate.Limit(h.slow))
 }
 
 // limit returns host's current rate, 0 when it has no state.

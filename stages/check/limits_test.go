@@ -156,3 +156,37 @@ func TestCheckCancel(t *testing.T) {
 	require.True(t, got.results[0].OK, "checked again by the waiting call: %+v", got.results[0])
 	require.Equal(t, int32(2), calls.Load())
 }
+
+// SetShare divides the per-host limits between the processes that check links: a share of 2
+// of HostConcurrency 4 and HostRate 40 sends a slow host at most 2 requests at once (each
+// answer takes 200 ms) and a fast host at most 20 a second; with 8 processes, more than the
+// concurrency, each keeps one request at a time and 5 a second.
+func TestCheckShare(t *testing.T) {
+	t.Parallel()
+	slow := newTestHost(t, func(http.ResponseWriter, *http.Request) { time.Sleep(200 * time.Millisecond) })
+	fast := newTestHost(t, func(http.ResponseWriter, *http.Request) {})
+	c := newTestChecker(t, Config{HostConcurrency: 4, HostRate: 40})
+	c.SetShare(2)
+	var urls []string
+	for i := range 8 {
+		urls = append(urls, fmt.Sprintf("%s/slow/%d", slow.URL, i))
+	}
+	for i := range 30 {
+		urls = append(urls, fmt.Sprintf("%s/fast/%d", fast.URL, i))
+	}
+	got := receive(t, goCheck(context.Background(), c, urls))
+	require.NoError(t, got.err)
+	require.Len(t, got.results, len(urls))
+	slow.requirePolite(t, 2, 20)
+	fast.requirePolite(t, 2, 20)
+
+	c.SetShare(8)
+	fewer := newTestHost(t, func(http.ResponseWriter, *http.Request) { time.Sleep(100 * time.Millisecond) })
+	urls = urls[:0]
+	for i := range 6 {
+		urls = append(urls, fmt.Sprintf("%s/fewer/%d", fewer.URL, i))
+	}
+	got = receive(t, goCheck(context.Background(), c, urls))
+	require.NoError(t, got.err)
+	fewer.requirePolite(t, 1, 5)
+}
