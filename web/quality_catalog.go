@@ -57,8 +57,21 @@ type catalogQualityData struct {
 // and the sources to fix first, the sources ranked by score, and the catalog's trend (the
 // aggregates jobs recorded).
 func (s *server) catalogQuality(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	d := catalogQualityData{Examples: qualityExamples}
+	// The page scores every live dataset, so requests that arrive while one is being made share
+	// its answer (a flood of anonymous requests costs one scoring at a time, not one each); the
+	// scoring runs to its end for them even if the first requester leaves.
+	v, err, _ := s.catalogScoring.Do("catalog", func() (any, error) {
+		return s.catalogQualityNow(context.WithoutCancel(r.Context()))
+	})
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, "quality_catalog.html", "Metadata quality of the catalog", v.(*catalogQualityData))
+}
+
+// catalogQualityNow scores the catalog for catalogQuality; errors are the store's, wrapped.
+func (s *server) catalogQualityNow(ctx context.Context) (*catalogQualityData, error) {
+	d := &catalogQualityData{Examples: qualityExamples}
 	var parts []*assess.Source
 	fixes := map[quality.Metric]*catalogFix{}
 	err := s.eachSource(ctx, func(src *store.Source) error {
@@ -79,7 +92,7 @@ func (s *server) catalogQuality(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d.Quality = assess.CombineSources(parts...)
 	d.Score = points(d.Quality.Mean)
@@ -95,10 +108,10 @@ func (s *server) catalogQuality(w http.ResponseWriter, r *http.Request) error {
 	slices.SortStableFunc(d.Fixes, func(a, b catalogFix) int { return cmp.Compare(b.Gain, a.Gain) })
 	rows, err := s.store.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{Scope: store.QualityScopeCatalog})
 	if err != nil {
-		return fmt.Errorf("read the catalog's quality history: %w", err)
+		return nil, fmt.Errorf("read the catalog's quality history: %w", err)
 	}
 	d.Trend, d.Recorded = trendOf(rows), len(rows)
-	return s.render(w, r, http.StatusOK, "quality_catalog.html", "Metadata quality of the catalog", d)
+	return d, nil
 }
 
 // eachSource calls fn with every source, a page of them at a time, ordered by name; fn's error

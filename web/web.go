@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/harvester-dev/harvester/api"
 	"github.com/harvester-dev/harvester/feeds"
 	"github.com/harvester-dev/harvester/jobs"
@@ -100,6 +102,8 @@ type server struct {
 	validator api.Validator
 	queued    func() // Deps.Queued; may be nil
 	pages     *http.ServeMux
+	// catalogScoring makes concurrent /quality requests share one scoring of the catalog.
+	catalogScoring singleflight.Group
 }
 
 // New returns the handler of the whole site: the pages at /, and deps.API at /api/, /healthz,
