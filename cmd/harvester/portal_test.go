@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,13 +14,11 @@ import (
 )
 
 // TestHarvestCKAN3000 harvests an emulated CKAN portal of 3,000 packages (30 pages of 100) with
-// the built binary in its own process and reads its peak RSS (getrusage of the child,
-// ru_maxrss): under 150 MiB. Then page 7 of 30 answers 500 on every try: the job fails
+// the built binary in its own process and reads its peak RSS (ru_maxrss of that process alone:
+// runMeasured): under 150 MiB. Then page 7 of 30 answers 500 on every try: the job fails
 // naming the page's URL and status, and the 3,000 datasets are all kept.
 //
-// Not parallel: a memory figure of one process is only worth something while the package's
-// dozens of parallel harvests are not sharing the machine with it (under that load the stages'
-// queues fill — up to MaxAckPending messages each — and the peak measured ~290 MiB).
+// Not parallel: the package's dozens of parallel harvests would share the machine with it.
 func TestHarvestCKAN3000(t *testing.T) {
 	b := setup(t)
 	bin := buildBinary(t)
@@ -34,7 +31,8 @@ func TestHarvestCKAN3000(t *testing.T) {
 	cmd.Env = append(os.Environ(), "DATABASE_URL=", "NATS_URL=")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	require.NoError(t, cmd.Run(), "stderr: %s", errOut.String())
+	peakKiB, err := runMeasured(t, cmd)
+	require.NoError(t, err, "stderr: %s", errOut.String())
 	var rep jobReport
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
 	require.Equal(t, "complete", rep.Status)
@@ -42,7 +40,6 @@ func TestHarvestCKAN3000(t *testing.T) {
 	src, err := b.st.SourceGet(context.Background(), rep.SourceID)
 	require.NoError(t, err)
 	require.Equal(t, nonFederal, string(src.SchemaType), "a portal's schema type defaults to non-federal")
-	peakKiB := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // Linux: KiB
 	t.Logf("peak RSS of `harvester harvest` over 3,000 CKAN packages in 30 pages: %.1f MiB", float64(peakKiB)/1024)
 	require.Less(t, peakKiB, int64(150*1024), "peak RSS under 150 MiB")
 	require.Len(t, ckan.Requests(), 31, "30 full pages, and the page after them, which must be empty")
