@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -117,6 +118,19 @@ func (g *shapeGuard) Read(p []byte) (int, error) {
 		n, err := g.r.Read(p)
 		w := 0
 		for i := 0; i < n; i++ {
+			if g.inString && !g.inKey && !g.escape && g.skip == 0 {
+				// Inside a string value, the bytes up to its closing quote or its next escape
+				// change nothing and are all kept: found with two vectorized searches instead of
+				// one step a byte.
+				run := stringRun(p[i:n])
+				if w != i {
+					copy(p[w:], p[i:i+run])
+				}
+				w, i, g.out = w+run, i+run, g.out+int64(run)
+				if i == n {
+					break
+				}
+			}
 			if c, keep := g.step(p[i]); keep {
 				p[w] = c
 				w++
@@ -127,6 +141,19 @@ func (g *shapeGuard) Read(p []byte) (int, error) {
 			return w, err
 		}
 	}
+}
+
+// stringRun is the length of the start of b, inside a string, that holds no quote and no
+// backslash.
+func stringRun(b []byte) int {
+	end := bytes.IndexByte(b, '"')
+	if end < 0 {
+		end = len(b)
+	}
+	if esc := bytes.IndexByte(b[:end], '\\'); esc >= 0 {
+		return esc
+	}
+	return end
 }
 
 // step follows one input byte and returns the byte to emit, if any.
