@@ -137,6 +137,9 @@ type catalogWalk struct {
 	each        func(pos int, el *element) error
 	key         capture // of the member names, reused
 	whole       capture // of the elements, its buffer reused: each element's raw is a copy
+	// ident and title are of an element's "identifier" and "title", their buffers reused: an
+	// element too large to keep has copies.
+	ident, title capture
 }
 
 func (w *catalogWalk) document() error {
@@ -391,10 +394,12 @@ func (w *catalogWalk) element(limit int) (*element, error) {
 		err = s.valueFrom(c, func(key []byte) *capture {
 			switch {
 			case isRawName(key, "identifier", true):
-				ident = &capture{limit: maxFieldCapture}
+				w.ident = capture{limit: maxFieldCapture, buf: w.ident.buf[:0]}
+				ident = &w.ident
 				return ident
 			case isRawName(key, "title", true):
-				title = &capture{limit: maxFieldCapture}
+				w.title = capture{limit: maxFieldCapture, buf: w.title.buf[:0]}
+				title = &w.title
 				return title
 			}
 			return nil
@@ -410,10 +415,10 @@ func (w *catalogWalk) element(limit int) (*element, error) {
 		return el, nil
 	}
 	if ident != nil && !ident.over {
-		el.identifier = ident.buf
+		el.identifier = bytes.Clone(ident.buf)
 	}
 	if title != nil && !title.over {
-		el.title = title.buf
+		el.title = bytes.Clone(title.buf)
 	}
 	return el, nil
 }

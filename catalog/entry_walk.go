@@ -21,7 +21,7 @@ func WalkEntries(r io.Reader, limit int, fn func(e Entry) error) error {
 	return walkDocument(r, limit, newShapeGuard(nil, true), false, func(pos int, el *element) error {
 		var d keyFields
 		if el.raw != nil {
-			e := identify(pos, el.raw, &d, json.Unmarshal(el.raw, &d))
+			e := identify(pos, el.raw, &d, decodeKeyFields(el.raw, &d))
 			e.Structure = el.structure
 			return fn(e)
 		}

@@ -20,6 +20,7 @@ type jsonScanner struct {
 	lineStart int64 // offset of the first byte of that line
 	depth     int
 	caps      []*capture // active captures: every byte taken is appended to each
+	key       capture    // of the member names handed to onKey, its buffer reused
 }
 
 // maxNesting is encoding/json's limit of nested arrays and objects.
@@ -186,7 +187,8 @@ func (s *jsonScanner) value() error {
 
 // valueFrom scans the value whose first byte c was just taken. onKey, when not nil, is asked
 // for each member name of an object value (raw, quotes included; not asked for one longer than
-// maxKeyCapture) for a capture of that member's value (nil for none).
+// maxKeyCapture; valid only during the call) for a capture of that member's value (nil for
+// none).
 func (s *jsonScanner) valueFrom(c byte, onKey func(key []byte) *capture) error {
 	switch {
 	case c == '{':
@@ -238,7 +240,8 @@ func (s *jsonScanner) object(onKey func(key []byte) *capture) error {
 		}
 		var key *capture
 		if onKey != nil {
-			key = &capture{limit: maxKeyCapture, buf: []byte{'"'}}
+			s.key = capture{limit: maxKeyCapture, buf: append(s.key.buf[:0], '"')}
+			key = &s.key // not nested: a member's value is scanned with no onKey
 			s.caps = append(s.caps, key)
 		}
 		err := s.str()

@@ -126,7 +126,7 @@ func NewValidator(schemaType string) (*Validator, error) {
 // or followed by trailing data); a JSON value that is not an object is a
 // Problem at "$".
 func (v *Validator) Validate(record []byte) ([]Problem, error) {
-	instance, err := jsonschema.UnmarshalJSON(bytes.NewReader(record))
+	instance, err := decodeInstance(record)
 	if err != nil {
 		return nil, fmt.Errorf("validate: record is not JSON: %w", err)
 	}
