@@ -42,11 +42,11 @@ const slugAttempts = 5
 // Handler is the SYNC stage over a store. The upserts of a batch (HandleBatch) go to the store
 // together, in one store.DatasetUpsertBatch statement.
 type Handler struct {
-	store   Store
-	jobs    *store.OpenJobs
-	index   *search.Batcher // nil: no search index
-	orgs    *search.Organizations
-	keys    keyLocks // judge's, per duplicate key
+	store Store
+	jobs  *store.OpenJobs
+	index *search.Batcher // nil: no search index
+	orgs  *search.Organizations
+	keys  keyLocks // judge's, per duplicate key
 	// linkChecks: each dataset added or changed with distribution URLs is sent on to CHECK too
 	// (SetLinkChecks).
 	linkChecks bool
