@@ -139,43 +139,7 @@ func (c *canonicalizer) value(buf *bytes.Buffer) error {
 		writeString(buf, string(s))
 		return nil
 	case '{':
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		base, first := buf.Len(), len(c.members)
-		for dec.PeekKind() != '}' {
-			k, err := dec.ReadToken()
-			if err != nil {
-				return err
-			}
-			key := k.String()
-			start := buf.Len()
-			if err := c.value(buf); err != nil {
-				return err
-			}
-			c.members = append(c.members, member{key: key, start: start - base, end: buf.Len() - base})
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		from := len(c.scratch)
-		c.scratch = append(c.scratch, buf.Bytes()[base:]...)
-		values := c.scratch[from:]
-		buf.Truncate(base)
-		members := c.members[first:]
-		slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
-		buf.WriteByte('{')
-		for i, m := range members {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, m.key)
-			buf.WriteByte(':')
-			buf.Write(values[m.start:m.end])
-		}
-		buf.WriteByte('}')
-		c.scratch, c.members = c.scratch[:from], c.members[:first]
-		return nil
+		return c.object(buf)
 	case '[':
 		if _, err := dec.ReadToken(); err != nil {
 			return err
@@ -211,6 +175,48 @@ func (c *canonicalizer) value(buf *bytes.Buffer) error {
 	default:
 		return fmt.Errorf("canonicalize record: unexpected token %v", tok.Kind())
 	}
+	return nil
+}
+
+// object writes the canonical form of the object that is the tokenizer's next value to buf.
+func (c *canonicalizer) object(buf *bytes.Buffer) error {
+	dec := &c.dec
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	base, first := buf.Len(), len(c.members)
+	for dec.PeekKind() != '}' {
+		k, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		key := k.String()
+		start := buf.Len()
+		if err := c.value(buf); err != nil {
+			return err
+		}
+		c.members = append(c.members, member{key: key, start: start - base, end: buf.Len() - base})
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	from := len(c.scratch)
+	c.scratch = append(c.scratch, buf.Bytes()[base:]...)
+	values := c.scratch[from:]
+	buf.Truncate(base)
+	members := c.members[first:]
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	buf.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeString(buf, m.key)
+		buf.WriteByte(':')
+		buf.Write(values[m.start:m.end])
+	}
+	buf.WriteByte('}')
+	c.scratch, c.members = c.scratch[:from], c.members[:first]
 	return nil
 }
 
