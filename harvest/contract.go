@@ -48,25 +48,35 @@ type HandlerFunc func(msg *Message) ([]*Message, error)
 // JSON Schema validation), which cost 8-9% of the harvester's CPU with one per message. A
 // panic of h is the error of its message.
 func Each(h HandlerFunc) BatchHandler {
-	p := &workers{tasks: make(chan func())}
 	return func(ctx context.Context, batch []*Message) []Result {
 		out := make([]Result, len(batch))
-		if len(batch) == 1 {
-			out[0].Out, out[0].Err = handleOne(h, batch[0])
-			return out
-		}
-		var wg sync.WaitGroup
-		wg.Add(len(batch))
-		for i, m := range batch {
-			p.run(func() {
-				defer wg.Done()
-				out[i].Out, out[i].Err = handleOne(h, m)
-			})
-		}
-		wg.Wait()
+		ForEach(len(batch), func(i int) { out[i].Out, out[i].Err = handleOne(h, batch[i]) })
 		return out
 	}
 }
+
+// ForEach calls f(i) for every i in [0, n) at once, on goroutines kept between calls (as Each's
+// are), and returns when every call has returned; n of 1 runs in the caller's goroutine. A stage
+// whose BatchHandler writes the whole batch in one statement spreads its per-record work (a
+// decode, a hash) with it. f must not panic.
+func ForEach(n int, f func(i int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := range n {
+		pool.run(func() {
+			defer wg.Done()
+			f(i)
+		})
+	}
+	wg.Wait()
+}
+
+// pool holds the goroutines of Each and ForEach.
+var pool = &workers{tasks: make(chan func())}
 
 // handleOne is h(m), a panic turned into m's error.
 func handleOne(h HandlerFunc, m *Message) (out []*Message, err error) {

@@ -44,22 +44,23 @@ func StageNames() []string {
 }
 
 // syncConcurrency multiplies SYNC's share of Config.Concurrency (messages handled at once):
-// its handlers wait on the search index's bulk writes and the dataset upserts, which are grouped
-// from concurrent handlers, so more of them at once means fuller batches. Each bleve batch costs ~5 ms of CPU
+// its handlers wait on the search index's bulk writes, which are grouped from concurrent
+// handlers, and a batch's dataset upserts are one statement (catalogsync.Handler.HandleBatch),
+// so more of them at once means fuller batches. Each bleve batch costs ~5 ms of CPU
 // of its own (BenchmarkIndex: 1.5 CPU-ms a document from 4 writers, 0.56 from 16, 0.32 from 64).
 const syncConcurrency = 16
 
 // reportConcurrency multiplies REPORT's share of Config.Concurrency: the aggregator settles
-// the outcomes of its concurrent handlers in one transaction (report.Handler's group commit),
-// so more handlers at once means fuller batches. One handler each settling alone held the
+// the outcomes of a batch in one transaction (report.Handler.HandleBatch), and its batches are
+// up to that share (and Config.BatchSize) long, so a larger share means fuller batches. One handler each settling alone held the
 // job's row lock per outcome and paced the whole pipeline (bench: 10-15 ms per outcome at 4).
 const reportConcurrency = 16
 
-// compareConcurrency multiplies COMPARE's share of Config.Concurrency: its handlers wait on
-// group-committed lookups and inserts (compare's batchers), which fill only with many handlers
-// waiting at once. BenchmarkHandleRecord on Postgres, 2 busy cores: 32 handlers ran 5,000-7,900
-// creates/s against 1,000-1,400 at 4 (one query per record: 2,500-3,500 either way).
-const compareConcurrency = 8
+// compareConcurrency multiplies COMPARE's share of Config.Concurrency: its batches (up to
+// that share, and Config.BatchSize) are looked up in one query and inserted in one statement
+// (compare.Handler.HandleBatch), so the larger they are the fewer statements a record costs.
+// With the default --concurrency 4 its batches are the default batch size, 64.
+const compareConcurrency = 16
 
 // passConcurrency multiplies Config.Concurrency for TRANSFORM and VALIDATE. Their own work is
 // short (bench: 0.03 and 0.15 ms a record), but each handler then waits for JetStream's PubAck
@@ -163,7 +164,7 @@ func topology(s *stages) []router.Stage {
 	table := []router.Stage{
 		{Name: StageExtract, Subject: harvest.SubjectExtract, Handler: harvest.Each(noOutput(s.extract.Handle)),
 			Deferred: s.extractPub, GiveUp: extract.GiveUp(s.fail), AckWait: time.Minute, Concurrency: n, MaxPending: n, MaxBatch: 1},
-		{Name: StageCompare, Subject: harvest.SubjectCompare, Handler: harvest.Each(s.compare.HandleRecord),
+		{Name: StageCompare, Subject: harvest.SubjectCompare, Handler: s.compare.HandleBatch,
 			Deferred: s.comparePub, GiveUp: compare.GiveUp(s.fail), AckWait: time.Minute,
 			Concurrency: compareConcurrency * n, MaxPending: 64},
 		{Name: StageListing, Subject: harvest.SubjectListing, Handler: harvest.Each(s.compare.HandleListing),
@@ -172,9 +173,9 @@ func topology(s *stages) []router.Stage {
 			GiveUp: transform.GiveUp(s.fail), AckWait: time.Minute, Concurrency: passConcurrency * n, MaxPending: 64},
 		{Name: StageValidate, Subject: harvest.SubjectValidate, Handler: harvest.Each(validate.New().Handle),
 			GiveUp: validate.GiveUp(s.fail), AckWait: time.Minute, Concurrency: passConcurrency * n, MaxPending: 64},
-		{Name: StageSync, Subject: harvest.SubjectSync, Handler: harvest.Each(s.sync.Handle),
+		{Name: StageSync, Subject: harvest.SubjectSync, Handler: s.sync.HandleBatch,
 			GiveUp: catalogsync.GiveUp(s.fail), AckWait: time.Minute, Concurrency: syncConcurrency * n, MaxPending: 16},
-		{Name: StageReport, Subject: harvest.SubjectSettled, Handler: harvest.Each(s.report.Handle),
+		{Name: StageReport, Subject: harvest.SubjectSettled, Handler: s.report.HandleBatch,
 			GiveUp: report.GiveUp(s.fail), AckWait: time.Minute, Concurrency: reportConcurrency * n, MaxPending: 32},
 		{Name: StageTrigger, Subject: harvest.SubjectTrigger, Handler: harvest.Each(noOutput(jobs.NewTriggerHandler(s.store, s.cfg.Logger).Handle)),
 			GiveUp: jobs.TriggerGiveUp(s.fail), AckWait: time.Minute, Concurrency: 1, MaxPending: 16, MaxBatch: 1},

@@ -1,5 +1,10 @@
 package quality
 
+import (
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
 // LinkClass is what the check of a distribution URL found, as CHECK records it.
 type LinkClass int
 
@@ -50,7 +55,13 @@ func LinkResultOf(status int) LinkResult {
 func LinkURLs(dcat []byte) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, dist := range readRecord(dcat).distributions {
+	var m struct {
+		Distribution jsontext.Value `json:"distribution"`
+	}
+	if jsonv2.Unmarshal(dcat, &m, readOptions) != nil { // as readRecord: only the distributions are decoded
+		return nil
+	}
+	for _, dist := range distributions(value(m.Distribution)) {
 		for _, key := range []string{"accessURL", "downloadURL"} {
 			if u := text(dist[key]); u != "" && !seen[u] {
 				seen[u] = true

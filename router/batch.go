@@ -289,23 +289,11 @@ func (b *batchStage) publish(msgs []*harvest.Message, outs [][]*harvest.Message,
 	recreateIfLost(b.pub.js, b.pub.dep, lost)
 }
 
-// ack acks m; one whose body travelled by reference is acked with the broker's confirmation
-// (DoubleAck) and only then is its body's object deleted, as it cannot come back.
+// ack acks m (claims.ack: a body sent by reference goes once the broker confirmed the ack).
 func (b *batchStage) ack(ctx context.Context, m jetstream.Msg) {
-	if m.Headers().Get(ClaimHeader) == "" {
-		if err := m.Ack(); err != nil {
-			b.logger.Warn("jetstream ack failed", "stage", b.st.Name, "error", err)
-		}
-		return
-	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
-	err := m.DoubleAck(actx)
-	cancel()
-	if err != nil {
+	if err := b.sub.claims.ack(ctx, m); err != nil {
 		b.logger.Warn("jetstream ack failed", "stage", b.st.Name, "error", err)
-		return
 	}
-	b.sub.claims.release(m.Headers())
 }
 
 // ids are the log attributes of m: the stage, the job, the record and the identifier, then more.

@@ -129,6 +129,23 @@ func (c *claims) body(ctx context.Context, h nats.Header, data []byte) ([]byte, 
 	return b, nil
 }
 
+// ack acks the handled message m. One whose body travelled by reference (ClaimHeader) is acked
+// with the broker's confirmation (DoubleAck, within claimTimeout of ctx, which may have ended)
+// and only then is its body's object deleted (release), as the message cannot come back. It
+// returns the ack's error.
+func (c *claims) ack(ctx context.Context, m jetstream.Msg) error {
+	if m.Headers().Get(ClaimHeader) == "" {
+		return m.Ack()
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
+	defer cancel()
+	if err := m.DoubleAck(actx); err != nil {
+		return err
+	}
+	c.release(m.Headers())
+	return nil
+}
+
 // release deletes the object a handled message's ClaimHeader names; an error leaves it to the
 // bucket's TTL.
 func (c *claims) release(h nats.Header) {

@@ -416,21 +416,9 @@ func (s *Subscriber) deliver(ctx context.Context, msg jetstream.Msg, out chan<- 
 			_ = msg.Nak()
 			return
 		case <-wm.Acked():
-			if msg.Headers().Get(ClaimHeader) == "" {
-				if err := msg.Ack(); err != nil {
-					s.logger.Warn("jetstream ack failed", "consumer", s.consumer.Durable, "error", err)
-				}
-				return
-			}
-			// The body's object may go only once the message cannot come back.
-			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
-			err := msg.DoubleAck(actx)
-			cancel()
-			if err != nil {
+			if err := s.claims.ack(ctx, msg); err != nil {
 				s.logger.Warn("jetstream ack failed", "consumer", s.consumer.Durable, "error", err)
-				return
 			}
-			s.claims.release(msg.Headers())
 			return
 		case <-wm.Nacked():
 			if ctx.Err() != nil {

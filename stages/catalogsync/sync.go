@@ -30,7 +30,6 @@ import (
 	"time"
 
 	"github.com/harvester-dev/harvester/dcatus"
-	"github.com/harvester-dev/harvester/groupcommit"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/quality"
 	"github.com/harvester-dev/harvester/search"
@@ -40,15 +39,14 @@ import (
 // slugAttempts bounds the retries with a random suffix after a slug collision.
 const slugAttempts = 5
 
-// Handler is the SYNC stage over a store. The upserts of concurrent handlers go to the store
-// together (group commit: one store.DatasetUpsertBatch statement for whatever has queued).
+// Handler is the SYNC stage over a store. The upserts of a batch (HandleBatch) go to the store
+// together, in one store.DatasetUpsertBatch statement.
 type Handler struct {
-	store   Store
-	jobs    *store.OpenJobs
-	index   *search.Batcher // nil: no search index
-	orgs    *search.Organizations
-	upserts *groupcommit.Batcher[*store.DatasetUpsertParams, upserted]
-	keys    keyLocks // judge's, per duplicate key
+	store Store
+	jobs  *store.OpenJobs
+	index *search.Batcher // nil: no search index
+	orgs  *search.Organizations
+	keys  keyLocks // judge's, per duplicate key
 	// linkChecks: each dataset added or changed with distribution URLs is sent on to CHECK too
 	// (SetLinkChecks).
 	linkChecks bool
@@ -85,10 +83,8 @@ type Store interface {
 var _ Store = store.Store(nil)
 
 // New returns the SYNC stage; index is where dataset documents are written (nil for none).
-// Close it to stop its upsert batcher.
 func New(st Store, index *search.Batcher) *Handler {
 	h := &Handler{store: st, jobs: store.NewOpenJobs(st, time.Second), index: index, orgs: search.NewOrganizations(st)}
-	h.upserts = groupcommit.New(groupcommit.Config{MaxBatch: 500, Commits: 2}, h.upsertBatch)
 	return h
 }
 
@@ -97,8 +93,9 @@ func New(st Store, index *search.Batcher) *Handler {
 // outcome. Call it before the handler runs.
 func (h *Handler) SetLinkChecks(on bool) { h.linkChecks = on }
 
-// Close stops the upsert batcher; upserts still waiting fail (their messages are redelivered).
-func (h *Handler) Close() { h.upserts.Close() }
+// Close releases nothing now (each batch writes its own datasets); it is kept for the
+// pipeline's shutdown.
+func (h *Handler) Close() {}
 
 // upsertBatch writes a batch of datasets (of one, too) in one statement; a new dataset whose
 // slug is taken takes a suffixed one in that statement (store.DatasetUpsertParams.AltSlug), so a
@@ -153,31 +150,110 @@ func (h *Handler) upsertOne(ctx context.Context, p *store.DatasetUpsertParams) (
 	return ds, err
 }
 
-// Handle applies one record (SubjectSync) to the dataset table and settles it.
+// Handle applies one record (SubjectSync) to the dataset table and settles it: HandleBatch of
+// one.
 func (h *Handler) Handle(msg *harvest.Message) ([]*harvest.Message, error) {
-	ctx := msg.Context()
-	var rec harvest.Record
-	if err := harvest.Decode(msg, &rec); err != nil {
-		return nil, harvest.Permanent(err)
-	}
-	if open, err := h.jobs.Open(ctx, rec.JobID); !rec.Replay && (err != nil || !open) {
-		if err != nil { // one this database does not have (harvest.UnknownJob) is counted, logged and acked
-			return nil, err
+	r := h.HandleBatch(msg.Context(), []*harvest.Message{msg})[0]
+	return r.Out, r.Err
+}
+
+// synced is one record of a batch on its way through HandleBatch: decoded once, and for a
+// create or update, its dataset's upsert and what it gave.
+type synced struct {
+	rec    harvest.Record
+	upsert *store.DatasetUpsertParams
+	u      upserted
+	err    error // the upsert's
+	done   bool  // its Result is set
+}
+
+// HandleBatch is SYNC as the router runs it (harvest.BatchHandler): each record of the batch is
+// decoded at once (harvest.ForEach), the datasets of the batch's creates and updates are written
+// in one statement (upsertBatch: store.Store.DatasetUpsertBatch, whose check that each record's
+// job is still in progress refuses an ended job's records, store.ErrJobEnded; one by one when it
+// fails, so that a bad record fails alone), then each record's cross-source duplicates are
+// judged, its search document written and its outcome settled, all at once again. Deletes are
+// made one by one.
+func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []harvest.Result {
+	out := make([]harvest.Result, len(batch))
+	items := make([]synced, len(batch))
+	harvest.ForEach(len(batch), func(i int) { h.prepare(batch[i], &items[i], &out[i]) })
+	var ps []*store.DatasetUpsertParams
+	var at []int
+	for i := range items {
+		if !items[i].done && items[i].upsert != nil {
+			ps, at = append(ps, items[i].upsert), append(at, i)
 		}
-		return refused(&rec) // the job ended (failed or cancelled): its remaining records change nothing
 	}
+	for lo := 0; lo < len(ps); lo += upsertBatchMax {
+		hi := min(lo+upsertBatchMax, len(ps))
+		us, errs, err := h.upsertBatch(ctx, ps[lo:hi])
+		for j, i := range at[lo:hi] {
+			switch {
+			case err != nil:
+				items[i].err = err
+			case errs != nil && errs[j] != nil:
+				items[i].err = errs[j]
+			default:
+				items[i].u = us[j]
+			}
+		}
+	}
+	harvest.ForEach(len(batch), func(i int) {
+		if !items[i].done {
+			out[i].Out, out[i].Err = h.apply(batch[i].Context(), &items[i])
+		}
+	})
+	return out
+}
+
+// upsertBatchMax is the most datasets one upsert statement writes.
+const upsertBatchMax = 500
+
+// prepare decodes msg into it and, for a create or update, makes its dataset's upsert; a
+// record settled or dropped at once gets its Result in res and is done.
+func (h *Handler) prepare(msg *harvest.Message, it *synced, res *harvest.Result) {
+	rec := &it.rec
+	it.done = true
+	if err := harvest.Decode(msg, rec); err != nil {
+		res.Err = harvest.Permanent(err)
+		return
+	}
+	if open, err := h.jobs.Open(msg.Context(), rec.JobID); !rec.Replay && (err != nil || !open) {
+		if err != nil { // one this database does not have (harvest.UnknownJob) is counted, logged and acked
+			res.Err = err
+			return
+		}
+		res.Out, res.Err = refused(rec) // the job ended (failed or cancelled): its remaining records change nothing
+		return
+	}
+	switch rec.Action {
+	case harvest.ActionDelete:
+	case harvest.ActionCreate, harvest.ActionUpdate:
+		it.upsert = upsertParams(rec)
+	default:
+		res.Err = harvest.Permanent(fmt.Errorf("sync: unexpected action %q", rec.Action))
+		return
+	}
+	it.done = false
+}
+
+// apply finishes a record: its delete, or what follows its dataset's upsert, then its settled
+// outcome (and its link check).
+func (h *Handler) apply(ctx context.Context, it *synced) ([]*harvest.Message, error) {
+	rec := &it.rec
 	warnings := rec.Warnings
 	switch rec.Action {
 	case harvest.ActionDelete:
-		if err := h.delete(ctx, &rec); errors.Is(err, store.ErrJobEnded) {
-			return refused(&rec)
+		if err := h.delete(ctx, rec); errors.Is(err, store.ErrJobEnded) {
+			return refused(rec)
 		} else if err != nil {
 			return nil, err
 		}
-	case harvest.ActionCreate, harvest.ActionUpdate:
-		w, err := h.upsert(ctx, &rec)
+	default:
+		w, err := h.upserted(ctx, rec, it.u, it.err)
 		if errors.Is(err, store.ErrJobEnded) {
-			return refused(&rec)
+			return refused(rec)
 		}
 		if err != nil {
 			return nil, err
@@ -185,20 +261,18 @@ func (h *Handler) Handle(msg *harvest.Message) ([]*harvest.Message, error) {
 		if w != nil {
 			warnings = append(slices.Clip(warnings), *w)
 		}
-	default:
-		return nil, harvest.Permanent(fmt.Errorf("sync: unexpected action %q", rec.Action))
 	}
 	outcome := harvest.OutcomeOf(rec.Action)
 	if rec.Rejudge { // unchanged: sent on only to be judged again (COMPARE)
 		outcome = harvest.OutcomeUnchanged
 	}
-	s := harvest.SettleRecord(&rec, outcome, warnings...)
+	s := harvest.SettleRecord(rec, outcome, warnings...)
 	s.Status, s.Validated, s.Transformed = harvest.RecordSuccess, rec.Validated, rec.Transformed
 	out, err := harvest.Settle(s)
 	if err != nil || !h.linkChecks || outcome == harvest.OutcomeUnchanged || rec.Action == harvest.ActionDelete {
 		return out, err
 	}
-	return withLinkCheck(out, &rec)
+	return withLinkCheck(out, rec)
 }
 
 // withLinkCheck adds to out the LinkCheck of rec's dataset, when it has distribution URLs.
@@ -260,10 +334,8 @@ func (h *Handler) delete(ctx context.Context, rec *harvest.Record) error {
 	return h.release(ctx, rec.JobID, nil)
 }
 
-// upsert writes the record's dataset, applies the cross-source duplicate rule (judge) and
-// writes its search document when it is live. It returns the record's CrossSourceDuplicate
-// warning, or nil.
-func (h *Handler) upsert(ctx context.Context, rec *harvest.Record) (*harvest.RecordError, error) {
+// upsertParams is the upsert of the record's dataset.
+func upsertParams(rec *harvest.Record) *store.DatasetUpsertParams {
 	dcat := rec.DCAT()
 	if rec.SchemaType.IsDCATUS3() && rec.IsPartOf != "" {
 		dcat = dcatus.WithIsPartOf(dcat, rec.IsPartOf)
@@ -273,9 +345,15 @@ func (h *Handler) upsert(ctx context.Context, rec *harvest.Record) (*harvest.Rec
 	if title == "" {
 		title = rec.Identifier
 	}
-	u, err := h.upserts.Do(ctx, &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
+	return &store.DatasetUpsertParams{SourceID: rec.SourceID, Identifier: rec.Identifier,
 		Slug: Slug(title), DCAT: dcat, RecordID: rec.RecordID, RecordType: rec.RecordType,
-		LandingPage: f.landingPage, DownloadURLsSHA: f.downloadURLsSHA, JobID: writeJob(rec)})
+		LandingPage: f.landingPage, DownloadURLsSHA: f.downloadURLsSHA, JobID: writeJob(rec)}
+}
+
+// upserted follows the upsert of the record's dataset (u, or its error err): it applies the
+// cross-source duplicate rule (judge) and writes the search document when the dataset is live.
+// It returns the record's CrossSourceDuplicate warning, or nil.
+func (h *Handler) upserted(ctx context.Context, rec *harvest.Record, u upserted, err error) (*harvest.RecordError, error) {
 	if err != nil {
 		return nil, fmt.Errorf("upsert dataset: %w", err)
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/harvester-dev/harvester/store/dbtest"
 )
 
-// TestConcurrentUpserts: records synced by many handlers at once, whose titles repeat (so their
-// slugs collide inside a batch and with datasets already live), all become datasets with
-// unique slugs, and each handler settles its own record.
+// TestConcurrentUpserts: records synced in batches, several at once, whose titles repeat (so
+// their slugs collide inside a batch and with those of a concurrent batch), all become datasets
+// with unique slugs, and each record settles as its own.
 func TestConcurrentUpserts(t *testing.T) {
 	for name, open := range raceStores() {
 		t.Run(name, func(t *testing.T) {
@@ -40,18 +40,27 @@ func TestConcurrentUpserts(t *testing.T) {
 				require.NoError(t, err)
 				recs[i] = rec
 			}
-			var wg sync.WaitGroup
+			msgs := make([]*harvest.Message, n)
 			for i, rec := range recs {
+				m, err := harvest.RecordMessage(harvest.SubjectSync, rec)
+				require.NoError(t, err)
+				m.SetContext(ctx)
+				msgs[i] = m
+			}
+			var wg sync.WaitGroup
+			for lo := 0; lo < n; lo += 40 { // batches of 40, three at once
 				wg.Go(func() {
-					out, err := handle(ctx, h, rec)
-					if err != nil {
-						t.Errorf("record %d: %v", i, err)
-						return
-					}
-					var s harvest.Settled
-					if len(out) != 1 || harvest.Decode(out[0], &s) != nil || s.Identifier != rec.Identifier ||
-						s.Outcome != harvest.OutcomeAdded {
-						t.Errorf("record %d: settled %+v, want its own added outcome", i, s)
+					for j, r := range h.HandleBatch(ctx, msgs[lo:lo+40]) {
+						i, rec := lo+j, recs[lo+j]
+						if r.Err != nil {
+							t.Errorf("record %d: %v", i, r.Err)
+							continue
+						}
+						var s harvest.Settled
+						if len(r.Out) != 1 || harvest.Decode(r.Out[0], &s) != nil || s.Identifier != rec.Identifier ||
+							s.Outcome != harvest.OutcomeAdded {
+							t.Errorf("record %d: settled %+v, want its own added outcome", i, s)
+						}
 					}
 				})
 			}

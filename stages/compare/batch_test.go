@@ -85,21 +85,22 @@ type record struct {
 	err error
 }
 
-// handleAll runs HandleRecord on every record at once, as the router's concurrent
-// subscriptions do.
+// handleAll runs HandleBatch on every record in one batch, as the router hands them.
 func (f *fixture) handleAll(t *testing.T, recs []*record) {
 	t.Helper()
-	var wg sync.WaitGroup
-	for _, r := range recs {
+	msgs := make([]*harvest.Message, len(recs))
+	for i, r := range recs {
 		m, err := harvest.RecordMessage(harvest.SubjectCompare, &harvest.Record{JobID: r.job.ID, SourceID: f.src.ID,
 			JobType: r.job.JobType, SchemaType: harvest.SchemaDCATUS11Federal,
 			RecordID: harvest.RecordID(r.job.ID, r.identifier), Identifier: r.identifier,
 			Body: harvest.RawText(r.body), Replay: r.replay})
 		require.NoError(t, err)
 		m.SetContext(t.Context())
-		wg.Go(func() { r.out, r.err = f.h.HandleRecord(m) })
+		msgs[i] = m
 	}
-	wg.Wait()
+	for i, res := range f.h.HandleBatch(t.Context(), msgs) {
+		recs[i].out, recs[i].err = res.Out, res.Err
+	}
 }
 
 // outcome is where a handled record went: its action on to VALIDATE (DCAT-US skips TRANSFORM), "unchanged" settled,
@@ -127,7 +128,7 @@ func body(identifier, title string) string {
 	return fmt.Sprintf(`{"identifier":%q,"title":%q}`, identifier, title)
 }
 
-// Many records of one job compared at once are looked up and inserted in shared batches, and
+// Many records of one job compared in one batch are looked up and inserted in one statement each, and
 // each gets the decision it would get alone: unchanged, update or create, a record delivered
 // twice at once is inserted once, a record already settled in the job is dropped.
 func TestConcurrentRecordsOfOneJob(t *testing.T) {
@@ -190,8 +191,8 @@ func TestConcurrentRecordsOfOneJob(t *testing.T) {
 	require.Equal(t, body("k15", "second"), stored.SourceRaw)
 
 	lookups, inserts := bs.largest()
-	require.Greater(t, lookups, 1, "lookups were batched")
-	require.Greater(t, inserts, 1, "inserts were batched")
+	require.Equal(t, len(recs), lookups, "one lookup for the batch")
+	require.Equal(t, 19+60+1, inserts, "one insert for the batch's changed records")
 }
 
 // A batch that fails fails each of its records with an error the router retries, and the
@@ -252,9 +253,7 @@ func TestInsertBatchIsolatesABadRecord(t *testing.T) {
 		{ID: uuid.NewString(), JobID: uuid.NewString(), SourceID: f.src.ID, Identifier: "b", Action: harvest.ActionCreate},
 		{ID: harvest.RecordID(job.ID, "c"), JobID: job.ID, SourceID: f.src.ID, Identifier: "c", Action: harvest.ActionCreate},
 	}
-	results, errs, err := f.h.batch.insertMany(t.Context(), recs)
-	require.NoError(t, err)
-	require.Len(t, results, len(recs))
+	errs := f.h.insertAll(t.Context(), recs)
 	require.Len(t, errs, len(recs))
 	require.NoError(t, errs[0])
 	require.ErrorIs(t, errs[1], store.ErrNotFound)

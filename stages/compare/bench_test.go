@@ -18,24 +18,25 @@ import (
 	"github.com/harvester-dev/harvester/store/dbtest"
 )
 
-// BenchmarkHandleRecord is COMPARE alone on Postgres: b.N records of one job handled by
-// `handlers` concurrent callers, as the router's subscriptions call it. "create" records are
+// BenchmarkHandleRecord is COMPARE alone on Postgres: b.N records of one job handled in
+// batches of `batch` (HandleBatch) by two concurrent callers, as the router's batch workers
+// call it (a batch of 1 is HandleRecord's cost). "create" records are
 // new (lookup and insert); "unchanged" ones match the newest record of an earlier job (lookup
 // only). It reports records/s; run it with a fixed -benchtime (e.g. 5000x) so that the
 // setup, which settles every record of the earlier job, stays bounded.
 func BenchmarkHandleRecord(b *testing.B) {
 	for _, unchanged := range []bool{false, true} {
-		for _, handlers := range []int{4, 32} {
-			name := fmt.Sprintf("create/handlers=%d", handlers)
+		for _, batch := range []int{1, 64} {
+			name := fmt.Sprintf("create/batch=%d", batch)
 			if unchanged {
-				name = fmt.Sprintf("unchanged/handlers=%d", handlers)
+				name = fmt.Sprintf("unchanged/batch=%d", batch)
 			}
-			b.Run(name, func(b *testing.B) { benchmarkHandleRecord(b, handlers, unchanged) })
+			b.Run(name, func(b *testing.B) { benchmarkHandleRecord(b, batch, unchanged) })
 		}
 	}
 }
 
-func benchmarkHandleRecord(b *testing.B, handlers int, unchanged bool) {
+func benchmarkHandleRecord(b *testing.B, batch int, unchanged bool) {
 	ctx := context.Background()
 	st := dbtest.Store(b)
 	pubsub := gochannel.NewGoChannel(gochannel.Config{}, watermill.NopLogger{})
@@ -72,11 +73,13 @@ func benchmarkHandleRecord(b *testing.B, handlers int, unchanged bool) {
 	var failed atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	for range handlers {
+	for range 2 {
 		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(msgs)); i = next.Add(1) - 1 {
-				if _, err := h.HandleRecord(msgs[i]); err != nil {
-					failed.Add(1)
+			for lo := next.Add(int64(batch)) - int64(batch); lo < int64(len(msgs)); lo = next.Add(int64(batch)) - int64(batch) {
+				for _, r := range h.HandleBatch(ctx, msgs[lo:min(lo+int64(batch), int64(len(msgs)))]) {
+					if r.Err != nil {
+						failed.Add(1)
+					}
 				}
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -22,11 +23,13 @@ import (
 // publisher re-ordering keys does not make every record look changed (corpus NOTES §9). It
 // returns an error when record is not valid JSON.
 func SourceHash(record []byte) (string, error) {
-	var buf bytes.Buffer
-	if err := Canonicalize(&buf, record); err != nil {
+	c := canonicalizers.Get().(*canonicalizer)
+	defer canonicalizers.Put(c)
+	c.buf.Reset()
+	if err := c.canonicalize(&c.buf, record); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(buf.Bytes())
+	sum := sha256.Sum256(c.buf.Bytes())
 	return hex.EncodeToString(sum[:]), nil
 }
 
@@ -39,10 +42,28 @@ func SourceHash(record []byte) (string, error) {
 // bytes) the stream does not try to copy. For every record the stream accepts, its output is
 // byte for byte the reference's (TestCanonicalStreamMatchesReference, FuzzCanonicalStream), so
 // stored source_hash values stay valid. The stream costs about a quarter of the reference
-// (BenchmarkSourceHash).
+// (BenchmarkSourceHash); its tokenizer and scratch space are pooled between records.
 func Canonicalize(buf *bytes.Buffer, record []byte) error {
+	c := canonicalizers.Get().(*canonicalizer)
+	defer canonicalizers.Put(c)
+	return c.canonicalize(buf, record)
+}
+
+// canonicalizer is the reusable state of the stream: a tokenizer, its reader, the scratch copy
+// of the objects' values and their members, and SourceHash's buffer.
+type canonicalizer struct {
+	rd      bytes.Reader
+	dec     jsontext.Decoder
+	scratch []byte
+	members []member
+	buf     bytes.Buffer
+}
+
+var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
+
+func (c *canonicalizer) canonicalize(buf *bytes.Buffer, record []byte) error {
 	start := buf.Len()
-	if canonicalStream(buf, record) == nil {
+	if c.stream(buf, record) == nil {
 		return nil
 	}
 	buf.Truncate(start)
@@ -64,75 +85,71 @@ func canonicalReference(buf *bytes.Buffer, record []byte) error {
 	return writeCanonical(buf, v)
 }
 
-// errTrailing is canonicalStream's refusal of data after the value.
-var errTrailing = errors.New("canonicalize record: trailing data after the JSON value")
-
-// canonicalStream is Canonicalize by streaming tokens; it fails on anything the tokenizer's
-// strict defaults refuse, and then buf holds a partial form.
-func canonicalStream(buf *bytes.Buffer, record []byte) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(record))
-	if err := streamValue(buf, dec); err != nil {
+// stream is Canonicalize by streaming tokens; it fails on anything the tokenizer's strict
+// defaults refuse, and then buf holds a partial form.
+func (c *canonicalizer) stream(buf *bytes.Buffer, record []byte) error {
+	c.rd.Reset(record)
+	c.dec.Reset(&c.rd)
+	c.scratch, c.members = c.scratch[:0], c.members[:0]
+	defer c.rd.Reset(nil) // the pool does not keep the record from the garbage collector
+	if err := c.value(buf); err != nil {
 		return err
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
+	if _, err := c.dec.ReadToken(); err != io.EOF {
 		return errTrailing
 	}
 	return nil
 }
 
-// member is one object member of streamValue: its key, and where its canonical value stands in
-// the object's scratch copy.
+// canonicalStream is the stream with a canonicalizer of its own (the tests').
+func canonicalStream(buf *bytes.Buffer, record []byte) error {
+	return new(canonicalizer).stream(buf, record)
+}
+
+// errTrailing is the stream's refusal of data after the value.
+var errTrailing = errors.New("canonicalize record: trailing data after the JSON value")
+
+// member is one object member of value: its key, and where its canonical value stands in the
+// object's scratch copy.
 type member struct {
 	key        string
 	start, end int
 }
 
-// streamValue writes the canonical form of the next value of dec to buf.
-func streamValue(buf *bytes.Buffer, dec *jsontext.Decoder) error {
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return err
-	}
-	switch tok.Kind() {
-	case '{':
-		// The values are written in the order read, then the object again in key order.
-		base := buf.Len()
-		var members []member
-		for dec.PeekKind() != '}' {
-			k, err := dec.ReadToken()
-			if err != nil {
-				return err
-			}
-			key := k.String()
-			start := buf.Len()
-			if err := streamValue(buf, dec); err != nil {
-				return err
-			}
-			members = append(members, member{key: key, start: start - base, end: buf.Len() - base})
+// value writes the canonical form of the next value of the tokenizer to buf. An object's
+// values are written in the order read, copied to the scratch space (its members kept on the
+// members stack), and written again in key order; a nested object uses the space above its
+// parent's and gives it back.
+func (c *canonicalizer) value(buf *bytes.Buffer) error {
+	dec := &c.dec
+	switch dec.PeekKind() {
+	case '"': // a string whose raw form is its canonical form is copied as it is
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
 		}
+		if plain(raw) {
+			buf.Write(raw)
+			return nil
+		}
+		s, err := jsontext.AppendUnquote(nil, raw)
+		if err != nil {
+			return err
+		}
+		writeString(buf, string(s))
+		return nil
+	case '{':
+		return c.object(buf)
+	case '[':
 		if _, err := dec.ReadToken(); err != nil {
 			return err
 		}
-		values := bytes.Clone(buf.Bytes()[base:])
-		buf.Truncate(base)
-		slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
-		buf.WriteByte('{')
-		for i, m := range members {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, m.key)
-			buf.WriteByte(':')
-			buf.Write(values[m.start:m.end])
-		}
-		buf.WriteByte('}')
-	case '[':
 		buf.WriteByte('[')
 		for i := 0; dec.PeekKind() != ']'; i++ {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := streamValue(buf, dec); err != nil {
+			if err := c.value(buf); err != nil {
 				return err
 			}
 		}
@@ -140,8 +157,13 @@ func streamValue(buf *bytes.Buffer, dec *jsontext.Decoder) error {
 			return err
 		}
 		buf.WriteByte(']')
-	case '"':
-		writeString(buf, tok.String())
+		return nil
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
 	case '0':
 		buf.WriteString(tok.String()) // the number as written, as json.Number keeps it
 	case 't':
@@ -154,6 +176,60 @@ func streamValue(buf *bytes.Buffer, dec *jsontext.Decoder) error {
 		return fmt.Errorf("canonicalize record: unexpected token %v", tok.Kind())
 	}
 	return nil
+}
+
+// object writes the canonical form of the object that is the tokenizer's next value to buf.
+func (c *canonicalizer) object(buf *bytes.Buffer) error {
+	dec := &c.dec
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	base, first := buf.Len(), len(c.members)
+	for dec.PeekKind() != '}' {
+		k, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		key := k.String()
+		start := buf.Len()
+		if err := c.value(buf); err != nil {
+			return err
+		}
+		c.members = append(c.members, member{key: key, start: start - base, end: buf.Len() - base})
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	from := len(c.scratch)
+	c.scratch = append(c.scratch, buf.Bytes()[base:]...)
+	values := c.scratch[from:]
+	buf.Truncate(base)
+	members := c.members[first:]
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	buf.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeString(buf, m.key)
+		buf.WriteByte(':')
+		buf.Write(values[m.start:m.end])
+	}
+	buf.WriteByte('}')
+	c.scratch, c.members = c.scratch[:from], c.members[:first]
+	return nil
+}
+
+// plain reports whether the raw JSON string raw is written as it is by writeString after
+// decoding: printable ASCII with no escape ('\\' starts every escape, and a '"' inside is
+// always escaped).
+func plain(raw []byte) bool {
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func writeCanonical(buf *bytes.Buffer, v any) error {

@@ -18,10 +18,11 @@
 // of the source as unchanged and every key the job that saved the validators counted as
 // errored as errored again, carrying its rows; such a job deletes nothing.
 //
-// The store work of concurrent HandleRecord calls is group-committed: one query looks up what
-// every waiting record needs (its own record in the job, the newest comparable record, the live
-// dataset), one statement inserts their harvest_record rows; a failed batch fails each of its
-// records with an error the router retries. Close stops the batching.
+// The store work of a batch (HandleBatch, as the router runs it) is one query that looks up what
+// every record needs (its own record in the job, the newest comparable record, the live
+// dataset) and one statement that inserts the changed records' harvest_record rows; a failed
+// lookup fails each of its records with an error the router retries (each alone), a failed
+// insert is made again one record at a time, so that a bad record fails alone.
 // Records and listings of a job that already ended (failed or cancelled) are dropped.
 // A validate job writes no harvest_record and sends every record on, unchanged ones included;
 // its deletes are counted, not made.

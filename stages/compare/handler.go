@@ -25,7 +25,6 @@ type Handler struct {
 	pub            harvest.Publisher
 	jobs           *store.OpenJobs
 	maxDeleteShare float64
-	batch          *batchers
 
 	mu    sync.Mutex
 	beats map[string]time.Time // job -> last heartbeat sent for records already settled
@@ -60,62 +59,146 @@ func New(st Store, pub harvest.Publisher, maxDeleteShare float64) *Handler {
 		maxDeleteShare = DefaultMaxDeleteShare
 	}
 	return &Handler{store: st, pub: pub, jobs: store.NewOpenJobs(st, time.Second), maxDeleteShare: maxDeleteShare,
-		batch: newBatchers(st), beats: map[string]time.Time{}}
+		beats: map[string]time.Time{}}
 }
 
-// Close stops the goroutines that batch the handlers' database work; records still waiting
-// for it fail with an error the router retries. Calling it again is safe.
-func (h *Handler) Close() { h.batch.close() }
+// Close releases nothing now (each batch does its own database work); it is kept for the
+// pipeline's shutdown. Calling it again is safe.
+func (h *Handler) Close() {}
 
-// HandleRecord compares one record (SubjectCompare) and returns the message that carries it on.
+// HandleRecord compares one record (SubjectCompare) and returns the message that carries it on:
+// HandleBatch of one.
 func (h *Handler) HandleRecord(msg *harvest.Message) ([]*harvest.Message, error) {
-	ctx := msg.Context()
-	var rec harvest.Record
-	if err := harvest.Decode(msg, &rec); err != nil {
-		return nil, harvest.Permanent(err)
+	r := h.HandleBatch(msg.Context(), []*harvest.Message{msg})[0]
+	return r.Out, r.Err
+}
+
+// compared is one record of a batch on its way through HandleBatch: decoded once, its hash,
+// what the store knows of it, and whether its Result is set already.
+type compared struct {
+	rec   harvest.Record
+	hash  string
+	known *store.RecordCompare
+	done  bool
+}
+
+// HandleBatch is COMPARE as the router runs it (harvest.BatchHandler): each record of the batch
+// is decoded and hashed at once (harvest.ForEach), the stored records of the whole batch are
+// looked up in one query (store.Store.RecordCompareBatch), and the changed records are inserted
+// in one statement (RecordInsertBatch; when it fails, one by one, so that a bad record fails
+// alone). An unchanged record costs its share of the lookup and one small Settled message; its
+// body is not encoded again.
+func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []harvest.Result {
+	out := make([]harvest.Result, len(batch))
+	items := make([]compared, len(batch))
+	harvest.ForEach(len(batch), func(i int) { h.prepare(batch[i], &items[i], &out[i]) })
+
+	var keys []store.RecordCompareKey
+	var looked []int
+	for i := range items {
+		if !items[i].done {
+			r := &items[i].rec
+			keys = append(keys, store.RecordCompareKey{SourceID: r.SourceID, Identifier: r.Identifier, RecordID: r.RecordID})
+			looked = append(looked, i)
+		}
 	}
-	if open, err := h.jobs.Open(ctx, rec.JobID); !rec.Replay && (err != nil || !open) {
+	if len(keys) == 0 {
+		return out
+	}
+	known, err := h.store.RecordCompareBatch(ctx, keys)
+	if err == nil && len(known) != len(keys) {
+		err = fmt.Errorf("%d answers for %d keys", len(known), len(keys))
+	}
+	if err != nil {
+		for _, i := range looked {
+			out[i] = harvest.Result{Err: fmt.Errorf("look up stored records: %w", err)}
+		}
+		return out
+	}
+
+	var inserts []*store.RecordInsertParams
+	var inserted []int
+	for j, i := range looked {
+		it := &items[i]
+		it.known = known[j]
+		if p := h.decideOne(ctx, it, &out[i]); p != nil {
+			inserts, inserted = append(inserts, p), append(inserted, i)
+		}
+	}
+	errs := h.insertAll(ctx, inserts)
+	for j, i := range inserted {
+		switch err := errs[j]; {
+		case errors.Is(err, store.ErrJobEnded):
+			// the job ended since it was checked: no row is left pending, the record is dropped
+		case err != nil:
+			out[i].Err = fmt.Errorf("insert harvest_record: %w", err)
+		default:
+			rec := &items[i].rec
+			out[i].Out, out[i].Err = harvest.Next(onward(rec), rec)
+		}
+	}
+	return out
+}
+
+// prepare decodes msg into it and hashes its record; a record settled or dropped before its
+// lookup gets its Result in res and is done.
+func (h *Handler) prepare(msg *harvest.Message, it *compared, res *harvest.Result) {
+	rec := &it.rec
+	it.done = true
+	if err := harvest.Decode(msg, rec); err != nil {
+		res.Err = harvest.Permanent(err)
+		return
+	}
+	if open, err := h.jobs.Open(msg.Context(), rec.JobID); !rec.Replay && (err != nil || !open) {
 		// A record of a job that ended (failed or cancelled) is dropped, unless replayed; one of
 		// a job this database does not have (harvest.UnknownJob) is counted, logged and acked.
-		return nil, err
+		res.Err = err
+		return
 	}
+	if !rec.NotDownloaded {
+		hash, err := recordHash(rec)
+		if err != nil {
+			res.Out, res.Err = harvest.Settle(harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeErrored,
+				harvest.RecordError{Type: harvest.TypeCompareError, Message: err.Error(), Severity: harvest.SeverityError}))
+			return
+		}
+		it.hash = hash
+	}
+	it.done = false
+}
+
+// decideOne decides what the looked-up record it does: its Result in res, or the harvest_record
+// to insert first (then res is left for HandleBatch).
+func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Result) *store.RecordInsertParams {
+	rec, known := &it.rec, it.known
 	if rec.NotDownloaded {
-		return h.notDownloaded(ctx, &rec)
+		if known.Latest == nil { // EXTRACT saw it; gone since (a concurrent clear): nothing to carry
+			res.Out, res.Err = harvest.Settle(harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged))
+		} else {
+			res.Out, res.Err = harvest.Settle(unchanged(rec, known.Latest))
+		}
+		return nil
 	}
-	hash, err := recordHash(&rec)
-	if err != nil {
-		return harvest.Settle(harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeErrored,
-			harvest.RecordError{Type: harvest.TypeCompareError, Message: err.Error(), Severity: harvest.SeverityError}))
-	}
-	known, err := h.batch.lookup(ctx, store.RecordCompareKey{SourceID: rec.SourceID, Identifier: rec.Identifier,
-		RecordID: rec.RecordID})
-	if err != nil {
-		return nil, err
-	}
-	action, settled, err := h.decided(ctx, &rec, known.Stored)
+	action, settled, err := h.decided(ctx, rec, known.Stored)
 	if err != nil || settled {
-		return nil, err
+		res.Err = err
+		return nil
 	}
 	if action == "" {
-		action, rec.Revalidate, rec.Rejudge = decide(&rec, hash, known)
+		action, rec.Revalidate, rec.Rejudge = decide(rec, it.hash, known)
 	}
-	rec.Action, rec.SourceHash = action, hash
-	if rec.JobType == harvest.JobValidate {
-		return harvest.Next(onward(&rec), &rec)
+	rec.Action, rec.SourceHash = action, it.hash
+	switch {
+	case rec.JobType == harvest.JobValidate:
+		res.Out, res.Err = harvest.Next(onward(rec), rec)
+		return nil
+	case action == harvest.ActionUnchanged:
+		res.Out, res.Err = harvest.Settle(unchanged(rec, known.Latest))
+		return nil
 	}
-	if action == harvest.ActionUnchanged {
-		return harvest.Settle(unchanged(&rec, known.Latest))
-	}
-	err = h.batch.insert(ctx, &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
-		SourceID: rec.SourceID, Identifier: rec.Identifier, Action: action, SourceHash: hash,
-		SourceRaw: sourceRaw(&rec), SchemaType: rec.SchemaType, SHACLProfile: shaclProfile(&rec), Replay: rec.Replay})
-	if errors.Is(err, store.ErrJobEnded) {
-		return nil, nil // the job ended since the check above: no row is left pending, the record is dropped
-	}
-	if err != nil {
-		return nil, err
-	}
-	return harvest.Next(onward(&rec), &rec)
+	return &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID, SourceID: rec.SourceID,
+		Identifier: rec.Identifier, Action: action, SourceHash: it.hash, SourceRaw: sourceRaw(rec),
+		SchemaType: rec.SchemaType, SHACLProfile: shaclProfile(rec), Replay: rec.Replay}
 }
 
 // onward is the subject of a changed record's next stage: VALIDATE for a record that already
@@ -254,21 +337,6 @@ func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.
 		s.Outcome = harvest.OutcomeErrored
 	}
 	return s
-}
-
-// notDownloaded settles a record EXTRACT did not download because its listing date says it has
-// not changed since the job that read its newest comparable record started: it counts as an
-// unchanged record does (unchanged), errored again with carried rows when that record was invalid.
-func (h *Handler) notDownloaded(ctx context.Context, rec *harvest.Record) ([]*harvest.Message, error) {
-	known, err := h.batch.lookup(ctx, store.RecordCompareKey{SourceID: rec.SourceID, Identifier: rec.Identifier,
-		RecordID: rec.RecordID})
-	if err != nil {
-		return nil, err
-	}
-	if known.Latest == nil { // EXTRACT saw it; gone since (a concurrent clear): nothing to carry
-		return harvest.Settle(harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged))
-	}
-	return harvest.Settle(unchanged(rec, known.Latest))
 }
 
 // notModified settles a job whose document the server reported unchanged (304) since job

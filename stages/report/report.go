@@ -18,7 +18,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/harvester-dev/harvester/groupcommit"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/notify"
 	"github.com/harvester-dev/harvester/store"
@@ -30,10 +29,9 @@ type Notifier interface {
 	JobFinished(ctx context.Context, src notify.Source, job notify.Job) (int, error)
 }
 
-// Handler is the job aggregator over a store. Concurrent handlers' outcomes are settled
-// together (group commit): one store.OutcomeSettleBatch transaction and one JobFinish per job
-// for whatever has queued, up to MaxSettleBatch outcomes. Run many handlers at once (the
-// pipeline runs reportConcurrency per --concurrency) so that batches fill.
+// Handler is the job aggregator over a store. The outcomes of a batch (HandleBatch) are settled
+// together: one store.OutcomeSettleBatch transaction and one JobFinish per job, up to
+// MaxSettleBatch outcomes at a time.
 type Handler struct {
 	store     Store
 	notifier  Notifier
@@ -42,7 +40,6 @@ type Handler struct {
 	jobs      *prometheus.CounterVec
 	duration  prometheus.Histogram
 	batchSize prometheus.Histogram
-	settles   *groupcommit.Batcher[*store.OutcomeSettleParams, settleResult]
 	releaser  SharedKeyReleaser // nil: pairs by a shared key are not settled at a job's end
 	quality   QualityRecorder   // nil: no quality is recorded at a job's end
 }
@@ -100,12 +97,12 @@ func New(st Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Lo
 			return nil, fmt.Errorf("register report metrics: %w", err)
 		}
 	}
-	h.settles = groupcommit.New(groupcommit.Config{MaxBatch: MaxSettleBatch}, h.settleBatch)
 	return h, nil
 }
 
-// Close stops the settle batcher: outcomes still waiting fail (their messages are redelivered).
-func (h *Handler) Close() { h.settles.Close() }
+// Close releases nothing now (each batch settles its own outcomes); it is kept for the
+// pipeline's shutdown.
+func (h *Handler) Close() {}
 
 // settleBatch settles a batch of outcomes in one transaction, then tries to finish each job of
 // the batch once. When the batch's transaction fails, each outcome is settled alone, so one
@@ -150,40 +147,96 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 	return out, errs, nil
 }
 
-// Handle counts one settled message and returns the harvest report when it finished the job.
-// A message of a job that this database does not have (deleted with its source) is
-// harvest.UnknownJob: the router counts it, logs it and acks it.
+// Handle counts one settled message and returns the harvest report when it finished the job:
+// HandleBatch of one.
 func (h *Handler) Handle(msg *harvest.Message) ([]*harvest.Message, error) {
-	var s harvest.Settled
-	if err := harvest.Decode(msg, &s); err != nil {
-		return nil, harvest.Permanent(err)
-	}
-	out, err := h.handle(msg.Context(), &s)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, harvest.UnknownJob(s.JobID)
-	}
-	return out, err
+	r := h.HandleBatch(msg.Context(), []*harvest.Message{msg})[0]
+	return r.Out, r.Err
 }
 
+// HandleBatch is the aggregator as the router runs it (harvest.BatchHandler): the outcomes of
+// the batch are settled in one transaction (settleBatch: store.Store.OutcomeSettleBatch, up to
+// MaxSettleBatch at a time; one by one when it fails, so that a bad outcome fails alone), then
+// each message's job is finished and reported when its outcomes are all in. A message of a job
+// that this database does not have (deleted with its source) is harvest.UnknownJob: the router
+// counts it, logs it and acks it.
+func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []harvest.Result {
+	out := make([]harvest.Result, len(batch))
+	settled := make([]harvest.Settled, len(batch))
+	var ps []*store.OutcomeSettleParams
+	var at []int
+	for i, msg := range batch {
+		s := &settled[i]
+		if err := harvest.Decode(msg, s); err != nil {
+			out[i].Err = harvest.Permanent(err)
+			continue
+		}
+		if s.Kind == harvest.SettledOutcome {
+			ps = append(ps, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key, Identifier: s.Identifier,
+				RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status, Validated: s.Validated, Errors: s.Errors,
+				CarriedFromRecordID: s.CarriedFromRecordID, CarriedFromJobID: s.CarriedFromJobID,
+				SourceTransform: json.RawMessage(s.Transformed)})
+			at = append(at, i)
+		}
+	}
+	results := make([]settleResult, len(batch))
+	errs := make([]error, len(batch))
+	for lo := 0; lo < len(ps); lo += MaxSettleBatch {
+		hi := min(lo+MaxSettleBatch, len(ps))
+		rs, es, err := h.settleBatch(ctx, ps[lo:hi])
+		for j, i := range at[lo:hi] {
+			switch {
+			case err != nil:
+				errs[i] = err
+			default:
+				results[i], errs[i] = rs[j], es[j]
+			}
+		}
+	}
+	isOutcome := make([]bool, len(batch))
+	for _, i := range at {
+		isOutcome[i] = true
+	}
+	harvest.ForEach(len(batch), func(i int) {
+		if out[i].Err != nil {
+			return
+		}
+		var o []*harvest.Message
+		var err error
+		if isOutcome[i] {
+			o, err = h.settled(ctx, &settled[i], results[i], errs[i])
+		} else {
+			o, err = h.handle(batch[i].Context(), &settled[i])
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			err = harvest.UnknownJob(settled[i].JobID)
+		}
+		out[i].Out, out[i].Err = o, err
+	})
+	return out
+}
+
+// settled is what follows the settle of outcome s (its result r, or err): the harvest report
+// when it finished the job, or again when a replayed record changed a finished job's counts.
+func (h *Handler) settled(ctx context.Context, s *harvest.Settled, r settleResult, err error) ([]*harvest.Message, error) {
+	if r.OutcomeSettled != nil && r.Fresh {
+		h.outcomes.WithLabelValues(string(s.Outcome)).Inc()
+	}
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("settle outcome: %w", err)
+	case r.finished != nil:
+		return h.report(ctx, r.finished)
+	case r.Fresh && r.Job.Status.Finished(): // a replayed record changed a finished job's counts
+		return h.replayReport(ctx, r.Job)
+	}
+	return nil, nil
+}
+
+// handle handles a settled message other than an outcome: the job's expected count, or the
+// end of a job that failed.
 func (h *Handler) handle(ctx context.Context, s *harvest.Settled) ([]*harvest.Message, error) {
 	switch s.Kind {
-	case harvest.SettledOutcome:
-		r, err := h.settles.Do(ctx, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key,
-			Identifier: s.Identifier, RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status,
-			Validated: s.Validated, Errors: s.Errors, CarriedFromRecordID: s.CarriedFromRecordID,
-			CarriedFromJobID: s.CarriedFromJobID, SourceTransform: json.RawMessage(s.Transformed)})
-		if r.OutcomeSettled != nil && r.Fresh {
-			h.outcomes.WithLabelValues(string(s.Outcome)).Inc()
-		}
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("settle outcome: %w", err)
-		case r.finished != nil:
-			return h.report(ctx, r.finished)
-		case r.Fresh && r.Job.Status.Finished(): // a replayed record changed a finished job's counts
-			return h.replayReport(ctx, r.Job)
-		}
-		return nil, nil
 	case harvest.SettledExpected:
 		if _, err := h.store.JobSetExpected(ctx, &store.JobSetExpectedParams{JobID: s.JobID, Expected: s.Expected}); err != nil {
 			return nil, fmt.Errorf("set expected count: %w", err)
