@@ -155,9 +155,11 @@ func graphHashGround(g rdf.Graph, m *multisetHash, in *interner) (*keptTriples, 
 	var edges []edge
 	var subjects []int32 // edges[i]'s subject
 	n := 0               // bytes kept
+	var line []byte
 	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
 		if !t.S.IsBlank() && !t.O.IsBlank() {
-			m.add(t.NTriples())
+			line = t.AppendNTriples(line[:0])
+			m.addBytes(line)
 			return nil
 		}
 		if n > graphHashKeptBytes && k != nil {

@@ -49,9 +49,27 @@ type Resource struct {
 	// the memory bound), or a catalog that is a blank node (KindCatalog: a job warning at most,
 	// it is no record).
 	Problem string
+	// nquads is Canonical(Triples)'s nquads, made from the lines Skolemize sorted by (nil when
+	// Canonical refuses a triple, or not made).
+	nquads []byte
 	// Label is a problem resource's dct:title (the least in code-point order when there are
 	// several; "" when there is none), to name it in the error row; cut to 256 bytes and "…".
 	Label string
+}
+
+// NQuads returns the canonical N-Quads of r's graph, the nquads of Canonical(r.Triples) (a
+// record's Body, and what SourceHash hashes), and Canonical's error when it refuses a triple.
+// Split made them with the graph, so this costs nothing for a resource of Split; the result is
+// shared, not to be modified.
+func (r *Resource) NQuads() ([]byte, error) {
+	if r.nquads != nil {
+		return r.nquads, nil
+	}
+	nquads, _, err := Canonical(r.Triples)
+	if err == nil {
+		r.nquads = nquads
+	}
+	return nquads, err
 }
 
 // Split reads a source graph through g.Match only and calls fn once for each catalog, record
@@ -324,7 +342,7 @@ func (s *splitter) catalog(c rdf.Term) (*Resource, error) {
 	}
 	slices.Sort(r.Datasets)
 	r.Datasets = slices.Compact(r.Datasets)
-	r.Triples = Skolemize(c.Value, ts)
+	r.Triples, r.nquads = skolemize(c.Value, ts)
 	return r, nil
 }
 
@@ -353,12 +371,9 @@ func (s *splitter) record(d rdf.Term) (*Resource, error) {
 			return nil, err
 		}
 	}
-	return &Resource{
-		Kind:     k,
-		IRI:      d.Value,
-		Triples:  Skolemize(d.Value, ts),
-		Catalogs: slices.Clone(s.catalogsOf[d]),
-	}, nil
+	r := &Resource{Kind: k, IRI: d.Value, Catalogs: slices.Clone(s.catalogsOf[d])}
+	r.Triples, r.nquads = skolemize(d.Value, ts)
+	return r, nil
 }
 
 // title returns the least of r's dct:title literals, "" when it has none.
