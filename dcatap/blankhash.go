@@ -3,6 +3,7 @@ package dcatap
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"slices"
 
 	"github.com/harvester-dev/harvester/rdf"
@@ -17,46 +18,38 @@ type digest = [sha256.Size]byte
 // exactly when their labels are equal), numbered 0, 1, … in the order first seen. Predicates are
 // kept as their N-Triples form, the form the hash lines use.
 type interner struct {
-	blank  map[string]int32 // nil once dropLabels ran
-	n      int32            // how many blank nodes are numbered
-	labels []string         // by number, kept from label's first call on
-	pred   map[string]int32 // by IRI
-	preds  []string         // N-Triples, by number
-	objs   []string         // the N-Triples of the objects of edges that are not blank nodes
+	blank *labelTable      // nil once dropLabels ran
+	n     int32            // how many blank nodes are numbered
+	err   error            // a label the table could not number (past 4 GiB of labels)
+	pred  map[string]int32 // by IRI
+	preds []string         // N-Triples, by number
+	objs  []string         // the N-Triples of the objects of edges that are not blank nodes
 }
 
 // nodes is how many blank nodes are numbered.
 func (in *interner) nodes() int { return int(in.n) }
 
 // dropLabels frees the table of labels, once no node is to be numbered or looked up by label.
-func (in *interner) dropLabels() { in.blank, in.labels = nil, nil }
+func (in *interner) dropLabels() { in.blank = nil }
 
 // label returns the label of blank node id.
-func (in *interner) label(id int32) string {
-	if in.labels == nil {
-		in.labels = make([]string, len(in.blank), len(in.blank)+1)
-		for l, i := range in.blank {
-			in.labels[i] = l
-		}
-	}
-	return in.labels[id]
-}
+func (in *interner) label(id int32) string { return string(in.blank.at(id)) }
 
 func newInterner() *interner {
-	return &interner{blank: map[string]int32{}, pred: map[string]int32{}}
+	return &interner{blank: newLabelTable(), pred: map[string]int32{}}
 }
 
-// blankID returns the number of the blank node labelled label, numbering it if it is new.
+// blankID returns the number of the blank node labelled label, numbering it if it is new. A
+// label the table cannot hold sets in.err and numbers nothing (0 stands in).
 func (in *interner) blankID(label string) int32 {
-	if id, ok := in.blank[label]; ok {
-		return id
+	id, ok := in.blank.number(label)
+	if !ok {
+		if in.err == nil {
+			in.err = errors.New("more than 4 GiB of blank node labels")
+		}
+		return 0
 	}
-	id := in.n
-	in.n++
-	in.blank[label] = id
-	if in.labels != nil {
-		in.labels = append(in.labels, label)
-	}
+	in.n = int32(in.blank.len())
 	return id
 }
 
@@ -180,7 +173,15 @@ func newBlankHasherIDs(in *interner, out func(id int32) ([]edge, error)) *blankH
 
 // hash returns blank node b's content hash. The only error is the out function's.
 func (h *blankHasher) hash(b rdf.Term) (digest, error) {
-	return h.hashID(h.in.blankID(b.Value))
+	id := h.in.blankID(b.Value)
+	if h.in.err != nil {
+		return digest{}, h.in.err
+	}
+	d, err := h.hashID(id)
+	if err == nil && h.in.err != nil {
+		err = h.in.err
+	}
+	return d, err
 }
 
 // fit sizes the per-node slices to the interner's nodes.
