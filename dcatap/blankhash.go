@@ -119,7 +119,9 @@ type blankHasher struct {
 	refineSteps int
 
 	// Tarjan's state, per search.
-	num   []int32 // by node number: 1 + the node's search number (its index in nodes), 0 when unvisited
+	// num holds, for each node the search visited, 1 + its search number (its index in nodes):
+	// a map, as a search mostly visits a node or two (a slice by node number took 4 bytes a node).
+	num   map[int32]int32
 	nodes []searchNode
 	edges [][]edge      // by search number: the node's edges (from out), nil once hashed; unused with kept
 	stack []int32       // Tarjan's stack of search numbers
@@ -168,7 +170,7 @@ func newBlankHasher(out func(rdf.Term) ([]rdf.Triple, error)) *blankHasher {
 // newBlankHasherIDs returns a hasher over the nodes of in, whose out gives a node's outgoing
 // edges.
 func newBlankHasherIDs(in *interner, out func(id int32) ([]edge, error)) *blankHasher {
-	return &blankHasher{in: in, out: out}
+	return &blankHasher{in: in, out: out, num: map[int32]int32{}}
 }
 
 // hash returns blank node b's content hash. The only error is the out function's.
@@ -189,7 +191,6 @@ func (h *blankHasher) fit() {
 	if n := h.in.nodes(); len(h.memo) < n {
 		h.memo = append(h.memo, make([]digest, n-len(h.memo))...)
 		h.hashed = append(h.hashed, make([]bool, n-len(h.hashed))...)
-		h.num = append(h.num, make([]int32, n-len(h.num))...)
 	}
 }
 
@@ -242,8 +243,12 @@ func (h *blankHasher) hashID(b int32) (digest, error) {
 // drops big state, whose capacity would otherwise stay held (a chain's one search holds every
 // node of it).
 func (h *blankHasher) endSearch() {
-	for _, n := range h.nodes {
-		h.num[n.id] = 0
+	if len(h.nodes) > 64 {
+		h.num = map[int32]int32{}
+	} else {
+		for _, n := range h.nodes {
+			delete(h.num, n.id)
+		}
 	}
 	if h.dropObjs {
 		clear(h.in.objs)
