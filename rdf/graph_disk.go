@@ -171,8 +171,9 @@ type diskGraph struct {
 	// that has none (a record's closure walks to every IRI object: a publisher, a theme, a
 	// download URL) reads nothing.
 	subjects []uint64
-	buf      []byte // termBytes's ReadAt buffer
-	err      error  // an error of sorting that len could not return
+	buf      []byte         // termBytes's ReadAt buffer
+	pages    []termFilePage // pages of the terms' file termBytes keeps (termPages of termPage bytes)
+	err      error          // an error of sorting that len could not return
 }
 
 func newDiskGraph(dir string) *diskGraph {

@@ -52,6 +52,9 @@ func (d *diskGraph) termBytes(id uint32) ([]byte, error) {
 		return ch[off+k : off+k+int(n)], nil
 	}
 	at := d.fileAt[c] + int64(off)
+	if b, ok, err := d.pagedTerm(at); err != nil || ok {
+		return b, err
+	}
 	if cap(d.buf) < 64 {
 		d.buf = make([]byte, 256)
 	}
@@ -75,6 +78,53 @@ func (d *diskGraph) termBytes(id uint32) ([]byte, error) {
 		return nil, fmt.Errorf("rdf: graph spill file: %w", err)
 	}
 	return b, nil
+}
+
+// termPage is the bytes of a page of the terms' file that termBytes keeps, and termPages how
+// many it keeps (direct-mapped by page number): a record's closure and the graph's scan read
+// terms added together, so one read of a page serves the next terms where each cost a read of
+// its own (7% of a 92 MB JSON-LD catalog's CPU, growing with the file).
+const (
+	termPage  = 16 << 10
+	termPages = 64
+)
+
+// termFilePage is a page of the terms' file: page+1 (0: none) and its bytes (fewer than termPage
+// at the end of the file, which later chunks may extend).
+type termFilePage struct {
+	page int64
+	data []byte
+}
+
+// pagedTerm returns the key of the term record at file offset at when the record lies in one
+// page, reading the page when it is not kept or is short of the record; ok=false otherwise.
+func (d *diskGraph) pagedTerm(at int64) (key []byte, ok bool, err error) {
+	page := at / termPage
+	if d.pages == nil {
+		d.pages = make([]termFilePage, termPages)
+	}
+	p := &d.pages[page%termPages]
+	rel := int(at - page*termPage)
+	for read := false; ; read = true {
+		if p.page == page+1 && rel < len(p.data) {
+			b := p.data[rel:]
+			if n, k := binary.Uvarint(b); k > 0 && uint64(len(b)-k) >= n {
+				return b[k : k+int(n)], true, nil
+			}
+		}
+		if read || p.page == page+1 && len(p.data) == termPage {
+			return nil, false, nil // the record crosses the page's end
+		}
+		if cap(p.data) < termPage {
+			p.data = make([]byte, termPage)
+		}
+		m, err := d.file.ReadAt(p.data[:termPage], page*termPage)
+		if err != nil && !errors.Is(err, io.EOF) {
+			p.page = 0
+			return nil, false, fmt.Errorf("rdf: graph spill file: %w", err)
+		}
+		p.page, p.data = page+1, p.data[:m]
+	}
 }
 
 // find returns the id of the term whose key is d.key and its hash, ok=false when there is
