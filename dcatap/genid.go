@@ -82,11 +82,12 @@ func SourceHash(identifier string, nquads []byte) string {
 		}
 	}
 	slices.Sort(lines)
-	s := sha256.New()
+	b := make([]byte, 0, len(nquads)+len(lines)*(len(to)-len(from)+1))
 	for _, l := range lines {
-		s.Write([]byte(l))
+		b = append(b, l...)
 	}
-	return hex.EncodeToString(s.Sum(nil))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // legacyLine rewrites the subject and object of the N-Triples line l ("<s> <p> o .\n") that

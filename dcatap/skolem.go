@@ -73,12 +73,18 @@ func skolemize(owner string, ts []rdf.Triple) ([]rdf.Triple, []byte) {
 	}
 	h := newBlankHasher(func(b rdf.Term) ([]rdf.Triple, error) { return out[b], nil })
 	prefix := genidBase(owner) + GenidPath
+	iris := map[string]rdf.Term{} // by blank node label
 	iri := func(t rdf.Term) rdf.Term {
 		if !t.IsBlank() {
 			return t
 		}
+		if s, ok := iris[t.Value]; ok {
+			return s
+		}
 		sum, _ := h.hash(t) // the lookup above never fails
-		return rdf.IRI(prefix + hex.EncodeToString(sum[:])[:skolemHexLen])
+		s := rdf.IRI(prefix + hex.EncodeToString(sum[:skolemHexLen/2]))
+		iris[t.Value] = s
+		return s
 	}
 	res := make([]rdf.Triple, 0, len(ts))
 	for _, t := range ts {
