@@ -125,6 +125,16 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 		return "", in.err
 	}
 	// Pass 3: triples with blank nodes, each written with the nodes' hashes (a leaf's are summed).
+	if err := p.sumBlankTriples(g, kept); err != nil {
+		return "", err
+	}
+	return m.value(), nil
+}
+
+// sumBlankTriples is graphHash's third pass: it adds the triples with a blank node that pass 1
+// did not, each written with the nodes' hashes, from kept, or read from g again when nil.
+func (p *groundPass) sumBlankTriples(g rdf.Graph, kept *keptTriples) error {
+	in, m, line, node := p.in, p.m, p.line, p.node
 	var b []byte
 	if kept != nil {
 		for id := range int32(in.nodes()) {
@@ -137,7 +147,7 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 			b = line(append(b[:0], t.s...), t.edge)
 			m.addBytes(b)
 		}
-		return m.value(), nil
+		return nil
 	}
 	term := func(t rdf.Term) string {
 		if !t.IsBlank() {
@@ -146,7 +156,7 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 		id, _ := in.blank.lookup(t.Value)
 		return string(node(nil, id))
 	}
-	err = g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+	return g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
 		if t.S.IsBlank() {
 			if id, _ := in.blank.lookup(t.S.Value); p.leaf.has(id) {
 				return nil // summed in pass 1
@@ -157,10 +167,6 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return "", err
-	}
-	return m.value(), nil
 }
 
 // keptTriples are GraphHash's triples with a blank node, interned: edges, those with a blank
