@@ -111,9 +111,19 @@ type blankHasher struct {
 	// search then holds no edges of its own (edges stays empty), 24 bytes a node less on a
 	// chain that one search visits whole.
 	kept func(id int32) []edge
-	memo []digest // by node number; valid where hashed is set
-	// hashed marks the nodes whose hash is in memo.
-	hashed []bool
+	// slot[id] is 0 while node id is not hashed, then 1 + the index of its hash in slab, and
+	// released once its hash is dropped (release); slab's free entries are listed in free.
+	slot []int32
+	slab []digest
+	free []int32
+	// refs, when not nil, counts for each node the uses of its hash left (its arcs from blank
+	// nodes not hashed yet, 255 for always: GraphHash with the triples kept, which sums a node's
+	// triples as it hashes it, onHashed): a hash is dropped when its last use is done, so that a
+	// chain of blank nodes holds a hash or two, not 32 bytes a node.
+	refs []uint8
+	// onHashed, when not nil, is called with the node numbers of each component once hashed.
+	onHashed func(ids []int32)
+	sccIDs   []int32
 	// refineSteps counts the elementary steps of colour refinement over every component
 	// hashed so far, so that tests can check the work stays near-linear.
 	refineSteps int
@@ -188,19 +198,71 @@ func (h *blankHasher) hash(b rdf.Term) (digest, error) {
 
 // fit sizes the per-node slices to the interner's nodes.
 func (h *blankHasher) fit() {
-	if n := h.in.nodes(); len(h.memo) < n {
-		h.memo = append(h.memo, make([]digest, n-len(h.memo))...)
-		h.hashed = append(h.hashed, make([]bool, n-len(h.hashed))...)
+	if n := h.in.nodes(); len(h.slot) < n {
+		h.slot = append(h.slot, make([]int32, n-len(h.slot))...)
+	}
+	if n := h.in.nodes(); h.refs != nil && len(h.refs) < n {
+		h.refs = append(h.refs, make([]uint8, n-len(h.refs))...)
 	}
 }
 
+// released is the slot of a node whose hash was dropped.
+const released = -1
+
 // done reports whether node id is hashed.
-func (h *blankHasher) done(id int32) bool { return int(id) < len(h.hashed) && h.hashed[id] }
+func (h *blankHasher) done(id int32) bool { return int(id) < len(h.slot) && h.slot[id] != 0 }
+
+// memo returns node id's hash (zero when it is not hashed or its hash was dropped).
+func (h *blankHasher) memo(id int32) digest {
+	if s := h.slot[id]; s > 0 {
+		return h.slab[s-1]
+	}
+	return digest{}
+}
+
+// setMemo records node id's hash d.
+func (h *blankHasher) setMemo(id int32, d digest) {
+	if n := len(h.free); n > 0 {
+		i := h.free[n-1]
+		h.free = h.free[:n-1]
+		h.slab[i], h.slot[id] = d, i+1
+		return
+	}
+	h.slab = append(h.slab, d)
+	h.slot[id] = int32(len(h.slab))
+}
+
+// use counts one more use of node id's hash (refs); pin keeps it for good.
+func (h *blankHasher) use(id int32) {
+	if h.refs[id] < 254 {
+		h.refs[id]++
+	} else {
+		h.refs[id] = 255
+	}
+}
+
+func (h *blankHasher) pin(id int32) { h.refs[id] = 255 }
+
+// release counts one use of node id's hash as done, and drops the hash after its last.
+func (h *blankHasher) release(id int32) {
+	switch r := h.refs[id]; {
+	case r == 255 || r == 0:
+		return
+	case r > 1:
+		h.refs[id]--
+		return
+	}
+	h.refs[id] = 0
+	if s := h.slot[id]; s > 0 {
+		h.free = append(h.free, s-1)
+		h.slot[id] = released
+	}
+}
 
 // hashID returns node id's content hash. The only error is the out function's.
 func (h *blankHasher) hashID(b int32) (digest, error) {
 	if h.done(b) {
-		return h.memo[b], nil
+		return h.memo(b), nil
 	}
 	h.fit()
 	defer h.endSearch()
@@ -236,7 +298,7 @@ func (h *blankHasher) hashID(b int32) (digest, error) {
 			h.popComponent(v)
 		}
 	}
-	return h.memo[b], nil
+	return h.memo(b), nil
 }
 
 // endSearch unmarks the search's nodes one by one (most searches visit a node or two) and
@@ -290,15 +352,22 @@ func (h *blankHasher) popComponent(v int32) {
 	scc := h.stack[i:]
 	if len(scc) == 1 && !h.selfLoop(scc[0]) {
 		id := h.nodes[scc[0]].id
-		h.memo[id], h.hashed[id] = h.digestOf("node", h.edgesOf(scc[0]), nil), true
+		h.setMemo(id, h.digestOf("node", h.edgesOf(scc[0]), nil))
 	} else {
 		r := newRefiner(h, scc)
 		r.run()
 		for i, d := range r.digests() {
 			id := h.nodes[scc[i]].id
-			h.memo[id], h.hashed[id] = d, true
+			h.setMemo(id, d)
 		}
 		h.refineSteps += r.steps
+	}
+	if h.onHashed != nil {
+		h.sccIDs = h.sccIDs[:0]
+		for _, w := range scc {
+			h.sccIDs = append(h.sccIDs, h.nodes[w].id)
+		}
+		h.onHashed(h.sccIDs)
 	}
 	if h.kept == nil {
 		for _, w := range scc {
@@ -331,7 +400,7 @@ func (h *blankHasher) digestOf(tag string, es []edge, inside map[int32]int32) di
 		case in:
 			b = append(b, "_:"...)
 		default:
-			d := h.memo[e.o]
+			d := h.memo(e.o)
 			b = hex.AppendEncode(append(b, "_:"...), d[:])
 		}
 		lines = append(lines, string(b))

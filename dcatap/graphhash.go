@@ -26,14 +26,15 @@ var graphHashKeptBytes = 128 << 20 // a variable so that tests can lower it
 // relabelled gives the same value, and any change to a triple gives another one (but for the
 // blank-node merge below). It reads g through Match (never from inside a Match callback) and
 // holds, per blank node, a number (the blank nodes are interned as integers; their labels in a
-// compact table, about 20 bytes a label, until the first pass ends) and a 32-byte hash; and the
+// compact table, about 20 bytes a label, until the first pass ends) and its 32-byte hash while
+// a blank node not hashed yet has an arc to it (a chain holds a hash or two); and the
 // triples that have a blank node, interned, up to graphHashKeptBytes (128 MiB), but for those of
 // a leaf: a blank node whose triples come together in g's scan (as the spill store's do) and
 // have no blank object is hashed, and its triples summed, as they pass (a catalog's
 // distributions and contact points keep nothing). Past the cap it holds none of them, looks
 // each blank node's triples up in g (one Match per node: slow on a graph spilled to disk) and
-// reads g a second time. A chain of 1,000,000 blank nodes peaks at 48 MiB of live heap
-// (TestGraphHashChainMemory).
+// reads g a second time (and holds every node's hash). A chain of 1,000,000 blank nodes peaks
+// at 44 MiB of live heap (TestGraphHashChainMemory).
 //
 // How: each triple is written as its N-Triples line with every blank node replaced by the
 // node's content hash (the one Skolemize uses: a Merkle hash of its outgoing triples, cycles by
@@ -73,7 +74,7 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 	in := newInterner()
 	h := newBlankHasherIDs(in, nil)
 	node := func(b []byte, id int32) []byte {
-		d := h.memo[id]
+		d := h.memo(id)
 		return hex.AppendEncode(append(b, "_:"...), d[:])
 	}
 	line := func(b []byte, e edge) []byte { // b holds the subject
@@ -87,6 +88,7 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 	}
 	// Pass 1: triples without blank nodes, which blank nodes there are, the leaves (with
 	// leaves), and (up to graphHashKeptBytes) the other triples with blank nodes.
+	h.refs = []uint8{} // counted while the triples are kept
 	p := &groundPass{m: &m, in: in, h: h, leaves: leaves, line: line, node: node}
 	kept, err := p.run(g)
 	if err == nil {
@@ -111,6 +113,24 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 	h.dropObjs = kept == nil
 	if kept != nil {
 		h.kept = kept.of
+		// A component's triples are summed as it is hashed; then its nodes' arcs have used
+		// their objects' hashes.
+		var b []byte
+		h.onHashed = func(ids []int32) {
+			for _, id := range ids {
+				for _, e := range kept.of(id) {
+					b = line(node(b[:0], id), e)
+					m.addBytes(b)
+				}
+			}
+			for _, id := range ids {
+				for _, e := range kept.of(id) {
+					if e.o >= 0 {
+						h.release(e.o)
+					}
+				}
+			}
+		}
 	}
 	// Pass 2: each blank node's content hash, the last numbered first: a node is numbered when
 	// first seen, and a chain's next node is mostly seen after it, so that each search finds the
@@ -132,17 +152,12 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 }
 
 // sumBlankTriples is graphHash's third pass: it adds the triples with a blank node that pass 1
-// did not, each written with the nodes' hashes, from kept, or read from g again when nil.
+// and 2 did not, each written with the nodes' hashes: kept's into, or (kept nil) every one
+// read from g again but for the leaves'.
 func (p *groundPass) sumBlankTriples(g rdf.Graph, kept *keptTriples) error {
 	in, m, line, node := p.in, p.m, p.line, p.node
 	var b []byte
-	if kept != nil {
-		for id := range int32(in.nodes()) {
-			for _, e := range kept.of(id) {
-				b = line(node(b[:0], id), e)
-				m.addBytes(b)
-			}
-		}
+	if kept != nil { // the triples of blank subjects are summed (onHashed)
 		for _, t := range kept.into {
 			b = line(append(b[:0], t.s...), t.edge)
 			m.addBytes(b)
@@ -247,7 +262,7 @@ func (p *groundPass) run(g rdf.Graph) (*keptTriples, error) {
 			return nil
 		}
 		if p.cur < 0 && p.n > graphHashKeptBytes && p.k != nil {
-			p.k, p.edges, p.subjects, in.objs = nil, nil, nil, nil // the numbers stay
+			p.k, p.edges, p.subjects, in.objs, p.h.refs = nil, nil, nil, nil, nil // the numbers stay
 		}
 		if t.S.IsBlank() && p.cur < 0 {
 			id := in.blankID(t.S.Value)
@@ -269,6 +284,8 @@ func (p *groundPass) run(g rdf.Graph) (*keptTriples, error) {
 			return nil
 		}
 		_, e := in.edge(t) // an IRI subject, a blank object
+		p.h.fit()
+		p.h.pin(e.o) // summed at the end
 		p.k.into = append(p.k.into, intoTriple{s: t.S.NTriples(), edge: e})
 		p.n += 12 + 16 + len(p.k.into[len(p.k.into)-1].s)
 		return nil
@@ -308,7 +325,7 @@ func (p *groundPass) endRun() {
 	defer func() { p.runEdges = p.runEdges[:0] }()
 	if p.leaves && !p.inner {
 		p.h.fit()
-		p.h.memo[id], p.h.hashed[id] = p.h.digestOf("node", p.runEdges, nil), true
+		p.h.setMemo(id, p.h.digestOf("node", p.runEdges, nil))
 		for _, e := range p.runEdges {
 			p.buf = p.line(p.node(p.buf[:0], id), e)
 			p.m.addBytes(p.buf)
@@ -323,11 +340,14 @@ func (p *groundPass) endRun() {
 		p.in.objs = p.in.objs[:p.objMark]
 		return
 	}
+	p.h.fit()
 	for _, e := range p.runEdges {
 		p.edges, p.subjects = append(p.edges, e), append(p.subjects, id)
 		p.n += 12
 		if e.o < 0 {
 			p.n += 16 + len(p.in.object(e))
+		} else {
+			p.h.use(e.o)
 		}
 	}
 }

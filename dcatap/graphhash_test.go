@@ -71,6 +71,15 @@ func TestGraphHashPastKeptTriples(t *testing.T) {
 	defer func(n int) { graphHashKeptBytes = n }(graphHashKeptBytes)
 	graphHashKeptBytes = 1
 	assert.Equal(t, want, graphHashOf(t, g))
+	// A node's hash is dropped once its last arc from a blank node is hashed, not sooner: nodes
+	// with two arcs in, one in a cycle, one from an IRI too.
+	dag := parseString(t, `_:a <http://ex.org/p> _:b, _:c . _:b <http://ex.org/p> _:d . _:c <http://ex.org/q> _:d .
+_:d <http://ex.org/p> _:e, _:f . _:e <http://ex.org/v> "x" . _:f <http://ex.org/p> _:g . _:g <http://ex.org/p> _:f, _:e .
+<http://ex.org/d> <http://ex.org/r> _:a, _:d . _:h <http://ex.org/p> _:d, _:e .`)
+	graphHashKeptBytes = 1_000
+	want = graphHashOf(t, dag)
+	graphHashKeptBytes = 1
+	assert.Equal(t, want, graphHashOf(t, dag))
 	ring := graphOf(t, blankRing(50, "b"))
 	graphHashKeptBytes = 1_000
 	want = graphHashOf(t, ring)

@@ -88,7 +88,7 @@ func peakLive(f func()) uint64 {
 
 // TestGraphHashChainMemory (issue 34 item 5): the fingerprint of a graph holding a chain of
 // 1,000,000 blank nodes keeps the nodes interned as integers, its per-node state in slices by
-// number: its live heap stays under 65 MiB (48 MiB measured; 81 MiB with the labels in a
+// number: its live heap stays under 65 MiB (44 MiB measured; 81 MiB with the labels in a
 // map[string]int32 and search numbers in a slice by node, 205–217 MiB while a search held each
 // node's edges and the label table lived through the whole hash). Keyed by rdf.Term, with the
 // chain's triples kept as terms, it peaked at 854 MiB.
