@@ -3,6 +3,7 @@ package dcatap
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"slices"
 
 	"github.com/harvester-dev/harvester/rdf"
@@ -17,46 +18,38 @@ type digest = [sha256.Size]byte
 // exactly when their labels are equal), numbered 0, 1, … in the order first seen. Predicates are
 // kept as their N-Triples form, the form the hash lines use.
 type interner struct {
-	blank  map[string]int32 // nil once dropLabels ran
-	n      int32            // how many blank nodes are numbered
-	labels []string         // by number, kept from label's first call on
-	pred   map[string]int32 // by IRI
-	preds  []string         // N-Triples, by number
-	objs   []string         // the N-Triples of the objects of edges that are not blank nodes
+	blank *labelTable      // nil once dropLabels ran
+	n     int32            // how many blank nodes are numbered
+	err   error            // a label the table could not number (past 4 GiB of labels)
+	pred  map[string]int32 // by IRI
+	preds []string         // N-Triples, by number
+	objs  []string         // the N-Triples of the objects of edges that are not blank nodes
 }
 
 // nodes is how many blank nodes are numbered.
 func (in *interner) nodes() int { return int(in.n) }
 
 // dropLabels frees the table of labels, once no node is to be numbered or looked up by label.
-func (in *interner) dropLabels() { in.blank, in.labels = nil, nil }
+func (in *interner) dropLabels() { in.blank = nil }
 
 // label returns the label of blank node id.
-func (in *interner) label(id int32) string {
-	if in.labels == nil {
-		in.labels = make([]string, len(in.blank), len(in.blank)+1)
-		for l, i := range in.blank {
-			in.labels[i] = l
-		}
-	}
-	return in.labels[id]
-}
+func (in *interner) label(id int32) string { return string(in.blank.at(id)) }
 
 func newInterner() *interner {
-	return &interner{blank: map[string]int32{}, pred: map[string]int32{}}
+	return &interner{blank: newLabelTable(), pred: map[string]int32{}}
 }
 
-// blankID returns the number of the blank node labelled label, numbering it if it is new.
+// blankID returns the number of the blank node labelled label, numbering it if it is new. A
+// label the table cannot hold sets in.err and numbers nothing (0 stands in).
 func (in *interner) blankID(label string) int32 {
-	if id, ok := in.blank[label]; ok {
-		return id
+	id, ok := in.blank.number(label)
+	if !ok {
+		if in.err == nil {
+			in.err = errors.New("more than 4 GiB of blank node labels")
+		}
+		return 0
 	}
-	id := in.n
-	in.n++
-	in.blank[label] = id
-	if in.labels != nil {
-		in.labels = append(in.labels, label)
-	}
+	in.n = int32(in.blank.len())
 	return id
 }
 
@@ -118,15 +111,27 @@ type blankHasher struct {
 	// search then holds no edges of its own (edges stays empty), 24 bytes a node less on a
 	// chain that one search visits whole.
 	kept func(id int32) []edge
-	memo []digest // by node number; valid where hashed is set
-	// hashed marks the nodes whose hash is in memo.
-	hashed []bool
+	// slot[id] is 0 while node id is not hashed, then 1 + the index of its hash in slab, and
+	// released once its hash is dropped (release); slab's free entries are listed in free.
+	slot []int32
+	slab []digest
+	free []int32
+	// refs, when not nil, counts for each node the uses of its hash left (its arcs from blank
+	// nodes not hashed yet, 255 for always: GraphHash with the triples kept, which sums a node's
+	// triples as it hashes it, onHashed): a hash is dropped when its last use is done, so that a
+	// chain of blank nodes holds a hash or two, not 32 bytes a node.
+	refs []uint8
+	// onHashed, when not nil, is called with the node numbers of each component once hashed.
+	onHashed func(ids []int32)
+	sccIDs   []int32
 	// refineSteps counts the elementary steps of colour refinement over every component
 	// hashed so far, so that tests can check the work stays near-linear.
 	refineSteps int
 
 	// Tarjan's state, per search.
-	num   []int32 // by node number: 1 + the node's search number (its index in nodes), 0 when unvisited
+	// num holds, for each node the search visited, 1 + its search number (its index in nodes):
+	// a map, as a search mostly visits a node or two (a slice by node number took 4 bytes a node).
+	num   map[int32]int32
 	nodes []searchNode
 	edges [][]edge      // by search number: the node's edges (from out), nil once hashed; unused with kept
 	stack []int32       // Tarjan's stack of search numbers
@@ -175,30 +180,89 @@ func newBlankHasher(out func(rdf.Term) ([]rdf.Triple, error)) *blankHasher {
 // newBlankHasherIDs returns a hasher over the nodes of in, whose out gives a node's outgoing
 // edges.
 func newBlankHasherIDs(in *interner, out func(id int32) ([]edge, error)) *blankHasher {
-	return &blankHasher{in: in, out: out}
+	return &blankHasher{in: in, out: out, num: map[int32]int32{}}
 }
 
 // hash returns blank node b's content hash. The only error is the out function's.
 func (h *blankHasher) hash(b rdf.Term) (digest, error) {
-	return h.hashID(h.in.blankID(b.Value))
+	id := h.in.blankID(b.Value)
+	if h.in.err != nil {
+		return digest{}, h.in.err
+	}
+	d, err := h.hashID(id)
+	if err == nil && h.in.err != nil {
+		err = h.in.err
+	}
+	return d, err
 }
 
 // fit sizes the per-node slices to the interner's nodes.
 func (h *blankHasher) fit() {
-	if n := h.in.nodes(); len(h.memo) < n {
-		h.memo = append(h.memo, make([]digest, n-len(h.memo))...)
-		h.hashed = append(h.hashed, make([]bool, n-len(h.hashed))...)
-		h.num = append(h.num, make([]int32, n-len(h.num))...)
+	if n := h.in.nodes(); len(h.slot) < n {
+		h.slot = append(h.slot, make([]int32, n-len(h.slot))...)
+	}
+	if n := h.in.nodes(); h.refs != nil && len(h.refs) < n {
+		h.refs = append(h.refs, make([]uint8, n-len(h.refs))...)
 	}
 }
 
+// released is the slot of a node whose hash was dropped.
+const released = -1
+
 // done reports whether node id is hashed.
-func (h *blankHasher) done(id int32) bool { return int(id) < len(h.hashed) && h.hashed[id] }
+func (h *blankHasher) done(id int32) bool { return int(id) < len(h.slot) && h.slot[id] != 0 }
+
+// memo returns node id's hash (zero when it is not hashed or its hash was dropped).
+func (h *blankHasher) memo(id int32) digest {
+	if s := h.slot[id]; s > 0 {
+		return h.slab[s-1]
+	}
+	return digest{}
+}
+
+// setMemo records node id's hash d.
+func (h *blankHasher) setMemo(id int32, d digest) {
+	if n := len(h.free); n > 0 {
+		i := h.free[n-1]
+		h.free = h.free[:n-1]
+		h.slab[i], h.slot[id] = d, i+1
+		return
+	}
+	h.slab = append(h.slab, d)
+	h.slot[id] = int32(len(h.slab))
+}
+
+// use counts one more use of node id's hash (refs); pin keeps it for good.
+func (h *blankHasher) use(id int32) {
+	if h.refs[id] < 254 {
+		h.refs[id]++
+	} else {
+		h.refs[id] = 255
+	}
+}
+
+func (h *blankHasher) pin(id int32) { h.refs[id] = 255 }
+
+// release counts one use of node id's hash as done, and drops the hash after its last.
+func (h *blankHasher) release(id int32) {
+	switch r := h.refs[id]; {
+	case r == 255 || r == 0:
+		return
+	case r > 1:
+		h.refs[id]--
+		return
+	}
+	h.refs[id] = 0
+	if s := h.slot[id]; s > 0 {
+		h.free = append(h.free, s-1)
+		h.slot[id] = released
+	}
+}
 
 // hashID returns node id's content hash. The only error is the out function's.
 func (h *blankHasher) hashID(b int32) (digest, error) {
 	if h.done(b) {
-		return h.memo[b], nil
+		return h.memo(b), nil
 	}
 	h.fit()
 	defer h.endSearch()
@@ -234,15 +298,19 @@ func (h *blankHasher) hashID(b int32) (digest, error) {
 			h.popComponent(v)
 		}
 	}
-	return h.memo[b], nil
+	return h.memo(b), nil
 }
 
 // endSearch unmarks the search's nodes one by one (most searches visit a node or two) and
 // drops big state, whose capacity would otherwise stay held (a chain's one search holds every
 // node of it).
 func (h *blankHasher) endSearch() {
-	for _, n := range h.nodes {
-		h.num[n.id] = 0
+	if len(h.nodes) > 64 {
+		h.num = map[int32]int32{}
+	} else {
+		for _, n := range h.nodes {
+			delete(h.num, n.id)
+		}
 	}
 	if h.dropObjs {
 		clear(h.in.objs)
@@ -284,15 +352,22 @@ func (h *blankHasher) popComponent(v int32) {
 	scc := h.stack[i:]
 	if len(scc) == 1 && !h.selfLoop(scc[0]) {
 		id := h.nodes[scc[0]].id
-		h.memo[id], h.hashed[id] = h.digestOf("node", h.edgesOf(scc[0]), nil), true
+		h.setMemo(id, h.digestOf("node", h.edgesOf(scc[0]), nil))
 	} else {
 		r := newRefiner(h, scc)
 		r.run()
 		for i, d := range r.digests() {
 			id := h.nodes[scc[i]].id
-			h.memo[id], h.hashed[id] = d, true
+			h.setMemo(id, d)
 		}
 		h.refineSteps += r.steps
+	}
+	if h.onHashed != nil {
+		h.sccIDs = h.sccIDs[:0]
+		for _, w := range scc {
+			h.sccIDs = append(h.sccIDs, h.nodes[w].id)
+		}
+		h.onHashed(h.sccIDs)
 	}
 	if h.kept == nil {
 		for _, w := range scc {
@@ -325,7 +400,7 @@ func (h *blankHasher) digestOf(tag string, es []edge, inside map[int32]int32) di
 		case in:
 			b = append(b, "_:"...)
 		default:
-			d := h.memo[e.o]
+			d := h.memo(e.o)
 			b = hex.AppendEncode(append(b, "_:"...), d[:])
 		}
 		lines = append(lines, string(b))

@@ -156,7 +156,7 @@ func permuted(t rdf.Term, perm []int) rdf.Term {
 // its colour and the multiset of (predicate, object colour) of its distinct triples, until the
 // number of colours stops growing. All of ts's nodes here are in one component or reach it.
 func naiveColours(ts []rdf.Triple) map[int]string {
-	ts = sortTriples(slices.Clone(ts))
+	ts, _ = sortTriples(ts)
 	colour := map[rdf.Term]string{}
 	for _, t := range ts {
 		colour[t.S], colour[t.O] = "", ""

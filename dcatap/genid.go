@@ -1,6 +1,7 @@
 package dcatap
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
@@ -67,7 +68,7 @@ func SourceHash(identifier string, nquads []byte) string {
 	// As N-Triples writes them: an IRI with a space has \u0020.
 	from := strings.TrimSuffix(rdf.IRI(genidBase(identifier)+GenidPath).NTriples(), ">")
 	to := strings.TrimSuffix(rdf.IRI(legacyGenidBase(identifier)+GenidPath).NTriples(), ">")
-	if from == to || !strings.Contains(string(nquads), from) {
+	if from == to || !bytes.Contains(nquads, []byte(from)) {
 		sum := sha256.Sum256(nquads)
 		return hex.EncodeToString(sum[:])
 	}
@@ -76,14 +77,17 @@ func SourceHash(identifier string, nquads []byte) string {
 		lines = lines[:len(lines)-1]
 	}
 	for i, l := range lines {
-		lines[i] = legacyLine(l, from, to)
+		if strings.Contains(l, from) {
+			lines[i] = legacyLine(l, from, to)
+		}
 	}
 	slices.Sort(lines)
-	s := sha256.New()
+	b := make([]byte, 0, len(nquads)+len(lines)*(len(to)-len(from)+1))
 	for _, l := range lines {
-		s.Write([]byte(l))
+		b = append(b, l...)
 	}
-	return hex.EncodeToString(s.Sum(nil))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // legacyLine rewrites the subject and object of the N-Triples line l ("<s> <p> o .\n") that

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -24,12 +25,16 @@ var graphHashKeptBytes = 128 << 20 // a variable so that tests can lower it
 // "not modified" skip: the same graph re-serialized, re-ordered or with its blank nodes
 // relabelled gives the same value, and any change to a triple gives another one (but for the
 // blank-node merge below). It reads g through Match (never from inside a Match callback) and
-// holds, per blank node, its label, a number (the blank nodes are interned as integers), a
-// 32-byte hash and a search number, about 100 bytes a node; and the triples that have a blank
-// node, interned, up to graphHashKeptBytes (128 MiB). Past that it holds none of them, looks
+// holds, per blank node, a number (the blank nodes are interned as integers; their labels in a
+// compact table, about 20 bytes a label, until the first pass ends) and its 32-byte hash while
+// a blank node not hashed yet has an arc to it (a chain holds a hash or two); and the
+// triples that have a blank node, interned, up to graphHashKeptBytes (128 MiB), but for those of
+// a leaf: a blank node whose triples come together in g's scan (as the spill store's do) and
+// have no blank object is hashed, and its triples summed, as they pass (a catalog's
+// distributions and contact points keep nothing). Past the cap it holds none of them, looks
 // each blank node's triples up in g (one Match per node: slow on a graph spilled to disk) and
-// reads g a second time. A chain of 1,000,000 blank nodes peaks at 205–217 MiB of live heap
-// (TestGraphHashChainMemory).
+// reads g a second time (and holds every node's hash). A chain of 1,000,000 blank nodes peaks
+// at 44 MiB of live heap (TestGraphHashChainMemory).
 //
 // How: each triple is written as its N-Triples line with every blank node replaced by the
 // node's content hash (the one Skolemize uses: a Merkle hash of its outgoing triples, cycles by
@@ -46,13 +51,51 @@ var graphHashKeptBytes = 128 << 20 // a variable so that tests can lower it
 // splitting is what a "not modified" source saves. It is a change detector, not a defence against
 // a publisher crafting collisions.
 func GraphHash(g rdf.Graph) (string, error) {
-	var m multisetHash
-	in := newInterner()
-	// Pass 1: triples without blank nodes, which blank nodes there are, and (up to
-	// graphHashKeptBytes) the triples with blank nodes.
-	kept, err := graphHashGround(g, &m, in)
+	sum, err := graphHash(g, true)
+	if errors.Is(err, errNotGrouped) {
+		sum, err = graphHash(g, false)
+	}
 	if err != nil {
 		return "", fmt.Errorf("graph hash: %w", err)
+	}
+	return sum, nil
+}
+
+// errNotGrouped stops graphHash's first pass when a blank subject's triples do not come
+// together.
+var errNotGrouped = errors.New("a blank node's triples do not come together")
+
+// graphHash is GraphHash. With leaves, a blank node whose triples come together in g's scan
+// (as the spill store's do, by subject) and have no blank object is hashed as its triples pass,
+// and its triples are summed then, so that none is kept (a catalog's distributions and contact
+// points); it returns errNotGrouped when a blank subject's triples turn out not to come together.
+func graphHash(g rdf.Graph, leaves bool) (string, error) {
+	var m multisetHash
+	in := newInterner()
+	h := newBlankHasherIDs(in, nil)
+	node := func(b []byte, id int32) []byte {
+		d := h.memo(id)
+		return hex.AppendEncode(append(b, "_:"...), d[:])
+	}
+	line := func(b []byte, e edge) []byte { // b holds the subject
+		b = append(append(append(b, ' '), in.preds[e.p]...), ' ')
+		if e.o >= 0 {
+			b = node(b, e.o)
+		} else {
+			b = append(b, in.object(e)...)
+		}
+		return append(b, " ."...)
+	}
+	// Pass 1: triples without blank nodes, which blank nodes there are, the leaves (with
+	// leaves), and (up to graphHashKeptBytes) the other triples with blank nodes.
+	h.refs = []uint8{} // counted while the triples are kept
+	p := &groundPass{m: &m, in: in, h: h, leaves: leaves, line: line, node: node}
+	kept, err := p.run(g)
+	if err == nil {
+		err = in.err
+	}
+	if err != nil {
+		return "", err
 	}
 	out := func(id int32) ([]edge, error) { return kept.of(id), nil }
 	if kept == nil {
@@ -66,61 +109,79 @@ func GraphHash(g rdf.Graph) (string, error) {
 			return es, err
 		}
 	}
-	h := newBlankHasherIDs(in, out)
+	h.out = out
 	h.dropObjs = kept == nil
 	if kept != nil {
 		h.kept = kept.of
-	}
-	// Pass 2: each blank node's content hash.
-	for id := range int32(in.nodes()) {
-		if _, err := h.hashID(id); err != nil {
-			return "", fmt.Errorf("graph hash: %w", err)
-		}
-	}
-	// Pass 3: triples with blank nodes, each written with the nodes' hashes.
-	var b []byte
-	node := func(b []byte, id int32) []byte {
-		d := h.memo[id]
-		return hex.AppendEncode(append(b, "_:"...), d[:])
-	}
-	line := func(b []byte, e edge) []byte { // b holds the subject
-		b = append(append(append(b, ' '), in.preds[e.p]...), ' ')
-		if e.o >= 0 {
-			b = node(b, e.o)
-		} else {
-			b = append(b, in.object(e)...)
-		}
-		return append(b, " ."...)
-	}
-	if kept != nil {
-		for id := range int32(in.nodes()) {
-			for _, e := range kept.of(id) {
-				b = line(node(b[:0], id), e)
-				m.addBytes(b)
+		// A component's triples are summed as it is hashed; then its nodes' arcs have used
+		// their objects' hashes.
+		var b []byte
+		h.onHashed = func(ids []int32) {
+			for _, id := range ids {
+				for _, e := range kept.of(id) {
+					b = line(node(b[:0], id), e)
+					m.addBytes(b)
+				}
+			}
+			for _, id := range ids {
+				for _, e := range kept.of(id) {
+					if e.o >= 0 {
+						h.release(e.o)
+					}
+				}
 			}
 		}
+	}
+	// Pass 2: each blank node's content hash, the last numbered first: a node is numbered when
+	// first seen, and a chain's next node is mostly seen after it, so that each search finds the
+	// next one hashed and visits one node, where starting from the first node one search held
+	// the whole chain (20 bytes a node in Tarjan's stacks). The hashes do not depend on the order.
+	for id := int32(in.nodes()) - 1; id >= 0; id-- {
+		if _, err := h.hashID(id); err != nil {
+			return "", err
+		}
+	}
+	if in.err != nil {
+		return "", in.err
+	}
+	// Pass 3: triples with blank nodes, each written with the nodes' hashes (a leaf's are summed).
+	if err := p.sumBlankTriples(g, kept); err != nil {
+		return "", err
+	}
+	return m.value(), nil
+}
+
+// sumBlankTriples is graphHash's third pass: it adds the triples with a blank node that pass 1
+// and 2 did not, each written with the nodes' hashes: kept's into, or (kept nil) every one
+// read from g again but for the leaves'.
+func (p *groundPass) sumBlankTriples(g rdf.Graph, kept *keptTriples) error {
+	in, m, line, node := p.in, p.m, p.line, p.node
+	var b []byte
+	if kept != nil { // the triples of blank subjects are summed (onHashed)
 		for _, t := range kept.into {
 			b = line(append(b[:0], t.s...), t.edge)
 			m.addBytes(b)
 		}
-		return m.value(), nil
+		return nil
 	}
 	term := func(t rdf.Term) string {
 		if !t.IsBlank() {
 			return t.NTriples()
 		}
-		return string(node(nil, in.blank[t.Value]))
+		id, _ := in.blank.lookup(t.Value)
+		return string(node(nil, id))
 	}
-	err = g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+	return g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+		if t.S.IsBlank() {
+			if id, _ := in.blank.lookup(t.S.Value); p.leaf.has(id) {
+				return nil // summed in pass 1
+			}
+		}
 		if t.S.IsBlank() || t.O.IsBlank() {
 			m.add(term(t.S) + " " + t.P.NTriples() + " " + term(t.O) + " .")
 		}
 		return nil
 	})
-	if err != nil {
-		return "", fmt.Errorf("graph hash: %w", err)
-	}
-	return m.value(), nil
 }
 
 // keptTriples are GraphHash's triples with a blank node, interned: edges, those with a blank
@@ -146,64 +207,149 @@ func (k *keptTriples) of(id int32) []edge {
 	return k.edges[k.start[id]:k.start[id+1]:k.start[id+1]]
 }
 
-// graphHashGround adds g's triples without blank nodes to m, numbers the blank nodes in in,
-// and returns the triples with a blank node (nil when there are more than
-// graphHashKeptBytes). Match is never called from inside a Match callback, so any Graph (a
-// disk store's cursor) serves.
-func graphHashGround(g rdf.Graph, m *multisetHash, in *interner) (*keptTriples, error) {
-	k := &keptTriples{}
-	var edges []edge
-	var subjects []int32 // edges[i]'s subject
-	n := 0               // bytes kept
+// bitset is a set of node numbers.
+type bitset []uint64
+
+func (b bitset) has(id int32) bool {
+	return id >= 0 && int(id>>6) < len(b) && b[id>>6]&(1<<(id&63)) != 0
+}
+
+func (b *bitset) set(id int32) {
+	if w := int(id >> 6); w >= len(*b) {
+		*b = append(*b, make([]uint64, w+1-len(*b)+len(*b)/4)...)
+	}
+	(*b)[id>>6] |= 1 << (id & 63)
+}
+
+// groundPass is GraphHash's first pass over g (graphHash says what it does).
+type groundPass struct {
+	m      *multisetHash
+	in     *interner
+	h      *blankHasher
+	leaves bool
+	line   func(b []byte, e edge) []byte
+	node   func(b []byte, id int32) []byte
+	// The run of triples of one blank subject being read: its number (-1: none), label,
+	// edges, whether one has a blank object, and where its objects start in in.objs.
+	cur      int32
+	label    string
+	runEdges []edge
+	inner    bool
+	objMark  int
+	ran      bitset // blank subjects whose run has ended
+	leaf     bitset // blank subjects hashed and summed as leaves
+	buf      []byte
+	// What is kept: nil past graphHashKeptBytes.
+	k        *keptTriples
+	edges    []edge
+	subjects []int32 // edges[i]'s subject
+	n        int     // bytes kept
+}
+
+// run reads g and returns the kept triples (nil when there are more than graphHashKeptBytes).
+// Match is never called from inside a Match callback, so any Graph (a disk store's cursor)
+// serves.
+func (p *groundPass) run(g rdf.Graph) (*keptTriples, error) {
+	p.k, p.cur = &keptTriples{}, -1
+	in := p.in
 	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+		if p.cur >= 0 && (!t.S.IsBlank() || t.S.Value != p.label) {
+			p.endRun()
+		}
 		if !t.S.IsBlank() && !t.O.IsBlank() {
-			m.add(t.NTriples())
+			p.buf = t.AppendNTriples(p.buf[:0])
+			p.m.addBytes(p.buf)
 			return nil
 		}
-		if n > graphHashKeptBytes && k != nil {
-			k, edges, subjects, in.objs = nil, nil, nil, nil // the numbers stay
+		if p.cur < 0 && p.n > graphHashKeptBytes && p.k != nil {
+			p.k, p.edges, p.subjects, in.objs, p.h.refs = nil, nil, nil, nil, nil // the numbers stay
 		}
-		if k == nil {
-			if t.S.IsBlank() {
-				in.blankID(t.S.Value)
+		if t.S.IsBlank() && p.cur < 0 {
+			id := in.blankID(t.S.Value)
+			if p.ran.has(id) && p.leaves {
+				return errNotGrouped
 			}
+			p.cur, p.label, p.inner, p.objMark = id, t.S.Value, false, len(in.objs)
+		}
+		if t.S.IsBlank() && (p.leaves || p.k != nil) {
+			_, e := in.edge(t)
+			p.runEdges = append(p.runEdges, e)
+			p.inner = p.inner || e.o >= 0
+			return nil
+		}
+		if p.k == nil {
 			if t.O.IsBlank() {
 				in.blankID(t.O.Value)
 			}
 			return nil
 		}
-		s, e := in.edge(t)
-		n += 12
-		if e.o < 0 {
-			n += 16 + len(in.object(e))
-		}
-		if s >= 0 {
-			edges, subjects = append(edges, e), append(subjects, s)
-		} else {
-			k.into = append(k.into, intoTriple{s: t.S.NTriples(), edge: e})
-			n += 16 + len(k.into[len(k.into)-1].s)
-		}
+		_, e := in.edge(t) // an IRI subject, a blank object
+		p.h.fit()
+		p.h.pin(e.o) // summed at the end
+		p.k.into = append(p.k.into, intoTriple{s: t.S.NTriples(), edge: e})
+		p.n += 12 + 16 + len(p.k.into[len(p.k.into)-1].s)
 		return nil
 	})
-	if err != nil || k == nil {
+	if err == nil && p.cur >= 0 {
+		p.endRun()
+	}
+	if err != nil || p.k == nil {
 		return nil, err
 	}
+	k := p.k
 	in.dropLabels() // with the triples kept, no node is looked up by its label again
 	// Order the edges by subject, keeping each node's in the order read (a counting sort).
 	k.start = make([]int32, in.nodes()+1)
-	for _, s := range subjects {
+	for _, s := range p.subjects {
 		k.start[s+1]++
 	}
 	for i := 1; i < len(k.start); i++ {
 		k.start[i] += k.start[i-1]
 	}
 	next := slices.Clone(k.start[:len(k.start)-1])
-	k.edges = make([]edge, len(edges))
-	for i, e := range edges {
-		k.edges[next[subjects[i]]] = e
-		next[subjects[i]]++
+	k.edges = make([]edge, len(p.edges))
+	for i, e := range p.edges {
+		k.edges[next[p.subjects[i]]] = e
+		next[p.subjects[i]]++
 	}
+	p.edges, p.subjects = nil, nil
 	return k, nil
+}
+
+// endRun ends the run of the current blank subject: a leaf (no blank object) is hashed and its
+// triples summed, with leaves; another's triples are kept, while under graphHashKeptBytes.
+func (p *groundPass) endRun() {
+	id := p.cur
+	p.cur = -1
+	p.ran.set(id)
+	defer func() { p.runEdges = p.runEdges[:0] }()
+	if p.leaves && !p.inner {
+		p.h.fit()
+		p.h.setMemo(id, p.h.digestOf("node", p.runEdges, nil))
+		for _, e := range p.runEdges {
+			p.buf = p.line(p.node(p.buf[:0], id), e)
+			p.m.addBytes(p.buf)
+		}
+		p.leaf.set(id)
+		clear(p.in.objs[p.objMark:])
+		p.in.objs = p.in.objs[:p.objMark]
+		return
+	}
+	if p.k == nil {
+		clear(p.in.objs[p.objMark:])
+		p.in.objs = p.in.objs[:p.objMark]
+		return
+	}
+	p.h.fit()
+	for _, e := range p.runEdges {
+		p.edges, p.subjects = append(p.edges, e), append(p.subjects, id)
+		p.n += 12
+		if e.o < 0 {
+			p.n += 16 + len(p.in.object(e))
+		} else {
+			p.h.use(e.o)
+		}
+	}
 }
 
 // multisetHash is GraphHash's sum: the SHA-256 of each line added modulo 2^256, and the count

@@ -1,6 +1,7 @@
 package dcatap
 
 import (
+	"bytes"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -62,6 +63,13 @@ const skolemHexLen = 32
 // of a million blank nodes needs no deep Go stack. Blank nodes reached only through other
 // blank nodes get the same owner as every other blank node of ts.
 func Skolemize(owner string, ts []rdf.Triple) []rdf.Triple {
+	res, _ := skolemize(owner, ts)
+	return res
+}
+
+// skolemize is Skolemize, and also returns the canonical N-Quads of the result (Canonical's
+// nquads, made from the lines it sorted by), or nil when a triple is one Canonical refuses.
+func skolemize(owner string, ts []rdf.Triple) ([]rdf.Triple, []byte) {
 	out := map[rdf.Term][]rdf.Triple{}
 	hasBlank := false
 	for _, t := range ts {
@@ -72,16 +80,22 @@ func Skolemize(owner string, ts []rdf.Triple) []rdf.Triple {
 		hasBlank = hasBlank || t.O.IsBlank()
 	}
 	if !hasBlank {
-		return sortTriples(slices.Clone(ts))
+		return sortTriples(ts)
 	}
 	h := newBlankHasher(func(b rdf.Term) ([]rdf.Triple, error) { return out[b], nil })
 	prefix := genidBase(owner) + GenidPath
+	iris := map[string]rdf.Term{} // by blank node label
 	iri := func(t rdf.Term) rdf.Term {
 		if !t.IsBlank() {
 			return t
 		}
+		if s, ok := iris[t.Value]; ok {
+			return s
+		}
 		sum, _ := h.hash(t) // the lookup above never fails
-		return rdf.IRI(prefix + hex.EncodeToString(sum[:])[:skolemHexLen])
+		s := rdf.IRI(prefix + hex.EncodeToString(sum[:skolemHexLen/2]))
+		iris[t.Value] = s
+		return s
 	}
 	res := make([]rdf.Triple, 0, len(ts))
 	for _, t := range ts {
@@ -90,21 +104,44 @@ func Skolemize(owner string, ts []rdf.Triple) []rdf.Triple {
 	return sortTriples(res)
 }
 
-// sortTriples sorts ts by N-Triples line and drops duplicates, in place.
-func sortTriples(ts []rdf.Triple) []rdf.Triple {
-	type keyed struct {
-		line string
-		t    rdf.Triple
+// sortTriples returns ts sorted by N-Triples line without duplicates (a new slice), and the
+// lines each ending in "\n" when every triple passes checkTriple (Canonical's nquads of the
+// result), else nil.
+func sortTriples(ts []rdf.Triple) ([]rdf.Triple, []byte) {
+	if len(ts) == 0 {
+		return nil, []byte{}
 	}
-	ks := make([]keyed, len(ts))
+	size := 0
+	for _, t := range ts {
+		size += len(t.S.Value) + len(t.P.Value) + len(t.O.Value) + len(t.O.Datatype) + len(t.O.Lang) + 16
+	}
+	buf := make([]byte, 0, size)
+	ends := make([]int, len(ts)) // line i is buf[ends[i-1]:ends[i]]
+	order := make([]int32, len(ts))
+	valid := true
 	for i, t := range ts {
-		ks[i] = keyed{t.NTriples(), t}
+		buf = t.AppendNTriples(buf)
+		ends[i], order[i] = len(buf), int32(i)
+		valid = valid && checkTriple(t) == nil
 	}
-	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.line, b.line) })
-	ks = slices.CompactFunc(ks, func(a, b keyed) bool { return a.line == b.line })
-	ts = ts[:len(ks)]
-	for i, k := range ks {
-		ts[i] = k.t
+	line := func(i int32) []byte {
+		if i == 0 {
+			return buf[:ends[0]]
+		}
+		return buf[ends[i-1]:ends[i]]
 	}
-	return ts
+	slices.SortFunc(order, func(a, b int32) int { return bytes.Compare(line(a), line(b)) })
+	order = slices.CompactFunc(order, func(a, b int32) bool { return bytes.Equal(line(a), line(b)) })
+	res := make([]rdf.Triple, len(order))
+	var nquads []byte
+	if valid {
+		nquads = make([]byte, 0, len(buf)+len(order))
+	}
+	for i, j := range order {
+		res[i] = ts[j]
+		if valid {
+			nquads = append(append(nquads, line(j)...), '\n')
+		}
+	}
+	return res, nquads
 }

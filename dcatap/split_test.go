@@ -382,8 +382,12 @@ func TestSplitEveryCorpusFile(t *testing.T) {
 			if r.Problem != "" {
 				k += "-problem"
 			} else {
-				_, _, err := Canonical(r.Triples)
+				want, _, err := Canonical(r.Triples)
 				require.NoError(t, err, "%s %s", name, r.IRI)
+				require.NotNil(t, r.nquads, "%s %s: Split made the N-Quads", name, r.IRI)
+				got, err := r.NQuads()
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(got), "%s %s", name, r.IRI)
 			}
 			n[k]++
 		}

@@ -20,7 +20,8 @@ import (
 // which the first termMemBytes (16 MiB) stay in memory and the rest goes to a temporary file
 // under dir (os.TempDir() when dir is ""), read back with ReadAt; an open-addressing table finds
 // a term's id: in memory, 14–19 bytes a term besides the resident arena (the one part that grows
-// with the graph). A triple is three ids, 12 bytes in a second temporary file, appended as it
+// with the graph), of which a Match of every triple (the graph's fingerprint) frees all but 4
+// until the next lookup or new term, which makes them again from the arena. A triple is three ids, 12 bytes in a second temporary file, appended as it
 // comes (65,536 wait in memory). The first Match or Len after adding sorts the file by (subject,
 // predicate, object) and drops repeats (the graph is a set): the sort reads the whole file into
 // memory for its time (12 bytes a triple) and writes it back, with an index in memory of every
@@ -170,8 +171,9 @@ type diskGraph struct {
 	// that has none (a record's closure walks to every IRI object: a publisher, a theme, a
 	// download URL) reads nothing.
 	subjects []uint64
-	buf      []byte // termBytes's ReadAt buffer
-	err      error  // an error of sorting that len could not return
+	buf      []byte         // termBytes's ReadAt buffer
+	pages    []termFilePage // pages of the terms' file termBytes keeps (termPages of termPage bytes)
+	err      error          // an error of sorting that len could not return
 }
 
 func newDiskGraph(dir string) *diskGraph {
@@ -349,6 +351,9 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 			return true, emit(idTriple{tr.o, tr.p, tr.s})
 		})
 	default:
+		if p.IsZero() {
+			d.dropIndex() // every triple: no term is looked up meanwhile
+		}
 		return d.walk(&d.spo, 0, func(tr idTriple) (bool, error) {
 			if !p.IsZero() && tr.p != ids[1] {
 				return true, nil

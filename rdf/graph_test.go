@@ -134,6 +134,16 @@ func testGraphSpills(t *testing.T) {
 		return g.Match(tr.O, rdf.Term{}, rdf.Term{}, func(rdf.Triple) error { walked++; return nil })
 	}))
 	require.Equal(t, 2500*6, walked)
+	// A Match of every triple frees the id table: a lookup or a new term after it makes it again.
+	require.Equal(t, n, count(t, g, rdf.Term{}, rdf.Term{}, rdf.Term{}))
+	extra := rdf.Triple{S: ds, P: rdf.IRI("http://e.org/new"), O: rdf.Literal("new", "", "")}
+	require.NoError(t, mem.Add(extra))
+	require.NoError(t, g.Add(extra))
+	require.Equal(t, n+1, g.Len())
+	require.Equal(t, n+1, count(t, g, rdf.Term{}, rdf.Term{}, rdf.Term{}))
+	for _, c := range [][3]rdf.Term{{ds, {}, {}}, {{}, extra.P, {}}, {{}, {}, extra.O}, {catalog, {}, {}}, {{}, typ, dcatDataset}} {
+		require.Equal(t, count(t, mem, c[0], c[1], c[2]), count(t, g, c[0], c[1], c[2]), "%v", c)
+	}
 	// fn's error stops the walk and comes back.
 	stop := fmt.Errorf("stop")
 	require.ErrorIs(t, g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(rdf.Triple) error { return stop }), stop)

@@ -99,3 +99,22 @@ func TestParseInvalidTurtle(t *testing.T) {
 		require.ErrorContains(t, err, want, name)
 	}
 }
+
+// TestAppendNTriples: AppendNTriples writes what NTriples does, for every byte in an IRI and a
+// literal (the escapes of both), with a language and a datatype, after what b already holds.
+func TestAppendNTriples(t *testing.T) {
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	terms := []rdf.Term{rdf.IRI("http://e.org/a b<c>" + string(all)), rdf.Blank("b0"),
+		rdf.Literal("x\"y\\z\n\r\t"+string(all), "", ""), rdf.Literal("tag", "", "EN-gb"),
+		rdf.Literal("1", "http://www.w3.org/2001/XMLSchema#integer", ""), rdf.Literal("d", "http://e.org/d t", "")}
+	for _, s := range terms {
+		for _, o := range terms {
+			tr := rdf.Triple{S: s, P: rdf.IRI("http://e.org/p|"), O: o}
+			require.Equal(t, "pre"+tr.NTriples(), string(tr.AppendNTriples([]byte("pre"))))
+			require.Equal(t, "pre"+o.NTriples(), string(o.AppendNTriples([]byte("pre"))))
+		}
+	}
+}

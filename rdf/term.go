@@ -73,6 +73,7 @@ func (t Term) String() string { return t.NTriples() }
 // refuses the escapes in an IRI, as the grammar does).
 func (t Term) NTriples() string {
 	var b strings.Builder
+	b.Grow(len(t.Value) + len(t.Datatype) + len(t.Lang) + 8)
 	t.writeNTriples(&b)
 	return b.String()
 }
@@ -85,11 +86,20 @@ func writeUchar(b *strings.Builder, c byte) {
 	b.WriteByte(hexDigits[c&15])
 }
 
+// iriEscaped marks the bytes writeIRI writes as \u00XX; quoteEscaped those writeQuoted escapes.
+var iriEscaped, quoteEscaped = func() (iri, quote [256]bool) {
+	for c := range 256 {
+		iri[c] = c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`' || c == '\\'
+		quote[c] = c < 0x20 || c == 0x7f || c == '"' || c == '\\'
+	}
+	return iri, quote
+}()
+
 func writeIRI(b *strings.Builder, iri string) {
 	b.WriteByte('<')
 	from := 0 // iri[from:i] needs no escape
 	for i := 0; i < len(iri); i++ {
-		if c := iri[i]; c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`' || c == '\\' {
+		if c := iri[i]; iriEscaped[c] {
 			b.WriteString(iri[from:i])
 			writeUchar(b, c)
 			from = i + 1
@@ -104,7 +114,7 @@ func writeQuoted(b *strings.Builder, s string) {
 	from := 0 // s[from:i] needs no escape
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != 0x7f && c != '"' && c != '\\' {
+		if !quoteEscaped[c] {
 			continue
 		}
 		b.WriteString(s[from:i])
@@ -126,6 +136,71 @@ func writeQuoted(b *strings.Builder, s string) {
 	}
 	b.WriteString(s[from:])
 	b.WriteByte('"')
+}
+
+// appendIRI, appendQuoted and appendUchar are writeIRI, writeQuoted and writeUchar appending to
+// a byte slice (AppendNTriples).
+func appendUchar(b []byte, c byte) []byte {
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+}
+
+func appendIRI(b []byte, iri string) []byte {
+	b = append(b, '<')
+	from := 0
+	for i := 0; i < len(iri); i++ {
+		if c := iri[i]; iriEscaped[c] {
+			b = appendUchar(append(b, iri[from:i]...), c)
+			from = i + 1
+		}
+	}
+	return append(append(b, iri[from:]...), '>')
+}
+
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	from := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !quoteEscaped[c] {
+			continue
+		}
+		b = append(b, s[from:i]...)
+		from = i + 1
+		switch c {
+		case '"':
+			b = append(b, `\"`...)
+		case '\\':
+			b = append(b, `\\`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\r':
+			b = append(b, `\r`...)
+		case '\t':
+			b = append(b, `\t`...)
+		default:
+			b = appendUchar(b, c)
+		}
+	}
+	return append(append(b, s[from:]...), '"')
+}
+
+// AppendNTriples appends t in N-Triples syntax, as NTriples writes it, to b.
+func (t Term) AppendNTriples(b []byte) []byte {
+	switch t.Kind {
+	case KindIRI:
+		b = appendIRI(b, t.Value)
+	case KindBlank:
+		b = append(append(b, "_:"...), t.Value...)
+	case KindLiteral:
+		b = appendQuoted(b, t.Value)
+		switch {
+		case t.Lang != "":
+			b = append(append(b, '@'), t.Lang...)
+		case t.Datatype != "":
+			b = appendIRI(append(b, "^^"...), t.Datatype)
+		}
+	}
+	return b
 }
 
 func (t Term) writeNTriples(b *strings.Builder) {
@@ -156,6 +231,7 @@ type Triple struct {
 // NTriples returns the triple as one N-Triples line, without the newline.
 func (t Triple) NTriples() string {
 	var b strings.Builder
+	b.Grow(len(t.S.Value) + len(t.P.Value) + len(t.O.Value) + len(t.O.Datatype) + len(t.O.Lang) + 16)
 	t.S.writeNTriples(&b)
 	b.WriteByte(' ')
 	t.P.writeNTriples(&b)
@@ -163,4 +239,12 @@ func (t Triple) NTriples() string {
 	t.O.writeNTriples(&b)
 	b.WriteString(" .")
 	return b.String()
+}
+
+// AppendNTriples appends the triple as NTriples writes it (one N-Triples line without the
+// newline) to b.
+func (t Triple) AppendNTriples(b []byte) []byte {
+	b = append(t.S.AppendNTriples(b), ' ')
+	b = append(t.P.AppendNTriples(b), ' ')
+	return append(t.O.AppendNTriples(b), " ."...)
 }

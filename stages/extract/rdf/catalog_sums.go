@@ -36,7 +36,7 @@ func (c *catalogSums) add(r *dcatap.Resource) error {
 	}
 	hash := "problem " + r.Problem
 	if r.Problem == "" {
-		nquads, _, err := dcatap.Canonical(r.Triples)
+		nquads, err := r.NQuads()
 		switch {
 		case err != nil && r.Kind == dcatap.KindCatalog:
 			return err

@@ -179,7 +179,7 @@ func (l *lister) rdfRecord(r *dcatap.Resource, publisher string, warns *rdfWarni
 		e.Identifier = bad.Identifier
 		return l.SettleError(e, bad.Type, bad.Message)
 	}
-	nquads, _, err := dcatap.Canonical(r.Triples)
+	nquads, err := r.NQuads()
 	if err != nil {
 		return l.SettleError(e, harvest.TypeRecordError, fmt.Sprintf("dataset %s: %v", r.IRI, err))
 	}
