@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/harvester-dev/harvester/internal/cputime"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
@@ -104,7 +104,7 @@ func BenchmarkDecodeInstance(b *testing.B) {
 	}{{"reference", reference}, {"stream", decodeInstance}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := cputime.Self()
 			i := 0
 			for b.Loop() {
 				if _, err := c.decode(records[i%len(records)]); err != nil {
@@ -112,17 +112,7 @@ func BenchmarkDecodeInstance(b *testing.B) {
 				}
 				i++
 			}
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Self()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// cpuTime is the CPU time (user and system) the process has used: a machine busy with other
-// work moves it far less than the wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -12,9 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harvester-dev/harvester/internal/cputime"
 
 	"github.com/stretchr/testify/require"
 
@@ -75,7 +76,7 @@ func BenchmarkDataJSON(b *testing.B) {
 				}
 			}()
 			var bytesRead int64
-			cpu0 := cpuTime()
+			cpu0 := cputime.Self()
 			b.ResetTimer()
 			for range b.N {
 				req, _ := http.NewRequest(http.MethodGet, srv.URL+"/data.json", nil)
@@ -91,7 +92,7 @@ func BenchmarkDataJSON(b *testing.B) {
 				bytesRead += c
 			}
 			b.StopTimer()
-			cpu := cpuTime() - cpu0
+			cpu := cputime.Self() - cpu0
 			close(stop)
 			<-done
 			const mib = 1 << 20
@@ -130,16 +131,6 @@ func rss() int64 {
 		}
 	}
 	return 0
-}
-
-// cpuTime is the CPU time (user and system) the process has used: on a machine shared with
-// other work, datasets per CPU second say what the feed costs when wall time cannot.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func heapInuse() int64 {

@@ -11,9 +11,10 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harvester-dev/harvester/internal/cputime"
 
 	"github.com/stretchr/testify/require"
 
@@ -69,7 +70,7 @@ func BenchmarkTurtlePages(b *testing.B) {
 	idle := rssKiB()
 	b.ResetTimer()
 	for range b.N {
-		start, cpu0 := time.Now(), cpuTime()
+		start, cpu0 := time.Now(), cputime.Self()
 		peak, datasets, pages := idle, 0, 0
 		for url := srv.URL + "/catalog.ttl?page_size=1000"; url != ""; pages++ {
 			resp, err := http.Get(url)
@@ -91,22 +92,13 @@ func BenchmarkTurtlePages(b *testing.B) {
 			resp.Body.Close()
 			peak = max(peak, rssKiB())
 		}
-		elapsed, cpu := time.Since(start), cpuTime()-cpu0
+		elapsed, cpu := time.Since(start), cputime.Self()-cpu0
 		require.Equal(b, n, datasets, "every dataset once")
 		b.ReportMetric(float64(datasets)/elapsed.Seconds(), "datasets/s")
 		b.ReportMetric(float64(datasets)/cpu.Seconds(), "datasets/cpu_s")
 		b.ReportMetric(float64(peak-idle)/1024, "peak_rss_over_idle_MiB")
 		b.ReportMetric(float64(pages), "pages")
 	}
-}
-
-// cpuTime is the CPU time this process has used (user and system), server and client alike.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // seedBench writes n live datasets of one source: VA's corpus records, cycled.

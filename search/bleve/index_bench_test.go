@@ -10,9 +10,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harvester-dev/harvester/internal/cputime"
 
 	"github.com/stretchr/testify/require"
 
@@ -76,13 +77,6 @@ func benchDocuments(b *testing.B, n int) []search.Document {
 	return docs
 }
 
-// cpuTime is the CPU time (user and system) the process has used so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // quiesce waits until scorch's persister and merger have nothing left to do (its
 // index_bgthreads_active stat) and returns scorch's stats then.
 func quiesce(t testing.TB, x *Index) map[string]any {
@@ -132,23 +126,23 @@ func BenchmarkIndex(b *testing.B) {
 			for i := range b.N {
 				x, err := open(filepath.Join(b.TempDir(), fmt.Sprint(i)), v.settings)
 				require.NoError(b, err)
-				start, startCPU := time.Now(), cpuTime(b)
+				start, startCPU := time.Now(), cputime.Self()
 				indexConcurrently(b, x, docs)
 				m := quiesce(b, x)
 				segs += segments(m)
 				mergedMB += float64(m["TotFileMergeWrittenBytes"].(uint64)) / 1e6
 				batches += int(m["TotBatches"].(uint64))
-				cpu += cpuTime(b) - startCPU
+				cpu += cputime.Self() - startCPU
 				wall += time.Since(start)
 				for j, q := range benchQueries {
-					qStart, qCPU := time.Now(), cpuTime(b)
+					qStart, qCPU := time.Now(), cputime.Self()
 					for range 20 {
 						res, err := x.Search(b.Context(), q.query)
 						require.NoError(b, err)
 						require.NotZero(b, res.Total, "query %+v", q)
 					}
 					queryTime[j] += time.Since(qStart) / 20
-					queryCPU[j] += (cpuTime(b) - qCPU) / 20
+					queryCPU[j] += (cputime.Self() - qCPU) / 20
 				}
 				require.NoError(b, x.Close())
 			}
@@ -284,10 +278,10 @@ func BenchmarkSearch(b *testing.B) {
 			var coldCPU time.Duration
 			run := func(cold bool) []time.Duration {
 				var lat []time.Duration
-				cpu0 := cpuTime(b)
+				cpu0 := cputime.Self()
 				defer func() {
 					if cold {
-						coldCPU = cpuTime(b) - cpu0
+						coldCPU = cputime.Self() - cpu0
 					}
 				}()
 				for range n {

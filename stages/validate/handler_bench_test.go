@@ -3,9 +3,9 @@ package validate_test
 import (
 	"encoding/json"
 	"os"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/harvester-dev/harvester/internal/cputime"
 
 	"github.com/stretchr/testify/require"
 
@@ -48,7 +48,7 @@ func BenchmarkHandle(b *testing.B) {
 	}
 	h := validate.New()
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Self()
 	i := 0
 	for b.Loop() {
 		out, err := h.Handle(msgs[i%len(msgs)])
@@ -57,15 +57,5 @@ func BenchmarkHandle(b *testing.B) {
 		}
 		i++
 	}
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is the CPU time (user and system) the process has used: a machine busy with other
-// work moves it far less than the wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cputime.Self()-cpu)/float64(b.N), "cpu-ns/op")
 }

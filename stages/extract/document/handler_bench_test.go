@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/harvester-dev/harvester/internal/cputime"
 
 	"github.com/stretchr/testify/require"
 
@@ -50,19 +50,10 @@ func BenchmarkHandleDocument(b *testing.B) {
 	m.SetContext(ctx)
 	h := newHandler(st, discard{}, fetch.Config{}, extract.WithConfig(extract.Config{JobWindow: -1})) // nothing settles: unpaced
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Self()
 	for b.Loop() {
 		require.NoError(b, h.Handle(m))
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*records)/1e3, "µs/record")
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N*records)/1e3, "cpu-µs/record")
-}
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cputime.Self()-cpu)/float64(b.N*records)/1e3, "cpu-µs/record")
 }

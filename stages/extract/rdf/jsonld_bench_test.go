@@ -17,6 +17,7 @@ import (
 
 	"github.com/harvester-dev/harvester/fetch"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/internal/cputime"
 	"github.com/harvester-dev/harvester/stages/extract"
 	"github.com/harvester-dev/harvester/stages/extract/extracttest"
 	"github.com/harvester-dev/harvester/store"
@@ -164,10 +165,10 @@ func BenchmarkRDFJSONLD250MB(b *testing.B) {
 				runtime.ReadMemStats(&ms)
 				base := ms.HeapAlloc
 				stop, rssOf := memPeak(), peakRSS()
-				c, t0 := cpuTime(), time.Now()
+				c, t0 := cputime.Self(), time.Now()
 				err = extracttest.AsRunner(ctx, st, pub, h.Handle(m))
 				wall += time.Since(t0)
-				cpu += cpuTime() - c
+				cpu += cputime.Self() - c
 				i, l := stop()
 				inuse, live, rss = max(inuse, i), max(live, max(l, base)-base), max(rss, rssOf())
 				published += pub.n.Load()

@@ -6,9 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harvester-dev/harvester/internal/cputime"
 )
 
 // blankChainTTL is a DCAT-AP catalog of one dataset whose ex:first is the head of a chain of n
@@ -69,15 +70,6 @@ func memPeak() (stop func() (inuse, live uint64)) {
 	return func() (uint64, uint64) { close(done); wg.Wait(); return inuse, live }
 }
 
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // benchmarkRDFDocument runs EXTRACT (SQLite store) on an rdf source serving doc as file,
 // reporting the peak in-use heap, the peak live heap above the heap before the run (which holds
 // the generated document), and the CPU time of the process (which a machine busy with other
@@ -92,9 +84,9 @@ func benchmarkRDFDocument(b *testing.B, file, doc string) {
 		runtime.ReadMemStats(&m)
 		base := m.HeapAlloc
 		stop := memPeak()
-		c := cpuTime()
+		c := cputime.Self()
 		r := runRDF(b, file, doc, nil)
-		cpu += cpuTime() - c
+		cpu += cputime.Self() - c
 		i, l := stop()
 		inuse, live = max(inuse, i), max(live, max(l, base)-base)
 		if r.err != nil {
