@@ -67,19 +67,17 @@ func (s *server) catalogQuality(w http.ResponseWriter, r *http.Request) error {
 
 // qualityHistory answers a page of the history of scope and scopeID, oldest first.
 func (s *server) qualityHistory(w http.ResponseWriter, r *http.Request, scope, scopeID string, pg paging) error {
-	rows, err := s.store.QualityAggregateHistory(r.Context(), &store.QualityAggregateHistoryParams{Scope: scope,
-		ScopeID: scopeID})
+	page, total, err := s.store.QualityAggregateHistoryPage(r.Context(), &store.QualityAggregateHistoryParams{Scope: scope,
+		ScopeID: scopeID}, store.PageParams{Limit: pg.perPage, Offset: (pg.page - 1) * pg.perPage})
 	if err != nil {
 		return err
 	}
-	start := min(len(rows), (pg.page-1)*pg.perPage)
-	page := rows[start:min(len(rows), start+pg.perPage)]
 	items := make([]qualityPointJSON, 0, len(page))
 	for _, a := range page {
 		items = append(items, qualityPointJSON{JobID: a.JobID, SourceID: a.SourceID, ComputedAt: a.ComputedAt,
 			Datasets: a.Datasets, Mean: a.Mean, Rating: a.Rating, LinksURLs: a.LinksURLs, LinksBroken: a.LinksBroken})
 	}
-	return writeJSON(w, http.StatusOK, newList(items, len(rows), pg))
+	return writeJSON(w, http.StatusOK, newList(items, total, pg))
 }
 
 // historyPaging reads a history route's query: page and per_page.

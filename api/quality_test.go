@@ -191,6 +191,9 @@ func TestQualityHistoryRoutes(t *testing.T) {
 			last := b.request(t, http.MethodGet, path+"?per_page=2&page=2", nil).object(t)["items"].([]any)
 			require.Len(t, last, 1, path)
 			require.Equal(t, jobs[2], last[0].(map[string]any)["job_id"], path)
+			past := b.request(t, http.MethodGet, path+"?per_page=2&page=5", nil).object(t)
+			require.EqualValues(t, 3, past["total"], path)
+			require.Equal(t, []any{}, past["items"], "a page past the end is empty: %s", path)
 			require.Equal(t, http.StatusUnprocessableEntity, b.request(t, http.MethodGet, path+"?page=0", nil).status, path)
 		}
 		for _, path := range []string{"/api/v1/organizations/" + uuid.NewString() + "/quality",

@@ -382,6 +382,10 @@ type Store interface {
 	// QualityAggregateHistory returns the quality aggregates of one scope and scope id
 	// (QualityAggregateHistoryParams), oldest first (by ComputedAt, then JobID): the trend.
 	QualityAggregateHistory(ctx context.Context, p *QualityAggregateHistoryParams) ([]*QualityAggregate, error)
+	// QualityAggregateHistoryPage returns one page of that history, oldest first: page.Offset
+	// rows skipped, at most page.Limit (PageParams.Bounds), p.Limit ignored; and how many rows
+	// the history has in all. A page past the end is empty, with the total.
+	QualityAggregateHistoryPage(ctx context.Context, p *QualityAggregateHistoryParams, page PageParams) ([]*QualityAggregate, int, error)
 	// QualityAggregateLatest returns the newest aggregate of each scope id of scope, with its
 	// Summary, ordered by scope id. For QualityScopeSource only the sources that exist are
 	// returned, each with its current OrganizationID and SourceName.

@@ -60,6 +60,26 @@ func testQualityAggregate(t *testing.T, s store.Store) {
 	require.Len(t, hist, 2)
 	require.Equal(t, []string{second.JobID, third.JobID}, []string{hist[0].JobID, hist[1].JobID})
 	require.Nil(t, hist[0].Summary, "no summary unless asked")
+	byPage := &store.QualityAggregateHistoryParams{Scope: store.QualityScopeSource, ScopeID: src.ID}
+	for _, c := range []struct {
+		page store.PageParams
+		want []string
+	}{
+		{store.PageParams{Limit: 2}, []string{first.JobID, second.JobID}},
+		{store.PageParams{Limit: 2, Offset: 2}, []string{third.JobID}},
+		{store.PageParams{Limit: 1, Offset: 1}, []string{second.JobID}},
+		{store.PageParams{Limit: 2, Offset: 5}, nil},
+	} {
+		rows, total, err := s.QualityAggregateHistoryPage(ctx, byPage, c.page)
+		require.NoError(t, err)
+		require.Equal(t, 3, total, "the whole history's length, whatever the page")
+		var got []string
+		for _, r := range rows {
+			require.Nil(t, r.Summary, "no summary unless asked")
+			got = append(got, r.JobID)
+		}
+		require.Equal(t, c.want, got, "page %+v, oldest first", c.page)
+	}
 	hist, err = s.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{Scope: store.QualityScopeOrganization,
 		ScopeID: src.ID})
 	require.NoError(t, err)

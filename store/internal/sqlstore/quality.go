@@ -54,6 +54,28 @@ func (s *Store) QualityAggregateHistory(ctx context.Context, p *store.QualityAgg
 	return out, nil
 }
 
+// QualityAggregateHistoryPage implements store.Store: a count and one LIMIT/OFFSET query, so a
+// page costs the rows it returns, however long the history (the catalog's gains a row a job).
+func (s *Store) QualityAggregateHistoryPage(ctx context.Context, p *store.QualityAggregateHistoryParams,
+	page store.PageParams) ([]*store.QualityAggregate, int, error) {
+	total, err := Count(ctx, s.q, `SELECT count(*) FROM quality_aggregate WHERE scope = $1 AND scope_id = $2`,
+		p.Scope, p.ScopeID)
+	if err != nil {
+		return nil, 0, err
+	}
+	summary := `NULL`
+	if p.Summaries {
+		summary = `CAST(summary AS TEXT)`
+	}
+	limit, offset := page.Bounds()
+	rows, err := Collect(s.q.Query(ctx, `SELECT `+qualityColumns+`, `+summary+` FROM quality_aggregate
+		WHERE scope = $1 AND scope_id = $2 ORDER BY computed_at, job_id LIMIT $3 OFFSET $4`,
+		p.Scope, p.ScopeID, limit, offset), func(row Row) (*store.QualityAggregate, error) {
+		return s.scan.qualityAggregate(row, false)
+	})
+	return rows, total, err
+}
+
 // QualityAggregateLatest implements store.Store.
 func (s *Store) QualityAggregateLatest(ctx context.Context, scope string) ([]*store.QualityAggregate, error) {
 	org, join := `'' AS org, '' AS name`, ``
