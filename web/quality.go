@@ -91,9 +91,14 @@ type costItem struct {
 	Max    int
 }
 
-// qualityPanelOf reads the latest recorded quality and the history of scope's scopeID.
+// trendMax is how many recorded jobs a trend chart shows, the newest: the catalog's history gains
+// a row a job of any source, and every point is an element of a public page.
+const trendMax = 100
+
+// qualityPanelOf reads the latest recorded quality and the trend (trendMax) of scope's scopeID.
 func (s *server) qualityPanelOf(ctx context.Context, scope, scopeID string) (*qualityPanel, error) {
-	rows, err := s.store.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{Scope: scope, ScopeID: scopeID})
+	rows, err := s.store.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{Scope: scope, ScopeID: scopeID,
+		Limit: trendMax})
 	if err != nil {
 		return nil, fmt.Errorf("read the quality history: %w", err)
 	}
@@ -217,7 +222,7 @@ type sourceQualityData struct {
 	Fixes    []fixView
 	Examples int
 	Trend    trendChart
-	Recorded int // points in the history
+	Recorded int // points in the trend (at most trendMax)
 }
 
 // qualityExamples is how many datasets the quality page names per fix.
@@ -236,7 +241,7 @@ func (s *server) sourceQuality(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rows, err := s.store.QualityAggregateHistory(r.Context(), &store.QualityAggregateHistoryParams{
-		Scope: store.QualityScopeSource, ScopeID: src.ID})
+		Scope: store.QualityScopeSource, ScopeID: src.ID, Limit: trendMax})
 	if err != nil {
 		return err
 	}

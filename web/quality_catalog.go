@@ -48,7 +48,7 @@ type catalogQualityData struct {
 	Sources  []sourceRank // the sources with live datasets, the best score first
 	Empty    int          // sources without a live dataset, left out of Sources
 	Trend    trendChart
-	Recorded int // points in the history
+	Recorded int // points in the trend (at most trendMax)
 }
 
 // catalogQuality answers /quality: the whole catalog's quality now (every source scored from its
@@ -106,7 +106,8 @@ func (s *server) catalogQualityNow(ctx context.Context) (*catalogQualityData, er
 		}
 	}
 	slices.SortStableFunc(d.Fixes, func(a, b catalogFix) int { return cmp.Compare(b.Gain, a.Gain) })
-	rows, err := s.store.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{Scope: store.QualityScopeCatalog})
+	rows, err := s.store.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{Scope: store.QualityScopeCatalog,
+		Limit: trendMax})
 	if err != nil {
 		return nil, fmt.Errorf("read the catalog's quality history: %w", err)
 	}

@@ -225,3 +225,45 @@ func TestCatalogQualityPage(t *testing.T) {
 		require.Contains(t, body, `href="/quality" id="nav-quality"`)
 	})
 }
+
+// TestQualityTrendShowsTheNewest: a history longer than trendMax charts its newest trendMax
+// jobs on the source page, its quality page and the catalog's, the oldest left out. On both
+// stores.
+func TestQualityTrendShowsTheNewest(t *testing.T) {
+	t.Parallel()
+	onStores(t, func(t *testing.T, st store.Store) {
+		ctx := t.Context()
+		_, src, _, _ := seedQuality(t, st)
+		first := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		_, err := assess.RecordJob(ctx, st, &store.HarvestJob{ID: uuid.NewString(), SourceID: src.ID, FinishedAt: &first}, src)
+		require.NoError(t, err)
+		var jobs []string
+		for _, scope := range []struct{ scope, id string }{
+			{store.QualityScopeSource, src.ID}, {store.QualityScopeCatalog, ""},
+		} {
+			recorded, err := st.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{Scope: scope.scope,
+				ScopeID: scope.id, Summaries: true})
+			require.NoError(t, err)
+			require.Len(t, recorded, 1)
+			var rows []*store.QualityAggregate
+			for i := range trendMax + 5 {
+				row := *recorded[0]
+				if scope.scope == store.QualityScopeSource {
+					jobs = append(jobs, uuid.NewString())
+				}
+				row.JobID, row.ComputedAt = jobs[i], first.Add(time.Duration(i+1)*time.Hour)
+				rows = append(rows, &row)
+			}
+			require.NoError(t, st.QualityAggregateSave(ctx, rows))
+		}
+		b := publicSite(t, st).browser(t)
+		for _, path := range []string{"/harvest_sources/" + src.ID, "/harvest_sources/" + src.ID + "/quality", "/quality"} {
+			code, body := b.get(path)
+			require.Equal(t, http.StatusOK, code, body)
+			require.Equal(t, trendMax, strings.Count(body, `class="trend-point"`), path)
+			require.Contains(t, body, `data-job-id="`+jobs[len(jobs)-1]+`"`, "%s: the newest job", path)
+			require.NotContains(t, body, `data-job-id="`+jobs[4]+`"`, "%s: an old one left out", path)
+			require.Contains(t, body, `data-job-id="`+jobs[5]+`"`, "%s: the oldest of the newest %d", path, trendMax)
+		}
+	})
+}
