@@ -60,26 +60,7 @@ func testQualityAggregate(t *testing.T, s store.Store) {
 	require.Len(t, hist, 2)
 	require.Equal(t, []string{second.JobID, third.JobID}, []string{hist[0].JobID, hist[1].JobID})
 	require.Nil(t, hist[0].Summary, "no summary unless asked")
-	byPage := &store.QualityAggregateHistoryParams{Scope: store.QualityScopeSource, ScopeID: src.ID}
-	for _, c := range []struct {
-		page store.PageParams
-		want []string
-	}{
-		{store.PageParams{Limit: 2}, []string{first.JobID, second.JobID}},
-		{store.PageParams{Limit: 2, Offset: 2}, []string{third.JobID}},
-		{store.PageParams{Limit: 1, Offset: 1}, []string{second.JobID}},
-		{store.PageParams{Limit: 2, Offset: 5}, nil},
-	} {
-		rows, total, err := s.QualityAggregateHistoryPage(ctx, byPage, c.page)
-		require.NoError(t, err)
-		require.Equal(t, 3, total, "the whole history's length, whatever the page")
-		var got []string
-		for _, r := range rows {
-			require.Nil(t, r.Summary, "no summary unless asked")
-			got = append(got, r.JobID)
-		}
-		require.Equal(t, c.want, got, "page %+v, oldest first", c.page)
-	}
+	checkHistoryPages(t, s, src.ID, []string{first.JobID, second.JobID, third.JobID})
 	hist, err = s.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{Scope: store.QualityScopeOrganization,
 		ScopeID: src.ID})
 	require.NoError(t, err)
@@ -117,4 +98,31 @@ func mustJSON(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// checkHistoryPages: QualityAggregateHistoryPage pages the history of source sourceID, whose
+// jobs are jobs (oldest first, three of them), oldest first, with the whole history's length
+// on every page, an empty page past the end, and no summaries.
+func checkHistoryPages(t *testing.T, s store.Store, sourceID string, jobs []string) {
+	t.Helper()
+	byPage := &store.QualityAggregateHistoryParams{Scope: store.QualityScopeSource, ScopeID: sourceID}
+	for _, c := range []struct {
+		page store.PageParams
+		want []string
+	}{
+		{store.PageParams{Limit: 2}, jobs[:2]},
+		{store.PageParams{Limit: 2, Offset: 2}, jobs[2:]},
+		{store.PageParams{Limit: 1, Offset: 1}, jobs[1:2]},
+		{store.PageParams{Limit: 2, Offset: 5}, nil},
+	} {
+		rows, total, err := s.QualityAggregateHistoryPage(t.Context(), byPage, c.page)
+		require.NoError(t, err)
+		require.Equal(t, len(jobs), total, "the whole history's length, whatever the page")
+		var got []string
+		for _, r := range rows {
+			require.Nil(t, r.Summary, "no summary unless asked")
+			got = append(got, r.JobID)
+		}
+		require.Equal(t, c.want, got, "page %+v, oldest first", c.page)
+	}
 }
