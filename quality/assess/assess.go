@@ -59,7 +59,7 @@ const batch = 500
 
 // SourceQuality scores every live dataset of the source sourceID from stored data and
 // aggregates the scores (quality.Aggregate, combined batch by batch so that memory holds one
-// batch of records and the source's distinct URLs). A source without datasets has a Summary of
+// batch of records and a 128-bit hash of each of the source's distinct URLs, urlSet). A source without datasets has a Summary of
 // no dataset (mean 0, rating bad).
 func SourceQuality(ctx context.Context, st Store, sourceID string) (*Source, error) {
 	out := &Source{Summary: quality.Aggregate(nil)}
@@ -75,7 +75,7 @@ func SourceQuality(ctx context.Context, st Store, sourceID string) (*Source, err
 // each batch with its scores (scores[i] is ds[i]'s) before the next is read.
 func scoreSource(ctx context.Context, st Store, sourceID string, out *Source,
 	visit func(ds []*store.DatasetQuality, scores []quality.Score)) error {
-	seen := map[string]bool{}
+	seen := newURLSet()
 	var pending []*store.DatasetQuality
 	flush := func() error {
 		scores, links, err := score(ctx, st, pending)
@@ -84,8 +84,7 @@ func scoreSource(ctx context.Context, st Store, sourceID string, out *Source,
 		}
 		for _, d := range pending {
 			for _, u := range d.URLs {
-				if !seen[u] {
-					seen[u] = true
+				if seen.add(u) {
 					out.Links.add(links[u])
 				}
 			}
