@@ -77,11 +77,20 @@ func (u *ui) type_(id, s string) {
 	u.do("type into #"+id, chromedp.WaitVisible(chromedp.ID(id)), chromedp.SendKeys(chromedp.ID(id), s))
 }
 
-// submit clicks the button with the id and waits until the browser is on a page whose path
-// matches want.
+// submit clicks the submit button with the id, once it is visible, and waits until the browser
+// is on a page whose path matches want. The click is the element's own (HTMLElement.click: the
+// form is submitted with the button as its submitter), not a mouse event at the button's
+// coordinates: under a CPU hog a confirmation's click once started no request at all (the walk
+// waited 5 minutes on the page it was on), as a layout still settling moves a button between
+// finding its box and pressing it.
 func (u *ui) submit(id string, want *regexp.Regexp) string {
 	u.t.Helper()
-	u.click(id)
+	u.do("visible #"+id, chromedp.WaitVisible(chromedp.ID(id)))
+	ctx, cancel := u.bounded()
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(b => { b.click(); return true })(document.getElementById(`+
+		strconv.Quote(id)+`))`))
+	cancel()
+	require.NoError(u.t, err, "submit #"+id)
 	return u.waitPath(want)
 }
 

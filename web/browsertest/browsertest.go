@@ -163,10 +163,23 @@ func Until(ctx context.Context, t testing.TB, what, expr string) {
 			last = err
 		}
 		if wctx.Err() != nil || time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s (%s); last error: %v", Failsafe, what, expr, last)
+			t.Fatalf("waited %v for %s (%s); last error: %v; the page: %s", Failsafe, what, expr, last, whereNow(ctx))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// whereNow describes the page the browser is on, for a failure message: its URL, title and the
+// text of its alerts (a refused form says why there). It gives the browser 10 s to answer.
+func whereNow(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " (" + document.title + ") " +
+		[...document.querySelectorAll("[role=alert], .error")].map(e => e.textContent.trim()).join(" | ")`))
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	return s
 }
 
 // Download clicks the link or button that sel (CSS) finds, lets Chromium save the file it
