@@ -80,9 +80,9 @@ func (u *ui) type_(id, s string) {
 // submit clicks the submit button with the id, once it is visible, and waits until the browser
 // is on a page whose path matches want. The click is the element's own (HTMLElement.click: the
 // form is submitted with the button as its submitter), not a mouse event at the button's
-// coordinates: under a CPU hog a confirmation's click once started no request at all (the walk
-// waited 5 minutes on the page it was on), as a layout still settling moves a button between
-// finding its box and pressing it.
+// coordinates: under a CPU hog the walk once waited 5 minutes after a job confirmation's click
+// for a job page that never came, cause unseen; a layout still settling, which moves a button
+// between finding its box and pressing it, is the suspect.
 func (u *ui) submit(id string, want *regexp.Regexp) string {
 	u.t.Helper()
 	u.do("visible #"+id, chromedp.WaitVisible(chromedp.ID(id)))

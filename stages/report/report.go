@@ -196,6 +196,11 @@ func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []h
 	isOutcome := make([]bool, len(batch))
 	for _, i := range at {
 		isOutcome[i] = true
+		// Counted for the whole batch before any job's report goes out: the report event comes
+		// after the metrics, and the records of a batch are finished in parallel below.
+		if r := results[i]; r.OutcomeSettled != nil && r.Fresh {
+			h.outcomes.WithLabelValues(string(settled[i].Outcome)).Inc()
+		}
 	}
 	harvest.ForEach(len(batch), func(i int) {
 		if out[i].Err != nil {
@@ -219,9 +224,6 @@ func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []h
 // settled is what follows the settle of outcome s (its result r, or err): the harvest report
 // when it finished the job, or again when a replayed record changed a finished job's counts.
 func (h *Handler) settled(ctx context.Context, s *harvest.Settled, r settleResult, err error) ([]*harvest.Message, error) {
-	if r.OutcomeSettled != nil && r.Fresh {
-		h.outcomes.WithLabelValues(string(s.Outcome)).Inc()
-	}
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("settle outcome: %w", err)
