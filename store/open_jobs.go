@@ -69,3 +69,22 @@ func (o *OpenJobs) Open(ctx context.Context, jobID string) (bool, error) {
 	o.checked[jobID] = time.Now()
 	return true, nil
 }
+
+// Admit decodes msg (a record message, harvest.Decode) into rec and says whether its job has
+// ended, for the stages that must not act on an ended job's records (COMPARE drops them, SYNC
+// settles them as refused). A replayed record (rec.Replay) is always admitted: ended false,
+// err nil. Errors: the decode's, as a harvest.PermanentError; harvest.UnknownJob for a job this
+// database does not have; a store error from Open as is.
+func (o *OpenJobs) Admit(msg *harvest.Message, rec *harvest.Record) (ended bool, err error) {
+	if err := harvest.Decode(msg, rec); err != nil {
+		return false, harvest.Permanent(err)
+	}
+	if rec.Replay {
+		return false, nil
+	}
+	open, err := o.Open(msg.Context(), rec.JobID)
+	if err != nil {
+		return false, err
+	}
+	return !open, nil
+}

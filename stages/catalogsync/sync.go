@@ -215,16 +215,13 @@ const upsertBatchMax = 500
 func (h *Handler) prepare(msg *harvest.Message, it *synced, res *harvest.Result) {
 	rec := &it.rec
 	it.done = true
-	if err := harvest.Decode(msg, rec); err != nil {
-		res.Err = harvest.Permanent(err)
+	ended, err := h.jobs.Admit(msg, rec)
+	if err != nil { // one of a job this database does not have (harvest.UnknownJob) is counted, logged and acked
+		res.Err = err
 		return
 	}
-	if open, err := h.jobs.Open(msg.Context(), rec.JobID); !rec.Replay && (err != nil || !open) {
-		if err != nil { // one this database does not have (harvest.UnknownJob) is counted, logged and acked
-			res.Err = err
-			return
-		}
-		res.Out, res.Err = refused(rec) // the job ended (failed or cancelled): its remaining records change nothing
+	if ended { // the job ended (failed or cancelled): its remaining records change nothing
+		res.Out, res.Err = refused(rec)
 		return
 	}
 	switch rec.Action {

@@ -145,11 +145,7 @@ func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []h
 func (h *Handler) prepare(msg *harvest.Message, it *compared, res *harvest.Result) {
 	rec := &it.rec
 	it.done = true
-	if err := harvest.Decode(msg, rec); err != nil {
-		res.Err = harvest.Permanent(err)
-		return
-	}
-	if open, err := h.jobs.Open(msg.Context(), rec.JobID); !rec.Replay && (err != nil || !open) {
+	if ended, err := h.jobs.Admit(msg, rec); err != nil || ended {
 		// A record of a job that ended (failed or cancelled) is dropped, unless replayed; one of
 		// a job this database does not have (harvest.UnknownJob) is counted, logged and acked.
 		res.Err = err
