@@ -171,6 +171,7 @@ type diskGraph struct {
 	// that has none (a record's closure walks to every IRI object: a publisher, a theme, a
 	// download URL) reads nothing.
 	subjects []uint64
+	blanks   blankTerms     // which terms are blank nodes, numbered (MatchBlankIDs)
 	buf      []byte         // termBytes's ReadAt buffer
 	pages    []termFilePage // pages of the terms' file termBytes keeps (termPages of termPage bytes)
 	err      error          // an error of sorting that len could not return
@@ -310,12 +311,8 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 		ids[i] = id
 	}
 	emit := func(tr idTriple) error {
-		var out Triple
-		var e1, e2, e3 error
-		out.S, e1 = d.term(tr.s)
-		out.P, e2 = d.term(tr.p)
-		out.O, e3 = d.term(tr.o)
-		if err := errors.Join(e1, e2, e3); err != nil {
+		out, err := d.triple(tr)
+		if err != nil {
 			return err
 		}
 		return fn(out)
