@@ -53,6 +53,14 @@ func (in *interner) blankID(label string) int32 {
 	return id
 }
 
+// see counts blank node id (a number the graph gave: graphScan) among the numbered ones; a
+// negative id is no blank node.
+func (in *interner) see(id int32) {
+	if id >= in.n {
+		in.n = id + 1
+	}
+}
+
 // predID returns the number of predicate p (an IRI), numbering it if it is new.
 func (in *interner) predID(p rdf.Term) int32 {
 	if id, ok := in.pred[p.Value]; ok {
@@ -74,17 +82,25 @@ type edge struct {
 // edge interns t, and returns its subject's number (-1 when it is not a blank node) and its
 // predicate and object as an edge.
 func (in *interner) edge(t rdf.Triple) (int32, edge) {
-	s, e := int32(-1), edge{p: in.predID(t.P)}
+	s, o := int32(-1), int32(-1)
 	if t.S.IsBlank() {
 		s = in.blankID(t.S.Value)
 	}
 	if t.O.IsBlank() {
-		e.o = in.blankID(t.O.Value)
-	} else {
+		o = in.blankID(t.O.Value)
+	}
+	return s, in.edgeTo(t, o)
+}
+
+// edgeTo interns t's predicate and object as an edge, given the object's number (o, -1 when
+// it is not a blank node).
+func (in *interner) edgeTo(t rdf.Triple, o int32) edge {
+	e := edge{p: in.predID(t.P), o: o}
+	if o < 0 {
 		e.o = -1 - int32(len(in.objs))
 		in.objs = append(in.objs, t.O.NTriples())
 	}
-	return s, e
+	return e
 }
 
 // object returns e's object in N-Triples, when it is not a blank node.

@@ -24,17 +24,22 @@ var graphHashKeptBytes = 128 << 20 // a variable so that tests can lower it
 // GraphHash returns a fingerprint of a whole source graph (64 lower-case hex digits) for the
 // "not modified" skip: the same graph re-serialized, re-ordered or with its blank nodes
 // relabelled gives the same value, and any change to a triple gives another one (but for the
-// blank-node merge below). It reads g through Match (never from inside a Match callback) and
-// holds, per blank node, a number (the blank nodes are interned as integers; their labels in a
-// compact table, about 20 bytes a label, until the first pass ends) and its 32-byte hash while
+// blank-node merge below). It reads g through Match (never from inside a Match callback), or
+// through rdf.BlankIDMatcher's MatchBlankIDs when g numbers its blank nodes itself (NewGraph's
+// graph spilled to disk), and holds, per blank node, a number (the graph's own, else the labels
+// interned as integers in a compact table, about 20 bytes a label, until the first pass ends;
+// the 5 million labels of a 271 MB JSON-LD chain took 112 MiB) and its 32-byte hash while
 // a blank node not hashed yet has an arc to it (a chain holds a hash or two); and the
-// triples that have a blank node, interned, up to graphHashKeptBytes (128 MiB), but for those of
+// triples that have a blank node, interned (8 bytes an edge, and 4 a node when the graph gives
+// a node's triples together and in the order of the numbers, as the spill store does; 4 more an
+// edge otherwise), up to graphHashKeptBytes (128 MiB), but for those of
 // a leaf: a blank node whose triples come together in g's scan (as the spill store's do) and
 // have no blank object is hashed, and its triples summed, as they pass (a catalog's
 // distributions and contact points keep nothing). Past the cap it holds none of them, looks
 // each blank node's triples up in g (one Match per node: slow on a graph spilled to disk) and
 // reads g a second time (and holds every node's hash). A chain of 1,000,000 blank nodes peaks
-// at 44 MiB of live heap (TestGraphHashChainMemory).
+// at 44 MiB of live heap by labels (TestGraphHashChainMemory); spilled, 22 MiB by the graph's
+// numbers where its labels took 39 (TestGraphHashSpilledChainMemory).
 //
 // How: each triple is written as its N-Triples line with every blank node replaced by the
 // node's content hash (the one Skolemize uses: a Merkle hash of its outgoing triples, cycles by
@@ -72,6 +77,7 @@ var errNotGrouped = errors.New("a blank node's triples do not come together")
 func graphHash(g rdf.Graph, leaves bool) (string, error) {
 	var m multisetHash
 	in := newInterner()
+	sc := newGraphScan(g, in)
 	h := newBlankHasherIDs(in, nil)
 	node := func(b []byte, id int32) []byte {
 		d := h.memo(id)
@@ -90,7 +96,7 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 	// leaves), and (up to graphHashKeptBytes) the other triples with blank nodes.
 	h.refs = []uint8{} // counted while the triples are kept
 	p := &groundPass{m: &m, in: in, h: h, leaves: leaves, line: line, node: node}
-	kept, err := p.run(g)
+	kept, err := p.run(sc)
 	if err == nil {
 		err = in.err
 	}
@@ -101,9 +107,8 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 	if kept == nil {
 		out = func(id int32) ([]edge, error) {
 			var es []edge
-			err := g.Match(rdf.Blank(in.label(id)), rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
-				_, e := in.edge(t)
-				es = append(es, e)
+			err := sc.match(id, func(t rdf.Triple, _, o int32) error {
+				es = append(es, in.edgeTo(t, o))
 				return nil
 			})
 			return es, err
@@ -145,7 +150,7 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 		return "", in.err
 	}
 	// Pass 3: triples with blank nodes, each written with the nodes' hashes (a leaf's are summed).
-	if err := p.sumBlankTriples(g, kept); err != nil {
+	if err := p.sumBlankTriples(sc, kept); err != nil {
 		return "", err
 	}
 	return m.value(), nil
@@ -154,8 +159,8 @@ func graphHash(g rdf.Graph, leaves bool) (string, error) {
 // sumBlankTriples is graphHash's third pass: it adds the triples with a blank node that pass 1
 // and 2 did not, each written with the nodes' hashes: kept's into, or (kept nil) every one
 // read from g again but for the leaves'.
-func (p *groundPass) sumBlankTriples(g rdf.Graph, kept *keptTriples) error {
-	in, m, line, node := p.in, p.m, p.line, p.node
+func (p *groundPass) sumBlankTriples(sc *graphScan, kept *keptTriples) error {
+	m, line, node := p.m, p.line, p.node
 	var b []byte
 	if kept != nil { // the triples of blank subjects are summed (onHashed)
 		for _, t := range kept.into {
@@ -164,21 +169,18 @@ func (p *groundPass) sumBlankTriples(g rdf.Graph, kept *keptTriples) error {
 		}
 		return nil
 	}
-	term := func(t rdf.Term) string {
-		if !t.IsBlank() {
+	term := func(t rdf.Term, id int32) string {
+		if id < 0 {
 			return t.NTriples()
 		}
-		id, _ := in.blank.lookup(t.Value)
 		return string(node(nil, id))
 	}
-	return g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
-		if t.S.IsBlank() {
-			if id, _ := in.blank.lookup(t.S.Value); p.leaf.has(id) {
-				return nil // summed in pass 1
-			}
+	return sc.match(-1, func(t rdf.Triple, s, o int32) error {
+		if p.leaf.has(s) {
+			return nil // summed in pass 1
 		}
-		if t.S.IsBlank() || t.O.IsBlank() {
-			m.add(term(t.S) + " " + t.P.NTriples() + " " + term(t.O) + " .")
+		if s >= 0 || o >= 0 {
+			m.add(term(t.S, s) + " " + t.P.NTriples() + " " + term(t.O, o) + " .")
 		}
 		return nil
 	})
@@ -229,34 +231,38 @@ type groundPass struct {
 	leaves bool
 	line   func(b []byte, e edge) []byte
 	node   func(b []byte, id int32) []byte
-	// The run of triples of one blank subject being read: its number (-1: none), label,
-	// edges, whether one has a blank object, and where its objects start in in.objs.
+	// The run of triples of one blank subject being read: its number (-1: none), edges,
+	// whether one has a blank object, and where its objects start in in.objs.
 	cur      int32
-	label    string
 	runEdges []edge
 	inner    bool
 	objMark  int
 	ran      bitset // blank subjects whose run has ended
 	leaf     bitset // blank subjects hashed and summed as leaves
 	buf      []byte
-	// What is kept: nil past graphHashKeptBytes.
-	k        *keptTriples
-	edges    []edge
-	subjects []int32 // edges[i]'s subject
-	n        int     // bytes kept
+	// What is kept: nil past graphHashKeptBytes. While the kept runs come in increasing order
+	// of their subjects' numbers (as a graph that numbers its blank nodes gives them: by
+	// subject id), a node's edges are found from k.start as they are appended; once a run comes
+	// out of that order, subjects holds each edge's node and run orders the edges at the end.
+	k         *keptTriples
+	edges     []edge
+	lastRun   int32
+	unordered bool
+	subjects  []int32 // edges[i]'s subject, when unordered
+	n         int     // bytes kept
 }
 
-// run reads g and returns the kept triples (nil when there are more than graphHashKeptBytes).
-// Match is never called from inside a Match callback, so any Graph (a disk store's cursor)
-// serves.
-func (p *groundPass) run(g rdf.Graph) (*keptTriples, error) {
-	p.k, p.cur = &keptTriples{}, -1
+// run reads the graph and returns the kept triples (nil when there are more than
+// graphHashKeptBytes). Match is never called from inside a Match callback, so any Graph (a
+// disk store's cursor) serves.
+func (p *groundPass) run(sc *graphScan) (*keptTriples, error) {
+	p.k, p.cur, p.lastRun = &keptTriples{}, -1, -1
 	in := p.in
-	err := g.Match(rdf.Term{}, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
-		if p.cur >= 0 && (!t.S.IsBlank() || t.S.Value != p.label) {
+	err := sc.match(-1, func(t rdf.Triple, s, o int32) error {
+		if p.cur >= 0 && s != p.cur {
 			p.endRun()
 		}
-		if !t.S.IsBlank() && !t.O.IsBlank() {
+		if s < 0 && o < 0 {
 			p.buf = t.AppendNTriples(p.buf[:0])
 			p.m.addBytes(p.buf)
 			return nil
@@ -264,26 +270,21 @@ func (p *groundPass) run(g rdf.Graph) (*keptTriples, error) {
 		if p.cur < 0 && p.n > graphHashKeptBytes && p.k != nil {
 			p.k, p.edges, p.subjects, in.objs, p.h.refs = nil, nil, nil, nil, nil // the numbers stay
 		}
-		if t.S.IsBlank() && p.cur < 0 {
-			id := in.blankID(t.S.Value)
-			if p.ran.has(id) && p.leaves {
+		if s >= 0 && p.cur < 0 {
+			if p.ran.has(s) && p.leaves {
 				return errNotGrouped
 			}
-			p.cur, p.label, p.inner, p.objMark = id, t.S.Value, false, len(in.objs)
+			p.cur, p.inner, p.objMark = s, false, len(in.objs)
 		}
-		if t.S.IsBlank() && (p.leaves || p.k != nil) {
-			_, e := in.edge(t)
-			p.runEdges = append(p.runEdges, e)
-			p.inner = p.inner || e.o >= 0
+		if s >= 0 && (p.leaves || p.k != nil) {
+			p.runEdges = append(p.runEdges, in.edgeTo(t, o))
+			p.inner = p.inner || o >= 0
 			return nil
 		}
 		if p.k == nil {
-			if t.O.IsBlank() {
-				in.blankID(t.O.Value)
-			}
 			return nil
 		}
-		_, e := in.edge(t) // an IRI subject, a blank object
+		e := in.edgeTo(t, o) // an IRI subject, a blank object
 		p.h.fit()
 		p.h.pin(e.o) // summed at the end
 		p.k.into = append(p.k.into, intoTriple{s: t.S.NTriples(), edge: e})
@@ -296,10 +297,52 @@ func (p *groundPass) run(g rdf.Graph) (*keptTriples, error) {
 	if err != nil || p.k == nil {
 		return nil, err
 	}
-	k := p.k
 	in.dropLabels() // with the triples kept, no node is looked up by its label again
-	// Order the edges by subject, keeping each node's in the order read (a counting sort).
-	k.start = make([]int32, in.nodes()+1)
+	p.order()
+	return p.k, nil
+}
+
+// keep adds node id's run of edges es to what is kept (groundPass says how).
+func (p *groundPass) keep(id int32, es []edge) {
+	k := p.k
+	if !p.unordered && id > p.lastRun {
+		for int32(len(k.start)) <= id {
+			k.start = append(k.start, int32(len(p.edges)))
+		}
+		p.lastRun = id
+		p.edges = append(p.edges, es...)
+		return
+	}
+	if !p.unordered { // the first run out of order: each edge kept so far gets its node
+		p.unordered = true
+		p.subjects = make([]int32, len(p.edges), cap(p.edges))
+		end := int32(len(p.edges))
+		for node := int32(len(k.start)) - 1; node >= 0; node-- {
+			for j := k.start[node]; j < end; j++ {
+				p.subjects[j] = node
+			}
+			end = k.start[node]
+		}
+		k.start = nil
+	}
+	for _, e := range es {
+		p.edges, p.subjects = append(p.edges, e), append(p.subjects, id)
+	}
+}
+
+// order makes k.edges and k.start from the edges kept: in place when their runs came in
+// order, else by a counting sort by subject that keeps each node's edges in the order read.
+func (p *groundPass) order() {
+	k, nodes := p.k, p.in.nodes()
+	defer func() { p.edges, p.subjects = nil, nil }()
+	if !p.unordered {
+		for len(k.start) <= nodes {
+			k.start = append(k.start, int32(len(p.edges)))
+		}
+		k.edges = p.edges
+		return
+	}
+	k.start = make([]int32, nodes+1)
 	for _, s := range p.subjects {
 		k.start[s+1]++
 	}
@@ -312,8 +355,6 @@ func (p *groundPass) run(g rdf.Graph) (*keptTriples, error) {
 		k.edges[next[p.subjects[i]]] = e
 		next[p.subjects[i]]++
 	}
-	p.edges, p.subjects = nil, nil
-	return k, nil
 }
 
 // endRun ends the run of the current blank subject: a leaf (no blank object) is hashed and its
@@ -341,8 +382,8 @@ func (p *groundPass) endRun() {
 		return
 	}
 	p.h.fit()
+	p.keep(id, p.runEdges)
 	for _, e := range p.runEdges {
-		p.edges, p.subjects = append(p.edges, e), append(p.subjects, id)
 		p.n += 12
 		if e.o < 0 {
 			p.n += 16 + len(p.in.object(e))

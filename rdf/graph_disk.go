@@ -33,7 +33,9 @@ import (
 // added, or (object, predicate, subject) order when matched by object. Match calls fn with nothing
 // locked, so fn may call Match again (a closure walk), but must not Add (nor may two goroutines
 // Match at once: a Match uses the store's buffers and term cache); adding after a Match is
-// allowed and sorts again at the next Match. The files' names are removed as soon as they are open
+// allowed and sorts again at the next Match. Its blank nodes are numbered 0 … n-1 in the order
+// of their ids (a bit a term, 4 bytes every 64 terms): MatchBlankIDs (BlankIDMatcher) walks the
+// triples with those numbers, so that GraphHash keeps no table of their labels. The files' names are removed as soon as they are open
 // (where the system refuses, as Windows does, Close removes them): the files are freed when the
 // graph closes or the process ends, however it ends (kill -9 included), and none is left behind
 // in dir.
@@ -171,6 +173,7 @@ type diskGraph struct {
 	// that has none (a record's closure walks to every IRI object: a publisher, a theme, a
 	// download URL) reads nothing.
 	subjects []uint64
+	blanks   blankTerms     // which terms are blank nodes, numbered (MatchBlankIDs)
 	buf      []byte         // termBytes's ReadAt buffer
 	pages    []termFilePage // pages of the terms' file termBytes keeps (termPages of termPage bytes)
 	err      error          // an error of sorting that len could not return
@@ -310,12 +313,8 @@ func (d *diskGraph) match(s, p, o Term, fn func(Triple) error) error {
 		ids[i] = id
 	}
 	emit := func(tr idTriple) error {
-		var out Triple
-		var e1, e2, e3 error
-		out.S, e1 = d.term(tr.s)
-		out.P, e2 = d.term(tr.p)
-		out.O, e3 = d.term(tr.o)
-		if err := errors.Join(e1, e2, e3); err != nil {
+		out, err := d.triple(tr)
+		if err != nil {
 			return err
 		}
 		return fn(out)

@@ -191,6 +191,9 @@ func (d *diskGraph) intern(t Term) (uint32, error) {
 	d.ref = append(d.ref, uint32(c)<<d.shift|uint32(off)) // off < termChunk: 0 in a long term's own chunk
 	d.hash = append(d.hash, h)
 	d.table[slot] = id + 1
+	if t.Kind == KindBlank {
+		d.blanks.mark(id)
+	}
 	if len(d.ref)*4 > len(d.table)*3 {
 		d.grow()
 	}
