@@ -254,6 +254,17 @@ type Store interface {
 	// Identifiers already recorded for the job, or repeated within p.Identifiers, are skipped
 	// (idempotent). An empty p.Identifiers does nothing.
 	JobIdentifierAddBatch(ctx context.Context, p *JobIdentifierAddBatchParams) error
+	// JobIdentifierClaimBatch records, as JobIdentifierAddBatch does, that the listing p.Listing
+	// of the job contained each of p.Identifiers at the 0-based position of p.Positions beside
+	// it, in one statement (Postgres) or one transaction (SQLite): all of them or, on error,
+	// none. It returns the repeats: each identifier of the call that p.Listing had claimed
+	// before, or that the call gives more than once, mapped to its first position in the
+	// listing (the first claim's), which the caller compares with its own (a different one is a
+	// DuplicateIdentifier). An identifier recorded by another listing of the job (a redelivered
+	// job listed again, JobIdentifierAdd) is claimed anew, with the new position, and is no
+	// repeat. p.Positions must be as long as p.Identifiers; an empty call does nothing. An
+	// unknown job is ErrNotFound.
+	JobIdentifierClaimBatch(ctx context.Context, p *JobIdentifierClaimBatchParams) (map[string]int, error)
 	// JobImport creates the finished job p.ID, or updates it to p's fields (ImportResult).
 	JobImport(ctx context.Context, p *JobImportParams) (ImportResult, error)
 	// JobInsert creates a job for a source: in_progress, or new when p.Queued (it then waits for

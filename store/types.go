@@ -157,6 +157,17 @@ type JobIdentifierAddBatchParams struct {
 	Identifiers []string
 }
 
+// JobIdentifierClaimBatchParams claims several listed identifiers of one job for one listing
+// attempt (store.Store JobIdentifierClaimBatch).
+type JobIdentifierClaimBatchParams struct {
+	JobID string
+	// Listing tells one listing attempt of the job from another: a random number, not 0 (the
+	// rows JobIdentifierAdd writes).
+	Listing     int64
+	Identifiers []string
+	Positions   []int // 0-based, one per identifier
+}
+
 // JobInsertParams starts a job.
 type JobInsertParams struct {
 	ID       string // optional; generated when empty

@@ -19,6 +19,14 @@ import (
 // and the resident set stays near the limit when it is not. A live heap over the limit (an
 // RDF source's whole graph) makes the collector run continuously, within the runtime's cap of
 // half the CPU: set GOMEMLIMIT higher for such sources.
+//
+// GOGC=off (the limit the only trigger) was measured as a default and not taken
+// (docs/benchmarks.md, 2026-12-07, issue 37): it keeps peak RSS flat from 10,000 to 100,000
+// records (+1-2%, against +20-27% here) at slightly less CPU without a search index, but puts
+// every job's peak at the limit (a 10,000-record job 124-154 MiB instead of ~95), leaves an
+// idle serve holding its garbage up to the limit (no 2-minute forced collection), and with
+// bleve either costs CPU (a 96 MiB limit) or passes 256 MiB (128 MiB). Operators who want a
+// fixed footprint set GOGC=off and GOMEMLIMIT themselves.
 const (
 	defaultGOGC        = 300
 	defaultMemoryLimit = 128 << 20 // bytes

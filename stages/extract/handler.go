@@ -40,6 +40,7 @@ type Store interface {
 	// JobList finds a csw source's last complete harvest (its modified filter).
 	JobList(ctx context.Context, p *store.JobListParams) ([]*store.HarvestJob, int, error)
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
+	JobIdentifierClaimBatch(ctx context.Context, p *store.JobIdentifierClaimBatchParams) (map[string]int, error)
 	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error)
 	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
 	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
@@ -268,16 +269,16 @@ func (h *Handler) Publish(subject string, v any, jobID string) error {
 }
 
 // Run is one job's listing: a family's lister sends the job's entries through it, in listing
-// order (Handler.NewRun, NewHashedRun), and ends it with Complete or Fail.
+// order (Handler.NewRun, NewClaimedRun), and ends it with Complete or Fail.
 type Run struct {
 	h      *Handler
 	ctx    context.Context
 	job    *harvest.Job
-	seen   map[string]int // identifier -> position of its first record (when ids is nil)
+	seen   map[string]int // identifier -> position of its first record (when claims is nil)
 	listed int
-	// ids, when set, takes the place of seen (a DCAT-US document's listing: identifierSet keeps
-	// less memory per identifier); See and FirstAt use whichever the Run has.
-	ids *identifierSet
+	// claims, when set, takes the place of seen and unsaved (a DCAT-US document's listing,
+	// NewClaimedRun: the store finds the repeats).
+	claims *claims
 	// unsaved are identifiers of seen not handed to a save yet (at most seenBatch); saving is
 	// the save in flight (nil when none), of the batch in spare. Complete waits until every
 	// identifier is stored before it sends the Listing. A listing that fails before then is
@@ -302,6 +303,9 @@ const seenBatch = 500
 // complete ends a listing that sent every entry: it stores the identifiers not stored yet, then
 // sends the Listing, on which COMPARE's delete detection reads them.
 func (l *Run) Complete() error {
+	if err := l.flushClaims(); err != nil {
+		return err
+	}
 	if err := l.saveSeen(); err != nil {
 		return err
 	}
@@ -344,16 +348,13 @@ func (l *Run) KeepTooLong(e *catalog.Entry, bad *harvest.IdentifierProblem) erro
 // duplicates, and COMPARE does not delete its dataset (the identifier is stored with its batch,
 // before the Listing at the latest).
 func (l *Run) See(e *catalog.Entry) error {
-	if l.ids != nil {
-		if !l.ids.add(e.Identifier, e.Position) {
-			return nil
-		}
-	} else {
-		if _, dup := l.seen[e.Identifier]; dup {
-			return nil
-		}
-		l.seen[e.Identifier] = e.Position
+	if l.claims != nil {
+		return l.addClaim(claim{identifier: e.Identifier, pos: e.Position})
 	}
+	if _, dup := l.seen[e.Identifier]; dup {
+		return nil
+	}
+	l.seen[e.Identifier] = e.Position
 	l.unsaved = append(l.unsaved, e.Identifier)
 	if len(l.unsaved) < seenBatch {
 		return nil
@@ -428,12 +429,6 @@ func (h *Handler) Config() Config { return h.cfg }
 
 // Publisher is where the handler publishes (it routes by harvest.MetaSubject).
 func (h *Handler) Publisher() harvest.Publisher { return h.pub }
-
-// NewHashedRun is NewRun keeping the identifiers seen as 128-bit keyed hashes (identifierSet):
-// a data.json's listing of millions of datasets keeps less memory per identifier.
-func (h *Handler) NewHashedRun(ctx context.Context, job *harvest.Job) *Run {
-	return &Run{h: h, ctx: ctx, job: job, ids: newIdentifierSet()}
-}
 
 // NewRun starts the listing of job: the records a family's lister sends through it are counted,
 // paced (Config.JobWindow) and their identifiers recorded as seen.

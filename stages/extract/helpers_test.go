@@ -49,3 +49,10 @@ func newHandler(st extract.Store, pub harvest.Publisher, fc fetch.Config, opts .
 func withLister(opts []extract.Option) []extract.Option {
 	return append(opts, extract.WithListers(map[harvest.Family]extract.Lister{harvest.FamilyDocument: document.Lister{}}))
 }
+
+// redeliver runs EXTRACT again on r's job (extracttest.Redeliver), with the document doc when
+// not nil.
+func redeliver(t *testing.T, st store.Store, r *extractRun, doc []byte) *extractRun {
+	t.Helper()
+	return wrap(extracttest.Redeliver(t, st, r.Run, doc, withLister(nil)...))
+}

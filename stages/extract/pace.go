@@ -52,6 +52,9 @@ func (l *Run) pace() error {
 	if err != nil || l.listed-l.settled < w {
 		return err
 	}
+	if err := l.flushClaims(); err != nil { // the records counted as listed are on their way
+		return err
+	}
 	stopped, err := l.waitSettled(func(settled int) (bool, error) {
 		l.settled = settled
 		w, err := l.window()

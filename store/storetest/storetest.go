@@ -205,6 +205,7 @@ var cases = []testCase{
 
 	{"Job/IdentifierAddBatch", testJobIdentifierAddBatch},
 	{"Job/IdentifierAddBatchUnknownJob", testJobIdentifierAddBatchUnknownJob},
+	{"Job/IdentifierClaimBatch", testJobIdentifierClaimBatch},
 	{"Record/CompareBatch", testRecordCompareBatch},
 	{"Record/CompareSHACLProfile", testRecordCompareSHACLProfile},
 	{"Record/CompareBatchLarge", testRecordCompareBatchLarge},

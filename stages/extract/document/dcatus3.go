@@ -34,7 +34,7 @@ func (h *handler) list3(ctx context.Context, job *harvest.Job, f *os.File) error
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	l := &lister{Run: h.NewHashedRun(ctx, job), h: h}
+	l := &lister{Run: h.NewClaimedRun(ctx, job), h: h}
 	if err := catalog.WalkEntries3(f, h.Config().MaxRecordBytes, links, l.entry); err != nil {
 		var perr *catalog.ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted

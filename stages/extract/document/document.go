@@ -67,7 +67,7 @@ func (h *handler) listDocument(ctx context.Context, job *harvest.Job) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	l := &lister{Run: h.NewHashedRun(ctx, job), h: h}
+	l := &lister{Run: h.NewClaimedRun(ctx, job), h: h}
 	if err := catalog.WalkEntries(f, h.Config().MaxRecordBytes, l.entry); err != nil {
 		var perr *catalog.ParseError
 		if errors.As(err, &perr) { // the file changed under us; nothing can be trusted
@@ -116,9 +116,6 @@ func (l *lister) entry(e catalog.Entry) error {
 		e.Identifier = bad.Identifier // "" when the error row could not hold it; the message names it
 		return l.SettleError(&e, bad.Type, bad.Message)
 	}
-	if err := l.See(&e); err != nil {
-		return err
-	}
 	rec := &harvest.Record{JobID: l.Job().JobID, SourceID: l.Job().SourceID, JobType: l.Job().JobType,
 		SchemaType: l.Job().SchemaType, RecordID: harvest.RecordID(l.Job().JobID, e.Identifier),
 		Identifier: e.Identifier, Position: pos, Body: harvest.RawText(e.Raw), RecordType: e.RecordType,
@@ -127,5 +124,5 @@ func (l *lister) entry(e catalog.Entry) error {
 	if err != nil {
 		return err
 	}
-	return l.h.Publisher().Publish(harvest.SubjectCompare, m)
+	return l.PublishRecord(&e, m) // once its identifier is claimed: a repeat settles as DuplicateIdentifier
 }

@@ -169,6 +169,30 @@ func HandleJob(t testing.TB, st store.Store, srcID string, live []string, msg ha
 	}
 	job, err := st.JobInsert(ctx, &store.JobInsertParams{SourceID: srcID, JobType: harvest.JobHarvest})
 	require.NoError(t, err)
+	return handle(t, st, job, msg, fc, opts...)
+}
+
+// Redeliver runs EXTRACT again on the job of r, as for its message redelivered or retried
+// (unpaced, as RunExtractAs): doc, when not nil, replaces the source's document first.
+func Redeliver(t testing.TB, st store.Store, r *Run, doc []byte, opts ...extract.Option) *Run {
+	t.Helper()
+	src, err := st.SourceGet(context.Background(), r.Job.SourceID)
+	require.NoError(t, err)
+	if doc != nil {
+		require.NoError(t, os.WriteFile(src.URL, doc, 0o644))
+	}
+	opts = append([]extract.Option{func(c *extract.Config) { c.JobWindow = -1 }}, opts...)
+	return handle(t, st, r.Job, harvest.Job{SourceType: src.SourceType, SchemaType: src.SchemaType, URL: src.URL},
+		fetch.Config{}, opts...)
+}
+
+// handle runs EXTRACT on job (msg gives the job message's source fields) on gochannel, and
+// returns what it published.
+func handle(t testing.TB, st store.Store, job *store.HarvestJob, msg harvest.Job, fc fetch.Config,
+	opts ...extract.Option) *Run {
+	t.Helper()
+	ctx := context.Background()
+	srcID := job.SourceID
 
 	// Publish returns once our collector acked the message: when Handle returns, every message
 	// it published has been collected.
