@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -170,6 +171,69 @@ func TestOutcomeStoresSourceTransform(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, c.status, got.Status, c.file)
 			require.JSONEq(t, dcat, string(got.SourceTransform), c.file)
+		}
+	})
+}
+
+// finishCounter is a store that counts the aggregator's JobFinish calls.
+type finishCounter struct {
+	store.Store
+	mu    sync.Mutex
+	calls int
+}
+
+func (f *finishCounter) JobFinish(ctx context.Context, jobID string) (*store.HarvestJob, bool, error) {
+	f.mu.Lock()
+	f.calls++
+	f.mu.Unlock()
+	return f.Store.JobFinish(ctx, jobID)
+}
+
+// TestFinishTriedOnceTheCountIsReached: a settle batch tries to finish its job only when the
+// job's row after the batch shows the expected count reached; the job still finishes once,
+// with its expected count known before its outcomes or after them all.
+func TestFinishTriedOnceTheCountIsReached(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		for _, expectedFirst := range []bool{true, false} {
+			_, job := harvestJob(t, st, &store.SourceEnsureParams{Name: fmt.Sprint("s", expectedFirst),
+				URL: fmt.Sprintf("https://example.gov/%v.json", expectedFirst),
+				SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+			fc := &finishCounter{Store: st}
+			h, err := report.New(fc, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			require.NoError(t, err)
+			const n, batch = 300, 100
+			expected := []*harvest.Message{settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}
+			var batches [][]*harvest.Message
+			for lo := 0; lo < n; lo += batch {
+				var b []*harvest.Message
+				for i := lo; i < lo+batch; i++ {
+					id := fmt.Sprintf("rec-%d", i)
+					b = append(b, settledMessage(t, &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID,
+						Key: harvest.IdentifierKey(id), Identifier: id, Outcome: harvest.OutcomeAdded, Validated: true}))
+				}
+				batches = append(batches, b)
+			}
+			if expectedFirst {
+				batches = append([][]*harvest.Message{expected}, batches...)
+			} else {
+				batches = append(batches, expected)
+			}
+			var reports []*harvest.Message
+			for _, b := range batches {
+				for _, r := range h.HandleBatch(t.Context(), b) {
+					require.NoError(t, r.Err)
+					reports = append(reports, r.Out...)
+				}
+			}
+			require.Len(t, reports, 2, "one report for the job, and its FDK form")
+			got, err := st.JobGet(t.Context(), job.ID)
+			require.NoError(t, err)
+			require.Equal(t, harvest.JobComplete, got.Status)
+			require.Equal(t, n, got.Added)
+			// Expected first: the expected message tries (too early), then the last batch.
+			// Expected last: only the expected message tries. Not once per batch.
+			want := map[bool]int{true: 2, false: 1}[expectedFirst]
+			require.Equal(t, want, fc.calls, "JobFinish calls, expected count first: %v", expectedFirst)
 		}
 	})
 }
