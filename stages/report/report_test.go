@@ -196,7 +196,7 @@ func TestFinishTriedOnceTheCountIsReached(t *testing.T) {
 	stores(t, func(t *testing.T, st store.Store) {
 		for _, expectedFirst := range []bool{true, false} {
 			_, job := harvestJob(t, st, &store.SourceEnsureParams{Name: fmt.Sprint("s", expectedFirst),
-				URL: fmt.Sprintf("https://example.gov/%v.json", expectedFirst),
+				URL:        fmt.Sprintf("https://example.gov/%v.json", expectedFirst),
 				SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
 			fc := &finishCounter{Store: st}
 			h, err := report.New(fc, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
