@@ -129,6 +129,14 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 		}
 	}
 	h.batchSize.Observe(float64(len(ps)))
+	// Each job's row after its last settled item: after the whole batch, or, settled one by
+	// one, after the last of them.
+	latest := map[string]*store.HarvestJob{}
+	for i, r := range res {
+		if r.Err == nil {
+			latest[ps[i].JobID] = r.Job
+		}
+	}
 	tried := map[string]bool{}
 	for i, r := range res {
 		out[i].OutcomeSettled, errs[i] = r, r.Err
@@ -136,7 +144,7 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 			continue
 		}
 		tried[ps[i].JobID] = true
-		if !mayFinish(r.Job) {
+		if !mayFinish(latest[ps[i].JobID]) {
 			continue
 		}
 		job, finished, err := h.store.JobFinish(ctx, ps[i].JobID)

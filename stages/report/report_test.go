@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -235,5 +236,48 @@ func TestFinishTriedOnceTheCountIsReached(t *testing.T) {
 			want := map[bool]int{true: 2, false: 1}[expectedFirst]
 			require.Equal(t, want, fc.calls, "JobFinish calls, expected count first: %v", expectedFirst)
 		}
+	})
+}
+
+// batchRefuser is a store whose settle batches of more than one outcome fail, so that the
+// aggregator settles each outcome alone.
+type batchRefuser struct{ store.Store }
+
+func (b batchRefuser) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error) {
+	if len(ps) > 1 {
+		return nil, errors.New("refused")
+	}
+	return b.Store.OutcomeSettleBatch(ctx, ps)
+}
+
+// TestFinishAfterOutcomesSettledAlone: when a batch's transaction fails and its outcomes settle
+// one by one, the job is finished from its row after the last of them, not the first.
+func TestFinishAfterOutcomesSettledAlone(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		_, job := harvestJob(t, st, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
+			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+		h, err := report.New(batchRefuser{st}, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		require.NoError(t, err)
+		const n = 5
+		var reports []*harvest.Message
+		for _, r := range h.HandleBatch(t.Context(), []*harvest.Message{
+			settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}) {
+			require.NoError(t, r.Err)
+			reports = append(reports, r.Out...)
+		}
+		var batch []*harvest.Message
+		for i := range n {
+			id := fmt.Sprintf("rec-%d", i)
+			batch = append(batch, settledMessage(t, &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID,
+				Key: harvest.IdentifierKey(id), Identifier: id, Outcome: harvest.OutcomeAdded, Validated: true}))
+		}
+		for _, r := range h.HandleBatch(t.Context(), batch) {
+			require.NoError(t, r.Err)
+			reports = append(reports, r.Out...)
+		}
+		require.Len(t, reports, 2, "one report for the job, and its FDK form")
+		got, err := st.JobGet(t.Context(), job.ID)
+		require.NoError(t, err)
+		require.Equal(t, harvest.JobComplete, got.Status)
 	})
 }
