@@ -30,8 +30,8 @@ type Notifier interface {
 }
 
 // Handler is the job aggregator over a store. The outcomes of a batch (HandleBatch) are settled
-// together: one store.OutcomeSettleBatch transaction and one JobFinish per job, up to
-// MaxSettleBatch outcomes at a time.
+// together: one store.OutcomeSettleBatch transaction, and JobFinish for each job whose expected
+// count the batch reached, up to MaxSettleBatch outcomes at a time.
 type Handler struct {
 	store     Store
 	notifier  Notifier
@@ -129,6 +129,14 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 		}
 	}
 	h.batchSize.Observe(float64(len(ps)))
+	// Each job's row after its last settled item: after the whole batch, or, settled one by
+	// one, after the last of them.
+	latest := map[string]*store.HarvestJob{}
+	for i, r := range res {
+		if r.Err == nil {
+			latest[ps[i].JobID] = r.Job
+		}
+	}
 	tried := map[string]bool{}
 	for i, r := range res {
 		out[i].OutcomeSettled, errs[i] = r, r.Err
@@ -136,6 +144,9 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 			continue
 		}
 		tried[ps[i].JobID] = true
+		if !mayFinish(latest[ps[i].JobID]) {
+			continue
+		}
 		job, finished, err := h.store.JobFinish(ctx, ps[i].JobID)
 		switch {
 		case err != nil && !errors.Is(err, store.ErrNotFound):
@@ -145,6 +156,17 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 		}
 	}
 	return out, errs, nil
+}
+
+// mayFinish says whether JobFinish could finish the job whose row a settle batch returned (read
+// after the batch, in its transaction): it is in progress with its expected count known and
+// reached. Otherwise JobFinish would change nothing and is not sent (it was one statement per
+// batch, most of its cost the planning of its subqueries): a job's batches settle one at a
+// time (each locks the job's row), so the batch that settles its last outcome sees the count
+// reached, and the message that sets the expected count tries JobFinish itself. A nil row
+// (none returned) may finish: JobFinish says.
+func mayFinish(job *store.HarvestJob) bool {
+	return job == nil || job.Status == harvest.JobInProgress && job.Expected != nil && job.Settled >= *job.Expected
 }
 
 // Handle counts one settled message and returns the harvest report when it finished the job:

@@ -1,6 +1,8 @@
 package report_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -171,5 +173,111 @@ func TestOutcomeStoresSourceTransform(t *testing.T) {
 			require.Equal(t, c.status, got.Status, c.file)
 			require.JSONEq(t, dcat, string(got.SourceTransform), c.file)
 		}
+	})
+}
+
+// finishCounter is a store that counts the aggregator's JobFinish calls.
+type finishCounter struct {
+	store.Store
+	mu    sync.Mutex
+	calls int
+}
+
+func (f *finishCounter) JobFinish(ctx context.Context, jobID string) (*store.HarvestJob, bool, error) {
+	f.mu.Lock()
+	f.calls++
+	f.mu.Unlock()
+	return f.Store.JobFinish(ctx, jobID)
+}
+
+// TestFinishTriedOnceTheCountIsReached: a settle batch tries to finish its job only when the
+// job's row after the batch shows the expected count reached; the job still finishes once,
+// with its expected count known before its outcomes or after them all.
+func TestFinishTriedOnceTheCountIsReached(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		for _, expectedFirst := range []bool{true, false} {
+			_, job := harvestJob(t, st, &store.SourceEnsureParams{Name: fmt.Sprint("s", expectedFirst),
+				URL:        fmt.Sprintf("https://example.gov/%v.json", expectedFirst),
+				SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+			fc := &finishCounter{Store: st}
+			h, err := report.New(fc, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			require.NoError(t, err)
+			const n, batch = 300, 100
+			expected := []*harvest.Message{settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}
+			var batches [][]*harvest.Message
+			for lo := 0; lo < n; lo += batch {
+				var b []*harvest.Message
+				for i := lo; i < lo+batch; i++ {
+					id := fmt.Sprintf("rec-%d", i)
+					b = append(b, settledMessage(t, &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID,
+						Key: harvest.IdentifierKey(id), Identifier: id, Outcome: harvest.OutcomeAdded, Validated: true}))
+				}
+				batches = append(batches, b)
+			}
+			if expectedFirst {
+				batches = append([][]*harvest.Message{expected}, batches...)
+			} else {
+				batches = append(batches, expected)
+			}
+			var reports []*harvest.Message
+			for _, b := range batches {
+				for _, r := range h.HandleBatch(t.Context(), b) {
+					require.NoError(t, r.Err)
+					reports = append(reports, r.Out...)
+				}
+			}
+			require.Len(t, reports, 2, "one report for the job, and its FDK form")
+			got, err := st.JobGet(t.Context(), job.ID)
+			require.NoError(t, err)
+			require.Equal(t, harvest.JobComplete, got.Status)
+			require.Equal(t, n, got.Added)
+			// Expected first: the expected message tries (too early), then the last batch.
+			// Expected last: only the expected message tries. Not once per batch.
+			want := map[bool]int{true: 2, false: 1}[expectedFirst]
+			require.Equal(t, want, fc.calls, "JobFinish calls, expected count first: %v", expectedFirst)
+		}
+	})
+}
+
+// batchRefuser is a store whose settle batches of more than one outcome fail, so that the
+// aggregator settles each outcome alone.
+type batchRefuser struct{ store.Store }
+
+func (b batchRefuser) OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error) {
+	if len(ps) > 1 {
+		return nil, errors.New("refused")
+	}
+	return b.Store.OutcomeSettleBatch(ctx, ps)
+}
+
+// TestFinishAfterOutcomesSettledAlone: when a batch's transaction fails and its outcomes settle
+// one by one, the job is finished from its row after the last of them, not the first.
+func TestFinishAfterOutcomesSettledAlone(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		_, job := harvestJob(t, st, &store.SourceEnsureParams{Name: "s", URL: "https://example.gov/data.json",
+			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
+		h, err := report.New(batchRefuser{st}, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		require.NoError(t, err)
+		const n = 5
+		var reports []*harvest.Message
+		for _, r := range h.HandleBatch(t.Context(), []*harvest.Message{
+			settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}) {
+			require.NoError(t, r.Err)
+			reports = append(reports, r.Out...)
+		}
+		var batch []*harvest.Message
+		for i := range n {
+			id := fmt.Sprintf("rec-%d", i)
+			batch = append(batch, settledMessage(t, &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID,
+				Key: harvest.IdentifierKey(id), Identifier: id, Outcome: harvest.OutcomeAdded, Validated: true}))
+		}
+		for _, r := range h.HandleBatch(t.Context(), batch) {
+			require.NoError(t, r.Err)
+			reports = append(reports, r.Out...)
+		}
+		require.Len(t, reports, 2, "one report for the job, and its FDK form")
+		got, err := st.JobGet(t.Context(), job.ID)
+		require.NoError(t, err)
+		require.Equal(t, harvest.JobComplete, got.Status)
 	})
 }

@@ -42,14 +42,21 @@ const prunableJob = `j.status IN ('complete', 'error') AND COALESCE(j.date_finis
 // lowercase text form, ordered as text on SQLite and by bytes, the same order, on Postgres).
 const pruneStart = "00000000-0000-0000-0000-000000000000"
 
+// PrunePageSQL is prunePage's statement on table ($1 the id after which the page starts, $2 its
+// size). The ORDER BY names the table's column: a bare "id" would name the output column, the
+// text CAST(id AS TEXT) is named after, which no index holds on Postgres (there every page was a
+// sequential scan of the whole table and a sort, so a pass over N rows read N²/limit of them).
+func PrunePageSQL(table string) string {
+	return `SELECT CAST(id AS TEXT) FROM ` + table + ` WHERE id > $1 ORDER BY ` + table + `.id LIMIT $2`
+}
+
 // prunePage returns the ids of at most limit rows of table after after, in id order, and the
 // Next of the call: the last of them, or "" when there were fewer than limit.
 func (s *Store) prunePage(ctx context.Context, table, after string, limit int) (ids []string, next string, err error) {
 	if after == "" {
 		after = pruneStart
 	}
-	ids, err = Collect(s.q.Query(ctx, `SELECT CAST(id AS TEXT) FROM `+table+` WHERE id > $1 ORDER BY id LIMIT $2`,
-		after, limit), String)
+	ids, err = Collect(s.q.Query(ctx, PrunePageSQL(table), after, limit), String)
 	if err != nil || len(ids) == 0 {
 		return nil, "", err
 	}
