@@ -11,6 +11,7 @@
 package dirlock
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -139,29 +140,57 @@ func (l *Lock) Release() error {
 }
 
 // write replaces the lock file's content with the holder (the lock is on the file, not on its
-// content, so rewriting it keeps the lock).
+// content, so rewriting it keeps the lock). The file is overwritten in place and then cut to
+// the new length, never truncated first: a process refused the directory reads it at any
+// moment, and an emptied file would name no holder (read takes the first JSON value, so a tail
+// of the old content left for an instant is ignored).
 func (h *held) write() error {
 	b, err := json.Marshal(h.holder)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(h.path, append(b, '\n'), 0o644); err != nil {
+	b = append(b, '\n')
+	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("write lock file: %w", err)
+	}
+	_, err = f.WriteAt(b, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(b)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("write lock file: %w", err)
 	}
 	return nil
 }
 
-// read is the holder a lock file names; nil when it names none.
+// readTries and readWait bound how long read waits for a lock file that names no holder yet:
+// its holder took the lock an instant ago and is about to write it.
+const (
+	readTries = 20
+	readWait  = 25 * time.Millisecond
+)
+
+// read is the holder a lock file names (its first JSON value); nil when it names none after
+// readTries reads.
 func read(path string) *Holder {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
+	for i := range readTries {
+		if i > 0 {
+			time.Sleep(readWait)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		var h Holder
+		if json.NewDecoder(bytes.NewReader(b)).Decode(&h) == nil && h.PID != 0 {
+			return &h
+		}
 	}
-	var h Holder
-	if json.Unmarshal(b, &h) != nil || h.PID == 0 {
-		return nil
-	}
-	return &h
+	return nil
 }
 
 // command is args as one line: the program's base name, then the arguments, with the userinfo

@@ -98,3 +98,44 @@ func TestCommandLeavesSecretsOut(t *testing.T) {
 		command([]string{"/usr/bin/harvester", "harvest", "--url", "https://user:pw@data.example.gov/data.json",
 			"--auth-header=Authorization: Bearer x", "--nats-url", "nats://u:p@a:4222,nats://b:4222"}))
 }
+
+// TestHolderNamedWhileRewritten: the lock file is read by refused processes at any moment, also
+// while its holder rewrites it (SetAddr, when serve starts listening); every read names the
+// holder. A read that met the file emptied or half written said it "names none yet" (CI,
+// TestDataDirHeldByAnotherProcess): read tries again, and the holder no longer empties it first.
+func TestHolderNamedWhileRewritten(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	path := filepath.Join(dir, FileName)
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		addrs := []string{"http://127.0.0.1:1", "http://[2001:db8::1]:65535/a-longer-address"}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if err := l.SetAddr(addrs[i%2]); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	for i := range 60000 {
+		if h := read(path); h == nil || h.PID != os.Getpid() {
+			close(stop)
+			t.Fatalf("read %d of the lock file while it is rewritten: holder %+v", i, h)
+		}
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
