@@ -1,6 +1,7 @@
 package dcatap
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -106,7 +107,7 @@ func (r *Resource) NQuads() ([]byte, error) {
 //     (changedCatalogs) when its own triples change (title, publisher, the list of datasets), not
 //     when one of its datasets does (that dataset is in changedResources itself).
 func Split(g rdf.Graph, fn func(*Resource) error) error {
-	s := splitter{g: g, info: map[rdf.Term]termInfo{}}
+	s := splitter{g: g, info: map[string]termInfo{}, listIDs: map[string]uint32{}, lists: [][]string{nil}}
 	if err := s.scan(); err != nil {
 		return fmt.Errorf("split graph: %w", err)
 	}
@@ -122,9 +123,9 @@ func Split(g rdf.Graph, fn func(*Resource) error) error {
 	}
 	// Records.
 	for _, d := range s.records {
-		r, err := s.record(d)
+		r, err := s.record(rdf.IRI(d))
 		if err != nil {
-			return fmt.Errorf("split graph: dataset %s: %w", d.Value, err)
+			return fmt.Errorf("split graph: dataset %s: %w", d, err)
 		}
 		if err := fn(r); err != nil {
 			return err
@@ -146,21 +147,74 @@ func Split(g rdf.Graph, fn func(*Resource) error) error {
 type splitter struct {
 	g rdf.Graph
 	// info holds every subject typed Catalog, Dataset or Series, and every series member, IRI or
-	// blank: the closure's stop set. One map (a map for each of the three took about 470 bytes a
-	// dataset: 98 MB of a 209,715-dataset catalog's peak).
-	info     map[rdf.Term]termInfo
+	// blank: the closure's stop set, keyed by infoKey. One map (a map for each of the three took
+	// about 470 bytes a dataset: 98 MB of a 209,715-dataset catalog's peak), keyed by a string
+	// and with the catalog lists interned (keyed by rdf.Term, with a slice of catalogs each, and
+	// records as terms, it took about 230 bytes a dataset: 46 MB of that catalog's listing).
+	info map[string]termInfo
+	// lists are the distinct lists of catalogs of info's records (lists[0] is none), listIDs
+	// their index by the list's IRIs, each prefixed by its length; after scan each list is
+	// sorted, distinct.
+	lists    [][]string
+	listIDs  map[string]uint32
+	key      []byte     // a scratch infoKey
 	catalogs []rdf.Term // IRI catalogs, sorted
-	records  []rdf.Term // IRI datasets and series, sorted
+	records  []string   // IRI datasets and series, sorted (their infoKey without the kind byte)
 	blanks   []rdf.Term // blank datasets, series and catalogs
 }
 
 // termInfo is what the splitter knows of a subject: its kind as a record (a dataset or series
 // typed so, or a series member), whether it is typed dcat:Catalog, and for a record the IRI
-// catalogs listing it.
+// catalogs listing it (an index in splitter.lists).
 type termInfo struct {
 	record   recordKind
 	catalog  bool
-	catalogs []string
+	catalogs uint32
+}
+
+// infoKey appends the key of subject t in splitter.info: its kind's byte and its value (an IRI
+// or a blank node has no datatype nor language).
+func infoKey(b []byte, t rdf.Term) []byte {
+	return append(append(b, byte(t.Kind)), t.Value...)
+}
+
+// infoTerm is the subject of info key k.
+func infoTerm(k string) rdf.Term { return rdf.Term{Kind: rdf.TermKind(k[0]), Value: k[1:]} }
+
+// get returns what the splitter knows of t (the zero termInfo when nothing), ok=false when t
+// is not in info.
+func (s *splitter) get(t rdf.Term) (termInfo, bool) {
+	s.key = infoKey(s.key[:0], t)
+	in, ok := s.info[string(s.key)]
+	return in, ok
+}
+
+// set records in for t.
+func (s *splitter) set(t rdf.Term, in termInfo) {
+	s.key = infoKey(s.key[:0], t)
+	s.info[string(s.key)] = in
+}
+
+// catalogsOf returns the catalogs of info's list id (shared: not to be modified).
+func (s *splitter) catalogsOf(id uint32) []string { return s.lists[id] }
+
+// withCatalogs returns the id of list id with the catalogs more appended (interned).
+func (s *splitter) withCatalogs(id uint32, more ...string) uint32 {
+	if len(more) == 0 {
+		return id
+	}
+	list := append(slices.Clip(s.lists[id]), more...)
+	s.key = s.key[:0]
+	for _, c := range list {
+		s.key = append(binary.AppendUvarint(s.key, uint64(len(c))), c...)
+	}
+	if n, ok := s.listIDs[string(s.key)]; ok {
+		return n
+	}
+	n := uint32(len(s.lists))
+	s.lists = append(s.lists, list)
+	s.listIDs[string(s.key)] = n
+	return n
 }
 
 // recordKind is a record's Kind in a byte.
@@ -216,35 +270,36 @@ func (s *splitter) scan() error {
 	}
 	// A member is in its series' catalogs.
 	err = s.eachSeriesMember(func(series, member rdf.Term) {
-		in := s.info[member]
-		in.catalogs = append(in.catalogs, s.info[series].catalogs...)
-		s.info[member] = in
+		in, _ := s.get(member)
+		sin, _ := s.get(series)
+		in.catalogs = s.withCatalogs(in.catalogs, s.catalogsOf(sin.catalogs)...)
+		s.set(member, in)
 	})
 	if err != nil {
 		return err
 	}
-	for r, in := range s.info {
-		if len(in.catalogs) > 1 {
-			slices.Sort(in.catalogs)
-			in.catalogs = slices.Compact(in.catalogs)
-			s.info[r] = in
+	for i, list := range s.lists {
+		if len(list) > 1 {
+			list = slices.Clone(list)
+			slices.Sort(list)
+			s.lists[i] = slices.Compact(list)
 		}
 	}
-	for r, in := range s.info {
+	s.listIDs = nil
+	for k, in := range s.info {
 		if in.record == notRecord {
 			continue
 		}
-		if r.IsBlank() {
+		if r := infoTerm(k); r.IsBlank() {
 			if !catalogSet[r] {
 				s.blanks = append(s.blanks, r)
 			}
 		} else if r.IsIRI() {
-			s.records = append(s.records, r)
+			s.records = append(s.records, r.Value)
 		}
 	}
-	byValue := func(a, b rdf.Term) int { return strings.Compare(a.Value, b.Value) }
-	slices.SortFunc(s.catalogs, byValue)
-	slices.SortFunc(s.records, byValue)
+	slices.SortFunc(s.catalogs, func(a, b rdf.Term) int { return strings.Compare(a.Value, b.Value) })
+	slices.Sort(s.records)
 	return nil
 }
 
@@ -253,9 +308,9 @@ func (s *splitter) scan() error {
 func (s *splitter) scanRecords() error {
 	add := func(class rdf.Term, k recordKind) error {
 		return s.g.Match(rdf.Term{}, rdfType, class, func(t rdf.Triple) error {
-			if in := s.info[t.S]; in.record == notRecord || k == seriesRecord {
+			if in, _ := s.get(t.S); in.record == notRecord || k == seriesRecord {
 				in.record = k // a series typed dataset too is a series
-				s.info[t.S] = in
+				s.set(t.S, in)
 			}
 			return nil
 		})
@@ -272,9 +327,9 @@ func (s *splitter) scanRecords() error {
 		return err
 	}
 	for _, m := range members {
-		if in := s.info[m]; in.record == notRecord {
+		if in, _ := s.get(m); in.record == notRecord {
 			in.record = datasetRecord
-			s.info[m] = in
+			s.set(m, in)
 		}
 	}
 	return nil
@@ -284,9 +339,9 @@ func (s *splitter) scanRecords() error {
 // (dcat:inSeries).
 func (s *splitter) eachSeriesMember(fn func(series, member rdf.Term)) error {
 	var series []rdf.Term
-	for r, in := range s.info {
+	for k, in := range s.info {
 		if in.record == seriesRecord {
-			series = append(series, r)
+			series = append(series, infoTerm(k))
 		}
 	}
 	for _, r := range series {
@@ -307,9 +362,9 @@ func (s *splitter) scanCatalogs() (map[rdf.Term]bool, error) {
 	catalogSet := map[rdf.Term]bool{}
 	err := s.g.Match(rdf.Term{}, rdfType, typeCatalog, func(t rdf.Triple) error {
 		catalogSet[t.S] = true
-		in := s.info[t.S]
+		in, _ := s.get(t.S)
 		in.catalog = true
-		s.info[t.S] = in
+		s.set(t.S, in)
 		return nil
 	})
 	if err != nil {
@@ -322,9 +377,9 @@ func (s *splitter) scanCatalogs() (map[rdf.Term]bool, error) {
 		}
 		s.catalogs = append(s.catalogs, c)
 		err := s.g.Match(c, dcatDataset, rdf.Term{}, func(t rdf.Triple) error {
-			if in := s.info[t.O]; in.record != notRecord {
-				in.catalogs = append(in.catalogs, c.Value)
-				s.info[t.O] = in
+			if in, _ := s.get(t.O); in.record != notRecord {
+				in.catalogs = s.withCatalogs(in.catalogs, c.Value)
+				s.set(t.O, in)
 			}
 			return nil
 		})
@@ -360,7 +415,7 @@ func (s *splitter) closure(root rdf.Term, keep func(rdf.Triple) bool, limit int)
 			if v == root && t.P == dcatDataset {
 				return nil // a catalog's datasets are links only
 			}
-			if _, stop := s.info[o]; stop {
+			if _, stop := s.get(o); stop {
 				return nil
 			}
 			visited[o] = true
@@ -394,10 +449,11 @@ func (s *splitter) catalog(c rdf.Term) (*Resource, error) {
 }
 
 func (s *splitter) record(d rdf.Term) (*Resource, error) {
-	k := s.info[d].record.kind()
+	in, _ := s.get(d)
+	k := in.record.kind()
 	ts, err := s.closure(d, nil, maxRecordTriples)
 	if errors.Is(err, errTooLarge) {
-		r := &Resource{Kind: k, IRI: d.Value, Catalogs: slices.Clone(s.info[d].catalogs)}
+		r := &Resource{Kind: k, IRI: d.Value, Catalogs: slices.Clone(s.catalogsOf(in.catalogs))}
 		r.Label, err = s.title(d)
 		if err != nil {
 			return nil, err
@@ -418,7 +474,7 @@ func (s *splitter) record(d rdf.Term) (*Resource, error) {
 			return nil, err
 		}
 	}
-	r := &Resource{Kind: k, IRI: d.Value, Catalogs: slices.Clone(s.info[d].catalogs)}
+	r := &Resource{Kind: k, IRI: d.Value, Catalogs: slices.Clone(s.catalogsOf(in.catalogs))}
 	r.Triples, r.nquads = skolemize(d.Value, ts)
 	return r, nil
 }
@@ -473,14 +529,18 @@ func (s *splitter) problems() ([]*Resource, error) {
 	}
 	var ps []problem
 	for _, b := range s.blanks {
-		r := &Resource{Kind: s.info[b].typed()}
+		in, _ := s.get(b)
+		r := &Resource{Kind: in.typed()}
 		var err error
 		if r.Label, err = s.title(b); err != nil {
 			return nil, err
 		}
 		inBlank := false
 		err = s.g.Match(rdf.Term{}, dcatDataset, b, func(t rdf.Triple) error {
-			inBlank = inBlank || t.S.IsBlank() && s.info[t.S].catalog
+			if t.S.IsBlank() && !inBlank {
+				sin, _ := s.get(t.S)
+				inBlank = sin.catalog
+			}
 			return nil
 		})
 		if err != nil {
@@ -499,7 +559,7 @@ func (s *splitter) problems() ([]*Resource, error) {
 			fmt.Fprintf(&msg, " titled %q", r.Label)
 		}
 		if r.Kind != KindCatalog {
-			r.Catalogs = slices.Clone(s.info[b].catalogs)
+			r.Catalogs = slices.Clone(s.catalogsOf(in.catalogs))
 			switch {
 			case len(r.Catalogs) > 0:
 				named := make([]string, 0, 3)

@@ -17,7 +17,7 @@ import (
 // parses in little memory (DESIGN.md rule 4). maxMemTriples <= 0 moves at the first triple.
 //
 // The compact store interns each distinct term as a 32-bit id. Terms' bytes go to an arena of
-// which the first termMemBytes (16 MiB) stay in memory and the rest goes to a temporary file
+// which the first termMemBytes (4 MiB) stay in memory and the rest goes to a temporary file
 // under dir (os.TempDir() when dir is ""), read back with ReadAt; an open-addressing table finds
 // a term's id: in memory, 14–19 bytes a term besides the resident arena (the one part that grows
 // with the graph), of which a Match of every triple (the graph's fingerprint) frees all but 4
@@ -120,8 +120,10 @@ const termCache = 1 << 12
 
 // termChunk is the bytes of a term arena chunk (a longer term gets a chunk of its own), and
 // termMemBytes how many bytes of arena stay in memory before chunks go to the file (variables
-// so that tests can lower them).
-var termChunk, termMemBytes = 1 << 20, 16 << 20 // termChunk: a power of two
+// so that tests can lower them). 16 MiB of arena were most of a large catalog's live heap while
+// it is listed (a whole harvest runs beside it, under the binary's 128 MiB soft memory limit);
+// the terms past them are read through termBytes's page cache and the system's.
+var termChunk, termMemBytes = 1 << 20, 4 << 20 // termChunk: a power of two
 
 // idTriple is a triple of term ids.
 type idTriple struct{ s, p, o uint32 }

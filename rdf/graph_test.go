@@ -152,6 +152,41 @@ func testGraphSpills(t *testing.T) {
 	require.Empty(t, files, "Close removes the spill file")
 }
 
+// The id table made again after a Match of every triple is sized to the terms (1.5 slots a term,
+// not a power of two): every term is found in it, and terms added after it grow it (twice, from
+// that size) and are found too.
+func TestGraphIDTableRebuilt(t *testing.T) {
+	g, err := rdf.NewGraph(t.TempDir(), 0)
+	require.NoError(t, err)
+	defer g.Close()
+	p := rdf.IRI("http://e.org/p")
+	triple := func(i int) rdf.Triple {
+		return rdf.Triple{S: rdf.IRI(fmt.Sprintf("http://e.org/s/%d", i)), P: p, O: rdf.Literal(fmt.Sprintf("o %d", i), "", "")}
+	}
+	const n = 30_000 // 60,001 terms: a table of 90,001 slots once made again
+	for i := range n {
+		require.NoError(t, g.Add(triple(i)))
+	}
+	require.Equal(t, n, count(t, g, rdf.Term{}, rdf.Term{}, rdf.Term{}), "a Match of every triple drops the table")
+	for i := range n {
+		tr := triple(i)
+		require.Equal(t, 1, count(t, g, tr.S, rdf.Term{}, rdf.Term{}), "%v", tr.S)
+		require.Equal(t, 1, count(t, g, rdf.Term{}, rdf.Term{}, tr.O), "%v", tr.O)
+	}
+	require.Zero(t, count(t, g, rdf.IRI("http://e.org/s/none"), rdf.Term{}, rdf.Term{}))
+	const more = 200_000 // past 67,500 and 135,000 terms: the table grows twice
+	for i := n; i < n+more; i++ {
+		require.NoError(t, g.Add(triple(i)))
+	}
+	require.Equal(t, n+more, g.Len())
+	for i := 0; i < n+more; i += 7 {
+		tr := triple(i)
+		require.Equal(t, 1, count(t, g, tr.S, p, rdf.Term{}), "%v", tr.S)
+	}
+	require.NoError(t, g.Add(triple(n/2)))
+	require.Equal(t, n+more, g.Len(), "a term of the rebuilt table is found, not added again")
+}
+
 func TestGraphStaysInMemoryUnderThreshold(t *testing.T) {
 	dir := t.TempDir()
 	g, err := rdf.NewGraph(dir, 1000)
