@@ -8,6 +8,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // A Record or Settled message that carries a body travels framed: its JSON envelope without
@@ -56,15 +57,27 @@ func framable(body, transformed, xml []byte) bool {
 func encodeFramed(w any, fr *frames, body, transformed, xml []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(512 + fr.total())
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(w); err != nil { // writes the newline after the envelope
+	if err := jsonv2.MarshalWrite(&buf, w, v1Envelope); err != nil {
 		return nil, err
 	}
+	buf.WriteByte('\n')
 	buf.Write(body)
 	buf.Write(transformed)
 	buf.Write(xml)
 	return buf.Bytes(), nil
+}
+
+// v1Envelope are the options under which marshalEnvelope writes what encoding/json's Encoder
+// with SetEscapeHTML(false) writes: jsonv1.DefaultOptionsV1 (its omitempty, nil slices as null,
+// invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped, …) without HTML escaping.
+var v1Envelope = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.EscapeForHTML(false))
+
+// marshalEnvelope is marshal(v), byte for byte (TestEnvelopeAsEncodingJSON), with the encoder of
+// github.com/go-json-experiment/json (the upstream of encoding/json/v2) under encoding/json's
+// semantics (v1Envelope), which takes less time and fewer allocations than encoding/json's
+// Encoder (BenchmarkSettledHop).
+func marshalEnvelope(v any) ([]byte, error) {
+	return jsonv2.Marshal(v, v1Envelope)
 }
 
 func encodeRecord(r *Record) ([]byte, error) {
@@ -79,7 +92,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 
 func encodeSettled(s *Settled) ([]byte, error) {
 	if !framable(nil, s.Transformed, nil) {
-		return marshal(s)
+		return marshalEnvelope(s)
 	}
 	w := settledWire{Settled: *s}
 	w.Transformed = nil

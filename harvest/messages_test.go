@@ -222,3 +222,82 @@ func TestFramedEnvelopeAsEncodingJSON(t *testing.T) {
 	require.Error(t, Decode(framed(`{"v":1,"job_id":"j","frames":{"body":13}`), &got), "not JSON")
 	require.Error(t, Decode(framed("{\"v\":1,\"identifier\":\"\xff\",\"frames\":{\"body\":13}}"), &got), "invalid UTF-8")
 }
+
+// BenchmarkSettledHop is one hop's codec work on an unchanged record's outcome (COMPARE to the
+// aggregator): encode its message, decode it.
+func BenchmarkSettledHop(b *testing.B) {
+	s := SettleIdentifier("00000000-0000-0000-0000-000000000001", "bench-1", OutcomeUnchanged)
+	s.CarriedFromRecordID = "00000000-0000-0000-0000-000000000002"
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := SettledMessage(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var back Settled
+		if err := Decode(m, &back); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestEnvelopeAsEncodingJSON: marshalEnvelope writes the bytes encoding/json's Encoder without
+// HTML escaping writes (marshal), for Settled and Record envelopes with HTML, U+2028, empty and
+// nil slices, zero and set omitempty fields, and the same JSON when a string holds invalid UTF-8
+// (both write U+FFFD in its place, encoding/json as the escape \ufffd); and a plain Settled or Record
+// message decodes (decodePlain) to what json.Unmarshal makes of it, whatever the case of its
+// names, a repeated name's last value winning.
+func TestEnvelopeAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, odd := range []string{"a <b>&</b> \u2028 é \"q\" \\ \t", "bad \xff\xfe"} {
+		envelopeAsEncodingJSON(t, odd)
+	}
+	for _, payload := range []string{
+		`{"v":1,"KIND":"outcome","job_id":"j","Identifier":"first","identifier":"second \u2028","errors":null,` +
+			`"validated":true,"unknown":{"a":[1]},"transformed":"<x>"}`,
+		"{\"v\":1,\"kind\":\"outcome\",\"identifier\":\"bad \xff\"}",
+	} {
+		var want Settled
+		require.NoError(t, json.Unmarshal([]byte(payload), &want))
+		got := Settled{JobID: "left over"}
+		require.NoError(t, Decode(NewRawMessage("m", []byte(payload)), &got))
+		require.Equal(t, want, got)
+	}
+	rec := `{"v":1,"job_id":"j","IDENTIFIER":"x","position":3,"body":"{\"a\":1}","xml":"PHgvPg==","languages":["nb"]}`
+	var want Record
+	require.NoError(t, json.Unmarshal([]byte(rec), &want))
+	var got Record
+	require.NoError(t, Decode(NewRawMessage("m", []byte(rec)), &got))
+	require.Equal(t, want, got)
+
+	var s Settled
+	require.ErrorContains(t, Decode(NewRawMessage("m", []byte(`{"kind":"outcome"}`)), &s), "envelope version 0")
+	require.Error(t, Decode(NewRawMessage("m", []byte(`{"v":1,"expected":"x"}`)), &s), "not an int")
+	require.Error(t, Decode(NewRawMessage("m", []byte(`{"v":1`)), &s), "not JSON")
+}
+
+func envelopeAsEncodingJSON(t *testing.T, odd string) {
+	t.Helper()
+	values := []any{
+		&Settled{V: 1, Kind: SettledOutcome, JobID: "j", Key: "id:" + odd, Identifier: odd, Outcome: OutcomeUnchanged,
+			CarriedFromRecordID: "r"},
+		&Settled{V: 1, Kind: SettledOutcome, JobID: "j", Errors: []RecordError{}, Validated: true, Expected: 0},
+		&Settled{V: 1, Kind: SettledExpected, JobID: "j", Expected: 7,
+			Errors: []RecordError{{Type: "T", Message: odd, Severity: SeverityError}}},
+		&Record{V: 1, JobID: "j", Identifier: odd, Position: 0, Languages: []string{}, Warnings: nil,
+			XML: []byte("<x/>\xff"), Replay: true},
+		&recordWire{Record: Record{V: 1, JobID: "j", Identifier: odd}, Frames: &frames{Body: 3}},
+		&settledWire{Settled: Settled{V: 1, Kind: SettledOutcome, Identifier: odd}, Frames: &frames{Transformed: 2}},
+	}
+	for _, v := range values {
+		want, err := marshal(v)
+		require.NoError(t, err)
+		got, err := marshalEnvelope(v)
+		require.NoError(t, err)
+		if utf8.ValidString(odd) {
+			require.Equal(t, string(want), string(got))
+		} else {
+			require.JSONEq(t, string(want), string(got))
+		}
+	}
+}

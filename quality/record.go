@@ -6,6 +6,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // record is what the MQA reads of a DCAT-US dataset (1.1 or 3.0), read loosely: any field may
@@ -94,7 +95,7 @@ func value(v jsontext.Value) any {
 		return nil
 	}
 	var x any
-	_ = json.Unmarshal(v, &x)
+	_ = jsonv2.Unmarshal(v, &x, jsonv1.DefaultOptionsV1()) // json.Unmarshal's result, in less time
 	return x
 }
 
