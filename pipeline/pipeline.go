@@ -374,9 +374,13 @@ func (p *Pipeline) buildStages() error {
 		}
 		notifier = m
 	}
+	var unavailable func(error) bool // a database restarting: records wait for it (router.Config)
+	if r, ok := p.store.(store.Reachability); ok {
+		unavailable = r.Unreachable
+	}
 	r, err := router.New(p.bus, router.Config{Logger: cfg.Logger, Registerer: p.reg,
 		MaxRetries: cfg.MaxRetries, RetryInterval: cfg.RetryInterval, MaxDeliver: cfg.MaxDeliver,
-		BatchSize: cfg.BatchSize, BatchLinger: cfg.BatchLinger})
+		BatchSize: cfg.BatchSize, BatchLinger: cfg.BatchLinger, Unavailable: unavailable})
 	if err != nil {
 		return err
 	}

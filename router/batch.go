@@ -189,7 +189,8 @@ func (b *batchStage) call(ctx context.Context, batch []*harvest.Message) (res []
 // again (a shutdown, or a give-up that could not be written).
 func (b *batchStage) resolve(ctx context.Context, m *harvest.Message, err error) (out []*harvest.Message, ok bool) {
 	wait := b.cfg.RetryInterval
-	for retries := 0; ; retries++ {
+	var away time.Time // when the stage's service was first found unreachable (cfg.Unavailable)
+	for retries := 0; ; {
 		if ctx.Err() != nil {
 			b.logger.Debug("stage interrupted by shutdown", b.ids(m, "error", err)...)
 			return nil, false
@@ -204,8 +205,15 @@ func (b *batchStage) resolve(ctx context.Context, m *harvest.Message, err error)
 		}
 		b.errs.Inc()
 		b.logger.Warn("stage failed", b.ids(m, "error", err)...)
-		if harvest.IsPermanent(err) || errors.Is(err, context.Canceled) || retries >= b.cfg.MaxRetries {
+		if harvest.IsPermanent(err) || errors.Is(err, context.Canceled) {
 			return b.giveUp(ctx, m, err)
+		}
+		// A retry while the stage's database restarts, say, is not counted: the record's work
+		// must not end half done for that.
+		if counted := !b.unavailable(err, &away); counted && retries >= b.cfg.MaxRetries {
+			return b.giveUp(ctx, m, err)
+		} else if counted {
+			retries++
 		}
 		select {
 		case <-ctx.Done():
@@ -219,6 +227,18 @@ func (b *batchStage) resolve(ctx context.Context, m *harvest.Message, err error)
 		}
 		err = r.Err
 	}
+}
+
+// unavailable says whether err is a service's absence (cfg.Unavailable) that a retry should
+// wait out without counting it: for up to cfg.UnavailableFor from *away, when it was first met.
+func (b *batchStage) unavailable(err error, away *time.Time) bool {
+	if b.cfg.Unavailable == nil || !b.cfg.Unavailable(err) {
+		return false
+	}
+	if away.IsZero() {
+		*away = time.Now()
+	}
+	return time.Since(*away) < b.cfg.UnavailableFor
 }
 
 // giveUp keeps m on harvest.v1.failed.<stage> with the reason (harvest.MetaReason) for replay,

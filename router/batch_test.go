@@ -3,6 +3,7 @@ package router_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -179,4 +180,78 @@ func settledOutcomes(js jetstream.JetStream, jobID string) (map[string]harvest.O
 		}
 	}
 	return out, twice
+}
+
+// errDown is the error of a stage whose database is away.
+var errDown = errors.New("database restarting")
+
+// TestRetriesWaitForAnUnavailableService: a record whose stage fails because its database is
+// away (Config.Unavailable) is retried past MaxRetries until the database is back, and settles
+// as its stage says, not given up; a record failing for another reason is given up after
+// MaxRetries as before.
+func TestRetriesWaitForAnUnavailableService(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bus := testBus(t)
+	const jobID = "00000000-0000-0000-0000-0000000000b8"
+	ids := []string{"away", "broken"}
+	for _, id := range ids {
+		m, err := harvest.RecordMessage(harvest.SubjectValidate, &harvest.Record{JobID: jobID, Identifier: id})
+		require.NoError(t, err)
+		require.NoError(t, bus.Publisher().Publish(harvest.SubjectValidate, m))
+	}
+	r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: prometheus.NewRegistry(),
+		MaxRetries: 2, RetryInterval: time.Millisecond, BatchSize: 8, BatchLinger: time.Second,
+		Unavailable: func(err error) bool { return errors.Is(err, errDown) }})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	tries := map[string]int{}
+	const awayTries = 8 // four times MaxRetries
+	handler := func(_ context.Context, batch []*harvest.Message) []harvest.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		res := make([]harvest.Result, len(batch))
+		for i, m := range batch {
+			var rec harvest.Record
+			require.NoError(t, harvest.Decode(m, &rec))
+			tries[rec.Identifier]++
+			switch {
+			case rec.Identifier == "broken":
+				res[i].Err = errors.New("broken for good")
+			case tries[rec.Identifier] <= awayTries:
+				res[i].Err = fmt.Errorf("upsert dataset: %w", errDown)
+			default:
+				res[i].Out, res[i].Err = harvest.Settle(harvest.SettleRecord(&rec, harvest.OutcomeAdded))
+			}
+		}
+		return res
+	}
+	require.NoError(t, r.AddStage(router.Stage{Name: "validate", Subject: harvest.SubjectValidate,
+		Handler: handler, Concurrency: 8, MaxPending: 8,
+		GiveUp: func(msg *harvest.Message, cause error) ([]*harvest.Message, error) {
+			var rec harvest.Record
+			if err := harvest.Decode(msg, &rec); err != nil {
+				return nil, err
+			}
+			return harvest.Settle(harvest.SettleRecord(&rec, harvest.OutcomeErrored))
+		}}))
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { require.NoError(t, r.Close()); <-done })
+	<-r.Running()
+
+	js, err := jetstream.New(bus.Conn())
+	require.NoError(t, err)
+	var outcomes map[string]harvest.Outcome
+	require.Eventually(t, func() bool {
+		outcomes, _ = settledOutcomes(js, jobID)
+		return len(outcomes) == len(ids)
+	}, 2*time.Minute, 20*time.Millisecond, "every record settles")
+	require.Equal(t, harvest.OutcomeAdded, outcomes["away"], "the record waited for its database")
+	require.Equal(t, harvest.OutcomeErrored, outcomes["broken"])
+	mu.Lock()
+	require.Equal(t, awayTries+1, tries["away"])
+	require.Equal(t, 3, tries["broken"], "broken: once, then MaxRetries retries")
+	mu.Unlock()
+	requireFailedOnly(t, js, "broken")
 }

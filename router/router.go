@@ -27,6 +27,15 @@ type Config struct {
 	MaxRetries int
 	// RetryInterval is the first wait between retries; it doubles each time. Default 100 ms.
 	RetryInterval time.Duration
+	// Unavailable, when set, says whether a handler's error means that a service the stage
+	// needs is unreachable for now (its database restarting, store.Unreachable): such a
+	// failure is retried at the capped backoff without counting against MaxRetries, for up to
+	// UnavailableFor, so that a record is not given up on (settled errored, its work half done)
+	// because the database was away for longer than the retries last. Default nil: every
+	// failure counts.
+	Unavailable func(error) bool
+	// UnavailableFor bounds the uncounted retries of one message. Default 2 minutes.
+	UnavailableFor time.Duration
 	// MaxDeliver bounds JetStream redeliveries of a message that was never acked (a crashed or
 	// stuck worker). Default 5.
 	MaxDeliver int
@@ -53,6 +62,7 @@ func (c Config) withDefaults() Config {
 	c.MaxRetries = cmp.Or(c.MaxRetries, 3)
 	c.RetryInterval = cmp.Or(c.RetryInterval, 100*time.Millisecond)
 	c.MaxDeliver = cmp.Or(c.MaxDeliver, 5)
+	c.UnavailableFor = cmp.Or(c.UnavailableFor, 2*time.Minute)
 	return c
 }
 

@@ -525,3 +525,10 @@ type Store interface {
 	// now when there is none); manual clears it.
 	SourceUpdate(ctx context.Context, p *SourceUpdateParams) (*Source, error)
 }
+
+// Reachability is implemented by a store whose database can be away for a while (a server
+// restarting): Unreachable says whether err means that, so that a stage retries the record
+// until the database is back instead of giving up on it (router.Config.Unavailable).
+type Reachability interface {
+	Unreachable(err error) bool
+}
