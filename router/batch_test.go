@@ -41,13 +41,7 @@ func TestBatchRetriesAFailedRecordAlone(t *testing.T) {
 	handler, calls := failingStage(t)
 	require.NoError(t, r.AddStage(router.Stage{Name: "validate", Subject: harvest.SubjectValidate,
 		Handler: handler, Concurrency: 8, MaxPending: 8,
-		GiveUp: func(msg *harvest.Message, cause error) ([]*harvest.Message, error) {
-			var rec harvest.Record
-			if err := harvest.Decode(msg, &rec); err != nil {
-				return nil, err
-			}
-			return harvest.Settle(harvest.SettleRecord(&rec, harvest.OutcomeErrored))
-		}}))
+		GiveUp: settleErrored}))
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	t.Cleanup(func() { require.NoError(t, r.Close()); <-done })
@@ -85,6 +79,15 @@ func TestBatchRetriesAFailedRecordAlone(t *testing.T) {
 
 	requireFailedOnly(t, js, "broken")
 	requireAllAcked(t, js)
+}
+
+// settleErrored is a give-up hook that settles the record as errored.
+func settleErrored(msg *harvest.Message, _ error) ([]*harvest.Message, error) {
+	var rec harvest.Record
+	if err := harvest.Decode(msg, &rec); err != nil {
+		return nil, err
+	}
+	return harvest.Settle(harvest.SettleRecord(&rec, harvest.OutcomeErrored))
 }
 
 // failingStage is a stage that settles each record as added, but for "broken", which always
@@ -228,13 +231,7 @@ func TestRetriesWaitForAnUnavailableService(t *testing.T) {
 	}
 	require.NoError(t, r.AddStage(router.Stage{Name: "validate", Subject: harvest.SubjectValidate,
 		Handler: handler, Concurrency: 8, MaxPending: 8,
-		GiveUp: func(msg *harvest.Message, cause error) ([]*harvest.Message, error) {
-			var rec harvest.Record
-			if err := harvest.Decode(msg, &rec); err != nil {
-				return nil, err
-			}
-			return harvest.Settle(harvest.SettleRecord(&rec, harvest.OutcomeErrored))
-		}}))
+		GiveUp: settleErrored}))
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	t.Cleanup(func() { require.NoError(t, r.Close()); <-done })

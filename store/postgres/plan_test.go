@@ -21,14 +21,7 @@ import (
 // call for as long as the plan stayed cached (measured: 2.2 ms a batch instead of 0.1).
 func TestGenericPlansOnEmptyTables(t *testing.T) {
 	t.Parallel()
-	url := dbtest.URL(t)
-	st := dbtest.Open(t, url)
-	require.NoError(t, st.Migrate(t.Context()))
-	conn, err := pgx.Connect(t.Context(), url)
-	require.NoError(t, err)
-	defer conn.Close(context.Background())
-	_, err = conn.Exec(t.Context(), "SET plan_cache_mode = force_generic_plan")
-	require.NoError(t, err)
+	conn := genericPlanConn(t)
 
 	for name, stmt := range map[string]struct {
 		sql  string
@@ -61,14 +54,7 @@ func TestGenericPlansOnEmptyTables(t *testing.T) {
 // 40,000 records 33 ms a page instead of 1).
 func TestPrunePageReadsByIndex(t *testing.T) {
 	t.Parallel()
-	url := dbtest.URL(t)
-	st := dbtest.Open(t, url)
-	require.NoError(t, st.Migrate(t.Context()))
-	conn, err := pgx.Connect(t.Context(), url)
-	require.NoError(t, err)
-	defer conn.Close(context.Background())
-	_, err = conn.Exec(t.Context(), "SET plan_cache_mode = force_generic_plan")
-	require.NoError(t, err)
+	conn := genericPlanConn(t)
 
 	for _, table := range []string{"harvest_record", "harvest_job"} {
 		_, err := conn.Exec(t.Context(), "PREPARE p AS "+sqlstore.PrunePageSQL(table))
@@ -84,4 +70,19 @@ func TestPrunePageReadsByIndex(t *testing.T) {
 		_, err = conn.Exec(t.Context(), "DEALLOCATE p")
 		require.NoError(t, err)
 	}
+}
+
+// genericPlanConn is a connection to a migrated test database whose prepared statements are
+// planned generically at once (plan_cache_mode), as a pool's are from their sixth call.
+func genericPlanConn(t *testing.T) *pgx.Conn {
+	t.Helper()
+	url := dbtest.URL(t)
+	st := dbtest.Open(t, url)
+	require.NoError(t, st.Migrate(t.Context()))
+	conn, err := pgx.Connect(t.Context(), url)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	_, err = conn.Exec(t.Context(), "SET plan_cache_mode = force_generic_plan")
+	require.NoError(t, err)
+	return conn
 }
