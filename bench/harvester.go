@@ -286,8 +286,8 @@ type stageStat struct {
 	HandlerMsPerMessage float64 `json:"handler_ms_per_message"`
 }
 
-// stageStats scrapes /metrics and returns, per stage, the handled messages and handler seconds.
-func (h *harvester) stageStats(ctx context.Context) (map[string]*stageStat, error) {
+// metrics scrapes the process's /metrics, by metric family name.
+func (h *harvester) metrics(ctx context.Context) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.base+"/metrics", nil)
 	if err != nil {
 		return nil, err
@@ -301,6 +301,52 @@ func (h *harvester) stageStats(ctx context.Context) (map[string]*stageStat, erro
 	families, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	return families, nil
+}
+
+// reportWait bounds how long waitReport waits for a finished job's report.
+const reportWait = 5 * time.Minute
+
+// waitReport waits until the process has sent the report of the job it finished (its
+// harvester_messages_published_total of harvest.SubjectReportFDK, the last of the job's two
+// report messages, is at least 1: a scenario's process runs one job). The job's status says
+// complete before the aggregator builds the report (its resource lists, the quality scoring),
+// so a peak RSS read at the status alone may or may not hold that job-end pass.
+func (h *harvester) waitReport(ctx context.Context) error {
+	deadline := time.Now().Add(reportWait)
+	for {
+		families, err := h.metrics(ctx)
+		if err != nil {
+			return err
+		}
+		if f := families["harvester_messages_published_total"]; f != nil {
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "subject" && l.GetValue() == harvest.SubjectReportFDK && m.GetCounter().GetValue() >= 1 {
+						return nil
+					}
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no %s message sent %s after the job finished", harvest.SubjectReportFDK, reportWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-h.exited:
+			return fmt.Errorf("harvester serve exited before the job's report: %s", h.stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// stageStats scrapes /metrics and returns, per stage, the handled messages and handler seconds.
+func (h *harvester) stageStats(ctx context.Context) (map[string]*stageStat, error) {
+	families, err := h.metrics(ctx)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]*stageStat{}
 	f := families["harvester_stage_handler_duration_seconds"]

@@ -467,11 +467,15 @@ func runScenario(ctx context.Context, bin string, svc services, catalogURL strin
 	sampler := h.sampleRSS()
 	cpu := startCPU(ctx, h.cmd.Process.Pid, svc.natsPID, svc.databaseURL)
 	job, err := h.runJob(ctx, *sourceID, jobType)
+	wall := time.Since(start)
+	if err == nil {
+		// The peak and the CPU hold the job's end (its report), which follows its status.
+		err = h.waitReport(ctx)
+	}
 	anon, file := sampler.end()
 	if err != nil {
 		return nil, nil, err
 	}
-	wall := time.Since(start)
 	cpuMs := cpu.end(ctx, job.Total)
 	if prof != nil {
 		cpu, heap := profilePaths(profileDir, name)
