@@ -158,8 +158,14 @@ func (t RawText) MarshalText() ([]byte, error) { return t, nil }
 // marshal is json.Marshal without HTML escaping: json.Marshal writes <, > and & as \u003c,
 // \u003e and \u0026, six bytes for one, and catalogs are full of HTML descriptions. Messages are
 // read by JSON decoders, never embedded in HTML.
-func marshal(v any) ([]byte, error) {
+func marshal(v any) ([]byte, error) { return marshalSized(v, 0) }
+
+// marshalSized is marshal into a buffer of capacity size (plus the encoder's newline).
+func marshalSized(v any, size int) ([]byte, error) {
 	var buf bytes.Buffer
+	if size > 0 {
+		buf.Grow(size + 1)
+	}
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
@@ -280,6 +286,14 @@ type Resource struct {
 // A *Record or *Settled with a body is framed (see frames): the envelope, then the bodies as
 // they are.
 func NewMessage(subject string, v any, ids ...string) (*Message, error) {
+	return NewSizedMessage(subject, v, 0, ids...)
+}
+
+// NewSizedMessage is NewMessage for a v whose JSON is about size bytes (0: not known): the body
+// is encoded into a buffer of that capacity, not one grown by doubling (for a body of MBs, such
+// as the report of a job that changed 100,000 records, the doublings cost as much again in
+// garbage, and the body keeps up to twice its length). A *Record or *Settled ignores size.
+func NewSizedMessage(subject string, v any, size int, ids ...string) (*Message, error) {
 	var body []byte
 	var err error
 	switch v := v.(type) {
@@ -288,7 +302,7 @@ func NewMessage(subject string, v any, ids ...string) (*Message, error) {
 	case *Settled:
 		body, err = encodeSettled(v)
 	default:
-		body, err = marshal(v)
+		body, err = marshalSized(v, size)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode %s message: %w", subject, err)

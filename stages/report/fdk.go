@@ -41,10 +41,16 @@ type FDKReport struct {
 func FDKReports(r *harvest.Report, invalid []harvest.Resource) []FDKReport {
 	f := FDKReport{ID: r.ID, URL: r.URL, DataType: r.DataType, HarvestError: r.HarvestError,
 		StartTime: r.StartTime.UTC().Format(FDKTimeLayout), EndTime: r.EndTime.UTC().Format(FDKTimeLayout),
-		ChangedCatalogs: r.ChangedCatalogs, RemovedResources: r.RemovedResources,
-		ChangedResources: slices.Concat(r.ChangedResources, invalid)}
-	slices.SortFunc(f.ChangedResources, func(a, b harvest.Resource) int { return strings.Compare(a.URI, b.URI) })
-	f.ChangedResources = slices.CompactFunc(f.ChangedResources, func(a, b harvest.Resource) bool { return a.URI == b.URI })
+		ChangedCatalogs: r.ChangedCatalogs, RemovedResources: r.RemovedResources, ChangedResources: r.ChangedResources}
+	// r's list is shared, not copied, when it is already the answer: sorted with distinct URIs
+	// (the store lists a job's records in key order, in bytes on SQLite and on a Postgres
+	// database of the C collation) and nothing to add. A copy of a job's every changed record
+	// costs MBs at its end.
+	if len(invalid) > 0 || !distinctSorted(f.ChangedResources) {
+		f.ChangedResources = slices.Concat(r.ChangedResources, invalid)
+		slices.SortFunc(f.ChangedResources, func(a, b harvest.Resource) int { return strings.Compare(a.URI, b.URI) })
+		f.ChangedResources = slices.CompactFunc(f.ChangedResources, func(a, b harvest.Resource) bool { return a.URI == b.URI })
+	}
 	if r.ErrorMessage != "" {
 		f.ErrorMessage = &r.ErrorMessage
 	}
@@ -53,6 +59,16 @@ func FDKReports(r *harvest.Report, invalid []harvest.Resource) []FDKReport {
 	f.ChangedResources = nonNil(f.ChangedResources)
 	f.RemovedResources = nonNil(f.RemovedResources)
 	return []FDKReport{f}
+}
+
+// distinctSorted reports whether rs's URIs are in strictly increasing byte order.
+func distinctSorted(rs []harvest.Resource) bool {
+	for i := 1; i < len(rs); i++ {
+		if rs[i-1].URI >= rs[i].URI {
+			return false
+		}
+	}
+	return true
 }
 
 // nonNil returns rs, or an empty slice when rs is nil (JSON [] instead of null).

@@ -26,3 +26,27 @@ func TestFDKReportEmptyListsAreArrays(t *testing.T) {
 	}
 	require.JSONEq(t, "null", string(got[0]["errorMessage"]), "errorMessage stays null when there is none")
 }
+
+// TestFDKReportSharesASortedList: the FDK form's changedResources is the report's own list, not
+// a copy, when that is already sorted by URI with each once and no invalid record is added (a
+// job's end that changed 100,000 records would copy MBs); otherwise it is a sorted copy with each
+// URI once, and the report's list is left as it was.
+func TestFDKReportSharesASortedList(t *testing.T) {
+	res := func(uris ...string) []harvest.Resource {
+		var out []harvest.Resource
+		for _, u := range uris {
+			out = append(out, harvest.Resource{FdkID: harvest.FdkID(u), URI: u})
+		}
+		return out
+	}
+	r := &harvest.Report{ChangedResources: res("a", "b", "c")}
+	got := report.FDKReports(r, nil)[0].ChangedResources
+	require.Equal(t, res("a", "b", "c"), got)
+	require.Same(t, &r.ChangedResources[0], &got[0], "shared, not copied")
+
+	r = &harvest.Report{ChangedResources: res("c", "a")}
+	got = report.FDKReports(r, res("b", "a"))[0].ChangedResources
+	require.Equal(t, res("a", "b", "c"), got)
+	require.Equal(t, res("c", "a"), r.ChangedResources, "the report's own order")
+	require.NotSame(t, &r.ChangedResources[0], &got[0])
+}

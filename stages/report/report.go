@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -283,7 +282,15 @@ func (h *Handler) handle(ctx context.Context, s *harvest.Settled) ([]*harvest.Me
 
 func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*harvest.Message, error) {
 	h.releaseShared(ctx, job)
-	src, r, invalid, err := h.newReport(ctx, job)
+	src, err := h.store.SourceGet(ctx, job.SourceID)
+	if err != nil {
+		return nil, fmt.Errorf("get source of job: %w", err)
+	}
+	// The quality is scored (a pass over the source's datasets, holding a set of their URLs)
+	// before the report's resource lists are read, so that the two are not held at once.
+	quality := h.recordQuality(ctx, job, src)
+	r := NewReport(job, src)
+	invalid, err := h.resources(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +303,7 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*harvest
 			r.ErrorMessage = errs[len(errs)-1].Message
 		}
 	}
-	h.notify(ctx, job, src, r.ErrorMessage, h.recordQuality(ctx, job, src))
+	h.notify(ctx, job, src, r.ErrorMessage, quality)
 	h.jobs.WithLabelValues(string(job.Status)).Inc()
 	h.duration.Observe(r.EndTime.Sub(r.StartTime).Seconds())
 	return reportMessages(r, invalid)
@@ -306,35 +313,30 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*harvest
 // changed its counts: the event carries the new counts. No email is sent, and the finished-job
 // metrics are not counted again.
 func (h *Handler) replayReport(ctx context.Context, job *store.HarvestJob) ([]*harvest.Message, error) {
-	_, r, invalid, err := h.newReport(ctx, job)
+	src, err := h.store.SourceGet(ctx, job.SourceID)
+	if err != nil {
+		return nil, fmt.Errorf("get source of job: %w", err)
+	}
+	r := NewReport(job, src)
+	invalid, err := h.resources(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	return reportMessages(r, invalid)
 }
 
-// newReport reads job's source and returns the job's report with its resources filled, and
-// the resources that failed validation (resources).
-func (h *Handler) newReport(ctx context.Context, job *store.HarvestJob) (*store.Source, *harvest.Report, []harvest.Resource, error) {
-	src, err := h.store.SourceGet(ctx, job.SourceID)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("get source of job: %w", err)
-	}
-	r := NewReport(job, src)
-	invalid, err := h.resources(ctx, r)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return src, r, invalid, nil
-}
+// lookupChunk is how many URIs one store.ResourceIDs call of resources looks up: its map (and
+// the rows it reads) is held for one chunk at a time, not for every record the job changed.
+const lookupChunk = 500
 
 // resources fills the report's changedCatalogs (store.CatalogsChangedInJob), changedResources
 // (the job's records that settled added or updated) and removedResources (deleted), each with
 // its fdkId (store.ResourceIDs, minted by harvest.FdkID the first time a URI is seen, so
-// DCAT-US identifiers get one too): one query per list and a batched lookup of the ids. It
-// returns the records the job validated and found invalid (invalidIdentifiers), for the FDK
-// form of the report. A job of 100,000 changed records makes a report of several MB; the
-// router's claim check carries a body over the message size by reference.
+// DCAT-US identifiers get one too): one query per list and a lookup of the ids lookupChunk
+// URIs at a time. It returns the records the job validated and found invalid
+// (invalidIdentifiers), for the FDK form of the report. A job of 100,000 changed records makes
+// a report of several MB; the router's claim check carries a body over the message size by
+// reference.
 func (h *Handler) resources(ctx context.Context, r *harvest.Report) (invalid []harvest.Resource, err error) {
 	catalogs, err := h.store.CatalogsChangedInJob(ctx, r.JobID)
 	if err != nil {
@@ -354,35 +356,62 @@ func (h *Handler) resources(ctx context.Context, r *harvest.Report) (invalid []h
 	if err != nil {
 		return nil, err
 	}
-	ids, err := h.store.ResourceIDs(ctx, slices.Concat(changed, removed, failed), harvest.FdkID)
-	if err != nil {
-		return nil, fmt.Errorf("look up fdkIds: %w", err)
+	if r.ChangedResources, err = h.named(ctx, changed); err != nil {
+		return nil, err
 	}
-	named := func(uris []string) []harvest.Resource {
-		out := make([]harvest.Resource, len(uris))
-		for i, u := range uris {
-			out[i] = harvest.Resource{FdkID: ids[u], URI: u}
-		}
-		return out
+	if r.RemovedResources, err = h.named(ctx, removed); err != nil {
+		return nil, err
 	}
 	r.ChangedCatalogs = append(r.ChangedCatalogs, catalogs...)
-	r.ChangedResources, r.RemovedResources = named(changed), named(removed)
-	return named(failed), nil
+	return h.named(ctx, failed)
+}
+
+// named returns uris as resources with their fdkIds, looked up (or minted) lookupChunk at a
+// time.
+func (h *Handler) named(ctx context.Context, uris []string) ([]harvest.Resource, error) {
+	out := make([]harvest.Resource, len(uris))
+	for lo := 0; lo < len(uris); lo += lookupChunk {
+		chunk := uris[lo:min(lo+lookupChunk, len(uris))]
+		ids, err := h.store.ResourceIDs(ctx, chunk, harvest.FdkID)
+		if err != nil {
+			return nil, fmt.Errorf("look up fdkIds: %w", err)
+		}
+		for i, u := range chunk {
+			out[lo+i] = harvest.Resource{FdkID: ids[u], URI: u}
+		}
+	}
+	return out, nil
 }
 
 // reportMessages are the report event (SubjectReport) and its FDK form (SubjectReportFDK).
+// Each body is encoded into a buffer of its estimated size (reportSize).
 func reportMessages(r *harvest.Report, invalid []harvest.Resource) ([]*harvest.Message, error) {
 	r.V = harvest.Version
-	m, err := harvest.NewMessage(harvest.SubjectReport, r, harvest.MetaJobID, r.JobID, harvest.MetaSourceID, r.SourceID)
+	m, err := harvest.NewSizedMessage(harvest.SubjectReport, r, reportSize(r.ChangedCatalogs, r.ChangedResources, r.RemovedResources),
+		harvest.MetaJobID, r.JobID, harvest.MetaSourceID, r.SourceID)
 	if err != nil {
 		return nil, err
 	}
-	fdk, err := harvest.NewMessage(harvest.SubjectReportFDK, FDKReports(r, invalid), harvest.MetaJobID, r.JobID,
-		harvest.MetaSourceID, r.SourceID)
+	f := FDKReports(r, invalid)
+	fdk, err := harvest.NewSizedMessage(harvest.SubjectReportFDK, f, reportSize(f[0].ChangedCatalogs, f[0].ChangedResources, f[0].RemovedResources),
+		harvest.MetaJobID, r.JobID, harvest.MetaSourceID, r.SourceID)
 	if err != nil {
 		return nil, err
 	}
 	return []*harvest.Message{m, fdk}, nil
+}
+
+// reportSize estimates the JSON of a report naming lists: each resource as
+// {"fdkId":"…","uri":"…"}, plus 1 KiB for the rest of the report (a URI that JSON escapes makes
+// it longer, and the buffer grows).
+func reportSize(lists ...[]harvest.Resource) int {
+	n := 1 << 10
+	for _, l := range lists {
+		for _, r := range l {
+			n += len(`{"fdkId":"","uri":""},`) + len(r.FdkID) + len(r.URI)
+		}
+	}
+	return n
 }
 
 // NewReport builds the harvest report event of a finished job without ErrorMessage and with
