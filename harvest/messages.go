@@ -2,8 +2,10 @@ package harvest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"time"
@@ -158,14 +160,8 @@ func (t RawText) MarshalText() ([]byte, error) { return t, nil }
 // marshal is json.Marshal without HTML escaping: json.Marshal writes <, > and & as \u003c,
 // \u003e and \u0026, six bytes for one, and catalogs are full of HTML descriptions. Messages are
 // read by JSON decoders, never embedded in HTML.
-func marshal(v any) ([]byte, error) { return marshalSized(v, 0) }
-
-// marshalSized is marshal into a buffer of capacity size (plus the encoder's newline).
-func marshalSized(v any, size int) ([]byte, error) {
+func marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	if size > 0 {
-		buf.Grow(size + 1)
-	}
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
@@ -286,14 +282,6 @@ type Resource struct {
 // A *Record or *Settled with a body is framed (see frames): the envelope, then the bodies as
 // they are.
 func NewMessage(subject string, v any, ids ...string) (*Message, error) {
-	return NewSizedMessage(subject, v, 0, ids...)
-}
-
-// NewSizedMessage is NewMessage for a v whose JSON is about size bytes (0: not known): the body
-// is encoded into a buffer of that capacity, not one grown by doubling (for a body of MBs, such
-// as the report of a job that changed 100,000 records, the doublings cost as much again in
-// garbage, and the body keeps up to twice its length). A *Record or *Settled ignores size.
-func NewSizedMessage(subject string, v any, size int, ids ...string) (*Message, error) {
 	var body []byte
 	var err error
 	switch v := v.(type) {
@@ -302,11 +290,17 @@ func NewSizedMessage(subject string, v any, size int, ids ...string) (*Message, 
 	case *Settled:
 		body, err = encodeSettled(v)
 	default:
-		body, err = marshalSized(v, size)
+		body, err = marshal(v)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode %s message: %w", subject, err)
 	}
+	return NewBodyMessage(subject, body, ids...), nil
+}
+
+// NewBodyMessage is a message of an encoded body bound for subject, with ids as NewMessage
+// sets them.
+func NewBodyMessage(subject string, body []byte, ids ...string) *Message {
 	m := NewRawMessage("", body)
 	m.Metadata.Set(MetaSubject, subject)
 	for i := 0; i+1 < len(ids); i += 2 {
@@ -314,7 +308,27 @@ func NewSizedMessage(subject string, v any, size int, ids ...string) (*Message, 
 			m.Metadata.Set(ids[i], HeaderValue(ids[i+1]))
 		}
 	}
-	return m, nil
+	return m
+}
+
+// BodyWriter makes a message bound for subject (with ids, as NewBodyMessage) of the body that
+// write writes, so that a body of many MBs need not be held whole; its error is write's or
+// the body's store's. router.Bus's stores a body over the message size as it is written.
+type BodyWriter interface {
+	WriteMessage(ctx context.Context, subject string, write func(io.Writer) error, ids ...string) (*Message, error)
+}
+
+// MemoryBodies is the BodyWriter that holds each body in memory: NewBodyMessage of what write
+// wrote.
+type MemoryBodies struct{}
+
+// WriteMessage implements BodyWriter.
+func (MemoryBodies) WriteMessage(_ context.Context, subject string, write func(io.Writer) error, ids ...string) (*Message, error) {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return nil, err
+	}
+	return NewBodyMessage(subject, buf.Bytes(), ids...), nil
 }
 
 // RecordMessage is NewMessage for a Record, carrying its ids as metadata.

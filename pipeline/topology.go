@@ -120,6 +120,9 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	s.sync = catalogsync.New(p.store, s.search)
 	s.report.SetSharedKeyReleaser(s.sync)                        // a job's end settles its pairs by a shared key, indexed
 	s.report.SetQualityRecorder(assess.Recorder{Store: p.store}) // and records the source's quality
+	if p.bus != nil {
+		s.report.SetBodyWriter(p.bus) // its report's bodies streamed into the claim-check bucket
+	}
 	s.sync.SetLinkChecks(p.cfg.LinkChecks != nil)
 	if p.cfg.LinkChecks != nil && slices.Contains(p.cfg.Stages, StageCheck) {
 		if s.check, s.checker, err = newCheck(p.cfg, p.store); err != nil {

@@ -360,7 +360,8 @@ type Store interface {
 	OutcomeErroredStream(ctx context.Context, jobID string, fn func(key string) error) error
 	// OutcomeIdentifiers returns the identifiers of the job's records that settled with one of
 	// p.Outcomes (keyed by identifier: a record keyed by its listing position has none), in
-	// one query, ordered by identifier.
+	// one query, ordered by identifier (the database's collation; bytes on SQLite): all of
+	// them, or a page of p.Limit after p.After.
 	OutcomeIdentifiers(ctx context.Context, p *OutcomeIdentifiersParams) ([]string, error)
 	// OutcomeReopen re-opens one key of a job whose settled outcome is errored, for a replay
 	// (harvester replay): the key's next OutcomeSettle is accepted even though the job has

@@ -510,4 +510,9 @@ type CatalogChecksumsSetParams struct {
 type OutcomeIdentifiersParams struct {
 	JobID    string
 	Outcomes []harvest.Outcome
+	// After, when not "", pages the list: only the identifiers after it (in the list's order)
+	// are returned.
+	After string
+	// Limit, when over 0, returns at most that many identifiers (one page).
+	Limit int
 }

@@ -41,6 +41,7 @@ type Handler struct {
 	batchSize prometheus.Histogram
 	releaser  SharedKeyReleaser // nil: pairs by a shared key are not settled at a job's end
 	quality   QualityRecorder   // nil: no quality is recorded at a job's end
+	bodies    harvest.BodyWriter
 }
 
 // Store is what the aggregator needs of the store (store.Store has it all).
@@ -80,6 +81,7 @@ type settleResult struct {
 func New(st Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Logger) (*Handler, error) {
 	h := &Handler{
 		store:    st,
+		bodies:   harvest.MemoryBodies{},
 		notifier: notifier,
 		logger:   logger,
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "harvester_records_settled_total",
@@ -98,6 +100,11 @@ func New(st Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Lo
 	}
 	return h, nil
 }
+
+// SetBodyWriter makes the aggregator write its reports' bodies through b (router.Bus: a body
+// over the message size is streamed into the claim-check bucket as it is written) instead of
+// holding each whole (harvest.MemoryBodies, the default). Call it before the handler runs.
+func (h *Handler) SetBodyWriter(b harvest.BodyWriter) { h.bodies = b }
 
 // Close releases nothing now (each batch settles its own outcomes); it is kept for the
 // pipeline's shutdown.
@@ -306,7 +313,7 @@ func (h *Handler) report(ctx context.Context, job *store.HarvestJob) ([]*harvest
 	h.notify(ctx, job, src, r.ErrorMessage, quality)
 	h.jobs.WithLabelValues(string(job.Status)).Inc()
 	h.duration.Observe(r.EndTime.Sub(r.StartTime).Seconds())
-	return reportMessages(r, invalid)
+	return h.reportMessages(ctx, r, invalid)
 }
 
 // replayReport returns the harvest report of a finished job again after a replayed record
@@ -322,48 +329,32 @@ func (h *Handler) replayReport(ctx context.Context, job *store.HarvestJob) ([]*h
 	if err != nil {
 		return nil, err
 	}
-	return reportMessages(r, invalid)
+	return h.reportMessages(ctx, r, invalid)
 }
 
-// lookupChunk is how many URIs one store.ResourceIDs call of resources looks up: its map (and
-// the rows it reads) is held for one chunk at a time, not for every record the job changed.
+// lookupChunk is how many URIs one store.ResourceIDs call of the aggregator looks up: its map
+// (and the rows it reads) is held for one chunk at a time, not for every record a job changed.
 const lookupChunk = 500
 
-// resources fills the report's changedCatalogs (store.CatalogsChangedInJob), changedResources
-// (the job's records that settled added or updated) and removedResources (deleted), each with
-// its fdkId (store.ResourceIDs, minted by harvest.FdkID the first time a URI is seen, so
-// DCAT-US identifiers get one too): one query per list and a lookup of the ids lookupChunk
-// URIs at a time. It returns the records the job validated and found invalid
-// (invalidIdentifiers), for the FDK form of the report. A job of 100,000 changed records makes
-// a report of several MB; the router's claim check carries a body over the message size by
-// reference.
+// resources fills the report's changedCatalogs (store.CatalogsChangedInJob) and returns the
+// records the job validated and found invalid (invalidIdentifiers), sorted by URI, for the
+// FDK form of the report, each with its fdkId (store.ResourceIDs, minted by harvest.FdkID the
+// first time a URI is seen, so DCAT-US identifiers get one too). The changedResources and
+// removedResources are read as the report's bodies are written (reportMessages).
 func (h *Handler) resources(ctx context.Context, r *harvest.Report) (invalid []harvest.Resource, err error) {
 	catalogs, err := h.store.CatalogsChangedInJob(ctx, r.JobID)
 	if err != nil {
 		return nil, fmt.Errorf("list the job's changed catalogs: %w", err)
 	}
-	changed, err := h.store.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: r.JobID,
-		Outcomes: []harvest.Outcome{harvest.OutcomeAdded, harvest.OutcomeUpdated}})
-	if err != nil {
-		return nil, fmt.Errorf("list the job's changed records: %w", err)
-	}
-	removed, err := h.store.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: r.JobID,
-		Outcomes: []harvest.Outcome{harvest.OutcomeDeleted}})
-	if err != nil {
-		return nil, fmt.Errorf("list the job's deleted records: %w", err)
-	}
 	failed, err := h.invalidIdentifiers(ctx, r.JobID)
 	if err != nil {
 		return nil, err
 	}
-	if r.ChangedResources, err = h.named(ctx, changed); err != nil {
-		return nil, err
-	}
-	if r.RemovedResources, err = h.named(ctx, removed); err != nil {
+	if invalid, err = h.named(ctx, failed); err != nil {
 		return nil, err
 	}
 	r.ChangedCatalogs = append(r.ChangedCatalogs, catalogs...)
-	return h.named(ctx, failed)
+	return sortedByURI(invalid), nil
 }
 
 // named returns uris as resources with their fdkIds, looked up (or minted) lookupChunk at a
@@ -381,37 +372,6 @@ func (h *Handler) named(ctx context.Context, uris []string) ([]harvest.Resource,
 		}
 	}
 	return out, nil
-}
-
-// reportMessages are the report event (SubjectReport) and its FDK form (SubjectReportFDK).
-// Each body is encoded into a buffer of its estimated size (reportSize).
-func reportMessages(r *harvest.Report, invalid []harvest.Resource) ([]*harvest.Message, error) {
-	r.V = harvest.Version
-	m, err := harvest.NewSizedMessage(harvest.SubjectReport, r, reportSize(r.ChangedCatalogs, r.ChangedResources, r.RemovedResources),
-		harvest.MetaJobID, r.JobID, harvest.MetaSourceID, r.SourceID)
-	if err != nil {
-		return nil, err
-	}
-	f := FDKReports(r, invalid)
-	fdk, err := harvest.NewSizedMessage(harvest.SubjectReportFDK, f, reportSize(f[0].ChangedCatalogs, f[0].ChangedResources, f[0].RemovedResources),
-		harvest.MetaJobID, r.JobID, harvest.MetaSourceID, r.SourceID)
-	if err != nil {
-		return nil, err
-	}
-	return []*harvest.Message{m, fdk}, nil
-}
-
-// reportSize estimates the JSON of a report naming lists: each resource as
-// {"fdkId":"…","uri":"…"}, plus 1 KiB for the rest of the report (a URI that JSON escapes makes
-// it longer, and the buffer grows).
-func reportSize(lists ...[]harvest.Resource) int {
-	n := 1 << 10
-	for _, l := range lists {
-		for _, r := range l {
-			n += len(`{"fdkId":"","uri":""},`) + len(r.FdkID) + len(r.URI)
-		}
-	}
-	return n
 }
 
 // NewReport builds the harvest report event of a finished job without ErrorMessage and with

@@ -132,61 +132,113 @@ func requireFDKForm(t *testing.T, payload []byte, r *harvest.Report) {
 	require.JSONEq(t, mustJSON(t, r.ChangedCatalogs), string(fdk[0]["changedCatalogs"]))
 }
 
-// lookupCounter is a store that keeps the most URIs one ResourceIDs call was asked for.
+// lookupCounter is a store that keeps the most URIs one ResourceIDs call was asked for and
+// the most identifiers one OutcomeIdentifiers call returned; with swap, it returns each page
+// of identifiers with its first two swapped (out of byte order, as a Postgres database of
+// another collation than C may list them).
 type lookupCounter struct {
 	store.Store
-	most  int
-	calls int
+	swap              bool
+	mostIDs, mostList int
 }
 
 func (c *lookupCounter) ResourceIDs(ctx context.Context, uris []string, mint func(string) string) (map[string]string, error) {
-	c.most, c.calls = max(c.most, len(uris)), c.calls+1
+	c.mostIDs = max(c.mostIDs, len(uris))
 	return c.Store.ResourceIDs(ctx, uris, mint)
 }
 
-// TestReportLooksUpIdsByChunk: a job's end names every record it changed with its fdkId, but
-// looks the ids up (or mints them) 500 URIs at a time, so that the lookup's map and rows are
-// held for a chunk, not for the job's every changed record (issue 37: peak RSS flat from
-// 10,000 to 100,000 records): 1,201 added and 3 deleted records make 4 lookups of at most 500.
-func TestReportLooksUpIdsByChunk(t *testing.T) {
+func (c *lookupCounter) OutcomeIdentifiers(ctx context.Context, p *store.OutcomeIdentifiersParams) ([]string, error) {
+	ids, err := c.Store.OutcomeIdentifiers(ctx, p)
+	c.mostList = max(c.mostList, len(ids))
+	if c.swap && len(ids) > 1 {
+		ids[0], ids[1] = ids[1], ids[0]
+	}
+	return ids, err
+}
+
+// TestReportHoldsAPage: a job's end names every record it changed with its fdkId, but reads
+// the identifiers and looks their ids up (or mints them) 500 at a time while it writes the
+// report's bodies, so that it holds a page, not the job's every changed record (issue 37: peak
+// RSS flat from 10,000 to 100,000 records). The bodies are the bytes harvest.NewMessage makes of
+// the whole report and of its FDK form (FDKReports), with the invalid records merged into the
+// FDK form's list by URI; and the same when the store does not list in byte order (the FDK form
+// is then built whole).
+func TestReportHoldsAPage(t *testing.T) {
+	for _, swap := range []bool{false, true} {
+		t.Run(fmt.Sprint("swapped=", swap), func(t *testing.T) { testReportHoldsAPage(t, swap) })
+	}
+}
+
+func testReportHoldsAPage(t *testing.T, swap bool) {
 	stores(t, func(t *testing.T, st store.Store) {
 		ctx := t.Context()
 		src, job := harvestJob(t, st, &store.SourceEnsureParams{Name: "chunks", URL: "https://example.org/" + t.Name(),
 			SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal})
-		counter := &lookupCounter{Store: st}
+		counter := &lookupCounter{Store: st, swap: swap}
 		h, err := report.New(counter, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		require.NoError(t, err)
 		const added, deleted = 1201, 3
+		id := func(i int) string { return fmt.Sprintf(`id-%05d"<&>`, i) } // JSON escapes a quote, not HTML's
+		invalid := map[int]bool{3: true, 700: true, added + deleted + 1: true}
 		var batch []*harvest.Message
-		for i := range added + deleted {
-			id, o := fmt.Sprintf("id-%05d", i), harvest.OutcomeAdded
-			if i >= added {
-				o = harvest.OutcomeDeleted
+		for i := range added + deleted + 2 {
+			s := &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID, Key: harvest.IdentifierKey(id(i)),
+				Identifier: id(i), Outcome: harvest.OutcomeAdded}
+			switch {
+			case i >= added+deleted:
+				s.Outcome = harvest.OutcomeErrored
+			case i >= added:
+				s.Outcome = harvest.OutcomeDeleted
 			}
-			batch = append(batch, settledMessage(t, &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID,
-				Key: harvest.IdentifierKey(id), Identifier: id, Outcome: o}))
+			if invalid[i] {
+				s.Errors = []harvest.RecordError{{Type: harvest.TypeValidationError, Message: "bad", Severity: harvest.SeverityError}}
+			}
+			batch = append(batch, settledMessage(t, s))
 		}
 		for lo := 0; lo < len(batch); lo += report.MaxSettleBatch {
 			for _, r := range h.HandleBatch(ctx, batch[lo:min(lo+report.MaxSettleBatch, len(batch))]) {
 				require.NoError(t, r.Err)
 			}
 		}
-		out, err := h.Handle(settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: added + deleted}))
+		out, err := h.Handle(settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: len(batch)}))
 		require.NoError(t, err)
 		require.Len(t, out, 2, "the job finished: its report and the FDK form")
 		var r harvest.Report
 		require.NoError(t, json.Unmarshal(out[0].Payload, &r))
-		require.Len(t, r.ChangedResources, added)
-		require.Len(t, r.RemovedResources, deleted)
-		for i, res := range r.ChangedResources {
-			want := fmt.Sprintf("id-%05d", i)
-			require.Equal(t, harvest.Resource{FdkID: harvest.FdkID(want), URI: want}, res)
-		}
-		var fdk []report.FDKReport
-		require.NoError(t, json.Unmarshal(out[1].Payload, &fdk))
-		require.Equal(t, r.ChangedResources, fdk[0].ChangedResources)
 		require.Equal(t, src.ID, r.ID)
-		require.LessOrEqual(t, counter.most, 500, "URIs looked up at once")
-		require.Equal(t, 4, counter.calls, "1,201 changed in chunks of 500, 3 removed")
+
+		res := func(i int) harvest.Resource { return harvest.Resource{FdkID: harvest.FdkID(id(i)), URI: id(i)} }
+		whole := r
+		whole.ChangedResources, whole.RemovedResources = nil, nil
+		for i := range added {
+			whole.ChangedResources = append(whole.ChangedResources, res(i))
+		}
+		for i := added; i < added+deleted; i++ {
+			whole.RemovedResources = append(whole.RemovedResources, res(i))
+		}
+		if swap { // the report lists in the store's order
+			require.ElementsMatch(t, whole.ChangedResources, r.ChangedResources)
+			require.ElementsMatch(t, whole.RemovedResources, r.RemovedResources)
+		} else {
+			want, err := harvest.NewMessage(harvest.SubjectReport, &whole)
+			require.NoError(t, err)
+			require.True(t, string(want.Payload) == string(out[0].Payload), "the report's bytes")
+		}
+		wantFDK, err := harvest.NewMessage(harvest.SubjectReportFDK, report.FDKReports(&whole, []harvest.Resource{res(3), res(700), res(added + deleted + 1)}))
+		require.NoError(t, err)
+		if swap { // the FDK form built whole: its changedResources sorted, the removed in the store's order
+			var fdk, wantF []report.FDKReport
+			require.NoError(t, json.Unmarshal(out[1].Payload, &fdk))
+			require.NoError(t, json.Unmarshal(wantFDK.Payload, &wantF))
+			require.Equal(t, wantF[0].ChangedResources, fdk[0].ChangedResources)
+			require.ElementsMatch(t, wantF[0].RemovedResources, fdk[0].RemovedResources)
+		} else {
+			require.True(t, string(wantFDK.Payload) == string(out[1].Payload), "the FDK form's bytes")
+		}
+
+		if !swap {
+			require.LessOrEqual(t, counter.mostIDs, 500, "URIs looked up at once")
+			require.LessOrEqual(t, counter.mostList, 500, "identifiers read at once")
+		}
 	})
 }

@@ -216,6 +216,17 @@ func testOutcomeIdentifiers(t *testing.T, s store.Store) {
 	require.Equal(t, []string{"gone"}, ids(harvest.OutcomeDeleted))
 	require.Equal(t, []string{"bad"}, ids(harvest.OutcomeErrored), "a position key has no identifier")
 	require.Empty(t, ids())
+	page := func(after string, limit int) []string {
+		t.Helper()
+		got, err := s.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: job.ID,
+			Outcomes: []harvest.Outcome{harvest.OutcomeAdded, harvest.OutcomeUpdated}, After: after, Limit: limit})
+		require.NoError(t, err)
+		return got
+	}
+	require.Equal(t, []string{"a", "b"}, page("", 2), "a page")
+	require.Equal(t, []string{"c%_"}, page("b", 2), "the next page")
+	require.Empty(t, page("c%_", 2), "past the last")
+	require.Equal(t, []string{"b", "c%_"}, page("a", 0), "after, unlimited")
 	got, err := s.OutcomeIdentifiers(ctx, &store.OutcomeIdentifiersParams{JobID: uuid.NewString(),
 		Outcomes: []harvest.Outcome{harvest.OutcomeAdded}})
 	require.NoError(t, err)

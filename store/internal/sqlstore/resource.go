@@ -145,7 +145,17 @@ func (s *Store) OutcomeIdentifiers(ctx context.Context, p *store.OutcomeIdentifi
 	for _, o := range p.Outcomes {
 		args = append(args, string(o))
 	}
-	return Collect(s.q.Query(ctx, `SELECT substr(key, $`+fmt.Sprint(len(args)+1)+`) FROM harvest_job_outcome
-		WHERE harvest_job_id = $1 AND key LIKE $2 AND outcome IN (`+placeholders(3, len(p.Outcomes), 1, "")+`)
-		ORDER BY key`, append(args, len(harvest.IdentifierKey(""))+1)...), String)
+	where := `harvest_job_id = $1 AND key LIKE $2 AND outcome IN (` + placeholders(3, len(p.Outcomes), 1, "") + `)`
+	if p.After != "" {
+		args = append(args, harvest.IdentifierKey(p.After))
+		where += ` AND key > $` + fmt.Sprint(len(args))
+	}
+	limit := ""
+	if p.Limit > 0 {
+		args = append(args, p.Limit)
+		limit = ` LIMIT $` + fmt.Sprint(len(args))
+	}
+	args = append(args, len(harvest.IdentifierKey(""))+1)
+	return Collect(s.q.Query(ctx, `SELECT substr(key, $`+fmt.Sprint(len(args))+`) FROM harvest_job_outcome
+		WHERE `+where+` ORDER BY key`+limit, args...), String)
 }
