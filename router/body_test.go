@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -66,7 +67,12 @@ func TestWriteMessageStreamsALargeBody(t *testing.T) {
 	require.NoError(t, err)
 	defer cancel()
 	require.NoError(t, bus.Publisher().Publish(harvest.SubjectReport, large))
-	r := <-reports
+	var r *harvest.Report
+	select {
+	case r = <-reports:
+	case <-time.After(5 * time.Minute): // a failsafe, not a deadline
+		t.Fatal("no report arrived")
+	}
 	require.Equal(t, "j", r.JobID)
 	require.Len(t, r.ChangedResources, 30_000)
 
