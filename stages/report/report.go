@@ -41,7 +41,7 @@ type Handler struct {
 	batchSize prometheus.Histogram
 	releaser  SharedKeyReleaser // nil: pairs by a shared key are not settled at a job's end
 	quality   QualityRecorder   // nil: no quality is recorded at a job's end
-	bodies    harvest.BodyWriter
+	bodies    harvest.BodyWriter // the reports' bodies: harvest.MemoryBodies unless SetBodyWriter
 }
 
 // Store is what the aggregator needs of the store (store.Store has it all).
