@@ -39,8 +39,8 @@ type Handler struct {
 	jobs      *prometheus.CounterVec
 	duration  prometheus.Histogram
 	batchSize prometheus.Histogram
-	releaser  SharedKeyReleaser // nil: pairs by a shared key are not settled at a job's end
-	quality   QualityRecorder   // nil: no quality is recorded at a job's end
+	releaser  SharedKeyReleaser  // nil: pairs by a shared key are not settled at a job's end
+	quality   QualityRecorder    // nil: no quality is recorded at a job's end
 	bodies    harvest.BodyWriter // the reports' bodies: harvest.MemoryBodies unless SetBodyWriter
 }
 
