@@ -15,3 +15,10 @@ func SetTermArena(chunk, mem int) (restore func()) {
 	termChunk, termMemBytes = chunk, mem
 	return func() { termChunk, termMemBytes = oldChunk, oldMem }
 }
+
+// TermIndexHeld reports whether g, NewGraph's graph spilled to disk, holds its table of terms by
+// value (false while in memory).
+func TermIndexHeld(g Graph) bool {
+	sg, ok := g.(*spillGraph)
+	return ok && sg.disk != nil && sg.disk.table != nil
+}
