@@ -55,7 +55,7 @@ type diskIDs struct{ d *diskGraph }
 
 func (v diskIDs) TermID(t Term) (uint32, bool, error) { return v.d.lookup(t) }
 func (v diskIDs) TermOf(id uint32) (Term, error) {
-	if int64(id) >= int64(len(v.d.ref)) {
+	if int64(id) >= int64(v.d.terms) {
 		return Term{}, errNoTerm
 	}
 	return v.d.term(id)
