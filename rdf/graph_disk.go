@@ -36,7 +36,9 @@ import (
 // Match at once: a Match uses the store's buffers and term cache); adding after a Match is
 // allowed and sorts again at the next Match. Its blank nodes are numbered 0 … n-1 in the order
 // of their ids (a bit a term, 4 bytes every 64 terms): MatchBlankIDs (BlankIDMatcher) walks the
-// triples with those numbers, so that GraphHash keeps no table of their labels. The files' names are removed as soon as they are open
+// triples with those numbers, so that GraphHash keeps no table of their labels; TermIDs
+// (IDGraph) walks the triples by term ids (MatchIDs) with the id table dropped, so that
+// dcatap.Split lists a catalog without it. The files' names are removed as soon as they are open
 // (where the system refuses, as Windows does, Close removes them): the files are freed when the
 // graph closes or the process ends, however it ends (kill -9 included), and none is left behind
 // in dir.
