@@ -73,13 +73,18 @@ func (r *Resource) NQuads() ([]byte, error) {
 	return nquads, err
 }
 
-// Split reads a source graph through g.Match only and calls fn once for each catalog, record
-// and problem, in this order: catalogs sorted by IRI, then datasets and series sorted by IRI
-// (one whose graph passes 100,000 triples comes as a problem in its place), then the blank-node
-// problems sorted by label (ties by content). fn's error stops Split and is returned as it
-// is; an error of g is returned wrapped. Split holds the sets of catalog and dataset IRIs and
-// one resource's graph at a time, never the whole graph, and never calls Match from inside a
-// Match callback (so a disk-backed Graph's cursors need not nest).
+// Split reads a source graph and calls fn once for each catalog, record and problem, in this
+// order: catalogs sorted by IRI, then datasets and series sorted by IRI (one whose graph passes
+// 100,000 triples comes as a problem in its place), then the blank-node problems sorted by label
+// (ties by content). fn's error stops Split and is returned as it is; an error of g is returned
+// wrapped. It walks the graph by term ids: the graph's own when it numbers its terms
+// (rdf.IDGraph, NewGraph's graph on disk), whose table of terms by value it frees
+// (rdf.TermIDs.DropTermIndex) once it has found the catalogs and records, so that while fn
+// runs it holds no string a record and the graph no table by value (the blank-node problems,
+// last, are read by term and make it again); otherwise through g.Match, numbering the terms it
+// meets. Split holds the sets of catalog and dataset ids and one resource's graph at a time,
+// never the whole graph, and never calls Match from inside a Match callback (so a disk-backed
+// Graph's cursors need not nest).
 //
 // The rules, after fdk-dataset-harvester's HarvestHelpers (peer-harvesters.md §1.6):
 //   - Catalogs are the subjects typed dcat:Catalog. A blank-node catalog gives a KindCatalog
@@ -107,15 +112,24 @@ func (r *Resource) NQuads() ([]byte, error) {
 //     (changedCatalogs) when its own triples change (title, publisher, the list of datasets), not
 //     when one of its datasets does (that dataset is in changedResources itself).
 func Split(g rdf.Graph, fn func(*Resource) error) error {
-	s := splitter{g: g, info: map[string]termInfo{}, listIDs: map[string]uint32{}, lists: [][]string{nil}}
+	s := splitter{g: g, info: map[uint32]termInfo{}, listIDs: map[string]uint32{}, lists: [][]string{nil}}
+	if ig, ok := g.(rdf.IDGraph); ok {
+		s.ids, _ = ig.TermIDs()
+	}
+	if s.ids == nil {
+		s.ids = newTermNumbers(g)
+	}
 	if err := s.scan(); err != nil {
 		return fmt.Errorf("split graph: %w", err)
 	}
+	// From here on the graph is walked by ids alone (the blank-node problems aside), so its
+	// table of terms by value is not needed while the records are listed.
+	s.ids.DropTermIndex()
 	// Catalogs.
 	for _, c := range s.catalogs {
 		r, err := s.catalog(c)
 		if err != nil {
-			return fmt.Errorf("split graph: catalog %s: %w", c.Value, err)
+			return fmt.Errorf("split graph: catalog %s: %w", s.iri(c), err)
 		}
 		if err := fn(r); err != nil {
 			return err
@@ -123,9 +137,9 @@ func Split(g rdf.Graph, fn func(*Resource) error) error {
 	}
 	// Records.
 	for _, d := range s.records {
-		r, err := s.record(rdf.IRI(d))
+		r, err := s.record(d)
 		if err != nil {
-			return fmt.Errorf("split graph: dataset %s: %w", d, err)
+			return fmt.Errorf("split graph: dataset %s: %w", s.iri(d), err)
 		}
 		if err := fn(r); err != nil {
 			return err
@@ -146,21 +160,24 @@ func Split(g rdf.Graph, fn func(*Resource) error) error {
 
 type splitter struct {
 	g rdf.Graph
+	// ids numbers g's terms: g's own (rdf.IDGraph), else termNumbers.
+	ids rdf.TermIDs
 	// info holds every subject typed Catalog, Dataset or Series, and every series member, IRI or
-	// blank: the closure's stop set, keyed by infoKey. One map (a map for each of the three took
-	// about 470 bytes a dataset: 98 MB of a 209,715-dataset catalog's peak), keyed by a string
-	// and with the catalog lists interned (keyed by rdf.Term, with a slice of catalogs each, and
-	// records as terms, it took about 230 bytes a dataset: 46 MB of that catalog's listing).
-	info map[string]termInfo
+	// blank, by term id: the closure's stop set. (Keyed by the term's kind and value it took
+	// about 130 bytes a dataset with the records' IRIs, 26 MiB of a 209,715-dataset catalog's
+	// listing; by id, with the records as ids, about 25.)
+	info map[uint32]termInfo
 	// lists are the distinct lists of catalogs of info's records (lists[0] is none), listIDs
 	// their index by the list's IRIs, each prefixed by its length; after scan each list is
 	// sorted, distinct.
 	lists    [][]string
 	listIDs  map[string]uint32
-	key      []byte     // a scratch infoKey
-	catalogs []rdf.Term // IRI catalogs, sorted
-	records  []string   // IRI datasets and series, sorted (their infoKey without the kind byte)
-	blanks   []rdf.Term // blank datasets, series and catalogs
+	key      []byte   // a scratch list key
+	catalogs []uint32 // IRI catalogs, sorted by IRI
+	records  []uint32 // IRI datasets and series, sorted by IRI
+	blanks   []uint32 // blank datasets, series and catalogs
+	// The vocabulary's term ids, rdf.NoID when the graph has no such term.
+	rdfType, dcatDataset, dcatInSeries, dctTitle uint32
 }
 
 // termInfo is what the splitter knows of a subject: its kind as a record (a dataset or series
@@ -172,27 +189,42 @@ type termInfo struct {
 	catalogs uint32
 }
 
-// infoKey appends the key of subject t in splitter.info: its kind's byte and its value (an IRI
-// or a blank node has no datatype nor language).
-func infoKey(b []byte, t rdf.Term) []byte {
-	return append(append(b, byte(t.Kind)), t.Value...)
+// term returns term id (an id of s.ids).
+func (s *splitter) term(id uint32) (rdf.Term, error) { return s.ids.TermOf(id) }
+
+// iri returns term id's value for an error message ("" when it cannot be read).
+func (s *splitter) iri(id uint32) string {
+	t, _ := s.ids.TermOf(id)
+	return t.Value
 }
 
-// infoTerm is the subject of info key k.
-func infoTerm(k string) rdf.Term { return rdf.Term{Kind: rdf.TermKind(k[0]), Value: k[1:]} }
-
-// get returns what the splitter knows of t (the zero termInfo when nothing), ok=false when t
-// is not in info.
-func (s *splitter) get(t rdf.Term) (termInfo, bool) {
-	s.key = infoKey(s.key[:0], t)
-	in, ok := s.info[string(s.key)]
-	return in, ok
+// triple returns the terms of it.
+func (s *splitter) triple(it rdf.IDTriple) (rdf.Triple, error) {
+	var t rdf.Triple
+	var err error
+	if t.S, err = s.ids.TermOf(it.S); err != nil {
+		return t, err
+	}
+	if t.P, err = s.ids.TermOf(it.P); err != nil {
+		return t, err
+	}
+	t.O, err = s.ids.TermOf(it.O)
+	return t, err
 }
 
-// set records in for t.
-func (s *splitter) set(t rdf.Term, in termInfo) {
-	s.key = infoKey(s.key[:0], t)
-	s.info[string(s.key)] = in
+// id returns t's id, rdf.NoID when the graph has no such term.
+func (s *splitter) id(t rdf.Term) (uint32, error) {
+	id, ok, err := s.ids.TermID(t)
+	if err != nil || !ok {
+		return rdf.NoID, err
+	}
+	return id, nil
+}
+
+// matchIDs walks the triples matching (sub, p, o) by ids, rdf.NoID a wildcard; a pattern naming
+// a term the graph does not have (absent) matches nothing.
+func (s *splitter) matchIDs(sub, p, o uint32, fn func(rdf.IDTriple) error) error {
+	return s.ids.MatchIDs(sub, p, o, fn)
 }
 
 // catalogsOf returns the catalogs of info's list id (shared: not to be modified).
@@ -261,6 +293,15 @@ var errTooLarge = errors.New("record graph too large")
 
 // scan finds catalogs, records and the catalogs each record is in.
 func (s *splitter) scan() error {
+	for _, v := range []struct {
+		id *uint32
+		t  rdf.Term
+	}{{&s.rdfType, rdfType}, {&s.dcatDataset, dcatDataset}, {&s.dcatInSeries, dcatInSeries}, {&s.dctTitle, dctTitle}} {
+		var err error
+		if *v.id, err = s.id(v.t); err != nil {
+			return err
+		}
+	}
 	if err := s.scanRecords(); err != nil {
 		return err
 	}
@@ -269,11 +310,10 @@ func (s *splitter) scan() error {
 		return err
 	}
 	// A member is in its series' catalogs.
-	err = s.eachSeriesMember(func(series, member rdf.Term) {
-		in, _ := s.get(member)
-		sin, _ := s.get(series)
-		in.catalogs = s.withCatalogs(in.catalogs, s.catalogsOf(sin.catalogs)...)
-		s.set(member, in)
+	err = s.eachSeriesMember(func(series, member uint32) {
+		in := s.info[member]
+		in.catalogs = s.withCatalogs(in.catalogs, s.catalogsOf(s.info[series].catalogs)...)
+		s.info[member] = in
 	})
 	if err != nil {
 		return err
@@ -286,20 +326,44 @@ func (s *splitter) scan() error {
 		}
 	}
 	s.listIDs = nil
-	for k, in := range s.info {
+	type named struct {
+		iri string
+		id  uint32
+	}
+	var records []named
+	for id, in := range s.info {
 		if in.record == notRecord {
 			continue
 		}
-		if r := infoTerm(k); r.IsBlank() {
-			if !catalogSet[r] {
-				s.blanks = append(s.blanks, r)
+		r, err := s.term(id)
+		if err != nil {
+			return err
+		}
+		if r.IsBlank() {
+			if !catalogSet[id] {
+				s.blanks = append(s.blanks, id)
 			}
 		} else if r.IsIRI() {
-			s.records = append(s.records, r.Value)
+			records = append(records, named{r.Value, id})
 		}
 	}
-	slices.SortFunc(s.catalogs, func(a, b rdf.Term) int { return strings.Compare(a.Value, b.Value) })
-	slices.Sort(s.records)
+	slices.SortFunc(records, func(a, b named) int { return strings.Compare(a.iri, b.iri) })
+	s.records = make([]uint32, len(records))
+	for i, r := range records {
+		s.records[i] = r.id
+	}
+	records = records[:0]
+	for _, id := range s.catalogs {
+		c, err := s.term(id)
+		if err != nil {
+			return err
+		}
+		records = append(records, named{c.Value, id})
+	}
+	slices.SortFunc(records, func(a, b named) int { return strings.Compare(a.iri, b.iri) })
+	for i, c := range records {
+		s.catalogs[i] = c.id
+	}
 	return nil
 }
 
@@ -307,10 +371,14 @@ func (s *splitter) scan() error {
 // series) and the series' members.
 func (s *splitter) scanRecords() error {
 	add := func(class rdf.Term, k recordKind) error {
-		return s.g.Match(rdf.Term{}, rdfType, class, func(t rdf.Triple) error {
-			if in, _ := s.get(t.S); in.record == notRecord || k == seriesRecord {
+		c, err := s.id(class)
+		if err != nil || c == rdf.NoID || s.rdfType == rdf.NoID {
+			return err
+		}
+		return s.matchIDs(rdf.NoID, s.rdfType, c, func(t rdf.IDTriple) error {
+			if in := s.info[t.S]; in.record == notRecord || k == seriesRecord {
 				in.record = k // a series typed dataset too is a series
-				s.set(t.S, in)
+				s.info[t.S] = in
 			}
 			return nil
 		})
@@ -322,14 +390,14 @@ func (s *splitter) scanRecords() error {
 		return err
 	}
 	// Series members are records.
-	var members []rdf.Term
-	if err := s.eachSeriesMember(func(_, member rdf.Term) { members = append(members, member) }); err != nil {
+	var members []uint32
+	if err := s.eachSeriesMember(func(_, member uint32) { members = append(members, member) }); err != nil {
 		return err
 	}
 	for _, m := range members {
-		if in, _ := s.get(m); in.record == notRecord {
+		if in := s.info[m]; in.record == notRecord {
 			in.record = datasetRecord
-			s.set(m, in)
+			s.info[m] = in
 		}
 	}
 	return nil
@@ -337,15 +405,18 @@ func (s *splitter) scanRecords() error {
 
 // eachSeriesMember calls fn with each series found so far and each subject in it
 // (dcat:inSeries).
-func (s *splitter) eachSeriesMember(fn func(series, member rdf.Term)) error {
-	var series []rdf.Term
-	for k, in := range s.info {
+func (s *splitter) eachSeriesMember(fn func(series, member uint32)) error {
+	if s.dcatInSeries == rdf.NoID {
+		return nil
+	}
+	var series []uint32
+	for id, in := range s.info {
 		if in.record == seriesRecord {
-			series = append(series, infoTerm(k))
+			series = append(series, id)
 		}
 	}
 	for _, r := range series {
-		err := s.g.Match(rdf.Term{}, dcatInSeries, r, func(t rdf.Triple) error {
+		err := s.matchIDs(rdf.NoID, s.dcatInSeries, r, func(t rdf.IDTriple) error {
 			fn(r, t.S)
 			return nil
 		})
@@ -358,28 +429,39 @@ func (s *splitter) eachSeriesMember(fn func(series, member rdf.Term)) error {
 
 // scanCatalogs finds the catalogs (IRI catalogs in s.catalogs, blank ones in s.blanks) and
 // the IRI catalogs each record is listed in (dcat:dataset); it returns every catalog.
-func (s *splitter) scanCatalogs() (map[rdf.Term]bool, error) {
-	catalogSet := map[rdf.Term]bool{}
-	err := s.g.Match(rdf.Term{}, rdfType, typeCatalog, func(t rdf.Triple) error {
+func (s *splitter) scanCatalogs() (map[uint32]bool, error) {
+	catalogSet := map[uint32]bool{}
+	class, err := s.id(typeCatalog)
+	if err != nil || class == rdf.NoID || s.rdfType == rdf.NoID {
+		return catalogSet, err
+	}
+	err = s.matchIDs(rdf.NoID, s.rdfType, class, func(t rdf.IDTriple) error {
 		catalogSet[t.S] = true
-		in, _ := s.get(t.S)
+		in := s.info[t.S]
 		in.catalog = true
-		s.set(t.S, in)
+		s.info[t.S] = in
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for c := range catalogSet {
+	for id := range catalogSet {
+		c, err := s.term(id)
+		if err != nil {
+			return nil, err
+		}
 		if c.IsBlank() {
-			s.blanks = append(s.blanks, c)
+			s.blanks = append(s.blanks, id)
 			continue
 		}
-		s.catalogs = append(s.catalogs, c)
-		err := s.g.Match(c, dcatDataset, rdf.Term{}, func(t rdf.Triple) error {
-			if in, _ := s.get(t.O); in.record != notRecord {
+		s.catalogs = append(s.catalogs, id)
+		if s.dcatDataset == rdf.NoID {
+			continue
+		}
+		err = s.matchIDs(id, s.dcatDataset, rdf.NoID, func(t rdf.IDTriple) error {
+			if in := s.info[t.O]; in.record != notRecord {
 				in.catalogs = s.withCatalogs(in.catalogs, c.Value)
-				s.set(t.O, in)
+				s.info[t.O] = in
 			}
 			return nil
 		})
@@ -391,16 +473,20 @@ func (s *splitter) scanCatalogs() (map[rdf.Term]bool, error) {
 }
 
 // closure returns root's triples (those keep says to keep) and the closure over their objects,
-// stopping at the stop set.
+// stopping at the stop set, walked by term ids.
 // The closure of a record that passes limit triples is cut off with errTooLarge.
-func (s *splitter) closure(root rdf.Term, keep func(rdf.Triple) bool, limit int) ([]rdf.Triple, error) {
+func (s *splitter) closure(root uint32, keep func(rdf.Triple) bool, limit int) ([]rdf.Triple, error) {
 	var ts []rdf.Triple
-	visited := map[rdf.Term]bool{root: true}
-	queue := []rdf.Term{root}
+	visited := map[uint32]bool{root: true}
+	queue := []uint32{root}
 	for len(queue) > 0 {
 		v := queue[0]
 		queue = queue[1:]
-		err := s.g.Match(v, rdf.Term{}, rdf.Term{}, func(t rdf.Triple) error {
+		err := s.matchIDs(v, rdf.NoID, rdf.NoID, func(it rdf.IDTriple) error {
+			t, err := s.triple(it)
+			if err != nil {
+				return err
+			}
 			if v == root && keep != nil && !keep(t) {
 				return nil
 			}
@@ -408,18 +494,17 @@ func (s *splitter) closure(root rdf.Term, keep func(rdf.Triple) bool, limit int)
 			if limit > 0 && len(ts) > limit {
 				return errTooLarge
 			}
-			o := t.O
-			if t.P == rdfType || o.IsLiteral() || visited[o] {
+			if it.P == s.rdfType || t.O.IsLiteral() || visited[it.O] {
 				return nil
 			}
-			if v == root && t.P == dcatDataset {
+			if v == root && it.P == s.dcatDataset {
 				return nil // a catalog's datasets are links only
 			}
-			if _, stop := s.get(o); stop {
+			if _, stop := s.info[it.O]; stop {
 				return nil
 			}
-			visited[o] = true
-			queue = append(queue, o)
+			visited[it.O] = true
+			queue = append(queue, it.O)
 			return nil
 		})
 		if err != nil {
@@ -429,8 +514,12 @@ func (s *splitter) closure(root rdf.Term, keep func(rdf.Triple) bool, limit int)
 	return ts, nil
 }
 
-func (s *splitter) catalog(c rdf.Term) (*Resource, error) {
-	ts, err := s.closure(c, func(t rdf.Triple) bool {
+func (s *splitter) catalog(id uint32) (*Resource, error) {
+	c, err := s.term(id)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := s.closure(id, func(t rdf.Triple) bool {
 		return t.P != dcatDataset || t.O.IsIRI()
 	}, 0)
 	if err != nil {
@@ -448,13 +537,17 @@ func (s *splitter) catalog(c rdf.Term) (*Resource, error) {
 	return r, nil
 }
 
-func (s *splitter) record(d rdf.Term) (*Resource, error) {
-	in, _ := s.get(d)
+func (s *splitter) record(id uint32) (*Resource, error) {
+	d, err := s.term(id)
+	if err != nil {
+		return nil, err
+	}
+	in := s.info[id]
 	k := in.record.kind()
-	ts, err := s.closure(d, nil, maxRecordTriples)
+	ts, err := s.closure(id, nil, maxRecordTriples)
 	if errors.Is(err, errTooLarge) {
 		r := &Resource{Kind: k, IRI: d.Value, Catalogs: slices.Clone(s.catalogsOf(in.catalogs))}
-		r.Label, err = s.title(d)
+		r.Label, err = s.title(id)
 		if err != nil {
 			return nil, err
 		}
@@ -465,10 +558,11 @@ func (s *splitter) record(d rdf.Term) (*Resource, error) {
 	if err != nil {
 		return nil, err
 	}
-	if k == KindSeries {
-		err := s.g.Match(rdf.Term{}, dcatInSeries, d, func(t rdf.Triple) error {
+	if k == KindSeries && s.dcatInSeries != rdf.NoID {
+		err := s.matchIDs(rdf.NoID, s.dcatInSeries, id, func(it rdf.IDTriple) error {
+			t, err := s.triple(it)
 			ts = append(ts, t)
-			return nil
+			return err
 		})
 		if err != nil {
 			return nil, err
@@ -479,14 +573,18 @@ func (s *splitter) record(d rdf.Term) (*Resource, error) {
 	return r, nil
 }
 
-// title returns the least of r's dct:title literals, "" when it has none.
-func (s *splitter) title(r rdf.Term) (string, error) {
+// title returns the least of term id's dct:title literals, "" when it has none.
+func (s *splitter) title(id uint32) (string, error) {
+	if s.dctTitle == rdf.NoID {
+		return "", nil
+	}
 	var titles []string
-	err := s.g.Match(r, dctTitle, rdf.Term{}, func(t rdf.Triple) error {
-		if t.O.IsLiteral() {
-			titles = append(titles, t.O.Value)
+	err := s.matchIDs(id, s.dctTitle, rdf.NoID, func(it rdf.IDTriple) error {
+		o, err := s.term(it.O)
+		if err == nil && o.IsLiteral() {
+			titles = append(titles, o.Value)
 		}
-		return nil
+		return err
 	})
 	if err != nil || len(titles) == 0 {
 		return "", err
@@ -528,23 +626,31 @@ func (s *splitter) problems() ([]*Resource, error) {
 		key string
 	}
 	var ps []problem
-	for _, b := range s.blanks {
-		in, _ := s.get(b)
+	for _, id := range s.blanks {
+		b, err := s.term(id)
+		if err != nil {
+			return nil, err
+		}
+		in := s.info[id]
 		r := &Resource{Kind: in.typed()}
-		var err error
-		if r.Label, err = s.title(b); err != nil {
+		if r.Label, err = s.title(id); err != nil {
 			return nil, err
 		}
 		inBlank := false
-		err = s.g.Match(rdf.Term{}, dcatDataset, b, func(t rdf.Triple) error {
-			if t.S.IsBlank() && !inBlank {
-				sin, _ := s.get(t.S)
-				inBlank = sin.catalog
+		if s.dcatDataset != rdf.NoID {
+			err = s.matchIDs(rdf.NoID, s.dcatDataset, id, func(it rdf.IDTriple) error {
+				if inBlank {
+					return nil
+				}
+				sub, err := s.term(it.S)
+				if err == nil && sub.IsBlank() {
+					inBlank = s.info[it.S].catalog
+				}
+				return err
+			})
+			if err != nil {
+				return nil, err
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
 		what := "dataset"
 		switch r.Kind {

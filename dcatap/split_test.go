@@ -337,14 +337,24 @@ func spillAndCompare(t *testing.T, name string, mem *rdf.MemGraph, threshold int
 			require.Equal(t, matches(mem, pat[0], pat[1], pat[2]), matches(disk, pat[0], pat[1], pat[2]), "%s %v", name, pat)
 		}
 	}
-	want, _ := splitAll(t, mem)
-	got, _ := splitAll(t, disk)
+	want, wantOrder := splitAll(t, mem)
+	got, gotOrder := splitAll(t, disk)
 	require.Equal(t, len(want), len(got), name)
-	for k, r := range want {
+	for i, r := range wantOrder {
+		k := keyOf(r)
 		require.Contains(t, got, k)
+		require.Equal(t, k, keyOf(gotOrder[i]), "%s: Split's order", name)
 		assert.Equal(t, ntriples(r.Triples), ntriples(got[k].Triples), "%s %s", name, k)
 		assert.Equal(t, r.Catalogs, got[k].Catalogs)
+		assert.Equal(t, r.Datasets, got[k].Datasets)
 		assert.Equal(t, r.Problem, got[k].Problem)
+		assert.Equal(t, r.Label, got[k].Label)
+		if r.Problem == "" {
+			a, errA := r.NQuads()
+			b, errB := got[k].NQuads()
+			assert.Equal(t, errA, errB)
+			assert.Equal(t, string(a), string(b), "%s %s", name, k)
+		}
 	}
 	assert.Equal(t, graphHashOf(t, mem), graphHashOf(t, disk), name)
 }

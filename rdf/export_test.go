@@ -15,3 +15,17 @@ func SetTermArena(chunk, mem int) (restore func()) {
 	termChunk, termMemBytes = chunk, mem
 	return func() { termChunk, termMemBytes = oldChunk, oldMem }
 }
+
+// TermIndexHeld reports whether g, NewGraph's graph spilled to disk, holds its table of terms by
+// value (false while in memory).
+func TermIndexHeld(g Graph) bool {
+	sg, ok := g.(*spillGraph)
+	return ok && sg.disk != nil && sg.disk.table != nil
+}
+
+// TermPlaces returns how many terms g, NewGraph's graph spilled to disk, has and how many arena
+// places it keeps for them.
+func TermPlaces(g Graph) (terms, places int) {
+	d := g.(*spillGraph).disk
+	return d.terms, len(d.ref)
+}

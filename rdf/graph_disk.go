@@ -19,8 +19,9 @@ import (
 // The compact store interns each distinct term as a 32-bit id. Terms' bytes go to an arena of
 // which the first termMemBytes (4 MiB) stay in memory and the rest goes to a temporary file
 // under dir (os.TempDir() when dir is ""), read back with ReadAt; an open-addressing table finds
-// a term's id: in memory, 14–19 bytes a term besides the resident arena (the one part that grows
-// with the graph), of which a Match of every triple (the graph's fingerprint) frees all but 4
+// a term's id: in memory, 10–15 bytes a term besides the resident arena (the one part that grows
+// with the graph), of which a Match of every triple (the graph's fingerprint) and
+// TermIDs.DropTermIndex free all but a quarter byte (the arena place of every 16th term)
 // until the next lookup or new term, which makes them again from the arena. A triple is three ids, 12 bytes in a second temporary file, appended as it
 // comes (65,536 wait in memory). The first Match or Len after adding sorts the file by (subject,
 // predicate, object) and drops repeats (the graph is a set): the sort reads the whole file into
@@ -35,7 +36,9 @@ import (
 // Match at once: a Match uses the store's buffers and term cache); adding after a Match is
 // allowed and sorts again at the next Match. Its blank nodes are numbered 0 … n-1 in the order
 // of their ids (a bit a term, 4 bytes every 64 terms): MatchBlankIDs (BlankIDMatcher) walks the
-// triples with those numbers, so that GraphHash keeps no table of their labels. The files' names are removed as soon as they are open
+// triples with those numbers, so that GraphHash keeps no table of their labels; TermIDs
+// (IDGraph) walks the triples by term ids (MatchIDs) with the id table dropped, so that
+// dcatap.Split lists a catalog without it. The files' names are removed as soon as they are open
 // (where the system refuses, as Windows does, Close removes them): the files are freed when the
 // graph closes or the process ends, however it ends (kill -9 included), and none is left behind
 // in dir.
@@ -143,17 +146,20 @@ type diskGraph struct {
 	dir  string
 	seed maphash.Seed
 	// The term arena: chunks of records (uvarint length, termKey). A chunk written to the file
-	// is nil in chunks and at fileAt[i] in file.
+	// is nil in chunks and at fileAt[i] in file, fileLen[i] bytes (a chunk in memory later than
+	// one in the file may stay there: the file's chunks are not all those after the first).
 	chunks   [][]byte
 	fileAt   []int64
+	fileLen  []int64
 	resident int
 	file     *os.File
 	path     string // the file's name while it has one
 	fileEnd  int64
-	// The term ids: ref[id] is chunk<<shift | offset (shift: termChunk's bits, 20), hash[id]
-	// the term key's hash; table holds id+1 by hash, linear probing, at most three quarters
-	// full.
+	// The term ids: terms is how many, ref[id/refEvery] is chunk<<shift | offset (shift:
+	// termChunk's bits, 20) of term id-id%refEvery, hash[id] the term key's hash; table holds
+	// id+1 by hash, linear probing, at most three quarters full.
 	shift int
+	terms int
 	ref   []uint32
 	hash  []uint32
 	table []uint32

@@ -274,7 +274,7 @@ type Run struct {
 	h      *Handler
 	ctx    context.Context
 	job    *harvest.Job
-	seen   map[string]int // identifier -> position of its first record (when claims is nil)
+	seen   map[string]int // identifier -> position of its first record (nil in a claimed or distinct run)
 	listed int
 	// claims, when set, takes the place of seen and unsaved (a DCAT-US document's listing,
 	// NewClaimedRun: the store finds the repeats).
@@ -351,10 +351,12 @@ func (l *Run) See(e *catalog.Entry) error {
 	if l.claims != nil {
 		return l.addClaim(claim{identifier: e.Identifier, pos: e.Position})
 	}
-	if _, dup := l.seen[e.Identifier]; dup {
-		return nil
+	if l.seen != nil {
+		if _, dup := l.seen[e.Identifier]; dup {
+			return nil
+		}
+		l.seen[e.Identifier] = e.Position
 	}
-	l.seen[e.Identifier] = e.Position
 	l.unsaved = append(l.unsaved, e.Identifier)
 	if len(l.unsaved) < seenBatch {
 		return nil
@@ -434,6 +436,14 @@ func (h *Handler) Publisher() harvest.Publisher { return h.pub }
 // paced (Config.JobWindow) and their identifiers recorded as seen.
 func (h *Handler) NewRun(ctx context.Context, job *harvest.Job) *Run {
 	return &Run{h: h, ctx: ctx, job: job, seen: map[string]int{}}
+}
+
+// NewDistinctRun is NewRun for a listing that gives each identifier once by construction (an
+// RDF source's records are its graph's distinct dataset IRIs, dcatap.Split): it keeps no memory
+// per identifier (NewRun's set of them took about 42 bytes a dataset, 9 MiB of a 209,715-dataset
+// catalog's listing). Its FirstAt knows no earlier identifier; MarkSeen is not for it.
+func (h *Handler) NewDistinctRun(ctx context.Context, job *harvest.Job) *Run {
+	return &Run{h: h, ctx: ctx, job: job}
 }
 
 // Handler is the run's handler.

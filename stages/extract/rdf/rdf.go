@@ -90,7 +90,8 @@ func (h *handler) listRDF(ctx context.Context, job *harvest.Job) error {
 		return h.NotModified(job, since)
 	}
 
-	l := &lister{Run: h.NewRun(ctx, job), h: h, languages: langs}
+	// Split gives each dataset IRI once: the run keeps no set of them (NewDistinctRun).
+	l := &lister{Run: h.NewDistinctRun(ctx, job), h: h, languages: langs}
 	sums := newCatalogSums()
 	publishers := map[string]string{}                      // catalog IRI -> its publisher's name
 	err = dcatap.Split(g, func(r *dcatap.Resource) error { // catalogs come first

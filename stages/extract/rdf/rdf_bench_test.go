@@ -43,22 +43,31 @@ func blankChainJSONLD(n int) string {
 
 // memPeak samples, every 50 ms until stopped, the in-use heap (HeapInuse: live objects and
 // garbage not yet collected, so it moves with GOGC) and the live heap the last garbage
-// collection marked (/gc/heap/live:bytes), and returns the highest of each.
-func memPeak() (stop func() (inuse, live uint64)) {
-	var inuse, live uint64
+// collection marked (/gc/heap/live:bytes), and returns the highest of each; listed, the highest
+// live heap marked once listing (when not nil) has said the listing has begun (its first record
+// sent: the graph read, Split's catalogs and records found).
+func memPeak(listing func() bool) (stop func() (inuse, live, listed uint64)) {
+	var inuse, live, listed uint64
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		var m runtime.MemStats
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+		var begun uint64 // the cycle count when the listing was first seen to have begun
 		for {
 			runtime.ReadMemStats(&m)
 			metrics.Read(s)
 			inuse = max(inuse, m.HeapInuse)
 			if s[0].Value.Kind() == metrics.KindUint64 {
 				live = max(live, s[0].Value.Uint64())
+				switch {
+				case begun == 0 && listing != nil && listing():
+					begun = s[1].Value.Uint64() + 1
+				case begun != 0 && s[1].Value.Uint64() > begun: // a cycle that began after it
+					listed = max(listed, s[0].Value.Uint64())
+				}
 			}
 			select {
 			case <-done:
@@ -67,7 +76,7 @@ func memPeak() (stop func() (inuse, live uint64)) {
 			}
 		}
 	}()
-	return func() (uint64, uint64) { close(done); wg.Wait(); return inuse, live }
+	return func() (uint64, uint64, uint64) { close(done); wg.Wait(); return inuse, live, listed }
 }
 
 // benchmarkRDFDocument runs EXTRACT (SQLite store) on an rdf source serving doc as file,
@@ -83,11 +92,11 @@ func benchmarkRDFDocument(b *testing.B, file, doc string) {
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		base := m.HeapAlloc
-		stop := memPeak()
+		stop := memPeak(nil)
 		c := cputime.Self()
 		r := runRDF(b, file, doc, nil)
 		cpu += cputime.Self() - c
-		i, l := stop()
+		i, l, _ := stop()
 		inuse, live = max(inuse, i), max(live, max(l, base)-base)
 		if r.err != nil {
 			b.Fatal(r.err)
