@@ -130,7 +130,11 @@ func (s *Store) LinkResultUpsert(ctx context.Context, rows []*store.LinkResult) 
 				return err
 			}
 		}
-		return nil
+		if len(rows) == 0 {
+			return nil
+		}
+		_, err := tx.Exec(ctx, markAllSources)
+		return err
 	})
 }
 
@@ -184,6 +188,11 @@ func (s *Store) LinkResultPrune(ctx context.Context) (int, error) {
 			return n, err
 		}
 		n += int(k)
+	}
+	if n > 0 { // marked after the deletes: a mark never comes before its change
+		if _, err := s.q.Exec(ctx, markAllSources); err != nil {
+			return n, err
+		}
 	}
 	return n, nil
 }
