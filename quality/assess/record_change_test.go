@@ -38,8 +38,9 @@ func (s *scoringCount) DatasetQualityStream(ctx context.Context, p *store.Datase
 // records (its source, organization and catalog rows and its newly broken links) after each
 // change to what the score reads, and scores the source only when one happened: nothing
 // changed (not scored), a dataset updated, deleted or added, a dataset of the source held by
-// another source's job and released again, a link check's result, a validation row on a
-// dataset's record (a carried copy of it is no change), and a clear.
+// another source's job and released again, a link check's result (a check again with the same
+// result is no change), a validation row on a dataset's record (a carried copy of it is no
+// change), and a clear.
 func TestRecordJobUnchanged(t *testing.T) {
 	t.Parallel()
 	stores(t, func(t *testing.T, st store.Store) {
@@ -167,6 +168,9 @@ func TestRecordJobUnchanged(t *testing.T) {
 		require.NoError(t, assess.SaveChecks(ctx, st, []check.Result{{URL: base + "/a4", Status: 404,
 			FinalURL: base + "/a4", ContentLength: -1, CheckedAt: at}}))
 		record("a link check's result", true, true)
+		require.NoError(t, assess.SaveChecks(ctx, st, []check.Result{{URL: base + "/a4", Status: 404,
+			FinalURL: base + "/a4", ContentLength: -1, CheckedAt: at.Add(time.Minute)}}))
+		record("the link checked again, broken the same", false, false)
 
 		// dd written again, the same, by a job that found a warning on its record; a later job
 		// carries the warning (the record unchanged).
