@@ -274,6 +274,35 @@ func (h *harvester) runJob(ctx context.Context, sourceID string, jobType harvest
 	}
 }
 
+// awaitQuality polls the catalog's latest recorded quality (GET /api/v1/quality) every 50 ms
+// until the job jobID recorded it: the job's end (quality/assess.RecordJob, then the job's
+// email) runs after its status turns complete, and is part of what the job costs; a process
+// stopped before it ends leaves it undone. It gives up after two minutes (a job whose quality
+// is not recorded: the harvester's log says why).
+func (h *harvester) awaitQuality(ctx context.Context, jobID string) error {
+	limit := time.After(2 * time.Minute)
+	for {
+		var latest struct {
+			JobID *string `json:"job_id"`
+		}
+		if err := h.call(ctx, http.MethodGet, "/api/v1/quality", nil, &latest); err != nil {
+			return err
+		}
+		if latest.JobID != nil && *latest.JobID == jobID {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("job %s: %w", jobID, ctx.Err())
+		case <-h.exited:
+			return fmt.Errorf("harvester serve exited before job %s's quality was recorded: %s", jobID, h.stderr.String())
+		case <-limit:
+			return fmt.Errorf("job %s: its quality was not recorded within 2 minutes", jobID)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // stageStat is one stage's share of a scenario, from the harvester's Prometheus metrics
 // (harvester_stage_handler_duration_seconds: a batch's time is shared by its messages).
 type stageStat struct {

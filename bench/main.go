@@ -467,6 +467,9 @@ func runScenario(ctx context.Context, bin string, svc services, catalogURL strin
 	sampler := h.sampleRSS()
 	cpu := startCPU(ctx, h.cmd.Process.Pid, svc.natsPID, svc.databaseURL)
 	job, err := h.runJob(ctx, *sourceID, jobType)
+	if err == nil && job.Status == string(harvest.JobComplete) {
+		err = h.awaitQuality(ctx, job.ID) // the job's end is the job's too
+	}
 	anon, file := sampler.end()
 	if err != nil {
 		return nil, nil, err
