@@ -174,10 +174,9 @@ func TestRecordJobUnchanged(t *testing.T) {
 
 		// dd written again, the same, by a job that found a warning on its record; a later job
 		// carries the warning (the record unchanged).
-		d := get(a, "dd")
 		write(a, "dd", map[string]any{"identifier": "dd", "distribution": []map[string]any{{"accessURL": base + "/a4"}}})
 		record("a dataset written again the same", true, false)
-		d = get(a, "dd")
+		d := get(a, "dd")
 		warning := harvest.RecordError{Type: harvest.TypeValidationWarning, Message: "w", Severity: harvest.SeverityWarning}
 		_, _, err = st.OutcomeSettle(ctx, &store.OutcomeSettleParams{JobID: jobs[a.ID].ID, Key: "id:dd", Identifier: "dd",
 			Outcome: harvest.OutcomeUpdated, Errors: []harvest.RecordError{warning}, RecordID: d.RecordID,
