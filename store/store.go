@@ -405,6 +405,17 @@ type Store interface {
 	// QualityAggregateSave writes rows in one transaction, each inserted or replacing the row
 	// of its scope, scope id and job (a job's end recorded again writes the same rows).
 	QualityAggregateSave(ctx context.Context, rows []*QualityAggregate) error
+	// QualityChangeList returns the ids of the marks of changes to what the quality score of the
+	// source sourceID reads (quality/assess.SourceQuality): a mark is written in the statement
+	// that inserts, deletes or changes one of its live datasets (its set, record, identifier,
+	// dcat, or held or live state, a job of another source's included), that changes the graph
+	// or schema of a dataset's record or a record's validation rows (a carried copy of a row its
+	// record already has is no change), and for every source when link checks are stored or
+	// pruned (LinkResultUpsert, LinkResultPrune). The marks stay until QualityChangeDelete, so no
+	// mark means that none of those inputs changed since the marks deleted last were read.
+	QualityChangeList(ctx context.Context, sourceID string) ([]int64, error)
+	// QualityChangeDelete deletes the marks ids (QualityChangeList); unknown ids are ignored.
+	QualityChangeDelete(ctx context.Context, ids []int64) error
 	// QualityReportGet returns the quality report of job jobID, or ErrNotFound when it has none
 	// (its link checks have not settled, its source does not check links, or it is no harvest).
 	QualityReportGet(ctx context.Context, jobID string) (*QualityReport, error)

@@ -18,6 +18,8 @@ type RecordStore interface {
 	QualityAggregateHistory(ctx context.Context, p *store.QualityAggregateHistoryParams) ([]*store.QualityAggregate, error)
 	QualityAggregateLatest(ctx context.Context, scope string) ([]*store.QualityAggregate, error)
 	QualityAggregateSave(ctx context.Context, rows []*store.QualityAggregate) error
+	QualityChangeList(ctx context.Context, sourceID string) ([]int64, error)
+	QualityChangeDelete(ctx context.Context, ids []int64) error
 }
 
 // store.Store satisfies RecordStore.
@@ -51,19 +53,37 @@ func Records(job *store.HarvestJob) bool {
 // with no recorded job yet is not in them, and their link counts are sums over the sources. It
 // does it for any job; callers record those that Records names. Recording a job again replaces
 // its rows.
+//
+// The source is scored only when what its score reads changed since its newest aggregate was
+// scored (store.Store QualityChangeList: a mark of such a change exists) or it has no
+// aggregate; otherwise its newest aggregate's summary is its score, the same as scoring it
+// again. The marks read before a scoring are deleted once the job's rows are stored, when the
+// job's source row is the source's newest: the newest aggregate is always scored from
+// inputs without any mark since. RecordJob calls for one source are not run at once (the job
+// aggregator records a job's end once the job has ended; a source has one job at a time).
 func RecordJob(ctx context.Context, st RecordStore, job *store.HarvestJob, src *store.Source) (*Recorded, error) {
 	prevRows, err := st.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{
 		Scope: store.QualityScopeSource, ScopeID: src.ID, Limit: 2, Summaries: true})
 	if err != nil {
 		return nil, fmt.Errorf("read the quality history of source %s: %w", src.ID, err)
 	}
-	var prev *store.QualityAggregate
+	var prev, newest *store.QualityAggregate
 	for _, r := range prevRows { // the newest that is not this job's own (a job recorded again)
 		if r.JobID != job.ID {
 			prev = r
 		}
+		newest = r
 	}
-	now, err := SourceQuality(ctx, st, src.ID)
+	marks, err := st.QualityChangeList(ctx, src.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read the quality changes of source %s: %w", src.ID, err)
+	}
+	var now *Source
+	if len(marks) == 0 && newest != nil {
+		now, err = SourceOf(newest)
+	} else {
+		now, err = SourceQuality(ctx, st, src.ID)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +102,9 @@ func RecordJob(ctx context.Context, st RecordStore, job *store.HarvestJob, src *
 	if err := st.QualityAggregateSave(ctx, rows); err != nil {
 		return nil, fmt.Errorf("store the quality of job %s: %w", job.ID, err)
 	}
+	if err := consumeChanges(ctx, st, job, src, marks); err != nil {
+		return nil, err
+	}
 
 	out := &Recorded{Source: now}
 	if prev != nil {
@@ -93,6 +116,27 @@ func RecordJob(ctx context.Context, st RecordStore, job *store.HarvestJob, src *
 		return nil, err
 	}
 	return out, nil
+}
+
+// consumeChanges deletes the marks (read before the source was scored for job) when job's
+// source row is the source's newest aggregate, which is then scored from every change they
+// mark; else (an older job recorded again) they stay, and the next job scores the source again.
+func consumeChanges(ctx context.Context, st RecordStore, job *store.HarvestJob, src *store.Source, marks []int64) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	rows, err := st.QualityAggregateHistory(ctx, &store.QualityAggregateHistoryParams{
+		Scope: store.QualityScopeSource, ScopeID: src.ID, Limit: 1})
+	if err != nil {
+		return fmt.Errorf("read the quality history of source %s: %w", src.ID, err)
+	}
+	if len(rows) != 1 || rows[0].JobID != job.ID {
+		return nil
+	}
+	if err := st.QualityChangeDelete(ctx, marks); err != nil {
+		return fmt.Errorf("delete the quality changes of source %s: %w", src.ID, err)
+	}
+	return nil
 }
 
 // newlyBroken are the source's links broken since prev was recorded (Recorded.NewlyBroken);

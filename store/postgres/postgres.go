@@ -94,6 +94,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 				AND ($3::timestamptz IS NULL OR d.last_harvested_date >= $3::timestamptz) AND ($4::uuid IS NULL OR d.id > $4::uuid)`,
 			JobLock:     "FOR UPDATE",
 			JobOpenLock: jobOpenLock,
+			RowLock:     "FOR UPDATE",
 		},
 	}, s.OutcomeSettleBatch)
 	return s, nil

@@ -58,7 +58,10 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 		if err := cmp.Or(err, sqlstore.SourceInUse(datasets, unfinished)); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM harvest_source WHERE id = $1`, id)
+		if _, err = tx.Exec(ctx, `DELETE FROM harvest_source WHERE id = $1`, id); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM quality_change WHERE source_id = $1`, id)
 		return err
 	})
 	return interpretError(err)

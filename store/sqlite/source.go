@@ -50,7 +50,10 @@ func (s *Store) SourceDelete(ctx context.Context, id string) error {
 		if err := cmp.Or(err, sqlstore.SourceInUse(datasets, unfinished)); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM harvest_source WHERE id = ?`, id)
+		if _, err = tx.ExecContext(ctx, `DELETE FROM harvest_source WHERE id = ?`, id); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM quality_change WHERE source_id = ?`, id)
 		return err
 	})
 	return interpretError(err)

@@ -116,9 +116,15 @@ func (s *Scanner) linkResult(row Row) (*store.LinkResult, error) {
 	return &r, nil
 }
 
-// LinkResultUpsert implements store.Store.
+// LinkResultUpsert implements store.Store. It marks every source's quality inputs changed
+// (QualityChangeList) when a URL's result as the score reads it changes: a URL without a
+// stored check, or whose status, error class or OK its rows change (linkScoreChange).
 func (s *Store) LinkResultUpsert(ctx context.Context, rows []*store.LinkResult) error {
 	return s.d.InTx(ctx, func(tx Querier) error {
+		changed, err := s.linkScoreChange(ctx, tx, rows)
+		if err != nil {
+			return err
+		}
 		for _, r := range rows {
 			if _, err := tx.Exec(ctx, `INSERT INTO link_result (`+linkColumns+`)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
@@ -130,8 +136,62 @@ func (s *Store) LinkResultUpsert(ctx context.Context, rows []*store.LinkResult) 
 				return err
 			}
 		}
-		return nil
+		if !changed {
+			return nil
+		}
+		_, err = tx.Exec(ctx, markAllSources)
+		return err
 	})
+}
+
+// linkScore is what the quality score reads of a stored link check (check.Result's Checked,
+// OK and LinkResult): its status, error class and OK.
+type linkScore struct {
+	status     int
+	errorClass string
+	ok         bool
+}
+
+// linkScoreChange reports whether writing rows (a later row of a URL winning) changes the
+// linkScore of a URL, or stores a URL that has no row yet. It reads the stored rows in tx with
+// the dialect's RowLock, so that no other writer changes them before tx writes.
+func (s *Store) linkScoreChange(ctx context.Context, tx Querier, rows []*store.LinkResult) (bool, error) {
+	next := map[string]linkScore{}
+	for _, r := range rows {
+		next[r.URL] = linkScore{r.Status, r.ErrorClass, r.OK}
+	}
+	urls := make([]string, 0, len(next))
+	for u := range next {
+		urls = append(urls, u)
+	}
+	slices.Sort(urls) // the locks taken in one order
+	stored := 0
+	for chunk := range slices.Chunk(urls, maxIDsPerStatement) {
+		marks := make([]string, len(chunk))
+		args := make([]any, len(chunk))
+		for i, u := range chunk {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), u
+		}
+		type scored struct {
+			url string
+			linkScore
+		}
+		changed := false
+		err := Each(tx.Query(ctx, `SELECT url, status, error_class, ok FROM link_result
+			WHERE url IN (`+strings.Join(marks, ", ")+`) ORDER BY url `+s.d.SQL.RowLock, args...),
+			func(row Row) (scored, error) {
+				var r scored
+				return r, row.Scan(&r.url, &r.status, &r.errorClass, &r.ok)
+			}, func(r scored) error {
+				stored++
+				changed = changed || next[r.url] != r.linkScore
+				return nil
+			})
+		if err != nil || changed {
+			return changed, err
+		}
+	}
+	return stored < len(urls), nil
 }
 
 // linkArgs are r's values in linkColumns' order.
@@ -184,6 +244,11 @@ func (s *Store) LinkResultPrune(ctx context.Context) (int, error) {
 			return n, err
 		}
 		n += int(k)
+	}
+	if n > 0 { // marked after the deletes: a mark never comes before its change
+		if _, err := s.q.Exec(ctx, markAllSources); err != nil {
+			return n, err
+		}
 	}
 	return n, nil
 }

@@ -2,6 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/harvester-dev/harvester/store"
 )
@@ -111,3 +114,32 @@ func (s *Scanner) qualityAggregate(row Row, org bool) (*store.QualityAggregate, 
 	}
 	return &a, nil
 }
+
+// QualityChangeList implements store.Store (the quality_change_source index answers it).
+func (s *Store) QualityChangeList(ctx context.Context, sourceID string) ([]int64, error) {
+	return Collect(s.q.Query(ctx, `SELECT id FROM quality_change WHERE source_id = $1 ORDER BY id`, sourceID),
+		func(row Row) (int64, error) {
+			var id int64
+			return id, row.Scan(&id)
+		})
+}
+
+// QualityChangeDelete implements store.Store, maxIDsPerStatement ids a statement.
+func (s *Store) QualityChangeDelete(ctx context.Context, ids []int64) error {
+	for chunk := range slices.Chunk(ids, maxIDsPerStatement) {
+		marks := make([]string, len(chunk))
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
+		}
+		if _, err := s.q.Exec(ctx, `DELETE FROM quality_change WHERE id IN (`+strings.Join(marks, ", ")+`)`,
+			args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markAllSources marks every source's quality inputs changed (store.Store QualityChangeList):
+// a stored link check may be any source's.
+const markAllSources = `INSERT INTO quality_change (source_id) SELECT id FROM harvest_source`

@@ -53,6 +53,10 @@ type SQL struct {
 	// check: FOR KEY SHARE on Postgres (which conflicts with JobLock's FOR UPDATE only, not
 	// with the aggregator's FOR NO KEY UPDATE), "" on SQLite.
 	JobOpenLock string
+	// RowLock is the lock a read takes on the rows a transaction writes next, as a clause at the
+	// end of the SELECT: FOR UPDATE on Postgres, "" on SQLite (its write transactions run one at
+	// a time).
+	RowLock string
 }
 
 // JobEnded is the error of a write of what (e.g. `dataset "x"`) that its JobOpen check refused:
