@@ -95,6 +95,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 			JobLock:     "FOR UPDATE",
 			JobOpenLock: jobOpenLock,
 			RowLock:     "FOR UPDATE",
+			SkipLocked:  "FOR UPDATE SKIP LOCKED",
 		},
 	}, s.OutcomeSettleBatch)
 	return s, nil

@@ -243,3 +243,40 @@ func testQualityReport(t *testing.T, s store.Store) {
 		CreatedAt: t0, Report: json.RawMessage(`{}`)})
 	require.ErrorIs(t, err, store.ErrNotFound)
 }
+
+// testLinkChangeMarks: a link check whose result changes marks every source's quality inputs
+// changed (QualityChangeList) and leaves one mark a source however many checks change, and a
+// job's end that deletes the marks it read after a later check still leaves that check's mark.
+func testLinkChangeMarks(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	a, b := newSource(t, s), newSource(t, s)
+	u := "https://marks.example.gov/" + uuid.NewString()
+	check := func(status int) {
+		t.Helper()
+		require.NoError(t, s.LinkResultUpsert(ctx, []*store.LinkResult{{URL: u, Status: status, OK: status == 200,
+			FinalURL: u, ContentLength: -1, CheckedAt: time.Now().UTC().Truncate(time.Microsecond)}}))
+	}
+	marks := func(src *store.Source) []int64 {
+		t.Helper()
+		ids, err := s.QualityChangeList(ctx, src.ID)
+		require.NoError(t, err)
+		return ids
+	}
+	for _, src := range []*store.Source{a, b} { // a source's first job scores it: start without marks
+		require.NoError(t, s.QualityChangeDelete(ctx, marks(src)))
+	}
+	for i := range 30 {
+		check([]int{200, 404}[i%2])
+	}
+	require.Len(t, marks(a), 1, "30 changed checks leave one mark")
+	require.Len(t, marks(b), 1)
+
+	read := marks(a) // a job's end reads a's marks, then scores
+	check(200)       // a check changes meanwhile
+	require.NoError(t, s.QualityChangeDelete(ctx, read))
+	require.NotEmpty(t, marks(a), "the check after the read keeps a mark")
+
+	require.NoError(t, s.QualityChangeDelete(ctx, marks(a)))
+	check(200) // the same result again: no change
+	require.Empty(t, marks(a))
+}

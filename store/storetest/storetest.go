@@ -96,6 +96,7 @@ var cases = []testCase{
 	{"Source/DeleteConflict", testSourceDeleteConflict},
 
 	{"LinkResult/Upsert", testLinkResultUpsert},
+	{"LinkResult/ChangeMarks", testLinkChangeMarks},
 	{"LinkResult/DatasetQualityStream", testDatasetQualityStream},
 	{"LinkResult/DatasetFindings", testDatasetFindings},
 	{"LinkResult/DatasetGraphs", testDatasetGraphs},

@@ -139,8 +139,7 @@ func (s *Store) LinkResultUpsert(ctx context.Context, rows []*store.LinkResult) 
 		if !changed {
 			return nil
 		}
-		_, err = tx.Exec(ctx, markAllSources)
-		return err
+		return s.markAllSources(ctx, tx)
 	})
 }
 
@@ -246,7 +245,7 @@ func (s *Store) LinkResultPrune(ctx context.Context) (int, error) {
 		n += int(k)
 	}
 	if n > 0 { // marked after the deletes: a mark never comes before its change
-		if _, err := s.q.Exec(ctx, markAllSources); err != nil {
+		if err := s.markAllSources(ctx, s.q); err != nil {
 			return n, err
 		}
 	}

@@ -140,6 +140,24 @@ func (s *Store) QualityChangeDelete(ctx context.Context, ids []int64) error {
 	return nil
 }
 
-// markAllSources marks every source's quality inputs changed (store.Store QualityChangeList):
-// a stored link check may be any source's.
-const markAllSources = `INSERT INTO quality_change (source_id) SELECT id FROM harvest_source`
+// markAllSources marks every source's quality inputs changed (store.Store QualityChangeList), a
+// stored link check being any source's, and deletes the marks this made redundant: those before
+// the new ones of a source that has a newer mark. Link checks change often and mark every
+// source, so without that a source whose jobs do not end (a paused source) would gather a mark a
+// link check. Deleting a mark is safe whenever a newer mark of its source is committed: a job's
+// end deletes only the marks it read before scoring, so the newest mark of a source outlives any
+// change made after that read, and the marks it read are of changes the scoring saw. Marks locked
+// by a concurrent writer are skipped (SQL.SkipLocked), never waited for: the next call takes them.
+func (s *Store) markAllSources(ctx context.Context, q Querier) error {
+	before, err := Count(ctx, q, `SELECT coalesce(max(id), 0) FROM quality_change`)
+	if err != nil {
+		return err
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO quality_change (source_id) SELECT id FROM harvest_source`); err != nil {
+		return err
+	}
+	_, err = q.Exec(ctx, `DELETE FROM quality_change WHERE id IN (SELECT o.id FROM quality_change o
+		WHERE o.id <= $1 AND EXISTS (SELECT 1 FROM quality_change n WHERE n.source_id = o.source_id AND n.id > $1)
+		`+s.d.SQL.SkipLocked+`)`, before)
+	return err
+}

@@ -57,6 +57,10 @@ type SQL struct {
 	// end of the SELECT: FOR UPDATE on Postgres, "" on SQLite (its write transactions run one at
 	// a time).
 	RowLock string
+	// SkipLocked is the clause at the end of a SELECT of rows a statement deletes that may be
+	// left for later: FOR UPDATE SKIP LOCKED on Postgres (rows another transaction writes are
+	// skipped, never waited for), "" on SQLite.
+	SkipLocked string
 }
 
 // JobEnded is the error of a write of what (e.g. `dataset "x"`) that its JobOpen check refused:
