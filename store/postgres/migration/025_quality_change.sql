@@ -71,15 +71,20 @@ CREATE TRIGGER quality_change_record_update AFTER UPDATE OF source_raw, schema_t
 -- +goose StatementBegin
 CREATE FUNCTION quality_change_record_error_rows() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    -- Each record's source by its primary key (a subquery a record: a transition table has no
+    -- statistics, and a join to harvest_record was planned as a scan of the whole table).
     IF TG_OP = 'INSERT' THEN
         INSERT INTO quality_change (source_id)
-        SELECT DISTINCT r.harvest_source_id FROM quality_change_new n JOIN harvest_record r ON r.id = n.harvest_record_id
-        WHERE NOT (n.carried_from_job_id IS NOT NULL
-            AND EXISTS (SELECT 1 FROM harvest_record_error e WHERE e.harvest_record_id = n.harvest_record_id
-                AND e.type = n.type AND e.carried_from_job_id IS NULL));
+        SELECT DISTINCT s.source_id FROM (SELECT DISTINCT n.harvest_record_id FROM quality_change_new n
+            WHERE n.harvest_record_id IS NOT NULL AND NOT (n.carried_from_job_id IS NOT NULL
+                AND EXISTS (SELECT 1 FROM harvest_record_error e WHERE e.harvest_record_id = n.harvest_record_id
+                    AND e.type = n.type AND e.carried_from_job_id IS NULL))) n
+        CROSS JOIN LATERAL (SELECT r.harvest_source_id FROM harvest_record r WHERE r.id = n.harvest_record_id) s (source_id);
     ELSE
         INSERT INTO quality_change (source_id)
-        SELECT DISTINCT r.harvest_source_id FROM quality_change_old o JOIN harvest_record r ON r.id = o.harvest_record_id;
+        SELECT DISTINCT s.source_id FROM (SELECT DISTINCT o.harvest_record_id FROM quality_change_old o
+            WHERE o.harvest_record_id IS NOT NULL) o
+        CROSS JOIN LATERAL (SELECT r.harvest_source_id FROM harvest_record r WHERE r.id = o.harvest_record_id) s (source_id);
     END IF;
     RETURN NULL;
 END $$;
