@@ -32,7 +32,9 @@ CREATE TRIGGER quality_change_dataset_update AFTER UPDATE ON dataset
         OR old.harvest_source_id IS NOT new.harvest_source_id
         OR (old.duplicate_of IS NULL) <> (new.duplicate_of IS NULL) OR old.dcat IS NOT new.dcat
 BEGIN
-    DELETE FROM quality_change WHERE source_id IN (new.harvest_source_id, old.harvest_source_id);
+    DELETE FROM quality_change WHERE source_id = new.harvest_source_id;
+    -- two statements: the same as one with IN (new, old) costs half as much again a row
+    DELETE FROM quality_change WHERE source_id = old.harvest_source_id AND old.harvest_source_id <> new.harvest_source_id;
     INSERT INTO quality_change (source_id) VALUES (new.harvest_source_id);
     INSERT INTO quality_change (source_id) SELECT old.harvest_source_id WHERE old.harvest_source_id <> new.harvest_source_id;
 END;
