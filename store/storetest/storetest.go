@@ -97,6 +97,7 @@ var cases = []testCase{
 
 	{"LinkResult/Upsert", testLinkResultUpsert},
 	{"LinkResult/ChangeMarks", testLinkChangeMarks},
+	{"Dataset/ChangeMarks", testDatasetChangeMarks},
 	{"LinkResult/DatasetQualityStream", testDatasetQualityStream},
 	{"LinkResult/DatasetFindings", testDatasetFindings},
 	{"LinkResult/DatasetGraphs", testDatasetGraphs},
