@@ -72,7 +72,7 @@ func encodeFramed(w any, fr *frames, body, transformed, xml []byte) ([]byte, err
 // invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped, …) without HTML escaping.
 var v1Envelope = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsontext.EscapeForHTML(false))
 
-// marshalEnvelope is marshal(v), byte for byte (TestEnvelopeAsEncodingJSON), with the encoder of
+// marshalEnvelope is Marshal(v), byte for byte (TestEnvelopeAsEncodingJSON), with the encoder of
 // github.com/go-json-experiment/json (the upstream of encoding/json/v2) under encoding/json's
 // semantics (v1Envelope), which takes less time and fewer allocations than encoding/json's
 // Encoder (BenchmarkSettledHop).
@@ -82,7 +82,7 @@ func marshalEnvelope(v any) ([]byte, error) {
 
 func encodeRecord(r *Record) ([]byte, error) {
 	if !framable(r.Body, r.Transformed, r.XML) {
-		return marshal(r)
+		return Marshal(r)
 	}
 	w := recordWire{Record: *r}
 	w.Body, w.Transformed, w.XML = nil, nil, nil

@@ -157,10 +157,10 @@ type RawText []byte
 // same (TestRawTextWire).
 func (t RawText) MarshalText() ([]byte, error) { return t, nil }
 
-// marshal is json.Marshal without HTML escaping: json.Marshal writes <, > and & as \u003c,
-// \u003e and \u0026, six bytes for one, and catalogs are full of HTML descriptions. Messages are
-// read by JSON decoders, never embedded in HTML.
-func marshal(v any) ([]byte, error) {
+// Marshal is json.Marshal without HTML escaping, the bytes NewMessage writes for v: json.Marshal
+// writes <, > and & as \u003c, \u003e and \u0026, six bytes for one, and catalogs are full of
+// HTML descriptions. Messages are read by JSON decoders, never embedded in HTML.
+func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -290,7 +290,7 @@ func NewMessage(subject string, v any, ids ...string) (*Message, error) {
 	case *Settled:
 		body, err = encodeSettled(v)
 	default:
-		body, err = marshal(v)
+		body, err = Marshal(v)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode %s message: %w", subject, err)

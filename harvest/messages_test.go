@@ -26,7 +26,7 @@ func TestMessagesKeepMarkup(t *testing.T) {
 	require.NoError(t, Decode(m, &rec))
 	require.Equal(t, body, string(rec.Body))
 
-	raw, err := marshal(RawText("<a href=\"x\">&</a>\n"))
+	raw, err := Marshal(RawText("<a href=\"x\">&</a>\n"))
 	require.NoError(t, err)
 	require.Equal(t, `"<a href=\"x\">&</a>\n"`, string(raw))
 	var back RawText
@@ -71,9 +71,9 @@ func TestRawTextWire(t *testing.T) {
 		"", `{"a": 1}`, "<b>x</b> & y", "line\u2028sep\u2029para", "tab\tnl\ncr\r\x00\x1f\x7f",
 		`quote " backslash \\ slash /`, "caf\xe9 \xff\xfe", "ü ☃ 𝄞", "{\n  \"identifier\": \"x\"\n}\n",
 	} {
-		want, err := marshal(string(body))
+		want, err := Marshal(string(body))
 		require.NoError(t, err)
-		got, err := marshal(RawText(body))
+		got, err := Marshal(RawText(body))
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got), "%q", body)
 
@@ -118,7 +118,7 @@ func TestFramedMessages(t *testing.T) {
 	require.NoError(t, Decode(m, &back))
 	require.Equal(t, rec, back)
 
-	old, err := marshal(&rec) // the plain form, as before framing
+	old, err := Marshal(&rec) // the plain form, as before framing
 	require.NoError(t, err)
 	back = Record{}
 	require.NoError(t, Decode(NewRawMessage("old", old), &back))
@@ -186,7 +186,7 @@ func BenchmarkRecordHop(b *testing.B) {
 	b.Run("plain", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			data, err := marshal(&rec)
+			data, err := Marshal(&rec)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -290,7 +290,7 @@ func envelopeAsEncodingJSON(t *testing.T, odd string) {
 		&settledWire{Settled: Settled{V: 1, Kind: SettledOutcome, Identifier: odd}, Frames: &frames{Transformed: 2}},
 	}
 	for _, v := range values {
-		want, err := marshal(v)
+		want, err := Marshal(v)
 		require.NoError(t, err)
 		got, err := marshalEnvelope(v)
 		require.NoError(t, err)

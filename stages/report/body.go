@@ -140,7 +140,7 @@ func (h *Handler) pages(ctx context.Context, jobID string, outcomes []harvest.Ou
 // escaping), v's empty changedResources and removedResources (listsMarker) filled by changed
 // and removed.
 func writeLists(w io.Writer, v any, changed, removed func(emit func(harvest.Resource) error) error) error {
-	skeleton, err := encode(v)
+	skeleton, err := harvest.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -179,17 +179,6 @@ func writeLists(w io.Writer, v any, changed, removed func(emit func(harvest.Reso
 	}
 	_, _ = bw.Write(skeleton[i+len(listsMarker):])
 	return bw.Flush()
-}
-
-// encode is v's JSON as harvest.NewMessage encodes it.
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 // sortedByURI returns rs sorted by URI, each URI once.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/harvester-dev/harvester/store"
@@ -206,13 +204,9 @@ const maxIDsPerStatement = 500
 func (s *Store) DatasetDuplicatePossible(ctx context.Context, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for chunk := range slices.Chunk(ids, maxIDsPerStatement) {
-		marks := make([]string, len(chunk))
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
-		}
+		marks, args := inList(chunk)
 		err := AddIDs(out, s.q.Query(ctx, `SELECT CAST(d.id AS TEXT) FROM dataset d WHERE d.id IN (`+
-			strings.Join(marks, ", ")+`) AND `+DuplicatePossible(""), args...))
+			marks+`) AND `+DuplicatePossible(""), args...))
 		if err != nil {
 			return nil, err
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"hash/maphash"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
@@ -83,12 +81,8 @@ func (s *Store) DatasetLinkURLs(ctx context.Context, sourceID string) ([]string,
 func (s *Store) LinkResultGet(ctx context.Context, urls []string) (map[string]*store.LinkResult, error) {
 	out := map[string]*store.LinkResult{}
 	for chunk := range slices.Chunk(urls, maxIDsPerStatement) {
-		marks := make([]string, len(chunk))
-		args := make([]any, len(chunk))
-		for i, u := range chunk {
-			marks[i], args[i] = "$"+strconv.Itoa(i+1), u
-		}
-		err := Each(s.q.Query(ctx, `SELECT `+linkColumns+` FROM link_result WHERE url IN (`+strings.Join(marks, ", ")+`)`,
+		marks, args := inList(chunk)
+		err := Each(s.q.Query(ctx, `SELECT `+linkColumns+` FROM link_result WHERE url IN (`+marks+`)`,
 			args...), s.scan.linkResult, func(r *store.LinkResult) error {
 			out[r.URL] = r
 			return nil
@@ -166,18 +160,14 @@ func (s *Store) linkScoreChange(ctx context.Context, tx Querier, rows []*store.L
 	slices.Sort(urls) // the locks taken in one order
 	stored := 0
 	for chunk := range slices.Chunk(urls, maxIDsPerStatement) {
-		marks := make([]string, len(chunk))
-		args := make([]any, len(chunk))
-		for i, u := range chunk {
-			marks[i], args[i] = "$"+strconv.Itoa(i+1), u
-		}
+		marks, args := inList(chunk)
 		type scored struct {
 			url string
 			linkScore
 		}
 		changed := false
 		err := Each(tx.Query(ctx, `SELECT url, status, error_class, ok FROM link_result
-			WHERE url IN (`+strings.Join(marks, ", ")+`) ORDER BY url `+s.d.SQL.RowLock, args...),
+			WHERE url IN (`+marks+`) ORDER BY url `+s.d.SQL.RowLock, args...),
 			func(row Row) (scored, error) {
 				var r scored
 				return r, row.Scan(&r.url, &r.status, &r.errorClass, &r.ok)
@@ -233,12 +223,8 @@ func (s *Store) LinkResultPrune(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for chunk := range slices.Chunk(drop, maxIDsPerStatement) {
-		marks := make([]string, len(chunk))
-		args := make([]any, len(chunk))
-		for i, u := range chunk {
-			marks[i], args[i] = "$"+strconv.Itoa(i+1), u
-		}
-		k, err := s.q.Exec(ctx, `DELETE FROM link_result WHERE url IN (`+strings.Join(marks, ", ")+`)`, args...)
+		marks, args := inList(chunk)
+		k, err := s.q.Exec(ctx, `DELETE FROM link_result WHERE url IN (`+marks+`)`, args...)
 		if err != nil {
 			return n, err
 		}
@@ -256,18 +242,14 @@ func (s *Store) LinkResultPrune(ctx context.Context) (int, error) {
 func (s *Store) DatasetFindings(ctx context.Context, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for chunk := range slices.Chunk(ids, maxIDsPerStatement) {
-		marks := make([]string, len(chunk))
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
-		}
+		marks, args := inList(chunk)
 		type finding struct {
 			id  string
 			has bool
 		}
 		err := Each(s.q.Query(ctx, `SELECT CAST(d.id AS TEXT), `+findingsOf+`
 			FROM dataset d LEFT JOIN harvest_record r ON r.id = d.harvest_record_id
-			WHERE d.id IN (`+strings.Join(marks, ", ")+`)`, args...), func(row Row) (finding, error) {
+			WHERE d.id IN (`+marks+`)`, args...), func(row Row) (finding, error) {
 			var f finding
 			return f, row.Scan(&f.id, &f.has)
 		}, func(f finding) error {
@@ -285,18 +267,14 @@ func (s *Store) DatasetFindings(ctx context.Context, ids []string) (map[string]b
 func (s *Store) DatasetGraphs(ctx context.Context, ids []string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for chunk := range slices.Chunk(ids, maxIDsPerStatement) {
-		marks := make([]string, len(chunk))
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
-		}
+		marks, args := inList(chunk)
 		type graph struct {
 			id     string
 			nquads string
 		}
 		err := Each(s.q.Query(ctx, `SELECT CAST(d.id AS TEXT), r.source_raw
 			FROM dataset d JOIN harvest_record r ON r.id = d.harvest_record_id
-			WHERE d.id IN (`+strings.Join(marks, ", ")+`) AND r.schema_type = '`+string(harvest.SchemaDCATAP)+`'
+			WHERE d.id IN (`+marks+`) AND r.schema_type = '`+string(harvest.SchemaDCATAP)+`'
 				AND r.source_raw IS NOT NULL AND r.source_raw <> ''`, args...), func(row Row) (graph, error) {
 			var g graph
 			return g, row.Scan(&g.id, &g.nquads)

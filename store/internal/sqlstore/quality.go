@@ -3,8 +3,6 @@ package sqlstore
 import (
 	"context"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/harvester-dev/harvester/store"
 )
@@ -127,12 +125,8 @@ func (s *Store) QualityChangeList(ctx context.Context, sourceID string) ([]int64
 // QualityChangeDelete implements store.Store, maxIDsPerStatement ids a statement.
 func (s *Store) QualityChangeDelete(ctx context.Context, ids []int64) error {
 	for chunk := range slices.Chunk(ids, maxIDsPerStatement) {
-		marks := make([]string, len(chunk))
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			marks[i], args[i] = "$"+strconv.Itoa(i+1), id
-		}
-		if _, err := s.q.Exec(ctx, `DELETE FROM quality_change WHERE id IN (`+strings.Join(marks, ", ")+`)`,
+		marks, args := inList(chunk)
+		if _, err := s.q.Exec(ctx, `DELETE FROM quality_change WHERE id IN (`+marks+`)`,
 			args...); err != nil {
 			return err
 		}

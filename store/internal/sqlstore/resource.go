@@ -13,6 +13,16 @@ import (
 // resourceChunk is how many URIs one ResourceIDs statement names.
 const resourceChunk = 500
 
+// inList is the placeholders "$1, $2, …" of vals, for an IN list, and vals as the statement's
+// arguments.
+func inList[T any](vals []T) (string, []any) {
+	args := make([]any, len(vals))
+	for i, v := range vals {
+		args[i] = v
+	}
+	return placeholders(1, len(vals), 1, ""), args
+}
+
 // placeholders is "$from, $from+1, …" n times, or, with group > 1, n groups "($a, $b, now())"
 // of group placeholders each (the rows of a multi-row VALUES).
 func placeholders(from, n, group int, suffix string) string {
