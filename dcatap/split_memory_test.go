@@ -68,16 +68,7 @@ func TestSplitSpilledByIDs(t *testing.T) {
 <http://ex.org/d> a dcat:Dataset .
 <http://ex.org/big> a dcat:Dataset ; dct:title "big", "a big one" ; dct:subject [ dct:p 1, 2, 3, 4, 5, 6, 7 ] .
 [] a dcat:DatasetSeries .
-`, "catalogs": `@prefix dcat: <http://www.w3.org/ns/dcat#> .
-<http://ex.org/z> a dcat:Catalog ; dcat:dataset <http://ex.org/d1>, <http://ex.org/d2>, <http://ex.org/s> .
-<http://ex.org/a> a dcat:Catalog ; dcat:dataset <http://ex.org/d2>, <http://ex.org/d1>, <http://ex.org/m> .
-<http://ex.org/m> a dcat:Catalog ; dcat:dataset <http://ex.org/d1>, <http://ex.org/m> .
-<http://ex.org/d1> a dcat:Dataset ; dcat:inSeries <http://ex.org/s> .
-<http://ex.org/d2> a dcat:Dataset .
-<http://ex.org/s> a dcat:DatasetSeries .
-<http://ex.org/m> a dcat:Dataset .
-<http://ex.org/d3> dcat:inSeries <http://ex.org/s> .
-`, "no catalog": `<http://ex.org/d> a <http://www.w3.org/ns/dcat#Dataset> ; <http://ex.org/p> <http://ex.org/o> .
+`, "catalogs": catalogsTurtle, "no catalog": `<http://ex.org/d> a <http://www.w3.org/ns/dcat#Dataset> ; <http://ex.org/p> <http://ex.org/o> .
 <http://ex.org/o> <http://ex.org/p> "x" .`, "no type": `<http://ex.org/d> <http://ex.org/p> "x" .`}
 	for name, doc := range docs {
 		mem := parseString(t, doc)

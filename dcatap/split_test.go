@@ -410,11 +410,9 @@ func TestSplitEveryCorpusFile(t *testing.T) {
 	}
 }
 
-// A record's Catalogs are sorted and distinct however it is listed: by catalogs in any order,
-// and by a catalog that lists it both directly and through its series; records with the same
-// catalogs, listed in another order, get the same list.
-func TestSplitCatalogsSortedDistinct(t *testing.T) {
-	byKey, _ := splitAll(t, parseString(t, `@prefix dcat: <http://www.w3.org/ns/dcat#> .
+// catalogsTurtle lists records through catalogs and a series in several orders, one resource a
+// catalog and a dataset both, and a series member no catalog lists.
+const catalogsTurtle = `@prefix dcat: <http://www.w3.org/ns/dcat#> .
 <http://ex.org/z> a dcat:Catalog ; dcat:dataset <http://ex.org/d1>, <http://ex.org/d2>, <http://ex.org/s> .
 <http://ex.org/a> a dcat:Catalog ; dcat:dataset <http://ex.org/d2>, <http://ex.org/d1>, <http://ex.org/m> .
 <http://ex.org/m> a dcat:Catalog ; dcat:dataset <http://ex.org/d1>, <http://ex.org/m> .
@@ -423,7 +421,13 @@ func TestSplitCatalogsSortedDistinct(t *testing.T) {
 <http://ex.org/s> a dcat:DatasetSeries .
 <http://ex.org/m> a dcat:Dataset .
 <http://ex.org/d3> dcat:inSeries <http://ex.org/s> .
-`))
+`
+
+// A record's Catalogs are sorted and distinct however it is listed: by catalogs in any order,
+// and by a catalog that lists it both directly and through its series; records with the same
+// catalogs, listed in another order, get the same list.
+func TestSplitCatalogsSortedDistinct(t *testing.T) {
+	byKey, _ := splitAll(t, parseString(t, catalogsTurtle))
 	assert.Equal(t, []string{"http://ex.org/a", "http://ex.org/m", "http://ex.org/z"}, byKey["dataset http://ex.org/d1"].Catalogs)
 	assert.Equal(t, []string{"http://ex.org/a", "http://ex.org/z"}, byKey["dataset http://ex.org/d2"].Catalogs)
 	assert.Equal(t, []string{"http://ex.org/z"}, byKey["dataset http://ex.org/d3"].Catalogs, "a member untyped")

@@ -29,26 +29,13 @@ func TestBatchRetriesAFailedRecordAlone(t *testing.T) {
 	bus := testBus(t)
 	const jobID = "00000000-0000-0000-0000-0000000000b7"
 	ids := []string{"r0", "r1", "flaky", "r3", "broken"}
-	for _, id := range ids { // queued before the stage subscribes: one batch
-		m, err := harvest.RecordMessage(harvest.SubjectValidate, &harvest.Record{JobID: jobID, Identifier: id})
-		require.NoError(t, err)
-		require.NoError(t, bus.Publisher().Publish(harvest.SubjectValidate, m))
-	}
+	queueRecords(t, bus, jobID, ids) // queued before the stage subscribes: one batch
 
 	r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: prometheus.NewRegistry(),
 		MaxRetries: 2, RetryInterval: time.Millisecond, BatchSize: 8, BatchLinger: time.Second})
 	require.NoError(t, err)
 	handler, calls := failingStage(t)
-	require.NoError(t, r.AddStage(router.Stage{Name: "validate", Subject: harvest.SubjectValidate,
-		Handler: handler, Concurrency: 8, MaxPending: 8,
-		GiveUp: settleErrored}))
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { require.NoError(t, r.Close()); <-done })
-	<-r.Running()
-
-	js, err := jetstream.New(bus.Conn())
-	require.NoError(t, err)
+	js := runValidateStage(t, ctx, bus, r, handler)
 	// Every record settles: four added (flaky after its retry), broken errored by its hook.
 	var outcomes map[string]harvest.Outcome
 	var twice []string
@@ -79,6 +66,33 @@ func TestBatchRetriesAFailedRecordAlone(t *testing.T) {
 
 	requireFailedOnly(t, js, "broken")
 	requireAllAcked(t, js)
+}
+
+// queueRecords publishes a record message of each of ids, of job jobID, to the VALIDATE subject.
+func queueRecords(t *testing.T, bus *router.Bus, jobID string, ids []string) {
+	t.Helper()
+	for _, id := range ids {
+		m, err := harvest.RecordMessage(harvest.SubjectValidate, &harvest.Record{JobID: jobID, Identifier: id})
+		require.NoError(t, err)
+		require.NoError(t, bus.Publisher().Publish(harvest.SubjectValidate, m))
+	}
+}
+
+// runValidateStage runs r with handler as the VALIDATE stage (8 at once, settleErrored its
+// give-up hook) until the test ends, and returns a JetStream client of bus.
+func runValidateStage(t *testing.T, ctx context.Context, bus *router.Bus, r *router.Router,
+	handler harvest.BatchHandler) jetstream.JetStream {
+	t.Helper()
+	require.NoError(t, r.AddStage(router.Stage{Name: "validate", Subject: harvest.SubjectValidate,
+		Handler: handler, Concurrency: 8, MaxPending: 8,
+		GiveUp: settleErrored}))
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { require.NoError(t, r.Close()); <-done })
+	<-r.Running()
+	js, err := jetstream.New(bus.Conn())
+	require.NoError(t, err)
+	return js
 }
 
 // settleErrored is a give-up hook that settles the record as errored.
@@ -198,11 +212,7 @@ func TestRetriesWaitForAnUnavailableService(t *testing.T) {
 	bus := testBus(t)
 	const jobID = "00000000-0000-0000-0000-0000000000b8"
 	ids := []string{"away", "broken"}
-	for _, id := range ids {
-		m, err := harvest.RecordMessage(harvest.SubjectValidate, &harvest.Record{JobID: jobID, Identifier: id})
-		require.NoError(t, err)
-		require.NoError(t, bus.Publisher().Publish(harvest.SubjectValidate, m))
-	}
+	queueRecords(t, bus, jobID, ids)
 	r, err := router.New(bus, router.Config{Logger: slog.New(slog.DiscardHandler), Registerer: prometheus.NewRegistry(),
 		MaxRetries: 2, RetryInterval: time.Millisecond, BatchSize: 8, BatchLinger: time.Second,
 		Unavailable: func(err error) bool { return errors.Is(err, errDown) }})
@@ -229,16 +239,7 @@ func TestRetriesWaitForAnUnavailableService(t *testing.T) {
 		}
 		return res
 	}
-	require.NoError(t, r.AddStage(router.Stage{Name: "validate", Subject: harvest.SubjectValidate,
-		Handler: handler, Concurrency: 8, MaxPending: 8,
-		GiveUp: settleErrored}))
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { require.NoError(t, r.Close()); <-done })
-	<-r.Running()
-
-	js, err := jetstream.New(bus.Conn())
-	require.NoError(t, err)
+	js := runValidateStage(t, ctx, bus, r, handler)
 	var outcomes map[string]harvest.Outcome
 	require.Eventually(t, func() bool {
 		outcomes, _ = settledOutcomes(js, jobID)

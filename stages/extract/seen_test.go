@@ -21,17 +21,7 @@ import (
 // backends, so COMPARE deletes only the dataset the catalog no longer has.
 func TestHandleStoresSeenBeforeListing(t *testing.T) {
 	t.Parallel()
-	backends := map[string]func(t *testing.T) store.Store{
-		"sqlite": func(t *testing.T) store.Store { return openSQLite(t) },
-		"postgres": func(t *testing.T) store.Store {
-			st, err := postgres.Open(context.Background(), dbtest.URL(t))
-			require.NoError(t, err)
-			t.Cleanup(st.Close)
-			require.NoError(t, st.Migrate(context.Background()))
-			return st
-		},
-	}
-	for name, open := range backends {
+	for name, open := range backends() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			n := 2*extract.SeenBatch + 7
@@ -62,17 +52,7 @@ func TestHandleStoresSeenBeforeListing(t *testing.T) {
 // in the store (JobIdentifierClaimBatch).
 func TestRedeliveredListingFindsNoRepeats(t *testing.T) {
 	t.Parallel()
-	backends := map[string]func(t *testing.T) store.Store{
-		"sqlite": func(t *testing.T) store.Store { return openSQLite(t) },
-		"postgres": func(t *testing.T) store.Store {
-			st, err := postgres.Open(context.Background(), dbtest.URL(t))
-			require.NoError(t, err)
-			t.Cleanup(st.Close)
-			require.NoError(t, st.Migrate(context.Background()))
-			return st
-		},
-	}
-	for name, open := range backends {
+	for name, open := range backends() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			doc := func(ids ...string) []byte {
@@ -98,5 +78,20 @@ func TestRedeliveredListingFindsNoRepeats(t *testing.T) {
 			require.Equal(t, map[string]string{"a": `dataset #3 repeats identifier "a" of dataset #2 in this catalog; the first one is kept`},
 				changed.OnlyErrors(t, harvest.TypeDuplicateIdentifier))
 		})
+	}
+}
+
+// backends opens a migrated store of each backend, by name: SQLite, and Postgres on a scratch
+// database of the test server (dbtest.URL).
+func backends() map[string]func(t *testing.T) store.Store {
+	return map[string]func(t *testing.T) store.Store{
+		"sqlite": func(t *testing.T) store.Store { return openSQLite(t) },
+		"postgres": func(t *testing.T) store.Store {
+			st, err := postgres.Open(context.Background(), dbtest.URL(t))
+			require.NoError(t, err)
+			t.Cleanup(st.Close)
+			require.NoError(t, st.Migrate(context.Background()))
+			return st
+		},
 	}
 }
