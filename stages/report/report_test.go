@@ -219,17 +219,7 @@ func TestFinishTriedOnceTheCountIsReached(t *testing.T) {
 			} else {
 				batches = append(batches, expected)
 			}
-			var reports []*harvest.Message
-			for _, b := range batches {
-				for _, r := range h.HandleBatch(t.Context(), b) {
-					require.NoError(t, r.Err)
-					reports = append(reports, r.Out...)
-				}
-			}
-			require.Len(t, reports, 2, "one report for the job, and its FDK form")
-			got, err := st.JobGet(t.Context(), job.ID)
-			require.NoError(t, err)
-			require.Equal(t, harvest.JobComplete, got.Status)
+			got := requireReported(t, st, h, job, batches...)
 			require.Equal(t, n, got.Added)
 			// Expected first: the expected message tries (too early), then the last batch.
 			// Expected last: only the expected message tries. Not once per batch.
@@ -259,25 +249,33 @@ func TestFinishAfterOutcomesSettledAlone(t *testing.T) {
 		h, err := report.New(batchRefuser{st}, prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		require.NoError(t, err)
 		const n = 5
-		var reports []*harvest.Message
-		for _, r := range h.HandleBatch(t.Context(), []*harvest.Message{
-			settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}) {
-			require.NoError(t, r.Err)
-			reports = append(reports, r.Out...)
-		}
+		expected := []*harvest.Message{
+			settledMessage(t, &harvest.Settled{Kind: harvest.SettledExpected, JobID: job.ID, Expected: n})}
 		var batch []*harvest.Message
 		for i := range n {
 			id := fmt.Sprintf("rec-%d", i)
 			batch = append(batch, settledMessage(t, &harvest.Settled{Kind: harvest.SettledOutcome, JobID: job.ID,
 				Key: harvest.IdentifierKey(id), Identifier: id, Outcome: harvest.OutcomeAdded, Validated: true}))
 		}
-		for _, r := range h.HandleBatch(t.Context(), batch) {
+		requireReported(t, st, h, job, expected, batch)
+	})
+}
+
+// requireReported hands h the batches in turn, each without error, and requires two reports
+// (the job's and its FDK form) and job complete; it returns the job's row.
+func requireReported(t *testing.T, st store.Store, h *report.Handler, job *store.HarvestJob,
+	batches ...[]*harvest.Message) *store.HarvestJob {
+	t.Helper()
+	var reports []*harvest.Message
+	for _, b := range batches {
+		for _, r := range h.HandleBatch(t.Context(), b) {
 			require.NoError(t, r.Err)
 			reports = append(reports, r.Out...)
 		}
-		require.Len(t, reports, 2, "one report for the job, and its FDK form")
-		got, err := st.JobGet(t.Context(), job.ID)
-		require.NoError(t, err)
-		require.Equal(t, harvest.JobComplete, got.Status)
-	})
+	}
+	require.Len(t, reports, 2, "one report for the job, and its FDK form")
+	got, err := st.JobGet(t.Context(), job.ID)
+	require.NoError(t, err)
+	require.Equal(t, harvest.JobComplete, got.Status)
+	return got
 }
