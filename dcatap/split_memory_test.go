@@ -1,7 +1,9 @@
 package dcatap
 
 import (
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -70,10 +72,67 @@ func TestSplitSpilledByIDs(t *testing.T) {
 [] a dcat:DatasetSeries .
 `, "catalogs": catalogsTurtle, "no catalog": `<http://ex.org/d> a <http://www.w3.org/ns/dcat#Dataset> ; <http://ex.org/p> <http://ex.org/o> .
 <http://ex.org/o> <http://ex.org/p> "x" .`, "no type": `<http://ex.org/d> <http://ex.org/p> "x" .`}
+	docs["chain, cycle and a huge value"] = hostileTurtle(200)
 	for name, doc := range docs {
 		mem := parseString(t, doc)
 		for _, threshold := range []int{0, 3} {
 			spillAndCompare(t, name, mem, threshold)
 		}
 	}
+}
+
+
+// hostileTurtle is a catalog of two datasets whose closures walk a chain of n blank nodes (each
+// numbered, so that no two are alike) that ends in a cycle back to its start, and a cycle of IRIs through the other dataset (where the
+// closure stops), one dataset with a 200 KB title.
+func hostileTurtle(n int) string {
+	var b strings.Builder
+	b.WriteString(`@prefix dcat: <http://www.w3.org/ns/dcat#> .
+@prefix dct: <http://purl.org/dc/terms/> .
+<http://ex.org/cat> a dcat:Catalog ; dcat:dataset <http://ex.org/d1>, <http://ex.org/d2> .
+<http://ex.org/d1> a dcat:Dataset ; dct:subject _:b0 ; dct:relation <http://ex.org/r1> .
+<http://ex.org/r1> dct:relation <http://ex.org/r2> .
+<http://ex.org/r2> dct:relation <http://ex.org/r1>, <http://ex.org/d2> .
+<http://ex.org/d2> a dcat:Dataset ; dct:relation <http://ex.org/d1> ; dct:title "`)
+	b.WriteString(strings.Repeat("x", 200<<10))
+	b.WriteString("\" .\n")
+	for i := range n {
+		fmt.Fprintf(&b, "_:b%d <http://ex.org/n> %d ; <http://ex.org/next> _:b%d .\n", i, i, (i+1)%n)
+	}
+	return b.String()
+}
+
+// TestSplitSpilledHostile: on the graph spilled to disk, Split walks a record's chain of 200
+// blank nodes that cycles back to its start once each, follows a cycle of IRIs until it meets
+// the other dataset (whose link alone stays), and keeps a 200 KB title whole.
+func TestSplitSpilledHostile(t *testing.T) {
+	mem := parseString(t, hostileTurtle(200))
+	disk, err := rdf.NewGraph(t.TempDir(), 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = disk.Close() })
+	for _, tr := range triplesOf(t, mem) {
+		require.NoError(t, disk.Add(tr))
+	}
+	byKey, _ := splitAll(t, disk)
+	d1 := byKey["dataset http://ex.org/d1"]
+	require.NotNil(t, d1)
+	next, titles := 0, 0
+	for _, tr := range d1.Triples {
+		switch tr.P.Value {
+		case "http://ex.org/next":
+			next++
+		case "http://purl.org/dc/terms/title":
+			titles++
+		}
+	}
+	require.Equal(t, 200, next, "every link of the chain once, the cycle closed once")
+	require.Zero(t, titles, "the closure stops at the other dataset")
+	require.Len(t, d1.Triples, 2*200+6) // the chain's numbers; type, subject, relation; r1's, r2's two
+	d2 := byKey["dataset http://ex.org/d2"]
+	require.NotNil(t, d2)
+	found := false
+	for _, tr := range d2.Triples {
+		found = found || len(tr.O.Value) == 200<<10
+	}
+	require.True(t, found, "the 200 KB title kept whole")
 }
