@@ -81,7 +81,6 @@ func TestSplitSpilledByIDs(t *testing.T) {
 	}
 }
 
-
 // hostileTurtle is a catalog of two datasets whose closures walk a chain of n blank nodes (each
 // numbered, so that no two are alike) that ends in a cycle back to its start, and a cycle of IRIs through the other dataset (where the
 // closure stops), one dataset with a 200 KB title.
