@@ -82,8 +82,8 @@ func TestSplitSpilledByIDs(t *testing.T) {
 }
 
 // hostileTurtle is a catalog of two datasets whose closures walk a chain of n blank nodes (each
-// numbered, so that no two are alike) that ends in a cycle back to its start, and a cycle of IRIs through the other dataset (where the
-// closure stops), one dataset with a 200 KB title.
+// numbered, so that no two are alike) that ends in a cycle back to its start, and a cycle of
+// IRIs through the other dataset (where the closure stops), one dataset with a 200 KB title.
 func hostileTurtle(n int) string {
 	var b strings.Builder
 	b.WriteString(`@prefix dcat: <http://www.w3.org/ns/dcat#> .
