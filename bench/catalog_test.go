@@ -8,10 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/change"
 	"github.com/harvester-dev/harvester/corpustest"
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/compare"
 )
 
 // The synthetic catalog has n valid records with unique identifiers and titles, more than the
@@ -60,9 +60,9 @@ func TestCatalogHasUniqueValidRecordsAndTenPercentChanged(t *testing.T) {
 			require.NoError(t, err)
 			require.Empty(t, problems, "record %d", i)
 		}
-		a, err := compare.SourceHash(plain[i])
+		a, err := change.SourceHash(plain[i])
 		require.NoError(t, err)
-		b, err := compare.SourceHash(changed[i])
+		b, err := change.SourceHash(changed[i])
 		require.NoError(t, err)
 		if a != b {
 			differ++

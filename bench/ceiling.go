@@ -14,9 +14,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/harvester-dev/harvester/change"
 	"github.com/harvester-dev/harvester/dcatus"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/compare"
 )
 
 // ceilingBatch is the batch size of the batched ceilings (JetStream fetch, Postgres COPY).
@@ -68,10 +68,10 @@ func parallel(n int, fn func(i int) error) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// ceilingHash is the canonical hashing (compare.SourceHash) of n records on every core.
+// ceilingHash is the canonical hashing (change.SourceHash) of n records on every core.
 func ceilingHash(bodies [][]byte, n int) (time.Duration, error) {
 	return parallel(n, func(i int) error {
-		_, err := compare.SourceHash(bodies[i%len(bodies)])
+		_, err := change.SourceHash(bodies[i%len(bodies)])
 		return err
 	})
 }

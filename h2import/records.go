@@ -10,8 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/harvester-dev/harvester/change"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/stages/compare"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -172,7 +172,7 @@ func ourHash(schema harvest.SchemaType, raw string) string {
 		sum := sha256.Sum256([]byte(raw))
 		return hex.EncodeToString(sum[:])
 	}
-	h, err := compare.SourceHash([]byte(raw))
+	h, err := change.SourceHash([]byte(raw))
 	if err != nil {
 		return "" // H2.0 stored something that is not JSON: only H2.0's hash can match it
 	}

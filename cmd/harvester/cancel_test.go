@@ -12,9 +12,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/change"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/router/natstest"
-	"github.com/harvester-dev/harvester/stages/compare"
 	"github.com/harvester-dev/harvester/store"
 	"github.com/harvester-dev/harvester/store/dbtest"
 	"github.com/harvester-dev/harvester/store/postgres"
@@ -122,7 +122,7 @@ func cancelMidway(t *testing.T, be cancelBackend, sourceID string, jobType harve
 	require.NoError(t, err)
 	var recordIDs []string
 	for i, id := range slices.Sorted(maps.Keys(records)) {
-		hash, err := compare.SourceHash(records[id])
+		hash, err := change.SourceHash(records[id])
 		require.NoError(t, err)
 		rec, err := st.RecordInsert(ctx, &store.RecordInsertParams{ID: harvest.RecordID(job.ID, id), JobID: job.ID,
 			SourceID: sourceID, Identifier: id, Action: action, SourceHash: hash, SourceRaw: string(records[id]),

@@ -2,18 +2,14 @@ package compare
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/harvester-dev/harvester/dcatap"
-	"github.com/harvester-dev/harvester/h2hash"
+	"github.com/harvester-dev/harvester/change"
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/shacl/profiles"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -152,7 +148,7 @@ func (h *Handler) prepare(msg *harvest.Message, it *compared, res *harvest.Resul
 		return
 	}
 	if !rec.NotDownloaded {
-		hash, err := recordHash(rec)
+		hash, err := change.RecordHash(rec)
 		if err != nil {
 			res.Out, res.Err = harvest.Settle(harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeErrored,
 				harvest.RecordError{Type: harvest.TypeCompareError, Message: err.Error(), Severity: harvest.SeverityError}))
@@ -171,7 +167,7 @@ func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Resu
 		if known.Latest == nil { // EXTRACT saw it; gone since (a concurrent clear): nothing to carry
 			res.Out, res.Err = harvest.Settle(harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged))
 		} else {
-			res.Out, res.Err = harvest.Settle(unchanged(rec, known.Latest))
+			res.Out, res.Err = harvest.Settle(change.UnchangedOutcome(rec, known.Latest))
 		}
 		return nil
 	}
@@ -181,7 +177,7 @@ func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Resu
 		return nil
 	}
 	if action == "" {
-		action, rec.Revalidate, rec.Rejudge = decide(rec, it.hash, known)
+		action, rec.Revalidate, rec.Rejudge = change.Decide(rec, it.hash, known)
 	}
 	rec.Action, rec.SourceHash = action, it.hash
 	switch {
@@ -189,12 +185,12 @@ func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Resu
 		res.Out, res.Err = harvest.Next(onward(rec), rec)
 		return nil
 	case action == harvest.ActionUnchanged:
-		res.Out, res.Err = harvest.Settle(unchanged(rec, known.Latest))
+		res.Out, res.Err = harvest.Settle(change.UnchangedOutcome(rec, known.Latest))
 		return nil
 	}
 	return &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID, SourceID: rec.SourceID,
 		Identifier: rec.Identifier, Action: action, SourceHash: it.hash, SourceRaw: sourceRaw(rec),
-		SchemaType: rec.SchemaType, SHACLProfile: shaclProfile(rec), Replay: rec.Replay}
+		SchemaType: rec.SchemaType, SHACLProfile: change.SHACLProfile(rec), Replay: rec.Replay}
 }
 
 // onward is the subject of a changed record's next stage: VALIDATE for a record that already
@@ -251,88 +247,6 @@ func (h *Handler) beat(ctx context.Context, jobID string) error {
 		return fmt.Errorf("job heartbeat: %w", err)
 	}
 	return nil
-}
-
-// decide decides what the record does to the catalog, from what the store knows of it. It is
-// unchanged when the newest record with a known outcome has the same hash (sameContent) and was
-// checked under the same settings (sameChecks: an invalid record stays unchanged until it, or
-// the source's schema_type or shacl_profile, changes) and its cross-source duplicate standing
-// is not stale (a source's precedence changed: SYNC must judge the pair again) and was not
-// moved by another source's job. Otherwise it is an update when the
-// catalog has a live dataset for the identifier and a create when it has none, so counts follow
-// the catalog even after an interrupted job. revalidate is true for an update whose content is
-// that of a record that was valid and whose dataset is live: only the settings changed, and
-// VALIDATE settles it unchanged if it is still valid (harvest.Record.Revalidate). rejudge is
-// true instead when, besides, another source's job moved the dataset (held it, made it live
-// again, swapped its pair): SYNC judges it again and settles it unchanged with a warning that
-// is true now (harvest.Record.Rejudge). A validate job writes no dataset: it only revalidates.
-func decide(rec *harvest.Record, hash string, known *store.RecordCompare) (action harvest.Action, revalidate, rejudge bool) {
-	latest := known.Latest
-	same := latest != nil && latest.Action != harvest.ActionDelete && rec.JobType != harvest.JobForceHarvest &&
-		sameContent(rec, hash, latest)
-	moved := known.DuplicateMoved && known.DatasetLive && rec.JobType != harvest.JobValidate
-	switch {
-	case same && sameChecks(rec, latest) && !known.DuplicateStale && !moved:
-		return harvest.ActionUnchanged, false, false
-	case known.DatasetLive:
-		again := same && latest.Status == harvest.RecordSuccess && !known.DuplicateStale
-		return harvest.ActionUpdate, again && !moved, again && moved
-	}
-	return harvest.ActionCreate, false, false
-}
-
-// sameChecks reports whether latest was validated as rec would be: against the same schema
-// type (a record written before schema_type was kept matches any), and, for a dcat-ap record,
-// with the same SHACL profile (one written before the profile was kept is validated again).
-func sameChecks(rec *harvest.Record, latest *store.RecordCompareLatest) bool {
-	return (latest.SchemaType == "" || latest.SchemaType == rec.SchemaType) && latest.SHACLProfile == shaclProfile(rec)
-}
-
-// shaclProfile is the SHACL profile VALIDATE checks rec with, as harvest_record keeps it: a
-// dcat-ap record's Profile, resolved (profiles.Resolve: "" is the default); "" for other schema
-// types.
-func shaclProfile(rec *harvest.Record) string {
-	if rec.SchemaType != harvest.SchemaDCATAP {
-		return ""
-	}
-	return profiles.Resolve(rec.Profile)
-}
-
-// sameContent reports whether the record, of our source_hash hash, has the content of latest:
-// the same source_hash, or, for a record imported from Data.gov H2.0 (harvester import-h2),
-// H2.0's source_hash of the record (package h2hash) equal to the one H2.0 stored. H2.0 keeps
-// the record sansjson-sorted, arrays included, so our hash of what it stored differs from our
-// hash of the publisher's document whenever an array is not in sorted order; H2.0's own hash
-// of the publisher's document does not. H2.0's hash is computed only for such records.
-func sameContent(rec *harvest.Record, hash string, latest *store.RecordCompareLatest) bool {
-	if latest.SourceHash == hash {
-		return true
-	}
-	if latest.H2SourceHash == "" {
-		return false
-	}
-	if len(rec.XML) > 0 {
-		return h2hash.XML(string(rec.XML)) == latest.H2SourceHash
-	}
-	h2, err := h2hash.JSON(rec.Body)
-	return err == nil && h2 == latest.H2SourceHash
-}
-
-// unchanged is the outcome of a record that decide found unchanged since latest, its newest
-// comparable record. A record that was invalid then is invalid still: it is not validated
-// again (Data.gov re-inserts and re-validates such records every run, d.g#5299), but it
-// counts as errored in this job too, which carries latest's error rows (marked as carried from
-// latest's job), so the job's counts, its record errors and an on_error email say what a
-// validate job would. A record that was valid is unchanged, and carries latest's warning rows
-// the same way, so an unchanged rerun warns about (and counts as warned) what the job that
-// checked it did.
-func unchanged(rec *harvest.Record, latest *store.RecordCompareLatest) *harvest.Settled {
-	s := harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged)
-	s.CarriedFromRecordID = latest.ID
-	if latest.Status == harvest.RecordErrorValidation || latest.Status == harvest.RecordErrorTransform {
-		s.Outcome = harvest.OutcomeErrored
-	}
-	return s
 }
 
 // notModified settles a job whose document the server reported unchanged (304) since job
@@ -494,22 +408,6 @@ func (h *Handler) publishDelete(l *harvest.Listing, identifier string) error {
 		return err
 	}
 	return h.pub.Publish(harvest.SubjectSync, m)
-}
-
-// recordHash is the source_hash of a record: SourceHash of a JSON record; for an XML record,
-// the SHA-256 of its bytes (Data.gov H2.0 does not canonicalise XML either); for a DCAT-AP
-// record, dcatap.SourceHash of its Body, which EXTRACT made the canonical N-Quads of the record's
-// skolemized graph (dcatap.Canonical), so the hash is of the graph, not of its syntax (nor of
-// the spelling of its skolem IRIs: the hashes stored before they moved to the authority hold).
-func recordHash(rec *harvest.Record) (string, error) {
-	if len(rec.XML) > 0 {
-		sum := sha256.Sum256(rec.XML)
-		return hex.EncodeToString(sum[:]), nil
-	}
-	if rec.SchemaType == harvest.SchemaDCATAP {
-		return dcatap.SourceHash(rec.Identifier, rec.Body), nil
-	}
-	return SourceHash(rec.Body)
 }
 
 // sourceRaw is what source_raw keeps: the record as written. An XML file in a declared

@@ -1,4 +1,4 @@
-package compare
+package change
 
 import (
 	"testing"
@@ -46,8 +46,8 @@ func TestImportedRecordUnchangedByH2Hash(t *testing.T) {
 	require.Equal(t, harvest.ActionUnchanged, decideAction(xml, "mine", iso))
 }
 
-// decideAction is decide's action alone.
+// decideAction is Decide's action alone.
 func decideAction(rec *harvest.Record, hash string, known *store.RecordCompare) harvest.Action {
-	action, _, _ := decide(rec, hash, known)
+	action, _, _ := Decide(rec, hash, known)
 	return action
 }
