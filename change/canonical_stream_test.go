@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/catalog"
+	"github.com/harvester-dev/harvester/corpustest"
 )
 
 // streamed returns the stream's canonical form of in and whether the stream took it.
@@ -23,7 +24,7 @@ func streamed(in []byte) ([]byte, bool) {
 // Every DCAT-US record of the corpus has the same canonical form by the stream as by the
 // reference, so stored source_hash values stay valid.
 func TestCanonicalStreamMatchesReference(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "dcatus", "*.json"))
+	files, err := filepath.Glob(filepath.Join(corpustest.Dir(t), "dcatus", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "the corpus is beside the repository (../shared/corpus)")
 	records := 0
