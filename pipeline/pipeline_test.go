@@ -50,7 +50,13 @@ type testBundle struct {
 
 func setup(t *testing.T, wrap func(store.Store) store.Store) *testBundle {
 	t.Helper()
-	b := &testBundle{st: dbtest.Store(t), natsURL: natstest.URL(t), reg: prometheus.NewRegistry()}
+	return setupOn(t, dbtest.Store(t), wrap)
+}
+
+// setupOn is setup on the store st.
+func setupOn(t *testing.T, st store.Store, wrap func(store.Store) store.Store) *testBundle {
+	t.Helper()
+	b := &testBundle{st: st, natsURL: natstest.URL(t), reg: prometheus.NewRegistry()}
 	p, err := pipeline.New(context.Background(), pipeline.Config{Store: wrap(b.st), NATSURL: b.natsURL, Registry: b.reg,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Stages: pipeline.StageNames(), SearchIndex: "none",
 		MaxRetries: 2, RetryInterval: time.Millisecond})
@@ -63,11 +69,17 @@ func setup(t *testing.T, wrap func(store.Store) store.Store) *testBundle {
 
 func (b *testBundle) harvest(t *testing.T, file string, jobType harvest.JobType) *store.HarvestJob {
 	t.Helper()
+	return b.harvestURL(t, corpustest.Path(t, file), jobType)
+}
+
+// harvestURL is harvest of the source at url (a file path or an HTTP URL).
+func (b *testBundle) harvestURL(t *testing.T, url string, jobType harvest.JobType) *store.HarvestJob {
+	t.Helper()
 	ctx := context.Background()
 	reports, unsubscribe, err := b.p.Bus().Reports()
 	require.NoError(t, err)
 	defer unsubscribe()
-	job, err := jobs.Control{Store: b.st, Publisher: b.p.Bus().Publisher()}.Start(ctx, jobs.Params{URL: corpustest.Path(t, file),
+	job, err := jobs.Control{Store: b.st, Publisher: b.p.Bus().Publisher()}.Start(ctx, jobs.Params{URL: url,
 		SourceType: harvest.SourceDocument, SchemaType: harvest.SchemaDCATUS11Federal, JobType: jobType})
 	require.NoError(t, err)
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -153,6 +165,12 @@ func TestStageMetricsAreExposed(t *testing.T) {
 
 func counterValue(t *testing.T, reg *prometheus.Registry, name, outcome string) float64 {
 	t.Helper()
+	return labelledValue(t, reg, name, "outcome", outcome)
+}
+
+// labelledValue is the counter name{label=value} in reg; the test fails when it is absent.
+func labelledValue(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
+	t.Helper()
 	families, err := reg.Gather()
 	require.NoError(t, err)
 	for _, f := range families {
@@ -161,12 +179,12 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name, outcome string) 
 		}
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "outcome" && l.GetValue() == outcome {
+				if l.GetName() == label && l.GetValue() == value {
 					return m.GetCounter().GetValue()
 				}
 			}
 		}
 	}
-	t.Fatalf("no %s{outcome=%q}", name, outcome)
+	t.Fatalf("no %s{%s=%q}", name, label, value)
 	return 0
 }

@@ -22,7 +22,21 @@ import (
 // error passes to the router (to be retried), on both stores.
 func TestRunHandsJobFailuresToJobs(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]func(t *testing.T) store.Store{
+	for name, open := range backends() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testRun(t, open(t))
+		})
+	}
+}
+
+// Backends opens a fresh store of each backend: an SQLite file, a Postgres schema (exported
+// to the package's external tests).
+var Backends = backends
+
+// backends opens a fresh store of each backend: an SQLite file, a Postgres schema.
+func backends() map[string]func(t *testing.T) store.Store {
+	return map[string]func(t *testing.T) store.Store{
 		"sqlite": func(t *testing.T) store.Store {
 			st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "h.db"))
 			require.NoError(t, err)
@@ -31,11 +45,6 @@ func TestRunHandsJobFailuresToJobs(t *testing.T) {
 			return st
 		},
 		"postgres": func(t *testing.T) store.Store { return dbtest.Store(t) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testRun(t, open(t))
-		})
 	}
 }
 

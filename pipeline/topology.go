@@ -140,7 +140,8 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 	s.compare = compare.New(p.store, s.comparePub, p.cfg.MaxDeleteShare)
 	s.extract = extract.New(p.store, s.extractPub, p.cfg.Fetch, extract.WithConfig(extract.Config{
 		MaxRecordBytes: p.cfg.MaxRecordBytes, MaxRDFPages: p.cfg.MaxRDFPages, RDFMemTriples: p.cfg.RDFMemTriples,
-		JobWindow: p.cfg.JobWindow, RefuseLocalFiles: p.cfg.RefuseLocalFiles, Listers: ExtractListers()}))
+		JobWindow: p.cfg.JobWindow, RefuseLocalFiles: p.cfg.RefuseLocalFiles, Listers: ExtractListers(),
+		Settled: s.report.Counted}))
 	return s, nil
 }
 

@@ -420,6 +420,16 @@ type OutcomeSettleParams struct {
 	CarriedFromJobID string
 }
 
+// SettledOutcome is the OutcomeSettleParams of the settled outcome s (a harvest.Settled of kind
+// harvest.SettledOutcome), field for field: what the job aggregator settles for each outcome
+// message, and EXTRACT for an unchanged record of a claimed listing it settles itself.
+func SettledOutcome(s *harvest.Settled) *OutcomeSettleParams {
+	return &OutcomeSettleParams{JobID: s.JobID, Key: s.Key, Identifier: s.Identifier,
+		RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status, Validated: s.Validated, Errors: s.Errors,
+		CarriedFromRecordID: s.CarriedFromRecordID, CarriedFromJobID: s.CarriedFromJobID,
+		SourceTransform: json.RawMessage(s.Transformed)}
+}
+
 // OutcomeSettled is the result of one outcome of OutcomeSettleBatch: the job after the batch
 // and whether the outcome was new, or the item's error (then Job is nil).
 type OutcomeSettled struct {

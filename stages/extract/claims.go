@@ -43,7 +43,9 @@ type claim struct {
 type claimed struct {
 	batch   []claim
 	repeats map[string]int
-	err     error
+	// unchanged marks the entries of batch whose records settleUnchanged settled (nil: none).
+	unchanged []bool
+	err       error
 }
 
 func newClaims() *claims {
@@ -107,7 +109,11 @@ func (l *Run) startClaim() error {
 			p.Identifiers[i], p.Positions[i] = c.identifier, c.pos
 		}
 		repeats, err := l.h.store.JobIdentifierClaimBatch(ctx, p)
-		done <- claimed{batch: batch, repeats: repeats, err: err}
+		var unchanged []bool
+		if err == nil {
+			unchanged = l.settleUnchanged(ctx, batch, repeats)
+		}
+		done <- claimed{batch: batch, repeats: repeats, unchanged: unchanged, err: err}
 	}()
 	return nil
 }
@@ -135,13 +141,14 @@ func (l *Run) flushClaims() error {
 	return l.waitClaim()
 }
 
-// settleClaim publishes a claimed batch's records, or settles the repeats among them.
+// settleClaim publishes a claimed batch's records, or settles the repeats among them; the
+// records settled unchanged (settleUnchanged) are done.
 func (l *Run) settleClaim(r claimed) error {
 	if r.err != nil {
 		return fmt.Errorf("record seen identifiers: %w", r.err)
 	}
-	for _, c := range r.batch {
-		if c.msg == nil {
+	for i, c := range r.batch {
+		if c.msg == nil || r.unchanged != nil && r.unchanged[i] {
 			continue
 		}
 		first, repeat := r.repeats[c.identifier]

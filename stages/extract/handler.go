@@ -42,6 +42,10 @@ type Store interface {
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
 	JobIdentifierClaimBatch(ctx context.Context, p *store.JobIdentifierClaimBatchParams) (map[string]int, error)
 	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error)
+	// RecordCompareBatch and OutcomeSettleBatch are a claimed listing's unchanged path
+	// (settleUnchanged): its records looked up as COMPARE does, the unchanged settled.
+	RecordCompareBatch(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, error)
+	OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
 	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
 	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
 }
@@ -102,6 +106,10 @@ type Config struct {
 	// source whose url is /etc/passwd is never read; the one-shot commands (harvest --file,
 	// replay) read the files their user names. Default false: files are read.
 	RefuseLocalFiles bool
+	// Settled, when set, is told how many new outcomes of each kind a listing settled itself
+	// (a claimed listing's unchanged records, settleUnchanged): pipeline counts them in
+	// harvester_records_settled_total with the aggregator's (report.Handler.Counted).
+	Settled func(outcome harvest.Outcome, n int)
 	// Listers list each family's sources (harvest.SourceSpec.Family): a job whose source type's
 	// family has none fails ("not supported"). pipeline registers one per family.
 	Listers map[harvest.Family]Lister

@@ -9,7 +9,6 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -99,6 +98,13 @@ func New(st Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Lo
 		}
 	}
 	return h, nil
+}
+
+// Counted counts n outcomes settled as outcome outside the aggregator
+// (harvester_records_settled_total): EXTRACT's unchanged records of a claimed listing, which it
+// settles itself (extract.Config.Settled).
+func (h *Handler) Counted(outcome harvest.Outcome, n int) {
+	h.outcomes.WithLabelValues(string(outcome)).Add(float64(n))
 }
 
 // SetBodyWriter makes the aggregator write its reports' bodies through b (router.Bus: a body
@@ -200,10 +206,7 @@ func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []h
 			continue
 		}
 		if s.Kind == harvest.SettledOutcome {
-			ps = append(ps, &store.OutcomeSettleParams{JobID: s.JobID, Key: s.Key, Identifier: s.Identifier,
-				RecordID: s.RecordID, Outcome: s.Outcome, Status: s.Status, Validated: s.Validated, Errors: s.Errors,
-				CarriedFromRecordID: s.CarriedFromRecordID, CarriedFromJobID: s.CarriedFromJobID,
-				SourceTransform: json.RawMessage(s.Transformed)})
+			ps = append(ps, store.SettledOutcome(s))
 			at = append(at, i)
 		}
 	}

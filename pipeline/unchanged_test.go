@@ -1,0 +1,85 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/pipeline"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// TestUnchangedRecordsSettleInExtract: an unchanged record of a data.json re-harvest settles in
+// EXTRACT (its claimed listing's unchanged path) and never reaches COMPARE; a changed one
+// does. The example catalog (32 valid records, 3 invalid, a repeated identifier) is harvested,
+// one record's title changed, and harvested again: counts exact (1 updated, 31 unchanged, 4
+// errored), COMPARE handed one record, the aggregator's outcome metric counting the unchanged
+// and errored outcomes EXTRACT settled, the 3 invalid records' error rows carried from the
+// first job, the repeat found again. A third, unchanged, run settles everything in EXTRACT.
+// On both backends.
+func TestUnchangedRecordsSettleInExtract(t *testing.T) {
+	t.Parallel()
+	for name, open := range pipeline.Backends() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := setupOn(t, open(t), func(s store.Store) store.Store { return s })
+			raw, err := os.ReadFile("../examples/agency-sample.data.json")
+			require.NoError(t, err)
+			var doc map[string]any
+			require.NoError(t, json.Unmarshal(raw, &doc))
+			file := filepath.Join(t.TempDir(), "data.json")
+			require.NoError(t, os.WriteFile(file, raw, 0o600))
+			compared := func() float64 {
+				return labelledValue(t, b.reg, "harvester_stage_messages_received_total", "stage", "compare")
+			}
+
+			first := b.harvestURL(t, file, harvest.JobHarvest)
+			require.Equal(t, [5]int{32, 0, 0, 0, 4}, counts(first))
+			require.Equal(t, 35.0, compared(), "a first harvest compares every keyed record")
+
+			datasets := doc["dataset"].([]any)
+			changed := datasets[0].(map[string]any)
+			changed["title"] = changed["title"].(string) + " (revised)"
+			edited, err := json.Marshal(doc)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(file, edited, 0o600))
+			second := b.harvestURL(t, file, harvest.JobHarvest)
+			require.Equal(t, [5]int{0, 1, 0, 31, 4}, counts(second))
+			require.Equal(t, 36.0, compared(), "only the changed record reaches COMPARE")
+			require.Equal(t, 31.0, counterValue(t, b.reg, "harvester_records_settled_total", "unchanged"))
+			require.Equal(t, 8.0, counterValue(t, b.reg, "harvester_records_settled_total", "errored"))
+
+			errs, total, err := b.st.RecordErrorList(context.Background(), &store.RecordErrorListParams{JobID: second.ID,
+				PageParams: store.PageParams{Limit: 100}})
+			require.NoError(t, err)
+			require.Equal(t, 4, total)
+			carried := 0
+			for _, e := range errs {
+				switch e.Type {
+				case harvest.TypeValidationError:
+					require.Equal(t, first.ID, e.CarriedFromJobID, "%s: carried from the job that found it", e.Identifier)
+					carried++
+				case harvest.TypeDuplicateIdentifier:
+					require.Empty(t, e.CarriedFromJobID, "the repeat is found again")
+				default:
+					t.Errorf("unexpected error row %s %q", e.Type, e.Message)
+				}
+			}
+			require.Equal(t, 3, carried)
+
+			third := b.harvestURL(t, file, harvest.JobHarvest)
+			require.Equal(t, [5]int{0, 0, 0, 32, 4}, counts(third))
+			require.Equal(t, 36.0, compared(), "nothing changed: COMPARE handed nothing")
+		})
+	}
+}
+
+// counts are a job's five outcome counts: added, updated, deleted, unchanged, errored.
+func counts(j *store.HarvestJob) [5]int {
+	return [5]int{j.Added, j.Updated, j.Deleted, j.Unchanged, j.Errored}
+}
