@@ -8,6 +8,7 @@ package change
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 
 	"github.com/harvester-dev/harvester/dcatap"
 	"github.com/harvester-dev/harvester/h2hash"
@@ -143,4 +144,28 @@ func Unchanged(rec *harvest.Record, known *store.RecordCompare) (s *harvest.Sett
 		return nil, false
 	}
 	return UnchangedOutcome(rec, known.Latest), true
+}
+
+// Onward is the subject of a changed record's next stage: VALIDATE for a record that already
+// is DCAT-US (DESIGN.md: "DCAT-US input skips" TRANSFORM, which has nothing to do for it:
+// skipping it saves a JetStream hop per record), else TRANSFORM.
+func Onward(rec *harvest.Record) string {
+	if rec.SourceType.IsPortal() {
+		return harvest.SubjectTransform
+	}
+	switch rec.SchemaType {
+	case harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS30:
+		return harvest.SubjectValidate
+	}
+	return harvest.SubjectTransform
+}
+
+// SourceRaw is what source_raw keeps: the record as written. An XML file in a declared
+// encoding other than UTF-8 is kept with its invalid bytes replaced (U+FFFD), as text columns
+// hold UTF-8 only; its hash is of the original bytes.
+func SourceRaw(rec *harvest.Record) string {
+	if len(rec.XML) > 0 {
+		return strings.ToValidUTF8(string(rec.XML), "\uFFFD")
+	}
+	return string(rec.Body)
 }

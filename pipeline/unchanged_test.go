@@ -14,14 +14,15 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// TestUnchangedRecordsSettleInExtract: an unchanged record of a data.json re-harvest settles in
-// EXTRACT (its claimed listing's unchanged path) and never reaches COMPARE; a changed one
-// does. The example catalog (32 valid records, 3 invalid, a repeated identifier) is harvested,
-// one record's title changed, and harvested again: counts exact (1 updated, 31 unchanged, 4
-// errored), COMPARE handed one record, the aggregator's outcome metric counting the unchanged
-// and errored outcomes EXTRACT settled, the 3 invalid records' error rows carried from the
-// first job, the repeat found again. A third, unchanged, run settles everything in EXTRACT.
-// On both backends.
+// TestUnchangedRecordsSettleInExtract: a data.json's listing does COMPARE's work for a harvest
+// or force_harvest job (its claimed batches decided by package change): an unchanged record
+// settles in EXTRACT and crosses no JetStream hop, a new or changed one goes from EXTRACT
+// straight to VALIDATE, and COMPARE is handed none. The example catalog (32 valid records, 3
+// invalid, a repeated identifier) is harvested, one record's title changed, harvested again,
+// again unchanged, then force-harvested: counts exact, VALIDATE handed only the new and changed
+// records, the aggregator's outcome metric counting the outcomes EXTRACT settled, the 3 invalid
+// records' error rows carried from the first job, the repeat found again each time. A validate
+// job still goes through COMPARE. On both backends.
 func TestUnchangedRecordsSettleInExtract(t *testing.T) {
 	t.Parallel()
 	for name, open := range pipeline.Backends() {
@@ -34,13 +35,14 @@ func TestUnchangedRecordsSettleInExtract(t *testing.T) {
 			require.NoError(t, json.Unmarshal(raw, &doc))
 			file := filepath.Join(t.TempDir(), "data.json")
 			require.NoError(t, os.WriteFile(file, raw, 0o600))
-			compared := func() float64 {
-				return labelledValue(t, b.reg, "harvester_stage_messages_received_total", "stage", "compare")
+			received := func(stage string) float64 {
+				return labelledValue(t, b.reg, "harvester_stage_messages_received_total", "stage", stage)
 			}
 
 			first := b.harvestURL(t, file, harvest.JobHarvest)
 			require.Equal(t, [5]int{32, 0, 0, 0, 4}, counts(first))
-			require.Equal(t, 35.0, compared(), "a first harvest compares every keyed record")
+			require.Equal(t, 35.0, received("validate"), "every keyed record is new")
+			require.Zero(t, received("compare"), "EXTRACT decided them all")
 
 			datasets := doc["dataset"].([]any)
 			changed := datasets[0].(map[string]any)
@@ -50,7 +52,8 @@ func TestUnchangedRecordsSettleInExtract(t *testing.T) {
 			require.NoError(t, os.WriteFile(file, edited, 0o600))
 			second := b.harvestURL(t, file, harvest.JobHarvest)
 			require.Equal(t, [5]int{0, 1, 0, 31, 4}, counts(second))
-			require.Equal(t, 36.0, compared(), "only the changed record reaches COMPARE")
+			require.Equal(t, 36.0, received("validate"), "only the changed record is validated")
+			require.Zero(t, received("compare"))
 			require.Equal(t, 31.0, counterValue(t, b.reg, "harvester_records_settled_total", "unchanged"))
 			require.Equal(t, 8.0, counterValue(t, b.reg, "harvester_records_settled_total", "errored"))
 
@@ -74,7 +77,15 @@ func TestUnchangedRecordsSettleInExtract(t *testing.T) {
 
 			third := b.harvestURL(t, file, harvest.JobHarvest)
 			require.Equal(t, [5]int{0, 0, 0, 32, 4}, counts(third))
-			require.Equal(t, 36.0, compared(), "nothing changed: COMPARE handed nothing")
+			require.Equal(t, 36.0, received("validate"), "nothing changed: nothing validated")
+
+			force := b.harvestURL(t, file, harvest.JobForceHarvest)
+			require.Equal(t, [5]int{0, 32, 0, 0, 4}, counts(force))
+			require.Equal(t, 71.0, received("validate"), "a force harvest validates every record")
+			require.Zero(t, received("compare"))
+
+			b.harvestURL(t, file, harvest.JobValidate)
+			require.Equal(t, 35.0, received("compare"), "a validate job's records go through COMPARE")
 		})
 	}
 }

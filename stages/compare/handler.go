@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -130,7 +129,7 @@ func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []h
 			out[i].Err = fmt.Errorf("insert harvest_record: %w", err)
 		default:
 			rec := &items[i].rec
-			out[i].Out, out[i].Err = harvest.Next(onward(rec), rec)
+			out[i].Out, out[i].Err = harvest.Next(change.Onward(rec), rec)
 		}
 	}
 	return out
@@ -182,29 +181,15 @@ func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Resu
 	rec.Action, rec.SourceHash = action, it.hash
 	switch {
 	case rec.JobType == harvest.JobValidate:
-		res.Out, res.Err = harvest.Next(onward(rec), rec)
+		res.Out, res.Err = harvest.Next(change.Onward(rec), rec)
 		return nil
 	case action == harvest.ActionUnchanged:
 		res.Out, res.Err = harvest.Settle(change.UnchangedOutcome(rec, known.Latest))
 		return nil
 	}
 	return &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID, SourceID: rec.SourceID,
-		Identifier: rec.Identifier, Action: action, SourceHash: it.hash, SourceRaw: sourceRaw(rec),
+		Identifier: rec.Identifier, Action: action, SourceHash: it.hash, SourceRaw: change.SourceRaw(rec),
 		SchemaType: rec.SchemaType, SHACLProfile: change.SHACLProfile(rec), Replay: rec.Replay}
-}
-
-// onward is the subject of a changed record's next stage: VALIDATE for a record that already
-// is DCAT-US (DESIGN.md: "DCAT-US input skips" TRANSFORM, which has nothing to do for it:
-// skipping it saves a JetStream hop per record), else TRANSFORM.
-func onward(rec *harvest.Record) string {
-	if rec.SourceType.IsPortal() {
-		return harvest.SubjectTransform
-	}
-	switch rec.SchemaType {
-	case harvest.SchemaDCATUS11Federal, harvest.SchemaDCATUS11NonFederal, harvest.SchemaDCATUS30:
-		return harvest.SubjectValidate
-	}
-	return harvest.SubjectTransform
 }
 
 // decided returns the action this job already decided for the record, or "" when it decided
@@ -408,14 +393,4 @@ func (h *Handler) publishDelete(l *harvest.Listing, identifier string) error {
 		return err
 	}
 	return h.pub.Publish(harvest.SubjectSync, m)
-}
-
-// sourceRaw is what source_raw keeps: the record as written. An XML file in a declared
-// encoding other than UTF-8 is kept with its invalid bytes replaced (U+FFFD), as text columns
-// hold UTF-8 only; its hash is of the original bytes.
-func sourceRaw(rec *harvest.Record) string {
-	if len(rec.XML) > 0 {
-		return strings.ToValidUTF8(string(rec.XML), "\uFFFD")
-	}
-	return string(rec.Body)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harvester-dev/harvester/change"
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/internal/wmbridge"
 	"github.com/harvester-dev/harvester/store"
@@ -338,6 +339,6 @@ func TestOnward(t *testing.T) {
 		{harvest.Record{SchemaType: harvest.SchemaDCATAP}, harvest.SubjectTransform},
 		{harvest.Record{SchemaType: harvest.SchemaDCATUS11NonFederal, SourceType: harvest.SourceCKAN}, harvest.SubjectTransform},
 	} {
-		require.Equal(t, c.want, onward(&c.rec), "%s %s", c.rec.SourceType, c.rec.SchemaType)
+		require.Equal(t, c.want, change.Onward(&c.rec), "%s %s", c.rec.SourceType, c.rec.SchemaType)
 	}
 }

@@ -43,9 +43,9 @@ type claim struct {
 type claimed struct {
 	batch   []claim
 	repeats map[string]int
-	// unchanged marks the entries of batch whose records settleUnchanged settled (nil: none).
-	unchanged []bool
-	err       error
+	// decided is what decideClaimed made of each entry of batch (nil: nothing).
+	decided []decided
+	err     error
 }
 
 func newClaims() *claims {
@@ -109,11 +109,11 @@ func (l *Run) startClaim() error {
 			p.Identifiers[i], p.Positions[i] = c.identifier, c.pos
 		}
 		repeats, err := l.h.store.JobIdentifierClaimBatch(ctx, p)
-		var unchanged []bool
+		var decided []decided
 		if err == nil {
-			unchanged = l.settleUnchanged(ctx, batch, repeats)
+			decided = l.decideClaimed(ctx, batch, repeats)
 		}
-		done <- claimed{batch: batch, repeats: repeats, unchanged: unchanged, err: err}
+		done <- claimed{batch: batch, repeats: repeats, decided: decided, err: err}
 	}()
 	return nil
 }
@@ -141,19 +141,28 @@ func (l *Run) flushClaims() error {
 	return l.waitClaim()
 }
 
-// settleClaim publishes a claimed batch's records, or settles the repeats among them; the
-// records settled unchanged (settleUnchanged) are done.
+// settleClaim publishes a claimed batch's records (to COMPARE, or past it when decideClaimed
+// stored their decision), or settles the repeats among them; the records decideClaimed settled
+// unchanged are done.
 func (l *Run) settleClaim(r claimed) error {
 	if r.err != nil {
 		return fmt.Errorf("record seen identifiers: %w", r.err)
 	}
 	for i, c := range r.batch {
-		if c.msg == nil || r.unchanged != nil && r.unchanged[i] {
+		var d decided
+		if r.decided != nil {
+			d = r.decided[i]
+		}
+		if c.msg == nil || d.settled {
 			continue
 		}
 		first, repeat := r.repeats[c.identifier]
 		if !repeat || first == c.pos {
-			if err := l.h.pub.Publish(harvest.SubjectCompare, c.msg); err != nil {
+			subject, m := harvest.SubjectCompare, c.msg
+			if d.next != nil {
+				subject, m = d.next.Metadata.Get(harvest.MetaSubject), d.next
+			}
+			if err := l.h.pub.Publish(subject, m); err != nil {
 				return err
 			}
 			continue

@@ -42,10 +42,12 @@ type Store interface {
 	JobIdentifierAddBatch(ctx context.Context, p *store.JobIdentifierAddBatchParams) error
 	JobIdentifierClaimBatch(ctx context.Context, p *store.JobIdentifierClaimBatchParams) (map[string]int, error)
 	RecordLatest(ctx context.Context, p *store.RecordLatestParams) (*store.HarvestRecord, error)
-	// RecordCompareBatch and OutcomeSettleBatch are a claimed listing's unchanged path
-	// (settleUnchanged): its records looked up as COMPARE does, the unchanged settled.
+	// RecordCompareBatch, OutcomeSettleBatch and RecordInsertBatch are COMPARE's work in a
+	// claimed listing (decideClaimed): its records looked up as COMPARE does, the unchanged
+	// settled, the changed stored.
 	RecordCompareBatch(ctx context.Context, keys []store.RecordCompareKey) ([]*store.RecordCompare, error)
 	OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
+	RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertParams) error
 	ResourceIDs(ctx context.Context, uris []string, mint func(uri string) string) (map[string]string, error)
 	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
 }
@@ -107,7 +109,7 @@ type Config struct {
 	// replay) read the files their user names. Default false: files are read.
 	RefuseLocalFiles bool
 	// Settled, when set, is told how many new outcomes of each kind a listing settled itself
-	// (a claimed listing's unchanged records, settleUnchanged): pipeline counts them in
+	// (a claimed listing's unchanged records, decideClaimed): pipeline counts them in
 	// harvester_records_settled_total with the aggregator's (report.Handler.Counted).
 	Settled func(outcome harvest.Outcome, n int)
 	// Listers list each family's sources (harvest.SourceSpec.Family): a job whose source type's

@@ -8,21 +8,39 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// settleUnchanged is the unchanged path of a claimed listing (NewClaimedRun: a DCAT-US
-// document's): once a batch of its entries is claimed, a harvest job looks their records up
-// in one query (store.Store.RecordCompareBatch, what COMPARE reads), hashes those that may be
-// unchanged (change.MayBeUnchanged), and settles each that change.Unchanged finds unchanged in
-// one statement (store.Store.OutcomeSettleBatch, the aggregator's: the same outcome, its
-// carried error and warning rows, the key counted once) instead of sending it to COMPARE and
-// its outcome on to the aggregator: an unchanged record crosses no JetStream hop. It returns
-// which entries of batch it settled (nil: none). Any failure settles none of the batch's
-// records here, nor the one whose outcome the store refused: they go to COMPARE as any other,
-// which decides them by the same rule (package change). The aggregator still finishes the
-// job: the listing's end (Complete) waits for these settles, so they are counted before
-// COMPARE sends the job's expected count.
-func (l *Run) settleUnchanged(ctx context.Context, batch []claim, repeats map[string]int) []bool {
+// decided is what decideClaimed made of one claimed entry: settled (its record settled
+// unchanged in the store), or next, the record message to publish in place of the entry's own
+// (to its next stage past COMPARE), or neither (the entry's record goes to COMPARE).
+type decided struct {
+	settled bool
+	next    *harvest.Message
+}
+
+// decision is one looked-up record's decision before it is stored: its unchanged outcome, or
+// the harvest_record to insert and the message that follows the insert.
+type decision struct {
+	outcome *harvest.Settled
+	insert  *store.RecordInsertParams
+	next    *harvest.Message
+}
+
+// decideClaimed is COMPARE's work done in a claimed listing (NewClaimedRun: a DCAT-US
+// document's) for a harvest or force_harvest job, so that its records skip a JetStream hop:
+// once a batch of entries is claimed, their records are looked up in one query
+// (store.Store.RecordCompareBatch, what COMPARE reads), hashed and decided by COMPARE's rule
+// (package change, in parallel); the unchanged settle in one statement (OutcomeSettleBatch,
+// the aggregator's: the same outcome and carried rows, the key counted once, counted in
+// Config.Settled) and never cross JetStream; the new and changed get their harvest_record in one
+// statement (RecordInsertBatch, as COMPARE writes it) and go straight to TRANSFORM or VALIDATE
+// (change.Onward) with COMPARE's fields set. It returns what became of each entry of batch (nil:
+// nothing, all go to COMPARE). What it cannot do goes to COMPARE as before, which decides by the
+// same rule: a record this job decided before (a re-driven job: the first decision stands), one
+// whose hash fails (COMPARE settles its error), a statement that fails (each record is then
+// retried alone there). The aggregator still finishes the job: the listing's end (Complete)
+// waits for these writes, so they are in before COMPARE sends the job's expected count.
+func (l *Run) decideClaimed(ctx context.Context, batch []claim, repeats map[string]int) []decided {
 	job := l.job
-	if job.JobType != harvest.JobHarvest {
+	if job.JobType != harvest.JobHarvest && job.JobType != harvest.JobForceHarvest {
 		return nil
 	}
 	var keys []store.RecordCompareKey
@@ -42,40 +60,62 @@ func (l *Run) settleUnchanged(ctx context.Context, batch []claim, repeats map[st
 	if err != nil || len(known) != len(keys) {
 		return nil
 	}
-	outcomes := make([]*harvest.Settled, len(keys))
-	harvest.ForEach(len(keys), func(j int) {
-		if !change.MayBeUnchanged(job.JobType, job.JobID, known[j]) {
-			return
-		}
-		var rec harvest.Record
-		if harvest.Decode(batch[at[j]].msg, &rec) != nil {
-			return
-		}
-		if s, ok := change.Unchanged(&rec, known[j]); ok {
-			outcomes[j] = s
-		}
-	})
+	ds := make([]decision, len(keys))
+	harvest.ForEach(len(keys), func(j int) { ds[j] = decide(batch[at[j]].msg, known[j]) })
+	out := make([]decided, len(batch))
+	l.settleUnchanged(ctx, ds, at, out)
+	l.insertChanged(ctx, ds, at, out)
+	return out
+}
+
+// decide decides the record of msg, which the store answered known for (see decideClaimed);
+// the zero decision leaves it to COMPARE.
+func decide(msg *harvest.Message, known *store.RecordCompare) decision {
+	var rec harvest.Record
+	if known.Stored != nil || harvest.Decode(msg, &rec) != nil || rec.NotDownloaded || rec.Replay {
+		return decision{}
+	}
+	hash, err := change.RecordHash(&rec)
+	if err != nil {
+		return decision{}
+	}
+	action, revalidate, rejudge := change.Decide(&rec, hash, known)
+	if action == harvest.ActionUnchanged {
+		return decision{outcome: change.UnchangedOutcome(&rec, known.Latest)}
+	}
+	rec.Action, rec.SourceHash, rec.Revalidate, rec.Rejudge = action, hash, revalidate, rejudge
+	next, err := harvest.RecordMessage(change.Onward(&rec), &rec)
+	if err != nil {
+		return decision{}
+	}
+	return decision{next: next, insert: &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
+		SourceID: rec.SourceID, Identifier: rec.Identifier, Action: action, SourceHash: hash,
+		SourceRaw: change.SourceRaw(&rec), SchemaType: rec.SchemaType, SHACLProfile: change.SHACLProfile(&rec)}}
+}
+
+// settleUnchanged settles the unchanged decisions of ds (of the entries at) in one statement
+// and marks the entries it settled in out; an outcome the store refused goes to COMPARE.
+func (l *Run) settleUnchanged(ctx context.Context, ds []decision, at []int, out []decided) {
 	var ps []*store.OutcomeSettleParams
-	var of []int // the entry of batch each outcome is of
-	for j, s := range outcomes {
-		if s != nil {
-			ps, of = append(ps, store.SettledOutcome(s)), append(of, at[j])
+	var of []int // the entry each outcome is of
+	for j, d := range ds {
+		if d.outcome != nil {
+			ps, of = append(ps, store.SettledOutcome(d.outcome)), append(of, at[j])
 		}
 	}
 	if len(ps) == 0 {
-		return nil
+		return
 	}
 	res, err := l.h.store.OutcomeSettleBatch(ctx, ps)
 	if err != nil || len(res) != len(ps) {
-		return nil
+		return
 	}
-	settled := make([]bool, len(batch))
 	fresh := map[harvest.Outcome]int{}
 	for k, r := range res {
 		if r.Err != nil {
 			continue
 		}
-		settled[of[k]] = true
+		out[of[k]].settled = true
 		if r.Fresh {
 			fresh[ps[k].Outcome]++
 		}
@@ -85,5 +125,27 @@ func (l *Run) settleUnchanged(ctx context.Context, batch []claim, repeats map[st
 			l.h.cfg.Settled(outcome, n)
 		}
 	}
-	return settled
+}
+
+// insertChanged writes the harvest_records of the changed decisions of ds (of the entries at)
+// in one statement and, when it succeeds, gives each of those entries its next message in out.
+// When it fails, none is written, and they go to COMPARE (a job ended since: COMPARE drops
+// them; another error: COMPARE retries each alone).
+func (l *Run) insertChanged(ctx context.Context, ds []decision, at []int, out []decided) {
+	var ps []*store.RecordInsertParams
+	var of []int
+	for j, d := range ds {
+		if d.insert != nil {
+			ps, of = append(ps, d.insert), append(of, j)
+		}
+	}
+	if len(ps) == 0 {
+		return
+	}
+	if l.h.store.RecordInsertBatch(ctx, ps) != nil {
+		return
+	}
+	for _, j := range of {
+		out[at[j]].next = ds[j].next
+	}
 }
