@@ -103,7 +103,13 @@ set -m
 bash scripts/crash-long.sh cluster "${HARVESTER_CLUSTER_RUNS:-5}" >"$work/cluster.log" 2>&1 &
 cluster_pid=$!
 set +m
-go test -count=1 -timeout 30m -skip '^TestCluster' "$@" ./...
+# The log is kept, so that a failure's own lines are printed again at the end: a CI log shown by
+# its tail then names the failed tests, not just the last package's output.
+if ! go test -count=1 -timeout 30m -skip '^TestCluster' "$@" ./... 2>&1 | tee "$work/go-test.log"; then
+  echo "=== the failed tests, again (their lines from the log above):"
+  grep -E -A25 -- '^[[:space:]]*--- FAIL|^panic: |^FAIL' "$work/go-test.log" | grep -v 'level=' | head -400
+  exit 1
+fi
 if ! wait "$cluster_pid"; then
   cluster_pid=""
   cat "$work/cluster.log"
