@@ -14,7 +14,7 @@ import (
 // (Handler.NewClaimedRun): instead of a set of every identifier listed so far, which grows with
 // the source (~42 bytes an identifier as 128-bit keyed hashes, and four times that in heap goal
 // at the process's GOGC=300: 17 MiB of a 100,000-record first harvest's peak RSS), the listing
-// keeps the last seenBatch entries, claims their identifiers in one statement
+// keeps the last claimBatch entries, claims their identifiers in one statement
 // (store.Store.JobIdentifierClaimBatch: the same rows delete detection reads) and only then
 // publishes their records, or settles as DuplicateIdentifier each one whose identifier an
 // earlier position of the listing has.
@@ -48,6 +48,13 @@ type claimed struct {
 	err     error
 }
 
+// claimBatch is how many entries a claimed listing claims, looks up and decides at once
+// (decideClaimed): a statement of each kind per batch. Half the default job window
+// (DefaultJobWindow), so that a listing paced at its window has a batch on its way while it
+// decides the next: batches of 500 (the window) held the pipeline in step with each claim,
+// 128 cost an unchanged re-harvest a tenth more CPU a record (docs/benchmarks.md).
+const claimBatch = 250
+
 func newClaims() *claims {
 	return &claims{listing: rand.Int64N(1<<62) + 1} // never 0, the rows of JobIdentifierAdd
 }
@@ -71,12 +78,12 @@ func (l *Run) PublishRecord(e *catalog.Entry, m *harvest.Message) error {
 	return l.addClaim(claim{identifier: e.Identifier, pos: e.Position, title: e.Title, msg: m})
 }
 
-// addClaim queues c, starts a claim once seenBatch are queued, and publishes the answer of
+// addClaim queues c, starts a claim once claimBatch are queued, and publishes the answer of
 // the claim in flight if it came.
 func (l *Run) addClaim(c claim) error {
 	cl := l.claims
 	cl.pending = append(cl.pending, c)
-	if len(cl.pending) >= seenBatch {
+	if len(cl.pending) >= claimBatch {
 		return l.startClaim()
 	}
 	if cl.inFlight == nil {
@@ -98,7 +105,7 @@ func (l *Run) startClaim() error {
 		return err
 	}
 	batch := cl.pending
-	cl.pending = make([]claim, 0, seenBatch)
+	cl.pending = make([]claim, 0, claimBatch)
 	done := make(chan claimed, 1) // the claim never waits for a listing that gave up
 	cl.inFlight = done
 	ctx, jobID := l.ctx, l.job.JobID

@@ -53,28 +53,31 @@ func pacedRunWith(t *testing.T, setup pacedSetup, n int, settle func() bool, opt
 	var mu sync.Mutex
 	queue := make(chan string, n)
 	ackAll(t, pubsub, harvest.SubjectSettled, harvest.SubjectListing)
-	records, err := pubsub.Subscribe(ctx, harvest.SubjectCompare)
-	require.NoError(t, err)
-	go func() {
-		for m := range records {
-			var rec harvest.Record
-			if harvest.Decode(wmbridge.ToHarvest(m), &rec) == nil {
-				j, err := st.JobGet(ctx, job.ID)
-				if err != nil {
-					t.Errorf("job: %v", err)
+	// A harvest job's records go past COMPARE (the claimed listing decides them), others to it.
+	for _, subject := range []string{harvest.SubjectCompare, harvest.SubjectValidate} {
+		records, err := pubsub.Subscribe(ctx, subject)
+		require.NoError(t, err)
+		go func() {
+			for m := range records {
+				var rec harvest.Record
+				if harvest.Decode(wmbridge.ToHarvest(m), &rec) == nil {
+					j, err := st.JobGet(ctx, job.ID)
+					if err != nil {
+						t.Errorf("job: %v", err)
+					}
+					mu.Lock()
+					published++
+					maxInFlight = max(maxInFlight, published-j.Settled)
+					if published > setup.lateFrom {
+						maxLate = max(maxLate, published-j.Settled)
+					}
+					mu.Unlock()
+					queue <- rec.Identifier
 				}
-				mu.Lock()
-				published++
-				maxInFlight = max(maxInFlight, published-j.Settled)
-				if published > setup.lateFrom {
-					maxLate = max(maxLate, published-j.Settled)
-				}
-				mu.Unlock()
-				queue <- rec.Identifier
+				m.Ack()
 			}
-			m.Ack()
-		}
-	}()
+		}()
+	}
 	stop := make(chan struct{})
 	settler := settleInOrder(t, st, job.ID, queue, settle, stop)
 	m, err := harvest.NewMessage(harvest.SubjectExtract, &harvest.Job{V: harvest.Version, JobID: job.ID,

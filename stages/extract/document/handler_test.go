@@ -87,7 +87,7 @@ func TestHandleDuplicateDatasetMember(t *testing.T) {
 	require.Equal(t, "ParseError", errs[0].Type)
 	require.Contains(t, errs[0].Message, `the catalog has more than one "dataset" member`)
 	require.Contains(t, errs[0].Message, "line 2, column 3")
-	require.Empty(t, r.msgs[harvest.SubjectCompare], "no record moves")
+	require.Empty(t, r.RecordMessages(), "no record moves")
 	require.Empty(t, r.msgs[harvest.SubjectListing], "no listing: nothing is deleted")
 }
 
@@ -97,7 +97,7 @@ func TestHandleMessageKeepsMarkup(t *testing.T) {
 	rec := `{"identifier":"html","description":"` + desc + `"}`
 	r := runExtract(t, []byte(`{"dataset":[`+rec+`]}`), nil)
 	require.NoError(t, r.err)
-	msgs := r.msgs[harvest.SubjectCompare]
+	msgs := r.RecordMessages()
 	require.Len(t, msgs, 1)
 	require.Less(t, len(msgs[0].Payload), len(rec)+1000, "markup is not escaped as \\u003c")
 	require.Equal(t, rec, string(r.records(t)[0].Body))
@@ -127,7 +127,7 @@ func TestHandleJobDeletedWithItsSource(t *testing.T) {
 	var mu sync.Mutex
 	var published []string
 	for _, subject := range []string{harvest.SubjectCompare, harvest.SubjectSettled, harvest.SubjectListing,
-		harvest.SubjectTransform, harvest.SubjectReport, harvest.SubjectExtract} {
+		harvest.SubjectTransform, harvest.SubjectValidate, harvest.SubjectReport, harvest.SubjectExtract} {
 		ch, err := pubsub.Subscribe(ctx, subject)
 		require.NoError(t, err)
 		go func() {

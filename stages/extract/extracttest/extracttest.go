@@ -34,9 +34,23 @@ type Run struct {
 	UnseenAtListing []string
 }
 
+// RecordSubjects are the subjects a record leaves EXTRACT on: COMPARE's, or, when a claimed
+// listing decided it itself (a data.json's harvest job), its next stage's past COMPARE.
+var RecordSubjects = []string{harvest.SubjectCompare, harvest.SubjectValidate, harvest.SubjectTransform}
+
+// RecordMessages are the record messages the run published, by RecordSubjects in turn.
+func (r *Run) RecordMessages() []*harvest.Message {
+	var msgs []*harvest.Message
+	for _, subject := range RecordSubjects {
+		msgs = append(msgs, r.Msgs[subject]...)
+	}
+	return msgs
+}
+
+// Records are the records the run published (RecordMessages), decoded.
 func (r *Run) Records(t *testing.T) []harvest.Record {
 	t.Helper()
-	return DecodeAll[harvest.Record](t, r.Msgs[harvest.SubjectCompare])
+	return DecodeAll[harvest.Record](t, r.RecordMessages())
 }
 
 func (r *Run) Settled(t *testing.T) []harvest.Settled {
@@ -200,7 +214,7 @@ func handle(t testing.TB, st store.Store, job *store.HarvestJob, msg harvest.Job
 	t.Cleanup(func() { _ = pubsub.Close() })
 	r := &Run{St: st, Job: job, Msgs: map[string][]*harvest.Message{}}
 	var mu sync.Mutex
-	for _, subject := range []string{harvest.SubjectCompare, harvest.SubjectSettled, harvest.SubjectListing} {
+	for _, subject := range append([]string{harvest.SubjectSettled, harvest.SubjectListing}, RecordSubjects...) {
 		ch, err := pubsub.Subscribe(ctx, subject)
 		require.NoError(t, err)
 		go func() {
