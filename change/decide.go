@@ -1,8 +1,10 @@
 // Package change is change detection, the rule COMPARE applies to each record and EXTRACT to
-// the records of a claimed listing (the unchanged path, below): a record's source_hash
-// (SourceHash, RecordHash) and what the record does to the catalog given what the store knows
-// of it (Decide), unchanged included (Unchanged, UnchangedOutcome). It holds no state and does
-// no I/O: the stages look the records up (store.Store.RecordCompareBatch) and pass the answer.
+// the records of a claimed listing (a data.json's, stages/extract decideClaimed): a record's
+// source_hash (SourceHash, RecordHash), what the record does to the catalog given what the store
+// knows of it (Decide), the outcome of an unchanged one (UnchangedOutcome), and where a changed
+// one goes next (Onward) with what its harvest_record keeps (SourceRaw, SHACLProfile). It holds
+// no state and does no I/O: the stages look the records up (store.Store.RecordCompareBatch) and
+// pass the answer.
 package change
 
 import (
@@ -113,37 +115,6 @@ func UnchangedOutcome(rec *harvest.Record, latest *store.RecordCompareLatest) *h
 		s.Outcome = harvest.OutcomeErrored
 	}
 	return s
-}
-
-// MayBeUnchanged says, before any hashing, whether a record of job jobID (of type jobType)
-// that the store answered known for may be unchanged with nothing left to do: a harvest job
-// (a force harvest changes every record; a validate job settles nothing unchanged), a newest
-// comparable record that is not a delete, a duplicate standing neither stale nor moved, and no
-// decision of this job stored for it (a re-driven job's record goes to COMPARE, whose first
-// decision stands). A listing hashes only the records it says true of.
-func MayBeUnchanged(jobType harvest.JobType, jobID string, known *store.RecordCompare) bool {
-	l := known.Latest
-	return jobType == harvest.JobHarvest && l != nil && l.Action != harvest.ActionDelete && !known.DuplicateStale &&
-		!(known.DuplicateMoved && known.DatasetLive) && (known.Stored == nil || known.Stored.JobID != jobID)
-}
-
-// Unchanged is the outcome of rec, a downloaded record of a harvest job that the store
-// answered known for, when Decide finds it unchanged and nothing else is left to do (no
-// revalidation, no rejudging): UnchangedOutcome, and ok true. Otherwise ok is false, and the
-// record goes to COMPARE as any other (a record whose hash cannot be computed included: COMPARE
-// settles its error).
-func Unchanged(rec *harvest.Record, known *store.RecordCompare) (s *harvest.Settled, ok bool) {
-	if rec.NotDownloaded || rec.Replay || !MayBeUnchanged(rec.JobType, rec.JobID, known) {
-		return nil, false
-	}
-	hash, err := RecordHash(rec)
-	if err != nil {
-		return nil, false
-	}
-	if action, _, _ := Decide(rec, hash, known); action != harvest.ActionUnchanged {
-		return nil, false
-	}
-	return UnchangedOutcome(rec, known.Latest), true
 }
 
 // Onward is the subject of a changed record's next stage: VALIDATE for a record that already
