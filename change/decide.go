@@ -140,3 +140,12 @@ func SourceRaw(rec *harvest.Record) string {
 	}
 	return string(rec.Body)
 }
+
+// RecordRow is the harvest_record of a changed record whose Action and SourceHash are decided
+// (Decide, RecordHash): what COMPARE, or a claimed listing in EXTRACT, inserts before the record
+// goes on (store.Store.RecordInsertBatch).
+func RecordRow(rec *harvest.Record) *store.RecordInsertParams {
+	return &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID, SourceID: rec.SourceID,
+		Identifier: rec.Identifier, Action: rec.Action, SourceHash: rec.SourceHash, SourceRaw: SourceRaw(rec),
+		SchemaType: rec.SchemaType, SHACLProfile: SHACLProfile(rec), Replay: rec.Replay}
+}

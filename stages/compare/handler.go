@@ -187,9 +187,7 @@ func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Resu
 		res.Out, res.Err = harvest.Settle(change.UnchangedOutcome(rec, known.Latest))
 		return nil
 	}
-	return &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID, SourceID: rec.SourceID,
-		Identifier: rec.Identifier, Action: action, SourceHash: it.hash, SourceRaw: change.SourceRaw(rec),
-		SchemaType: rec.SchemaType, SHACLProfile: change.SHACLProfile(rec), Replay: rec.Replay}
+	return change.RecordRow(rec)
 }
 
 // decided returns the action this job already decided for the record, or "" when it decided

@@ -88,9 +88,7 @@ func decide(msg *harvest.Message, known *store.RecordCompare) decision {
 	if err != nil {
 		return decision{}
 	}
-	return decision{next: next, insert: &store.RecordInsertParams{ID: rec.RecordID, JobID: rec.JobID,
-		SourceID: rec.SourceID, Identifier: rec.Identifier, Action: action, SourceHash: hash,
-		SourceRaw: change.SourceRaw(&rec), SchemaType: rec.SchemaType, SHACLProfile: change.SHACLProfile(&rec)}}
+	return decision{next: next, insert: change.RecordRow(&rec)}
 }
 
 // settleUnchanged settles the unchanged decisions of ds (of the entries at) in one statement
