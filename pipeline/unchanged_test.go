@@ -21,8 +21,10 @@ import (
 // invalid, a repeated identifier) is harvested, one record's title changed, harvested again,
 // again unchanged, then force-harvested: counts exact, VALIDATE handed only the new and changed
 // records, the aggregator's outcome metric counting the outcomes EXTRACT settled, the 3 invalid
-// records' error rows carried from the first job, the repeat found again each time. A validate
-// job still goes through COMPARE. On both backends.
+// records' error rows carried from the first job, the repeat found again each time. SYNC
+// settles the records it adds and updates itself: the aggregator hears of the errored ones,
+// the expected count and at most the one batch that reached it. A validate job still goes
+// through COMPARE. On both backends.
 func TestUnchangedRecordsSettleInExtract(t *testing.T) {
 	t.Parallel()
 	for name, open := range pipeline.Backends() {
@@ -43,6 +45,10 @@ func TestUnchangedRecordsSettleInExtract(t *testing.T) {
 			require.Equal(t, [5]int{32, 0, 0, 0, 4}, counts(first))
 			require.Equal(t, 35.0, received("validate"), "every keyed record is new")
 			require.Zero(t, received("compare"), "EXTRACT decided them all")
+			// The aggregator heard of the 4 errored (3 invalid, 1 repeated identifier), the expected
+			// count and at most one batch that reached it: SYNC settled the 32 added itself.
+			require.LessOrEqual(t, received("report"), 6.0, "SYNC settled its records")
+			require.Equal(t, 32.0, counterValue(t, b.reg, "harvester_records_settled_total", "added"))
 
 			datasets := doc["dataset"].([]any)
 			changed := datasets[0].(map[string]any)
@@ -82,6 +88,7 @@ func TestUnchangedRecordsSettleInExtract(t *testing.T) {
 			force := b.harvestURL(t, file, harvest.JobForceHarvest)
 			require.Equal(t, [5]int{0, 32, 0, 0, 4}, counts(force))
 			require.Equal(t, 71.0, received("validate"), "a force harvest validates every record")
+			require.Equal(t, 33.0, counterValue(t, b.reg, "harvester_records_settled_total", "updated"))
 			require.Zero(t, received("compare"))
 
 			b.harvestURL(t, file, harvest.JobValidate)

@@ -79,6 +79,18 @@ type HarvestJob struct {
 	Redrives int  // how often the scheduler re-drove the job after it stopped making progress
 }
 
+// MayFinish says whether JobFinish could finish the job whose row an OutcomeSettleBatch
+// returned (read after the batch, in its transaction): it is in progress with its expected
+// count known and reached. Otherwise JobFinish would change nothing. The settle batches of a
+// job commit one at a time (each locks the job's row), so the batch that settles its last
+// outcome sees the count reached, and the message that sets the expected count tries
+// JobFinish itself. A nil row (none returned) may finish: JobFinish says. Used by the job
+// aggregator (stages/report) and by SYNC, which settles its records itself and tells the
+// aggregator only when this holds.
+func (j *HarvestJob) MayFinish() bool {
+	return j == nil || j.Status == harvest.JobInProgress && j.Expected != nil && j.Settled >= *j.Expected
+}
+
 // HarvestRecord is a harvest_record row: one record's passage through one job.
 type HarvestRecord struct {
 	ID              string

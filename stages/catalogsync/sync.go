@@ -50,6 +50,9 @@ type Handler struct {
 	// linkChecks: each dataset added or changed with distribution URLs is sent on to CHECK too
 	// (SetLinkChecks).
 	linkChecks bool
+	// settles: SYNC settles its records' outcomes itself (SetSettled), counted by counted.
+	settles bool
+	counted func(outcome harvest.Outcome, n int)
 }
 
 // upserted is a dataset SYNC wrote and whether it may have a cross-source duplicate
@@ -61,7 +64,7 @@ type upserted struct {
 
 // Store is what SYNC needs of the store (store.Store has it all): the dataset writes, and the
 // job, source and organization reads behind dropping an ended job's records and naming a
-// document's organization.
+// document's organization, and the aggregator's settle statement (SetSettled).
 type Store interface {
 	DatasetDelete(ctx context.Context, p *store.DatasetDeleteParams) (bool, error)
 	DatasetDuplicateFind(ctx context.Context, p *store.DatasetDuplicateFindParams) ([]*store.DuplicateCandidate, error)
@@ -76,6 +79,7 @@ type Store interface {
 	DatasetUpsertBatch(ctx context.Context, ps []*store.DatasetUpsertParams) ([]*store.Dataset, error)
 	JobGet(ctx context.Context, jobID string) (*store.HarvestJob, error)
 	OrganizationGet(ctx context.Context, id string) (*store.Organization, error)
+	OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
 	SourceGet(ctx context.Context, sourceID string) (*store.Source, error)
 }
 
@@ -165,6 +169,9 @@ type synced struct {
 	u      upserted
 	err    error // the upsert's
 	done   bool  // its Result is set
+	// settled is its outcome when SYNC settles it itself (SetSettled), in the batch's statement
+	// (settle); nil when its outcome went out as a message.
+	settled *harvest.Settled
 }
 
 // HandleBatch is SYNC as the router runs it (harvest.BatchHandler): each record of the batch is
@@ -204,6 +211,7 @@ func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []h
 			out[i].Out, out[i].Err = h.apply(batch[i].Context(), &items[i])
 		}
 	})
+	h.settle(ctx, items, out)
 	return out
 }
 
@@ -236,7 +244,8 @@ func (h *Handler) prepare(msg *harvest.Message, it *synced, res *harvest.Result)
 }
 
 // apply finishes a record: its delete, or what follows its dataset's upsert, then its settled
-// outcome (and its link check).
+// outcome (and its link check). The outcome is left on it (settled) for the batch's statement
+// when SYNC settles itself and the record is not a replay.
 func (h *Handler) apply(ctx context.Context, it *synced) ([]*harvest.Message, error) {
 	rec := &it.rec
 	warnings := rec.Warnings
@@ -265,7 +274,13 @@ func (h *Handler) apply(ctx context.Context, it *synced) ([]*harvest.Message, er
 	}
 	s := harvest.SettleRecord(rec, outcome, warnings...)
 	s.Status, s.Validated, s.Transformed = harvest.RecordSuccess, rec.Validated, rec.Transformed
-	out, err := harvest.Settle(s)
+	var out []*harvest.Message
+	var err error
+	if h.settles && !rec.Replay {
+		it.settled = s
+	} else {
+		out, err = harvest.Settle(s)
+	}
 	if err != nil || !h.linkChecks || outcome == harvest.OutcomeUnchanged || rec.Action == harvest.ActionDelete {
 		return out, err
 	}

@@ -156,7 +156,7 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 			continue
 		}
 		tried[ps[i].JobID] = true
-		if !mayFinish(latest[ps[i].JobID]) {
+		if !latest[ps[i].JobID].MayFinish() { // JobFinish would change nothing: not sent (one statement a batch, most of its cost the planning of its subqueries)
 			continue
 		}
 		job, finished, err := h.store.JobFinish(ctx, ps[i].JobID)
@@ -168,17 +168,6 @@ func (h *Handler) settleBatch(ctx context.Context, ps []*store.OutcomeSettlePara
 		}
 	}
 	return out, errs, nil
-}
-
-// mayFinish says whether JobFinish could finish the job whose row a settle batch returned (read
-// after the batch, in its transaction): it is in progress with its expected count known and
-// reached. Otherwise JobFinish would change nothing and is not sent (it was one statement per
-// batch, most of its cost the planning of its subqueries): a job's batches settle one at a
-// time (each locks the job's row), so the batch that settles its last outcome sees the count
-// reached, and the message that sets the expected count tries JobFinish itself. A nil row
-// (none returned) may finish: JobFinish says.
-func mayFinish(job *store.HarvestJob) bool {
-	return job == nil || job.Status == harvest.JobInProgress && job.Expected != nil && job.Settled >= *job.Expected
 }
 
 // Handle counts one settled message and returns the harvest report when it finished the job:

@@ -1,0 +1,88 @@
+package catalogsync
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/store"
+)
+
+// SetSettled makes SYNC settle the outcomes of the records it writes itself, in one
+// store.Store.OutcomeSettleBatch a batch (the job aggregator's statement: counts, the record's
+// status, error rows and source_transform, once per key), instead of sending each to the
+// aggregator (harvest.SubjectSettled): a record added or updated crosses one JetStream hop
+// fewer. The aggregator is sent the outcome of one record of a job only when the batch's job
+// row says the job may finish (store.HarvestJob.MayFinish): it settles it again (a no-op),
+// finishes the job and reports it. counted, when not nil, is told how many new outcomes of each
+// kind a batch settled (report.Handler.Counted: harvester_records_settled_total). A replayed
+// record, a record refused because its job ended, and every record of a batch whose statement
+// failed still go to the aggregator (a replay's report of a finished job is the aggregator's).
+// Call it before the handler runs.
+func (h *Handler) SetSettled(counted func(outcome harvest.Outcome, n int)) {
+	h.settles, h.counted = true, counted
+}
+
+// settleWait bounds one batch's settle statement.
+const settleWait = time.Minute
+
+// settle settles the outcomes apply left on items (settled: records of a job in progress that
+// SYNC wrote) in one statement, and sets each one's output: nothing, or its outcome message
+// when the aggregator must see it (the job may finish, or the statement failed for it).
+func (h *Handler) settle(ctx context.Context, items []synced, out []harvest.Result) {
+	var ps []*store.OutcomeSettleParams
+	var at []int
+	for i := range items {
+		if items[i].settled != nil && out[i].Err == nil {
+			ps, at = append(ps, store.SettledOutcome(items[i].settled)), append(at, i)
+		}
+	}
+	if len(ps) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, settleWait)
+	defer cancel()
+	res, err := h.store.OutcomeSettleBatch(ctx, ps)
+	if err != nil { // the aggregator settles them, one message each
+		slog.Default().Warn("sync: settle batch failed; sending its outcomes to the aggregator", "outcomes", len(ps), "error", err)
+		for _, i := range at {
+			h.toAggregator(items, out, i)
+		}
+		return
+	}
+	fresh := map[harvest.Outcome]int{}
+	last := map[string]int{} // each job's last item settled in the batch: index in at
+	for j, r := range res {
+		i := at[j]
+		if r.Err != nil { // an unknown job, say: the aggregator says so (harvest.UnknownJob)
+			h.toAggregator(items, out, i)
+			continue
+		}
+		if r.Fresh {
+			fresh[items[i].settled.Outcome]++
+		}
+		last[items[i].settled.JobID] = j
+	}
+	for _, j := range last {
+		if res[j].Job.MayFinish() {
+			h.toAggregator(items, out, at[j])
+		}
+	}
+	if h.counted != nil {
+		for o, n := range fresh {
+			h.counted(o, n)
+		}
+	}
+}
+
+// toAggregator adds item i's settled outcome to its output, for the aggregator to settle (again:
+// a settled key is counted once).
+func (h *Handler) toAggregator(items []synced, out []harvest.Result, i int) {
+	m, err := harvest.Settle(items[i].settled)
+	if err != nil {
+		out[i].Out, out[i].Err = nil, err
+		return
+	}
+	out[i].Out = append(m, out[i].Out...)
+}
