@@ -175,8 +175,13 @@ func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Resu
 		res.Err = err
 		return nil
 	}
-	if action == "" {
-		action, rec.Revalidate, rec.Rejudge = change.Decide(rec, it.hash, known)
+	switch again, revalidate, rejudge := change.Decide(rec, it.hash, known); {
+	case action == "":
+		action, rec.Revalidate, rec.Rejudge = again, revalidate, rejudge
+	case again == action:
+		// Listed again while pending (a retry, a re-drive, or EXTRACT's claimed listing inserted
+		// it and did not send it on): decided the same way, it keeps the marks of that decision.
+		rec.Revalidate, rec.Rejudge = revalidate, rejudge
 	}
 	rec.Action, rec.SourceHash = action, it.hash
 	switch {

@@ -64,6 +64,9 @@ func TestProfileChangeRevalidates(t *testing.T) {
 	rec, _ = f.compareDCATAP(t, second, "http://x.test/d", body, "none")
 	require.Equal(t, harvest.ActionUpdate, rec.Action, "another profile: validated again")
 	require.True(t, rec.Revalidate, "the content is the live dataset's")
+	again, _ := f.compareDCATAP(t, second, "http://x.test/d", body, "none")
+	require.Equal(t, harvest.ActionUpdate, again.Action, "listed again while pending: the same decision")
+	require.True(t, again.Revalidate, "and its mark")
 	f.settle(t, second, rec, harvest.OutcomeErrored, harvest.RecordErrorValidation)
 	known, err := f.st.RecordCompareBatch(t.Context(), []store.RecordCompareKey{{SourceID: f.src.ID,
 		Identifier: "http://x.test/d"}})
