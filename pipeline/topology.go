@@ -124,7 +124,7 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		s.report.SetBodyWriter(p.bus) // its report's bodies streamed into the claim-check bucket
 	}
 	s.sync.SetLinkChecks(p.cfg.LinkChecks != nil)
-	s.sync.SetSettled(s.report.Counted) // SYNC settles its records itself: one hop fewer each
+	s.sync.SetSettled(s.report.Counted, p.cfg.Logger) // SYNC settles its records itself: one hop fewer each
 	if p.cfg.LinkChecks != nil && slices.Contains(p.cfg.Stages, StageCheck) {
 		if s.check, s.checker, err = newCheck(p.cfg, p.store); err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package catalogsync
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -18,10 +19,10 @@ import (
 // finishes the job and reports it. counted, when not nil, is told how many new outcomes of each
 // kind a batch settled (report.Handler.Counted: harvester_records_settled_total). A replayed
 // record, a record refused because its job ended, and every record of a batch whose statement
-// failed still go to the aggregator (a replay's report of a finished job is the aggregator's).
-// Call it before the handler runs.
-func (h *Handler) SetSettled(counted func(outcome harvest.Outcome, n int)) {
-	h.settles, h.counted = true, counted
+// failed still go to the aggregator (a replay's report of a finished job is the aggregator's);
+// a failed statement is logged to logger (nil: slog.Default()). Call it before the handler runs.
+func (h *Handler) SetSettled(counted func(outcome harvest.Outcome, n int), logger *slog.Logger) {
+	h.settles, h.counted, h.logger = true, counted, cmp.Or(logger, slog.Default())
 }
 
 // settleWait bounds one batch's settle statement.
@@ -45,7 +46,7 @@ func (h *Handler) settle(ctx context.Context, items []synced, out []harvest.Resu
 	defer cancel()
 	res, err := h.store.OutcomeSettleBatch(ctx, ps)
 	if err != nil { // the aggregator settles them, one message each
-		slog.Default().Warn("sync: settle batch failed; sending its outcomes to the aggregator", "outcomes", len(ps), "error", err)
+		h.logger.Warn("sync: settle batch failed; sending its outcomes to the aggregator", "outcomes", len(ps), "error", err)
 		for _, i := range at {
 			h.toAggregator(items, out, i)
 		}

@@ -46,7 +46,7 @@ func TestSyncSettlesItsRecords(t *testing.T) {
 			h := catalogsync.New(st, nil)
 			defer h.Close()
 			counted := map[harvest.Outcome]int{}
-			h.SetSettled(func(o harvest.Outcome, n int) { counted[o] += n })
+			h.SetSettled(func(o harvest.Outcome, n int) { counted[o] += n }, nil)
 
 			msgs := make([]*harvest.Message, 9)
 			for i := range msgs {

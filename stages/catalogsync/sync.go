@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -53,6 +54,7 @@ type Handler struct {
 	// settles: SYNC settles its records' outcomes itself (SetSettled), counted by counted.
 	settles bool
 	counted func(outcome harvest.Outcome, n int)
+	logger  *slog.Logger
 }
 
 // upserted is a dataset SYNC wrote and whether it may have a cross-source duplicate
