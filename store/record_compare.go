@@ -39,9 +39,10 @@ type RecordCompare struct {
 
 // RecordCompareStored is the part of a job's own harvest_record that COMPARE reads.
 type RecordCompareStored struct {
-	JobID  string
-	Action harvest.Action
-	Status harvest.RecordStatus
+	JobID      string
+	Action     harvest.Action
+	Status     harvest.RecordStatus
+	SourceHash string // the hash its content had when the job decided it ("" for none)
 }
 
 // RecordCompareLatest is the part of the newest comparable record that COMPARE reads.

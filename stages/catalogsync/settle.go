@@ -3,6 +3,7 @@ package catalogsync
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -45,6 +46,9 @@ func (h *Handler) settle(ctx context.Context, items []synced, out []harvest.Resu
 	ctx, cancel := context.WithTimeout(ctx, settleWait)
 	defer cancel()
 	res, err := h.store.OutcomeSettleBatch(ctx, ps)
+	if err == nil && len(res) != len(ps) {
+		err = fmt.Errorf("the store settled %d outcomes of %d", len(res), len(ps))
+	}
 	if err != nil { // the aggregator settles them, one message each
 		h.logger.Warn("sync: settle batch failed; sending its outcomes to the aggregator", "outcomes", len(ps), "error", err)
 		for _, i := range at {

@@ -178,9 +178,11 @@ func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Resu
 	switch again, revalidate, rejudge := change.Decide(rec, it.hash, known); {
 	case action == "":
 		action, rec.Revalidate, rec.Rejudge = again, revalidate, rejudge
-	case again == action:
+	case again == action && known.Stored.SourceHash == it.hash:
 		// Listed again while pending (a retry, a re-drive, or EXTRACT's claimed listing inserted
-		// it and did not send it on): decided the same way, it keeps the marks of that decision.
+		// it and did not send it on), the same content decided the same way: it keeps the marks
+		// of that decision. Other content (the source changed back meanwhile) goes on unmarked,
+		// as a plain update writes whatever it now is.
 		rec.Revalidate, rec.Rejudge = revalidate, rejudge
 	}
 	rec.Action, rec.SourceHash = action, it.hash

@@ -80,3 +80,25 @@ func TestProfileChangeRevalidates(t *testing.T) {
 	require.Equal(t, harvest.ActionUpdate, rec.Action)
 	require.False(t, rec.Revalidate, "the newest record was invalid: a pass is an update")
 }
+
+// A record listed again while pending keeps its decision's Revalidate mark only for the content
+// it was decided on: a source that changed back to the live dataset's content meanwhile (under
+// new settings) is an update to write, not one to validate only, or the dataset would keep the
+// content the source no longer has.
+func TestPendingRecordMarksNeedItsContent(t *testing.T) {
+	f := newFixture(t, 0)
+	const body = "<http://x.test/d> <http://purl.org/dc/terms/title> \"T\" .\n"
+	const changed = "<http://x.test/d> <http://purl.org/dc/terms/title> \"T2\" .\n"
+	first := f.job(t, harvest.JobHarvest)
+	rec, _ := f.compareDCATAP(t, first, "http://x.test/d", body, "")
+	f.synced(t, rec)
+	f.settle(t, first, rec, harvest.OutcomeAdded, harvest.RecordSuccess)
+
+	second := f.job(t, harvest.JobHarvest)
+	rec, _ = f.compareDCATAP(t, second, "http://x.test/d", changed, "none")
+	require.Equal(t, harvest.ActionUpdate, rec.Action)
+	require.False(t, rec.Revalidate, "new content: written")
+	rec, _ = f.compareDCATAP(t, second, "http://x.test/d", body, "none")
+	require.Equal(t, harvest.ActionUpdate, rec.Action, "the job's decision stands")
+	require.False(t, rec.Revalidate, "the content it was decided on is not this one")
+}

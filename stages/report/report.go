@@ -84,7 +84,7 @@ func New(st Store, reg prometheus.Registerer, notifier Notifier, logger *slog.Lo
 		notifier: notifier,
 		logger:   logger,
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "harvester_records_settled_total",
-			Help: "Record outcomes counted by the job aggregator."}, []string{"outcome"}),
+			Help: "Record outcomes counted, by the process that settled them (the job aggregator, or EXTRACT and SYNC, which settle theirs themselves)."}, []string{"outcome"}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "harvester_jobs_finished_total",
 			Help: "Harvest jobs finished, by final status."}, []string{"status"}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "harvester_job_duration_seconds",

@@ -20,12 +20,12 @@ import (
 // then still reads each key by its index, where it would otherwise hash-join or hash a
 // subplan over a sequential scan of harvest_record or dataset on every call, for as long as
 // the plan is cached.
-var recordCompareSQL = `SELECT r.harvest_job_id::text, r.action, r.status,
+var recordCompareSQL = `SELECT r.harvest_job_id::text, r.action, r.status, r.source_hash,
 	l.id IS NOT NULL, COALESCE(l.id::text, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
 	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.shacl_profile, ''), COALESCE(l.h2_source_hash, ''),
 	d.id IS NOT NULL, COALESCE(d.stale, false), COALESCE(d.duplicate_moved, false)
 FROM unnest($1::uuid[], $2::text[], $3::uuid[]) WITH ORDINALITY AS k(source_id, identifier, record_id, ord)
-LEFT JOIN LATERAL (SELECT r.harvest_job_id, r.action, r.status FROM harvest_record r WHERE r.id = k.record_id
+LEFT JOIN LATERAL (SELECT r.harvest_job_id, r.action, r.status, r.source_hash FROM harvest_record r WHERE r.id = k.record_id
 	OFFSET 0) r ON true
 LEFT JOIN LATERAL (SELECT h.id, h.status, h.source_hash, h.action, h.schema_type, h.shacl_profile, h.h2_source_hash FROM harvest_record h
 	WHERE h.harvest_source_id = k.source_id AND h.identifier = k.identifier

@@ -29,7 +29,7 @@ kl AS (SELECT k.*,
 		ORDER BY h.date_created DESC LIMIT 1) AS latest_id,
 	(SELECT d.id FROM dataset d WHERE d.harvest_source_id = k.source_id AND d.identifier = k.identifier) AS dataset_id
 	FROM k)
-SELECT r.harvest_job_id, r.action, r.status,
+SELECT r.harvest_job_id, r.action, r.status, r.source_hash,
 	l.id IS NOT NULL, COALESCE(l.id, ''), COALESCE(l.status, ''), COALESCE(l.source_hash, ''),
 	COALESCE(l.action, ''), COALESCE(l.schema_type, ''), COALESCE(l.shacl_profile, ''), COALESCE(l.h2_source_hash, ''),
 	d.id IS NOT NULL,

@@ -20,7 +20,8 @@ func compareOneByOne(t *testing.T, s store.Store, k store.RecordCompareKey) *sto
 	rec, err := s.RecordGet(ctx, k.RecordID)
 	if !errors.Is(err, store.ErrNotFound) {
 		require.NoError(t, err)
-		c.Stored = &store.RecordCompareStored{JobID: rec.JobID, Action: rec.Action, Status: rec.Status}
+		c.Stored = &store.RecordCompareStored{JobID: rec.JobID, Action: rec.Action, Status: rec.Status,
+			SourceHash: rec.SourceHash}
 	}
 	latest, err := s.RecordLatest(ctx, &store.RecordLatestParams{SourceID: k.SourceID, Identifier: k.Identifier})
 	if !errors.Is(err, store.ErrNotFound) {
@@ -82,7 +83,8 @@ func testRecordCompareBatch(t *testing.T, s store.Store) {
 
 	// What they answer, spelled out.
 	require.Equal(t, &store.RecordCompare{
-		Stored: &store.RecordCompareStored{JobID: job.ID, Action: harvest.ActionCreate, Status: harvest.RecordPending},
+		Stored: &store.RecordCompareStored{JobID: job.ID, Action: harvest.ActionCreate, Status: harvest.RecordPending,
+			SourceHash: "hash-settled"},
 		Latest: &store.RecordCompareLatest{ID: settled.ID, Status: harvest.RecordSuccess, SourceHash: "h-settled",
 			Action: harvest.ActionUpdate, SchemaType: harvest.SchemaDCATUS11NonFederal},
 	}, got[0])

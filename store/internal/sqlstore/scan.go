@@ -143,11 +143,11 @@ func (s *Scanner) RecordError(row Row) (*store.RecordError, error) {
 // status, source_hash, action, schema_type, shacl_profile and h2_source_hash, whether the
 // dataset is live, whether its duplicate standing is stale, and whether it moved.
 func (s *Scanner) RecordCompare(row Row) (*store.RecordCompare, error) {
-	var jobID, action, status *string
+	var jobID, action, status, hash *string
 	var latest store.RecordCompareLatest
 	var hasLatest bool
 	c := &store.RecordCompare{}
-	err := row.Scan(&jobID, &action, &status, &hasLatest, &latest.ID, &latest.Status,
+	err := row.Scan(&jobID, &action, &status, &hash, &hasLatest, &latest.ID, &latest.Status,
 		&latest.SourceHash, &latest.Action, &latest.SchemaType, &latest.SHACLProfile, &latest.H2SourceHash, &c.DatasetLive,
 		&c.DuplicateStale, &c.DuplicateMoved)
 	if err != nil {
@@ -156,6 +156,9 @@ func (s *Scanner) RecordCompare(row Row) (*store.RecordCompare, error) {
 	if jobID != nil {
 		c.Stored = &store.RecordCompareStored{JobID: *jobID, Action: harvest.Action(*action),
 			Status: harvest.RecordStatus(*status)}
+		if hash != nil {
+			c.Stored.SourceHash = *hash
+		}
 	}
 	if hasLatest {
 		c.Latest = &latest
