@@ -139,6 +139,7 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		return nil, err
 	}
 	s.compare = compare.New(p.store, s.comparePub, p.cfg.MaxDeleteShare)
+	s.compare.SetSettled(s.report.Counted, p.cfg.Logger) // its unchanged records settled in its own batches
 	s.extract = extract.New(p.store, s.extractPub, p.cfg.Fetch, extract.WithConfig(extract.Config{
 		MaxRecordBytes: p.cfg.MaxRecordBytes, MaxRDFPages: p.cfg.MaxRDFPages, RDFMemTriples: p.cfg.RDFMemTriples,
 		JobWindow: p.cfg.JobWindow, RefuseLocalFiles: p.cfg.RefuseLocalFiles, Listers: ExtractListers(),

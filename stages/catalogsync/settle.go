@@ -3,18 +3,17 @@ package catalogsync
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
-	"github.com/harvester-dev/harvester/store"
+	"github.com/harvester-dev/harvester/settle"
 )
 
 // SetSettled makes SYNC settle the outcomes of the records it writes itself, in one
-// store.Store.OutcomeSettleBatch a batch (the job aggregator's statement: counts, the record's
-// status, error rows and source_transform, once per key), instead of sending each to the
-// aggregator (harvest.SubjectSettled): a record added or updated crosses one JetStream hop
+// store.Store.OutcomeSettleBatch a batch (package settle: the job aggregator's statement, counts,
+// the record's status, error rows and source_transform, once per key), instead of sending each
+// to the aggregator (harvest.SubjectSettled): a record added or updated crosses one JetStream hop
 // fewer. The aggregator is sent the outcome of one record of a job only when the batch's job
 // row says the job may finish (store.HarvestJob.MayFinish): it settles it again (a no-op),
 // finishes the job and reports it. counted, when not nil, is told how many new outcomes of each
@@ -30,53 +29,28 @@ func (h *Handler) SetSettled(counted func(outcome harvest.Outcome, n int), logge
 const settleWait = time.Minute
 
 // settle settles the outcomes apply left on items (settled: records of a job in progress that
-// SYNC wrote) in one statement, and sets each one's output: nothing, or its outcome message
-// when the aggregator must see it (the job may finish, or the statement failed for it).
+// SYNC wrote) in one statement (settle.Batch), and gives the aggregator those it must still
+// see: the last of a job that may finish, and any not settled.
 func (h *Handler) settle(ctx context.Context, items []synced, out []harvest.Result) {
-	var ps []*store.OutcomeSettleParams
+	var ss []*harvest.Settled
 	var at []int
 	for i := range items {
 		if items[i].settled != nil && out[i].Err == nil {
-			ps, at = append(ps, store.SettledOutcome(items[i].settled)), append(at, i)
+			ss, at = append(ss, items[i].settled), append(at, i)
 		}
 	}
-	if len(ps) == 0 {
+	if len(ss) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, settleWait)
 	defer cancel()
-	res, err := h.store.OutcomeSettleBatch(ctx, ps)
-	if err == nil && len(res) != len(ps) {
-		err = fmt.Errorf("the store settled %d outcomes of %d", len(res), len(ps))
+	res, err := settle.Batch(ctx, h.store, ss, h.counted)
+	if err != nil {
+		h.logger.Warn("sync: settle batch failed; sending its outcomes to the aggregator", "outcomes", len(ss), "error", err)
 	}
-	if err != nil { // the aggregator settles them, one message each
-		h.logger.Warn("sync: settle batch failed; sending its outcomes to the aggregator", "outcomes", len(ps), "error", err)
-		for _, i := range at {
+	for j, i := range at {
+		if res[j] != settle.Settled {
 			h.toAggregator(items, out, i)
-		}
-		return
-	}
-	fresh := map[harvest.Outcome]int{}
-	last := map[string]int{} // each job's last item settled in the batch: index in at
-	for j, r := range res {
-		i := at[j]
-		if r.Err != nil { // an unknown job, say: the aggregator says so (harvest.UnknownJob)
-			h.toAggregator(items, out, i)
-			continue
-		}
-		if r.Fresh {
-			fresh[items[i].settled.Outcome]++
-		}
-		last[items[i].settled.JobID] = j
-	}
-	for _, j := range last {
-		if res[j].Job.MayFinish() {
-			h.toAggregator(items, out, at[j])
-		}
-	}
-	if h.counted != nil {
-		for o, n := range fresh {
-			h.counted(o, n)
 		}
 	}
 }

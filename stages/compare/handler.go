@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -23,6 +24,11 @@ type Handler struct {
 
 	mu    sync.Mutex
 	beats map[string]time.Time // job -> last heartbeat sent for records already settled
+
+	// settles: COMPARE settles its unchanged records itself (SetSettled), counted by counted.
+	settles bool
+	counted func(outcome harvest.Outcome, n int)
+	logger  *slog.Logger
 }
 
 // Store is what COMPARE needs of the store (store.Store has it all).
@@ -37,6 +43,7 @@ type Store interface {
 	RecordDeleteStream(ctx context.Context, jobID string, fn func(identifier string) error) error
 	RecordInsert(ctx context.Context, p *store.RecordInsertParams) (*store.HarvestRecord, error)
 	RecordInsertBatch(ctx context.Context, ps []*store.RecordInsertParams) error
+	OutcomeSettleBatch(ctx context.Context, ps []*store.OutcomeSettleParams) ([]*store.OutcomeSettled, error)
 }
 
 // store.Store satisfies Store.
@@ -75,6 +82,9 @@ type compared struct {
 	hash  string
 	known *store.RecordCompare
 	done  bool
+	// settled is its unchanged outcome when COMPARE settles it itself (SetSettled), in the
+	// batch's statement (settle); nil when its outcome went out as a message.
+	settled *harvest.Settled
 }
 
 // HandleBatch is COMPARE as the router runs it (harvest.BatchHandler): each record of the batch
@@ -120,6 +130,7 @@ func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []h
 			inserts, inserted = append(inserts, p), append(inserted, i)
 		}
 	}
+	h.settle(ctx, items, out)
 	errs := h.insertAll(ctx, inserts)
 	for j, i := range inserted {
 		switch err := errs[j]; {
@@ -164,9 +175,9 @@ func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Resu
 	rec, known := &it.rec, it.known
 	if rec.NotDownloaded {
 		if known.Latest == nil { // EXTRACT saw it; gone since (a concurrent clear): nothing to carry
-			res.Out, res.Err = harvest.Settle(harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged))
+			h.unchanged(it, res, harvest.SettleIdentifier(rec.JobID, rec.Identifier, harvest.OutcomeUnchanged))
 		} else {
-			res.Out, res.Err = harvest.Settle(change.UnchangedOutcome(rec, known.Latest))
+			h.unchanged(it, res, change.UnchangedOutcome(rec, known.Latest))
 		}
 		return nil
 	}
@@ -191,7 +202,7 @@ func (h *Handler) decideOne(ctx context.Context, it *compared, res *harvest.Resu
 		res.Out, res.Err = harvest.Next(change.Onward(rec), rec)
 		return nil
 	case action == harvest.ActionUnchanged:
-		res.Out, res.Err = harvest.Settle(change.UnchangedOutcome(rec, known.Latest))
+		h.unchanged(it, res, change.UnchangedOutcome(rec, known.Latest))
 		return nil
 	}
 	return change.RecordRow(rec)

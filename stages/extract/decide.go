@@ -5,6 +5,7 @@ import (
 
 	"github.com/harvester-dev/harvester/change"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/settle"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -92,36 +93,26 @@ func decide(msg *harvest.Message, known *store.RecordCompare) decision {
 }
 
 // settleUnchanged settles the unchanged decisions of ds (of the entries at) in one statement
-// and marks the entries it settled in out; an outcome the store refused goes to COMPARE.
+// (settle.Batch) and marks the entries it settled in out; an outcome the store refused goes to
+// COMPARE. A batch that reached the job's expected count (a Finish) needs no message: the
+// listing's expected count, sent after its claims, finishes the job.
 func (l *Run) settleUnchanged(ctx context.Context, ds []decision, at []int, out []decided) {
-	var ps []*store.OutcomeSettleParams
+	var ss []*harvest.Settled
 	var of []int // the entry each outcome is of
 	for j, d := range ds {
 		if d.outcome != nil {
-			ps, of = append(ps, store.SettledOutcome(d.outcome)), append(of, at[j])
+			ss, of = append(ss, d.outcome), append(of, at[j])
 		}
 	}
-	if len(ps) == 0 {
+	if len(ss) == 0 {
 		return
 	}
-	res, err := l.h.store.OutcomeSettleBatch(ctx, ps)
-	if err != nil || len(res) != len(ps) {
+	res, err := settle.Batch(ctx, l.h.store, ss, l.h.cfg.Settled)
+	if err != nil {
 		return
 	}
-	fresh := map[harvest.Outcome]int{}
 	for k, r := range res {
-		if r.Err != nil {
-			continue
-		}
-		out[of[k]].settled = true
-		if r.Fresh {
-			fresh[ps[k].Outcome]++
-		}
-	}
-	if l.h.cfg.Settled != nil {
-		for outcome, n := range fresh {
-			l.h.cfg.Settled(outcome, n)
-		}
+		out[of[k]].settled = r != settle.Failed
 	}
 }
 
