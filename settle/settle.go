@@ -13,8 +13,11 @@
 package settle
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/store"
@@ -91,4 +94,44 @@ func Batch(ctx context.Context, st Store, ss []*harvest.Settled, counted func(ou
 		}
 	}
 	return out, nil
+}
+
+// Wait bounds one batch's settle statement.
+const Wait = time.Minute
+
+// Self is a stage's switch to settle its records itself (its SetSettled): the zero Self is off,
+// and the stage sends every outcome to the aggregator.
+type Self struct {
+	on      bool
+	counted func(outcome harvest.Outcome, n int)
+	logger  *slog.Logger
+}
+
+// NewSelf is a stage settling its records itself: counted, when not nil, is told the new
+// outcomes of each batch (report.Handler.Counted: harvester_records_settled_total), and a
+// failed statement is logged to logger (nil: slog.Default()).
+func NewSelf(counted func(outcome harvest.Outcome, n int), logger *slog.Logger) Self {
+	return Self{on: true, counted: counted, logger: cmp.Or(logger, slog.Default())}
+}
+
+// Takes says whether the stage settles a record's outcome itself: it is on and the record is
+// not a replay (rec.Replay; a replay's outcome changes a finished job's report, which is the
+// aggregator's to send again).
+func (s Self) Takes(rec *harvest.Record) bool { return s.on && !rec.Replay }
+
+// Settle settles ss (Batch, within Wait) for stage, logs a failed statement, and returns for
+// each outcome whether it must still go to the aggregator (Finish or Failed).
+func (s Self) Settle(ctx context.Context, st Store, stage string, ss []*harvest.Settled) []bool {
+	ctx, cancel := context.WithTimeout(ctx, Wait)
+	defer cancel()
+	res, err := Batch(ctx, st, ss, s.counted)
+	if err != nil {
+		s.logger.Warn("settle batch failed; sending its outcomes to the aggregator", "stage", stage, "outcomes", len(ss),
+			"error", err)
+	}
+	send := make([]bool, len(res))
+	for i, r := range res {
+		send[i] = r != Settled
+	}
+	return send
 }

@@ -26,7 +26,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"time"
 
@@ -34,6 +33,7 @@ import (
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/quality"
 	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/settle"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -51,10 +51,7 @@ type Handler struct {
 	// linkChecks: each dataset added or changed with distribution URLs is sent on to CHECK too
 	// (SetLinkChecks).
 	linkChecks bool
-	// settles: SYNC settles its records' outcomes itself (SetSettled), counted by counted.
-	settles bool
-	counted func(outcome harvest.Outcome, n int)
-	logger  *slog.Logger
+	self       settle.Self // SYNC settles its records' outcomes itself (SetSettled)
 }
 
 // upserted is a dataset SYNC wrote and whether it may have a cross-source duplicate
@@ -278,7 +275,7 @@ func (h *Handler) apply(ctx context.Context, it *synced) ([]*harvest.Message, er
 	s.Status, s.Validated, s.Transformed = harvest.RecordSuccess, rec.Validated, rec.Transformed
 	var out []*harvest.Message
 	var err error
-	if h.settles && !rec.Replay {
+	if h.self.Takes(rec) {
 		it.settled = s
 	} else {
 		out, err = harvest.Settle(s)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/harvester-dev/harvester/change"
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/settle"
 	"github.com/harvester-dev/harvester/store"
 )
 
@@ -25,10 +25,7 @@ type Handler struct {
 	mu    sync.Mutex
 	beats map[string]time.Time // job -> last heartbeat sent for records already settled
 
-	// settles: COMPARE settles its unchanged records itself (SetSettled), counted by counted.
-	settles bool
-	counted func(outcome harvest.Outcome, n int)
-	logger  *slog.Logger
+	self settle.Self // COMPARE settles its unchanged records itself (SetSettled)
 }
 
 // Store is what COMPARE needs of the store (store.Store has it all).
