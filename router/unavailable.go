@@ -15,21 +15,30 @@ import (
 // starting together) keeps trying to create its streams and consumers before it gives up.
 const clusterPatience = 2 * time.Minute
 
+// serverPatience is clusterPatience for a server that is not part of a cluster: one that is
+// restarting (restoring its streams) answers late or not at all for a while; a process that
+// starts then waits for it rather than exit, but a server that never answers (JetStream not
+// enabled) is reported sooner than a cluster's election is given up on.
+const serverPatience = 30 * time.Second
+
 // attemptTimeout bounds one attempt of whileUnavailable.
 const attemptTimeout = 10 * time.Second
 
-// whileUnavailable runs op until it succeeds, fails for a reason other than a JetStream
-// cluster that cannot answer yet, ctx ends, or clusterPatience has passed; it returns op's
-// last error. On a server that is not part of a cluster, op runs once.
+// whileUnavailable runs op until it succeeds, fails for a reason other than a JetStream server
+// or cluster that cannot answer yet, ctx ends, or clusterPatience (serverPatience on a server
+// that is not part of a cluster) has passed; it returns op's last error.
 func whileUnavailable(ctx context.Context, nc *nats.Conn, op func(context.Context) error) error {
-	clustered := nc.ConnectedClusterName() != ""
-	giveUp := time.Now().Add(clusterPatience)
+	patience := serverPatience
+	if nc.ConnectedClusterName() != "" {
+		patience = clusterPatience
+	}
+	giveUp := time.Now().Add(patience)
 	wait := 100 * time.Millisecond
 	for {
 		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
 		err := op(actx)
 		cancel()
-		if err == nil || !clustered || ctx.Err() != nil || !clusterUnavailable(err) || time.Now().After(giveUp) {
+		if err == nil || ctx.Err() != nil || !clusterUnavailable(err) || time.Now().After(giveUp) {
 			return err
 		}
 		select {
