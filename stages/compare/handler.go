@@ -13,8 +13,8 @@ import (
 	"github.com/harvester-dev/harvester/store"
 )
 
-// Handler is the COMPARE stage over a store. Its records go to TRANSFORM (changed) or to the
-// aggregator (unchanged); deletes are published through the publisher as they are found, so a
+// Handler is the COMPARE stage over a store. Its records go to TRANSFORM (changed) or are
+// settled (unchanged: in the store, SetSettled, or by the aggregator); deletes are published through the publisher as they are found, so a
 // source of any size is never held in memory.
 type Handler struct {
 	store          Store
@@ -88,8 +88,9 @@ type compared struct {
 // is decoded and hashed at once (harvest.ForEach), the stored records of the whole batch are
 // looked up in one query (store.Store.RecordCompareBatch), and the changed records are inserted
 // in one statement (RecordInsertBatch; when it fails, one by one, so that a bad record fails
-// alone). An unchanged record costs its share of the lookup and one small Settled message; its
-// body is not encoded again.
+// alone). The unchanged records of the batch are settled in one statement (settle, with
+// SetSettled; otherwise one small Settled message each, to the aggregator); a body is not
+// encoded again.
 func (h *Handler) HandleBatch(ctx context.Context, batch []*harvest.Message) []harvest.Result {
 	out := make([]harvest.Result, len(batch))
 	items := make([]compared, len(batch))
