@@ -14,6 +14,7 @@ import (
 	"github.com/harvester-dev/harvester/quality/assess"
 	"github.com/harvester-dev/harvester/router"
 	"github.com/harvester-dev/harvester/search"
+	"github.com/harvester-dev/harvester/settle"
 	"github.com/harvester-dev/harvester/stages/catalogsync"
 	"github.com/harvester-dev/harvester/stages/check"
 	"github.com/harvester-dev/harvester/stages/compare"
@@ -124,7 +125,9 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		s.report.SetBodyWriter(p.bus) // its report's bodies streamed into the claim-check bucket
 	}
 	s.sync.SetLinkChecks(p.cfg.LinkChecks != nil)
-	s.sync.SetSettled(s.report.Counted, p.cfg.Logger) // SYNC settles its records itself: one hop fewer each
+	// SYNC and COMPARE settle their records themselves (package settle): one hop fewer each.
+	self := settle.NewSelf(s.report.Counted, p.cfg.Logger)
+	s.sync.SetSettled(self)
 	if p.cfg.LinkChecks != nil && slices.Contains(p.cfg.Stages, StageCheck) {
 		if s.check, s.checker, err = newCheck(p.cfg, p.store); err != nil {
 			return nil, err
@@ -139,7 +142,7 @@ func newStages(p *Pipeline, notifier *notify.Mailer) (*stages, error) {
 		return nil, err
 	}
 	s.compare = compare.New(p.store, s.comparePub, p.cfg.MaxDeleteShare)
-	s.compare.SetSettled(s.report.Counted, p.cfg.Logger) // its unchanged records settled in its own batches
+	s.compare.SetSettled(self)
 	s.extract = extract.New(p.store, s.extractPub, p.cfg.Fetch, extract.WithConfig(extract.Config{
 		MaxRecordBytes: p.cfg.MaxRecordBytes, MaxRDFPages: p.cfg.MaxRDFPages, RDFMemTriples: p.cfg.RDFMemTriples,
 		JobWindow: p.cfg.JobWindow, RefuseLocalFiles: p.cfg.RefuseLocalFiles, Listers: ExtractListers(),

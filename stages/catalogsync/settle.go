@@ -2,7 +2,6 @@ package catalogsync
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/settle"
@@ -14,9 +13,7 @@ import (
 // gets the outcome of a job's last record of a batch that reached its expected count (it then
 // finishes and reports the job), any the statement did not settle, a replay's, and a record's
 // refused because its job ended (settle.Self). Call it before the handler runs.
-func (h *Handler) SetSettled(counted func(outcome harvest.Outcome, n int), logger *slog.Logger) {
-	h.self = settle.NewSelf(counted, logger)
-}
+func (h *Handler) SetSettled(self settle.Self) { h.self = self }
 
 // settle settles the outcomes apply left on items (settled) in one statement, and sends the
 // aggregator those it must still see.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harvester-dev/harvester/harvest"
+	"github.com/harvester-dev/harvester/settle"
 	"github.com/harvester-dev/harvester/stages/catalogsync"
 	"github.com/harvester-dev/harvester/store"
 )
@@ -46,7 +47,7 @@ func TestSyncSettlesItsRecords(t *testing.T) {
 			h := catalogsync.New(st, nil)
 			defer h.Close()
 			counted := map[harvest.Outcome]int{}
-			h.SetSettled(func(o harvest.Outcome, n int) { counted[o] += n }, nil)
+			h.SetSettled(settle.NewSelf(func(o harvest.Outcome, n int) { counted[o] += n }, nil))
 
 			msgs := make([]*harvest.Message, 9)
 			for i := range msgs {

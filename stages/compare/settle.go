@@ -2,7 +2,6 @@ package compare
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/harvester-dev/harvester/harvest"
 	"github.com/harvester-dev/harvester/settle"
@@ -14,9 +13,7 @@ import (
 // aggregator still gets the outcome of a job's last record of a batch that reached its expected
 // count, any the statement did not settle, and a replay's (settle.Self). Call it before the
 // handler runs.
-func (h *Handler) SetSettled(counted func(outcome harvest.Outcome, n int), logger *slog.Logger) {
-	h.self = settle.NewSelf(counted, logger)
-}
+func (h *Handler) SetSettled(self settle.Self) { h.self = self }
 
 // unchanged settles it as s: left on it for the batch's statement when COMPARE settles it
 // itself, or sent to the aggregator in res.
